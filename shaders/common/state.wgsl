@@ -1,0 +1,20 @@
+// Bindings and the per-thread phase-space point, shared by every kernel.
+// The host prelude (src/gpu/shader.rs) defines D (degrees of freedom), WORKGROUP_SIZE and the
+// system's constants before this file.
+
+// Keep in sync with `RunParams` in src/gpu/mod.rs (a test checks the size with naga).
+struct RunParams {
+    n_points: u32,
+    steps: u32,
+    h: f32,
+    _pad: u32,
+}
+
+@group(0) @binding(0) var<uniform> params: RunParams;
+// Structure of arrays: q of component k of point i at [k*n + i], p at [(D + k)*n + i].
+@group(0) @binding(1) var<storage, read_write> state: array<f32>;
+
+struct Phase {
+    q: array<f32, D>,
+    p: array<f32, D>,
+}

@@ -1,0 +1,14 @@
+// Pendulum H = p²/(2 m l²) + m g l (1 − cos q). CPU mirror: src/system/pendulum.rs.
+// Constants from the host prelude: D, M_G_L, INV_M_L2. sin_poly: shaders/common/math.wgsl.
+
+fn grad_q(q: array<f32, D>, p: array<f32, D>) -> array<f32, D> {
+    var g: array<f32, D>;
+    g[0] = M_G_L * sin_poly(q[0]);
+    return g;
+}
+
+fn grad_p(q: array<f32, D>, p: array<f32, D>) -> array<f32, D> {
+    var v: array<f32, D>;
+    v[0] = p[0] * INV_M_L2;
+    return v;
+}

@@ -1,0 +1,135 @@
+//! Command-line definitions (clap derive). Only parsing lives here: `config` turns these into a
+//! validated `RunConfig`, `run` does the work.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "phaseflow",
+    version,
+    about = "Symplectic integrators for phase-space ensembles on the GPU, with a CPU reference engine"
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Advance an ensemble and write energy statistics (and optionally states) to --out.
+    Run(RunArgs),
+    /// Advance the ensemble on the GPU and the CPU engine (both f32) and compare point by point.
+    Validate(ValidateArgs),
+    /// Time CPU f64, CPU f32 and GPU f32 on the same ensemble, in one run.
+    Bench(BenchArgs),
+    /// List systems (with parameters and defaults), methods and ensemble kinds.
+    List,
+    /// List the wgpu adapters found on this machine.
+    Devices,
+}
+
+#[derive(Debug, Args, Clone, Default)]
+pub struct RunArgs {
+    /// Settings from a TOML file (e.g. a previous run's config.toml); flags override it.
+    #[arg(long, value_name = "FILE.toml")]
+    pub config: Option<PathBuf>,
+    /// Hamiltonian system (see `phaseflow list`).
+    #[arg(long)]
+    pub system: Option<String>,
+    /// System parameter, repeatable: --param m=2 --param l=0.5.
+    #[arg(long = "param", value_name = "KEY=VALUE")]
+    pub params: Vec<String>,
+    /// Integrator (see `phaseflow list`).
+    #[arg(long)]
+    pub method: Option<String>,
+    /// Initial set: level, circle, rect, disk, grid, gaussian, file.
+    #[arg(long)]
+    pub ensemble: Option<String>,
+    /// Number of points [default: 1000].
+    #[arg(long)]
+    pub points: Option<usize>,
+    /// Centre (q1..qd,p1..pd) for circle, disk, gaussian.
+    #[arg(long, value_name = "V,V,..", allow_hyphen_values = true)]
+    pub center: Option<String>,
+    /// Radius for circle and disk [default: 0.3].
+    #[arg(long, allow_negative_numbers = true)]
+    pub radius: Option<f64>,
+    /// Lower corner (q1..qd,p1..pd) for rect and grid.
+    #[arg(long, value_name = "V,V,..", allow_hyphen_values = true)]
+    pub lo: Option<String>,
+    /// Upper corner (q1..qd,p1..pd) for rect and grid.
+    #[arg(long, value_name = "V,V,..", allow_hyphen_values = true)]
+    pub hi: Option<String>,
+    /// Energy level for the level ensemble.
+    #[arg(long, allow_negative_numbers = true)]
+    pub energy: Option<f64>,
+    /// Standard deviation for the gaussian ensemble [default: 0.1].
+    #[arg(long, allow_negative_numbers = true)]
+    pub sigma: Option<f64>,
+    /// Random seed for disk and gaussian [default: 0].
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Initial states for the file ensemble: CSV or .npy, N rows × 2d columns q1..qd p1..pd.
+    #[arg(long, value_name = "FILE")]
+    pub input: Option<PathBuf>,
+    /// Step size h.
+    #[arg(long, allow_negative_numbers = true)]
+    pub dt: Option<f64>,
+    /// Number of steps.
+    #[arg(long)]
+    pub steps: Option<u64>,
+    /// Write statistics every K steps (step 0 and the last step are always included) [default: steps/100].
+    #[arg(long, value_name = "K")]
+    pub snapshot_every: Option<u64>,
+    /// auto (hardware GPU if present, else CPU), gpu (any wgpu adapter, lavapipe included) or cpu [default: auto].
+    #[arg(long)]
+    pub backend: Option<String>,
+    /// f32 or f64 (f64 needs the CPU engine) [default: f32].
+    #[arg(long)]
+    pub precision: Option<String>,
+    /// Also write DIR/states/step_<k>.npy at every snapshot.
+    #[arg(long)]
+    pub save_states: bool,
+    /// No progress bar or summary on the terminal.
+    #[arg(long)]
+    pub quiet: bool,
+    /// Output folder.
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct ValidateArgs {
+    #[command(flatten)]
+    pub run: RunArgs,
+    /// Largest allowed max_rel_dev (deviation relative to the RMS size of the state components).
+    #[arg(long, default_value_t = crate::run::DEFAULT_VALIDATE_TOLERANCE)]
+    pub tolerance: f64,
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct BenchArgs {
+    #[arg(long, default_value = "pendulum")]
+    pub system: String,
+    #[arg(long = "param", value_name = "KEY=VALUE")]
+    pub params: Vec<String>,
+    #[arg(long, default_value = "symplectic-euler-a")]
+    pub method: String,
+    #[arg(long, default_value_t = 1_000_000)]
+    pub points: usize,
+    #[arg(long, default_value_t = 200)]
+    pub steps: u64,
+    #[arg(long, default_value_t = 0.01, allow_negative_numbers = true)]
+    pub dt: f64,
+    /// Seed of the benchmark ensemble (a disk of radius 0.3 around the system's default centre).
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Skip the GPU even when an adapter exists.
+    #[arg(long)]
+    pub no_gpu: bool,
+    /// Also write the table as CSV.
+    #[arg(long, value_name = "FILE")]
+    pub csv: Option<PathBuf>,
+}

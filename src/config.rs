@@ -1,0 +1,352 @@
+//! Validated run configuration. TOML files and flags both land in `RunFile` (all optional);
+//! flags override the file; `RunConfig::resolve` checks everything and fills defaults, and
+//! `RunConfig::to_toml` writes the resolved settings so `--config DIR/config.toml` reproduces a run.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::cli::RunArgs;
+use crate::ensemble::{EnsembleKind, EnsembleSpec};
+use crate::error::{Error, Result};
+use crate::input_err;
+use crate::method::Method;
+use crate::system::System;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Backend {
+    Auto,
+    Gpu,
+    Cpu,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Precision {
+    F32,
+    F64,
+}
+
+impl Precision {
+    pub fn name(self) -> &'static str {
+        match self {
+            Precision::F32 => "f32",
+            Precision::F64 => "f64",
+        }
+    }
+}
+
+/// The ensemble table of a TOML file.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EnsembleFile {
+    pub kind: Option<String>,
+    pub points: Option<usize>,
+    pub center: Option<Vec<f64>>,
+    pub radius: Option<f64>,
+    pub lo: Option<Vec<f64>>,
+    pub hi: Option<Vec<f64>>,
+    pub energy: Option<f64>,
+    pub sigma: Option<f64>,
+    pub seed: Option<u64>,
+    pub input: Option<PathBuf>,
+}
+
+/// Everything a run can be told, each optional (a TOML file, flags, or both merged).
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunFile {
+    pub system: Option<String>,
+    pub method: Option<String>,
+    pub dt: Option<f64>,
+    pub steps: Option<u64>,
+    pub snapshot_every: Option<u64>,
+    pub backend: Option<String>,
+    pub precision: Option<String>,
+    pub save_states: Option<bool>,
+    pub out: Option<PathBuf>,
+    pub params: Option<BTreeMap<String, f64>>,
+    pub ensemble: Option<EnsembleFile>,
+}
+
+/// A validated run.
+#[derive(Debug, Clone)]
+pub struct RunConfig {
+    pub system: System,
+    pub method: Method,
+    pub ensemble: EnsembleSpec,
+    pub dt: f64,
+    pub steps: u64,
+    pub snapshot_every: u64,
+    pub backend: Backend,
+    pub precision: Precision,
+    pub save_states: bool,
+    pub out: Option<PathBuf>,
+    pub quiet: bool,
+}
+
+/// Parse "1.5,-2" into numbers, naming the flag on error.
+pub fn parse_vec(flag: &str, s: &str) -> Result<Vec<f64>> {
+    s.split(',')
+        .map(|t| {
+            let t = t.trim();
+            t.parse::<f64>().map_err(|_| {
+                input_err!(
+                    "{flag} {s}: '{t}' is not a number (give comma-separated values like 0.5,-1)"
+                )
+            })
+        })
+        .collect()
+}
+
+/// Parse repeated "--param key=value".
+pub fn parse_params(items: &[String]) -> Result<BTreeMap<String, f64>> {
+    let mut out = BTreeMap::new();
+    for item in items {
+        let (k, v) = item
+            .split_once('=')
+            .ok_or_else(|| input_err!("--param {item}: expected KEY=VALUE, e.g. --param m=2"))?;
+        let v: f64 = v
+            .trim()
+            .parse()
+            .map_err(|_| input_err!("--param {item}: '{v}' is not a number"))?;
+        out.insert(k.trim().to_string(), v);
+    }
+    Ok(out)
+}
+
+pub fn load_toml(path: &Path) -> Result<RunFile> {
+    let file_err = |message: String| Error::InputFile {
+        path: path.to_path_buf(),
+        message,
+    };
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| file_err(format!("--config: cannot read: {e}")))?;
+    toml::from_str(&text).map_err(|e| file_err(format!("--config: malformed TOML: {e}")))
+}
+
+impl RunFile {
+    /// The file's settings with every flag the user gave laid over them.
+    pub fn merged_with(mut self, a: &RunArgs) -> Result<RunFile> {
+        macro_rules! over {
+            ($field:ident) => {
+                if a.$field.is_some() {
+                    self.$field = a.$field.clone();
+                }
+            };
+        }
+        over!(system);
+        over!(method);
+        over!(dt);
+        over!(steps);
+        over!(snapshot_every);
+        over!(backend);
+        over!(precision);
+        over!(out);
+        if a.save_states {
+            self.save_states = Some(true);
+        }
+        if !a.params.is_empty() {
+            let mut p = self.params.take().unwrap_or_default();
+            p.extend(parse_params(&a.params)?);
+            self.params = Some(p);
+        }
+        let mut e = self.ensemble.take().unwrap_or_default();
+        if a.ensemble.is_some() {
+            e.kind = a.ensemble.clone();
+        }
+        if a.points.is_some() {
+            e.points = a.points;
+        }
+        if let Some(c) = &a.center {
+            e.center = Some(parse_vec("--center", c)?);
+        }
+        if let Some(c) = &a.lo {
+            e.lo = Some(parse_vec("--lo", c)?);
+        }
+        if let Some(c) = &a.hi {
+            e.hi = Some(parse_vec("--hi", c)?);
+        }
+        if a.radius.is_some() {
+            e.radius = a.radius;
+        }
+        if a.energy.is_some() {
+            e.energy = a.energy;
+        }
+        if a.sigma.is_some() {
+            e.sigma = a.sigma;
+        }
+        if a.seed.is_some() {
+            e.seed = a.seed;
+        }
+        if a.input.is_some() {
+            e.input = a.input.clone();
+        }
+        self.ensemble = Some(e);
+        Ok(self)
+    }
+}
+
+impl RunConfig {
+    /// Load `--config` (if any), lay the flags over it and validate.
+    pub fn from_args(args: &RunArgs) -> Result<RunConfig> {
+        let base = match &args.config {
+            Some(p) => load_toml(p)?,
+            None => RunFile::default(),
+        };
+        let mut cfg = RunConfig::resolve(base.merged_with(args)?)?;
+        cfg.quiet = args.quiet;
+        Ok(cfg)
+    }
+
+    pub fn resolve(f: RunFile) -> Result<RunConfig> {
+        let system_name = f
+            .system
+            .ok_or_else(|| input_err!("--system is required (see `phaseflow list`)"))?;
+        let system = System::new(&system_name, &f.params.unwrap_or_default())?;
+        let method = Method::from_name(
+            &f.method
+                .ok_or_else(|| input_err!("--method is required (see `phaseflow list`)"))?,
+        )?;
+        method.check_system(&system)?;
+        let dt =
+            f.dt.ok_or_else(|| input_err!("--dt is required (the step size h, e.g. --dt 0.01)"))?;
+        if !(dt.is_finite() && dt > 0.0) {
+            return Err(input_err!(
+                "--dt must be a positive finite number, got {dt}"
+            ));
+        }
+        let steps = f
+            .steps
+            .ok_or_else(|| input_err!("--steps is required (the number of steps)"))?;
+        if steps == 0 {
+            return Err(input_err!("--steps must be at least 1, got 0"));
+        }
+        if steps > u32::MAX as u64 * 1024 {
+            return Err(input_err!(
+                "--steps {steps} is too large (at most {})",
+                u32::MAX as u64 * 1024
+            ));
+        }
+        let snapshot_every = f
+            .snapshot_every
+            .unwrap_or_else(|| steps.div_ceil(100).max(1));
+        if snapshot_every == 0 {
+            return Err(input_err!(
+                "--snapshot-every must be at least 1 (a snapshot every K steps), got 0"
+            ));
+        }
+        let backend = match f.backend.as_deref().unwrap_or("auto") {
+            "auto" => Backend::Auto,
+            "gpu" => Backend::Gpu,
+            "cpu" => Backend::Cpu,
+            other => return Err(input_err!("--backend {other}: expected auto, gpu or cpu")),
+        };
+        let precision = match f.precision.as_deref().unwrap_or("f32") {
+            "f32" => Precision::F32,
+            "f64" => Precision::F64,
+            other => return Err(input_err!("--precision {other}: expected f32 or f64")),
+        };
+        if backend == Backend::Gpu && precision == Precision::F64 {
+            return Err(input_err!(
+                "--precision f64 with --backend gpu: the GPU engine computes in f32; use --precision f32, or --backend cpu for f64"
+            ));
+        }
+        let e = f.ensemble.unwrap_or_default();
+        let kind = EnsembleKind::from_name(e.kind.as_deref().ok_or_else(|| {
+            input_err!("--ensemble is required (level, circle, rect, disk, grid, gaussian, file)")
+        })?)?;
+        let input = match e.input {
+            Some(p) if kind == EnsembleKind::File => {
+                if !p.exists() {
+                    return Err(Error::InputFile {
+                        path: p,
+                        message: "--input: file not found".into(),
+                    });
+                }
+                Some(std::fs::canonicalize(&p).unwrap_or(p))
+            }
+            other => other,
+        };
+        let ensemble = EnsembleSpec {
+            kind,
+            points: e.points.unwrap_or(1000),
+            center: e.center,
+            radius: e.radius,
+            lo: e.lo,
+            hi: e.hi,
+            energy: e.energy,
+            sigma: e.sigma,
+            seed: e.seed.unwrap_or(0),
+            input,
+        }
+        .resolve(&system)?;
+        Ok(RunConfig {
+            system,
+            method,
+            ensemble,
+            dt,
+            steps,
+            snapshot_every,
+            backend,
+            precision,
+            save_states: f.save_states.unwrap_or(false),
+            out: f.out,
+            quiet: false,
+        })
+    }
+
+    /// The resolved settings as TOML (what config.toml holds).
+    pub fn to_toml(&self, backend_used: &str) -> String {
+        let e = &self.ensemble;
+        let file = RunFile {
+            system: Some(self.system.name().into()),
+            method: Some(self.method.name().into()),
+            dt: Some(self.dt),
+            steps: Some(self.steps),
+            snapshot_every: Some(self.snapshot_every),
+            backend: Some(
+                match self.backend {
+                    Backend::Auto => "auto",
+                    Backend::Gpu => "gpu",
+                    Backend::Cpu => "cpu",
+                }
+                .into(),
+            ),
+            precision: Some(self.precision.name().into()),
+            save_states: Some(self.save_states),
+            out: self.out.clone(),
+            params: Some(self.system.params()),
+            ensemble: Some(EnsembleFile {
+                kind: Some(e.kind.name().into()),
+                points: Some(e.points),
+                center: e.center.clone(),
+                radius: e.radius,
+                lo: e.lo.clone(),
+                hi: e.hi.clone(),
+                energy: e.energy,
+                sigma: e.sigma,
+                seed: Some(e.seed),
+                input: e.input.clone(),
+            }),
+        };
+        let body = toml::to_string(&file).unwrap_or_default();
+        format!(
+            "# phaseflow {} resolved run configuration; reproduce with: phaseflow run --config <this file>\n# engine used: {backend_used}\n{body}",
+            env!("CARGO_PKG_VERSION")
+        )
+    }
+
+    /// Step indices at which statistics are taken: 0, K, 2K, …, and always the last step.
+    pub fn snapshot_steps(&self) -> Vec<u64> {
+        let mut v: Vec<u64> = (0..=self.steps)
+            .step_by(self.snapshot_every as usize)
+            .collect();
+        if *v.last().unwrap() != self.steps {
+            v.push(self.steps);
+        }
+        v
+    }
+}

@@ -1,0 +1,259 @@
+//! The GPU engine: the ensemble lives on the device in structure-of-arrays chunks; one dispatch
+//! advances many steps per thread with the state in registers (shaders/common/driver.wgsl);
+//! the host splits runs under a per-dispatch work cap and reads back only when asked.
+
+use std::sync::mpsc;
+
+use super::Engine;
+use crate::ensemble::State;
+use crate::error::{Error, Result};
+use crate::gpu::{self, shader, GpuContext, RunParams};
+use crate::method::Method;
+use crate::system::System;
+
+/// Point-steps per dispatch: keeps each dispatch short (GPU watchdogs, responsiveness)
+/// while amortising the launch cost (~1 ms on an H100 at 1e12 point-steps/s).
+pub const DISPATCH_POINT_STEPS: u64 = 1 << 30;
+
+struct Chunk {
+    /// First point of the chunk in the global state, and its point count.
+    offset: usize,
+    n: usize,
+    buffer: wgpu::Buffer,
+    params: wgpu::Buffer,
+    bind_group: wgpu::BindGroup,
+}
+
+pub struct GpuEngine {
+    ctx: &'static GpuContext,
+    pipeline: wgpu::ComputePipeline,
+    chunks: Vec<Chunk>,
+    staging: wgpu::Buffer,
+    state: State<f32>,
+    /// False after `advance` until the next read-back.
+    host_current: bool,
+    h: f32,
+}
+
+/// Largest number of points per chunk the device allows (binding size and workgroup count).
+pub fn max_chunk_points(limits: &wgpu::Limits, d: usize) -> usize {
+    let bytes_per_point = (2 * d * 4) as u64;
+    let by_binding = limits.max_storage_buffer_binding_size as u64 / bytes_per_point;
+    let by_buffer = limits.max_buffer_size / bytes_per_point;
+    let by_groups =
+        limits.max_compute_workgroups_per_dimension as u64 * shader::WORKGROUP_SIZE as u64;
+    by_binding.min(by_buffer).min(by_groups).max(1) as usize
+}
+
+impl GpuEngine {
+    pub fn new(system: &System, method: Method, h: f64, state: State<f32>) -> Result<Self> {
+        Self::with_chunk_limit(system, method, h, state, usize::MAX)
+    }
+
+    /// Like `new`, with chunks no larger than `chunk_limit` points (tests use this to exercise chunking).
+    pub fn with_chunk_limit(
+        system: &System,
+        method: Method,
+        h: f64,
+        state: State<f32>,
+        chunk_limit: usize,
+    ) -> Result<Self> {
+        let ctx = gpu::context()?;
+        let device = &ctx.device;
+        let source = shader::compose(system, method);
+        shader::validate(&source)?;
+        let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some(&format!("{} / {}", system.name(), method.name())),
+            source: wgpu::ShaderSource::Wgsl(source.into()),
+        });
+        let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: Some("phaseflow step pipeline"),
+            layout: None,
+            module: &module,
+            entry_point: Some("main"),
+            compilation_options: Default::default(),
+            cache: None,
+        });
+        if let Some(e) = pollster::block_on(scope.pop()) {
+            return Err(Error::Gpu(format!("pipeline creation failed: {e}")));
+        }
+        let (n, d) = (state.n, state.d);
+        let per_chunk = max_chunk_points(&ctx.limits, d).min(chunk_limit).max(1);
+        let layout = pipeline.get_bind_group_layout(0);
+        let oom = device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+        let mut chunks = Vec::new();
+        let mut offset = 0;
+        while offset < n {
+            let cn = per_chunk.min(n - offset);
+            let buffer = device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some(&format!("state chunk at {offset}")),
+                size: (2 * d * cn * 4) as u64,
+                usage: wgpu::BufferUsages::STORAGE
+                    | wgpu::BufferUsages::COPY_SRC
+                    | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            });
+            let params = device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("run params"),
+                size: std::mem::size_of::<RunParams>() as u64,
+                usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            });
+            let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some("state bind group"),
+                layout: &layout,
+                entries: &[
+                    wgpu::BindGroupEntry {
+                        binding: 0,
+                        resource: params.as_entire_binding(),
+                    },
+                    wgpu::BindGroupEntry {
+                        binding: 1,
+                        resource: buffer.as_entire_binding(),
+                    },
+                ],
+            });
+            chunks.push(Chunk {
+                offset,
+                n: cn,
+                buffer,
+                params,
+                bind_group,
+            });
+            offset += cn;
+        }
+        let staging = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("read-back staging"),
+            size: (2 * d * per_chunk.min(n) * 4) as u64,
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        if let Some(e) = pollster::block_on(oom.pop()) {
+            return Err(Error::Gpu(format!(
+                "cannot allocate {} MiB of GPU memory for {n} points: {e}; use fewer --points",
+                (2 * d * n * 4) >> 20
+            )));
+        }
+        let engine = GpuEngine {
+            ctx,
+            pipeline,
+            chunks,
+            staging,
+            state,
+            host_current: true,
+            h: h as f32,
+        };
+        engine.upload();
+        ctx.check()?;
+        Ok(engine)
+    }
+
+    fn upload(&self) {
+        let (n, d) = (self.state.n, self.state.d);
+        for c in &self.chunks {
+            // Chunk layout: q components then p components, each a run of c.n points.
+            let mut data = Vec::with_capacity(2 * d * c.n);
+            for k in 0..d {
+                data.extend_from_slice(&self.state.q[k * n + c.offset..k * n + c.offset + c.n]);
+            }
+            for k in 0..d {
+                data.extend_from_slice(&self.state.p[k * n + c.offset..k * n + c.offset + c.n]);
+            }
+            self.ctx
+                .queue
+                .write_buffer(&c.buffer, 0, bytemuck::cast_slice(&data));
+        }
+    }
+
+    fn read_back(&mut self) -> Result<()> {
+        let (n, d) = (self.state.n, self.state.d);
+        for c in &self.chunks {
+            let bytes = (2 * d * c.n * 4) as u64;
+            let mut enc = self
+                .ctx
+                .device
+                .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                    label: Some("read-back"),
+                });
+            enc.copy_buffer_to_buffer(&c.buffer, 0, &self.staging, 0, bytes);
+            self.ctx.queue.submit([enc.finish()]);
+            let slice = self.staging.slice(..bytes);
+            let (tx, rx) = mpsc::channel();
+            slice.map_async(wgpu::MapMode::Read, move |r| {
+                let _ = tx.send(r);
+            });
+            self.ctx.wait()?;
+            rx.recv()
+                .map_err(|_| Error::Gpu("read-back callback never ran".into()))?
+                .map_err(|e| Error::Gpu(format!("mapping the read-back buffer: {e}")))?;
+            {
+                let view = slice
+                    .get_mapped_range()
+                    .map_err(|e| Error::Gpu(format!("read-back: {e:?}")))?;
+                let data: &[f32] = bytemuck::cast_slice(&view);
+                for k in 0..d {
+                    self.state.q[k * n + c.offset..k * n + c.offset + c.n]
+                        .copy_from_slice(&data[k * c.n..(k + 1) * c.n]);
+                    self.state.p[k * n + c.offset..k * n + c.offset + c.n]
+                        .copy_from_slice(&data[(d + k) * c.n..(d + k + 1) * c.n]);
+                }
+            }
+            self.staging.unmap();
+        }
+        self.host_current = true;
+        Ok(())
+    }
+}
+
+impl Engine<f32> for GpuEngine {
+    fn describe(&self) -> String {
+        format!("gpu: {}", self.ctx.describe())
+    }
+
+    fn advance(&mut self, steps: u64) -> Result<()> {
+        for c in &self.chunks {
+            let per_dispatch = (DISPATCH_POINT_STEPS / c.n as u64).clamp(1, u32::MAX as u64);
+            let groups = (c.n as u32).div_ceil(shader::WORKGROUP_SIZE);
+            let mut remaining = steps;
+            while remaining > 0 {
+                let s = remaining.min(per_dispatch);
+                let params = RunParams {
+                    n_points: c.n as u32,
+                    steps: s as u32,
+                    h: self.h,
+                    _pad: 0,
+                };
+                self.ctx
+                    .queue
+                    .write_buffer(&c.params, 0, bytemuck::bytes_of(&params));
+                let mut enc =
+                    self.ctx
+                        .device
+                        .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                            label: Some("advance"),
+                        });
+                {
+                    let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                        label: Some("steps"),
+                        timestamp_writes: None,
+                    });
+                    pass.set_pipeline(&self.pipeline);
+                    pass.set_bind_group(0, &c.bind_group, &[]);
+                    pass.dispatch_workgroups(groups, 1, 1);
+                }
+                self.ctx.queue.submit([enc.finish()]);
+                remaining -= s;
+            }
+        }
+        self.host_current = false;
+        self.ctx.wait()
+    }
+
+    fn state(&mut self) -> Result<&State<f32>> {
+        if !self.host_current {
+            self.read_back()?;
+        }
+        Ok(&self.state)
+    }
+}

@@ -1,0 +1,40 @@
+//! The library's error type. Input errors (bad flags, files, parameters) are kept apart from
+//! runtime failures so the binary can exit with 2 for the former and 1 for the latter.
+
+use std::path::PathBuf;
+
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// Something the user asked for is invalid. The message names the flag or file and the fix.
+    #[error("{0}")]
+    Input(String),
+    /// A file the user named could not be read or parsed.
+    #[error("{path}: {message}")]
+    InputFile { path: PathBuf, message: String },
+    /// No wgpu adapter, device creation failure, shader/pipeline failure, lost device.
+    #[error("GPU: {0}")]
+    Gpu(String),
+    /// Writing an output failed.
+    #[error("writing {path}: {source}")]
+    Output {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+impl Error {
+    /// True for errors caused by user input (exit code 2).
+    pub fn is_input(&self) -> bool {
+        matches!(self, Error::Input(_) | Error::InputFile { .. })
+    }
+}
+
+/// Shorthand for an input error with a formatted message.
+#[macro_export]
+macro_rules! input_err {
+    ($($arg:tt)*) => { $crate::error::Error::Input(format!($($arg)*)) };
+}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -1,0 +1,211 @@
+//! The small float trait that lets every CPU kernel run in f32 and f64, and the
+//! vectorisable `sin_poly` that both the CPU kernels and the WGSL kernels use
+//! (`shaders/common/math.wgsl` is its mirror: keep in sync).
+//!
+//! Why our own sine: WGSL's `sin` is only specified to 2^-11 absolute accuracy and differs
+//! between drivers, and Rust's `f32::sin` is a scalar libm call that blocks vectorisation.
+//! One polynomial, written the same way on both sides, gives reproducible results that the
+//! GPU-vs-CPU validation can compare point by point.
+
+use std::fmt::{Debug, Display};
+use std::ops::{Add, AddAssign, Div, Mul, MulAssign, Neg, Sub, SubAssign};
+
+pub trait Real:
+    Copy
+    + Send
+    + Sync
+    + 'static
+    + Default
+    + PartialOrd
+    + Debug
+    + Display
+    + bytemuck::Pod
+    + Add<Output = Self>
+    + Sub<Output = Self>
+    + Mul<Output = Self>
+    + Div<Output = Self>
+    + Neg<Output = Self>
+    + AddAssign
+    + SubAssign
+    + MulAssign
+{
+    /// "f32" or "f64": the name used on the command line and in outputs.
+    const NAME: &'static str;
+    /// numpy dtype descriptor for `.npy` files.
+    const NPY_DESCR: &'static str;
+    const ZERO: Self;
+    const ONE: Self;
+    const HALF: Self;
+    /// Adding and subtracting this rounds to the nearest integer (ties to even) for |x| < 2^(mantissa-1).
+    const ROUND_MAGIC: Self;
+    const INV_TWO_PI: Self;
+    /// 2π split in three parts (Cody–Waite) so that x − k·2π is accurate for moderate k.
+    const TWO_PI_HI: Self;
+    const TWO_PI_MID: Self;
+    const TWO_PI_LO: Self;
+    const PI_HI: Self;
+    const PI_LO: Self;
+    const HALF_PI: Self;
+    /// Odd Taylor coefficients 1/3!, −1/5!… highest first, enough for full precision on [−π/2, π/2].
+    const SIN_COEFFS: &'static [Self];
+
+    fn from_f64(x: f64) -> Self;
+    fn to_f64(self) -> f64;
+    fn is_finite(self) -> bool;
+    fn abs(self) -> Self;
+    fn sqrt(self) -> Self;
+}
+
+impl Real for f32 {
+    const NAME: &'static str = "f32";
+    const NPY_DESCR: &'static str = "<f4";
+    const ZERO: Self = 0.0;
+    const ONE: Self = 1.0;
+    const HALF: Self = 0.5;
+    const ROUND_MAGIC: Self = 12582912.0; // 1.5 * 2^23
+    const INV_TWO_PI: Self = 0.159_154_94;
+    const TWO_PI_HI: Self = 6.28125; // few mantissa bits: k * HI is exact
+    const TWO_PI_MID: Self = 0.001_935_005_2;
+    const TWO_PI_LO: Self = 3.019_916e-7;
+    const PI_HI: Self = 3.140625;
+    const PI_LO: Self = 0.000_967_653_6; // π − 3.140625
+    const HALF_PI: Self = std::f32::consts::FRAC_PI_2;
+    const SIN_COEFFS: &'static [Self] = &[
+        1.605_904_4e-10, // 1/13!
+        -2.505_210_8e-8, // -1/11!
+        2.755_731_9e-6,  // 1/9!
+        -1.984_127e-4,   // -1/7!
+        8.333_333e-3,    // 1/5!
+        -1.666_666_7e-1, // -1/3!
+    ];
+    #[inline(always)]
+    fn from_f64(x: f64) -> Self {
+        x as f32
+    }
+    #[inline(always)]
+    fn to_f64(self) -> f64 {
+        self as f64
+    }
+    #[inline(always)]
+    fn is_finite(self) -> bool {
+        f32::is_finite(self)
+    }
+    #[inline(always)]
+    fn abs(self) -> Self {
+        f32::abs(self)
+    }
+    #[inline(always)]
+    fn sqrt(self) -> Self {
+        f32::sqrt(self)
+    }
+}
+
+impl Real for f64 {
+    const NAME: &'static str = "f64";
+    const NPY_DESCR: &'static str = "<f8";
+    const ZERO: Self = 0.0;
+    const ONE: Self = 1.0;
+    const HALF: Self = 0.5;
+    const ROUND_MAGIC: Self = 6755399441055744.0; // 1.5 * 2^52
+    const INV_TWO_PI: Self = 0.159_154_943_091_895_35;
+    const TWO_PI_HI: Self = 6.283_185_306_936_502_5; // 32 significant bits: k * HI exact for |k| < 2^21
+    const TWO_PI_MID: Self = 2.430_840_202_521_586_4e-10;
+    const TWO_PI_LO: Self = 8.089_064_995_183_803e-21;
+    const PI_HI: Self = std::f64::consts::PI;
+    const PI_LO: Self = 1.224_646_799_147_353_2e-16;
+    const HALF_PI: Self = std::f64::consts::FRAC_PI_2;
+    const SIN_COEFFS: &'static [Self] = &[
+        1.957_294_106_339_126_1e-20, // 1/21!
+        -8.220_635_246_624_329e-18,  // -1/19!
+        2.811_457_254_345_520_6e-15, // 1/17!
+        -7.647_163_731_819_816e-13,  // -1/15!
+        1.605_904_383_682_161_3e-10, // 1/13!
+        -2.505_210_838_544_172e-8,   // -1/11!
+        2.755_731_922_398_589e-6,    // 1/9!
+        -1.984_126_984_126_984e-4,   // -1/7!
+        8.333_333_333_333_333e-3,    // 1/5!
+        -1.666_666_666_666_666_6e-1, // -1/3!
+    ];
+    #[inline(always)]
+    fn from_f64(x: f64) -> Self {
+        x
+    }
+    #[inline(always)]
+    fn to_f64(self) -> f64 {
+        self
+    }
+    #[inline(always)]
+    fn is_finite(self) -> bool {
+        f64::is_finite(self)
+    }
+    #[inline(always)]
+    fn abs(self) -> Self {
+        f64::abs(self)
+    }
+    #[inline(always)]
+    fn sqrt(self) -> Self {
+        f64::sqrt(self)
+    }
+}
+
+/// sin(x), branch-free so loops over points vectorise. Mirror: `sin_poly` in shaders/common/math.wgsl.
+/// Accurate to a few ulp for |x| up to ~1e4 (f32) / ~1e12 (f64); beyond that the range reduction degrades.
+#[inline(always)]
+pub fn sin_poly<T: Real>(x: T) -> T {
+    // k = round(x / 2π); y = x − k·2π in [−π, π]
+    let k = (x * T::INV_TWO_PI + T::ROUND_MAGIC) - T::ROUND_MAGIC;
+    let y = ((x - k * T::TWO_PI_HI) - k * T::TWO_PI_MID) - k * T::TWO_PI_LO;
+    // reflect into [−π/2, π/2]: sin(π − y) = sin(y), sin(−π − y) = sin(y)
+    let y = if y > T::HALF_PI {
+        (T::PI_HI - y) + T::PI_LO
+    } else if y < -T::HALF_PI {
+        (-T::PI_HI - y) - T::PI_LO
+    } else {
+        y
+    };
+    let y2 = y * y;
+    let mut acc = T::ZERO;
+    for &c in T::SIN_COEFFS {
+        acc = acc * y2 + c;
+    }
+    y + y * y2 * acc
+}
+
+/// cos(x) = sin(x + π/2), mirrored in WGSL as `cos_poly`.
+#[inline(always)]
+pub fn cos_poly<T: Real>(x: T) -> T {
+    sin_poly(x + T::HALF_PI)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sin_poly_f64_matches_libm() {
+        let mut worst: f64 = 0.0;
+        for i in -200_000..=200_000 {
+            let x = i as f64 * 1.0e-3;
+            worst = worst.max((sin_poly(x) - x.sin()).abs());
+        }
+        assert!(worst < 4e-16, "worst abs error {worst}");
+    }
+
+    #[test]
+    fn sin_poly_f32_matches_libm() {
+        let mut worst: f64 = 0.0;
+        for i in -200_000..=200_000 {
+            let x = i as f32 * 1.0e-3;
+            worst = worst.max((sin_poly(x) as f64 - (x as f64).sin()).abs());
+        }
+        assert!(worst < 3e-7, "worst abs error {worst}");
+    }
+
+    #[test]
+    fn cos_poly_matches() {
+        for i in -1000..1000 {
+            let x = i as f64 * 0.0123;
+            assert!((cos_poly(x) - x.cos()).abs() < 1e-15);
+        }
+    }
+}

@@ -1,0 +1,198 @@
+//! wgpu set-up: one cached context (adapter chosen by `WGPU_ADAPTER_NAME` or the best
+//! available), the uniform struct shared with WGSL, and device-error capture so that GPU
+//! failures become `Error::Gpu` instead of panics.
+
+pub mod shader;
+
+use std::sync::{Arc, Mutex, OnceLock};
+
+use crate::error::{Error, Result};
+
+/// Uniforms of every kernel. Keep in sync with `struct RunParams` in shaders/common/state.wgsl
+/// (a test compares the size with naga's layout).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct RunParams {
+    pub n_points: u32,
+    pub steps: u32,
+    pub h: f32,
+    pub _pad: u32,
+}
+
+/// What `phaseflow devices` prints about an adapter.
+#[derive(Debug, Clone)]
+pub struct AdapterSummary {
+    pub name: String,
+    pub backend: String,
+    pub device_type: String,
+    pub driver: String,
+    pub hardware: bool,
+}
+
+pub struct GpuContext {
+    pub device: wgpu::Device,
+    pub queue: wgpu::Queue,
+    pub info: wgpu::AdapterInfo,
+    pub limits: wgpu::Limits,
+    /// Errors reported by wgpu outside an error scope (lost device, validation), drained by `check`.
+    errors: Arc<Mutex<Vec<String>>>,
+}
+
+fn instance() -> wgpu::Instance {
+    let mut desc = wgpu::InstanceDescriptor::new_without_display_handle_from_env();
+    if wgpu::Backends::from_env().is_none() {
+        desc.backends = wgpu::Backends::PRIMARY;
+    }
+    wgpu::Instance::new(desc)
+}
+
+fn is_hardware(info: &wgpu::AdapterInfo) -> bool {
+    matches!(
+        info.device_type,
+        wgpu::DeviceType::DiscreteGpu | wgpu::DeviceType::IntegratedGpu
+    )
+}
+
+fn summary(info: &wgpu::AdapterInfo) -> AdapterSummary {
+    AdapterSummary {
+        name: info.name.clone(),
+        backend: format!("{:?}", info.backend),
+        device_type: format!("{:?}", info.device_type),
+        driver: format!("{} {}", info.driver, info.driver_info)
+            .trim()
+            .to_string(),
+        hardware: is_hardware(info),
+    }
+}
+
+fn rank(info: &wgpu::AdapterInfo) -> u32 {
+    let t = match info.device_type {
+        wgpu::DeviceType::DiscreteGpu => 0,
+        wgpu::DeviceType::IntegratedGpu => 1,
+        wgpu::DeviceType::VirtualGpu => 2,
+        wgpu::DeviceType::Cpu => 3,
+        wgpu::DeviceType::Other => 4,
+    };
+    // Prefer Vulkan over GL for the same device.
+    t * 2 + u32::from(info.backend != wgpu::Backend::Vulkan)
+}
+
+/// Every adapter wgpu finds.
+pub fn adapters() -> Vec<AdapterSummary> {
+    let inst = instance();
+    pollster::block_on(inst.enumerate_adapters(wgpu::Backends::all() & inst_backends()))
+        .iter()
+        .map(|a| summary(&a.get_info()))
+        .collect()
+}
+
+fn inst_backends() -> wgpu::Backends {
+    wgpu::Backends::from_env().unwrap_or(wgpu::Backends::PRIMARY)
+}
+
+/// True when a hardware GPU (discrete or integrated) is present: what `--backend auto` asks.
+pub fn hardware_gpu_available() -> bool {
+    adapters().iter().any(|a| a.hardware)
+}
+
+fn pick_adapter() -> Result<wgpu::Adapter> {
+    let inst = instance();
+    let mut list = pollster::block_on(inst.enumerate_adapters(inst_backends()));
+    if list.is_empty() {
+        return Err(Error::Gpu(
+            "no wgpu adapter found: install a Vulkan driver (on Debian: apt-get install mesa-vulkan-drivers) \
+             or use --backend cpu"
+                .into(),
+        ));
+    }
+    if let Ok(want) = std::env::var("WGPU_ADAPTER_NAME") {
+        let want = want.to_lowercase();
+        let pos = list
+            .iter()
+            .position(|a| a.get_info().name.to_lowercase().contains(&want));
+        return match pos {
+            Some(i) => Ok(list.swap_remove(i)),
+            None => Err(Error::Gpu(format!(
+                "WGPU_ADAPTER_NAME={want}: no adapter matches (found: {})",
+                list.iter()
+                    .map(|a| a.get_info().name)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ))),
+        };
+    }
+    list.sort_by_key(|a| rank(&a.get_info()));
+    Ok(list.swap_remove(0))
+}
+
+static CONTEXT: OnceLock<std::result::Result<GpuContext, String>> = OnceLock::new();
+
+/// The process-wide GPU context, created on first use.
+pub fn context() -> Result<&'static GpuContext> {
+    CONTEXT
+        .get_or_init(|| GpuContext::create().map_err(|e| e.to_string()))
+        .as_ref()
+        .map_err(|e| Error::Gpu(e.clone()))
+}
+
+impl GpuContext {
+    fn create() -> Result<GpuContext> {
+        let adapter = pick_adapter()?;
+        let info = adapter.get_info();
+        let limits = adapter.limits();
+        let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+            label: Some("phaseflow device"),
+            required_features: wgpu::Features::empty(),
+            required_limits: limits.clone(),
+            ..Default::default()
+        }))
+        .map_err(|e| {
+            Error::Gpu(format!(
+                "cannot open device on adapter '{}': {e}",
+                info.name
+            ))
+        })?;
+        let errors = Arc::new(Mutex::new(Vec::new()));
+        let sink = errors.clone();
+        device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| {
+            sink.lock().unwrap().push(e.to_string());
+        }));
+        Ok(GpuContext {
+            device,
+            queue,
+            info,
+            limits,
+            errors,
+        })
+    }
+
+    pub fn describe(&self) -> String {
+        format!(
+            "{} ({:?}, {:?})",
+            self.info.name, self.info.backend, self.info.device_type
+        )
+    }
+
+    /// Turn any error wgpu reported since the last check into `Error::Gpu`.
+    pub fn check(&self) -> Result<()> {
+        let mut errs = self.errors.lock().unwrap();
+        if errs.is_empty() {
+            Ok(())
+        } else {
+            let msg = errs.join("; ");
+            errs.clear();
+            Err(Error::Gpu(msg))
+        }
+    }
+
+    /// Block until the queue is idle.
+    pub fn wait(&self) -> Result<()> {
+        self.device
+            .poll(wgpu::PollType::Wait {
+                submission_index: None,
+                timeout: None,
+            })
+            .map_err(|e| Error::Gpu(format!("waiting for the GPU: {e}")))?;
+        self.check()
+    }
+}

@@ -1,0 +1,82 @@
+//! Shader assembly: a generated prelude (D, WORKGROUP_SIZE, the system's constants), then
+//! common math and state, the system's file, the method's file and the driver. One kernel per
+//! method, composed with the system's functions: never a hand-written copy per pair.
+
+use crate::error::{Error, Result};
+use crate::method::Method;
+use crate::system::System;
+
+pub const WORKGROUP_SIZE: u32 = 64;
+
+const MATH: &str = include_str!("../../shaders/common/math.wgsl");
+const STATE: &str = include_str!("../../shaders/common/state.wgsl");
+const DRIVER: &str = include_str!("../../shaders/common/driver.wgsl");
+
+/// An f32 WGSL literal that parses to exactly `x as f32`.
+pub fn f32_literal(x: f64) -> String {
+    let v = x as f32;
+    let s = format!("{v:?}");
+    if s.contains('.') || s.contains('e') || s.contains("inf") || s.contains("NaN") {
+        format!("{s}f")
+    } else {
+        format!("{s}.0f")
+    }
+}
+
+/// The full WGSL source for (system, method).
+pub fn compose(system: &System, method: Method) -> String {
+    let mut src = String::new();
+    src.push_str(&format!(
+        "// phaseflow kernel: system {}, method {}\nconst D: u32 = {}u;\nconst WORKGROUP_SIZE: u32 = {}u;\n",
+        system.name(),
+        method.name(),
+        system.dof(),
+        WORKGROUP_SIZE
+    ));
+    for (name, value) in system.wgsl_constants() {
+        src.push_str(&format!("const {name}: f32 = {};\n", f32_literal(value)));
+    }
+    for part in [
+        MATH,
+        STATE,
+        system.wgsl_source(),
+        method.wgsl_source(),
+        DRIVER,
+    ] {
+        src.push('\n');
+        src.push_str(part);
+    }
+    src
+}
+
+/// Parse and validate with naga, so a broken shader is reported before any GPU work.
+pub fn validate(source: &str) -> Result<(naga::Module, naga::valid::ModuleInfo)> {
+    let module = naga::front::wgsl::parse_str(source)
+        .map_err(|e| Error::Gpu(format!("WGSL parse error: {}", e.emit_to_string(source))))?;
+    let info = naga::valid::Validator::new(
+        naga::valid::ValidationFlags::all(),
+        naga::valid::Capabilities::all(),
+    )
+    .validate(&module)
+    .map_err(|e| {
+        Error::Gpu(format!(
+            "WGSL validation error: {}",
+            e.emit_to_string(source)
+        ))
+    })?;
+    Ok((module, info))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn literals_are_exact() {
+        for x in [1.0, 0.1, 1e-5, 123456.789, -2.5, 3.0e20] {
+            let lit = f32_literal(x);
+            let back: f32 = lit.trim_end_matches('f').parse().unwrap();
+            assert_eq!(back, x as f32, "{lit}");
+        }
+    }
+}

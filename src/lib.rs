@@ -1,0 +1,17 @@
+//! phaseflow: symplectic integrators for large phase-space ensembles, on the GPU (WGSL via
+//! wgpu) with a CPU reference engine, plus energy statistics. See docs/ARCHITECTURE.md.
+
+pub mod cli;
+pub mod config;
+pub mod engine;
+pub mod ensemble;
+pub mod error;
+pub mod float;
+pub mod gpu;
+pub mod measure;
+pub mod method;
+pub mod output;
+pub mod run;
+pub mod system;
+
+pub use error::{Error, Result};

@@ -1,0 +1,179 @@
+//! phaseflow binary: parse → validate → run → report. Exit codes: 0 success, 1 runtime failure
+//! (or `validate` over tolerance), 2 bad input.
+
+use std::process::ExitCode;
+
+use clap::Parser;
+use phaseflow::cli::{BenchArgs, Cli, Command};
+use phaseflow::config::{parse_params, RunConfig};
+use phaseflow::ensemble::KINDS;
+use phaseflow::method::{Method, ALL};
+use phaseflow::output::write_csv;
+use phaseflow::system::{System, CATALOGUE};
+use phaseflow::{gpu, run, Error};
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Run(args) => RunConfig::from_args(&args).and_then(|cfg| cmd_run(&cfg)),
+        Command::Validate(v) => {
+            RunConfig::from_args(&v.run).and_then(|cfg| cmd_validate(&cfg, v.tolerance))
+        }
+        Command::Bench(b) => cmd_bench(&b),
+        Command::List => {
+            cmd_list();
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Devices => {
+            cmd_devices();
+            Ok(ExitCode::SUCCESS)
+        }
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("Error: {e:#}");
+            ExitCode::from(if e.is_input() { 2 } else { 1 })
+        }
+    }
+}
+
+fn fmt_opt(x: Option<f64>) -> String {
+    x.map(|v| format!("{v:.6e}")).unwrap_or_else(|| "-".into())
+}
+
+fn cmd_run(cfg: &RunConfig) -> Result<ExitCode, Error> {
+    let summary = run::run(cfg)?;
+    if !cfg.quiet {
+        let last = summary.rows.last().expect("at least the step-0 row");
+        println!(
+            "done: {} steps of {} on {} points ({}), finite {} of {}",
+            cfg.steps,
+            cfg.method.name(),
+            last.points,
+            summary.engine,
+            last.finite,
+            last.points
+        );
+        println!(
+            "final t = {}: energy_mean {}  abs_energy_err_max {}  rel_energy_err_max {}",
+            last.t,
+            fmt_opt(last.energy_mean),
+            fmt_opt(last.abs_energy_err_max),
+            fmt_opt(last.rel_energy_err_max)
+        );
+        println!("wrote {}/stats.csv and config.toml", summary.out.display());
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn cmd_validate(cfg: &RunConfig, tolerance: f64) -> Result<ExitCode, Error> {
+    if !(tolerance.is_finite() && tolerance > 0.0) {
+        return Err(Error::Input(format!(
+            "--tolerance must be a positive finite number, got {tolerance}"
+        )));
+    }
+    let v = run::validate(cfg)?;
+    println!(
+        "max_abs_dev={:.3e} max_rel_dev={:.3e}",
+        v.max_abs_dev, v.max_rel_dev
+    );
+    println!(
+        "compared {} points × {} steps of {} on {} against the CPU engine (f32); finite_mismatch={} both_nonfinite={} tolerance={tolerance:e}",
+        cfg.ensemble.points,
+        cfg.steps,
+        cfg.method.name(),
+        v.gpu,
+        v.finite_mismatch,
+        v.both_nonfinite
+    );
+    if v.max_rel_dev > tolerance || v.finite_mismatch > 0 || !v.max_rel_dev.is_finite() {
+        eprintln!("Error: GPU and CPU disagree beyond the tolerance (max_rel_dev {:.3e} > {tolerance:e}, or points finite on one engine only)", v.max_rel_dev);
+        return Ok(ExitCode::from(1));
+    }
+    println!("PASS");
+    Ok(ExitCode::SUCCESS)
+}
+
+fn cmd_bench(b: &BenchArgs) -> Result<ExitCode, Error> {
+    let system = System::new(&b.system, &parse_params(&b.params)?)?;
+    let method = Method::from_name(&b.method)?;
+    let report = run::bench(&system, method, b.points, b.steps, b.dt, b.seed, !b.no_gpu)?;
+    println!(
+        "bench: system {}, method {}, {} points × {} steps, dt {} (timed: all steps + final read-back)",
+        system.name(),
+        method.name(),
+        b.points,
+        b.steps,
+        b.dt
+    );
+    println!(
+        "{:<8} {:<10} {:<48} {:>10} {:>16}",
+        "backend", "precision", "device", "seconds", "point-steps/s"
+    );
+    for r in &report.rows {
+        println!(
+            "{:<8} {:<10} {:<48} {:>10.4} {:>16.3e}",
+            r.backend, r.precision, r.device, r.seconds, r.point_steps_per_s
+        );
+    }
+    match (&report.gpu_vs_cpu, &report.gpu_error) {
+        (Some((a, r)), _) => {
+            println!("gpu f32 vs cpu f32: max_abs_dev={a:.3e} max_rel_dev={r:.3e}")
+        }
+        (None, Some(e)) => println!("gpu: not run ({e})"),
+        _ => println!("gpu: skipped (--no-gpu)"),
+    }
+    if let Some(path) = &b.csv {
+        write_csv(path, &report.rows)?;
+        println!("wrote {}", path.display());
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn cmd_list() {
+    println!("systems:");
+    for s in CATALOGUE {
+        println!("  {:<12} {}", s.name, s.summary);
+        for p in s.params {
+            println!("      --param {}={:<8} {}", p.name, p.default, p.meaning);
+        }
+    }
+    println!("methods:");
+    for m in ALL {
+        let i = m.info();
+        println!(
+            "  {:<20} order {}  {:<14} {}",
+            i.name,
+            i.order,
+            if i.symplectic {
+                "symplectic"
+            } else {
+                "not symplectic"
+            },
+            i.summary
+        );
+    }
+    println!("ensembles:");
+    for (_, name, what) in KINDS {
+        println!("  {name:<10} {what}");
+    }
+}
+
+fn cmd_devices() {
+    let list = gpu::adapters();
+    if list.is_empty() {
+        println!("no wgpu adapter found (on Debian, apt-get install mesa-vulkan-drivers gives a CPU Vulkan adapter); --backend auto will use the CPU engine");
+        return;
+    }
+    for a in list {
+        println!(
+            "{}  backend={} type={} hardware={} driver={}",
+            a.name,
+            a.backend,
+            a.device_type,
+            if a.hardware { "yes" } else { "no" },
+            a.driver
+        );
+    }
+}

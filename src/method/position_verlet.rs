@@ -1,0 +1,25 @@
+//! Störmer–Verlet B / position Verlet (drift–kick–drift), for separable H:
+//! q½ = q + (h/2) ∂pH(p); p+ = p − h ∂qH(q½); q+ = q½ + (h/2) ∂pH(p+).
+//! Mirror: shaders/method/position_verlet.wgsl.
+
+use super::{axpy, Block, MethodInfo};
+use crate::float::Real;
+use crate::system::System;
+
+pub const INFO: MethodInfo = MethodInfo {
+    name: "position-verlet",
+    order: 2,
+    symplectic: true,
+    summary: "Störmer–Verlet B / position Verlet (drift-kick-drift), symmetric",
+};
+
+#[inline]
+pub fn step<T: Real>(system: &System, b: &mut Block<T>, h: T) {
+    let half_h = T::HALF * h;
+    system.grad_p(&b.q, &b.p, &mut b.dp);
+    axpy(&mut b.q, half_h, &b.dp);
+    system.grad_q(&b.q, &b.p, &mut b.dq);
+    axpy(&mut b.p, -h, &b.dq);
+    system.grad_p(&b.q, &b.p, &mut b.dp);
+    axpy(&mut b.q, half_h, &b.dp);
+}

@@ -1,0 +1,161 @@
+//! Minimal `.npy` (format 1.0) writer and reader for 2-D little-endian float arrays, C order.
+
+use std::path::Path;
+
+use crate::ensemble::State;
+use crate::error::Result;
+use crate::float::Real;
+
+/// The bytes of an .npy file holding `data` (row-major) with shape (rows, cols).
+pub fn encode<T: Real>(rows: usize, cols: usize, data: &[T]) -> Vec<u8> {
+    let mut header = format!(
+        "{{'descr': '{}', 'fortran_order': False, 'shape': ({rows}, {cols}), }}",
+        T::NPY_DESCR
+    );
+    // magic(6) + version(2) + header_len(2) + header + '\n' must be a multiple of 64.
+    let unpadded = 10 + header.len() + 1;
+    header.push_str(&" ".repeat((64 - unpadded % 64) % 64));
+    header.push('\n');
+    let mut out = Vec::with_capacity(10 + header.len() + std::mem::size_of_val(data));
+    out.extend_from_slice(b"\x93NUMPY\x01\x00");
+    out.extend_from_slice(&(header.len() as u16).to_le_bytes());
+    out.extend_from_slice(header.as_bytes());
+    out.extend_from_slice(bytemuck::cast_slice(data));
+    out
+}
+
+/// A state as an N × 2d array, columns q1..qd p1..pd, in its own precision.
+pub fn encode_state<T: Real>(s: &State<T>) -> Vec<u8> {
+    let cols = 2 * s.d;
+    let mut data = Vec::with_capacity(s.n * cols);
+    for i in 0..s.n {
+        for k in 0..s.d {
+            data.push(s.q[k * s.n + i]);
+        }
+        for k in 0..s.d {
+            data.push(s.p[k * s.n + i]);
+        }
+    }
+    encode(s.n, cols, &data)
+}
+
+pub struct Array2 {
+    pub rows: usize,
+    pub cols: usize,
+    pub data: Vec<f64>,
+}
+
+/// Read a 2-D `<f4`/`<f8` C-order array as f64. Errors are messages for the user.
+pub fn read_f64(path: &Path) -> Result<Array2, String> {
+    let bytes = std::fs::read(path).map_err(|e| format!("cannot read: {e}"))?;
+    decode_f64(&bytes)
+}
+
+pub fn decode_f64(bytes: &[u8]) -> Result<Array2, String> {
+    if bytes.len() < 10 || &bytes[..6] != b"\x93NUMPY" {
+        return Err("not a .npy file (bad magic)".into());
+    }
+    let (hlen, start) = match bytes[6] {
+        1 => (u16::from_le_bytes([bytes[8], bytes[9]]) as usize, 10),
+        2 | 3 if bytes.len() >= 12 => (
+            u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]) as usize,
+            12,
+        ),
+        v => return Err(format!("unsupported .npy version {v}")),
+    };
+    let header = bytes
+        .get(start..start + hlen)
+        .and_then(|h| std::str::from_utf8(h).ok())
+        .ok_or("malformed .npy header")?;
+    let descr = field(header, "descr").ok_or("malformed .npy header: no 'descr'")?;
+    let width =
+        match descr.trim_matches(|c| c == '\'' || c == '"') {
+            "<f8" | "|f8" | "f8" => 8,
+            "<f4" | "|f4" | "f4" => 4,
+            other => return Err(format!(
+                "unsupported dtype {other}: save the array as float32 or float64 (little-endian)"
+            )),
+        };
+    if field(header, "fortran_order").is_some_and(|f| f.starts_with("True")) {
+        return Err(
+            "Fortran-ordered arrays are not supported: save with np.ascontiguousarray".into(),
+        );
+    }
+    let shape_start = header
+        .find("'shape'")
+        .ok_or("malformed .npy header: no 'shape'")?;
+    let open = header[shape_start..]
+        .find('(')
+        .ok_or("malformed .npy shape")?
+        + shape_start;
+    let close = header[open..].find(')').ok_or("malformed .npy shape")? + open;
+    let dims: Vec<usize> = header[open + 1..close]
+        .split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(|s| {
+            s.parse::<usize>()
+                .map_err(|_| format!("malformed .npy shape {:?}", &header[open..=close]))
+        })
+        .collect::<Result<_, _>>()?;
+    let (rows, cols) = match dims[..] {
+        [r, c] => (r, c),
+        _ => {
+            return Err(format!(
+                "expected a 2-D array (N rows × 2d columns), got shape {dims:?}"
+            ))
+        }
+    };
+    let body = &bytes[start + hlen..];
+    let count = rows.checked_mul(cols).ok_or("array too large")?;
+    if body.len() != count * width {
+        return Err(format!(
+            "truncated or malformed .npy: shape ({rows}, {cols}) needs {} data bytes, file has {}",
+            count * width,
+            body.len()
+        ));
+    }
+    let data = if width == 8 {
+        body.chunks_exact(8)
+            .map(|c| f64::from_le_bytes(c.try_into().unwrap()))
+            .collect()
+    } else {
+        body.chunks_exact(4)
+            .map(|c| f32::from_le_bytes(c.try_into().unwrap()) as f64)
+            .collect()
+    };
+    Ok(Array2 { rows, cols, data })
+}
+
+fn field<'a>(header: &'a str, key: &str) -> Option<&'a str> {
+    let at = header.find(&format!("'{key}'"))?;
+    let rest = &header[at + key.len() + 2..];
+    let colon = rest.find(':')?;
+    Some(rest[colon + 1..].trim_start())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn roundtrip_f32_and_f64() {
+        let b = encode(2, 3, &[1.0f32, 2.0, 3.0, 4.0, 5.0, 6.5]);
+        assert_eq!((b.len() - 128) % 4, 0);
+        assert_eq!(&b[..6], b"\x93NUMPY");
+        let a = decode_f64(&b).unwrap();
+        assert_eq!((a.rows, a.cols), (2, 3));
+        assert_eq!(a.data, vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.5]);
+        let b = encode(1, 2, &[0.1f64, -7.0]);
+        assert_eq!(decode_f64(&b).unwrap().data, vec![0.1, -7.0]);
+    }
+
+    #[test]
+    fn truncated_file_is_an_error() {
+        let b = encode(4, 2, &[0.0f64; 8]);
+        assert!(decode_f64(&b[..b.len() - 3])
+            .unwrap_err()
+            .contains("truncated"));
+        assert!(decode_f64(b"hello").is_err());
+    }
+}

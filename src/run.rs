@@ -1,0 +1,406 @@
+//! The pipelines behind the subcommands: run (ensemble → engine → snapshots → outputs),
+//! validate (GPU vs CPU at f32), bench (CPU f64, CPU f32, GPU f32 in one run).
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use indicatif::{ProgressBar, ProgressStyle};
+use serde::Serialize;
+
+use crate::config::{Backend, Precision, RunConfig};
+use crate::engine::{CpuEngine, Engine, GpuEngine};
+use crate::ensemble::{EnsembleKind, EnsembleSpec, State};
+use crate::error::{Error, Result};
+use crate::float::Real;
+use crate::gpu;
+use crate::input_err;
+use crate::measure::energy::{energies, snapshot_stats, EnergyRow};
+use crate::method::Method;
+use crate::output::{npy, write_atomic, write_csv};
+use crate::system::System;
+
+/// Default for `validate --tolerance`: the largest GPU−CPU deviation (f32, relative to the RMS
+/// size of the state's components) accepted. Roundoff differences (fused multiply-adds on the
+/// GPU) grow with the number of steps; 1e-3 leaves room for ~1e5 steps of a smooth flow while a
+/// wrong kernel (any O(h) or sign error) deviates by far more.
+pub const DEFAULT_VALIDATE_TOLERANCE: f64 = 1e-3;
+
+/// Point-steps between progress updates (and between host synchronisations of the GPU engine).
+const PROGRESS_POINT_STEPS: u64 = 1 << 28;
+
+/// Which engine a run uses after `auto` is resolved.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EngineChoice {
+    Gpu,
+    Cpu,
+}
+
+/// Resolve `--backend` (auto: hardware GPU when present and the precision is f32, else CPU).
+pub fn choose_engine(cfg: &RunConfig) -> (EngineChoice, Option<String>) {
+    match cfg.backend {
+        Backend::Gpu => (EngineChoice::Gpu, None),
+        Backend::Cpu => (EngineChoice::Cpu, None),
+        Backend::Auto if cfg.precision == Precision::F64 => (
+            EngineChoice::Cpu,
+            Some("--backend auto: f64 runs on the CPU engine (the GPU engine is f32)".into()),
+        ),
+        Backend::Auto => {
+            if gpu::hardware_gpu_available() {
+                (EngineChoice::Gpu, None)
+            } else {
+                (
+                    EngineChoice::Cpu,
+                    Some("--backend auto: no hardware GPU found, using the CPU engine".into()),
+                )
+            }
+        }
+    }
+}
+
+/// Refuse ensembles that would not fit in memory, before allocating them.
+pub fn check_memory(points: usize, d: usize, bytes_per_component: usize) -> Result<()> {
+    // initial f64 copy + working state + H0 + per-snapshot energies + a converted copy
+    let per_point = 2 * d * (8 + 2 * bytes_per_component) + 16;
+    let need = (points as u128) * per_point as u128;
+    let avail = available_memory().unwrap_or(u64::MAX) as u128;
+    if need > avail * 9 / 10 {
+        return Err(input_err!(
+            "--points {points}: the ensemble needs about {:.1} GiB but only {:.1} GiB of memory is available; use fewer --points",
+            need as f64 / (1u64 << 30) as f64,
+            avail as f64 / (1u64 << 30) as f64
+        ));
+    }
+    Ok(())
+}
+
+fn available_memory() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
+}
+
+fn progress_bar(total: u64, quiet: bool) -> ProgressBar {
+    if quiet {
+        return ProgressBar::hidden();
+    }
+    let pb = ProgressBar::new(total);
+    pb.set_style(
+        ProgressStyle::with_template(
+            "{spinner} [{elapsed_precise}] {bar:40} {pos}/{len} steps (eta {eta})",
+        )
+        .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    pb
+}
+
+/// Advance by `steps`, in pieces small enough to keep the progress bar moving.
+fn advance_with_progress<T: Real>(
+    engine: &mut dyn Engine<T>,
+    steps: u64,
+    n: usize,
+    pb: &ProgressBar,
+) -> Result<()> {
+    let piece = (PROGRESS_POINT_STEPS / n.max(1) as u64).max(1);
+    let mut left = steps;
+    while left > 0 {
+        let s = left.min(piece);
+        engine.advance(s)?;
+        pb.inc(s);
+        left -= s;
+    }
+    Ok(())
+}
+
+/// What a finished run reports.
+#[derive(Debug, Clone)]
+pub struct RunSummary {
+    pub engine: String,
+    pub rows: Vec<EnergyRow>,
+    pub out: PathBuf,
+}
+
+/// `phaseflow run`.
+pub fn run(cfg: &RunConfig) -> Result<RunSummary> {
+    let out = cfg.out.clone().ok_or_else(|| {
+        input_err!("--out DIR is required (the folder for stats.csv and config.toml)")
+    })?;
+    let d = cfg.system.dof();
+    let bytes = if cfg.precision == Precision::F64 {
+        8
+    } else {
+        4
+    };
+    check_memory(cfg.ensemble.points, d, bytes)?;
+    let init = cfg.ensemble.generate(&cfg.system)?;
+    let (choice, note) = choose_engine(cfg);
+    // Everything that can fail on user input has been checked: only now touch --out.
+    std::fs::create_dir_all(&out).map_err(|source| Error::Output {
+        path: out.clone(),
+        source,
+    })?;
+    let mut engine_f32: Option<Box<dyn Engine<f32>>> = None;
+    let mut engine_f64: Option<Box<dyn Engine<f64>>> = None;
+    match (choice, cfg.precision) {
+        (EngineChoice::Gpu, _) => {
+            engine_f32 = Some(Box::new(GpuEngine::new(
+                &cfg.system,
+                cfg.method,
+                cfg.dt,
+                init.convert(),
+            )?))
+        }
+        (EngineChoice::Cpu, Precision::F32) => {
+            engine_f32 = Some(Box::new(CpuEngine::<f32>::new(
+                cfg.system.clone(),
+                cfg.method,
+                cfg.dt,
+                init.convert(),
+            )))
+        }
+        (EngineChoice::Cpu, Precision::F64) => {
+            engine_f64 = Some(Box::new(CpuEngine::<f64>::new(
+                cfg.system.clone(),
+                cfg.method,
+                cfg.dt,
+                init.convert(),
+            )))
+        }
+    }
+    let describe = engine_f32
+        .as_ref()
+        .map(|e| e.describe())
+        .or(engine_f64.as_ref().map(|e| e.describe()))
+        .unwrap();
+    if let Some(n) = note {
+        eprintln!("phaseflow: {n}");
+    }
+    eprintln!(
+        "phaseflow: engine {describe}, precision {}",
+        cfg.precision.name()
+    );
+    write_atomic(&out.join("config.toml"), cfg.to_toml(&describe).as_bytes())?;
+    let rows = match (engine_f32, engine_f64) {
+        (Some(mut e), _) => snapshots(cfg, e.as_mut(), &out)?,
+        (_, Some(mut e)) => snapshots(cfg, e.as_mut(), &out)?,
+        _ => unreachable!(),
+    };
+    write_csv(&out.join("stats.csv"), &rows)?;
+    Ok(RunSummary {
+        engine: describe,
+        rows,
+        out,
+    })
+}
+
+/// Advance between snapshots, measuring each; optionally save states.
+fn snapshots<T: Real>(
+    cfg: &RunConfig,
+    engine: &mut dyn Engine<T>,
+    out: &Path,
+) -> Result<Vec<EnergyRow>> {
+    let n = cfg.ensemble.points.max(1);
+    let h0 = energies(&cfg.system, engine.state()?);
+    let pb = progress_bar(cfg.steps, cfg.quiet);
+    let mut rows = Vec::new();
+    let mut done = 0;
+    for step in cfg.snapshot_steps() {
+        advance_with_progress(engine, step - done, n, &pb)?;
+        done = step;
+        let state = engine.state()?;
+        rows.push(snapshot_stats(&cfg.system, state, &h0, step, cfg.dt));
+        if cfg.save_states {
+            write_atomic(
+                &out.join("states").join(format!("step_{step}.npy")),
+                &npy::encode_state(state),
+            )?;
+        }
+    }
+    pb.finish_and_clear();
+    Ok(rows)
+}
+
+/// Result of `phaseflow validate`.
+#[derive(Debug, Clone)]
+pub struct Validation {
+    pub max_abs_dev: f64,
+    pub max_rel_dev: f64,
+    /// Points finite on one engine and not on the other (any is a failure).
+    pub finite_mismatch: usize,
+    /// Points non-finite on both engines (left out of the deviations).
+    pub both_nonfinite: usize,
+    pub gpu: String,
+}
+
+/// Compare two f32 states component by component. Relative deviation: |g − c| divided by the
+/// RMS magnitude of the CPU state's finite components (so components near zero do not blow it up).
+pub fn compare_states(gpu: &State<f32>, cpu: &State<f32>) -> (f64, f64, usize, usize) {
+    let (n, d) = (cpu.n, cpu.d);
+    let (mut max_abs, mut sum_sq, mut count) = (0.0f64, 0.0f64, 0usize);
+    let (mut mismatch, mut both_bad) = (0, 0);
+    for i in 0..n {
+        let finite = |s: &State<f32>| {
+            (0..d).all(|k| s.q[k * n + i].is_finite() && s.p[k * n + i].is_finite())
+        };
+        match (finite(gpu), finite(cpu)) {
+            (true, true) => {
+                for k in 0..d {
+                    for (g, c) in [
+                        (gpu.q[k * n + i], cpu.q[k * n + i]),
+                        (gpu.p[k * n + i], cpu.p[k * n + i]),
+                    ] {
+                        max_abs = max_abs.max((g as f64 - c as f64).abs());
+                        sum_sq += (c as f64) * (c as f64);
+                        count += 1;
+                    }
+                }
+            }
+            (false, false) => both_bad += 1,
+            _ => mismatch += 1,
+        }
+    }
+    let rms = if count > 0 {
+        (sum_sq / count as f64).sqrt()
+    } else {
+        0.0
+    };
+    let rel = if rms > 0.0 { max_abs / rms } else { max_abs };
+    (max_abs, rel, mismatch, both_bad)
+}
+
+/// `phaseflow validate`: same ensemble on the GPU and the CPU engine at f32, compared at every snapshot.
+pub fn validate(cfg: &RunConfig) -> Result<Validation> {
+    if cfg.precision == Precision::F64 {
+        return Err(input_err!(
+            "validate compares at f32 (the GPU's precision): drop --precision f64"
+        ));
+    }
+    check_memory(cfg.ensemble.points, cfg.system.dof(), 4)?;
+    let init = cfg.ensemble.generate(&cfg.system)?;
+    let mut gpu_engine = GpuEngine::new(&cfg.system, cfg.method, cfg.dt, init.convert())?;
+    let mut cpu_engine =
+        CpuEngine::<f32>::new(cfg.system.clone(), cfg.method, cfg.dt, init.convert());
+    let pb = progress_bar(cfg.steps, cfg.quiet);
+    let mut v = Validation {
+        max_abs_dev: 0.0,
+        max_rel_dev: 0.0,
+        finite_mismatch: 0,
+        both_nonfinite: 0,
+        gpu: gpu_engine.describe(),
+    };
+    let mut done = 0;
+    let n = cfg.ensemble.points;
+    for step in cfg.snapshot_steps() {
+        advance_with_progress(&mut gpu_engine, step - done, n, &ProgressBar::hidden())?;
+        advance_with_progress(&mut cpu_engine, step - done, n, &pb)?;
+        done = step;
+        let (a, r, m, b) = compare_states(gpu_engine.state()?, cpu_engine.state()?);
+        v.max_abs_dev = v.max_abs_dev.max(a);
+        v.max_rel_dev = v.max_rel_dev.max(r);
+        v.finite_mismatch = v.finite_mismatch.max(m);
+        v.both_nonfinite = v.both_nonfinite.max(b);
+    }
+    pb.finish_and_clear();
+    Ok(v)
+}
+
+/// One row of the benchmark table / CSV.
+#[derive(Debug, Clone, Serialize)]
+pub struct BenchRow {
+    pub backend: String,
+    pub device: String,
+    pub precision: String,
+    pub points: usize,
+    pub steps: u64,
+    pub seconds: f64,
+    pub point_steps_per_s: f64,
+}
+
+pub struct BenchReport {
+    pub rows: Vec<BenchRow>,
+    /// GPU f32 against CPU f32 at the end: (max_abs_dev, max_rel_dev), when the GPU ran.
+    pub gpu_vs_cpu: Option<(f64, f64)>,
+    pub gpu_error: Option<String>,
+}
+
+fn timed<T: Real>(engine: &mut dyn Engine<T>, steps: u64) -> Result<f64> {
+    let t0 = Instant::now();
+    engine.advance(steps)?;
+    engine.state()?;
+    Ok(t0.elapsed().as_secs_f64())
+}
+
+/// `phaseflow bench`: CPU f64, CPU f32 and (when an adapter exists) GPU f32 on the same ensemble.
+/// Timed: the advance of all steps plus the final read-back; excluded: ensemble generation,
+/// shader compilation and the initial upload.
+pub fn bench(
+    system: &System,
+    method: Method,
+    points: usize,
+    steps: u64,
+    dt: f64,
+    seed: u64,
+    use_gpu: bool,
+) -> Result<BenchReport> {
+    if points == 0 {
+        return Err(input_err!("--points must be at least 1, got 0"));
+    }
+    if steps == 0 {
+        return Err(input_err!("--steps must be at least 1, got 0"));
+    }
+    if !(dt.is_finite() && dt > 0.0) {
+        return Err(input_err!(
+            "--dt must be a positive finite number, got {dt}"
+        ));
+    }
+    method.check_system(system)?;
+    check_memory(points, system.dof(), 8)?;
+    let spec = EnsembleSpec {
+        kind: EnsembleKind::Disk,
+        points,
+        center: None,
+        radius: Some(0.3),
+        lo: None,
+        hi: None,
+        energy: None,
+        sigma: None,
+        seed,
+        input: None,
+    }
+    .resolve(system)?;
+    let init = spec.generate(system)?;
+    let mut rows = Vec::new();
+    let row = |backend: &str, device: String, precision: &str, secs: f64| BenchRow {
+        backend: backend.into(),
+        device,
+        precision: precision.into(),
+        points,
+        steps,
+        seconds: secs,
+        point_steps_per_s: points as f64 * steps as f64 / secs,
+    };
+    let mut cpu64 = CpuEngine::<f64>::new(system.clone(), method, dt, init.convert());
+    let secs = timed(&mut cpu64, steps)?;
+    rows.push(row("cpu", cpu64.describe(), "f64", secs));
+    drop(cpu64);
+    let mut cpu32 = CpuEngine::<f32>::new(system.clone(), method, dt, init.convert());
+    let secs = timed(&mut cpu32, steps)?;
+    rows.push(row("cpu", cpu32.describe(), "f32", secs));
+    let (mut gpu_vs_cpu, mut gpu_error) = (None, None);
+    if use_gpu {
+        match GpuEngine::new(system, method, dt, init.convert()) {
+            Ok(mut g) => {
+                let secs = timed(&mut g, steps)?;
+                rows.push(row("gpu", g.describe(), "f32", secs));
+                let (a, r, _, _) = compare_states(g.state()?, cpu32.state()?);
+                gpu_vs_cpu = Some((a, r));
+            }
+            Err(e) => gpu_error = Some(e.to_string()),
+        }
+    }
+    Ok(BenchReport {
+        rows,
+        gpu_vs_cpu,
+        gpu_error,
+    })
+}

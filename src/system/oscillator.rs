@@ -1,0 +1,63 @@
+//! Harmonic oscillator H = p²/(2m) + k q²/2. Mirror: shaders/system/oscillator.wgsl.
+
+use std::collections::BTreeMap;
+
+use super::{require_positive, ParamSpec, SystemInfo};
+use crate::error::Result;
+use crate::float::Real;
+
+pub const NAME: &str = "oscillator";
+pub const INFO: SystemInfo = SystemInfo {
+    name: NAME,
+    summary: "harmonic oscillator H = p²/(2m) + k q²/2 (d = 1); exact flow is a rotation of period 2π√(m/k)",
+    params: &[
+        ParamSpec { name: "m", default: 1.0, meaning: "mass" },
+        ParamSpec { name: "k", default: 1.0, meaning: "spring constant" },
+    ],
+    separable: true,
+};
+
+#[derive(Debug, Clone)]
+pub struct Oscillator {
+    pub m: f64,
+    pub k: f64,
+}
+
+impl Oscillator {
+    pub fn new(params: &BTreeMap<String, f64>) -> Result<Self> {
+        require_positive(NAME, params, &["m", "k"])?;
+        Ok(Oscillator {
+            m: params["m"],
+            k: params["k"],
+        })
+    }
+
+    pub fn params(&self) -> BTreeMap<String, f64> {
+        BTreeMap::from([("m".into(), self.m), ("k".into(), self.k)])
+    }
+
+    pub fn energy(&self, q: &[f64], p: &[f64]) -> f64 {
+        p[0] * p[0] / (2.0 * self.m) + self.k * q[0] * q[0] / 2.0
+    }
+
+    /// WGSL constants: SPRING_K = k, INV_MASS = 1/m.
+    pub fn constants(&self) -> Vec<(&'static str, f64)> {
+        vec![("SPRING_K", self.k), ("INV_MASS", 1.0 / self.m)]
+    }
+
+    #[inline]
+    pub fn grad_q<T: Real>(&self, q: &[T], _p: &[T], out: &mut [T]) {
+        let spring_k = T::from_f64(self.k);
+        for (g, &x) in out.iter_mut().zip(q) {
+            *g = spring_k * x;
+        }
+    }
+
+    #[inline]
+    pub fn grad_p<T: Real>(&self, _q: &[T], p: &[T], out: &mut [T]) {
+        let inv_mass = T::from_f64(1.0 / self.m);
+        for (v, &x) in out.iter_mut().zip(p) {
+            *v = x * inv_mass;
+        }
+    }
+}

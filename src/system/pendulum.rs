@@ -1,0 +1,74 @@
+//! Mathematical pendulum H = p²/(2 m l²) + m g l (1 − cos q). Mirror: shaders/system/pendulum.wgsl.
+
+use std::collections::BTreeMap;
+
+use super::{require_positive, ParamSpec, SystemInfo};
+use crate::error::Result;
+use crate::float::{sin_poly, Real};
+
+pub const NAME: &str = "pendulum";
+pub const INFO: SystemInfo = SystemInfo {
+    name: NAME,
+    summary: "pendulum H = p²/(2 m l²) + m g l (1 − cos q) (d = 1), q the angle from the downward vertical",
+    params: &[
+        ParamSpec { name: "m", default: 1.0, meaning: "bob mass" },
+        ParamSpec { name: "g", default: 1.0, meaning: "gravitational acceleration" },
+        ParamSpec { name: "l", default: 1.0, meaning: "rod length" },
+    ],
+    separable: true,
+};
+
+#[derive(Debug, Clone)]
+pub struct Pendulum {
+    pub m: f64,
+    pub g: f64,
+    pub l: f64,
+}
+
+impl Pendulum {
+    pub fn new(params: &BTreeMap<String, f64>) -> Result<Self> {
+        require_positive(NAME, params, &["m", "g", "l"])?;
+        Ok(Pendulum {
+            m: params["m"],
+            g: params["g"],
+            l: params["l"],
+        })
+    }
+
+    pub fn params(&self) -> BTreeMap<String, f64> {
+        BTreeMap::from([
+            ("m".into(), self.m),
+            ("g".into(), self.g),
+            ("l".into(), self.l),
+        ])
+    }
+
+    pub fn energy(&self, q: &[f64], p: &[f64]) -> f64 {
+        p[0] * p[0] / (2.0 * self.m * self.l * self.l)
+            + self.m * self.g * self.l * (1.0 - q[0].cos())
+    }
+
+    /// WGSL constants: M_G_L = m g l, INV_M_L2 = 1/(m l²).
+    pub fn constants(&self) -> Vec<(&'static str, f64)> {
+        vec![
+            ("M_G_L", self.m * self.g * self.l),
+            ("INV_M_L2", 1.0 / (self.m * self.l * self.l)),
+        ]
+    }
+
+    #[inline]
+    pub fn grad_q<T: Real>(&self, q: &[T], _p: &[T], out: &mut [T]) {
+        let m_g_l = T::from_f64(self.m * self.g * self.l);
+        for (g, &x) in out.iter_mut().zip(q) {
+            *g = m_g_l * sin_poly(x);
+        }
+    }
+
+    #[inline]
+    pub fn grad_p<T: Real>(&self, _q: &[T], p: &[T], out: &mut [T]) {
+        let inv_m_l2 = T::from_f64(1.0 / (self.m * self.l * self.l));
+        for (v, &x) in out.iter_mut().zip(p) {
+            *v = x * inv_m_l2;
+        }
+    }
+}

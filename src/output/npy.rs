@@ -39,6 +39,7 @@ pub fn encode_state<T: Real>(s: &State<T>) -> Vec<u8> {
     encode(s.n, cols, &data)
 }
 
+#[derive(Debug)]
 pub struct Array2 {
     pub rows: usize,
     pub cols: usize,
@@ -68,14 +69,17 @@ pub fn decode_f64(bytes: &[u8]) -> Result<Array2, String> {
         .and_then(|h| std::str::from_utf8(h).ok())
         .ok_or("malformed .npy header")?;
     let descr = field(header, "descr").ok_or("malformed .npy header: no 'descr'")?;
-    let width =
-        match descr.trim_matches(|c| c == '\'' || c == '"') {
-            "<f8" | "|f8" | "f8" => 8,
-            "<f4" | "|f4" | "f4" => 4,
-            other => return Err(format!(
+    let descr = descr.trim_start_matches(['\'', '"']);
+    let descr = &descr[..descr.find(['\'', '"']).unwrap_or(descr.len())];
+    let width = match descr {
+        "<f8" | "|f8" | "f8" => 8,
+        "<f4" | "|f4" | "f4" => 4,
+        other => {
+            return Err(format!(
                 "unsupported dtype {other}: save the array as float32 or float64 (little-endian)"
-            )),
-        };
+            ))
+        }
+    };
     if field(header, "fortran_order").is_some_and(|f| f.starts_with("True")) {
         return Err(
             "Fortran-ordered arrays are not supported: save with np.ascontiguousarray".into(),

@@ -1,0 +1,138 @@
+//! GPU tests. They need a wgpu adapter (on CI: Mesa's lavapipe, from mesa-vulkan-drivers) and
+//! fail loudly when none is found: they never skip.
+
+mod common;
+
+use common::{disk, state_1d, system};
+use phaseflow::engine::{CpuEngine, Engine, GpuEngine};
+use phaseflow::ensemble::State;
+use phaseflow::gpu::{self, shader, RunParams};
+use phaseflow::method::{Method, ALL};
+use phaseflow::run::compare_states;
+use phaseflow::system::{System, CATALOGUE};
+
+fn all_systems() -> Vec<System> {
+    CATALOGUE.iter().map(|s| system(s.name)).collect()
+}
+
+#[test]
+fn an_adapter_is_present() {
+    let ctx =
+        gpu::context().expect("GPU tests need a wgpu adapter: apt-get install mesa-vulkan-drivers");
+    eprintln!("GPU tests run on {}", ctx.describe());
+}
+
+#[test]
+fn every_composed_shader_validates_with_naga() {
+    for sys in all_systems() {
+        for &m in ALL {
+            let src = shader::compose(&sys, m);
+            if let Err(e) = shader::validate(&src) {
+                panic!("{} / {}: {e}", sys.name(), m.name());
+            }
+        }
+    }
+}
+
+#[test]
+fn run_params_layout_matches_wgsl() {
+    let src = shader::compose(&system("pendulum"), Method::Verlet);
+    let (module, _) = shader::validate(&src).unwrap();
+    let ty = module
+        .types
+        .iter()
+        .find(|(_, t)| t.name.as_deref() == Some("RunParams"))
+        .expect("RunParams in WGSL")
+        .1;
+    match &ty.inner {
+        naga::TypeInner::Struct { members, span } => {
+            assert_eq!(*span as usize, std::mem::size_of::<RunParams>());
+            let names: Vec<_> = members.iter().map(|m| m.name.clone().unwrap()).collect();
+            assert_eq!(names, ["n_points", "steps", "h", "_pad"]);
+            let offsets: Vec<u32> = members.iter().map(|m| m.offset).collect();
+            assert_eq!(offsets, [0, 4, 8, 12]);
+        }
+        other => panic!("RunParams is not a struct: {other:?}"),
+    }
+}
+
+/// GPU and CPU (both f32) agree point by point for every (system, method).
+#[test]
+fn gpu_matches_cpu_for_every_system_and_method() {
+    for sys in all_systems() {
+        let init = disk(&sys, 2000, 0.3);
+        for &m in ALL {
+            let (h, steps) = (0.05, 400);
+            let mut g = GpuEngine::new(&sys, m, h, init.convert()).unwrap();
+            let mut c = CpuEngine::<f32>::new(sys.clone(), m, h, init.convert());
+            g.advance(steps).unwrap();
+            c.advance(steps).unwrap();
+            let (gs, cs) = (g.state().unwrap().clone(), c.state().unwrap().clone());
+            let (abs, rel, mismatch, both_bad) = compare_states(&gs, &cs);
+            assert_eq!((mismatch, both_bad), (0, 0));
+            assert!(
+                rel < 1e-4,
+                "{} / {}: max_abs_dev {abs}, max_rel_dev {rel}",
+                sys.name(),
+                m.name()
+            );
+            // The GPU really advanced the points.
+            let start: State<f32> = init.convert();
+            let moved = compare_states(&gs, &start).0;
+            assert!(
+                moved > 0.1,
+                "{} / {}: GPU state barely moved ({moved})",
+                sys.name(),
+                m.name()
+            );
+        }
+    }
+}
+
+/// The exact (1 + h²)ⁿ growth of explicit Euler on the oscillator, computed on the GPU.
+#[test]
+fn gpu_explicit_euler_oscillator_growth() {
+    let sys = system("oscillator");
+    let init = state_1d(&[(1.0, 0.0), (0.0, 0.5), (0.3, -0.4)]);
+    let (h, n) = (0.01, 2000u64);
+    let mut g = GpuEngine::new(&sys, Method::Euler, h, init.convert()).unwrap();
+    g.advance(n).unwrap();
+    let s = g.state().unwrap();
+    let factor = (1.0 + h * h).powi(n as i32);
+    for i in 0..3 {
+        let r0 = init.q[i] * init.q[i] + init.p[i] * init.p[i];
+        let r = (s.q[i] as f64).powi(2) + (s.p[i] as f64).powi(2);
+        assert!(
+            (r / r0 / factor - 1.0).abs() < 1e-4,
+            "point {i}: {} vs {factor}",
+            r / r0
+        );
+    }
+}
+
+/// Splitting the ensemble into chunks and the steps into dispatches changes nothing.
+#[test]
+fn chunked_gpu_run_equals_unchunked() {
+    let sys = system("pendulum");
+    let init = disk(&sys, 1000, 0.5);
+    let mut whole = GpuEngine::new(&sys, Method::Verlet, 0.1, init.convert()).unwrap();
+    let mut chunked =
+        GpuEngine::with_chunk_limit(&sys, Method::Verlet, 0.1, init.convert(), 333).unwrap();
+    whole.advance(300).unwrap();
+    for _ in 0..3 {
+        chunked.advance(100).unwrap();
+    }
+    assert_eq!(whole.state().unwrap(), chunked.state().unwrap());
+}
+
+/// Points that overflow become non-finite on both engines alike; finite ones are untouched.
+#[test]
+fn blow_ups_are_kept_per_point() {
+    let sys = system("oscillator");
+    let init = state_1d(&[(0.0, 0.0), (1.0, 0.0)]);
+    let mut g = GpuEngine::new(&sys, Method::Euler, 10.0, init.convert()).unwrap();
+    g.advance(100).unwrap();
+    let s = g.state().unwrap();
+    assert_eq!((s.q[0], s.p[0]), (0.0, 0.0));
+    assert!(!s.q[1].is_finite() || !s.p[1].is_finite());
+}

@@ -1,0 +1,547 @@
+//! End-to-end runs of the binary, and every kind of bad input (exit code 2, a message naming
+//! the flag, nothing written to --out).
+
+use std::path::Path;
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+use tempfile::TempDir;
+
+fn phaseflow() -> Command {
+    Command::cargo_bin("phaseflow").unwrap()
+}
+
+const STATS_HEADER: &str = "step,t,points,finite,energy_mean,energy_std,abs_energy_err_mean,abs_energy_err_max,rel_energy_err_mean,rel_energy_err_max";
+
+fn read(p: &Path) -> String {
+    std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+}
+
+fn base_run(out: &Path) -> Vec<String> {
+    [
+        "run",
+        "--system",
+        "pendulum",
+        "--method",
+        "verlet",
+        "--ensemble",
+        "circle",
+        "--center",
+        "0,0.8",
+        "--radius",
+        "0.3",
+        "--points",
+        "500",
+        "--dt",
+        "0.05",
+        "--steps",
+        "400",
+        "--snapshot-every",
+        "100",
+        "--quiet",
+        "--out",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .chain([out.display().to_string()])
+    .collect()
+}
+
+#[test]
+fn run_writes_stats_config_and_states_and_config_reproduces() {
+    let tmp = TempDir::new().unwrap();
+    let out = tmp.path().join("a");
+    let mut args = base_run(&out);
+    args.extend(["--save-states".into(), "--backend".into(), "cpu".into()]);
+    phaseflow().args(&args).assert().success();
+    let stats = read(&out.join("stats.csv"));
+    let lines: Vec<&str> = stats.lines().collect();
+    assert_eq!(lines[0], STATS_HEADER);
+    assert_eq!(lines.len(), 1 + 5, "snapshots at 0,100,200,300,400");
+    assert!(lines[1].starts_with("0,0.0,500,500,"));
+    let first: Vec<&str> = lines[1].split(',').collect();
+    assert_eq!(first[6], "0.0", "no energy error at step 0");
+    let last: Vec<f64> = lines[5].split(',').map(|x| x.parse().unwrap()).collect();
+    assert_eq!(last[0], 400.0);
+    assert!((last[1] - 20.0).abs() < 1e-12, "t = step·dt");
+    assert!(
+        last[7] > 0.0 && last[7] < 1e-2,
+        "Verlet energy error is small but nonzero: {}",
+        last[7]
+    );
+    // states: N × 2 float32
+    let npy = std::fs::read(out.join("states/step_400.npy")).unwrap();
+    let header = String::from_utf8_lossy(&npy[10..128]);
+    assert!(
+        header.contains("'descr': '<f4'") && header.contains("'shape': (500, 2)"),
+        "{header}"
+    );
+    assert_eq!(npy.len(), 128 + 500 * 2 * 4);
+    assert!(out.join("states/step_0.npy").exists());
+    // config.toml reproduces the run
+    let cfg = out.join("config.toml");
+    assert!(read(&cfg).contains("method = \"verlet\""));
+    let out2 = tmp.path().join("b");
+    phaseflow()
+        .args([
+            "run",
+            "--config",
+            cfg.to_str().unwrap(),
+            "--quiet",
+            "--out",
+            out2.to_str().unwrap(),
+        ])
+        .assert()
+        .success();
+    assert_eq!(read(&out2.join("stats.csv")), stats);
+    // flags override the file
+    let out3 = tmp.path().join("c");
+    phaseflow()
+        .args([
+            "run",
+            "--config",
+            cfg.to_str().unwrap(),
+            "--steps",
+            "200",
+            "--quiet",
+            "--out",
+            out3.to_str().unwrap(),
+        ])
+        .assert()
+        .success();
+    assert_eq!(read(&out3.join("stats.csv")).lines().count(), 1 + 3);
+}
+
+#[test]
+fn gpu_backend_runs_and_agrees_with_cpu() {
+    let tmp = TempDir::new().unwrap();
+    let (g, c) = (tmp.path().join("gpu"), tmp.path().join("cpu"));
+    let mut args = base_run(&g);
+    args.extend(["--backend".into(), "gpu".into()]);
+    phaseflow()
+        .args(&args)
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("engine gpu:"));
+    let mut args = base_run(&c);
+    args.extend(["--backend".into(), "cpu".into()]);
+    phaseflow().args(&args).assert().success();
+    let (gs, cs) = (read(&g.join("stats.csv")), read(&c.join("stats.csv")));
+    for (gl, cl) in gs.lines().zip(cs.lines()).skip(1) {
+        let gv: Vec<f64> = gl.split(',').map(|x| x.parse().unwrap()).collect();
+        let cv: Vec<f64> = cl.split(',').map(|x| x.parse().unwrap()).collect();
+        assert!(
+            (gv[4] - cv[4]).abs() < 1e-6,
+            "energy_mean gpu {} cpu {}",
+            gv[4],
+            cv[4]
+        );
+    }
+}
+
+#[test]
+fn auto_backend_says_which_engine() {
+    let tmp = TempDir::new().unwrap();
+    let expected = if phaseflow::gpu::hardware_gpu_available() {
+        "engine gpu:"
+    } else {
+        "using the CPU engine"
+    };
+    phaseflow()
+        .args(base_run(&tmp.path().join("a")))
+        .assert()
+        .success()
+        .stderr(predicate::str::contains(expected));
+}
+
+#[test]
+fn f64_run_writes_f64_states_and_level_energy() {
+    let tmp = TempDir::new().unwrap();
+    let out = tmp.path().join("a");
+    phaseflow()
+        .args([
+            "run",
+            "--system",
+            "pendulum",
+            "--method",
+            "symplectic-euler-a",
+            "--ensemble",
+            "level",
+            "--energy",
+            "0.1339746",
+            "--points",
+            "200",
+            "--dt",
+            "0.05",
+            "--steps",
+            "100",
+            "--precision",
+            "f64",
+            "--save-states",
+            "--quiet",
+            "--out",
+        ])
+        .arg(&out)
+        .assert()
+        .success();
+    let npy = std::fs::read(out.join("states/step_100.npy")).unwrap();
+    assert!(String::from_utf8_lossy(&npy[..128]).contains("'<f8'"));
+    let stats = read(&out.join("stats.csv"));
+    let row0: Vec<f64> = stats
+        .lines()
+        .nth(1)
+        .unwrap()
+        .split(',')
+        .map(|x| x.parse().unwrap())
+        .collect();
+    assert!(
+        (row0[4] - 0.1339746).abs() < 1e-12,
+        "level points start on the level: {}",
+        row0[4]
+    );
+    assert!(row0[5] < 1e-12);
+}
+
+#[test]
+fn file_ensemble_counts_points_that_blow_up() {
+    let tmp = TempDir::new().unwrap();
+    let input = tmp.path().join("init.csv");
+    std::fs::write(&input, "q,p\n0,0\n1,0\n0.5,0.5\n").unwrap();
+    let out = tmp.path().join("a");
+    phaseflow()
+        .args([
+            "run",
+            "--system",
+            "oscillator",
+            "--method",
+            "euler",
+            "--ensemble",
+            "file",
+            "--input",
+        ])
+        .arg(&input)
+        .args([
+            "--dt",
+            "10",
+            "--steps",
+            "100",
+            "--backend",
+            "cpu",
+            "--quiet",
+            "--out",
+        ])
+        .arg(&out)
+        .assert()
+        .success();
+    let stats = read(&out.join("stats.csv"));
+    let last = stats.lines().last().unwrap();
+    let cols: Vec<&str> = last.split(',').collect();
+    assert_eq!(cols[2], "3");
+    assert_eq!(
+        cols[3], "1",
+        "only the point at the origin stays finite: {last}"
+    );
+    assert_eq!(cols[4], "0.0", "statistics over the finite point only");
+    // Relative columns are empty when no finite point has |H0| large enough to divide by.
+    assert_eq!(cols[8], "");
+}
+
+#[test]
+fn npy_input_is_read() {
+    let tmp = TempDir::new().unwrap();
+    let input = tmp.path().join("init.npy");
+    std::fs::write(
+        &input,
+        phaseflow::output::npy::encode(3, 2, &[0.1f64, 0.0, 0.2, 0.1, -0.3, 0.2]),
+    )
+    .unwrap();
+    phaseflow()
+        .args([
+            "run",
+            "--system",
+            "pendulum",
+            "--method",
+            "rk4",
+            "--ensemble",
+            "file",
+            "--input",
+        ])
+        .arg(&input)
+        .args(["--dt", "0.1", "--steps", "10", "--quiet", "--out"])
+        .arg(tmp.path().join("a"))
+        .assert()
+        .success();
+    assert!(read(&tmp.path().join("a/stats.csv"))
+        .lines()
+        .nth(1)
+        .unwrap()
+        .starts_with("0,0.0,3,3,"));
+}
+
+#[test]
+fn validate_reports_deviations_and_passes() {
+    phaseflow()
+        .args([
+            "validate",
+            "--system",
+            "oscillator",
+            "--method",
+            "rk4",
+            "--ensemble",
+            "gaussian",
+            "--points",
+            "300",
+            "--dt",
+            "0.1",
+            "--steps",
+            "200",
+            "--quiet",
+        ])
+        .assert()
+        .success()
+        .stdout(predicate::str::is_match(r"max_abs_dev=\S+ max_rel_dev=\S+").unwrap())
+        .stdout(predicate::str::contains("PASS"));
+}
+
+#[test]
+fn bench_writes_the_table_and_csv() {
+    let tmp = TempDir::new().unwrap();
+    let csv = tmp.path().join("bench.csv");
+    phaseflow()
+        .args(["bench", "--points", "20000", "--steps", "20", "--csv"])
+        .arg(&csv)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("gpu f32 vs cpu f32: max_abs_dev="));
+    let text = read(&csv);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(
+        lines[0],
+        "backend,device,precision,points,steps,seconds,point_steps_per_s"
+    );
+    assert_eq!(lines.len(), 4, "cpu f64, cpu f32, gpu f32: {text}");
+    assert!(lines[1].starts_with("cpu,") && lines[1].contains(",f64,20000,20,"));
+    assert!(lines[3].starts_with("gpu,"));
+}
+
+#[test]
+fn list_and_devices() {
+    let out = phaseflow()
+        .arg("list")
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let text = String::from_utf8(out).unwrap();
+    for name in [
+        "oscillator",
+        "pendulum",
+        "--param l=1",
+        "euler",
+        "symplectic-euler-a",
+        "symplectic-euler-b",
+        "verlet",
+        "position-verlet",
+        "rk4",
+        "level",
+        "circle",
+        "rect",
+        "disk",
+        "grid",
+        "gaussian",
+        "file",
+    ] {
+        assert!(text.contains(name), "list misses {name}");
+    }
+    phaseflow()
+        .arg("devices")
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("backend="));
+}
+
+/// Bad input: exit code 2, a message naming the flag, and nothing created in --out.
+fn rejects(extra: &[&str], needle: &str) {
+    let tmp = TempDir::new().unwrap();
+    let out = tmp.path().join("out");
+    let mut args: Vec<String> = vec![
+        "run",
+        "--system",
+        "pendulum",
+        "--method",
+        "verlet",
+        "--ensemble",
+        "disk",
+        "--points",
+        "100",
+        "--dt",
+        "0.1",
+        "--steps",
+        "10",
+    ]
+    .into_iter()
+    .map(String::from)
+    .collect();
+    // later flags override earlier ones in clap only for single values: rebuild with overrides
+    for pair in extra.chunks(2) {
+        if let Some(pos) = args.iter().position(|a| a == pair[0]) {
+            if pair.len() == 2 {
+                args[pos + 1] = pair[1].to_string();
+                continue;
+            }
+        }
+        args.extend(pair.iter().map(|s| s.to_string()));
+    }
+    args.extend(["--out".to_string(), out.display().to_string()]);
+    phaseflow()
+        .current_dir(tmp.path())
+        .args(&args)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(needle))
+        .stderr(predicate::str::contains("panicked").not());
+    assert!(!out.exists(), "{extra:?}: --out must stay untouched");
+}
+
+#[test]
+fn bad_step_sizes() {
+    rejects(&["--dt", "nan"], "--dt must be a positive finite number");
+    rejects(&["--dt", "inf"], "--dt must be a positive finite number");
+    rejects(&["--dt", "-0.1"], "--dt must be a positive finite number");
+    rejects(&["--dt", "0"], "--dt must be a positive finite number");
+}
+
+#[test]
+fn bad_counts() {
+    rejects(&["--points", "0"], "--points must be at least 1");
+    rejects(&["--steps", "0"], "--steps must be at least 1");
+    rejects(
+        &["--snapshot-every", "0"],
+        "--snapshot-every must be at least 1",
+    );
+    rejects(&["--points", "1000000000000"], "use fewer --points");
+    rejects(
+        &["--ensemble", "grid", "--points", "1000"],
+        "perfect square",
+    );
+}
+
+#[test]
+fn unknown_names() {
+    rejects(
+        &["--system", "blackhole"],
+        "--system blackhole: unknown system",
+    );
+    rejects(
+        &["--method", "leapfrog9"],
+        "--method leapfrog9: unknown method",
+    );
+    rejects(
+        &["--ensemble", "blob"],
+        "--ensemble blob: unknown ensemble kind",
+    );
+    rejects(&["--param", "mass=2"], "has no parameter 'mass'");
+    rejects(&["--param", "m=-1"], "needs m > 0");
+    rejects(&["--param", "m"], "expected KEY=VALUE");
+    rejects(&["--backend", "tpu"], "--backend tpu");
+    rejects(&["--precision", "f16"], "--precision f16");
+    rejects(
+        &["--precision", "f64", "--backend", "gpu"],
+        "the GPU engine computes in f32",
+    );
+}
+
+#[test]
+fn bad_files_and_dimensions() {
+    rejects(
+        &["--center", "1,2,3"],
+        "--center: expected 2 comma-separated values",
+    );
+    rejects(&["--center", "1,x"], "is not a number");
+    rejects(&["--ensemble", "file"], "--input");
+    rejects(
+        &["--ensemble", "file", "--input", "missing.csv"],
+        "file not found",
+    );
+    rejects(&["--ensemble", "level"], "--energy");
+    rejects(
+        &["--ensemble", "level", "--energy", "5"],
+        "not a closed curve",
+    );
+    rejects(&["--config", "missing.toml"], "--config: cannot read");
+}
+
+#[test]
+fn malformed_inputs() {
+    let tmp = TempDir::new().unwrap();
+    let csv = tmp.path().join("bad.csv");
+    std::fs::write(&csv, "q,p\n0.1,0.2\n0.3,oops\n").unwrap();
+    rejects(
+        &["--ensemble", "file", "--input", csv.to_str().unwrap()],
+        "malformed CSV",
+    );
+    let ragged = tmp.path().join("ragged.csv");
+    std::fs::write(&ragged, "0.1,0.2\n0.3\n").unwrap();
+    rejects(
+        &["--ensemble", "file", "--input", ragged.to_str().unwrap()],
+        "malformed CSV",
+    );
+    let wide = tmp.path().join("wide.csv");
+    std::fs::write(&wide, "0.1,0.2,0.3\n").unwrap();
+    rejects(
+        &["--ensemble", "file", "--input", wide.to_str().unwrap()],
+        "expected 2 columns",
+    );
+    let npy = tmp.path().join("bad.npy");
+    let mut bytes = phaseflow::output::npy::encode(4, 2, &[0.0f64; 8]);
+    bytes.truncate(bytes.len() - 5);
+    std::fs::write(&npy, bytes).unwrap();
+    rejects(
+        &["--ensemble", "file", "--input", npy.to_str().unwrap()],
+        "truncated or malformed .npy",
+    );
+    let toml = tmp.path().join("bad.toml");
+    std::fs::write(&toml, "system = \"pendulum\"\ndt = [oops\n").unwrap();
+    rejects(&["--config", toml.to_str().unwrap()], "malformed TOML");
+    let unknown = tmp.path().join("unknown.toml");
+    std::fs::write(&unknown, "sytem = \"pendulum\"\n").unwrap();
+    rejects(&["--config", unknown.to_str().unwrap()], "unknown field");
+}
+
+#[test]
+fn bench_and_validate_reject_bad_input() {
+    phaseflow()
+        .args(["bench", "--points", "0"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--points"));
+    phaseflow()
+        .args(["bench", "--dt", "-1"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--dt"));
+    phaseflow()
+        .args(["bench", "--system", "nope"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--system nope"));
+    phaseflow()
+        .args([
+            "validate",
+            "--system",
+            "pendulum",
+            "--method",
+            "verlet",
+            "--ensemble",
+            "disk",
+            "--dt",
+            "0.1",
+            "--steps",
+            "5",
+        ])
+        .args(["--precision", "f64"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("validate compares at f32"));
+}

@@ -238,6 +238,12 @@ impl RunConfig {
                 "--snapshot-every must be at least 1 (a snapshot every K steps), got 0"
             ));
         }
+        if steps / snapshot_every > 1_000_000 {
+            return Err(input_err!(
+                "--snapshot-every {snapshot_every}: {} snapshots is too many (at most 1000000); take a larger --snapshot-every",
+                steps / snapshot_every
+            ));
+        }
         let backend = match f.backend.as_deref().unwrap_or("auto") {
             "auto" => Backend::Auto,
             "gpu" => Backend::Gpu,

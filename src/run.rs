@@ -232,6 +232,13 @@ pub struct Validation {
     pub gpu: String,
 }
 
+impl Validation {
+    /// Pass when the deviation is within `tolerance` and no point is finite on one engine only.
+    pub fn passes(&self, tolerance: f64) -> bool {
+        self.max_rel_dev.is_finite() && self.max_rel_dev <= tolerance && self.finite_mismatch == 0
+    }
+}
+
 /// Compare two f32 states component by component. Relative deviation: |g − c| divided by the
 /// RMS magnitude of the CPU state's finite components (so components near zero do not blow it up).
 pub fn compare_states(gpu: &State<f32>, cpu: &State<f32>) -> (f64, f64, usize, usize) {
@@ -403,4 +410,42 @@ pub fn bench(
         gpu_vs_cpu,
         gpu_error,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn validation_verdict() {
+        let v = |rel: f64, mismatch: usize| Validation {
+            max_abs_dev: rel,
+            max_rel_dev: rel,
+            finite_mismatch: mismatch,
+            both_nonfinite: 0,
+            gpu: String::new(),
+        };
+        assert!(v(1e-6, 0).passes(1e-3));
+        assert!(!v(1e-2, 0).passes(1e-3));
+        assert!(!v(1e-6, 1).passes(1e-3));
+        assert!(!v(f64::NAN, 0).passes(1e-3));
+    }
+
+    #[test]
+    fn compare_counts_finiteness_mismatches() {
+        let a = State {
+            n: 2,
+            d: 1,
+            q: vec![1.0f32, f32::NAN],
+            p: vec![0.0, 0.0],
+        };
+        let b = State {
+            n: 2,
+            d: 1,
+            q: vec![1.5f32, 2.0],
+            p: vec![0.0, 0.0],
+        };
+        let (abs, _, mismatch, both) = compare_states(&a, &b);
+        assert_eq!((abs, mismatch, both), (0.5, 1, 0));
+    }
 }

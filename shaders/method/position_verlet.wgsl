@@ -1,5 +1,5 @@
 // Störmer–Verlet B / position Verlet (drift–kick–drift). CPU mirror: src/method/position_verlet.rs.
-fn step(z: ptr<function, Phase>, h: f32) {
+fn position_verlet_step(z: ptr<function, Phase>, h: f32) {
     let half_h = 0.5 * h;
     var dp = grad_p((*z).q, (*z).p);
     for (var k = 0u; k < D; k++) {

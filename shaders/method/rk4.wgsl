@@ -23,7 +23,7 @@ fn stage(y0: Phase, c: f32, f: Phase) -> Phase {
     return y;
 }
 
-fn step(z: ptr<function, Phase>, h: f32) {
+fn rk4_step(z: ptr<function, Phase>, h: f32) {
     let half_h = 0.5 * h;
     let y0 = *z;
     // k1

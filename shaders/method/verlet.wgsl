@@ -1,5 +1,5 @@
 // Störmer–Verlet A / velocity Verlet (kick–drift–kick). CPU mirror: src/method/verlet.rs.
-fn step(z: ptr<function, Phase>, h: f32) {
+fn verlet_step(z: ptr<function, Phase>, h: f32) {
     let half_h = 0.5 * h;
     var dq = grad_q((*z).q, (*z).p);
     for (var k = 0u; k < D; k++) {

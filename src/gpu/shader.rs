@@ -36,16 +36,17 @@ pub fn compose(system: &System, method: Method) -> String {
     for (name, value) in system.wgsl_constants() {
         src.push_str(&format!("const {name}: f32 = {};\n", f32_literal(value)));
     }
-    for part in [
-        MATH,
-        STATE,
-        system.wgsl_source(),
-        method.wgsl_source(),
-        DRIVER,
-    ] {
+    for part in [MATH, STATE, system.wgsl_source()]
+        .into_iter()
+        .chain(method.wgsl_sources())
+    {
         src.push('\n');
         src.push_str(part);
     }
+    src.push('\n');
+    src.push_str(&method.wgsl_step());
+    src.push('\n');
+    src.push_str(DRIVER);
     src
 }
 

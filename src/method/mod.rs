@@ -3,9 +3,12 @@
 //! variable names, so the two can be read side by side. Every kernel here assumes a separable H
 //! (all systems so far are); `Method::check_system` refuses combinations a kernel cannot serve.
 
+pub mod composition;
 pub mod euler;
 pub mod position_verlet;
+pub mod rk3;
 pub mod rk4;
+pub mod splitting;
 pub mod symplectic_euler_a;
 pub mod symplectic_euler_b;
 pub mod verlet;
@@ -31,7 +34,12 @@ pub enum Method {
     SymplecticEulerB,
     Verlet,
     PositionVerlet,
+    Rk3,
     Rk4,
+    Yoshida4,
+    Suzuki4,
+    Yoshida6,
+    BlanesMoan4,
 }
 
 pub const ALL: &[Method] = &[
@@ -40,8 +48,22 @@ pub const ALL: &[Method] = &[
     Method::SymplecticEulerB,
     Method::Verlet,
     Method::PositionVerlet,
+    Method::Rk3,
     Method::Rk4,
+    Method::Yoshida4,
+    Method::Suzuki4,
+    Method::Yoshida6,
+    Method::BlanesMoan4,
 ];
+
+const fn composed(name: &'static str, order: u32, summary: &'static str) -> MethodInfo {
+    MethodInfo {
+        name,
+        order,
+        symplectic: true,
+        summary,
+    }
+}
 
 /// Per-block working storage: the state and the scratch arrays the kernels need, all
 /// component-major with `n` points (`q[k*n + i]`).
@@ -96,7 +118,28 @@ impl Method {
             Method::SymplecticEulerB => symplectic_euler_b::INFO,
             Method::Verlet => verlet::INFO,
             Method::PositionVerlet => position_verlet::INFO,
+            Method::Rk3 => rk3::INFO,
             Method::Rk4 => rk4::INFO,
+            Method::Yoshida4 => composed(
+                "yoshida4",
+                4,
+                "Yoshida/Forest-Ruth triple jump of velocity Verlet",
+            ),
+            Method::Suzuki4 => composed(
+                "suzuki4",
+                4,
+                "Suzuki's 5-stage composition of velocity Verlet",
+            ),
+            Method::Yoshida6 => composed(
+                "yoshida6",
+                6,
+                "Yoshida's 7-stage composition (solution A) of velocity Verlet",
+            ),
+            Method::BlanesMoan4 => composed(
+                "blanes-moan4",
+                4,
+                "Blanes-Moan 2002 SRKN6b kick-drift splitting (separable H)",
+            ),
         }
     }
 
@@ -138,23 +181,55 @@ impl Method {
             Method::SymplecticEulerB => symplectic_euler_b::step(system, b, h),
             Method::Verlet => verlet::step(system, b, h),
             Method::PositionVerlet => position_verlet::step(system, b, h),
+            Method::Rk3 => rk3::step(system, b, h),
             Method::Rk4 => rk4::step(system, b, h),
+            Method::Yoshida4 => composition::step(system, b, h, composition::YOSHIDA4),
+            Method::Suzuki4 => composition::step(system, b, h, composition::SUZUKI4),
+            Method::Yoshida6 => composition::step(system, b, h, composition::YOSHIDA6),
+            Method::BlanesMoan4 => splitting::step(system, b, h, splitting::BLANES_MOAN4),
         }
     }
 
-    /// The WGSL file defining `fn step(z: ptr<function, Phase>, h: f32)`.
-    pub fn wgsl_source(self) -> &'static str {
+    /// The WGSL files this method's kernel needs (each defines `<name>_step` or helpers).
+    pub fn wgsl_sources(self) -> Vec<&'static str> {
+        const EULER: &str = include_str!("../../shaders/method/euler.wgsl");
+        const SE_A: &str = include_str!("../../shaders/method/symplectic_euler_a.wgsl");
+        const SE_B: &str = include_str!("../../shaders/method/symplectic_euler_b.wgsl");
+        const VERLET: &str = include_str!("../../shaders/method/verlet.wgsl");
+        const POSITION_VERLET: &str = include_str!("../../shaders/method/position_verlet.wgsl");
+        const RK4: &str = include_str!("../../shaders/method/rk4.wgsl");
+        const RK3: &str = include_str!("../../shaders/method/rk3.wgsl");
+        const SPLITTING: &str = include_str!("../../shaders/method/splitting.wgsl");
         match self {
-            Method::Euler => include_str!("../../shaders/method/euler.wgsl"),
-            Method::SymplecticEulerA => {
-                include_str!("../../shaders/method/symplectic_euler_a.wgsl")
-            }
-            Method::SymplecticEulerB => {
-                include_str!("../../shaders/method/symplectic_euler_b.wgsl")
-            }
-            Method::Verlet => include_str!("../../shaders/method/verlet.wgsl"),
-            Method::PositionVerlet => include_str!("../../shaders/method/position_verlet.wgsl"),
-            Method::Rk4 => include_str!("../../shaders/method/rk4.wgsl"),
+            Method::Euler => vec![EULER],
+            Method::SymplecticEulerA => vec![SE_A],
+            Method::SymplecticEulerB => vec![SE_B],
+            Method::Verlet | Method::Yoshida4 | Method::Suzuki4 | Method::Yoshida6 => vec![VERLET],
+            Method::PositionVerlet => vec![POSITION_VERLET],
+            Method::Rk4 => vec![RK4],
+            Method::Rk3 => vec![RK4, RK3],
+            Method::BlanesMoan4 => vec![SPLITTING],
+        }
+    }
+
+    /// The WGSL `fn step(z, h)` the driver calls: a call of the method's kernel, or for
+    /// composition and splitting methods the sequence generated from their coefficients.
+    pub fn wgsl_step(self) -> String {
+        let call = |entry: &str| {
+            format!("fn step(z: ptr<function, Phase>, h: f32) {{\n    {entry}(z, h);\n}}\n")
+        };
+        match self {
+            Method::Euler => call("euler_step"),
+            Method::SymplecticEulerA => call("symplectic_euler_a_step"),
+            Method::SymplecticEulerB => call("symplectic_euler_b_step"),
+            Method::Verlet => call("verlet_step"),
+            Method::PositionVerlet => call("position_verlet_step"),
+            Method::Rk3 => call("rk3_step"),
+            Method::Rk4 => call("rk4_step"),
+            Method::Yoshida4 => composition::wgsl_step(composition::YOSHIDA4),
+            Method::Suzuki4 => composition::wgsl_step(composition::SUZUKI4),
+            Method::Yoshida6 => composition::wgsl_step(composition::YOSHIDA6),
+            Method::BlanesMoan4 => splitting::wgsl_step(splitting::BLANES_MOAN4),
         }
     }
 }

@@ -14,7 +14,7 @@ pub const INFO: MethodInfo = MethodInfo {
 
 /// f(y) into (b.dq, b.dp): q' = ∂H/∂p, p' = −∂H/∂q.
 #[inline]
-fn vector_field<T: Real>(system: &System, b: &mut Block<T>) {
+pub(crate) fn vector_field<T: Real>(system: &System, b: &mut Block<T>) {
     system.grad_p(&b.q, &b.p, &mut b.dq);
     system.grad_q(&b.q, &b.p, &mut b.dp);
     for x in b.dp.iter_mut() {

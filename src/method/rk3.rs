@@ -1,0 +1,60 @@
+//! Kutta's third-order method: k1 = f(y), k2 = f(y + h k1/2), k3 = f(y − h k1 + 2h k2),
+//! y+ = y + h (k1 + 4 k2 + k3)/6. Not symplectic. Mirror: shaders/method/rk3.wgsl.
+
+use super::rk4::vector_field;
+use super::{axpy, Block, MethodInfo};
+use crate::float::Real;
+use crate::system::System;
+
+pub const INFO: MethodInfo = MethodInfo {
+    name: "rk3",
+    order: 3,
+    symplectic: false,
+    summary: "Kutta's 3-stage Runge-Kutta",
+};
+
+#[inline]
+pub fn step<T: Real>(system: &System, b: &mut Block<T>, h: T) {
+    let half_h = T::HALF * h;
+    let two = T::ONE + T::ONE;
+    let four = two + two;
+    b.q0.copy_from_slice(&b.q);
+    b.p0.copy_from_slice(&b.p);
+    // k1
+    vector_field(system, b);
+    b.acc_q.copy_from_slice(&b.dq);
+    b.acc_p.copy_from_slice(&b.dp);
+    for (y, (&y0, &k1)) in b.q.iter_mut().zip(b.q0.iter().zip(&b.dq)) {
+        *y = y0 + half_h * k1;
+    }
+    for (y, (&y0, &k1)) in b.p.iter_mut().zip(b.p0.iter().zip(&b.dp)) {
+        *y = y0 + half_h * k1;
+    }
+    // k2; stage 3 at y0 + h (2 k2 − k1)
+    vector_field(system, b);
+    for (y, (&y0, (&k2, &acc))) in
+        b.q.iter_mut()
+            .zip(b.q0.iter().zip(b.dq.iter().zip(&b.acc_q)))
+    {
+        *y = y0 + h * (two * k2 - acc);
+    }
+    for (y, (&y0, (&k2, &acc))) in
+        b.p.iter_mut()
+            .zip(b.p0.iter().zip(b.dp.iter().zip(&b.acc_p)))
+    {
+        *y = y0 + h * (two * k2 - acc);
+    }
+    axpy(&mut b.acc_q, four, &b.dq);
+    axpy(&mut b.acc_p, four, &b.dp);
+    // k3
+    vector_field(system, b);
+    axpy(&mut b.acc_q, T::ONE, &b.dq);
+    axpy(&mut b.acc_p, T::ONE, &b.dp);
+    let h_sixth = h / (two + four);
+    for (y, (&y0, &acc)) in b.q.iter_mut().zip(b.q0.iter().zip(&b.acc_q)) {
+        *y = y0 + h_sixth * acc;
+    }
+    for (y, (&y0, &acc)) in b.p.iter_mut().zip(b.p0.iter().zip(&b.acc_p)) {
+        *y = y0 + h_sixth * acc;
+    }
+}

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use phaseflow::engine::{CpuEngine, Engine};
-use phaseflow::ensemble::{EnsembleKind, EnsembleSpec};
+use phaseflow::ensemble::EnsembleSpec;
 use phaseflow::method::ALL;
 use phaseflow::system::System;
 
@@ -17,20 +17,7 @@ fn kernels(c: &mut Criterion) {
         let mut group = c.benchmark_group(method.name());
         group.sample_size(10);
         for points in [10_000usize, 100_000, 1_000_000] {
-            let spec = EnsembleSpec {
-                kind: EnsembleKind::Disk,
-                points,
-                center: None,
-                radius: Some(0.3),
-                lo: None,
-                hi: None,
-                energy: None,
-                sigma: None,
-                seed: 0,
-                input: None,
-            }
-            .resolve(&system)
-            .unwrap();
+            let spec = EnsembleSpec::disk(points, 0.3, 0).resolve(&system).unwrap();
             let init = spec.generate(&system).unwrap();
             group.throughput(Throughput::Elements(points as u64 * STEPS));
             let mut e32 = CpuEngine::<f32>::new(system.clone(), method, 0.01, init.convert());

@@ -9,7 +9,7 @@ use serde::Serialize;
 
 use crate::config::{Backend, Precision, RunConfig};
 use crate::engine::{CpuEngine, Engine, GpuEngine};
-use crate::ensemble::{EnsembleKind, EnsembleSpec, State};
+use crate::ensemble::{EnsembleSpec, State};
 use crate::error::{Error, Result};
 use crate::float::Real;
 use crate::gpu;
@@ -362,19 +362,7 @@ pub fn bench(
     }
     method.check_system(system)?;
     check_memory(points, system.dof(), 8)?;
-    let spec = EnsembleSpec {
-        kind: EnsembleKind::Disk,
-        points,
-        center: None,
-        radius: Some(0.3),
-        lo: None,
-        hi: None,
-        energy: None,
-        sigma: None,
-        seed,
-        input: None,
-    }
-    .resolve(system)?;
+    let spec = EnsembleSpec::disk(points, 0.3, seed).resolve(system)?;
     let init = spec.generate(system)?;
     let mut rows = Vec::new();
     let row = |backend: &str, device: String, precision: &str, secs: f64| BenchRow {

@@ -135,6 +135,24 @@ pub struct EnsembleSpec {
     pub input: Option<std::path::PathBuf>,
 }
 
+impl EnsembleSpec {
+    /// A seeded uniform disk of `radius` around the system's default centre (unresolved).
+    pub fn disk(points: usize, radius: f64, seed: u64) -> Self {
+        EnsembleSpec {
+            kind: EnsembleKind::Disk,
+            points,
+            center: None,
+            radius: Some(radius),
+            lo: None,
+            hi: None,
+            energy: None,
+            sigma: None,
+            seed,
+            input: None,
+        }
+    }
+}
+
 fn need<T: Clone>(v: &Option<T>, flag: &str, kind: &str) -> Result<T> {
     v.clone()
         .ok_or_else(|| input_err!("--ensemble {kind} needs {flag}"))

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use phaseflow::engine::{CpuEngine, Engine};
-use phaseflow::ensemble::{EnsembleKind, EnsembleSpec, State};
+use phaseflow::ensemble::{EnsembleSpec, State};
 use phaseflow::method::Method;
 use phaseflow::system::System;
 
@@ -33,20 +33,9 @@ pub fn advance_f64(
 
 /// A seeded disk of points around the system's default centre.
 pub fn disk(sys: &System, points: usize, radius: f64) -> State<f64> {
-    EnsembleSpec {
-        kind: EnsembleKind::Disk,
-        points,
-        center: None,
-        radius: Some(radius),
-        lo: None,
-        hi: None,
-        energy: None,
-        sigma: None,
-        seed: 7,
-        input: None,
-    }
-    .resolve(sys)
-    .unwrap()
-    .generate(sys)
-    .unwrap()
+    EnsembleSpec::disk(points, radius, 7)
+        .resolve(sys)
+        .unwrap()
+        .generate(sys)
+        .unwrap()
 }

@@ -9,11 +9,12 @@ use serde::Serialize;
 
 use crate::config::{Backend, Precision, RunConfig};
 use crate::engine::{CpuEngine, Engine, GpuEngine};
-use crate::ensemble::{EnsembleSpec, State};
+use crate::ensemble::{EnsembleKind, EnsembleSpec, State};
 use crate::error::{Error, Result};
 use crate::float::Real;
 use crate::gpu;
 use crate::input_err;
+use crate::measure::area::loop_area;
 use crate::measure::energy::{energies, snapshot_stats, EnergyRow};
 use crate::method::Method;
 use crate::output::{npy, write_atomic, write_csv};
@@ -201,6 +202,15 @@ fn snapshots<T: Real>(
 ) -> Result<Vec<EnergyRow>> {
     let n = cfg.ensemble.points.max(1);
     let h0 = energies(&cfg.system, engine.state()?);
+    let is_loop = matches!(
+        cfg.ensemble.kind,
+        EnsembleKind::Level | EnsembleKind::Circle | EnsembleKind::Rect
+    );
+    let area0 = if is_loop {
+        loop_area(engine.state()?)
+    } else {
+        None
+    };
     let pb = progress_bar(cfg.steps, cfg.quiet);
     let mut rows = Vec::new();
     let mut done = 0;
@@ -208,7 +218,12 @@ fn snapshots<T: Real>(
         advance_with_progress(engine, step - done, n, &pb)?;
         done = step;
         let state = engine.state()?;
-        rows.push(snapshot_stats(&cfg.system, state, &h0, step, cfg.dt));
+        let mut row = snapshot_stats(&cfg.system, state, &h0, step, cfg.dt);
+        if is_loop {
+            row.area = loop_area(state);
+            row.area_ratio = row.area.zip(area0).map(|(a, a0)| a / a0);
+        }
+        rows.push(row);
         if cfg.save_states {
             write_atomic(
                 &out.join("states").join(format!("step_{step}.npy")),

@@ -11,7 +11,7 @@ fn phaseflow() -> Command {
     Command::cargo_bin("phaseflow").unwrap()
 }
 
-const STATS_HEADER: &str = "step,t,points,finite,energy_mean,energy_std,abs_energy_err_mean,abs_energy_err_max,rel_energy_err_mean,rel_energy_err_max";
+const STATS_HEADER: &str = "step,t,points,finite,energy_mean,energy_std,abs_energy_err_mean,abs_energy_err_max,rel_energy_err_mean,rel_energy_err_max,area,area_ratio";
 
 fn read(p: &Path) -> String {
     std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
@@ -544,4 +544,81 @@ fn bench_and_validate_reject_bad_input() {
         .assert()
         .code(2)
         .stderr(predicate::str::contains("validate compares at f32"));
+}
+
+/// Final area_ratio of a loop run on the oscillator (f64, CPU).
+fn final_area_ratio(method: &str, dt: &str, steps: &str, backend: &str, precision: &str) -> f64 {
+    let tmp = TempDir::new().unwrap();
+    let out = tmp.path().join("a");
+    phaseflow()
+        .args([
+            "run",
+            "--system",
+            "oscillator",
+            "--method",
+            method,
+            "--ensemble",
+            "rect",
+            "--lo=-0.1,0.9",
+            "--hi=0.1,1.1",
+        ])
+        .args([
+            "--points",
+            "400",
+            "--dt",
+            dt,
+            "--steps",
+            steps,
+            "--backend",
+            backend,
+            "--precision",
+            precision,
+            "--quiet",
+            "--out",
+        ])
+        .arg(&out)
+        .assert()
+        .success();
+    let stats = read(&out.join("stats.csv"));
+    let first: Vec<&str> = stats.lines().nth(1).unwrap().split(',').collect();
+    let area0: f64 = first[10].parse().unwrap();
+    let tol = if precision == "f64" { 1e-12 } else { 1e-6 };
+    assert!((area0 - 0.04).abs() < tol, "a 0.2 × 0.2 rectangle: {area0}");
+    stats
+        .lines()
+        .last()
+        .unwrap()
+        .split(',')
+        .nth(11)
+        .unwrap()
+        .parse()
+        .unwrap()
+}
+
+#[test]
+fn loop_area_follows_the_exact_oscillator_factors() {
+    let h: f64 = 0.01;
+    let euler = final_area_ratio("euler", "0.01", "1000", "cpu", "f64");
+    assert!(
+        (euler / (1.0 + h * h).powi(1000) - 1.0).abs() < 1e-12,
+        "explicit Euler: {euler}"
+    );
+    let h: f64 = 0.5;
+    let rk4 = final_area_ratio("rk4", "0.5", "2000", "cpu", "f64");
+    let factor = (1.0 - h.powi(6) / 72.0 + h.powi(8) / 576.0).powi(2000);
+    assert!((rk4 / factor - 1.0).abs() < 1e-12, "rk4: {rk4} vs {factor}");
+    for method in [
+        "symplectic-euler-a",
+        "symplectic-euler-b",
+        "verlet",
+        "position-verlet",
+        "yoshida4",
+        "blanes-moan4",
+    ] {
+        let r = final_area_ratio(method, "0.1", "1000", "cpu", "f64");
+        assert!((r - 1.0).abs() < 1e-12, "{method}: area ratio {r}");
+    }
+    // The GPU (f32) keeps it too, to f32 roundoff.
+    let r = final_area_ratio("verlet", "0.1", "1000", "gpu", "f32");
+    assert!((r - 1.0).abs() < 1e-4, "gpu verlet: area ratio {r}");
 }

@@ -77,6 +77,10 @@ pub struct EnergyRow {
     pub abs_energy_err_max: Option<f64>,
     pub rel_energy_err_mean: Option<f64>,
     pub rel_energy_err_max: Option<f64>,
+    /// Loop ensembles only (level, circle, rect): polygon area ∮ p·dq of the nodes, and its ratio
+    /// to the initial area. Empty for filled ensembles and when a node is non-finite.
+    pub area: Option<f64>,
+    pub area_ratio: Option<f64>,
 }
 
 /// H of every point of the state (f64; NaN stays NaN).
@@ -139,6 +143,8 @@ pub fn row_from(acc: &EnergyAccumulator, points: u64, step: u64, t: f64) -> Ener
         abs_energy_err_max: some(acc.abs_err_max),
         rel_energy_err_mean: rel(acc.rel_err_sum / acc.rel_count.max(1) as f64),
         rel_energy_err_max: rel(acc.rel_err_max),
+        area: None,
+        area_ratio: None,
     }
 }
 

@@ -233,6 +233,10 @@ fn file_ensemble_counts_points_that_blow_up() {
         .arg(&out)
         .assert()
         .success();
+    assert!(
+        read(&out.join("config.toml")).contains("points = 3"),
+        "the file decides the point count"
+    );
     let stats = read(&out.join("stats.csv"));
     let last = stats.lines().last().unwrap();
     let cols: Vec<&str> = last.split(',').collect();
@@ -444,6 +448,7 @@ fn unknown_names() {
     rejects(&["--param", "mass=2"], "has no parameter 'mass'");
     rejects(&["--param", "m=-1"], "needs m > 0");
     rejects(&["--param", "m"], "expected KEY=VALUE");
+    rejects(&["--param", "m=1e-39"], "overflow f32");
     rejects(&["--backend", "tpu"], "--backend tpu");
     rejects(&["--precision", "f16"], "--precision f16");
     rejects(

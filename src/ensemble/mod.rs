@@ -257,7 +257,9 @@ impl EnsembleSpec {
                 self.hi = Some(hi);
             }
             EnsembleKind::File => {
-                need(&self.input, "--input FILE (CSV or .npy)", kind)?;
+                let path = need(&self.input, "--input FILE (CSV or .npy)", kind)?;
+                // The file decides the point count; reading it here also reports a bad file early.
+                self.points = read_states(&path, d)?.n;
             }
         }
         Ok(self)

@@ -111,16 +111,23 @@ pub fn snapshot_stats<T: Real>(
     dt: f64,
 ) -> EnergyRow {
     let h = energies(system, s);
+    // Fixed chunks merged in order: the statistics are bit-reproducible whatever the thread count.
+    const CHUNK: usize = 4096;
     let acc = h
-        .par_iter()
-        .zip(h0.par_iter())
-        .fold(EnergyAccumulator::default, |mut a, (&hi, &h0i)| {
-            if hi.is_finite() {
-                a.push(hi, h0i);
+        .par_chunks(CHUNK)
+        .zip(h0.par_chunks(CHUNK))
+        .map(|(hs, h0s)| {
+            let mut a = EnergyAccumulator::default();
+            for (&hi, &h0i) in hs.iter().zip(h0s) {
+                if hi.is_finite() {
+                    a.push(hi, h0i);
+                }
             }
             a
         })
-        .reduce(EnergyAccumulator::default, EnergyAccumulator::merge);
+        .collect::<Vec<_>>()
+        .into_iter()
+        .fold(EnergyAccumulator::default(), EnergyAccumulator::merge);
     row_from(&acc, s.n as u64, step, step as f64 * dt)
 }
 

@@ -105,11 +105,20 @@ impl System {
     pub fn new(name: &str, given: &BTreeMap<String, f64>) -> Result<System> {
         let info = Self::info_by_name(name)?;
         let params = resolve_params(info, given)?;
-        Ok(match info.name {
+        let system = match info.name {
             oscillator::NAME => System::Oscillator(Oscillator::new(&params)?),
             pendulum::NAME => System::Pendulum(Pendulum::new(&params)?),
             _ => unreachable!("catalogue and constructors out of sync"),
-        })
+        };
+        // The kernels use derived constants in f32: they must be finite there too.
+        for (constant, value) in system.wgsl_constants() {
+            if !(value as f32).is_finite() {
+                return Err(input_err!(
+                    "--param: these parameters make the derived constant {constant} = {value:e} overflow f32; rescale the parameters"
+                ));
+            }
+        }
+        Ok(system)
     }
 
     pub fn info(&self) -> &'static SystemInfo {

@@ -36,15 +36,12 @@ pub fn step<T: Real>(system: &System, b: &mut Block<T>, h: T, weights: &[f64]) {
 
 /// The WGSL `step` for a composition: the same weights, as f32 literals, over `verlet_step`.
 pub fn wgsl_step(weights: &[f64]) -> String {
-    let mut s = String::from("fn step(z: ptr<function, Phase>, h: f32) {\n");
-    for &w in weights {
-        s.push_str(&format!(
-            "    verlet_step(z, {} * h);\n",
+    super::wgsl_step_fn(weights.iter().map(|&w| {
+        format!(
+            "verlet_step(z, {} * h);",
             crate::gpu::shader::f32_literal(w)
-        ));
-    }
-    s.push_str("}\n");
-    s
+        )
+    }))
 }
 
 #[cfg(test)]

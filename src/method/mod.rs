@@ -102,6 +102,18 @@ impl<T: Real> Block<T> {
     }
 }
 
+/// A WGSL `fn step(z, h)` whose body is the given statements, one per line.
+pub(crate) fn wgsl_step_fn(statements: impl Iterator<Item = String>) -> String {
+    let mut s = String::from("fn step(z: ptr<function, Phase>, h: f32) {\n");
+    for st in statements {
+        s.push_str("    ");
+        s.push_str(&st);
+        s.push('\n');
+    }
+    s.push_str("}\n");
+    s
+}
+
 /// y += a·x, elementwise (the WGSL kernels write the same loop inline).
 #[inline(always)]
 pub(crate) fn axpy<T: Real>(y: &mut [T], a: T, x: &[T]) {

@@ -60,19 +60,13 @@ pub fn step<T: Real>(system: &System, b: &mut Block<T>, h: T, substeps: &[Subste
 
 /// The WGSL `step`: the same kicks and drifts, coefficients as f32 literals.
 pub fn wgsl_step(substeps: &[Substep]) -> String {
-    let mut s = String::from("fn step(z: ptr<function, Phase>, h: f32) {\n");
-    for sub in substeps {
+    super::wgsl_step_fn(substeps.iter().map(|sub| {
         let (f, c) = match *sub {
             Kick(c) => ("kick", c),
             Drift(c) => ("drift", c),
         };
-        s.push_str(&format!(
-            "    {f}(z, {} * h);\n",
-            crate::gpu::shader::f32_literal(c)
-        ));
-    }
-    s.push_str("}\n");
-    s
+        format!("{f}(z, {} * h);", crate::gpu::shader::f32_literal(c))
+    }))
 }
 
 #[cfg(test)]

@@ -227,9 +227,7 @@ impl Method {
     /// The WGSL `fn step(z, h)` the driver calls: a call of the method's kernel, or for
     /// composition and splitting methods the sequence generated from their coefficients.
     pub fn wgsl_step(self) -> String {
-        let call = |entry: &str| {
-            format!("fn step(z: ptr<function, Phase>, h: f32) {{\n    {entry}(z, h);\n}}\n")
-        };
+        let call = |entry: &str| wgsl_step_fn(std::iter::once(format!("{entry}(z, h);")));
         match self {
             Method::Euler => call("euler_step"),
             Method::SymplecticEulerA => call("symplectic_euler_a_step"),

@@ -74,6 +74,9 @@ pub struct RunArgs {
     /// Initial states for the file ensemble: CSV or .npy, N rows × 2d columns q1..qd p1..pd.
     #[arg(long, value_name = "FILE")]
     pub input: Option<PathBuf>,
+    /// The --input rows are the nodes of an ordered closed loop (loop area and refinement apply).
+    #[arg(long = "loop")]
+    pub closed_loop: bool,
     /// Step size h.
     #[arg(long, allow_negative_numbers = true)]
     pub dt: Option<f64>,
@@ -89,6 +92,19 @@ pub struct RunArgs {
     /// f32 or f64 (f64 needs the CPU engine) [default: f32].
     #[arg(long)]
     pub precision: Option<String>,
+    /// Propagate the tangent map DΦⁿ per point and report det and symplecticity defect per snapshot.
+    #[arg(long)]
+    pub tangent: bool,
+    /// Loop ensembles: do not insert nodes where the loop stretches (refinement is on by default).
+    #[arg(long)]
+    pub no_refine: bool,
+    /// Loop refinement: insert a node between neighbours farther apart than this fraction of the
+    /// initial loop's size (its bounding-box diagonal) [default: 5e-4].
+    #[arg(long, value_name = "FRACTION")]
+    pub refine_tol: Option<f64>,
+    /// Loop refinement: never grow the loop beyond this many nodes (reported when hit) [default: 1000000].
+    #[arg(long, value_name = "N")]
+    pub max_nodes: Option<usize>,
     /// Also write DIR/states/step_<k>.npy at every snapshot.
     #[arg(long)]
     pub save_states: bool,

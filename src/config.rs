@@ -52,6 +52,8 @@ pub struct EnsembleFile {
     pub sigma: Option<f64>,
     pub seed: Option<u64>,
     pub input: Option<PathBuf>,
+    #[serde(rename = "loop")]
+    pub closed_loop: Option<bool>,
 }
 
 /// Everything a run can be told, each optional (a TOML file, flags, or both merged).
@@ -66,6 +68,10 @@ pub struct RunFile {
     pub backend: Option<String>,
     pub precision: Option<String>,
     pub save_states: Option<bool>,
+    pub tangent: Option<bool>,
+    pub refine: Option<bool>,
+    pub refine_tol: Option<f64>,
+    pub max_nodes: Option<usize>,
     pub out: Option<PathBuf>,
     pub params: Option<BTreeMap<String, f64>>,
     pub ensemble: Option<EnsembleFile>,
@@ -83,8 +89,59 @@ pub struct RunConfig {
     pub backend: Backend,
     pub precision: Precision,
     pub save_states: bool,
+    pub tangent: bool,
+    /// Loop refinement (loop ensembles unless turned off).
+    pub refine: Option<Refine>,
     pub out: Option<PathBuf>,
     pub quiet: bool,
+}
+
+/// Adaptive loop refinement settings.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Refine {
+    /// Largest allowed distance between neighbouring nodes, relative to the initial loop's size.
+    pub tol: f64,
+    pub max_nodes: usize,
+}
+
+/// Default `--refine-tol`: resolves a circle's area to ~3e-7 relative (an inscribed polygon with
+/// chord c on radius r misses c²/(12 r²) of it), so ratios of refined areas meet 1e-6.
+pub const DEFAULT_REFINE_TOL: f64 = 5e-4;
+pub const DEFAULT_MAX_NODES: usize = 1_000_000;
+
+/// Refinement is on by default for loop ensembles; asking for it on a filled set is an error.
+fn resolve_refine(
+    ensemble: &EnsembleSpec,
+    refine: Option<bool>,
+    tol: Option<f64>,
+    max_nodes: Option<usize>,
+) -> Result<Option<Refine>> {
+    if !ensemble.is_loop() {
+        if refine == Some(true) || tol.is_some() || max_nodes.is_some() {
+            return Err(input_err!(
+                "--refine-tol/--max-nodes: loop refinement applies to ordered closed loops (level, circle, rect, or file with --loop); --ensemble {} is a filled set, so drop these flags",
+                ensemble.kind.name()
+            ));
+        }
+        return Ok(None);
+    }
+    if refine == Some(false) {
+        return Ok(None);
+    }
+    let tol = tol.unwrap_or(DEFAULT_REFINE_TOL);
+    if !(tol.is_finite() && tol > 0.0 && tol < 1.0) {
+        return Err(input_err!(
+            "--refine-tol {tol}: expected a fraction of the loop's size between 0 and 1, e.g. 5e-4"
+        ));
+    }
+    let max_nodes = max_nodes.unwrap_or(DEFAULT_MAX_NODES.max(ensemble.points));
+    if max_nodes < ensemble.points {
+        return Err(input_err!(
+            "--max-nodes {max_nodes} is below the loop's {} initial nodes; raise it or use --no-refine",
+            ensemble.points
+        ));
+    }
+    Ok(Some(Refine { tol, max_nodes }))
 }
 
 /// Parse "1.5,-2" into numbers, naming the flag on error.
@@ -148,6 +205,14 @@ impl RunFile {
         if a.save_states {
             self.save_states = Some(true);
         }
+        if a.tangent {
+            self.tangent = Some(true);
+        }
+        if a.no_refine {
+            self.refine = Some(false);
+        }
+        over!(refine_tol);
+        over!(max_nodes);
         if !a.params.is_empty() {
             let mut p = self.params.take().unwrap_or_default();
             p.extend(parse_params(&a.params)?);
@@ -183,6 +248,9 @@ impl RunFile {
         }
         if a.input.is_some() {
             e.input = a.input.clone();
+        }
+        if a.closed_loop {
+            e.closed_loop = Some(true);
         }
         self.ensemble = Some(e);
         Ok(self)
@@ -287,8 +355,10 @@ impl RunConfig {
             sigma: e.sigma,
             seed: e.seed.unwrap_or(0),
             input,
+            closed_loop: e.closed_loop.unwrap_or(false),
         }
         .resolve(&system)?;
+        let refine = resolve_refine(&ensemble, f.refine, f.refine_tol, f.max_nodes)?;
         Ok(RunConfig {
             system,
             method,
@@ -299,6 +369,8 @@ impl RunConfig {
             backend,
             precision,
             save_states: f.save_states.unwrap_or(false),
+            tangent: f.tangent.unwrap_or(false),
+            refine,
             out: f.out,
             quiet: false,
         })
@@ -323,6 +395,10 @@ impl RunConfig {
             ),
             precision: Some(self.precision.name().into()),
             save_states: Some(self.save_states),
+            tangent: Some(self.tangent),
+            refine: e.is_loop().then_some(self.refine.is_some()),
+            refine_tol: self.refine.map(|r| r.tol),
+            max_nodes: self.refine.map(|r| r.max_nodes),
             out: self.out.clone(),
             params: Some(self.system.params()),
             ensemble: Some(EnsembleFile {
@@ -336,6 +412,7 @@ impl RunConfig {
                 sigma: e.sigma,
                 seed: Some(e.seed),
                 input: e.input.clone(),
+                closed_loop: e.closed_loop.then_some(true),
             }),
         };
         let body = toml::to_string(&file).unwrap_or_default();

@@ -9,13 +9,14 @@ use serde::Serialize;
 
 use crate::config::{Backend, Precision, RunConfig};
 use crate::engine::{CpuEngine, Engine, GpuEngine};
-use crate::ensemble::{EnsembleKind, EnsembleSpec, State};
+use crate::ensemble::{EnsembleSpec, State};
 use crate::error::{Error, Result};
 use crate::float::Real;
 use crate::gpu;
 use crate::input_err;
 use crate::measure::area::loop_area;
 use crate::measure::energy::{energies, snapshot_stats, EnergyRow};
+use crate::measure::tangent::{renormalise, tangent_stats};
 use crate::method::Method;
 use crate::output::{npy, write_atomic, write_csv};
 use crate::system::System;
@@ -119,7 +120,13 @@ pub struct RunSummary {
     pub engine: String,
     pub rows: Vec<EnergyRow>,
     pub out: PathBuf,
+    /// Loop refinement stopped at --max-nodes at this step (the area is then under-resolved).
+    pub refine_capped_at: Option<u64>,
 }
+
+/// Builds engines of the run's backend and precision (the main one, and the one refinement
+/// uses to integrate inserted nodes from t = 0).
+type EngineFactory<'a, T> = dyn Fn(State<T>) -> Result<Box<dyn Engine<T>>> + 'a;
 
 /// `phaseflow run`.
 pub fn run(cfg: &RunConfig) -> Result<RunSummary> {
@@ -132,7 +139,8 @@ pub fn run(cfg: &RunConfig) -> Result<RunSummary> {
     } else {
         4
     };
-    check_memory(cfg.ensemble.points, d, bytes)?;
+    let comps = if cfg.tangent { d * (1 + 2 * d) } else { d };
+    check_memory(cfg.ensemble.points, comps, bytes)?;
     let init = cfg.ensemble.generate(&cfg.system)?;
     let (choice, note) = choose_engine(cfg);
     // Everything that can fail on user input has been checked: only now touch --out.
@@ -140,99 +148,265 @@ pub fn run(cfg: &RunConfig) -> Result<RunSummary> {
         path: out.clone(),
         source,
     })?;
-    let mut engine_f32: Option<Box<dyn Engine<f32>>> = None;
-    let mut engine_f64: Option<Box<dyn Engine<f64>>> = None;
-    match (choice, cfg.precision) {
-        (EngineChoice::Gpu, _) => {
-            engine_f32 = Some(Box::new(GpuEngine::new(
-                &cfg.system,
-                cfg.method,
-                cfg.dt,
-                init.convert(),
-            )?))
-        }
-        (EngineChoice::Cpu, Precision::F32) => {
-            engine_f32 = Some(Box::new(CpuEngine::<f32>::new(
-                cfg.system.clone(),
-                cfg.method,
-                cfg.dt,
-                init.convert(),
-            )))
-        }
-        (EngineChoice::Cpu, Precision::F64) => {
-            engine_f64 = Some(Box::new(CpuEngine::<f64>::new(
-                cfg.system.clone(),
-                cfg.method,
-                cfg.dt,
-                init.convert(),
-            )))
-        }
-    }
-    let describe = engine_f32
-        .as_ref()
-        .map(|e| e.describe())
-        .or(engine_f64.as_ref().map(|e| e.describe()))
-        .unwrap();
     if let Some(n) = note {
         eprintln!("phaseflow: {n}");
     }
+    let (system, method, dt) = (&cfg.system, cfg.method, cfg.dt);
+    match (choice, cfg.precision) {
+        (EngineChoice::Gpu, _) => run_with::<f32>(cfg, &init, &out, &|s| {
+            Ok(Box::new(GpuEngine::new(system, method, dt, s)?))
+        }),
+        (EngineChoice::Cpu, Precision::F32) => run_with::<f32>(cfg, &init, &out, &|s| {
+            Ok(Box::new(CpuEngine::new(system.clone(), method, dt, s)))
+        }),
+        (EngineChoice::Cpu, Precision::F64) => run_with::<f64>(cfg, &init, &out, &|s| {
+            Ok(Box::new(CpuEngine::new(system.clone(), method, dt, s)))
+        }),
+    }
+}
+
+fn run_with<T: Real>(
+    cfg: &RunConfig,
+    init: &State<f64>,
+    out: &Path,
+    factory: &EngineFactory<T>,
+) -> Result<RunSummary> {
+    let mut tracker = Tracker::new(cfg, init, factory)?;
+    let describe = tracker.engine.describe();
     eprintln!(
         "phaseflow: engine {describe}, precision {}",
         cfg.precision.name()
     );
     write_atomic(&out.join("config.toml"), cfg.to_toml(&describe).as_bytes())?;
-    let rows = match (engine_f32, engine_f64) {
-        (Some(mut e), _) => snapshots(cfg, e.as_mut(), &out)?,
-        (_, Some(mut e)) => snapshots(cfg, e.as_mut(), &out)?,
-        _ => unreachable!(),
-    };
+    let rows = tracker.snapshots(out)?;
     write_csv(&out.join("stats.csv"), &rows)?;
     Ok(RunSummary {
         engine: describe,
         rows,
-        out,
+        out: out.to_path_buf(),
+        refine_capped_at: tracker.capped_at,
     })
 }
 
-/// Advance between snapshots, measuring each; optionally save states.
-fn snapshots<T: Real>(
-    cfg: &RunConfig,
-    engine: &mut dyn Engine<T>,
-    out: &Path,
-) -> Result<Vec<EnergyRow>> {
-    let n = cfg.ensemble.points.max(1);
-    let h0 = energies(&cfg.system, engine.state()?);
-    let is_loop = matches!(
-        cfg.ensemble.kind,
-        EnsembleKind::Level | EnsembleKind::Circle | EnsembleKind::Rect
-    );
-    let area0 = if is_loop {
-        loop_area(engine.state()?)
-    } else {
-        None
-    };
-    let pb = progress_bar(cfg.steps, cfg.quiet);
-    let mut rows = Vec::new();
-    let mut done = 0;
-    for step in cfg.snapshot_steps() {
-        advance_with_progress(engine, step - done, n, &pb)?;
-        done = step;
-        let state = engine.state()?;
-        let mut row = snapshot_stats(&cfg.system, state, &h0, step, cfg.dt);
-        if is_loop {
-            row.area = loop_area(state);
-            row.area_ratio = row.area.zip(area0).map(|(a, a0)| a / a0);
-        }
-        rows.push(row);
-        if cfg.save_states {
-            write_atomic(
-                &out.join("states").join(format!("step_{step}.npy")),
-                &npy::encode_state(state),
-            )?;
+/// A run in progress: the engine, and per point what the measurements need besides the state
+/// (initial energy, loop parameter, tangent scale).
+struct Tracker<'a, T: Real> {
+    cfg: &'a RunConfig,
+    factory: &'a EngineFactory<'a, T>,
+    engine: Box<dyn Engine<T>>,
+    /// Engine for inserted loop nodes (made on first use).
+    aux: Option<Box<dyn Engine<T>>>,
+    /// The unrefined initial nodes (a file loop's polygon is defined by them).
+    init: &'a State<f64>,
+    h0: Vec<f64>,
+    /// Loop parameter s ∈ [0, 1) of every node, increasing around the loop.
+    s: Vec<f64>,
+    /// Tangent columns are stored divided by 2^log2_scale (see measure::tangent).
+    log2_scale: Vec<f64>,
+    /// Absolute refinement distance: tol × the initial loop's bounding-box diagonal.
+    refine_dist: Option<f64>,
+    capped_at: Option<u64>,
+}
+
+/// Bounding-box diagonal of the points' (q, p) in f64.
+fn bbox_diagonal<T: Real>(s: &State<T>) -> f64 {
+    let (n, d) = (s.n, s.d);
+    let mut sum = 0.0;
+    for arr in [&s.q, &s.p] {
+        for k in 0..d {
+            let v = &arr[k * n..(k + 1) * n];
+            let lo = v.iter().map(|x| x.to_f64()).fold(f64::INFINITY, f64::min);
+            let hi = v
+                .iter()
+                .map(|x| x.to_f64())
+                .fold(f64::NEG_INFINITY, f64::max);
+            sum += (hi - lo) * (hi - lo);
         }
     }
-    pb.finish_and_clear();
-    Ok(rows)
+    sum.sqrt()
+}
+
+impl<'a, T: Real> Tracker<'a, T> {
+    fn new(
+        cfg: &'a RunConfig,
+        init: &'a State<f64>,
+        factory: &'a EngineFactory<'a, T>,
+    ) -> Result<Self> {
+        let n = init.n;
+        let start = if cfg.tangent {
+            init.with_tangent()
+        } else {
+            init.clone()
+        };
+        let engine = factory(start.convert())?;
+        let refine_dist = cfg.refine.map(|r| r.tol * bbox_diagonal(init));
+        Ok(Tracker {
+            cfg,
+            factory,
+            engine,
+            aux: None,
+            init,
+            h0: energies(&cfg.system, init),
+            s: (0..n).map(|k| k as f64 / n as f64).collect(),
+            log2_scale: vec![0.0; n],
+            refine_dist,
+            capped_at: None,
+        })
+    }
+
+    /// Insert nodes (integrated from t = 0 to `step`) until no neighbours are farther apart
+    /// than the refinement distance, or the node cap is reached.
+    fn refine(&mut self, step: u64) -> Result<()> {
+        let (Some(dist), Some(r)) = (self.refine_dist, self.cfg.refine) else {
+            return Ok(());
+        };
+        loop {
+            let state = self.engine.state()?;
+            let (n, d) = (state.n, state.d);
+            let coord = |arr: &[T], k: usize, i: usize| arr[k * n + i].to_f64();
+            let mut gaps: Vec<(usize, f64)> = (0..n)
+                .filter_map(|i| {
+                    let j = (i + 1) % n;
+                    let len = (0..d)
+                        .map(|k| {
+                            let a = coord(&state.q, k, j) - coord(&state.q, k, i);
+                            let b = coord(&state.p, k, j) - coord(&state.p, k, i);
+                            a * a + b * b
+                        })
+                        .sum::<f64>()
+                        .sqrt();
+                    (len.is_finite() && len > dist).then_some((i, len))
+                })
+                .collect();
+            if gaps.is_empty() {
+                return Ok(());
+            }
+            let room = r.max_nodes.saturating_sub(n);
+            if gaps.len() > room {
+                if self.capped_at.is_none() {
+                    eprintln!(
+                        "phaseflow: warning: loop refinement reached --max-nodes {} at step {step}; the loop is under-resolved from here on (raise --max-nodes or --refine-tol)",
+                        r.max_nodes
+                    );
+                    self.capped_at = Some(step);
+                }
+                gaps.sort_by(|a, b| b.1.total_cmp(&a.1));
+                gaps.truncate(room);
+                gaps.sort_by_key(|g| g.0);
+                if gaps.is_empty() {
+                    return Ok(());
+                }
+            }
+            // New nodes: parameter midway between their neighbours', states exact at t = 0.
+            let new_s: Vec<f64> = gaps
+                .iter()
+                .map(|&(i, _)| {
+                    let next = if i + 1 < n {
+                        self.s[i + 1]
+                    } else {
+                        1.0 + self.s[0]
+                    };
+                    0.5 * (self.s[i] + next)
+                })
+                .collect();
+            let rows = new_s
+                .iter()
+                .map(|&s| self.cfg.ensemble.loop_point(&self.cfg.system, s, self.init))
+                .collect::<Result<Vec<_>>>()?;
+            let fresh = State::<f64>::from_rows(&rows, d);
+            let fresh_h0 = energies(&self.cfg.system, &fresh);
+            let fresh = if self.cfg.tangent {
+                fresh.with_tangent()
+            } else {
+                fresh
+            };
+            if self.aux.is_none() {
+                let empty = State::<T>::zeros(0, d);
+                let empty = if self.cfg.tangent {
+                    empty.with_tangent()
+                } else {
+                    empty
+                };
+                self.aux = Some((self.factory)(empty)?);
+            }
+            let aux = self.aux.as_mut().unwrap();
+            aux.set_state(fresh.convert())?;
+            advance_with_progress(aux.as_mut(), step, rows.len(), &ProgressBar::hidden())?;
+            let moved = aux.state()?.clone();
+            // Interleave: each new node goes right after the node that starts its gap.
+            let mut from_old = Vec::with_capacity(n + rows.len());
+            let (mut s2, mut h2, mut l2) = (Vec::new(), Vec::new(), Vec::new());
+            let mut g = gaps.iter().peekable();
+            let mut fresh_i = 0;
+            for i in 0..n {
+                from_old.push(true);
+                s2.push(self.s[i]);
+                h2.push(self.h0[i]);
+                l2.push(self.log2_scale[i]);
+                if g.peek().is_some_and(|x| x.0 == i) {
+                    g.next();
+                    from_old.push(false);
+                    s2.push(new_s[fresh_i]);
+                    h2.push(fresh_h0[fresh_i]);
+                    l2.push(0.0);
+                    fresh_i += 1;
+                }
+            }
+            let merged = State::merge(self.engine.state()?, &moved, &from_old);
+            self.engine.set_state(merged)?;
+            (self.s, self.h0, self.log2_scale) = (s2, h2, l2);
+        }
+    }
+
+    /// Advance between snapshots, measuring each; optionally save states.
+    fn snapshots(&mut self, out: &Path) -> Result<Vec<EnergyRow>> {
+        let cfg = self.cfg;
+        let is_loop = cfg.ensemble.is_loop();
+        let filled_area = cfg.ensemble.filled_area(cfg.system.dof());
+        let pb = progress_bar(cfg.steps, cfg.quiet);
+        let mut rows = Vec::new();
+        let mut area0 = None;
+        let mut done = 0;
+        for step in cfg.snapshot_steps() {
+            let n = self.engine.state()?.n.max(1);
+            advance_with_progress(self.engine.as_mut(), step - done, n, &pb)?;
+            done = step;
+            self.refine(step)?;
+            if cfg.tangent {
+                let mut st = self.engine.state()?.clone();
+                if renormalise(&mut st, &mut self.log2_scale) {
+                    self.engine.set_state(st)?;
+                }
+            }
+            let state = self.engine.state()?;
+            let mut row = snapshot_stats(&cfg.system, state, &self.h0, step, cfg.dt);
+            if is_loop {
+                row.area = loop_area(state);
+                if step == 0 {
+                    area0 = row.area;
+                }
+                row.area_ratio = row.area.zip(area0).map(|(a, a0)| a / a0);
+                row.loop_nodes = Some(state.n as u64);
+            }
+            if cfg.tangent {
+                let t = tangent_stats(state, &self.log2_scale);
+                row.det_mean = t.det_mean;
+                row.det_min = t.det_min;
+                row.det_max = t.det_max;
+                row.defect_max = t.defect_max;
+                row.area_from_det = filled_area.zip(t.det_mean).map(|(a, m)| a * m);
+            }
+            rows.push(row);
+            if cfg.save_states {
+                write_atomic(
+                    &out.join("states").join(format!("step_{step}.npy")),
+                    &npy::encode_state(state),
+                )?;
+            }
+        }
+        pb.finish_and_clear();
+        Ok(rows)
+    }
 }
 
 /// Result of `phaseflow validate`.
@@ -439,12 +613,14 @@ mod tests {
         let a = State {
             n: 2,
             d: 1,
+            nt: 0,
             q: vec![1.0f32, f32::NAN],
             p: vec![0.0, 0.0],
         };
         let b = State {
             n: 2,
             d: 1,
+            nt: 0,
             q: vec![1.5f32, 2.0],
             p: vec![0.0, 0.0],
         };

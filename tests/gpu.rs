@@ -26,7 +26,7 @@ fn an_adapter_is_present() {
 fn every_composed_shader_validates_with_naga() {
     for sys in all_systems() {
         for &m in ALL {
-            let src = shader::compose(&sys, m);
+            let src = shader::compose(&sys, m, 0);
             if let Err(e) = shader::validate(&src) {
                 panic!("{} / {}: {e}", sys.name(), m.name());
             }
@@ -36,7 +36,7 @@ fn every_composed_shader_validates_with_naga() {
 
 #[test]
 fn run_params_layout_matches_wgsl() {
-    let src = shader::compose(&system("pendulum"), Method::Verlet);
+    let src = shader::compose(&system("pendulum"), Method::Verlet, 0);
     let (module, _) = shader::validate(&src).unwrap();
     let ty = module
         .types

@@ -9,16 +9,16 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
         return;
     }
     var z: Phase;
-    for (var k = 0u; k < D; k++) {
+    for (var k = 0u; k < DT; k++) {
         z.q[k] = state[k * n + i];
-        z.p[k] = state[(D + k) * n + i];
+        z.p[k] = state[(DT + k) * n + i];
     }
     let h = params.h;
     for (var s = 0u; s < params.steps; s++) {
         step(&z, h);
     }
-    for (var k = 0u; k < D; k++) {
+    for (var k = 0u; k < DT; k++) {
         state[k * n + i] = z.q[k];
-        state[(D + k) * n + i] = z.p[k];
+        state[(DT + k) * n + i] = z.p[k];
     }
 }

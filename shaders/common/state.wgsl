@@ -1,5 +1,6 @@
 // Bindings and the per-thread phase-space point, shared by every kernel.
-// The host prelude (src/gpu/shader.rs) defines D (degrees of freedom), WORKGROUP_SIZE and the
+// The host prelude (src/gpu/shader.rs) defines D (degrees of freedom), NT (tangent columns: 0,
+// or 2D with --tangent), DT = D·(1 + NT) (components per point), WORKGROUP_SIZE and the
 // system's constants before this file.
 
 // Keep in sync with `RunParams` in src/gpu/mod.rs (a test checks the size with naga).
@@ -11,10 +12,11 @@ struct RunParams {
 }
 
 @group(0) @binding(0) var<uniform> params: RunParams;
-// Structure of arrays: q of component k of point i at [k*n + i], p at [(D + k)*n + i].
+// Structure of arrays: q of component k of point i at [k*n + i], p at [(DT + k)*n + i];
+// components k ≥ D are the tangent columns (layout: `State` in src/ensemble/mod.rs).
 @group(0) @binding(1) var<storage, read_write> state: array<f32>;
 
 struct Phase {
-    q: array<f32, D>,
-    p: array<f32, D>,
+    q: array<f32, DT>,
+    p: array<f32, DT>,
 }

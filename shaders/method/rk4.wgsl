@@ -3,9 +3,9 @@
 // f(y) = (q', p') = (∂H/∂p, −∂H/∂q)
 fn vector_field(y: Phase) -> Phase {
     var f: Phase;
-    f.q = grad_p(y.q, y.p);
-    var g = grad_q(y.q, y.p);
-    for (var k = 0u; k < D; k++) {
+    f.q = dH_dp(y.q, y.p);
+    var g = dH_dq(y.q, y.p);
+    for (var k = 0u; k < DT; k++) {
         f.p[k] = -g[k];
     }
     return f;
@@ -16,7 +16,7 @@ fn stage(y0: Phase, c: f32, f: Phase) -> Phase {
     var y: Phase;
     var a = y0;
     var b = f;
-    for (var k = 0u; k < D; k++) {
+    for (var k = 0u; k < DT; k++) {
         y.q[k] = a.q[k] + c * b.q[k];
         y.p[k] = a.p[k] + c * b.p[k];
     }
@@ -32,21 +32,21 @@ fn rk4_step(z: ptr<function, Phase>, h: f32) {
     var y = stage(y0, half_h, f);
     // k2
     f = vector_field(y);
-    for (var k = 0u; k < D; k++) {
+    for (var k = 0u; k < DT; k++) {
         acc.q[k] = acc.q[k] + 2.0 * f.q[k];
         acc.p[k] = acc.p[k] + 2.0 * f.p[k];
     }
     y = stage(y0, half_h, f);
     // k3
     f = vector_field(y);
-    for (var k = 0u; k < D; k++) {
+    for (var k = 0u; k < DT; k++) {
         acc.q[k] = acc.q[k] + 2.0 * f.q[k];
         acc.p[k] = acc.p[k] + 2.0 * f.p[k];
     }
     y = stage(y0, h, f);
     // k4
     f = vector_field(y);
-    for (var k = 0u; k < D; k++) {
+    for (var k = 0u; k < DT; k++) {
         acc.q[k] = acc.q[k] + 1.0 * f.q[k];
         acc.p[k] = acc.p[k] + 1.0 * f.p[k];
     }

@@ -12,3 +12,16 @@ fn grad_p(q: array<f32, D>, p: array<f32, D>) -> array<f32, D> {
     v[0] = p[0] * INV_M_L2;
     return v;
 }
+
+// Directional derivatives for the tangent map: H_qq vq + H_qp vp and H_pq vq + H_pp vp.
+fn grad_q_dir(q: array<f32, D>, p: array<f32, D>, vq: array<f32, D>, vp: array<f32, D>) -> array<f32, D> {
+    var g: array<f32, D>;
+    g[0] = M_G_L * cos_poly(q[0]) * vq[0];
+    return g;
+}
+
+fn grad_p_dir(q: array<f32, D>, p: array<f32, D>, vq: array<f32, D>, vp: array<f32, D>) -> array<f32, D> {
+    var v: array<f32, D>;
+    v[0] = vp[0] * INV_M_L2;
+    return v;
+}

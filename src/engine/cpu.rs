@@ -28,7 +28,7 @@ pub fn block_len_for(d: usize) -> usize {
 
 impl<T: Real> CpuEngine<T> {
     pub fn new(system: System, method: Method, h: f64, state: State<T>) -> Self {
-        let block_len = block_len_for(state.d);
+        let block_len = block_len_for(state.comps());
         CpuEngine {
             system,
             method,
@@ -49,7 +49,7 @@ fn advance_block<T: Real>(
     qs: &mut [&mut [T]],
     ps: &mut [&mut [T]],
 ) {
-    let (b, d) = (blk.n, blk.d);
+    let (b, d) = (blk.n, blk.d * (1 + blk.nt));
     let m = qs[0].len();
     for k in 0..d {
         // Pad a short last block with copies of its first point (a valid state for any system).
@@ -74,7 +74,10 @@ impl<T: Real> Engine<T> for CpuEngine<T> {
     }
 
     fn advance(&mut self, steps: u64) -> Result<()> {
-        let (n, d, b) = (self.state.n, self.state.d, self.block_len);
+        let (n, d, b) = (self.state.n, self.state.comps(), self.block_len);
+        if n == 0 {
+            return Ok(());
+        }
         let nblocks = n.div_ceil(b);
         let mut q_parts: Vec<Vec<&mut [T]>> = (0..nblocks).map(|_| Vec::with_capacity(d)).collect();
         let mut p_parts: Vec<Vec<&mut [T]>> = (0..nblocks).map(|_| Vec::with_capacity(d)).collect();
@@ -90,7 +93,7 @@ impl<T: Real> Engine<T> for CpuEngine<T> {
         }
         let (system, method, h) = (&self.system, self.method, self.h);
         q_parts.into_par_iter().zip(p_parts).for_each_init(
-            || Block::new(b, d),
+            || Block::new(b, self.state.d, self.state.nt),
             |blk, (mut qs, mut ps)| advance_block(system, method, h, steps, blk, &mut qs, &mut ps),
         );
         Ok(())
@@ -98,5 +101,11 @@ impl<T: Real> Engine<T> for CpuEngine<T> {
 
     fn state(&mut self) -> Result<&State<T>> {
         Ok(&self.state)
+    }
+
+    fn set_state(&mut self, state: State<T>) -> Result<()> {
+        self.block_len = block_len_for(state.comps());
+        self.state = state;
+        Ok(())
     }
 }

@@ -33,11 +33,15 @@ pub struct GpuEngine {
     /// False after `advance` until the next read-back.
     host_current: bool,
     h: f32,
+    chunk_limit: usize,
+    /// Tangent columns the kernel was compiled for.
+    nt: usize,
 }
 
-/// Largest number of points per chunk the device allows (binding size and workgroup count).
-pub fn max_chunk_points(limits: &wgpu::Limits, d: usize) -> usize {
-    let bytes_per_point = (2 * d * 4) as u64;
+/// Largest number of points per chunk the device allows (binding size and workgroup count), for
+/// `comps` components per point in q and in p.
+pub fn max_chunk_points(limits: &wgpu::Limits, comps: usize) -> usize {
+    let bytes_per_point = (2 * comps * 4) as u64;
     let by_binding = limits.max_storage_buffer_binding_size as u64 / bytes_per_point;
     let by_buffer = limits.max_buffer_size / bytes_per_point;
     let by_groups =
@@ -60,7 +64,7 @@ impl GpuEngine {
     ) -> Result<Self> {
         let ctx = gpu::context()?;
         let device = &ctx.device;
-        let source = shader::compose(system, method);
+        let source = shader::compose(system, method, state.nt);
         shader::validate(&source)?;
         let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
         let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
@@ -78,9 +82,35 @@ impl GpuEngine {
         if let Some(e) = pollster::block_on(scope.pop()) {
             return Err(Error::Gpu(format!("pipeline creation failed: {e}")));
         }
-        let (n, d) = (state.n, state.d);
-        let per_chunk = max_chunk_points(&ctx.limits, d).min(chunk_limit).max(1);
-        let layout = pipeline.get_bind_group_layout(0);
+        let staging = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("read-back staging (placeholder until set_state)"),
+            size: 4,
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let mut engine = GpuEngine {
+            ctx,
+            pipeline,
+            chunks: Vec::new(),
+            staging,
+            state: State::zeros(0, state.d),
+            host_current: true,
+            h: h as f32,
+            chunk_limit,
+            nt: state.nt,
+        };
+        engine.set_state(state)?;
+        Ok(engine)
+    }
+
+    /// Lay out device buffers for `state` (chunked under the device limits) and upload it.
+    fn build_chunks(&mut self, state: State<f32>) -> Result<()> {
+        let device = &self.ctx.device;
+        let (n, comps) = (state.n, state.comps());
+        let per_chunk = max_chunk_points(&self.ctx.limits, comps)
+            .min(self.chunk_limit)
+            .max(1);
+        let layout = self.pipeline.get_bind_group_layout(0);
         let oom = device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
         let mut chunks = Vec::new();
         let mut offset = 0;
@@ -88,7 +118,7 @@ impl GpuEngine {
             let cn = per_chunk.min(n - offset);
             let buffer = device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some(&format!("state chunk at {offset}")),
-                size: (2 * d * cn * 4) as u64,
+                size: (2 * comps * cn * 4) as u64,
                 usage: wgpu::BufferUsages::STORAGE
                     | wgpu::BufferUsages::COPY_SRC
                     | wgpu::BufferUsages::COPY_DST,
@@ -125,32 +155,26 @@ impl GpuEngine {
         }
         let staging = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("read-back staging"),
-            size: (2 * d * per_chunk.min(n) * 4) as u64,
+            size: (2 * comps * per_chunk.min(n).max(1) * 4) as u64,
             usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });
         if let Some(e) = pollster::block_on(oom.pop()) {
             return Err(Error::Gpu(format!(
                 "cannot allocate {} MiB of GPU memory for {n} points: {e}; use fewer --points",
-                (2 * d * n * 4) >> 20
+                (2 * comps * n * 4) >> 20
             )));
         }
-        let engine = GpuEngine {
-            ctx,
-            pipeline,
-            chunks,
-            staging,
-            state,
-            host_current: true,
-            h: h as f32,
-        };
-        engine.upload();
-        ctx.check()?;
-        Ok(engine)
+        self.chunks = chunks;
+        self.staging = staging;
+        self.state = state;
+        self.host_current = true;
+        self.upload();
+        self.ctx.check()
     }
 
     fn upload(&self) {
-        let (n, d) = (self.state.n, self.state.d);
+        let (n, d) = (self.state.n, self.state.comps());
         for c in &self.chunks {
             // Chunk layout: q components then p components, each a run of c.n points.
             let mut data = Vec::with_capacity(2 * d * c.n);
@@ -167,7 +191,7 @@ impl GpuEngine {
     }
 
     fn read_back(&mut self) -> Result<()> {
-        let (n, d) = (self.state.n, self.state.d);
+        let (n, d) = (self.state.n, self.state.comps());
         for c in &self.chunks {
             let bytes = (2 * d * c.n * 4) as u64;
             let mut enc = self
@@ -255,5 +279,15 @@ impl Engine<f32> for GpuEngine {
             self.read_back()?;
         }
         Ok(&self.state)
+    }
+
+    fn set_state(&mut self, state: State<f32>) -> Result<()> {
+        if state.nt != self.nt {
+            return Err(Error::Gpu(
+                "set_state: the kernel was compiled for a different number of tangent columns"
+                    .into(),
+            ));
+        }
+        self.build_chunks(state)
     }
 }

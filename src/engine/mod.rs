@@ -19,4 +19,7 @@ pub trait Engine<T: Real> {
     fn advance(&mut self, steps: u64) -> Result<()>;
     /// The current state (the GPU engine reads back only when asked).
     fn state(&mut self) -> Result<&State<T>>;
+    /// Replace the ensemble (same system, method, step and tangent columns; any point count):
+    /// used when loop refinement inserts nodes and when tangent columns are renormalised.
+    fn set_state(&mut self, state: State<T>) -> Result<()>;
 }

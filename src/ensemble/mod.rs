@@ -16,10 +16,16 @@ pub use file::read_states;
 
 /// N points with d degrees of freedom, component-major: `q[k*n + i]`, `p[k*n + i]`
 /// (the layout the GPU buffers use, so loads of neighbouring threads coalesce).
+///
+/// With `nt` tangent columns (the tangent map DΦⁿ, `--tangent`), q and p carry d·(1 + nt)
+/// components: the point itself (k < d), then column j of the tangent matrix at components
+/// d·(1 + j) + k, its q-rows in `q` and its p-rows in `p`. Engines advance all components alike;
+/// everything that reads only `k < d` sees the plain state.
 #[derive(Debug, Clone, PartialEq)]
 pub struct State<T> {
     pub n: usize,
     pub d: usize,
+    pub nt: usize,
     pub q: Vec<T>,
     pub p: Vec<T>,
 }
@@ -29,9 +35,91 @@ impl<T: Real> State<T> {
         State {
             n,
             d,
+            nt: 0,
             q: vec![T::ZERO; n * d],
             p: vec![T::ZERO; n * d],
         }
+    }
+
+    /// Components per point in q (and in p): d·(1 + nt).
+    pub fn comps(&self) -> usize {
+        self.d * (1 + self.nt)
+    }
+
+    /// The same points with the 2d tangent columns appended, each set to the identity
+    /// (DΦ⁰ = I): column j is the unit vector e_j of (q1..qd, p1..pd).
+    pub fn with_tangent(&self) -> State<T> {
+        let (n, d) = (self.n, self.d);
+        let nt = 2 * d;
+        let mut s = State {
+            n,
+            d,
+            nt,
+            q: vec![T::ZERO; n * d * (1 + nt)],
+            p: vec![T::ZERO; n * d * (1 + nt)],
+        };
+        s.q[..n * d].copy_from_slice(&self.q[..n * d]);
+        s.p[..n * d].copy_from_slice(&self.p[..n * d]);
+        for j in 0..nt {
+            let (arr, k) = if j < d {
+                (&mut s.q, j)
+            } else {
+                (&mut s.p, j - d)
+            };
+            let c = d * (1 + j) + k;
+            arr[c * n..(c + 1) * n].fill(T::ONE);
+        }
+        s
+    }
+
+    /// Points `idx` of this state (all components), in that order.
+    pub fn select(&self, idx: &[usize]) -> State<T> {
+        let (n, c) = (self.n, self.comps());
+        let m = idx.len();
+        let mut s = State {
+            n: m,
+            d: self.d,
+            nt: self.nt,
+            q: vec![T::ZERO; m * c],
+            p: vec![T::ZERO; m * c],
+        };
+        for k in 0..c {
+            for (j, &i) in idx.iter().enumerate() {
+                s.q[k * m + j] = self.q[k * n + i];
+                s.p[k * m + j] = self.p[k * n + i];
+            }
+        }
+        s
+    }
+
+    /// Interleave two states point by point: `from_a[i]` says whether output point i is the
+    /// next point of `a` or of `b` (both keep their order).
+    pub fn merge(a: &State<T>, b: &State<T>, from_a: &[bool]) -> State<T> {
+        assert_eq!((a.d, a.nt), (b.d, b.nt));
+        let m = from_a.len();
+        assert_eq!(m, a.n + b.n);
+        let c = a.comps();
+        let mut s = State {
+            n: m,
+            d: a.d,
+            nt: a.nt,
+            q: vec![T::ZERO; m * c],
+            p: vec![T::ZERO; m * c],
+        };
+        let (mut ia, mut ib) = (0, 0);
+        for (j, &take_a) in from_a.iter().enumerate() {
+            let (src, i) = if take_a { (a, ia) } else { (b, ib) };
+            for k in 0..c {
+                s.q[k * m + j] = src.q[k * src.n + i];
+                s.p[k * m + j] = src.p[k * src.n + i];
+            }
+            if take_a {
+                ia += 1;
+            } else {
+                ib += 1;
+            }
+        }
+        s
     }
 
     /// Convert precision (f64 generators → run precision, f32 states → f64 measurements).
@@ -39,6 +127,7 @@ impl<T: Real> State<T> {
         State {
             n: self.n,
             d: self.d,
+            nt: self.nt,
             q: self.q.iter().map(|x| U::from_f64(x.to_f64())).collect(),
             p: self.p.iter().map(|x| U::from_f64(x.to_f64())).collect(),
         }
@@ -133,6 +222,9 @@ pub struct EnsembleSpec {
     pub seed: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub input: Option<std::path::PathBuf>,
+    /// `file` only: the rows are the nodes of an ordered closed loop (`--loop`).
+    #[serde(default)]
+    pub closed_loop: bool,
 }
 
 impl EnsembleSpec {
@@ -149,8 +241,133 @@ impl EnsembleSpec {
             sigma: None,
             seed,
             input: None,
+            closed_loop: false,
         }
     }
+
+    /// Ordered closed loops (level, circle, rect, and file with --loop): loop area and refinement apply.
+    pub fn is_loop(&self) -> bool {
+        match self.kind {
+            EnsembleKind::Level | EnsembleKind::Circle | EnsembleKind::Rect => true,
+            EnsembleKind::File => self.closed_loop,
+            _ => false,
+        }
+    }
+
+    /// The area |A0| of a filled initial set in the (q1, p1) plane, where it is known and is the
+    /// phase-space volume (d = 1): disk πr², grid (hi − lo) box. None otherwise.
+    pub fn filled_area(&self, d: usize) -> Option<f64> {
+        if d != 1 {
+            return None;
+        }
+        match self.kind {
+            EnsembleKind::Disk => self.radius.map(|r| std::f64::consts::PI * r * r),
+            EnsembleKind::Grid => {
+                let (lo, hi) = (self.lo.as_ref()?, self.hi.as_ref()?);
+                Some((hi[0] - lo[0]) * (hi[1] - lo[1]))
+            }
+            _ => None,
+        }
+    }
+
+    /// The initial point at loop parameter s ∈ [0, 1) (node k of N sits at s = k/N), used by
+    /// refinement to insert exact members of the initial set. For a file loop, `file_nodes` are
+    /// its rows and the set is the polygon through them.
+    pub fn loop_point(&self, system: &System, s: f64, file_nodes: &State<f64>) -> Result<Vec<f64>> {
+        let d = system.dof();
+        let tau = 2.0 * std::f64::consts::PI;
+        match self.kind {
+            EnsembleKind::Level => level_point(system, self.energy.unwrap_or(0.0), tau * s),
+            EnsembleKind::Circle => {
+                let (c, r) = (self.center.clone().unwrap(), self.radius.unwrap());
+                Ok(plane_point(
+                    &c,
+                    d,
+                    c[0] + r * (tau * s).cos(),
+                    c[d] + r * (tau * s).sin(),
+                ))
+            }
+            EnsembleKind::Rect => {
+                let (lo, hi) = (self.lo.clone().unwrap(), self.hi.clone().unwrap());
+                let mid: Vec<f64> = lo.iter().zip(&hi).map(|(a, b)| 0.5 * (a + b)).collect();
+                let (w, h) = (hi[0] - lo[0], hi[d] - lo[d]);
+                // Counter-clockwise from (lo_q, lo_p), evenly in arc length.
+                let a = 2.0 * (w + h) * s;
+                let (x, y) = if a < w {
+                    (lo[0] + a, lo[d])
+                } else if a < w + h {
+                    (hi[0], lo[d] + (a - w))
+                } else if a < 2.0 * w + h {
+                    (hi[0] - (a - w - h), hi[d])
+                } else {
+                    (lo[0], hi[d] - (a - 2.0 * w - h))
+                };
+                Ok(plane_point(&mid, d, x, y))
+            }
+            EnsembleKind::File if self.closed_loop => {
+                let n = file_nodes.n;
+                let x = s * n as f64;
+                let i = (x.floor() as usize).min(n - 1);
+                let f = x - i as f64;
+                let j = (i + 1) % n;
+                let mut row = vec![0.0; 2 * d];
+                for k in 0..d {
+                    let at = |v: &[f64], m: usize| v[k * n + m];
+                    row[k] =
+                        at(&file_nodes.q, i) + f * (at(&file_nodes.q, j) - at(&file_nodes.q, i));
+                    row[d + k] =
+                        at(&file_nodes.p, i) + f * (at(&file_nodes.p, j) - at(&file_nodes.p, i));
+                }
+                Ok(row)
+            }
+            _ => Err(input_err!(
+                "--ensemble {}: not a loop ensemble, so it has no loop parameter",
+                self.kind.name()
+            )),
+        }
+    }
+}
+
+/// A `--loop` file must list the nodes of one closed loop, each once and in order.
+fn check_file_loop(nodes: &State<f64>, path: &std::path::Path) -> Result<()> {
+    let (n, d) = (nodes.n, nodes.d);
+    let bad = |why: String| {
+        input_err!(
+            "--loop {}: not a closed loop: {why}. A loop file lists N ≥ 3 distinct nodes in order around the loop, each once (the last row joins back to the first)",
+            path.display()
+        )
+    };
+    if n < 3 {
+        return Err(bad(format!("it has {n} rows")));
+    }
+    let dist = |i: usize, j: usize| {
+        (0..d)
+            .map(|k| {
+                let dq = nodes.q[k * n + i] - nodes.q[k * n + j];
+                let dp = nodes.p[k * n + i] - nodes.p[k * n + j];
+                dq * dq + dp * dp
+            })
+            .sum::<f64>()
+            .sqrt()
+    };
+    let mut gaps: Vec<f64> = (0..n).map(|i| dist(i, (i + 1) % n)).collect();
+    if let Some(i) = gaps.iter().position(|&g| g == 0.0) {
+        return Err(bad(if i == n - 1 {
+            "the last row repeats the first (do not close the loop by hand)".to_string()
+        } else {
+            format!("rows {} and {} are the same point", i + 1, i + 2)
+        }));
+    }
+    let closing = gaps[n - 1];
+    gaps.sort_by(f64::total_cmp);
+    let median = gaps[n / 2];
+    if closing > 20.0 * median {
+        return Err(bad(format!(
+            "the step from the last row back to the first ({closing:.3e}) is {:.0}× the median node spacing ({median:.3e}): the rows look like an open curve",
+            closing / median
+        )));
+    }
+    Ok(())
 }
 
 fn need<T: Clone>(v: &Option<T>, flag: &str, kind: &str) -> Result<T> {
@@ -259,8 +476,17 @@ impl EnsembleSpec {
             EnsembleKind::File => {
                 let path = need(&self.input, "--input FILE (CSV or .npy)", kind)?;
                 // The file decides the point count; reading it here also reports a bad file early.
-                self.points = read_states(&path, d)?.n;
+                let nodes = read_states(&path, d)?;
+                if self.closed_loop {
+                    check_file_loop(&nodes, &path)?;
+                }
+                self.points = nodes.n;
             }
+        }
+        if self.closed_loop && self.kind != EnsembleKind::File {
+            return Err(input_err!(
+                "--loop applies to --ensemble file only ({kind} is already a loop or a filled set)"
+            ));
         }
         Ok(self)
     }
@@ -271,37 +497,11 @@ impl EnsembleSpec {
         let n = self.points;
         match self.kind {
             EnsembleKind::Level => level(system, self.energy.unwrap_or(0.0), n),
-            EnsembleKind::Circle => {
-                let (c, r) = (self.center.clone().unwrap(), self.radius.unwrap());
+            EnsembleKind::Circle | EnsembleKind::Rect => {
+                let none = State::zeros(0, d);
                 let rows = (0..n)
-                    .map(|k| {
-                        let phi = 2.0 * std::f64::consts::PI * k as f64 / n as f64;
-                        plane_point(&c, d, c[0] + r * phi.cos(), c[d] + r * phi.sin())
-                    })
-                    .collect::<Vec<_>>();
-                Ok(State::from_rows(&rows, d))
-            }
-            EnsembleKind::Rect => {
-                let (lo, hi) = (self.lo.clone().unwrap(), self.hi.clone().unwrap());
-                let mid: Vec<f64> = lo.iter().zip(&hi).map(|(a, b)| 0.5 * (a + b)).collect();
-                let (w, h) = (hi[0] - lo[0], hi[d] - lo[d]);
-                let perimeter = 2.0 * (w + h);
-                // Counter-clockwise from (lo_q, lo_p), nodes evenly spaced in arc length.
-                let rows = (0..n)
-                    .map(|k| {
-                        let s = perimeter * k as f64 / n as f64;
-                        let (x, y) = if s < w {
-                            (lo[0] + s, lo[d])
-                        } else if s < w + h {
-                            (hi[0], lo[d] + (s - w))
-                        } else if s < 2.0 * w + h {
-                            (hi[0] - (s - w - h), hi[d])
-                        } else {
-                            (lo[0], hi[d] - (s - 2.0 * w - h))
-                        };
-                        plane_point(&mid, d, x, y)
-                    })
-                    .collect::<Vec<_>>();
+                    .map(|k| self.loop_point(system, k as f64 / n as f64, &none))
+                    .collect::<Result<Vec<_>>>()?;
                 Ok(State::from_rows(&rows, d))
             }
             EnsembleKind::Disk => {
@@ -368,9 +568,19 @@ fn plane_point(base: &[f64], d: usize, x: f64, y: f64) -> Vec<f64> {
     row
 }
 
-/// Points on the level set H = E, star-shaped around the system's minimum z*: along the ray at
-/// angle φ_k = 2πk/N, march outwards until H exceeds E, then bisect to full f64 precision.
+/// Points on the level set H = E, star-shaped around the system's minimum z*, at angles
+/// φ_k = 2πk/N (loop parameter s = k/N).
 fn level(system: &System, energy: f64, n: usize) -> Result<State<f64>> {
+    let tau = 2.0 * std::f64::consts::PI;
+    let rows = (0..n)
+        .map(|k| level_point(system, energy, tau * k as f64 / n as f64))
+        .collect::<Result<Vec<_>>>()?;
+    Ok(State::from_rows(&rows, 1))
+}
+
+/// The point of the level set H = E along the ray from z* at angle φ: march outwards until H
+/// exceeds E, then bisect to full f64 precision.
+fn level_point(system: &System, energy: f64, phi: f64) -> Result<Vec<f64>> {
     let zmin = system.minimum();
     let e_min = system.energy(&zmin[..1], &zmin[1..]);
     if energy <= e_min {
@@ -381,48 +591,43 @@ fn level(system: &System, energy: f64, n: usize) -> Result<State<f64>> {
     }
     let h_at =
         |r: f64, c: f64, s: f64| system.energy(&[zmin[0] + r * c], &[zmin[1] + r * s]) - energy;
-    let mut rows = Vec::with_capacity(n);
-    for k in 0..n {
-        let phi = 2.0 * std::f64::consts::PI * k as f64 / n as f64;
-        let (c, s) = (phi.cos(), phi.sin());
-        // March with a step that grows slowly so small and large levels both bracket quickly.
-        let (mut r_in, mut r_out) = (0.0, 0.0);
-        let mut dr = 1e-6_f64.max(1e-3 * energy.sqrt());
-        let mut found = false;
-        for _ in 0..100_000 {
-            let r = r_in + dr;
-            if h_at(r, c, s) > 0.0 {
-                r_out = r;
-                found = true;
-                break;
-            }
-            r_in = r;
-            dr *= 1.02;
-            if r_in > 1e6 {
-                break;
-            }
+    let (c, s) = (phi.cos(), phi.sin());
+    // March with a step that grows slowly so small and large levels both bracket quickly.
+    let (mut r_in, mut r_out) = (0.0, 0.0);
+    let mut dr = 1e-6_f64.max(1e-3 * energy.sqrt());
+    let mut found = false;
+    for _ in 0..100_000 {
+        let r = r_in + dr;
+        if h_at(r, c, s) > 0.0 {
+            r_out = r;
+            found = true;
+            break;
         }
-        if !found {
-            return Err(input_err!(
-                "--energy {energy}: the level set of '{}' is not a closed curve around its minimum (no crossing along angle {phi:.3}); choose a lower energy",
-                system.name()
-            ));
+        r_in = r;
+        dr *= 1.02;
+        if r_in > 1e6 {
+            break;
         }
-        for _ in 0..200 {
-            let mid = 0.5 * (r_in + r_out);
-            if mid <= r_in || mid >= r_out {
-                break;
-            }
-            if h_at(mid, c, s) > 0.0 {
-                r_out = mid;
-            } else {
-                r_in = mid;
-            }
-        }
-        let r = 0.5 * (r_in + r_out);
-        rows.push(vec![zmin[0] + r * c, zmin[1] + r * s]);
     }
-    Ok(State::from_rows(&rows, 1))
+    if !found {
+        return Err(input_err!(
+            "--energy {energy}: the level set of '{}' is not a closed curve around its minimum (no crossing along angle {phi:.3}); choose a lower energy",
+            system.name()
+        ));
+    }
+    for _ in 0..200 {
+        let mid = 0.5 * (r_in + r_out);
+        if mid <= r_in || mid >= r_out {
+            break;
+        }
+        if h_at(mid, c, s) > 0.0 {
+            r_out = mid;
+        } else {
+            r_in = mid;
+        }
+    }
+    let r = 0.5 * (r_in + r_out);
+    Ok(vec![zmin[0] + r * c, zmin[1] + r * s])
 }
 
 #[cfg(test)]

@@ -11,6 +11,7 @@ pub const WORKGROUP_SIZE: u32 = 64;
 const MATH: &str = include_str!("../../shaders/common/math.wgsl");
 const STATE: &str = include_str!("../../shaders/common/state.wgsl");
 const DRIVER: &str = include_str!("../../shaders/common/driver.wgsl");
+const PARTIAL: &str = include_str!("../../shaders/common/partial.wgsl");
 
 /// An f32 WGSL literal that parses to exactly `x as f32`.
 pub fn f32_literal(x: f64) -> String {
@@ -23,11 +24,11 @@ pub fn f32_literal(x: f64) -> String {
     }
 }
 
-/// The full WGSL source for (system, method).
-pub fn compose(system: &System, method: Method) -> String {
+/// The full WGSL source for (system, method), with `nt` tangent columns (0, or 2d for `--tangent`).
+pub fn compose(system: &System, method: Method, nt: usize) -> String {
     let mut src = String::new();
     src.push_str(&format!(
-        "// phaseflow kernel: system {}, method {}\nconst D: u32 = {}u;\nconst WORKGROUP_SIZE: u32 = {}u;\n",
+        "// phaseflow kernel: system {}, method {}\nconst D: u32 = {}u;\nconst NT: u32 = {nt}u;\nconst DT: u32 = D * (1u + NT);\nconst WORKGROUP_SIZE: u32 = {}u;\n",
         system.name(),
         method.name(),
         system.dof(),
@@ -36,7 +37,7 @@ pub fn compose(system: &System, method: Method) -> String {
     for (name, value) in system.wgsl_constants() {
         src.push_str(&format!("const {name}: f32 = {};\n", f32_literal(value)));
     }
-    for part in [MATH, STATE, system.wgsl_source()]
+    for part in [MATH, STATE, system.wgsl_source(), PARTIAL]
         .into_iter()
         .chain(method.wgsl_sources())
     {

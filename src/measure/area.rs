@@ -43,6 +43,7 @@ mod tests {
         let ccw = State {
             n: 4,
             d: 1,
+            nt: 0,
             q: vec![0.0, 1.0, 1.0, 0.0],
             p: vec![0.0, 0.0, 1.0, 1.0],
         };
@@ -50,6 +51,7 @@ mod tests {
         let cw = State {
             n: 4,
             d: 1,
+            nt: 0,
             q: vec![0.0, 0.0, 1.0, 1.0],
             p: vec![0.0, 1.0, 1.0, 0.0],
         };
@@ -57,6 +59,7 @@ mod tests {
         let bad = State {
             n: 4,
             d: 1,
+            nt: 0,
             q: vec![0.0, f64::NAN, 1.0, 0.0],
             p: vec![0.0, 0.0, 1.0, 1.0],
         };

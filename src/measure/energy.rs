@@ -81,6 +81,16 @@ pub struct EnergyRow {
     /// to the initial area. Empty for filled ensembles and when a node is non-finite.
     pub area: Option<f64>,
     pub area_ratio: Option<f64>,
+    /// Loop ensembles: nodes in the (refined) loop at this snapshot.
+    pub loop_nodes: Option<u64>,
+    /// `--tangent` only: det M = det DΦⁿ over the finite points (mean, min, max), and the largest
+    /// symplecticity defect ‖MᵀJM − J‖_F/‖M‖_F² (0 for an exactly symplectic map).
+    pub det_mean: Option<f64>,
+    pub det_min: Option<f64>,
+    pub det_max: Option<f64>,
+    pub defect_max: Option<f64>,
+    /// `--tangent` on a filled disk or grid (d = 1): |A0| · det_mean, the area of the evolved set.
+    pub area_from_det: Option<f64>,
 }
 
 /// H of every point of the state (f64; NaN stays NaN).
@@ -152,6 +162,12 @@ pub fn row_from(acc: &EnergyAccumulator, points: u64, step: u64, t: f64) -> Ener
         rel_energy_err_max: rel(acc.rel_err_max),
         area: None,
         area_ratio: None,
+        loop_nodes: None,
+        det_mean: None,
+        det_min: None,
+        det_max: None,
+        defect_max: None,
+        area_from_det: None,
     }
 }
 

@@ -13,8 +13,8 @@ pub const INFO: MethodInfo = MethodInfo {
 
 #[inline]
 pub fn step<T: Real>(system: &System, b: &mut Block<T>, h: T) {
-    system.grad_q(&b.q, &b.p, &mut b.dq);
-    system.grad_p(&b.q, &b.p, &mut b.dp);
+    b.grad_q(system);
+    b.grad_p(system);
     axpy(&mut b.q, h, &b.dp);
     axpy(&mut b.p, -h, &b.dq);
 }

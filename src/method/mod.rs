@@ -66,11 +66,15 @@ const fn composed(name: &'static str, order: u32, summary: &'static str) -> Meth
 }
 
 /// Per-block working storage: the state and the scratch arrays the kernels need, all
-/// component-major with `n` points (`q[k*n + i]`).
+/// component-major with `n` points (`q[k*n + i]`). With `nt` tangent columns every array holds
+/// d·(1 + nt) components (layout as in `State`): the kernels' linear updates (axpy, Runge–Kutta
+/// stages) then advance the tangent map along with the point, and `partial` supplies the
+/// linearised derivatives, so each kernel is written once for both.
 #[derive(Debug, Clone)]
 pub struct Block<T> {
     pub n: usize,
     pub d: usize,
+    pub nt: usize,
     pub q: Vec<T>,
     pub p: Vec<T>,
     /// Derivative scratch: ∂H/∂q (or q' for Runge–Kutta) …
@@ -85,11 +89,12 @@ pub struct Block<T> {
 }
 
 impl<T: Real> Block<T> {
-    pub fn new(n: usize, d: usize) -> Self {
-        let z = vec![T::ZERO; n * d];
+    pub fn new(n: usize, d: usize, nt: usize) -> Self {
+        let z = vec![T::ZERO; n * d * (1 + nt)];
         Block {
             n,
             d,
+            nt,
             q: z.clone(),
             p: z.clone(),
             dq: z.clone(),
@@ -99,6 +104,69 @@ impl<T: Real> Block<T> {
             acc_q: z.clone(),
             acc_p: z,
         }
+    }
+}
+
+/// Which partial derivative of H `partial` evaluates.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Partial {
+    Q,
+    P,
+}
+
+/// `out` = ∂H/∂q (or ∂H/∂p) of the block's points (the first n·d entries of q and p), then for
+/// each tangent column (v_q, v_p) its directional derivative along that column, H_qq v_q + H_qp v_p
+/// (or H_pq v_q + H_pp v_p): the exact linearisation of the kernel's update (GNI Lemma VI.4.1).
+/// Mirror: `dH_dq` / `dH_dp` in shaders/common/partial.wgsl.
+#[inline]
+pub fn partial<T: Real>(
+    system: &System,
+    which: Partial,
+    nd: usize,
+    q: &[T],
+    p: &[T],
+    out: &mut [T],
+) {
+    let (q0, p0) = (&q[..nd], &p[..nd]);
+    match which {
+        Partial::Q => system.grad_q(q0, p0, &mut out[..nd]),
+        Partial::P => system.grad_p(q0, p0, &mut out[..nd]),
+    }
+    let columns = q.len() / nd - 1;
+    for j in 1..=columns {
+        let r = j * nd..(j + 1) * nd;
+        match which {
+            Partial::Q => system.grad_q_dir(q0, p0, &q[r.clone()], &p[r.clone()], &mut out[r]),
+            Partial::P => system.grad_p_dir(q0, p0, &q[r.clone()], &p[r.clone()], &mut out[r]),
+        }
+    }
+}
+
+impl<T: Real> Block<T> {
+    /// dq ← ∂H/∂q (with tangent columns), the kick's force.
+    #[inline]
+    pub fn grad_q(&mut self, system: &System) {
+        partial(
+            system,
+            Partial::Q,
+            self.n * self.d,
+            &self.q,
+            &self.p,
+            &mut self.dq,
+        );
+    }
+
+    /// dp ← ∂H/∂p (with tangent columns), the drift's velocity.
+    #[inline]
+    pub fn grad_p(&mut self, system: &System) {
+        partial(
+            system,
+            Partial::P,
+            self.n * self.d,
+            &self.q,
+            &self.p,
+            &mut self.dp,
+        );
     }
 }
 

@@ -1,7 +1,7 @@
 //! Classic fourth-order Runge–Kutta on y' = f(y) = (∂pH, −∂qH). Not symplectic.
 //! Mirror: shaders/method/rk4.wgsl.
 
-use super::{axpy, Block, MethodInfo};
+use super::{axpy, partial, Block, MethodInfo, Partial};
 use crate::float::Real;
 use crate::system::System;
 
@@ -12,11 +12,12 @@ pub const INFO: MethodInfo = MethodInfo {
     summary: "classic 4-stage Runge-Kutta",
 };
 
-/// f(y) into (b.dq, b.dp): q' = ∂H/∂p, p' = −∂H/∂q.
+/// f(y) into (b.dq, b.dp): q' = ∂H/∂p, p' = −∂H/∂q (with the tangent columns' linearisation).
 #[inline]
 pub(crate) fn vector_field<T: Real>(system: &System, b: &mut Block<T>) {
-    system.grad_p(&b.q, &b.p, &mut b.dq);
-    system.grad_q(&b.q, &b.p, &mut b.dp);
+    let nd = b.n * b.d;
+    partial(system, Partial::P, nd, &b.q, &b.p, &mut b.dq);
+    partial(system, Partial::Q, nd, &b.q, &b.p, &mut b.dp);
     for x in b.dp.iter_mut() {
         *x = -*x;
     }

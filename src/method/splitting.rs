@@ -46,12 +46,12 @@ pub fn step<T: Real>(system: &System, b: &mut Block<T>, h: T, substeps: &[Subste
         match *s {
             Kick(c) => {
                 let c_h = T::from_f64(c) * h;
-                system.grad_q(&b.q, &b.p, &mut b.dq);
+                b.grad_q(system);
                 axpy(&mut b.p, -c_h, &b.dq);
             }
             Drift(c) => {
                 let c_h = T::from_f64(c) * h;
-                system.grad_p(&b.q, &b.p, &mut b.dp);
+                b.grad_p(system);
                 axpy(&mut b.q, c_h, &b.dp);
             }
         }

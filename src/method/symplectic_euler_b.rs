@@ -14,8 +14,8 @@ pub const INFO: MethodInfo = MethodInfo {
 
 #[inline]
 pub fn step<T: Real>(system: &System, b: &mut Block<T>, h: T) {
-    system.grad_p(&b.q, &b.p, &mut b.dp);
+    b.grad_p(system);
     axpy(&mut b.q, h, &b.dp);
-    system.grad_q(&b.q, &b.p, &mut b.dq);
+    b.grad_q(system);
     axpy(&mut b.p, -h, &b.dq);
 }

@@ -1,5 +1,6 @@
 //! Hamiltonian systems: one file per system. Each defines its parameters, H (in f64), the
-//! block-wise gradients ∂H/∂q and ∂H/∂p used by the CPU kernels (f32 and f64), and the
+//! block-wise gradients ∂H/∂q and ∂H/∂p used by the CPU kernels (f32 and f64), their
+//! directional derivatives `grad_q_dir` / `grad_p_dir` (for the tangent map), and the
 //! constants its WGSL file (`shaders/system/<name>.wgsl`) needs. Both sides compute derived
 //! constants from the same f64 values, so CPU and GPU use bit-identical coefficients.
 //!
@@ -173,7 +174,26 @@ impl System {
         }
     }
 
-    /// The WGSL file that defines `grad_q` and `grad_p` for this system.
+    /// Directional derivative of ∂H/∂q along (vq, vp): H_qq vq + H_qp vp, for a block of points
+    /// (the tangent map's linearisation; all slices of equal length, component-major).
+    #[inline]
+    pub fn grad_q_dir<T: Real>(&self, q: &[T], p: &[T], vq: &[T], vp: &[T], out: &mut [T]) {
+        match self {
+            System::Oscillator(s) => s.grad_q_dir(q, p, vq, vp, out),
+            System::Pendulum(s) => s.grad_q_dir(q, p, vq, vp, out),
+        }
+    }
+
+    /// Directional derivative of ∂H/∂p along (vq, vp): H_pq vq + H_pp vp.
+    #[inline]
+    pub fn grad_p_dir<T: Real>(&self, q: &[T], p: &[T], vq: &[T], vp: &[T], out: &mut [T]) {
+        match self {
+            System::Oscillator(s) => s.grad_p_dir(q, p, vq, vp, out),
+            System::Pendulum(s) => s.grad_p_dir(q, p, vq, vp, out),
+        }
+    }
+
+    /// The WGSL file that defines `grad_q`, `grad_p`, `grad_q_dir` and `grad_p_dir` for this system.
     pub fn wgsl_source(&self) -> &'static str {
         match self {
             System::Oscillator(_) => include_str!("../../shaders/system/oscillator.wgsl"),

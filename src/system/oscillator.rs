@@ -60,4 +60,16 @@ impl Oscillator {
             *v = x * inv_mass;
         }
     }
+
+    /// H_qq vq = k vq (H_qp = 0).
+    #[inline]
+    pub fn grad_q_dir<T: Real>(&self, _q: &[T], p: &[T], vq: &[T], _vp: &[T], out: &mut [T]) {
+        self.grad_q(vq, p, out);
+    }
+
+    /// H_pp vp = vp / m (H_pq = 0).
+    #[inline]
+    pub fn grad_p_dir<T: Real>(&self, q: &[T], _p: &[T], _vq: &[T], vp: &[T], out: &mut [T]) {
+        self.grad_p(q, vp, out);
+    }
 }

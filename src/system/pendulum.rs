@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use super::{require_positive, ParamSpec, SystemInfo};
 use crate::error::Result;
-use crate::float::{sin_poly, Real};
+use crate::float::{cos_poly, sin_poly, Real};
 
 pub const NAME: &str = "pendulum";
 pub const INFO: SystemInfo = SystemInfo {
@@ -70,5 +70,20 @@ impl Pendulum {
         for (v, &x) in out.iter_mut().zip(p) {
             *v = x * inv_m_l2;
         }
+    }
+
+    /// H_qq vq = m g l cos(q) vq (H_qp = 0).
+    #[inline]
+    pub fn grad_q_dir<T: Real>(&self, q: &[T], _p: &[T], vq: &[T], _vp: &[T], out: &mut [T]) {
+        let m_g_l = T::from_f64(self.m * self.g * self.l);
+        for ((g, &x), &v) in out.iter_mut().zip(q).zip(vq) {
+            *g = m_g_l * cos_poly(x) * v;
+        }
+    }
+
+    /// H_pp vp = vp / (m l²) (H_pq = 0).
+    #[inline]
+    pub fn grad_p_dir<T: Real>(&self, q: &[T], _p: &[T], _vq: &[T], vp: &[T], out: &mut [T]) {
+        self.grad_p(q, vp, out);
     }
 }

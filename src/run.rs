@@ -238,7 +238,9 @@ impl<'a, T: Real> Tracker<'a, T> {
         } else {
             init.clone()
         };
-        let engine = factory(start.convert())?;
+        let mut engine = factory(start.convert())?;
+        // H(z0) of the points as the run's precision holds them (an f32 run starts from rounded points).
+        let h0 = energies(&cfg.system, engine.state()?);
         let refine_dist = cfg.refine.map(|r| r.tol * bbox_diagonal(init));
         Ok(Tracker {
             cfg,
@@ -246,7 +248,7 @@ impl<'a, T: Real> Tracker<'a, T> {
             engine,
             aux: None,
             init,
-            h0: energies(&cfg.system, init),
+            h0,
             s: (0..n).map(|k| k as f64 / n as f64).collect(),
             log2_scale: vec![0.0; n],
             refine_dist,
@@ -330,7 +332,7 @@ impl<'a, T: Real> Tracker<'a, T> {
                 self.aux = Some((self.factory)(empty)?);
             }
             let aux = self.aux.as_mut().unwrap();
-            aux.set_state(fresh.convert())?;
+            aux.set_state(fresh)?;
             advance_with_progress(aux.as_mut(), step, rows.len(), &ProgressBar::hidden())?;
             let moved = aux.state()?.clone();
             // Interleave: each new node goes right after the node that starts its gap.

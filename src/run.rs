@@ -315,7 +315,7 @@ impl<'a, T: Real> Tracker<'a, T> {
                 .iter()
                 .map(|&s| self.cfg.ensemble.loop_point(&self.cfg.system, s, self.init))
                 .collect::<Result<Vec<_>>>()?;
-            let fresh = State::<f64>::from_rows(&rows, d);
+            let fresh = State::<f64>::from_rows(&rows, d).convert::<T>();
             let fresh_h0 = energies(&self.cfg.system, &fresh);
             let fresh = if self.cfg.tangent {
                 fresh.with_tangent()

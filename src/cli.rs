@@ -22,6 +22,8 @@ pub enum Command {
     Run(RunArgs),
     /// Advance the ensemble on the GPU and the CPU engine (both f32) and compare point by point.
     Validate(ValidateArgs),
+    /// Evolve one initial set with several methods side by side: data, plots and report.md.
+    Study(StudyArgs),
     /// Time CPU f64, CPU f32 and GPU f32 on the same ensemble, in one run.
     Bench(BenchArgs),
     /// List systems (with parameters and defaults), methods and ensemble kinds.
@@ -109,6 +111,80 @@ pub struct RunArgs {
     #[arg(long)]
     pub save_states: bool,
     /// No progress bar or summary on the terminal.
+    #[arg(long)]
+    pub quiet: bool,
+    /// Output folder.
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+}
+
+#[derive(Debug, Args, Clone, Default)]
+pub struct StudyArgs {
+    /// A preset study: pendulum-level, oscillator-rectangle, pendulum-disks (see README).
+    #[arg(long, conflicts_with_all = ["system", "methods", "dt", "steps", "ensemble", "params", "center", "radius", "lo", "hi", "energy", "sigma", "seed", "input", "closed_loop", "portraits"])]
+    pub preset: Option<String>,
+    /// Custom study: the system (see `phaseflow list`).
+    #[arg(long)]
+    pub system: Option<String>,
+    /// System parameter, repeatable: --param m=2.
+    #[arg(long = "param", value_name = "KEY=VALUE")]
+    pub params: Vec<String>,
+    /// Custom study: methods to compare, comma-separated (e.g. euler,symplectic-euler-a,verlet).
+    #[arg(long, value_name = "M,M,..")]
+    pub methods: Option<String>,
+    /// Custom study: step size, one for all methods or one per method (comma-separated).
+    #[arg(long, value_name = "H[,H,..]")]
+    pub dt: Option<String>,
+    /// Custom study: steps per method (one for all, or one per method); or give --t-end.
+    #[arg(long, value_name = "N[,N,..]")]
+    pub steps: Option<String>,
+    /// End time: each method takes round(t_end / h) steps (with a preset: shorten or lengthen it).
+    #[arg(long, value_name = "T")]
+    pub t_end: Option<f64>,
+    /// Initial set: level, circle, rect, disk, grid, gaussian, file.
+    #[arg(long)]
+    pub ensemble: Option<String>,
+    /// Number of points (with a preset: overrides the preset's).
+    #[arg(long)]
+    pub points: Option<usize>,
+    #[arg(long, value_name = "V,V,..", allow_hyphen_values = true)]
+    pub center: Option<String>,
+    #[arg(long, allow_negative_numbers = true)]
+    pub radius: Option<f64>,
+    #[arg(long, value_name = "V,V,..", allow_hyphen_values = true)]
+    pub lo: Option<String>,
+    #[arg(long, value_name = "V,V,..", allow_hyphen_values = true)]
+    pub hi: Option<String>,
+    #[arg(long, allow_negative_numbers = true)]
+    pub energy: Option<f64>,
+    #[arg(long, allow_negative_numbers = true)]
+    pub sigma: Option<f64>,
+    #[arg(long)]
+    pub seed: Option<u64>,
+    #[arg(long, value_name = "FILE")]
+    pub input: Option<PathBuf>,
+    /// The --input rows are the nodes of an ordered closed loop.
+    #[arg(long = "loop")]
+    pub closed_loop: bool,
+    /// Custom study: number of phase portraits, evenly spaced in time from 0 to the end [default: 5].
+    #[arg(long, value_name = "K")]
+    pub portraits: Option<usize>,
+    /// auto, gpu or cpu [default: auto].
+    #[arg(long)]
+    pub backend: Option<String>,
+    /// f32 or f64 [default: f32].
+    #[arg(long)]
+    pub precision: Option<String>,
+    /// Do not propagate the tangent map (on by default in studies: det and defect columns).
+    #[arg(long)]
+    pub no_tangent: bool,
+    #[arg(long)]
+    pub no_refine: bool,
+    #[arg(long, value_name = "FRACTION")]
+    pub refine_tol: Option<f64>,
+    #[arg(long, value_name = "N")]
+    pub max_nodes: Option<usize>,
+    /// No progress bars.
     #[arg(long)]
     pub quiet: bool,
     /// Output folder.

@@ -92,6 +92,8 @@ pub struct RunConfig {
     pub tangent: bool,
     /// Loop refinement (loop ensembles unless turned off).
     pub refine: Option<Refine>,
+    /// Steps at which the run also keeps the points (f64) for phase portraits (`study`).
+    pub portrait_steps: Vec<u64>,
     pub out: Option<PathBuf>,
     pub quiet: bool,
 }
@@ -371,6 +373,7 @@ impl RunConfig {
             save_states: f.save_states.unwrap_or(false),
             tangent: f.tangent.unwrap_or(false),
             refine,
+            portrait_steps: Vec::new(),
             out: f.out,
             quiet: false,
         })
@@ -422,14 +425,16 @@ impl RunConfig {
         )
     }
 
-    /// Step indices at which statistics are taken: 0, K, 2K, …, and always the last step.
+    /// Step indices at which statistics are taken: 0, K, 2K, …, always the last step, and the
+    /// portrait steps.
     pub fn snapshot_steps(&self) -> Vec<u64> {
         let mut v: Vec<u64> = (0..=self.steps)
             .step_by(self.snapshot_every as usize)
             .collect();
-        if *v.last().unwrap() != self.steps {
-            v.push(self.steps);
-        }
+        v.push(self.steps);
+        v.extend(self.portrait_steps.iter().filter(|&&s| s <= self.steps));
+        v.sort_unstable();
+        v.dedup();
         v
     }
 }

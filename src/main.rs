@@ -10,7 +10,7 @@ use phaseflow::ensemble::KINDS;
 use phaseflow::method::{Method, ALL};
 use phaseflow::output::write_csv;
 use phaseflow::system::{System, CATALOGUE};
-use phaseflow::{gpu, run, Error};
+use phaseflow::{gpu, run, study, Error};
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
@@ -19,6 +19,7 @@ fn main() -> ExitCode {
         Command::Validate(v) => {
             RunConfig::from_args(&v.run).and_then(|cfg| cmd_validate(&cfg, v.tolerance))
         }
+        Command::Study(s) => cmd_study(&s),
         Command::Bench(b) => cmd_bench(&b),
         Command::List => {
             cmd_list();
@@ -63,6 +64,35 @@ fn cmd_run(cfg: &RunConfig) -> Result<ExitCode, Error> {
             fmt_opt(last.rel_energy_err_max)
         );
         println!("wrote {}/stats.csv and config.toml", summary.out.display());
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn cmd_study(a: &phaseflow::cli::StudyArgs) -> Result<ExitCode, Error> {
+    let out = study::out_dir(a.out.clone())?;
+    let st = study::from_args(a)?;
+    let command_line = std::env::args()
+        .map(|x| if x.contains(' ') { format!("'{x}'") } else { x })
+        .collect::<Vec<_>>()
+        .join(" ");
+    let outcome = study::run_study(&st, &out, a.quiet, &command_line)?;
+    if !a.quiet {
+        println!(
+            "{:<20} {:>10} {:>10} {:>16} {:>16} {:>16}",
+            "method", "h", "steps", "area_ratio", "max|det-1|", "max_rel_dE"
+        );
+        for r in &outcome.summary {
+            println!(
+                "{:<20} {:>10.4e} {:>10} {:>16} {:>16} {:>16}",
+                r.method,
+                r.dt,
+                r.steps,
+                fmt_opt(r.final_area_ratio),
+                fmt_opt(r.max_abs_det_minus_1),
+                fmt_opt(r.max_rel_energy_err)
+            );
+        }
+        println!("report: {}", out.join("report.md").display());
     }
     Ok(ExitCode::SUCCESS)
 }

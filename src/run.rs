@@ -122,6 +122,8 @@ pub struct RunSummary {
     pub out: PathBuf,
     /// Loop refinement stopped at --max-nodes at this step (the area is then under-resolved).
     pub refine_capped_at: Option<u64>,
+    /// (step, points) at each of `cfg.portrait_steps`.
+    pub portraits: Vec<(u64, State<f64>)>,
 }
 
 /// Builds engines of the run's backend and precision (the main one, and the one refinement
@@ -185,6 +187,7 @@ fn run_with<T: Real>(
         rows,
         out: out.to_path_buf(),
         refine_capped_at: tracker.capped_at,
+        portraits: tracker.portraits,
     })
 }
 
@@ -206,6 +209,7 @@ struct Tracker<'a, T: Real> {
     /// Absolute refinement distance: tol × the initial loop's bounding-box diagonal.
     refine_dist: Option<f64>,
     capped_at: Option<u64>,
+    portraits: Vec<(u64, State<f64>)>,
 }
 
 /// Bounding-box diagonal of the points' (q, p) in f64.
@@ -253,6 +257,7 @@ impl<'a, T: Real> Tracker<'a, T> {
             log2_scale: vec![0.0; n],
             refine_dist,
             capped_at: None,
+            portraits: Vec::new(),
         })
     }
 
@@ -399,6 +404,9 @@ impl<'a, T: Real> Tracker<'a, T> {
                 row.area_from_det = filled_area.zip(t.det_mean).map(|(a, m)| a * m);
             }
             rows.push(row);
+            if cfg.portrait_steps.contains(&step) {
+                self.portraits.push((step, state.primal_f64()));
+            }
             if cfg.save_states {
                 write_atomic(
                     &out.join("states").join(format!("step_{step}.npy")),

@@ -72,6 +72,18 @@ impl<T: Real> State<T> {
         s
     }
 
+    /// The points alone (no tangent columns), in f64.
+    pub fn primal_f64(&self) -> State<f64> {
+        let m = self.n * self.d;
+        State {
+            n: self.n,
+            d: self.d,
+            nt: 0,
+            q: self.q[..m].iter().map(|x| x.to_f64()).collect(),
+            p: self.p[..m].iter().map(|x| x.to_f64()).collect(),
+        }
+    }
+
     /// Points `idx` of this state (all components), in that order.
     pub fn select(&self, idx: &[usize]) -> State<T> {
         let (n, c) = (self.n, self.comps());

@@ -1,0 +1,780 @@
+//! `phaseflow study`: the same initial set evolved by several methods side by side, turned into
+//! data (each run's stats.csv, config.toml and portrait states; summary.csv), pictures (phase
+//! portraits over the exact level curves, energy error and area ratio against time) and a short
+//! report.md. A study is data (`Study`): the presets below and the custom study from flags are
+//! both just values of it.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use crate::config::{EnsembleFile, RunConfig, RunFile};
+use crate::ensemble::State;
+use crate::error::Result;
+use crate::input_err;
+use crate::measure::energy::{drift_slope, EnergyRow};
+use crate::method::Method;
+use crate::output::{npy, write_atomic, write_csv};
+use crate::plot::{self, Figure, Series, Style};
+use crate::run;
+use crate::system::System;
+
+/// One method of a study with its own step and step count.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StudyRun {
+    pub method: Method,
+    pub dt: f64,
+    pub steps: u64,
+}
+
+/// A study: the shared settings (system, ensemble, backend, …) and the methods to compare.
+#[derive(Debug, Clone)]
+pub struct Study {
+    /// Preset name, or "custom".
+    pub name: String,
+    /// What the study reproduces and with which parameters (first paragraph of report.md).
+    pub description: String,
+    /// Everything but method, dt and steps (those come from `runs`).
+    pub base: RunFile,
+    pub runs: Vec<StudyRun>,
+    /// Times at which every method's points are kept for the phase portraits.
+    pub portrait_times: Vec<f64>,
+    /// Statistics rows per run (the snapshot interval is steps / this).
+    pub stats_rows: u64,
+}
+
+/// Preset names with a one-line description (for errors and `phaseflow list`).
+pub const PRESETS: &[(&str, &str)] = &[
+    (
+        "pendulum-level",
+        "seed 000: 2000 points on the pendulum level E = 1 − cos(π/6), explicit Euler vs symplectic Euler and Verlet at h = 0.0005 to t = 2000",
+    ),
+    (
+        "oscillator-rectangle",
+        "seed 001: a small rectangle at 12 o'clock on the unit circle of the oscillator, forward Euler vs symplectic Euler for four periods",
+    ),
+    (
+        "pendulum-disks",
+        "GNI Example VI.3.2: a disk of pendulum states under the first-order methods at h = π/4 and the second-order ones at h = π/3",
+    ),
+];
+
+fn ensemble(kind: &str) -> EnsembleFile {
+    EnsembleFile {
+        kind: Some(kind.into()),
+        ..Default::default()
+    }
+}
+
+fn runs(list: &[(Method, f64)], t_end: f64) -> Vec<StudyRun> {
+    list.iter()
+        .map(|&(method, dt)| StudyRun {
+            method,
+            dt,
+            steps: (t_end / dt).round() as u64,
+        })
+        .collect()
+}
+
+/// The named preset study.
+pub fn preset(name: &str) -> Result<Study> {
+    use std::f64::consts::PI;
+    let base = |system: &str, ens: EnsembleFile| RunFile {
+        system: Some(system.into()),
+        tangent: Some(true),
+        ensemble: Some(ens),
+        ..Default::default()
+    };
+    match name {
+        "pendulum-level" => {
+            let t_end = 2000.0;
+            let h = 0.0005;
+            Ok(Study {
+                name: name.into(),
+                description: "Seed 000's experiment: the pendulum H = p²/2 + 1 − cos q (m = g = l = 1), 2000 points evenly spaced in angle on the level curve E = 1 − cos(π/6) = 0.1339746 (the orbit through q = π/6 at rest), each method at h = 0.0005 up to t = 2000 (4 000 000 steps), phase portraits every 500 time units (as in the seed's figure 3).".into(),
+                base: base(
+                    "pendulum",
+                    EnsembleFile {
+                        points: Some(2000),
+                        energy: Some(1.0 - (PI / 6.0).cos()),
+                        ..ensemble("level")
+                    },
+                ),
+                runs: runs(
+                    &[
+                        (Method::Euler, h),
+                        (Method::SymplecticEulerA, h),
+                        (Method::Verlet, h),
+                    ],
+                    t_end,
+                ),
+                portrait_times: (0..=4).map(|k| 500.0 * k as f64).collect(),
+                stats_rows: 400,
+            })
+        }
+        "oscillator-rectangle" => {
+            let h = 2.0 * PI / 128.0;
+            Ok(Study {
+                name: name.into(),
+                description: "Seed 001's experiment: the harmonic oscillator H = (p² + q²)/2, the boundary of the rectangle q ∈ [−0.15, 0.15], p ∈ [0.85, 1.15] (at 12 o'clock on the unit circle, 400 nodes), forward Euler against symplectic Euler at h = 2π/128 for four periods (512 steps), portraits every half period (as in the seed's figures 7.6 and 7.7).".into(),
+                base: base(
+                    "oscillator",
+                    EnsembleFile {
+                        points: Some(400),
+                        lo: Some(vec![-0.15, 0.85]),
+                        hi: Some(vec![0.15, 1.15]),
+                        ..ensemble("rect")
+                    },
+                ),
+                runs: runs(
+                    &[(Method::Euler, h), (Method::SymplecticEulerA, h)],
+                    8.0 * PI,
+                ),
+                portrait_times: (0..=8).map(|k| PI * k as f64).collect(),
+                stats_rows: 256,
+            })
+        }
+        "pendulum-disks" => {
+            let (h1, h2) = (PI / 4.0, PI / 3.0);
+            Ok(Study {
+                name: name.into(),
+                description: "After Hairer, Lubich and Wanner, Geometric Numerical Integration, Example VI.3.2: a disk of initial values of the pendulum H = p²/2 − cos q evolved by the first-order methods (explicit Euler, symplectic Euler A and B) at h = π/4 and the second-order ones (Störmer–Verlet, position Verlet) at h = π/3, to t = 4π (16 resp. 12 steps). The disk (our choice, not GNI's): 4000 points uniform in the disk of radius 0.5 about (q, p) = (0, 1), seed 0, librations with energies 0.125 to 1.2. Area from the tangent map, |A0| · mean det DΦⁿ; portraits at t = 0, π, 2π, 3π, 4π.".into(),
+                base: base(
+                    "pendulum",
+                    EnsembleFile {
+                        points: Some(4000),
+                        center: Some(vec![0.0, 1.0]),
+                        radius: Some(0.5),
+                        seed: Some(0),
+                        ..ensemble("disk")
+                    },
+                ),
+                runs: runs(
+                    &[
+                        (Method::Euler, h1),
+                        (Method::SymplecticEulerA, h1),
+                        (Method::SymplecticEulerB, h1),
+                        (Method::Verlet, h2),
+                        (Method::PositionVerlet, h2),
+                    ],
+                    4.0 * PI,
+                ),
+                portrait_times: (0..=4).map(|k| PI * k as f64).collect(),
+                stats_rows: 16,
+            })
+        }
+        other => {
+            let names: Vec<&str> = PRESETS.iter().map(|p| p.0).collect();
+            Err(input_err!(
+                "--preset {other}: unknown study preset (known: {})",
+                names.join(", ")
+            ))
+        }
+    }
+}
+
+/// One row of summary.csv (columns documented in README.md).
+#[derive(Debug, Clone, Serialize)]
+pub struct SummaryRow {
+    pub method: String,
+    pub dt: f64,
+    pub steps: u64,
+    pub t_end: f64,
+    /// Points at the end (loops: nodes after refinement) and how many of them are finite.
+    pub points: u64,
+    pub finite: u64,
+    /// Loops: final loop area / initial loop area. Filled sets with the tangent map: final mean det.
+    pub final_area_ratio: Option<f64>,
+    /// Largest |det DΦⁿ − 1| over all snapshots and points (tangent map).
+    pub max_abs_det_minus_1: Option<f64>,
+    /// Largest |H − H(z0)| / |H(z0)| over all snapshots and points.
+    pub max_rel_energy_err: Option<f64>,
+    /// Least-squares slope of the mean |H − H(z0)| against t (energy per unit time).
+    pub energy_drift_slope: Option<f64>,
+    /// Step at which loop refinement hit --max-nodes (empty if never).
+    pub refine_capped_at_step: Option<u64>,
+    pub engine: String,
+}
+
+fn fold_max(it: impl Iterator<Item = Option<f64>>) -> Option<f64> {
+    it.flatten().filter(|x| x.is_finite()).fold(None, |m, x| {
+        Some(m.map_or(x, |m: f64| m.max(x)))
+    })
+}
+
+fn summarise(r: &StudyRun, rows: &[EnergyRow], engine: &str, capped: Option<u64>) -> SummaryRow {
+    let last = rows.last().expect("a run has at least the step-0 row");
+    let (t, y): (Vec<f64>, Vec<f64>) = rows
+        .iter()
+        .filter_map(|row| row.abs_energy_err_mean.map(|e| (row.t, e)))
+        .unzip();
+    SummaryRow {
+        method: r.method.name().into(),
+        dt: r.dt,
+        steps: r.steps,
+        t_end: r.steps as f64 * r.dt,
+        points: last.points,
+        finite: last.finite,
+        final_area_ratio: last.area_ratio.or(last.det_mean),
+        max_abs_det_minus_1: fold_max(rows.iter().flat_map(|row| {
+            [
+                row.det_max.map(|d| (d - 1.0).abs()),
+                row.det_min.map(|d| (d - 1.0).abs()),
+            ]
+        })),
+        max_rel_energy_err: fold_max(rows.iter().map(|row| row.rel_energy_err_max)),
+        energy_drift_slope: drift_slope(&t, &y),
+        refine_capped_at_step: capped,
+        engine: engine.into(),
+    }
+}
+
+/// One sentence on what happened to a method's set (for report.md).
+fn verdict(s: &SummaryRow, symplectic: bool) -> String {
+    let mut out = format!(
+        "**{}** (h = {}, {} steps):",
+        s.method,
+        fmt_g(s.dt),
+        s.steps
+    );
+    if s.finite < s.points {
+        let _ = write!(out, " {} of {} points blew up (non-finite);", s.points - s.finite, s.points);
+    }
+    match s.final_area_ratio {
+        Some(r) if (r - 1.0).abs() < 1e-4 => {
+            let _ = write!(out, " the area was kept (final ratio {}),", fmt_ratio(r));
+        }
+        Some(r) => {
+            let how = if r > 1.0 { "grew" } else { "shrank" };
+            let _ = write!(out, " the area {how} by a factor {},", fmt_g(r));
+        }
+        None => out.push_str(" the area could not be measured (non-finite points),"),
+    }
+    match (s.max_rel_energy_err, s.energy_drift_slope) {
+        (Some(e), Some(slope)) => {
+            let drift = slope * s.t_end;
+            let kind = if drift > 0.5 * e.max(1e-300) && slope > 0.0 {
+                "drifting upwards"
+            } else {
+                "bounded, without systematic drift"
+            };
+            let _ = write!(
+                out,
+                " and the relative energy error reached {} ({kind})",
+                fmt_g(e)
+            );
+        }
+        (Some(e), None) => {
+            let _ = write!(out, " and the relative energy error reached {}", fmt_g(e));
+        }
+        _ => out.push_str(" and the energy error is undefined"),
+    }
+    out.push_str(if symplectic {
+        ": as expected of a symplectic method."
+    } else {
+        ": this method is not symplectic."
+    });
+    out
+}
+
+fn fmt_g(x: f64) -> String {
+    if x != 0.0 && (x.abs() < 1e-3 || x.abs() >= 1e5) {
+        format!("{x:.3e}")
+    } else {
+        format!("{:.6}", x)
+            .trim_end_matches('0')
+            .trim_end_matches('.')
+            .to_string()
+    }
+}
+
+fn opt(x: Option<f64>) -> String {
+    x.map(fmt_g).unwrap_or_else(|| "–".into())
+}
+
+/// A ratio near 1 as "1 + 2.3e-8" so small changes stay visible.
+fn fmt_ratio(r: f64) -> String {
+    let dev = r - 1.0;
+    if dev == 0.0 {
+        "1 (exactly)".into()
+    } else if dev.abs() < 1e-3 {
+        format!("1 {} {:.1e}", if dev > 0.0 { "+" } else { "−" }, dev.abs())
+    } else {
+        fmt_g(r)
+    }
+}
+
+/// Result of a study: the summary rows and the files written.
+pub struct StudyOutcome {
+    pub summary: Vec<SummaryRow>,
+    pub files: Vec<PathBuf>,
+}
+
+/// Run every method of the study into `out/<method>/`, then write summary, plots and report.
+pub fn run_study(study: &Study, out: &Path, quiet: bool, command_line: &str) -> Result<StudyOutcome> {
+    if study.runs.is_empty() {
+        return Err(input_err!("--methods: a study needs at least one method"));
+    }
+    // Resolve every run before doing any work, so bad input fails fast.
+    let mut configs = Vec::new();
+    for r in &study.runs {
+        let mut f = study.base.clone();
+        f.method = Some(r.method.name().into());
+        f.dt = Some(r.dt);
+        f.steps = Some(r.steps);
+        f.snapshot_every = Some((r.steps / study.stats_rows.max(1)).max(1));
+        let mut cfg = RunConfig::resolve(f)?;
+        cfg.quiet = quiet;
+        cfg.portrait_steps = study
+            .portrait_times
+            .iter()
+            .map(|t| ((t / r.dt).round() as u64).min(r.steps))
+            .collect();
+        configs.push(cfg);
+    }
+    let names = run_names(&study.runs);
+    let mut summary = Vec::new();
+    let mut portraits = Vec::new();
+    let mut series = Vec::new();
+    let mut files = Vec::new();
+    for (i, (cfg, r)) in configs.iter_mut().zip(&study.runs).enumerate() {
+        let dir = out.join(&names[i]);
+        cfg.out = Some(dir.clone());
+        if !quiet {
+            eprintln!(
+                "phaseflow: study {} [{}/{}]: {} with h = {}, {} steps",
+                study.name,
+                i + 1,
+                study.runs.len(),
+                r.method.name(),
+                fmt_g(r.dt),
+                r.steps
+            );
+        }
+        let res = run::run(cfg)?;
+        for (step, st) in &res.portraits {
+            let path = dir.join("states").join(format!("step_{step}.npy"));
+            write_atomic(&path, &npy::encode_state(st))?;
+        }
+        files.push(dir.join("stats.csv"));
+        summary.push(summarise(r, &res.rows, &res.engine, res.refine_capped_at));
+        series.push((names[i].clone(), res.rows));
+        portraits.push((names[i].clone(), r.dt, res.portraits));
+    }
+    let system = &configs[0].system;
+    write_csv(&out.join("summary.csv"), &summary)?;
+    files.push(out.join("summary.csv"));
+    // Plots.
+    let mut figures = Vec::new();
+    for (name, dt, snaps) in &portraits {
+        let fig = portrait_figure(system, name, *dt, snaps);
+        let stem = out.join(format!("phase_{name}"));
+        files.extend(plot::write_figure(&fig, &stem)?);
+        figures.push((format!("Phase portrait: {name}"), format!("phase_{name}.png")));
+    }
+    let time_fig = |title: &str, y_label: &str, log_y: bool, pick: &dyn Fn(&EnergyRow) -> Option<f64>| Figure {
+        title: title.into(),
+        x_label: "t".into(),
+        y_label: y_label.into(),
+        series: series
+            .iter()
+            .map(|(name, rows)| Series {
+                label: name.clone(),
+                points: rows.iter().filter_map(|r| pick(r).map(|y| (r.t, y))).collect(),
+                style: Style::Line,
+            })
+            .collect(),
+        log_y,
+        equal_aspect: false,
+        x_range: None,
+        y_range: None,
+    };
+    let energy = time_fig(
+        "Mean relative energy error",
+        "mean |H − H(z0)| / |H(z0)|",
+        true,
+        &|r| r.rel_energy_err_mean,
+    );
+    files.extend(plot::write_figure(&energy, &out.join("energy_error"))?);
+    figures.push(("Relative energy error against time".into(), "energy_error.png".into()));
+    let area = time_fig(
+        "Phase-space area ratio",
+        "area(t) / area(0)",
+        false,
+        &|r| r.area_ratio.or(r.det_mean),
+    );
+    files.extend(plot::write_figure(&area, &out.join("area_ratio"))?);
+    figures.push(("Area ratio against time".into(), "area_ratio.png".into()));
+    // Report.
+    let report = report_md(study, &configs[0], &summary, &figures, command_line);
+    write_atomic(&out.join("report.md"), report.as_bytes())?;
+    files.push(out.join("report.md"));
+    Ok(StudyOutcome { summary, files })
+}
+
+/// Folder names: the method name, with the step appended when a method appears twice.
+fn run_names(runs: &[StudyRun]) -> Vec<String> {
+    runs.iter()
+        .map(|r| {
+            let twice = runs.iter().filter(|o| o.method == r.method).count() > 1;
+            if twice {
+                format!("{}_h{}", r.method.name(), fmt_g(r.dt))
+            } else {
+                r.method.name().to_string()
+            }
+        })
+        .collect()
+}
+
+/// Phase portrait (q1, p1) of the kept snapshots over exact level curves of H (d = 1).
+fn portrait_figure(system: &System, name: &str, dt: f64, snaps: &[(u64, State<f64>)]) -> Figure {
+    let mut series = Vec::new();
+    let (mut qlo, mut qhi, mut plo, mut phi) = (f64::INFINITY, f64::NEG_INFINITY, f64::INFINITY, f64::NEG_INFINITY);
+    let mut energies = Vec::new();
+    for (_, s) in snaps {
+        for i in 0..s.n {
+            // (q1, p1): component 0 of q and of p
+            let (q, p) = (s.q[i], s.p[i]);
+            if q.is_finite() && p.is_finite() {
+                qlo = qlo.min(q);
+                qhi = qhi.max(q);
+                plo = plo.min(p);
+                phi = phi.max(p);
+            }
+        }
+    }
+    if system.dof() == 1 && qlo.is_finite() {
+        let (qm, pm) = (0.1 * (qhi - qlo).max(1e-3), 0.1 * (phi - plo).max(1e-3));
+        let (qa, qb, pa, pb) = (qlo - qm, qhi + qm, plo - pm, phi + pm);
+        // Levels: the range of H over the initial set, and a few around it.
+        if let Some((_, s0)) = snaps.first() {
+            let h: Vec<f64> = (0..s0.n)
+                .map(|i| system.energy(&[s0.q[i]], &[s0.p[i]]))
+                .filter(|x| x.is_finite())
+                .collect();
+            if let (Some(lo), Some(hi)) = (
+                h.iter().cloned().reduce(f64::min),
+                h.iter().cloned().reduce(f64::max),
+            ) {
+                energies.push(lo);
+                if hi > lo * (1.0 + 1e-9) {
+                    energies.push(hi);
+                }
+            }
+        }
+        let corner_max = [(qa, pa), (qa, pb), (qb, pa), (qb, pb)]
+            .iter()
+            .map(|&(q, p)| system.energy(&[q], &[p]))
+            .fold(f64::NEG_INFINITY, f64::max);
+        let e_min = {
+            let z = system.minimum();
+            system.energy(&z[..1], &z[1..])
+        };
+        for k in 1..=6 {
+            energies.push(e_min + (corner_max - e_min) * k as f64 / 7.0);
+        }
+        for e in energies {
+            series.extend(level_curves(system, e, (qa, qb), (pa, pb)));
+        }
+    }
+    for (step, s) in snaps {
+        series.push(Series {
+            label: format!("t = {}", fmt_g(*step as f64 * dt)),
+            points: (0..s.n).map(|i| (s.q[i], s.p[i])).collect(),
+            style: Style::Markers,
+        });
+    }
+    Figure {
+        title: format!("{name}: the set at several times, over level curves of H"),
+        x_label: "q".into(),
+        y_label: "p".into(),
+        series,
+        log_y: false,
+        equal_aspect: true,
+        x_range: None,
+        y_range: None,
+    }
+}
+
+/// Branches p(q) ≥ 0 and ≤ 0 of the level set H(q, p) = e over a q range, for 1-DOF systems whose
+/// H grows with |p| (pendulum, oscillator): bisection in p at each q; runs split where no solution.
+fn level_curves(system: &System, e: f64, (qa, qb): (f64, f64), (pa, pb): (f64, f64)) -> Vec<Series> {
+    let pmax = pa.abs().max(pb.abs()) * 4.0 + 1.0;
+    let mut out = Vec::new();
+    for sign in [1.0, -1.0] {
+        let mut run: Vec<(f64, f64)> = Vec::new();
+        for k in 0..=600 {
+            let q = qa + (qb - qa) * k as f64 / 600.0;
+            let f = |p: f64| system.energy(&[q], &[sign * p]) - e;
+            let sol = if f(0.0) <= 0.0 && f(pmax) > 0.0 {
+                let (mut lo, mut hi) = (0.0, pmax);
+                for _ in 0..80 {
+                    let mid = 0.5 * (lo + hi);
+                    if f(mid) > 0.0 {
+                        hi = mid
+                    } else {
+                        lo = mid
+                    }
+                }
+                Some(sign * 0.5 * (lo + hi))
+            } else {
+                None
+            };
+            match sol {
+                Some(p) => run.push((q, p)),
+                None if !run.is_empty() => out.push(std::mem::take(&mut run)),
+                None => {}
+            }
+        }
+        if !run.is_empty() {
+            out.push(run);
+        }
+    }
+    out.into_iter()
+        .map(|points| Series {
+            label: String::new(),
+            points,
+            style: Style::ThinLine,
+        })
+        .collect()
+}
+
+fn report_md(
+    study: &Study,
+    cfg: &RunConfig,
+    summary: &[SummaryRow],
+    figures: &[(String, String)],
+    command_line: &str,
+) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "# phaseflow study: {}\n", study.name);
+    let _ = writeln!(s, "{}\n", study.description);
+    let _ = writeln!(
+        s,
+        "System `{}` (parameters {:?}), ensemble `{}` ({} initial points), precision {}, engine {}. Tangent map: {}. Loop refinement: {}.\n",
+        cfg.system.name(),
+        cfg.system.params(),
+        cfg.ensemble.kind.name(),
+        cfg.ensemble.points,
+        cfg.precision.name(),
+        summary.first().map(|r| r.engine.as_str()).unwrap_or("?"),
+        if cfg.tangent { "on" } else { "off" },
+        match cfg.refine {
+            Some(r) => format!("tolerance {} of the initial loop's size, at most {} nodes", r.tol, r.max_nodes),
+            None => "off".into(),
+        }
+    );
+    let _ = writeln!(s, "Reproduce: `{command_line}`\n");
+    let _ = writeln!(s, "## What happened\n");
+    for row in summary {
+        let symplectic = Method::from_name(&row.method)
+            .map(|m| m.info().symplectic)
+            .unwrap_or(false);
+        let _ = writeln!(s, "- {}", verdict(row, symplectic));
+        if let Some(step) = row.refine_capped_at_step {
+            let _ = writeln!(
+                s,
+                "  - Loop refinement hit its node cap at step {step}: the loop area after that is under-resolved."
+            );
+        }
+    }
+    let _ = writeln!(s, "\n## Summary (summary.csv)\n");
+    let _ = writeln!(
+        s,
+        "| method | h | steps | t_end | points | finite | final area ratio | max abs(det − 1) | max rel. energy error | energy drift slope |"
+    );
+    let _ = writeln!(s, "|---|---|---|---|---|---|---|---|---|---|");
+    for r in summary {
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            r.method,
+            fmt_g(r.dt),
+            r.steps,
+            fmt_g(r.t_end),
+            r.points,
+            r.finite,
+            r.final_area_ratio.map(fmt_ratio).unwrap_or_else(|| "–".into()),
+            opt(r.max_abs_det_minus_1),
+            opt(r.max_rel_energy_err),
+            opt(r.energy_drift_slope)
+        );
+    }
+    let _ = writeln!(s, "\n## Plots\n");
+    for (title, file) in figures {
+        let _ = writeln!(s, "### {title}\n\n![{title}]({file})\n");
+    }
+    let _ = writeln!(
+        s,
+        "Each method's folder holds its stats.csv (columns in the README), config.toml (reproduces that run) and states/step_<k>.npy (the points at the portrait times). Plots are also written as SVG."
+    );
+    s
+}
+
+/// Parse a comma list of step sizes: one for all methods, or one per method.
+pub fn parse_dt_list(s: &str, methods: usize) -> Result<Vec<f64>> {
+    let v = crate::config::parse_vec("--dt", s)?;
+    if let Some(x) = v.iter().find(|x| !(x.is_finite() && **x > 0.0)) {
+        return Err(input_err!("--dt {s}: every step must be a positive finite number, got {x}"));
+    }
+    match v.len() {
+        1 => Ok(vec![v[0]; methods]),
+        n if n == methods => Ok(v),
+        n => Err(input_err!(
+            "--dt {s}: give one step for all methods or one per method ({methods} methods, {n} steps)"
+        )),
+    }
+}
+
+/// Output folder check shared by the CLI (nothing is written before the runs resolve).
+pub fn out_dir(out: Option<PathBuf>) -> Result<PathBuf> {
+    out.ok_or_else(|| input_err!("--out DIR is required (the folder for the study's data, plots and report)"))
+}
+
+/// The study the flags describe: a preset (with the few overrides it allows) or a custom study.
+pub fn from_args(a: &crate::cli::StudyArgs) -> Result<Study> {
+    use crate::config::{parse_params, parse_vec};
+    let mut study = match &a.preset {
+        Some(name) => {
+            let mut st = preset(name)?;
+            if let Some(t_end) = a.t_end {
+                check_t_end(t_end)?;
+                for r in &mut st.runs {
+                    r.steps = ((t_end / r.dt).round() as u64).max(1);
+                }
+                let k = st.portrait_times.len().max(2) - 1;
+                st.portrait_times = (0..=k).map(|i| t_end * i as f64 / k as f64).collect();
+                st.description
+                    .push_str(&format!(" This run was shortened or lengthened to t = {t_end}."));
+            }
+            st
+        }
+        None => {
+            let system = a.system.clone().ok_or_else(|| {
+                input_err!("study: give --preset NAME, or a custom study with --system, --methods, --dt, --steps or --t-end, --ensemble")
+            })?;
+            let methods = a
+                .methods
+                .as_deref()
+                .ok_or_else(|| input_err!("--methods is required for a custom study (e.g. --methods euler,verlet)"))?
+                .split(',')
+                .map(|m| Method::from_name(m.trim()))
+                .collect::<Result<Vec<_>>>()?;
+            let dts = parse_dt_list(
+                a.dt.as_deref()
+                    .ok_or_else(|| input_err!("--dt is required for a custom study (one step, or one per method)"))?,
+                methods.len(),
+            )?;
+            let steps: Vec<u64> = match (&a.steps, a.t_end) {
+                (Some(_), Some(_)) => {
+                    return Err(input_err!("--steps and --t-end: give one of them, not both"))
+                }
+                (Some(s), None) => {
+                    let v = s
+                        .split(',')
+                        .map(|x| {
+                            x.trim().parse::<u64>().map_err(|_| {
+                                input_err!("--steps {s}: '{x}' is not a whole number of steps")
+                            })
+                        })
+                        .collect::<Result<Vec<_>>>()?;
+                    match v.len() {
+                        1 => vec![v[0]; methods.len()],
+                        n if n == methods.len() => v,
+                        n => {
+                            return Err(input_err!(
+                                "--steps {s}: give one count for all methods or one per method ({} methods, {n} counts)",
+                                methods.len()
+                            ))
+                        }
+                    }
+                }
+                (None, Some(t)) => {
+                    check_t_end(t)?;
+                    dts.iter().map(|h| ((t / h).round() as u64).max(1)).collect()
+                }
+                (None, None) => {
+                    return Err(input_err!("a custom study needs --steps N or --t-end T"))
+                }
+            };
+            let runs: Vec<StudyRun> = methods
+                .iter()
+                .zip(&dts)
+                .zip(&steps)
+                .map(|((&method, &dt), &steps)| StudyRun { method, dt, steps })
+                .collect();
+            let t_end = runs
+                .iter()
+                .map(|r| r.steps as f64 * r.dt)
+                .fold(0.0, f64::max);
+            let k = a.portraits.unwrap_or(5);
+            if k == 0 {
+                return Err(input_err!("--portraits must be at least 1"));
+            }
+            let portrait_times = if k == 1 {
+                vec![0.0]
+            } else {
+                (0..k).map(|i| t_end * i as f64 / (k - 1) as f64).collect()
+            };
+            let vec_of = |flag: &str, v: &Option<String>| -> Result<Option<Vec<f64>>> {
+                v.as_deref().map(|s| parse_vec(flag, s)).transpose()
+            };
+            let ensemble = EnsembleFile {
+                kind: Some(a.ensemble.clone().ok_or_else(|| {
+                    input_err!("--ensemble is required for a custom study (level, circle, rect, disk, grid, gaussian, file)")
+                })?),
+                points: None,
+                center: vec_of("--center", &a.center)?,
+                radius: a.radius,
+                lo: vec_of("--lo", &a.lo)?,
+                hi: vec_of("--hi", &a.hi)?,
+                energy: a.energy,
+                sigma: a.sigma,
+                seed: a.seed,
+                input: a.input.clone(),
+                closed_loop: a.closed_loop.then_some(true),
+            };
+            Study {
+                name: "custom".into(),
+                description: format!(
+                    "A custom study of `{system}` with {}.",
+                    runs.iter()
+                        .map(|r| format!("{} at h = {} ({} steps)", r.method.name(), fmt_g(r.dt), r.steps))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+                base: RunFile {
+                    system: Some(system),
+                    params: Some(parse_params(&a.params)?),
+                    ensemble: Some(ensemble),
+                    ..Default::default()
+                },
+                runs,
+                portrait_times,
+                stats_rows: 200,
+            }
+        }
+    };
+    let base = &mut study.base;
+    if let Some(n) = a.points {
+        base.ensemble.get_or_insert_with(Default::default).points = Some(n);
+    }
+    base.backend = a.backend.clone();
+    base.precision = a.precision.clone();
+    base.tangent = Some(!a.no_tangent);
+    if a.no_refine {
+        base.refine = Some(false);
+    }
+    base.refine_tol = a.refine_tol;
+    base.max_nodes = a.max_nodes;
+    Ok(study)
+}
+
+fn check_t_end(t: f64) -> Result<()> {
+    if t.is_finite() && t > 0.0 {
+        Ok(())
+    } else {
+        Err(input_err!("--t-end must be a positive finite time, got {t}"))
+    }
+}

@@ -288,8 +288,14 @@ impl<'a, T: Real> Tracker<'a, T> {
             if gaps.is_empty() {
                 return Ok(());
             }
+            // Nodes per gap: enough to bring it under the distance if the loop is locally
+            // straight (later passes catch the rest), within the node cap.
+            let mut counts: Vec<usize> = gaps
+                .iter()
+                .map(|&(_, len)| ((len / dist).ceil() as usize).clamp(2, 65) - 1)
+                .collect();
             let room = r.max_nodes.saturating_sub(n);
-            if gaps.len() > room {
+            if counts.iter().sum::<usize>() > room {
                 if self.capped_at.is_none() {
                     eprintln!(
                         "phaseflow: warning: loop refinement reached --max-nodes {} at step {step}; the loop is under-resolved from here on (raise --max-nodes or --refine-tol)",
@@ -297,23 +303,34 @@ impl<'a, T: Real> Tracker<'a, T> {
                     );
                     self.capped_at = Some(step);
                 }
+                // One node each in the longest gaps that still fit.
                 gaps.sort_by(|a, b| b.1.total_cmp(&a.1));
                 gaps.truncate(room);
                 gaps.sort_by_key(|g| g.0);
+                counts = vec![1; gaps.len()];
                 if gaps.is_empty() {
                     return Ok(());
                 }
             }
-            // New nodes: parameter midway between their neighbours', states exact at t = 0.
+            // New nodes: parameters evenly between their neighbours', states exact at t = 0.
             let new_s: Vec<f64> = gaps
                 .iter()
-                .map(|&(i, _)| {
+                .zip(&counts)
+                .flat_map(|(&(i, _), &k)| {
                     let next = if i + 1 < n {
                         self.s[i + 1]
                     } else {
                         1.0 + self.s[0]
                     };
-                    0.5 * (self.s[i] + next)
+                    let si = self.s[i];
+                    (1..=k).map(move |j| {
+                        let s = si + (next - si) * j as f64 / (k + 1) as f64;
+                        if s >= 1.0 {
+                            s - 1.0
+                        } else {
+                            s
+                        }
+                    })
                 })
                 .collect();
             let rows = new_s
@@ -340,23 +357,24 @@ impl<'a, T: Real> Tracker<'a, T> {
             aux.set_state(fresh)?;
             advance_with_progress(aux.as_mut(), step, rows.len(), &ProgressBar::hidden())?;
             let moved = aux.state()?.clone();
-            // Interleave: each new node goes right after the node that starts its gap.
+            // Interleave: a gap's new nodes go right after the node that starts it.
             let mut from_old = Vec::with_capacity(n + rows.len());
             let (mut s2, mut h2, mut l2) = (Vec::new(), Vec::new(), Vec::new());
-            let mut g = gaps.iter().peekable();
+            let mut g = gaps.iter().zip(&counts).peekable();
             let mut fresh_i = 0;
             for i in 0..n {
                 from_old.push(true);
                 s2.push(self.s[i]);
                 h2.push(self.h0[i]);
                 l2.push(self.log2_scale[i]);
-                if g.peek().is_some_and(|x| x.0 == i) {
-                    g.next();
-                    from_old.push(false);
-                    s2.push(new_s[fresh_i]);
-                    h2.push(fresh_h0[fresh_i]);
-                    l2.push(0.0);
-                    fresh_i += 1;
+                if let Some((_, &k)) = g.next_if(|x| x.0 .0 == i) {
+                    for _ in 0..k {
+                        from_old.push(false);
+                        s2.push(new_s[fresh_i]);
+                        h2.push(fresh_h0[fresh_i]);
+                        l2.push(0.0);
+                        fresh_i += 1;
+                    }
                 }
             }
             let merged = State::merge(self.engine.state()?, &moved, &from_old);

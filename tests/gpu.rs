@@ -26,9 +26,12 @@ fn an_adapter_is_present() {
 fn every_composed_shader_validates_with_naga() {
     for sys in all_systems() {
         for &m in ALL {
-            let src = shader::compose(&sys, m, 0);
-            if let Err(e) = shader::validate(&src) {
-                panic!("{} / {}: {e}", sys.name(), m.name());
+            // without and with the tangent columns (--tangent: NT = 2d)
+            for nt in [0, 2 * sys.dof()] {
+                let src = shader::compose(&sys, m, nt);
+                if let Err(e) = shader::validate(&src) {
+                    panic!("{} / {} / nt {nt}: {e}", sys.name(), m.name());
+                }
             }
         }
     }

@@ -11,6 +11,7 @@ pub mod gpu;
 pub mod measure;
 pub mod method;
 pub mod output;
+pub mod plot;
 pub mod run;
 pub mod system;
 

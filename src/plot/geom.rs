@@ -1,0 +1,454 @@
+//! Pure geometry for figures: axis ranges, clipping, data → pixel mapping and tick labels.
+//! Nothing here knows about plotters, so it is tested directly.
+//!
+//! Data is first put into *display space*: x as it is, y as it is or as log10(y) on a log
+//! axis. Ranges, clipping and the pixel mapping all work in display space, where every axis is
+//! linear.
+
+use std::collections::HashSet;
+
+/// Display coordinates are kept within ±this on a log axis (10^±300 is still a normal f64).
+const LOG_LIMIT: f64 = 300.0;
+/// Display coordinates are kept within ±this on a linear axis, so spans stay finite.
+const LINEAR_LIMIT: f64 = f64::MAX / 4.0;
+/// Extra room around automatic ranges, as a fraction of the data span.
+const AUTO_MARGIN: f64 = 0.05;
+
+/// One axis in display space: `lo..hi` is increasing, finite and not degenerate.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) struct Axis {
+    pub lo: f64,
+    pub hi: f64,
+    pub log: bool,
+}
+
+impl Axis {
+    /// The display coordinate of a data value, or None where it cannot be drawn: non-finite,
+    /// or not positive on a log axis.
+    pub fn display(log: bool, v: f64) -> Option<f64> {
+        match (v.is_finite(), log) {
+            (false, _) => None,
+            (true, false) => Some(v),
+            (true, true) => (v > 0.0).then(|| v.log10()),
+        }
+    }
+
+    /// The axis for an explicit range, or else for the data extent `lo..hi` (display
+    /// coordinates; None when there is no data) widened by a small margin.
+    pub fn new(log: bool, explicit: Option<(f64, f64)>, extent: Option<(f64, f64)>) -> Axis {
+        let (lo, hi) = explicit
+            .and_then(|range| Self::explicit_display_range(log, range, extent))
+            .or_else(|| {
+                extent.map(|(lo, hi)| {
+                    let pad = AUTO_MARGIN * (hi - lo);
+                    (lo - pad, hi + pad)
+                })
+            })
+            .unwrap_or((0.0, 1.0));
+        let (lo, hi) = settle(log, lo, hi);
+        Axis { lo, hi, log }
+    }
+
+    /// An explicit range in display coordinates, in increasing order. None if it is unusable
+    /// (non-finite, or entirely ≤ 0 on a log axis). On a log axis a lower end ≤ 0 is replaced
+    /// by the smallest data value, or by three decades below the upper end.
+    fn explicit_display_range(
+        log: bool,
+        (a, b): (f64, f64),
+        extent: Option<(f64, f64)>,
+    ) -> Option<(f64, f64)> {
+        if !(a.is_finite() && b.is_finite()) {
+            return None;
+        }
+        let (lo, hi) = (a.min(b), a.max(b));
+        let hi = Self::display(log, hi)?;
+        let lo = Self::display(log, lo)
+            .or_else(|| extent.map(|(data_lo, _)| data_lo).filter(|&d| d < hi))
+            .unwrap_or(hi - 3.0);
+        Some((lo, hi))
+    }
+
+    pub fn span(&self) -> f64 {
+        self.hi - self.lo
+    }
+
+    /// The range in data units, which is what the plotters axis is built from.
+    pub fn data_range(&self) -> (f64, f64) {
+        if self.log {
+            (10f64.powf(self.lo), 10f64.powf(self.hi))
+        } else {
+            (self.lo, self.hi)
+        }
+    }
+
+    fn contains(&self, v: f64) -> bool {
+        self.lo <= v && v <= self.hi
+    }
+}
+
+/// Make `lo..hi` usable for drawing: finite, increasing, and wide enough that tick
+/// positions are not lost in rounding (a constant data set gets a range around its value).
+fn settle(log: bool, lo: f64, hi: f64) -> (f64, f64) {
+    let limit = if log { LOG_LIMIT } else { LINEAR_LIMIT };
+    let lo = lo.clamp(-limit, limit);
+    let hi = hi.clamp(-limit, limit);
+    let (lo, hi) = (lo.min(hi), lo.max(hi));
+    let mid = 0.5 * lo + 0.5 * hi;
+    if hi - lo > mid.abs() * 1e-9 {
+        return (lo, hi);
+    }
+    let half = if log || mid == 0.0 {
+        0.5
+    } else {
+        0.05 * mid.abs()
+    };
+    (mid - half, mid + half)
+}
+
+/// The smallest and largest of some values, or None for none.
+pub(super) fn extent(values: impl Iterator<Item = f64>) -> Option<(f64, f64)> {
+    values.fold(None, |acc, v| match acc {
+        None => Some((v, v)),
+        Some((lo, hi)) => Some((lo.min(v), hi.max(v))),
+    })
+}
+
+/// Split a series into runs of consecutive drawable points, in display coordinates. A point
+/// that cannot be drawn (NaN, ±inf, y ≤ 0 on a log axis) ends the current run, so a line is
+/// broken there instead of joining across the gap.
+pub(super) fn display_runs(points: &[(f64, f64)], log_y: bool) -> Vec<Vec<(f64, f64)>> {
+    let mut runs = Vec::new();
+    let mut run = Vec::new();
+    for &(x, y) in points {
+        match (Axis::display(false, x), Axis::display(log_y, y)) {
+            (Some(x), Some(y)) => run.push((x, y)),
+            _ if !run.is_empty() => runs.push(std::mem::take(&mut run)),
+            _ => {}
+        }
+    }
+    if !run.is_empty() {
+        runs.push(run);
+    }
+    runs
+}
+
+/// Maps display coordinates to backend pixels the way plotters maps its own axes: x runs
+/// from the left to the right pixel column of the plot box, y from the bottom row up to the
+/// top row.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct PixelMap {
+    pub x: Axis,
+    pub y: Axis,
+    pub left: f64,
+    pub right: f64,
+    pub top: f64,
+    pub bottom: f64,
+}
+
+impl PixelMap {
+    fn pixel(&self, (x, y): (f64, f64)) -> (i32, i32) {
+        let fx = (x - self.x.lo) / self.x.span();
+        let fy = (y - self.y.lo) / self.y.span();
+        let px = self.left + fx * (self.right - self.left);
+        let py = self.bottom + fy * (self.top - self.bottom);
+        // Points are clipped to the plot box before this, so the casts cannot saturate.
+        (px.round() as i32, py.round() as i32)
+    }
+
+    /// Marker positions: the points inside the plot box, in pixels, each pixel once (a
+    /// dense cloud of 10⁵ points covers far fewer pixels, which keeps the SVG small).
+    pub fn marker_pixels(&self, runs: &[Vec<(f64, f64)>]) -> Vec<(i32, i32)> {
+        let mut seen = HashSet::new();
+        runs.iter()
+            .flatten()
+            .filter(|&&(x, y)| self.x.contains(x) && self.y.contains(y))
+            .map(|&p| self.pixel(p))
+            .filter(|&p| seen.insert(p))
+            .collect()
+    }
+
+    /// Polylines in pixels: each run clipped to the plot box (a segment leaving the box ends a
+    /// polyline, one entering starts a new one), with repeated consecutive pixels dropped.
+    pub fn polylines(&self, runs: &[Vec<(f64, f64)>]) -> Vec<Vec<(i32, i32)>> {
+        let mut lines = Vec::new();
+        for run in runs {
+            let mut line: Vec<(i32, i32)> = Vec::new();
+            for pair in run.windows(2) {
+                let Some((a, b)) = self.clip(pair[0], pair[1]) else {
+                    continue;
+                };
+                let (pa, pb) = (self.pixel(a), self.pixel(b));
+                // The segment continues the current polyline unless its start was clipped
+                // (it re-enters the box) or the polyline was ended by a segment outside.
+                if line.last() != Some(&pa) || a != pair[0] {
+                    finish_polyline(&mut lines, &mut line);
+                    line.push(pa);
+                }
+                if line.last() != Some(&pb) {
+                    line.push(pb);
+                }
+                if b != pair[1] {
+                    finish_polyline(&mut lines, &mut line);
+                }
+            }
+            finish_polyline(&mut lines, &mut line);
+        }
+        lines
+    }
+
+    /// The part of the segment a→b inside the plot box, or None (Cohen–Sutherland: an end
+    /// outside is moved onto the edge it is beyond, until both ends are inside). Ends that are
+    /// inside are returned unchanged; `polylines` relies on that.
+    fn clip(&self, mut a: (f64, f64), mut b: (f64, f64)) -> Option<((f64, f64), (f64, f64))> {
+        // Four moves suffice in exact arithmetic; the cap only guards against rounding.
+        for _ in 0..8 {
+            let (code_a, code_b) = (self.outcode(a), self.outcode(b));
+            if code_a | code_b == 0 {
+                return Some((a, b));
+            }
+            if code_a & code_b != 0 {
+                return None; // both beyond the same edge
+            }
+            if code_a != 0 {
+                a = self.onto_edge(a, b, code_a);
+            } else {
+                b = self.onto_edge(b, a, code_b);
+            }
+        }
+        None
+    }
+
+    /// Which edges of the box `p` is beyond, one bit each.
+    fn outcode(&self, (x, y): (f64, f64)) -> u8 {
+        u8::from(x < self.x.lo)
+            | u8::from(x > self.x.hi) << 1
+            | u8::from(y < self.y.lo) << 2
+            | u8::from(y > self.y.hi) << 3
+    }
+
+    /// The point where the line from `p` (outside) to `q` crosses one edge that `p` is beyond.
+    /// The edge coordinate is set exactly; the other one is interpolated. Differences are
+    /// taken in halves so that nothing overflows for ends near ±f64::MAX.
+    fn onto_edge(&self, p: (f64, f64), q: (f64, f64), code: u8) -> (f64, f64) {
+        // Fraction of the way from p to q at which `along(p) + fraction·Δ` reaches `edge`.
+        let fraction = |edge: f64, p: f64, q: f64| (0.5 * edge - 0.5 * p) / (0.5 * q - 0.5 * p);
+        let step = |f: f64, p: f64, q: f64| {
+            let half = f * (0.5 * q - 0.5 * p);
+            p + half + half
+        };
+        if code & 0b0011 != 0 {
+            let edge = if code & 0b0001 != 0 {
+                self.x.lo
+            } else {
+                self.x.hi
+            };
+            (edge, step(fraction(edge, p.0, q.0), p.1, q.1))
+        } else {
+            let edge = if code & 0b0100 != 0 {
+                self.y.lo
+            } else {
+                self.y.hi
+            };
+            (step(fraction(edge, p.1, q.1), p.0, q.0), edge)
+        }
+    }
+}
+
+/// Move a polyline with at least two pixels into `lines`; drop a shorter one.
+fn finish_polyline(lines: &mut Vec<Vec<(i32, i32)>>, line: &mut Vec<(i32, i32)>) {
+    if line.len() >= 2 {
+        lines.push(std::mem::take(line));
+    } else {
+        line.clear();
+    }
+}
+
+/// The plot box size that gives x and y the same scale (display units per pixel), inside an
+/// available `width × height`: one side is kept, the other shrunk. At least 1 px each.
+pub(super) fn equal_aspect_box(x: &Axis, y: &Axis, width: u32, height: u32) -> (u32, u32) {
+    let (w, h) = (f64::from(width.max(1)), f64::from(height.max(1)));
+    let data_ratio = x.span() / y.span(); // wanted width / height
+    if !data_ratio.is_finite() || data_ratio <= 0.0 {
+        return (width, height);
+    }
+    if data_ratio > w / h {
+        (width, (w / data_ratio).round().max(1.0) as u32)
+    } else {
+        ((h * data_ratio).round().max(1.0) as u32, height)
+    }
+}
+
+/// A tick label for `v` on a linear axis spanning `span`: as many decimals as the span needs,
+/// trailing zeros dropped, so float noise such as 0.30000000000000004 never shows.
+/// Scientific notation below 10⁻³ and from 10⁵ on.
+pub(super) fn tick_label(v: f64, span: f64) -> String {
+    if v.abs() <= span.abs() * 1e-9 {
+        return "0".to_string();
+    }
+    // Digits down to a hundredth of the span's order of magnitude.
+    let last_digit = span.abs().log10().floor() as i32 - 2;
+    let magnitude = v.abs();
+    let label = if (1e-3..1e5).contains(&magnitude) {
+        let decimals = (-last_digit).clamp(0, 15) as usize;
+        trim_zeros(&format!("{v:.decimals$}"))
+    } else {
+        let first_digit = magnitude.log10().floor() as i32;
+        let decimals = (first_digit - last_digit).clamp(0, 15) as usize;
+        let text = format!("{v:.decimals$e}");
+        match text.split_once('e') {
+            Some((mantissa, exponent)) => format!("{}e{exponent}", trim_zeros(mantissa)),
+            None => text,
+        }
+    };
+    if label == "-0" {
+        "0".to_string()
+    } else {
+        label
+    }
+}
+
+/// A tick label for `v` on a log axis: enough digits for `v` itself (2e-6, 0.05, 300).
+pub(super) fn log_tick_label(v: f64) -> String {
+    tick_label(v, v)
+}
+
+/// "1.500" → "1.5", "2.000" → "2", "300" → "300".
+fn trim_zeros(text: &str) -> String {
+    if text.contains('.') {
+        text.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        text.to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn linear(lo: f64, hi: f64) -> Axis {
+        Axis { lo, hi, log: false }
+    }
+
+    fn unit_map() -> PixelMap {
+        // 0..10 on both axes onto pixels 0..100, y pointing down.
+        PixelMap {
+            x: linear(0.0, 10.0),
+            y: linear(0.0, 10.0),
+            left: 0.0,
+            right: 100.0,
+            top: 0.0,
+            bottom: 100.0,
+        }
+    }
+
+    #[test]
+    fn automatic_ranges_have_a_margin_and_survive_degenerate_data() {
+        assert_eq!(
+            Axis::new(false, None, Some((0.0, 10.0))),
+            linear(-0.5, 10.5)
+        );
+        assert_eq!(Axis::new(false, None, None), linear(0.0, 1.0));
+        let constant = Axis::new(false, None, Some((2.0, 2.0)));
+        assert_eq!((constant.lo, constant.hi), (1.9, 2.1));
+        let zero = Axis::new(false, None, Some((0.0, 0.0)));
+        assert_eq!((zero.lo, zero.hi), (-0.5, 0.5));
+        let huge = Axis::new(false, None, Some((-f64::MAX, f64::MAX)));
+        assert!(huge.span().is_finite() && huge.span() > 0.0);
+    }
+
+    #[test]
+    fn explicit_ranges_are_kept_sorted_and_repaired_on_log_axes() {
+        assert_eq!(Axis::new(false, Some((3.0, -1.0)), None), linear(-1.0, 3.0));
+        let log = Axis::new(true, Some((1e-4, 1e2)), None);
+        assert!((log.lo + 4.0).abs() < 1e-12 && (log.hi - 2.0).abs() < 1e-12);
+        // A lower end ≤ 0 on a log axis: from the data, or three decades.
+        assert_eq!(
+            Axis::new(true, Some((0.0, 100.0)), Some((-1.0, 1.0))).lo,
+            -1.0
+        );
+        assert_eq!(Axis::new(true, Some((-5.0, 100.0)), None).lo, -1.0);
+        // Entirely ≤ 0, or NaN: ignored, the data decides.
+        let from_data = Axis::new(true, Some((-2.0, 0.0)), Some((0.0, 1.0)));
+        assert_eq!((from_data.lo, from_data.hi), (-0.05, 1.05));
+        assert_eq!(
+            Axis::new(false, Some((f64::NAN, 1.0)), None),
+            linear(0.0, 1.0)
+        );
+    }
+
+    #[test]
+    fn runs_break_at_points_that_cannot_be_drawn() {
+        let pts = [
+            (0.0, 1.0),
+            (1.0, f64::NAN),
+            (2.0, 10.0),
+            (3.0, 100.0),
+            (f64::INFINITY, 1.0),
+            (5.0, -1.0),
+            (6.0, 1.0),
+        ];
+        assert_eq!(display_runs(&pts, false).len(), 3);
+        let log = display_runs(&pts, true);
+        assert_eq!(
+            log,
+            vec![
+                vec![(0.0, 0.0)],
+                vec![(2.0, 1.0), (3.0, 2.0)],
+                vec![(6.0, 0.0)]
+            ]
+        );
+        assert!(display_runs(&[], true).is_empty());
+    }
+
+    #[test]
+    fn lines_are_clipped_to_the_box() {
+        let map = unit_map();
+        // Inside: unchanged. y grows upwards, pixels grow downwards.
+        let inside = vec![vec![(0.0, 0.0), (10.0, 10.0)]];
+        assert_eq!(map.polylines(&inside), vec![vec![(0, 100), (100, 0)]]);
+        // Crossing the right edge, leaving and coming back: two polylines.
+        let out_and_back = vec![vec![(5.0, 5.0), (15.0, 5.0), (15.0, 6.0), (5.0, 6.0)]];
+        assert_eq!(
+            map.polylines(&out_and_back),
+            vec![vec![(50, 50), (100, 50)], vec![(100, 40), (50, 40)]]
+        );
+        // Entirely outside: nothing. Ends near ±f64::MAX: no overflow.
+        assert!(map
+            .polylines(&[vec![(-5.0, -5.0), (-1.0, 20.0)]])
+            .is_empty());
+        let huge = vec![vec![(-f64::MAX, 5.0), (f64::MAX, 5.0)]];
+        assert_eq!(map.polylines(&huge), vec![vec![(0, 50), (100, 50)]]);
+        // A diverging series jumping from -1e200 to 1e200 crosses the whole box.
+        let jump = vec![vec![(4.0, -1e200), (6.0, 1e200)]];
+        assert_eq!(map.polylines(&jump), vec![vec![(50, 100), (50, 0)]]);
+    }
+
+    #[test]
+    fn markers_outside_the_box_or_on_a_used_pixel_are_dropped() {
+        let map = unit_map();
+        let runs = vec![vec![(1.0, 1.0), (1.001, 1.001), (11.0, 1.0), (2.0, 2.0)]];
+        assert_eq!(map.marker_pixels(&runs), vec![(10, 90), (20, 80)]);
+    }
+
+    #[test]
+    fn equal_aspect_shrinks_one_side() {
+        let wide = linear(0.0, 4.0);
+        let tall = linear(0.0, 1.0);
+        assert_eq!(equal_aspect_box(&wide, &tall, 800, 600), (800, 200));
+        assert_eq!(equal_aspect_box(&tall, &wide, 800, 600), (150, 600));
+    }
+
+    #[test]
+    fn tick_labels_are_short_and_free_of_float_noise() {
+        assert_eq!(tick_label(0.30000000000000004, 1.0), "0.3");
+        assert_eq!(tick_label(2.0, 10.0), "2");
+        assert_eq!(tick_label(-1.5, 4.0), "-1.5");
+        assert_eq!(tick_label(1e-17, 1.0), "0");
+        assert_eq!(tick_label(1.00005, 1e-4), "1.00005");
+        assert_eq!(tick_label(2.5e-7, 1e-6), "2.5e-7");
+        assert_eq!(tick_label(300000.0, 1e6), "3e5");
+        assert_eq!(log_tick_label(1e-6), "1e-6");
+        assert_eq!(log_tick_label(0.05), "0.05");
+        assert_eq!(log_tick_label(300.0), "300");
+    }
+}

@@ -13,6 +13,7 @@ pub mod method;
 pub mod output;
 pub mod plot;
 pub mod run;
+pub mod study;
 pub mod system;
 
 pub use error::{Error, Result};

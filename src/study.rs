@@ -117,7 +117,7 @@ pub fn preset(name: &str) -> Result<Study> {
             let h = 2.0 * PI / 128.0;
             Ok(Study {
                 name: name.into(),
-                description: "Seed 001's experiment: the harmonic oscillator H = (p² + q²)/2, the boundary of the rectangle q ∈ [−0.15, 0.15], p ∈ [0.85, 1.15] (at 12 o'clock on the unit circle, 400 nodes), forward Euler against symplectic Euler at h = 2π/128 for four periods (512 steps), portraits every half period (as in the seed's figures 7.6 and 7.7).".into(),
+                description: "Seed 001's experiment: the harmonic oscillator H = (p² + q²)/2, the boundary of the rectangle q ∈ [−0.15, 0.15], p ∈ [0.85, 1.15] (at 12 o'clock on the unit circle, 400 nodes), forward Euler against symplectic Euler at h = 2π/128 for four periods (512 steps), portraits every 4/9 of a period (as in the seed's figures 7.6 and 7.7).".into(),
                 base: base(
                     "oscillator",
                     EnsembleFile {
@@ -131,7 +131,8 @@ pub fn preset(name: &str) -> Result<Study> {
                     &[(Method::Euler, h), (Method::SymplecticEulerA, h)],
                     8.0 * PI,
                 ),
-                portrait_times: (0..=8).map(|k| PI * k as f64).collect(),
+                // 4/9 of a period apart: the rectangle shows up all around the circle
+                portrait_times: (0..=9).map(|k| 8.0 * PI * k as f64 / 9.0).collect(),
                 stats_rows: 256,
             })
         }
@@ -198,9 +199,9 @@ pub struct SummaryRow {
 }
 
 fn fold_max(it: impl Iterator<Item = Option<f64>>) -> Option<f64> {
-    it.flatten().filter(|x| x.is_finite()).fold(None, |m, x| {
-        Some(m.map_or(x, |m: f64| m.max(x)))
-    })
+    it.flatten()
+        .filter(|x| x.is_finite())
+        .fold(None, |m, x| Some(m.map_or(x, |m: f64| m.max(x))))
 }
 
 fn summarise(r: &StudyRun, rows: &[EnergyRow], engine: &str, capped: Option<u64>) -> SummaryRow {
@@ -232,14 +233,14 @@ fn summarise(r: &StudyRun, rows: &[EnergyRow], engine: &str, capped: Option<u64>
 
 /// One sentence on what happened to a method's set (for report.md).
 fn verdict(s: &SummaryRow, symplectic: bool) -> String {
-    let mut out = format!(
-        "**{}** (h = {}, {} steps):",
-        s.method,
-        fmt_g(s.dt),
-        s.steps
-    );
+    let mut out = format!("**{}** (h = {}, {} steps):", s.method, fmt_g(s.dt), s.steps);
     if s.finite < s.points {
-        let _ = write!(out, " {} of {} points blew up (non-finite);", s.points - s.finite, s.points);
+        let _ = write!(
+            out,
+            " {} of {} points blew up (non-finite);",
+            s.points - s.finite,
+            s.points
+        );
     }
     match s.final_area_ratio {
         Some(r) if (r - 1.0).abs() < 1e-4 => {
@@ -289,6 +290,16 @@ fn fmt_g(x: f64) -> String {
     }
 }
 
+/// A time for a legend: four significant digits.
+fn fmt_t(t: f64) -> String {
+    if t == 0.0 {
+        "0".into()
+    } else {
+        let digits = (3 - t.abs().log10().floor() as i32).max(0) as usize;
+        format!("{t:.digits$}")
+    }
+}
+
 fn opt(x: Option<f64>) -> String {
     x.map(fmt_g).unwrap_or_else(|| "–".into())
 }
@@ -312,7 +323,12 @@ pub struct StudyOutcome {
 }
 
 /// Run every method of the study into `out/<method>/`, then write summary, plots and report.
-pub fn run_study(study: &Study, out: &Path, quiet: bool, command_line: &str) -> Result<StudyOutcome> {
+pub fn run_study(
+    study: &Study,
+    out: &Path,
+    quiet: bool,
+    command_line: &str,
+) -> Result<StudyOutcome> {
     if study.runs.is_empty() {
         return Err(input_err!("--methods: a study needs at least one method"));
     }
@@ -371,9 +387,15 @@ pub fn run_study(study: &Study, out: &Path, quiet: bool, command_line: &str) -> 
         let fig = portrait_figure(system, name, *dt, snaps);
         let stem = out.join(format!("phase_{name}"));
         files.extend(plot::write_figure(&fig, &stem)?);
-        figures.push((format!("Phase portrait: {name}"), format!("phase_{name}.png")));
+        figures.push((
+            format!("Phase portrait: {name}"),
+            format!("phase_{name}.png"),
+        ));
     }
-    let time_fig = |title: &str, y_label: &str, log_y: bool, pick: &dyn Fn(&EnergyRow) -> Option<f64>| Figure {
+    let time_fig = |title: &str,
+                    y_label: &str,
+                    log_y: bool,
+                    pick: &dyn Fn(&EnergyRow) -> Option<f64>| Figure {
         title: title.into(),
         x_label: "t".into(),
         y_label: y_label.into(),
@@ -381,7 +403,10 @@ pub fn run_study(study: &Study, out: &Path, quiet: bool, command_line: &str) -> 
             .iter()
             .map(|(name, rows)| Series {
                 label: name.clone(),
-                points: rows.iter().filter_map(|r| pick(r).map(|y| (r.t, y))).collect(),
+                points: rows
+                    .iter()
+                    .filter_map(|r| pick(r).map(|y| (r.t, y)))
+                    .collect(),
                 style: Style::Line,
             })
             .collect(),
@@ -397,13 +422,13 @@ pub fn run_study(study: &Study, out: &Path, quiet: bool, command_line: &str) -> 
         &|r| r.rel_energy_err_mean,
     );
     files.extend(plot::write_figure(&energy, &out.join("energy_error"))?);
-    figures.push(("Relative energy error against time".into(), "energy_error.png".into()));
-    let area = time_fig(
-        "Phase-space area ratio",
-        "area(t) / area(0)",
-        false,
-        &|r| r.area_ratio.or(r.det_mean),
-    );
+    figures.push((
+        "Relative energy error against time".into(),
+        "energy_error.png".into(),
+    ));
+    let area = time_fig("Phase-space area ratio", "area(t) / area(0)", false, &|r| {
+        r.area_ratio.or(r.det_mean)
+    });
     files.extend(plot::write_figure(&area, &out.join("area_ratio"))?);
     figures.push(("Area ratio against time".into(), "area_ratio.png".into()));
     // Report.
@@ -430,7 +455,12 @@ fn run_names(runs: &[StudyRun]) -> Vec<String> {
 /// Phase portrait (q1, p1) of the kept snapshots over exact level curves of H (d = 1).
 fn portrait_figure(system: &System, name: &str, dt: f64, snaps: &[(u64, State<f64>)]) -> Figure {
     let mut series = Vec::new();
-    let (mut qlo, mut qhi, mut plo, mut phi) = (f64::INFINITY, f64::NEG_INFINITY, f64::INFINITY, f64::NEG_INFINITY);
+    let (mut qlo, mut qhi, mut plo, mut phi) = (
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+    );
     let mut energies = Vec::new();
     for (_, s) in snaps {
         for i in 0..s.n {
@@ -480,7 +510,7 @@ fn portrait_figure(system: &System, name: &str, dt: f64, snaps: &[(u64, State<f6
     }
     for (step, s) in snaps {
         series.push(Series {
-            label: format!("t = {}", fmt_g(*step as f64 * dt)),
+            label: format!("t = {}", fmt_t(*step as f64 * dt)),
             points: (0..s.n).map(|i| (s.q[i], s.p[i])).collect(),
             style: Style::Markers,
         });
@@ -499,7 +529,12 @@ fn portrait_figure(system: &System, name: &str, dt: f64, snaps: &[(u64, State<f6
 
 /// Branches p(q) ≥ 0 and ≤ 0 of the level set H(q, p) = e over a q range, for 1-DOF systems whose
 /// H grows with |p| (pendulum, oscillator): bisection in p at each q; runs split where no solution.
-fn level_curves(system: &System, e: f64, (qa, qb): (f64, f64), (pa, pb): (f64, f64)) -> Vec<Series> {
+fn level_curves(
+    system: &System,
+    e: f64,
+    (qa, qb): (f64, f64),
+    (pa, pb): (f64, f64),
+) -> Vec<Series> {
     let pmax = pa.abs().max(pb.abs()) * 4.0 + 1.0;
     let mut out = Vec::new();
     for sign in [1.0, -1.0] {
@@ -595,7 +630,9 @@ fn report_md(
             fmt_g(r.t_end),
             r.points,
             r.finite,
-            r.final_area_ratio.map(fmt_ratio).unwrap_or_else(|| "–".into()),
+            r.final_area_ratio
+                .map(fmt_ratio)
+                .unwrap_or_else(|| "–".into()),
             opt(r.max_abs_det_minus_1),
             opt(r.max_rel_energy_err),
             opt(r.energy_drift_slope)
@@ -616,7 +653,9 @@ fn report_md(
 pub fn parse_dt_list(s: &str, methods: usize) -> Result<Vec<f64>> {
     let v = crate::config::parse_vec("--dt", s)?;
     if let Some(x) = v.iter().find(|x| !(x.is_finite() && **x > 0.0)) {
-        return Err(input_err!("--dt {s}: every step must be a positive finite number, got {x}"));
+        return Err(input_err!(
+            "--dt {s}: every step must be a positive finite number, got {x}"
+        ));
     }
     match v.len() {
         1 => Ok(vec![v[0]; methods]),
@@ -629,7 +668,9 @@ pub fn parse_dt_list(s: &str, methods: usize) -> Result<Vec<f64>> {
 
 /// Output folder check shared by the CLI (nothing is written before the runs resolve).
 pub fn out_dir(out: Option<PathBuf>) -> Result<PathBuf> {
-    out.ok_or_else(|| input_err!("--out DIR is required (the folder for the study's data, plots and report)"))
+    out.ok_or_else(|| {
+        input_err!("--out DIR is required (the folder for the study's data, plots and report)")
+    })
 }
 
 /// The study the flags describe: a preset (with the few overrides it allows) or a custom study.
@@ -645,8 +686,9 @@ pub fn from_args(a: &crate::cli::StudyArgs) -> Result<Study> {
                 }
                 let k = st.portrait_times.len().max(2) - 1;
                 st.portrait_times = (0..=k).map(|i| t_end * i as f64 / k as f64).collect();
-                st.description
-                    .push_str(&format!(" This run was shortened or lengthened to t = {t_end}."));
+                st.description.push_str(&format!(
+                    " This run was shortened or lengthened to t = {t_end}."
+                ));
             }
             st
         }
@@ -657,18 +699,25 @@ pub fn from_args(a: &crate::cli::StudyArgs) -> Result<Study> {
             let methods = a
                 .methods
                 .as_deref()
-                .ok_or_else(|| input_err!("--methods is required for a custom study (e.g. --methods euler,verlet)"))?
+                .ok_or_else(|| {
+                    input_err!(
+                        "--methods is required for a custom study (e.g. --methods euler,verlet)"
+                    )
+                })?
                 .split(',')
                 .map(|m| Method::from_name(m.trim()))
                 .collect::<Result<Vec<_>>>()?;
             let dts = parse_dt_list(
-                a.dt.as_deref()
-                    .ok_or_else(|| input_err!("--dt is required for a custom study (one step, or one per method)"))?,
+                a.dt.as_deref().ok_or_else(|| {
+                    input_err!("--dt is required for a custom study (one step, or one per method)")
+                })?,
                 methods.len(),
             )?;
             let steps: Vec<u64> = match (&a.steps, a.t_end) {
                 (Some(_), Some(_)) => {
-                    return Err(input_err!("--steps and --t-end: give one of them, not both"))
+                    return Err(input_err!(
+                        "--steps and --t-end: give one of them, not both"
+                    ))
                 }
                 (Some(s), None) => {
                     let v = s
@@ -692,7 +741,9 @@ pub fn from_args(a: &crate::cli::StudyArgs) -> Result<Study> {
                 }
                 (None, Some(t)) => {
                     check_t_end(t)?;
-                    dts.iter().map(|h| ((t / h).round() as u64).max(1)).collect()
+                    dts.iter()
+                        .map(|h| ((t / h).round() as u64).max(1))
+                        .collect()
                 }
                 (None, None) => {
                     return Err(input_err!("a custom study needs --steps N or --t-end T"))
@@ -740,7 +791,12 @@ pub fn from_args(a: &crate::cli::StudyArgs) -> Result<Study> {
                 description: format!(
                     "A custom study of `{system}` with {}.",
                     runs.iter()
-                        .map(|r| format!("{} at h = {} ({} steps)", r.method.name(), fmt_g(r.dt), r.steps))
+                        .map(|r| format!(
+                            "{} at h = {} ({} steps)",
+                            r.method.name(),
+                            fmt_g(r.dt),
+                            r.steps
+                        ))
                         .collect::<Vec<_>>()
                         .join(", ")
                 ),
@@ -775,6 +831,8 @@ fn check_t_end(t: f64) -> Result<()> {
     if t.is_finite() && t > 0.0 {
         Ok(())
     } else {
-        Err(input_err!("--t-end must be a positive finite time, got {t}"))
+        Err(input_err!(
+            "--t-end must be a positive finite time, got {t}"
+        ))
     }
 }

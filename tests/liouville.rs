@@ -319,9 +319,16 @@ fn gpu_and_cpu_agree_on_area_and_det() {
     let (g, c) = (&rows[0], &rows[1]);
     assert_eq!(g.len(), c.len());
     for (gr, cr) in g.iter().zip(c) {
-        for col in ["area_ratio", "det_mean", "det_min", "det_max"] {
+        // f32 on both; the GPU fuses multiply-adds, and det of a sheared M (entries ~10) amplifies
+        // that roundoff: extremes over ~10⁴ points agree to 1e-4, means and areas to 1e-5
+        for (col, tol) in [
+            ("area_ratio", 1e-5),
+            ("det_mean", 1e-5),
+            ("det_min", 1e-4),
+            ("det_max", 1e-4),
+        ] {
             assert!(
-                (gr[col] - cr[col]).abs() < 1e-5,
+                (gr[col] - cr[col]).abs() < tol,
                 "step {}: {col} gpu {} cpu {}",
                 gr["step"],
                 gr[col],

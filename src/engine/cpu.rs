@@ -20,15 +20,19 @@ pub struct CpuEngine<T: Real> {
     block_len: usize,
 }
 
-/// Points per block: enough for wide vector loops, small enough that the block's scratch
-/// (8 arrays × 2d components) stays in L1/L2.
-pub fn block_len_for(d: usize) -> usize {
-    (256 / d.max(1)).clamp(8, 256)
+/// Points per block for `comps` components per point and `n` points: enough for wide vector
+/// loops, small enough that the block's scratch (8 arrays × 2·comps values) stays in L1/L2, and
+/// for small ensembles (e.g. nodes inserted by loop refinement) small enough that every core
+/// gets a block and padding a short last block wastes little (multiples of 8).
+pub fn block_len_for(comps: usize, n: usize) -> usize {
+    let cache = (256 / comps.max(1)).clamp(8, 256);
+    let per_thread = n.div_ceil(rayon::current_num_threads().max(1)).div_ceil(8) * 8;
+    cache.min(per_thread.max(8))
 }
 
 impl<T: Real> CpuEngine<T> {
     pub fn new(system: System, method: Method, h: f64, state: State<T>) -> Self {
-        let block_len = block_len_for(state.comps());
+        let block_len = block_len_for(state.comps(), state.n);
         CpuEngine {
             system,
             method,
@@ -104,7 +108,7 @@ impl<T: Real> Engine<T> for CpuEngine<T> {
     }
 
     fn set_state(&mut self, state: State<T>) -> Result<()> {
-        self.block_len = block_len_for(state.comps());
+        self.block_len = block_len_for(state.comps(), state.n);
         self.state = state;
         Ok(())
     }

@@ -348,7 +348,9 @@ impl RunConfig {
         };
         let ensemble = EnsembleSpec {
             kind,
-            points: e.points.unwrap_or(1000),
+            points: e
+                .points
+                .unwrap_or(if kind == EnsembleKind::Point { 1 } else { 1000 }),
             center: e.center,
             radius: e.radius,
             lo: e.lo,

@@ -474,7 +474,8 @@ fn portrait_figure(system: &System, name: &str, dt: f64, snaps: &[(u64, State<f6
             }
         }
     }
-    if system.dof() == 1 && qlo.is_finite() {
+    let minimum = system.minimum().filter(|_| system.dof() == 1);
+    if let (Some(z), true) = (minimum, qlo.is_finite()) {
         let (qm, pm) = (0.1 * (qhi - qlo).max(1e-3), 0.1 * (phi - plo).max(1e-3));
         let (qa, qb, pa, pb) = (qlo - qm, qhi + qm, plo - pm, phi + pm);
         // Levels: the range of H over the initial set, and a few around it.
@@ -497,10 +498,7 @@ fn portrait_figure(system: &System, name: &str, dt: f64, snaps: &[(u64, State<f6
             .iter()
             .map(|&(q, p)| system.energy(&[q], &[p]))
             .fold(f64::NEG_INFINITY, f64::max);
-        let e_min = {
-            let z = system.minimum();
-            system.energy(&z[..1], &z[1..])
-        };
+        let e_min = system.energy(&z[..1], &z[1..]);
         for k in 1..=6 {
             energies.push(e_min + (corner_max - e_min) * k as f64 / 7.0);
         }

@@ -177,6 +177,7 @@ pub enum EnsembleKind {
     Disk,
     Grid,
     Gaussian,
+    Point,
     File,
 }
 
@@ -187,6 +188,7 @@ pub const KINDS: &[(EnsembleKind, &str, &str)] = &[
     (EnsembleKind::Disk, "disk", "N points uniform in the disk --center/--radius in the (q1, p1) plane (seeded)"),
     (EnsembleKind::Grid, "grid", "√N × √N lattice filling the box --lo..--hi in the (q1, p1) plane (N a perfect square)"),
     (EnsembleKind::Gaussian, "gaussian", "N points around --center with standard deviation --sigma in every component (seeded)"),
+    (EnsembleKind::Point, "point", "the single state --center (default: the system's named initial state, see `list`); N > 1 gives N copies"),
     (EnsembleKind::File, "file", "states read from --input (CSV or .npy, N rows × 2d columns q1..qd p1..pd)"),
 ];
 
@@ -438,6 +440,14 @@ impl EnsembleSpec {
                 self.center = Some(c);
                 self.radius = Some(positive(self.radius.unwrap_or(0.3), "--radius")?);
             }
+            EnsembleKind::Point => {
+                let c = self
+                    .center
+                    .clone()
+                    .unwrap_or_else(|| system.default_state());
+                check_vec(&c, "--center", d, name)?;
+                self.center = Some(c);
+            }
             EnsembleKind::Gaussian => {
                 let c = self
                     .center
@@ -552,6 +562,10 @@ impl EnsembleSpec {
                     .collect::<Vec<_>>();
                 Ok(State::from_rows(&rows, d))
             }
+            EnsembleKind::Point => {
+                let c = self.center.clone().unwrap();
+                Ok(State::from_rows(&vec![c; n], d))
+            }
             EnsembleKind::Gaussian => {
                 let (c, sigma) = (self.center.clone().unwrap(), self.sigma.unwrap());
                 let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(self.seed);
@@ -593,7 +607,12 @@ fn level(system: &System, energy: f64, n: usize) -> Result<State<f64>> {
 /// The point of the level set H = E along the ray from z* at angle φ: march outwards until H
 /// exceeds E, then bisect to full f64 precision.
 fn level_point(system: &System, energy: f64, phi: f64) -> Result<Vec<f64>> {
-    let zmin = system.minimum();
+    let zmin = system.minimum().ok_or_else(|| {
+        input_err!(
+            "--ensemble level: system '{}' has no stable equilibrium to draw level curves around; use circle, rect or another kind",
+            system.name()
+        )
+    })?;
     let e_min = system.energy(&zmin[..1], &zmin[1..]);
     if energy <= e_min {
         return Err(input_err!(

@@ -37,6 +37,14 @@ pub fn compose(system: &System, method: Method, nt: usize) -> String {
     for (name, value) in system.wgsl_constants() {
         src.push_str(&format!("const {name}: f32 = {};\n", f32_literal(value)));
     }
+    for (name, values) in system.wgsl_arrays() {
+        let items: Vec<String> = values.iter().map(|&v| f32_literal(v)).collect();
+        src.push_str(&format!(
+            "const {name} = array<f32, {}>({});\n",
+            values.len(),
+            items.join(", ")
+        ));
+    }
     for part in [MATH, STATE, system.wgsl_source(), PARTIAL]
         .into_iter()
         .chain(method.wgsl_sources())

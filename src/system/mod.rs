@@ -6,6 +6,7 @@
 //!
 //! Block layout everywhere: component-major, `q[k*n + i]` for component k of point i.
 
+pub mod kepler;
 pub mod oscillator;
 pub mod pendulum;
 
@@ -15,6 +16,7 @@ use crate::error::Result;
 use crate::float::Real;
 use crate::input_err;
 
+pub use kepler::Kepler;
 pub use oscillator::Oscillator;
 pub use pendulum::Pendulum;
 
@@ -34,16 +36,77 @@ pub struct SystemInfo {
     pub params: &'static [ParamSpec],
     /// H = T(p) + V(q): every symplectic method in this crate is explicit.
     pub separable: bool,
+    /// How the implicit stages of the symplectic Euler / Verlet kernels (e.g. the kick
+    /// p+ = p − h ∂qH(q, p+)) are solved for this system: `Some(s)` when s Jacobi sweeps solve
+    /// them exactly, because the dependence is triangular (1 for separable H, 2 for the polar
+    /// elastic pendulum): the kernel is then explicit, a fixed number of evaluations with no
+    /// tolerance. `None`: fixed-point iteration to `--implicit-tol` with a cap, non-converged
+    /// points counted (`unconverged`).
+    pub sweeps: Option<u32>,
+    /// Parameters that also accept one value per element, written `NAME_i` (1-based), e.g.
+    /// `--param k_3=500` for the third spring of the chain.
+    pub indexed: &'static [&'static str],
 }
 
-/// Every system phaseflow knows. Add a variant and a file to add a system.
+/// What every system file implements. The block functions take component-major slices of
+/// `n` points (`q[k*n + i]`, n = len / d) and must produce, up to rounding, what the WGSL
+/// functions of the same name compute per point (tests compare the two engines point by point).
+pub trait Hamiltonian {
+    /// Degrees of freedom d (the state has 2d components).
+    fn dof(&self) -> usize;
+    /// The resolved parameters (for config.toml).
+    fn params(&self) -> BTreeMap<String, f64>;
+    /// H(q, p) of one point, in f64.
+    fn energy(&self, q: &[f64], p: &[f64]) -> f64;
+    /// Named scalar f32 constants the system's WGSL expects, from the f64 parameters.
+    fn constants(&self) -> Vec<(&'static str, f64)>;
+    /// Named constant arrays (`const NAME = array<f32, L>(..)` in the prelude), e.g. per-spring values.
+    fn arrays(&self) -> Vec<(&'static str, Vec<f64>)> {
+        Vec::new()
+    }
+    /// ∂H/∂q for a block of points.
+    fn grad_q<T: Real>(&self, q: &[T], p: &[T], out: &mut [T]);
+    /// ∂H/∂p for a block of points.
+    fn grad_p<T: Real>(&self, q: &[T], p: &[T], out: &mut [T]);
+    /// H_qq vq + H_qp vp for a block of points (the tangent map's linearisation).
+    fn grad_q_dir<T: Real>(&self, q: &[T], p: &[T], vq: &[T], vp: &[T], out: &mut [T]);
+    /// H_pq vq + H_pp vp for a block of points.
+    fn grad_p_dir<T: Real>(&self, q: &[T], p: &[T], vq: &[T], vp: &[T], out: &mut [T]);
+    /// The named default initial state (q1..qd, p1..pd): `--ensemble point`, and the centre of
+    /// the other ensemble kinds when none is given.
+    fn default_state(&self) -> Vec<f64>;
+    /// The stable equilibrium (q*, p*) that `level` ensembles are star-shaped around (1 DOF).
+    fn minimum(&self) -> Option<Vec<f64>> {
+        None
+    }
+    /// Total angular momentum (3-vector; planar systems use the z component), for systems
+    /// where it is conserved: its error is the `ang_mom_err_max` column.
+    fn angular_momentum(&self, _q: &[f64], _p: &[f64]) -> Option<[f64; 3]> {
+        None
+    }
+}
+
+/// Every system phaseflow knows. Add a variant, a file, a line in `each_system!`, an entry in
+/// `CATALOGUE` and in `System::new`, and a WGSL file, to add a system.
 #[derive(Debug, Clone)]
 pub enum System {
     Oscillator(Oscillator),
     Pendulum(Pendulum),
+    Kepler(Kepler),
 }
 
-pub const CATALOGUE: &[SystemInfo] = &[oscillator::INFO, pendulum::INFO];
+/// `match` over every variant, binding the inner system as `$s`.
+macro_rules! each_system {
+    ($self:expr, $s:ident => $body:expr) => {
+        match $self {
+            System::Oscillator($s) => $body,
+            System::Pendulum($s) => $body,
+            System::Kepler($s) => $body,
+        }
+    };
+}
+
+pub const CATALOGUE: &[SystemInfo] = &[oscillator::INFO, pendulum::INFO, kepler::INFO];
 
 /// Resolve parameters: defaults, overridden by `given`; unknown names and non-finite values are errors.
 pub fn resolve_params(
@@ -56,7 +119,7 @@ pub fn resolve_params(
         .map(|p| (p.name.to_string(), p.default))
         .collect();
     for (k, v) in given {
-        if !out.contains_key(k) {
+        if !out.contains_key(k) && !is_indexed(info, k) {
             let known: Vec<&str> = info.params.iter().map(|p| p.name).collect();
             return Err(input_err!(
                 "--param {k}={v}: system '{}' has no parameter '{k}' (its parameters: {})",
@@ -72,6 +135,13 @@ pub fn resolve_params(
         out.insert(k.clone(), *v);
     }
     Ok(out)
+}
+
+/// `NAME_i` with NAME in `info.indexed` and i ≥ 1 (the system checks i against its size).
+fn is_indexed(info: &SystemInfo, key: &str) -> bool {
+    key.rsplit_once('_').is_some_and(|(base, i)| {
+        info.indexed.contains(&base) && i.parse::<usize>().is_ok_and(|i| i >= 1)
+    })
 }
 
 /// Require a parameter to be strictly positive (masses, lengths, stiffnesses).
@@ -109,10 +179,15 @@ impl System {
         let system = match info.name {
             oscillator::NAME => System::Oscillator(Oscillator::new(&params)?),
             pendulum::NAME => System::Pendulum(Pendulum::new(&params)?),
+            kepler::NAME => System::Kepler(Kepler::new(&params)?),
             _ => unreachable!("catalogue and constructors out of sync"),
         };
         // The kernels use derived constants in f32: they must be finite there too.
-        for (constant, value) in system.wgsl_constants() {
+        let arrays = system.wgsl_arrays();
+        let array_values = arrays
+            .iter()
+            .flat_map(|(name, v)| v.iter().map(move |x| (*name, *x)));
+        for (constant, value) in system.wgsl_constants().into_iter().chain(array_values) {
             if !(value as f32).is_finite() {
                 return Err(input_err!(
                     "--param: these parameters make the derived constant {constant} = {value:e} overflow f32; rescale the parameters"
@@ -126,6 +201,7 @@ impl System {
         match self {
             System::Oscillator(_) => &oscillator::INFO,
             System::Pendulum(_) => &pendulum::INFO,
+            System::Kepler(_) => &kepler::INFO,
         }
     }
 
@@ -135,62 +211,42 @@ impl System {
 
     /// Degrees of freedom d: the state has 2d components.
     pub fn dof(&self) -> usize {
-        match self {
-            System::Oscillator(_) | System::Pendulum(_) => 1,
-        }
+        each_system!(self, s => s.dof())
     }
 
     /// The resolved parameters (for config.toml).
     pub fn params(&self) -> BTreeMap<String, f64> {
-        match self {
-            System::Oscillator(s) => s.params(),
-            System::Pendulum(s) => s.params(),
-        }
+        each_system!(self, s => s.params())
     }
 
     /// H(q, p) of one point, in f64.
     pub fn energy(&self, q: &[f64], p: &[f64]) -> f64 {
-        match self {
-            System::Oscillator(s) => s.energy(q, p),
-            System::Pendulum(s) => s.energy(q, p),
-        }
+        each_system!(self, s => s.energy(q, p))
     }
 
     /// ∂H/∂q for a block of points (component-major slices of equal length).
     #[inline]
     pub fn grad_q<T: Real>(&self, q: &[T], p: &[T], out: &mut [T]) {
-        match self {
-            System::Oscillator(s) => s.grad_q(q, p, out),
-            System::Pendulum(s) => s.grad_q(q, p, out),
-        }
+        each_system!(self, s => s.grad_q(q, p, out))
     }
 
     /// ∂H/∂p for a block of points.
     #[inline]
     pub fn grad_p<T: Real>(&self, q: &[T], p: &[T], out: &mut [T]) {
-        match self {
-            System::Oscillator(s) => s.grad_p(q, p, out),
-            System::Pendulum(s) => s.grad_p(q, p, out),
-        }
+        each_system!(self, s => s.grad_p(q, p, out))
     }
 
     /// Directional derivative of ∂H/∂q along (vq, vp): H_qq vq + H_qp vp, for a block of points
     /// (the tangent map's linearisation; all slices of equal length, component-major).
     #[inline]
     pub fn grad_q_dir<T: Real>(&self, q: &[T], p: &[T], vq: &[T], vp: &[T], out: &mut [T]) {
-        match self {
-            System::Oscillator(s) => s.grad_q_dir(q, p, vq, vp, out),
-            System::Pendulum(s) => s.grad_q_dir(q, p, vq, vp, out),
-        }
+        each_system!(self, s => s.grad_q_dir(q, p, vq, vp, out))
     }
 
     /// Directional derivative of ∂H/∂p along (vq, vp): H_pq vq + H_pp vp.
     #[inline]
     pub fn grad_p_dir<T: Real>(&self, q: &[T], p: &[T], vq: &[T], vp: &[T], out: &mut [T]) {
-        match self {
-            System::Oscillator(s) => s.grad_p_dir(q, p, vq, vp, out),
-            System::Pendulum(s) => s.grad_p_dir(q, p, vq, vp, out),
-        }
+        each_system!(self, s => s.grad_p_dir(q, p, vq, vp, out))
     }
 
     /// The WGSL file that defines `grad_q`, `grad_p`, `grad_q_dir` and `grad_p_dir` for this system.
@@ -198,29 +254,133 @@ impl System {
         match self {
             System::Oscillator(_) => include_str!("../../shaders/system/oscillator.wgsl"),
             System::Pendulum(_) => include_str!("../../shaders/system/pendulum.wgsl"),
+            System::Kepler(_) => include_str!("../../shaders/system/kepler.wgsl"),
         }
     }
 
     /// Named f32 constants the system's WGSL expects, computed from the f64 parameters.
     pub fn wgsl_constants(&self) -> Vec<(&'static str, f64)> {
-        match self {
-            System::Oscillator(s) => s.constants(),
-            System::Pendulum(s) => s.constants(),
-        }
+        each_system!(self, s => s.constants())
     }
 
-    /// The stable equilibrium z* = (q*, p*) that `level` ensembles are star-shaped around.
-    pub fn minimum(&self) -> Vec<f64> {
-        match self {
-            System::Oscillator(_) | System::Pendulum(_) => vec![0.0, 0.0],
-        }
+    /// Named constant arrays the system's WGSL expects.
+    pub fn wgsl_arrays(&self) -> Vec<(&'static str, Vec<f64>)> {
+        each_system!(self, s => s.arrays())
     }
 
-    /// A sensible centre for ensembles when the user gives none.
+    /// The stable equilibrium z* = (q*, p*) that `level` ensembles are star-shaped around
+    /// (1-DOF systems; `None` where there is none).
+    pub fn minimum(&self) -> Option<Vec<f64>> {
+        each_system!(self, s => s.minimum())
+    }
+
+    /// The system's named default initial state (q1..qd, p1..pd).
+    pub fn default_state(&self) -> Vec<f64> {
+        each_system!(self, s => s.default_state())
+    }
+
+    /// A sensible centre for ensembles when the user gives none: the default state.
     pub fn default_center(&self) -> Vec<f64> {
-        match self {
-            System::Oscillator(_) => vec![0.0, 1.0],
-            System::Pendulum(_) => vec![0.0, 0.8],
+        self.default_state()
+    }
+
+    /// Total angular momentum where the system conserves it.
+    pub fn angular_momentum(&self, q: &[f64], p: &[f64]) -> Option<[f64; 3]> {
+        each_system!(self, s => s.angular_momentum(q, p))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Sample states near the default state of a system (deterministic perturbations).
+    fn samples(sys: &System) -> Vec<Vec<f64>> {
+        let z0 = sys.default_state();
+        (0..4)
+            .map(|j| {
+                z0.iter()
+                    .enumerate()
+                    .map(|(k, x)| x + 0.05 * (((k * 7 + j * 13) % 11) as f64 / 11.0 - 0.5))
+                    .collect()
+            })
+            .collect()
+    }
+
+    /// One point as a block of n = 1 (component-major is then just the point).
+    fn grads(sys: &System, z: &[f64]) -> (Vec<f64>, Vec<f64>) {
+        let d = sys.dof();
+        let (mut gq, mut gp) = (vec![0.0; d], vec![0.0; d]);
+        sys.grad_q(&z[..d], &z[d..], &mut gq);
+        sys.grad_p(&z[..d], &z[d..], &mut gp);
+        (gq, gp)
+    }
+
+    fn max_dev(a: &[f64], b: &[f64]) -> f64 {
+        a.iter()
+            .zip(b)
+            .map(|(x, y)| (x - y).abs() / (1.0 + y.abs()))
+            .fold(0.0, f64::max)
+    }
+
+    /// ∂H/∂q, ∂H/∂p against central differences of H, and the directional derivatives against
+    /// central differences of the gradients, for every system at states near its default.
+    #[test]
+    fn gradients_match_finite_differences_for_every_system() {
+        let eps = 1e-6;
+        for info in CATALOGUE {
+            let sys = System::new(info.name, &BTreeMap::new()).unwrap();
+            let d = sys.dof();
+            assert_eq!(sys.default_state().len(), 2 * d, "{}", info.name);
+            for z in samples(&sys) {
+                let (gq, gp) = grads(&sys, &z);
+                let mut fd = vec![0.0; 2 * d];
+                for c in 0..2 * d {
+                    let (mut a, mut b) = (z.clone(), z.clone());
+                    a[c] += eps;
+                    b[c] -= eps;
+                    fd[c] =
+                        (sys.energy(&a[..d], &a[d..]) - sys.energy(&b[..d], &b[d..])) / (2.0 * eps);
+                }
+                let analytic: Vec<f64> = gq.iter().chain(&gp).copied().collect();
+                assert!(
+                    max_dev(&analytic, &fd) < 1e-6,
+                    "{}: grad {analytic:?} vs fd {fd:?}",
+                    info.name
+                );
+                // Directions: unit vectors and one mixed direction.
+                let mut dirs: Vec<Vec<f64>> = (0..2 * d)
+                    .map(|c| (0..2 * d).map(|k| if k == c { 1.0 } else { 0.0 }).collect())
+                    .collect();
+                dirs.push((0..2 * d).map(|k| 0.3 + 0.1 * k as f64).collect());
+                for v in dirs {
+                    let (mut oq, mut op) = (vec![0.0; d], vec![0.0; d]);
+                    sys.grad_q_dir(&z[..d], &z[d..], &v[..d], &v[d..], &mut oq);
+                    sys.grad_p_dir(&z[..d], &z[d..], &v[..d], &v[d..], &mut op);
+                    let a: Vec<f64> = z.iter().zip(&v).map(|(x, w)| x + eps * w).collect();
+                    let b: Vec<f64> = z.iter().zip(&v).map(|(x, w)| x - eps * w).collect();
+                    let (aq, ap) = grads(&sys, &a);
+                    let (bq, bp) = grads(&sys, &b);
+                    let fd: Vec<f64> = aq
+                        .iter()
+                        .zip(&bq)
+                        .chain(ap.iter().zip(&bp))
+                        .map(|(x, y)| (x - y) / (2.0 * eps))
+                        .collect();
+                    let analytic: Vec<f64> = oq.iter().chain(&op).copied().collect();
+                    assert!(
+                        max_dev(&analytic, &fd) < 1e-5,
+                        "{}: dir {v:?}: {analytic:?} vs fd {fd:?}",
+                        info.name
+                    );
+                }
+            }
         }
+    }
+
+    #[test]
+    fn indexed_parameters_are_accepted_only_where_declared() {
+        let given = BTreeMap::from([("m_2".to_string(), 1.0)]);
+        assert!(resolve_params(&pendulum::INFO, &given).is_err());
     }
 }

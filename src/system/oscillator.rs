@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 
-use super::{require_positive, ParamSpec, SystemInfo};
+use super::{require_positive, Hamiltonian, ParamSpec, SystemInfo};
 use crate::error::Result;
 use crate::float::Real;
 
@@ -15,6 +15,8 @@ pub const INFO: SystemInfo = SystemInfo {
         ParamSpec { name: "k", default: 1.0, meaning: "spring constant" },
     ],
     separable: true,
+    sweeps: Some(1),
+    indexed: &[],
 };
 
 #[derive(Debug, Clone)]
@@ -31,30 +33,43 @@ impl Oscillator {
             k: params["k"],
         })
     }
+}
 
-    pub fn params(&self) -> BTreeMap<String, f64> {
+impl Hamiltonian for Oscillator {
+    fn dof(&self) -> usize {
+        1
+    }
+
+    /// The default centre of ensembles: a point on the upper half of a level curve.
+    fn default_state(&self) -> Vec<f64> {
+        vec![0.0, 1.0]
+    }
+
+    fn minimum(&self) -> Option<Vec<f64>> {
+        Some(vec![0.0, 0.0])
+    }
+
+    fn params(&self) -> BTreeMap<String, f64> {
         BTreeMap::from([("m".into(), self.m), ("k".into(), self.k)])
     }
 
-    pub fn energy(&self, q: &[f64], p: &[f64]) -> f64 {
+    fn energy(&self, q: &[f64], p: &[f64]) -> f64 {
         p[0] * p[0] / (2.0 * self.m) + self.k * q[0] * q[0] / 2.0
     }
 
     /// WGSL constants: SPRING_K = k, INV_MASS = 1/m.
-    pub fn constants(&self) -> Vec<(&'static str, f64)> {
+    fn constants(&self) -> Vec<(&'static str, f64)> {
         vec![("SPRING_K", self.k), ("INV_MASS", 1.0 / self.m)]
     }
 
-    #[inline]
-    pub fn grad_q<T: Real>(&self, q: &[T], _p: &[T], out: &mut [T]) {
+    fn grad_q<T: Real>(&self, q: &[T], _p: &[T], out: &mut [T]) {
         let spring_k = T::from_f64(self.k);
         for (g, &x) in out.iter_mut().zip(q) {
             *g = spring_k * x;
         }
     }
 
-    #[inline]
-    pub fn grad_p<T: Real>(&self, _q: &[T], p: &[T], out: &mut [T]) {
+    fn grad_p<T: Real>(&self, _q: &[T], p: &[T], out: &mut [T]) {
         let inv_mass = T::from_f64(1.0 / self.m);
         for (v, &x) in out.iter_mut().zip(p) {
             *v = x * inv_mass;
@@ -62,14 +77,12 @@ impl Oscillator {
     }
 
     /// H_qq vq = k vq (H_qp = 0).
-    #[inline]
-    pub fn grad_q_dir<T: Real>(&self, _q: &[T], p: &[T], vq: &[T], _vp: &[T], out: &mut [T]) {
+    fn grad_q_dir<T: Real>(&self, _q: &[T], p: &[T], vq: &[T], _vp: &[T], out: &mut [T]) {
         self.grad_q(vq, p, out);
     }
 
     /// H_pp vp = vp / m (H_pq = 0).
-    #[inline]
-    pub fn grad_p_dir<T: Real>(&self, q: &[T], _p: &[T], _vq: &[T], vp: &[T], out: &mut [T]) {
+    fn grad_p_dir<T: Real>(&self, q: &[T], _p: &[T], _vq: &[T], vp: &[T], out: &mut [T]) {
         self.grad_p(q, vp, out);
     }
 }

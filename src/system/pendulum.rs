@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 
-use super::{require_positive, ParamSpec, SystemInfo};
+use super::{require_positive, Hamiltonian, ParamSpec, SystemInfo};
 use crate::error::Result;
 use crate::float::{cos_poly, sin_poly, Real};
 
@@ -16,6 +16,8 @@ pub const INFO: SystemInfo = SystemInfo {
         ParamSpec { name: "l", default: 1.0, meaning: "rod length" },
     ],
     separable: true,
+    sweeps: Some(1),
+    indexed: &[],
 };
 
 #[derive(Debug, Clone)]
@@ -34,8 +36,23 @@ impl Pendulum {
             l: params["l"],
         })
     }
+}
 
-    pub fn params(&self) -> BTreeMap<String, f64> {
+impl Hamiltonian for Pendulum {
+    fn dof(&self) -> usize {
+        1
+    }
+
+    /// The default centre of ensembles: a point on the upper half of a level curve.
+    fn default_state(&self) -> Vec<f64> {
+        vec![0.0, 0.8]
+    }
+
+    fn minimum(&self) -> Option<Vec<f64>> {
+        Some(vec![0.0, 0.0])
+    }
+
+    fn params(&self) -> BTreeMap<String, f64> {
         BTreeMap::from([
             ("m".into(), self.m),
             ("g".into(), self.g),
@@ -43,29 +60,27 @@ impl Pendulum {
         ])
     }
 
-    pub fn energy(&self, q: &[f64], p: &[f64]) -> f64 {
+    fn energy(&self, q: &[f64], p: &[f64]) -> f64 {
         p[0] * p[0] / (2.0 * self.m * self.l * self.l)
             + self.m * self.g * self.l * (1.0 - q[0].cos())
     }
 
     /// WGSL constants: M_G_L = m g l, INV_M_L2 = 1/(m l²).
-    pub fn constants(&self) -> Vec<(&'static str, f64)> {
+    fn constants(&self) -> Vec<(&'static str, f64)> {
         vec![
             ("M_G_L", self.m * self.g * self.l),
             ("INV_M_L2", 1.0 / (self.m * self.l * self.l)),
         ]
     }
 
-    #[inline]
-    pub fn grad_q<T: Real>(&self, q: &[T], _p: &[T], out: &mut [T]) {
+    fn grad_q<T: Real>(&self, q: &[T], _p: &[T], out: &mut [T]) {
         let m_g_l = T::from_f64(self.m * self.g * self.l);
         for (g, &x) in out.iter_mut().zip(q) {
             *g = m_g_l * sin_poly(x);
         }
     }
 
-    #[inline]
-    pub fn grad_p<T: Real>(&self, _q: &[T], p: &[T], out: &mut [T]) {
+    fn grad_p<T: Real>(&self, _q: &[T], p: &[T], out: &mut [T]) {
         let inv_m_l2 = T::from_f64(1.0 / (self.m * self.l * self.l));
         for (v, &x) in out.iter_mut().zip(p) {
             *v = x * inv_m_l2;
@@ -73,8 +88,7 @@ impl Pendulum {
     }
 
     /// H_qq vq = m g l cos(q) vq (H_qp = 0).
-    #[inline]
-    pub fn grad_q_dir<T: Real>(&self, q: &[T], _p: &[T], vq: &[T], _vp: &[T], out: &mut [T]) {
+    fn grad_q_dir<T: Real>(&self, q: &[T], _p: &[T], vq: &[T], _vp: &[T], out: &mut [T]) {
         let m_g_l = T::from_f64(self.m * self.g * self.l);
         for ((g, &x), &v) in out.iter_mut().zip(q).zip(vq) {
             *g = m_g_l * cos_poly(x) * v;
@@ -82,8 +96,7 @@ impl Pendulum {
     }
 
     /// H_pp vp = vp / (m l²) (H_pq = 0).
-    #[inline]
-    pub fn grad_p_dir<T: Real>(&self, q: &[T], _p: &[T], _vq: &[T], vp: &[T], out: &mut [T]) {
+    fn grad_p_dir<T: Real>(&self, q: &[T], _p: &[T], _vq: &[T], vp: &[T], out: &mut [T]) {
         self.grad_p(q, vp, out);
     }
 }

@@ -107,6 +107,13 @@ pub struct RunArgs {
     /// Loop refinement: never grow the loop beyond this many nodes (reported when hit) [default: 1000000].
     #[arg(long, value_name = "N")]
     pub max_nodes: Option<usize>,
+    /// Implicit stages (non-separable H, implicit midpoint): a point's fixed-point iteration has
+    /// converged when no component moves by more than TOL·(1 + |x|) [default: 4e-7 for f32, 1e-14 for f64].
+    #[arg(long, value_name = "TOL")]
+    pub implicit_tol: Option<f64>,
+    /// Implicit stages: give up after this many sweeps and count the point as unconverged [default: 100].
+    #[arg(long, value_name = "N")]
+    pub implicit_max_iter: Option<u32>,
     /// Also write DIR/states/step_<k>.npy at every snapshot.
     #[arg(long)]
     pub save_states: bool,

@@ -11,7 +11,7 @@ use crate::cli::RunArgs;
 use crate::ensemble::{EnsembleKind, EnsembleSpec};
 use crate::error::{Error, Result};
 use crate::input_err;
-use crate::method::Method;
+use crate::method::{Method, Solver};
 use crate::system::System;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -72,6 +72,8 @@ pub struct RunFile {
     pub refine: Option<bool>,
     pub refine_tol: Option<f64>,
     pub max_nodes: Option<usize>,
+    pub implicit_tol: Option<f64>,
+    pub implicit_max_iter: Option<u32>,
     pub out: Option<PathBuf>,
     pub params: Option<BTreeMap<String, f64>>,
     pub ensemble: Option<EnsembleFile>,
@@ -92,6 +94,8 @@ pub struct RunConfig {
     pub tangent: bool,
     /// Loop refinement (loop ensembles unless turned off).
     pub refine: Option<Refine>,
+    /// Fixed-point solver of the implicit stages (defaults depend on the precision).
+    pub solver: Solver,
     /// Steps at which the run also keeps the points (f64) for phase portraits (`study`).
     pub portrait_steps: Vec<u64>,
     pub out: Option<PathBuf>,
@@ -215,6 +219,8 @@ impl RunFile {
         }
         over!(refine_tol);
         over!(max_nodes);
+        over!(implicit_tol);
+        over!(implicit_max_iter);
         if !a.params.is_empty() {
             let mut p = self.params.take().unwrap_or_default();
             p.extend(parse_params(&a.params)?);
@@ -363,6 +369,25 @@ impl RunConfig {
         }
         .resolve(&system)?;
         let refine = resolve_refine(&ensemble, f.refine, f.refine_tol, f.max_nodes)?;
+        let default_solver = match precision {
+            Precision::F32 => Solver::default_for::<f32>(),
+            Precision::F64 => Solver::default_for::<f64>(),
+        };
+        let solver = Solver {
+            tol: f.implicit_tol.unwrap_or(default_solver.tol),
+            max_iter: f.implicit_max_iter.unwrap_or(default_solver.max_iter),
+        };
+        if !(solver.tol.is_finite() && solver.tol > 0.0 && solver.tol < 1.0) {
+            return Err(input_err!(
+                "--implicit-tol {}: expected a small positive number, e.g. 1e-6 (f32) or 1e-14 (f64)",
+                solver.tol
+            ));
+        }
+        if solver.max_iter == 0 {
+            return Err(input_err!(
+                "--implicit-max-iter must be at least 1 (e.g. 100), got 0"
+            ));
+        }
         Ok(RunConfig {
             system,
             method,
@@ -375,6 +400,7 @@ impl RunConfig {
             save_states: f.save_states.unwrap_or(false),
             tangent: f.tangent.unwrap_or(false),
             refine,
+            solver,
             portrait_steps: Vec::new(),
             out: f.out,
             quiet: false,
@@ -404,6 +430,8 @@ impl RunConfig {
             refine: e.is_loop().then_some(self.refine.is_some()),
             refine_tol: self.refine.map(|r| r.tol),
             max_nodes: self.refine.map(|r| r.max_nodes),
+            implicit_tol: Some(self.solver.tol),
+            implicit_max_iter: Some(self.solver.max_iter),
             out: self.out.clone(),
             params: Some(self.system.params()),
             ensemble: Some(EnsembleFile {

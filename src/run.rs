@@ -15,7 +15,9 @@ use crate::float::Real;
 use crate::gpu;
 use crate::input_err;
 use crate::measure::area::loop_area;
-use crate::measure::energy::{energies, snapshot_stats, EnergyRow};
+use crate::measure::energy::{
+    ang_mom_err_max, angular_momenta, energies, snapshot_stats, EnergyRow,
+};
 use crate::measure::tangent::{renormalise, tangent_stats};
 use crate::method::Method;
 use crate::output::{npy, write_atomic, write_csv};
@@ -153,16 +155,35 @@ pub fn run(cfg: &RunConfig) -> Result<RunSummary> {
     if let Some(n) = note {
         eprintln!("phaseflow: {n}");
     }
-    let (system, method, dt) = (&cfg.system, cfg.method, cfg.dt);
+    let (system, method, dt, solver) = (&cfg.system, cfg.method, cfg.dt, cfg.solver);
     match (choice, cfg.precision) {
         (EngineChoice::Gpu, _) => run_with::<f32>(cfg, &init, &out, &|s| {
-            Ok(Box::new(GpuEngine::new(system, method, dt, s)?))
+            Ok(Box::new(GpuEngine::with_options(
+                system,
+                method,
+                dt,
+                s,
+                usize::MAX,
+                solver,
+            )?))
         }),
         (EngineChoice::Cpu, Precision::F32) => run_with::<f32>(cfg, &init, &out, &|s| {
-            Ok(Box::new(CpuEngine::new(system.clone(), method, dt, s)))
+            Ok(Box::new(CpuEngine::with_solver(
+                system.clone(),
+                method,
+                dt,
+                s,
+                solver,
+            )))
         }),
         (EngineChoice::Cpu, Precision::F64) => run_with::<f64>(cfg, &init, &out, &|s| {
-            Ok(Box::new(CpuEngine::new(system.clone(), method, dt, s)))
+            Ok(Box::new(CpuEngine::with_solver(
+                system.clone(),
+                method,
+                dt,
+                s,
+                solver,
+            )))
         }),
     }
 }
@@ -202,6 +223,8 @@ struct Tracker<'a, T: Real> {
     /// The unrefined initial nodes (a file loop's polygon is defined by them).
     init: &'a State<f64>,
     h0: Vec<f64>,
+    /// Angular momentum L(z0) per point, for systems that conserve it (else empty).
+    l0: Vec<[f64; 3]>,
     /// Loop parameter s ∈ [0, 1) of every node, increasing around the loop.
     s: Vec<f64>,
     /// Tangent columns are stored divided by 2^log2_scale (see measure::tangent).
@@ -245,6 +268,7 @@ impl<'a, T: Real> Tracker<'a, T> {
         let mut engine = factory(start.convert())?;
         // H(z0) of the points as the run's precision holds them (an f32 run starts from rounded points).
         let h0 = energies(&cfg.system, engine.state()?);
+        let l0 = angular_momenta(&cfg.system, engine.state()?).unwrap_or_default();
         let refine_dist = cfg.refine.map(|r| r.tol * bbox_diagonal(init));
         Ok(Tracker {
             cfg,
@@ -253,6 +277,7 @@ impl<'a, T: Real> Tracker<'a, T> {
             aux: None,
             init,
             h0,
+            l0,
             s: (0..n).map(|k| k as f64 / n as f64).collect(),
             log2_scale: vec![0.0; n],
             refine_dist,
@@ -339,6 +364,7 @@ impl<'a, T: Real> Tracker<'a, T> {
                 .collect::<Result<Vec<_>>>()?;
             let fresh = State::<f64>::from_rows(&rows, d).convert::<T>();
             let fresh_h0 = energies(&self.cfg.system, &fresh);
+            let fresh_l0 = angular_momenta(&self.cfg.system, &fresh).unwrap_or_default();
             let fresh = if self.cfg.tangent {
                 fresh.with_tangent()
             } else {
@@ -360,18 +386,21 @@ impl<'a, T: Real> Tracker<'a, T> {
             // Interleave: a gap's new nodes go right after the node that starts it.
             let mut from_old = Vec::with_capacity(n + rows.len());
             let (mut s2, mut h2, mut l2) = (Vec::new(), Vec::new(), Vec::new());
+            let mut am2 = Vec::new();
             let mut g = gaps.iter().zip(&counts).peekable();
             let mut fresh_i = 0;
             for i in 0..n {
                 from_old.push(true);
                 s2.push(self.s[i]);
                 h2.push(self.h0[i]);
+                am2.extend(self.l0.get(i));
                 l2.push(self.log2_scale[i]);
                 if let Some((_, &k)) = g.next_if(|x| x.0 .0 == i) {
                     for _ in 0..k {
                         from_old.push(false);
                         s2.push(new_s[fresh_i]);
                         h2.push(fresh_h0[fresh_i]);
+                        am2.extend(fresh_l0.get(fresh_i));
                         l2.push(0.0);
                         fresh_i += 1;
                     }
@@ -379,7 +408,7 @@ impl<'a, T: Real> Tracker<'a, T> {
             }
             let merged = State::merge(self.engine.state()?, &moved, &from_old);
             self.engine.set_state(merged)?;
-            (self.s, self.h0, self.log2_scale) = (s2, h2, l2);
+            (self.s, self.h0, self.log2_scale, self.l0) = (s2, h2, l2, am2);
         }
     }
 
@@ -405,6 +434,10 @@ impl<'a, T: Real> Tracker<'a, T> {
             }
             let state = self.engine.state()?;
             let mut row = snapshot_stats(&cfg.system, state, &self.h0, step, cfg.dt);
+            row.unconverged = state.unconverged.iter().filter(|&&u| u > 0).count() as u64;
+            if !self.l0.is_empty() {
+                row.ang_mom_err_max = ang_mom_err_max(&cfg.system, state, &self.l0);
+            }
             if is_loop {
                 row.area = loop_area(state);
                 if step == 0 {
@@ -501,9 +534,21 @@ pub fn validate(cfg: &RunConfig) -> Result<Validation> {
     }
     check_memory(cfg.ensemble.points, cfg.system.dof(), 4)?;
     let init = cfg.ensemble.generate(&cfg.system)?;
-    let mut gpu_engine = GpuEngine::new(&cfg.system, cfg.method, cfg.dt, init.convert())?;
-    let mut cpu_engine =
-        CpuEngine::<f32>::new(cfg.system.clone(), cfg.method, cfg.dt, init.convert());
+    let mut gpu_engine = GpuEngine::with_options(
+        &cfg.system,
+        cfg.method,
+        cfg.dt,
+        init.convert(),
+        usize::MAX,
+        cfg.solver,
+    )?;
+    let mut cpu_engine = CpuEngine::<f32>::with_solver(
+        cfg.system.clone(),
+        cfg.method,
+        cfg.dt,
+        init.convert(),
+        cfg.solver,
+    );
     let pb = progress_bar(cfg.steps, cfg.quiet);
     let mut v = Validation {
         max_abs_dev: 0.0,
@@ -644,6 +689,7 @@ mod tests {
             nt: 0,
             q: vec![1.0f32, f32::NAN],
             p: vec![0.0, 0.0],
+            unconverged: vec![0; 2],
         };
         let b = State {
             n: 2,
@@ -651,6 +697,7 @@ mod tests {
             nt: 0,
             q: vec![1.5f32, 2.0],
             p: vec![0.0, 0.0],
+            unconverged: vec![0; 2],
         };
         let (abs, _, mismatch, both) = compare_states(&a, &b);
         assert_eq!((abs, mismatch, both), (0.5, 1, 0));

@@ -11,7 +11,7 @@ fn phaseflow() -> Command {
     Command::cargo_bin("phaseflow").unwrap()
 }
 
-const STATS_HEADER: &str = "step,t,points,finite,energy_mean,energy_std,abs_energy_err_mean,abs_energy_err_max,rel_energy_err_mean,rel_energy_err_max,area,area_ratio,loop_nodes,det_mean,det_min,det_max,defect_max,area_from_det";
+const STATS_HEADER: &str = "step,t,points,finite,energy_mean,energy_std,abs_energy_err_mean,abs_energy_err_max,rel_energy_err_mean,rel_energy_err_max,area,area_ratio,loop_nodes,det_mean,det_min,det_max,defect_max,area_from_det,ang_mom_err_max,unconverged";
 
 fn read(p: &Path) -> String {
     std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))

@@ -13,7 +13,8 @@ struct RunParams {
 
 @group(0) @binding(0) var<uniform> params: RunParams;
 // Structure of arrays: q of component k of point i at [k*n + i], p at [(DT + k)*n + i];
-// components k ≥ D are the tangent columns (layout: `State` in src/ensemble/mod.rs).
+// components k ≥ D are the tangent columns (layout: `State` in src/ensemble/mod.rs); then one
+// f32 per point at [2·DT·n + i]: its count of implicit solves that hit the iteration cap.
 @group(0) @binding(1) var<storage, read_write> state: array<f32>;
 
 struct Phase {

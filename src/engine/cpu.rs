@@ -9,7 +9,7 @@ use super::Engine;
 use crate::ensemble::State;
 use crate::error::Result;
 use crate::float::Real;
-use crate::method::{Block, Method};
+use crate::method::{Block, Method, Solver};
 use crate::system::System;
 
 pub struct CpuEngine<T: Real> {
@@ -18,6 +18,7 @@ pub struct CpuEngine<T: Real> {
     h: T,
     state: State<T>,
     block_len: usize,
+    solver: Solver,
 }
 
 /// Points per block for `comps` components per point and `n` points: enough for wide vector
@@ -32,6 +33,17 @@ pub fn block_len_for(comps: usize, n: usize) -> usize {
 
 impl<T: Real> CpuEngine<T> {
     pub fn new(system: System, method: Method, h: f64, state: State<T>) -> Self {
+        Self::with_solver(system, method, h, state, Solver::default_for::<T>())
+    }
+
+    /// Like `new`, with the implicit solver's settings.
+    pub fn with_solver(
+        system: System,
+        method: Method,
+        h: f64,
+        state: State<T>,
+        solver: Solver,
+    ) -> Self {
         let block_len = block_len_for(state.comps(), state.n);
         CpuEngine {
             system,
@@ -39,6 +51,7 @@ impl<T: Real> CpuEngine<T> {
             h: T::from_f64(h),
             state,
             block_len,
+            solver,
         }
     }
 }
@@ -52,6 +65,7 @@ fn advance_block<T: Real>(
     blk: &mut Block<T>,
     qs: &mut [&mut [T]],
     ps: &mut [&mut [T]],
+    unconverged: &mut [u32],
 ) {
     let (b, d) = (blk.n, blk.d * (1 + blk.nt));
     let m = qs[0].len();
@@ -63,8 +77,12 @@ fn advance_block<T: Real>(
             blk.p[k * b + j] = ps[k][src];
         }
     }
+    blk.unconverged.fill(0);
     for _ in 0..steps {
         method.step(system, blk, h);
+    }
+    for (u, &c) in unconverged.iter_mut().zip(&blk.unconverged) {
+        *u += c;
     }
     for k in 0..d {
         qs[k].copy_from_slice(&blk.q[k * b..k * b + m]);
@@ -96,10 +114,18 @@ impl<T: Real> Engine<T> for CpuEngine<T> {
             }
         }
         let (system, method, h) = (&self.system, self.method, self.h);
-        q_parts.into_par_iter().zip(p_parts).for_each_init(
-            || Block::new(b, self.state.d, self.state.nt),
-            |blk, (mut qs, mut ps)| advance_block(system, method, h, steps, blk, &mut qs, &mut ps),
-        );
+        let (dof, nt, solver) = (self.state.d, self.state.nt, self.solver);
+        let u_parts: Vec<&mut [u32]> = self.state.unconverged.chunks_mut(b).collect();
+        q_parts
+            .into_par_iter()
+            .zip(p_parts)
+            .zip(u_parts)
+            .for_each_init(
+                || Block::with_solver(b, dof, nt, solver),
+                |blk, ((mut qs, mut ps), us)| {
+                    advance_block(system, method, h, steps, blk, &mut qs, &mut ps, us)
+                },
+            );
         Ok(())
     }
 

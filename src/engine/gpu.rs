@@ -8,7 +8,7 @@ use super::Engine;
 use crate::ensemble::State;
 use crate::error::{Error, Result};
 use crate::gpu::{self, shader, GpuContext, RunParams};
-use crate::method::Method;
+use crate::method::{Method, Solver};
 use crate::system::System;
 
 /// Point-steps per dispatch: keeps each dispatch short (GPU watchdogs, responsiveness)
@@ -41,7 +41,7 @@ pub struct GpuEngine {
 /// Largest number of points per chunk the device allows (binding size and workgroup count), for
 /// `comps` components per point in q and in p.
 pub fn max_chunk_points(limits: &wgpu::Limits, comps: usize) -> usize {
-    let bytes_per_point = (2 * comps * 4) as u64;
+    let bytes_per_point = ((2 * comps + 1) * 4) as u64;
     let by_binding = limits.max_storage_buffer_binding_size as u64 / bytes_per_point;
     let by_buffer = limits.max_buffer_size / bytes_per_point;
     let by_groups =
@@ -51,7 +51,14 @@ pub fn max_chunk_points(limits: &wgpu::Limits, comps: usize) -> usize {
 
 impl GpuEngine {
     pub fn new(system: &System, method: Method, h: f64, state: State<f32>) -> Result<Self> {
-        Self::with_chunk_limit(system, method, h, state, usize::MAX)
+        Self::with_options(
+            system,
+            method,
+            h,
+            state,
+            usize::MAX,
+            Solver::default_for::<f32>(),
+        )
     }
 
     /// Like `new`, with chunks no larger than `chunk_limit` points (tests use this to exercise chunking).
@@ -62,9 +69,28 @@ impl GpuEngine {
         state: State<f32>,
         chunk_limit: usize,
     ) -> Result<Self> {
+        Self::with_options(
+            system,
+            method,
+            h,
+            state,
+            chunk_limit,
+            Solver::default_for::<f32>(),
+        )
+    }
+
+    /// Like `with_chunk_limit`, with the implicit solver's settings (compiled into the kernel).
+    pub fn with_options(
+        system: &System,
+        method: Method,
+        h: f64,
+        state: State<f32>,
+        chunk_limit: usize,
+        solver: Solver,
+    ) -> Result<Self> {
         let ctx = gpu::context()?;
         let device = &ctx.device;
-        let source = shader::compose(system, method, state.nt);
+        let source = shader::compose_with(system, method, state.nt, solver);
         shader::validate(&source)?;
         let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
         let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
@@ -118,7 +144,7 @@ impl GpuEngine {
             let cn = per_chunk.min(n - offset);
             let buffer = device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some(&format!("state chunk at {offset}")),
-                size: (2 * comps * cn * 4) as u64,
+                size: ((2 * comps + 1) * cn * 4) as u64,
                 usage: wgpu::BufferUsages::STORAGE
                     | wgpu::BufferUsages::COPY_SRC
                     | wgpu::BufferUsages::COPY_DST,
@@ -155,14 +181,14 @@ impl GpuEngine {
         }
         let staging = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("read-back staging"),
-            size: (2 * comps * per_chunk.min(n).max(1) * 4) as u64,
+            size: ((2 * comps + 1) * per_chunk.min(n).max(1) * 4) as u64,
             usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });
         if let Some(e) = pollster::block_on(oom.pop()) {
             return Err(Error::Gpu(format!(
                 "cannot allocate {} MiB of GPU memory for {n} points: {e}; use fewer --points",
-                (2 * comps * n * 4) >> 20
+                ((2 * comps + 1) * n * 4) >> 20
             )));
         }
         self.chunks = chunks;
@@ -176,14 +202,20 @@ impl GpuEngine {
     fn upload(&self) {
         let (n, d) = (self.state.n, self.state.comps());
         for c in &self.chunks {
-            // Chunk layout: q components then p components, each a run of c.n points.
-            let mut data = Vec::with_capacity(2 * d * c.n);
+            // Chunk layout: q components then p components, each a run of c.n points, then
+            // the unconverged counts (as f32).
+            let mut data = Vec::with_capacity((2 * d + 1) * c.n);
             for k in 0..d {
                 data.extend_from_slice(&self.state.q[k * n + c.offset..k * n + c.offset + c.n]);
             }
             for k in 0..d {
                 data.extend_from_slice(&self.state.p[k * n + c.offset..k * n + c.offset + c.n]);
             }
+            data.extend(
+                self.state.unconverged[c.offset..c.offset + c.n]
+                    .iter()
+                    .map(|&u| u as f32),
+            );
             self.ctx
                 .queue
                 .write_buffer(&c.buffer, 0, bytemuck::cast_slice(&data));
@@ -193,7 +225,7 @@ impl GpuEngine {
     fn read_back(&mut self) -> Result<()> {
         let (n, d) = (self.state.n, self.state.comps());
         for c in &self.chunks {
-            let bytes = (2 * d * c.n * 4) as u64;
+            let bytes = ((2 * d + 1) * c.n * 4) as u64;
             let mut enc = self
                 .ctx
                 .device
@@ -221,6 +253,12 @@ impl GpuEngine {
                         .copy_from_slice(&data[k * c.n..(k + 1) * c.n]);
                     self.state.p[k * n + c.offset..k * n + c.offset + c.n]
                         .copy_from_slice(&data[(d + k) * c.n..(d + k + 1) * c.n]);
+                }
+                for (u, &x) in self.state.unconverged[c.offset..c.offset + c.n]
+                    .iter_mut()
+                    .zip(&data[2 * d * c.n..(2 * d + 1) * c.n])
+                {
+                    *u = x as u32;
                 }
             }
             self.staging.unmap();

@@ -28,6 +28,10 @@ pub struct State<T> {
     pub nt: usize,
     pub q: Vec<T>,
     pub p: Vec<T>,
+    /// Per point: how many implicit solves (fixed-point iterations of the symplectic Euler /
+    /// Verlet stages for non-separable H, implicit midpoint) stopped at the iteration cap
+    /// without converging since t = 0. Zero for explicit kernels.
+    pub unconverged: Vec<u32>,
 }
 
 impl<T: Real> State<T> {
@@ -38,6 +42,7 @@ impl<T: Real> State<T> {
             nt: 0,
             q: vec![T::ZERO; n * d],
             p: vec![T::ZERO; n * d],
+            unconverged: vec![0; n],
         }
     }
 
@@ -57,6 +62,7 @@ impl<T: Real> State<T> {
             nt,
             q: vec![T::ZERO; n * d * (1 + nt)],
             p: vec![T::ZERO; n * d * (1 + nt)],
+            unconverged: self.unconverged.clone(),
         };
         s.q[..n * d].copy_from_slice(&self.q[..n * d]);
         s.p[..n * d].copy_from_slice(&self.p[..n * d]);
@@ -81,6 +87,7 @@ impl<T: Real> State<T> {
             nt: 0,
             q: self.q[..m].iter().map(|x| x.to_f64()).collect(),
             p: self.p[..m].iter().map(|x| x.to_f64()).collect(),
+            unconverged: self.unconverged.clone(),
         }
     }
 
@@ -94,6 +101,7 @@ impl<T: Real> State<T> {
             nt: self.nt,
             q: vec![T::ZERO; m * c],
             p: vec![T::ZERO; m * c],
+            unconverged: idx.iter().map(|&i| self.unconverged[i]).collect(),
         };
         for k in 0..c {
             for (j, &i) in idx.iter().enumerate() {
@@ -117,10 +125,12 @@ impl<T: Real> State<T> {
             nt: a.nt,
             q: vec![T::ZERO; m * c],
             p: vec![T::ZERO; m * c],
+            unconverged: vec![0; m],
         };
         let (mut ia, mut ib) = (0, 0);
         for (j, &take_a) in from_a.iter().enumerate() {
             let (src, i) = if take_a { (a, ia) } else { (b, ib) };
+            s.unconverged[j] = src.unconverged[i];
             for k in 0..c {
                 s.q[k * m + j] = src.q[k * src.n + i];
                 s.p[k * m + j] = src.p[k * src.n + i];
@@ -142,6 +152,7 @@ impl<T: Real> State<T> {
             nt: self.nt,
             q: self.q.iter().map(|x| U::from_f64(x.to_f64())).collect(),
             p: self.p.iter().map(|x| U::from_f64(x.to_f64())).collect(),
+            unconverged: self.unconverged.clone(),
         }
     }
 

@@ -3,7 +3,7 @@
 //! method, composed with the system's functions: never a hand-written copy per pair.
 
 use crate::error::{Error, Result};
-use crate::method::Method;
+use crate::method::{Method, Solver};
 use crate::system::System;
 
 pub const WORKGROUP_SIZE: u32 = 64;
@@ -12,6 +12,7 @@ const MATH: &str = include_str!("../../shaders/common/math.wgsl");
 const STATE: &str = include_str!("../../shaders/common/state.wgsl");
 const DRIVER: &str = include_str!("../../shaders/common/driver.wgsl");
 const PARTIAL: &str = include_str!("../../shaders/common/partial.wgsl");
+const IMPLICIT: &str = include_str!("../../shaders/common/implicit.wgsl");
 
 /// An f32 WGSL literal that parses to exactly `x as f32`.
 pub fn f32_literal(x: f64) -> String {
@@ -24,8 +25,14 @@ pub fn f32_literal(x: f64) -> String {
     }
 }
 
-/// The full WGSL source for (system, method), with `nt` tangent columns (0, or 2d for `--tangent`).
+/// The full WGSL source for (system, method), with `nt` tangent columns (0, or 2d for
+/// `--tangent`) and the default f32 solver settings.
 pub fn compose(system: &System, method: Method, nt: usize) -> String {
+    compose_with(system, method, nt, Solver::default_for::<f32>())
+}
+
+/// `compose` with the implicit solver's settings (`--implicit-tol`, `--implicit-max-iter`).
+pub fn compose_with(system: &System, method: Method, nt: usize, solver: Solver) -> String {
     let mut src = String::new();
     src.push_str(&format!(
         "// phaseflow kernel: system {}, method {}\nconst D: u32 = {}u;\nconst NT: u32 = {nt}u;\nconst DT: u32 = D * (1u + NT);\nconst WORKGROUP_SIZE: u32 = {}u;\n",
@@ -37,6 +44,12 @@ pub fn compose(system: &System, method: Method, nt: usize) -> String {
     for (name, value) in system.wgsl_constants() {
         src.push_str(&format!("const {name}: f32 = {};\n", f32_literal(value)));
     }
+    src.push_str(&format!(
+        "const SWEEPS: u32 = {}u;\nconst IMPLICIT_TOL: f32 = {};\nconst IMPLICIT_MAX_ITER: u32 = {}u;\n",
+        system.info().sweeps.unwrap_or(0),
+        f32_literal(solver.tol),
+        solver.max_iter
+    ));
     for (name, values) in system.wgsl_arrays() {
         let items: Vec<String> = values.iter().map(|&v| f32_literal(v)).collect();
         src.push_str(&format!(
@@ -45,7 +58,7 @@ pub fn compose(system: &System, method: Method, nt: usize) -> String {
             items.join(", ")
         ));
     }
-    for part in [MATH, STATE, system.wgsl_source(), PARTIAL]
+    for part in [MATH, STATE, system.wgsl_source(), PARTIAL, IMPLICIT]
         .into_iter()
         .chain(method.wgsl_sources())
     {

@@ -46,6 +46,7 @@ mod tests {
             nt: 0,
             q: vec![0.0, 1.0, 1.0, 0.0],
             p: vec![0.0, 0.0, 1.0, 1.0],
+            unconverged: vec![0; 4],
         };
         assert_eq!(loop_area(&ccw), Some(1.0));
         let cw = State {
@@ -54,6 +55,7 @@ mod tests {
             nt: 0,
             q: vec![0.0, 0.0, 1.0, 1.0],
             p: vec![0.0, 1.0, 1.0, 0.0],
+            unconverged: vec![0; 4],
         };
         assert_eq!(loop_area(&cw), Some(-1.0));
         let bad = State {
@@ -62,6 +64,7 @@ mod tests {
             nt: 0,
             q: vec![0.0, f64::NAN, 1.0, 0.0],
             p: vec![0.0, 0.0, 1.0, 1.0],
+            unconverged: vec![0; 4],
         };
         assert_eq!(loop_area(&bad), None);
     }

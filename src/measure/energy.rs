@@ -91,6 +91,12 @@ pub struct EnergyRow {
     pub defect_max: Option<f64>,
     /// `--tangent` on a filled disk or grid (d = 1): |A0| · det_mean, the area of the evolved set.
     pub area_from_det: Option<f64>,
+    /// Systems that conserve angular momentum (kepler, outer-solar-system): the largest
+    /// |L − L(z0)| over the finite points (Euclidean norm of the 3-vector difference).
+    pub ang_mom_err_max: Option<f64>,
+    /// Points whose implicit solve (non-separable H, implicit midpoint) hit the iteration cap at
+    /// least once since t = 0; always 0 for explicit kernels.
+    pub unconverged: u64,
 }
 
 /// H of every point of the state (f64; NaN stays NaN).
@@ -168,7 +174,33 @@ pub fn row_from(acc: &EnergyAccumulator, points: u64, step: u64, t: f64) -> Ener
         det_max: None,
         defect_max: None,
         area_from_det: None,
+        ang_mom_err_max: None,
+        unconverged: 0,
     }
+}
+
+/// Angular momentum L of every point (f64), or None when the system does not conserve it.
+pub fn angular_momenta<T: Real>(system: &System, s: &State<T>) -> Option<Vec<[f64; 3]>> {
+    let d = s.d;
+    let (mut q, mut p) = (vec![0.0; d], vec![0.0; d]);
+    (0..s.n)
+        .map(|i| {
+            s.point_f64(i, &mut q, &mut p);
+            system.angular_momentum(&q, &p)
+        })
+        .collect()
+}
+
+/// max |L − L0| over the points whose L is finite (None without angular momentum or points).
+pub fn ang_mom_err_max<T: Real>(system: &System, s: &State<T>, l0: &[[f64; 3]]) -> Option<f64> {
+    let l = angular_momenta(system, s)?;
+    l.iter()
+        .zip(l0)
+        .map(|(a, b)| {
+            ((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2) + (a[2] - b[2]).powi(2)).sqrt()
+        })
+        .filter(|e| e.is_finite())
+        .reduce(f64::max)
 }
 
 /// Least-squares slope of y against t (the energy drift), None with fewer than two points.

@@ -1,10 +1,13 @@
 //! Integrators: one file per method, each with the CPU reference `step` over a block of points.
 //! The WGSL mirror of each is `shaders/method/<name>.wgsl`, with the same statement order and
-//! variable names, so the two can be read side by side. Every kernel here assumes a separable H
-//! (all systems so far are); `Method::check_system` refuses combinations a kernel cannot serve.
+//! variable names, so the two can be read side by side. Implicit stages (non-separable H, the
+//! implicit midpoint rule) are solved per point as described in `implicit`;
+//! `Method::check_system` refuses combinations a kernel cannot serve.
 
 pub mod composition;
 pub mod euler;
+pub mod implicit;
+pub mod implicit_midpoint;
 pub mod position_verlet;
 pub mod rk3;
 pub mod rk4;
@@ -17,6 +20,7 @@ use crate::error::Result;
 use crate::float::Real;
 use crate::input_err;
 use crate::system::System;
+pub use implicit::{Solver, Stage};
 
 /// Static description of a method for `phaseflow list`.
 #[derive(Debug, Clone, Copy)]
@@ -36,6 +40,7 @@ pub enum Method {
     PositionVerlet,
     Rk3,
     Rk4,
+    ImplicitMidpoint,
     Yoshida4,
     Suzuki4,
     Yoshida6,
@@ -50,6 +55,7 @@ pub const ALL: &[Method] = &[
     Method::PositionVerlet,
     Method::Rk3,
     Method::Rk4,
+    Method::ImplicitMidpoint,
     Method::Yoshida4,
     Method::Suzuki4,
     Method::Yoshida6,
@@ -86,10 +92,20 @@ pub struct Block<T> {
     pub p0: Vec<T>,
     pub acc_q: Vec<T>,
     pub acc_p: Vec<T>,
+    /// Fixed-point solver settings and per-point state (method::implicit).
+    pub solver: Solver,
+    pub active: Vec<bool>,
+    pub conv: Vec<bool>,
+    /// Per point: implicit solves that hit the iteration cap (added to `State::unconverged`).
+    pub unconverged: Vec<u32>,
 }
 
 impl<T: Real> Block<T> {
     pub fn new(n: usize, d: usize, nt: usize) -> Self {
+        Self::with_solver(n, d, nt, Solver::default_for::<T>())
+    }
+
+    pub fn with_solver(n: usize, d: usize, nt: usize, solver: Solver) -> Self {
         let z = vec![T::ZERO; n * d * (1 + nt)];
         Block {
             n,
@@ -103,6 +119,10 @@ impl<T: Real> Block<T> {
             p0: z.clone(),
             acc_q: z.clone(),
             acc_p: z,
+            solver,
+            active: vec![false; n],
+            conv: vec![false; n],
+            unconverged: vec![0; n],
         }
     }
 }
@@ -200,6 +220,7 @@ impl Method {
             Method::PositionVerlet => position_verlet::INFO,
             Method::Rk3 => rk3::INFO,
             Method::Rk4 => rk4::INFO,
+            Method::ImplicitMidpoint => implicit_midpoint::INFO,
             Method::Yoshida4 => composed(
                 "yoshida4",
                 4,
@@ -240,16 +261,35 @@ impl Method {
             })
     }
 
-    /// The kernels are written for separable H; refuse anything else with a clear message.
+    /// Whether this method's kernel can serve the system: every kernel handles any H (the
+    /// symplectic Euler / Verlet stages become implicit, and the compositions build on
+    /// Verlet) except the kick–drift splitting, which needs H = T(p) + V(q).
     pub fn check_system(self, system: &System) -> Result<()> {
-        if !system.info().separable {
+        if self == Method::BlanesMoan4 && !system.info().separable {
             return Err(input_err!(
-                "--method {}: system '{}' is not separable and this method has no kernel for it yet",
+                "--method {}: system '{}' is not separable (H ≠ T(p) + V(q)), and this kick-drift splitting needs separable H; use yoshida4, suzuki4 or yoshida6 (compositions of Verlet) for a high-order symplectic method",
                 self.name(),
                 system.name()
             ));
         }
         Ok(())
+    }
+
+    /// Whether the kernel may iterate to a tolerance on this system (and so may leave points
+    /// unconverged): implicit midpoint always, the symplectic Euler / Verlet family (and the
+    /// compositions) when the system declares no exact sweep count.
+    pub fn is_iterative(self, system: &System) -> bool {
+        match self {
+            Method::ImplicitMidpoint => true,
+            Method::SymplecticEulerA
+            | Method::SymplecticEulerB
+            | Method::Verlet
+            | Method::PositionVerlet
+            | Method::Yoshida4
+            | Method::Suzuki4
+            | Method::Yoshida6 => system.info().sweeps.is_none(),
+            _ => false,
+        }
     }
 
     /// One step of size h for every point of the block.
@@ -263,6 +303,7 @@ impl Method {
             Method::PositionVerlet => position_verlet::step(system, b, h),
             Method::Rk3 => rk3::step(system, b, h),
             Method::Rk4 => rk4::step(system, b, h),
+            Method::ImplicitMidpoint => implicit_midpoint::step(system, b, h),
             Method::Yoshida4 => composition::step(system, b, h, composition::YOSHIDA4),
             Method::Suzuki4 => composition::step(system, b, h, composition::SUZUKI4),
             Method::Yoshida6 => composition::step(system, b, h, composition::YOSHIDA6),
@@ -280,6 +321,7 @@ impl Method {
         const RK4: &str = include_str!("../../shaders/method/rk4.wgsl");
         const RK3: &str = include_str!("../../shaders/method/rk3.wgsl");
         const SPLITTING: &str = include_str!("../../shaders/method/splitting.wgsl");
+        const MIDPOINT: &str = include_str!("../../shaders/method/implicit_midpoint.wgsl");
         match self {
             Method::Euler => vec![EULER],
             Method::SymplecticEulerA => vec![SE_A],
@@ -289,6 +331,7 @@ impl Method {
             Method::Rk4 => vec![RK4],
             Method::Rk3 => vec![RK4, RK3],
             Method::BlanesMoan4 => vec![SPLITTING],
+            Method::ImplicitMidpoint => vec![MIDPOINT],
         }
     }
 
@@ -304,6 +347,7 @@ impl Method {
             Method::PositionVerlet => call("position_verlet_step"),
             Method::Rk3 => call("rk3_step"),
             Method::Rk4 => call("rk4_step"),
+            Method::ImplicitMidpoint => call("implicit_midpoint_step"),
             Method::Yoshida4 => composition::wgsl_step(composition::YOSHIDA4),
             Method::Suzuki4 => composition::wgsl_step(composition::SUZUKI4),
             Method::Yoshida6 => composition::wgsl_step(composition::YOSHIDA6),

@@ -1,8 +1,9 @@
-//! Störmer–Verlet B / position Verlet (drift–kick–drift), for separable H:
-//! q½ = q + (h/2) ∂pH(p); p+ = p − h ∂qH(q½); q+ = q½ + (h/2) ∂pH(p+).
+//! Störmer–Verlet B / position Verlet (drift–kick–drift), PHYSICS.md §1:
+//! q½ = q + (h/2) ∂pH(q½, p); p+ = p − (h/2)[∂qH(q½, p) + ∂qH(q½, p+)]; q+ = q½ + (h/2) ∂pH(q½, p+).
+//! The first two stages are implicit unless H is separable (`method::implicit`).
 //! Mirror: shaders/method/position_verlet.wgsl.
 
-use super::{axpy, Block, MethodInfo};
+use super::{axpy, Block, MethodInfo, Stage};
 use crate::float::Real;
 use crate::system::System;
 
@@ -16,10 +17,12 @@ pub const INFO: MethodInfo = MethodInfo {
 #[inline]
 pub fn step<T: Real>(system: &System, b: &mut Block<T>, h: T) {
     let half_h = T::HALF * h;
-    b.grad_p(system);
-    axpy(&mut b.q, half_h, &b.dp);
+    b.q0.copy_from_slice(&b.q);
+    b.solve_stage(system, Stage::Drift, half_h);
     b.grad_q(system);
-    axpy(&mut b.p, -h, &b.dq);
+    b.p0.copy_from_slice(&b.p);
+    axpy(&mut b.p0, -half_h, &b.dq);
+    b.solve_stage(system, Stage::Kick, half_h);
     b.grad_p(system);
     axpy(&mut b.q, half_h, &b.dp);
 }

@@ -1,7 +1,8 @@
-//! Symplectic Euler A (separable H: kick then drift): p+ = p − h ∂qH(q); q+ = q + h ∂pH(p+).
+//! Symplectic Euler A: p+ = p − h ∂qH(q, p+); q+ = q + h ∂pH(q, p+). For separable H the kick
+//! is explicit (one sweep: kick then drift); for other H it is solved as in `method::implicit`.
 //! Mirror: shaders/method/symplectic_euler_a.wgsl.
 
-use super::{axpy, Block, MethodInfo};
+use super::{axpy, Block, MethodInfo, Stage};
 use crate::float::Real;
 use crate::system::System;
 
@@ -9,13 +10,13 @@ pub const INFO: MethodInfo = MethodInfo {
     name: "symplectic-euler-a",
     order: 1,
     symplectic: true,
-    summary: "symplectic Euler A: kick p with the old q, then drift q with the new p",
+    summary: "symplectic Euler A: kick p with the old q (implicit in p unless H is separable), then drift q with the new p",
 };
 
 #[inline]
 pub fn step<T: Real>(system: &System, b: &mut Block<T>, h: T) {
-    b.grad_q(system);
-    axpy(&mut b.p, -h, &b.dq);
+    b.p0.copy_from_slice(&b.p);
+    b.solve_stage(system, Stage::Kick, h);
     b.grad_p(system);
     axpy(&mut b.q, h, &b.dp);
 }

@@ -1,7 +1,8 @@
-//! Symplectic Euler B (separable H: drift then kick): q+ = q + h ∂pH(p); p+ = p − h ∂qH(q+).
+//! Symplectic Euler B: q+ = q + h ∂pH(q+, p); p+ = p − h ∂qH(q+, p). For separable H the drift
+//! is explicit (one sweep: drift then kick); for other H it is solved as in `method::implicit`.
 //! Mirror: shaders/method/symplectic_euler_b.wgsl.
 
-use super::{axpy, Block, MethodInfo};
+use super::{axpy, Block, MethodInfo, Stage};
 use crate::float::Real;
 use crate::system::System;
 
@@ -9,13 +10,13 @@ pub const INFO: MethodInfo = MethodInfo {
     name: "symplectic-euler-b",
     order: 1,
     symplectic: true,
-    summary: "symplectic Euler B: drift q with the old p, then kick p with the new q",
+    summary: "symplectic Euler B: drift q with the old p (implicit in q unless H is separable), then kick p with the new q",
 };
 
 #[inline]
 pub fn step<T: Real>(system: &System, b: &mut Block<T>, h: T) {
-    b.grad_p(system);
-    axpy(&mut b.q, h, &b.dp);
+    b.q0.copy_from_slice(&b.q);
+    b.solve_stage(system, Stage::Drift, h);
     b.grad_q(system);
     axpy(&mut b.p, -h, &b.dq);
 }

@@ -1,8 +1,10 @@
-//! Störmer–Verlet A / velocity Verlet (kick–drift–kick), for separable H:
-//! p½ = p − (h/2) ∂qH(q); q+ = q + h ∂pH(p½); p+ = p½ − (h/2) ∂qH(q+).
+//! Störmer–Verlet A / velocity Verlet (kick–drift–kick), PHYSICS.md §1:
+//! p½ = p − (h/2) ∂qH(q, p½); q+ = q + (h/2)[∂pH(q, p½) + ∂pH(q+, p½)]; p+ = p½ − (h/2) ∂qH(q+, p½).
+//! The first two stages are implicit unless H is separable (`method::implicit`); for separable
+//! H they are the explicit half kick and full drift. Also the base step of the compositions.
 //! Mirror: shaders/method/verlet.wgsl.
 
-use super::{axpy, Block, MethodInfo};
+use super::{axpy, Block, MethodInfo, Stage};
 use crate::float::Real;
 use crate::system::System;
 
@@ -16,10 +18,12 @@ pub const INFO: MethodInfo = MethodInfo {
 #[inline]
 pub fn step<T: Real>(system: &System, b: &mut Block<T>, h: T) {
     let half_h = T::HALF * h;
-    b.grad_q(system);
-    axpy(&mut b.p, -half_h, &b.dq);
+    b.p0.copy_from_slice(&b.p);
+    b.solve_stage(system, Stage::Kick, half_h);
     b.grad_p(system);
-    axpy(&mut b.q, h, &b.dp);
+    b.q0.copy_from_slice(&b.q);
+    axpy(&mut b.q0, half_h, &b.dp);
+    b.solve_stage(system, Stage::Drift, half_h);
     b.grad_q(system);
     axpy(&mut b.p, -half_h, &b.dq);
 }

@@ -1,0 +1,31 @@
+//! Implicit midpoint rule y+ = y + h f((y + y+)/2), symplectic and symmetric, order 2, for any H.
+//! Solved for the midpoint m = y + (h/2) f(m) by fixed-point iteration to the tolerance
+//! (`method::implicit`, always iterated: the rule is implicit even for separable H), then
+//! y+ = 2m − y. Mirror: shaders/method/implicit_midpoint.wgsl.
+
+use super::{Block, MethodInfo, Stage};
+use crate::float::Real;
+use crate::system::System;
+
+pub const INFO: MethodInfo = MethodInfo {
+    name: "implicit-midpoint",
+    order: 2,
+    symplectic: true,
+    summary:
+        "implicit midpoint rule (fixed-point iteration per point, non-converged points counted)",
+};
+
+#[inline]
+pub fn step<T: Real>(system: &System, b: &mut Block<T>, h: T) {
+    let half_h = T::HALF * h;
+    b.q0.copy_from_slice(&b.q);
+    b.p0.copy_from_slice(&b.p);
+    b.solve(system, Stage::Midpoint, half_h, None);
+    let two = T::ONE + T::ONE;
+    for (x, &x0) in b.q.iter_mut().zip(&b.q0) {
+        *x = two * *x - x0;
+    }
+    for (x, &x0) in b.p.iter_mut().zip(&b.p0) {
+        *x = two * *x - x0;
+    }
+}

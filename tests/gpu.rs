@@ -63,7 +63,13 @@ fn run_params_layout_matches_wgsl() {
 #[test]
 fn gpu_matches_cpu_for_every_system_and_method() {
     for sys in all_systems() {
-        let init = disk(&sys, 2000, 0.3);
+        // Hénon–Heiles orbits escape above H = 1/6: keep its disk inside the bounded region.
+        let radius = if sys.name() == "henon-heiles" {
+            0.1
+        } else {
+            0.3
+        };
+        let init = disk(&sys, 2000, radius);
         for &m in ALL {
             let (h, steps) = (0.05, 400);
             let mut g = GpuEngine::new(&sys, m, h, init.convert()).unwrap();

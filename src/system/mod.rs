@@ -6,6 +6,10 @@
 //!
 //! Block layout everywhere: component-major, `q[k*n + i]` for component k of point i.
 
+pub mod double_pendulum;
+pub mod elastic_pendulum;
+pub mod elastic_pendulum_cartesian;
+pub mod henon_heiles;
 pub mod kepler;
 pub mod oscillator;
 pub mod pendulum;
@@ -16,6 +20,10 @@ use crate::error::Result;
 use crate::float::Real;
 use crate::input_err;
 
+pub use double_pendulum::DoublePendulum;
+pub use elastic_pendulum::ElasticPendulum;
+pub use elastic_pendulum_cartesian::ElasticPendulumCartesian;
+pub use henon_heiles::HenonHeiles;
 pub use kepler::Kepler;
 pub use oscillator::Oscillator;
 pub use pendulum::Pendulum;
@@ -93,6 +101,10 @@ pub enum System {
     Oscillator(Oscillator),
     Pendulum(Pendulum),
     Kepler(Kepler),
+    HenonHeiles(HenonHeiles),
+    ElasticPendulum(ElasticPendulum),
+    ElasticPendulumCartesian(ElasticPendulumCartesian),
+    DoublePendulum(DoublePendulum),
 }
 
 /// `match` over every variant, binding the inner system as `$s`.
@@ -102,11 +114,23 @@ macro_rules! each_system {
             System::Oscillator($s) => $body,
             System::Pendulum($s) => $body,
             System::Kepler($s) => $body,
+            System::HenonHeiles($s) => $body,
+            System::ElasticPendulum($s) => $body,
+            System::ElasticPendulumCartesian($s) => $body,
+            System::DoublePendulum($s) => $body,
         }
     };
 }
 
-pub const CATALOGUE: &[SystemInfo] = &[oscillator::INFO, pendulum::INFO, kepler::INFO];
+pub const CATALOGUE: &[SystemInfo] = &[
+    oscillator::INFO,
+    pendulum::INFO,
+    kepler::INFO,
+    henon_heiles::INFO,
+    elastic_pendulum::INFO,
+    elastic_pendulum_cartesian::INFO,
+    double_pendulum::INFO,
+];
 
 /// Resolve parameters: defaults, overridden by `given`; unknown names and non-finite values are errors.
 pub fn resolve_params(
@@ -180,6 +204,12 @@ impl System {
             oscillator::NAME => System::Oscillator(Oscillator::new(&params)?),
             pendulum::NAME => System::Pendulum(Pendulum::new(&params)?),
             kepler::NAME => System::Kepler(Kepler::new(&params)?),
+            henon_heiles::NAME => System::HenonHeiles(HenonHeiles::new(&params)?),
+            elastic_pendulum::NAME => System::ElasticPendulum(ElasticPendulum::new(&params)?),
+            elastic_pendulum_cartesian::NAME => {
+                System::ElasticPendulumCartesian(ElasticPendulumCartesian::new(&params)?)
+            }
+            double_pendulum::NAME => System::DoublePendulum(DoublePendulum::new(&params)?),
             _ => unreachable!("catalogue and constructors out of sync"),
         };
         // The kernels use derived constants in f32: they must be finite there too.
@@ -202,6 +232,10 @@ impl System {
             System::Oscillator(_) => &oscillator::INFO,
             System::Pendulum(_) => &pendulum::INFO,
             System::Kepler(_) => &kepler::INFO,
+            System::HenonHeiles(_) => &henon_heiles::INFO,
+            System::ElasticPendulum(_) => &elastic_pendulum::INFO,
+            System::ElasticPendulumCartesian(_) => &elastic_pendulum_cartesian::INFO,
+            System::DoublePendulum(_) => &double_pendulum::INFO,
         }
     }
 
@@ -255,6 +289,14 @@ impl System {
             System::Oscillator(_) => include_str!("../../shaders/system/oscillator.wgsl"),
             System::Pendulum(_) => include_str!("../../shaders/system/pendulum.wgsl"),
             System::Kepler(_) => include_str!("../../shaders/system/kepler.wgsl"),
+            System::HenonHeiles(_) => include_str!("../../shaders/system/henon_heiles.wgsl"),
+            System::ElasticPendulum(_) => {
+                include_str!("../../shaders/system/elastic_pendulum.wgsl")
+            }
+            System::ElasticPendulumCartesian(_) => {
+                include_str!("../../shaders/system/elastic_pendulum_cartesian.wgsl")
+            }
+            System::DoublePendulum(_) => include_str!("../../shaders/system/double_pendulum.wgsl"),
         }
     }
 

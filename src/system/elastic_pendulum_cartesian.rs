@@ -1,0 +1,151 @@
+//! Elastic (spring) pendulum in Cartesian coordinates, dimensionless with one parameter
+//! ĝ = g m/(k l): q = (x, y), y downward, H = (p_x² + p_y²)/2 + (√(x² + y²) − 1)²/2 − ĝ y.
+//! Separable. The same physics as `elastic-pendulum` (polar) with x = r sin θ, y = r cos θ
+//! (`polar_to_cartesian`). Mirror: shaders/system/elastic_pendulum_cartesian.wgsl.
+//!
+//! Default state: x = 1, y = 0, p = 0 (the polar default r = 1, θ = π/2; E = 0).
+
+use std::collections::BTreeMap;
+
+use super::{require_positive, Hamiltonian, ParamSpec, SystemInfo};
+use crate::error::Result;
+use crate::float::Real;
+
+pub const NAME: &str = "elastic-pendulum-cartesian";
+pub const INFO: SystemInfo = SystemInfo {
+    name: NAME,
+    summary: "elastic pendulum, Cartesian (x, y), y down (d = 2): H = |p|²/2 + (|q| − 1)²/2 − ĝ y; default state x = 1, y = 0, p = 0 (E = 0, the polar default)",
+    params: &[ParamSpec {
+        name: "g_hat",
+        default: 0.2,
+        meaning: "dimensionless gravity ĝ = g m/(k l) (> 0)",
+    }],
+    separable: true,
+    sweeps: Some(1),
+    indexed: &[],
+};
+
+/// A polar state (r, θ, p_r, p_θ) of `elastic-pendulum` as the Cartesian state
+/// (x, y, p_x, p_y) of `elastic-pendulum-cartesian`: x = r sin θ, y = r cos θ,
+/// p_x = p_r sin θ + p_θ cos θ / r, p_y = p_r cos θ − p_θ sin θ / r (a canonical point transformation).
+pub fn polar_to_cartesian(z: &[f64]) -> [f64; 4] {
+    let (r, th, pr, pth) = (z[0], z[1], z[2], z[3]);
+    let (s, c) = th.sin_cos();
+    [r * s, r * c, pr * s + pth * c / r, pr * c - pth * s / r]
+}
+
+#[derive(Debug, Clone)]
+pub struct ElasticPendulumCartesian {
+    pub g_hat: f64,
+}
+
+impl ElasticPendulumCartesian {
+    pub fn new(params: &BTreeMap<String, f64>) -> Result<Self> {
+        require_positive(NAME, params, &["g_hat"])?;
+        Ok(ElasticPendulumCartesian {
+            g_hat: params["g_hat"],
+        })
+    }
+}
+
+impl Hamiltonian for ElasticPendulumCartesian {
+    fn dof(&self) -> usize {
+        2
+    }
+
+    fn params(&self) -> BTreeMap<String, f64> {
+        BTreeMap::from([("g_hat".into(), self.g_hat)])
+    }
+
+    fn energy(&self, q: &[f64], p: &[f64]) -> f64 {
+        let stretch = (q[0] * q[0] + q[1] * q[1]).sqrt() - 1.0;
+        0.5 * (p[0] * p[0] + p[1] * p[1]) + 0.5 * stretch * stretch - self.g_hat * q[1]
+    }
+
+    /// WGSL constant: G_HAT = ĝ.
+    fn constants(&self) -> Vec<(&'static str, f64)> {
+        vec![("G_HAT", self.g_hat)]
+    }
+
+    /// ∂H/∂q = q (1 − 1/|q|) − (0, ĝ).
+    fn grad_q<T: Real>(&self, q: &[T], _p: &[T], out: &mut [T]) {
+        let n = q.len() / 2;
+        let g_hat = T::from_f64(self.g_hat);
+        let (x, y) = q.split_at(n);
+        let (gx, gy) = out.split_at_mut(n);
+        for i in 0..n {
+            let inv_r = T::ONE / (x[i] * x[i] + y[i] * y[i]).sqrt();
+            let f = T::ONE - inv_r;
+            gx[i] = x[i] * f;
+            gy[i] = y[i] * f - g_hat;
+        }
+    }
+
+    /// ∂H/∂p = p.
+    fn grad_p<T: Real>(&self, _q: &[T], p: &[T], out: &mut [T]) {
+        out.copy_from_slice(p);
+    }
+
+    /// H_qq v = (1 − 1/|q|) v + q (q·v)/|q|³ (H_qp = 0).
+    fn grad_q_dir<T: Real>(&self, q: &[T], _p: &[T], vq: &[T], _vp: &[T], out: &mut [T]) {
+        let n = q.len() / 2;
+        for i in 0..n {
+            let (x, y) = (q[i], q[n + i]);
+            let (vx, vy) = (vq[i], vq[n + i]);
+            let inv_r = T::ONE / (x * x + y * y).sqrt();
+            let f = T::ONE - inv_r;
+            let s = (x * vx + y * vy) * inv_r * inv_r * inv_r;
+            out[i] = f * vx + s * x;
+            out[n + i] = f * vy + s * y;
+        }
+    }
+
+    /// H_pp v = v (H_pq = 0).
+    fn grad_p_dir<T: Real>(&self, _q: &[T], _p: &[T], _vq: &[T], vp: &[T], out: &mut [T]) {
+        out.copy_from_slice(vp);
+    }
+
+    /// x = 1, y = 0, p = 0: the polar default r = 1, θ = π/2 (E = 0).
+    fn default_state(&self) -> Vec<f64> {
+        vec![1.0, 0.0, 0.0, 0.0]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::system::ElasticPendulum;
+
+    #[test]
+    fn polar_and_cartesian_energies_agree() {
+        let polar = ElasticPendulum { g_hat: 0.2 };
+        let cart = ElasticPendulumCartesian { g_hat: 0.2 };
+        let states = [
+            [1.0, std::f64::consts::FRAC_PI_2, 0.0, 0.0],
+            [1.3, 0.4, -0.2, 0.7],
+            [0.8, -2.5, 0.5, -0.3],
+            [1.05, 3.0, 1.1, 0.05],
+        ];
+        for z in states {
+            let c = polar_to_cartesian(&z);
+            let (ep, ec) = (
+                polar.energy(&z[..2], &z[2..]),
+                cart.energy(&c[..2], &c[2..]),
+            );
+            assert!(
+                (ep - ec).abs() < 1e-13,
+                "{z:?}: polar {ep} vs cartesian {ec}"
+            );
+        }
+    }
+
+    #[test]
+    fn polar_default_maps_to_cartesian_default() {
+        let polar = ElasticPendulum { g_hat: 0.2 };
+        let cart = ElasticPendulumCartesian { g_hat: 0.2 };
+        let c = polar_to_cartesian(&polar.default_state());
+        for (a, b) in c.iter().zip(cart.default_state()) {
+            assert!((a - b).abs() < 1e-15, "{c:?}");
+        }
+    }
+}

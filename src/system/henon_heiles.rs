@@ -1,0 +1,111 @@
+//! Hénon–Heiles H = (p1² + p2²)/2 + (q1² + q2²)/2 + q1² q2 − q2³/3 (d = 2, no parameters).
+//! Regular motion at H = 1/12, chaotic at H = 1/8 (escape above H = 1/6).
+//! Mirror: shaders/system/henon_heiles.wgsl.
+//!
+//! Default state: q = (0, 0.1), p2 = 0, p1 = √(2 (1/12 − V(q))) > 0, so that H = 1/12.
+
+use std::collections::BTreeMap;
+
+use super::{Hamiltonian, SystemInfo};
+use crate::error::Result;
+use crate::float::Real;
+
+pub const NAME: &str = "henon-heiles";
+pub const INFO: SystemInfo = SystemInfo {
+    name: NAME,
+    summary: "Hénon–Heiles H = (p1² + p2²)/2 + (q1² + q2²)/2 + q1² q2 − q2³/3 (d = 2); default state q = (0, 0.1), p2 = 0, p1 > 0 on the regular level H = 1/12 (chaotic at 1/8)",
+    params: &[],
+    separable: true,
+    sweeps: Some(1),
+    indexed: &[],
+};
+
+/// The energy of the default state (the regular regime).
+pub const DEFAULT_ENERGY: f64 = 1.0 / 12.0;
+
+#[derive(Debug, Clone)]
+pub struct HenonHeiles;
+
+impl HenonHeiles {
+    pub fn new(_params: &BTreeMap<String, f64>) -> Result<Self> {
+        Ok(HenonHeiles)
+    }
+
+    /// The potential V(q) = (q1² + q2²)/2 + q1² q2 − q2³/3, in f64.
+    pub fn potential(q: &[f64]) -> f64 {
+        let (x, y) = (q[0], q[1]);
+        0.5 * (x * x + y * y) + x * x * y - y * y * y / 3.0
+    }
+}
+
+impl Hamiltonian for HenonHeiles {
+    fn dof(&self) -> usize {
+        2
+    }
+
+    fn params(&self) -> BTreeMap<String, f64> {
+        BTreeMap::new()
+    }
+
+    fn energy(&self, q: &[f64], p: &[f64]) -> f64 {
+        0.5 * (p[0] * p[0] + p[1] * p[1]) + Self::potential(q)
+    }
+
+    fn constants(&self) -> Vec<(&'static str, f64)> {
+        Vec::new()
+    }
+
+    /// ∂H/∂q = (q1 + 2 q1 q2, q2 + q1² − q2²).
+    fn grad_q<T: Real>(&self, q: &[T], _p: &[T], out: &mut [T]) {
+        let n = q.len() / 2;
+        let (x, y) = q.split_at(n);
+        let (gx, gy) = out.split_at_mut(n);
+        let two = T::from_f64(2.0);
+        for i in 0..n {
+            gx[i] = x[i] + two * x[i] * y[i];
+            gy[i] = y[i] + x[i] * x[i] - y[i] * y[i];
+        }
+    }
+
+    /// ∂H/∂p = p.
+    fn grad_p<T: Real>(&self, _q: &[T], p: &[T], out: &mut [T]) {
+        out.copy_from_slice(p);
+    }
+
+    /// H_qq v with H_qq = [[1 + 2 q2, 2 q1], [2 q1, 1 − 2 q2]] (H_qp = 0).
+    fn grad_q_dir<T: Real>(&self, q: &[T], _p: &[T], vq: &[T], _vp: &[T], out: &mut [T]) {
+        let n = q.len() / 2;
+        let two = T::from_f64(2.0);
+        for i in 0..n {
+            let (x, y) = (q[i], q[n + i]);
+            let (vx, vy) = (vq[i], vq[n + i]);
+            out[i] = (T::ONE + two * y) * vx + two * x * vy;
+            out[n + i] = two * x * vx + (T::ONE - two * y) * vy;
+        }
+    }
+
+    /// H_pp v = v (H_pq = 0).
+    fn grad_p_dir<T: Real>(&self, _q: &[T], _p: &[T], _vq: &[T], vp: &[T], out: &mut [T]) {
+        out.copy_from_slice(vp);
+    }
+
+    /// q = (0, 0.1), p = (√(2 (1/12 − V(q))), 0): H = 1/12.
+    fn default_state(&self) -> Vec<f64> {
+        let q = [0.0, 0.1];
+        let p1 = (2.0 * (DEFAULT_ENERGY - Self::potential(&q))).sqrt();
+        vec![q[0], q[1], p1, 0.0]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_state_is_on_the_regular_level() {
+        let s = HenonHeiles;
+        let z = s.default_state();
+        assert!(z[2] > 0.0);
+        assert!((s.energy(&z[..2], &z[2..]) - 1.0 / 12.0).abs() < 1e-15);
+    }
+}

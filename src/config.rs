@@ -338,7 +338,9 @@ impl RunConfig {
         }
         let e = f.ensemble.unwrap_or_default();
         let kind = EnsembleKind::from_name(e.kind.as_deref().ok_or_else(|| {
-            input_err!("--ensemble is required (level, circle, rect, disk, grid, gaussian, file)")
+            input_err!(
+                "--ensemble is required (level, circle, rect, disk, grid, gaussian, point, file)"
+            )
         })?)?;
         let input = match e.input {
             Some(p) if kind == EnsembleKind::File => {

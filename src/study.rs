@@ -771,7 +771,7 @@ pub fn from_args(a: &crate::cli::StudyArgs) -> Result<Study> {
             };
             let ensemble = EnsembleFile {
                 kind: Some(a.ensemble.clone().ok_or_else(|| {
-                    input_err!("--ensemble is required for a custom study (level, circle, rect, disk, grid, gaussian, file)")
+                    input_err!("--ensemble is required for a custom study (level, circle, rect, disk, grid, gaussian, point, file)")
                 })?),
                 points: None,
                 center: vec_of("--center", &a.center)?,

@@ -126,6 +126,8 @@ pub struct RunSummary {
     pub refine_capped_at: Option<u64>,
     /// (step, points) at each of `cfg.portrait_steps`.
     pub portraits: Vec<(u64, State<f64>)>,
+    /// Single-point runs: (t, q1..qd p1..pd) at every snapshot (also written as trajectory.csv).
+    pub trajectory: Vec<(f64, Vec<f64>)>,
 }
 
 /// Builds engines of the run's backend and precision (the main one, and the one refinement
@@ -203,13 +205,40 @@ fn run_with<T: Real>(
     write_atomic(&out.join("config.toml"), cfg.to_toml(&describe).as_bytes())?;
     let rows = tracker.snapshots(out)?;
     write_csv(&out.join("stats.csv"), &rows)?;
+    if !tracker.trajectory.is_empty() {
+        write_trajectory(&out.join("trajectory.csv"), &cfg.system, &tracker.trajectory)?;
+    }
     Ok(RunSummary {
         engine: describe,
         rows,
         out: out.to_path_buf(),
         refine_capped_at: tracker.capped_at,
         portraits: tracker.portraits,
+        trajectory: tracker.trajectory,
     })
+}
+
+/// trajectory.csv: t, then q1..qd, p1..pd of the single point, then H (f64), per snapshot.
+fn write_trajectory(path: &Path, system: &System, traj: &[(f64, Vec<f64>)]) -> Result<()> {
+    let d = system.dof();
+    let mut header = vec!["t".to_string()];
+    header.extend((1..=d).map(|k| format!("q{k}")));
+    header.extend((1..=d).map(|k| format!("p{k}")));
+    header.push("energy".into());
+    let mut w = csv::Writer::from_writer(Vec::new());
+    let io = |e: csv::Error| Error::Output {
+        path: path.to_path_buf(),
+        source: std::io::Error::other(e),
+    };
+    w.write_record(&header).map_err(io)?;
+    for (t, z) in traj {
+        let mut rec = vec![format!("{t}")];
+        rec.extend(z.iter().map(|x| format!("{x}")));
+        rec.push(format!("{}", system.energy(&z[..d], &z[d..])));
+        w.write_record(&rec).map_err(io)?;
+    }
+    let bytes = w.into_inner().map_err(|e| io(e.into_error().into()))?;
+    write_atomic(path, &bytes)
 }
 
 /// A run in progress: the engine, and per point what the measurements need besides the state
@@ -233,6 +262,7 @@ struct Tracker<'a, T: Real> {
     refine_dist: Option<f64>,
     capped_at: Option<u64>,
     portraits: Vec<(u64, State<f64>)>,
+    trajectory: Vec<(f64, Vec<f64>)>,
 }
 
 /// Bounding-box diagonal of the points' (q, p) in f64.
@@ -283,6 +313,7 @@ impl<'a, T: Real> Tracker<'a, T> {
             refine_dist,
             capped_at: None,
             portraits: Vec::new(),
+            trajectory: Vec::new(),
         })
     }
 
@@ -455,6 +486,12 @@ impl<'a, T: Real> Tracker<'a, T> {
                 row.area_from_det = filled_area.zip(t.det_mean).map(|(a, m)| a * m);
             }
             rows.push(row);
+            if state.n == 1 && !is_loop {
+                let (mut q, mut p) = (vec![0.0; state.d], vec![0.0; state.d]);
+                state.point_f64(0, &mut q, &mut p);
+                q.extend(p);
+                self.trajectory.push((step as f64 * cfg.dt, q));
+            }
             if cfg.portrait_steps.contains(&step) {
                 self.portraits.push((step, state.primal_f64()));
             }

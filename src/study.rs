@@ -20,12 +20,15 @@ use crate::plot::{self, Figure, Series, Style};
 use crate::run;
 use crate::system::System;
 
-/// One method of a study with its own step and step count.
+/// One method of a study with its own step and step count (and, for studies that compare
+/// coordinates, e.g. polar against Cartesian, its own system).
 #[derive(Debug, Clone, PartialEq)]
 pub struct StudyRun {
     pub method: Method,
     pub dt: f64,
     pub steps: u64,
+    /// Overrides the study's system for this run.
+    pub system: Option<String>,
 }
 
 /// A study: the shared settings (system, ensemble, backend, …) and the methods to compare.
@@ -58,6 +61,18 @@ pub const PRESETS: &[(&str, &str)] = &[
         "pendulum-disks",
         "GNI Example VI.3.2: a disk of pendulum states under the first-order methods at h = π/4 and the second-order ones at h = π/3",
     ),
+    (
+        "elastic-pendulum",
+        "seed 002: the elastic pendulum (ĝ = 0.2) from r = 1, θ = π/2 at rest, polar against Cartesian stepping with symplectic Euler A and B at h = 0.2 to t = 10000",
+    ),
+    (
+        "elastic-pendulum-short",
+        "seed 002: the elastic pendulum to t = 120 with explicit Euler (h = 0.02), symplectic Euler A and B (h = 0.2) and RK4 (h = 0.002) as the reference",
+    ),
+    (
+        "kepler",
+        "GNI I.2.3: the Kepler orbit of eccentricity 0.6, explicit Euler against symplectic Euler and Störmer–Verlet; energy and angular momentum",
+    ),
 ];
 
 fn ensemble(kind: &str) -> EnsembleFile {
@@ -73,6 +88,7 @@ fn runs(list: &[(Method, f64)], t_end: f64) -> Vec<StudyRun> {
             method,
             dt,
             steps: (t_end / dt).round() as u64,
+            system: None,
         })
         .collect()
 }
@@ -165,6 +181,76 @@ pub fn preset(name: &str) -> Result<Study> {
                 stats_rows: 16,
             })
         }
+        "elastic-pendulum" => {
+            let (h, t_end) = (0.2, 10_000.0);
+            let run = |system: &str, method| StudyRun {
+                method,
+                dt: h,
+                steps: (t_end / h).round() as u64,
+                system: Some(system.into()),
+            };
+            Ok(Study {
+                name: name.into(),
+                description: "Seed 002's comparison of coordinates: the elastic pendulum H = (p_r² + p_θ²/r²)/2 + (r − 1)²/2 − ĝ r cos θ with ĝ = 0.2, started at r = 1, θ = π/2 at rest (E = 0), advanced with symplectic Euler A and B at h = 0.2 to t = 10000 (50 000 steps) once in polar coordinates (r, θ; not separable, but both variants are explicit with the sub-updates ordered) and once in Cartesian coordinates (x = r sin θ, y = r cos θ; separable). The same physical motion, different discretisations: the energy-error statistics (absolute, since E = 0) differ with the coordinates.".into(),
+                base: RunFile {
+                    system: Some("elastic-pendulum".into()),
+                    ensemble: Some(ensemble("point")),
+                    ..Default::default()
+                },
+                runs: vec![
+                    run("elastic-pendulum", Method::SymplecticEulerA),
+                    run("elastic-pendulum", Method::SymplecticEulerB),
+                    run("elastic-pendulum-cartesian", Method::SymplecticEulerA),
+                    run("elastic-pendulum-cartesian", Method::SymplecticEulerB),
+                ],
+                portrait_times: vec![0.0, t_end],
+                stats_rows: 2000,
+            })
+        }
+        "elastic-pendulum-short" => {
+            Ok(Study {
+                name: name.into(),
+                description: "Seed 002's short run: the polar elastic pendulum (ĝ = 0.2) from r = 1, θ = π/2 at rest to t = 120 with explicit Euler at h = 0.02, symplectic Euler A and B at h = 0.2, and RK4 at h = 0.002 as the reference solution.".into(),
+                base: RunFile {
+                    system: Some("elastic-pendulum".into()),
+                    ensemble: Some(ensemble("point")),
+                    ..Default::default()
+                },
+                runs: runs(
+                    &[
+                        (Method::Euler, 0.02),
+                        (Method::SymplecticEulerA, 0.2),
+                        (Method::SymplecticEulerB, 0.2),
+                        (Method::Rk4, 0.002),
+                    ],
+                    120.0,
+                ),
+                portrait_times: vec![0.0, 120.0],
+                stats_rows: 600,
+            })
+        }
+        "kepler" => {
+            let t_end = 200.0;
+            Ok(Study {
+                name: name.into(),
+                description: "After Hairer, Lubich and Wanner, Geometric Numerical Integration, Section I.2.3: the Kepler problem H = |p|²/2 − 1/|q| from the pericentre of the orbit of eccentricity e = 0.6 (q = (0.4, 0), p = (0, 2), H0 = −1/2, L0 = 0.8, period 2π), to t = 200 (about 32 periods). Steps (our choice, in the spirit of GNI's figure I.2.2): explicit Euler at h = 0.0005 (400 000 steps), symplectic Euler A and Störmer–Verlet at h = 0.05 (4000 steps). Explicit Euler's energy error grows like t·h and it loses angular momentum; the symplectic methods keep L to roundoff and their energy error bounded.".into(),
+                base: RunFile {
+                    system: Some("kepler".into()),
+                    ensemble: Some(ensemble("point")),
+                    ..Default::default()
+                },
+                runs: runs(
+                    &[
+                        (Method::Euler, 0.0005),
+                        (Method::SymplecticEulerA, 0.05),
+                        (Method::Verlet, 0.05),
+                    ],
+                    t_end,
+                ),
+                portrait_times: vec![0.0, t_end],
+                stats_rows: 1000,
+            })
+        }
         other => {
             let names: Vec<&str> = PRESETS.iter().map(|p| p.0).collect();
             Err(input_err!(
@@ -178,6 +264,7 @@ pub fn preset(name: &str) -> Result<Study> {
 /// One row of summary.csv (columns documented in README.md).
 #[derive(Debug, Clone, Serialize)]
 pub struct SummaryRow {
+    pub system: String,
     pub method: String,
     pub dt: f64,
     pub steps: u64,
@@ -191,8 +278,16 @@ pub struct SummaryRow {
     pub max_abs_det_minus_1: Option<f64>,
     /// Largest |H − H(z0)| / |H(z0)| over all snapshots and points.
     pub max_rel_energy_err: Option<f64>,
+    /// Largest |H − H(z0)| over all snapshots and points (energy units).
+    pub max_abs_energy_err: Option<f64>,
+    /// Time average over the snapshots of the mean |H − H(z0)| (energy units).
+    pub mean_abs_energy_err: Option<f64>,
     /// Least-squares slope of the mean |H − H(z0)| against t (energy per unit time).
     pub energy_drift_slope: Option<f64>,
+    /// Systems with angular momentum: largest |L − L(z0)| over all snapshots and points.
+    pub max_ang_mom_err: Option<f64>,
+    /// Points whose implicit solve hit the iteration cap at least once (at the end).
+    pub unconverged: u64,
     /// Step at which loop refinement hit --max-nodes (empty if never).
     pub refine_capped_at_step: Option<u64>,
     pub engine: String,
@@ -204,13 +299,20 @@ fn fold_max(it: impl Iterator<Item = Option<f64>>) -> Option<f64> {
         .fold(None, |m, x| Some(m.map_or(x, |m: f64| m.max(x))))
 }
 
-fn summarise(r: &StudyRun, rows: &[EnergyRow], engine: &str, capped: Option<u64>) -> SummaryRow {
+fn summarise(
+    system: &str,
+    r: &StudyRun,
+    rows: &[EnergyRow],
+    engine: &str,
+    capped: Option<u64>,
+) -> SummaryRow {
     let last = rows.last().expect("a run has at least the step-0 row");
     let (t, y): (Vec<f64>, Vec<f64>) = rows
         .iter()
         .filter_map(|row| row.abs_energy_err_mean.map(|e| (row.t, e)))
         .unzip();
     SummaryRow {
+        system: system.into(),
         method: r.method.name().into(),
         dt: r.dt,
         steps: r.steps,
@@ -225,7 +327,11 @@ fn summarise(r: &StudyRun, rows: &[EnergyRow], engine: &str, capped: Option<u64>
             ]
         })),
         max_rel_energy_err: fold_max(rows.iter().map(|row| row.rel_energy_err_max)),
+        max_abs_energy_err: fold_max(rows.iter().map(|row| row.abs_energy_err_max)),
+        mean_abs_energy_err: (!y.is_empty()).then(|| y.iter().sum::<f64>() / y.len() as f64),
         energy_drift_slope: drift_slope(&t, &y),
+        max_ang_mom_err: fold_max(rows.iter().map(|row| row.ang_mom_err_max)),
+        unconverged: last.unconverged,
         refine_capped_at_step: capped,
         engine: engine.into(),
     }
@@ -269,7 +375,28 @@ fn verdict(s: &SummaryRow, symplectic: bool) -> String {
         (Some(e), None) => {
             let _ = write!(out, " and the relative energy error reached {}", fmt_g(e));
         }
-        _ => out.push_str(" and the energy error is undefined"),
+        (None, _) => match s.max_abs_energy_err {
+            // H(z0) ≈ 0 (e.g. the elastic pendulum's E = 0): the absolute error is the measure.
+            Some(e) => {
+                let _ = write!(
+                    out,
+                    " and the absolute energy error reached {} (time average {})",
+                    fmt_g(e),
+                    opt(s.mean_abs_energy_err)
+                );
+            }
+            None => out.push_str(" and the energy error is undefined"),
+        },
+    }
+    if let Some(l) = s.max_ang_mom_err {
+        let _ = write!(out, "; angular momentum error at most {}", fmt_g(l));
+    }
+    if s.unconverged > 0 {
+        let _ = write!(
+            out,
+            "; {} points had implicit solves that did not converge",
+            s.unconverged
+        );
     }
     out.push_str(if symplectic {
         ": as expected of a symplectic method."
@@ -336,6 +463,9 @@ pub fn run_study(
     let mut configs = Vec::new();
     for r in &study.runs {
         let mut f = study.base.clone();
+        if let Some(sys) = &r.system {
+            f.system = Some(sys.clone());
+        }
         f.method = Some(r.method.name().into());
         f.dt = Some(r.dt);
         f.steps = Some(r.steps);
@@ -349,20 +479,22 @@ pub fn run_study(
             .collect();
         configs.push(cfg);
     }
-    let names = run_names(&study.runs);
+    let names = run_names(&study.runs, study.base.system.as_deref());
     let mut summary = Vec::new();
     let mut portraits = Vec::new();
     let mut series = Vec::new();
     let mut files = Vec::new();
+    let mut trajectories = Vec::new();
     for (i, (cfg, r)) in configs.iter_mut().zip(&study.runs).enumerate() {
         let dir = out.join(&names[i]);
         cfg.out = Some(dir.clone());
         if !quiet {
             eprintln!(
-                "phaseflow: study {} [{}/{}]: {} with h = {}, {} steps",
+                "phaseflow: study {} [{}/{}]: {} {} with h = {}, {} steps",
                 study.name,
                 i + 1,
                 study.runs.len(),
+                cfg.system.name(),
                 r.method.name(),
                 fmt_g(r.dt),
                 r.steps
@@ -374,16 +506,22 @@ pub fn run_study(
             write_atomic(&path, &npy::encode_state(st))?;
         }
         files.push(dir.join("stats.csv"));
-        summary.push(summarise(r, &res.rows, &res.engine, res.refine_capped_at));
+        summary.push(summarise(
+            cfg.system.name(),
+            r,
+            &res.rows,
+            &res.engine,
+            res.refine_capped_at,
+        ));
         series.push((names[i].clone(), res.rows));
-        portraits.push((names[i].clone(), r.dt, res.portraits));
+        portraits.push((names[i].clone(), cfg.system.clone(), r.dt, res.portraits));
+        trajectories.push((names[i].clone(), cfg.system.clone(), res.trajectory));
     }
-    let system = &configs[0].system;
     write_csv(&out.join("summary.csv"), &summary)?;
     files.push(out.join("summary.csv"));
     // Plots.
     let mut figures = Vec::new();
-    for (name, dt, snaps) in &portraits {
+    for (name, system, dt, snaps) in &portraits {
         let fig = portrait_figure(system, name, *dt, snaps);
         let stem = out.join(format!("phase_{name}"));
         files.extend(plot::write_figure(&fig, &stem)?);
@@ -415,17 +553,60 @@ pub fn run_study(
         x_range: None,
         y_range: None,
     };
-    let energy = time_fig(
-        "Mean relative energy error",
-        "mean |H − H(z0)| / |H(z0)|",
-        true,
-        &|r| r.rel_energy_err_mean,
-    );
+    // Relative errors where every run has them; H(z0) ≈ 0 (e.g. E = 0) makes them undefined,
+    // and then the absolute error is plotted.
+    let relative = series
+        .iter()
+        .all(|(_, rows)| rows.iter().skip(1).all(|r| r.rel_energy_err_mean.is_some()));
+    let energy = if relative {
+        time_fig(
+            "Mean relative energy error",
+            "mean |H − H(z0)| / |H(z0)|",
+            true,
+            &|r| r.rel_energy_err_mean,
+        )
+    } else {
+        time_fig(
+            "Mean absolute energy error",
+            "mean |H − H(z0)|",
+            true,
+            &|r| r.abs_energy_err_mean,
+        )
+    };
     files.extend(plot::write_figure(&energy, &out.join("energy_error"))?);
     figures.push((
-        "Relative energy error against time".into(),
+        format!(
+            "{} energy error against time",
+            if relative { "Relative" } else { "Absolute" }
+        ),
         "energy_error.png".into(),
     ));
+    // Single trajectories: the system's observable (e.g. the chain's free end x) against t.
+    let observed: Vec<Series> = trajectories
+        .iter()
+        .filter_map(|(name, system, traj)| {
+            let (_, k) = system.observable()?;
+            (!traj.is_empty()).then(|| Series {
+                label: name.clone(),
+                points: traj.iter().map(|(t, z)| (*t, z[k])).collect(),
+                style: Style::Line,
+            })
+        })
+        .collect();
+    if let Some((label, _)) = configs[0].system.observable().filter(|_| !observed.is_empty()) {
+        let fig = Figure {
+            title: format!("{label} against time"),
+            x_label: "t".into(),
+            y_label: label.into(),
+            series: observed,
+            log_y: false,
+            equal_aspect: false,
+            x_range: None,
+            y_range: None,
+        };
+        files.extend(plot::write_figure(&fig, &out.join("observable"))?);
+        figures.push((format!("{label} against time"), "observable.png".into()));
+    }
     let area = time_fig("Phase-space area ratio", "area(t) / area(0)", false, &|r| {
         r.area_ratio.or(r.det_mean)
     });
@@ -438,15 +619,20 @@ pub fn run_study(
     Ok(StudyOutcome { summary, files })
 }
 
-/// Folder names: the method name, with the step appended when a method appears twice.
-fn run_names(runs: &[StudyRun]) -> Vec<String> {
+/// Folder names: the method name (prefixed by the run's own system where it overrides the
+/// study's), with the step appended when that name appears twice.
+fn run_names(runs: &[StudyRun], base_system: Option<&str>) -> Vec<String> {
+    let stem = |r: &StudyRun| match r.system.as_deref() {
+        Some(sys) if Some(sys) != base_system => format!("{sys}_{}", r.method.name()),
+        _ => r.method.name().to_string(),
+    };
     runs.iter()
         .map(|r| {
-            let twice = runs.iter().filter(|o| o.method == r.method).count() > 1;
+            let twice = runs.iter().filter(|o| stem(o) == stem(r)).count() > 1;
             if twice {
-                format!("{}_h{}", r.method.name(), fmt_g(r.dt))
+                format!("{}_h{}", stem(r), fmt_g(r.dt))
             } else {
-                r.method.name().to_string()
+                stem(r)
             }
         })
         .collect()
@@ -615,13 +801,14 @@ fn report_md(
     let _ = writeln!(s, "\n## Summary (summary.csv)\n");
     let _ = writeln!(
         s,
-        "| method | h | steps | t_end | points | finite | final area ratio | max abs(det − 1) | max rel. energy error | energy drift slope |"
+        "| system | method | h | steps | t_end | points | finite | final area ratio | max abs(det − 1) | max rel. energy error | max abs. energy error | mean abs. energy error | energy drift slope |"
     );
-    let _ = writeln!(s, "|---|---|---|---|---|---|---|---|---|---|");
+    let _ = writeln!(s, "|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     for r in summary {
         let _ = writeln!(
             s,
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            r.system,
             r.method,
             fmt_g(r.dt),
             r.steps,
@@ -633,6 +820,8 @@ fn report_md(
                 .unwrap_or_else(|| "–".into()),
             opt(r.max_abs_det_minus_1),
             opt(r.max_rel_energy_err),
+            opt(r.max_abs_energy_err),
+            opt(r.mean_abs_energy_err),
             opt(r.energy_drift_slope)
         );
     }
@@ -751,7 +940,12 @@ pub fn from_args(a: &crate::cli::StudyArgs) -> Result<Study> {
                 .iter()
                 .zip(&dts)
                 .zip(&steps)
-                .map(|((&method, &dt), &steps)| StudyRun { method, dt, steps })
+                .map(|((&method, &dt), &steps)| StudyRun {
+                    method,
+                    dt,
+                    steps,
+                    system: None,
+                })
                 .collect();
             let t_end = runs
                 .iter()

@@ -92,6 +92,11 @@ pub trait Hamiltonian {
     fn angular_momentum(&self, _q: &[f64], _p: &[f64]) -> Option<[f64; 3]> {
         None
     }
+    /// A state component worth plotting against time for a single trajectory (its label and
+    /// index in q1..qd p1..pd), e.g. the free end's x for the spring chain.
+    fn observable(&self) -> Option<(&'static str, usize)> {
+        None
+    }
 }
 
 /// Every system phaseflow knows. Add a variant, a file, a line in `each_system!`, an entry in
@@ -324,6 +329,11 @@ impl System {
     /// A sensible centre for ensembles when the user gives none: the default state.
     pub fn default_center(&self) -> Vec<f64> {
         self.default_state()
+    }
+
+    /// A state component to plot against time for single trajectories (label, index in z).
+    pub fn observable(&self) -> Option<(&'static str, usize)> {
+        each_system!(self, s => s.observable())
     }
 
     /// Total angular momentum where the system conserves it.

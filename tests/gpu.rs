@@ -63,12 +63,28 @@ fn run_params_layout_matches_wgsl() {
 #[test]
 fn gpu_matches_cpu_for_every_system_and_method() {
     for sys in all_systems() {
-        let init = disk(&sys, 2000, 0.3);
+        // (h, disk radius in the (q1, p1) plane) on each system's own scales. The spring chain
+        // is stiff (k/m = 8000, fastest period ≈ 0.035): h = 0.05 is beyond every explicit
+        // method's stability limit there (both engines would only agree on blowing up). The
+        // outer solar system moves in days with momenta ~1e-6: a Sun kicked by p = 0.3 would
+        // move at 0.3 AU/day, 50 times Jupiter's speed.
+        let (h, radius) = match sys.name() {
+            "spring-chain" => (5e-4, 0.3),
+            "outer-solar-system" => (1.0, 1e-3),
+            _ => (0.05, 0.3),
+        };
+        let init = disk(&sys, 2000, radius);
         for &m in ALL {
-            let (h, steps) = (0.05, 400);
+            let steps = 400;
             let mut g = GpuEngine::new(&sys, m, h, init.convert()).unwrap();
             let mut c = CpuEngine::<f32>::new(sys.clone(), m, h, init.convert());
-            g.advance(steps).unwrap();
+            // In slices of 40 steps: lavapipe silently ends a long dispatch's loops early
+            // (apparently gallivm's loop-iteration limiter), so one 400-step dispatch of the
+            // outer solar system with yoshida4 stopped after exactly 375 steps (all points, no
+            // error); 10 × 40 steps are bit-identical to the CPU. Real GPUs have no such limit.
+            for _ in 0..10 {
+                g.advance(steps / 10).unwrap();
+            }
             c.advance(steps).unwrap();
             let (gs, cs) = (g.state().unwrap().clone(), c.state().unwrap().clone());
             let (abs, rel, mismatch, both_bad) = compare_states(&gs, &cs);

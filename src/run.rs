@@ -206,7 +206,11 @@ fn run_with<T: Real>(
     let rows = tracker.snapshots(out)?;
     write_csv(&out.join("stats.csv"), &rows)?;
     if !tracker.trajectory.is_empty() {
-        write_trajectory(&out.join("trajectory.csv"), &cfg.system, &tracker.trajectory)?;
+        write_trajectory(
+            &out.join("trajectory.csv"),
+            &cfg.system,
+            &tracker.trajectory,
+        )?;
     }
     Ok(RunSummary {
         engine: describe,

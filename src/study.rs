@@ -593,7 +593,11 @@ pub fn run_study(
             })
         })
         .collect();
-    if let Some((label, _)) = configs[0].system.observable().filter(|_| !observed.is_empty()) {
+    if let Some((label, _)) = configs[0]
+        .system
+        .observable()
+        .filter(|_| !observed.is_empty())
+    {
         let fig = Figure {
             title: format!("{label} against time"),
             x_label: "t".into(),

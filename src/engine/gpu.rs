@@ -15,6 +15,20 @@ use crate::system::System;
 /// while amortising the launch cost (~1 ms on an H100 at 1e12 point-steps/s).
 pub const DISPATCH_POINT_STEPS: u64 = 1 << 30;
 
+/// Mesa's CPU driver (lavapipe / llvmpipe) stops every loop of a shader invocation once the
+/// invocation has run 65 535 loop iterations in all, silently (gallivm's loop limiter): a
+/// long dispatch would come back with fewer steps done than asked. On CPU adapters the
+/// engine therefore keeps the loop iterations of one dispatch below this budget.
+pub const CPU_DRIVER_LOOP_BUDGET: u64 = 60_000;
+
+/// Steps per dispatch that keep a kernel within `CPU_DRIVER_LOOP_BUDGET` loop iterations
+/// per thread: a generous bound of 8 loop iterations per component per gradient evaluation
+/// (the evaluation's own loops, the tangent columns' loops, the update and convergence loops).
+pub fn cpu_driver_steps_cap(system: &System, method: Method, comps: usize, solver: Solver) -> u64 {
+    let per_step = method.evals_per_step(system, solver) * 8 * comps.max(1) as u64;
+    (CPU_DRIVER_LOOP_BUDGET / per_step.max(1)).max(1)
+}
+
 struct Chunk {
     /// First point of the chunk in the global state, and its point count.
     offset: usize,
@@ -36,6 +50,8 @@ pub struct GpuEngine {
     chunk_limit: usize,
     /// Tangent columns the kernel was compiled for.
     nt: usize,
+    /// Most steps one dispatch may take (bounded on CPU drivers; see `cpu_driver_steps_cap`).
+    steps_cap: u64,
 }
 
 /// Largest number of points per chunk the device allows (binding size and workgroup count), for
@@ -124,6 +140,11 @@ impl GpuEngine {
             h: h as f32,
             chunk_limit,
             nt: state.nt,
+            steps_cap: if ctx.info.device_type == wgpu::DeviceType::Cpu {
+                cpu_driver_steps_cap(system, method, state.comps(), solver)
+            } else {
+                u32::MAX as u64
+            },
         };
         engine.set_state(state)?;
         Ok(engine)
@@ -275,7 +296,7 @@ impl Engine<f32> for GpuEngine {
 
     fn advance(&mut self, steps: u64) -> Result<()> {
         for c in &self.chunks {
-            let per_dispatch = (DISPATCH_POINT_STEPS / c.n as u64).clamp(1, u32::MAX as u64);
+            let per_dispatch = (DISPATCH_POINT_STEPS / c.n as u64).clamp(1, self.steps_cap);
             let groups = (c.n as u32).div_ceil(shader::WORKGROUP_SIZE);
             let mut remaining = steps;
             while remaining > 0 {

@@ -275,6 +275,29 @@ impl Method {
         Ok(())
     }
 
+    /// Gradient evaluations (∂H/∂q or ∂H/∂p, each a loop over the components) one step takes
+    /// at most: the implicit stages count `max_iter` sweeps where they iterate.
+    pub fn evals_per_step(self, system: &System, solver: Solver) -> u64 {
+        let sweeps = match system.info().sweeps {
+            Some(s) => s as u64,
+            None => solver.max_iter as u64,
+        };
+        // one Verlet step: two solved stages plus two explicit evaluations
+        let verlet = 2 * sweeps + 2;
+        match self {
+            Method::Euler => 2,
+            Method::SymplecticEulerA | Method::SymplecticEulerB => sweeps + 1,
+            Method::Verlet | Method::PositionVerlet => verlet,
+            Method::Rk3 => 6,
+            Method::Rk4 => 8,
+            Method::ImplicitMidpoint => 2 * solver.max_iter as u64,
+            Method::Yoshida4 => 3 * verlet,
+            Method::Suzuki4 => 5 * verlet,
+            Method::Yoshida6 => 7 * verlet,
+            Method::BlanesMoan4 => 14,
+        }
+    }
+
     /// Whether the kernel may iterate to a tolerance on this system (and so may leave points
     /// unconverged): implicit midpoint always, the symplectic Euler / Verlet family (and the
     /// compositions) when the system declares no exact sweep count.

@@ -12,7 +12,9 @@ pub mod elastic_pendulum_cartesian;
 pub mod henon_heiles;
 pub mod kepler;
 pub mod oscillator;
+pub mod outer_solar_system;
 pub mod pendulum;
+pub mod spring_chain;
 
 use std::collections::BTreeMap;
 
@@ -26,7 +28,9 @@ pub use elastic_pendulum_cartesian::ElasticPendulumCartesian;
 pub use henon_heiles::HenonHeiles;
 pub use kepler::Kepler;
 pub use oscillator::Oscillator;
+pub use outer_solar_system::OuterSolarSystem;
 pub use pendulum::Pendulum;
+pub use spring_chain::SpringChain;
 
 /// A named system parameter with its default.
 #[derive(Debug, Clone, Copy)]
@@ -110,6 +114,8 @@ pub enum System {
     ElasticPendulum(ElasticPendulum),
     ElasticPendulumCartesian(ElasticPendulumCartesian),
     DoublePendulum(DoublePendulum),
+    SpringChain(SpringChain),
+    OuterSolarSystem(OuterSolarSystem),
 }
 
 /// `match` over every variant, binding the inner system as `$s`.
@@ -123,6 +129,8 @@ macro_rules! each_system {
             System::ElasticPendulum($s) => $body,
             System::ElasticPendulumCartesian($s) => $body,
             System::DoublePendulum($s) => $body,
+            System::SpringChain($s) => $body,
+            System::OuterSolarSystem($s) => $body,
         }
     };
 }
@@ -135,6 +143,8 @@ pub const CATALOGUE: &[SystemInfo] = &[
     elastic_pendulum::INFO,
     elastic_pendulum_cartesian::INFO,
     double_pendulum::INFO,
+    spring_chain::INFO,
+    outer_solar_system::INFO,
 ];
 
 /// Resolve parameters: defaults, overridden by `given`; unknown names and non-finite values are errors.
@@ -215,6 +225,8 @@ impl System {
                 System::ElasticPendulumCartesian(ElasticPendulumCartesian::new(&params)?)
             }
             double_pendulum::NAME => System::DoublePendulum(DoublePendulum::new(&params)?),
+            spring_chain::NAME => System::SpringChain(SpringChain::new(&params)?),
+            outer_solar_system::NAME => System::OuterSolarSystem(OuterSolarSystem::new(&params)?),
             _ => unreachable!("catalogue and constructors out of sync"),
         };
         // The kernels use derived constants in f32: they must be finite there too.
@@ -241,6 +253,8 @@ impl System {
             System::ElasticPendulum(_) => &elastic_pendulum::INFO,
             System::ElasticPendulumCartesian(_) => &elastic_pendulum_cartesian::INFO,
             System::DoublePendulum(_) => &double_pendulum::INFO,
+            System::SpringChain(_) => &spring_chain::INFO,
+            System::OuterSolarSystem(_) => &outer_solar_system::INFO,
         }
     }
 
@@ -302,6 +316,10 @@ impl System {
                 include_str!("../../shaders/system/elastic_pendulum_cartesian.wgsl")
             }
             System::DoublePendulum(_) => include_str!("../../shaders/system/double_pendulum.wgsl"),
+            System::SpringChain(_) => include_str!("../../shaders/system/spring_chain.wgsl"),
+            System::OuterSolarSystem(_) => {
+                include_str!("../../shaders/system/outer_solar_system.wgsl")
+            }
         }
     }
 
@@ -346,14 +364,31 @@ impl System {
 mod tests {
     use super::*;
 
-    /// Sample states near the default state of a system (deterministic perturbations).
+    /// Sample states near the default state of a system (deterministic perturbations). Each
+    /// half (q, p) is perturbed on the scale of the default state's largest entry there, at
+    /// most 1 (1 where it is 0): the outer solar system's momenta are ~1e-6, and perturbing
+    /// them by 0.025 would make Pluto's kinetic energy 1e12 times the total and drown the
+    /// finite differences in rounding.
     fn samples(sys: &System) -> Vec<Vec<f64>> {
         let z0 = sys.default_state();
+        let d = sys.dof();
+        let scale = |half: &[f64]| {
+            let m = half.iter().fold(0.0f64, |a, x| a.max(x.abs()));
+            if m > 0.0 {
+                m.min(1.0)
+            } else {
+                1.0
+            }
+        };
+        let (sq, sp) = (scale(&z0[..d]), scale(&z0[d..]));
         (0..4)
             .map(|j| {
                 z0.iter()
                     .enumerate()
-                    .map(|(k, x)| x + 0.05 * (((k * 7 + j * 13) % 11) as f64 / 11.0 - 0.5))
+                    .map(|(k, x)| {
+                        let s = if k < d { sq } else { sp };
+                        x + s * 0.05 * (((k * 7 + j * 13) % 11) as f64 / 11.0 - 0.5)
+                    })
                     .collect()
             })
             .collect()

@@ -542,7 +542,8 @@ fn study_preset_writes_data_plots_and_report() {
             .parse()
             .unwrap()
     };
-    assert_eq!(&rows[0][0], "euler");
+    let method_col = header.iter().position(|h| h == "method").unwrap();
+    assert_eq!(&rows[0][method_col], "euler");
     let h = 2.0 * std::f64::consts::PI / 128.0;
     let f = (1.0 + h * h).powi(512);
     assert!(
@@ -593,4 +594,92 @@ fn study_preset_writes_data_plots_and_report() {
             "report.md lacks {needle}:\n{report}"
         );
     }
+}
+
+/// Seed 000's experiment I end to end: explicit Euler gains energy (the seed: exponentially from
+/// t ≈ 10), symplectic Euler's energy oscillation stays below 1e-5 (its figure 6d), and the
+/// single trajectory gives trajectory.csv and a plot of the free end's x(t).
+#[test]
+fn spring_chain_experiment_i_preset() {
+    let tmp = TempDir::new().unwrap();
+    let out = tmp.path().join("chain");
+    phaseflow()
+        .args(["study", "--preset", "spring-chain-i", "--quiet", "--out"])
+        .arg(&out)
+        .assert()
+        .success();
+    let mut r = csv::Reader::from_path(out.join("summary.csv")).unwrap();
+    let header: Vec<String> = r.headers().unwrap().iter().map(String::from).collect();
+    let rows: Vec<csv::StringRecord> = r.records().map(|x| x.unwrap()).collect();
+    let get = |method: &str, name: &str| -> f64 {
+        let row = rows.iter().find(|r| &r[1] == method).unwrap();
+        row[header.iter().position(|h| h == name).unwrap()]
+            .parse()
+            .unwrap()
+    };
+    assert_eq!(rows.len(), 4);
+    assert!(get("euler", "max_abs_energy_err") > 1.0);
+    assert!(get("symplectic-euler-a", "max_abs_energy_err") < 1e-5);
+    assert!(get("verlet", "max_abs_energy_err") < 1e-8);
+    assert!(get("rk3", "max_abs_energy_err") < 1e-8);
+    let traj = std::fs::read_to_string(out.join("verlet").join("trajectory.csv")).unwrap();
+    let first = traj.lines().next().unwrap();
+    assert!(
+        first.starts_with("t,q1,q2") && first.ends_with("p16,energy"),
+        "{first}"
+    );
+    assert!(traj.lines().count() > 1000);
+    let (w, h, ink, colours) = png_ink(&out.join("observable.png"));
+    assert!(w >= 400 && h >= 300 && ink > (w * h) as usize / 100 && colours >= 3);
+    let report = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(report.contains("observable.png") && report.contains("x of the free end"));
+}
+
+/// Kepler (GNI I.2.3): the symplectic methods keep the angular momentum to roundoff, explicit
+/// Euler does not; the per-run system override gives polar and Cartesian folders side by side.
+#[test]
+fn kepler_and_elastic_pendulum_presets() {
+    let tmp = TempDir::new().unwrap();
+    let out = tmp.path().join("kepler");
+    phaseflow()
+        .args(["study", "--preset", "kepler", "--quiet", "--out"])
+        .arg(&out)
+        .assert()
+        .success();
+    let csv = std::fs::read_to_string(out.join("summary.csv")).unwrap();
+    let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
+    let col = header.iter().position(|&h| h == "max_ang_mom_err").unwrap();
+    for line in csv.lines().skip(1) {
+        let cells: Vec<&str> = line.split(',').collect();
+        let l: f64 = cells[col].parse().unwrap();
+        if cells[1] == "euler" {
+            assert!(l > 1e-2, "{line}");
+        } else {
+            assert!(l < 1e-12, "{line}");
+        }
+    }
+    let out = tmp.path().join("elastic");
+    phaseflow()
+        .args([
+            "study",
+            "--preset",
+            "elastic-pendulum",
+            "--t-end",
+            "200",
+            "--quiet",
+            "--out",
+        ])
+        .arg(&out)
+        .assert()
+        .success();
+    for dir in [
+        "symplectic-euler-a",
+        "elastic-pendulum-cartesian_symplectic-euler-b",
+    ] {
+        assert!(out.join(dir).join("stats.csv").exists(), "{dir}");
+    }
+    // E = 0: the energy plot shows the absolute error
+    assert!(std::fs::read_to_string(out.join("report.md"))
+        .unwrap()
+        .contains("Absolute energy error"));
 }

@@ -274,6 +274,11 @@ impl Hamiltonian for SpringChain {
         self.grad_p(q, vp, out);
     }
 
+    /// The free end's horizontal position x_N (seed 000's figures 7–11).
+    fn observable(&self) -> Option<(&'static str, usize)> {
+        Some(("x of the free end", 2 * (self.n - 1)))
+    }
+
     /// The equilibrium, at rest except for p_x = alpha on the free end (mass N).
     fn default_state(&self) -> Vec<f64> {
         let mut z = self.equilibrium();

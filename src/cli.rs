@@ -127,7 +127,8 @@ pub struct RunArgs {
 
 #[derive(Debug, Args, Clone, Default)]
 pub struct StudyArgs {
-    /// A preset study: pendulum-level, oscillator-rectangle, pendulum-disks (see README).
+    /// A preset study: pendulum-level, oscillator-rectangle, pendulum-disks, elastic-pendulum,
+    /// elastic-pendulum-short, spring-chain-i, spring-chain-ii, spring-chain-iii, kepler (see README).
     #[arg(long, conflicts_with_all = ["system", "methods", "dt", "steps", "ensemble", "params", "center", "radius", "lo", "hi", "energy", "sigma", "seed", "input", "closed_loop", "portraits"])]
     pub preset: Option<String>,
     /// Custom study: the system (see `phaseflow list`).

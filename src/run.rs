@@ -348,11 +348,14 @@ impl<'a, T: Real> Tracker<'a, T> {
             if gaps.is_empty() {
                 return Ok(());
             }
-            // Nodes per gap: enough to bring it under the distance if the loop is locally
-            // straight (later passes catch the rest), within the node cap.
+            // Nodes per gap: enough to bring it under half the distance if the loop is locally
+            // straight (later passes catch the rest), within the node cap. Half, not just under:
+            // a loop that keeps stretching then needs a new pass only when its gaps have doubled,
+            // so passes come at geometrically spaced times instead of at every snapshot (each
+            // pass integrates its new nodes from t = 0, the cost that dominates long runs).
             let mut counts: Vec<usize> = gaps
                 .iter()
-                .map(|&(_, len)| ((len / dist).ceil() as usize).clamp(2, 65) - 1)
+                .map(|&(_, len)| ((2.0 * len / dist).ceil() as usize).clamp(2, 129) - 1)
                 .collect();
             let room = r.max_nodes.saturating_sub(n);
             if counts.iter().sum::<usize>() > room {

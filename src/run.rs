@@ -84,26 +84,88 @@ fn available_memory() -> Option<u64> {
     Some(kb * 1024)
 }
 
-fn progress_bar(total: u64, quiet: bool) -> ProgressBar {
-    if quiet {
-        return ProgressBar::hidden();
-    }
-    let pb = ProgressBar::new(total);
-    pb.set_style(
-        ProgressStyle::with_template(
-            "{spinner} [{elapsed_precise}] {bar:40} {pos}/{len} steps (eta {eta})",
-        )
-        .unwrap_or_else(|_| ProgressStyle::default_bar()),
-    );
-    pb
+/// Progress of a long run: a bar on a terminal, and plain lines (about every 30 s) when stderr
+/// is a log file or a pipe, so batch jobs show progress too. Hidden with `--quiet`.
+struct Progress {
+    bar: ProgressBar,
+    /// Plain-line reporting (stderr is not a terminal): total steps, start, last line.
+    plain: Option<(u64, Instant, Instant)>,
+    done: u64,
 }
 
-/// Advance by `steps`, in pieces small enough to keep the progress bar moving.
+/// Seconds between plain progress lines.
+const PLAIN_PROGRESS_SECS: u64 = 30;
+
+impl Progress {
+    fn new(total: u64, quiet: bool) -> Self {
+        use std::io::IsTerminal;
+        if quiet {
+            return Self::hidden();
+        }
+        if !std::io::stderr().is_terminal() {
+            let now = Instant::now();
+            return Progress {
+                bar: ProgressBar::hidden(),
+                plain: Some((total, now, now)),
+                done: 0,
+            };
+        }
+        let bar = ProgressBar::new(total);
+        bar.set_style(
+            ProgressStyle::with_template(
+                "{spinner} [{elapsed_precise}] {bar:40} {pos}/{len} steps (eta {eta})",
+            )
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        );
+        Progress {
+            bar,
+            plain: None,
+            done: 0,
+        }
+    }
+
+    fn hidden() -> Self {
+        Progress {
+            bar: ProgressBar::hidden(),
+            plain: None,
+            done: 0,
+        }
+    }
+
+    fn inc(&mut self, steps: u64) {
+        self.bar.inc(steps);
+        self.done += steps;
+        if let Some((total, start, last)) = &mut self.plain {
+            if last.elapsed().as_secs() >= PLAIN_PROGRESS_SECS {
+                *last = Instant::now();
+                let secs = start.elapsed().as_secs_f64();
+                let frac = self.done as f64 / (*total).max(1) as f64;
+                let eta = if frac > 0.0 {
+                    format!("{:.0} s", secs * (1.0 - frac) / frac)
+                } else {
+                    "?".into()
+                };
+                eprintln!(
+                    "phaseflow: step {}/{} ({:.0} %), {secs:.0} s elapsed, eta {eta}",
+                    self.done,
+                    total,
+                    100.0 * frac
+                );
+            }
+        }
+    }
+
+    fn finish(&self) {
+        self.bar.finish_and_clear();
+    }
+}
+
+/// Advance by `steps`, in pieces small enough to keep the progress report moving.
 fn advance_with_progress<T: Real>(
     engine: &mut dyn Engine<T>,
     steps: u64,
     n: usize,
-    pb: &ProgressBar,
+    pb: &mut Progress,
 ) -> Result<()> {
     let piece = (PROGRESS_POINT_STEPS / n.max(1) as u64).max(1);
     let mut left = steps;
@@ -124,6 +186,8 @@ pub struct RunSummary {
     pub out: PathBuf,
     /// Loop refinement stopped at --max-nodes at this step (the area is then under-resolved).
     pub refine_capped_at: Option<u64>,
+    /// A loop gap could not be refined from this step on (nodes merged at the run's precision).
+    pub refine_stuck_at: Option<u64>,
     /// (step, points) at each of `cfg.portrait_steps`.
     pub portraits: Vec<(u64, State<f64>)>,
     /// Single-point runs: (t, q1..qd p1..pd) at every snapshot (also written as trajectory.csv).
@@ -217,6 +281,7 @@ fn run_with<T: Real>(
         rows,
         out: out.to_path_buf(),
         refine_capped_at: tracker.capped_at,
+        refine_stuck_at: tracker.stuck_at,
         portraits: tracker.portraits,
         trajectory: tracker.trajectory,
     })
@@ -265,9 +330,30 @@ struct Tracker<'a, T: Real> {
     /// Absolute refinement distance: tol × the initial loop's bounding-box diagonal.
     refine_dist: Option<f64>,
     capped_at: Option<u64>,
+    /// Per node: the gap to the next node could not be refined (see `refine`).
+    stuck: Vec<bool>,
+    /// First step at which a gap could not be refined.
+    stuck_at: Option<u64>,
     portraits: Vec<(u64, State<f64>)>,
     trajectory: Vec<(f64, Vec<f64>)>,
 }
+
+/// Distance in phase space (f64) between points i and j of `s` (primal components only).
+fn gap_len<T: Real>(s: &State<T>, i: usize, j: usize) -> f64 {
+    let (n, d) = (s.n, s.d);
+    (0..d)
+        .map(|k| {
+            let a = s.q[k * n + j].to_f64() - s.q[k * n + i].to_f64();
+            let b = s.p[k * n + j].to_f64() - s.p[k * n + i].to_f64();
+            a * a + b * b
+        })
+        .sum::<f64>()
+        .sqrt()
+}
+
+/// Refinement passes allowed at one snapshot before the remaining long gaps are left alone
+/// (each pass at least halves the gaps it treats where the loop is smooth, so a handful do).
+const MAX_REFINE_PASSES: usize = 64;
 
 /// Bounding-box diagonal of the points' (q, p) in f64.
 fn bbox_diagonal<T: Real>(s: &State<T>) -> f64 {
@@ -316,6 +402,8 @@ impl<'a, T: Real> Tracker<'a, T> {
             log2_scale: vec![0.0; n],
             refine_dist,
             capped_at: None,
+            stuck: vec![false; n],
+            stuck_at: None,
             portraits: Vec::new(),
             trajectory: Vec::new(),
         })
@@ -327,21 +415,13 @@ impl<'a, T: Real> Tracker<'a, T> {
         let (Some(dist), Some(r)) = (self.refine_dist, self.cfg.refine) else {
             return Ok(());
         };
-        loop {
+        for _pass in 0..MAX_REFINE_PASSES {
             let state = self.engine.state()?;
             let (n, d) = (state.n, state.d);
-            let coord = |arr: &[T], k: usize, i: usize| arr[k * n + i].to_f64();
             let mut gaps: Vec<(usize, f64)> = (0..n)
+                .filter(|&i| !self.stuck[i])
                 .filter_map(|i| {
-                    let j = (i + 1) % n;
-                    let len = (0..d)
-                        .map(|k| {
-                            let a = coord(&state.q, k, j) - coord(&state.q, k, i);
-                            let b = coord(&state.p, k, j) - coord(&state.p, k, i);
-                            a * a + b * b
-                        })
-                        .sum::<f64>()
-                        .sqrt();
+                    let len = gap_len(state, i, (i + 1) % n);
                     (len.is_finite() && len > dist).then_some((i, len))
                 })
                 .collect();
@@ -419,16 +499,23 @@ impl<'a, T: Real> Tracker<'a, T> {
             }
             let aux = self.aux.as_mut().unwrap();
             aux.set_state(fresh)?;
-            advance_with_progress(aux.as_mut(), step, rows.len(), &ProgressBar::hidden())?;
+            advance_with_progress(aux.as_mut(), step, rows.len(), &mut Progress::hidden())?;
             let moved = aux.state()?.clone();
             // Interleave: a gap's new nodes go right after the node that starts it.
             let mut from_old = Vec::with_capacity(n + rows.len());
             let (mut s2, mut h2, mut l2) = (Vec::new(), Vec::new(), Vec::new());
-            let mut am2 = Vec::new();
+            let (mut am2, mut stuck2) = (Vec::new(), Vec::new());
+            // Where each treated gap's chain of nodes starts in the new order, its new node
+            // count and its length before.
+            let mut chains = Vec::with_capacity(gaps.len());
             let mut g = gaps.iter().zip(&counts).peekable();
             let mut fresh_i = 0;
             for i in 0..n {
+                if let Some((&(_, len), &k)) = g.peek().filter(|x| x.0 .0 == i) {
+                    chains.push((s2.len(), k, len));
+                }
                 from_old.push(true);
+                stuck2.push(self.stuck[i]);
                 s2.push(self.s[i]);
                 h2.push(self.h0[i]);
                 am2.extend(self.l0.get(i));
@@ -436,6 +523,7 @@ impl<'a, T: Real> Tracker<'a, T> {
                 if let Some((_, &k)) = g.next_if(|x| x.0 .0 == i) {
                     for _ in 0..k {
                         from_old.push(false);
+                        stuck2.push(false);
                         s2.push(new_s[fresh_i]);
                         h2.push(fresh_h0[fresh_i]);
                         am2.extend(fresh_l0.get(fresh_i));
@@ -445,9 +533,37 @@ impl<'a, T: Real> Tracker<'a, T> {
                 }
             }
             let merged = State::merge(self.engine.state()?, &moved, &from_old);
+            // A gap that its new nodes did not shorten at all cannot be refined at this
+            // precision: the nodes inserted into it coincide with one end after evolving (in
+            // f32, neighbours that a shear brought closer than the rounding unit have merged
+            // and move as one from then on). Leave it, and say so once.
+            let m = merged.n;
+            for &(start, k, len) in &chains {
+                let (longest, at) = (start..=start + k)
+                    .map(|a| (gap_len(&merged, a % m, (a + 1) % m), a % m))
+                    .fold((0.0, start), |acc, x| if x.0 > acc.0 { x } else { acc });
+                if longest >= len {
+                    stuck2[at] = true;
+                    if self.stuck_at.is_none() {
+                        eprintln!(
+                            "phaseflow: warning: at step {step} a loop gap could not be refined: the nodes inserted into it coincide with its end at {} precision (neighbouring nodes have merged); the loop is under-resolved from here on (use --precision f64)",
+                            T::NAME
+                        );
+                        self.stuck_at = Some(step);
+                    }
+                }
+            }
             self.engine.set_state(merged)?;
             (self.s, self.h0, self.log2_scale, self.l0) = (s2, h2, l2, am2);
+            self.stuck = stuck2;
         }
+        if self.stuck_at.is_none() {
+            eprintln!(
+                "phaseflow: warning: loop refinement stopped after {MAX_REFINE_PASSES} passes at step {step} with gaps still longer than the tolerance; the loop is under-resolved from here on"
+            );
+            self.stuck_at = Some(step);
+        }
+        Ok(())
     }
 
     /// Advance between snapshots, measuring each; optionally save states.
@@ -455,13 +571,13 @@ impl<'a, T: Real> Tracker<'a, T> {
         let cfg = self.cfg;
         let is_loop = cfg.ensemble.is_loop();
         let filled_area = cfg.ensemble.filled_area(cfg.system.dof());
-        let pb = progress_bar(cfg.steps, cfg.quiet);
+        let mut pb = Progress::new(cfg.steps, cfg.quiet);
         let mut rows = Vec::new();
         let mut area0 = None;
         let mut done = 0;
         for step in cfg.snapshot_steps() {
             let n = self.engine.state()?.n.max(1);
-            advance_with_progress(self.engine.as_mut(), step - done, n, &pb)?;
+            advance_with_progress(self.engine.as_mut(), step - done, n, &mut pb)?;
             done = step;
             self.refine(step)?;
             if cfg.tangent {
@@ -509,7 +625,7 @@ impl<'a, T: Real> Tracker<'a, T> {
                 )?;
             }
         }
-        pb.finish_and_clear();
+        pb.finish();
         Ok(rows)
     }
 }
@@ -593,7 +709,7 @@ pub fn validate(cfg: &RunConfig) -> Result<Validation> {
         init.convert(),
         cfg.solver,
     );
-    let pb = progress_bar(cfg.steps, cfg.quiet);
+    let mut pb = Progress::new(cfg.steps, cfg.quiet);
     let mut v = Validation {
         max_abs_dev: 0.0,
         max_rel_dev: 0.0,
@@ -604,8 +720,8 @@ pub fn validate(cfg: &RunConfig) -> Result<Validation> {
     let mut done = 0;
     let n = cfg.ensemble.points;
     for step in cfg.snapshot_steps() {
-        advance_with_progress(&mut gpu_engine, step - done, n, &ProgressBar::hidden())?;
-        advance_with_progress(&mut cpu_engine, step - done, n, &pb)?;
+        advance_with_progress(&mut gpu_engine, step - done, n, &mut Progress::hidden())?;
+        advance_with_progress(&mut cpu_engine, step - done, n, &mut pb)?;
         done = step;
         let (a, r, m, b) = compare_states(gpu_engine.state()?, cpu_engine.state()?);
         v.max_abs_dev = v.max_abs_dev.max(a);
@@ -613,7 +729,7 @@ pub fn validate(cfg: &RunConfig) -> Result<Validation> {
         v.finite_mismatch = v.finite_mismatch.max(m);
         v.both_nonfinite = v.both_nonfinite.max(b);
     }
-    pb.finish_and_clear();
+    pb.finish();
     Ok(v)
 }
 
@@ -745,5 +861,70 @@ mod tests {
         };
         let (abs, _, mismatch, both) = compare_states(&a, &b);
         assert_eq!((abs, mismatch, both), (0.5, 1, 0));
+    }
+
+    /// A stand-in engine whose every advance snaps each point to the nearest of 8 directions
+    /// on the unit circle: it merges neighbours, as f32 rounding does to a sheared loop.
+    struct Snap8(State<f64>);
+
+    impl Engine<f64> for Snap8 {
+        fn describe(&self) -> String {
+            "snap8".into()
+        }
+        fn advance(&mut self, _steps: u64) -> Result<()> {
+            let step = std::f64::consts::FRAC_PI_4;
+            for i in 0..self.0.n {
+                let a = (self.0.p[i].atan2(self.0.q[i]) / step).round() * step;
+                (self.0.q[i], self.0.p[i]) = (a.cos(), a.sin());
+            }
+            Ok(())
+        }
+        fn state(&mut self) -> Result<&State<f64>> {
+            Ok(&self.0)
+        }
+        fn set_state(&mut self, state: State<f64>) -> Result<()> {
+            self.0 = state;
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn refinement_stops_on_gaps_it_cannot_shorten() {
+        let file = crate::config::RunFile {
+            system: Some("oscillator".into()),
+            method: Some("verlet".into()),
+            dt: Some(0.1),
+            steps: Some(2),
+            snapshot_every: Some(1),
+            ensemble: Some(crate::config::EnsembleFile {
+                kind: Some("circle".into()),
+                points: Some(64),
+                center: Some(vec![0.0, 0.0]),
+                radius: Some(1.0),
+                ..Default::default()
+            }),
+            ..Default::default()
+        };
+        let cfg = RunConfig::resolve(file).unwrap();
+        let init = cfg.ensemble.generate(&cfg.system).unwrap();
+        let factory = |s: State<f64>| -> Result<Box<dyn Engine<f64>>> { Ok(Box::new(Snap8(s))) };
+        let mut tracker = Tracker::new(&cfg, &init, &factory).unwrap();
+        // Step 0: the circle is refined to the tolerance (no gap is stuck).
+        tracker.refine(0).unwrap();
+        let refined = tracker.engine.state().unwrap().n;
+        assert!(refined > 64 * 10, "{refined}");
+        assert_eq!(tracker.stuck_at, None);
+        // After one advance every node sits on one of 8 points: 8 gaps of a chord 0.77 each,
+        // which inserted nodes (snapped too) cannot shorten. Refinement must give up on them,
+        // after one pass, instead of looping for ever.
+        tracker.engine.advance(1).unwrap();
+        tracker.refine(1).unwrap();
+        assert_eq!(tracker.stuck_at, Some(1));
+        assert_eq!(tracker.stuck.iter().filter(|&&b| b).count(), 8);
+        let n = tracker.engine.state().unwrap().n;
+        assert!(n <= refined + 8 * 128, "{n} nodes after the stuck pass");
+        // Later snapshots leave the stuck gaps alone.
+        tracker.refine(2).unwrap();
+        assert_eq!(tracker.engine.state().unwrap().n, n);
     }
 }

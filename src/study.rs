@@ -120,15 +120,22 @@ pub fn preset(name: &str) -> Result<Study> {
             let h = 0.0005;
             Ok(Study {
                 name: name.into(),
-                description: "Seed 000's experiment: the pendulum H = p²/2 + 1 − cos q (m = g = l = 1), 2000 points evenly spaced in angle on the level curve E = 1 − cos(π/6) = 0.1339746 (the orbit through q = π/6 at rest), each method at h = 0.0005 up to t = 2000 (4 000 000 steps), phase portraits every 500 time units (as in the seed's figure 3).".into(),
-                base: base(
-                    "pendulum",
-                    EnsembleFile {
-                        points: Some(2000),
-                        energy: Some(1.0 - (PI / 6.0).cos()),
-                        ..ensemble("level")
-                    },
-                ),
+                description: "Seed 000's experiment: the pendulum H = p²/2 + 1 − cos q (m = g = l = 1), 2000 points evenly spaced in angle on the level curve E = 1 − cos(π/6) = 0.1339746 (the orbit through q = π/6 at rest), each method at h = 0.0005 up to t = 2000 (4 000 000 steps), phase portraits every 500 time units (as in the seed's figure 3). Loop refinement at 2e-3 of the loop's size (area resolved to ~2e-6). At f32 the round-off of 4 000 000 steps is as large as symplectic Euler's energy error and larger than Verlet's, and sheared neighbouring nodes can merge: for reference figures run with --precision f64 (CPU engine).".into(),
+                // Refinement tolerance 2e-3 of the loop's size: the seed's 2000 points already
+                // resolve the level curve to it (area to ~2e-6), so nodes are inserted only
+                // where the methods stretch the set. The default 5e-4 would start from 10 000
+                // nodes, and explicit Euler's shear folds the loop ever longer (4× the nodes).
+                base: RunFile {
+                    refine_tol: Some(2e-3),
+                    ..base(
+                        "pendulum",
+                        EnsembleFile {
+                            points: Some(2000),
+                            energy: Some(1.0 - (PI / 6.0).cos()),
+                            ..ensemble("level")
+                        },
+                    )
+                },
                 runs: runs(
                     &[
                         (Method::Euler, h),
@@ -341,6 +348,9 @@ pub struct SummaryRow {
     pub unconverged: u64,
     /// Step at which loop refinement hit --max-nodes (empty if never).
     pub refine_capped_at_step: Option<u64>,
+    /// First step at which a loop gap could not be refined at the run's precision (its
+    /// neighbouring nodes had merged); empty if never.
+    pub refine_stuck_at_step: Option<u64>,
     pub engine: String,
 }
 
@@ -356,6 +366,7 @@ fn summarise(
     rows: &[EnergyRow],
     engine: &str,
     capped: Option<u64>,
+    stuck: Option<u64>,
 ) -> SummaryRow {
     let last = rows.last().expect("a run has at least the step-0 row");
     let (t, y): (Vec<f64>, Vec<f64>) = rows
@@ -384,6 +395,7 @@ fn summarise(
         max_ang_mom_err: fold_max(rows.iter().map(|row| row.ang_mom_err_max)),
         unconverged: last.unconverged,
         refine_capped_at_step: capped,
+        refine_stuck_at_step: stuck,
         engine: engine.into(),
     }
 }
@@ -413,37 +425,36 @@ fn verdict(s: &SummaryRow, symplectic: bool) -> String {
         // neither a loop nor the tangent map: no area to report
         None => {}
     }
-    let mut drifting = false;
-    match (s.max_rel_energy_err, s.energy_drift_slope) {
-        (Some(e), Some(slope)) => {
-            let drift = slope * s.t_end;
-            drifting = drift > 0.5 * e.max(1e-300) && slope > 0.0;
-            let kind = if drifting {
-                "drifting upwards"
-            } else {
-                "bounded, without systematic drift"
-            };
+    // Drift: the run's least-squares growth of the mean |H − H(z0)| (slope × duration) against
+    // the largest |H − H(z0)| seen, both in energy units. A bounded oscillating error has a
+    // small slope; a drifting one accounts for most of its largest value.
+    let drifting = match (s.max_abs_energy_err, s.energy_drift_slope) {
+        (Some(e), Some(slope)) => slope > 0.0 && slope * s.t_end > 0.5 * e.max(1e-300),
+        _ => false,
+    };
+    let kind = match s.energy_drift_slope {
+        Some(_) if drifting => " (drifting upwards)",
+        Some(_) => " (bounded, without systematic drift)",
+        None => "",
+    };
+    match (s.max_rel_energy_err, s.max_abs_energy_err) {
+        (Some(e), _) => {
             let _ = write!(
                 out,
-                " and the relative energy error reached {} ({kind})",
+                " and the relative energy error reached {}{kind}",
                 fmt_g(e)
             );
         }
-        (Some(e), None) => {
-            let _ = write!(out, " and the relative energy error reached {}", fmt_g(e));
+        // H(z0) ≈ 0 (e.g. the elastic pendulum's E = 0): the absolute error is the measure.
+        (None, Some(e)) => {
+            let _ = write!(
+                out,
+                " and the absolute energy error reached {} (time average {}){kind}",
+                fmt_g(e),
+                opt(s.mean_abs_energy_err)
+            );
         }
-        (None, _) => match s.max_abs_energy_err {
-            // H(z0) ≈ 0 (e.g. the elastic pendulum's E = 0): the absolute error is the measure.
-            Some(e) => {
-                let _ = write!(
-                    out,
-                    " and the absolute energy error reached {} (time average {})",
-                    fmt_g(e),
-                    opt(s.mean_abs_energy_err)
-                );
-            }
-            None => out.push_str(" and the energy error is undefined"),
-        },
+        (None, None) => out.push_str(" and the energy error is undefined"),
     }
     if let Some(l) = s.max_ang_mom_err {
         let _ = write!(out, "; angular momentum error at most {}", fmt_g(l));
@@ -574,6 +585,7 @@ pub fn run_study(
             &res.rows,
             &res.engine,
             res.refine_capped_at,
+            res.refine_stuck_at,
         ));
         series.push((names[i].clone(), res.rows));
         portraits.push((names[i].clone(), cfg.system.clone(), r.dt, res.portraits));
@@ -863,6 +875,12 @@ fn report_md(
                 "  - Loop refinement hit its node cap at step {step}: the loop area after that is under-resolved."
             );
         }
+        if let Some(step) = row.refine_stuck_at_step {
+            let _ = writeln!(
+                s,
+                "  - From step {step} a loop gap could not be refined at this precision (neighbouring nodes had merged): the loop area after that is under-resolved; run with `--precision f64`."
+            );
+        }
     }
     let _ = writeln!(s, "\n## Summary (summary.csv)\n");
     let _ = writeln!(
@@ -1084,8 +1102,12 @@ pub fn from_args(a: &crate::cli::StudyArgs) -> Result<Study> {
     if a.no_refine {
         base.refine = Some(false);
     }
-    base.refine_tol = a.refine_tol;
-    base.max_nodes = a.max_nodes;
+    if a.refine_tol.is_some() {
+        base.refine_tol = a.refine_tol;
+    }
+    if a.max_nodes.is_some() {
+        base.max_nodes = a.max_nodes;
+    }
     Ok(study)
 }
 
@@ -1096,5 +1118,53 @@ fn check_t_end(t: f64) -> Result<()> {
         Err(input_err!(
             "--t-end must be a positive finite time, got {t}"
         ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The pendulum-level figures (f64, t = 2000): explicit Euler's energy error grows
+    /// steadily, symplectic Euler's oscillates.
+    fn row(method: &str, max_rel: f64, max_abs: f64, slope: f64) -> SummaryRow {
+        SummaryRow {
+            system: "pendulum".into(),
+            method: method.into(),
+            dt: 5e-4,
+            steps: 4_000_000,
+            t_end: 2000.0,
+            points: 2000,
+            finite: 2000,
+            final_area_ratio: Some(1.0),
+            max_abs_det_minus_1: None,
+            max_rel_energy_err: Some(max_rel),
+            max_abs_energy_err: Some(max_abs),
+            mean_abs_energy_err: None,
+            energy_drift_slope: Some(slope),
+            max_ang_mom_err: None,
+            unconverged: 0,
+            refine_capped_at_step: None,
+            refine_stuck_at_step: None,
+            engine: "cpu".into(),
+        }
+    }
+
+    #[test]
+    fn verdict_tells_drift_from_bounded_error() {
+        let euler = verdict(&row("euler", 1.534, 0.2055, 1.017e-4), false);
+        assert!(euler.contains("(drifting upwards)"), "{euler}");
+        let se = verdict(
+            &row("symplectic-euler-a", 4.917e-4, 6.588e-5, 1.034e-10),
+            true,
+        );
+        assert!(se.contains("(bounded, without systematic drift)"), "{se}");
+        assert!(se.contains("as expected of a symplectic method"), "{se}");
+        // A symplectic method whose error drifts has too large a step.
+        let bad = verdict(&row("verlet", 1e-3, 1e-4, 1e-7), true);
+        assert!(
+            bad.contains("(drifting upwards)") && bad.contains("step is too large"),
+            "{bad}"
+        );
     }
 }

@@ -490,13 +490,18 @@ fn fmt_g(x: f64) -> String {
     }
 }
 
-/// A time for a legend: four significant digits.
+/// A time for a legend: four significant digits, without trailing zeros (500, 3.142).
 fn fmt_t(t: f64) -> String {
     if t == 0.0 {
         "0".into()
     } else {
         let digits = (3 - t.abs().log10().floor() as i32).max(0) as usize;
-        format!("{t:.digits$}")
+        let s = format!("{t:.digits$}");
+        if s.contains('.') {
+            s.trim_end_matches('0').trim_end_matches('.').to_string()
+        } else {
+            s
+        }
     }
 }
 
@@ -1148,6 +1153,15 @@ mod tests {
             refine_stuck_at_step: None,
             engine: "cpu".into(),
         }
+    }
+
+    #[test]
+    fn legend_times_have_no_trailing_zeros() {
+        assert_eq!(fmt_t(0.0), "0");
+        assert_eq!(fmt_t(500.0), "500");
+        assert_eq!(fmt_t(1000.0), "1000");
+        assert_eq!(fmt_t(std::f64::consts::PI), "3.142");
+        assert_eq!(fmt_t(2.5), "2.5");
     }
 
     #[test]

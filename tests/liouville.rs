@@ -533,6 +533,8 @@ fn study_preset_writes_data_plots_and_report() {
         "max_abs_det_minus_1",
         "max_rel_energy_err",
         "energy_drift_slope",
+        "refine_capped_at_step",
+        "refine_stuck_at_step",
     ] {
         assert!(header.contains(&col.to_string()), "summary.csv has {col}");
     }
@@ -594,6 +596,25 @@ fn study_preset_writes_data_plots_and_report() {
             "report.md lacks {needle}:\n{report}"
         );
     }
+    // Euler's energy grows by (1 + h²) per step: a drift, which the verdict must call one;
+    // symplectic Euler's oscillates.
+    let line = |m: &str| {
+        report
+            .lines()
+            .find(|l| l.starts_with(&format!("- **{m}**")))
+            .unwrap_or_else(|| panic!("no verdict for {m}:\n{report}"))
+            .to_string()
+    };
+    assert!(
+        line("euler").contains("(drifting upwards)"),
+        "{}",
+        line("euler")
+    );
+    assert!(
+        line("symplectic-euler-a").contains("(bounded, without systematic drift)"),
+        "{}",
+        line("symplectic-euler-a")
+    );
 }
 
 /// Seed 000's experiment I end to end: explicit Euler gains energy (the seed: exponentially from

@@ -147,18 +147,15 @@ pub fn partial<T: Real>(
     p: &[T],
     out: &mut [T],
 ) {
-    let (q0, p0) = (&q[..nd], &p[..nd]);
-    match which {
-        Partial::Q => system.grad_q(q0, p0, &mut out[..nd]),
-        Partial::P => system.grad_p(q0, p0, &mut out[..nd]),
+    if which == Partial::Q {
+        // The system may share work between the force and its linearisation.
+        return system.grad_q_tangent(nd, q, p, out);
     }
-    let columns = q.len() / nd - 1;
-    for j in 1..=columns {
+    let (q0, p0) = (&q[..nd], &p[..nd]);
+    system.grad_p(q0, p0, &mut out[..nd]);
+    for j in 1..q.len() / nd {
         let r = j * nd..(j + 1) * nd;
-        match which {
-            Partial::Q => system.grad_q_dir(q0, p0, &q[r.clone()], &p[r.clone()], &mut out[r]),
-            Partial::P => system.grad_p_dir(q0, p0, &q[r.clone()], &p[r.clone()], &mut out[r]),
-        }
+        system.grad_p_dir(q0, p0, &q[r.clone()], &p[r.clone()], &mut out[r]);
     }
 }
 

@@ -84,6 +84,20 @@ pub trait Hamiltonian {
     fn grad_q_dir<T: Real>(&self, q: &[T], p: &[T], vq: &[T], vp: &[T], out: &mut [T]);
     /// H_pq vq + H_pp vp for a block of points.
     fn grad_p_dir<T: Real>(&self, q: &[T], p: &[T], vq: &[T], vp: &[T], out: &mut [T]);
+    /// ∂H/∂q of a block's `nd` point components (the first `nd` entries of q, p and out), then
+    /// for each tangent column stored after them (v_q, v_p) its H_qq v_q + H_qp v_p: the kick's
+    /// force with the tangent map (`method::partial`). The default calls `grad_q` and then
+    /// `grad_q_dir` per column. A system whose Hessian costs as much as its gradient (the
+    /// pendulum's cos beside its sin) overrides it to evaluate that once per point for all
+    /// columns, with the same arithmetic and so the same results.
+    fn grad_q_tangent<T: Real>(&self, nd: usize, q: &[T], p: &[T], out: &mut [T]) {
+        let (q0, p0) = (&q[..nd], &p[..nd]);
+        self.grad_q(q0, p0, &mut out[..nd]);
+        for j in 1..q.len() / nd {
+            let r = j * nd..(j + 1) * nd;
+            self.grad_q_dir(q0, p0, &q[r.clone()], &p[r.clone()], &mut out[r]);
+        }
+    }
     /// The named default initial state (q1..qd, p1..pd): `--ensemble point`, and the centre of
     /// the other ensemble kinds when none is given.
     fn default_state(&self) -> Vec<f64>;
@@ -296,6 +310,13 @@ impl System {
         each_system!(self, s => s.grad_q_dir(q, p, vq, vp, out))
     }
 
+    /// ∂H/∂q of the points and its directional derivatives along the tangent columns stored
+    /// after them (see `Hamiltonian::grad_q_tangent`).
+    #[inline]
+    pub fn grad_q_tangent<T: Real>(&self, nd: usize, q: &[T], p: &[T], out: &mut [T]) {
+        each_system!(self, s => s.grad_q_tangent(nd, q, p, out))
+    }
+
     /// Directional derivative of ∂H/∂p along (vq, vp): H_pq vq + H_pp vp.
     #[inline]
     pub fn grad_p_dir<T: Real>(&self, q: &[T], p: &[T], vq: &[T], vp: &[T], out: &mut [T]) {
@@ -412,6 +433,67 @@ mod tests {
 
     /// ∂H/∂q, ∂H/∂p against central differences of H, and the directional derivatives against
     /// central differences of the gradients, for every system at states near its default.
+    /// `grad_q_tangent` (overridden where a system shares work between the force and its
+    /// linearisation) gives exactly what `grad_q` and `grad_q_dir` per column give, in f32 and
+    /// f64, over a block longer than the pendulum's run of 64 points.
+    #[test]
+    fn grad_q_tangent_equals_the_per_column_evaluation() {
+        fn check<T: Real>(sys: &System, n: usize) {
+            let d = sys.dof();
+            let nd = n * d;
+            let cols = 2 * d;
+            let len = nd * (1 + cols);
+            let val = |k: usize, s: f64| T::from_f64(s * (((k * 37) % 101) as f64 / 101.0 - 0.5));
+            let z0 = sys.default_state();
+            // points near the default state (component-major), then arbitrary tangent columns
+            let q: Vec<T> = (0..len)
+                .map(|k| {
+                    if k < nd {
+                        T::from_f64(z0[k / n]) + val(k, 0.1)
+                    } else {
+                        val(k, 1.0)
+                    }
+                })
+                .collect();
+            let p: Vec<T> = (0..len)
+                .map(|k| {
+                    if k < nd {
+                        T::from_f64(z0[d + k / n]) + val(k + 5, 0.1)
+                    } else {
+                        val(k + 5, 1.0)
+                    }
+                })
+                .collect();
+            let mut fused = vec![T::ZERO; len];
+            sys.grad_q_tangent(nd, &q, &p, &mut fused);
+            let mut apart = vec![T::ZERO; len];
+            sys.grad_q(&q[..nd], &p[..nd], &mut apart[..nd]);
+            for j in 1..=cols {
+                let r = j * nd..(j + 1) * nd;
+                sys.grad_q_dir(
+                    &q[..nd],
+                    &p[..nd],
+                    &q[r.clone()],
+                    &p[r.clone()],
+                    &mut apart[r],
+                );
+            }
+            for k in 0..len {
+                assert!(
+                    fused[k].to_f64() == apart[k].to_f64(),
+                    "{} ({}): entry {k}",
+                    sys.name(),
+                    T::NAME
+                );
+            }
+        }
+        for info in CATALOGUE {
+            let sys = System::new(info.name, &BTreeMap::new()).unwrap();
+            check::<f32>(&sys, 70);
+            check::<f64>(&sys, 70);
+        }
+    }
+
     #[test]
     fn gradients_match_finite_differences_for_every_system() {
         let eps = 1e-6;

@@ -124,7 +124,7 @@ pub fn preset(name: &str) -> Result<Study> {
                 // Refinement tolerance 2e-3 of the loop's size: the seed's 2000 points already
                 // resolve the level curve to it (area to ~2e-6), so nodes are inserted only
                 // where the methods stretch the set. The default 5e-4 would start from 10 000
-                // nodes, and explicit Euler's shear folds the loop ever longer (4× the nodes).
+                // nodes (5× the work).
                 base: RunFile {
                     refine_tol: Some(2e-3),
                     ..base(
@@ -360,14 +360,8 @@ fn fold_max(it: impl Iterator<Item = Option<f64>>) -> Option<f64> {
         .fold(None, |m, x| Some(m.map_or(x, |m: f64| m.max(x))))
 }
 
-fn summarise(
-    system: &str,
-    r: &StudyRun,
-    rows: &[EnergyRow],
-    engine: &str,
-    capped: Option<u64>,
-    stuck: Option<u64>,
-) -> SummaryRow {
+fn summarise(system: &str, r: &StudyRun, res: &run::RunSummary) -> SummaryRow {
+    let rows = &res.rows;
     let last = rows.last().expect("a run has at least the step-0 row");
     let (t, y): (Vec<f64>, Vec<f64>) = rows
         .iter()
@@ -394,9 +388,9 @@ fn summarise(
         energy_drift_slope: drift_slope(&t, &y),
         max_ang_mom_err: fold_max(rows.iter().map(|row| row.ang_mom_err_max)),
         unconverged: last.unconverged,
-        refine_capped_at_step: capped,
-        refine_stuck_at_step: stuck,
-        engine: engine.into(),
+        refine_capped_at_step: res.refine_capped_at,
+        refine_stuck_at_step: res.refine_stuck_at,
+        engine: res.engine.clone(),
     }
 }
 
@@ -584,14 +578,7 @@ pub fn run_study(
             write_atomic(&path, &npy::encode_state(st))?;
         }
         files.push(dir.join("stats.csv"));
-        summary.push(summarise(
-            cfg.system.name(),
-            r,
-            &res.rows,
-            &res.engine,
-            res.refine_capped_at,
-            res.refine_stuck_at,
-        ));
+        summary.push(summarise(cfg.system.name(), r, &res));
         series.push((names[i].clone(), res.rows));
         portraits.push((names[i].clone(), cfg.system.clone(), r.dt, res.portraits));
         trajectories.push((names[i].clone(), cfg.system.clone(), res.trajectory));

@@ -147,15 +147,17 @@ pub fn partial<T: Real>(
     p: &[T],
     out: &mut [T],
 ) {
-    if which == Partial::Q {
+    match which {
         // The system may share work between the force and its linearisation.
-        return system.grad_q_tangent(nd, q, p, out);
-    }
-    let (q0, p0) = (&q[..nd], &p[..nd]);
-    system.grad_p(q0, p0, &mut out[..nd]);
-    for j in 1..q.len() / nd {
-        let r = j * nd..(j + 1) * nd;
-        system.grad_p_dir(q0, p0, &q[r.clone()], &p[r.clone()], &mut out[r]);
+        Partial::Q => system.grad_q_tangent(nd, q, p, out),
+        Partial::P => crate::system::with_tangent_columns(
+            nd,
+            q,
+            p,
+            out,
+            |q, p, o| system.grad_p(q, p, o),
+            |q, p, vq, vp, o| system.grad_p_dir(q, p, vq, vp, o),
+        ),
     }
 }
 

@@ -91,12 +91,14 @@ pub trait Hamiltonian {
     /// pendulum's cos beside its sin) overrides it to evaluate that once per point for all
     /// columns, with the same arithmetic and so the same results.
     fn grad_q_tangent<T: Real>(&self, nd: usize, q: &[T], p: &[T], out: &mut [T]) {
-        let (q0, p0) = (&q[..nd], &p[..nd]);
-        self.grad_q(q0, p0, &mut out[..nd]);
-        for j in 1..q.len() / nd {
-            let r = j * nd..(j + 1) * nd;
-            self.grad_q_dir(q0, p0, &q[r.clone()], &p[r.clone()], &mut out[r]);
-        }
+        with_tangent_columns(
+            nd,
+            q,
+            p,
+            out,
+            |q, p, o| self.grad_q(q, p, o),
+            |q, p, vq, vp, o| self.grad_q_dir(q, p, vq, vp, o),
+        )
     }
     /// The named default initial state (q1..qd, p1..pd): `--ensemble point`, and the centre of
     /// the other ensemble kinds when none is given.
@@ -114,6 +116,25 @@ pub trait Hamiltonian {
     /// index in q1..qd p1..pd), e.g. the free end's x for the spring chain.
     fn observable(&self) -> Option<(&'static str, usize)> {
         None
+    }
+}
+
+/// A partial derivative of H for a block's `nd` point components (the first `nd` entries of q,
+/// p and out) by `own`, then for each tangent column stored after them (v_q, v_p) its
+/// directional derivative by `dir`: the layout `method::partial` and the tangent map use.
+pub fn with_tangent_columns<T: Real>(
+    nd: usize,
+    q: &[T],
+    p: &[T],
+    out: &mut [T],
+    own: impl FnOnce(&[T], &[T], &mut [T]),
+    dir: impl Fn(&[T], &[T], &[T], &[T], &mut [T]),
+) {
+    let (q0, p0) = (&q[..nd], &p[..nd]);
+    own(q0, p0, &mut out[..nd]);
+    for j in 1..q.len() / nd {
+        let r = j * nd..(j + 1) * nd;
+        dir(q0, p0, &q[r.clone()], &p[r.clone()], &mut out[r]);
     }
 }
 
@@ -431,8 +452,6 @@ mod tests {
             .fold(0.0, f64::max)
     }
 
-    /// ∂H/∂q, ∂H/∂p against central differences of H, and the directional derivatives against
-    /// central differences of the gradients, for every system at states near its default.
     /// `grad_q_tangent` (overridden where a system shares work between the force and its
     /// linearisation) gives exactly what `grad_q` and `grad_q_dir` per column give, in f32 and
     /// f64, over a block longer than the pendulum's run of 64 points.
@@ -494,6 +513,8 @@ mod tests {
         }
     }
 
+    /// ∂H/∂q, ∂H/∂p against central differences of H, and the directional derivatives against
+    /// central differences of the gradients, for every system at states near its default.
     #[test]
     fn gradients_match_finite_differences_for_every_system() {
         let eps = 1e-6;

@@ -73,6 +73,14 @@ fn sweep<T: Real>(
     }
 }
 
+/// x ← base + c·g, elementwise (one exact sweep).
+#[inline(always)]
+fn base_plus<T: Real>(x: &mut [T], base: &[T], c: T, g: &[T]) {
+    for ((xi, &bi), &gi) in x.iter_mut().zip(base).zip(g) {
+        *xi = bi + c * gi;
+    }
+}
+
 /// Which stage `solve` runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Stage {
@@ -89,6 +97,9 @@ impl<T: Real> Block<T> {
     /// the caller has put the stage's base value in q0 / p0. `sweeps`: a fixed number of sweeps
     /// that solves the stage exactly (no tolerance), or `None` to iterate to the tolerance.
     pub fn solve(&mut self, system: &System, stage: Stage, c: T, sweeps: Option<u32>) {
+        if let Some(s) = sweeps {
+            return self.solve_exact(system, stage, c, s);
+        }
         let (n, d) = (self.n, self.d);
         let tol = T::from_f64(self.solver.tol);
         let iters = sweeps.unwrap_or(self.solver.max_iter);
@@ -165,6 +176,30 @@ impl<T: Real> Block<T> {
         if sweeps.is_none() {
             for (u, &a) in self.unconverged.iter_mut().zip(&self.active) {
                 *u += a as u32;
+            }
+        }
+    }
+
+    /// `sweeps` plain sweeps x ← base + c·g with no convergence bookkeeping: the stage is
+    /// solved exactly by that many (the system's `SystemInfo::sweeps`). Same arithmetic as the
+    /// iterating path, which for an exact stage would only have added tests that never fire.
+    fn solve_exact(&mut self, system: &System, stage: Stage, c: T, sweeps: u32) {
+        for _ in 0..sweeps {
+            match stage {
+                Stage::Kick => {
+                    self.grad_q(system);
+                    base_plus(&mut self.p, &self.p0, -c, &self.dq);
+                }
+                Stage::Drift => {
+                    self.grad_p(system);
+                    base_plus(&mut self.q, &self.q0, c, &self.dp);
+                }
+                Stage::Midpoint => {
+                    self.grad_q(system);
+                    self.grad_p(system);
+                    base_plus(&mut self.q, &self.q0, c, &self.dp);
+                    base_plus(&mut self.p, &self.p0, -c, &self.dq);
+                }
             }
         }
     }

@@ -96,24 +96,28 @@ impl Hamiltonian for Pendulum {
     }
 
     /// The force and, for every tangent column, m g l cos(q) vq, with sin and cos evaluated once
-    /// per point (in runs of 64 points, so the column loops vectorise). Same arithmetic as
-    /// `grad_q` and `grad_q_dir`.
-    fn grad_q_tangent<T: Real>(&self, nd: usize, q: &[T], _p: &[T], out: &mut [T]) {
+    /// per point (in runs of 64 points, each its own plain loop so that it vectorises). Same
+    /// arithmetic as `grad_q` and `grad_q_dir`; without tangent columns it is `grad_q`.
+    fn grad_q_tangent<T: Real>(&self, nd: usize, q: &[T], p: &[T], out: &mut [T]) {
         const RUN: usize = 64;
+        if q.len() == nd {
+            return self.grad_q(q, p, out);
+        }
         let m_g_l = T::from_f64(self.m * self.g * self.l);
         let mut c = [T::ZERO; RUN];
         for start in (0..nd).step_by(RUN) {
             let end = (start + RUN).min(nd);
-            for (k, i) in (start..end).enumerate() {
-                out[i] = m_g_l * sin_poly(q[i]);
-                c[k] = m_g_l * cos_poly(q[i]);
+            let len = end - start;
+            self.grad_q(&q[start..end], &p[start..end], &mut out[start..end]);
+            for (ck, &x) in c[..len].iter_mut().zip(&q[start..end]) {
+                *ck = m_g_l * cos_poly(x);
             }
             for j in 1..q.len() / nd {
                 let (v, o) = (
                     &q[j * nd + start..j * nd + end],
                     &mut out[j * nd + start..j * nd + end],
                 );
-                for ((g, &x), &ck) in o.iter_mut().zip(v).zip(&c) {
+                for ((g, &x), &ck) in o.iter_mut().zip(v).zip(&c[..len]) {
                     *g = ck * x;
                 }
             }

@@ -232,4 +232,11 @@ pub struct BenchArgs {
     /// Also write the table as CSV.
     #[arg(long, value_name = "FILE")]
     pub csv: Option<PathBuf>,
+    /// Timed rounds per engine, interleaved (reference, CPU, …); each row reports its fastest.
+    #[arg(long, default_value_t = 1)]
+    pub rounds: u32,
+    /// Speed guard: exit 1 when a CPU engine row's ratio to the reference loop (a plain
+    /// single-threaded Rust loop of the same step, timed in the same run) is below this.
+    #[arg(long, value_name = "RATIO")]
+    pub min_ratio: Option<f64>,
 }

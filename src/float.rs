@@ -54,6 +54,9 @@ pub trait Real:
     fn is_finite(self) -> bool;
     fn abs(self) -> Self;
     fn sqrt(self) -> Self;
+    /// The standard library's (libm's) sine: a scalar call. Only the reference loop that
+    /// `bench` measures the engines against uses it (`engine::reference`).
+    fn libm_sin(self) -> Self;
 }
 
 impl Real for f32 {
@@ -97,6 +100,10 @@ impl Real for f32 {
     #[inline(always)]
     fn sqrt(self) -> Self {
         f32::sqrt(self)
+    }
+    #[inline(always)]
+    fn libm_sin(self) -> Self {
+        f32::sin(self)
     }
 }
 
@@ -145,6 +152,10 @@ impl Real for f64 {
     #[inline(always)]
     fn sqrt(self) -> Self {
         f64::sqrt(self)
+    }
+    #[inline(always)]
+    fn libm_sin(self) -> Self {
+        f64::sin(self)
     }
 }
 

@@ -128,24 +128,60 @@ fn cmd_validate(cfg: &RunConfig, tolerance: f64) -> Result<ExitCode, Error> {
 fn cmd_bench(b: &BenchArgs) -> Result<ExitCode, Error> {
     let system = System::new(&b.system, &parse_params(&b.params)?)?;
     let method = Method::from_name(&b.method)?;
-    let report = run::bench(&system, method, b.points, b.steps, b.dt, b.seed, !b.no_gpu)?;
+    if let Some(r) = b.min_ratio {
+        if !(r.is_finite() && r > 0.0) {
+            return Err(phaseflow::input_err!(
+                "--min-ratio must be a positive finite number, got {r}"
+            ));
+        }
+        let probe = phaseflow::ensemble::State::<f64>::zeros(1, system.dof());
+        if phaseflow::engine::ReferenceEngine::new(&system, method, b.dt, probe).is_none() {
+            return Err(phaseflow::input_err!(
+                "--min-ratio: system {} with method {} has no reference loop to compare with; use --system pendulum or oscillator with a kick-drift method, a composition or rk4",
+                system.name(),
+                method.name()
+            ));
+        }
+    }
+    let options = run::BenchOptions {
+        points: b.points,
+        steps: b.steps,
+        dt: b.dt,
+        seed: b.seed,
+        use_gpu: !b.no_gpu,
+        rounds: b.rounds,
+    };
+    let report = run::bench(&system, method, &options)?;
     println!(
-        "bench: system {}, method {}, {} points × {} steps, dt {} (timed: all steps + final read-back)",
+        "bench: system {}, method {}, {} points × {} steps, dt {}, best of {} round(s) (timed: all steps + final read-back)",
         system.name(),
         method.name(),
         b.points,
         b.steps,
-        b.dt
+        b.dt,
+        b.rounds
     );
     println!(
-        "{:<8} {:<10} {:<48} {:>10} {:>16}",
-        "backend", "precision", "device", "seconds", "point-steps/s"
+        "{:<10} {:<10} {:<48} {:>10} {:>16} {:>12}",
+        "backend", "precision", "device", "seconds", "point-steps/s", "x reference"
     );
     for r in &report.rows {
+        let ratio = r
+            .ratio_to_reference
+            .map(|x| format!("{x:.2}"))
+            .unwrap_or_else(|| "-".into());
         println!(
-            "{:<8} {:<10} {:<48} {:>10.4} {:>16.3e}",
-            r.backend, r.precision, r.device, r.seconds, r.point_steps_per_s
+            "{:<10} {:<10} {:<48} {:>10.4} {:>16.3e} {:>12}",
+            r.backend, r.precision, r.device, r.seconds, r.point_steps_per_s, ratio
         );
+    }
+    match report.reference_vs_cpu {
+        Some((a, r)) => println!(
+            "reference f64 vs cpu f64: max_abs_dev={a:.3e} max_rel_dev={r:.3e} (libm sin vs sin_poly: rounding only)"
+        ),
+        None => println!(
+            "reference: none for this system/method (it covers pendulum and oscillator with the kick-drift methods, compositions and rk4)"
+        ),
     }
     match (&report.gpu_vs_cpu, &report.gpu_error) {
         (Some((a, r)), _) => {
@@ -157,6 +193,20 @@ fn cmd_bench(b: &BenchArgs) -> Result<ExitCode, Error> {
     if let Some(path) = &b.csv {
         write_csv(path, &report.rows)?;
         println!("wrote {}", path.display());
+    }
+    if let Some(floor) = b.min_ratio {
+        let slow = report.below_ratio(floor);
+        if !slow.is_empty() {
+            for r in slow {
+                eprintln!(
+                    "speed guard: cpu {} runs at {:.2}× the reference loop, below --min-ratio {floor}",
+                    r.precision,
+                    r.ratio_to_reference.unwrap_or(f64::NAN)
+                );
+            }
+            return Ok(ExitCode::from(1));
+        }
+        println!("speed guard: every cpu row is at least {floor}× the reference loop");
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -8,7 +8,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
 
 use crate::config::{Backend, Precision, RunConfig};
-use crate::engine::{CpuEngine, Engine, GpuEngine};
+use crate::engine::{CpuEngine, Engine, GpuEngine, ReferenceEngine};
 use crate::ensemble::{EnsembleSpec, State};
 use crate::error::{Error, Result};
 use crate::float::Real;
@@ -647,14 +647,14 @@ impl Validation {
     }
 }
 
-/// Compare two f32 states component by component. Relative deviation: |g − c| divided by the
+/// Compare two states component by component. Relative deviation: |g − c| divided by the
 /// RMS magnitude of the CPU state's finite components (so components near zero do not blow it up).
-pub fn compare_states(gpu: &State<f32>, cpu: &State<f32>) -> (f64, f64, usize, usize) {
+pub fn compare_states<T: Real>(gpu: &State<T>, cpu: &State<T>) -> (f64, f64, usize, usize) {
     let (n, d) = (cpu.n, cpu.d);
     let (mut max_abs, mut sum_sq, mut count) = (0.0f64, 0.0f64, 0usize);
     let (mut mismatch, mut both_bad) = (0, 0);
     for i in 0..n {
-        let finite = |s: &State<f32>| {
+        let finite = |s: &State<T>| {
             (0..d).all(|k| s.q[k * n + i].is_finite() && s.p[k * n + i].is_finite())
         };
         match (finite(gpu), finite(cpu)) {
@@ -664,8 +664,9 @@ pub fn compare_states(gpu: &State<f32>, cpu: &State<f32>) -> (f64, f64, usize, u
                         (gpu.q[k * n + i], cpu.q[k * n + i]),
                         (gpu.p[k * n + i], cpu.p[k * n + i]),
                     ] {
-                        max_abs = max_abs.max((g as f64 - c as f64).abs());
-                        sum_sq += (c as f64) * (c as f64);
+                        let (g, c) = (g.to_f64(), c.to_f64());
+                        max_abs = max_abs.max((g - c).abs());
+                        sum_sq += c * c;
                         count += 1;
                     }
                 }
@@ -739,8 +740,24 @@ pub struct BenchRow {
     pub precision: String,
     pub points: usize,
     pub steps: u64,
+    /// The fastest of the rounds (`--rounds`).
     pub seconds: f64,
     pub point_steps_per_s: f64,
+    /// point_steps_per_s ÷ the reference loop's at the same precision, timed in the same run
+    /// (empty where the system/method has no reference loop, and for the reference itself).
+    pub ratio_to_reference: Option<f64>,
+}
+
+/// What `bench` measures, besides the system and method.
+#[derive(Debug, Clone, Copy)]
+pub struct BenchOptions {
+    pub points: usize,
+    pub steps: u64,
+    pub dt: f64,
+    pub seed: u64,
+    pub use_gpu: bool,
+    /// Timed rounds per engine, interleaved; each row keeps its fastest round.
+    pub rounds: u32,
 }
 
 pub struct BenchReport {
@@ -748,66 +765,153 @@ pub struct BenchReport {
     /// GPU f32 against CPU f32 at the end: (max_abs_dev, max_rel_dev), when the GPU ran.
     pub gpu_vs_cpu: Option<(f64, f64)>,
     pub gpu_error: Option<String>,
+    /// The reference loop against the CPU engine at f64 (max_abs_dev, max_rel_dev): the same
+    /// method up to rounding (libm's sine is not `sin_poly`).
+    pub reference_vs_cpu: Option<(f64, f64)>,
 }
 
-fn timed<T: Real>(engine: &mut dyn Engine<T>, steps: u64) -> Result<f64> {
+impl BenchReport {
+    /// The CPU engine rows whose ratio to the reference loop is below `floor`.
+    pub fn below_ratio(&self, floor: f64) -> Vec<&BenchRow> {
+        self.rows
+            .iter()
+            .filter(|r| r.backend == "cpu" && r.ratio_to_reference.is_some_and(|x| x < floor))
+            .collect()
+    }
+}
+
+/// Seconds for `steps` steps from `init` (the engine is reset to it first); timed: the advance
+/// and the final read of the state.
+fn timed<T: Real>(engine: &mut dyn Engine<T>, init: &State<T>, steps: u64) -> Result<f64> {
+    engine.set_state(init.clone())?;
     let t0 = Instant::now();
     engine.advance(steps)?;
     engine.state()?;
     Ok(t0.elapsed().as_secs_f64())
 }
 
-/// `phaseflow bench`: CPU f64, CPU f32 and (when an adapter exists) GPU f32 on the same ensemble.
-/// Timed: the advance of all steps plus the final read-back; excluded: ensemble generation,
-/// shader compilation and the initial upload.
-pub fn bench(
+/// An engine timed in `bench`, with its best time so far.
+struct Timed<'a, T: Real> {
+    backend: &'static str,
+    engine: Box<dyn Engine<T> + 'a>,
+    best: f64,
+}
+
+impl<'a, T: Real> Timed<'a, T> {
+    fn new(backend: &'static str, engine: Box<dyn Engine<T> + 'a>) -> Self {
+        Timed {
+            backend,
+            engine,
+            best: f64::INFINITY,
+        }
+    }
+}
+
+/// Time the reference loop (when there is one) and the CPU engine at precision T, `rounds`
+/// times interleaved; then the rows, best round each.
+fn bench_precision<T: Real>(
     system: &System,
     method: Method,
-    points: usize,
-    steps: u64,
-    dt: f64,
-    seed: u64,
-    use_gpu: bool,
-) -> Result<BenchReport> {
-    if points == 0 {
+    init: &State<f64>,
+    o: &BenchOptions,
+) -> Result<(Vec<BenchRow>, Option<State<T>>, State<T>)> {
+    let start: State<T> = init.convert();
+    let mut engines = Vec::new();
+    if let Some(r) = ReferenceEngine::new(system, method, o.dt, start.clone()) {
+        engines.push(Timed::new("reference", Box::new(r)));
+    }
+    engines.push(Timed::new(
+        "cpu",
+        Box::new(CpuEngine::new(system.clone(), method, o.dt, start.clone())),
+    ));
+    for _ in 0..o.rounds {
+        for e in engines.iter_mut() {
+            e.best = e.best.min(timed(e.engine.as_mut(), &start, o.steps)?);
+        }
+    }
+    let work = o.points as f64 * o.steps as f64;
+    let reference = engines
+        .iter()
+        .find(|e| e.backend == "reference")
+        .map(|e| work / e.best);
+    let mut rows = Vec::new();
+    let mut states = Vec::new();
+    for mut e in engines {
+        let rate = work / e.best;
+        rows.push(BenchRow {
+            backend: e.backend.into(),
+            device: e.engine.describe(),
+            precision: T::NAME.into(),
+            points: o.points,
+            steps: o.steps,
+            seconds: e.best,
+            point_steps_per_s: rate,
+            ratio_to_reference: reference.filter(|_| e.backend != "reference").map(|r| rate / r),
+        });
+        states.push(e.engine.state()?.clone());
+    }
+    let cpu = states.pop().expect("the CPU engine always runs");
+    Ok((rows, states.pop(), cpu))
+}
+
+/// `phaseflow bench`: the reference loop (a plain single-threaded Rust loop of the same step,
+/// where there is one: `engine::reference`) and the CPU engine at f64 and f32, then GPU f32
+/// (when an adapter exists), on the same ensemble, each `rounds` times. Timed: the advance of
+/// all steps plus the final read-back; excluded: ensemble generation, shader compilation and
+/// the initial upload.
+pub fn bench(system: &System, method: Method, o: &BenchOptions) -> Result<BenchReport> {
+    if o.points == 0 {
         return Err(input_err!("--points must be at least 1, got 0"));
     }
-    if steps == 0 {
+    if o.steps == 0 {
         return Err(input_err!("--steps must be at least 1, got 0"));
     }
-    if !(dt.is_finite() && dt > 0.0) {
+    if o.rounds == 0 {
+        return Err(input_err!("--rounds must be at least 1, got 0"));
+    }
+    if !(o.dt.is_finite() && o.dt > 0.0) {
         return Err(input_err!(
-            "--dt must be a positive finite number, got {dt}"
+            "--dt must be a positive finite number, got {}",
+            o.dt
         ));
     }
     method.check_system(system)?;
-    check_memory(points, system.dof(), 8)?;
-    let spec = EnsembleSpec::disk(points, 0.3, seed).resolve(system)?;
+    check_memory(o.points, system.dof(), 8)?;
+    let spec = EnsembleSpec::disk(o.points, 0.3, o.seed).resolve(system)?;
     let init = spec.generate(system)?;
-    let mut rows = Vec::new();
-    let row = |backend: &str, device: String, precision: &str, secs: f64| BenchRow {
-        backend: backend.into(),
-        device,
-        precision: precision.into(),
-        points,
-        steps,
-        seconds: secs,
-        point_steps_per_s: points as f64 * steps as f64 / secs,
-    };
-    let mut cpu64 = CpuEngine::<f64>::new(system.clone(), method, dt, init.convert());
-    let secs = timed(&mut cpu64, steps)?;
-    rows.push(row("cpu", cpu64.describe(), "f64", secs));
+    let (mut rows, ref64, cpu64) = bench_precision::<f64>(system, method, &init, o)?;
+    let reference_vs_cpu = ref64.map(|r| {
+        let (a, rel, _, _) = compare_states(&r, &cpu64);
+        (a, rel)
+    });
     drop(cpu64);
-    let mut cpu32 = CpuEngine::<f32>::new(system.clone(), method, dt, init.convert());
-    let secs = timed(&mut cpu32, steps)?;
-    rows.push(row("cpu", cpu32.describe(), "f32", secs));
+    let (rows32, _, cpu32) = bench_precision::<f32>(system, method, &init, o)?;
+    let reference32 = rows32
+        .iter()
+        .find(|r| r.backend == "reference")
+        .map(|r| r.point_steps_per_s);
+    rows.extend(rows32);
     let (mut gpu_vs_cpu, mut gpu_error) = (None, None);
-    if use_gpu {
-        match GpuEngine::new(system, method, dt, init.convert()) {
-            Ok(mut g) => {
-                let secs = timed(&mut g, steps)?;
-                rows.push(row("gpu", g.describe(), "f32", secs));
-                let (a, r, _, _) = compare_states(g.state()?, cpu32.state()?);
+    if o.use_gpu {
+        let start: State<f32> = init.convert();
+        match GpuEngine::new(system, method, o.dt, start.clone()) {
+            Ok(g) => {
+                let mut g = Timed::new("gpu", Box::new(g));
+                for _ in 0..o.rounds {
+                    g.best = g.best.min(timed(g.engine.as_mut(), &start, o.steps)?);
+                }
+                let rate = o.points as f64 * o.steps as f64 / g.best;
+                rows.push(BenchRow {
+                    backend: "gpu".into(),
+                    device: g.engine.describe(),
+                    precision: "f32".into(),
+                    points: o.points,
+                    steps: o.steps,
+                    seconds: g.best,
+                    point_steps_per_s: rate,
+                    ratio_to_reference: reference32.map(|r| rate / r),
+                });
+                let (a, r, _, _) = compare_states(g.engine.state()?, &cpu32);
                 gpu_vs_cpu = Some((a, r));
             }
             Err(e) => gpu_error = Some(e.to_string()),
@@ -817,6 +921,7 @@ pub fn bench(
         rows,
         gpu_vs_cpu,
         gpu_error,
+        reference_vs_cpu,
     })
 }
 

@@ -92,7 +92,10 @@ fn advance_block<T: Real>(
 
 impl<T: Real> Engine<T> for CpuEngine<T> {
     fn describe(&self) -> String {
-        format!("cpu ({} threads)", rayon::current_num_threads())
+        {
+        let n = rayon::current_num_threads();
+        format!("cpu ({n} thread{})", if n == 1 { "" } else { "s" })
+    }
     }
 
     fn advance(&mut self, steps: u64) -> Result<()> {

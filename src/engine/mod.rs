@@ -4,6 +4,7 @@
 
 pub mod cpu;
 pub mod gpu;
+pub mod reference;
 
 use crate::ensemble::State;
 use crate::error::Result;
@@ -11,6 +12,7 @@ use crate::float::Real;
 
 pub use cpu::CpuEngine;
 pub use gpu::GpuEngine;
+pub use reference::ReferenceEngine;
 
 pub trait Engine<T: Real> {
     /// Human-readable backend and device, e.g. "cpu (2 threads)" or "gpu: NVIDIA H100 (Vulkan)".

@@ -985,6 +985,9 @@ mod tests {
         fn state(&mut self) -> Result<&State<f64>> {
             Ok(&self.0)
         }
+        fn points(&self) -> usize {
+            self.0.n
+        }
         fn set_state(&mut self, state: State<f64>) -> Result<()> {
             self.0 = state;
             Ok(())

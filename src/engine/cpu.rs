@@ -136,6 +136,10 @@ impl<T: Real> Engine<T> for CpuEngine<T> {
         Ok(&self.state)
     }
 
+    fn points(&self) -> usize {
+        self.state.n
+    }
+
     fn set_state(&mut self, state: State<T>) -> Result<()> {
         self.block_len = block_len_for(state.comps(), state.n);
         self.state = state;

@@ -7,7 +7,9 @@ use std::sync::mpsc;
 use super::Engine;
 use crate::ensemble::State;
 use crate::error::{Error, Result};
+use crate::gpu::energy::EnergyReducer;
 use crate::gpu::{self, shader, GpuContext, RunParams};
+use crate::measure::energy::EnergyAccumulator;
 use crate::method::{Method, Solver};
 use crate::system::System;
 
@@ -52,6 +54,8 @@ pub struct GpuEngine {
     nt: usize,
     /// Most steps one dispatch may take (bounded on CPU drivers; see `cpu_driver_steps_cap`).
     steps_cap: u64,
+    /// The device-side energy statistics (devices with f64).
+    energy: Option<EnergyReducer>,
 }
 
 /// Largest number of points per chunk the device allows (binding size and workgroup count), for
@@ -145,6 +149,7 @@ impl GpuEngine {
             } else {
                 u32::MAX as u64
             },
+            energy: EnergyReducer::new(ctx, system, state.comps())?,
         };
         engine.set_state(state)?;
         Ok(engine)
@@ -214,6 +219,11 @@ impl GpuEngine {
         }
         self.chunks = chunks;
         self.staging = staging;
+        if let Some(r) = &mut self.energy {
+            let bufs: Vec<(&wgpu::Buffer, usize)> =
+                self.chunks.iter().map(|c| (&c.buffer, c.n)).collect();
+            r.bind(&bufs)?;
+        }
         self.state = state;
         self.host_current = true;
         self.upload();
@@ -338,6 +348,17 @@ impl Engine<f32> for GpuEngine {
             self.read_back()?;
         }
         Ok(&self.state)
+    }
+
+    fn points(&self) -> usize {
+        self.state.n
+    }
+
+    fn reduce_energy(&mut self, record_h0: bool) -> Result<Option<(EnergyAccumulator, u64)>> {
+        match &self.energy {
+            Some(r) => r.reduce(record_h0).map(Some),
+            None => Ok(None),
+        }
     }
 
     fn set_state(&mut self, state: State<f32>) -> Result<()> {

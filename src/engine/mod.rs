@@ -9,6 +9,7 @@ pub mod reference;
 use crate::ensemble::State;
 use crate::error::Result;
 use crate::float::Real;
+use crate::measure::energy::EnergyAccumulator;
 
 pub use cpu::CpuEngine;
 pub use gpu::GpuEngine;
@@ -24,4 +25,13 @@ pub trait Engine<T: Real> {
     /// Replace the ensemble (same system, method, step and tangent columns; any point count):
     /// used when loop refinement inserts nodes and when tangent columns are renormalised.
     fn set_state(&mut self, state: State<T>) -> Result<()>;
+    /// Points in the ensemble (no read-back).
+    fn points(&self) -> usize;
+    /// Energy statistics of the current state reduced where the state lives, and the number
+    /// of points with a non-zero unconverged count; with `record_h0` every point's H is first
+    /// stored as its initial energy. `None` where the engine does not reduce on its own (the
+    /// CPU engine, a GPU without f64): the runner then reads the state and reduces on the host.
+    fn reduce_energy(&mut self, _record_h0: bool) -> Result<Option<(EnergyAccumulator, u64)>> {
+        Ok(None)
+    }
 }

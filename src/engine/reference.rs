@@ -165,6 +165,10 @@ impl<T: Real> Engine<T> for ReferenceEngine<T> {
         Ok(&self.state)
     }
 
+    fn points(&self) -> usize {
+        self.state.n
+    }
+
     fn set_state(&mut self, state: State<T>) -> Result<()> {
         self.state = state;
         Ok(())

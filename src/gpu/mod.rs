@@ -2,6 +2,7 @@
 //! available), the uniform struct shared with WGSL, and device-error capture so that GPU
 //! failures become `Error::Gpu` instead of panics.
 
+pub mod energy;
 pub mod shader;
 
 use std::sync::{Arc, Mutex, OnceLock};
@@ -34,6 +35,8 @@ pub struct GpuContext {
     pub queue: wgpu::Queue,
     pub info: wgpu::AdapterInfo,
     pub limits: wgpu::Limits,
+    /// The device was opened with `SHADER_F64` (f64 in shaders).
+    pub f64: bool,
     /// Errors reported by wgpu outside an error scope (lost device, validation), drained by `check`.
     errors: Arc<Mutex<Vec<String>>>,
 }
@@ -140,9 +143,17 @@ impl GpuContext {
         let adapter = pick_adapter()?;
         let info = adapter.get_info();
         let limits = adapter.limits();
+        // f64 in shaders where the adapter has it: the energy statistics are reduced on the
+        // device in f64 (gpu::energy).
+        let f64 = adapter.features().contains(wgpu::Features::SHADER_F64);
+        let features = if f64 {
+            wgpu::Features::SHADER_F64
+        } else {
+            wgpu::Features::empty()
+        };
         let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
             label: Some("phaseflow device"),
-            required_features: wgpu::Features::empty(),
+            required_features: features,
             required_limits: limits.clone(),
             ..Default::default()
         }))
@@ -162,6 +173,7 @@ impl GpuContext {
             queue,
             info,
             limits,
+            f64,
             errors,
         })
     }

@@ -41,6 +41,28 @@ impl EnergyAccumulator {
         }
     }
 
+    /// An accumulator from its parts (the GPU engine's device reduction, `gpu::energy`):
+    /// `abs` and `rel` are [sum, max] of the absolute and relative errors.
+    pub fn from_parts(
+        finite: u64,
+        mean: f64,
+        m2: f64,
+        abs: [f64; 2],
+        rel_count: u64,
+        rel: [f64; 2],
+    ) -> Self {
+        EnergyAccumulator {
+            finite,
+            mean,
+            m2,
+            abs_err_sum: abs[0],
+            abs_err_max: abs[1],
+            rel_count,
+            rel_err_sum: rel[0],
+            rel_err_max: rel[1],
+        }
+    }
+
     pub fn merge(self, o: Self) -> Self {
         if self.finite == 0 {
             return o;

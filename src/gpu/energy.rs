@@ -1,0 +1,383 @@
+//! Energy statistics reduced on the device (issue 10): the GPU engine evaluates H of every point
+//! in f64 where the state lives and reads back one accumulator per workgroup of `REDUCE_SIZE`
+//! points, not the state. The host merges them in order, so the result does not depend on
+//! timing. Kernel: shaders/energy/reduce.wgsl with the system's f64 `energy` from
+//! shaders/energy/<system>.wgsl (WGSL has no f64 sin/cos: shaders/energy/math_f64.wgsl is the f64
+//! `sin_poly` of src/float.rs). Host mirror: `measure::energy::{energies, snapshot_stats}`; the two
+//! agree to rounding (the device's polynomial cosine against libm's, and a tree merge against
+//! the host's chunked one), far below the 1e-8 energy errors studies resolve.
+//!
+//! Needs `wgpu::Features::SHADER_F64` (H100 and lavapipe have it); without it the engine says so
+//! (`GpuEngine::reduce_energy` returns `None`) and the runner reads the state and reduces on the
+//! host as before.
+
+use bytemuck::{Pod, Zeroable};
+
+use super::shader::validate;
+use super::GpuContext;
+use crate::error::{Error, Result};
+use crate::measure::energy::{EnergyAccumulator, REL_ENERGY_FLOOR};
+use crate::system::System;
+
+/// Points per workgroup of the reduction (and accumulators per workgroup: one).
+pub const REDUCE_SIZE: u32 = 256;
+
+/// Keep in sync with `EnergyParams` in shaders/energy/reduce.wgsl.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Pod, Zeroable)]
+struct EnergyParams {
+    n_points: u32,
+    record_h0: u32,
+    _pad: [u32; 2],
+}
+
+/// Keep in sync with `Acc` in shaders/energy/reduce.wgsl.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Pod, Zeroable)]
+struct DeviceAccumulator {
+    finite: f64,
+    mean: f64,
+    m2: f64,
+    abs_sum: f64,
+    abs_max: f64,
+    rel_count: f64,
+    rel_sum: f64,
+    rel_max: f64,
+    unconverged: f64,
+    _pad: f64,
+}
+
+impl DeviceAccumulator {
+    fn to_host(self) -> EnergyAccumulator {
+        EnergyAccumulator::from_parts(
+            self.finite as u64,
+            self.mean,
+            self.m2,
+            [self.abs_sum, self.abs_max],
+            self.rel_count as u64,
+            [self.rel_sum, self.rel_max],
+        )
+    }
+}
+
+/// The system's f64 `energy` for the reduction kernel.
+fn energy_source(system: &System) -> &'static str {
+    match system {
+        System::Oscillator(_) => include_str!("../../shaders/energy/oscillator.wgsl"),
+        System::Pendulum(_) => include_str!("../../shaders/energy/pendulum.wgsl"),
+        System::Kepler(_) => include_str!("../../shaders/energy/kepler.wgsl"),
+        System::HenonHeiles(_) => include_str!("../../shaders/energy/henon_heiles.wgsl"),
+        System::ElasticPendulum(_) => include_str!("../../shaders/energy/elastic_pendulum.wgsl"),
+        System::ElasticPendulumCartesian(_) => {
+            include_str!("../../shaders/energy/elastic_pendulum_cartesian.wgsl")
+        }
+        System::DoublePendulum(_) => include_str!("../../shaders/energy/double_pendulum.wgsl"),
+        System::SpringChain(_) => include_str!("../../shaders/energy/spring_chain.wgsl"),
+        System::OuterSolarSystem(_) => {
+            include_str!("../../shaders/energy/outer_solar_system.wgsl")
+        }
+    }
+}
+
+/// An f64 WGSL literal that parses to exactly `x`.
+pub fn f64_literal(x: f64) -> String {
+    let s = format!("{x:?}");
+    if s.contains('.') || s.contains('e') {
+        format!("{s}lf")
+    } else {
+        format!("{s}.0lf")
+    }
+}
+
+/// The reduction kernel for `system` with `comps` state components per point (d, or d·(1 + 2d)
+/// with tangent columns: only the first d are read).
+pub fn compose(system: &System, comps: usize) -> String {
+    let mut src = format!(
+        "// phaseflow energy reduction: system {}\nconst D: u32 = {}u;\nconst DT: u32 = {comps}u;\nconst REDUCE_SIZE: u32 = {REDUCE_SIZE}u;\nconst REL_ENERGY_FLOOR: f64 = {};\n",
+        system.name(),
+        system.dof(),
+        f64_literal(REL_ENERGY_FLOOR)
+    );
+    for (name, value) in system.wgsl_constants() {
+        src.push_str(&format!("const {name}: f64 = {};\n", f64_literal(value)));
+    }
+    for (name, values) in system.wgsl_arrays() {
+        let items: Vec<String> = values.iter().map(|&v| f64_literal(v)).collect();
+        src.push_str(&format!(
+            "const {name} = array<f64, {}>({});\n",
+            values.len(),
+            items.join(", ")
+        ));
+    }
+    for part in [
+        include_str!("../../shaders/energy/math_f64.wgsl"),
+        energy_source(system),
+        include_str!("../../shaders/energy/reduce.wgsl"),
+    ] {
+        src.push('\n');
+        src.push_str(part);
+    }
+    src
+}
+
+/// Per state chunk: its initial energies, the workgroups' accumulators and the bind group.
+struct ChunkReduce {
+    n: usize,
+    params: wgpu::Buffer,
+    groups: wgpu::Buffer,
+    /// Workgroups in x and y of the dispatch grid.
+    grid: (u32, u32),
+    bind_group: wgpu::BindGroup,
+}
+
+/// The reduction pipeline of one engine, and its per-chunk buffers.
+pub struct EnergyReducer {
+    ctx: &'static GpuContext,
+    pipeline: wgpu::ComputePipeline,
+    chunks: Vec<ChunkReduce>,
+    staging: Option<wgpu::Buffer>,
+}
+
+/// Workgroups in x and y covering `groups` workgroups under the per-dimension limit.
+fn grid(groups: u32, max_per_dim: u32) -> (u32, u32) {
+    let x = groups.clamp(1, max_per_dim.max(1));
+    (x, groups.div_ceil(x).max(1))
+}
+
+impl EnergyReducer {
+    /// The reducer for `system`, or `None` when the device has no f64.
+    pub fn new(ctx: &'static GpuContext, system: &System, comps: usize) -> Result<Option<Self>> {
+        if !ctx.f64 {
+            return Ok(None);
+        }
+        let source = compose(system, comps);
+        validate(&source)?;
+        let device = &ctx.device;
+        let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some(&format!("{} energy reduction", system.name())),
+            source: wgpu::ShaderSource::Wgsl(source.into()),
+        });
+        let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: Some("phaseflow energy reduction"),
+            layout: None,
+            module: &module,
+            entry_point: Some("main"),
+            compilation_options: Default::default(),
+            cache: None,
+        });
+        if let Some(e) = pollster::block_on(scope.pop()) {
+            return Err(Error::Gpu(format!(
+                "energy reduction pipeline creation failed: {e}"
+            )));
+        }
+        Ok(Some(EnergyReducer {
+            ctx,
+            pipeline,
+            chunks: Vec::new(),
+            staging: None,
+        }))
+    }
+
+    /// Bytes of device memory per point besides the state: its f64 initial energy.
+    pub const BYTES_PER_POINT: usize = 8;
+
+    /// Lay out the per-chunk buffers for the engine's state chunks (buffer, points).
+    pub fn bind(&mut self, chunks: &[(&wgpu::Buffer, usize)]) -> Result<()> {
+        let device = &self.ctx.device;
+        let layout = self.pipeline.get_bind_group_layout(0);
+        let max_dim = self.ctx.limits.max_compute_workgroups_per_dimension;
+        let oom = device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+        let mut out = Vec::new();
+        let mut most = 0;
+        for &(state, n) in chunks {
+            let groups = (n as u32).div_ceil(REDUCE_SIZE);
+            let grid = grid(groups, max_dim);
+            let slots = (grid.0 * grid.1) as u64;
+            let h0 = device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("initial energies"),
+                size: (n.max(1) * 8) as u64,
+                usage: wgpu::BufferUsages::STORAGE,
+                mapped_at_creation: false,
+            });
+            let group_bytes = slots * std::mem::size_of::<DeviceAccumulator>() as u64;
+            most = most.max(group_bytes);
+            let groups_buf = device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("energy accumulators per workgroup"),
+                size: group_bytes,
+                usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+                mapped_at_creation: false,
+            });
+            let params = device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("energy reduction params"),
+                size: std::mem::size_of::<EnergyParams>() as u64,
+                usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            });
+            let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some("energy reduction bind group"),
+                layout: &layout,
+                entries: &[
+                    wgpu::BindGroupEntry {
+                        binding: 0,
+                        resource: params.as_entire_binding(),
+                    },
+                    wgpu::BindGroupEntry {
+                        binding: 1,
+                        resource: state.as_entire_binding(),
+                    },
+                    wgpu::BindGroupEntry {
+                        binding: 2,
+                        resource: h0.as_entire_binding(),
+                    },
+                    wgpu::BindGroupEntry {
+                        binding: 3,
+                        resource: groups_buf.as_entire_binding(),
+                    },
+                ],
+            });
+            out.push(ChunkReduce {
+                n,
+                params,
+                groups: groups_buf,
+                grid,
+                bind_group,
+            });
+        }
+        let staging = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("energy accumulators read-back"),
+            size: most.max(8),
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        if let Some(e) = pollster::block_on(oom.pop()) {
+            return Err(Error::Gpu(format!(
+                "cannot allocate GPU memory for the initial energies ({} B per point): {e}; use fewer --points",
+                Self::BYTES_PER_POINT
+            )));
+        }
+        self.chunks = out;
+        self.staging = Some(staging);
+        self.ctx.check()
+    }
+
+    /// Reduce every chunk (after recording H as the initial energies when `record_h0`): the
+    /// merged accumulator and the number of points with a non-zero unconverged count.
+    pub fn reduce(&self, record_h0: bool) -> Result<(EnergyAccumulator, u64)> {
+        let staging = self
+            .staging
+            .as_ref()
+            .ok_or_else(|| Error::Gpu("energy reduction used before bind".into()))?;
+        let mut total = EnergyAccumulator::default();
+        let mut unconverged = 0u64;
+        for c in &self.chunks {
+            let params = EnergyParams {
+                n_points: c.n as u32,
+                record_h0: record_h0 as u32,
+                _pad: [0; 2],
+            };
+            self.ctx
+                .queue
+                .write_buffer(&c.params, 0, bytemuck::bytes_of(&params));
+            let bytes = (c.grid.0 * c.grid.1) as u64
+                * std::mem::size_of::<DeviceAccumulator>() as u64;
+            let mut enc = self
+                .ctx
+                .device
+                .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                    label: Some("energy reduction"),
+                });
+            {
+                let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                    label: Some("energy reduction"),
+                    timestamp_writes: None,
+                });
+                pass.set_pipeline(&self.pipeline);
+                pass.set_bind_group(0, &c.bind_group, &[]);
+                pass.dispatch_workgroups(c.grid.0, c.grid.1, 1);
+            }
+            enc.copy_buffer_to_buffer(&c.groups, 0, staging, 0, bytes);
+            self.ctx.queue.submit([enc.finish()]);
+            let slice = staging.slice(..bytes);
+            let (tx, rx) = std::sync::mpsc::channel();
+            slice.map_async(wgpu::MapMode::Read, move |r| {
+                let _ = tx.send(r);
+            });
+            self.ctx.wait()?;
+            rx.recv()
+                .map_err(|_| Error::Gpu("energy read-back callback never ran".into()))?
+                .map_err(|e| Error::Gpu(format!("mapping the energy read-back: {e}")))?;
+            {
+                let view = slice
+                    .get_mapped_range()
+                    .map_err(|e| Error::Gpu(format!("energy read-back: {e:?}")))?;
+                let accs: &[DeviceAccumulator] = bytemuck::cast_slice(&view);
+                for a in accs {
+                    total = total.merge(a.to_host());
+                    unconverged += a.unconverged as u64;
+                }
+            }
+            staging.unmap();
+        }
+        Ok((total, unconverged))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::system::CATALOGUE;
+    use std::collections::BTreeMap;
+
+    #[test]
+    fn every_energy_kernel_validates_with_naga() {
+        for info in CATALOGUE {
+            let system = System::new(info.name, &BTreeMap::new()).unwrap();
+            for comps in [system.dof(), system.dof() * (1 + 2 * system.dof())] {
+                let src = compose(&system, comps);
+                if let Err(e) = validate(&src) {
+                    panic!("{}: {e}", info.name);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn accumulator_layout_matches_wgsl() {
+        let src = compose(&System::new("pendulum", &BTreeMap::new()).unwrap(), 1);
+        let (module, _) = validate(&src).unwrap();
+        let size_of = |name: &str| {
+            module
+                .types
+                .iter()
+                .find(|(_, t)| t.name.as_deref() == Some(name))
+                .map(|(_, t)| t.inner.size(module.to_ctx()))
+                .unwrap()
+        };
+        assert_eq!(
+            size_of("Acc") as usize,
+            std::mem::size_of::<DeviceAccumulator>()
+        );
+        assert_eq!(
+            size_of("EnergyParams") as usize,
+            std::mem::size_of::<EnergyParams>()
+        );
+    }
+
+    #[test]
+    fn f64_literals_are_exact() {
+        for x in [1.0, 0.1, 1e-12, 2.9591220828559115e-4, -3.5, 6755399441055744.0] {
+            let lit = f64_literal(x);
+            let back: f64 = lit.trim_end_matches("lf").parse().unwrap();
+            assert_eq!(back, x, "{lit}");
+        }
+    }
+
+    #[test]
+    fn grid_covers_every_group() {
+        assert_eq!(grid(1, 65535), (1, 1));
+        assert_eq!(grid(65535, 65535), (65535, 1));
+        assert_eq!(grid(65536, 65535), (65535, 2));
+        assert_eq!(grid(0, 65535), (1, 1));
+    }
+}

@@ -51,9 +51,9 @@ fn run_params_layout_matches_wgsl() {
         naga::TypeInner::Struct { members, span } => {
             assert_eq!(*span as usize, std::mem::size_of::<RunParams>());
             let names: Vec<_> = members.iter().map(|m| m.name.clone().unwrap()).collect();
-            assert_eq!(names, ["n_points", "steps", "h", "_pad"]);
+            assert_eq!(names, ["n_points", "steps", "h", "grid_x", "zero_bits", "_pad0", "_pad1", "_pad2"]);
             let offsets: Vec<u32> = members.iter().map(|m| m.offset).collect();
-            assert_eq!(offsets, [0, 4, 8, 12]);
+            assert_eq!(offsets, [0, 4, 8, 12, 16, 20, 24, 28]);
         }
         other => panic!("RunParams is not a struct: {other:?}"),
     }

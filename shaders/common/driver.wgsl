@@ -4,7 +4,8 @@
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     let n = params.n_points;
-    let i = gid.x;
+    // A 2-D grid of workgroups (x × y), so a chunk is not limited to 65 535 workgroups.
+    let i = gid.y * params.grid_x + gid.x;
     if (i >= n) {
         return;
     }

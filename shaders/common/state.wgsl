@@ -8,7 +8,15 @@ struct RunParams {
     n_points: u32,
     steps: u32,
     h: f32,
-    _pad: u32,
+    // Threads per row of the 2-D dispatch grid: point index = gid.y · grid_x + gid.x.
+    grid_x: u32,
+    // Always 0: sin_poly XORs it into its rounding so that no driver can fold (x + M) − M to x
+    // (Mesa's NIR treats SPIR-V float ops as reassociable and did so, with M a constant and
+    // with M read from this uniform alike).
+    zero_bits: u32,
+    _pad0: u32,
+    _pad1: u32,
+    _pad2: u32,
 }
 
 @group(0) @binding(0) var<uniform> params: RunParams;

@@ -6,7 +6,8 @@ use crate::error::{Error, Result};
 use crate::method::{Method, Solver};
 use crate::system::System;
 
-pub const WORKGROUP_SIZE: u32 = 64;
+/// Threads per workgroup (x only; the dispatch grid is 2-D in workgroups, see `engine::gpu`).
+pub const WORKGROUP_SIZE: u32 = 256;
 
 const MATH: &str = include_str!("../../shaders/common/math.wgsl");
 const STATE: &str = include_str!("../../shaders/common/state.wgsl");

@@ -76,7 +76,7 @@ pub struct GpuEngine {
 /// `comps` components per point in q and in p.
 pub fn max_chunk_points(limits: &wgpu::Limits, comps: usize) -> usize {
     let bytes_per_point = ((2 * comps + 1) * 4) as u64;
-    let by_binding = limits.max_storage_buffer_binding_size as u64 / bytes_per_point;
+    let by_binding = limits.max_storage_buffer_binding_size / bytes_per_point;
     let by_buffer = limits.max_buffer_size / bytes_per_point;
     // A 2-D grid of workgroups; the point index (gid.y · grid_x + gid.x) stays within u32.
     let per_dim = limits.max_compute_workgroups_per_dimension as u64;

@@ -37,6 +37,84 @@ fn every_composed_shader_validates_with_naga() {
     }
 }
 
+/// Counts of (function-scope variables of array type, all function-scope variables, loops) in a SPIR-V
+/// module: OpTypeArray 28, OpTypePointer 32, OpVariable 59 (storage class Function = 7),
+/// OpLoopMerge 246.
+fn spirv_counts(words: &[u32]) -> (usize, usize, usize) {
+    use std::collections::{HashMap, HashSet};
+    let (mut arrays, mut pointers, mut vars, mut loops) =
+        (HashSet::new(), HashMap::new(), Vec::new(), 0);
+    let mut at = 5; // after the header
+    while at < words.len() {
+        let (len, op) = ((words[at] >> 16) as usize, words[at] & 0xffff);
+        let w = &words[at..at + len];
+        match op {
+            28 => {
+                arrays.insert(w[1]);
+            }
+            32 => {
+                pointers.insert(w[1], w[3]);
+            }
+            59 if w[3] == 7 => vars.push(w[1]),
+            246 => loops += 1,
+            _ => {}
+        }
+        at += len.max(1);
+    }
+    let array_vars = vars
+        .iter()
+        .filter(|ty| pointers.get(ty).is_some_and(|t| arrays.contains(t)))
+        .count();
+    (array_vars, vars.len(), loops)
+}
+
+/// The generated kernels of d = 1 systems keep the point in registers: their SPIR-V (naga, as
+/// wgpu's Vulkan backend writes it) has no function-scope array variable, for every method,
+/// without and with the tangent columns (issue 10).
+#[test]
+fn d1_kernels_have_no_function_scope_arrays() {
+    for name in ["pendulum", "oscillator"] {
+        let sys = system(name);
+        for &m in ALL {
+            for nt in [0, 2] {
+                let src = shader::compose(&sys, m, nt);
+                let (module, info) = shader::validate(&src).unwrap();
+                // naga's IR: no local of array type in any function or the entry point
+                let locals = module
+                    .functions
+                    .iter()
+                    .map(|(_, f)| f)
+                    .chain(module.entry_points.iter().map(|e| &e.function))
+                    .flat_map(|f| f.local_variables.iter())
+                    .filter(|(_, v)| {
+                        matches!(module.types[v.ty].inner, naga::TypeInner::Array { .. })
+                    })
+                    .count();
+                assert_eq!(locals, 0, "{name} / {} / nt {nt}: array locals", m.name());
+                let options = naga::back::spv::Options {
+                    force_loop_bounding: false,
+                    ..Default::default()
+                };
+                let words = naga::back::spv::write_vec(&module, &info, &options, None).unwrap();
+                let (array_vars, vars, loops) = spirv_counts(&words);
+                assert_eq!(
+                    array_vars,
+                    0,
+                    "{name} / {} / nt {nt}: {array_vars} function-scope arrays in SPIR-V",
+                    m.name()
+                );
+                if nt == 0 && matches!(m, Method::SymplecticEulerA | Method::Verlet) {
+                    eprintln!(
+                        "{name} / {}: {} SPIR-V words, {vars} function variables, {loops} loops",
+                        m.name(),
+                        words.len()
+                    );
+                }
+            }
+        }
+    }
+}
+
 #[test]
 fn run_params_layout_matches_wgsl() {
     let src = shader::compose(&system("pendulum"), Method::Verlet, 0);
@@ -51,9 +129,9 @@ fn run_params_layout_matches_wgsl() {
         naga::TypeInner::Struct { members, span } => {
             assert_eq!(*span as usize, std::mem::size_of::<RunParams>());
             let names: Vec<_> = members.iter().map(|m| m.name.clone().unwrap()).collect();
-            assert_eq!(names, ["n_points", "steps", "h", "_pad"]);
+            assert_eq!(names, ["n_points", "steps", "h", "grid_x", "zero_bits", "_pad0", "_pad1", "_pad2"]);
             let offsets: Vec<u32> = members.iter().map(|m| m.offset).collect();
-            assert_eq!(offsets, [0, 4, 8, 12]);
+            assert_eq!(offsets, [0, 4, 8, 12, 16, 20, 24, 28]);
         }
         other => panic!("RunParams is not a struct: {other:?}"),
     }

@@ -3,12 +3,9 @@
 // Constants from the host prelude: D, G_HAT.
 
 fn grad_q(q: array<f32, D>, p: array<f32, D>) -> array<f32, D> {
-    var g: array<f32, D>;
     let inv_r = 1.0 / sqrt(q[0] * q[0] + q[1] * q[1]);
     let f = 1.0 - inv_r;
-    g[0] = q[0] * f;
-    g[1] = q[1] * f - G_HAT;
-    return g;
+    return array<f32, D>(q[0] * f, q[1] * f - G_HAT);
 }
 
 fn grad_p(q: array<f32, D>, p: array<f32, D>) -> array<f32, D> {
@@ -17,13 +14,10 @@ fn grad_p(q: array<f32, D>, p: array<f32, D>) -> array<f32, D> {
 
 // H_qq v = (1 − 1/|q|) v + q (q·v)/|q|³ (H_qp = 0).
 fn grad_q_dir(q: array<f32, D>, p: array<f32, D>, vq: array<f32, D>, vp: array<f32, D>) -> array<f32, D> {
-    var g: array<f32, D>;
     let inv_r = 1.0 / sqrt(q[0] * q[0] + q[1] * q[1]);
     let f = 1.0 - inv_r;
     let s = (q[0] * vq[0] + q[1] * vq[1]) * inv_r * inv_r * inv_r;
-    g[0] = f * vq[0] + s * q[0];
-    g[1] = f * vq[1] + s * q[1];
-    return g;
+    return array<f32, D>(f * vq[0] + s * q[0], f * vq[1] + s * q[1]);
 }
 
 // H_pp v = v (H_pq = 0).

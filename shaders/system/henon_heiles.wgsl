@@ -2,10 +2,7 @@
 // CPU mirror: src/system/henon_heiles.rs.
 
 fn grad_q(q: array<f32, D>, p: array<f32, D>) -> array<f32, D> {
-    var g: array<f32, D>;
-    g[0] = q[0] + 2.0 * q[0] * q[1];
-    g[1] = q[1] + q[0] * q[0] - q[1] * q[1];
-    return g;
+    return array<f32, D>(q[0] + 2.0 * q[0] * q[1], q[1] + q[0] * q[0] - q[1] * q[1]);
 }
 
 fn grad_p(q: array<f32, D>, p: array<f32, D>) -> array<f32, D> {
@@ -14,10 +11,10 @@ fn grad_p(q: array<f32, D>, p: array<f32, D>) -> array<f32, D> {
 
 // H_qq v with H_qq = [[1 + 2 q2, 2 q1], [2 q1, 1 − 2 q2]] (H_qp = 0).
 fn grad_q_dir(q: array<f32, D>, p: array<f32, D>, vq: array<f32, D>, vp: array<f32, D>) -> array<f32, D> {
-    var g: array<f32, D>;
-    g[0] = (1.0 + 2.0 * q[1]) * vq[0] + 2.0 * q[0] * vq[1];
-    g[1] = 2.0 * q[0] * vq[0] + (1.0 - 2.0 * q[1]) * vq[1];
-    return g;
+    return array<f32, D>(
+        (1.0 + 2.0 * q[1]) * vq[0] + 2.0 * q[0] * vq[1],
+        2.0 * q[0] * vq[0] + (1.0 - 2.0 * q[1]) * vq[1],
+    );
 }
 
 // H_pp v = v (H_pq = 0).

@@ -17,7 +17,26 @@ pub struct RunParams {
     pub n_points: u32,
     pub steps: u32,
     pub h: f32,
-    pub _pad: u32,
+    /// Threads per row of the 2-D dispatch grid (workgroups in x × `WORKGROUP_SIZE`): the
+    /// kernel's point index is gid.y · grid_x + gid.x.
+    pub grid_x: u32,
+    /// Always 0. `sin_poly` (shaders/common/math.wgsl) XORs it into its magic-constant
+    /// rounding, a value no shader compiler can see through, so (x + M) − M is never folded to x.
+    pub zero_bits: u32,
+    pub _pad: [u32; 3],
+}
+
+impl RunParams {
+    pub fn new(n_points: u32, steps: u32, h: f32, grid_x: u32) -> Self {
+        RunParams {
+            n_points,
+            steps,
+            h,
+            grid_x,
+            zero_bits: 0,
+            _pad: [0; 3],
+        }
+    }
 }
 
 /// What `phaseflow devices` prints about an adapter.

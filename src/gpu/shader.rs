@@ -1,18 +1,19 @@
 //! Shader assembly: a generated prelude (D, WORKGROUP_SIZE, the system's constants), then
-//! common math and state, the system's file, the method's file and the driver. One kernel per
-//! method, composed with the system's functions: never a hand-written copy per pair.
+//! common math and state, the system's file, and the driver with the method's step generated
+//! into it (`Method::wgsl` on a `method::wgsl::Kernel`). One generator per method, composed
+//! with the system's functions: never a hand-written copy per pair.
 
 use crate::error::{Error, Result};
+use crate::method::wgsl::Kernel;
 use crate::method::{Method, Solver};
 use crate::system::System;
 
-pub const WORKGROUP_SIZE: u32 = 64;
+/// Threads per workgroup (x only; the dispatch grid is 2-D in workgroups, see `engine::gpu`).
+pub const WORKGROUP_SIZE: u32 = 256;
 
 const MATH: &str = include_str!("../../shaders/common/math.wgsl");
 const STATE: &str = include_str!("../../shaders/common/state.wgsl");
 const DRIVER: &str = include_str!("../../shaders/common/driver.wgsl");
-const PARTIAL: &str = include_str!("../../shaders/common/partial.wgsl");
-const IMPLICIT: &str = include_str!("../../shaders/common/implicit.wgsl");
 
 /// An f32 WGSL literal that parses to exactly `x as f32`.
 pub fn f32_literal(x: f64) -> String {
@@ -45,8 +46,7 @@ pub fn compose_with(system: &System, method: Method, nt: usize, solver: Solver) 
         src.push_str(&format!("const {name}: f32 = {};\n", f32_literal(value)));
     }
     src.push_str(&format!(
-        "const SWEEPS: u32 = {}u;\nconst IMPLICIT_TOL: f32 = {};\nconst IMPLICIT_MAX_ITER: u32 = {}u;\n",
-        system.info().sweeps.unwrap_or(0),
+        "const IMPLICIT_TOL: f32 = {};\nconst IMPLICIT_MAX_ITER: u32 = {}u;\n",
         f32_literal(solver.tol),
         solver.max_iter
     ));
@@ -58,17 +58,24 @@ pub fn compose_with(system: &System, method: Method, nt: usize, solver: Solver) 
             items.join(", ")
         ));
     }
-    for part in [MATH, STATE, system.wgsl_source(), PARTIAL, IMPLICIT]
-        .into_iter()
-        .chain(method.wgsl_sources())
-    {
+    for part in [MATH, STATE, system.wgsl_source()] {
         src.push('\n');
         src.push_str(part);
     }
     src.push('\n');
-    src.push_str(&method.wgsl_step());
-    src.push('\n');
-    src.push_str(DRIVER);
+    let mut kernel = Kernel::new(system.dof(), nt, system.info().sweeps);
+    method.wgsl(&mut kernel, "h");
+    for line in DRIVER.lines() {
+        match line.trim() {
+            "//@declarations" => src.push_str(&kernel.declarations()),
+            "//@step" => src.push_str(kernel.body()),
+            "//@stores" => src.push_str(&kernel.stores()),
+            _ => {
+                src.push_str(line);
+                src.push('\n');
+            }
+        }
+    }
     src
 }
 

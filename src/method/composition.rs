@@ -1,8 +1,10 @@
 //! Composition methods: a symmetric second-order base step S (velocity Verlet) applied as
 //! S(w_1 h) ∘ … ∘ S(w_s h). The methods are data (their weights), not code: the CPU loop below
-//! and the generated WGSL `step` (see `wgsl_step`) both walk the same list.
+//! and the WGSL generator (`wgsl`) both walk the same list.
 
+use super::wgsl::Kernel;
 use super::{verlet, Block};
+use crate::gpu::shader::f32_literal;
 use crate::float::Real;
 use crate::system::System;
 
@@ -34,14 +36,15 @@ pub fn step<T: Real>(system: &System, b: &mut Block<T>, h: T, weights: &[f64]) {
     }
 }
 
-/// The WGSL `step` for a composition: the same weights, as f32 literals, over `verlet_step`.
-pub fn wgsl_step(weights: &[f64]) -> String {
-    super::wgsl_step_fn(weights.iter().map(|&w| {
-        format!(
-            "verlet_step(z, {} * h);",
-            crate::gpu::shader::f32_literal(w)
-        )
-    }))
+/// The WGSL mirror of `step`: the same weights, as f32 literals, each stage a `verlet::wgsl`
+/// in its own scope.
+pub fn wgsl(k: &mut Kernel, h: &str, weights: &[f64]) {
+    for &w in weights {
+        k.block(|k| {
+            k.let_("h_w", &format!("{} * {h}", f32_literal(w)));
+            verlet::wgsl(k, "h_w");
+        });
+    }
 }
 
 #[cfg(test)]

@@ -1,5 +1,5 @@
 //! The implicit stages of the symplectic Euler and Störmer–Verlet kernels, and the settings of
-//! their fixed-point solver. Mirror: shaders/common/implicit.wgsl.
+//! their fixed-point solver. WGSL mirror: `Kernel::solve` (`method::wgsl`).
 //!
 //! For a general H the stages are implicit, e.g. the kick P = base − c ∂qH(q, P). They are
 //! solved by fixed-point (Jacobi) iteration from the current value. A system declares in

@@ -1,8 +1,9 @@
 //! Implicit midpoint rule y+ = y + h f((y + y+)/2), symplectic and symmetric, order 2, for any H.
 //! Solved for the midpoint m = y + (h/2) f(m) by fixed-point iteration to the tolerance
 //! (`method::implicit`, always iterated: the rule is implicit even for separable H), then
-//! y+ = 2m − y. Mirror: shaders/method/implicit_midpoint.wgsl.
+//! y+ = 2m − y. WGSL mirror: `wgsl` below.
 
+use super::wgsl::Kernel;
 use super::{Block, MethodInfo, Stage};
 use crate::float::Real;
 use crate::system::System;
@@ -28,4 +29,14 @@ pub fn step<T: Real>(system: &System, b: &mut Block<T>, h: T) {
     for (x, &x0) in b.p.iter_mut().zip(&b.p0) {
         *x = two * *x - x0;
     }
+}
+
+/// The WGSL mirror of `step`: the same calls in the same order on a `Kernel` (`method::wgsl`).
+pub fn wgsl(k: &mut Kernel, h: &str) {
+    k.let_("half_h", &format!("0.5 * {h}"));
+    k.copy("q0", "q");
+    k.copy("p0", "p");
+    k.solve(Stage::Midpoint, "half_h", None);
+    k.each("q[] = 2.0 * q[] - q0[];");
+    k.each("p[] = 2.0 * p[] - p0[];");
 }

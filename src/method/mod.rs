@@ -1,6 +1,6 @@
-//! Integrators: one file per method, each with the CPU reference `step` over a block of points.
-//! The WGSL mirror of each is `shaders/method/<name>.wgsl`, with the same statement order and
-//! variable names, so the two can be read side by side. Implicit stages (non-separable H, the
+//! Integrators: one file per method, each with the CPU reference `step` over a block of points
+//! and, beside it, its WGSL mirror `wgsl`: the same calls in the same order on a
+//! `wgsl::Kernel`, which generates the straight-line GPU kernel, so the two read side by side. Implicit stages (non-separable H, the
 //! implicit midpoint rule) are solved per point as described in `implicit`;
 //! `Method::check_system` refuses combinations a kernel cannot serve.
 
@@ -15,6 +15,7 @@ pub mod splitting;
 pub mod symplectic_euler_a;
 pub mod symplectic_euler_b;
 pub mod verlet;
+pub mod wgsl;
 
 use crate::error::Result;
 use crate::float::Real;
@@ -137,7 +138,7 @@ pub enum Partial {
 /// `out` = ∂H/∂q (or ∂H/∂p) of the block's points (the first n·d entries of q and p), then for
 /// each tangent column (v_q, v_p) its directional derivative along that column, H_qq v_q + H_qp v_p
 /// (or H_pq v_q + H_pp v_p): the exact linearisation of the kernel's update (GNI Lemma VI.4.1).
-/// Mirror: `dH_dq` / `dH_dp` in shaders/common/partial.wgsl.
+/// WGSL mirror: `Kernel::partial` (`method::wgsl`).
 #[inline]
 pub fn partial<T: Real>(
     system: &System,
@@ -187,18 +188,6 @@ impl<T: Real> Block<T> {
             &mut self.dp,
         );
     }
-}
-
-/// A WGSL `fn step(z, h)` whose body is the given statements, one per line.
-pub(crate) fn wgsl_step_fn(statements: impl Iterator<Item = String>) -> String {
-    let mut s = String::from("fn step(z: ptr<function, Phase>, h: f32) {\n");
-    for st in statements {
-        s.push_str("    ");
-        s.push_str(&st);
-        s.push('\n');
-    }
-    s.push_str("}\n");
-    s
 }
 
 /// y += a·x, elementwise (the WGSL kernels write the same loop inline).
@@ -316,47 +305,23 @@ impl Method {
         }
     }
 
-    /// The WGSL files this method's kernel needs (each defines `<name>_step` or helpers).
-    pub fn wgsl_sources(self) -> Vec<&'static str> {
-        const EULER: &str = include_str!("../../shaders/method/euler.wgsl");
-        const SE_A: &str = include_str!("../../shaders/method/symplectic_euler_a.wgsl");
-        const SE_B: &str = include_str!("../../shaders/method/symplectic_euler_b.wgsl");
-        const VERLET: &str = include_str!("../../shaders/method/verlet.wgsl");
-        const POSITION_VERLET: &str = include_str!("../../shaders/method/position_verlet.wgsl");
-        const RK4: &str = include_str!("../../shaders/method/rk4.wgsl");
-        const RK3: &str = include_str!("../../shaders/method/rk3.wgsl");
-        const SPLITTING: &str = include_str!("../../shaders/method/splitting.wgsl");
-        const MIDPOINT: &str = include_str!("../../shaders/method/implicit_midpoint.wgsl");
+    /// Write one step of size `h` (a WGSL expression naming the step size) into the kernel:
+    /// the method's `wgsl`, the mirror of its `step`, or for composition and splitting methods
+    /// the sequence generated from their coefficients.
+    pub fn wgsl(self, k: &mut wgsl::Kernel, h: &str) {
         match self {
-            Method::Euler => vec![EULER],
-            Method::SymplecticEulerA => vec![SE_A],
-            Method::SymplecticEulerB => vec![SE_B],
-            Method::Verlet | Method::Yoshida4 | Method::Suzuki4 | Method::Yoshida6 => vec![VERLET],
-            Method::PositionVerlet => vec![POSITION_VERLET],
-            Method::Rk4 => vec![RK4],
-            Method::Rk3 => vec![RK4, RK3],
-            Method::BlanesMoan4 => vec![SPLITTING],
-            Method::ImplicitMidpoint => vec![MIDPOINT],
-        }
-    }
-
-    /// The WGSL `fn step(z, h)` the driver calls: a call of the method's kernel, or for
-    /// composition and splitting methods the sequence generated from their coefficients.
-    pub fn wgsl_step(self) -> String {
-        let call = |entry: &str| wgsl_step_fn(std::iter::once(format!("{entry}(z, h);")));
-        match self {
-            Method::Euler => call("euler_step"),
-            Method::SymplecticEulerA => call("symplectic_euler_a_step"),
-            Method::SymplecticEulerB => call("symplectic_euler_b_step"),
-            Method::Verlet => call("verlet_step"),
-            Method::PositionVerlet => call("position_verlet_step"),
-            Method::Rk3 => call("rk3_step"),
-            Method::Rk4 => call("rk4_step"),
-            Method::ImplicitMidpoint => call("implicit_midpoint_step"),
-            Method::Yoshida4 => composition::wgsl_step(composition::YOSHIDA4),
-            Method::Suzuki4 => composition::wgsl_step(composition::SUZUKI4),
-            Method::Yoshida6 => composition::wgsl_step(composition::YOSHIDA6),
-            Method::BlanesMoan4 => splitting::wgsl_step(splitting::BLANES_MOAN4),
+            Method::Euler => euler::wgsl(k, h),
+            Method::SymplecticEulerA => symplectic_euler_a::wgsl(k, h),
+            Method::SymplecticEulerB => symplectic_euler_b::wgsl(k, h),
+            Method::Verlet => verlet::wgsl(k, h),
+            Method::PositionVerlet => position_verlet::wgsl(k, h),
+            Method::Rk3 => rk3::wgsl(k, h),
+            Method::Rk4 => rk4::wgsl(k, h),
+            Method::ImplicitMidpoint => implicit_midpoint::wgsl(k, h),
+            Method::Yoshida4 => composition::wgsl(k, h, composition::YOSHIDA4),
+            Method::Suzuki4 => composition::wgsl(k, h, composition::SUZUKI4),
+            Method::Yoshida6 => composition::wgsl(k, h, composition::YOSHIDA6),
+            Method::BlanesMoan4 => splitting::wgsl(k, h, splitting::BLANES_MOAN4),
         }
     }
 }

@@ -1,8 +1,9 @@
 //! Störmer–Verlet B / position Verlet (drift–kick–drift), PHYSICS.md §1:
 //! q½ = q + (h/2) ∂pH(q½, p); p+ = p − (h/2)[∂qH(q½, p) + ∂qH(q½, p+)]; q+ = q½ + (h/2) ∂pH(q½, p+).
 //! The first two stages are implicit unless H is separable (`method::implicit`).
-//! Mirror: shaders/method/position_verlet.wgsl.
+//! WGSL mirror: `wgsl` below.
 
+use super::wgsl::Kernel;
 use super::{axpy, Block, MethodInfo, Stage};
 use crate::float::Real;
 use crate::system::System;
@@ -25,4 +26,17 @@ pub fn step<T: Real>(system: &System, b: &mut Block<T>, h: T) {
     b.solve_stage(system, Stage::Kick, half_h);
     b.grad_p(system);
     axpy(&mut b.q, half_h, &b.dp);
+}
+
+/// The WGSL mirror of `step`: the same calls in the same order on a `Kernel` (`method::wgsl`).
+pub fn wgsl(k: &mut Kernel, h: &str) {
+    k.let_("half_h", &format!("0.5 * {h}"));
+    k.copy("q0", "q");
+    k.solve_stage(Stage::Drift, "half_h");
+    k.grad_q();
+    k.copy("p0", "p");
+    k.axpy("p0", "(-half_h)", "dq");
+    k.solve_stage(Stage::Kick, "half_h");
+    k.grad_p();
+    k.axpy("q", "half_h", "dp");
 }

@@ -1,7 +1,8 @@
 //! Kutta's third-order method: k1 = f(y), k2 = f(y + h k1/2), k3 = f(y − h k1 + 2h k2),
-//! y+ = y + h (k1 + 4 k2 + k3)/6. Not symplectic. Mirror: shaders/method/rk3.wgsl.
+//! y+ = y + h (k1 + 4 k2 + k3)/6. Not symplectic. WGSL mirror: `wgsl` below.
 
-use super::rk4::vector_field;
+use super::rk4::{vector_field, wgsl_vector_field};
+use super::wgsl::Kernel;
 use super::{axpy, Block, MethodInfo};
 use crate::float::Real;
 use crate::system::System;
@@ -57,4 +58,30 @@ pub fn step<T: Real>(system: &System, b: &mut Block<T>, h: T) {
     for (y, (&y0, &acc)) in b.p.iter_mut().zip(b.p0.iter().zip(&b.acc_p)) {
         *y = y0 + h_sixth * acc;
     }
+}
+
+/// The WGSL mirror of `step`: the same calls in the same order on a `Kernel` (`method::wgsl`).
+pub fn wgsl(k: &mut Kernel, h: &str) {
+    k.let_("half_h", &format!("0.5 * {h}"));
+    k.copy("q0", "q");
+    k.copy("p0", "p");
+    // k1
+    wgsl_vector_field(k);
+    k.copy("acc_q", "dq");
+    k.copy("acc_p", "dp");
+    k.each("q[] = q0[] + half_h * dq[];");
+    k.each("p[] = p0[] + half_h * dp[];");
+    // k2; stage 3 at y0 + h (2 k2 − k1)
+    wgsl_vector_field(k);
+    k.each(&format!("q[] = q0[] + {h} * (2.0 * dq[] - acc_q[]);"));
+    k.each(&format!("p[] = p0[] + {h} * (2.0 * dp[] - acc_p[]);"));
+    k.axpy("acc_q", "4.0", "dq");
+    k.axpy("acc_p", "4.0", "dp");
+    // k3
+    wgsl_vector_field(k);
+    k.axpy("acc_q", "1.0", "dq");
+    k.axpy("acc_p", "1.0", "dp");
+    k.let_("h_sixth", &format!("{h} / 6.0"));
+    k.each("q[] = q0[] + h_sixth * acc_q[];");
+    k.each("p[] = p0[] + h_sixth * acc_p[];");
 }

@@ -1,6 +1,7 @@
 //! Classic fourth-order Runge–Kutta on y' = f(y) = (∂pH, −∂qH). Not symplectic.
-//! Mirror: shaders/method/rk4.wgsl.
+//! WGSL mirror: `wgsl` below.
 
+use super::wgsl::Kernel;
 use super::{axpy, partial, Block, MethodInfo, Partial};
 use crate::float::Real;
 use crate::system::System;
@@ -62,4 +63,48 @@ pub fn step<T: Real>(system: &System, b: &mut Block<T>, h: T) {
     let h_sixth = h / (two + two + two);
     stage(&mut b.q, &b.q0, h_sixth, &b.acc_q);
     stage(&mut b.p, &b.p0, h_sixth, &b.acc_p);
+}
+
+/// The WGSL mirror of `vector_field`.
+pub(crate) fn wgsl_vector_field(k: &mut Kernel) {
+    k.partial(Partial::P, "dq");
+    k.partial(Partial::Q, "dp");
+    k.each("dp[] = -dp[];");
+}
+
+/// The WGSL mirror of `stage`: y = y0 + c·k.
+fn wgsl_stage(k: &mut Kernel, y: &str, y0: &str, c: &str, f: &str) {
+    k.each(&format!("{y}[] = {y0}[] + {c} * {f}[];"));
+}
+
+/// The WGSL mirror of `step`: the same calls in the same order on a `Kernel` (`method::wgsl`).
+pub fn wgsl(k: &mut Kernel, h: &str) {
+    k.let_("half_h", &format!("0.5 * {h}"));
+    k.copy("q0", "q");
+    k.copy("p0", "p");
+    // k1
+    wgsl_vector_field(k);
+    k.copy("acc_q", "dq");
+    k.copy("acc_p", "dp");
+    wgsl_stage(k, "q", "q0", "half_h", "dq");
+    wgsl_stage(k, "p", "p0", "half_h", "dp");
+    // k2
+    wgsl_vector_field(k);
+    k.axpy("acc_q", "2.0", "dq");
+    k.axpy("acc_p", "2.0", "dp");
+    wgsl_stage(k, "q", "q0", "half_h", "dq");
+    wgsl_stage(k, "p", "p0", "half_h", "dp");
+    // k3
+    wgsl_vector_field(k);
+    k.axpy("acc_q", "2.0", "dq");
+    k.axpy("acc_p", "2.0", "dp");
+    wgsl_stage(k, "q", "q0", h, "dq");
+    wgsl_stage(k, "p", "p0", h, "dp");
+    // k4
+    wgsl_vector_field(k);
+    k.axpy("acc_q", "1.0", "dq");
+    k.axpy("acc_p", "1.0", "dp");
+    k.let_("h_sixth", &format!("{h} / 6.0"));
+    wgsl_stage(k, "q", "q0", "h_sixth", "acc_q");
+    wgsl_stage(k, "p", "p0", "h_sixth", "acc_p");
 }

@@ -1,9 +1,10 @@
 //! Splitting methods for separable H given as a list of kicks (p −= b h ∇V) and drifts
 //! (q += a h M⁻¹p). Blanes–Moan 2002 SRKN6b (order 4) is the first; its coefficient list is
-//! mirrored symmetrically. CPU loop below; WGSL: shaders/method/splitting.wgsl plus the
-//! generated `step` from `wgsl_step`, walking the same list.
+//! mirrored symmetrically. The CPU loop and the WGSL generator (`wgsl`) below walk the same list.
 
+use super::wgsl::Kernel;
 use super::{axpy, Block};
+use crate::gpu::shader::f32_literal;
 use crate::float::Real;
 use crate::system::System;
 
@@ -58,15 +59,23 @@ pub fn step<T: Real>(system: &System, b: &mut Block<T>, h: T, substeps: &[Subste
     }
 }
 
-/// The WGSL `step`: the same kicks and drifts, coefficients as f32 literals.
-pub fn wgsl_step(substeps: &[Substep]) -> String {
-    super::wgsl_step_fn(substeps.iter().map(|sub| {
-        let (f, c) = match *sub {
-            Kick(c) => ("kick", c),
-            Drift(c) => ("drift", c),
-        };
-        format!("{f}(z, {} * h);", crate::gpu::shader::f32_literal(c))
-    }))
+/// The WGSL mirror of `step`: the same kicks and drifts, coefficients as f32 literals, each
+/// in its own scope.
+pub fn wgsl(k: &mut Kernel, h: &str, substeps: &[Substep]) {
+    for s in substeps {
+        k.block(|k| match *s {
+            Kick(c) => {
+                k.let_("c_h", &format!("{} * {h}", f32_literal(c)));
+                k.grad_q();
+                k.axpy("p", "(-c_h)", "dq");
+            }
+            Drift(c) => {
+                k.let_("c_h", &format!("{} * {h}", f32_literal(c)));
+                k.grad_p();
+                k.axpy("q", "c_h", "dp");
+            }
+        });
+    }
 }
 
 #[cfg(test)]

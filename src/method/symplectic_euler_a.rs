@@ -1,7 +1,8 @@
 //! Symplectic Euler A: p+ = p − h ∂qH(q, p+); q+ = q + h ∂pH(q, p+). For separable H the kick
 //! is explicit (one sweep: kick then drift); for other H it is solved as in `method::implicit`.
-//! Mirror: shaders/method/symplectic_euler_a.wgsl.
+//! WGSL mirror: `wgsl` below.
 
+use super::wgsl::Kernel;
 use super::{axpy, Block, MethodInfo, Stage};
 use crate::float::Real;
 use crate::system::System;
@@ -19,4 +20,12 @@ pub fn step<T: Real>(system: &System, b: &mut Block<T>, h: T) {
     b.solve_stage(system, Stage::Kick, h);
     b.grad_p(system);
     axpy(&mut b.q, h, &b.dp);
+}
+
+/// The WGSL mirror of `step`: the same calls in the same order on a `Kernel` (`method::wgsl`).
+pub fn wgsl(k: &mut Kernel, h: &str) {
+    k.copy("p0", "p");
+    k.solve_stage(Stage::Kick, h);
+    k.grad_p();
+    k.axpy("q", h, "dp");
 }

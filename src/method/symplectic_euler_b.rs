@@ -1,7 +1,8 @@
 //! Symplectic Euler B: q+ = q + h ∂pH(q+, p); p+ = p − h ∂qH(q+, p). For separable H the drift
 //! is explicit (one sweep: drift then kick); for other H it is solved as in `method::implicit`.
-//! Mirror: shaders/method/symplectic_euler_b.wgsl.
+//! WGSL mirror: `wgsl` below.
 
+use super::wgsl::Kernel;
 use super::{axpy, Block, MethodInfo, Stage};
 use crate::float::Real;
 use crate::system::System;
@@ -19,4 +20,12 @@ pub fn step<T: Real>(system: &System, b: &mut Block<T>, h: T) {
     b.solve_stage(system, Stage::Drift, h);
     b.grad_q(system);
     axpy(&mut b.p, -h, &b.dq);
+}
+
+/// The WGSL mirror of `step`: the same calls in the same order on a `Kernel` (`method::wgsl`).
+pub fn wgsl(k: &mut Kernel, h: &str) {
+    k.copy("q0", "q");
+    k.solve_stage(Stage::Drift, h);
+    k.grad_q();
+    k.axpy("p", &format!("(-{h})"), "dq");
 }

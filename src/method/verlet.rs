@@ -2,8 +2,9 @@
 //! p½ = p − (h/2) ∂qH(q, p½); q+ = q + (h/2)[∂pH(q, p½) + ∂pH(q+, p½)]; p+ = p½ − (h/2) ∂qH(q+, p½).
 //! The first two stages are implicit unless H is separable (`method::implicit`); for separable
 //! H they are the explicit half kick and full drift. Also the base step of the compositions.
-//! Mirror: shaders/method/verlet.wgsl.
+//! WGSL mirror: `wgsl` below.
 
+use super::wgsl::Kernel;
 use super::{axpy, Block, MethodInfo, Stage};
 use crate::float::Real;
 use crate::system::System;
@@ -26,4 +27,17 @@ pub fn step<T: Real>(system: &System, b: &mut Block<T>, h: T) {
     b.solve_stage(system, Stage::Drift, half_h);
     b.grad_q(system);
     axpy(&mut b.p, -half_h, &b.dq);
+}
+
+/// The WGSL mirror of `step`: the same calls in the same order on a `Kernel` (`method::wgsl`).
+pub fn wgsl(k: &mut Kernel, h: &str) {
+    k.let_("half_h", &format!("0.5 * {h}"));
+    k.copy("p0", "p");
+    k.solve_stage(Stage::Kick, "half_h");
+    k.grad_p();
+    k.copy("q0", "q");
+    k.axpy("q0", "half_h", "dp");
+    k.solve_stage(Stage::Drift, "half_h");
+    k.grad_q();
+    k.axpy("p", "(-half_h)", "dq");
 }

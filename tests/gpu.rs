@@ -129,7 +129,19 @@ fn run_params_layout_matches_wgsl() {
         naga::TypeInner::Struct { members, span } => {
             assert_eq!(*span as usize, std::mem::size_of::<RunParams>());
             let names: Vec<_> = members.iter().map(|m| m.name.clone().unwrap()).collect();
-            assert_eq!(names, ["n_points", "steps", "h", "grid_x", "zero_bits", "_pad0", "_pad1", "_pad2"]);
+            assert_eq!(
+                names,
+                [
+                    "n_points",
+                    "steps",
+                    "h",
+                    "grid_x",
+                    "zero_bits",
+                    "_pad0",
+                    "_pad1",
+                    "_pad2"
+                ]
+            );
             let offsets: Vec<u32> = members.iter().map(|m| m.offset).collect();
             assert_eq!(offsets, [0, 4, 8, 12, 16, 20, 24, 28]);
         }
@@ -256,10 +268,16 @@ fn multi_row_dispatch_grid_equals_one_row() {
     rows.limit_grid_width(1).unwrap();
     one_row.advance(50).unwrap();
     rows.advance(50).unwrap();
-    let (a, b) = (one_row.state().unwrap().clone(), rows.state().unwrap().clone());
+    let (a, b) = (
+        one_row.state().unwrap().clone(),
+        rows.state().unwrap().clone(),
+    );
     assert_eq!(a, b);
     let start: State<f32> = init.convert();
-    assert!(compare_states(&b, &start).0 > 1e-2, "the points did not move");
+    assert!(
+        compare_states(&b, &start).0 > 1e-2,
+        "the points did not move"
+    );
 }
 
 /// With the tangent columns (--tangent) GPU and CPU agree on every component, the columns

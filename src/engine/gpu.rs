@@ -435,7 +435,10 @@ mod tests {
                 let (x, y) = dispatch_grid(n, w);
                 let threads = x as u64 * y as u64 * shader::WORKGROUP_SIZE as u64;
                 // enough threads, and less than one row of waste
-                assert!(threads >= n as u64 && threads - (n as u64) < x as u64 * 256, "{n} {w}");
+                assert!(
+                    threads >= n as u64 && threads - (n as u64) < x as u64 * 256,
+                    "{n} {w}"
+                );
                 assert!(x <= w);
             }
         }

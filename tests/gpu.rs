@@ -129,7 +129,19 @@ fn run_params_layout_matches_wgsl() {
         naga::TypeInner::Struct { members, span } => {
             assert_eq!(*span as usize, std::mem::size_of::<RunParams>());
             let names: Vec<_> = members.iter().map(|m| m.name.clone().unwrap()).collect();
-            assert_eq!(names, ["n_points", "steps", "h", "grid_x", "zero_bits", "_pad0", "_pad1", "_pad2"]);
+            assert_eq!(
+                names,
+                [
+                    "n_points",
+                    "steps",
+                    "h",
+                    "grid_x",
+                    "zero_bits",
+                    "_pad0",
+                    "_pad1",
+                    "_pad2"
+                ]
+            );
             let offsets: Vec<u32> = members.iter().map(|m| m.offset).collect();
             assert_eq!(offsets, [0, 4, 8, 12, 16, 20, 24, 28]);
         }
@@ -243,6 +255,87 @@ fn chunked_gpu_run_equals_unchunked() {
         chunked.advance(100).unwrap();
     }
     assert_eq!(whole.state().unwrap(), chunked.state().unwrap());
+}
+
+/// A chunk that spans several rows of the 2-D dispatch grid (here rows of one 256-thread
+/// workgroup) advances every point exactly as a single row does.
+#[test]
+fn multi_row_dispatch_grid_equals_one_row() {
+    let sys = system("pendulum");
+    let init = disk(&sys, 1000, 0.5);
+    let mut one_row = GpuEngine::new(&sys, Method::Verlet, 0.1, init.convert()).unwrap();
+    let mut rows = GpuEngine::new(&sys, Method::Verlet, 0.1, init.convert()).unwrap();
+    rows.limit_grid_width(1).unwrap();
+    one_row.advance(50).unwrap();
+    rows.advance(50).unwrap();
+    let (a, b) = (
+        one_row.state().unwrap().clone(),
+        rows.state().unwrap().clone(),
+    );
+    assert_eq!(a, b);
+    let start: State<f32> = init.convert();
+    assert!(
+        compare_states(&b, &start).0 > 1e-2,
+        "the points did not move"
+    );
+}
+
+/// With the tangent columns (--tangent) GPU and CPU agree on every component, the columns
+/// included, and count the same unconverged solves: register kernels (pendulum, Kepler, the
+/// iterating double pendulum; every method) and array kernels (the spring chain with N = 4 has
+/// DT = 8 · 17 = 136 components, above `UNROLL_MAX_COMPONENTS`: a method of each kind, as
+/// lavapipe runs these slowly).
+#[test]
+fn gpu_matches_cpu_with_tangent_columns() {
+    let chain = System::new(
+        "spring-chain",
+        &std::collections::BTreeMap::from([("n".to_string(), 4.0)]),
+    )
+    .unwrap();
+    let array_methods = [
+        Method::Verlet,
+        Method::Rk4,
+        Method::ImplicitMidpoint,
+        Method::BlanesMoan4,
+    ];
+    let mut failures = Vec::new();
+    for (sys, methods, h, radius, steps) in [
+        (system("pendulum"), ALL, 0.05, 0.3, 200),
+        (system("kepler"), ALL, 0.05, 0.05, 100),
+        (system("double-pendulum"), ALL, 0.05, 0.3, 100),
+        (chain, &array_methods[..], 5e-4, 0.01, 20),
+    ] {
+        let init = disk(&sys, 64, radius).with_tangent();
+        for &m in methods {
+            if m.check_system(&sys).is_err() {
+                continue;
+            }
+            let mut g = GpuEngine::new(&sys, m, h, init.convert()).unwrap();
+            let mut c = CpuEngine::<f32>::new(sys.clone(), m, h, init.convert());
+            g.advance(steps).unwrap();
+            c.advance(steps).unwrap();
+            let (gs, cs) = (g.state().unwrap(), c.state().unwrap());
+            let pairs = || gs.q.iter().chain(&gs.p).zip(cs.q.iter().chain(&cs.p));
+            let max_abs = pairs()
+                .map(|(a, b)| (*a as f64 - *b as f64).abs())
+                .fold(0.0, f64::max);
+            let count = pairs().count() as f64;
+            let rms = (pairs().map(|(_, b)| (*b as f64).powi(2)).sum::<f64>() / count).sqrt();
+            let finite = pairs().all(|(a, b)| a.is_finite() && b.is_finite());
+            if !finite || !(max_abs / rms < 1e-3) || gs.unconverged != cs.unconverged {
+                failures.push(format!(
+                    "{} / {}: max_abs_dev {max_abs} (rms {rms}), finite {finite}",
+                    sys.name(),
+                    m.name()
+                ));
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "GPU and CPU disagree with tangent columns:\n{}",
+        failures.join("\n")
+    );
 }
 
 /// Points that overflow become non-finite on both engines alike; finite ones are untouched.

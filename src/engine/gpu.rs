@@ -68,6 +68,9 @@ pub struct GpuEngine {
     host_current: bool,
     h: f32,
     chunk_limit: usize,
+    /// Most workgroups per row of the dispatch grid (the device's per-dimension limit, or
+    /// less for tests: `limit_grid_width`).
+    grid_width: u32,
     /// Tangent columns the kernel was compiled for.
     nt: usize,
     /// Most steps one dispatch may take (bounded on CPU drivers; see `cpu_driver_steps_cap`).
@@ -174,6 +177,7 @@ impl GpuEngine {
             host_current: true,
             h: h as f32,
             chunk_limit,
+            grid_width: ctx.limits.max_compute_workgroups_per_dimension,
             nt: state.nt,
             steps_cap: if ctx.info.device_type == wgpu::DeviceType::Cpu {
                 cpu_driver_steps_cap(system, method, state.comps(), solver)
@@ -184,6 +188,14 @@ impl GpuEngine {
         };
         engine.set_state(state)?;
         Ok(engine)
+    }
+
+    /// At most `groups` workgroups per row of the 2-D dispatch grid (at least 1), so that even a
+    /// small ensemble spans several rows: tests check the grid's indexing with this.
+    pub fn limit_grid_width(&mut self, groups: u32) -> Result<()> {
+        self.grid_width = groups.clamp(1, self.ctx.limits.max_compute_workgroups_per_dimension);
+        let state = self.state()?.clone();
+        self.build_chunks(state)
     }
 
     /// Lay out device buffers for `state` (chunked under the device limits) and upload it.
@@ -234,7 +246,7 @@ impl GpuEngine {
             chunks.push(Chunk {
                 offset,
                 n: cn,
-                grid: dispatch_grid(cn, self.ctx.limits.max_compute_workgroups_per_dimension),
+                grid: dispatch_grid(cn, self.grid_width),
                 buffer,
                 params,
                 bind_groups,
@@ -424,5 +436,32 @@ impl Engine<f32> for GpuEngine {
             ));
         }
         self.build_chunks(state)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dispatch_grid_covers_every_point_in_rows() {
+        // 1e7 points: one row of 39 063 workgroups of 256, a single dispatch
+        assert_eq!(dispatch_grid(10_000_000, 65_535), (39_063, 1));
+        // 1e8 points: 390 625 workgroups in rows of 65 535
+        assert_eq!(dispatch_grid(100_000_000, 65_535), (65_535, 6));
+        assert_eq!(dispatch_grid(1, 65_535), (1, 1));
+        assert_eq!(dispatch_grid(1000, 1), (1, 4));
+        for n in [1usize, 255, 256, 257, 1000, 70_000] {
+            for w in [1u32, 3, 65_535] {
+                let (x, y) = dispatch_grid(n, w);
+                let threads = x as u64 * y as u64 * shader::WORKGROUP_SIZE as u64;
+                // enough threads, and less than one row of waste
+                assert!(
+                    threads >= n as u64 && threads - (n as u64) < x as u64 * 256,
+                    "{n} {w}"
+                );
+                assert!(x <= w);
+            }
+        }
     }
 }

@@ -4,8 +4,8 @@
 
 use super::wgsl::Kernel;
 use super::{verlet, Block};
-use crate::gpu::shader::f32_literal;
 use crate::float::Real;
+use crate::gpu::shader::f32_literal;
 use crate::system::System;
 
 /// Yoshida / Forest–Ruth triple jump, order 4.

@@ -4,8 +4,8 @@
 
 use super::wgsl::Kernel;
 use super::{axpy, Block};
-use crate::gpu::shader::f32_literal;
 use crate::float::Real;
+use crate::gpu::shader::f32_literal;
 use crate::system::System;
 
 #[derive(Debug, Clone, Copy)]

@@ -234,7 +234,11 @@ impl Kernel {
 
     /// The gradient evaluations of one sweep of `stage` with coefficient c, and for each
     /// updated vector (x, base, scaled coefficient, gradient).
-    fn sweep_parts(&mut self, stage: Stage, c: &str) -> Vec<(&'static str, &'static str, String, &'static str)> {
+    fn sweep_parts(
+        &mut self,
+        stage: Stage,
+        c: &str,
+    ) -> Vec<(&'static str, &'static str, String, &'static str)> {
         let kick = ("p", "p0", format!("(-{c})"), "dq");
         let drift = ("q", "q0", c.to_string(), "dp");
         match stage {
@@ -278,7 +282,9 @@ impl Kernel {
             self.note_vectors(&format!("{x}[] {base}[] {g}[]"));
             let step = |k: &str| format!("let next = {base}{k} + {cc} * {g}{k};");
             let test = |k: &str| {
-                format!("if (abs(next - {x}{k}) > IMPLICIT_TOL * (1.0 + abs(next))) {{ ok = false; }}")
+                format!(
+                    "if (abs(next - {x}{k}) > IMPLICIT_TOL * (1.0 + abs(next))) {{ ok = false; }}"
+                )
             };
             if self.unroll {
                 for k in 0..self.dt {

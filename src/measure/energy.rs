@@ -127,11 +127,20 @@ impl EnergyAccumulator {
         // Lane l takes the points l, l + LANES, …; the tail of the chunk is padded with
         // non-finite energies, which every statistic ignores.
         let (tail_h, tail_h0) = padded_tail(h, h0);
+        // A chunk with no non-finite energy (the usual case) runs loops without the finiteness
+        // selects, which LLVM otherwise turns into masked stores of the partial sums; both
+        // loops do the same arithmetic on finite energies.
+        let all_finite = h.iter().map(|x| !x.is_finite() as usize).sum::<usize>() == 0;
         let mut lanes = Lanes::default();
         for (hs, h0s) in h.chunks_exact(LANES).zip(h0.chunks_exact(LANES)) {
-            lanes.add(hs.try_into().unwrap(), h0s.try_into().unwrap());
+            let (hs, h0s) = (hs.try_into().unwrap(), h0s.try_into().unwrap());
+            if all_finite {
+                lanes.add::<false>(hs, h0s);
+            } else {
+                lanes.add::<true>(hs, h0s);
+            }
         }
-        lanes.add(&tail_h, &tail_h0);
+        lanes.add::<true>(&tail_h, &tail_h0);
         let finite = lanes.finite.iter().sum::<f64>() as u64;
         if finite == 0 {
             return EnergyAccumulator::default();
@@ -139,9 +148,13 @@ impl EnergyAccumulator {
         let mean = lanes.sum.iter().sum::<f64>() / finite as f64;
         let mut m2 = [0.0; LANES];
         for hs in h.chunks_exact(LANES) {
-            add_m2(&mut m2, hs.try_into().unwrap(), mean);
+            if all_finite {
+                add_m2::<false>(&mut m2, hs.try_into().unwrap(), mean);
+            } else {
+                add_m2::<true>(&mut m2, hs.try_into().unwrap(), mean);
+            }
         }
-        add_m2(&mut m2, &tail_h, mean);
+        add_m2::<true>(&mut m2, &tail_h, mean);
         let max = |v: &[f64; LANES]| v.iter().fold(0.0, |m: f64, &x| m.max(x));
         EnergyAccumulator {
             finite,
@@ -173,10 +186,11 @@ struct Lanes {
 
 impl Lanes {
     #[inline(always)]
-    fn add(&mut self, h: &[f64; LANES], h0: &[f64; LANES]) {
+    /// One group of `LANES` energies; `CHECK`: some may be non-finite (else all are finite).
+    fn add<const CHECK: bool>(&mut self, h: &[f64; LANES], h0: &[f64; LANES]) {
         for l in 0..LANES {
             let (x, x0) = (h[l], h0[l]);
-            let finite = x.is_finite();
+            let finite = !CHECK || x.is_finite();
             self.finite[l] += if finite { 1.0 } else { 0.0 };
             self.sum[l] += if finite { x } else { 0.0 };
             let err = if finite { (x - x0).abs() } else { 0.0 };
@@ -196,10 +210,14 @@ impl Lanes {
 
 /// `from_chunk`'s second pass: Σ (h − mean)² per lane over the finite energies.
 #[inline(always)]
-fn add_m2(m2: &mut [f64; LANES], h: &[f64; LANES], mean: f64) {
+fn add_m2<const CHECK: bool>(m2: &mut [f64; LANES], h: &[f64; LANES], mean: f64) {
     for l in 0..LANES {
         let dev = h[l] - mean;
-        m2[l] += if h[l].is_finite() { dev * dev } else { 0.0 };
+        m2[l] += if !CHECK || h[l].is_finite() {
+            dev * dev
+        } else {
+            0.0
+        };
     }
 }
 
@@ -364,10 +382,10 @@ mod tests {
         s.p[CHUNK + 1] = f32::INFINITY;
         let row = snapshot_stats(&sys, &s, &h0, 3, 0.5);
         let mut seq = EnergyAccumulator::default();
-        for i in 0..n {
+        for (i, &h0i) in h0.iter().enumerate() {
             let h = sys.energy(&[s.q[i] as f64], &[s.p[i] as f64]);
             if h.is_finite() {
-                seq.push(h, h0[i]);
+                seq.push(h, h0i);
             }
         }
         let want = row_from(&seq, n as u64, 3, 1.5);

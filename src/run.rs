@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use indicatif::{ProgressBar, ProgressStyle};
+use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::config::{Backend, Precision, RunConfig};
@@ -699,7 +700,11 @@ impl<'a, T: Real> Tracker<'a, T> {
             }
             let state = self.engine.state()?;
             let mut row = snapshot_stats(&cfg.system, state, &self.h0, step, cfg.dt);
-            row.unconverged = state.unconverged.iter().filter(|&&u| u > 0).count() as u64;
+            row.unconverged = state
+                .unconverged
+                .par_chunks(1 << 16)
+                .map(|c| c.iter().filter(|&&u| u > 0).count() as u64)
+                .sum();
             if !self.l0.is_empty() {
                 row.ang_mom_err_max = ang_mom_err_max(&cfg.system, state, &self.l0);
             }

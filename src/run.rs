@@ -105,6 +105,11 @@ pub fn run_bytes_per_point(cfg: &RunConfig, gpu: bool) -> u64 {
     if cfg.save_states {
         per_point += 2 * d * bytes;
     }
+    if cfg.ensemble.kind == EnsembleKind::File {
+        // reading the file, before the rest exists: a .npy's bytes and its f64 values, then
+        // those values and the f64 state, then that state and the run's copy of it
+        per_point = per_point.max((32 * d + 4).max(16 * d + 8 + 2 * d * bytes));
+    }
     // portraits (studies): the points in f64 at each portrait step, kept to the end
     per_point += cfg.portrait_steps.len() as u64 * (16 * d + 4);
     per_point
@@ -1000,6 +1005,10 @@ mod tests {
             run_bytes_per_point(&config(&circle, false, false), false),
             20 + 8 + 16 + 12 + 24
         );
+        // a file ensemble: reading it peaks at its f64 values twice over
+        let mut cfg = config(&pend, false, false);
+        cfg.ensemble.kind = EnsembleKind::File;
+        assert_eq!(run_bytes_per_point(&cfg, false), 36);
         // refusal names the figure and the fix; a small ensemble passes
         let err = check_host_memory(usize::MAX / 64, f32_run)
             .unwrap_err()

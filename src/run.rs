@@ -117,14 +117,20 @@ pub fn run_bytes_per_point(cfg: &RunConfig, gpu: bool) -> u64 {
 
 /// Refuse, before anything is allocated, an ensemble of `points` needing `per_point` host
 /// bytes each that would not fit in 90 % of the memory available (MemAvailable, and the
-/// cgroup's limit where there is one).
-pub fn check_host_memory(points: usize, per_point: u64) -> Result<()> {
+/// cgroup's limit where there is one). `flag` sets the count (`--points`, or `--max-nodes`
+/// for a refined loop, which grows up to it).
+pub fn check_host_memory(flag: &str, points: usize, per_point: u64) -> Result<()> {
     let need = points as u128 * per_point as u128;
     let avail = available_memory().unwrap_or(u64::MAX) as u128;
     if need > avail * 9 / 10 {
         let gib = |b: u128| b as f64 / (1u64 << 30) as f64;
+        let fix = if flag == "--points" {
+            "fewer --points"
+        } else {
+            "a lower --max-nodes"
+        };
         return Err(input_err!(
-            "--points {points}: the ensemble needs about {:.1} GiB of memory ({per_point} bytes per point) but only {:.1} GiB is available; use fewer --points (at most about {})",
+            "{flag} {points}: the ensemble needs about {:.1} GiB of memory ({per_point} bytes per point) but only {:.1} GiB is available; use {fix} (at most about {})",
             gib(need),
             gib(avail),
             avail * 9 / 10 / per_point.max(1) as u128
@@ -136,7 +142,11 @@ pub fn check_host_memory(points: usize, per_point: u64) -> Result<()> {
 /// `validate` and `bench`: refuse ensembles whose f64 initial set and engine states (`d`
 /// components of `bytes_per_component` each in q and p, two engines) would not fit in memory.
 pub fn check_memory(points: usize, d: usize, bytes_per_component: usize) -> Result<()> {
-    check_host_memory(points, (2 * d * (8 + 2 * bytes_per_component) + 16) as u64)
+    check_host_memory(
+        "--points",
+        points,
+        (2 * d * (8 + 2 * bytes_per_component) + 16) as u64,
+    )
 }
 
 /// Memory this process may still take: MemAvailable, capped by the cgroup (v2) limit.
@@ -276,8 +286,14 @@ pub fn run(cfg: &RunConfig) -> Result<RunSummary> {
         input_err!("--out DIR is required (the folder for stats.csv and config.toml)")
     })?;
     let (choice, note) = choose_engine(cfg);
+    // A refined loop grows up to --max-nodes.
+    let (flag, n) = match cfg.refine {
+        Some(r) if r.max_nodes > cfg.ensemble.points => ("--max-nodes", r.max_nodes),
+        _ => ("--points", cfg.ensemble.points),
+    };
     check_host_memory(
-        cfg.ensemble.points,
+        flag,
+        n,
         run_bytes_per_point(cfg, choice == EngineChoice::Gpu),
     )?;
     let (system, method, dt, solver) = (&cfg.system, cfg.method, cfg.dt, cfg.solver);
@@ -1010,14 +1026,14 @@ mod tests {
         cfg.ensemble.kind = EnsembleKind::File;
         assert_eq!(run_bytes_per_point(&cfg, false), 36);
         // refusal names the figure and the fix; a small ensemble passes
-        let err = check_host_memory(usize::MAX / 64, f32_run)
+        let err = check_host_memory("--points", usize::MAX / 64, f32_run)
             .unwrap_err()
             .to_string();
         assert!(
             err.contains("20 bytes per point") && err.contains("use fewer --points (at most about"),
             "{err}"
         );
-        assert!(check_host_memory(1000, f32_run).is_ok());
+        assert!(check_host_memory("--points", 1000, f32_run).is_ok());
     }
 
     #[test]

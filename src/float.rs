@@ -182,6 +182,10 @@ pub fn sin_poly<T: Real>(x: T) -> T {
     y + y * y2 * acc
 }
 
+/// |x| up to which the f64 `sin_poly` is accurate to a few ulp: `TWO_PI_HI` has 32 significant
+/// bits, so k·2π_hi is exact for |k| < 2^21, i.e. |x| < 1.3e7. Beyond it, f64 energies fall back to libm.
+pub const SIN_POLY_F64_RANGE: f64 = 1.0e7;
+
 /// cos(x) = sin(x + π/2), mirrored in WGSL as `cos_poly`.
 #[inline(always)]
 pub fn cos_poly<T: Real>(x: T) -> T {

@@ -5,11 +5,12 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use indicatif::{ProgressBar, ProgressStyle};
+use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::config::{Backend, Precision, RunConfig};
 use crate::engine::{CpuEngine, Engine, GpuEngine, ReferenceEngine};
-use crate::ensemble::{EnsembleSpec, State};
+use crate::ensemble::{EnsembleKind, EnsembleSpec, State};
 use crate::error::{Error, Result};
 use crate::float::Real;
 use crate::gpu;
@@ -61,27 +62,108 @@ pub fn choose_engine(cfg: &RunConfig) -> (EngineChoice, Option<String>) {
     }
 }
 
-/// Refuse ensembles that would not fit in memory, before allocating them.
-pub fn check_memory(points: usize, d: usize, bytes_per_component: usize) -> Result<()> {
-    // initial f64 copy + working state + H0 + per-snapshot energies + a converted copy
-    let per_point = 2 * d * (8 + 2 * bytes_per_component) + 16;
-    let need = (points as u128) * per_point as u128;
+/// Host bytes per point that `run` holds at its peak, for its configuration and engine
+/// (`gpu`: the GPU engine). Measured, as peak RSS at 1e7 points minus a 1-point run: an f32
+/// d = 1 run without --tangent holds 20 B per point (the checked figure):
+/// - the engine's state: q and p, `2·comps` values of the run's precision (comps = d, or
+///   d(1 + 2d) with --tangent), and the unconverged count (u32; the GPU engine's read-back writes
+///   it, so it is not made lazy);
+/// - H0 per point, f64 (an f32 evaluation cannot resolve the 1e-8 energy errors the studies
+///   report); L0 (3 × f64) for systems with angular momentum.
+///
+/// Nothing else is n-sized: the initial set is generated straight into the run's precision,
+/// the statistics are reduced chunk by chunk, and the loop parameters and tangent scales exist
+/// only for loops and --tangent. Those, and what the GPU engine and --save-states hold on the
+/// host, are added where they apply.
+pub fn run_bytes_per_point(cfg: &RunConfig, gpu: bool) -> u64 {
+    let d = cfg.system.dof() as u64;
+    let comps = if cfg.tangent { d * (1 + 2 * d) } else { d };
+    let bytes = if cfg.precision == Precision::F64 && !gpu {
+        8
+    } else {
+        4
+    };
+    let state = 2 * comps * bytes + 4;
+    let zero = vec![0.0; d as usize];
+    let mut per_point = state + 8;
+    if cfg.system.angular_momentum(&zero, &zero).is_some() {
+        per_point += 24;
+    }
+    if cfg.tangent {
+        // log2_scale; the plain initial state beside the one with columns; renormalise's copy
+        per_point += 8 + 2 * d * bytes + state;
+    }
+    if cfg.refine.is_some() {
+        // loop parameter s; the f64 initial set while it is converted (kept for a file loop);
+        // a refinement pass's merged state and new s, H0 and scale vectors beside the old ones
+        per_point += 8 + 16 * d + state + 24;
+    }
+    if gpu {
+        // the upload vector and wgpu's staging copy of a chunk, or the read-back staging buffer
+        per_point += 2 * (2 * comps + 1) * 4;
+    }
+    if cfg.save_states {
+        per_point += 2 * d * bytes;
+    }
+    if cfg.ensemble.kind == EnsembleKind::File {
+        // reading the file, before the rest exists: a .npy's bytes and its f64 values, then
+        // those values and the f64 state, then that state and the run's copy of it
+        per_point = per_point.max((32 * d + 4).max(16 * d + 8 + 2 * d * bytes));
+    }
+    // portraits (studies): the points in f64 at each portrait step, kept to the end
+    per_point += cfg.portrait_steps.len() as u64 * (16 * d + 4);
+    per_point
+}
+
+/// Refuse, before anything is allocated, an ensemble of `points` needing `per_point` host
+/// bytes each that would not fit in 90 % of the memory available (MemAvailable, and the
+/// cgroup's limit where there is one). `flag` sets the count (`--points`, or `--max-nodes`
+/// for a refined loop, which grows up to it).
+pub fn check_host_memory(flag: &str, points: usize, per_point: u64) -> Result<()> {
+    let need = points as u128 * per_point as u128;
     let avail = available_memory().unwrap_or(u64::MAX) as u128;
     if need > avail * 9 / 10 {
+        let gib = |b: u128| b as f64 / (1u64 << 30) as f64;
+        let fix = if flag == "--points" {
+            "fewer --points"
+        } else {
+            "a lower --max-nodes"
+        };
         return Err(input_err!(
-            "--points {points}: the ensemble needs about {:.1} GiB but only {:.1} GiB of memory is available; use fewer --points",
-            need as f64 / (1u64 << 30) as f64,
-            avail as f64 / (1u64 << 30) as f64
+            "{flag} {points}: the ensemble needs about {:.1} GiB of memory ({per_point} bytes per point) but only {:.1} GiB is available; use {fix} (at most about {})",
+            gib(need),
+            gib(avail),
+            avail * 9 / 10 / per_point.max(1) as u128
         ));
     }
     Ok(())
 }
 
+/// `validate` and `bench`: refuse ensembles whose f64 initial set and engine states (`d`
+/// components of `bytes_per_component` each in q and p, two engines) would not fit in memory.
+pub fn check_memory(points: usize, d: usize, bytes_per_component: usize) -> Result<()> {
+    check_host_memory(
+        "--points",
+        points,
+        (2 * d * (8 + 2 * bytes_per_component) + 16) as u64,
+    )
+}
+
+/// Memory this process may still take: MemAvailable, capped by the cgroup (v2) limit.
 fn available_memory() -> Option<u64> {
     let text = std::fs::read_to_string("/proc/meminfo").ok()?;
     let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
     let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kb * 1024)
+    let cgroup = || -> Option<u64> {
+        let read = |f: &str| std::fs::read_to_string(format!("/sys/fs/cgroup/{f}")).ok();
+        let max: u64 = read("memory.max")?.trim().parse().ok()?;
+        let current: u64 = read("memory.current")?.trim().parse().ok()?;
+        Some(max.saturating_sub(current))
+    };
+    Some(match cgroup() {
+        Some(c) => c.min(kb * 1024),
+        None => kb * 1024,
+    })
 }
 
 /// Progress of a long run: a bar on a terminal, and plain lines (about every 30 s) when stderr
@@ -203,27 +285,20 @@ pub fn run(cfg: &RunConfig) -> Result<RunSummary> {
     let out = cfg.out.clone().ok_or_else(|| {
         input_err!("--out DIR is required (the folder for stats.csv and config.toml)")
     })?;
-    let d = cfg.system.dof();
-    let bytes = if cfg.precision == Precision::F64 {
-        8
-    } else {
-        4
-    };
-    let comps = if cfg.tangent { d * (1 + 2 * d) } else { d };
-    check_memory(cfg.ensemble.points, comps, bytes)?;
-    let init = cfg.ensemble.generate(&cfg.system)?;
     let (choice, note) = choose_engine(cfg);
-    // Everything that can fail on user input has been checked: only now touch --out.
-    std::fs::create_dir_all(&out).map_err(|source| Error::Output {
-        path: out.clone(),
-        source,
-    })?;
-    if let Some(n) = note {
-        eprintln!("phaseflow: {n}");
-    }
+    // A refined loop grows up to --max-nodes.
+    let (flag, n) = match cfg.refine {
+        Some(r) if r.max_nodes > cfg.ensemble.points => ("--max-nodes", r.max_nodes),
+        _ => ("--points", cfg.ensemble.points),
+    };
+    check_host_memory(
+        flag,
+        n,
+        run_bytes_per_point(cfg, choice == EngineChoice::Gpu),
+    )?;
     let (system, method, dt, solver) = (&cfg.system, cfg.method, cfg.dt, cfg.solver);
     match (choice, cfg.precision) {
-        (EngineChoice::Gpu, _) => run_with::<f32>(cfg, &init, &out, &|s| {
+        (EngineChoice::Gpu, _) => run_with::<f32>(cfg, &out, note, &|s| {
             Ok(Box::new(GpuEngine::with_options(
                 system,
                 method,
@@ -233,7 +308,7 @@ pub fn run(cfg: &RunConfig) -> Result<RunSummary> {
                 solver,
             )?))
         }),
-        (EngineChoice::Cpu, Precision::F32) => run_with::<f32>(cfg, &init, &out, &|s| {
+        (EngineChoice::Cpu, Precision::F32) => run_with::<f32>(cfg, &out, note, &|s| {
             Ok(Box::new(CpuEngine::with_solver(
                 system.clone(),
                 method,
@@ -242,7 +317,7 @@ pub fn run(cfg: &RunConfig) -> Result<RunSummary> {
                 solver,
             )))
         }),
-        (EngineChoice::Cpu, Precision::F64) => run_with::<f64>(cfg, &init, &out, &|s| {
+        (EngineChoice::Cpu, Precision::F64) => run_with::<f64>(cfg, &out, note, &|s| {
             Ok(Box::new(CpuEngine::with_solver(
                 system.clone(),
                 method,
@@ -256,10 +331,19 @@ pub fn run(cfg: &RunConfig) -> Result<RunSummary> {
 
 fn run_with<T: Real>(
     cfg: &RunConfig,
-    init: &State<f64>,
     out: &Path,
+    note: Option<String>,
     factory: &EngineFactory<T>,
 ) -> Result<RunSummary> {
+    let init = Initial::<T>::generate(cfg)?;
+    // Everything that can fail on user input has been checked: only now touch --out.
+    std::fs::create_dir_all(out).map_err(|source| Error::Output {
+        path: out.to_path_buf(),
+        source,
+    })?;
+    if let Some(n) = note {
+        eprintln!("phaseflow: {n}");
+    }
     let mut tracker = Tracker::new(cfg, init, factory)?;
     let describe = tracker.engine.describe();
     eprintln!(
@@ -310,22 +394,60 @@ fn write_trajectory(path: &Path, system: &System, traj: &[(f64, Vec<f64>)]) -> R
     write_atomic(path, &bytes)
 }
 
+/// The initial set as `run` needs it: the points in the run's precision, generated straight
+/// into it (no f64 copy), and for loop ensembles what refinement needs of the f64 set.
+struct Initial<T: Real> {
+    state: State<T>,
+    /// A file loop's rows, the polygon that refinement interpolates new nodes on (no points
+    /// otherwise: the other loops compute theirs from the ensemble's parameters).
+    file_nodes: State<f64>,
+    /// Bounding-box diagonal of the f64 initial set (loop ensembles; 0 otherwise).
+    diagonal: f64,
+}
+
+impl<T: Real> Initial<T> {
+    fn generate(cfg: &RunConfig) -> Result<Self> {
+        let (spec, system) = (&cfg.ensemble, &cfg.system);
+        let none = State::zeros(0, system.dof());
+        if !spec.is_loop() {
+            return Ok(Initial {
+                state: spec.generate_as(system)?,
+                file_nodes: none,
+                diagonal: 0.0,
+            });
+        }
+        let init = spec.generate(system)?;
+        let diagonal = bbox_diagonal(&init);
+        Ok(Initial {
+            state: init.convert(),
+            file_nodes: if spec.kind == EnsembleKind::File {
+                init
+            } else {
+                none
+            },
+            diagonal,
+        })
+    }
+}
+
 /// A run in progress: the engine, and per point what the measurements need besides the state
-/// (initial energy, loop parameter, tangent scale).
+/// (initial energy; loop parameter for loops, tangent scale with --tangent).
 struct Tracker<'a, T: Real> {
     cfg: &'a RunConfig,
     factory: &'a EngineFactory<'a, T>,
     engine: Box<dyn Engine<T>>,
     /// Engine for inserted loop nodes (made on first use).
     aux: Option<Box<dyn Engine<T>>>,
-    /// The unrefined initial nodes (a file loop's polygon is defined by them).
-    init: &'a State<f64>,
+    /// A file loop's unrefined initial nodes (its polygon is defined by them); else no points.
+    file_nodes: State<f64>,
     h0: Vec<f64>,
     /// Angular momentum L(z0) per point, for systems that conserve it (else empty).
     l0: Vec<[f64; 3]>,
-    /// Loop parameter s ∈ [0, 1) of every node, increasing around the loop.
+    /// Loop parameter s ∈ [0, 1) of every node, increasing around the loop (refined loops
+    /// only, else empty).
     s: Vec<f64>,
-    /// Tangent columns are stored divided by 2^log2_scale (see measure::tangent).
+    /// Tangent columns are stored divided by 2^log2_scale (see measure::tangent); --tangent
+    /// only, else empty.
     log2_scale: Vec<f64>,
     /// Absolute refinement distance: tol × the initial loop's bounding-box diagonal.
     refine_dist: Option<f64>,
@@ -374,30 +496,37 @@ fn bbox_diagonal<T: Real>(s: &State<T>) -> f64 {
 impl<'a, T: Real> Tracker<'a, T> {
     fn new(
         cfg: &'a RunConfig,
-        init: &'a State<f64>,
+        init: Initial<T>,
         factory: &'a EngineFactory<'a, T>,
     ) -> Result<Self> {
-        let n = init.n;
+        let n = init.state.n;
         let start = if cfg.tangent {
-            init.with_tangent()
+            init.state.with_tangent()
         } else {
-            init.clone()
+            init.state
         };
-        let mut engine = factory(start.convert())?;
+        let mut engine = factory(start)?;
         // H(z0) of the points as the run's precision holds them (an f32 run starts from rounded points).
         let h0 = energies(&cfg.system, engine.state()?);
         let l0 = angular_momenta(&cfg.system, engine.state()?).unwrap_or_default();
-        let refine_dist = cfg.refine.map(|r| r.tol * bbox_diagonal(init));
+        let refine_dist = cfg.refine.map(|r| r.tol * init.diagonal);
         Ok(Tracker {
             cfg,
             factory,
             engine,
             aux: None,
-            init,
+            file_nodes: init.file_nodes,
             h0,
             l0,
-            s: (0..n).map(|k| k as f64 / n as f64).collect(),
-            log2_scale: vec![0.0; n],
+            s: match cfg.refine {
+                Some(_) => (0..n).map(|k| k as f64 / n as f64).collect(),
+                None => Vec::new(),
+            },
+            log2_scale: if cfg.tangent {
+                vec![0.0; n]
+            } else {
+                Vec::new()
+            },
             refine_dist,
             capped_at: None,
             stuck_at: None,
@@ -478,7 +607,11 @@ impl<'a, T: Real> Tracker<'a, T> {
                 .collect();
             let rows = new_s
                 .iter()
-                .map(|&s| self.cfg.ensemble.loop_point(&self.cfg.system, s, self.init))
+                .map(|&s| {
+                    self.cfg
+                        .ensemble
+                        .loop_point(&self.cfg.system, s, &self.file_nodes)
+                })
                 .collect::<Result<Vec<_>>>()?;
             let fresh = State::<f64>::from_rows(&rows, d).convert::<T>();
             let fresh_h0 = energies(&self.cfg.system, &fresh);
@@ -518,14 +651,16 @@ impl<'a, T: Real> Tracker<'a, T> {
                 s2.push(self.s[i]);
                 h2.push(self.h0[i]);
                 am2.extend(self.l0.get(i));
-                l2.push(self.log2_scale[i]);
+                l2.extend(self.log2_scale.get(i));
                 if let Some((_, &k)) = g.next_if(|x| x.0 .0 == i) {
                     for _ in 0..k {
                         from_old.push(false);
                         s2.push(new_s[fresh_i]);
                         h2.push(fresh_h0[fresh_i]);
                         am2.extend(fresh_l0.get(fresh_i));
-                        l2.push(0.0);
+                        if self.cfg.tangent {
+                            l2.push(0.0);
+                        }
                         fresh_i += 1;
                     }
                 }
@@ -586,7 +721,11 @@ impl<'a, T: Real> Tracker<'a, T> {
             }
             let state = self.engine.state()?;
             let mut row = snapshot_stats(&cfg.system, state, &self.h0, step, cfg.dt);
-            row.unconverged = state.unconverged.iter().filter(|&&u| u > 0).count() as u64;
+            row.unconverged = state
+                .unconverged
+                .par_chunks(1 << 16)
+                .map(|c| c.iter().filter(|&&u| u > 0).count() as u64)
+                .sum();
             if !self.l0.is_empty() {
                 row.ang_mom_err_max = ang_mom_err_max(&cfg.system, state, &self.l0);
             }
@@ -929,6 +1068,79 @@ pub fn bench(system: &System, method: Method, o: &BenchOptions) -> Result<BenchR
 mod tests {
     use super::*;
 
+    fn config(extra: &[(&str, &str)], tangent: bool, save_states: bool) -> RunConfig {
+        let mut args = vec!["phaseflow", "run", "--method", "verlet", "--dt", "0.1"];
+        args.extend(["--steps", "10", "--out", "unused"]);
+        for (k, v) in extra {
+            args.extend([*k, *v]);
+        }
+        if tangent {
+            args.push("--tangent");
+        }
+        if save_states {
+            args.push("--save-states");
+        }
+        let cli = <crate::cli::Cli as clap::Parser>::try_parse_from(args).unwrap();
+        let crate::cli::Command::Run(a) = cli.command else {
+            panic!("not a run")
+        };
+        RunConfig::from_args(&a).unwrap()
+    }
+
+    /// The per-point estimate: the measured figure for an f32 d = 1 run (20 B, the ≤ 28 B
+    /// target), and what precision, d, angular momentum, --tangent, loops, --save-states and the
+    /// GPU engine add.
+    #[test]
+    fn memory_estimate_per_point() {
+        let pend = [("--system", "pendulum"), ("--ensemble", "disk")];
+        let f32_run = run_bytes_per_point(&config(&pend, false, false), false);
+        assert_eq!(f32_run, 8 + 4 + 8);
+        let f64_pend = [pend[0], pend[1], ("--precision", "f64")];
+        assert_eq!(
+            run_bytes_per_point(&config(&f64_pend, false, false), false),
+            16 + 4 + 8
+        );
+        // --save-states adds the encoded .npy; the GPU engine its upload and staging copies
+        assert_eq!(
+            run_bytes_per_point(&config(&pend, false, true), false),
+            20 + 8
+        );
+        assert_eq!(
+            run_bytes_per_point(&config(&pend, false, false), true),
+            20 + 24
+        );
+        // Kepler: d = 2 and L0
+        let kepler = [("--system", "kepler"), ("--ensemble", "disk")];
+        assert_eq!(
+            run_bytes_per_point(&config(&kepler, false, false), false),
+            16 + 4 + 8 + 24
+        );
+        // --tangent (d = 1: 3 components): state, log2_scale, the plain start, renormalise's copy
+        assert_eq!(
+            run_bytes_per_point(&config(&pend, true, false), false),
+            28 + 8 + 8 + 28 + 8
+        );
+        // a loop: s, the f64 initial set, a refinement pass's merged state and vectors
+        let circle = [("--system", "pendulum"), ("--ensemble", "circle")];
+        assert_eq!(
+            run_bytes_per_point(&config(&circle, false, false), false),
+            20 + 8 + 16 + 12 + 24
+        );
+        // a file ensemble: reading it peaks at its f64 values twice over
+        let mut cfg = config(&pend, false, false);
+        cfg.ensemble.kind = EnsembleKind::File;
+        assert_eq!(run_bytes_per_point(&cfg, false), 36);
+        // refusal names the figure and the fix; a small ensemble passes
+        let err = check_host_memory("--points", usize::MAX / 64, f32_run)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("20 bytes per point") && err.contains("use fewer --points (at most about"),
+            "{err}"
+        );
+        assert!(check_host_memory("--points", 1000, f32_run).is_ok());
+    }
+
     #[test]
     fn validation_verdict() {
         let v = |rel: f64, mismatch: usize| Validation {
@@ -1012,9 +1224,9 @@ mod tests {
             ..Default::default()
         };
         let cfg = RunConfig::resolve(file).unwrap();
-        let init = cfg.ensemble.generate(&cfg.system).unwrap();
+        let init = Initial::generate(&cfg).unwrap();
         let factory = |s: State<f64>| -> Result<Box<dyn Engine<f64>>> { Ok(Box::new(Snap8(s))) };
-        let mut tracker = Tracker::new(&cfg, &init, &factory).unwrap();
+        let mut tracker = Tracker::new(&cfg, init, &factory).unwrap();
         // Step 0: the circle is refined to the tolerance (no gap is stuck).
         tracker.refine(0).unwrap();
         let refined = tracker.engine.state().unwrap().n;

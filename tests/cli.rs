@@ -412,6 +412,30 @@ fn rejects(extra: &[&str], needle: &str) {
     assert!(!out.exists(), "{extra:?}: --out must stay untouched");
 }
 
+/// An ensemble too big for the host's memory is refused before anything is generated or
+/// written (10^14 points of 20 bytes: 2 PB), with the figure and the fix; a refined loop is
+/// checked at the node count it may grow to.
+#[test]
+fn ensemble_too_big_for_memory_is_refused() {
+    rejects(
+        &["--points", "100000000000000"],
+        "bytes per point) but only",
+    );
+    rejects(
+        &["--points", "100000000000000"],
+        "use fewer --points (at most about",
+    );
+    rejects(
+        &["--points", "100000000000000", "--precision", "f64"],
+        "--points 100000000000000: the ensemble needs about",
+    );
+    // A refined loop may grow to --max-nodes: that is what must fit.
+    rejects(
+        &["--ensemble", "circle", "--max-nodes", "100000000000000"],
+        "--max-nodes 100000000000000: the ensemble needs about",
+    );
+}
+
 #[test]
 fn bad_step_sizes() {
     rejects(&["--dt", "nan"], "--dt must be a positive finite number");

@@ -39,12 +39,7 @@ pub fn read_states(path: &Path, d: usize) -> Result<State<f64>> {
     if rows == 0 {
         return Err(file_err(path, "--input holds no points (zero rows)"));
     }
-    let table: Vec<Vec<f64>> = data.chunks(cols).map(|r| r.to_vec()).collect();
-    if let Some((i, _)) = table
-        .iter()
-        .enumerate()
-        .find(|(_, r)| r.iter().any(|x| !x.is_finite()))
-    {
+    if let Some(i) = data.iter().position(|x| !x.is_finite()).map(|at| at / cols) {
         return Err(file_err(
             path,
             format!(
@@ -53,7 +48,15 @@ pub fn read_states(path: &Path, d: usize) -> Result<State<f64>> {
             ),
         ));
     }
-    Ok(State::from_rows(&table, d))
+    // Straight from the row-major values into the component-major state (no copy per row).
+    let mut s = State::zeros(rows, d);
+    for (i, row) in data.chunks_exact(cols).enumerate() {
+        for k in 0..d {
+            s.q[k * rows + i] = row[k];
+            s.p[k * rows + i] = row[d + k];
+        }
+    }
+    Ok(s)
 }
 
 fn read_csv(path: &Path) -> Result<(usize, usize, Vec<f64>)> {

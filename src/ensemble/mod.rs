@@ -305,12 +305,15 @@ impl EnsembleSpec {
             EnsembleKind::Level => level_point(system, self.energy.unwrap_or(0.0), tau * s),
             EnsembleKind::Circle => {
                 let (c, r) = (self.center.clone().unwrap(), self.radius.unwrap());
-                Ok(plane_point(
+                let mut row = vec![0.0; 2 * d];
+                plane_point(
+                    &mut row,
                     &c,
                     d,
                     c[0] + r * (tau * s).cos(),
                     c[d] + r * (tau * s).sin(),
-                ))
+                );
+                Ok(row)
             }
             EnsembleKind::Rect => {
                 let (lo, hi) = (self.lo.clone().unwrap(), self.hi.clone().unwrap());
@@ -327,7 +330,9 @@ impl EnsembleSpec {
                 } else {
                     (lo[0], hi[d] - (a - 2.0 * w - h))
                 };
-                Ok(plane_point(&mid, d, x, y))
+                let mut row = vec![0.0; 2 * d];
+                plane_point(&mut row, &mid, d, x, y);
+                Ok(row)
             }
             EnsembleKind::File if self.closed_loop => {
                 let n = file_nodes.n;
@@ -526,29 +531,34 @@ impl EnsembleSpec {
 
     /// Generate the initial states (f64) for the system.
     pub fn generate(&self, system: &System) -> Result<State<f64>> {
+        self.generate_as(system)
+    }
+
+    /// Generate the initial states straight into precision `T`: each point is computed in f64
+    /// and rounded once, exactly as `generate` followed by `State::convert`, but without the f64
+    /// copy, and with one row buffer for all points rather than an allocation per point.
+    pub fn generate_as<T: Real>(&self, system: &System) -> Result<State<T>> {
         let d = system.dof();
         let n = self.points;
         match self.kind {
             EnsembleKind::Level => level(system, self.energy.unwrap_or(0.0), n),
             EnsembleKind::Circle | EnsembleKind::Rect => {
                 let none = State::zeros(0, d);
-                let rows = (0..n)
-                    .map(|k| self.loop_point(system, k as f64 / n as f64, &none))
-                    .collect::<Result<Vec<_>>>()?;
-                Ok(State::from_rows(&rows, d))
+                fill(n, d, |k, row| {
+                    row.copy_from_slice(&self.loop_point(system, k as f64 / n as f64, &none)?);
+                    Ok(())
+                })
             }
             EnsembleKind::Disk => {
                 let (c, r) = (self.center.clone().unwrap(), self.radius.unwrap());
                 let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(self.seed);
-                let rows = (0..n)
-                    .map(|_| {
-                        let u: f64 = rand::Rng::random(&mut rng);
-                        let v: f64 = rand::Rng::random(&mut rng);
-                        let (rho, phi) = (r * u.sqrt(), 2.0 * std::f64::consts::PI * v);
-                        plane_point(&c, d, c[0] + rho * phi.cos(), c[d] + rho * phi.sin())
-                    })
-                    .collect::<Vec<_>>();
-                Ok(State::from_rows(&rows, d))
+                fill(n, d, |_, row| {
+                    let u: f64 = rand::Rng::random(&mut rng);
+                    let v: f64 = rand::Rng::random(&mut rng);
+                    let (rho, phi) = (r * u.sqrt(), 2.0 * std::f64::consts::PI * v);
+                    plane_point(row, &c, d, c[0] + rho * phi.cos(), c[d] + rho * phi.sin());
+                    Ok(())
+                })
             }
             EnsembleKind::Grid => {
                 let (lo, hi) = (self.lo.clone().unwrap(), self.hi.clone().unwrap());
@@ -561,58 +571,69 @@ impl EnsembleSpec {
                         a + (b - a) * j as f64 / (m - 1) as f64
                     }
                 };
-                let rows = (0..n)
-                    .map(|idx| {
-                        plane_point(
-                            &mid,
-                            d,
-                            at(lo[0], hi[0], idx % m),
-                            at(lo[d], hi[d], idx / m),
-                        )
-                    })
-                    .collect::<Vec<_>>();
-                Ok(State::from_rows(&rows, d))
+                fill(n, d, |idx, row| {
+                    let (x, y) = (at(lo[0], hi[0], idx % m), at(lo[d], hi[d], idx / m));
+                    plane_point(row, &mid, d, x, y);
+                    Ok(())
+                })
             }
             EnsembleKind::Point => {
                 let c = self.center.clone().unwrap();
-                Ok(State::from_rows(&vec![c; n], d))
+                fill(n, d, |_, row| {
+                    row.copy_from_slice(&c);
+                    Ok(())
+                })
             }
             EnsembleKind::Gaussian => {
                 let (c, sigma) = (self.center.clone().unwrap(), self.sigma.unwrap());
                 let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(self.seed);
-                let rows = (0..n)
-                    .map(|_| {
-                        c.iter()
-                            .map(|x| {
-                                let g: f64 = StandardNormal.sample(&mut rng);
-                                x + sigma * g
-                            })
-                            .collect()
-                    })
-                    .collect::<Vec<_>>();
-                Ok(State::from_rows(&rows, d))
+                fill(n, d, |_, row| {
+                    for (z, x) in row.iter_mut().zip(&c) {
+                        let g: f64 = StandardNormal.sample(&mut rng);
+                        *z = x + sigma * g;
+                    }
+                    Ok(())
+                })
             }
-            EnsembleKind::File => read_states(self.input.as_ref().unwrap(), d),
+            EnsembleKind::File => Ok(read_states(self.input.as_ref().unwrap(), d)?.convert()),
         }
     }
 }
 
-/// A point equal to `base` except for (q1, p1) = (x, y).
-fn plane_point(base: &[f64], d: usize, x: f64, y: f64) -> Vec<f64> {
-    let mut row = base.to_vec();
+/// A state of `n` points whose point i (q1..qd, p1..pd, in f64) `point(i, row)` writes into
+/// one reused row, rounded to `T` as it is stored.
+fn fill<T: Real>(
+    n: usize,
+    d: usize,
+    mut point: impl FnMut(usize, &mut [f64]) -> Result<()>,
+) -> Result<State<T>> {
+    let mut s = State::zeros(n, d);
+    let mut row = vec![0.0; 2 * d];
+    for i in 0..n {
+        point(i, &mut row)?;
+        for k in 0..d {
+            s.q[k * n + i] = T::from_f64(row[k]);
+            s.p[k * n + i] = T::from_f64(row[d + k]);
+        }
+    }
+    Ok(s)
+}
+
+/// Into `row`: a point equal to `base` except for (q1, p1) = (x, y).
+fn plane_point(row: &mut [f64], base: &[f64], d: usize, x: f64, y: f64) {
+    row.copy_from_slice(base);
     row[0] = x;
     row[d] = y;
-    row
 }
 
 /// Points on the level set H = E, star-shaped around the system's minimum z*, at angles
 /// φ_k = 2πk/N (loop parameter s = k/N).
-fn level(system: &System, energy: f64, n: usize) -> Result<State<f64>> {
+fn level<T: Real>(system: &System, energy: f64, n: usize) -> Result<State<T>> {
     let tau = 2.0 * std::f64::consts::PI;
-    let rows = (0..n)
-        .map(|k| level_point(system, energy, tau * k as f64 / n as f64))
-        .collect::<Result<Vec<_>>>()?;
-    Ok(State::from_rows(&rows, 1))
+    fill(n, 1, |k, row| {
+        row.copy_from_slice(&level_point(system, energy, tau * k as f64 / n as f64)?);
+        Ok(())
+    })
 }
 
 /// The point of the level set H = E along the ray from z* at angle φ: march outwards until H
@@ -681,16 +702,54 @@ mod tests {
     fn level_points_lie_on_the_level() {
         let sys = System::new("pendulum", &BTreeMap::new()).unwrap();
         let e = 1.0 - (std::f64::consts::PI / 6.0).cos();
-        let s = level(&sys, e, 64).unwrap();
+        let s: State<f64> = level(&sys, e, 64).unwrap();
         for i in 0..64 {
             let h = sys.energy(&[s.q[i]], &[s.p[i]]);
             assert!((h - e).abs() < 1e-14, "point {i}: H = {h}");
         }
     }
 
+    /// `generate_as::<f32>` gives exactly `generate` rounded to f32, for every generated kind
+    /// (d = 1 and d = 2), so runs start from the same points as with an f64 copy.
+    #[test]
+    fn generate_as_f32_equals_generate_then_convert() {
+        for (system, kinds) in [
+            (
+                "pendulum",
+                &[
+                    "level", "circle", "rect", "disk", "grid", "gaussian", "point",
+                ][..],
+            ),
+            (
+                "kepler",
+                &["circle", "rect", "disk", "grid", "gaussian", "point"][..],
+            ),
+        ] {
+            let sys = System::new(system, &BTreeMap::new()).unwrap();
+            for kind in kinds {
+                let spec = EnsembleSpec {
+                    kind: EnsembleKind::from_name(kind).unwrap(),
+                    points: 49,
+                    energy: Some(0.5),
+                    seed: 7,
+                    ..EnsembleSpec::disk(49, 0.3, 7)
+                }
+                .resolve(&sys)
+                .unwrap();
+                let f64_state = spec.generate(&sys).unwrap();
+                assert_eq!(f64_state.n, 49);
+                assert_eq!(
+                    spec.generate_as::<f32>(&sys).unwrap(),
+                    f64_state.convert::<f32>(),
+                    "{system} {kind}"
+                );
+            }
+        }
+    }
+
     #[test]
     fn level_above_separatrix_is_rejected() {
         let sys = System::new("pendulum", &BTreeMap::new()).unwrap();
-        assert!(level(&sys, 2.5, 8).is_err());
+        assert!(level::<f64>(&sys, 2.5, 8).is_err());
     }
 }

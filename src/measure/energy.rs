@@ -121,26 +121,139 @@ pub struct EnergyRow {
     pub unconverged: u64,
 }
 
-/// H of every point of the state (f64; NaN stays NaN).
+/// Points per statistics chunk. A chunk's energies are computed into one buffer
+/// (`Hamiltonian::energy_block`), reduced by `EnergyAccumulator::from_chunk`, and the chunks'
+/// accumulators are merged in index order: the statistics are the same bit for bit whatever
+/// the thread count, and no n-sized vector of energies is ever allocated.
+const CHUNK: usize = 4096;
+
+/// Independent partial sums per chunk: each statistic keeps `LANES` of them (one vector
+/// register), combined in a fixed order at the end of the chunk.
+const LANES: usize = 8;
+
+/// H of every point of the state (f64; a point with a non-finite component gets a non-finite H).
 pub fn energies<T: Real>(system: &System, s: &State<T>) -> Vec<f64> {
-    let d = s.d;
-    (0..s.n)
-        .into_par_iter()
-        .map_init(
-            || (vec![0.0; d], vec![0.0; d]),
-            |(q, p), i| {
-                s.point_f64(i, q, p);
-                if q.iter().chain(p.iter()).all(|x| x.is_finite()) {
-                    system.energy(q, p)
-                } else {
-                    f64::NAN
-                }
-            },
-        )
-        .collect()
+    let mut h = vec![0.0; s.n];
+    h.par_chunks_mut(CHUNK).enumerate().for_each(|(c, out)| {
+        system.energy_block(&s.q, &s.p, s.n, c * CHUNK, out);
+    });
+    h
 }
 
-/// Statistics of a snapshot against the initial energies `h0` (one per point).
+impl EnergyAccumulator {
+    /// The accumulator of one chunk: energies `h` (finite ones only) against their initial
+    /// values `h0`. Two passes over the chunk (the mean, then M2 = Σ (h − mean)²), each a
+    /// branch-free loop over `LANES` partial sums with no division but the relative error's.
+    pub fn from_chunk(h: &[f64], h0: &[f64]) -> Self {
+        assert_eq!(h.len(), h0.len());
+        // Lane l takes the points l, l + LANES, …; the tail of the chunk is padded with
+        // non-finite energies, which every statistic ignores.
+        let (tail_h, tail_h0) = padded_tail(h, h0);
+        // A chunk with no non-finite energy (the usual case) runs loops without the finiteness
+        // selects, which LLVM otherwise turns into masked stores of the partial sums; both
+        // loops do the same arithmetic on finite energies.
+        let all_finite = h.iter().map(|x| !x.is_finite() as usize).sum::<usize>() == 0;
+        let mut lanes = Lanes::default();
+        for (hs, h0s) in h.chunks_exact(LANES).zip(h0.chunks_exact(LANES)) {
+            let (hs, h0s) = (hs.try_into().unwrap(), h0s.try_into().unwrap());
+            if all_finite {
+                lanes.add::<false>(hs, h0s);
+            } else {
+                lanes.add::<true>(hs, h0s);
+            }
+        }
+        lanes.add::<true>(&tail_h, &tail_h0);
+        let finite = lanes.finite.iter().sum::<f64>() as u64;
+        if finite == 0 {
+            return EnergyAccumulator::default();
+        }
+        let mean = lanes.sum.iter().sum::<f64>() / finite as f64;
+        let mut m2 = [0.0; LANES];
+        for hs in h.chunks_exact(LANES) {
+            if all_finite {
+                add_m2::<false>(&mut m2, hs.try_into().unwrap(), mean);
+            } else {
+                add_m2::<true>(&mut m2, hs.try_into().unwrap(), mean);
+            }
+        }
+        add_m2::<true>(&mut m2, &tail_h, mean);
+        let max = |v: &[f64; LANES]| v.iter().fold(0.0, |m: f64, &x| m.max(x));
+        EnergyAccumulator {
+            finite,
+            mean,
+            m2: m2.iter().sum(),
+            abs_err_sum: lanes.abs_err_sum.iter().sum(),
+            abs_err_max: max(&lanes.abs_err_max),
+            rel_count: lanes.rel_count.iter().sum::<f64>() as u64,
+            rel_err_sum: lanes.rel_err_sum.iter().sum(),
+            rel_err_max: max(&lanes.rel_err_max),
+        }
+    }
+}
+
+/// `EnergyAccumulator::from_chunk`'s first pass: per lane, finite count, Σ h, and the error
+/// sums and maxima.
+#[derive(Default)]
+struct Lanes {
+    /// Counts as f64 (exact up to 2^53): adding 0.0 or 1.0 keeps the loop in vector
+    /// registers, where a conditional integer increment becomes a masked store.
+    finite: [f64; LANES],
+    sum: [f64; LANES],
+    abs_err_sum: [f64; LANES],
+    abs_err_max: [f64; LANES],
+    rel_count: [f64; LANES],
+    rel_err_sum: [f64; LANES],
+    rel_err_max: [f64; LANES],
+}
+
+impl Lanes {
+    #[inline(always)]
+    /// One group of `LANES` energies; `CHECK`: some may be non-finite (else all are finite).
+    fn add<const CHECK: bool>(&mut self, h: &[f64; LANES], h0: &[f64; LANES]) {
+        for l in 0..LANES {
+            let (x, x0) = (h[l], h0[l]);
+            let finite = !CHECK || x.is_finite();
+            self.finite[l] += if finite { 1.0 } else { 0.0 };
+            self.sum[l] += if finite { x } else { 0.0 };
+            let err = if finite { (x - x0).abs() } else { 0.0 };
+            self.abs_err_sum[l] += err;
+            // (f64::max leaves out a NaN error, from a NaN h0; it compiles to vector max
+            // instructions, where a select becomes a masked store)
+            self.abs_err_max[l] = self.abs_err_max[l].max(err);
+            let abs_h0 = x0.abs();
+            let with_rel = finite && abs_h0 > REL_ENERGY_FLOOR;
+            self.rel_count[l] += if with_rel { 1.0 } else { 0.0 };
+            let rel = if with_rel { err / abs_h0 } else { 0.0 };
+            self.rel_err_sum[l] += rel;
+            self.rel_err_max[l] = self.rel_err_max[l].max(rel);
+        }
+    }
+}
+
+/// `from_chunk`'s second pass: Σ (h − mean)² per lane over the finite energies.
+#[inline(always)]
+fn add_m2<const CHECK: bool>(m2: &mut [f64; LANES], h: &[f64; LANES], mean: f64) {
+    for l in 0..LANES {
+        let dev = h[l] - mean;
+        m2[l] += if !CHECK || h[l].is_finite() {
+            dev * dev
+        } else {
+            0.0
+        };
+    }
+}
+
+/// The last `len % LANES` energies and initial energies, padded to `LANES` with NaN energies.
+fn padded_tail(h: &[f64], h0: &[f64]) -> ([f64; LANES], [f64; LANES]) {
+    let start = h.len() - h.len() % LANES;
+    let (mut th, mut th0) = ([f64::NAN; LANES], [0.0; LANES]);
+    th[..h.len() - start].copy_from_slice(&h[start..]);
+    th0[..h.len() - start].copy_from_slice(&h0[start..]);
+    (th, th0)
+}
+
+/// Statistics of a snapshot against the initial energies `h0` (one per point): energies one
+/// chunk at a time, in parallel, chunk accumulators merged in order (see `CHUNK`).
 pub fn snapshot_stats<T: Real>(
     system: &System,
     s: &State<T>,
@@ -148,21 +261,18 @@ pub fn snapshot_stats<T: Real>(
     step: u64,
     dt: f64,
 ) -> EnergyRow {
-    let h = energies(system, s);
-    // Fixed chunks merged in order: the statistics are bit-reproducible whatever the thread count.
-    const CHUNK: usize = 4096;
-    let acc = h
-        .par_chunks(CHUNK)
-        .zip(h0.par_chunks(CHUNK))
-        .map(|(hs, h0s)| {
-            let mut a = EnergyAccumulator::default();
-            for (&hi, &h0i) in hs.iter().zip(h0s) {
-                if hi.is_finite() {
-                    a.push(hi, h0i);
-                }
-            }
-            a
-        })
+    assert_eq!(h0.len(), s.n);
+    let acc = (0..s.n.div_ceil(CHUNK))
+        .into_par_iter()
+        .map_init(
+            || vec![0.0; CHUNK],
+            |buf, c| {
+                let first = c * CHUNK;
+                let h = &mut buf[..CHUNK.min(s.n - first)];
+                system.energy_block(&s.q, &s.p, s.n, first, h);
+                EnergyAccumulator::from_chunk(h, &h0[first..first + h.len()])
+            },
+        )
         .collect::<Vec<_>>()
         .into_iter()
         .fold(EnergyAccumulator::default(), EnergyAccumulator::merge);
@@ -214,15 +324,26 @@ pub fn angular_momenta<T: Real>(system: &System, s: &State<T>) -> Option<Vec<[f6
 }
 
 /// max |L − L0| over the points whose L is finite (None without angular momentum or points).
+/// Point by point in parallel, with no per-snapshot vector of angular momenta (the maximum is
+/// exact, so the order does not matter).
 pub fn ang_mom_err_max<T: Real>(system: &System, s: &State<T>, l0: &[[f64; 3]]) -> Option<f64> {
-    let l = angular_momenta(system, s)?;
-    l.iter()
-        .zip(l0)
-        .map(|(a, b)| {
-            ((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2) + (a[2] - b[2]).powi(2)).sqrt()
-        })
-        .filter(|e| e.is_finite())
-        .reduce(f64::max)
+    let d = s.d;
+    let zero = vec![0.0; d];
+    system.angular_momentum(&zero, &zero)?;
+    (0..s.n.min(l0.len()))
+        .into_par_iter()
+        .map_init(
+            || (vec![0.0; d], vec![0.0; d]),
+            |(q, p), i| {
+                s.point_f64(i, q, p);
+                let (a, b) = (system.angular_momentum(q, p)?, l0[i]);
+                let e =
+                    ((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2) + (a[2] - b[2]).powi(2)).sqrt();
+                e.is_finite().then_some(e)
+            },
+        )
+        .flatten()
+        .reduce_with(f64::max)
 }
 
 /// Least-squares slope of y against t (the energy drift), None with fewer than two points.
@@ -256,6 +377,82 @@ mod tests {
         assert!((r1.energy_mean.unwrap() - r2.energy_mean.unwrap()).abs() < 1e-14);
         assert!((r1.energy_std.unwrap() - r2.energy_std.unwrap()).abs() < 1e-12);
         assert_eq!(r1.abs_energy_err_max, r2.abs_energy_err_max);
+    }
+
+    fn pendulum_disk(n: usize) -> State<f32> {
+        let mut s = State::<f32>::zeros(n, 1);
+        for i in 0..n {
+            let a = i as f64 * 0.618_033_988_7 * std::f64::consts::TAU;
+            let r = 0.3 * ((i % 97) as f64 / 97.0).sqrt();
+            s.q[i] = (r * a.cos()) as f32;
+            s.p[i] = (0.8 + r * a.sin()) as f32;
+        }
+        s
+    }
+
+    /// The chunked statistics equal the one-pass Welford accumulation of the per-point libm
+    /// energies up to rounding, and count and exclude non-finite points.
+    #[test]
+    fn chunked_stats_match_sequential_welford() {
+        let sys = System::new("pendulum", &std::collections::BTreeMap::new()).unwrap();
+        let n = 3 * CHUNK + 123;
+        let mut s = pendulum_disk(n);
+        let h0: Vec<f64> = (0..n)
+            .map(|i| sys.energy(&[s.q[i] as f64], &[s.p[i] as f64]) * (1.0 + 1e-7 * (i % 5) as f64))
+            .collect();
+        s.q[7] = f32::NAN;
+        s.p[CHUNK + 1] = f32::INFINITY;
+        let row = snapshot_stats(&sys, &s, &h0, 3, 0.5);
+        let mut seq = EnergyAccumulator::default();
+        for (i, &h0i) in h0.iter().enumerate() {
+            let h = sys.energy(&[s.q[i] as f64], &[s.p[i] as f64]);
+            if h.is_finite() {
+                seq.push(h, h0i);
+            }
+        }
+        let want = row_from(&seq, n as u64, 3, 1.5);
+        assert_eq!(
+            (row.points, row.finite, row.t),
+            (n as u64, n as u64 - 2, 1.5)
+        );
+        let close = |a: Option<f64>, b: Option<f64>, tol: f64| {
+            let (a, b) = (a.unwrap(), b.unwrap());
+            assert!((a - b).abs() <= tol * b.abs(), "{a} vs {b}");
+        };
+        close(row.energy_mean, want.energy_mean, 1e-15);
+        close(row.energy_std, want.energy_std, 1e-13);
+        close(row.abs_energy_err_mean, want.abs_energy_err_mean, 1e-8);
+        close(row.abs_energy_err_max, want.abs_energy_err_max, 1e-8);
+        close(row.rel_energy_err_mean, want.rel_energy_err_mean, 1e-8);
+        close(row.rel_energy_err_max, want.rel_energy_err_max, 1e-8);
+    }
+
+    /// Fixed chunks merged in order: the same bits with one thread as with four.
+    #[test]
+    fn stats_do_not_depend_on_the_thread_count() {
+        let sys = System::new("pendulum", &std::collections::BTreeMap::new()).unwrap();
+        let s = pendulum_disk(5 * CHUNK + 17);
+        let h0 = vec![0.3; s.n];
+        let on = |threads: usize| {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            pool.install(|| (snapshot_stats(&sys, &s, &h0, 1, 1.0), energies(&sys, &s)))
+        };
+        assert_eq!(on(1), on(4));
+    }
+
+    #[test]
+    fn chunk_with_no_finite_energy_is_empty() {
+        let a = EnergyAccumulator::from_chunk(&[f64::NAN, f64::INFINITY], &[1.0, 1.0]);
+        assert_eq!(a.finite, 0);
+        let b = EnergyAccumulator::from_chunk(&[2.0], &[1.0]);
+        let r = row_from(&a.merge(b), 3, 0, 0.0);
+        assert_eq!(
+            (r.finite, r.energy_mean, r.abs_energy_err_max),
+            (1, Some(2.0), Some(1.0))
+        );
     }
 
     #[test]

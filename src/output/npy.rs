@@ -8,6 +8,13 @@ use crate::float::Real;
 
 /// The bytes of an .npy file holding `data` (row-major) with shape (rows, cols).
 pub fn encode<T: Real>(rows: usize, cols: usize, data: &[T]) -> Vec<u8> {
+    let mut out = header::<T>(rows, cols);
+    out.extend_from_slice(bytemuck::cast_slice(data));
+    out
+}
+
+/// The header of an .npy file of shape (rows, cols), in a buffer with room for the data.
+fn header<T: Real>(rows: usize, cols: usize) -> Vec<u8> {
     let mut header = format!(
         "{{'descr': '{}', 'fortran_order': False, 'shape': ({rows}, {cols}), }}",
         T::NPY_DESCR
@@ -16,27 +23,27 @@ pub fn encode<T: Real>(rows: usize, cols: usize, data: &[T]) -> Vec<u8> {
     let unpadded = 10 + header.len() + 1;
     header.push_str(&" ".repeat((64 - unpadded % 64) % 64));
     header.push('\n');
-    let mut out = Vec::with_capacity(10 + header.len() + std::mem::size_of_val(data));
+    let data_len = rows * cols * std::mem::size_of::<T>();
+    let mut out = Vec::with_capacity(10 + header.len() + data_len);
     out.extend_from_slice(b"\x93NUMPY\x01\x00");
     out.extend_from_slice(&(header.len() as u16).to_le_bytes());
     out.extend_from_slice(header.as_bytes());
-    out.extend_from_slice(bytemuck::cast_slice(data));
     out
 }
 
-/// A state as an N × 2d array, columns q1..qd p1..pd, in its own precision.
+/// A state as an N × 2d array, columns q1..qd p1..pd, in its own precision (written straight
+/// into the file's bytes: no row-major copy of the state beside them).
 pub fn encode_state<T: Real>(s: &State<T>) -> Vec<u8> {
-    let cols = 2 * s.d;
-    let mut data = Vec::with_capacity(s.n * cols);
+    let mut out = header::<T>(s.n, 2 * s.d);
     for i in 0..s.n {
         for k in 0..s.d {
-            data.push(s.q[k * s.n + i]);
+            out.extend_from_slice(bytemuck::bytes_of(&s.q[k * s.n + i]));
         }
         for k in 0..s.d {
-            data.push(s.p[k * s.n + i]);
+            out.extend_from_slice(bytemuck::bytes_of(&s.p[k * s.n + i]));
         }
     }
-    encode(s.n, cols, &data)
+    out
 }
 
 #[derive(Debug)]
@@ -152,6 +159,24 @@ mod tests {
         assert_eq!(a.data, vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.5]);
         let b = encode(1, 2, &[0.1f64, -7.0]);
         assert_eq!(decode_f64(&b).unwrap().data, vec![0.1, -7.0]);
+    }
+
+    /// A component-major state (d = 2) comes out as rows q1 q2 p1 p2, the same bytes as
+    /// `encode` of the row-major copy.
+    #[test]
+    fn state_is_encoded_row_by_row() {
+        let s = State {
+            n: 3,
+            d: 2,
+            nt: 0,
+            q: vec![1.0f32, 2.0, 3.0, 10.0, 20.0, 30.0],
+            p: vec![-1.0, -2.0, -3.0, -10.0, -20.0, -30.0],
+            unconverged: vec![0; 3],
+        };
+        let rows = [
+            1.0f32, 10.0, -1.0, -10.0, 2.0, 20.0, -2.0, -20.0, 3.0, 30.0, -3.0, -30.0,
+        ];
+        assert_eq!(encode_state(&s), encode(3, 4, &rows));
     }
 
     #[test]

@@ -57,6 +57,16 @@ impl Hamiltonian for Oscillator {
         p[0] * p[0] / (2.0 * self.m) + self.k * q[0] * q[0] / 2.0
     }
 
+    /// The same arithmetic as `energy` (bit for bit), as one loop over the block's points.
+    fn energy_block<T: Real>(&self, q: &[T], p: &[T], _n: usize, first: usize, out: &mut [f64]) {
+        let len = out.len();
+        let (q, p) = (&q[first..first + len], &p[first..first + len]);
+        for ((h, &x), &y) in out.iter_mut().zip(q).zip(p) {
+            let (x, y) = (x.to_f64(), y.to_f64());
+            *h = y * y / (2.0 * self.m) + self.k * x * x / 2.0;
+        }
+    }
+
     /// WGSL constants: SPRING_K = k, INV_MASS = 1/m.
     fn constants(&self) -> Vec<(&'static str, f64)> {
         vec![("SPRING_K", self.k), ("INV_MASS", 1.0 / self.m)]

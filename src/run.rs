@@ -17,7 +17,7 @@ use crate::gpu;
 use crate::input_err;
 use crate::measure::area::loop_area;
 use crate::measure::energy::{
-    ang_mom_err_max, angular_momenta, energies, snapshot_stats, EnergyRow,
+    ang_mom_err_max, angular_momenta, energies, row_from, snapshot_stats, EnergyRow,
 };
 use crate::measure::tangent::{renormalise, tangent_stats};
 use crate::method::Method;
@@ -347,8 +347,13 @@ fn run_with<T: Real>(
     let mut tracker = Tracker::new(cfg, init, factory)?;
     let describe = tracker.engine.describe();
     eprintln!(
-        "phaseflow: engine {describe}, precision {}",
-        cfg.precision.name()
+        "phaseflow: engine {describe}, precision {}{}",
+        cfg.precision.name(),
+        if tracker.device_energy {
+            ", energy statistics reduced on the device in f64"
+        } else {
+            ""
+        }
     );
     write_atomic(&out.join("config.toml"), cfg.to_toml(&describe).as_bytes())?;
     let rows = tracker.snapshots(out)?;
@@ -440,7 +445,12 @@ struct Tracker<'a, T: Real> {
     aux: Option<Box<dyn Engine<T>>>,
     /// A file loop's unrefined initial nodes (its polygon is defined by them); else no points.
     file_nodes: State<f64>,
+    /// H(z0) per point, on the host (empty when the engine keeps it: `device_energy`).
     h0: Vec<f64>,
+    /// The engine reduces the energy statistics where the state lives (the GPU engine with
+    /// f64, for filled ensembles without --tangent): the state is then read back only for what
+    /// else needs it (angular momentum, single-point trajectories, portraits, --save-states).
+    device_energy: bool,
     /// Angular momentum L(z0) per point, for systems that conserve it (else empty).
     l0: Vec<[f64; 3]>,
     /// Loop parameter s ∈ [0, 1) of every node, increasing around the loop (refined loops
@@ -506,8 +516,17 @@ impl<'a, T: Real> Tracker<'a, T> {
             init.state
         };
         let mut engine = factory(start)?;
-        // H(z0) of the points as the run's precision holds them (an f32 run starts from rounded points).
-        let h0 = energies(&cfg.system, engine.state()?);
+        // H(z0) of the points as the run's precision holds them (an f32 run starts from rounded
+        // points): kept by the engine where it reduces the statistics itself. Loops (refinement
+        // inserts nodes with their own H0) and --tangent (renormalised on the host) read the
+        // state at every snapshot anyway.
+        let device_energy =
+            !cfg.ensemble.is_loop() && !cfg.tangent && engine.reduce_energy(true)?.is_some();
+        let h0 = if device_energy {
+            Vec::new()
+        } else {
+            energies(&cfg.system, engine.state()?)
+        };
         let l0 = angular_momenta(&cfg.system, engine.state()?).unwrap_or_default();
         let refine_dist = cfg.refine.map(|r| r.tol * init.diagonal);
         Ok(Tracker {
@@ -517,6 +536,7 @@ impl<'a, T: Real> Tracker<'a, T> {
             aux: None,
             file_nodes: init.file_nodes,
             h0,
+            device_energy,
             l0,
             s: match cfg.refine {
                 Some(_) => (0..n).map(|k| k as f64 / n as f64).collect(),
@@ -709,7 +729,7 @@ impl<'a, T: Real> Tracker<'a, T> {
         let mut area0 = None;
         let mut done = 0;
         for step in cfg.snapshot_steps() {
-            let n = self.engine.state()?.n.max(1);
+            let n = self.engine.points().max(1);
             advance_with_progress(self.engine.as_mut(), step - done, n, &mut pb)?;
             done = step;
             self.refine(step)?;
@@ -719,13 +739,35 @@ impl<'a, T: Real> Tracker<'a, T> {
                     self.engine.set_state(st)?;
                 }
             }
+            let device = if self.device_energy {
+                self.engine.reduce_energy(false)?
+            } else {
+                None
+            };
+            let single = self.engine.points() == 1 && !is_loop;
+            let portrait = cfg.portrait_steps.contains(&step);
+            if let Some((acc, unconverged)) = device {
+                let points = self.engine.points() as u64;
+                let mut row = row_from(&acc, points, step, step as f64 * cfg.dt);
+                row.unconverged = unconverged;
+                rows.push(row);
+                if self.l0.is_empty() && !single && !portrait && !cfg.save_states {
+                    continue; // nothing else needs the state: no read-back
+                }
+            }
             let state = self.engine.state()?;
-            let mut row = snapshot_stats(&cfg.system, state, &self.h0, step, cfg.dt);
-            row.unconverged = state
-                .unconverged
-                .par_chunks(1 << 16)
-                .map(|c| c.iter().filter(|&&u| u > 0).count() as u64)
-                .sum();
+            let mut row = match device {
+                Some(_) => rows.pop().expect("pushed above"),
+                None => {
+                    let mut row = snapshot_stats(&cfg.system, state, &self.h0, step, cfg.dt);
+                    row.unconverged = state
+                        .unconverged
+                        .par_chunks(1 << 16)
+                        .map(|c| c.iter().filter(|&&u| u > 0).count() as u64)
+                        .sum();
+                    row
+                }
+            };
             if !self.l0.is_empty() {
                 row.ang_mom_err_max = ang_mom_err_max(&cfg.system, state, &self.l0);
             }
@@ -746,13 +788,13 @@ impl<'a, T: Real> Tracker<'a, T> {
                 row.area_from_det = filled_area.zip(t.det_mean).map(|(a, m)| a * m);
             }
             rows.push(row);
-            if state.n == 1 && !is_loop {
+            if single {
                 let (mut q, mut p) = (vec![0.0; state.d], vec![0.0; state.d]);
                 state.point_f64(0, &mut q, &mut p);
                 q.extend(p);
                 self.trajectory.push((step as f64 * cfg.dt, q));
             }
-            if cfg.portrait_steps.contains(&step) {
+            if portrait {
                 self.portraits.push((step, state.primal_f64()));
             }
             if cfg.save_states {

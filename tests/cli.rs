@@ -149,6 +149,52 @@ fn gpu_backend_runs_and_agrees_with_cpu() {
     }
 }
 
+/// A filled ensemble on the GPU: the energy statistics are reduced on the device in f64 (the
+/// state is not read back) and equal the CPU engine's at the same precision to rounding
+/// (lavapipe's f32 states are bit-identical to the CPU's; H differs only by the device's
+/// polynomial against the host's, and the merge order). With --save-states the state is read
+/// back as well, and the statistics stay the same.
+#[test]
+fn gpu_statistics_reduced_on_the_device_equal_the_cpu_ones() {
+    let tmp = TempDir::new().unwrap();
+    let run = |backend: &str, name: &str, extra: &[&str]| {
+        let out = tmp.path().join(name);
+        let mut cmd = phaseflow();
+        cmd.args([
+            "run", "--system", "pendulum", "--method", "verlet", "--dt", "0.01", "--ensemble",
+            "disk", "--points", "3000", "--steps", "300", "--snapshot-every", "100",
+            "--backend", backend, "--out",
+        ])
+        .arg(&out)
+        .args(extra);
+        let assert = cmd.assert().success();
+        let stderr = String::from_utf8_lossy(&assert.get_output().stderr).to_string();
+        (read(&out.join("stats.csv")), stderr)
+    };
+    let (gs, gerr) = run("gpu", "gpu", &[]);
+    assert!(gerr.contains("energy statistics reduced on the device in f64"), "{gerr}");
+    let (gs2, _) = run("gpu", "gpu-saved", &["--save-states"]);
+    let (cs, cerr) = run("cpu", "cpu", &[]);
+    assert!(!cerr.contains("reduced on the device"), "{cerr}");
+    assert_eq!(gs.lines().count(), 1 + 4);
+    for other in [&gs2, &cs] {
+        for (gl, cl) in gs.lines().zip(other.lines()).skip(1) {
+            let gv: Vec<f64> = gl.split(',').map(num).collect();
+            let cv: Vec<f64> = cl.split(',').map(num).collect();
+            assert_eq!(gv[..4], cv[..4], "step, t, points, finite");
+            assert_eq!(gv[19], cv[19], "unconverged");
+            // energy_mean, energy_std, the error columns (errors ~1e-6 against H ~0.3)
+            for (k, tol) in [(4, 1e-13), (5, 1e-9), (6, 1e-8), (7, 1e-8), (8, 1e-8), (9, 1e-8)] {
+                let (a, b) = (gv[k], cv[k]);
+                assert!(
+                    (a - b).abs() <= tol * b.abs() || (a == 0.0 && b == 0.0),
+                    "column {k}: gpu {a:e} cpu {b:e}\n{gl}\n{cl}"
+                );
+            }
+        }
+    }
+}
+
 #[test]
 fn auto_backend_says_which_engine() {
     let tmp = TempDir::new().unwrap();

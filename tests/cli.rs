@@ -371,11 +371,55 @@ fn bench_writes_the_table_and_csv() {
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(
         lines[0],
-        "backend,device,precision,points,steps,seconds,point_steps_per_s"
+        "backend,device,precision,points,steps,seconds,point_steps_per_s,ratio_to_reference"
     );
-    assert_eq!(lines.len(), 4, "cpu f64, cpu f32, gpu f32: {text}");
-    assert!(lines[1].starts_with("cpu,") && lines[1].contains(",f64,20000,20,"));
-    assert!(lines[3].starts_with("gpu,"));
+    assert_eq!(
+        lines.len(),
+        6,
+        "reference f64, cpu f64, reference f32, cpu f32, gpu f32: {text}"
+    );
+    assert!(lines[1].starts_with("reference,") && lines[1].contains(",f64,20000,20,"));
+    assert!(lines[1].ends_with(','), "the reference has no ratio: {}", lines[1]);
+    assert!(lines[2].starts_with("cpu,") && lines[2].contains(",f64,20000,20,"));
+    assert!(lines[3].starts_with("reference,") && lines[3].contains(",f32,"));
+    assert!(lines[4].starts_with("cpu,") && lines[4].contains(",f32,"));
+    assert!(lines[5].starts_with("gpu,"));
+    // the CPU rows' ratio to the reference is the quotient of their rates
+    for (r, c) in [(1, 2), (3, 4)] {
+        let (rv, cv): (Vec<&str>, Vec<&str>) =
+            (lines[r].split(',').collect(), lines[c].split(',').collect());
+        let rate = |v: &[&str]| v[v.len() - 2].parse::<f64>().unwrap();
+        let ratio: f64 = cv[cv.len() - 1].parse().unwrap();
+        assert!((ratio - rate(&cv) / rate(&rv)).abs() <= 1e-9 * ratio, "{text}");
+    }
+}
+
+/// The speed guard's floor is checked: a floor no engine can reach fails (exit 1, naming the
+/// row), a bad floor or a system without a reference loop is refused (exit 2).
+#[test]
+fn bench_min_ratio_fails_below_the_floor_and_refuses_bad_input() {
+    phaseflow()
+        .args(["bench", "--no-gpu", "--points", "2000", "--steps", "5", "--min-ratio", "1e9"])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("below --min-ratio"));
+    phaseflow()
+        .args(["bench", "--no-gpu", "--points", "2000", "--steps", "5", "--min-ratio", "0.001"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("speed guard: every cpu row"));
+    for bad in [
+        vec!["--min-ratio", "-1"],
+        vec!["--min-ratio", "nan"],
+        vec!["--rounds", "0"],
+        vec!["--system", "kepler", "--min-ratio", "2"],
+    ] {
+        phaseflow()
+            .args(["bench", "--no-gpu", "--points", "2000", "--steps", "5"])
+            .args(&bad)
+            .assert()
+            .code(2);
+    }
 }
 
 #[test]

@@ -175,8 +175,9 @@ pub fn sin_poly<T: Real>(x: T) -> T {
         y
     };
     let y2 = y * y;
-    let mut acc = T::ZERO;
-    for &c in T::SIN_COEFFS {
+    // Horner from the top coefficient (the same bits as starting from 0: 0·y2 + c = c).
+    let mut acc = T::SIN_COEFFS[0];
+    for &c in &T::SIN_COEFFS[1..] {
         acc = acc * y2 + c;
     }
     y + y * y2 * acc

@@ -296,6 +296,11 @@ pub fn run(cfg: &RunConfig) -> Result<RunSummary> {
         n,
         run_bytes_per_point(cfg, choice == EngineChoice::Gpu),
     )?;
+    if choice == EngineChoice::Gpu {
+        let d = cfg.system.dof();
+        let comps = if cfg.tangent { d * (1 + 2 * d) } else { d };
+        crate::engine::gpu::check_device_memory(gpu::context()?, flag, n, comps)?;
+    }
     let (system, method, dt, solver) = (&cfg.system, cfg.method, cfg.dt, cfg.solver);
     match (choice, cfg.precision) {
         (EngineChoice::Gpu, _) => run_with::<f32>(cfg, &out, note, &|s| {

@@ -91,6 +91,43 @@ pub fn max_chunk_points(limits: &wgpu::Limits, comps: usize) -> usize {
     by_binding.min(by_buffer).min(by_groups).max(1) as usize
 }
 
+/// Device bytes per point: the state chunk's 2·comps components and unconverged count (f32
+/// each), and its f64 initial energy where the device has f64 (`gpu::energy`).
+pub fn device_bytes_per_point(comps: usize, f64: bool) -> u64 {
+    ((2 * comps + 1) * 4) as u64 + if f64 { EnergyReducer::BYTES_PER_POINT as u64 } else { 0 }
+}
+
+/// Refuse, before anything is allocated, `points` (given by `flag`) whose device buffers would
+/// not fit in 90 % of the device's largest device-local memory heap (where the backend reports
+/// one): an input error (exit 2) naming the figure and the fix.
+pub fn check_device_memory(
+    ctx: &GpuContext,
+    flag: &str,
+    points: usize,
+    comps: usize,
+) -> Result<()> {
+    let Some(memory) = ctx.device_memory else {
+        return Ok(());
+    };
+    let per_point = device_bytes_per_point(comps, ctx.f64);
+    device_memory_fits(flag, points, per_point, memory)
+}
+
+fn device_memory_fits(flag: &str, points: usize, per_point: u64, memory: u64) -> Result<()> {
+    let need = points as u128 * per_point as u128;
+    let room = memory as u128 * 9 / 10;
+    if need > room {
+        let gib = |b: u128| b as f64 / (1u64 << 30) as f64;
+        return Err(crate::input_err!(
+            "{flag} {points}: the ensemble needs about {:.1} GiB of GPU memory ({per_point} bytes per point) but the device has {:.1} GiB; use fewer points (at most about {}) or --backend cpu",
+            gib(need),
+            gib(memory as u128),
+            room / per_point.max(1) as u128
+        ));
+    }
+    Ok(())
+}
+
 impl GpuEngine {
     pub fn new(system: &System, method: Method, h: f64, state: State<f32>) -> Result<Self> {
         Self::with_options(
@@ -131,6 +168,7 @@ impl GpuEngine {
         solver: Solver,
     ) -> Result<Self> {
         let ctx = gpu::context()?;
+        check_device_memory(ctx, "--points", state.n, state.comps())?;
         let device = &ctx.device;
         let source = shader::compose_with(system, method, state.nt, solver);
         shader::validate(&source)?;
@@ -442,6 +480,20 @@ impl Engine<f32> for GpuEngine {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn device_memory_check_refuses_what_does_not_fit() {
+        // d = 1 f32 without --tangent, with the f64 H0: 20 bytes per point
+        assert_eq!(device_bytes_per_point(1, true), 20);
+        assert_eq!(device_bytes_per_point(1, false), 12);
+        let gib = 1u64 << 30;
+        assert!(device_memory_fits("--points", 1_000_000_000, 20, 80 * gib).is_ok());
+        let e = device_memory_fits("--points", 4_000_000_000, 20, 80 * gib).unwrap_err();
+        assert!(e.is_input(), "{e}");
+        let msg = e.to_string();
+        assert!(msg.contains("74.5 GiB") && msg.contains("--backend cpu"), "{msg}");
+        assert!(msg.contains("at most about 3865470566"), "{msg}");
+    }
 
     #[test]
     fn dispatch_grid_covers_every_point_in_rows() {

@@ -56,6 +56,9 @@ pub struct GpuContext {
     pub limits: wgpu::Limits,
     /// The device was opened with `SHADER_F64` (f64 in shaders).
     pub f64: bool,
+    /// Bytes in the adapter's largest device-local memory heap (Vulkan adapters; `None`
+    /// where the backend does not say).
+    pub device_memory: Option<u64>,
     /// Errors reported by wgpu outside an error scope (lost device, validation), drained by `check`.
     errors: Arc<Mutex<Vec<String>>>,
 }
@@ -149,6 +152,23 @@ fn pick_adapter() -> Result<wgpu::Adapter> {
 
 static CONTEXT: OnceLock<std::result::Result<GpuContext, String>> = OnceLock::new();
 
+/// The size of the adapter's largest device-local memory heap, read from Vulkan (wgpu reports
+/// no memory size of its own); `None` on other backends.
+fn device_local_memory(adapter: &wgpu::Adapter) -> Option<u64> {
+    use ash::vk;
+    // SAFETY: the guard borrows the live adapter only for these two read-only queries, and the
+    // physical device belongs to the instance that wgpu keeps alive with the adapter.
+    let hal = unsafe { adapter.as_hal::<wgpu::hal::api::Vulkan>() }?;
+    let instance = hal.shared_instance().raw_instance();
+    let props =
+        unsafe { instance.get_physical_device_memory_properties(hal.raw_physical_device()) };
+    props.memory_heaps[..props.memory_heap_count as usize]
+        .iter()
+        .filter(|h| h.flags.contains(vk::MemoryHeapFlags::DEVICE_LOCAL))
+        .map(|h| h.size)
+        .max()
+}
+
 /// The process-wide GPU context, created on first use.
 pub fn context() -> Result<&'static GpuContext> {
     CONTEXT
@@ -165,6 +185,7 @@ impl GpuContext {
         // f64 in shaders where the adapter has it: the energy statistics are reduced on the
         // device in f64 (gpu::energy).
         let f64 = adapter.features().contains(wgpu::Features::SHADER_F64);
+        let device_memory = device_local_memory(&adapter);
         let features = if f64 {
             wgpu::Features::SHADER_F64
         } else {
@@ -193,6 +214,7 @@ impl GpuContext {
             info,
             limits,
             f64,
+            device_memory,
             errors,
         })
     }

@@ -161,9 +161,24 @@ fn gpu_statistics_reduced_on_the_device_equal_the_cpu_ones() {
         let out = tmp.path().join(name);
         let mut cmd = phaseflow();
         cmd.args([
-            "run", "--system", "pendulum", "--method", "verlet", "--dt", "0.01", "--ensemble",
-            "disk", "--points", "3000", "--steps", "300", "--snapshot-every", "100",
-            "--backend", backend, "--out",
+            "run",
+            "--system",
+            "pendulum",
+            "--method",
+            "verlet",
+            "--dt",
+            "0.01",
+            "--ensemble",
+            "disk",
+            "--points",
+            "3000",
+            "--steps",
+            "300",
+            "--snapshot-every",
+            "100",
+            "--backend",
+            backend,
+            "--out",
         ])
         .arg(&out)
         .args(extra);
@@ -172,7 +187,10 @@ fn gpu_statistics_reduced_on_the_device_equal_the_cpu_ones() {
         (read(&out.join("stats.csv")), stderr)
     };
     let (gs, gerr) = run("gpu", "gpu", &[]);
-    assert!(gerr.contains("energy statistics reduced on the device in f64"), "{gerr}");
+    assert!(
+        gerr.contains("energy statistics reduced on the device in f64"),
+        "{gerr}"
+    );
     let (gs2, _) = run("gpu", "gpu-saved", &["--save-states"]);
     let (cs, cerr) = run("cpu", "cpu", &[]);
     assert!(!cerr.contains("reduced on the device"), "{cerr}");
@@ -184,7 +202,14 @@ fn gpu_statistics_reduced_on_the_device_equal_the_cpu_ones() {
             assert_eq!(gv[..4], cv[..4], "step, t, points, finite");
             assert_eq!(gv[19], cv[19], "unconverged");
             // energy_mean, energy_std, the error columns (errors ~1e-6 against H ~0.3)
-            for (k, tol) in [(4, 1e-13), (5, 1e-9), (6, 1e-8), (7, 1e-8), (8, 1e-8), (9, 1e-8)] {
+            for (k, tol) in [
+                (4, 1e-13),
+                (5, 1e-9),
+                (6, 1e-8),
+                (7, 1e-8),
+                (8, 1e-8),
+                (9, 1e-8),
+            ] {
                 let (a, b) = (gv[k], cv[k]);
                 assert!(
                     (a - b).abs() <= tol * b.abs() || (a == 0.0 && b == 0.0),
@@ -379,7 +404,11 @@ fn bench_writes_the_table_and_csv() {
         "reference f64, cpu f64, reference f32, cpu f32, gpu f32: {text}"
     );
     assert!(lines[1].starts_with("reference,") && lines[1].contains(",f64,20000,20,"));
-    assert!(lines[1].ends_with(','), "the reference has no ratio: {}", lines[1]);
+    assert!(
+        lines[1].ends_with(','),
+        "the reference has no ratio: {}",
+        lines[1]
+    );
     assert!(lines[2].starts_with("cpu,") && lines[2].contains(",f64,20000,20,"));
     assert!(lines[3].starts_with("reference,") && lines[3].contains(",f32,"));
     assert!(lines[4].starts_with("cpu,") && lines[4].contains(",f32,"));
@@ -390,7 +419,10 @@ fn bench_writes_the_table_and_csv() {
             (lines[r].split(',').collect(), lines[c].split(',').collect());
         let rate = |v: &[&str]| v[v.len() - 2].parse::<f64>().unwrap();
         let ratio: f64 = cv[cv.len() - 1].parse().unwrap();
-        assert!((ratio - rate(&cv) / rate(&rv)).abs() <= 1e-9 * ratio, "{text}");
+        assert!(
+            (ratio - rate(&cv) / rate(&rv)).abs() <= 1e-9 * ratio,
+            "{text}"
+        );
     }
 }
 
@@ -399,12 +431,30 @@ fn bench_writes_the_table_and_csv() {
 #[test]
 fn bench_min_ratio_fails_below_the_floor_and_refuses_bad_input() {
     phaseflow()
-        .args(["bench", "--no-gpu", "--points", "2000", "--steps", "5", "--min-ratio", "1e9"])
+        .args([
+            "bench",
+            "--no-gpu",
+            "--points",
+            "2000",
+            "--steps",
+            "5",
+            "--min-ratio",
+            "1e9",
+        ])
         .assert()
         .code(1)
         .stderr(predicate::str::contains("below --min-ratio"));
     phaseflow()
-        .args(["bench", "--no-gpu", "--points", "2000", "--steps", "5", "--min-ratio", "0.001"])
+        .args([
+            "bench",
+            "--no-gpu",
+            "--points",
+            "2000",
+            "--steps",
+            "5",
+            "--min-ratio",
+            "0.001",
+        ])
         .assert()
         .success()
         .stdout(predicate::str::contains("speed guard: every cpu row"));

@@ -431,7 +431,11 @@ fn device_energy_statistics_equal_the_host_ones() {
         };
         // With the tangent columns too where the kernel is small (lavapipe compiles the solar
         // system's 666-component tangent kernel for minutes).
-        let layouts: &[bool] = if sys.dof() <= 2 { &[false, true] } else { &[false] };
+        let layouts: &[bool] = if sys.dof() <= 2 {
+            &[false, true]
+        } else {
+            &[false]
+        };
         for &tangent in layouts {
             let mut init: State<f64> = disk(&sys, 1000, radius);
             if tangent {
@@ -462,9 +466,24 @@ fn device_energy_statistics_equal_the_host_ones() {
             close(dev.energy_std, host.energy_std, 1e-9, "energy_std");
             // errors of ~1e-4..1e-8 measured against H0 ~1: the libm/polynomial difference
             // (~1e-16 absolute) stays far below
-            close(dev.abs_energy_err_max, host.abs_energy_err_max, 1e-7, "abs_err_max");
-            close(dev.abs_energy_err_mean, host.abs_energy_err_mean, 1e-7, "abs_err_mean");
-            close(dev.rel_energy_err_max, host.rel_energy_err_max, 1e-7, "rel_err_max");
+            close(
+                dev.abs_energy_err_max,
+                host.abs_energy_err_max,
+                1e-7,
+                "abs_err_max",
+            );
+            close(
+                dev.abs_energy_err_mean,
+                host.abs_energy_err_mean,
+                1e-7,
+                "abs_err_mean",
+            );
+            close(
+                dev.rel_energy_err_max,
+                host.rel_energy_err_max,
+                1e-7,
+                "rel_err_max",
+            );
         }
     }
 }

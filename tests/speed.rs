@@ -42,7 +42,10 @@ fn cpu_engine_keeps_its_lead_over_the_reference_loop() {
             String::from_utf8_lossy(&out.stderr)
         );
         println!("{text}");
-        assert!(out.status.success(), "speed guard failed for {method}:\n{text}");
+        assert!(
+            out.status.success(),
+            "speed guard failed for {method}:\n{text}"
+        );
         assert!(text.contains("speed guard: every cpu row"), "{text}");
     }
 }

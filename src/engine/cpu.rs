@@ -93,9 +93,9 @@ fn advance_block<T: Real>(
 impl<T: Real> Engine<T> for CpuEngine<T> {
     fn describe(&self) -> String {
         {
-        let n = rayon::current_num_threads();
-        format!("cpu ({n} thread{})", if n == 1 { "" } else { "s" })
-    }
+            let n = rayon::current_num_threads();
+            format!("cpu ({n} thread{})", if n == 1 { "" } else { "s" })
+        }
     }
 
     fn advance(&mut self, steps: u64) -> Result<()> {

@@ -13,9 +13,16 @@ use crate::measure::energy::EnergyAccumulator;
 use crate::method::{Method, Solver};
 use crate::system::System;
 
-/// Point-steps per dispatch: keeps each dispatch short (GPU watchdogs, responsiveness)
-/// while amortising the launch cost (~1 ms on an H100 at 1e12 point-steps/s).
-pub const DISPATCH_POINT_STEPS: u64 = 1 << 30;
+/// Work per dispatch, in gradient evaluations × points (`Method::evals_per_step` per step):
+/// about 8 ms on an H100 whatever the method (pendulum symplectic Euler, 2 evaluations per
+/// step: 2³² point-steps at ~1e12/s; Kepler yoshida6, 28: 3·10⁸ at ~5e10/s). Long enough that
+/// the launch cost (µs) vanishes, short enough for GPU watchdogs and a responsive display.
+pub const DISPATCH_EVALS: u64 = 1 << 33;
+
+/// Steps one dispatch of `n` points takes: `DISPATCH_EVALS` worth, within `steps_cap`.
+pub fn steps_per_dispatch(n: usize, evals_per_step: u64, steps_cap: u64) -> u64 {
+    (DISPATCH_EVALS / (n as u64 * evals_per_step.max(1)).max(1)).clamp(1, steps_cap.max(1))
+}
 
 /// Mesa's CPU driver (lavapipe / llvmpipe) stops every loop of a shader invocation once the
 /// invocation has run 65 535 loop iterations in all, silently (gallivm's loop limiter): a
@@ -75,6 +82,8 @@ pub struct GpuEngine {
     nt: usize,
     /// Most steps one dispatch may take (bounded on CPU drivers; see `cpu_driver_steps_cap`).
     steps_cap: u64,
+    /// Gradient evaluations per step at most (sizes the dispatches: `steps_per_dispatch`).
+    evals_per_step: u64,
     /// The device-side energy statistics (devices with f64).
     energy: Option<EnergyReducer>,
 }
@@ -94,7 +103,12 @@ pub fn max_chunk_points(limits: &wgpu::Limits, comps: usize) -> usize {
 /// Device bytes per point: the state chunk's 2·comps components and unconverged count (f32
 /// each), and its f64 initial energy where the device has f64 (`gpu::energy`).
 pub fn device_bytes_per_point(comps: usize, f64: bool) -> u64 {
-    ((2 * comps + 1) * 4) as u64 + if f64 { EnergyReducer::BYTES_PER_POINT as u64 } else { 0 }
+    ((2 * comps + 1) * 4) as u64
+        + if f64 {
+            EnergyReducer::BYTES_PER_POINT as u64
+        } else {
+            0
+        }
 }
 
 /// Refuse, before anything is allocated, `points` (given by `flag`) whose device buffers would
@@ -222,6 +236,7 @@ impl GpuEngine {
             } else {
                 u32::MAX as u64
             },
+            evals_per_step: method.evals_per_step(system, solver),
             energy: EnergyReducer::new(ctx, system, state.comps())?,
         };
         engine.set_state(state)?;
@@ -399,7 +414,7 @@ impl Engine<f32> for GpuEngine {
         // Per chunk: the number of full-length dispatches and the length of the last one.
         let mut plan = Vec::with_capacity(self.chunks.len());
         for c in &self.chunks {
-            let per_dispatch = (DISPATCH_POINT_STEPS / c.n as u64).clamp(1, self.steps_cap);
+            let per_dispatch = steps_per_dispatch(c.n, self.evals_per_step, self.steps_cap);
             let (full, rest) = (steps / per_dispatch, steps % per_dispatch);
             for (slot, s) in [per_dispatch, rest].into_iter().enumerate() {
                 let params = RunParams::new(
@@ -482,6 +497,17 @@ mod tests {
     use super::*;
 
     #[test]
+    fn dispatches_carry_the_same_work_whatever_the_method() {
+        // pendulum symplectic Euler (2 evaluations per step) at 1e7 points: 429 steps
+        assert_eq!(steps_per_dispatch(10_000_000, 2, u32::MAX as u64), 429);
+        // a 14 times costlier step gets 14 times fewer steps
+        assert_eq!(steps_per_dispatch(10_000_000, 28, u32::MAX as u64), 30);
+        // at least one step; never beyond the cap (lavapipe's loop budget)
+        assert_eq!(steps_per_dispatch(usize::MAX / 2, 28, 100), 1);
+        assert_eq!(steps_per_dispatch(10, 2, 937), 937);
+    }
+
+    #[test]
     fn device_memory_check_refuses_what_does_not_fit() {
         // d = 1 f32 without --tangent, with the f64 H0: 20 bytes per point
         assert_eq!(device_bytes_per_point(1, true), 20);
@@ -491,7 +517,10 @@ mod tests {
         let e = device_memory_fits("--points", 4_000_000_000, 20, 80 * gib).unwrap_err();
         assert!(e.is_input(), "{e}");
         let msg = e.to_string();
-        assert!(msg.contains("74.5 GiB") && msg.contains("--backend cpu"), "{msg}");
+        assert!(
+            msg.contains("74.5 GiB") && msg.contains("--backend cpu"),
+            "{msg}"
+        );
         assert!(msg.contains("at most about 3865470566"), "{msg}");
     }
 

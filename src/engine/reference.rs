@@ -110,14 +110,8 @@ fn step_all<T: Real>(
             Method::Rk4 => {
                 let (q0, p0) = (*q, *p);
                 let (k1q, k1p) = (v(p0), -f(q0));
-                let (k2q, k2p) = (
-                    v(p0 + T::HALF * h * k1p),
-                    -f(q0 + T::HALF * h * k1q),
-                );
-                let (k3q, k3p) = (
-                    v(p0 + T::HALF * h * k2p),
-                    -f(q0 + T::HALF * h * k2q),
-                );
+                let (k2q, k2p) = (v(p0 + T::HALF * h * k1p), -f(q0 + T::HALF * h * k1q));
+                let (k3q, k3p) = (v(p0 + T::HALF * h * k2p), -f(q0 + T::HALF * h * k2q));
                 let (k4q, k4p) = (v(p0 + h * k3p), -f(q0 + h * k3q));
                 *q = q0 + h * sixth * (k1q + two * k2q + two * k3q + k4q);
                 *p = p0 + h * sixth * (k1p + two * k2p + two * k3p + k4p);
@@ -197,7 +191,11 @@ mod tests {
                 e.advance(100).unwrap();
                 let (a, b) = (r.state().unwrap().clone(), e.state().unwrap().clone());
                 for (x, y) in a.q.iter().chain(&a.p).zip(b.q.iter().chain(&b.p)) {
-                    assert!((x - y).abs() < 1e-12, "{name} {}: {x} vs {y}", method.name());
+                    assert!(
+                        (x - y).abs() < 1e-12,
+                        "{name} {}: {x} vs {y}",
+                        method.name()
+                    );
                 }
             }
         }

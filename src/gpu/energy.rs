@@ -279,8 +279,8 @@ impl EnergyReducer {
             self.ctx
                 .queue
                 .write_buffer(&c.params, 0, bytemuck::bytes_of(&params));
-            let bytes = (c.grid.0 * c.grid.1) as u64
-                * std::mem::size_of::<DeviceAccumulator>() as u64;
+            let bytes =
+                (c.grid.0 * c.grid.1) as u64 * std::mem::size_of::<DeviceAccumulator>() as u64;
             let mut enc = self
                 .ctx
                 .device
@@ -366,7 +366,14 @@ mod tests {
 
     #[test]
     fn f64_literals_are_exact() {
-        for x in [1.0, 0.1, 1e-12, 2.9591220828559115e-4, -3.5, 6755399441055744.0] {
+        for x in [
+            1.0,
+            0.1,
+            1e-12,
+            2.9591220828559115e-4,
+            -3.5,
+            6755399441055744.0,
+        ] {
             let lit = f64_literal(x);
             let back: f64 = lit.trim_end_matches("lf").parse().unwrap();
             assert_eq!(back, x, "{lit}");

@@ -716,3 +716,60 @@ fn full_device_is_a_runtime_failure() {
     assert_eq!(out.status.code(), Some(0));
     assert!(dir.join("stats.csv").exists());
 }
+
+/// An `.npy` file of f8 values whose header declares `shape` (as written) over `body`.
+fn npy_with_shape(shape: &str, body: &[u8]) -> Vec<u8> {
+    let mut header = format!("{{'descr': '<f8', 'fortran_order': False, 'shape': {shape}, }}");
+    header.push_str(&" ".repeat((64 - (10 + header.len() + 1) % 64) % 64));
+    header.push('\n');
+    let mut out = b"\x93NUMPY\x01\x00".to_vec();
+    out.extend_from_slice(&(header.len() as u16).to_le_bytes());
+    out.extend_from_slice(header.as_bytes());
+    out.extend_from_slice(body);
+    out
+}
+
+/// Issue 15, fault 2: a shape whose byte count overflows is refused (it was read as 0 or 3
+/// points), and so is every input that holds no points, for `run` and `validate`.
+#[test]
+fn npy_shape_overflow_and_empty_inputs_are_refused() {
+    let tmp = TempDir::new().unwrap();
+    let file = |name: &str, bytes: &[u8]| {
+        let path = tmp.path().join(name);
+        std::fs::write(&path, bytes).unwrap();
+        path.to_str().unwrap().to_string()
+    };
+    let huge = file("huge.npy", &npy_with_shape("(2305843009213693952, 2)", &[]));
+    let wrapped = file(
+        "wrapped.npy",
+        &npy_with_shape("(1152921504606846979, 2)", &[0u8; 48]),
+    );
+    for path in [&huge, &wrapped] {
+        rejects(&["--ensemble", "file", "--input", path], "malformed .npy");
+    }
+    let empty_npy = file("empty.npy", &npy_with_shape("(0, 2)", &[]));
+    let empty_csv = file("empty.csv", b"");
+    let header_only = file("header.csv", b"q,p\n# no rows\n");
+    for path in [&empty_npy, &empty_csv, &header_only] {
+        rejects(&["--ensemble", "file", "--input", path], "holds no points");
+    }
+    for path in [&huge, &empty_npy] {
+        phaseflow()
+            .args([
+                "validate",
+                "--system",
+                "pendulum",
+                "--ensemble",
+                "file",
+                "--input",
+                path,
+                "--steps",
+                "1",
+                "--out",
+            ])
+            .arg(tmp.path().join("v"))
+            .assert()
+            .code(2)
+            .stdout(predicate::str::contains("PASS").not());
+    }
+}

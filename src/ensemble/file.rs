@@ -30,14 +30,18 @@ pub fn read_states(path: &Path, d: usize) -> Result<State<f64>> {
     } else {
         read_csv(path)?
     };
+    // Before the column check: an empty file or a header-only CSV has no columns either.
+    if rows == 0 {
+        return Err(file_err(
+            path,
+            "--input holds no points (zero rows): an ensemble needs at least one point",
+        ));
+    }
     if cols != 2 * d {
         return Err(file_err(
             path,
             format!("--input has {cols} columns but the system has d = {d}: expected {} columns q1..qd p1..pd", 2 * d),
         ));
-    }
-    if rows == 0 {
-        return Err(file_err(path, "--input holds no points (zero rows)"));
     }
     if let Some(i) = data.iter().position(|x| !x.is_finite()).map(|at| at / cols) {
         return Err(file_err(

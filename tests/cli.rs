@@ -773,3 +773,21 @@ fn npy_shape_overflow_and_empty_inputs_are_refused() {
             .stdout(predicate::str::contains("PASS").not());
     }
 }
+
+/// Issue 15, fault 7: a first line that is not numbers is a header only when it is a line of
+/// names; `0.1,O` used to be dropped as a header, losing a data row.
+#[test]
+fn csv_first_row_is_not_dropped() {
+    let tmp = TempDir::new().unwrap();
+    for (i, text) in ["0.1,O\n0.3,0.4\n", "0.1,0  # c\n0.3,0.4\n"]
+        .iter()
+        .enumerate()
+    {
+        let csv = tmp.path().join(format!("in{i}.csv"));
+        std::fs::write(&csv, text).unwrap();
+        rejects(
+            &["--ensemble", "file", "--input", csv.to_str().unwrap()],
+            "malformed CSV at line 1",
+        );
+    }
+}

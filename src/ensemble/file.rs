@@ -64,40 +64,46 @@ pub fn read_states(path: &Path, d: usize) -> Result<State<f64>> {
 }
 
 fn read_csv(path: &Path) -> Result<(usize, usize, Vec<f64>)> {
-    let mut reader = csv::ReaderBuilder::new()
-        .has_headers(false)
-        .comment(Some(b'#'))
-        .trim(csv::Trim::All)
-        .flexible(true)
-        .from_path(path)
+    let text = std::fs::read_to_string(path)
         .map_err(|e| file_err(path, format!("cannot read CSV: {e}")))?;
+    parse_csv(&text).map_err(|m| file_err(path, m))
+}
+
+/// Rows of comma-separated numbers; blank lines and lines starting with `#` are skipped; the
+/// first line may be a header of column names. Errors name the line (counting every line).
+fn parse_csv(text: &str) -> Result<(usize, usize, Vec<f64>), String> {
     let mut cols = None;
     let mut data = Vec::new();
     let mut rows = 0;
-    for (line, rec) in reader.records().enumerate() {
-        let rec = rec.map_err(|e| file_err(path, format!("malformed CSV: {e}")))?;
-        let parsed: Result<Vec<f64>, _> = rec.iter().map(|f| f.parse::<f64>()).collect();
+    let mut first = true;
+    for (index, raw) in text.lines().enumerate() {
+        let line = index + 1;
+        let trimmed = raw.trim();
+        if trimmed.is_empty() || trimmed.starts_with('#') {
+            continue;
+        }
+        let fields: Vec<&str> = trimmed.split(',').map(field).collect();
+        let parsed: Result<Vec<f64>, _> = fields.iter().map(|f| f.parse::<f64>()).collect();
         let values = match parsed {
             Ok(v) => v,
-            // A first line that is not numeric is a header.
-            Err(_) if line == 0 => continue,
+            // Only a first line of names is a header: `0.1,O` is a bad row, not a header.
+            Err(_) if first && fields.iter().all(|f| is_name(f)) => {
+                first = false;
+                continue;
+            }
             Err(e) => {
-                return Err(file_err(
-                    path,
-                    format!("malformed CSV at record {}: {e} in {:?}", line + 1, rec),
+                return Err(format!(
+                    "malformed CSV at line {line}: {e} in {trimmed:?} (rows are numbers; an optional first line of column names such as q1,p1 is a header)"
                 ))
             }
         };
+        first = false;
         match cols {
             None => cols = Some(values.len()),
             Some(c) if c != values.len() => {
-                return Err(file_err(
-                    path,
-                    format!(
-                        "malformed CSV at record {}: {} values where earlier rows had {c}",
-                        line + 1,
-                        values.len()
-                    ),
+                return Err(format!(
+                    "malformed CSV at line {line}: {} values where earlier rows had {c}",
+                    values.len()
                 ))
             }
             _ => {}
@@ -106,4 +112,59 @@ fn read_csv(path: &Path) -> Result<(usize, usize, Vec<f64>)> {
         rows += 1;
     }
     Ok((rows, cols.unwrap_or(0), data))
+}
+
+/// A CSV field without surrounding blanks or double quotes.
+fn field(f: &str) -> &str {
+    let f = f.trim();
+    f.strip_prefix('"')
+        .and_then(|f| f.strip_suffix('"'))
+        .unwrap_or(f)
+}
+
+/// A header field: a column name like an identifier (`q1`, `p_2`): a letter or `_`, then
+/// letters, digits and `_`; not a number (`inf`, `nan`).
+fn is_name(field: &str) -> bool {
+    let mut chars = field.chars();
+    chars.next().is_some_and(|c| c.is_alphabetic() || c == '_')
+        && chars.all(|c| c.is_alphanumeric() || c == '_')
+        && field.parse::<f64>().is_err()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(text: &str) -> Result<(usize, usize, Vec<f64>), String> {
+        parse_csv(text)
+    }
+
+    /// Issue 15, fault 7: any non-numeric first line was taken for the header, so a bad first
+    /// data row was dropped without a word.
+    #[test]
+    fn only_a_line_of_names_is_a_header() {
+        assert_eq!(read("q1,p1\n0.1,0.2\n").unwrap(), (1, 2, vec![0.1, 0.2]));
+        assert_eq!(read("# c\nq,p_1\n0.1,0.2\n").unwrap().0, 1);
+        assert_eq!(read("0.1,0.2\n0.3,0.4\n").unwrap().0, 2);
+        assert_eq!(
+            read("\"q\",\"p\"\r\n \"1\" , 2 \r\n").unwrap().2,
+            vec![1.0, 2.0]
+        );
+        for (text, line) in [
+            ("0.1,O\n0.3,0.4\n", 1),
+            ("0.1,0  # c\n0.3,0.4\n", 1),
+            ("q,\n0.3,0.4\n", 1),
+            ("q,1p\n0.3,0.4\n", 1),
+            ("q [m],p\n0.3,0.4\n", 1),
+            ("\"q\",\"p\"\n0.1,0.2\n0.3\n", 3),
+            ("# comment\n\n0.1,x\n0.3,0.4\n", 3),
+            ("q,p\n0.1,0.2\n0.3,oops\n", 3),
+        ] {
+            let err = read(text).unwrap_err();
+            assert!(
+                err.contains(&format!("malformed CSV at line {line}:")),
+                "{text:?}: {err}"
+            );
+        }
+    }
 }

@@ -791,3 +791,22 @@ fn csv_first_row_is_not_dropped() {
         );
     }
 }
+
+/// Issue 15, fault 8: a `--loop` file that visits a node twice (not next to itself) is
+/// refused like an adjacent repeat.
+#[test]
+fn loop_file_with_a_repeated_node_is_refused() {
+    let tmp = TempDir::new().unwrap();
+    let csv = tmp.path().join("loop.csv");
+    std::fs::write(&csv, "q,p\n0,0\n1,0\n1,1\n0.5,0.5\n1,0\n0,1\n").unwrap();
+    rejects(
+        &[
+            "--ensemble",
+            "file",
+            "--loop",
+            "--input",
+            csv.to_str().unwrap(),
+        ],
+        "rows 2 and 5 are the same point",
+    );
+}

@@ -150,7 +150,7 @@ pub fn check_memory(points: usize, d: usize, bytes_per_component: usize) -> Resu
 }
 
 /// Memory this process may still take: MemAvailable, capped by the cgroup (v2) limit.
-fn available_memory() -> Option<u64> {
+pub(crate) fn available_memory() -> Option<u64> {
     let text = std::fs::read_to_string("/proc/meminfo").ok()?;
     let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
     let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;

@@ -810,3 +810,28 @@ fn loop_file_with_a_repeated_node_is_refused() {
         "rows 2 and 5 are the same point",
     );
 }
+
+/// Issue 15, fault 9: `--config` and `--input` naming a device (or a symlink to one) are
+/// refused without reading it (they used to read /dev/zero until memory ran out), and a
+/// configuration file is at most 1 MiB.
+#[test]
+fn unbounded_inputs_are_refused() {
+    let tmp = TempDir::new().unwrap();
+    let link = tmp.path().join("zero.npy");
+    std::os::unix::fs::symlink("/dev/zero", &link).unwrap();
+    let link = link.to_str().unwrap();
+    rejects(&["--config", "/dev/zero"], "not a regular file");
+    rejects(&["--config", link], "not a regular file");
+    for input in ["/dev/zero", link] {
+        rejects(
+            &["--ensemble", "file", "--input", input],
+            "not a regular file",
+        );
+    }
+    let big = tmp.path().join("big.toml");
+    std::fs::write(&big, format!("# {}\n", "x".repeat(1 << 20))).unwrap();
+    rejects(
+        &["--config", big.to_str().unwrap()],
+        "more than the 1048576 bytes",
+    );
+}

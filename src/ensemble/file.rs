@@ -13,6 +13,48 @@ fn file_err(path: &Path, message: impl Into<String>) -> Error {
     }
 }
 
+/// The bytes of a file the user named: a regular file (after symlinks; a device such as
+/// /dev/zero, a FIFO or a directory is refused) of at most `limit` bytes. `what` says what to
+/// give instead. Errors are messages for the user.
+pub fn read_regular(path: &Path, limit: u64, what: &str) -> Result<Vec<u8>, String> {
+    use std::io::Read;
+    let not_regular = |m: &std::fs::Metadata| {
+        let kind = if m.is_dir() {
+            "a directory"
+        } else {
+            "a device, FIFO or socket"
+        };
+        format!("not a regular file ({kind}); give {what}")
+    };
+    // Checked before opening: opening a FIFO would wait for a writer.
+    let meta = std::fs::metadata(path).map_err(|e| format!("cannot read: {e}"))?;
+    if !meta.is_file() {
+        return Err(not_regular(&meta));
+    }
+    let file = std::fs::File::open(path).map_err(|e| format!("cannot read: {e}"))?;
+    let meta = file.metadata().map_err(|e| format!("cannot read: {e}"))?;
+    if !meta.is_file() {
+        return Err(not_regular(&meta));
+    }
+    let too_large = |len: u64| {
+        format!(
+            "the file holds {len} bytes, more than the {limit} bytes it may hold here; give {what}"
+        )
+    };
+    if meta.len() > limit {
+        return Err(too_large(meta.len()));
+    }
+    // The size was checked; `take` also bounds a file that grows while it is read.
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    file.take(limit.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(|e| format!("cannot read: {e}"))?;
+    if bytes.len() as u64 > limit {
+        return Err(too_large(bytes.len() as u64));
+    }
+    Ok(bytes)
+}
+
 /// Read N×2d states. CSV: comma-separated numbers, an optional header row, `#` comments.
 pub fn read_states(path: &Path, d: usize) -> Result<State<f64>> {
     if !path.exists() {
@@ -24,11 +66,17 @@ pub fn read_states(path: &Path, d: usize) -> Result<State<f64>> {
     let is_npy = path
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("npy"));
+    // Parsing takes up to about 10 bytes of memory per byte of file (CSV: text, values, state).
+    let limit = crate::run::available_memory().map_or(u64::MAX, |m| m / 10 * 9 / 10);
+    let bytes = read_regular(path, limit, "a CSV or .npy file with q1..qd p1..pd columns")
+        .map_err(|m| file_err(path, format!("--input: {m}")))?;
     let (rows, cols, data) = if is_npy {
-        let arr = npy::read_f64(path).map_err(|m| file_err(path, m))?;
+        let arr = npy::decode_f64(&bytes).map_err(|m| file_err(path, m))?;
         (arr.rows, arr.cols, arr.data)
     } else {
-        read_csv(path)?
+        let text = String::from_utf8(bytes)
+            .map_err(|e| file_err(path, format!("cannot read CSV: not UTF-8 text ({e})")))?;
+        parse_csv(&text).map_err(|m| file_err(path, m))?
     };
     // Before the column check: an empty file or a header-only CSV has no columns either.
     if rows == 0 {
@@ -61,12 +109,6 @@ pub fn read_states(path: &Path, d: usize) -> Result<State<f64>> {
         }
     }
     Ok(s)
-}
-
-fn read_csv(path: &Path) -> Result<(usize, usize, Vec<f64>)> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| file_err(path, format!("cannot read CSV: {e}")))?;
-    parse_csv(&text).map_err(|m| file_err(path, m))
 }
 
 /// Rows of comma-separated numbers; blank lines and lines starting with `#` are skipped; the
@@ -137,6 +179,29 @@ mod tests {
 
     fn read(text: &str) -> Result<(usize, usize, Vec<f64>), String> {
         parse_csv(text)
+    }
+
+    /// Issue 15, fault 9: devices (and symlinks to them), FIFOs and directories are refused
+    /// without reading them; a regular file is read up to its limit.
+    #[test]
+    fn only_regular_files_of_bounded_size_are_read() {
+        let dir = tempfile::TempDir::new().unwrap();
+        let link = dir.path().join("zero.npy");
+        std::os::unix::fs::symlink("/dev/zero", &link).unwrap();
+        for path in [Path::new("/dev/zero"), &link, dir.path()] {
+            let err = read_regular(path, u64::MAX, "a file").unwrap_err();
+            assert!(
+                err.contains("not a regular file"),
+                "{}: {err}",
+                path.display()
+            );
+        }
+        let small = dir.path().join("small.csv");
+        std::fs::write(&small, "0.1,0.2\n").unwrap();
+        assert_eq!(read_regular(&small, 8, "a file").unwrap(), b"0.1,0.2\n");
+        assert!(read_regular(&small, 7, "a file")
+            .unwrap_err()
+            .contains("holds 8 bytes, more than the 7"));
     }
 
     /// Issue 15, fault 7: any non-numeric first line was taken for the header, so a bad first

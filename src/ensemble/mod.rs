@@ -12,7 +12,7 @@ use crate::float::Real;
 use crate::input_err;
 use crate::system::System;
 
-pub use file::read_states;
+pub use file::{read_regular, read_states};
 
 /// N points with d degrees of freedom, component-major: `q[k*n + i]`, `p[k*n + i]`
 /// (the layout the GPU buffers use, so loads of neighbouring threads coalesce).

@@ -1,7 +1,5 @@
 //! Minimal `.npy` (format 1.0) writer and reader for 2-D little-endian float arrays, C order.
 
-use std::path::Path;
-
 use crate::ensemble::State;
 use crate::error::Result;
 use crate::float::Real;
@@ -53,12 +51,7 @@ pub struct Array2 {
     pub data: Vec<f64>,
 }
 
-/// Read a 2-D `<f4`/`<f8` C-order array as f64. Errors are messages for the user.
-pub fn read_f64(path: &Path) -> Result<Array2, String> {
-    let bytes = std::fs::read(path).map_err(|e| format!("cannot read: {e}"))?;
-    decode_f64(&bytes)
-}
-
+/// A 2-D `<f4`/`<f8` C-order array as f64. Errors are messages for the user.
 pub fn decode_f64(bytes: &[u8]) -> Result<Array2, String> {
     if bytes.len() < 10 || &bytes[..6] != b"\x93NUMPY" {
         return Err("not a .npy file (bad magic)".into());

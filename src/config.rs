@@ -180,13 +180,18 @@ pub fn parse_params(items: &[String]) -> Result<BTreeMap<String, f64>> {
     Ok(out)
 }
 
+/// The largest `--config` file read (a run's settings take a few kB).
+pub const MAX_CONFIG_BYTES: u64 = 1 << 20;
+
 pub fn load_toml(path: &Path) -> Result<RunFile> {
     let file_err = |message: String| Error::InputFile {
         path: path.to_path_buf(),
         message,
     };
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| file_err(format!("--config: cannot read: {e}")))?;
+    let bytes = crate::ensemble::read_regular(path, MAX_CONFIG_BYTES, "a TOML file of settings")
+        .map_err(|m| file_err(format!("--config: {m}")))?;
+    let text = String::from_utf8(bytes)
+        .map_err(|e| file_err(format!("--config: malformed TOML: not UTF-8 text ({e})")))?;
     toml::from_str(&text).map_err(|e| file_err(format!("--config: malformed TOML: {e}")))
 }
 

@@ -37,4 +37,14 @@ macro_rules! input_err {
     ($($arg:tt)*) => { $crate::error::Error::Input(format!($($arg)*)) };
 }
 
+/// `eprintln!` that never panics: a message line on stderr, dropped if stderr cannot be written
+/// (`2> /dev/full`, a closed pipe), since there is nowhere left to report that.
+#[macro_export]
+macro_rules! note {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+
 pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -1,6 +1,7 @@
 //! phaseflow binary: parse → validate → run → report. Exit codes: 0 success, 1 runtime failure
-//! (or `validate` over tolerance), 2 bad input.
+//! (or `validate` over tolerance), 2 bad input, 141 standard output closed by its reader.
 
+use std::io::Write;
 use std::process::ExitCode;
 
 use clap::Parser;
@@ -10,7 +11,26 @@ use phaseflow::ensemble::KINDS;
 use phaseflow::method::{Method, ALL};
 use phaseflow::output::write_csv;
 use phaseflow::system::{System, CATALOGUE};
-use phaseflow::{gpu, run, study, Error};
+use phaseflow::{gpu, note, run, study, Error};
+
+/// `println!` that hands a failed write (a closed pipe, a full device) back as an error
+/// instead of panicking; `?` carries it to `main`.
+macro_rules! out {
+    ($($arg:tt)*) => {
+        writeln!(std::io::stdout(), $($arg)*).map_err(stdout_error)?
+    };
+}
+
+fn stdout_error(source: std::io::Error) -> Error {
+    Error::Output {
+        path: "standard output".into(),
+        source,
+    }
+}
+
+/// Exit code for a closed standard output: what a shell reports for a tool killed by SIGPIPE
+/// (128 + 13), without the signal (Rust ignores SIGPIPE).
+const EXIT_BROKEN_PIPE: u8 = 141;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
@@ -21,19 +41,22 @@ fn main() -> ExitCode {
         }
         Command::Study(s) => cmd_study(&s),
         Command::Bench(b) => cmd_bench(&b),
-        Command::List => {
-            cmd_list();
-            Ok(ExitCode::SUCCESS)
-        }
-        Command::Devices => {
-            cmd_devices();
-            Ok(ExitCode::SUCCESS)
-        }
+        Command::List => cmd_list().map(|()| ExitCode::SUCCESS),
+        Command::Devices => cmd_devices().map(|()| ExitCode::SUCCESS),
     };
+    // stdout is line-buffered: a final flush reports what the last line left behind.
+    let result = result.and_then(|code| {
+        std::io::stdout().flush().map_err(stdout_error)?;
+        Ok(code)
+    });
     match result {
         Ok(code) => code,
+        Err(Error::Output { source, .. }) if source.kind() == std::io::ErrorKind::BrokenPipe => {
+            // The reader has gone (`phaseflow list | head -1`): end quietly, as Unix tools do.
+            ExitCode::from(EXIT_BROKEN_PIPE)
+        }
         Err(e) => {
-            eprintln!("Error: {e:#}");
+            note!("Error: {e:#}");
             ExitCode::from(if e.is_input() { 2 } else { 1 })
         }
     }
@@ -47,7 +70,7 @@ fn cmd_run(cfg: &RunConfig) -> Result<ExitCode, Error> {
     let summary = run::run(cfg)?;
     if !cfg.quiet {
         let last = summary.rows.last().expect("at least the step-0 row");
-        println!(
+        out!(
             "done: {} steps of {} on {} points ({}), finite {} of {}",
             cfg.steps,
             cfg.method.name(),
@@ -56,14 +79,14 @@ fn cmd_run(cfg: &RunConfig) -> Result<ExitCode, Error> {
             last.finite,
             last.points
         );
-        println!(
+        out!(
             "final t = {}: energy_mean {}  abs_energy_err_max {}  rel_energy_err_max {}",
             last.t,
             fmt_opt(last.energy_mean),
             fmt_opt(last.abs_energy_err_max),
             fmt_opt(last.rel_energy_err_max)
         );
-        println!("wrote {}/stats.csv and config.toml", summary.out.display());
+        out!("wrote {}/stats.csv and config.toml", summary.out.display());
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -77,12 +100,17 @@ fn cmd_study(a: &phaseflow::cli::StudyArgs) -> Result<ExitCode, Error> {
         .join(" ");
     let outcome = study::run_study(&st, &out, a.quiet, &command_line)?;
     if !a.quiet {
-        println!(
+        out!(
             "{:<20} {:>10} {:>10} {:>16} {:>16} {:>16}",
-            "method", "h", "steps", "area_ratio", "max|det-1|", "max_rel_dE"
+            "method",
+            "h",
+            "steps",
+            "area_ratio",
+            "max|det-1|",
+            "max_rel_dE"
         );
         for r in &outcome.summary {
-            println!(
+            out!(
                 "{:<20} {:>10.4e} {:>10} {:>16} {:>16} {:>16}",
                 r.method,
                 r.dt,
@@ -92,7 +120,7 @@ fn cmd_study(a: &phaseflow::cli::StudyArgs) -> Result<ExitCode, Error> {
                 fmt_opt(r.max_rel_energy_err)
             );
         }
-        println!("report: {}", out.join("report.md").display());
+        out!("report: {}", out.join("report.md").display());
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -104,11 +132,12 @@ fn cmd_validate(cfg: &RunConfig, tolerance: f64) -> Result<ExitCode, Error> {
         )));
     }
     let v = run::validate(cfg)?;
-    println!(
+    out!(
         "max_abs_dev={:.3e} max_rel_dev={:.3e}",
-        v.max_abs_dev, v.max_rel_dev
+        v.max_abs_dev,
+        v.max_rel_dev
     );
-    println!(
+    out!(
         "compared {} points × {} steps of {} on {} against the CPU engine (f32); finite_mismatch={} both_nonfinite={} tolerance={tolerance:e}",
         cfg.ensemble.points,
         cfg.steps,
@@ -118,10 +147,10 @@ fn cmd_validate(cfg: &RunConfig, tolerance: f64) -> Result<ExitCode, Error> {
         v.both_nonfinite
     );
     if !v.passes(tolerance) {
-        eprintln!("Error: GPU and CPU disagree beyond the tolerance (max_rel_dev {:.3e} > {tolerance:e}, or points finite on one engine only)", v.max_rel_dev);
+        note!("Error: GPU and CPU disagree beyond the tolerance (max_rel_dev {:.3e} > {tolerance:e}, or points finite on one engine only)", v.max_rel_dev);
         return Ok(ExitCode::from(1));
     }
-    println!("PASS");
+    out!("PASS");
     Ok(ExitCode::SUCCESS)
 }
 
@@ -152,7 +181,7 @@ fn cmd_bench(b: &BenchArgs) -> Result<ExitCode, Error> {
         rounds: b.rounds,
     };
     let report = run::bench(&system, method, &options)?;
-    println!(
+    out!(
         "bench: system {}, method {}, {} points × {} steps, dt {}, best of {} round(s) (timed: all steps + final read-back)",
         system.name(),
         method.name(),
@@ -161,44 +190,54 @@ fn cmd_bench(b: &BenchArgs) -> Result<ExitCode, Error> {
         b.dt,
         b.rounds
     );
-    println!(
+    out!(
         "{:<10} {:<10} {:<48} {:>10} {:>16} {:>12}",
-        "backend", "precision", "device", "seconds", "point-steps/s", "x reference"
+        "backend",
+        "precision",
+        "device",
+        "seconds",
+        "point-steps/s",
+        "x reference"
     );
     for r in &report.rows {
         let ratio = r
             .ratio_to_reference
             .map(|x| format!("{x:.2}"))
             .unwrap_or_else(|| "-".into());
-        println!(
+        out!(
             "{:<10} {:<10} {:<48} {:>10.4} {:>16.3e} {:>12}",
-            r.backend, r.precision, r.device, r.seconds, r.point_steps_per_s, ratio
+            r.backend,
+            r.precision,
+            r.device,
+            r.seconds,
+            r.point_steps_per_s,
+            ratio
         );
     }
     match report.reference_vs_cpu {
-        Some((a, r)) => println!(
+        Some((a, r)) => out!(
             "reference f64 vs cpu f64: max_abs_dev={a:.3e} max_rel_dev={r:.3e} (libm sin vs sin_poly: rounding only)"
         ),
-        None => println!(
+        None => out!(
             "reference: none for this system/method (it covers pendulum and oscillator with the kick-drift methods, compositions and rk4)"
         ),
     }
     match (&report.gpu_vs_cpu, &report.gpu_error) {
         (Some((a, r)), _) => {
-            println!("gpu f32 vs cpu f32: max_abs_dev={a:.3e} max_rel_dev={r:.3e}")
+            out!("gpu f32 vs cpu f32: max_abs_dev={a:.3e} max_rel_dev={r:.3e}")
         }
-        (None, Some(e)) => println!("gpu: not run ({e})"),
-        _ => println!("gpu: skipped (--no-gpu)"),
+        (None, Some(e)) => out!("gpu: not run ({e})"),
+        _ => out!("gpu: skipped (--no-gpu)"),
     }
     if let Some(path) = &b.csv {
         write_csv(path, &report.rows)?;
-        println!("wrote {}", path.display());
+        out!("wrote {}", path.display());
     }
     if let Some(floor) = b.min_ratio {
         let slow = report.below_ratio(floor);
         if !slow.is_empty() {
             for r in slow {
-                eprintln!(
+                note!(
                     "speed guard: cpu {} runs at {:.2}× the reference loop, below --min-ratio {floor}",
                     r.precision,
                     r.ratio_to_reference.unwrap_or(f64::NAN)
@@ -206,23 +245,23 @@ fn cmd_bench(b: &BenchArgs) -> Result<ExitCode, Error> {
             }
             return Ok(ExitCode::from(1));
         }
-        println!("speed guard: every cpu row is at least {floor}× the reference loop");
+        out!("speed guard: every cpu row is at least {floor}× the reference loop");
     }
     Ok(ExitCode::SUCCESS)
 }
 
-fn cmd_list() {
-    println!("systems:");
+fn cmd_list() -> Result<(), Error> {
+    out!("systems:");
     for s in CATALOGUE {
-        println!("  {:<12} {}", s.name, s.summary);
+        out!("  {:<12} {}", s.name, s.summary);
         for p in s.params {
-            println!("      --param {}={:<8} {}", p.name, p.default, p.meaning);
+            out!("      --param {}={:<8} {}", p.name, p.default, p.meaning);
         }
     }
-    println!("methods:");
+    out!("methods:");
     for m in ALL {
         let i = m.info();
-        println!(
+        out!(
             "  {:<20} order {}  {:<14} {}",
             i.name,
             i.order,
@@ -234,20 +273,21 @@ fn cmd_list() {
             i.summary
         );
     }
-    println!("ensembles:");
+    out!("ensembles:");
     for (_, name, what) in KINDS {
-        println!("  {name:<10} {what}");
+        out!("  {name:<10} {what}");
     }
+    Ok(())
 }
 
-fn cmd_devices() {
+fn cmd_devices() -> Result<(), Error> {
     let list = gpu::adapters();
     if list.is_empty() {
-        println!("no wgpu adapter found (on Debian, apt-get install mesa-vulkan-drivers gives a CPU Vulkan adapter); --backend auto will use the CPU engine");
-        return;
+        out!("no wgpu adapter found (on Debian, apt-get install mesa-vulkan-drivers gives a CPU Vulkan adapter); --backend auto will use the CPU engine");
+        return Ok(());
     }
     for a in list {
-        println!(
+        out!(
             "{}  backend={} type={} hardware={} driver={}",
             a.name,
             a.backend,
@@ -256,4 +296,5 @@ fn cmd_devices() {
             a.driver
         );
     }
+    Ok(())
 }

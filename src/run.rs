@@ -152,7 +152,7 @@ pub fn check_memory(points: usize, d: usize, bytes_per_component: usize) -> Resu
 }
 
 /// Memory this process may still take: MemAvailable, capped by the cgroup (v2) limit.
-fn available_memory() -> Option<u64> {
+pub(crate) fn available_memory() -> Option<u64> {
     let text = std::fs::read_to_string("/proc/meminfo").ok()?;
     let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
     let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
@@ -229,7 +229,7 @@ impl Progress {
                 } else {
                     "?".into()
                 };
-                eprintln!(
+                crate::note!(
                     "phaseflow: step {}/{} ({:.0} %), {secs:.0} s elapsed, eta {eta}",
                     self.done,
                     total,
@@ -351,11 +351,11 @@ fn run_with<T: Real>(
         source,
     })?;
     if let Some(n) = note {
-        eprintln!("phaseflow: {n}");
+        crate::note!("phaseflow: {n}");
     }
     let mut tracker = Tracker::new(cfg, init, factory)?;
     let describe = tracker.engine.describe();
-    eprintln!(
+    crate::note!(
         "phaseflow: engine {describe}, precision {}{}",
         cfg.precision.name(),
         if tracker.device_energy {
@@ -598,7 +598,7 @@ impl<'a, T: Real> Tracker<'a, T> {
             let room = r.max_nodes.saturating_sub(n);
             if counts.iter().sum::<usize>() > room {
                 if self.capped_at.is_none() {
-                    eprintln!(
+                    crate::note!(
                         "phaseflow: warning: loop refinement reached --max-nodes {} at step {step}; the loop is under-resolved from here on (raise --max-nodes or --refine-tol)",
                         r.max_nodes
                     );
@@ -723,7 +723,7 @@ impl<'a, T: Real> Tracker<'a, T> {
             self.engine.set_state(merged)?;
             (self.s, self.h0, self.log2_scale, self.l0) = (s2, h2, l2, am2);
             if stuck {
-                eprintln!(
+                crate::note!(
                     "phaseflow: warning: at step {step} a loop gap could not be refined: the nodes inserted into it coincide with its end at {} precision (neighbouring nodes have merged); refinement stops and the loop area from here on is under-resolved (use --precision f64)",
                     T::NAME
                 );
@@ -731,7 +731,7 @@ impl<'a, T: Real> Tracker<'a, T> {
                 return Ok(());
             }
         }
-        eprintln!(
+        crate::note!(
             "phaseflow: warning: loop refinement gave up after {MAX_REFINE_PASSES} passes at step {step} with gaps still longer than the tolerance; refinement stops and the loop area from here on is under-resolved"
         );
         self.stuck_at = Some(step);

@@ -795,3 +795,183 @@ fn loop_area_follows_the_exact_oscillator_factors() {
     let r = final_area_ratio("verlet", "0.1", "1000", "gpu", "f32");
     assert!((r - 1.0).abs() < 1e-4, "gpu verlet: area ratio {r}");
 }
+
+/// The binary with its standard output and error bound to given files, waited for.
+fn run_with(
+    args: &[&str],
+    stdout: std::process::Stdio,
+    stderr: std::process::Stdio,
+) -> std::process::Output {
+    std::process::Command::new(assert_cmd::cargo::cargo_bin("phaseflow"))
+        .args(args)
+        .stdout(stdout)
+        .stderr(stderr)
+        .output()
+        .unwrap()
+}
+
+/// Issue 15, fault 1: a reader that has gone (`phaseflow list | head -1`) ends the program
+/// quietly with 141 (the shell's code for SIGPIPE), not a panic (101).
+#[test]
+fn closed_stdout_ends_quietly() {
+    for args in [&["list"][..], &["devices"][..]] {
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        let out = run_with(args, writer.into(), std::process::Stdio::piped());
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(141), "{args:?}: {stderr}");
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+    }
+}
+
+/// Issue 15, fault 1: stdout on a full device is a runtime failure (exit 1) with a message;
+/// stderr on a full device loses its messages but changes no exit code.
+#[test]
+fn full_device_is_a_runtime_failure() {
+    let full = || {
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .unwrap()
+    };
+    let out = run_with(&["list"], full().into(), std::process::Stdio::piped());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("writing standard output"), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    // Bad input with stderr full: still exit 2.
+    let out = run_with(
+        &["run", "--system", "nope", "--out", "/nonexistent/x"],
+        std::process::Stdio::null(),
+        full().into(),
+    );
+    assert_eq!(out.status.code(), Some(2));
+    // A run whose engine lines go to a full stderr still succeeds.
+    let tmp = TempDir::new().unwrap();
+    let dir = tmp.path().join("out");
+    let mut args = base_run(&dir);
+    args.extend(["--backend".into(), "cpu".into()]);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let out = run_with(&args, std::process::Stdio::null(), full().into());
+    assert_eq!(out.status.code(), Some(0));
+    assert!(dir.join("stats.csv").exists());
+}
+
+/// An `.npy` file of f8 values whose header declares `shape` (as written) over `body`.
+fn npy_with_shape(shape: &str, body: &[u8]) -> Vec<u8> {
+    let mut header = format!("{{'descr': '<f8', 'fortran_order': False, 'shape': {shape}, }}");
+    header.push_str(&" ".repeat((64 - (10 + header.len() + 1) % 64) % 64));
+    header.push('\n');
+    let mut out = b"\x93NUMPY\x01\x00".to_vec();
+    out.extend_from_slice(&(header.len() as u16).to_le_bytes());
+    out.extend_from_slice(header.as_bytes());
+    out.extend_from_slice(body);
+    out
+}
+
+/// Issue 15, fault 2: a shape whose byte count overflows is refused (it was read as 0 or 3
+/// points), and so is every input that holds no points, for `run` and `validate`.
+#[test]
+fn npy_shape_overflow_and_empty_inputs_are_refused() {
+    let tmp = TempDir::new().unwrap();
+    let file = |name: &str, bytes: &[u8]| {
+        let path = tmp.path().join(name);
+        std::fs::write(&path, bytes).unwrap();
+        path.to_str().unwrap().to_string()
+    };
+    let huge = file("huge.npy", &npy_with_shape("(2305843009213693952, 2)", &[]));
+    let wrapped = file(
+        "wrapped.npy",
+        &npy_with_shape("(1152921504606846979, 2)", &[0u8; 48]),
+    );
+    for path in [&huge, &wrapped] {
+        rejects(&["--ensemble", "file", "--input", path], "malformed .npy");
+    }
+    let empty_npy = file("empty.npy", &npy_with_shape("(0, 2)", &[]));
+    let empty_csv = file("empty.csv", b"");
+    let header_only = file("header.csv", b"q,p\n# no rows\n");
+    for path in [&empty_npy, &empty_csv, &header_only] {
+        rejects(&["--ensemble", "file", "--input", path], "holds no points");
+    }
+    for path in [&huge, &empty_npy] {
+        phaseflow()
+            .args([
+                "validate",
+                "--system",
+                "pendulum",
+                "--ensemble",
+                "file",
+                "--input",
+                path,
+                "--steps",
+                "1",
+                "--out",
+            ])
+            .arg(tmp.path().join("v"))
+            .assert()
+            .code(2)
+            .stdout(predicate::str::contains("PASS").not());
+    }
+}
+
+/// Issue 15, fault 7: a first line that is not numbers is a header only when it is a line of
+/// names; `0.1,O` used to be dropped as a header, losing a data row.
+#[test]
+fn csv_first_row_is_not_dropped() {
+    let tmp = TempDir::new().unwrap();
+    for (i, text) in ["0.1,O\n0.3,0.4\n", "0.1,0  # c\n0.3,0.4\n"]
+        .iter()
+        .enumerate()
+    {
+        let csv = tmp.path().join(format!("in{i}.csv"));
+        std::fs::write(&csv, text).unwrap();
+        rejects(
+            &["--ensemble", "file", "--input", csv.to_str().unwrap()],
+            "malformed CSV at line 1",
+        );
+    }
+}
+
+/// Issue 15, fault 8: a `--loop` file that visits a node twice (not next to itself) is
+/// refused like an adjacent repeat.
+#[test]
+fn loop_file_with_a_repeated_node_is_refused() {
+    let tmp = TempDir::new().unwrap();
+    let csv = tmp.path().join("loop.csv");
+    std::fs::write(&csv, "q,p\n0,0\n1,0\n1,1\n0.5,0.5\n1,0\n0,1\n").unwrap();
+    rejects(
+        &[
+            "--ensemble",
+            "file",
+            "--loop",
+            "--input",
+            csv.to_str().unwrap(),
+        ],
+        "rows 2 and 5 are the same point",
+    );
+}
+
+/// Issue 15, fault 9: `--config` and `--input` naming a device (or a symlink to one) are
+/// refused without reading it (they used to read /dev/zero until memory ran out), and a
+/// configuration file is at most 1 MiB.
+#[test]
+fn unbounded_inputs_are_refused() {
+    let tmp = TempDir::new().unwrap();
+    let link = tmp.path().join("zero.npy");
+    std::os::unix::fs::symlink("/dev/zero", &link).unwrap();
+    let link = link.to_str().unwrap();
+    rejects(&["--config", "/dev/zero"], "not a regular file");
+    rejects(&["--config", link], "not a regular file");
+    for input in ["/dev/zero", link] {
+        rejects(
+            &["--ensemble", "file", "--input", input],
+            "not a regular file",
+        );
+    }
+    let big = tmp.path().join("big.toml");
+    std::fs::write(&big, format!("# {}\n", "x".repeat(1 << 20))).unwrap();
+    rejects(
+        &["--config", big.to_str().unwrap()],
+        "more than the 1048576 bytes",
+    );
+}

@@ -13,6 +13,48 @@ fn file_err(path: &Path, message: impl Into<String>) -> Error {
     }
 }
 
+/// The bytes of a file the user named: a regular file (after symlinks; a device such as
+/// /dev/zero, a FIFO or a directory is refused) of at most `limit` bytes. `what` says what to
+/// give instead. Errors are messages for the user.
+pub fn read_regular(path: &Path, limit: u64, what: &str) -> Result<Vec<u8>, String> {
+    use std::io::Read;
+    let not_regular = |m: &std::fs::Metadata| {
+        let kind = if m.is_dir() {
+            "a directory"
+        } else {
+            "a device, FIFO or socket"
+        };
+        format!("not a regular file ({kind}); give {what}")
+    };
+    // Checked before opening: opening a FIFO would wait for a writer.
+    let meta = std::fs::metadata(path).map_err(|e| format!("cannot read: {e}"))?;
+    if !meta.is_file() {
+        return Err(not_regular(&meta));
+    }
+    let file = std::fs::File::open(path).map_err(|e| format!("cannot read: {e}"))?;
+    let meta = file.metadata().map_err(|e| format!("cannot read: {e}"))?;
+    if !meta.is_file() {
+        return Err(not_regular(&meta));
+    }
+    let too_large = |len: u64| {
+        format!(
+            "the file holds {len} bytes, more than the {limit} bytes it may hold here; give {what}"
+        )
+    };
+    if meta.len() > limit {
+        return Err(too_large(meta.len()));
+    }
+    // The size was checked; `take` also bounds a file that grows while it is read.
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    file.take(limit.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(|e| format!("cannot read: {e}"))?;
+    if bytes.len() as u64 > limit {
+        return Err(too_large(bytes.len() as u64));
+    }
+    Ok(bytes)
+}
+
 /// Read N×2d states. CSV: comma-separated numbers, an optional header row, `#` comments.
 pub fn read_states(path: &Path, d: usize) -> Result<State<f64>> {
     if !path.exists() {
@@ -24,20 +66,30 @@ pub fn read_states(path: &Path, d: usize) -> Result<State<f64>> {
     let is_npy = path
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("npy"));
+    // Parsing takes up to about 10 bytes of memory per byte of file (CSV: text, values, state).
+    let limit = crate::run::available_memory().map_or(u64::MAX, |m| m / 10 * 9 / 10);
+    let bytes = read_regular(path, limit, "a CSV or .npy file with q1..qd p1..pd columns")
+        .map_err(|m| file_err(path, format!("--input: {m}")))?;
     let (rows, cols, data) = if is_npy {
-        let arr = npy::read_f64(path).map_err(|m| file_err(path, m))?;
+        let arr = npy::decode_f64(&bytes).map_err(|m| file_err(path, m))?;
         (arr.rows, arr.cols, arr.data)
     } else {
-        read_csv(path)?
+        let text = String::from_utf8(bytes)
+            .map_err(|e| file_err(path, format!("cannot read CSV: not UTF-8 text ({e})")))?;
+        parse_csv(&text).map_err(|m| file_err(path, m))?
     };
+    // Before the column check: an empty file or a header-only CSV has no columns either.
+    if rows == 0 {
+        return Err(file_err(
+            path,
+            "--input holds no points (zero rows): an ensemble needs at least one point",
+        ));
+    }
     if cols != 2 * d {
         return Err(file_err(
             path,
             format!("--input has {cols} columns but the system has d = {d}: expected {} columns q1..qd p1..pd", 2 * d),
         ));
-    }
-    if rows == 0 {
-        return Err(file_err(path, "--input holds no points (zero rows)"));
     }
     if let Some(i) = data.iter().position(|x| !x.is_finite()).map(|at| at / cols) {
         return Err(file_err(
@@ -59,41 +111,41 @@ pub fn read_states(path: &Path, d: usize) -> Result<State<f64>> {
     Ok(s)
 }
 
-fn read_csv(path: &Path) -> Result<(usize, usize, Vec<f64>)> {
-    let mut reader = csv::ReaderBuilder::new()
-        .has_headers(false)
-        .comment(Some(b'#'))
-        .trim(csv::Trim::All)
-        .flexible(true)
-        .from_path(path)
-        .map_err(|e| file_err(path, format!("cannot read CSV: {e}")))?;
+/// Rows of comma-separated numbers; blank lines and lines starting with `#` are skipped; the
+/// first line may be a header of column names. Errors name the line (counting every line).
+fn parse_csv(text: &str) -> Result<(usize, usize, Vec<f64>), String> {
     let mut cols = None;
     let mut data = Vec::new();
     let mut rows = 0;
-    for (line, rec) in reader.records().enumerate() {
-        let rec = rec.map_err(|e| file_err(path, format!("malformed CSV: {e}")))?;
-        let parsed: Result<Vec<f64>, _> = rec.iter().map(|f| f.parse::<f64>()).collect();
+    let mut first = true;
+    for (index, raw) in text.lines().enumerate() {
+        let line = index + 1;
+        let trimmed = raw.trim();
+        if trimmed.is_empty() || trimmed.starts_with('#') {
+            continue;
+        }
+        let fields: Vec<&str> = trimmed.split(',').map(field).collect();
+        let parsed: Result<Vec<f64>, _> = fields.iter().map(|f| f.parse::<f64>()).collect();
         let values = match parsed {
             Ok(v) => v,
-            // A first line that is not numeric is a header.
-            Err(_) if line == 0 => continue,
+            // Only a first line of names is a header: `0.1,O` is a bad row, not a header.
+            Err(_) if first && fields.iter().all(|f| is_name(f)) => {
+                first = false;
+                continue;
+            }
             Err(e) => {
-                return Err(file_err(
-                    path,
-                    format!("malformed CSV at record {}: {e} in {:?}", line + 1, rec),
+                return Err(format!(
+                    "malformed CSV at line {line}: {e} in {trimmed:?} (rows are numbers; an optional first line of column names such as q1,p1 is a header)"
                 ))
             }
         };
+        first = false;
         match cols {
             None => cols = Some(values.len()),
             Some(c) if c != values.len() => {
-                return Err(file_err(
-                    path,
-                    format!(
-                        "malformed CSV at record {}: {} values where earlier rows had {c}",
-                        line + 1,
-                        values.len()
-                    ),
+                return Err(format!(
+                    "malformed CSV at line {line}: {} values where earlier rows had {c}",
+                    values.len()
                 ))
             }
             _ => {}
@@ -102,4 +154,82 @@ fn read_csv(path: &Path) -> Result<(usize, usize, Vec<f64>)> {
         rows += 1;
     }
     Ok((rows, cols.unwrap_or(0), data))
+}
+
+/// A CSV field without surrounding blanks or double quotes.
+fn field(f: &str) -> &str {
+    let f = f.trim();
+    f.strip_prefix('"')
+        .and_then(|f| f.strip_suffix('"'))
+        .unwrap_or(f)
+}
+
+/// A header field: a column name like an identifier (`q1`, `p_2`): a letter or `_`, then
+/// letters, digits and `_`; not a number (`inf`, `nan`).
+fn is_name(field: &str) -> bool {
+    let mut chars = field.chars();
+    chars.next().is_some_and(|c| c.is_alphabetic() || c == '_')
+        && chars.all(|c| c.is_alphanumeric() || c == '_')
+        && field.parse::<f64>().is_err()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(text: &str) -> Result<(usize, usize, Vec<f64>), String> {
+        parse_csv(text)
+    }
+
+    /// Issue 15, fault 9: devices (and symlinks to them), FIFOs and directories are refused
+    /// without reading them; a regular file is read up to its limit.
+    #[test]
+    fn only_regular_files_of_bounded_size_are_read() {
+        let dir = tempfile::TempDir::new().unwrap();
+        let link = dir.path().join("zero.npy");
+        std::os::unix::fs::symlink("/dev/zero", &link).unwrap();
+        for path in [Path::new("/dev/zero"), &link, dir.path()] {
+            let err = read_regular(path, u64::MAX, "a file").unwrap_err();
+            assert!(
+                err.contains("not a regular file"),
+                "{}: {err}",
+                path.display()
+            );
+        }
+        let small = dir.path().join("small.csv");
+        std::fs::write(&small, "0.1,0.2\n").unwrap();
+        assert_eq!(read_regular(&small, 8, "a file").unwrap(), b"0.1,0.2\n");
+        assert!(read_regular(&small, 7, "a file")
+            .unwrap_err()
+            .contains("holds 8 bytes, more than the 7"));
+    }
+
+    /// Issue 15, fault 7: any non-numeric first line was taken for the header, so a bad first
+    /// data row was dropped without a word.
+    #[test]
+    fn only_a_line_of_names_is_a_header() {
+        assert_eq!(read("q1,p1\n0.1,0.2\n").unwrap(), (1, 2, vec![0.1, 0.2]));
+        assert_eq!(read("# c\nq,p_1\n0.1,0.2\n").unwrap().0, 1);
+        assert_eq!(read("0.1,0.2\n0.3,0.4\n").unwrap().0, 2);
+        assert_eq!(
+            read("\"q\",\"p\"\r\n \"1\" , 2 \r\n").unwrap().2,
+            vec![1.0, 2.0]
+        );
+        for (text, line) in [
+            ("0.1,O\n0.3,0.4\n", 1),
+            ("0.1,0  # c\n0.3,0.4\n", 1),
+            ("q,\n0.3,0.4\n", 1),
+            ("q,1p\n0.3,0.4\n", 1),
+            ("q [m],p\n0.3,0.4\n", 1),
+            ("\"q\",\"p\"\n0.1,0.2\n0.3\n", 3),
+            ("# comment\n\n0.1,x\n0.3,0.4\n", 3),
+            ("q,p\n0.1,0.2\n0.3,oops\n", 3),
+        ] {
+            let err = read(text).unwrap_err();
+            assert!(
+                err.contains(&format!("malformed CSV at line {line}:")),
+                "{text:?}: {err}"
+            );
+        }
+    }
 }

@@ -12,7 +12,7 @@ use crate::float::Real;
 use crate::input_err;
 use crate::system::System;
 
-pub use file::read_states;
+pub use file::{read_regular, read_states};
 
 /// N points with d degrees of freedom, component-major: `q[k*n + i]`, `p[k*n + i]`
 /// (the layout the GPU buffers use, so loads of neighbouring threads coalesce).
@@ -388,6 +388,30 @@ fn check_file_loop(nodes: &State<f64>, path: &std::path::Path) -> Result<()> {
             format!("rows {} and {} are the same point", i + 1, i + 2)
         }));
     }
+    // Any repeat, not only of a neighbour: sort the rows and compare each with the next
+    // (+ 0.0 makes -0 and 0 the same key).
+    let row = |i: usize| -> Vec<f64> {
+        (0..d)
+            .map(|k| nodes.q[k * n + i] + 0.0)
+            .chain((0..d).map(|k| nodes.p[k * n + i] + 0.0))
+            .collect()
+    };
+    let mut order: Vec<(Vec<f64>, usize)> = (0..n).map(|i| (row(i), i)).collect();
+    order.sort_by(|a, b| {
+        a.0.iter()
+            .zip(&b.0)
+            .map(|(x, y)| x.total_cmp(y))
+            .find(|c| c.is_ne())
+            .unwrap_or(std::cmp::Ordering::Equal)
+            .then(a.1.cmp(&b.1))
+    });
+    if let Some(w) = order.windows(2).find(|w| w[0].0 == w[1].0) {
+        return Err(bad(format!(
+            "rows {} and {} are the same point (a loop passes each node once)",
+            w[0].1 + 1,
+            w[1].1 + 1
+        )));
+    }
     let closing = gaps[n - 1];
     gaps.sort_by(f64::total_cmp);
     let median = gaps[n / 2];
@@ -697,6 +721,40 @@ fn level_point(system: &System, energy: f64, phi: f64) -> Result<Vec<f64>> {
 mod tests {
     use super::*;
     use std::collections::BTreeMap;
+
+    fn nodes(rows: &[(f64, f64)]) -> State<f64> {
+        State {
+            n: rows.len(),
+            d: 1,
+            nt: 0,
+            q: rows.iter().map(|r| r.0).collect(),
+            p: rows.iter().map(|r| r.1).collect(),
+            unconverged: vec![0; rows.len()],
+        }
+    }
+
+    /// Issue 15, fault 8: a node repeated away from its neighbours was accepted.
+    #[test]
+    fn loop_file_with_a_repeated_node_is_refused() {
+        let path = std::path::Path::new("loop.csv");
+        let square = [(0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0)];
+        assert!(check_file_loop(&nodes(&square), path).is_ok());
+        for (rows, pair) in [
+            (
+                vec![(0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (1.0, 0.0), (0.0, 1.0)],
+                "rows 2 and 4",
+            ),
+            (
+                vec![(0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (-0.0, 0.0), (0.0, 1.0)],
+                "rows 1 and 4",
+            ),
+        ] {
+            let err = check_file_loop(&nodes(&rows), path)
+                .unwrap_err()
+                .to_string();
+            assert!(err.contains(&format!("{pair} are the same point")), "{err}");
+        }
+    }
 
     #[test]
     fn level_points_lie_on_the_level() {

@@ -1,7 +1,5 @@
 //! Minimal `.npy` (format 1.0) writer and reader for 2-D little-endian float arrays, C order.
 
-use std::path::Path;
-
 use crate::ensemble::State;
 use crate::error::Result;
 use crate::float::Real;
@@ -53,12 +51,7 @@ pub struct Array2 {
     pub data: Vec<f64>,
 }
 
-/// Read a 2-D `<f4`/`<f8` C-order array as f64. Errors are messages for the user.
-pub fn read_f64(path: &Path) -> Result<Array2, String> {
-    let bytes = std::fs::read(path).map_err(|e| format!("cannot read: {e}"))?;
-    decode_f64(&bytes)
-}
-
+/// A 2-D `<f4`/`<f8` C-order array as f64. Errors are messages for the user.
 pub fn decode_f64(bytes: &[u8]) -> Result<Array2, String> {
     if bytes.len() < 10 || &bytes[..6] != b"\x93NUMPY" {
         return Err("not a .npy file (bad magic)".into());
@@ -118,11 +111,19 @@ pub fn decode_f64(bytes: &[u8]) -> Result<Array2, String> {
         }
     };
     let body = &bytes[start + hlen..];
-    let count = rows.checked_mul(cols).ok_or("array too large")?;
-    if body.len() != count * width {
+    // Checked: a header may declare any shape, and a wrapped product would accept a short body.
+    let needed = rows
+        .checked_mul(cols)
+        .and_then(|count| count.checked_mul(width))
+        .ok_or_else(|| {
+            format!(
+                "malformed .npy: shape ({rows}, {cols}) is too large for any file, file has {} data bytes",
+                body.len()
+            )
+        })?;
+    if body.len() != needed {
         return Err(format!(
-            "truncated or malformed .npy: shape ({rows}, {cols}) needs {} data bytes, file has {}",
-            count * width,
+            "truncated or malformed .npy: shape ({rows}, {cols}) needs {needed} data bytes, file has {}",
             body.len()
         ));
     }
@@ -177,6 +178,37 @@ mod tests {
             1.0f32, 10.0, -1.0, -10.0, 2.0, 20.0, -2.0, -20.0, 3.0, 30.0, -3.0, -30.0,
         ];
         assert_eq!(encode_state(&s), encode(3, 4, &rows));
+    }
+
+    /// An f8 file whose header declares `shape` (as written) over the given data bytes.
+    fn with_shape(shape: &str, body: &[u8]) -> Vec<u8> {
+        let mut header = format!("{{'descr': '<f8', 'fortran_order': False, 'shape': {shape}, }}");
+        header.push_str(&" ".repeat((64 - (10 + header.len() + 1) % 64) % 64));
+        header.push('\n');
+        let mut out = b"\x93NUMPY\x01\x00".to_vec();
+        out.extend_from_slice(&(header.len() as u16).to_le_bytes());
+        out.extend_from_slice(header.as_bytes());
+        out.extend_from_slice(body);
+        out
+    }
+
+    /// Issue 15, fault 2: rows × cols × width wrapped around, so a huge shape over no data (or
+    /// over 48 bytes) was accepted.
+    #[test]
+    fn shape_overflow_is_an_error() {
+        let ok = with_shape("(3, 2)", &[0u8; 48]);
+        assert_eq!(decode_f64(&ok).unwrap().rows, 3);
+        for (shape, body) in [
+            ("(2305843009213693952, 2)", &[][..]),
+            ("(1152921504606846979, 2)", &[0u8; 48][..]),
+            ("(18446744073709551615, 18446744073709551615)", &[][..]),
+        ] {
+            let err = decode_f64(&with_shape(shape, body)).unwrap_err();
+            assert!(err.contains("malformed .npy"), "{shape}: {err}");
+        }
+        // The body must be exactly what the shape says: neither short nor long.
+        assert!(decode_f64(&with_shape("(3, 2)", &[0u8; 56])).is_err());
+        assert!(decode_f64(&with_shape("(3, 2)", &[0u8; 40])).is_err());
     }
 
     #[test]

@@ -612,6 +612,7 @@ pub fn run_study(
                     .filter_map(|r| pick(r).map(|y| (r.t, y)))
                     .collect(),
                 style: Style::Line,
+                color: None,
             })
             .collect(),
         log_y,
@@ -656,6 +657,7 @@ pub fn run_study(
                 label: name.clone(),
                 points: traj.iter().map(|(t, z)| (*t, z[k])).collect(),
                 style: Style::Line,
+                color: None,
             })
         })
         .collect();
@@ -767,6 +769,7 @@ fn portrait_figure(system: &System, name: &str, dt: f64, snaps: &[(u64, State<f6
             label: format!("t = {}", fmt_t(*step as f64 * dt)),
             points: (0..s.n).map(|i| (s.q[i], s.p[i])).collect(),
             style: Style::Markers,
+            color: None,
         });
     }
     Figure {
@@ -825,6 +828,7 @@ fn level_curves(
             label: String::new(),
             points,
             style: Style::ThinLine,
+            color: None,
         })
         .collect()
 }

@@ -289,7 +289,11 @@ fn draw_legend<DB: DrawingBackend>(
         let x = rect.x0 + LEGEND_PAD;
         match p.series.style {
             Style::Markers => {
-                root.draw(&Circle::new((x + LEGEND_SAMPLE / 2, y), 4, p.color.filled()))?;
+                root.draw(&Circle::new(
+                    (x + LEGEND_SAMPLE / 2, y),
+                    4,
+                    p.color.filled(),
+                ))?;
             }
             Style::Line => {
                 let sample = [(x, y), (x + LEGEND_SAMPLE, y)];
@@ -394,7 +398,13 @@ fn draw_series<DB: DrawingBackend>(
                 1
             };
             let style = p.color.stroke_width(width);
-            for line in map.polylines(&p.runs) {
+            let lines = map.polylines(&p.runs);
+            let lines = if width > 1 {
+                geom::split_sharp_turns(lines)
+            } else {
+                lines
+            };
+            for line in lines {
                 screen.draw(&PathElement::new(line, style))?;
             }
         }

@@ -72,7 +72,11 @@ pub fn time_color(f: f64) -> (u8, u8, u8) {
         (94.0, 201.0, 98.0),
         (170.0, 215.0, 40.0),
     ];
-    let f = if f.is_finite() { f.clamp(0.0, 1.0) } else { 0.0 };
+    let f = if f.is_finite() {
+        f.clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
     let x = f * (STOPS.len() - 1) as f64;
     let i = (x.floor() as usize).min(STOPS.len() - 2);
     let w = x - i as f64;
@@ -144,7 +148,10 @@ pub fn check_figure(fig: &Figure) -> std::result::Result<(), String> {
         if !colors.iter().any(|c| c[..] == *px) {
             continue;
         }
-        let at = ((i % draw::WIDTH as usize) as i32, (i / draw::WIDTH as usize) as i32);
+        let at = (
+            (i % draw::WIDTH as usize) as i32,
+            (i / draw::WIDTH as usize) as i32,
+        );
         if layout.plot.contains(at) {
             inside += 1;
         } else if !allowed.contains(at) && !layout.legend.is_some_and(|l| l.contains(at)) {
@@ -493,7 +500,11 @@ mod tests {
                 .map(|i| i as f64 * 0.025)
                 .map(|t| (t, (t * (1.0 + k as f64 * 0.3)).sin() * (0.5 + 0.4 * t)))
                 .collect();
-            let style = if k % 3 == 2 { Style::Markers } else { Style::Line };
+            let style = if k % 3 == 2 {
+                Style::Markers
+            } else {
+                Style::Line
+            };
             let label = format!("a rather long label for series number {k}, h = 0.25");
             fig.series.push(Series::new(label, points, style));
         }
@@ -510,6 +521,27 @@ mod tests {
             s.label = format!("m{k}");
         }
         write_and_check(&fig, "diverging_log");
+
+        // Spikes: a wide line reversing its direction (the miter joins of plotters' bitmap
+        // backend would reach far beyond the box).
+        let mut spiky = Figure::new("Spiky series", "t", "error");
+        spiky.log_y = true;
+        let points = (0..2000)
+            .map(|i| {
+                (
+                    i as f64,
+                    if i % 7 == 3 {
+                        1e-9
+                    } else {
+                        1e-2 * (1.0 + (i % 5) as f64)
+                    },
+                )
+            })
+            .collect();
+        spiky
+            .series
+            .push(Series::new("spikes", points, Style::Line));
+        write_and_check(&spiky, "spiky");
     }
 
     #[test]
@@ -518,7 +550,9 @@ mod tests {
         assert_eq!(time_color(1.0), (170, 215, 40));
         assert_eq!(time_color(f64::NAN), time_color(0.0));
         let lightness = |(r, g, b): (u8, u8, u8)| u32::from(r) + u32::from(g) + u32::from(b);
-        let steps: Vec<u32> = (0..=10).map(|i| lightness(time_color(i as f64 / 10.0))).collect();
+        let steps: Vec<u32> = (0..=10)
+            .map(|i| lightness(time_color(i as f64 / 10.0)))
+            .collect();
         assert!(steps.windows(2).all(|w| w[0] < w[1]), "{steps:?}");
     }
 

@@ -716,9 +716,9 @@ pub fn run_study(
         .any(|(_, rows)| rows.iter().skip(1).any(|r| ratio(r) == Some(1.0)));
     let area = time_fig(
         if exact {
-            "Phase-space area: deviation from conservation (exact zeros not drawn)"
+            "Deviation from area preservation (exact zeros not drawn)"
         } else {
-            "Phase-space area: deviation from conservation"
+            "Deviation from area preservation"
         },
         if loops {
             "|area(t) / area(0) − 1|"

@@ -1,8 +1,8 @@
 //! `phaseflow study`: the same initial set evolved by several methods side by side, turned into
 //! data (each run's stats.csv, config.toml and portrait states; summary.csv), pictures (phase
-//! portraits over the exact level curves, energy error and area ratio against time) and a short
-//! report.md. A study is data (`Study`): the presets below and the custom study from flags are
-//! both just values of it.
+//! portraits, over the exact level curves where they are known, energy error and |area ratio − 1|
+//! against time) and a short report.md. A study is data (`Study`): the presets below and the
+//! custom study from flags are both just values of it.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -515,10 +515,12 @@ fn fmt_ratio(r: f64) -> String {
     }
 }
 
-/// Result of a study: the summary rows and the files written.
+/// Result of a study: the summary rows, the files written and the figures (each with its
+/// file stem; only those with data, which report.md embeds).
 pub struct StudyOutcome {
     pub summary: Vec<SummaryRow>,
     pub files: Vec<PathBuf>,
+    pub figures: Vec<(String, Figure)>,
 }
 
 /// Run every method of the study into `out/<method>/`, then write summary, plots and report.
@@ -585,16 +587,38 @@ pub fn run_study(
     }
     write_csv(&out.join("summary.csv"), &summary)?;
     files.push(out.join("summary.csv"));
-    // Plots.
+    // Plots. A figure with nothing to draw is neither written nor embedded.
+    let systems: Vec<&str> = configs.iter().map(|c| c.system.name()).collect();
+    let labels = legend_labels(&study.runs, &systems);
     let mut figures = Vec::new();
-    for (name, system, dt, snaps) in &portraits {
-        let fig = portrait_figure(system, name, *dt, snaps);
-        let stem = out.join(format!("phase_{name}"));
-        files.extend(plot::write_figure(&fig, &stem)?);
-        figures.push((
-            format!("Phase portrait: {name}"),
-            format!("phase_{name}.png"),
-        ));
+    let mut drawn = Vec::new();
+    let mut write = |fig: &Figure, stem: &str, title: String| -> Result<()> {
+        if fig.has_data() {
+            files.extend(plot::write_figure(fig, &out.join(stem))?);
+            figures.push((title, format!("{stem}.png")));
+            drawn.push((stem.to_string(), fig.clone()));
+        }
+        Ok(())
+    };
+    let mut phase: Vec<Figure> = portraits
+        .iter()
+        .zip(&trajectories)
+        .zip(&labels)
+        .map(|(((_, system, dt, snaps), (_, _, traj)), label)| {
+            portrait_data(system, label, *dt, snaps, traj)
+        })
+        .collect();
+    let ranges = shared_ranges(&phase);
+    for (i, fig) in phase.iter_mut().enumerate() {
+        let (_, system, _, snaps) = &portraits[i];
+        finish_portrait(fig, system, snaps, ranges[i]);
+    }
+    for ((name, ..), (fig, label)) in portraits.iter().zip(phase.iter().zip(&labels)) {
+        write(
+            fig,
+            &format!("phase_{name}"),
+            format!("Phase portrait: {label}"),
+        )?;
     }
     let time_fig = |title: &str,
                     y_label: &str,
@@ -605,13 +629,15 @@ pub fn run_study(
         y_label: y_label.into(),
         series: series
             .iter()
-            .map(|(name, rows)| Series {
-                label: name.clone(),
+            .zip(&labels)
+            .map(|((_, rows), label)| Series {
+                label: label.clone(),
                 points: rows
                     .iter()
                     .filter_map(|r| pick(r).map(|y| (r.t, y)))
                     .collect(),
                 style: Style::Line,
+                color: None,
             })
             .collect(),
         log_y,
@@ -639,23 +665,25 @@ pub fn run_study(
             &|r| r.abs_energy_err_mean,
         )
     };
-    files.extend(plot::write_figure(&energy, &out.join("energy_error"))?);
-    figures.push((
+    write(
+        &energy,
+        "energy_error",
         format!(
             "{} energy error against time",
             if relative { "Relative" } else { "Absolute" }
         ),
-        "energy_error.png".into(),
-    ));
+    )?;
     // Single trajectories: the system's observable (e.g. the chain's free end x) against t.
     let observed: Vec<Series> = trajectories
         .iter()
-        .filter_map(|(name, system, traj)| {
+        .zip(&labels)
+        .filter_map(|((_, system, traj), label)| {
             let (_, k) = system.observable()?;
             (!traj.is_empty()).then(|| Series {
-                label: name.clone(),
+                label: label.clone(),
                 points: traj.iter().map(|(t, z)| (*t, z[k])).collect(),
                 style: Style::Line,
+                color: None,
             })
         })
         .collect();
@@ -674,19 +702,46 @@ pub fn run_study(
             x_range: None,
             y_range: None,
         };
-        files.extend(plot::write_figure(&fig, &out.join("observable"))?);
-        figures.push((format!("{label} against time"), "observable.png".into()));
+        write(&fig, "observable", format!("{label} against time"))?;
     }
-    let area = time_fig("Phase-space area ratio", "area(t) / area(0)", false, &|r| {
-        r.area_ratio.or(r.det_mean)
-    });
-    files.extend(plot::write_figure(&area, &out.join("area_ratio"))?);
-    figures.push(("Area ratio against time".into(), "area_ratio.png".into()));
+    // Area: the deviation from exact conservation, |ratio − 1|, on a log axis (1e-8 and 1e-6
+    // apart by two decades). Loops give the area ratio, filled sets with the tangent map the
+    // mean det DΦⁿ; exact zeros (step 0, or an exactly area-preserving step) cannot be drawn.
+    let ratio = |r: &EnergyRow| r.area_ratio.or(r.det_mean);
+    let loops = series
+        .iter()
+        .any(|(_, rows)| rows.iter().any(|r| r.area_ratio.is_some()));
+    let exact = series
+        .iter()
+        .any(|(_, rows)| rows.iter().skip(1).any(|r| ratio(r) == Some(1.0)));
+    let area = time_fig(
+        if exact {
+            "Deviation from area preservation (exact zeros not drawn)"
+        } else {
+            "Deviation from area preservation"
+        },
+        if loops {
+            "|area(t) / area(0) − 1|"
+        } else {
+            "|mean det DΦ − 1|"
+        },
+        true,
+        &|r| ratio(r).map(|v| (v - 1.0).abs()),
+    );
+    write(
+        &area,
+        "area_ratio",
+        "Area ratio against time: |ratio − 1|".into(),
+    )?;
     // Report.
     let report = report_md(study, &configs[0], &summary, &figures, command_line);
     write_atomic(&out.join("report.md"), report.as_bytes())?;
     files.push(out.join("report.md"));
-    Ok(StudyOutcome { summary, files })
+    Ok(StudyOutcome {
+        summary,
+        files,
+        figures: drawn,
+    })
 }
 
 /// Folder names: the method name (prefixed by the run's own system where it overrides the
@@ -708,76 +763,199 @@ fn run_names(runs: &[StudyRun], base_system: Option<&str>) -> Vec<String> {
         .collect()
 }
 
-/// Phase portrait (q1, p1) of the kept snapshots over exact level curves of H (d = 1).
-fn portrait_figure(system: &System, name: &str, dt: f64, snaps: &[(u64, State<f64>)]) -> Figure {
+/// Legend labels for a study's runs: the method, with the system in front when the study mixes
+/// systems and the step behind when it mixes steps.
+fn legend_labels(runs: &[StudyRun], systems: &[&str]) -> Vec<String> {
+    let mixed_system = systems.iter().any(|s| Some(s) != systems.first());
+    let mixed_h = runs.iter().any(|r| r.dt != runs[0].dt);
+    runs.iter()
+        .zip(systems)
+        .map(|(r, system)| {
+            let mut label = r.method.name().to_string();
+            if mixed_system {
+                label = format!("{system}, {label}");
+            }
+            if mixed_h {
+                let _ = write!(label, ", h = {}", fmt_g(r.dt));
+            }
+            label
+        })
+        .collect()
+}
+
+/// Whether q1 of `system` is an angle, which a reader expects wrapped to (−π, π].
+fn q_is_angle(system: &System) -> bool {
+    matches!(system.name(), "pendulum" | "double-pendulum")
+}
+
+/// An angle wrapped to (−π, π].
+fn wrap_angle(q: f64) -> f64 {
+    use std::f64::consts::PI;
+    let w = q - 2.0 * PI * ((q + PI) / (2.0 * PI)).floor();
+    if w <= -PI {
+        w + 2.0 * PI
+    } else {
+        w
+    }
+}
+
+/// The data of a phase portrait in (q1, p1), q1 wrapped where it is an angle: the kept
+/// snapshots as dots coloured by time and, for a single state, its path through every
+/// snapshot. Ranges, level curves and the title come from `finish_portrait`.
+fn portrait_data(
+    system: &System,
+    label: &str,
+    dt: f64,
+    snaps: &[(u64, State<f64>)],
+    traj: &[(f64, Vec<f64>)],
+) -> Figure {
+    use std::f64::consts::PI;
+    let wrap = q_is_angle(system);
+    let q_of = |q: f64| if wrap { wrap_angle(q) } else { q };
+    let d = system.dof();
     let mut series = Vec::new();
-    let (mut qlo, mut qhi, mut plo, mut phi) = (
-        f64::INFINITY,
-        f64::NEG_INFINITY,
-        f64::INFINITY,
-        f64::NEG_INFINITY,
-    );
-    let mut energies = Vec::new();
-    for (_, s) in snaps {
-        for i in 0..s.n {
-            // (q1, p1): component 0 of q and of p
-            let (q, p) = (s.q[i], s.p[i]);
-            if q.is_finite() && p.is_finite() {
-                qlo = qlo.min(q);
-                qhi = qhi.max(q);
-                plo = plo.min(p);
-                phi = phi.max(p);
+    let single = !snaps.is_empty() && snaps.iter().all(|(_, s)| s.n == 1) && traj.len() > 1;
+    if single {
+        let mut points: Vec<(f64, f64)> = Vec::with_capacity(traj.len());
+        for (_, z) in traj {
+            let (q, p) = (q_of(z[0]), z[d]);
+            // A wrapped angle jumping by about 2π: break the line instead of crossing the box.
+            if wrap && points.last().is_some_and(|&(q0, _)| (q - q0).abs() > PI) {
+                points.push((f64::NAN, f64::NAN));
             }
+            points.push((q, p));
         }
-    }
-    let minimum = system.minimum().filter(|_| system.dof() == 1);
-    if let (Some(z), true) = (minimum, qlo.is_finite()) {
-        let (qm, pm) = (0.1 * (qhi - qlo).max(1e-3), 0.1 * (phi - plo).max(1e-3));
-        let (qa, qb, pa, pb) = (qlo - qm, qhi + qm, plo - pm, phi + pm);
-        // Levels: the range of H over the initial set, and a few around it.
-        if let Some((_, s0)) = snaps.first() {
-            let h: Vec<f64> = (0..s0.n)
-                .map(|i| system.energy(&[s0.q[i]], &[s0.p[i]]))
-                .filter(|x| x.is_finite())
-                .collect();
-            if let (Some(lo), Some(hi)) = (
-                h.iter().cloned().reduce(f64::min),
-                h.iter().cloned().reduce(f64::max),
-            ) {
-                energies.push(lo);
-                if hi > lo * (1.0 + 1e-9) {
-                    energies.push(hi);
-                }
-            }
-        }
-        let corner_max = [(qa, pa), (qa, pb), (qb, pa), (qb, pb)]
-            .iter()
-            .map(|&(q, p)| system.energy(&[q], &[p]))
-            .fold(f64::NEG_INFINITY, f64::max);
-        let e_min = system.energy(&z[..1], &z[1..]);
-        for k in 1..=6 {
-            energies.push(e_min + (corner_max - e_min) * k as f64 / 7.0);
-        }
-        for e in energies {
-            series.extend(level_curves(system, e, (qa, qb), (pa, pb)));
-        }
-    }
-    for (step, s) in snaps {
+        let t_end = traj.last().map_or(0.0, |(t, _)| *t);
         series.push(Series {
-            label: format!("t = {}", fmt_t(*step as f64 * dt)),
-            points: (0..s.n).map(|i| (s.q[i], s.p[i])).collect(),
-            style: Style::Markers,
+            label: format!("path, t = 0 to {}", fmt_t(t_end)),
+            points,
+            style: Style::Line,
+            color: None,
         });
     }
+    let last = snaps.len().saturating_sub(1).max(1) as f64;
+    for (k, (step, s)) in snaps.iter().enumerate() {
+        series.push(Series {
+            label: format!("t = {}", fmt_t(*step as f64 * dt)),
+            points: (0..s.n).map(|i| (q_of(s.q[i]), s.p[i])).collect(),
+            style: Style::Markers,
+            color: Some(plot::time_color(k as f64 / last)),
+        });
+    }
+    let (q, p) = if d == 1 { ("q", "p") } else { ("q1", "p1") };
     Figure {
-        title: format!("{name}: the set at several times, over level curves of H"),
-        x_label: "q".into(),
-        y_label: "p".into(),
+        title: label.to_string(),
+        x_label: if wrap {
+            format!("{q} (wrapped to (−π, π])")
+        } else {
+            q.to_string()
+        },
+        y_label: p.into(),
         series,
         log_y: false,
-        equal_aspect: true,
+        equal_aspect: false,
         x_range: None,
         y_range: None,
+    }
+}
+
+/// The extent (q_lo, q_hi, p_lo, p_hi) of a figure's finite points.
+fn data_extent(fig: &Figure) -> Option<[f64; 4]> {
+    let finite = fig
+        .series
+        .iter()
+        .flat_map(|s| &s.points)
+        .filter(|(q, p)| q.is_finite() && p.is_finite());
+    finite.fold(None, |acc, &(q, p)| {
+        let [a, b, c, d] = acc.unwrap_or([q, q, p, p]);
+        Some([a.min(q), b.max(q), c.min(p), d.max(p)])
+    })
+}
+
+/// Each portrait's plot range, (q_lo, q_hi, p_lo, p_hi) with a 5% margin: one range shared by
+/// all of a study's portraits, so they compare at a glance, unless one run's set spread so far
+/// (by 20 times another's extent, e.g. an escaping point) that the others would shrink to
+/// specks; then each its own.
+fn shared_ranges(figs: &[Figure]) -> Vec<Option<[f64; 4]>> {
+    let own: Vec<Option<[f64; 4]>> = figs.iter().map(data_extent).collect();
+    let union = own.iter().flatten().copied().reduce(|a, b| {
+        [
+            a[0].min(b[0]),
+            a[1].max(b[1]),
+            a[2].min(b[2]),
+            a[3].max(b[3]),
+        ]
+    });
+    let comparable = union.is_some_and(|u| {
+        own.iter()
+            .flatten()
+            .all(|e| (u[1] - u[0]) <= 20.0 * (e[1] - e[0]) && (u[3] - u[2]) <= 20.0 * (e[3] - e[2]))
+    });
+    let pad = |e: Option<[f64; 4]>| {
+        e.map(|[a, b, c, d]| {
+            let (mq, mp) = (0.05 * (b - a).max(1e-9), 0.05 * (d - c).max(1e-9));
+            [a - mq, b + mq, c - mp, d + mp]
+        })
+    };
+    own.iter()
+        .map(|&e| pad(if comparable { union } else { e }))
+        .collect()
+}
+
+/// Complete a portrait: its ranges, the same scale on both axes when their spans are within a
+/// factor 3 (a portrait is not squeezed into a strip), exact level curves of H behind the
+/// data for 1-DOF systems (through the initial energies and a few more), and a title that
+/// mentions them only when they are drawn.
+fn finish_portrait(
+    fig: &mut Figure,
+    system: &System,
+    snaps: &[(u64, State<f64>)],
+    range: Option<[f64; 4]>,
+) {
+    let Some([qa, qb, pa, pb]) = range else {
+        return;
+    };
+    fig.x_range = Some((qa, qb));
+    fig.y_range = Some((pa, pb));
+    let ratio = (qb - qa) / (pb - pa);
+    fig.equal_aspect = (1.0 / 3.0..=3.0).contains(&ratio);
+    let Some(z) = system.minimum().filter(|_| system.dof() == 1) else {
+        return;
+    };
+    // Levels: the range of H over the initial set, and a few around it.
+    let mut energies = Vec::new();
+    if let Some((_, s0)) = snaps.first() {
+        let h: Vec<f64> = (0..s0.n)
+            .map(|i| system.energy(&[s0.q[i]], &[s0.p[i]]))
+            .filter(|x| x.is_finite())
+            .collect();
+        if let (Some(lo), Some(hi)) = (
+            h.iter().cloned().reduce(f64::min),
+            h.iter().cloned().reduce(f64::max),
+        ) {
+            energies.push(lo);
+            if hi > lo * (1.0 + 1e-9) {
+                energies.push(hi);
+            }
+        }
+    }
+    let corner_max = [(qa, pa), (qa, pb), (qb, pa), (qb, pb)]
+        .iter()
+        .map(|&(q, p)| system.energy(&[q], &[p]))
+        .fold(f64::NEG_INFINITY, f64::max);
+    let e_min = system.energy(&z[..1], &z[1..]);
+    for k in 1..=6 {
+        energies.push(e_min + (corner_max - e_min) * k as f64 / 7.0);
+    }
+    let mut curves: Vec<Series> = energies
+        .into_iter()
+        .flat_map(|e| level_curves(system, e, (qa, qb), (pa, pb)))
+        .collect();
+    if !curves.is_empty() {
+        fig.title.push_str(", over level curves of H");
+        // Drawn first (below the data), unlabelled.
+        curves.append(&mut fig.series);
+        fig.series = curves;
     }
 }
 
@@ -825,6 +1003,7 @@ fn level_curves(
             label: String::new(),
             points,
             style: Style::ThinLine,
+            color: None,
         })
         .collect()
 }
@@ -1149,6 +1328,42 @@ mod tests {
         assert_eq!(fmt_t(1000.0), "1000");
         assert_eq!(fmt_t(std::f64::consts::PI), "3.142");
         assert_eq!(fmt_t(2.5), "2.5");
+    }
+
+    #[test]
+    fn angles_wrap_to_the_half_open_interval() {
+        use std::f64::consts::PI;
+        assert_eq!(wrap_angle(0.5), 0.5);
+        assert_eq!(wrap_angle(PI), PI);
+        assert_eq!(wrap_angle(-PI), PI);
+        assert!((wrap_angle(3.0 * PI + 0.25) - (-PI + 0.25)).abs() < 1e-12);
+        assert!((wrap_angle(-20.0) - (-20.0 + 6.0 * PI)).abs() < 1e-12);
+    }
+
+    #[test]
+    fn legend_labels_name_system_and_step_only_when_they_differ() {
+        let run = |method, dt, system: Option<&str>| StudyRun {
+            method,
+            dt,
+            steps: 10,
+            system: system.map(String::from),
+        };
+        let same = [
+            run(Method::Euler, 0.1, None),
+            run(Method::Verlet, 0.1, None),
+        ];
+        assert_eq!(
+            legend_labels(&same, &["pendulum", "pendulum"]),
+            ["euler", "verlet"]
+        );
+        let mixed = [
+            run(Method::Euler, 0.25, None),
+            run(Method::Verlet, 0.5, Some("kepler")),
+        ];
+        assert_eq!(
+            legend_labels(&mixed, &["oscillator", "kepler"]),
+            ["oscillator, euler, h = 0.25", "kepler, verlet, h = 0.5"]
+        );
     }
 
     #[test]

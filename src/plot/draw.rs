@@ -1,8 +1,10 @@
 //! Drawing a figure on a plotters backend, the same way for the PNG and the SVG.
 //!
-//! plotters draws the frame: title, axes, ticks, grid, axis labels and the legend. The data
-//! are drawn here, in pixels: `geom` clips them to the plot box and drops points that land on
-//! an already used pixel, because plotters itself neither clips nor thins.
+//! plotters draws the frame: title, axes, ticks, grid and axis labels. The data and the legend
+//! are drawn here, in pixels: `geom` clips the data to the plot box and drops points that land
+//! on an already used pixel, because plotters itself neither clips nor thins. The legend sits
+//! outside the plot box (to its right, or below it when the labels are long), so it never
+//! covers data.
 
 use plotters::coord::ranged1d::ValueFormatter;
 use plotters::coord::types::RangedCoordf64;
@@ -24,6 +26,13 @@ const TITLE_SIZE: f64 = 26.0;
 const AXIS_LABEL_SIZE: f64 = 20.0;
 const TICK_LABEL_SIZE: f64 = 17.0;
 const LEGEND_SIZE: f64 = 17.0;
+/// Legend geometry: row height, the sample (line or dot) width, gaps and the widest legend
+/// that goes to the right of the plot box (a wider one goes below it).
+const LEGEND_ROW: u32 = 24;
+const LEGEND_SAMPLE: i32 = 24;
+const LEGEND_PAD: i32 = 8;
+const LEGEND_GAP: u32 = 12;
+const LEGEND_MAX_RIGHT: u32 = 260;
 
 /// Space around the chart, and for the tick labels plus axis label below and left of it.
 const MARGIN: u32 = 20;
@@ -41,17 +50,23 @@ pub(super) const BACKGROUND: RGBColor = WHITE;
 const THIN_LINE_COLOR: RGBColor = RGBColor(185, 185, 185);
 const NOTE_COLOR: RGBColor = RGBColor(110, 110, 110);
 
-/// Series colours: the Okabe–Ito palette, which stays distinguishable with colour-blindness.
-/// Thin reference lines are grey and take no colour from it.
-const PALETTE: [RGBColor; 8] = [
+/// Series colours, 12 before the cycle repeats: the Okabe–Ito palette (which stays
+/// distinguishable with colour-blindness) without its black and yellow, then six of Paul Tol's
+/// colours. None is a grey, so a series pixel is never confused with text, axes or the grey
+/// reference lines (the frame check in `super::check_figure` relies on that).
+pub(super) const PALETTE: [RGBColor; 12] = [
     RGBColor(0, 114, 178),   // blue
     RGBColor(213, 94, 0),    // vermillion
     RGBColor(0, 158, 115),   // bluish green
     RGBColor(204, 121, 167), // reddish purple
     RGBColor(230, 159, 0),   // orange
     RGBColor(86, 180, 233),  // sky blue
-    RGBColor(0, 0, 0),       // black
-    RGBColor(240, 228, 66),  // yellow
+    RGBColor(136, 34, 85),   // wine
+    RGBColor(51, 34, 136),   // indigo
+    RGBColor(17, 119, 51),   // green
+    RGBColor(153, 153, 51),  // olive
+    RGBColor(170, 68, 153),  // purple
+    RGBColor(68, 170, 153),  // teal
 ];
 
 /// A series made ready to draw: its runs of drawable points in display coordinates.
@@ -80,9 +95,10 @@ impl<'a> Scene<'a> {
             .map(|s| Prepared {
                 series: s,
                 runs: geom::display_runs(&s.points, fig.log_y),
-                color: match s.style {
-                    Style::ThinLine => THIN_LINE_COLOR,
-                    Style::Line | Style::Markers => next_color.next().unwrap_or(BLACK),
+                color: match (s.style, s.color) {
+                    (Style::ThinLine, _) => THIN_LINE_COLOR,
+                    (_, Some((r, g, b))) => RGBColor(r, g, b),
+                    (Style::Line | Style::Markers, None) => next_color.next().unwrap_or(BLACK),
                 },
             })
             .collect();
@@ -100,13 +116,71 @@ impl<'a> Scene<'a> {
             has_data,
         }
     }
+
+    /// Whether any point can be drawn.
+    pub fn has_data(&self) -> bool {
+        self.has_data
+    }
+
+    /// The colours of the data series (not of the grey reference lines).
+    pub fn series_colors(&self) -> Vec<RGBColor> {
+        self.series
+            .iter()
+            .filter(|p| p.series.style != Style::ThinLine)
+            .map(|p| p.color)
+            .collect()
+    }
+
+    fn legend_entries(&self) -> impl Iterator<Item = &Prepared<'a>> {
+        self.series.iter().filter(|p| !p.series.label.is_empty())
+    }
 }
 
-/// Draw the whole figure on `root`.
+/// A pixel rectangle, `x0..x1` × `y0..y1` (ends excluded).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) struct Rect {
+    pub x0: i32,
+    pub y0: i32,
+    pub x1: i32,
+    pub y1: i32,
+}
+
+impl Rect {
+    pub fn contains(&self, (x, y): (i32, i32)) -> bool {
+        self.x0 <= x && x < self.x1 && self.y0 <= y && y < self.y1
+    }
+
+    /// The rectangle grown by `by` pixels on every side.
+    pub fn grown(&self, by: i32) -> Rect {
+        Rect {
+            x0: self.x0 - by,
+            y0: self.y0 - by,
+            x1: self.x1 + by,
+            y1: self.y1 + by,
+        }
+    }
+}
+
+/// Where a drawn figure put its plot box and its legend (if any), in pixels.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Layout {
+    pub plot: Rect,
+    pub legend: Option<Rect>,
+}
+
+/// Where the legend goes: to the right of the plot box or below it, and its size.
+#[derive(Debug, Clone, Copy)]
+struct LegendBox {
+    right: bool,
+    width: u32,
+    height: u32,
+}
+
+/// Draw the whole figure on `root`; returns where the plot box and the legend went.
 pub(super) fn draw<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     scene: &Scene,
-) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+) -> Result<Layout, DrawingAreaErrorKind<DB::ErrorType>> {
     root.fill(&BACKGROUND)?;
     let area = if scene.fig.title.is_empty() {
         root.clone()
@@ -114,11 +188,20 @@ pub(super) fn draw<DB: DrawingBackend>(
         root.titled(&scene.fig.title, (FONT, TITLE_SIZE))?
     };
 
-    // The plot box fills what the margins and label areas leave, unless equal_aspect asks
-    // for the same scale on both axes: then one side of the box shrinks, centred.
+    // The legend takes a column right of the plot box, or rows below it when its labels are
+    // too long for a column.
+    let legend = legend_box(root, scene)?;
+    let (legend_w, legend_h) = match legend {
+        Some(l) if l.right => (l.width + LEGEND_GAP, 0),
+        Some(l) => (0, l.height + LEGEND_GAP),
+        None => (0, 0),
+    };
+
+    // The plot box fills what the margins, label areas and legend leave, unless equal_aspect
+    // asks for the same scale on both axes: then one side of the box shrinks, centred.
     let (width, height) = area.dim_in_pixel();
-    let free_w = width.saturating_sub(2 * MARGIN + Y_LABEL_AREA);
-    let free_h = height.saturating_sub(2 * MARGIN + X_LABEL_AREA);
+    let free_w = width.saturating_sub(2 * MARGIN + Y_LABEL_AREA + legend_w);
+    let free_h = height.saturating_sub(2 * MARGIN + X_LABEL_AREA + legend_h);
     let (box_w, box_h) = if scene.fig.equal_aspect && !scene.y.log {
         geom::equal_aspect_box(&scene.x, &scene.y, free_w, free_h)
     } else {
@@ -129,28 +212,108 @@ pub(super) fn draw<DB: DrawingBackend>(
     let mut builder = ChartBuilder::on(&area);
     builder
         .margin_left(MARGIN + spare_w / 2)
-        .margin_right(MARGIN + spare_w - spare_w / 2)
+        .margin_right(MARGIN + legend_w + spare_w - spare_w / 2)
         .margin_top(MARGIN + spare_h / 2)
-        .margin_bottom(MARGIN + spare_h - spare_h / 2)
+        .margin_bottom(MARGIN + legend_h + spare_h - spare_h / 2)
         .x_label_area_size(X_LABEL_AREA)
         .y_label_area_size(Y_LABEL_AREA);
     let (x_lo, x_hi) = scene.x.data_range();
     let (y_lo, y_hi) = scene.y.data_range();
     // The two y axis kinds are different types, hence one call each.
-    if scene.y.log {
+    let plot = if scene.y.log {
         let chart = builder.build_cartesian_2d(x_lo..x_hi, (y_lo..y_hi).log_scale())?;
-        draw_chart(chart, scene)
+        draw_chart(chart, scene)?
     } else {
         let chart = builder.build_cartesian_2d(x_lo..x_hi, y_lo..y_hi)?;
-        draw_chart(chart, scene)
-    }
+        draw_chart(chart, scene)?
+    };
+    let legend = match legend {
+        Some(l) => {
+            let (x0, y0) = if l.right {
+                (plot.x1 + LEGEND_GAP as i32, plot.y0)
+            } else {
+                (plot.x0, plot.y1 + (X_LABEL_AREA + LEGEND_GAP) as i32)
+            };
+            let rect = Rect {
+                x0,
+                y0,
+                x1: x0 + l.width as i32,
+                y1: y0 + l.height as i32,
+            };
+            draw_legend(root, scene, rect)?;
+            Some(rect)
+        }
+        None => None,
+    };
+    Ok(Layout { plot, legend })
 }
 
-/// Draw the axes, the data, the legend and, without data, a note, on a built chart.
-fn draw_chart<'a, DB, Y>(
-    mut chart: ChartContext<'a, DB, Cartesian2d<RangedCoordf64, Y>>,
+/// The legend's size and side, or None when no series is labelled.
+fn legend_box<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
     scene: &Scene,
-) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>>
+) -> Result<Option<LegendBox>, DrawingAreaErrorKind<DB::ErrorType>> {
+    let style = TextStyle::from((FONT, LEGEND_SIZE));
+    let mut text_w = 0;
+    let mut rows = 0;
+    for p in scene.legend_entries() {
+        let (w, _) = root.estimate_text_size(&p.series.label, &style)?;
+        text_w = text_w.max(w);
+        rows += 1;
+    }
+    if rows == 0 {
+        return Ok(None);
+    }
+    let width = text_w + (LEGEND_SAMPLE + 3 * LEGEND_PAD) as u32;
+    let height = rows * LEGEND_ROW + LEGEND_PAD as u32;
+    Ok(Some(LegendBox {
+        right: width <= LEGEND_MAX_RIGHT,
+        width,
+        height,
+    }))
+}
+
+/// Draw the legend in `rect`: a frame, and per labelled series its sample and label.
+fn draw_legend<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    scene: &Scene,
+    rect: Rect,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    root.draw(&Rectangle::new(
+        [(rect.x0, rect.y0), (rect.x1 - 1, rect.y1 - 1)],
+        RGBColor(0, 0, 0).mix(0.4),
+    ))?;
+    let text = TextStyle::from((FONT, LEGEND_SIZE)).pos(Pos::new(HPos::Left, VPos::Center));
+    for (row, p) in scene.legend_entries().enumerate() {
+        let y = rect.y0 + LEGEND_PAD / 2 + (row as i32 * LEGEND_ROW as i32) + LEGEND_ROW as i32 / 2;
+        let x = rect.x0 + LEGEND_PAD;
+        match p.series.style {
+            Style::Markers => {
+                root.draw(&Circle::new(
+                    (x + LEGEND_SAMPLE / 2, y),
+                    4,
+                    p.color.filled(),
+                ))?;
+            }
+            Style::Line => {
+                let sample = [(x, y), (x + LEGEND_SAMPLE, y)];
+                root.draw(&PathElement::new(sample, p.color.stroke_width(LINE_WIDTH)))?;
+            }
+            Style::ThinLine => {
+                root.draw(&PathElement::new([(x, y), (x + LEGEND_SAMPLE, y)], p.color))?;
+            }
+        }
+        let at = (x + LEGEND_SAMPLE + LEGEND_PAD, y);
+        root.draw(&Text::new(p.series.label.as_str(), at, text.clone()))?;
+    }
+    Ok(())
+}
+
+/// Draw the axes, the data and, without data, a note, on a built chart; returns the plot box.
+fn draw_chart<'a, DB, Y>(
+    chart: ChartContext<'a, DB, Cartesian2d<RangedCoordf64, Y>>,
+    scene: &Scene,
+) -> Result<Rect, DrawingAreaErrorKind<DB::ErrorType>>
 where
     DB: DrawingBackend + 'a,
     Y: Ranged<ValueType = f64> + ValueFormatter<f64>,
@@ -164,6 +327,7 @@ where
             geom::tick_label(*v, y_span)
         }
     };
+    let mut chart = chart;
     chart
         .configure_mesh()
         .x_desc(scene.fig.x_label.as_str())
@@ -189,22 +353,8 @@ where
         top: f64::from(ys.start),
         bottom: f64::from(ys.end - 1),
     };
-    let mut has_legend = false;
     for p in &scene.series {
         draw_series(&screen, &map, p)?;
-        if !p.series.label.is_empty() {
-            add_legend_entry(&mut chart, p)?;
-            has_legend = true;
-        }
-    }
-    if has_legend {
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperRight)
-            .label_font((FONT, LEGEND_SIZE))
-            .background_style(WHITE.mix(0.85))
-            .border_style(RGBColor(0, 0, 0).mix(0.4))
-            .draw()?;
     }
 
     if !scene.has_data {
@@ -214,7 +364,12 @@ where
             .pos(Pos::new(HPos::Center, VPos::Center));
         screen.draw(&Text::new("no finite data", centre, style))?;
     }
-    Ok(())
+    Ok(Rect {
+        x0: xs.start,
+        y0: ys.start,
+        x1: xs.end,
+        y1: ys.end,
+    })
 }
 
 /// Draw one series' points or polylines, in pixels.
@@ -243,38 +398,15 @@ fn draw_series<DB: DrawingBackend>(
                 1
             };
             let style = p.color.stroke_width(width);
-            for line in map.polylines(&p.runs) {
+            let lines = map.polylines(&p.runs);
+            let lines = if width > 1 {
+                geom::split_sharp_turns(lines)
+            } else {
+                lines
+            };
+            for line in lines {
                 screen.draw(&PathElement::new(line, style))?;
             }
-        }
-    }
-    Ok(())
-}
-
-/// Give a labelled series its legend entry. plotters attaches legend entries to a series
-/// drawn through the chart, so an empty one is drawn: the data are already on the image.
-fn add_legend_entry<'a, DB, Y>(
-    chart: &mut ChartContext<'a, DB, Cartesian2d<RangedCoordf64, Y>>,
-    p: &Prepared,
-) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>>
-where
-    DB: DrawingBackend + 'a,
-    Y: Ranged<ValueType = f64>,
-{
-    let color = p.color;
-    let entry = chart.draw_series(std::iter::empty::<Circle<(f64, f64), u32>>())?;
-    entry.label(p.series.label.as_str());
-    match p.series.style {
-        Style::Markers => {
-            entry.legend(move |(x, y)| Circle::new((x + 10, y), 3, color.filled()));
-        }
-        Style::Line => {
-            entry.legend(move |(x, y)| {
-                PathElement::new([(x, y), (x + 20, y)], color.stroke_width(LINE_WIDTH))
-            });
-        }
-        Style::ThinLine => {
-            entry.legend(move |(x, y)| PathElement::new([(x, y), (x + 20, y)], color));
         }
     }
     Ok(())

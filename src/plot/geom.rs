@@ -254,6 +254,37 @@ impl PixelMap {
     }
 }
 
+/// Split polylines at turns sharper than 120°, so that a wide line has no miter joins there.
+/// plotters' bitmap backend joins the segments of a wide polyline with unlimited miters: at a
+/// near reversal (a spike of a noisy series) the miter reaches far beyond both segments, out of
+/// the plot box and over the labels. At the turns kept the miter is at most the line width.
+pub(super) fn split_sharp_turns(lines: Vec<Vec<(i32, i32)>>) -> Vec<Vec<(i32, i32)>> {
+    let mut out = Vec::with_capacity(lines.len());
+    for line in lines {
+        let mut current = Vec::with_capacity(line.len());
+        for (i, &p) in line.iter().enumerate() {
+            current.push(p);
+            let (Some(&a), Some(&c)) =
+                (i.checked_sub(1).and_then(|j| line.get(j)), line.get(i + 1))
+            else {
+                continue;
+            };
+            let d1 = (f64::from(p.0 - a.0), f64::from(p.1 - a.1));
+            let d2 = (f64::from(c.0 - p.0), f64::from(c.1 - p.1));
+            let dot = d1.0 * d2.0 + d1.1 * d2.1;
+            let norms = d1.0.hypot(d1.1) * d2.0.hypot(d2.1);
+            // cos(turn) < −1/2: the direction turns by more than 120°.
+            if dot < -0.5 * norms {
+                out.push(std::mem::replace(&mut current, vec![p]));
+            }
+        }
+        if current.len() >= 2 {
+            out.push(current);
+        }
+    }
+    out
+}
+
 /// Move a polyline with at least two pixels into `lines`; drop a shorter one.
 fn finish_polyline(lines: &mut Vec<Vec<(i32, i32)>>, line: &mut Vec<(i32, i32)>) {
     if line.len() >= 2 {
@@ -421,6 +452,21 @@ mod tests {
         // A diverging series jumping from -1e200 to 1e200 crosses the whole box.
         let jump = vec![vec![(4.0, -1e200), (6.0, 1e200)]];
         assert_eq!(map.polylines(&jump), vec![vec![(50, 100), (50, 0)]]);
+    }
+
+    #[test]
+    fn wide_lines_are_split_at_sharp_turns() {
+        // A spike: up and straight back down (180°), then a right angle (kept).
+        let spike = vec![vec![(0, 50), (10, 0), (20, 50), (30, 50), (30, 60)]];
+        assert_eq!(
+            split_sharp_turns(spike),
+            vec![
+                vec![(0, 50), (10, 0)],
+                vec![(10, 0), (20, 50), (30, 50), (30, 60)]
+            ]
+        );
+        let straight = vec![vec![(0, 0), (5, 5), (10, 10)]];
+        assert_eq!(split_sharp_turns(straight.clone()), straight);
     }
 
     #[test]

@@ -8,7 +8,11 @@
 //!   need no system fonts and no fontconfig. SVG files name the `sans-serif` family, and the
 //!   viewer draws the text with its own font.
 //! - Points that cannot be drawn (NaN, ±inf, y ≤ 0 on a log axis) are skipped and break a
-//!   line. A figure without any drawable point still gets axes and a "no finite data" note.
+//!   line. A figure without any drawable point still gets axes and a "no finite data" note;
+//!   callers that would rather not write it ask [`Figure::has_data`] first.
+//! - Lines are clipped and markers dropped at the plot box, so nothing is drawn over the
+//!   title, tick labels or legend; the legend sits outside the plot box.
+//!   [`check_figure`] verifies both on the rendered bitmap (used by the tests).
 //! - Submodules: `geom` (ranges, clipping, pixel mapping, tick labels; no plotters) and
 //!   `draw` (the plotters drawing, the same for both formats).
 
@@ -41,6 +45,9 @@ pub struct Series {
     pub label: String,
     pub points: Vec<(f64, f64)>,
     pub style: Style,
+    /// An RGB colour of the caller's (e.g. from [`time_color`]); None takes the next colour
+    /// of the palette (12 colours, then they repeat). Ignored for `ThinLine`.
+    pub color: Option<(u8, u8, u8)>,
 }
 
 impl Series {
@@ -49,8 +56,33 @@ impl Series {
             label: label.into(),
             points,
             style,
+            color: None,
         }
     }
+}
+
+/// A colour for a fraction `f` in [0, 1] of a sequence (e.g. portrait times), from a
+/// viridis-like map running from dark purple through blue and green to yellow-green; the
+/// light yellow end is left out, as it hardly shows on white.
+pub fn time_color(f: f64) -> (u8, u8, u8) {
+    const STOPS: [(f64, f64, f64); 5] = [
+        (68.0, 1.0, 84.0),
+        (59.0, 82.0, 139.0),
+        (33.0, 145.0, 140.0),
+        (94.0, 201.0, 98.0),
+        (170.0, 215.0, 40.0),
+    ];
+    let f = if f.is_finite() {
+        f.clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
+    let x = f * (STOPS.len() - 1) as f64;
+    let i = (x.floor() as usize).min(STOPS.len() - 2);
+    let w = x - i as f64;
+    let (a, b) = (STOPS[i], STOPS[i + 1]);
+    let mix = |a: f64, b: f64| (a + w * (b - a)).round() as u8;
+    (mix(a.0, b.0), mix(a.1, b.1), mix(a.2, b.2))
 }
 
 /// A figure: 900×700 px, one plot box with axes, title, axis labels and a legend.
@@ -85,6 +117,60 @@ impl Figure {
             ..Figure::default()
         }
     }
+
+    /// Whether any point of any series can be drawn (finite, and y > 0 on a log axis).
+    pub fn has_data(&self) -> bool {
+        self.series
+            .iter()
+            .any(|s| !geom::display_runs(&s.points, self.log_y).is_empty())
+    }
+}
+
+/// Render `fig`'s bitmap in memory and check it: some data are drawn inside the plot box,
+/// and no pixel of a data series' colour lies outside the plot box (grown by 3 px for line
+/// width and marker radius) and the legend. The series colours are never grey (see the
+/// palette), so text, axes and reference lines cannot be mistaken for them. Err says what
+/// is wrong.
+pub fn check_figure(fig: &Figure) -> std::result::Result<(), String> {
+    let scene = draw::Scene::new(fig);
+    if !scene.has_data() {
+        return Err(format!("{}: no drawable data", fig.title));
+    }
+    let (rgb, layout) = render_rgb(&scene)?;
+    let colors: Vec<[u8; 3]> = scene
+        .series_colors()
+        .iter()
+        .map(|c| [c.0, c.1, c.2])
+        .collect();
+    let allowed = layout.plot.grown(3);
+    let (mut inside, mut outside) = (0usize, Vec::new());
+    for (i, px) in rgb.chunks_exact(3).enumerate() {
+        if !colors.iter().any(|c| c[..] == *px) {
+            continue;
+        }
+        let at = (
+            (i % draw::WIDTH as usize) as i32,
+            (i / draw::WIDTH as usize) as i32,
+        );
+        if layout.plot.contains(at) {
+            inside += 1;
+        } else if !allowed.contains(at) && !layout.legend.is_some_and(|l| l.contains(at)) {
+            outside.push(at);
+        }
+    }
+    if inside == 0 {
+        return Err(format!("{}: no data pixel in the plot box", fig.title));
+    }
+    if let Some(first) = outside.first() {
+        return Err(format!(
+            "{}: {} data pixels outside the plot box {:?} and legend {:?}, the first at {first:?}",
+            fig.title,
+            outside.len(),
+            layout.plot,
+            layout.legend
+        ));
+    }
+    Ok(())
 }
 
 /// Write `<stem>.png` and `<stem>.svg`, each whole via crate::output::write_atomic (temp file
@@ -128,15 +214,22 @@ fn register_font() -> std::result::Result<(), String> {
 
 /// Draw on an in-memory RGB bitmap and encode it as PNG.
 fn render_png(scene: &draw::Scene) -> std::result::Result<Vec<u8>, String> {
+    let (rgb, _) = render_rgb(scene)?;
+    encode_png(&rgb, draw::WIDTH, draw::HEIGHT).map_err(|e| e.to_string())
+}
+
+/// Draw on an in-memory RGB bitmap: its pixels, and where the plot box and legend went.
+fn render_rgb(scene: &draw::Scene) -> std::result::Result<(Vec<u8>, draw::Layout), String> {
     register_font()?;
     let (width, height) = (draw::WIDTH, draw::HEIGHT);
     let mut rgb = vec![0u8; 3 * width as usize * height as usize];
-    {
+    let layout = {
         let root = BitMapBackend::with_buffer(&mut rgb, (width, height)).into_drawing_area();
-        draw::draw(&root, scene).map_err(|e| e.to_string())?;
+        let layout = draw::draw(&root, scene).map_err(|e| e.to_string())?;
         root.present().map_err(|e| e.to_string())?;
-    }
-    encode_png(&rgb, width, height).map_err(|e| e.to_string())
+        layout
+    };
+    Ok((rgb, layout))
 }
 
 fn encode_png(
@@ -231,6 +324,12 @@ mod tests {
         assert!(svg.contains(&fig.title), "{name}: SVG lacks the title");
         // No temporary files left behind.
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 2);
+        // Data inside the frame only, or nothing to check.
+        if fig.has_data() {
+            check_figure(fig).unwrap();
+        } else {
+            assert!(check_figure(fig).is_err());
+        }
         (image, svg)
     }
 
@@ -387,6 +486,74 @@ mod tests {
         fig.x_range = Some((-0.5, 0.5));
         fig.y_range = Some((1.0, -1.0)); // reversed: sorted
         write_and_check(&fig, "zoom");
+    }
+
+    #[test]
+    fn data_leaving_the_range_stay_inside_the_frame() {
+        // Lines and markers far beyond an explicit range, long legend labels (the legend goes
+        // below the plot) and twelve series, each with its own colour.
+        let mut fig = Figure::new("Diverging series", "t", "x");
+        fig.y_range = Some((-1.0, 1.0));
+        fig.x_range = Some((0.0, 8.0));
+        for k in 0..12 {
+            let points = (0..400)
+                .map(|i| i as f64 * 0.025)
+                .map(|t| (t, (t * (1.0 + k as f64 * 0.3)).sin() * (0.5 + 0.4 * t)))
+                .collect();
+            let style = if k % 3 == 2 {
+                Style::Markers
+            } else {
+                Style::Line
+            };
+            let label = format!("a rather long label for series number {k}, h = 0.25");
+            fig.series.push(Series::new(label, points, style));
+        }
+        let (image, _) = write_and_check(&fig, "diverging");
+        for c in draw::PALETTE {
+            assert!(has_pixel(&image, c), "{c:?} not drawn");
+        }
+        let colors: HashSet<_> = draw::PALETTE.iter().map(|c| (c.0, c.1, c.2)).collect();
+        assert_eq!(colors.len(), 12);
+        // Short labels: the legend goes right of the plot box, and a log axis.
+        fig.log_y = true;
+        fig.y_range = Some((1e-3, 0.5));
+        for (k, s) in fig.series.iter_mut().enumerate() {
+            s.label = format!("m{k}");
+        }
+        write_and_check(&fig, "diverging_log");
+
+        // Spikes: a wide line reversing its direction (the miter joins of plotters' bitmap
+        // backend would reach far beyond the box).
+        let mut spiky = Figure::new("Spiky series", "t", "error");
+        spiky.log_y = true;
+        let points = (0..2000)
+            .map(|i| {
+                (
+                    i as f64,
+                    if i % 7 == 3 {
+                        1e-9
+                    } else {
+                        1e-2 * (1.0 + (i % 5) as f64)
+                    },
+                )
+            })
+            .collect();
+        spiky
+            .series
+            .push(Series::new("spikes", points, Style::Line));
+        write_and_check(&spiky, "spiky");
+    }
+
+    #[test]
+    fn time_colors_run_from_dark_to_light() {
+        assert_eq!(time_color(0.0), (68, 1, 84));
+        assert_eq!(time_color(1.0), (170, 215, 40));
+        assert_eq!(time_color(f64::NAN), time_color(0.0));
+        let lightness = |(r, g, b): (u8, u8, u8)| u32::from(r) + u32::from(g) + u32::from(b);
+        let steps: Vec<u32> = (0..=10)
+            .map(|i| lightness(time_color(i as f64 / 10.0)))
+            .collect();
+        assert!(steps.windows(2).all(|w| w[0] < w[1]), "{steps:?}");
     }
 
     #[test]

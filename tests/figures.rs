@@ -1,0 +1,83 @@
+//! Every preset study's figures, rendered at short settings and checked: each figure has data
+//! drawn inside its plot box and no data pixel outside the box and legend
+//! (`plot::check_figure`), report.md embeds exactly the figures written, and a study without
+//! an area measurement writes no empty area figure.
+
+use phaseflow::plot;
+use phaseflow::study::{self, Study, PRESETS};
+
+/// The preset shortened to at most 2000 steps per run (and t_end), with at most 300 points,
+/// on the CPU.
+fn short(name: &str) -> Study {
+    let mut st = study::preset(name).unwrap();
+    let min_dt = st.runs.iter().map(|r| r.dt).fold(f64::INFINITY, f64::min);
+    let t_full = st
+        .runs
+        .iter()
+        .map(|r| r.steps as f64 * r.dt)
+        .fold(0.0, f64::max);
+    let t_end = t_full.min(2000.0 * min_dt);
+    for r in &mut st.runs {
+        r.steps = ((t_end / r.dt).round() as u64).max(1);
+    }
+    let k = st.portrait_times.len().max(2) - 1;
+    st.portrait_times = (0..=k).map(|i| t_end * i as f64 / k as f64).collect();
+    if let Some(e) = st.base.ensemble.as_mut() {
+        e.points = e.points.map(|n| n.min(300));
+    }
+    st.base.backend = Some("cpu".into());
+    // As `study::from_args` does: the tangent map is on unless the preset turns it off.
+    st.base.tangent = Some(st.base.tangent.unwrap_or(true));
+    st
+}
+
+fn check_study(st: &Study) -> Vec<String> {
+    let dir = tempfile::tempdir().unwrap();
+    let outcome = study::run_study(st, dir.path(), true, "test").unwrap();
+    assert!(!outcome.figures.is_empty(), "{}: no figures", st.name);
+    let report = std::fs::read_to_string(dir.path().join("report.md")).unwrap();
+    let embedded = report.matches("![").count();
+    assert_eq!(embedded, outcome.figures.len(), "{}: {report}", st.name);
+    let mut stems = Vec::new();
+    for (stem, fig) in &outcome.figures {
+        if let Err(e) = plot::check_figure(fig) {
+            panic!("{} {stem}: {e}", st.name);
+        }
+        assert!(dir.path().join(format!("{stem}.png")).is_file());
+        assert!(dir.path().join(format!("{stem}.svg")).is_file());
+        assert!(
+            report.contains(&format!("]({stem}.png)")),
+            "{}: {stem}",
+            st.name
+        );
+        stems.push(stem.clone());
+    }
+    stems
+}
+
+#[test]
+fn every_preset_draws_its_figures_inside_the_frame() {
+    for (name, _) in PRESETS {
+        let stems = check_study(&short(name));
+        assert!(
+            stems.iter().any(|s| s == "energy_error"),
+            "{name}: {stems:?}"
+        );
+        assert!(
+            stems.iter().any(|s| s.starts_with("phase_")),
+            "{name}: {stems:?}"
+        );
+        // Filled sets, loops and the tangent map give an area figure; the chains carry no
+        // tangent map and have none, so none is written or embedded.
+        let area = stems.iter().any(|s| s == "area_ratio");
+        assert_eq!(area, !name.starts_with("spring-chain"), "{name}: {stems:?}");
+    }
+}
+
+#[test]
+fn without_the_tangent_map_a_filled_set_has_no_area_figure() {
+    let mut st = short("pendulum-disks");
+    st.base.tangent = Some(false);
+    let stems = check_study(&st);
+    assert!(!stems.iter().any(|s| s == "area_ratio"), "{stems:?}");
+}

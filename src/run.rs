@@ -1009,14 +1009,21 @@ impl<'a, T: Real> Timed<'a, T> {
     }
 }
 
+/// What `bench_precision` measured: the rows (best round each) and the final states.
+struct PrecisionBench<T> {
+    rows: Vec<BenchRow>,
+    reference: Option<State<T>>,
+    cpu: State<T>,
+}
+
 /// Time the reference loop (when there is one) and the CPU engine at precision T, `rounds`
-/// times interleaved; then the rows, best round each.
+/// times interleaved.
 fn bench_precision<T: Real>(
     system: &System,
     method: Method,
     init: &State<f64>,
     o: &BenchOptions,
-) -> Result<(Vec<BenchRow>, Option<State<T>>, State<T>)> {
+) -> Result<PrecisionBench<T>> {
     let start: State<T> = init.convert();
     let mut engines = Vec::new();
     if let Some(r) = ReferenceEngine::new(system, method, o.dt, start.clone()) {
@@ -1055,7 +1062,11 @@ fn bench_precision<T: Real>(
         states.push(e.engine.state()?.clone());
     }
     let cpu = states.pop().expect("the CPU engine always runs");
-    Ok((rows, states.pop(), cpu))
+    Ok(PrecisionBench {
+        rows,
+        reference: states.pop(),
+        cpu,
+    })
 }
 
 /// `phaseflow bench`: the reference loop (a plain single-threaded Rust loop of the same step,
@@ -1083,13 +1094,15 @@ pub fn bench(system: &System, method: Method, o: &BenchOptions) -> Result<BenchR
     check_memory(o.points, system.dof(), 8)?;
     let spec = EnsembleSpec::disk(o.points, 0.3, o.seed).resolve(system)?;
     let init = spec.generate(system)?;
-    let (mut rows, ref64, cpu64) = bench_precision::<f64>(system, method, &init, o)?;
-    let reference_vs_cpu = ref64.map(|r| {
-        let (a, rel, _, _) = compare_states(&r, &cpu64);
+    let b64 = bench_precision::<f64>(system, method, &init, o)?;
+    let reference_vs_cpu = b64.reference.as_ref().map(|r| {
+        let (a, rel, _, _) = compare_states(r, &b64.cpu);
         (a, rel)
     });
-    drop(cpu64);
-    let (rows32, _, cpu32) = bench_precision::<f32>(system, method, &init, o)?;
+    let mut rows = b64.rows;
+    drop((b64.reference, b64.cpu)); // before the f32 engines take their memory
+    let b32 = bench_precision::<f32>(system, method, &init, o)?;
+    let (rows32, cpu32) = (b32.rows, b32.cpu);
     let reference32 = rows32
         .iter()
         .find(|r| r.backend == "reference")

@@ -608,7 +608,7 @@ pub fn run_study(
             portrait_data(system, label, *dt, snaps, traj)
         })
         .collect();
-    let ranges = shared_ranges(&phase);
+    let ranges = shared_ranges(&phase, &systems);
     for (i, fig) in phase.iter_mut().enumerate() {
         let (_, system, _, snaps) = &portraits[i];
         finish_portrait(fig, system, snaps, ranges[i]);
@@ -859,38 +859,48 @@ fn portrait_data(
     }
 }
 
-/// The extent (q_lo, q_hi, p_lo, p_hi) of a figure's finite points.
+/// The extent (q_lo, q_hi, p_lo, p_hi) of a figure's finite points. Where a few points
+/// escaped far away (the full extent is over 20 times that of the central 98% of the points),
+/// that axis takes the central extent, widened by half of it on each side, so the set is not
+/// shrunk to a speck; `finish_portrait` counts the points left outside.
 fn data_extent(fig: &Figure) -> Option<[f64; 4]> {
-    let finite = fig
+    let (mut qs, mut ps): (Vec<f64>, Vec<f64>) = fig
         .series
         .iter()
         .flat_map(|s| &s.points)
-        .filter(|(q, p)| q.is_finite() && p.is_finite());
-    finite.fold(None, |acc, &(q, p)| {
-        let [a, b, c, d] = acc.unwrap_or([q, q, p, p]);
-        Some([a.min(q), b.max(q), c.min(p), d.max(p)])
-    })
+        .filter(|(q, p)| q.is_finite() && p.is_finite())
+        .copied()
+        .unzip();
+    let axis = |v: &mut Vec<f64>| -> Option<(f64, f64)> {
+        v.sort_by(f64::total_cmp);
+        let (lo, hi) = (*v.first()?, *v.last()?);
+        let k = v.len() / 100;
+        let (tlo, thi) = (v[k], v[v.len() - 1 - k]);
+        let central = thi - tlo;
+        if k > 0 && hi - lo > 20.0 * central && central > 0.0 {
+            Some(((tlo - 0.5 * central).max(lo), (thi + 0.5 * central).min(hi)))
+        } else {
+            Some((lo, hi))
+        }
+    };
+    let (q, p) = (axis(&mut qs)?, axis(&mut ps)?);
+    Some([q.0, q.1, p.0, p.1])
 }
 
 /// Each portrait's plot range, (q_lo, q_hi, p_lo, p_hi) with a 5% margin: one range shared by
-/// all of a study's portraits, so they compare at a glance, unless one run's set spread so far
-/// (by 20 times another's extent, e.g. an escaping point) that the others would shrink to
-/// specks; then each its own.
-fn shared_ranges(figs: &[Figure]) -> Vec<Option<[f64; 4]>> {
+/// the portraits of the same system (`systems[i]` is figure i's), so they compare at a glance,
+/// unless one run's set spread so far (by 20 times another's extent, e.g. an escaping point)
+/// that the others would shrink to specks; then each its own. Different systems (polar and
+/// Cartesian coordinates) do not share: their q1 and p1 are different quantities.
+fn shared_ranges(figs: &[Figure], systems: &[&str]) -> Vec<Option<[f64; 4]>> {
     let own: Vec<Option<[f64; 4]>> = figs.iter().map(data_extent).collect();
-    let union = own.iter().flatten().copied().reduce(|a, b| {
-        [
-            a[0].min(b[0]),
-            a[1].max(b[1]),
-            a[2].min(b[2]),
-            a[3].max(b[3]),
-        ]
-    });
-    let comparable = union.is_some_and(|u| {
+    let group = |system: &str| -> Vec<[f64; 4]> {
         own.iter()
-            .flatten()
-            .all(|e| (u[1] - u[0]) <= 20.0 * (e[1] - e[0]) && (u[3] - u[2]) <= 20.0 * (e[3] - e[2]))
-    });
+            .zip(systems)
+            .filter(|(_, s)| **s == system)
+            .filter_map(|(e, _)| *e)
+            .collect()
+    };
     let pad = |e: Option<[f64; 4]>| {
         e.map(|[a, b, c, d]| {
             let (mq, mp) = (0.05 * (b - a).max(1e-9), 0.05 * (d - c).max(1e-9));
@@ -898,7 +908,24 @@ fn shared_ranges(figs: &[Figure]) -> Vec<Option<[f64; 4]>> {
         })
     };
     own.iter()
-        .map(|&e| pad(if comparable { union } else { e }))
+        .zip(systems)
+        .map(|(&e, system)| {
+            let members = group(system);
+            let union = members.iter().copied().reduce(|a, b| {
+                [
+                    a[0].min(b[0]),
+                    a[1].max(b[1]),
+                    a[2].min(b[2]),
+                    a[3].max(b[3]),
+                ]
+            });
+            let comparable = union.is_some_and(|u| {
+                members.iter().all(|e| {
+                    u[1] - u[0] <= 20.0 * (e[1] - e[0]) && u[3] - u[2] <= 20.0 * (e[3] - e[2])
+                })
+            });
+            pad(if comparable { union } else { e })
+        })
         .collect()
 }
 
@@ -917,6 +944,16 @@ fn finish_portrait(
     };
     fig.x_range = Some((qa, qb));
     fig.y_range = Some((pa, pb));
+    let outside = fig
+        .series
+        .iter()
+        .flat_map(|s| &s.points)
+        .filter(|(q, p)| q.is_finite() && p.is_finite())
+        .filter(|&&(q, p)| !(qa..=qb).contains(&q) || !(pa..=pb).contains(&p))
+        .count();
+    if outside > 0 {
+        let _ = write!(fig.x_label, " ({outside} points outside the plot)");
+    }
     let ratio = (qb - qa) / (pb - pa);
     fig.equal_aspect = (1.0 / 3.0..=3.0).contains(&ratio);
     let Some(z) = system.minimum().filter(|_| system.dof() == 1) else {
@@ -1338,6 +1375,32 @@ mod tests {
         assert_eq!(wrap_angle(-PI), PI);
         assert!((wrap_angle(3.0 * PI + 0.25) - (-PI + 0.25)).abs() < 1e-12);
         assert!((wrap_angle(-20.0) - (-20.0 + 6.0 * PI)).abs() < 1e-12);
+    }
+
+    #[test]
+    fn portrait_ranges_leave_out_far_escapes_only() {
+        let cloud: Vec<(f64, f64)> = (0..1000)
+            .map(|i| ((i as f64 * 0.1).sin(), (i as f64 * 0.1).cos()))
+            .collect();
+        let mut fig = Figure::new("t", "q", "p");
+        fig.series
+            .push(Series::new("", cloud.clone(), Style::Markers));
+        let [a, b, c, d] = data_extent(&fig).unwrap();
+        assert!(a < -0.99 && b > 0.99 && c < -0.99 && d > 0.99);
+        // Five escaped points far away: the range stays near the cloud, and they are counted.
+        let mut escaped = cloud;
+        escaped.extend([(1e6, 0.0); 5]);
+        fig.series[0].points = escaped;
+        let [a, b, ..] = data_extent(&fig).unwrap();
+        assert!(a > -3.1 && b < 3.1, "{a} {b}");
+        let system = System::new("oscillator", &Default::default()).unwrap();
+        let range = shared_ranges(&[fig.clone()], &["oscillator"])[0];
+        finish_portrait(&mut fig, &system, &[], range);
+        assert!(
+            fig.x_label.contains("(5 points outside the plot)"),
+            "{}",
+            fig.x_label
+        );
     }
 
     #[test]

@@ -392,13 +392,17 @@ fn draw_series<DB: DrawingBackend>(
             }
         }
         Style::Line | Style::ThinLine => {
-            let width = if p.series.style == Style::Line {
+            let lines = map.polylines(&p.runs);
+            // A line with more vertices than two per pixel column of the box is a dense
+            // oscillation: drawn 1 px wide, so that overlapping series stay apart.
+            let vertices: usize = lines.iter().map(Vec::len).sum();
+            let columns = (map.right - map.left).max(1.0) as usize;
+            let width = if p.series.style == Style::Line && vertices <= 2 * columns {
                 LINE_WIDTH
             } else {
                 1
             };
             let style = p.color.stroke_width(width);
-            let lines = map.polylines(&p.runs);
             let lines = if width > 1 {
                 geom::split_sharp_turns(lines)
             } else {

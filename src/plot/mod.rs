@@ -30,7 +30,8 @@ use crate::output::write_atomic;
 /// How a series is drawn.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Style {
-    /// A coloured line through the points, in order.
+    /// A coloured line through the points, in order: 2 px wide, or 1 px for a dense line
+    /// (more vertices than two per pixel column), so overlapping oscillations stay apart.
     Line,
     /// A small dot at each point: 2 px radius, 1 px for dense clouds (10⁵ points).
     Markers,
@@ -526,16 +527,17 @@ mod tests {
         // backend would reach far beyond the box).
         let mut spiky = Figure::new("Spiky series", "t", "error");
         spiky.log_y = true;
-        let points = (0..2000)
+        // Sparse enough (under two vertices per pixel column) to be drawn 2 px wide, a third
+        // of a pixel apart, every seventh point a spike down and back up.
+        spiky.x_range = Some((0.0, 1800.0));
+        let points: Vec<(f64, f64)> = (0..600)
             .map(|i| {
-                (
-                    i as f64,
-                    if i % 7 == 3 {
-                        1e-9
-                    } else {
-                        1e-2 * (1.0 + (i % 5) as f64)
-                    },
-                )
+                let y = if i % 7 == 3 {
+                    1e-9
+                } else {
+                    1e-2 * (1.0 + (i % 5) as f64)
+                };
+                (i as f64, y)
             })
             .collect();
         spiky

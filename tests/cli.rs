@@ -835,3 +835,35 @@ fn unbounded_inputs_are_refused() {
         "more than the 1048576 bytes",
     );
 }
+
+/// Issue 15, fault 10: when every point blows up on both engines nothing is compared, and
+/// `validate` used to print PASS over the empty comparison; that is a failure with the reason.
+#[test]
+fn validate_fails_when_nothing_was_compared() {
+    phaseflow()
+        .args([
+            "validate",
+            "--system",
+            "oscillator",
+            "--method",
+            "euler",
+            "--ensemble",
+            "circle",
+            "--center",
+            "0,0.8",
+            "--radius",
+            "0.3",
+            "--points",
+            "50",
+            "--dt",
+            "10",
+            "--steps",
+            "100",
+            "--quiet",
+        ])
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("both_nonfinite=50"))
+        .stdout(predicate::str::contains("PASS").not())
+        .stderr(predicate::str::contains("nothing was compared"));
+}

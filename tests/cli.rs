@@ -867,3 +867,45 @@ fn validate_fails_when_nothing_was_compared() {
         .stdout(predicate::str::contains("PASS").not())
         .stderr(predicate::str::contains("nothing was compared"));
 }
+
+/// Issue 15, fault 3: a level just below the pendulum's separatrix (E < 2) is a closed curve
+/// inside the well; it used to be refused ("not a closed curve") or to put points on periodic
+/// copies of the level (area above the separatrix's 16).
+#[test]
+fn level_near_the_separatrix_is_generated_in_the_well() {
+    let tmp = TempDir::new().unwrap();
+    for energy in ["1.9999", "1.99999"] {
+        let out = tmp.path().join(energy);
+        phaseflow()
+            .args([
+                "run",
+                "--system",
+                "pendulum",
+                "--method",
+                "verlet",
+                "--ensemble",
+                "level",
+                "--energy",
+                energy,
+                "--points",
+                "2000",
+                "--dt",
+                "0.01",
+                "--steps",
+                "1",
+                "--no-refine",
+                "--backend",
+                "cpu",
+                "--quiet",
+                "--out",
+            ])
+            .arg(&out)
+            .assert()
+            .success();
+        let stats = read(&out.join("stats.csv"));
+        let header: Vec<&str> = stats.lines().next().unwrap().split(',').collect();
+        let row0: Vec<&str> = stats.lines().nth(1).unwrap().split(',').collect();
+        let area = num(row0[header.iter().position(|h| *h == "area").unwrap()]);
+        assert!(area > 15.9 && area < 16.0, "E = {energy}: area {area}");
+    }
+}

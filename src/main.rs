@@ -146,8 +146,8 @@ fn cmd_validate(cfg: &RunConfig, tolerance: f64) -> Result<ExitCode, Error> {
         v.finite_mismatch,
         v.both_nonfinite
     );
-    if !v.passes(tolerance) {
-        note!("Error: GPU and CPU disagree beyond the tolerance (max_rel_dev {:.3e} > {tolerance:e}, or points finite on one engine only)", v.max_rel_dev);
+    if let Some(why) = v.failure(tolerance) {
+        note!("Error: {why}");
         return Ok(ExitCode::from(1));
     }
     out!("PASS");

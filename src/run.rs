@@ -838,13 +838,36 @@ pub struct Validation {
     pub finite_mismatch: usize,
     /// Points non-finite on both engines (left out of the deviations).
     pub both_nonfinite: usize,
+    /// Points finite on both engines, the fewest at any snapshot: what the deviations cover.
+    pub compared: usize,
     pub gpu: String,
 }
 
 impl Validation {
-    /// Pass when the deviation is within `tolerance` and no point is finite on one engine only.
+    /// Pass when some point was compared, the deviation is within `tolerance` and no point is
+    /// finite on one engine only.
     pub fn passes(&self, tolerance: f64) -> bool {
-        self.max_rel_dev.is_finite() && self.max_rel_dev <= tolerance && self.finite_mismatch == 0
+        self.failure(tolerance).is_none()
+    }
+
+    /// Why the comparison fails, for the user; `None` when it passes.
+    pub fn failure(&self, tolerance: f64) -> Option<String> {
+        if self.compared == 0 {
+            Some(format!(
+                "nothing was compared: no point is finite on both engines ({} non-finite on both, {} on one only); use a smaller --dt, fewer --steps or an ensemble that stays finite",
+                self.both_nonfinite, self.finite_mismatch
+            ))
+        } else if !(self.max_rel_dev.is_finite()
+            && self.max_rel_dev <= tolerance
+            && self.finite_mismatch == 0)
+        {
+            Some(format!(
+                "GPU and CPU disagree beyond the tolerance (max_rel_dev {:.3e} > {tolerance:e}, or points finite on one engine only)",
+                self.max_rel_dev
+            ))
+        } else {
+            None
+        }
     }
 }
 
@@ -914,11 +937,13 @@ pub fn validate(cfg: &RunConfig) -> Result<Validation> {
         max_rel_dev: 0.0,
         finite_mismatch: 0,
         both_nonfinite: 0,
+        compared: 0,
         gpu: gpu_engine.describe(),
     };
     let mut done = 0;
     let n = cfg.ensemble.points;
     let evals = cfg.method.evals_per_step(&cfg.system, cfg.solver);
+    let mut compared: Option<usize> = None;
     for step in cfg.snapshot_steps() {
         let hidden = &mut Progress::hidden();
         advance_with_progress(&mut gpu_engine, step - done, n, evals, hidden)?;
@@ -929,8 +954,11 @@ pub fn validate(cfg: &RunConfig) -> Result<Validation> {
         v.max_rel_dev = v.max_rel_dev.max(r);
         v.finite_mismatch = v.finite_mismatch.max(m);
         v.both_nonfinite = v.both_nonfinite.max(b);
+        let finite_on_both = n.saturating_sub(m + b);
+        compared = Some(compared.map_or(finite_on_both, |c| c.min(finite_on_both)));
     }
     pb.finish();
+    v.compared = compared.unwrap_or(0);
     Ok(v)
 }
 
@@ -1226,12 +1254,23 @@ mod tests {
             max_rel_dev: rel,
             finite_mismatch: mismatch,
             both_nonfinite: 0,
+            compared: 10,
             gpu: String::new(),
         };
         assert!(v(1e-6, 0).passes(1e-3));
         assert!(!v(1e-2, 0).passes(1e-3));
         assert!(!v(1e-6, 1).passes(1e-3));
         assert!(!v(f64::NAN, 0).passes(1e-3));
+        // Issue 15, fault 10: with no point finite on both engines the deviations are 0 over
+        // nothing; that is a failure with its reason, not a pass.
+        let nothing = Validation {
+            compared: 0,
+            both_nonfinite: 10,
+            ..v(0.0, 0)
+        };
+        assert!(!nothing.passes(1e-3));
+        let why = nothing.failure(1e-3).unwrap();
+        assert!(why.contains("nothing was compared"), "{why}");
     }
 
     #[test]

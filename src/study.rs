@@ -563,7 +563,7 @@ pub fn run_study(
         let dir = out.join(&names[i]);
         cfg.out = Some(dir.clone());
         if !quiet {
-            eprintln!(
+            crate::note!(
                 "phaseflow: study {} [{}/{}]: {} {} with h = {}, {} steps",
                 study.name,
                 i + 1,

@@ -975,3 +975,77 @@ fn unbounded_inputs_are_refused() {
         "more than the 1048576 bytes",
     );
 }
+
+/// Issue 15, fault 10: when every point blows up on both engines nothing is compared, and
+/// `validate` used to print PASS over the empty comparison; that is a failure with the reason.
+#[test]
+fn validate_fails_when_nothing_was_compared() {
+    phaseflow()
+        .args([
+            "validate",
+            "--system",
+            "oscillator",
+            "--method",
+            "euler",
+            "--ensemble",
+            "circle",
+            "--center",
+            "0,0.8",
+            "--radius",
+            "0.3",
+            "--points",
+            "50",
+            "--dt",
+            "10",
+            "--steps",
+            "100",
+            "--quiet",
+        ])
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("both_nonfinite=50"))
+        .stdout(predicate::str::contains("PASS").not())
+        .stderr(predicate::str::contains("nothing was compared"));
+}
+
+/// Issue 15, fault 3: a level just below the pendulum's separatrix (E < 2) is a closed curve
+/// inside the well; it used to be refused ("not a closed curve") or to put points on periodic
+/// copies of the level (area above the separatrix's 16).
+#[test]
+fn level_near_the_separatrix_is_generated_in_the_well() {
+    let tmp = TempDir::new().unwrap();
+    for energy in ["1.9999", "1.99999"] {
+        let out = tmp.path().join(energy);
+        phaseflow()
+            .args([
+                "run",
+                "--system",
+                "pendulum",
+                "--method",
+                "verlet",
+                "--ensemble",
+                "level",
+                "--energy",
+                energy,
+                "--points",
+                "2000",
+                "--dt",
+                "0.01",
+                "--steps",
+                "1",
+                "--no-refine",
+                "--backend",
+                "cpu",
+                "--quiet",
+                "--out",
+            ])
+            .arg(&out)
+            .assert()
+            .success();
+        let stats = read(&out.join("stats.csv"));
+        let header: Vec<&str> = stats.lines().next().unwrap().split(',').collect();
+        let row0: Vec<&str> = stats.lines().nth(1).unwrap().split(',').collect();
+        let area = num(row0[header.iter().position(|h| *h == "area").unwrap()]);
+        assert!(area > 15.9 && area < 16.0, "E = {energy}: area {area}");
+    }
+}

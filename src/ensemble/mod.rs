@@ -654,10 +654,48 @@ fn plane_point(row: &mut [f64], base: &[f64], d: usize, x: f64, y: f64) {
 /// φ_k = 2πk/N (loop parameter s = k/N).
 fn level<T: Real>(system: &System, energy: f64, n: usize) -> Result<State<T>> {
     let tau = 2.0 * std::f64::consts::PI;
-    fill(n, 1, |k, row| {
+    let mut points = Vec::with_capacity(n);
+    let s = fill(n, 1, |k, row| {
         row.copy_from_slice(&level_point(system, energy, tau * k as f64 / n as f64)?);
+        points.push((row[0], row[1]));
         Ok(())
-    })
+    })?;
+    check_level_loop(&points).map_err(|why| {
+        input_err!(
+            "--energy {energy}: the level set of '{}' is not one closed curve around its minimum ({why}); choose a lower energy",
+            system.name()
+        )
+    })?;
+    Ok(s)
+}
+
+/// A safety net for the march: the points of one closed level curve around the minimum,
+/// taken at evenly spaced angles, lie close to their neighbours; a point far from them sits
+/// on another branch of the level set (outside the well).
+fn check_level_loop(points: &[(f64, f64)]) -> Result<(), String> {
+    let n = points.len();
+    if n < 8 {
+        return Ok(());
+    }
+    let gaps: Vec<f64> = (0..n)
+        .map(|i| {
+            let (a, b) = (points[i], points[(i + 1) % n]);
+            (b.0 - a.0).hypot(b.1 - a.1)
+        })
+        .collect();
+    let mut sorted = gaps.clone();
+    sorted.sort_by(f64::total_cmp);
+    let median = sorted[n / 2];
+    match gaps.iter().position(|&g| g > 50.0 * median) {
+        Some(i) => Err(format!(
+            "points {} and {} are {:.3e} apart, {:.0}× the median spacing",
+            i + 1,
+            (i + 1) % n + 1,
+            gaps[i],
+            gaps[i] / median
+        )),
+        None => Ok(()),
+    }
 }
 
 /// The point of the level set H = E along the ray from z* at angle φ: march outwards until H
@@ -680,16 +718,33 @@ fn level_point(system: &System, energy: f64, phi: f64) -> Result<Vec<f64>> {
         |r: f64, c: f64, s: f64| system.energy(&[zmin[0] + r * c], &[zmin[1] + r * s]) - energy;
     let (c, s) = (phi.cos(), phi.sin());
     // March with a step that grows slowly so small and large levels both bracket quickly.
+    // Near a separatrix the region where H > E along the ray can be much narrower than the
+    // step (issue 15, fault 3), so the march also watches for H turning down: the three last
+    // points then bracket a maximum of H, which a golden-section search examines; if H exceeds
+    // E anywhere there, the first crossing lies before it.
     let (mut r_in, mut r_out) = (0.0, 0.0);
     let mut dr = 1e-6_f64.max(1e-3 * energy.sqrt());
     let mut found = false;
+    // (r, H − E) at the previous two march points.
+    let mut before = (0.0, h_at(0.0, c, s));
+    let mut last = before;
     for _ in 0..100_000 {
         let r = r_in + dr;
-        if h_at(r, c, s) > 0.0 {
+        let g = h_at(r, c, s);
+        if g > 0.0 {
             r_out = r;
             found = true;
             break;
         }
+        if g < last.1 {
+            // H rose to `last` and fell again: a maximum lies in [before.0, r].
+            if let Some((a, above)) = exceeds_near_max(&|x| h_at(x, c, s), before.0, last.0, r) {
+                (r_in, r_out) = (a, above);
+                found = true;
+                break;
+            }
+        }
+        (before, last) = (last, (r, g));
         r_in = r;
         dr *= 1.02;
         if r_in > 1e6 {
@@ -717,10 +772,88 @@ fn level_point(system: &System, energy: f64, phi: f64) -> Result<Vec<f64>> {
     Ok(vec![zmin[0] + r * c, zmin[1] + r * s])
 }
 
+/// Golden-section search for the maximum of `g` in [a, c] (with a < b < c and g(b) ≥ g(a),
+/// g(b) > g(c)), stopping at the first point where g > 0. Returns (a', x): g(x) > 0 and g < 0
+/// at a', g rising on [a', x] (so the first crossing after a' is in [a', x]), or None when the
+/// maximum stays ≤ 0.
+fn exceeds_near_max(g: &dyn Fn(f64) -> f64, a: f64, b: f64, c: f64) -> Option<(f64, f64)> {
+    let (mut lo, mut hi) = (a, c);
+    let mut best = b;
+    let mut g_best = g(b);
+    let ratio = 0.5 * (5f64.sqrt() - 1.0);
+    for _ in 0..200 {
+        if g_best > 0.0 {
+            return Some((lo, best));
+        }
+        // Probe the larger of the two sub-intervals around `best`.
+        let x = if best - lo > hi - best {
+            best - (1.0 - ratio) * (best - lo)
+        } else {
+            best + (1.0 - ratio) * (hi - best)
+        };
+        if x <= lo || x >= hi || x == best {
+            break;
+        }
+        let gx = g(x);
+        if gx > g_best {
+            // The maximum moves to x; the side beyond `best` is cut off.
+            if x < best {
+                hi = best;
+            } else {
+                lo = best;
+            }
+            (best, g_best) = (x, gx);
+        } else if x < best {
+            lo = x;
+        } else {
+            hi = x;
+        }
+    }
+    (g_best > 0.0).then_some((lo, best))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use std::collections::BTreeMap;
+
+    /// Issue 15, fault 3: near the pendulum's separatrix (E → 2) the march stepped over the
+    /// narrow region around q = ±π where H > E and put points on periodic copies of the level
+    /// (q = ±15.7, ±22.0), or found no crossing at all. Every point must lie on the level and
+    /// inside the well |q| < π, and the loop enclose less than the separatrix's area 16.
+    #[test]
+    fn level_near_the_separatrix_stays_in_the_well() {
+        let sys = System::new("pendulum", &BTreeMap::new()).unwrap();
+        for e in [1.9999, 1.99999, 1.9999999] {
+            let n = 2000;
+            let s: State<f64> = level(&sys, e, n).unwrap();
+            let mut area = 0.0;
+            for i in 0..n {
+                let h = sys.energy(&[s.q[i]], &[s.p[i]]);
+                assert!((h - e).abs() < 1e-12, "E = {e}, point {i}: H = {h}");
+                assert!(
+                    s.q[i].abs() < std::f64::consts::PI,
+                    "E = {e}, point {i}: q = {}",
+                    s.q[i]
+                );
+                let j = (i + 1) % n;
+                area += 0.5 * (s.q[i] * s.p[j] - s.q[j] * s.p[i]);
+            }
+            assert!(area > 15.0 && area < 16.0, "E = {e}: area {area}");
+        }
+        // The safety net: a point on a periodic copy of the level is refused.
+        let mut ring: Vec<(f64, f64)> = (0..64)
+            .map(|k| {
+                let a = std::f64::consts::TAU * k as f64 / 64.0;
+                (3.0 * a.cos(), 2.0 * a.sin())
+            })
+            .collect();
+        assert!(check_level_loop(&ring).is_ok());
+        ring[0] = (21.98, 0.0);
+        assert!(check_level_loop(&ring)
+            .unwrap_err()
+            .contains("points 1 and 2"));
+    }
 
     fn nodes(rows: &[(f64, f64)]) -> State<f64> {
         State {

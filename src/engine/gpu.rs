@@ -2,7 +2,6 @@
 //! advances many steps per thread with the state in registers (shaders/common/driver.wgsl);
 //! the host splits runs under a per-dispatch work cap and reads back only when asked.
 
-use std::sync::mpsc;
 
 use super::Engine;
 use crate::ensemble::State;
@@ -366,34 +365,23 @@ impl GpuEngine {
                 });
             enc.copy_buffer_to_buffer(&c.buffer, 0, &self.staging, 0, bytes);
             self.ctx.queue.submit([enc.finish()]);
-            let slice = self.staging.slice(..bytes);
-            let (tx, rx) = mpsc::channel();
-            slice.map_async(wgpu::MapMode::Read, move |r| {
-                let _ = tx.send(r);
-            });
-            self.ctx.wait()?;
-            rx.recv()
-                .map_err(|_| Error::Gpu("read-back callback never ran".into()))?
-                .map_err(|e| Error::Gpu(format!("mapping the read-back buffer: {e}")))?;
-            {
-                let view = slice
-                    .get_mapped_range()
-                    .map_err(|e| Error::Gpu(format!("read-back: {e:?}")))?;
-                let data: &[f32] = bytemuck::cast_slice(&view);
-                for k in 0..d {
-                    self.state.q[k * n + c.offset..k * n + c.offset + c.n]
-                        .copy_from_slice(&data[k * c.n..(k + 1) * c.n]);
-                    self.state.p[k * n + c.offset..k * n + c.offset + c.n]
-                        .copy_from_slice(&data[(d + k) * c.n..(d + k + 1) * c.n]);
-                }
-                for (u, &x) in self.state.unconverged[c.offset..c.offset + c.n]
-                    .iter_mut()
-                    .zip(&data[2 * d * c.n..(2 * d + 1) * c.n])
-                {
-                    *u = x as u32;
-                }
-            }
-            self.staging.unmap();
+            let state = &mut self.state;
+            self.ctx
+                .read_staging(&self.staging, bytes, "read-back", |raw| {
+                    let data: &[f32] = bytemuck::cast_slice(raw);
+                    for k in 0..d {
+                        state.q[k * n + c.offset..k * n + c.offset + c.n]
+                            .copy_from_slice(&data[k * c.n..(k + 1) * c.n]);
+                        state.p[k * n + c.offset..k * n + c.offset + c.n]
+                            .copy_from_slice(&data[(d + k) * c.n..(d + k + 1) * c.n]);
+                    }
+                    for (u, &x) in state.unconverged[c.offset..c.offset + c.n]
+                        .iter_mut()
+                        .zip(&data[2 * d * c.n..(2 * d + 1) * c.n])
+                    {
+                        *u = x as u32;
+                    }
+                })?;
         }
         self.host_current = true;
         Ok(())

@@ -298,26 +298,17 @@ impl EnergyReducer {
             }
             enc.copy_buffer_to_buffer(&c.groups, 0, staging, 0, bytes);
             self.ctx.queue.submit([enc.finish()]);
-            let slice = staging.slice(..bytes);
-            let (tx, rx) = std::sync::mpsc::channel();
-            slice.map_async(wgpu::MapMode::Read, move |r| {
-                let _ = tx.send(r);
-            });
-            self.ctx.wait()?;
-            rx.recv()
-                .map_err(|_| Error::Gpu("energy read-back callback never ran".into()))?
-                .map_err(|e| Error::Gpu(format!("mapping the energy read-back: {e}")))?;
-            {
-                let view = slice
-                    .get_mapped_range()
-                    .map_err(|e| Error::Gpu(format!("energy read-back: {e:?}")))?;
-                let accs: &[DeviceAccumulator] = bytemuck::cast_slice(&view);
-                for a in accs {
-                    total = total.merge(a.to_host());
-                    unconverged += a.unconverged as u64;
-                }
-            }
-            staging.unmap();
+            let (acc, unconv) =
+                self.ctx
+                    .read_staging(staging, bytes, "energy read-back", |raw| {
+                        let accs: &[DeviceAccumulator] = bytemuck::cast_slice(raw);
+                        accs.iter()
+                            .fold((EnergyAccumulator::default(), 0u64), |(t, u), a| {
+                                (t.merge(a.to_host()), u + a.unconverged as u64)
+                            })
+                    })?;
+            total = total.merge(acc);
+            unconverged += unconv;
         }
         Ok((total, unconverged))
     }

@@ -238,6 +238,35 @@ impl GpuContext {
         }
     }
 
+    /// Map the first `bytes` of `staging` (a `MAP_READ` buffer whose copy has been submitted),
+    /// wait for the device, hand the mapped bytes to `read`, and unmap. `what` names the
+    /// read-back in errors.
+    pub fn read_staging<R>(
+        &self,
+        staging: &wgpu::Buffer,
+        bytes: u64,
+        what: &str,
+        read: impl FnOnce(&[u8]) -> R,
+    ) -> Result<R> {
+        let slice = staging.slice(..bytes);
+        let (tx, rx) = std::sync::mpsc::channel();
+        slice.map_async(wgpu::MapMode::Read, move |r| {
+            let _ = tx.send(r);
+        });
+        self.wait()?;
+        rx.recv()
+            .map_err(|_| Error::Gpu(format!("{what}: the mapping callback never ran")))?
+            .map_err(|e| Error::Gpu(format!("{what}: mapping the staging buffer: {e}")))?;
+        let out = {
+            let view = slice
+                .get_mapped_range()
+                .map_err(|e| Error::Gpu(format!("{what}: {e:?}")))?;
+            read(&view)
+        };
+        staging.unmap();
+        Ok(out)
+    }
+
     /// Block until the queue is idle.
     pub fn wait(&self) -> Result<()> {
         self.device

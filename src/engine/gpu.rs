@@ -2,7 +2,6 @@
 //! advances many steps per thread with the state in registers (shaders/common/driver.wgsl);
 //! the host splits runs under a per-dispatch work cap and reads back only when asked.
 
-
 use super::Engine;
 use crate::ensemble::State;
 use crate::error::{Error, Result};

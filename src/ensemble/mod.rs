@@ -295,6 +295,31 @@ impl EnsembleSpec {
         }
     }
 
+    /// The exact area of an ordered closed loop's initial set (∮ p·dq summed over the d planes,
+    /// as `loop_area` measures it; only (q1, p1) varies), where it is known: circle πr²,
+    /// rectangle (hi − lo) in q1 × in p1 when its four corners are nodes (else the polygon cuts
+    /// them), level curve by `level_area`. None for file loops and wherever no exact value is
+    /// known: `area_ratio` then divides by the step-0 polygon's area.
+    pub fn exact_loop_area(&self, system: &System) -> Option<f64> {
+        let d = system.dof();
+        match self.kind {
+            EnsembleKind::Circle => self.radius.map(|r| std::f64::consts::PI * r * r),
+            EnsembleKind::Rect => {
+                let (lo, hi) = (self.lo.as_ref()?, self.hi.as_ref()?);
+                let (w, h) = (hi[0] - lo[0], hi[d] - lo[d]);
+                // Corner parameters s = a/(2(w + h)) for a = w, w + h, 2w + h: nodes at k/N.
+                let n = self.points as f64;
+                let on_node = |a: f64| {
+                    let k = n * a / (2.0 * (w + h));
+                    (k - k.round()).abs() < 1e-9
+                };
+                (on_node(w) && on_node(w + h) && on_node(2.0 * w + h)).then_some(w * h)
+            }
+            EnsembleKind::Level if d == 1 => level_area(system, self.energy?),
+            _ => None,
+        }
+    }
+
     /// The initial point at loop parameter s ∈ [0, 1) (node k of N sits at s = k/N), used by
     /// refinement to insert exact members of the initial set. For a file loop, `file_nodes` are
     /// its rows and the set is the polygon through them.
@@ -772,6 +797,45 @@ fn level_point(system: &System, energy: f64, phi: f64) -> Result<Vec<f64>> {
     Ok(vec![zmin[0] + r * c, zmin[1] + r * s])
 }
 
+/// The area enclosed by the level curve H = E around the minimum z*, which `level` samples:
+/// in polar coordinates about z*, A = ½ ∫₀^{2π} r(φ)² dφ with r(φ) from `level_point` (full
+/// f64 precision). The integrand is smooth and periodic, so the trapezoidal rule converges
+/// geometrically (no turning-point singularity arises in this form); the node count doubles
+/// until two estimates agree to 1e-15 relative. None when the level is not one closed curve
+/// around the minimum or the rule has not converged to 1e-13 by 2^17 nodes (near a
+/// separatrix): the caller then falls back to the step-0 polygon.
+pub fn level_area(system: &System, energy: f64) -> Option<f64> {
+    let tau = 2.0 * std::f64::consts::PI;
+    let zmin = system.minimum()?;
+    let r2 = |phi: f64| -> Option<f64> {
+        let z = level_point(system, energy, phi).ok()?;
+        Some((z[0] - zmin[0]).powi(2) + (z[1] - zmin[1]).powi(2))
+    };
+    let mut n = 16usize;
+    let mut sum = 0.0;
+    for k in 0..n {
+        sum += r2(tau * k as f64 / n as f64)?;
+    }
+    let mut area = 0.5 * sum * tau / n as f64;
+    while n < 1 << 17 {
+        // The midpoints of the current rule's intervals.
+        for k in 0..n {
+            sum += r2(tau * (k as f64 + 0.5) / n as f64)?;
+        }
+        n *= 2;
+        let next = 0.5 * sum * tau / n as f64;
+        let diff = (next - area).abs();
+        area = next;
+        if diff <= 1e-15 * area && n >= 64 {
+            return Some(area);
+        }
+        if n == 1 << 17 {
+            return (diff <= 1e-13 * area).then_some(area);
+        }
+    }
+    None
+}
+
 /// Golden-section search for the maximum of `g` in [a, c] (with a < b < c and g(b) ≥ g(a),
 /// g(b) > g(c)), stopping at the first point where g > 0. Returns (a', x): g(x) > 0 and g < 0
 /// at a', g rising on [a', x] (so the first crossing after a' is in [a', x]), or None when the
@@ -936,6 +1000,82 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// By the arithmetic–geometric mean: the complete elliptic integral K(k) and
+    /// E(k) − (1 − k²)K(k) = K·(k²/2 − Σ_{n≥1} 2^{n−1} c_n²), a form without cancellation.
+    fn ellip_k_and_area_term(k: f64) -> (f64, f64) {
+        let (mut a, mut b) = (1.0, (1.0 - k * k).sqrt());
+        let mut rest = 0.0;
+        let mut pow2 = 0.5;
+        for _ in 0..40 {
+            let c = 0.5 * (a - b);
+            let an = 0.5 * (a + b);
+            b = (a * b).sqrt();
+            a = an;
+            pow2 *= 2.0;
+            rest += pow2 * c * c;
+            if c.abs() < 1e-17 * a {
+                break;
+            }
+        }
+        let kk = std::f64::consts::PI / (2.0 * a);
+        (kk, kk * (0.5 * k * k - rest))
+    }
+
+    /// Issue 14: the level curve's area by quadrature against closed forms: the oscillator's
+    /// 2πE·sqrt(m/k) and the pendulum's 16[E(k) − (1 − k²)K(k)], k² = E/2 (m = g = l = 1).
+    #[test]
+    fn level_area_matches_closed_forms() {
+        let mut params = BTreeMap::new();
+        params.insert("m".to_string(), 2.0);
+        params.insert("k".to_string(), 0.5);
+        let osc = System::new("oscillator", &params).unwrap();
+        for e in [1e-3, 0.5, 3.0] {
+            let a = level_area(&osc, e).unwrap();
+            let exact = 2.0 * std::f64::consts::PI * e * (2.0f64 / 0.5).sqrt();
+            assert!(
+                (a / exact - 1.0).abs() < 1e-14,
+                "oscillator E = {e}: {a} vs {exact}"
+            );
+        }
+        let pend = System::new("pendulum", &BTreeMap::new()).unwrap();
+        // The AGM reference: K(0) = π/2, and A → 2πE in the harmonic limit.
+        assert_eq!(ellip_k_and_area_term(0.0).0, std::f64::consts::FRAC_PI_2);
+        let small = 16.0 * ellip_k_and_area_term(1e-4).1;
+        assert!((small / (2.0 * std::f64::consts::PI * 2e-8) - 1.0).abs() < 1e-7);
+        for e in [0.01, 0.3, 1.0, 1.5, 1.9] {
+            let k = (e / 2.0f64).sqrt();
+            let exact = 16.0 * ellip_k_and_area_term(k).1;
+            let a = level_area(&pend, e).unwrap();
+            assert!(
+                (a / exact - 1.0).abs() < 1e-14,
+                "pendulum E = {e}: {a} vs {exact}"
+            );
+        }
+    }
+
+    /// Issue 14: the circle's and the level curve's exact areas, the rectangle's only when its
+    /// corners are nodes, none for file loops.
+    #[test]
+    fn exact_loop_areas() {
+        let pend = System::new("pendulum", &BTreeMap::new()).unwrap();
+        let spec = |kind: &str, points: usize| EnsembleSpec {
+            kind: EnsembleKind::from_name(kind).unwrap(),
+            points,
+            center: Some(vec![0.0, 0.5]),
+            lo: Some(vec![-0.1, 0.9]),
+            hi: Some(vec![0.1, 1.2]),
+            energy: Some(0.5),
+            ..EnsembleSpec::disk(points, 0.3, 0)
+        };
+        let circle = spec("circle", 100).exact_loop_area(&pend).unwrap();
+        assert!((circle / (std::f64::consts::PI * 0.09) - 1.0).abs() < 1e-15);
+        let rect = spec("rect", 100).exact_loop_area(&pend).unwrap();
+        assert!((rect / 0.06 - 1.0).abs() < 1e-14, "{rect}");
+        assert_eq!(spec("rect", 101).exact_loop_area(&pend), None);
+        assert!(spec("level", 100).exact_loop_area(&pend).is_some());
+        assert_eq!(spec("disk", 100).exact_loop_area(&pend), None);
     }
 
     #[test]

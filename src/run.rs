@@ -15,7 +15,7 @@ use crate::error::{Error, Result};
 use crate::float::Real;
 use crate::gpu;
 use crate::input_err;
-use crate::measure::area::loop_area;
+use crate::measure::area::{loop_area, smooth_loop_area};
 use crate::measure::energy::{
     ang_mom_err_max, angular_momenta, energies, row_from, snapshot_stats, EnergyRow,
 };
@@ -745,7 +745,29 @@ impl<'a, T: Real> Tracker<'a, T> {
         let filled_area = cfg.ensemble.filled_area(cfg.system.dof());
         let mut pb = Progress::new(cfg.steps, cfg.quiet);
         let mut rows = Vec::new();
-        let mut area0 = None;
+        // area_ratio's denominator: the initial set's exact area where it is known (circle,
+        // rectangle, level curve), else the step-0 polygon's (file loops).
+        let exact0 = if is_loop {
+            cfg.ensemble.exact_loop_area(&cfg.system)
+        } else {
+            None
+        };
+        // Circles and level curves are smooth: their area is measured with the curved
+        // correction (rectangles and file loops are polygons).
+        let smooth = matches!(
+            cfg.ensemble.kind,
+            EnsembleKind::Circle | EnsembleKind::Level
+        );
+        if is_loop {
+            crate::note!(
+                "phaseflow: area_ratio = area / {}",
+                match exact0 {
+                    Some(a) => format!("the exact initial area {a:.15e}"),
+                    None => "the step-0 polygon's area (no exact initial area known)".into(),
+                }
+            );
+        }
+        let mut area0 = exact0;
         let mut done = 0;
         for step in cfg.snapshot_steps() {
             let n = self.engine.points().max(1);
@@ -792,8 +814,12 @@ impl<'a, T: Real> Tracker<'a, T> {
                 row.ang_mom_err_max = ang_mom_err_max(&cfg.system, state, &self.l0);
             }
             if is_loop {
-                row.area = loop_area(state);
-                if step == 0 {
+                row.area = if smooth {
+                    smooth_loop_area(state, &self.s)
+                } else {
+                    loop_area(state)
+                };
+                if step == 0 && exact0.is_none() {
                     area0 = row.area;
                 }
                 row.area_ratio = row.area.zip(area0).map(|(a, a0)| a / a0);

@@ -330,7 +330,7 @@ pub struct SummaryRow {
     /// Points at the end (loops: nodes after refinement) and how many of them are finite.
     pub points: u64,
     pub finite: u64,
-    /// Loops: final loop area / initial loop area. Filled sets with the tangent map: final mean det.
+    /// Loops: final `area_ratio` (loop area / the exact initial area, else the step-0 area). Filled sets with the tangent map: final mean det.
     pub final_area_ratio: Option<f64>,
     /// Largest |det DΦⁿ − 1| over all snapshots and points (tangent map).
     pub max_abs_det_minus_1: Option<f64>,

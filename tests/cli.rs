@@ -1288,6 +1288,15 @@ fn a_used_study_folder_is_refused_without_force_and_replaced_with_it() {
     assert!(!out.join("euler").exists(), "the old method folder is left");
     assert!(out.join("verlet/stats.csv").exists());
     assert!(!out.join(".phaseflow.lock").exists() && !out.join("verlet/.phaseflow.lock").exists());
+    // A method folder that a live run holds is not cleared.
+    let lock = out.join("verlet/.phaseflow.lock");
+    std::fs::write(&lock, format!("{}\n", std::process::id())).unwrap();
+    study("verlet", &["--force"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("another phaseflow run"));
+    assert!(lock.exists() && out.join("verlet/stats.csv").exists());
+    std::fs::remove_file(&lock).unwrap();
     // A user's folder inside the study folder is not removed.
     std::fs::create_dir_all(out.join("mine")).unwrap();
     std::fs::write(out.join("mine/notes.txt"), "x").unwrap();

@@ -57,6 +57,12 @@ fn foreign(dir: &Path, layout: Layout, rel: &Path, found: &mut Vec<PathBuf>) -> 
         let name = entry.file_name().to_string_lossy().into_owned();
         let path = entry.path();
         let is_dir = entry.file_type().map(|t| t.is_dir()).unwrap_or(false);
+        // A method folder that a live `run` is writing into is not cleared.
+        if name == LOCK && !rel.as_os_str().is_empty() {
+            if let Some(pid) = live_holder(&path) {
+                return Err(busy(dir, &pid));
+            }
+        }
         let ok = if is_dir {
             match (layout, name.as_str()) {
                 (Layout::Run, "states") => {

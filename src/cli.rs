@@ -123,6 +123,10 @@ pub struct RunArgs {
     /// Output folder.
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
+    /// Replace the previous phaseflow run in --out (its files are removed first; a folder
+    /// holding other files is still refused).
+    #[arg(long)]
+    pub force: bool,
 }
 
 #[derive(Debug, Args, Clone, Default)]
@@ -198,6 +202,10 @@ pub struct StudyArgs {
     /// Output folder.
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
+    /// Replace the previous phaseflow run in --out (its files are removed first; a folder
+    /// holding other files is still refused).
+    #[arg(long)]
+    pub force: bool,
 }
 
 #[derive(Debug, Args, Clone)]

@@ -99,6 +99,8 @@ pub struct RunConfig {
     /// Steps at which the run also keeps the points (f64) for phase portraits (`study`).
     pub portrait_steps: Vec<u64>,
     pub out: Option<PathBuf>,
+    /// `--force`: replace a previous run in `out`.
+    pub force: bool,
     pub quiet: bool,
 }
 
@@ -279,6 +281,7 @@ impl RunConfig {
         };
         let mut cfg = RunConfig::resolve(base.merged_with(args)?)?;
         cfg.quiet = args.quiet;
+        cfg.force = args.force;
         Ok(cfg)
     }
 
@@ -410,6 +413,7 @@ impl RunConfig {
             solver,
             portrait_steps: Vec::new(),
             out: f.out,
+            force: false,
             quiet: false,
         })
     }

@@ -98,7 +98,7 @@ fn cmd_study(a: &phaseflow::cli::StudyArgs) -> Result<ExitCode, Error> {
         .map(|x| if x.contains(' ') { format!("'{x}'") } else { x })
         .collect::<Vec<_>>()
         .join(" ");
-    let outcome = study::run_study(&st, &out, a.quiet, &command_line)?;
+    let outcome = study::run_study(&st, &out, a.quiet, a.force, &command_line)?;
     if !a.quiet {
         out!(
             "{:<20} {:>10} {:>10} {:>16} {:>16} {:>16}",

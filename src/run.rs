@@ -21,7 +21,7 @@ use crate::measure::energy::{
 };
 use crate::measure::tangent::{renormalise, tangent_stats};
 use crate::method::Method;
-use crate::output::{npy, write_atomic, write_csv};
+use crate::output::{folder, npy, write_atomic, write_csv};
 use crate::system::System;
 
 /// Default for `validate --tolerance`: the largest GPU−CPU deviation (f32, relative to the RMS
@@ -345,11 +345,9 @@ fn run_with<T: Real>(
     factory: &EngineFactory<T>,
 ) -> Result<RunSummary> {
     let init = Initial::<T>::generate(cfg)?;
-    // Everything that can fail on user input has been checked: only now touch --out.
-    std::fs::create_dir_all(out).map_err(|source| Error::Output {
-        path: out.to_path_buf(),
-        source,
-    })?;
+    // Everything that can fail on user input has been checked: only now touch --out (refused
+    // when it holds another run, unless --force; locked until this function returns).
+    let _lock = folder::prepare(out, folder::Layout::Run, cfg.force)?;
     if let Some(n) = note {
         crate::note!("phaseflow: {n}");
     }
@@ -374,6 +372,12 @@ fn run_with<T: Real>(
             &tracker.trajectory,
         )?;
     }
+    // Phase portraits (studies) belong to the run's folder, before its manifest.
+    for (step, st) in &tracker.portraits {
+        let path = out.join("states").join(format!("step_{step}.npy"));
+        write_atomic(&path, &npy::encode_state(st))?;
+    }
+    folder::write_manifest(out)?;
     Ok(RunSummary {
         engine: describe,
         rows,

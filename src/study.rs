@@ -15,7 +15,7 @@ use crate::error::Result;
 use crate::input_err;
 use crate::measure::energy::{drift_slope, EnergyRow};
 use crate::method::Method;
-use crate::output::{npy, write_atomic, write_csv};
+use crate::output::{write_atomic, write_csv};
 use crate::plot::{self, Figure, Series, Style};
 use crate::run;
 use crate::system::System;
@@ -528,6 +528,7 @@ pub fn run_study(
     study: &Study,
     out: &Path,
     quiet: bool,
+    force: bool,
     command_line: &str,
 ) -> Result<StudyOutcome> {
     if study.runs.is_empty() {
@@ -554,6 +555,9 @@ pub fn run_study(
         configs.push(cfg);
     }
     let names = run_names(&study.runs, study.base.system.as_deref());
+    // The study folder is checked, cleared (--force) and locked once; each method then runs
+    // into a fresh subfolder of it.
+    let _lock = crate::output::folder::prepare(out, crate::output::folder::Layout::Study, force)?;
     let mut summary = Vec::new();
     let mut portraits = Vec::new();
     let mut series = Vec::new();
@@ -575,10 +579,6 @@ pub fn run_study(
             );
         }
         let res = run::run(cfg)?;
-        for (step, st) in &res.portraits {
-            let path = dir.join("states").join(format!("step_{step}.npy"));
-            write_atomic(&path, &npy::encode_state(st))?;
-        }
         files.push(dir.join("stats.csv"));
         summary.push(summarise(cfg.system.name(), r, &res));
         series.push((names[i].clone(), res.rows));
@@ -737,6 +737,7 @@ pub fn run_study(
     let report = report_md(study, &configs[0], &summary, &figures, command_line);
     write_atomic(&out.join("report.md"), report.as_bytes())?;
     files.push(out.join("report.md"));
+    crate::output::folder::write_manifest(out)?;
     Ok(StudyOutcome {
         summary,
         files,

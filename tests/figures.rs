@@ -33,7 +33,7 @@ fn short(name: &str) -> Study {
 
 fn check_study(st: &Study) -> Vec<String> {
     let dir = tempfile::tempdir().unwrap();
-    let outcome = study::run_study(st, dir.path(), true, "test").unwrap();
+    let outcome = study::run_study(st, dir.path(), true, false, "test").unwrap();
     assert!(!outcome.figures.is_empty(), "{}: no figures", st.name);
     let report = std::fs::read_to_string(dir.path().join("report.md")).unwrap();
     let embedded = report.matches("![").count();

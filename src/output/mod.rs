@@ -1,5 +1,6 @@
 //! Outputs: whole-file writes (temp file + rename), `.npy`, and the stats CSV.
 
+pub mod folder;
 pub mod npy;
 
 use std::io::Write;

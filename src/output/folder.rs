@@ -1,0 +1,277 @@
+//! The `--out` folder of one run or study: refused when it holds another run (unless
+//! `--force`, which clears only what phaseflow wrote), locked for the run's lifetime
+//! (`DIR/.phaseflow.lock`, holding the pid), and marked complete by `manifest.toml`, written last.
+
+use std::path::{Path, PathBuf};
+
+use crate::error::{Error, Result};
+
+/// Lock file in an output folder while a run writes into it.
+pub const LOCK: &str = ".phaseflow.lock";
+/// Completion marker, written last: the folder's files and their sizes.
+pub const MANIFEST: &str = "manifest.toml";
+
+/// What a folder holds: a `run`'s files, or a study's (summary, figures, report, one run
+/// folder per method).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Layout {
+    Run,
+    Study,
+}
+
+const STUDY_FIGURES: [&str; 3] = ["energy_error", "observable", "area_ratio"];
+
+/// Whether `name` is a file that phaseflow writes at the top of a folder of this layout
+/// (including the temporary files of an interrupted atomic write).
+fn own_file(name: &str, layout: Layout) -> bool {
+    if name == MANIFEST || name == LOCK {
+        return true;
+    }
+    if let Some(rest) = name.strip_prefix('.') {
+        // write_atomic's ".<name>.tmp-<pid>"
+        if let Some((base, _)) = rest.rsplit_once(".tmp-") {
+            return own_file(base, layout);
+        }
+        return false;
+    }
+    match layout {
+        Layout::Run => matches!(name, "stats.csv" | "config.toml" | "trajectory.csv"),
+        Layout::Study => {
+            if matches!(name, "summary.csv" | "report.md") {
+                return true;
+            }
+            let Some(stem) = name
+                .strip_suffix(".png")
+                .or_else(|| name.strip_suffix(".svg"))
+            else {
+                return false;
+            };
+            STUDY_FIGURES.contains(&stem) || stem.starts_with("phase_")
+        }
+    }
+}
+
+/// Entries of `dir` that phaseflow did not write (relative paths), given its layout.
+fn foreign(dir: &Path, layout: Layout, rel: &Path, found: &mut Vec<PathBuf>) -> Result<()> {
+    for entry in read_dir(dir)? {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let path = entry.path();
+        let is_dir = entry.file_type().map(|t| t.is_dir()).unwrap_or(false);
+        // A method folder that a live `run` is writing into is not cleared.
+        if name == LOCK && !rel.as_os_str().is_empty() {
+            if let Some(pid) = live_holder(&path) {
+                return Err(busy(dir, &pid));
+            }
+        }
+        let ok = if is_dir {
+            match (layout, name.as_str()) {
+                (Layout::Run, "states") => {
+                    for e in read_dir(&path)? {
+                        let n = e.file_name().to_string_lossy().into_owned();
+                        let n = n.strip_prefix('.').unwrap_or(&n);
+                        let n = n.rsplit_once(".tmp-").map_or(n, |(b, _)| b);
+                        let file = e.file_type().map(|t| t.is_file()).unwrap_or(false);
+                        if !(file && n.starts_with("step_") && n.ends_with(".npy")) {
+                            found.push(rel.join("states").join(e.file_name()));
+                        }
+                    }
+                    true
+                }
+                // A method folder: a run's files only.
+                (Layout::Study, _) => {
+                    foreign(&path, Layout::Run, &rel.join(&name), found)?;
+                    true
+                }
+                _ => false,
+            }
+        } else {
+            entry.file_type().map(|t| t.is_file()).unwrap_or(false) && own_file(&name, layout)
+        };
+        if !ok {
+            found.push(rel.join(&name));
+        }
+    }
+    Ok(())
+}
+
+fn read_dir(dir: &Path) -> Result<Vec<std::fs::DirEntry>> {
+    let err = |source| Error::Output {
+        path: dir.to_path_buf(),
+        source,
+    };
+    let mut v = std::fs::read_dir(dir)
+        .map_err(err)?
+        .collect::<std::io::Result<Vec<_>>>()
+        .map_err(err)?;
+    v.sort_by_key(|e| e.file_name());
+    Ok(v)
+}
+
+/// The pid in a lock file when that process is alive (or cannot be told dead).
+fn live_holder(lock: &Path) -> Option<String> {
+    let text = std::fs::read_to_string(lock).ok()?;
+    let pid = text.trim();
+    match pid.parse::<u32>() {
+        Ok(p) => {
+            let proc_fs = Path::new("/proc");
+            let alive = !proc_fs.is_dir() || proc_fs.join(p.to_string()).exists();
+            alive.then(|| pid.to_string())
+        }
+        // Being written by a run that has just created it, unless it is old.
+        Err(_) => {
+            let young = std::fs::metadata(lock)
+                .and_then(|m| m.modified())
+                .ok()
+                .and_then(|t| t.elapsed().ok())
+                .is_some_and(|age| age.as_secs() < 60);
+            young.then(|| "unknown".to_string())
+        }
+    }
+}
+
+/// The lock of an output folder; dropping it removes `DIR/.phaseflow.lock`.
+#[derive(Debug)]
+pub struct OutLock {
+    path: PathBuf,
+}
+
+impl Drop for OutLock {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.path);
+    }
+}
+
+fn busy(dir: &Path, pid: &str) -> Error {
+    Error::Input(format!(
+        "--out {}: another phaseflow run (pid {pid}) is writing into this folder (its lock is {}); wait for it to finish or choose another --out",
+        dir.display(),
+        dir.join(LOCK).display()
+    ))
+}
+
+/// Take the lock of `dir` (created if missing): refused while a live process holds it; a lock
+/// left by a process that is gone is taken over.
+fn lock(dir: &Path) -> Result<OutLock> {
+    std::fs::create_dir_all(dir).map_err(|source| Error::Output {
+        path: dir.to_path_buf(),
+        source,
+    })?;
+    let path = dir.join(LOCK);
+    for _ in 0..3 {
+        match std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&path)
+        {
+            Ok(mut f) => {
+                use std::io::Write;
+                let guard = OutLock { path: path.clone() };
+                writeln!(f, "{}", std::process::id()).map_err(|source| Error::Output {
+                    path: path.clone(),
+                    source,
+                })?;
+                return Ok(guard);
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                if let Some(pid) = live_holder(&path) {
+                    return Err(busy(dir, &pid));
+                }
+                // Stale: its process is gone.
+                let _ = std::fs::remove_file(&path);
+            }
+            Err(source) => return Err(Error::Output { path, source }),
+        }
+    }
+    Err(busy(dir, "unknown"))
+}
+
+/// Make `dir` ready for a run of this layout and lock it. A missing or empty folder is used as
+/// it is; one holding a previous phaseflow run is refused unless `force`, which removes that
+/// run's files first; one holding anything phaseflow did not write is refused, naming it.
+pub fn prepare(dir: &Path, layout: Layout, force: bool) -> Result<OutLock> {
+    if dir.exists() && !dir.is_dir() {
+        return Err(Error::Input(format!(
+            "--out {}: not a folder",
+            dir.display()
+        )));
+    }
+    let guard = lock(dir)?;
+    let mut others = Vec::new();
+    foreign(dir, layout, Path::new(""), &mut others)?;
+    if !others.is_empty() {
+        let names: Vec<String> = others.iter().map(|p| p.display().to_string()).collect();
+        let shown = names.iter().take(5).cloned().collect::<Vec<_>>().join(", ");
+        let more = if names.len() > 5 {
+            format!(" and {} more", names.len() - 5)
+        } else {
+            String::new()
+        };
+        return Err(Error::Input(format!(
+            "--out {}: the folder holds files phaseflow did not write ({shown}{more}); choose a new or empty folder (--force replaces only a previous phaseflow run)",
+            dir.display()
+        )));
+    }
+    let previous: Vec<_> = read_dir(dir)?
+        .into_iter()
+        .filter(|e| e.file_name() != LOCK)
+        .collect();
+    if previous.is_empty() {
+        return Ok(guard);
+    }
+    if !force {
+        return Err(Error::Input(format!(
+            "--out {}: the folder already holds a phaseflow run; pass --force to replace it (its files are removed first) or choose another --out",
+            dir.display()
+        )));
+    }
+    for e in previous {
+        let path = e.path();
+        let is_dir = e.file_type().map(|t| t.is_dir()).unwrap_or(false);
+        let r = if is_dir {
+            std::fs::remove_dir_all(&path)
+        } else {
+            std::fs::remove_file(&path)
+        };
+        r.map_err(|source| Error::Output { path, source })?;
+    }
+    Ok(guard)
+}
+
+/// Write `DIR/manifest.toml` last: every file under `dir` (relative path and size in bytes),
+/// `complete = true`. A folder without it holds an interrupted (or failed) run.
+pub fn write_manifest(dir: &Path) -> Result<()> {
+    let mut files = Vec::new();
+    list(dir, Path::new(""), &mut files)?;
+    let mut text = format!(
+        "# phaseflow {}: written last; a folder without this file holds an interrupted run\ncomplete = true\n\n[files]\n",
+        env!("CARGO_PKG_VERSION")
+    );
+    for (rel, size) in files {
+        let key = rel
+            .to_string_lossy()
+            .replace('\\', "\\\\")
+            .replace('"', "\\\"");
+        text.push_str(&format!("\"{key}\" = {size}\n"));
+    }
+    super::write_atomic(&dir.join(MANIFEST), text.as_bytes())
+}
+
+fn list(dir: &Path, rel: &Path, files: &mut Vec<(PathBuf, u64)>) -> Result<()> {
+    for e in read_dir(dir)? {
+        let name = e.file_name();
+        let n = name.to_string_lossy();
+        if rel.as_os_str().is_empty() && (n == LOCK || n == MANIFEST) || n.starts_with('.') {
+            continue;
+        }
+        let meta = e.metadata().map_err(|source| Error::Output {
+            path: e.path(),
+            source,
+        })?;
+        if meta.is_dir() {
+            list(&e.path(), &rel.join(&name), files)?;
+        } else {
+            files.push((rel.join(&name), meta.len()));
+        }
+    }
+    Ok(())
+}

@@ -273,6 +273,12 @@ impl RunFile {
 }
 
 impl RunConfig {
+    /// Gradient evaluations one step takes at most (`Method::evals_per_step`): sizes `run`'s
+    /// progress pieces and the GPU's dispatches.
+    pub fn evals_per_step(&self) -> u64 {
+        self.method.evals_per_step(&self.system, self.solver)
+    }
+
     /// Load `--config` (if any), lay the flags over it and validate.
     pub fn from_args(args: &RunArgs) -> Result<RunConfig> {
         let base = match &args.config {

@@ -665,10 +665,7 @@ impl<'a, T: Real> Tracker<'a, T> {
             }
             let aux = self.aux.as_mut().unwrap();
             aux.set_state(fresh)?;
-            let evals = self
-                .cfg
-                .method
-                .evals_per_step(&self.cfg.system, self.cfg.solver);
+            let evals = self.cfg.evals_per_step();
             advance_with_progress(
                 aux.as_mut(),
                 step,
@@ -775,7 +772,7 @@ impl<'a, T: Real> Tracker<'a, T> {
         let mut done = 0;
         for step in cfg.snapshot_steps() {
             let n = self.engine.points().max(1);
-            let evals = cfg.method.evals_per_step(&cfg.system, cfg.solver);
+            let evals = cfg.evals_per_step();
             advance_with_progress(self.engine.as_mut(), step - done, n, evals, &mut pb)?;
             done = step;
             self.refine(step)?;
@@ -792,18 +789,21 @@ impl<'a, T: Real> Tracker<'a, T> {
             };
             let single = self.engine.points() == 1 && !is_loop;
             let portrait = cfg.portrait_steps.contains(&step);
-            if let Some((acc, unconverged)) = device {
+            let device_row = device.map(|(acc, unconverged)| {
                 let points = self.engine.points() as u64;
                 let mut row = row_from(&acc, points, step, step as f64 * cfg.dt);
                 row.unconverged = unconverged;
-                rows.push(row);
+                row
+            });
+            if let Some(row) = &device_row {
                 if self.l0.is_empty() && !single && !portrait && !cfg.save_states {
+                    rows.push(row.clone());
                     continue; // nothing else needs the state: no read-back
                 }
             }
             let state = self.engine.state()?;
-            let mut row = match device {
-                Some(_) => rows.pop().expect("pushed above"),
+            let mut row = match device_row {
+                Some(row) => row,
                 None => {
                     let mut row = snapshot_stats(&cfg.system, state, &self.h0, step, cfg.dt);
                     row.unconverged = state
@@ -972,7 +972,7 @@ pub fn validate(cfg: &RunConfig) -> Result<Validation> {
     };
     let mut done = 0;
     let n = cfg.ensemble.points;
-    let evals = cfg.method.evals_per_step(&cfg.system, cfg.solver);
+    let evals = cfg.evals_per_step();
     let mut compared: Option<usize> = None;
     for step in cfg.snapshot_steps() {
         let hidden = &mut Progress::hidden();

@@ -75,7 +75,8 @@ fn verlet<T: Real>(f: &impl Fn(T) -> T, v: &impl Fn(T) -> T, q: &mut T, p: &mut 
     *p -= T::HALF * h * f(*q);
 }
 
-/// Every point advanced one step of `method` (steps outer, points inner, like numpy).
+/// Every point advanced one step of `method` (steps outer, points inner, like numpy): the
+/// method is chosen once, and each arm is its own plain loop over the points.
 fn step_all<T: Real>(
     method: Method,
     f: impl Fn(T) -> T,
@@ -86,48 +87,49 @@ fn step_all<T: Real>(
 ) {
     let two = T::ONE + T::ONE;
     let sixth = T::ONE / (two * (T::ONE + two));
-    for (q, p) in qs.iter_mut().zip(ps.iter_mut()) {
-        match method {
-            Method::Euler => {
-                let (dq, dp) = (v(*p), f(*q));
-                *q += h * dq;
-                *p -= h * dp;
-            }
-            Method::SymplecticEulerA => {
-                *p -= h * f(*q);
-                *q += h * v(*p);
-            }
-            Method::SymplecticEulerB => {
-                *q += h * v(*p);
-                *p -= h * f(*q);
-            }
-            Method::Verlet => verlet(&f, &v, q, p, h),
-            Method::PositionVerlet => {
-                *q += T::HALF * h * v(*p);
-                *p -= h * f(*q);
-                *q += T::HALF * h * v(*p);
-            }
-            Method::Rk4 => {
-                let (q0, p0) = (*q, *p);
-                let (k1q, k1p) = (v(p0), -f(q0));
-                let (k2q, k2p) = (v(p0 + T::HALF * h * k1p), -f(q0 + T::HALF * h * k1q));
-                let (k3q, k3p) = (v(p0 + T::HALF * h * k2p), -f(q0 + T::HALF * h * k2q));
-                let (k4q, k4p) = (v(p0 + h * k3p), -f(q0 + h * k3q));
-                *q = q0 + h * sixth * (k1q + two * k2q + two * k3q + k4q);
-                *p = p0 + h * sixth * (k1p + two * k2p + two * k3p + k4p);
-            }
-            Method::Yoshida4 | Method::Suzuki4 | Method::Yoshida6 => {
-                let weights = match method {
-                    Method::Yoshida4 => composition::YOSHIDA4,
-                    Method::Suzuki4 => composition::SUZUKI4,
-                    _ => composition::YOSHIDA6,
-                };
+    let points = qs.iter_mut().zip(ps.iter_mut());
+    match method {
+        Method::Euler => points.for_each(|(q, p)| {
+            let (dq, dp) = (v(*p), f(*q));
+            *q += h * dq;
+            *p -= h * dp;
+        }),
+        Method::SymplecticEulerA => points.for_each(|(q, p)| {
+            *p -= h * f(*q);
+            *q += h * v(*p);
+        }),
+        Method::SymplecticEulerB => points.for_each(|(q, p)| {
+            *q += h * v(*p);
+            *p -= h * f(*q);
+        }),
+        Method::Verlet => points.for_each(|(q, p)| verlet(&f, &v, q, p, h)),
+        Method::PositionVerlet => points.for_each(|(q, p)| {
+            *q += T::HALF * h * v(*p);
+            *p -= h * f(*q);
+            *q += T::HALF * h * v(*p);
+        }),
+        Method::Rk4 => points.for_each(|(q, p)| {
+            let (q0, p0) = (*q, *p);
+            let (k1q, k1p) = (v(p0), -f(q0));
+            let (k2q, k2p) = (v(p0 + T::HALF * h * k1p), -f(q0 + T::HALF * h * k1q));
+            let (k3q, k3p) = (v(p0 + T::HALF * h * k2p), -f(q0 + T::HALF * h * k2q));
+            let (k4q, k4p) = (v(p0 + h * k3p), -f(q0 + h * k3q));
+            *q = q0 + h * sixth * (k1q + two * k2q + two * k3q + k4q);
+            *p = p0 + h * sixth * (k1p + two * k2p + two * k3p + k4p);
+        }),
+        Method::Yoshida4 | Method::Suzuki4 | Method::Yoshida6 => {
+            let weights = match method {
+                Method::Yoshida4 => composition::YOSHIDA4,
+                Method::Suzuki4 => composition::SUZUKI4,
+                _ => composition::YOSHIDA6,
+            };
+            points.for_each(|(q, p)| {
                 for &w in weights {
                     verlet(&f, &v, q, p, T::from_f64(w) * h);
                 }
-            }
-            _ => unreachable!("ReferenceEngine::new accepts only the methods above"),
+            })
         }
+        _ => unreachable!("ReferenceEngine::new accepts only the methods above"),
     }
 }
 

@@ -13,7 +13,6 @@
 
 use bytemuck::{Pod, Zeroable};
 
-use super::shader::validate;
 use super::GpuContext;
 use crate::error::{Error, Result};
 use crate::measure::energy::{EnergyAccumulator, REL_ENERGY_FLOOR};
@@ -151,26 +150,16 @@ impl EnergyReducer {
             return Ok(None);
         }
         let source = compose(system, comps);
-        validate(&source)?;
-        let device = &ctx.device;
-        let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
-        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: Some(&format!("{} energy reduction", system.name())),
-            source: wgpu::ShaderSource::Wgsl(source.into()),
-        });
-        let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-            label: Some("phaseflow energy reduction"),
-            layout: None,
-            module: &module,
-            entry_point: Some("main"),
-            compilation_options: Default::default(),
-            cache: None,
-        });
-        if let Some(e) = pollster::block_on(scope.pop()) {
-            return Err(Error::Gpu(format!(
-                "energy reduction pipeline creation failed: {e}"
-            )));
-        }
+        let label = format!("{} energy reduction", system.name());
+        // SAFETY: wgpu's runtime checks stay on.
+        let pipeline = unsafe {
+            super::shader::compute_pipeline(
+                ctx,
+                &label,
+                &source,
+                wgpu::ShaderRuntimeChecks::checked(),
+            )?
+        };
         Ok(Some(EnergyReducer {
             ctx,
             pipeline,
@@ -317,6 +306,7 @@ impl EnergyReducer {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::gpu::shader::validate;
     use crate::system::CATALOGUE;
     use std::collections::BTreeMap;
 

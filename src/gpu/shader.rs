@@ -79,6 +79,44 @@ pub fn compose_with(system: &System, method: Method, nt: usize, solver: Solver) 
     src
 }
 
+/// Validate `source` with naga, then build its module and a compute pipeline for `main` inside
+/// a validation error scope. `checks` are wgpu's runtime checks for the module.
+///
+/// # Safety
+/// With checks switched off, the caller vouches that the module's storage and array accesses
+/// stay in bounds and its loops end without them (`ShaderRuntimeChecks::checked()` is always
+/// safe).
+pub unsafe fn compute_pipeline(
+    ctx: &crate::gpu::GpuContext,
+    label: &str,
+    source: &str,
+    checks: wgpu::ShaderRuntimeChecks,
+) -> Result<wgpu::ComputePipeline> {
+    validate(source)?;
+    let device = &ctx.device;
+    let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
+    let descriptor = wgpu::ShaderModuleDescriptor {
+        label: Some(label),
+        source: wgpu::ShaderSource::Wgsl(source.into()),
+    };
+    // SAFETY: the caller's contract above.
+    let module = unsafe { device.create_shader_module_trusted(descriptor, checks) };
+    let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+        label: Some(label),
+        layout: None,
+        module: &module,
+        entry_point: Some("main"),
+        compilation_options: Default::default(),
+        cache: None,
+    });
+    if let Some(e) = pollster::block_on(scope.pop()) {
+        return Err(Error::Gpu(format!(
+            "{label}: pipeline creation failed: {e}"
+        )));
+    }
+    Ok(pipeline)
+}
+
 /// Parse and validate with naga, so a broken shader is reported before any GPU work.
 pub fn validate(source: &str) -> Result<(naga::Module, naga::valid::ModuleInfo)> {
     let module = naga::front::wgsl::parse_str(source)

@@ -1,6 +1,8 @@
 //! phaseflow: symplectic integrators for large phase-space ensembles, on the GPU (WGSL via
 //! wgpu) with a CPU reference engine, plus energy statistics. See docs/ARCHITECTURE.md.
 
+#![warn(clippy::too_many_lines)]
+
 pub mod cli;
 pub mod config;
 pub mod engine;

@@ -16,7 +16,7 @@
 
 use std::collections::BTreeMap;
 
-use super::{require_positive, Hamiltonian, ParamSpec, SystemInfo};
+use super::{require_positive, Hamiltonian, ParamSpec, SystemDef, SystemInfo};
 use crate::error::Result;
 use crate::float::Real;
 
@@ -68,12 +68,18 @@ pub struct OuterSolarSystem {
     pub g: f64,
 }
 
-impl OuterSolarSystem {
-    pub fn new(params: &BTreeMap<String, f64>) -> Result<Self> {
+impl SystemDef for OuterSolarSystem {
+    const INFO: SystemInfo = INFO;
+    const WGSL: &'static str = include_str!("../../shaders/system/outer_solar_system.wgsl");
+    const ENERGY_WGSL: &'static str = include_str!("../../shaders/energy/outer_solar_system.wgsl");
+
+    fn new(params: &BTreeMap<String, f64>) -> Result<Self> {
         require_positive(NAME, params, &["G"])?;
         Ok(OuterSolarSystem { g: params["G"] })
     }
+}
 
+impl OuterSolarSystem {
     /// G m_i m_j for the pairs i < j, in the loop order of the kernels.
     fn pair_couplings(&self) -> Vec<f64> {
         let mut c = Vec::with_capacity(BODIES * (BODIES - 1) / 2);

@@ -108,6 +108,14 @@ mod tests {
             assert!((w.iter().sum::<f64>() - 1.0).abs() < 1e-14);
         }
         // triple jump: w1³ + w2³ + w3³ = 0 (the order-3 condition)
-        assert!(YOSHIDA4.weights.iter().map(|w| w * w * w).sum::<f64>().abs() < 1e-14);
+        assert!(
+            YOSHIDA4
+                .weights
+                .iter()
+                .map(|w| w * w * w)
+                .sum::<f64>()
+                .abs()
+                < 1e-14
+        );
     }
 }

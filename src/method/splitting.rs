@@ -6,8 +6,8 @@
 use super::wgsl::Kernel;
 use super::{axpy, Block, MethodInfo, Scheme, Solver};
 use crate::float::Real;
-use crate::wgsl_literal::f32_literal;
 use crate::system::System;
+use crate::wgsl_literal::f32_literal;
 
 #[derive(Debug, Clone, Copy)]
 pub enum Substep {

@@ -42,7 +42,8 @@ pub struct ElasticPendulumCartesian {
 impl SystemDef for ElasticPendulumCartesian {
     const INFO: SystemInfo = INFO;
     const WGSL: &'static str = include_str!("../../shaders/system/elastic_pendulum_cartesian.wgsl");
-    const ENERGY_WGSL: &'static str = include_str!("../../shaders/energy/elastic_pendulum_cartesian.wgsl");
+    const ENERGY_WGSL: &'static str =
+        include_str!("../../shaders/energy/elastic_pendulum_cartesian.wgsl");
 
     fn new(params: &BTreeMap<String, f64>) -> Result<Self> {
         require_positive(NAME, params, &["g_hat"])?;

@@ -153,13 +153,16 @@ impl System {
 
     /// The system's place in `CATALOGUE` (and in the constructor table).
     fn index_by_name(name: &str) -> Result<usize> {
-        CATALOGUE.iter().position(|s| s.name == name).ok_or_else(|| {
-            let names: Vec<&str> = CATALOGUE.iter().map(|s| s.name).collect();
-            input_err!(
-                "--system {name}: unknown system (known: {})",
-                names.join(", ")
-            )
-        })
+        CATALOGUE
+            .iter()
+            .position(|s| s.name == name)
+            .ok_or_else(|| {
+                let names: Vec<&str> = CATALOGUE.iter().map(|s| s.name).collect();
+                input_err!(
+                    "--system {name}: unknown system (known: {})",
+                    names.join(", ")
+                )
+            })
     }
 
     /// Build a system from its name and user parameters (defaults fill the rest).

@@ -193,8 +193,7 @@ fn gradients_match_finite_differences_for_every_system() {
                 let (mut a, mut b) = (z.clone(), z.clone());
                 a[c] += eps;
                 b[c] -= eps;
-                fd[c] =
-                    (sys.energy(&a[..d], &a[d..]) - sys.energy(&b[..d], &b[d..])) / (2.0 * eps);
+                fd[c] = (sys.energy(&a[..d], &a[d..]) - sys.energy(&b[..d], &b[d..])) / (2.0 * eps);
             }
             let analytic: Vec<f64> = gq.iter().chain(&gp).copied().collect();
             assert!(

@@ -53,15 +53,15 @@ pub use pendulum::Pendulum;
 pub use spring_chain::SpringChain;
 
 systems! {
-    Oscillator => Oscillator,
-    Pendulum => Pendulum,
-    Kepler => Kepler,
-    HenonHeiles => HenonHeiles,
-    ElasticPendulum => ElasticPendulum,
-    ElasticPendulumCartesian => ElasticPendulumCartesian,
-    DoublePendulum => DoublePendulum,
-    SpringChain => SpringChain,
-    OuterSolarSystem => OuterSolarSystem,
+    Oscillator => oscillator::Oscillator,
+    Pendulum => pendulum::Pendulum,
+    Kepler => kepler::Kepler,
+    HenonHeiles => henon_heiles::HenonHeiles,
+    ElasticPendulum => elastic_pendulum::ElasticPendulum,
+    ElasticPendulumCartesian => elastic_pendulum_cartesian::ElasticPendulumCartesian,
+    DoublePendulum => double_pendulum::DoublePendulum,
+    SpringChain => spring_chain::SpringChain,
+    OuterSolarSystem => outer_solar_system::OuterSolarSystem,
 }
 
 /// A named system parameter with its default.
@@ -136,7 +136,7 @@ pub(crate) fn require_positive(
 ) -> Result<()> {
     for n in names {
         let v = params[*n];
-        // NaN is refused too (as `!(v > 0.0)` did).
+        // NaN is refused along with the non-positive values.
         if v.is_nan() || v <= 0.0 {
             return Err(input_err!(
                 "--param {n}={v}: system '{system}' needs {n} > 0 (a non-positive {n} makes the Hamiltonian meaningless)"

@@ -17,5 +17,6 @@ pub mod plot;
 pub mod run;
 pub mod study;
 pub mod system;
+pub mod wgsl_literal;
 
 pub use error::{Error, Result};

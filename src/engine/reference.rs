@@ -119,9 +119,9 @@ fn step_all<T: Real>(
         }),
         Method::Yoshida4 | Method::Suzuki4 | Method::Yoshida6 => {
             let weights = match method {
-                Method::Yoshida4 => composition::YOSHIDA4,
-                Method::Suzuki4 => composition::SUZUKI4,
-                _ => composition::YOSHIDA6,
+                Method::Yoshida4 => composition::YOSHIDA4.weights,
+                Method::Suzuki4 => composition::SUZUKI4.weights,
+                _ => composition::YOSHIDA6.weights,
             };
             points.for_each(|(q, p)| {
                 for &w in weights {

@@ -17,6 +17,7 @@ use super::GpuContext;
 use crate::error::{Error, Result};
 use crate::measure::energy::{EnergyAccumulator, REL_ENERGY_FLOOR};
 use crate::system::System;
+pub use crate::wgsl_literal::f64_literal;
 
 /// Points per workgroup of the reduction (and accumulators per workgroup: one).
 pub const REDUCE_SIZE: u32 = 256;
@@ -59,35 +60,6 @@ impl DeviceAccumulator {
     }
 }
 
-/// The system's f64 `energy` for the reduction kernel.
-fn energy_source(system: &System) -> &'static str {
-    match system {
-        System::Oscillator(_) => include_str!("../../shaders/energy/oscillator.wgsl"),
-        System::Pendulum(_) => include_str!("../../shaders/energy/pendulum.wgsl"),
-        System::Kepler(_) => include_str!("../../shaders/energy/kepler.wgsl"),
-        System::HenonHeiles(_) => include_str!("../../shaders/energy/henon_heiles.wgsl"),
-        System::ElasticPendulum(_) => include_str!("../../shaders/energy/elastic_pendulum.wgsl"),
-        System::ElasticPendulumCartesian(_) => {
-            include_str!("../../shaders/energy/elastic_pendulum_cartesian.wgsl")
-        }
-        System::DoublePendulum(_) => include_str!("../../shaders/energy/double_pendulum.wgsl"),
-        System::SpringChain(_) => include_str!("../../shaders/energy/spring_chain.wgsl"),
-        System::OuterSolarSystem(_) => {
-            include_str!("../../shaders/energy/outer_solar_system.wgsl")
-        }
-    }
-}
-
-/// An f64 WGSL literal that parses to exactly `x`.
-pub fn f64_literal(x: f64) -> String {
-    let s = format!("{x:?}");
-    if s.contains('.') || s.contains('e') {
-        format!("{s}lf")
-    } else {
-        format!("{s}.0lf")
-    }
-}
-
 /// The reduction kernel for `system` with `comps` state components per point (d, or d·(1 + 2d)
 /// with tangent columns: only the first d are read).
 pub fn compose(system: &System, comps: usize) -> String {
@@ -110,7 +82,7 @@ pub fn compose(system: &System, comps: usize) -> String {
     }
     for part in [
         include_str!("../../shaders/energy/math_f64.wgsl"),
-        energy_source(system),
+        system.energy_wgsl_source(),
         include_str!("../../shaders/energy/reduce.wgsl"),
     ] {
         src.push('\n');
@@ -343,22 +315,6 @@ mod tests {
             size_of("EnergyParams") as usize,
             std::mem::size_of::<EnergyParams>()
         );
-    }
-
-    #[test]
-    fn f64_literals_are_exact() {
-        for x in [
-            1.0,
-            0.1,
-            1e-12,
-            2.9591220828559115e-4,
-            -3.5,
-            6755399441055744.0,
-        ] {
-            let lit = f64_literal(x);
-            let back: f64 = lit.trim_end_matches("lf").parse().unwrap();
-            assert_eq!(back, x, "{lit}");
-        }
     }
 
     #[test]

@@ -7,6 +7,7 @@ use crate::error::{Error, Result};
 use crate::method::wgsl::Kernel;
 use crate::method::{Method, Solver};
 use crate::system::System;
+pub use crate::wgsl_literal::f32_literal;
 
 /// Threads per workgroup (x only; the dispatch grid is 2-D in workgroups, see `engine::gpu`).
 pub const WORKGROUP_SIZE: u32 = 256;
@@ -14,17 +15,6 @@ pub const WORKGROUP_SIZE: u32 = 256;
 const MATH: &str = include_str!("../../shaders/common/math.wgsl");
 const STATE: &str = include_str!("../../shaders/common/state.wgsl");
 const DRIVER: &str = include_str!("../../shaders/common/driver.wgsl");
-
-/// An f32 WGSL literal that parses to exactly `x as f32`.
-pub fn f32_literal(x: f64) -> String {
-    let v = x as f32;
-    let s = format!("{v:?}");
-    if s.contains('.') || s.contains('e') || s.contains("inf") || s.contains("NaN") {
-        format!("{s}f")
-    } else {
-        format!("{s}.0f")
-    }
-}
 
 /// The full WGSL source for (system, method), with `nt` tangent columns (0, or 2d for
 /// `--tangent`) and the default f32 solver settings.
@@ -133,18 +123,4 @@ pub fn validate(source: &str) -> Result<(naga::Module, naga::valid::ModuleInfo)>
         ))
     })?;
     Ok((module, info))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn literals_are_exact() {
-        for x in [1.0, 0.1, 1e-5, 123456.789, -2.5, 3.0e20] {
-            let lit = f32_literal(x);
-            let back: f32 = lit.trim_end_matches('f').parse().unwrap();
-            assert_eq!(back, x as f32, "{lit}");
-        }
-    }
 }

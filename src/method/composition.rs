@@ -1,49 +1,100 @@
 //! Composition methods: a symmetric second-order base step S (velocity Verlet) applied as
-//! S(w_1 h) ∘ … ∘ S(w_s h). The methods are data (their weights), not code: the CPU loop below
-//! and the WGSL generator (`wgsl`) both walk the same list.
+//! S(w_1 h) ∘ … ∘ S(w_s h). The methods are data (a `Composition`: description and weights),
+//! not code: the CPU loop below and the WGSL generator (`wgsl`) both walk the same list. A new
+//! composition is one const here and one line in `methods!` (`method/mod.rs`).
 
+use super::verlet::Verlet;
 use super::wgsl::Kernel;
-use super::{verlet, Block};
+use super::{Block, MethodInfo, Scheme, Solver};
 use crate::float::Real;
-use crate::gpu::shader::f32_literal;
 use crate::system::System;
+use crate::wgsl_literal::f32_literal;
 
-/// Yoshida / Forest–Ruth triple jump, order 4.
-pub const YOSHIDA4: &[f64] = &[1.3512071919596578, -1.7024143839193153, 1.3512071919596578];
-/// Suzuki's five-stage fourth-order composition.
-pub const SUZUKI4: &[f64] = &[
-    0.4144907717943757,
-    0.4144907717943757,
-    -0.6579630871775028,
-    0.4144907717943757,
-    0.4144907717943757,
-];
-/// Yoshida's solution A, order 6, seven stages.
-pub const YOSHIDA6: &[f64] = &[
-    0.784_513_610_477_557_3,
-    0.235_573_213_359_358_13,
-    -1.177_679_984_178_871,
-    1.315_186_320_683_911_2,
-    -1.177_679_984_178_871,
-    0.235_573_213_359_358_13,
-    0.784_513_610_477_557_3,
-];
+/// A composition method: its description and its weights w_1 … w_s (they sum to 1).
+#[derive(Debug, Clone, Copy)]
+pub struct Composition {
+    pub info: MethodInfo,
+    pub weights: &'static [f64],
+}
 
-#[inline]
-pub fn step<T: Real>(system: &System, b: &mut Block<T>, h: T, weights: &[f64]) {
-    for &w in weights {
-        verlet::step(system, b, T::from_f64(w) * h);
+/// Every composition of a symplectic method is symplectic.
+const fn info(name: &'static str, order: u32, summary: &'static str) -> MethodInfo {
+    MethodInfo {
+        name,
+        order,
+        symplectic: true,
+        summary,
     }
 }
 
-/// The WGSL mirror of `step`: the same weights, as f32 literals, each stage a `verlet::wgsl`
-/// in its own scope.
-pub fn wgsl(k: &mut Kernel, h: &str, weights: &[f64]) {
-    for &w in weights {
-        k.block(|k| {
-            k.let_("h_w", &format!("{} * {h}", f32_literal(w)));
-            verlet::wgsl(k, "h_w");
-        });
+/// Yoshida / Forest–Ruth triple jump, order 4.
+pub const YOSHIDA4: Composition = Composition {
+    info: info(
+        "yoshida4",
+        4,
+        "Yoshida/Forest-Ruth triple jump of velocity Verlet",
+    ),
+    weights: &[1.3512071919596578, -1.7024143839193153, 1.3512071919596578],
+};
+/// Suzuki's five-stage fourth-order composition.
+pub const SUZUKI4: Composition = Composition {
+    info: info(
+        "suzuki4",
+        4,
+        "Suzuki's 5-stage composition of velocity Verlet",
+    ),
+    weights: &[
+        0.4144907717943757,
+        0.4144907717943757,
+        -0.6579630871775028,
+        0.4144907717943757,
+        0.4144907717943757,
+    ],
+};
+/// Yoshida's solution A, order 6, seven stages.
+pub const YOSHIDA6: Composition = Composition {
+    info: info(
+        "yoshida6",
+        6,
+        "Yoshida's 7-stage composition (solution A) of velocity Verlet",
+    ),
+    weights: &[
+        0.784_513_610_477_557_3,
+        0.235_573_213_359_358_13,
+        -1.177_679_984_178_871,
+        1.315_186_320_683_911_2,
+        -1.177_679_984_178_871,
+        0.235_573_213_359_358_13,
+        0.784_513_610_477_557_3,
+    ],
+};
+
+impl Scheme for Composition {
+    fn info(&self) -> MethodInfo {
+        self.info
+    }
+
+    #[inline]
+    fn step<T: Real>(&self, system: &System, b: &mut Block<T>, h: T) {
+        for &w in self.weights {
+            Verlet.step(system, b, T::from_f64(w) * h);
+        }
+    }
+
+    /// The WGSL mirror of `step`: the same weights, as f32 literals, each stage a Verlet
+    /// `wgsl` in its own scope.
+    fn wgsl(&self, k: &mut Kernel, h: &str) {
+        for &w in self.weights {
+            k.block(|k| {
+                k.let_("h_w", &format!("{} * {h}", f32_literal(w)));
+                Verlet.wgsl(k, "h_w");
+            });
+        }
+    }
+
+    /// One Verlet step per weight.
+    fn evals_per_step(&self, sweeps: u64, solver: Solver) -> u64 {
+        self.weights.len() as u64 * Verlet.evals_per_step(sweeps, solver)
     }
 }
 
@@ -53,10 +104,18 @@ mod tests {
 
     #[test]
     fn weights_sum_to_one() {
-        for w in [YOSHIDA4, SUZUKI4, YOSHIDA6] {
+        for w in [YOSHIDA4.weights, SUZUKI4.weights, YOSHIDA6.weights] {
             assert!((w.iter().sum::<f64>() - 1.0).abs() < 1e-14);
         }
         // triple jump: w1³ + w2³ + w3³ = 0 (the order-3 condition)
-        assert!(YOSHIDA4.iter().map(|w| w * w * w).sum::<f64>().abs() < 1e-14);
+        assert!(
+            YOSHIDA4
+                .weights
+                .iter()
+                .map(|w| w * w * w)
+                .sum::<f64>()
+                .abs()
+                < 1e-14
+        );
     }
 }

@@ -1,7 +1,7 @@
 //! Explicit Euler: q+ = q + h ∂pH(q,p); p+ = p − h ∂qH(q,p). WGSL mirror: `wgsl` below.
 
 use super::wgsl::Kernel;
-use super::{axpy, Block, MethodInfo};
+use super::{axpy, Block, MethodInfo, Scheme, Solver};
 use crate::float::Real;
 use crate::system::System;
 
@@ -12,18 +12,32 @@ pub const INFO: MethodInfo = MethodInfo {
     summary: "explicit (forward) Euler",
 };
 
-#[inline]
-pub fn step<T: Real>(system: &System, b: &mut Block<T>, h: T) {
-    b.grad_q(system);
-    b.grad_p(system);
-    axpy(&mut b.q, h, &b.dp);
-    axpy(&mut b.p, -h, &b.dq);
-}
+/// The method's descriptor, listed in `methods!` (`method/mod.rs`).
+pub struct Euler;
 
-/// The WGSL mirror of `step`: the same calls in the same order on a `Kernel` (`method::wgsl`).
-pub fn wgsl(k: &mut Kernel, h: &str) {
-    k.grad_q();
-    k.grad_p();
-    k.axpy("q", h, "dp");
-    k.axpy("p", &format!("(-{h})"), "dq");
+impl Scheme for Euler {
+    fn info(&self) -> MethodInfo {
+        INFO
+    }
+
+    #[inline]
+    fn step<T: Real>(&self, system: &System, b: &mut Block<T>, h: T) {
+        b.grad_q(system);
+        b.grad_p(system);
+        axpy(&mut b.q, h, &b.dp);
+        axpy(&mut b.p, -h, &b.dq);
+    }
+
+    /// The WGSL mirror of `step`: the same calls in the same order on a `Kernel` (`method::wgsl`).
+    fn wgsl(&self, k: &mut Kernel, h: &str) {
+        k.grad_q();
+        k.grad_p();
+        k.axpy("q", h, "dp");
+        k.axpy("p", &format!("(-{h})"), "dq");
+    }
+
+    /// ∂H/∂q and ∂H/∂p once.
+    fn evals_per_step(&self, _sweeps: u64, _solver: Solver) -> u64 {
+        2
+    }
 }

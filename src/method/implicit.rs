@@ -100,82 +100,83 @@ impl<T: Real> Block<T> {
         if let Some(s) = sweeps {
             return self.solve_exact(system, stage, c, s);
         }
-        let (n, d) = (self.n, self.d);
         let tol = T::from_f64(self.solver.tol);
-        let iters = sweeps.unwrap_or(self.solver.max_iter);
         self.active.fill(true);
-        for _ in 0..iters {
+        for _ in 0..self.solver.max_iter {
             self.conv.fill(true);
-            match stage {
-                Stage::Kick => {
-                    self.grad_q(system);
-                    sweep(
-                        n,
-                        d,
-                        &mut self.p,
-                        &self.p0,
-                        &self.dq,
-                        -c,
-                        tol,
-                        &self.active,
-                        &mut self.conv,
-                    );
-                }
-                Stage::Drift => {
-                    self.grad_p(system);
-                    sweep(
-                        n,
-                        d,
-                        &mut self.q,
-                        &self.q0,
-                        &self.dp,
-                        c,
-                        tol,
-                        &self.active,
-                        &mut self.conv,
-                    );
-                }
-                Stage::Midpoint => {
-                    self.grad_q(system);
-                    self.grad_p(system);
-                    sweep(
-                        n,
-                        d,
-                        &mut self.q,
-                        &self.q0,
-                        &self.dp,
-                        c,
-                        tol,
-                        &self.active,
-                        &mut self.conv,
-                    );
-                    sweep(
-                        n,
-                        d,
-                        &mut self.p,
-                        &self.p0,
-                        &self.dq,
-                        -c,
-                        tol,
-                        &self.active,
-                        &mut self.conv,
-                    );
-                }
+            self.sweep_stage(system, stage, c, tol);
+            let mut any = false;
+            for (a, &ok) in self.active.iter_mut().zip(&self.conv) {
+                *a &= !ok;
+                any |= *a;
             }
-            if sweeps.is_none() {
-                let mut any = false;
-                for (a, &ok) in self.active.iter_mut().zip(&self.conv) {
-                    *a &= !ok;
-                    any |= *a;
-                }
-                if !any {
-                    return;
-                }
+            if !any {
+                return;
             }
         }
-        if sweeps.is_none() {
-            for (u, &a) in self.unconverged.iter_mut().zip(&self.active) {
-                *u += a as u32;
+        for (u, &a) in self.unconverged.iter_mut().zip(&self.active) {
+            *u += a as u32;
+        }
+    }
+
+    /// One Jacobi sweep x ← base + c·g of the stage over the active points; a point whose
+    /// primal components moved by more than the tolerance is marked unconverged in `conv`.
+    fn sweep_stage(&mut self, system: &System, stage: Stage, c: T, tol: T) {
+        let (n, d) = (self.n, self.d);
+        match stage {
+            Stage::Kick => {
+                self.grad_q(system);
+                sweep(
+                    n,
+                    d,
+                    &mut self.p,
+                    &self.p0,
+                    &self.dq,
+                    -c,
+                    tol,
+                    &self.active,
+                    &mut self.conv,
+                );
+            }
+            Stage::Drift => {
+                self.grad_p(system);
+                sweep(
+                    n,
+                    d,
+                    &mut self.q,
+                    &self.q0,
+                    &self.dp,
+                    c,
+                    tol,
+                    &self.active,
+                    &mut self.conv,
+                );
+            }
+            Stage::Midpoint => {
+                self.grad_q(system);
+                self.grad_p(system);
+                sweep(
+                    n,
+                    d,
+                    &mut self.q,
+                    &self.q0,
+                    &self.dp,
+                    c,
+                    tol,
+                    &self.active,
+                    &mut self.conv,
+                );
+                sweep(
+                    n,
+                    d,
+                    &mut self.p,
+                    &self.p0,
+                    &self.dq,
+                    -c,
+                    tol,
+                    &self.active,
+                    &mut self.conv,
+                );
             }
         }
     }

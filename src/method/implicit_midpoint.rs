@@ -4,7 +4,7 @@
 //! y+ = 2m − y. WGSL mirror: `wgsl` below.
 
 use super::wgsl::Kernel;
-use super::{Block, MethodInfo, Stage};
+use super::{Block, MethodInfo, Scheme, Solver, Stage};
 use crate::float::Real;
 use crate::system::System;
 
@@ -16,27 +16,41 @@ pub const INFO: MethodInfo = MethodInfo {
         "implicit midpoint rule (fixed-point iteration per point, non-converged points counted)",
 };
 
-#[inline]
-pub fn step<T: Real>(system: &System, b: &mut Block<T>, h: T) {
-    let half_h = T::HALF * h;
-    b.q0.copy_from_slice(&b.q);
-    b.p0.copy_from_slice(&b.p);
-    b.solve(system, Stage::Midpoint, half_h, None);
-    let two = T::ONE + T::ONE;
-    for (x, &x0) in b.q.iter_mut().zip(&b.q0) {
-        *x = two * *x - x0;
-    }
-    for (x, &x0) in b.p.iter_mut().zip(&b.p0) {
-        *x = two * *x - x0;
-    }
-}
+/// The method's descriptor, listed in `methods!` (`method/mod.rs`).
+pub struct ImplicitMidpoint;
 
-/// The WGSL mirror of `step`: the same calls in the same order on a `Kernel` (`method::wgsl`).
-pub fn wgsl(k: &mut Kernel, h: &str) {
-    k.let_("half_h", &format!("0.5 * {h}"));
-    k.copy("q0", "q");
-    k.copy("p0", "p");
-    k.solve(Stage::Midpoint, "half_h", None);
-    k.each("q[] = 2.0 * q[] - q0[];");
-    k.each("p[] = 2.0 * p[] - p0[];");
+impl Scheme for ImplicitMidpoint {
+    fn info(&self) -> MethodInfo {
+        INFO
+    }
+
+    #[inline]
+    fn step<T: Real>(&self, system: &System, b: &mut Block<T>, h: T) {
+        let half_h = T::HALF * h;
+        b.q0.copy_from_slice(&b.q);
+        b.p0.copy_from_slice(&b.p);
+        b.solve(system, Stage::Midpoint, half_h, None);
+        let two = T::ONE + T::ONE;
+        for (x, &x0) in b.q.iter_mut().zip(&b.q0) {
+            *x = two * *x - x0;
+        }
+        for (x, &x0) in b.p.iter_mut().zip(&b.p0) {
+            *x = two * *x - x0;
+        }
+    }
+
+    /// The WGSL mirror of `step`: the same calls in the same order on a `Kernel` (`method::wgsl`).
+    fn wgsl(&self, k: &mut Kernel, h: &str) {
+        k.let_("half_h", &format!("0.5 * {h}"));
+        k.copy("q0", "q");
+        k.copy("p0", "p");
+        k.solve(Stage::Midpoint, "half_h", None);
+        k.each("q[] = 2.0 * q[] - q0[];");
+        k.each("p[] = 2.0 * p[] - p0[];");
+    }
+
+    /// Always iterated: up to `max_iter` sweeps of ∂H/∂q and ∂H/∂p.
+    fn evals_per_step(&self, _sweeps: u64, solver: Solver) -> u64 {
+        2 * solver.max_iter as u64
+    }
 }

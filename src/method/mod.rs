@@ -3,12 +3,27 @@
 //! `wgsl::Kernel`, which generates the straight-line GPU kernel, so the two read side by side. Implicit stages (non-separable H, the
 //! implicit midpoint rule) are solved per point as described in `implicit`;
 //! `Method::check_system` refuses combinations a kernel cannot serve.
+//!
+//! # Adding a method
+//!
+//! - An integrator with its own code: `src/method/<name>.rs` with `pub const INFO: MethodInfo`,
+//!   a unit struct and `impl Scheme` for it (`info`, the CPU `step`, its WGSL mirror `wgsl`,
+//!   `evals_per_step`); here `pub mod <name>;` and one line `Variant => <name>::Struct,` in
+//!   `methods!`.
+//! - A composition of Verlet or a kick–drift splitting: one const (`Composition` in
+//!   `composition.rs`, `Splitting` in `splitting.rs`) and one line in `methods!`.
+//!
+//! `Method`, `ALL` and every dispatch are generated from the list (`registry.rs`); the tests
+//! walk `ALL`, so they cover the new method at once. A worked example:
+//! /work/notes/howto-add.md.
 
 pub mod composition;
 pub mod euler;
 pub mod implicit;
 pub mod implicit_midpoint;
 pub mod position_verlet;
+#[macro_use]
+mod registry;
 pub mod rk3;
 pub mod rk4;
 pub mod splitting;
@@ -22,6 +37,7 @@ use crate::float::Real;
 use crate::input_err;
 use crate::system::System;
 pub use implicit::{Solver, Stage};
+pub use registry::Scheme;
 
 /// Static description of a method for `phaseflow list`.
 #[derive(Debug, Clone, Copy)]
@@ -32,44 +48,19 @@ pub struct MethodInfo {
     pub summary: &'static str,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Method {
-    Euler,
-    SymplecticEulerA,
-    SymplecticEulerB,
-    Verlet,
-    PositionVerlet,
-    Rk3,
-    Rk4,
-    ImplicitMidpoint,
-    Yoshida4,
-    Suzuki4,
-    Yoshida6,
-    BlanesMoan4,
-}
-
-pub const ALL: &[Method] = &[
-    Method::Euler,
-    Method::SymplecticEulerA,
-    Method::SymplecticEulerB,
-    Method::Verlet,
-    Method::PositionVerlet,
-    Method::Rk3,
-    Method::Rk4,
-    Method::ImplicitMidpoint,
-    Method::Yoshida4,
-    Method::Suzuki4,
-    Method::Yoshida6,
-    Method::BlanesMoan4,
-];
-
-const fn composed(name: &'static str, order: u32, summary: &'static str) -> MethodInfo {
-    MethodInfo {
-        name,
-        order,
-        symplectic: true,
-        summary,
-    }
+methods! {
+    Euler => euler::Euler,
+    SymplecticEulerA => symplectic_euler_a::SymplecticEulerA,
+    SymplecticEulerB => symplectic_euler_b::SymplecticEulerB,
+    Verlet => verlet::Verlet,
+    PositionVerlet => position_verlet::PositionVerlet,
+    Rk3 => rk3::Rk3,
+    Rk4 => rk4::Rk4,
+    ImplicitMidpoint => implicit_midpoint::ImplicitMidpoint,
+    Yoshida4 => composition::YOSHIDA4,
+    Suzuki4 => composition::SUZUKI4,
+    Yoshida6 => composition::YOSHIDA6,
+    BlanesMoan4 => splitting::BLANES_MOAN4,
 }
 
 /// Per-block working storage: the state and the scratch arrays the kernels need, all
@@ -199,39 +190,6 @@ pub(crate) fn axpy<T: Real>(y: &mut [T], a: T, x: &[T]) {
 }
 
 impl Method {
-    pub fn info(self) -> MethodInfo {
-        match self {
-            Method::Euler => euler::INFO,
-            Method::SymplecticEulerA => symplectic_euler_a::INFO,
-            Method::SymplecticEulerB => symplectic_euler_b::INFO,
-            Method::Verlet => verlet::INFO,
-            Method::PositionVerlet => position_verlet::INFO,
-            Method::Rk3 => rk3::INFO,
-            Method::Rk4 => rk4::INFO,
-            Method::ImplicitMidpoint => implicit_midpoint::INFO,
-            Method::Yoshida4 => composed(
-                "yoshida4",
-                4,
-                "Yoshida/Forest-Ruth triple jump of velocity Verlet",
-            ),
-            Method::Suzuki4 => composed(
-                "suzuki4",
-                4,
-                "Suzuki's 5-stage composition of velocity Verlet",
-            ),
-            Method::Yoshida6 => composed(
-                "yoshida6",
-                6,
-                "Yoshida's 7-stage composition (solution A) of velocity Verlet",
-            ),
-            Method::BlanesMoan4 => composed(
-                "blanes-moan4",
-                4,
-                "Blanes-Moan 2002 SRKN6b kick-drift splitting (separable H)",
-            ),
-        }
-    }
-
     pub fn name(self) -> &'static str {
         self.info().name
     }
@@ -251,9 +209,9 @@ impl Method {
 
     /// Whether this method's kernel can serve the system: every kernel handles any H (the
     /// symplectic Euler / Verlet stages become implicit, and the compositions build on
-    /// Verlet) except the kick–drift splitting, which needs H = T(p) + V(q).
+    /// Verlet) except the kick–drift splittings, which need H = T(p) + V(q).
     pub fn check_system(self, system: &System) -> Result<()> {
-        if self == Method::BlanesMoan4 && !system.info().separable {
+        if self.needs_separable() && !system.info().separable {
             return Err(input_err!(
                 "--method {}: system '{}' is not separable (H ≠ T(p) + V(q)), and this kick-drift splitting needs separable H; use yoshida4, suzuki4 or yoshida6 (compositions of Verlet) for a high-order symplectic method",
                 self.name(),
@@ -270,58 +228,6 @@ impl Method {
             Some(s) => s as u64,
             None => solver.max_iter as u64,
         };
-        // one Verlet step: two solved stages plus two explicit evaluations
-        let verlet = 2 * sweeps + 2;
-        match self {
-            Method::Euler => 2,
-            Method::SymplecticEulerA | Method::SymplecticEulerB => sweeps + 1,
-            Method::Verlet | Method::PositionVerlet => verlet,
-            Method::Rk3 => 6,
-            Method::Rk4 => 8,
-            Method::ImplicitMidpoint => 2 * solver.max_iter as u64,
-            Method::Yoshida4 => 3 * verlet,
-            Method::Suzuki4 => 5 * verlet,
-            Method::Yoshida6 => 7 * verlet,
-            Method::BlanesMoan4 => 14,
-        }
-    }
-
-    /// One step of size h for every point of the block.
-    #[inline]
-    pub fn step<T: Real>(self, system: &System, b: &mut Block<T>, h: T) {
-        match self {
-            Method::Euler => euler::step(system, b, h),
-            Method::SymplecticEulerA => symplectic_euler_a::step(system, b, h),
-            Method::SymplecticEulerB => symplectic_euler_b::step(system, b, h),
-            Method::Verlet => verlet::step(system, b, h),
-            Method::PositionVerlet => position_verlet::step(system, b, h),
-            Method::Rk3 => rk3::step(system, b, h),
-            Method::Rk4 => rk4::step(system, b, h),
-            Method::ImplicitMidpoint => implicit_midpoint::step(system, b, h),
-            Method::Yoshida4 => composition::step(system, b, h, composition::YOSHIDA4),
-            Method::Suzuki4 => composition::step(system, b, h, composition::SUZUKI4),
-            Method::Yoshida6 => composition::step(system, b, h, composition::YOSHIDA6),
-            Method::BlanesMoan4 => splitting::step(system, b, h, splitting::BLANES_MOAN4),
-        }
-    }
-
-    /// Write one step of size `h` (a WGSL expression naming the step size) into the kernel:
-    /// the method's `wgsl`, the mirror of its `step`, or for composition and splitting methods
-    /// the sequence generated from their coefficients.
-    pub fn wgsl(self, k: &mut wgsl::Kernel, h: &str) {
-        match self {
-            Method::Euler => euler::wgsl(k, h),
-            Method::SymplecticEulerA => symplectic_euler_a::wgsl(k, h),
-            Method::SymplecticEulerB => symplectic_euler_b::wgsl(k, h),
-            Method::Verlet => verlet::wgsl(k, h),
-            Method::PositionVerlet => position_verlet::wgsl(k, h),
-            Method::Rk3 => rk3::wgsl(k, h),
-            Method::Rk4 => rk4::wgsl(k, h),
-            Method::ImplicitMidpoint => implicit_midpoint::wgsl(k, h),
-            Method::Yoshida4 => composition::wgsl(k, h, composition::YOSHIDA4),
-            Method::Suzuki4 => composition::wgsl(k, h, composition::SUZUKI4),
-            Method::Yoshida6 => composition::wgsl(k, h, composition::YOSHIDA6),
-            Method::BlanesMoan4 => splitting::wgsl(k, h, splitting::BLANES_MOAN4),
-        }
+        self.scheme_evals_per_step(sweeps, solver)
     }
 }

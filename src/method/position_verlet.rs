@@ -4,7 +4,7 @@
 //! WGSL mirror: `wgsl` below.
 
 use super::wgsl::Kernel;
-use super::{axpy, Block, MethodInfo, Stage};
+use super::{axpy, Block, MethodInfo, Scheme, Solver, Stage};
 use crate::float::Real;
 use crate::system::System;
 
@@ -15,28 +15,42 @@ pub const INFO: MethodInfo = MethodInfo {
     summary: "Störmer–Verlet B / position Verlet (drift-kick-drift), symmetric",
 };
 
-#[inline]
-pub fn step<T: Real>(system: &System, b: &mut Block<T>, h: T) {
-    let half_h = T::HALF * h;
-    b.q0.copy_from_slice(&b.q);
-    b.solve_stage(system, Stage::Drift, half_h);
-    b.grad_q(system);
-    b.p0.copy_from_slice(&b.p);
-    axpy(&mut b.p0, -half_h, &b.dq);
-    b.solve_stage(system, Stage::Kick, half_h);
-    b.grad_p(system);
-    axpy(&mut b.q, half_h, &b.dp);
-}
+/// The method's descriptor, listed in `methods!` (`method/mod.rs`).
+pub struct PositionVerlet;
 
-/// The WGSL mirror of `step`: the same calls in the same order on a `Kernel` (`method::wgsl`).
-pub fn wgsl(k: &mut Kernel, h: &str) {
-    k.let_("half_h", &format!("0.5 * {h}"));
-    k.copy("q0", "q");
-    k.solve_stage(Stage::Drift, "half_h");
-    k.grad_q();
-    k.copy("p0", "p");
-    k.axpy("p0", "(-half_h)", "dq");
-    k.solve_stage(Stage::Kick, "half_h");
-    k.grad_p();
-    k.axpy("q", "half_h", "dp");
+impl Scheme for PositionVerlet {
+    fn info(&self) -> MethodInfo {
+        INFO
+    }
+
+    #[inline]
+    fn step<T: Real>(&self, system: &System, b: &mut Block<T>, h: T) {
+        let half_h = T::HALF * h;
+        b.q0.copy_from_slice(&b.q);
+        b.solve_stage(system, Stage::Drift, half_h);
+        b.grad_q(system);
+        b.p0.copy_from_slice(&b.p);
+        axpy(&mut b.p0, -half_h, &b.dq);
+        b.solve_stage(system, Stage::Kick, half_h);
+        b.grad_p(system);
+        axpy(&mut b.q, half_h, &b.dp);
+    }
+
+    /// The WGSL mirror of `step`: the same calls in the same order on a `Kernel` (`method::wgsl`).
+    fn wgsl(&self, k: &mut Kernel, h: &str) {
+        k.let_("half_h", &format!("0.5 * {h}"));
+        k.copy("q0", "q");
+        k.solve_stage(Stage::Drift, "half_h");
+        k.grad_q();
+        k.copy("p0", "p");
+        k.axpy("p0", "(-half_h)", "dq");
+        k.solve_stage(Stage::Kick, "half_h");
+        k.grad_p();
+        k.axpy("q", "half_h", "dp");
+    }
+
+    /// Two solved stages and two explicit evaluations.
+    fn evals_per_step(&self, sweeps: u64, _solver: Solver) -> u64 {
+        2 * sweeps + 2
+    }
 }

@@ -1,12 +1,13 @@
 //! Splitting methods for separable H given as a list of kicks (p −= b h ∇V) and drifts
 //! (q += a h M⁻¹p). Blanes–Moan 2002 SRKN6b (order 4) is the first; its coefficient list is
 //! mirrored symmetrically. The CPU loop and the WGSL generator (`wgsl`) below walk the same list.
+//! A new splitting is one const here (a `Splitting`) and one line in `methods!` (`method/mod.rs`).
 
 use super::wgsl::Kernel;
-use super::{axpy, Block};
+use super::{axpy, Block, MethodInfo, Scheme, Solver};
 use crate::float::Real;
-use crate::gpu::shader::f32_literal;
 use crate::system::System;
+use crate::wgsl_literal::f32_literal;
 
 #[derive(Debug, Clone, Copy)]
 pub enum Substep {
@@ -24,57 +25,88 @@ const A1: f64 = 0.245298957184271;
 const A2: f64 = 0.604872665711080;
 const A3: f64 = -0.350171622895351;
 
-/// Blanes–Moan SRKN6b: b1 a1 b2 a2 b3 a3 b4 a3 b3 a2 b2 a1 b1.
-pub const BLANES_MOAN4: &[Substep] = &[
-    Kick(B1),
-    Drift(A1),
-    Kick(B2),
-    Drift(A2),
-    Kick(B3),
-    Drift(A3),
-    Kick(B4),
-    Drift(A3),
-    Kick(B3),
-    Drift(A2),
-    Kick(B2),
-    Drift(A1),
-    Kick(B1),
-];
+/// A splitting method: its description and its kicks and drifts, in order.
+#[derive(Debug, Clone, Copy)]
+pub struct Splitting {
+    pub info: MethodInfo,
+    pub substeps: &'static [Substep],
+}
 
-#[inline]
-pub fn step<T: Real>(system: &System, b: &mut Block<T>, h: T, substeps: &[Substep]) {
-    for s in substeps {
-        match *s {
-            Kick(c) => {
-                let c_h = T::from_f64(c) * h;
-                b.grad_q(system);
-                axpy(&mut b.p, -c_h, &b.dq);
-            }
-            Drift(c) => {
-                let c_h = T::from_f64(c) * h;
-                b.grad_p(system);
-                axpy(&mut b.q, c_h, &b.dp);
+/// Blanes–Moan SRKN6b: b1 a1 b2 a2 b3 a3 b4 a3 b3 a2 b2 a1 b1.
+pub const BLANES_MOAN4: Splitting = Splitting {
+    info: MethodInfo {
+        name: "blanes-moan4",
+        order: 4,
+        symplectic: true,
+        summary: "Blanes-Moan 2002 SRKN6b kick-drift splitting (separable H)",
+    },
+    substeps: &[
+        Kick(B1),
+        Drift(A1),
+        Kick(B2),
+        Drift(A2),
+        Kick(B3),
+        Drift(A3),
+        Kick(B4),
+        Drift(A3),
+        Kick(B3),
+        Drift(A2),
+        Kick(B2),
+        Drift(A1),
+        Kick(B1),
+    ],
+};
+
+impl Scheme for Splitting {
+    fn info(&self) -> MethodInfo {
+        self.info
+    }
+
+    #[inline]
+    fn step<T: Real>(&self, system: &System, b: &mut Block<T>, h: T) {
+        for s in self.substeps {
+            match *s {
+                Kick(c) => {
+                    let c_h = T::from_f64(c) * h;
+                    b.grad_q(system);
+                    axpy(&mut b.p, -c_h, &b.dq);
+                }
+                Drift(c) => {
+                    let c_h = T::from_f64(c) * h;
+                    b.grad_p(system);
+                    axpy(&mut b.q, c_h, &b.dp);
+                }
             }
         }
     }
-}
 
-/// The WGSL mirror of `step`: the same kicks and drifts, coefficients as f32 literals, each
-/// in its own scope.
-pub fn wgsl(k: &mut Kernel, h: &str, substeps: &[Substep]) {
-    for s in substeps {
-        k.block(|k| match *s {
-            Kick(c) => {
-                k.let_("c_h", &format!("{} * {h}", f32_literal(c)));
-                k.grad_q();
-                k.axpy("p", "(-c_h)", "dq");
-            }
-            Drift(c) => {
-                k.let_("c_h", &format!("{} * {h}", f32_literal(c)));
-                k.grad_p();
-                k.axpy("q", "c_h", "dp");
-            }
-        });
+    /// The WGSL mirror of `step`: the same kicks and drifts, coefficients as f32 literals,
+    /// each in its own scope.
+    fn wgsl(&self, k: &mut Kernel, h: &str) {
+        for s in self.substeps {
+            k.block(|k| match *s {
+                Kick(c) => {
+                    k.let_("c_h", &format!("{} * {h}", f32_literal(c)));
+                    k.grad_q();
+                    k.axpy("p", "(-c_h)", "dq");
+                }
+                Drift(c) => {
+                    k.let_("c_h", &format!("{} * {h}", f32_literal(c)));
+                    k.grad_p();
+                    k.axpy("q", "c_h", "dp");
+                }
+            });
+        }
+    }
+
+    /// One explicit evaluation per kick or drift.
+    fn evals_per_step(&self, _sweeps: u64, _solver: Solver) -> u64 {
+        self.substeps.len() as u64
+    }
+
+    /// A kick or drift is explicit only for H = T(p) + V(q).
+    fn needs_separable(&self) -> bool {
+        true
     }
 }
 
@@ -85,7 +117,7 @@ mod tests {
     #[test]
     fn coefficients_are_consistent() {
         let (mut a, mut b) = (0.0, 0.0);
-        for s in BLANES_MOAN4 {
+        for s in BLANES_MOAN4.substeps {
             match *s {
                 Kick(c) => b += c,
                 Drift(c) => a += c,

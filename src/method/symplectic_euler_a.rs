@@ -3,7 +3,7 @@
 //! WGSL mirror: `wgsl` below.
 
 use super::wgsl::Kernel;
-use super::{axpy, Block, MethodInfo, Stage};
+use super::{axpy, Block, MethodInfo, Scheme, Solver, Stage};
 use crate::float::Real;
 use crate::system::System;
 
@@ -14,18 +14,32 @@ pub const INFO: MethodInfo = MethodInfo {
     summary: "symplectic Euler A: kick p with the old q (implicit in p unless H is separable), then drift q with the new p",
 };
 
-#[inline]
-pub fn step<T: Real>(system: &System, b: &mut Block<T>, h: T) {
-    b.p0.copy_from_slice(&b.p);
-    b.solve_stage(system, Stage::Kick, h);
-    b.grad_p(system);
-    axpy(&mut b.q, h, &b.dp);
-}
+/// The method's descriptor, listed in `methods!` (`method/mod.rs`).
+pub struct SymplecticEulerA;
 
-/// The WGSL mirror of `step`: the same calls in the same order on a `Kernel` (`method::wgsl`).
-pub fn wgsl(k: &mut Kernel, h: &str) {
-    k.copy("p0", "p");
-    k.solve_stage(Stage::Kick, h);
-    k.grad_p();
-    k.axpy("q", h, "dp");
+impl Scheme for SymplecticEulerA {
+    fn info(&self) -> MethodInfo {
+        INFO
+    }
+
+    #[inline]
+    fn step<T: Real>(&self, system: &System, b: &mut Block<T>, h: T) {
+        b.p0.copy_from_slice(&b.p);
+        b.solve_stage(system, Stage::Kick, h);
+        b.grad_p(system);
+        axpy(&mut b.q, h, &b.dp);
+    }
+
+    /// The WGSL mirror of `step`: the same calls in the same order on a `Kernel` (`method::wgsl`).
+    fn wgsl(&self, k: &mut Kernel, h: &str) {
+        k.copy("p0", "p");
+        k.solve_stage(Stage::Kick, h);
+        k.grad_p();
+        k.axpy("q", h, "dp");
+    }
+
+    /// One solved stage and one explicit evaluation.
+    fn evals_per_step(&self, sweeps: u64, _solver: Solver) -> u64 {
+        sweeps + 1
+    }
 }

@@ -3,7 +3,7 @@
 //! WGSL mirror: `wgsl` below.
 
 use super::wgsl::Kernel;
-use super::{axpy, Block, MethodInfo, Stage};
+use super::{axpy, Block, MethodInfo, Scheme, Solver, Stage};
 use crate::float::Real;
 use crate::system::System;
 
@@ -14,18 +14,32 @@ pub const INFO: MethodInfo = MethodInfo {
     summary: "symplectic Euler B: drift q with the old p (implicit in q unless H is separable), then kick p with the new q",
 };
 
-#[inline]
-pub fn step<T: Real>(system: &System, b: &mut Block<T>, h: T) {
-    b.q0.copy_from_slice(&b.q);
-    b.solve_stage(system, Stage::Drift, h);
-    b.grad_q(system);
-    axpy(&mut b.p, -h, &b.dq);
-}
+/// The method's descriptor, listed in `methods!` (`method/mod.rs`).
+pub struct SymplecticEulerB;
 
-/// The WGSL mirror of `step`: the same calls in the same order on a `Kernel` (`method::wgsl`).
-pub fn wgsl(k: &mut Kernel, h: &str) {
-    k.copy("q0", "q");
-    k.solve_stage(Stage::Drift, h);
-    k.grad_q();
-    k.axpy("p", &format!("(-{h})"), "dq");
+impl Scheme for SymplecticEulerB {
+    fn info(&self) -> MethodInfo {
+        INFO
+    }
+
+    #[inline]
+    fn step<T: Real>(&self, system: &System, b: &mut Block<T>, h: T) {
+        b.q0.copy_from_slice(&b.q);
+        b.solve_stage(system, Stage::Drift, h);
+        b.grad_q(system);
+        axpy(&mut b.p, -h, &b.dq);
+    }
+
+    /// The WGSL mirror of `step`: the same calls in the same order on a `Kernel` (`method::wgsl`).
+    fn wgsl(&self, k: &mut Kernel, h: &str) {
+        k.copy("q0", "q");
+        k.solve_stage(Stage::Drift, h);
+        k.grad_q();
+        k.axpy("p", &format!("(-{h})"), "dq");
+    }
+
+    /// One solved stage and one explicit evaluation.
+    fn evals_per_step(&self, sweeps: u64, _solver: Solver) -> u64 {
+        sweeps + 1
+    }
 }

@@ -5,7 +5,7 @@
 //! WGSL mirror: `wgsl` below.
 
 use super::wgsl::Kernel;
-use super::{axpy, Block, MethodInfo, Stage};
+use super::{axpy, Block, MethodInfo, Scheme, Solver, Stage};
 use crate::float::Real;
 use crate::system::System;
 
@@ -16,28 +16,42 @@ pub const INFO: MethodInfo = MethodInfo {
     summary: "Störmer–Verlet A / velocity Verlet (kick-drift-kick), symmetric",
 };
 
-#[inline]
-pub fn step<T: Real>(system: &System, b: &mut Block<T>, h: T) {
-    let half_h = T::HALF * h;
-    b.p0.copy_from_slice(&b.p);
-    b.solve_stage(system, Stage::Kick, half_h);
-    b.grad_p(system);
-    b.q0.copy_from_slice(&b.q);
-    axpy(&mut b.q0, half_h, &b.dp);
-    b.solve_stage(system, Stage::Drift, half_h);
-    b.grad_q(system);
-    axpy(&mut b.p, -half_h, &b.dq);
-}
+/// The method's descriptor, listed in `methods!` (`method/mod.rs`).
+pub struct Verlet;
 
-/// The WGSL mirror of `step`: the same calls in the same order on a `Kernel` (`method::wgsl`).
-pub fn wgsl(k: &mut Kernel, h: &str) {
-    k.let_("half_h", &format!("0.5 * {h}"));
-    k.copy("p0", "p");
-    k.solve_stage(Stage::Kick, "half_h");
-    k.grad_p();
-    k.copy("q0", "q");
-    k.axpy("q0", "half_h", "dp");
-    k.solve_stage(Stage::Drift, "half_h");
-    k.grad_q();
-    k.axpy("p", "(-half_h)", "dq");
+impl Scheme for Verlet {
+    fn info(&self) -> MethodInfo {
+        INFO
+    }
+
+    #[inline]
+    fn step<T: Real>(&self, system: &System, b: &mut Block<T>, h: T) {
+        let half_h = T::HALF * h;
+        b.p0.copy_from_slice(&b.p);
+        b.solve_stage(system, Stage::Kick, half_h);
+        b.grad_p(system);
+        b.q0.copy_from_slice(&b.q);
+        axpy(&mut b.q0, half_h, &b.dp);
+        b.solve_stage(system, Stage::Drift, half_h);
+        b.grad_q(system);
+        axpy(&mut b.p, -half_h, &b.dq);
+    }
+
+    /// The WGSL mirror of `step`: the same calls in the same order on a `Kernel` (`method::wgsl`).
+    fn wgsl(&self, k: &mut Kernel, h: &str) {
+        k.let_("half_h", &format!("0.5 * {h}"));
+        k.copy("p0", "p");
+        k.solve_stage(Stage::Kick, "half_h");
+        k.grad_p();
+        k.copy("q0", "q");
+        k.axpy("q0", "half_h", "dp");
+        k.solve_stage(Stage::Drift, "half_h");
+        k.grad_q();
+        k.axpy("p", "(-half_h)", "dq");
+    }
+
+    /// Two solved stages and two explicit evaluations.
+    fn evals_per_step(&self, sweeps: u64, _solver: Solver) -> u64 {
+        2 * sweeps + 2
+    }
 }

@@ -26,7 +26,7 @@
 
 use std::collections::BTreeMap;
 
-use super::{require_positive, Hamiltonian, ParamSpec, SystemInfo};
+use super::{require_positive, Hamiltonian, ParamSpec, SystemDef, SystemInfo};
 use crate::error::Result;
 use crate::float::{cos_poly, sin_poly, Real};
 
@@ -78,8 +78,12 @@ struct Core<T> {
     a_d: T,
 }
 
-impl DoublePendulum {
-    pub fn new(params: &BTreeMap<String, f64>) -> Result<Self> {
+impl SystemDef for DoublePendulum {
+    const INFO: SystemInfo = INFO;
+    const WGSL: &'static str = include_str!("../../shaders/system/double_pendulum.wgsl");
+    const ENERGY_WGSL: &'static str = include_str!("../../shaders/energy/double_pendulum.wgsl");
+
+    fn new(params: &BTreeMap<String, f64>) -> Result<Self> {
         require_positive(NAME, params, &["m1", "m2", "l1", "l2", "g"])?;
         Ok(DoublePendulum {
             m1: params["m1"],
@@ -89,7 +93,9 @@ impl DoublePendulum {
             g: params["g"],
         })
     }
+}
 
+impl DoublePendulum {
     /// [DP_A, DP_B, DP_C, DP_M1, DP_M2, DP_G1, DP_G2] in f64: the single source of the
     /// coefficients for `constants()` (GPU) and `coeffs()` (CPU).
     fn coeff_values(&self) -> [f64; 7] {

@@ -12,7 +12,7 @@
 
 use std::collections::BTreeMap;
 
-use super::{require_positive, Hamiltonian, ParamSpec, SystemInfo};
+use super::{require_positive, Hamiltonian, ParamSpec, SystemDef, SystemInfo};
 use crate::error::Result;
 use crate::float::{cos_poly, sin_poly, Real};
 
@@ -35,8 +35,12 @@ pub struct ElasticPendulum {
     pub g_hat: f64,
 }
 
-impl ElasticPendulum {
-    pub fn new(params: &BTreeMap<String, f64>) -> Result<Self> {
+impl SystemDef for ElasticPendulum {
+    const INFO: SystemInfo = INFO;
+    const WGSL: &'static str = include_str!("../../shaders/system/elastic_pendulum.wgsl");
+    const ENERGY_WGSL: &'static str = include_str!("../../shaders/energy/elastic_pendulum.wgsl");
+
+    fn new(params: &BTreeMap<String, f64>) -> Result<Self> {
         require_positive(NAME, params, &["g_hat"])?;
         Ok(ElasticPendulum {
             g_hat: params["g_hat"],

@@ -7,7 +7,7 @@
 
 use std::collections::BTreeMap;
 
-use super::{require_positive, Hamiltonian, ParamSpec, SystemInfo};
+use super::{require_positive, Hamiltonian, ParamSpec, SystemDef, SystemInfo};
 use crate::error::Result;
 use crate::float::Real;
 
@@ -39,8 +39,13 @@ pub struct ElasticPendulumCartesian {
     pub g_hat: f64,
 }
 
-impl ElasticPendulumCartesian {
-    pub fn new(params: &BTreeMap<String, f64>) -> Result<Self> {
+impl SystemDef for ElasticPendulumCartesian {
+    const INFO: SystemInfo = INFO;
+    const WGSL: &'static str = include_str!("../../shaders/system/elastic_pendulum_cartesian.wgsl");
+    const ENERGY_WGSL: &'static str =
+        include_str!("../../shaders/energy/elastic_pendulum_cartesian.wgsl");
+
+    fn new(params: &BTreeMap<String, f64>) -> Result<Self> {
         require_positive(NAME, params, &["g_hat"])?;
         Ok(ElasticPendulumCartesian {
             g_hat: params["g_hat"],

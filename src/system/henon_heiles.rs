@@ -6,7 +6,7 @@
 
 use std::collections::BTreeMap;
 
-use super::{Hamiltonian, SystemInfo};
+use super::{Hamiltonian, SystemDef, SystemInfo};
 use crate::error::Result;
 use crate::float::Real;
 
@@ -26,11 +26,17 @@ pub const DEFAULT_ENERGY: f64 = 1.0 / 12.0;
 #[derive(Debug, Clone)]
 pub struct HenonHeiles;
 
-impl HenonHeiles {
-    pub fn new(_params: &BTreeMap<String, f64>) -> Result<Self> {
+impl SystemDef for HenonHeiles {
+    const INFO: SystemInfo = INFO;
+    const WGSL: &'static str = include_str!("../../shaders/system/henon_heiles.wgsl");
+    const ENERGY_WGSL: &'static str = include_str!("../../shaders/energy/henon_heiles.wgsl");
+
+    fn new(_params: &BTreeMap<String, f64>) -> Result<Self> {
         Ok(HenonHeiles)
     }
+}
 
+impl HenonHeiles {
     /// The potential V(q) = (q1² + q2²)/2 + q1² q2 − q2³/3, in f64.
     pub fn potential(q: &[f64]) -> f64 {
         let (x, y) = (q[0], q[1]);

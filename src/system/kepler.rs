@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use super::{Hamiltonian, ParamSpec, SystemInfo};
+use super::{Hamiltonian, ParamSpec, SystemDef, SystemInfo};
 use crate::error::Result;
 use crate::float::Real;
 use crate::input_err;
@@ -24,8 +24,12 @@ pub struct Kepler {
     pub e: f64,
 }
 
-impl Kepler {
-    pub fn new(params: &BTreeMap<String, f64>) -> Result<Self> {
+impl SystemDef for Kepler {
+    const INFO: SystemInfo = INFO;
+    const WGSL: &'static str = include_str!("../../shaders/system/kepler.wgsl");
+    const ENERGY_WGSL: &'static str = include_str!("../../shaders/energy/kepler.wgsl");
+
+    fn new(params: &BTreeMap<String, f64>) -> Result<Self> {
         let e = params["e"];
         if !(0.0..1.0).contains(&e) {
             return Err(input_err!(

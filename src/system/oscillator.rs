@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 
-use super::{require_positive, Hamiltonian, ParamSpec, SystemInfo};
+use super::{require_positive, Hamiltonian, ParamSpec, SystemDef, SystemInfo};
 use crate::error::Result;
 use crate::float::Real;
 
@@ -25,8 +25,12 @@ pub struct Oscillator {
     pub k: f64,
 }
 
-impl Oscillator {
-    pub fn new(params: &BTreeMap<String, f64>) -> Result<Self> {
+impl SystemDef for Oscillator {
+    const INFO: SystemInfo = INFO;
+    const WGSL: &'static str = include_str!("../../shaders/system/oscillator.wgsl");
+    const ENERGY_WGSL: &'static str = include_str!("../../shaders/energy/oscillator.wgsl");
+
+    fn new(params: &BTreeMap<String, f64>) -> Result<Self> {
         require_positive(NAME, params, &["m", "k"])?;
         Ok(Oscillator {
             m: params["m"],

@@ -16,7 +16,7 @@
 
 use std::collections::BTreeMap;
 
-use super::{require_positive, Hamiltonian, ParamSpec, SystemInfo};
+use super::{require_positive, Hamiltonian, ParamSpec, SystemDef, SystemInfo};
 use crate::error::Result;
 use crate::float::Real;
 
@@ -68,12 +68,18 @@ pub struct OuterSolarSystem {
     pub g: f64,
 }
 
-impl OuterSolarSystem {
-    pub fn new(params: &BTreeMap<String, f64>) -> Result<Self> {
+impl SystemDef for OuterSolarSystem {
+    const INFO: SystemInfo = INFO;
+    const WGSL: &'static str = include_str!("../../shaders/system/outer_solar_system.wgsl");
+    const ENERGY_WGSL: &'static str = include_str!("../../shaders/energy/outer_solar_system.wgsl");
+
+    fn new(params: &BTreeMap<String, f64>) -> Result<Self> {
         require_positive(NAME, params, &["G"])?;
         Ok(OuterSolarSystem { g: params["G"] })
     }
+}
 
+impl OuterSolarSystem {
     /// G m_i m_j for the pairs i < j, in the loop order of the kernels.
     fn pair_couplings(&self) -> Vec<f64> {
         let mut c = Vec::with_capacity(BODIES * (BODIES - 1) / 2);
@@ -364,42 +370,49 @@ mod tests {
             let diff: Vec<f64> = gq.iter().zip(&fd_h).map(|(a, b)| a - b).collect();
             assert!(norm(&diff) < 1e-7 * norm(&fd_h), "{gq:?} vs {fd_h:?}");
 
-            // Directional derivatives against central differences of grad_q, body by body.
-            let mut dirs: Vec<Vec<f64>> = (0..d)
-                .map(|c| (0..d).map(|k| if k == c { 1.0 } else { 0.0 }).collect())
+            check_directional_derivatives(&sys, q, p, &gq);
+        }
+    }
+
+    /// `grad_q_dir` against central differences of `grad_q`, body by body, along each unit
+    /// vector and one mixed direction at (q, p) (`gq` = ∂H/∂q there), and `grad_p_dir` against
+    /// `grad_p` of the direction (H is quadratic in p).
+    fn check_directional_derivatives(sys: &OuterSolarSystem, q: &[f64], p: &[f64], gq: &[f64]) {
+        let d = q.len();
+        let mut dirs: Vec<Vec<f64>> = (0..d)
+            .map(|c| (0..d).map(|k| if k == c { 1.0 } else { 0.0 }).collect())
+            .collect();
+        dirs.push((0..d).map(|k| 0.3 + 0.1 * k as f64).collect());
+        for v in dirs {
+            let zero = vec![0.0; d];
+            let (mut out, mut out_p) = (vec![0.0; d], vec![0.0; d]);
+            sys.grad_q_dir(q, p, &v, &zero, &mut out);
+            sys.grad_p_dir(q, p, &zero, &v, &mut out_p);
+            let h = 1e-4;
+            let a: Vec<f64> = q.iter().zip(&v).map(|(x, w)| x + h * w).collect();
+            let b: Vec<f64> = q.iter().zip(&v).map(|(x, w)| x - h * w).collect();
+            let (mut ga, mut gb) = (vec![0.0; d], vec![0.0; d]);
+            sys.grad_q(&a, p, &mut ga);
+            sys.grad_q(&b, p, &mut gb);
+            let fd: Vec<f64> = ga
+                .iter()
+                .zip(&gb)
+                .map(|(x, y)| (x - y) / (2.0 * h))
                 .collect();
-            dirs.push((0..d).map(|k| 0.3 + 0.1 * k as f64).collect());
-            for v in dirs {
-                let zero = vec![0.0; d];
-                let (mut out, mut out_p) = (vec![0.0; d], vec![0.0; d]);
-                sys.grad_q_dir(q, p, &v, &zero, &mut out);
-                sys.grad_p_dir(q, p, &zero, &v, &mut out_p);
-                let h = 1e-4;
-                let a: Vec<f64> = q.iter().zip(&v).map(|(x, w)| x + h * w).collect();
-                let b: Vec<f64> = q.iter().zip(&v).map(|(x, w)| x - h * w).collect();
-                let (mut ga, mut gb) = (vec![0.0; d], vec![0.0; d]);
-                sys.grad_q(&a, p, &mut ga);
-                sys.grad_q(&b, p, &mut gb);
-                let fd: Vec<f64> = ga
-                    .iter()
-                    .zip(&gb)
-                    .map(|(x, y)| (x - y) / (2.0 * h))
-                    .collect();
-                let mut gv = vec![0.0; d];
-                sys.grad_p(q, &v, &mut gv);
-                for i in 0..BODIES {
-                    // Relative to the body's own response, with a floor for the rounding of
-                    // its whole gradient in the differences (~1e-16 |g_i| / h): a far body's
-                    // pull on Jupiter (1e-16) is a small change of a sum of 1e-8.
-                    let body = 3 * i..3 * i + 3;
-                    let diff: Vec<f64> = (0..3).map(|c| out[3 * i + c] - fd[3 * i + c]).collect();
-                    let allowed = 1e-6 * norm(&fd[body.clone()]) + 1e-14 * norm(&gq[body]) / h;
-                    assert!(
-                        norm(&diff) <= allowed,
-                        "dir {v:?} body {i}: {out:?} vs {fd:?}"
-                    );
-                    assert_eq!(&out_p[3 * i..3 * i + 3], &gv[3 * i..3 * i + 3]);
-                }
+            let mut gv = vec![0.0; d];
+            sys.grad_p(q, &v, &mut gv);
+            for i in 0..BODIES {
+                // Relative to the body's own response, with a floor for the rounding of
+                // its whole gradient in the differences (~1e-16 |g_i| / h): a far body's
+                // pull on Jupiter (1e-16) is a small change of a sum of 1e-8.
+                let body = 3 * i..3 * i + 3;
+                let diff: Vec<f64> = (0..3).map(|c| out[3 * i + c] - fd[3 * i + c]).collect();
+                let allowed = 1e-6 * norm(&fd[body.clone()]) + 1e-14 * norm(&gq[body]) / h;
+                assert!(
+                    norm(&diff) <= allowed,
+                    "dir {v:?} body {i}: {out:?} vs {fd:?}"
+                );
+                assert_eq!(&out_p[3 * i..3 * i + 3], &gv[3 * i..3 * i + 3]);
             }
         }
     }

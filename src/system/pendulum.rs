@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 
-use super::{energy_per_point, require_positive, Hamiltonian, ParamSpec, SystemInfo};
+use super::{energy_per_point, require_positive, Hamiltonian, ParamSpec, SystemDef, SystemInfo};
 use crate::error::Result;
 use crate::float::{cos_poly, sin_poly, Real, SIN_POLY_F64_RANGE};
 
@@ -27,8 +27,12 @@ pub struct Pendulum {
     pub l: f64,
 }
 
-impl Pendulum {
-    pub fn new(params: &BTreeMap<String, f64>) -> Result<Self> {
+impl SystemDef for Pendulum {
+    const INFO: SystemInfo = INFO;
+    const WGSL: &'static str = include_str!("../../shaders/system/pendulum.wgsl");
+    const ENERGY_WGSL: &'static str = include_str!("../../shaders/energy/pendulum.wgsl");
+
+    fn new(params: &BTreeMap<String, f64>) -> Result<Self> {
         require_positive(NAME, params, &["m", "g", "l"])?;
         Ok(Pendulum {
             m: params["m"],

@@ -16,7 +16,7 @@
 
 use std::collections::BTreeMap;
 
-use super::{require_positive, Hamiltonian, ParamSpec, SystemInfo};
+use super::{require_positive, Hamiltonian, ParamSpec, SystemDef, SystemInfo};
 use crate::error::Result;
 use crate::float::Real;
 use crate::input_err;
@@ -56,8 +56,12 @@ pub struct SpringChain {
     pub springs: Vec<f64>,
 }
 
-impl SpringChain {
-    pub fn new(params: &BTreeMap<String, f64>) -> Result<Self> {
+impl SystemDef for SpringChain {
+    const INFO: SystemInfo = INFO;
+    const WGSL: &'static str = include_str!("../../shaders/system/spring_chain.wgsl");
+    const ENERGY_WGSL: &'static str = include_str!("../../shaders/energy/spring_chain.wgsl");
+
+    fn new(params: &BTreeMap<String, f64>) -> Result<Self> {
         let nf = params["n"];
         if !(nf >= 1.0 && nf <= MAX_MASSES as f64 && nf.fract() == 0.0) {
             return Err(input_err!(
@@ -100,7 +104,9 @@ impl SpringChain {
             springs,
         })
     }
+}
 
+impl SpringChain {
     /// Mass of each particle, m_i = mass/N.
     pub fn particle_mass(&self) -> f64 {
         self.mass / self.n as f64

@@ -1,0 +1,238 @@
+//! Checks every registered system: `energy_block` against `energy`, the fused tangent
+//! gradient against the per-column one, and gradients against finite differences.
+
+use super::*;
+
+/// Sample states near the default state of a system (deterministic perturbations). Each
+/// half (q, p) is perturbed on the scale of the default state's largest entry there, at
+/// most 1 (1 where it is 0): the outer solar system's momenta are ~1e-6, and perturbing
+/// them by 0.025 would make Pluto's kinetic energy 1e12 times the total and drown the
+/// finite differences in rounding.
+fn samples(sys: &System) -> Vec<Vec<f64>> {
+    let z0 = sys.default_state();
+    let d = sys.dof();
+    let scale = |half: &[f64]| {
+        let m = half.iter().fold(0.0f64, |a, x| a.max(x.abs()));
+        if m > 0.0 {
+            m.min(1.0)
+        } else {
+            1.0
+        }
+    };
+    let (sq, sp) = (scale(&z0[..d]), scale(&z0[d..]));
+    (0..4)
+        .map(|j| {
+            z0.iter()
+                .enumerate()
+                .map(|(k, x)| {
+                    let s = if k < d { sq } else { sp };
+                    x + s * 0.05 * (((k * 7 + j * 13) % 11) as f64 / 11.0 - 0.5)
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// One point as a block of n = 1 (component-major is then just the point).
+fn grads(sys: &System, z: &[f64]) -> (Vec<f64>, Vec<f64>) {
+    let d = sys.dof();
+    let (mut gq, mut gp) = (vec![0.0; d], vec![0.0; d]);
+    sys.grad_q(&z[..d], &z[d..], &mut gq);
+    sys.grad_p(&z[..d], &z[d..], &mut gp);
+    (gq, gp)
+}
+
+fn max_dev(a: &[f64], b: &[f64]) -> f64 {
+    a.iter()
+        .zip(b)
+        .map(|(x, y)| (x - y).abs() / (1.0 + y.abs()))
+        .fold(0.0, f64::max)
+}
+
+/// `energy_block` against the per-point f64 `energy` (libm) for every system, in f64 and
+/// f32 states, over a block taken from the middle of a larger state: bit-identical where it
+/// is the default or the same arithmetic, within a few ulp of H for the pendulum's
+/// polynomial (including |q| beyond the polynomial's range, which falls back to libm), and
+/// non-finite for a point with a non-finite component.
+#[test]
+fn energy_block_matches_energy() {
+    fn check<T: Real>(sys: &System, zs: &[Vec<f64>], tol: f64) {
+        let (d, n) = (sys.dof(), zs.len() + 3);
+        let mut s = crate::ensemble::State::<T>::zeros(n, d);
+        for (j, z) in zs.iter().enumerate() {
+            for k in 0..d {
+                s.q[k * n + j + 2] = T::from_f64(z[k]);
+                s.p[k * n + j + 2] = T::from_f64(z[d + k]);
+            }
+        }
+        let mut out = vec![0.0; zs.len()];
+        sys.energy_block(&s.q, &s.p, n, 2, &mut out);
+        for (j, &h) in out.iter().enumerate() {
+            let q: Vec<f64> = (0..d).map(|k| s.q[k * n + j + 2].to_f64()).collect();
+            let p: Vec<f64> = (0..d).map(|k| s.p[k * n + j + 2].to_f64()).collect();
+            let want = sys.energy(&q, &p);
+            if !q.iter().chain(&p).all(|x| x.is_finite()) {
+                assert!(!h.is_finite(), "{}: {h} at {q:?} {p:?}", sys.name());
+            } else {
+                assert!(
+                    (h - want).abs() <= tol * (1.0 + want.abs()),
+                    "{} {}: {h} vs {want} at {q:?} {p:?}",
+                    sys.name(),
+                    T::NAME
+                );
+            }
+        }
+    }
+    for info in CATALOGUE {
+        let sys = System::new(info.name, &BTreeMap::new()).unwrap();
+        let mut zs = samples(&sys);
+        let mut bad = zs[0].clone();
+        bad[0] = f64::NAN;
+        zs.push(bad);
+        let tol = if info.name == pendulum::NAME {
+            1e-15
+        } else {
+            0.0
+        };
+        check::<f64>(&sys, &zs, tol);
+        check::<f32>(&sys, &zs, tol);
+    }
+    // The pendulum over many turns and both momenta, and beyond the polynomial's range.
+    let sys = System::new(pendulum::NAME, &BTreeMap::new()).unwrap();
+    let zs: Vec<Vec<f64>> = (-20_000..20_000)
+        .map(|i| {
+            vec![
+                i as f64 * 1.37e-3 * (1.0 + (i as f64).abs()),
+                3.0 - i as f64 * 1.5e-4,
+            ]
+        })
+        .collect();
+    check::<f64>(&sys, &zs, 1e-15);
+    check::<f32>(&sys, &zs, 1e-15);
+    check::<f64>(
+        &sys,
+        &[vec![3e8, 0.1], vec![-1e7, 0.2], vec![f64::INFINITY, 0.0]],
+        1e-15,
+    );
+}
+
+/// `grad_q_tangent` (overridden where a system shares work between the force and its
+/// linearisation) gives exactly what `grad_q` and `grad_q_dir` per column give, in f32 and
+/// f64, over a block longer than the pendulum's run of 64 points.
+#[test]
+fn grad_q_tangent_equals_the_per_column_evaluation() {
+    fn check<T: Real>(sys: &System, n: usize) {
+        let d = sys.dof();
+        let nd = n * d;
+        let cols = 2 * d;
+        let len = nd * (1 + cols);
+        let val = |k: usize, s: f64| T::from_f64(s * (((k * 37) % 101) as f64 / 101.0 - 0.5));
+        let z0 = sys.default_state();
+        // points near the default state (component-major), then arbitrary tangent columns
+        let q: Vec<T> = (0..len)
+            .map(|k| {
+                if k < nd {
+                    T::from_f64(z0[k / n]) + val(k, 0.1)
+                } else {
+                    val(k, 1.0)
+                }
+            })
+            .collect();
+        let p: Vec<T> = (0..len)
+            .map(|k| {
+                if k < nd {
+                    T::from_f64(z0[d + k / n]) + val(k + 5, 0.1)
+                } else {
+                    val(k + 5, 1.0)
+                }
+            })
+            .collect();
+        let mut fused = vec![T::ZERO; len];
+        sys.grad_q_tangent(nd, &q, &p, &mut fused);
+        let mut apart = vec![T::ZERO; len];
+        sys.grad_q(&q[..nd], &p[..nd], &mut apart[..nd]);
+        for j in 1..=cols {
+            let r = j * nd..(j + 1) * nd;
+            sys.grad_q_dir(
+                &q[..nd],
+                &p[..nd],
+                &q[r.clone()],
+                &p[r.clone()],
+                &mut apart[r],
+            );
+        }
+        for k in 0..len {
+            assert!(
+                fused[k].to_f64() == apart[k].to_f64(),
+                "{} ({}): entry {k}",
+                sys.name(),
+                T::NAME
+            );
+        }
+    }
+    for info in CATALOGUE {
+        let sys = System::new(info.name, &BTreeMap::new()).unwrap();
+        check::<f32>(&sys, 70);
+        check::<f64>(&sys, 70);
+    }
+}
+
+/// ∂H/∂q, ∂H/∂p against central differences of H, and the directional derivatives against
+/// central differences of the gradients, for every system at states near its default.
+#[test]
+fn gradients_match_finite_differences_for_every_system() {
+    let eps = 1e-6;
+    for info in CATALOGUE {
+        let sys = System::new(info.name, &BTreeMap::new()).unwrap();
+        let d = sys.dof();
+        assert_eq!(sys.default_state().len(), 2 * d, "{}", info.name);
+        for z in samples(&sys) {
+            let (gq, gp) = grads(&sys, &z);
+            let mut fd = vec![0.0; 2 * d];
+            for c in 0..2 * d {
+                let (mut a, mut b) = (z.clone(), z.clone());
+                a[c] += eps;
+                b[c] -= eps;
+                fd[c] = (sys.energy(&a[..d], &a[d..]) - sys.energy(&b[..d], &b[d..])) / (2.0 * eps);
+            }
+            let analytic: Vec<f64> = gq.iter().chain(&gp).copied().collect();
+            assert!(
+                max_dev(&analytic, &fd) < 1e-6,
+                "{}: grad {analytic:?} vs fd {fd:?}",
+                info.name
+            );
+            // Directions: unit vectors and one mixed direction.
+            let mut dirs: Vec<Vec<f64>> = (0..2 * d)
+                .map(|c| (0..2 * d).map(|k| if k == c { 1.0 } else { 0.0 }).collect())
+                .collect();
+            dirs.push((0..2 * d).map(|k| 0.3 + 0.1 * k as f64).collect());
+            for v in dirs {
+                let (mut oq, mut op) = (vec![0.0; d], vec![0.0; d]);
+                sys.grad_q_dir(&z[..d], &z[d..], &v[..d], &v[d..], &mut oq);
+                sys.grad_p_dir(&z[..d], &z[d..], &v[..d], &v[d..], &mut op);
+                let a: Vec<f64> = z.iter().zip(&v).map(|(x, w)| x + eps * w).collect();
+                let b: Vec<f64> = z.iter().zip(&v).map(|(x, w)| x - eps * w).collect();
+                let (aq, ap) = grads(&sys, &a);
+                let (bq, bp) = grads(&sys, &b);
+                let fd: Vec<f64> = aq
+                    .iter()
+                    .zip(&bq)
+                    .chain(ap.iter().zip(&bp))
+                    .map(|(x, y)| (x - y) / (2.0 * eps))
+                    .collect();
+                let analytic: Vec<f64> = oq.iter().chain(&op).copied().collect();
+                assert!(
+                    max_dev(&analytic, &fd) < 1e-5,
+                    "{}: dir {v:?}: {analytic:?} vs fd {fd:?}",
+                    info.name
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn indexed_parameters_are_accepted_only_where_declared() {
+    let given = BTreeMap::from([("m_2".to_string(), 1.0)]);
+    assert!(resolve_params(&pendulum::INFO, &given).is_err());
+}

@@ -9,7 +9,7 @@ use crate::float::Real;
 use crate::measure::energy::{angular_momenta, energies};
 
 use super::progress::{advance_with_progress, Progress};
-use super::tracker::{PerPoint, Tracker};
+use super::tracker::{with_columns, PerPoint, Tracker};
 
 /// Refinement passes allowed at one snapshot before the remaining long gaps are left alone
 /// (each pass at least halves the gaps it treats where the loop is smooth, so a handful do).
@@ -268,7 +268,7 @@ impl<'a, T: Real> Tracker<'a, T> {
                 Vec::new()
             },
         };
-        let fresh = self.with_columns(fresh);
+        let fresh = with_columns(cfg, fresh);
         let aux = self.aux_engine(d)?;
         aux.set_state(fresh)?;
         let evals = cfg.evals_per_step();
@@ -285,7 +285,7 @@ impl<'a, T: Real> Tracker<'a, T> {
     /// The engine for inserted nodes, made on first use.
     fn aux_engine(&mut self, d: usize) -> Result<&mut Box<dyn Engine<T>>> {
         if self.aux.is_none() {
-            let empty = self.with_columns(State::<T>::zeros(0, d));
+            let empty = with_columns(self.cfg, State::<T>::zeros(0, d));
             self.aux = Some((self.factory)(empty)?);
         }
         Ok(self.aux.as_mut().expect("made just above"))

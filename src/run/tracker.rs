@@ -193,15 +193,10 @@ impl<'a, T: Real> Tracker<'a, T> {
             row
         }))
     }
-
-    /// `state` with its tangent columns added when the run has --tangent.
-    pub(super) fn with_columns(&self, state: State<T>) -> State<T> {
-        with_columns(self.cfg, state)
-    }
 }
 
 /// `state` with its tangent columns added when the run has --tangent.
-fn with_columns<T: Real>(cfg: &RunConfig, state: State<T>) -> State<T> {
+pub(super) fn with_columns<T: Real>(cfg: &RunConfig, state: State<T>) -> State<T> {
     if cfg.tangent {
         state.with_tangent()
     } else {

@@ -8,7 +8,7 @@ use phaseflow::engine::{CpuEngine, Engine, GpuEngine};
 use phaseflow::ensemble::State;
 use phaseflow::gpu::{self, shader, RunParams};
 use phaseflow::method::{Method, ALL};
-use phaseflow::run::compare_states;
+use phaseflow::run::{compare_states, Deviation};
 use phaseflow::system::{System, CATALOGUE};
 
 fn all_systems() -> Vec<System> {
@@ -186,7 +186,12 @@ fn gpu_matches_cpu_for_every_system_and_method() {
             g.advance(steps).unwrap();
             c.advance(steps).unwrap();
             let (gs, cs) = (g.state().unwrap().clone(), c.state().unwrap().clone());
-            let (abs, rel, mismatch, both_bad) = compare_states(&gs, &cs);
+            let Deviation {
+                max_abs: abs,
+                max_rel: rel,
+                finite_mismatch: mismatch,
+                both_nonfinite: both_bad,
+            } = compare_states(&gs, &cs);
             if (mismatch, both_bad) != (0, 0) || !(rel < 1e-3) {
                 failures.push(format!(
                     "{} / {}: max_abs_dev {abs}, max_rel_dev {rel}, finite mismatch {mismatch}, both non-finite {both_bad}",
@@ -205,7 +210,7 @@ fn gpu_matches_cpu_for_every_system_and_method() {
             );
             // The GPU really advanced the points.
             let start: State<f32> = init.convert();
-            let moved = compare_states(&gs, &start).0;
+            let moved = compare_states(&gs, &start).max_abs;
             assert!(
                 moved > 1e-2,
                 "{} / {}: GPU state barely moved ({moved})",
@@ -275,7 +280,7 @@ fn multi_row_dispatch_grid_equals_one_row() {
     assert_eq!(a, b);
     let start: State<f32> = init.convert();
     assert!(
-        compare_states(&b, &start).0 > 1e-2,
+        compare_states(&b, &start).max_abs > 1e-2,
         "the points did not move"
     );
 }
@@ -387,7 +392,7 @@ fn gpu_counts_unconverged_points_like_the_cpu() {
         cs.unconverged
     );
     assert_eq!(gs.unconverged, cs.unconverged);
-    assert!(compare_states(&gs, &cs).1 < 1e-4);
+    assert!(compare_states(&gs, &cs).max_rel < 1e-4);
 }
 
 /// Lavapipe stops a shader's loops after 65 535 iterations per invocation without an error; the

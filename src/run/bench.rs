@@ -1,0 +1,225 @@
+//! `phaseflow bench`: the reference loop, the CPU engine at f64 and f32 and the GPU engine at
+//! f32 timed on one seeded disk ensemble, each row with its ratio to the reference loop.
+
+use std::time::Instant;
+
+use serde::Serialize;
+
+use crate::engine::{CpuEngine, Engine, GpuEngine, ReferenceEngine};
+use crate::ensemble::{EnsembleSpec, State};
+use crate::error::Result;
+use crate::float::Real;
+use crate::input_err;
+use crate::method::Method;
+use crate::system::System;
+
+use super::resources::check_memory;
+use super::validate::compare_states;
+
+/// One row of the benchmark table / CSV.
+#[derive(Debug, Clone, Serialize)]
+pub struct BenchRow {
+    pub backend: String,
+    pub device: String,
+    pub precision: String,
+    pub points: usize,
+    pub steps: u64,
+    /// The fastest of the rounds (`--rounds`).
+    pub seconds: f64,
+    pub point_steps_per_s: f64,
+    /// point_steps_per_s ÷ the reference loop's at the same precision, timed in the same run
+    /// (empty where the system/method has no reference loop, and for the reference itself).
+    pub ratio_to_reference: Option<f64>,
+}
+
+/// What `bench` measures, besides the system and method.
+#[derive(Debug, Clone, Copy)]
+pub struct BenchOptions {
+    pub points: usize,
+    pub steps: u64,
+    pub dt: f64,
+    pub seed: u64,
+    pub use_gpu: bool,
+    /// Timed rounds per engine, interleaved; each row keeps its fastest round.
+    pub rounds: u32,
+}
+
+pub struct BenchReport {
+    pub rows: Vec<BenchRow>,
+    /// GPU f32 against CPU f32 at the end: (max_abs_dev, max_rel_dev), when the GPU ran.
+    pub gpu_vs_cpu: Option<(f64, f64)>,
+    pub gpu_error: Option<String>,
+    /// The reference loop against the CPU engine at f64 (max_abs_dev, max_rel_dev): the same
+    /// method up to rounding (libm's sine is not `sin_poly`).
+    pub reference_vs_cpu: Option<(f64, f64)>,
+}
+
+impl BenchReport {
+    /// The CPU engine rows whose ratio to the reference loop is below `floor`.
+    pub fn below_ratio(&self, floor: f64) -> Vec<&BenchRow> {
+        self.rows
+            .iter()
+            .filter(|r| r.backend == "cpu" && r.ratio_to_reference.is_some_and(|x| x < floor))
+            .collect()
+    }
+}
+
+/// Seconds for `steps` steps from `init` (the engine is reset to it first); timed: the advance
+/// and the final read of the state.
+fn timed<T: Real>(engine: &mut dyn Engine<T>, init: &State<T>, steps: u64) -> Result<f64> {
+    engine.set_state(init.clone())?;
+    let t0 = Instant::now();
+    engine.advance(steps)?;
+    engine.state()?;
+    Ok(t0.elapsed().as_secs_f64())
+}
+
+/// An engine timed in `bench`, with its best time so far.
+struct Timed<'a, T: Real> {
+    backend: &'static str,
+    engine: Box<dyn Engine<T> + 'a>,
+    best: f64,
+}
+
+impl<'a, T: Real> Timed<'a, T> {
+    fn new(backend: &'static str, engine: Box<dyn Engine<T> + 'a>) -> Self {
+        Timed {
+            backend,
+            engine,
+            best: f64::INFINITY,
+        }
+    }
+}
+
+/// What `bench_precision` measured: the rows (best round each) and the final states.
+struct PrecisionBench<T> {
+    rows: Vec<BenchRow>,
+    reference: Option<State<T>>,
+    cpu: State<T>,
+}
+
+/// Time the reference loop (when there is one) and the CPU engine at precision T, `rounds`
+/// times interleaved.
+fn bench_precision<T: Real>(
+    system: &System,
+    method: Method,
+    init: &State<f64>,
+    o: &BenchOptions,
+) -> Result<PrecisionBench<T>> {
+    let start: State<T> = init.convert();
+    let mut engines = Vec::new();
+    if let Some(r) = ReferenceEngine::new(system, method, o.dt, start.clone()) {
+        engines.push(Timed::new("reference", Box::new(r)));
+    }
+    engines.push(Timed::new(
+        "cpu",
+        Box::new(CpuEngine::new(system.clone(), method, o.dt, start.clone())),
+    ));
+    for _ in 0..o.rounds {
+        for e in engines.iter_mut() {
+            e.best = e.best.min(timed(e.engine.as_mut(), &start, o.steps)?);
+        }
+    }
+    let work = o.points as f64 * o.steps as f64;
+    let reference = engines
+        .iter()
+        .find(|e| e.backend == "reference")
+        .map(|e| work / e.best);
+    let mut rows = Vec::new();
+    let mut states = Vec::new();
+    for mut e in engines {
+        let rate = work / e.best;
+        rows.push(BenchRow {
+            backend: e.backend.into(),
+            device: e.engine.describe(),
+            precision: T::NAME.into(),
+            points: o.points,
+            steps: o.steps,
+            seconds: e.best,
+            point_steps_per_s: rate,
+            ratio_to_reference: reference
+                .filter(|_| e.backend != "reference")
+                .map(|r| rate / r),
+        });
+        states.push(e.engine.state()?.clone());
+    }
+    let cpu = states.pop().expect("the CPU engine always runs");
+    Ok(PrecisionBench {
+        rows,
+        reference: states.pop(),
+        cpu,
+    })
+}
+
+/// `phaseflow bench`: the reference loop (a plain single-threaded Rust loop of the same step,
+/// where there is one: `engine::reference`) and the CPU engine at f64 and f32, then GPU f32
+/// (when an adapter exists), on the same ensemble, each `rounds` times. Timed: the advance of
+/// all steps plus the final read-back; excluded: ensemble generation, shader compilation and
+/// the initial upload.
+pub fn bench(system: &System, method: Method, o: &BenchOptions) -> Result<BenchReport> {
+    if o.points == 0 {
+        return Err(input_err!("--points must be at least 1, got 0"));
+    }
+    if o.steps == 0 {
+        return Err(input_err!("--steps must be at least 1, got 0"));
+    }
+    if o.rounds == 0 {
+        return Err(input_err!("--rounds must be at least 1, got 0"));
+    }
+    if !(o.dt.is_finite() && o.dt > 0.0) {
+        return Err(input_err!(
+            "--dt must be a positive finite number, got {}",
+            o.dt
+        ));
+    }
+    method.check_system(system)?;
+    check_memory(o.points, system.dof(), 8)?;
+    let spec = EnsembleSpec::disk(o.points, 0.3, o.seed).resolve(system)?;
+    let init = spec.generate(system)?;
+    let b64 = bench_precision::<f64>(system, method, &init, o)?;
+    let reference_vs_cpu = b64.reference.as_ref().map(|r| {
+        let dev = compare_states(r, &b64.cpu);
+        (dev.max_abs, dev.max_rel)
+    });
+    let mut rows = b64.rows;
+    drop((b64.reference, b64.cpu)); // before the f32 engines take their memory
+    let b32 = bench_precision::<f32>(system, method, &init, o)?;
+    let (rows32, cpu32) = (b32.rows, b32.cpu);
+    let reference32 = rows32
+        .iter()
+        .find(|r| r.backend == "reference")
+        .map(|r| r.point_steps_per_s);
+    rows.extend(rows32);
+    let (mut gpu_vs_cpu, mut gpu_error) = (None, None);
+    if o.use_gpu {
+        let start: State<f32> = init.convert();
+        match GpuEngine::new(system, method, o.dt, start.clone()) {
+            Ok(g) => {
+                let mut g = Timed::new("gpu", Box::new(g));
+                for _ in 0..o.rounds {
+                    g.best = g.best.min(timed(g.engine.as_mut(), &start, o.steps)?);
+                }
+                let rate = o.points as f64 * o.steps as f64 / g.best;
+                rows.push(BenchRow {
+                    backend: "gpu".into(),
+                    device: g.engine.describe(),
+                    precision: "f32".into(),
+                    points: o.points,
+                    steps: o.steps,
+                    seconds: g.best,
+                    point_steps_per_s: rate,
+                    ratio_to_reference: reference32.map(|r| rate / r),
+                });
+                let dev = compare_states(g.engine.state()?, &cpu32);
+                gpu_vs_cpu = Some((dev.max_abs, dev.max_rel));
+            }
+            Err(e) => gpu_error = Some(e.to_string()),
+        }
+    }
+    Ok(BenchReport {
+        rows,
+        gpu_vs_cpu,
+        gpu_error,
+        reference_vs_cpu,
+    })
+}

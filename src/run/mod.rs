@@ -1,0 +1,26 @@
+//! The pipelines behind the subcommands: run (ensemble → engine → snapshots → outputs),
+//! validate (GPU vs CPU at f32), bench (CPU f64, CPU f32, GPU f32 in one run).
+//!
+//! - `resources`: engine choice (`--backend auto`) and the host memory checks;
+//! - `progress`: the progress report, and advancing an engine in pieces that keep it moving;
+//! - `pipeline`: `run` itself, from the configuration to the files in `--out`;
+//! - `tracker`: the run in progress, its per-point data and the snapshot loop;
+//! - `refine`: loop refinement, inserting nodes where the evolved loop's gaps grow too long;
+//! - `validate`: GPU against CPU at f32, and `compare_states`;
+//! - `bench`: the engines and the reference loop timed on one ensemble.
+
+mod bench;
+mod pipeline;
+mod progress;
+mod refine;
+mod resources;
+mod tracker;
+mod validate;
+
+pub use bench::{bench, BenchOptions, BenchReport, BenchRow};
+pub use pipeline::{run, RunSummary};
+pub(crate) use resources::available_memory;
+pub use resources::{
+    check_host_memory, check_memory, choose_engine, run_bytes_per_point, EngineChoice,
+};
+pub use validate::{compare_states, validate, Deviation, Validation, DEFAULT_VALIDATE_TOLERANCE};

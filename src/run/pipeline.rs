@@ -1,0 +1,204 @@
+//! The `run` pipeline: choose the engine, check memory, generate the initial set, prepare
+//! `--out`, let the `Tracker` advance and measure, and write stats.csv, config.toml,
+//! trajectory.csv and the portraits.
+
+use std::path::{Path, PathBuf};
+
+use crate::config::{Precision, RunConfig};
+use crate::engine::{CpuEngine, Engine, GpuEngine};
+use crate::ensemble::{EnsembleKind, State};
+use crate::error::{Error, Result};
+use crate::float::Real;
+use crate::gpu;
+use crate::input_err;
+use crate::measure::energy::EnergyRow;
+use crate::output::{folder, npy, write_atomic, write_csv};
+use crate::system::System;
+
+use super::refine::bbox_diagonal;
+use super::resources::{check_host_memory, choose_engine, run_bytes_per_point, EngineChoice};
+use super::tracker::Tracker;
+
+/// What a finished run reports.
+#[derive(Debug, Clone)]
+pub struct RunSummary {
+    pub engine: String,
+    pub rows: Vec<EnergyRow>,
+    pub out: PathBuf,
+    /// Loop refinement stopped at --max-nodes at this step (the area is then under-resolved).
+    pub refine_capped_at: Option<u64>,
+    /// A loop gap could not be refined from this step on (nodes merged at the run's precision).
+    pub refine_stuck_at: Option<u64>,
+    /// (step, points) at each of `cfg.portrait_steps`.
+    pub portraits: Vec<(u64, State<f64>)>,
+    /// Single-point runs: (t, q1..qd p1..pd) at every snapshot (also written as trajectory.csv).
+    pub trajectory: Vec<(f64, Vec<f64>)>,
+}
+
+/// Builds engines of the run's backend and precision (the main one, and the one refinement
+/// uses to integrate inserted nodes from t = 0).
+pub(super) type EngineFactory<'a, T> = dyn Fn(State<T>) -> Result<Box<dyn Engine<T>>> + 'a;
+
+/// `phaseflow run`.
+pub fn run(cfg: &RunConfig) -> Result<RunSummary> {
+    let out = cfg.out.clone().ok_or_else(|| {
+        input_err!("--out DIR is required (the folder for stats.csv and config.toml)")
+    })?;
+    let (choice, note) = choose_engine(cfg);
+    // A refined loop grows up to --max-nodes.
+    let (flag, n) = match cfg.refine {
+        Some(r) if r.max_nodes > cfg.ensemble.points => ("--max-nodes", r.max_nodes),
+        _ => ("--points", cfg.ensemble.points),
+    };
+    check_host_memory(
+        flag,
+        n,
+        run_bytes_per_point(cfg, choice == EngineChoice::Gpu),
+    )?;
+    if choice == EngineChoice::Gpu {
+        let d = cfg.system.dof();
+        let comps = if cfg.tangent { d * (1 + 2 * d) } else { d };
+        crate::engine::gpu::check_device_memory(gpu::context()?, flag, n, comps)?;
+    }
+    let (system, method, dt, solver) = (&cfg.system, cfg.method, cfg.dt, cfg.solver);
+    match (choice, cfg.precision) {
+        (EngineChoice::Gpu, _) => run_with::<f32>(cfg, &out, note, &|s| {
+            Ok(Box::new(GpuEngine::with_options(
+                system,
+                method,
+                dt,
+                s,
+                usize::MAX,
+                solver,
+            )?))
+        }),
+        (EngineChoice::Cpu, Precision::F32) => run_with::<f32>(cfg, &out, note, &|s| {
+            Ok(Box::new(CpuEngine::with_solver(
+                system.clone(),
+                method,
+                dt,
+                s,
+                solver,
+            )))
+        }),
+        (EngineChoice::Cpu, Precision::F64) => run_with::<f64>(cfg, &out, note, &|s| {
+            Ok(Box::new(CpuEngine::with_solver(
+                system.clone(),
+                method,
+                dt,
+                s,
+                solver,
+            )))
+        }),
+    }
+}
+
+fn run_with<T: Real>(
+    cfg: &RunConfig,
+    out: &Path,
+    note: Option<String>,
+    factory: &EngineFactory<T>,
+) -> Result<RunSummary> {
+    let init = Initial::<T>::generate(cfg)?;
+    // Everything that can fail on user input has been checked: only now touch --out (refused
+    // when it holds another run, unless --force; locked until this function returns).
+    let _lock = folder::prepare(out, folder::Layout::Run, cfg.force)?;
+    if let Some(n) = note {
+        crate::note!("phaseflow: {n}");
+    }
+    let mut tracker = Tracker::new(cfg, init, factory)?;
+    let describe = tracker.engine.describe();
+    crate::note!(
+        "phaseflow: engine {describe}, precision {}{}",
+        cfg.precision.name(),
+        if tracker.device_energy {
+            ", energy statistics reduced on the device in f64"
+        } else {
+            ""
+        }
+    );
+    write_atomic(&out.join("config.toml"), cfg.to_toml(&describe).as_bytes())?;
+    let rows = tracker.snapshots(out)?;
+    write_csv(&out.join("stats.csv"), &rows)?;
+    if !tracker.trajectory.is_empty() {
+        write_trajectory(
+            &out.join("trajectory.csv"),
+            &cfg.system,
+            &tracker.trajectory,
+        )?;
+    }
+    // Phase portraits (studies) belong to the run's folder, before its manifest.
+    for (step, st) in &tracker.portraits {
+        let path = out.join("states").join(format!("step_{step}.npy"));
+        write_atomic(&path, &npy::encode_state(st))?;
+    }
+    folder::write_manifest(out)?;
+    Ok(RunSummary {
+        engine: describe,
+        rows,
+        out: out.to_path_buf(),
+        refine_capped_at: tracker.capped_at,
+        refine_stuck_at: tracker.stuck_at,
+        portraits: tracker.portraits,
+        trajectory: tracker.trajectory,
+    })
+}
+
+/// trajectory.csv: t, then q1..qd, p1..pd of the single point, then H (f64), per snapshot.
+fn write_trajectory(path: &Path, system: &System, traj: &[(f64, Vec<f64>)]) -> Result<()> {
+    let d = system.dof();
+    let mut header = vec!["t".to_string()];
+    header.extend((1..=d).map(|k| format!("q{k}")));
+    header.extend((1..=d).map(|k| format!("p{k}")));
+    header.push("energy".into());
+    let mut w = csv::Writer::from_writer(Vec::new());
+    let io = |e: csv::Error| Error::Output {
+        path: path.to_path_buf(),
+        source: std::io::Error::other(e),
+    };
+    w.write_record(&header).map_err(io)?;
+    for (t, z) in traj {
+        let mut rec = vec![format!("{t}")];
+        rec.extend(z.iter().map(|x| format!("{x}")));
+        rec.push(format!("{}", system.energy(&z[..d], &z[d..])));
+        w.write_record(&rec).map_err(io)?;
+    }
+    let bytes = w.into_inner().map_err(|e| io(e.into_error().into()))?;
+    write_atomic(path, &bytes)
+}
+
+/// The initial set as `run` needs it: the points in the run's precision, generated straight
+/// into it (no f64 copy), and for loop ensembles what refinement needs of the f64 set.
+pub(super) struct Initial<T: Real> {
+    pub(super) state: State<T>,
+    /// A file loop's rows, the polygon that refinement interpolates new nodes on (no points
+    /// otherwise: the other loops compute theirs from the ensemble's parameters).
+    pub(super) file_nodes: State<f64>,
+    /// Bounding-box diagonal of the f64 initial set (loop ensembles; 0 otherwise).
+    pub(super) diagonal: f64,
+}
+
+impl<T: Real> Initial<T> {
+    pub(super) fn generate(cfg: &RunConfig) -> Result<Self> {
+        let (spec, system) = (&cfg.ensemble, &cfg.system);
+        let none = State::zeros(0, system.dof());
+        if !spec.is_loop() {
+            return Ok(Initial {
+                state: spec.generate_as(system)?,
+                file_nodes: none,
+                diagonal: 0.0,
+            });
+        }
+        let init = spec.generate(system)?;
+        let diagonal = bbox_diagonal(&init);
+        Ok(Initial {
+            state: init.convert(),
+            file_nodes: if spec.kind == EnsembleKind::File {
+                init
+            } else {
+                none
+            },
+            diagonal,
+        })
+    }
+}

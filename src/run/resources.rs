@@ -1,0 +1,219 @@
+//! Resources a run needs before it starts: which engine runs it (`--backend auto` resolved)
+//! and whether its ensemble fits in the host's memory.
+
+use crate::config::{Backend, Precision, RunConfig};
+use crate::ensemble::EnsembleKind;
+use crate::error::Result;
+use crate::gpu;
+use crate::input_err;
+
+/// Which engine a run uses after `auto` is resolved.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EngineChoice {
+    Gpu,
+    Cpu,
+}
+
+/// Resolve `--backend` (auto: hardware GPU when present and the precision is f32, else CPU).
+pub fn choose_engine(cfg: &RunConfig) -> (EngineChoice, Option<String>) {
+    match cfg.backend {
+        Backend::Gpu => (EngineChoice::Gpu, None),
+        Backend::Cpu => (EngineChoice::Cpu, None),
+        Backend::Auto if cfg.precision == Precision::F64 => (
+            EngineChoice::Cpu,
+            Some("--backend auto: f64 runs on the CPU engine (the GPU engine is f32)".into()),
+        ),
+        Backend::Auto => {
+            if gpu::hardware_gpu_available() {
+                (EngineChoice::Gpu, None)
+            } else {
+                (
+                    EngineChoice::Cpu,
+                    Some("--backend auto: no hardware GPU found, using the CPU engine".into()),
+                )
+            }
+        }
+    }
+}
+
+/// Host bytes per point that `run` holds at its peak, for its configuration and engine
+/// (`gpu`: the GPU engine). Measured, as peak RSS at 1e7 points minus a 1-point run: an f32
+/// d = 1 run without --tangent holds 20 B per point (the checked figure):
+/// - the engine's state: q and p, `2·comps` values of the run's precision (comps = d, or
+///   d(1 + 2d) with --tangent), and the unconverged count (u32; the GPU engine's read-back writes
+///   it, so it is not made lazy);
+/// - H0 per point, f64 (an f32 evaluation cannot resolve the 1e-8 energy errors the studies
+///   report); L0 (3 × f64) for systems with angular momentum.
+///
+/// Nothing else is n-sized: the initial set is generated straight into the run's precision,
+/// the statistics are reduced chunk by chunk, and the loop parameters and tangent scales exist
+/// only for loops and --tangent. Those, and what the GPU engine and --save-states hold on the
+/// host, are added where they apply.
+pub fn run_bytes_per_point(cfg: &RunConfig, gpu: bool) -> u64 {
+    let d = cfg.system.dof() as u64;
+    let comps = if cfg.tangent { d * (1 + 2 * d) } else { d };
+    let bytes = if cfg.precision == Precision::F64 && !gpu {
+        8
+    } else {
+        4
+    };
+    let state = 2 * comps * bytes + 4;
+    let zero = vec![0.0; d as usize];
+    let mut per_point = state + 8;
+    if cfg.system.angular_momentum(&zero, &zero).is_some() {
+        per_point += 24;
+    }
+    if cfg.tangent {
+        // log2_scale; the plain initial state beside the one with columns; renormalise's copy
+        per_point += 8 + 2 * d * bytes + state;
+    }
+    if cfg.refine.is_some() {
+        // loop parameter s; the f64 initial set while it is converted (kept for a file loop);
+        // a refinement pass's merged state and new s, H0 and scale vectors beside the old ones
+        per_point += 8 + 16 * d + state + 24;
+    }
+    if gpu {
+        // the upload vector and wgpu's staging copy of a chunk, or the read-back staging buffer
+        per_point += 2 * (2 * comps + 1) * 4;
+    }
+    if cfg.save_states {
+        per_point += 2 * d * bytes;
+    }
+    if cfg.ensemble.kind == EnsembleKind::File {
+        // reading the file, before the rest exists: a .npy's bytes and its f64 values, then
+        // those values and the f64 state, then that state and the run's copy of it
+        per_point = per_point.max((32 * d + 4).max(16 * d + 8 + 2 * d * bytes));
+    }
+    // portraits (studies): the points in f64 at each portrait step, kept to the end
+    per_point += cfg.portrait_steps.len() as u64 * (16 * d + 4);
+    per_point
+}
+
+/// Refuse, before anything is allocated, an ensemble of `points` needing `per_point` host
+/// bytes each that would not fit in 90 % of the memory available (MemAvailable, and the
+/// cgroup's limit where there is one). `flag` sets the count (`--points`, or `--max-nodes`
+/// for a refined loop, which grows up to it).
+pub fn check_host_memory(flag: &str, points: usize, per_point: u64) -> Result<()> {
+    let need = points as u128 * per_point as u128;
+    let avail = available_memory().unwrap_or(u64::MAX) as u128;
+    if need > avail * 9 / 10 {
+        let gib = |b: u128| b as f64 / (1u64 << 30) as f64;
+        let fix = if flag == "--points" {
+            "fewer --points"
+        } else {
+            "a lower --max-nodes"
+        };
+        return Err(input_err!(
+            "{flag} {points}: the ensemble needs about {:.1} GiB of memory ({per_point} bytes per point) but only {:.1} GiB is available; use {fix} (at most about {})",
+            gib(need),
+            gib(avail),
+            avail * 9 / 10 / per_point.max(1) as u128
+        ));
+    }
+    Ok(())
+}
+
+/// `validate` and `bench`: refuse ensembles whose f64 initial set and engine states (`d`
+/// components of `bytes_per_component` each in q and p, two engines) would not fit in memory.
+pub fn check_memory(points: usize, d: usize, bytes_per_component: usize) -> Result<()> {
+    check_host_memory(
+        "--points",
+        points,
+        (2 * d * (8 + 2 * bytes_per_component) + 16) as u64,
+    )
+}
+
+/// Memory this process may still take: MemAvailable, capped by the cgroup (v2) limit.
+pub(crate) fn available_memory() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    let cgroup = || -> Option<u64> {
+        let read = |f: &str| std::fs::read_to_string(format!("/sys/fs/cgroup/{f}")).ok();
+        let max: u64 = read("memory.max")?.trim().parse().ok()?;
+        let current: u64 = read("memory.current")?.trim().parse().ok()?;
+        Some(max.saturating_sub(current))
+    };
+    Some(match cgroup() {
+        Some(c) => c.min(kb * 1024),
+        None => kb * 1024,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config(extra: &[(&str, &str)], tangent: bool, save_states: bool) -> RunConfig {
+        let mut args = vec!["phaseflow", "run", "--method", "verlet", "--dt", "0.1"];
+        args.extend(["--steps", "10", "--out", "unused"]);
+        for (k, v) in extra {
+            args.extend([*k, *v]);
+        }
+        if tangent {
+            args.push("--tangent");
+        }
+        if save_states {
+            args.push("--save-states");
+        }
+        let cli = <crate::cli::Cli as clap::Parser>::try_parse_from(args).unwrap();
+        let crate::cli::Command::Run(a) = cli.command else {
+            panic!("not a run")
+        };
+        RunConfig::from_args(&a).unwrap()
+    }
+
+    /// The per-point estimate: the measured figure for an f32 d = 1 run (20 B, the ≤ 28 B
+    /// target), and what precision, d, angular momentum, --tangent, loops, --save-states and the
+    /// GPU engine add.
+    #[test]
+    fn memory_estimate_per_point() {
+        let pend = [("--system", "pendulum"), ("--ensemble", "disk")];
+        let f32_run = run_bytes_per_point(&config(&pend, false, false), false);
+        assert_eq!(f32_run, 8 + 4 + 8);
+        let f64_pend = [pend[0], pend[1], ("--precision", "f64")];
+        assert_eq!(
+            run_bytes_per_point(&config(&f64_pend, false, false), false),
+            16 + 4 + 8
+        );
+        // --save-states adds the encoded .npy; the GPU engine its upload and staging copies
+        assert_eq!(
+            run_bytes_per_point(&config(&pend, false, true), false),
+            20 + 8
+        );
+        assert_eq!(
+            run_bytes_per_point(&config(&pend, false, false), true),
+            20 + 24
+        );
+        // Kepler: d = 2 and L0
+        let kepler = [("--system", "kepler"), ("--ensemble", "disk")];
+        assert_eq!(
+            run_bytes_per_point(&config(&kepler, false, false), false),
+            16 + 4 + 8 + 24
+        );
+        // --tangent (d = 1: 3 components): state, log2_scale, the plain start, renormalise's copy
+        assert_eq!(
+            run_bytes_per_point(&config(&pend, true, false), false),
+            28 + 8 + 8 + 28 + 8
+        );
+        // a loop: s, the f64 initial set, a refinement pass's merged state and vectors
+        let circle = [("--system", "pendulum"), ("--ensemble", "circle")];
+        assert_eq!(
+            run_bytes_per_point(&config(&circle, false, false), false),
+            20 + 8 + 16 + 12 + 24
+        );
+        // a file ensemble: reading it peaks at its f64 values twice over
+        let mut cfg = config(&pend, false, false);
+        cfg.ensemble.kind = EnsembleKind::File;
+        assert_eq!(run_bytes_per_point(&cfg, false), 36);
+        // refusal names the figure and the fix; a small ensemble passes
+        let err = check_host_memory("--points", usize::MAX / 64, f32_run)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("20 bytes per point") && err.contains("use fewer --points (at most about"),
+            "{err}"
+        );
+        assert!(check_host_memory("--points", 1000, f32_run).is_ok());
+    }
+}

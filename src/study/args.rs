@@ -1,0 +1,245 @@
+//! The study the `phaseflow study` flags describe: a preset (with the few overrides it
+//! allows) or a custom study, and the checks on the flags that are the study's own.
+
+use std::path::PathBuf;
+
+use super::format::fmt_g;
+use super::presets::preset;
+use super::{Study, StudyRun};
+use crate::cli::StudyArgs;
+use crate::config::{parse_params, parse_vec, EnsembleFile, RunFile};
+use crate::error::{Error, Result};
+use crate::input_err;
+use crate::method::Method;
+
+/// Parse a comma list of step sizes: one for all methods, or one per method.
+pub fn parse_dt_list(s: &str, methods: usize) -> Result<Vec<f64>> {
+    let v = parse_vec("--dt", s)?;
+    if let Some(x) = v.iter().find(|x| !(x.is_finite() && **x > 0.0)) {
+        return Err(input_err!(
+            "--dt {s}: every step must be a positive finite number, got {x}"
+        ));
+    }
+    one_or_per_method(v, methods, |n| {
+        input_err!(
+            "--dt {s}: give one step for all methods or one per method ({methods} methods, {n} steps)"
+        )
+    })
+}
+
+/// Output folder check shared by the CLI (nothing is written before the runs resolve).
+pub fn out_dir(out: Option<PathBuf>) -> Result<PathBuf> {
+    out.ok_or_else(|| {
+        input_err!("--out DIR is required (the folder for the study's data, plots and report)")
+    })
+}
+
+/// The study the flags describe: a preset (with the few overrides it allows) or a custom study.
+pub fn from_args(a: &StudyArgs) -> Result<Study> {
+    let mut study = match &a.preset {
+        Some(name) => retimed_preset(name, a.t_end)?,
+        None => custom(a)?,
+    };
+    apply_overrides(&mut study.base, a);
+    Ok(study)
+}
+
+/// The preset, shortened or lengthened to `t_end` when given (its portraits spread evenly
+/// over the new span).
+fn retimed_preset(name: &str, t_end: Option<f64>) -> Result<Study> {
+    let mut st = preset(name)?;
+    if let Some(t_end) = t_end {
+        check_t_end(t_end)?;
+        for r in &mut st.runs {
+            r.steps = ((t_end / r.dt).round() as u64).max(1);
+        }
+        let k = st.portrait_times.len().max(2) - 1;
+        st.portrait_times = (0..=k).map(|i| t_end * i as f64 / k as f64).collect();
+        st.description.push_str(&format!(
+            " This run was shortened or lengthened to t = {t_end}."
+        ));
+    }
+    Ok(st)
+}
+
+/// A custom study from --system, --methods, --dt, --steps or --t-end, --portraits and the
+/// ensemble flags.
+fn custom(a: &StudyArgs) -> Result<Study> {
+    let system = a.system.clone().ok_or_else(|| {
+        input_err!("study: give --preset NAME, or a custom study with --system, --methods, --dt, --steps or --t-end, --ensemble")
+    })?;
+    let runs = custom_runs(a)?;
+    let portrait_times = portrait_times(a.portraits.unwrap_or(5), &runs)?;
+    let ensemble = custom_ensemble(a)?;
+    Ok(Study {
+        name: "custom".into(),
+        description: format!(
+            "A custom study of `{system}` with {}.",
+            runs.iter()
+                .map(|r| format!(
+                    "{} at h = {} ({} steps)",
+                    r.method.name(),
+                    fmt_g(r.dt),
+                    r.steps
+                ))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        base: RunFile {
+            system: Some(system),
+            params: Some(parse_params(&a.params)?),
+            ensemble: Some(ensemble),
+            ..Default::default()
+        },
+        runs,
+        portrait_times,
+        stats_rows: 200,
+    })
+}
+
+/// The custom study's runs: each method with its step and step count.
+fn custom_runs(a: &StudyArgs) -> Result<Vec<StudyRun>> {
+    let methods = a
+        .methods
+        .as_deref()
+        .ok_or_else(|| {
+            input_err!("--methods is required for a custom study (e.g. --methods euler,verlet)")
+        })?
+        .split(',')
+        .map(|m| Method::from_name(m.trim()))
+        .collect::<Result<Vec<_>>>()?;
+    let dts = parse_dt_list(
+        a.dt.as_deref().ok_or_else(|| {
+            input_err!("--dt is required for a custom study (one step, or one per method)")
+        })?,
+        methods.len(),
+    )?;
+    let steps = step_counts(a.steps.as_deref(), a.t_end, &dts)?;
+    Ok(methods
+        .iter()
+        .zip(&dts)
+        .zip(&steps)
+        .map(|((&method, &dt), &steps)| StudyRun {
+            method,
+            dt,
+            steps,
+            system: None,
+        })
+        .collect())
+}
+
+/// Each method's step count, from --steps (one for all, or one per method) or from --t-end.
+fn step_counts(steps: Option<&str>, t_end: Option<f64>, dts: &[f64]) -> Result<Vec<u64>> {
+    match (steps, t_end) {
+        (Some(_), Some(_)) => Err(input_err!(
+            "--steps and --t-end: give one of them, not both"
+        )),
+        (Some(s), None) => {
+            let v = s
+                .split(',')
+                .map(|x| {
+                    x.trim().parse::<u64>().map_err(|_| {
+                        input_err!("--steps {s}: '{x}' is not a whole number of steps")
+                    })
+                })
+                .collect::<Result<Vec<_>>>()?;
+            one_or_per_method(v, dts.len(), |n| {
+                input_err!(
+                    "--steps {s}: give one count for all methods or one per method ({} methods, {n} counts)",
+                    dts.len()
+                )
+            })
+        }
+        (None, Some(t)) => {
+            check_t_end(t)?;
+            Ok(dts
+                .iter()
+                .map(|h| ((t / h).round() as u64).max(1))
+                .collect())
+        }
+        (None, None) => Err(input_err!("a custom study needs --steps N or --t-end T")),
+    }
+}
+
+/// A per-method list given once for all methods or once per method; `wrong_count` is the
+/// error for any other length.
+fn one_or_per_method<T: Copy>(
+    v: Vec<T>,
+    methods: usize,
+    wrong_count: impl FnOnce(usize) -> Error,
+) -> Result<Vec<T>> {
+    match v.len() {
+        1 => Ok(vec![v[0]; methods]),
+        n if n == methods => Ok(v),
+        n => Err(wrong_count(n)),
+    }
+}
+
+/// `count` portrait times spread evenly from 0 to the longest run's end (one: t = 0 only).
+fn portrait_times(count: usize, runs: &[StudyRun]) -> Result<Vec<f64>> {
+    let t_end = runs
+        .iter()
+        .map(|r| r.steps as f64 * r.dt)
+        .fold(0.0, f64::max);
+    match count {
+        0 => Err(input_err!("--portraits must be at least 1")),
+        1 => Ok(vec![0.0]),
+        k => Ok((0..k).map(|i| t_end * i as f64 / (k - 1) as f64).collect()),
+    }
+}
+
+/// The custom study's initial set from --ensemble and its shape flags.
+fn custom_ensemble(a: &StudyArgs) -> Result<EnsembleFile> {
+    let vec_of = |flag: &str, v: &Option<String>| -> Result<Option<Vec<f64>>> {
+        v.as_deref().map(|s| parse_vec(flag, s)).transpose()
+    };
+    Ok(EnsembleFile {
+        kind: Some(a.ensemble.clone().ok_or_else(|| {
+            input_err!("--ensemble is required for a custom study (level, circle, rect, disk, grid, gaussian, point, file)")
+        })?),
+        points: None,
+        center: vec_of("--center", &a.center)?,
+        radius: a.radius,
+        lo: vec_of("--lo", &a.lo)?,
+        hi: vec_of("--hi", &a.hi)?,
+        energy: a.energy,
+        sigma: a.sigma,
+        seed: a.seed,
+        input: a.input.clone(),
+        closed_loop: a.closed_loop.then_some(true),
+    })
+}
+
+/// The flags that apply to presets and custom studies alike: points, backend, precision,
+/// tangent map and loop refinement.
+fn apply_overrides(base: &mut RunFile, a: &StudyArgs) {
+    if let Some(n) = a.points {
+        base.ensemble.get_or_insert_with(Default::default).points = Some(n);
+    }
+    base.backend = a.backend.clone();
+    if a.precision.is_some() {
+        base.precision = a.precision.clone();
+    }
+    // The tangent map is on unless turned off, or the preset leaves it off (the chains of
+    // 64 degrees of freedom would carry 128 tangent columns each).
+    base.tangent = Some(!a.no_tangent && base.tangent.unwrap_or(true));
+    if a.no_refine {
+        base.refine = Some(false);
+    }
+    if a.refine_tol.is_some() {
+        base.refine_tol = a.refine_tol;
+    }
+    if a.max_nodes.is_some() {
+        base.max_nodes = a.max_nodes;
+    }
+}
+
+fn check_t_end(t: f64) -> Result<()> {
+    if t.is_finite() && t > 0.0 {
+        Ok(())
+    } else {
+        Err(input_err!(
+            "--t-end must be a positive finite time, got {t}"
+        ))
+    }
+}

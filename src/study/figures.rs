@@ -1,0 +1,269 @@
+//! The figures of a study, in the order they are written and embedded: one phase portrait per
+//! run, then the energy error, the observable of single trajectories and the deviation from
+//! area preservation against time. Legend labels name the system and the step only when the
+//! runs differ in them.
+
+use std::fmt::Write as _;
+
+use super::format::fmt_g;
+use super::portrait::{finish_portrait, portrait_data, shared_ranges};
+use super::StudyRun;
+use crate::measure::energy::EnergyRow;
+use crate::plot::{Figure, Series, Style};
+use crate::run::RunSummary;
+use crate::system::System;
+
+/// One finished run of a study, as its figures see it.
+pub(super) struct PlottedRun<'a> {
+    /// The run's folder name (the portrait's file is `phase_<name>`).
+    pub name: &'a str,
+    pub run: &'a StudyRun,
+    pub system: &'a System,
+    pub result: &'a RunSummary,
+}
+
+/// A figure with the file stem it is written to and its heading in report.md.
+pub(super) struct StudyFigure {
+    pub stem: String,
+    pub title: String,
+    pub figure: Figure,
+}
+
+/// Every figure of the study, whether it has data or not (the caller skips empty ones).
+pub(super) fn study_figures(runs: &[PlottedRun]) -> Vec<StudyFigure> {
+    let systems: Vec<&str> = runs.iter().map(|r| r.system.name()).collect();
+    let study_runs: Vec<&StudyRun> = runs.iter().map(|r| r.run).collect();
+    let labels = legend_labels(&study_runs, &systems);
+    let mut figures = portraits(runs, &systems, &labels);
+    figures.push(energy_figure(runs, &labels));
+    figures.extend(observable_figure(runs, &labels));
+    figures.push(area_figure(runs, &labels));
+    figures
+}
+
+/// Legend labels for a study's runs: the method, with the system in front when the study mixes
+/// systems and the step behind when it mixes steps.
+fn legend_labels(runs: &[&StudyRun], systems: &[&str]) -> Vec<String> {
+    let mixed_system = systems.iter().any(|s| Some(s) != systems.first());
+    let mixed_h = runs.iter().any(|r| r.dt != runs[0].dt);
+    runs.iter()
+        .zip(systems)
+        .map(|(r, system)| {
+            let mut label = r.method.name().to_string();
+            if mixed_system {
+                label = format!("{system}, {label}");
+            }
+            if mixed_h {
+                let _ = write!(label, ", h = {}", fmt_g(r.dt));
+            }
+            label
+        })
+        .collect()
+}
+
+/// One phase portrait per run, with the plot range its system's portraits share.
+fn portraits(runs: &[PlottedRun], systems: &[&str], labels: &[String]) -> Vec<StudyFigure> {
+    let mut phase: Vec<Figure> = runs
+        .iter()
+        .zip(labels)
+        .map(|(r, label)| {
+            portrait_data(
+                r.system,
+                label,
+                r.run.dt,
+                &r.result.portraits,
+                &r.result.trajectory,
+            )
+        })
+        .collect();
+    let ranges = shared_ranges(&phase, systems);
+    for ((fig, r), range) in phase.iter_mut().zip(runs).zip(ranges) {
+        finish_portrait(fig, r.system, &r.result.portraits, range);
+    }
+    phase
+        .into_iter()
+        .zip(runs.iter().zip(labels))
+        .map(|(figure, (r, label))| StudyFigure {
+            stem: format!("phase_{}", r.name),
+            title: format!("Phase portrait: {label}"),
+            figure,
+        })
+        .collect()
+}
+
+/// A quantity of every run's statistics rows against t, on a log axis (errors span decades).
+fn time_figure(
+    title: &str,
+    y_label: &str,
+    runs: &[PlottedRun],
+    labels: &[String],
+    pick: &dyn Fn(&EnergyRow) -> Option<f64>,
+) -> Figure {
+    Figure {
+        title: title.into(),
+        x_label: "t".into(),
+        y_label: y_label.into(),
+        series: runs
+            .iter()
+            .zip(labels)
+            .map(|(r, label)| Series {
+                label: label.clone(),
+                points: r
+                    .result
+                    .rows
+                    .iter()
+                    .filter_map(|row| pick(row).map(|y| (row.t, y)))
+                    .collect(),
+                style: Style::Line,
+                color: None,
+            })
+            .collect(),
+        log_y: true,
+        equal_aspect: false,
+        x_range: None,
+        y_range: None,
+    }
+}
+
+/// The mean energy error against time: relative where every run has it; H(z0) ≈ 0 (e.g.
+/// E = 0) makes it undefined, and then the absolute error is plotted.
+fn energy_figure(runs: &[PlottedRun], labels: &[String]) -> StudyFigure {
+    let relative = runs.iter().all(|r| {
+        r.result
+            .rows
+            .iter()
+            .skip(1)
+            .all(|row| row.rel_energy_err_mean.is_some())
+    });
+    let figure = if relative {
+        time_figure(
+            "Mean relative energy error",
+            "mean |H − H(z0)| / |H(z0)|",
+            runs,
+            labels,
+            &|r| r.rel_energy_err_mean,
+        )
+    } else {
+        time_figure(
+            "Mean absolute energy error",
+            "mean |H − H(z0)|",
+            runs,
+            labels,
+            &|r| r.abs_energy_err_mean,
+        )
+    };
+    StudyFigure {
+        stem: "energy_error".into(),
+        title: format!(
+            "{} energy error against time",
+            if relative { "Relative" } else { "Absolute" }
+        ),
+        figure,
+    }
+}
+
+/// Single trajectories: the first run's system's observable (e.g. the chain's free end x)
+/// against t; none when the system has no observable or no run kept a trajectory.
+fn observable_figure(runs: &[PlottedRun], labels: &[String]) -> Option<StudyFigure> {
+    let observed: Vec<Series> = runs
+        .iter()
+        .zip(labels)
+        .filter_map(|(r, label)| {
+            let (_, k) = r.system.observable()?;
+            let traj = &r.result.trajectory;
+            (!traj.is_empty()).then(|| Series {
+                label: label.clone(),
+                points: traj.iter().map(|(t, z)| (*t, z[k])).collect(),
+                style: Style::Line,
+                color: None,
+            })
+        })
+        .collect();
+    let (label, _) = runs[0]
+        .system
+        .observable()
+        .filter(|_| !observed.is_empty())?;
+    Some(StudyFigure {
+        stem: "observable".into(),
+        title: format!("{label} against time"),
+        figure: Figure {
+            title: format!("{label} against time"),
+            x_label: "t".into(),
+            y_label: label.into(),
+            series: observed,
+            log_y: false,
+            equal_aspect: false,
+            x_range: None,
+            y_range: None,
+        },
+    })
+}
+
+/// Area: the deviation from exact conservation, |ratio − 1|, on a log axis (1e-8 and 1e-6
+/// apart by two decades). Loops give the area ratio, filled sets with the tangent map the
+/// mean det DΦⁿ; exact zeros (step 0, or an exactly area-preserving step) cannot be drawn.
+fn area_figure(runs: &[PlottedRun], labels: &[String]) -> StudyFigure {
+    let ratio = |r: &EnergyRow| r.area_ratio.or(r.det_mean);
+    let loops = runs
+        .iter()
+        .any(|r| r.result.rows.iter().any(|row| row.area_ratio.is_some()));
+    let exact = runs.iter().any(|r| {
+        r.result
+            .rows
+            .iter()
+            .skip(1)
+            .any(|row| ratio(row) == Some(1.0))
+    });
+    let figure = time_figure(
+        if exact {
+            "Deviation from area preservation (exact zeros not drawn)"
+        } else {
+            "Deviation from area preservation"
+        },
+        if loops {
+            "|area(t) / area(0) − 1|"
+        } else {
+            "|mean det DΦ − 1|"
+        },
+        runs,
+        labels,
+        &|r| ratio(r).map(|v| (v - 1.0).abs()),
+    );
+    StudyFigure {
+        stem: "area_ratio".into(),
+        title: "Area ratio against time: |ratio − 1|".into(),
+        figure,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::method::Method;
+
+    #[test]
+    fn legend_labels_name_system_and_step_only_when_they_differ() {
+        let run = |method, dt, system: Option<&str>| StudyRun {
+            method,
+            dt,
+            steps: 10,
+            system: system.map(String::from),
+        };
+        let same = [
+            &run(Method::Euler, 0.1, None),
+            &run(Method::Verlet, 0.1, None),
+        ];
+        assert_eq!(
+            legend_labels(&same, &["pendulum", "pendulum"]),
+            ["euler", "verlet"]
+        );
+        let mixed = [
+            &run(Method::Euler, 0.25, None),
+            &run(Method::Verlet, 0.5, Some("kepler")),
+        ];
+        assert_eq!(
+            legend_labels(&mixed, &["oscillator", "kepler"]),
+            ["oscillator, euler, h = 0.25", "kepler, verlet, h = 0.5"]
+        );
+    }
+}

@@ -1,0 +1,420 @@
+//! The preset studies as one table: each entry is the data of one study (system, initial set,
+//! methods and steps, end time, portraits, descriptions), and `preset` turns an entry into a
+//! `Study`. `PRESETS` (names and one-line summaries) is derived from the same table.
+
+use std::f64::consts::PI;
+
+use super::{Study, StudyRun};
+use crate::config::{EnsembleFile, RunFile};
+use crate::error::Result;
+use crate::input_err;
+use crate::method::Method;
+
+/// One preset study as plain data.
+struct Preset {
+    name: &'static str,
+    /// One line for errors and `phaseflow list`.
+    summary: &'static str,
+    /// What the study reproduces and with which parameters (first paragraph of report.md).
+    description: &'static str,
+    system: &'static str,
+    /// Parameters set apart from the system's defaults (none: the defaults).
+    params: &'static [(&'static str, f64)],
+    ensemble: PresetEnsemble,
+    precision: Option<&'static str>,
+    tangent: Option<bool>,
+    refine_tol: Option<f64>,
+    runs: &'static [PresetRun],
+    /// Every run goes to this time, in round(t_end / h) steps.
+    t_end: f64,
+    /// Portraits evenly spaced from t = 0 to `t_end`, both included.
+    portraits: usize,
+    /// Statistics rows per run.
+    stats_rows: u64,
+}
+
+/// A preset's initial set: the ensemble kind and the settings it needs.
+struct PresetEnsemble {
+    kind: &'static str,
+    points: Option<usize>,
+    energy: Option<f64>,
+    center: Option<&'static [f64]>,
+    radius: Option<f64>,
+    lo: Option<&'static [f64]>,
+    hi: Option<&'static [f64]>,
+    seed: Option<u64>,
+}
+
+/// The single-state presets' initial set (the system's own initial state).
+const SINGLE_POINT: PresetEnsemble = PresetEnsemble {
+    kind: "point",
+    points: None,
+    energy: None,
+    center: None,
+    radius: None,
+    lo: None,
+    hi: None,
+    seed: None,
+};
+
+/// One method of a preset at its step, on the preset's system unless `system` says otherwise.
+struct PresetRun {
+    method: Method,
+    dt: f64,
+    system: Option<&'static str>,
+}
+
+const fn run(method: Method, dt: f64) -> PresetRun {
+    PresetRun {
+        method,
+        dt,
+        system: None,
+    }
+}
+
+const fn run_in(system: &'static str, method: Method, dt: f64) -> PresetRun {
+    PresetRun {
+        method,
+        dt,
+        system: Some(system),
+    }
+}
+
+/// The pendulum level through q = π/6 at rest: 1 − cos(π/6) (f64's `cos` is not const; a unit
+/// test checks the digits).
+const PENDULUM_LEVEL_E: f64 = 0.1339745962155613;
+
+/// The spring chain experiments' steps: 1/16384 for N = 8, 1/256 for N = 32 (powers of two, so
+/// the step counts below give their end times exactly).
+const CHAIN_I_H: f64 = 1.0 / 16384.0;
+const CHAIN_H: f64 = 1.0 / 256.0;
+
+/// A spring chain experiment's description: the cord, then the experiment.
+macro_rules! chain_description {
+    ($experiment:literal) => {
+        concat!(
+            "Seed 000's vertical elastic cord: N point masses hanging from a fixed point, joined by springs (total length 1, total mass 1, k_i = 1000, g = 9.81, y downwards; Table 1), started from the equilibrium with the free end given the horizontal momentum α. ",
+            $experiment,
+            " The trajectory of the single state is in each method's trajectory.csv."
+        )
+    };
+}
+
+/// A spring chain experiment (`params`: N and the free end's initial momentum α): one state
+/// in f64, its trajectory kept from start to end.
+const fn chain(
+    name: &'static str,
+    summary: &'static str,
+    description: &'static str,
+    params: &'static [(&'static str, f64)],
+    runs: &'static [PresetRun],
+    t_end: f64,
+) -> Preset {
+    Preset {
+        name,
+        summary,
+        description,
+        system: "spring-chain",
+        params,
+        ensemble: SINGLE_POINT,
+        precision: Some("f64"),
+        // 64 degrees of freedom would carry 128 tangent columns each.
+        tangent: Some(false),
+        refine_tol: None,
+        runs,
+        t_end,
+        portraits: 2,
+        stats_rows: 2000,
+    }
+}
+
+/// Every preset, in the order `phaseflow list` shows them.
+const TABLE: &[Preset] = &[
+    Preset {
+        name: "pendulum-level",
+        summary: "seed 000: 2000 points on the pendulum level E = 1 − cos(π/6), explicit Euler vs symplectic Euler and Verlet at h = 0.0005 to t = 2000",
+        description: "Seed 000's experiment: the pendulum H = p²/2 + 1 − cos q (m = g = l = 1), 2000 points evenly spaced in angle on the level curve E = 1 − cos(π/6) = 0.1339746 (the orbit through q = π/6 at rest), each method at h = 0.0005 up to t = 2000 (4 000 000 steps), phase portraits every 500 time units (as in the seed's figure 3). Loop refinement at 2e-3 of the loop's size (area resolved to ~2e-6). At f32 the round-off of 4 000 000 steps is as large as symplectic Euler's energy error and larger than Verlet's, and sheared neighbouring nodes can merge: for reference figures run with --precision f64 (CPU engine).",
+        system: "pendulum",
+        params: &[],
+        ensemble: PresetEnsemble {
+            kind: "level",
+            points: Some(2000),
+            energy: Some(PENDULUM_LEVEL_E),
+            ..SINGLE_POINT
+        },
+        precision: None,
+        tangent: Some(true),
+        // Refinement tolerance 2e-3 of the loop's size: the seed's 2000 points already
+        // resolve the level curve to it (area to ~2e-6), so nodes are inserted only
+        // where the methods stretch the set. The default 5e-4 would start from 10 000
+        // nodes (5× the work).
+        refine_tol: Some(2e-3),
+        runs: &[
+            run(Method::Euler, 0.0005),
+            run(Method::SymplecticEulerA, 0.0005),
+            run(Method::Verlet, 0.0005),
+        ],
+        t_end: 2000.0,
+        // Every 500 time units.
+        portraits: 5,
+        stats_rows: 400,
+    },
+    Preset {
+        name: "oscillator-rectangle",
+        summary: "seed 001: a small rectangle at 12 o'clock on the unit circle of the oscillator, forward Euler vs symplectic Euler for four periods",
+        description: "Seed 001's experiment: the harmonic oscillator H = (p² + q²)/2, the boundary of the rectangle q ∈ [−0.15, 0.15], p ∈ [0.85, 1.15] (at 12 o'clock on the unit circle, 400 nodes), forward Euler against symplectic Euler at h = 2π/128 for four periods (512 steps), portraits every 4/9 of a period (as in the seed's figures 7.6 and 7.7).",
+        system: "oscillator",
+        params: &[],
+        ensemble: PresetEnsemble {
+            kind: "rect",
+            points: Some(400),
+            lo: Some(&[-0.15, 0.85]),
+            hi: Some(&[0.15, 1.15]),
+            ..SINGLE_POINT
+        },
+        precision: None,
+        tangent: Some(true),
+        refine_tol: None,
+        runs: &[
+            run(Method::Euler, 2.0 * PI / 128.0),
+            run(Method::SymplecticEulerA, 2.0 * PI / 128.0),
+        ],
+        t_end: 8.0 * PI,
+        // 4/9 of a period apart: the rectangle shows up all around the circle
+        portraits: 10,
+        stats_rows: 256,
+    },
+    Preset {
+        name: "pendulum-disks",
+        summary: "GNI Example VI.3.2: a disk of pendulum states under the first-order methods at h = π/4 and the second-order ones at h = π/3",
+        description: "After Hairer, Lubich and Wanner, Geometric Numerical Integration, Example VI.3.2: a disk of initial values of the pendulum H = p²/2 − cos q evolved by the first-order methods (explicit Euler, symplectic Euler A and B) at h = π/4 and the second-order ones (Störmer–Verlet, position Verlet, implicit midpoint) at h = π/3, to t = 4π (16 resp. 12 steps). The disk (our choice, not GNI's): 4000 points uniform in the disk of radius 0.5 about (q, p) = (0, 1), seed 0, librations with energies 0.125 to 1.2. Area from the tangent map, |A0| · mean det DΦⁿ; portraits at t = 0, π, 2π, 3π, 4π.",
+        system: "pendulum",
+        params: &[],
+        ensemble: PresetEnsemble {
+            kind: "disk",
+            points: Some(4000),
+            center: Some(&[0.0, 1.0]),
+            radius: Some(0.5),
+            seed: Some(0),
+            ..SINGLE_POINT
+        },
+        precision: None,
+        tangent: Some(true),
+        refine_tol: None,
+        runs: &[
+            run(Method::Euler, PI / 4.0),
+            run(Method::SymplecticEulerA, PI / 4.0),
+            run(Method::SymplecticEulerB, PI / 4.0),
+            run(Method::Verlet, PI / 3.0),
+            run(Method::PositionVerlet, PI / 3.0),
+            run(Method::ImplicitMidpoint, PI / 3.0),
+        ],
+        t_end: 4.0 * PI,
+        portraits: 5,
+        stats_rows: 16,
+    },
+    Preset {
+        name: "elastic-pendulum",
+        summary: "seed 002: the elastic pendulum (ĝ = 0.2) from r = 1, θ = π/2 at rest, polar against Cartesian stepping with symplectic Euler A and B at h = 0.2 to t = 10000",
+        description: "Seed 002's comparison of coordinates: the elastic pendulum H = (p_r² + p_θ²/r²)/2 + (r − 1)²/2 − ĝ r cos θ with ĝ = 0.2, started at r = 1, θ = π/2 at rest (E = 0), advanced with symplectic Euler A and B at h = 0.2 to t = 10000 (50 000 steps) once in polar coordinates (r, θ; not separable, but both variants are explicit with the sub-updates ordered) and once in Cartesian coordinates (x = r sin θ, y = r cos θ; separable). The same physical motion, different discretisations: the energy-error statistics (absolute, since E = 0) differ with the coordinates.",
+        system: "elastic-pendulum",
+        params: &[],
+        ensemble: SINGLE_POINT,
+        precision: Some("f64"),
+        tangent: None,
+        refine_tol: None,
+        runs: &[
+            run_in("elastic-pendulum", Method::SymplecticEulerA, 0.2),
+            run_in("elastic-pendulum", Method::SymplecticEulerB, 0.2),
+            run_in("elastic-pendulum-cartesian", Method::SymplecticEulerA, 0.2),
+            run_in("elastic-pendulum-cartesian", Method::SymplecticEulerB, 0.2),
+        ],
+        t_end: 10_000.0,
+        portraits: 2,
+        stats_rows: 2000,
+    },
+    Preset {
+        name: "elastic-pendulum-short",
+        summary: "seed 002: the elastic pendulum to t = 120 with explicit Euler (h = 0.02), symplectic Euler A and B (h = 0.2) and RK4 (h = 0.002) as the reference",
+        description: "Seed 002's short run: the polar elastic pendulum (ĝ = 0.2) from r = 1, θ = π/2 at rest to t = 120 with explicit Euler at h = 0.02, symplectic Euler A and B at h = 0.2, and RK4 at h = 0.002 as the reference solution.",
+        system: "elastic-pendulum",
+        params: &[],
+        ensemble: SINGLE_POINT,
+        precision: Some("f64"),
+        tangent: None,
+        refine_tol: None,
+        runs: &[
+            run(Method::Euler, 0.02),
+            run(Method::SymplecticEulerA, 0.2),
+            run(Method::SymplecticEulerB, 0.2),
+            run(Method::Rk4, 0.002),
+        ],
+        t_end: 120.0,
+        portraits: 2,
+        stats_rows: 600,
+    },
+    chain(
+        "spring-chain-i",
+        "seed 000, experiment I: the vertical spring chain N = 8 (Table 1), explicit Euler, RK3, Störmer–Verlet and symplectic Euler at h = 1/16384 for 200 000 steps; energy",
+        chain_description!("Experiment I: N = 8, h = 1/16384, 200 000 steps (t = 12.207), explicit Euler, RK3, Störmer–Verlet and symplectic Euler. The seed reports that explicit Euler gains energy exponentially from t ≈ 10 while the others keep it, symplectic Euler's oscillation staying below 1e-5 (its figure 6)."),
+        &[("n", 8.0), ("alpha", 1.5625e-2)],
+        &[
+            run(Method::Euler, CHAIN_I_H),
+            run(Method::Rk3, CHAIN_I_H),
+            run(Method::Verlet, CHAIN_I_H),
+            run(Method::SymplecticEulerA, CHAIN_I_H),
+        ],
+        200_000.0 * CHAIN_I_H,
+    ),
+    chain(
+        "spring-chain-ii",
+        "seed 000, experiment II: the chain with N = 32 at h = 1/256 for 100 000 steps, RK3, Störmer–Verlet and symplectic Euler; the free end's x(t)",
+        chain_description!("Experiment II: N = 32, h = 1/256, the three methods that survived experiment I (RK3, Störmer–Verlet, symplectic Euler), 100 000 steps (t = 390.6; the seed prints the count ambiguously as \"100,0000\", and 100 000 fits its panel times); the free end's x(t) (its figures 7–8)."),
+        &[("n", 32.0), ("alpha", 1.5625e-2)],
+        &[
+            run(Method::Rk3, CHAIN_H),
+            run(Method::Verlet, CHAIN_H),
+            run(Method::SymplecticEulerA, CHAIN_H),
+        ],
+        100_000.0 * CHAIN_H,
+    ),
+    chain(
+        "spring-chain-iii",
+        "seed 000, experiment III: as II with an initial impulse of 2 on the free end (read as velocity 2: momentum 2/32), 150 000 steps; x(t) and energy",
+        chain_description!("Experiment III: as II with an initial impulse of 2 on the free end, 150 000 steps (t = 585.9); the seed reports that the methods agree at first and drift out of phase later, that RK3 loses energy and that Störmer–Verlet keeps it with smaller oscillations than symplectic Euler (its figures 9–12). Our reading: the free end starts with velocity 2, i.e. momentum α = 2·m_N = 2/32 = 0.0625. Read as a momentum of 2 (velocity 64, a quarter of the cord's length per step), the chain is torn apart and the symplectic methods' energy grows by a factor of thousands at h = 1/256, contrary to the seed; the velocity reading reproduces every observation it reports."),
+        &[("n", 32.0), ("alpha", 2.0 / 32.0)],
+        &[
+            run(Method::Rk3, CHAIN_H),
+            run(Method::Verlet, CHAIN_H),
+            run(Method::SymplecticEulerA, CHAIN_H),
+        ],
+        150_000.0 * CHAIN_H,
+    ),
+    Preset {
+        name: "kepler",
+        summary: "GNI I.2.3: the Kepler orbit of eccentricity 0.6, explicit Euler against symplectic Euler and Störmer–Verlet; energy and angular momentum",
+        description: "After Hairer, Lubich and Wanner, Geometric Numerical Integration, Section I.2.3: the Kepler problem H = |p|²/2 − 1/|q| from the pericentre of the orbit of eccentricity e = 0.6 (q = (0.4, 0), p = (0, 2), H0 = −1/2, L0 = 0.8, period 2π), to t = 200 (about 32 periods). Steps (our choice, in the spirit of GNI's figure I.2.2): explicit Euler at h = 0.0005 (400 000 steps), symplectic Euler A and Störmer–Verlet at h = 0.05 (4000 steps). Explicit Euler's energy error grows like t·h and it loses angular momentum; the symplectic methods keep L to roundoff and their energy error bounded.",
+        system: "kepler",
+        params: &[],
+        ensemble: SINGLE_POINT,
+        precision: Some("f64"),
+        tangent: None,
+        refine_tol: None,
+        runs: &[
+            run(Method::Euler, 0.0005),
+            run(Method::SymplecticEulerA, 0.05),
+            run(Method::Verlet, 0.05),
+        ],
+        t_end: 200.0,
+        portraits: 2,
+        stats_rows: 1000,
+    },
+];
+
+/// Preset names with a one-line description (for errors and `phaseflow list`).
+pub const PRESETS: &[(&str, &str)] = &summaries();
+
+const fn summaries() -> [(&'static str, &'static str); TABLE.len()] {
+    let mut out = [("", ""); TABLE.len()];
+    let mut i = 0;
+    while i < TABLE.len() {
+        out[i] = (TABLE[i].name, TABLE[i].summary);
+        i += 1;
+    }
+    out
+}
+
+/// The named preset study.
+pub fn preset(name: &str) -> Result<Study> {
+    TABLE
+        .iter()
+        .find(|p| p.name == name)
+        .map(Preset::study)
+        .ok_or_else(|| {
+            let names: Vec<&str> = PRESETS.iter().map(|p| p.0).collect();
+            input_err!(
+                "--preset {name}: unknown study preset (known: {})",
+                names.join(", ")
+            )
+        })
+}
+
+impl Preset {
+    fn study(&self) -> Study {
+        let t_end = self.t_end;
+        let last = self.portraits - 1;
+        Study {
+            name: self.name.into(),
+            description: self.description.into(),
+            base: RunFile {
+                system: Some(self.system.into()),
+                params: (!self.params.is_empty()).then(|| {
+                    self.params
+                        .iter()
+                        .map(|&(k, v)| (k.to_string(), v))
+                        .collect()
+                }),
+                ensemble: Some(self.ensemble.file()),
+                precision: self.precision.map(String::from),
+                tangent: self.tangent,
+                refine_tol: self.refine_tol,
+                ..Default::default()
+            },
+            runs: self
+                .runs
+                .iter()
+                .map(|r| StudyRun {
+                    method: r.method,
+                    dt: r.dt,
+                    steps: (t_end / r.dt).round() as u64,
+                    system: r.system.map(String::from),
+                })
+                .collect(),
+            portrait_times: (0..=last).map(|k| t_end * k as f64 / last as f64).collect(),
+            stats_rows: self.stats_rows,
+        }
+    }
+}
+
+impl PresetEnsemble {
+    fn file(&self) -> EnsembleFile {
+        EnsembleFile {
+            kind: Some(self.kind.into()),
+            points: self.points,
+            energy: self.energy,
+            center: self.center.map(<[f64]>::to_vec),
+            radius: self.radius,
+            lo: self.lo.map(<[f64]>::to_vec),
+            hi: self.hi.map(<[f64]>::to_vec),
+            seed: self.seed,
+            ..Default::default()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pendulum_level_energy_is_one_minus_cos_pi_over_six() {
+        assert_eq!(PENDULUM_LEVEL_E, 1.0 - (PI / 6.0).cos());
+    }
+
+    #[test]
+    fn every_listed_preset_builds_and_unknown_names_are_refused() {
+        for (name, _) in PRESETS {
+            let st = preset(name).unwrap();
+            assert_eq!(st.name, *name);
+            assert_eq!(st.portrait_times.first(), Some(&0.0), "{name}");
+        }
+        let chain = preset("spring-chain-i").unwrap();
+        assert!(chain.runs.iter().all(|r| r.steps == 200_000));
+        assert_eq!(chain.portrait_times, [0.0, 200_000.0 / 16384.0]);
+        let err = preset("no-such-study").unwrap_err().to_string();
+        assert!(
+            err.contains("unknown study preset (known: pendulum-level,"),
+            "{err}"
+        );
+    }
+}

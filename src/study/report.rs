@@ -1,0 +1,117 @@
+//! report.md: what the study reproduces and how to rerun it, one sentence per method, the
+//! summary table and the embedded figures.
+
+use std::fmt::Write as _;
+
+use super::figures::StudyFigure;
+use super::format::{fmt_g, fmt_ratio, opt};
+use super::summary::{verdict, SummaryRow};
+use super::Study;
+use crate::config::RunConfig;
+use crate::method::Method;
+
+/// The whole report; `cfg` is the first run's configuration (the shared settings).
+pub(super) fn report_md(
+    study: &Study,
+    cfg: &RunConfig,
+    summary: &[SummaryRow],
+    figures: &[StudyFigure],
+    command_line: &str,
+) -> String {
+    let mut s = String::new();
+    write_header(&mut s, study, cfg, summary, command_line);
+    write_verdicts(&mut s, summary);
+    write_table(&mut s, summary);
+    let _ = writeln!(s, "\n## Plots\n");
+    for fig in figures {
+        let (title, file) = (&fig.title, format!("{}.png", fig.stem));
+        let _ = writeln!(s, "### {title}\n\n![{title}]({file})\n");
+    }
+    let _ = writeln!(
+        s,
+        "Each method's folder holds its stats.csv (columns in the README), config.toml (reproduces that run) and states/step_<k>.npy (the points at the portrait times). Plots are also written as SVG."
+    );
+    s
+}
+
+/// Title, description, the shared settings and the command that reproduces the study.
+fn write_header(
+    s: &mut String,
+    study: &Study,
+    cfg: &RunConfig,
+    summary: &[SummaryRow],
+    command_line: &str,
+) {
+    let _ = writeln!(s, "# phaseflow study: {}\n", study.name);
+    let _ = writeln!(s, "{}\n", study.description);
+    let _ = writeln!(
+        s,
+        "System `{}` (parameters {:?}), ensemble `{}` ({} initial points), precision {}, engine {}. Tangent map: {}. Loop refinement: {}.\n",
+        cfg.system.name(),
+        cfg.system.params(),
+        cfg.ensemble.kind.name(),
+        cfg.ensemble.points,
+        cfg.precision.name(),
+        summary.first().map(|r| r.engine.as_str()).unwrap_or("?"),
+        if cfg.tangent { "on" } else { "off" },
+        match cfg.refine {
+            Some(r) => format!("tolerance {} of the initial loop's size, at most {} nodes", r.tol, r.max_nodes),
+            None => "off".into(),
+        }
+    );
+    let _ = writeln!(s, "Reproduce: `{command_line}`\n");
+}
+
+/// "What happened": each method's verdict, with notes where loop refinement gave up.
+fn write_verdicts(s: &mut String, summary: &[SummaryRow]) {
+    let _ = writeln!(s, "## What happened\n");
+    for row in summary {
+        let symplectic = Method::from_name(&row.method)
+            .map(|m| m.info().symplectic)
+            .unwrap_or(false);
+        let _ = writeln!(s, "- {}", verdict(row, symplectic));
+        if let Some(step) = row.refine_capped_at_step {
+            let _ = writeln!(
+                s,
+                "  - Loop refinement hit its node cap at step {step}: the loop area after that is under-resolved."
+            );
+        }
+        if let Some(step) = row.refine_stuck_at_step {
+            let _ = writeln!(
+                s,
+                "  - From step {step} a loop gap could not be refined at this precision (neighbouring nodes had merged): the loop area after that is under-resolved; run with `--precision f64`."
+            );
+        }
+    }
+}
+
+/// The summary table (the same numbers as summary.csv).
+fn write_table(s: &mut String, summary: &[SummaryRow]) {
+    let _ = writeln!(s, "\n## Summary (summary.csv)\n");
+    let _ = writeln!(
+        s,
+        "| system | method | h | steps | t_end | points | finite | final area ratio | max abs(det − 1) | max rel. energy error | max abs. energy error | mean abs. energy error | energy drift slope |"
+    );
+    let _ = writeln!(s, "|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+    for r in summary {
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            r.system,
+            r.method,
+            fmt_g(r.dt),
+            r.steps,
+            fmt_g(r.t_end),
+            r.points,
+            r.finite,
+            r.final_area_ratio
+                .map(fmt_ratio)
+                .unwrap_or_else(|| "–".into()),
+            opt(r.max_abs_det_minus_1),
+            opt(r.max_rel_energy_err),
+            opt(r.max_abs_energy_err),
+            opt(r.mean_abs_energy_err),
+            opt(r.energy_drift_slope)
+        );
+    }
+}

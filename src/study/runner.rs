@@ -1,0 +1,166 @@
+//! `run_study`: resolve every run of a study, run each into its own subfolder, then write
+//! summary.csv, the figures that have data and report.md.
+
+use std::path::{Path, PathBuf};
+
+use super::figures::{study_figures, PlottedRun, StudyFigure};
+use super::format::fmt_g;
+use super::report::report_md;
+use super::summary::{summarise, SummaryRow};
+use super::{Study, StudyRun};
+use crate::config::RunConfig;
+use crate::error::Result;
+use crate::input_err;
+use crate::output::folder::{self, Layout};
+use crate::output::{write_atomic, write_csv};
+use crate::plot::{self, Figure};
+use crate::run::{self, RunSummary};
+
+/// Result of a study: the summary rows, the files written and the figures (each with its
+/// file stem; only those with data, which report.md embeds).
+pub struct StudyOutcome {
+    pub summary: Vec<SummaryRow>,
+    pub files: Vec<PathBuf>,
+    pub figures: Vec<(String, Figure)>,
+}
+
+/// Run every method of the study into `out/<method>/`, then write summary, plots and report.
+pub fn run_study(
+    study: &Study,
+    out: &Path,
+    quiet: bool,
+    force: bool,
+    command_line: &str,
+) -> Result<StudyOutcome> {
+    if study.runs.is_empty() {
+        return Err(input_err!("--methods: a study needs at least one method"));
+    }
+    let names = run_names(&study.runs, study.base.system.as_deref());
+    // Resolve every run before doing any work, so bad input fails fast.
+    let configs = study
+        .runs
+        .iter()
+        .zip(&names)
+        .map(|(r, name)| resolve_run(study, r, out.join(name), quiet))
+        .collect::<Result<Vec<_>>>()?;
+    // The study folder is checked, cleared (--force) and locked once; each method then runs
+    // into a fresh subfolder of it.
+    let _lock = folder::prepare(out, Layout::Study, force)?;
+    let results = run_all(study, &configs, quiet)?;
+    let mut files: Vec<PathBuf> = names
+        .iter()
+        .map(|name| out.join(name).join("stats.csv"))
+        .collect();
+    let summary: Vec<SummaryRow> = configs
+        .iter()
+        .zip(&study.runs)
+        .zip(&results)
+        .map(|((cfg, r), res)| summarise(cfg.system.name(), r, res))
+        .collect();
+    write_csv(&out.join("summary.csv"), &summary)?;
+    files.push(out.join("summary.csv"));
+    let plotted: Vec<PlottedRun> = names
+        .iter()
+        .zip(&study.runs)
+        .zip(configs.iter().zip(&results))
+        .map(|((name, run), (cfg, result))| PlottedRun {
+            name,
+            run,
+            system: &cfg.system,
+            result,
+        })
+        .collect();
+    let drawn = write_figures(&plotted, out, &mut files)?;
+    let report = report_md(study, &configs[0], &summary, &drawn, command_line);
+    write_atomic(&out.join("report.md"), report.as_bytes())?;
+    files.push(out.join("report.md"));
+    folder::write_manifest(out)?;
+    Ok(StudyOutcome {
+        summary,
+        files,
+        figures: drawn.into_iter().map(|f| (f.stem, f.figure)).collect(),
+    })
+}
+
+/// The configuration of one run of the study, writing into `dir`: the study's base settings
+/// with the run's method, step, step count and (where it has one) system, statistics rows
+/// spread over the run and the points kept at the portrait times.
+fn resolve_run(study: &Study, r: &StudyRun, dir: PathBuf, quiet: bool) -> Result<RunConfig> {
+    let mut f = study.base.clone();
+    if let Some(sys) = &r.system {
+        f.system = Some(sys.clone());
+    }
+    f.method = Some(r.method.name().into());
+    f.dt = Some(r.dt);
+    f.steps = Some(r.steps);
+    f.snapshot_every = Some((r.steps / study.stats_rows.max(1)).max(1));
+    let mut cfg = RunConfig::resolve(f)?;
+    cfg.quiet = quiet;
+    cfg.portrait_steps = study
+        .portrait_times
+        .iter()
+        .map(|t| ((t / r.dt).round() as u64).min(r.steps))
+        .collect();
+    cfg.out = Some(dir);
+    Ok(cfg)
+}
+
+/// Run each configuration in turn, announcing it unless quiet.
+fn run_all(study: &Study, configs: &[RunConfig], quiet: bool) -> Result<Vec<RunSummary>> {
+    configs
+        .iter()
+        .zip(&study.runs)
+        .enumerate()
+        .map(|(i, (cfg, r))| {
+            if !quiet {
+                crate::note!(
+                    "phaseflow: study {} [{}/{}]: {} {} with h = {}, {} steps",
+                    study.name,
+                    i + 1,
+                    study.runs.len(),
+                    cfg.system.name(),
+                    r.method.name(),
+                    fmt_g(r.dt),
+                    r.steps
+                );
+            }
+            run::run(cfg)
+        })
+        .collect()
+}
+
+/// Write the figures that have data (a figure with nothing to draw is neither written nor
+/// embedded), adding their files to `files`. Returns the figures drawn, which report.md embeds.
+fn write_figures(
+    runs: &[PlottedRun],
+    out: &Path,
+    files: &mut Vec<PathBuf>,
+) -> Result<Vec<StudyFigure>> {
+    let mut drawn = Vec::new();
+    for fig in study_figures(runs) {
+        if fig.figure.has_data() {
+            files.extend(plot::write_figure(&fig.figure, &out.join(&fig.stem))?);
+            drawn.push(fig);
+        }
+    }
+    Ok(drawn)
+}
+
+/// Folder names: the method name (prefixed by the run's own system where it overrides the
+/// study's), with the step appended when that name appears twice.
+fn run_names(runs: &[StudyRun], base_system: Option<&str>) -> Vec<String> {
+    let stem = |r: &StudyRun| match r.system.as_deref() {
+        Some(sys) if Some(sys) != base_system => format!("{sys}_{}", r.method.name()),
+        _ => r.method.name().to_string(),
+    };
+    runs.iter()
+        .map(|r| {
+            let twice = runs.iter().filter(|o| stem(o) == stem(r)).count() > 1;
+            if twice {
+                format!("{}_h{}", stem(r), fmt_g(r.dt))
+            } else {
+                stem(r)
+            }
+        })
+        .collect()
+}

@@ -12,9 +12,11 @@ pub mod float;
 pub mod gpu;
 pub mod measure;
 pub mod method;
+pub mod npy;
 pub mod output;
 pub mod plot;
 pub mod run;
+pub mod state;
 pub mod study;
 pub mod system;
 

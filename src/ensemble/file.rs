@@ -2,9 +2,9 @@
 
 use std::path::Path;
 
-use super::State;
 use crate::error::{Error, Result};
-use crate::output::npy;
+use crate::npy;
+use crate::state::State;
 
 fn file_err(path: &Path, message: impl Into<String>) -> Error {
     Error::InputFile {

@@ -1,7 +1,8 @@
-//! Outputs: whole-file writes (temp file + rename), `.npy`, and the stats CSV.
+//! Outputs: whole-file writes (temp file + rename) and the stats CSV. The `.npy` format
+//! lives in `crate::npy` (it also reads `--input` files) and is re-exported here for writers.
 
 pub mod folder;
-pub mod npy;
+pub use crate::npy;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};

@@ -1,8 +1,10 @@
-//! Minimal `.npy` (format 1.0) writer and reader for 2-D little-endian float arrays, C order.
+//! The `.npy` format, both ways, for 2-D little-endian float arrays in C order: the writer
+//! (format 1.0; whole arrays and states, `output` writes them to `states/`) and the reader
+//! (`--input` files: header parse, checked shape arithmetic, values as f64 rows).
 
-use crate::ensemble::State;
 use crate::error::Result;
 use crate::float::Real;
+use crate::state::State;
 
 /// The bytes of an .npy file holding `data` (row-major) with shape (rows, cols).
 pub fn encode<T: Real>(rows: usize, cols: usize, data: &[T]) -> Vec<u8> {
@@ -44,6 +46,7 @@ pub fn encode_state<T: Real>(s: &State<T>) -> Vec<u8> {
     out
 }
 
+/// A decoded 2-D array: `data` holds `rows` × `cols` values, row-major.
 #[derive(Debug)]
 pub struct Array2 {
     pub rows: usize,
@@ -53,64 +56,9 @@ pub struct Array2 {
 
 /// A 2-D `<f4`/`<f8` C-order array as f64. Errors are messages for the user.
 pub fn decode_f64(bytes: &[u8]) -> Result<Array2, String> {
-    if bytes.len() < 10 || &bytes[..6] != b"\x93NUMPY" {
-        return Err("not a .npy file (bad magic)".into());
-    }
-    let (hlen, start) = match bytes[6] {
-        1 => (u16::from_le_bytes([bytes[8], bytes[9]]) as usize, 10),
-        2 | 3 if bytes.len() >= 12 => (
-            u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]) as usize,
-            12,
-        ),
-        v => return Err(format!("unsupported .npy version {v}")),
-    };
-    let header = bytes
-        .get(start..start + hlen)
-        .and_then(|h| std::str::from_utf8(h).ok())
-        .ok_or("malformed .npy header")?;
-    let descr = field(header, "descr").ok_or("malformed .npy header: no 'descr'")?;
-    let descr = descr.trim_start_matches(['\'', '"']);
-    let descr = &descr[..descr.find(['\'', '"']).unwrap_or(descr.len())];
-    let width = match descr {
-        "<f8" | "|f8" | "f8" => 8,
-        "<f4" | "|f4" | "f4" => 4,
-        other => {
-            return Err(format!(
-                "unsupported dtype {other}: save the array as float32 or float64 (little-endian)"
-            ))
-        }
-    };
-    if field(header, "fortran_order").is_some_and(|f| f.starts_with("True")) {
-        return Err(
-            "Fortran-ordered arrays are not supported: save with np.ascontiguousarray".into(),
-        );
-    }
-    let shape_start = header
-        .find("'shape'")
-        .ok_or("malformed .npy header: no 'shape'")?;
-    let open = header[shape_start..]
-        .find('(')
-        .ok_or("malformed .npy shape")?
-        + shape_start;
-    let close = header[open..].find(')').ok_or("malformed .npy shape")? + open;
-    let dims: Vec<usize> = header[open + 1..close]
-        .split(',')
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-        .map(|s| {
-            s.parse::<usize>()
-                .map_err(|_| format!("malformed .npy shape {:?}", &header[open..=close]))
-        })
-        .collect::<Result<_, _>>()?;
-    let (rows, cols) = match dims[..] {
-        [r, c] => (r, c),
-        _ => {
-            return Err(format!(
-                "expected a 2-D array (N rows × 2d columns), got shape {dims:?}"
-            ))
-        }
-    };
-    let body = &bytes[start + hlen..];
+    let header = parse_header(bytes)?;
+    let body = &bytes[header.data_start..];
+    let (rows, cols, width) = (header.rows, header.cols, header.width);
     // Checked: a header may declare any shape, and a wrapped product would accept a short body.
     let needed = rows
         .checked_mul(cols)
@@ -139,6 +87,90 @@ pub fn decode_f64(bytes: &[u8]) -> Result<Array2, String> {
     Ok(Array2 { rows, cols, data })
 }
 
+/// What an .npy header says about the array that follows it.
+struct Header {
+    rows: usize,
+    cols: usize,
+    /// Bytes per value: 4 or 8.
+    width: usize,
+    /// Offset of the first data byte in the file.
+    data_start: usize,
+}
+
+/// The header of a 2-D float .npy file: magic, version, dtype, order and shape, checked.
+fn parse_header(bytes: &[u8]) -> Result<Header, String> {
+    if bytes.len() < 10 || &bytes[..6] != b"\x93NUMPY" {
+        return Err("not a .npy file (bad magic)".into());
+    }
+    let (hlen, start) = match bytes[6] {
+        1 => (u16::from_le_bytes([bytes[8], bytes[9]]) as usize, 10),
+        2 | 3 if bytes.len() >= 12 => (
+            u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]) as usize,
+            12,
+        ),
+        v => return Err(format!("unsupported .npy version {v}")),
+    };
+    let header = bytes
+        .get(start..start + hlen)
+        .and_then(|h| std::str::from_utf8(h).ok())
+        .ok_or("malformed .npy header")?;
+    let width = dtype_width(header)?;
+    if field(header, "fortran_order").is_some_and(|f| f.starts_with("True")) {
+        return Err(
+            "Fortran-ordered arrays are not supported: save with np.ascontiguousarray".into(),
+        );
+    }
+    let (rows, cols) = shape(header)?;
+    Ok(Header {
+        rows,
+        cols,
+        width,
+        data_start: start + hlen,
+    })
+}
+
+/// Bytes per value of the header's `descr`: float32 or float64, little-endian.
+fn dtype_width(header: &str) -> Result<usize, String> {
+    let descr = field(header, "descr").ok_or("malformed .npy header: no 'descr'")?;
+    let descr = descr.trim_start_matches(['\'', '"']);
+    let descr = &descr[..descr.find(['\'', '"']).unwrap_or(descr.len())];
+    match descr {
+        "<f8" | "|f8" | "f8" => Ok(8),
+        "<f4" | "|f4" | "f4" => Ok(4),
+        other => Err(format!(
+            "unsupported dtype {other}: save the array as float32 or float64 (little-endian)"
+        )),
+    }
+}
+
+/// The header's `shape`, which must be 2-D: (rows, cols).
+fn shape(header: &str) -> Result<(usize, usize), String> {
+    let shape_start = header
+        .find("'shape'")
+        .ok_or("malformed .npy header: no 'shape'")?;
+    let open = header[shape_start..]
+        .find('(')
+        .ok_or("malformed .npy shape")?
+        + shape_start;
+    let close = header[open..].find(')').ok_or("malformed .npy shape")? + open;
+    let dims: Vec<usize> = header[open + 1..close]
+        .split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(|s| {
+            s.parse::<usize>()
+                .map_err(|_| format!("malformed .npy shape {:?}", &header[open..=close]))
+        })
+        .collect::<Result<_, _>>()?;
+    match dims[..] {
+        [r, c] => Ok((r, c)),
+        _ => Err(format!(
+            "expected a 2-D array (N rows × 2d columns), got shape {dims:?}"
+        )),
+    }
+}
+
+/// The text after `'key':` in the header's dictionary, up to the header's end.
 fn field<'a>(header: &'a str, key: &str) -> Option<&'a str> {
     let at = header.find(&format!("'{key}'"))?;
     let rest = &header[at + key.len() + 2..];

@@ -1,0 +1,228 @@
+//! Ordered closed loops (circle, rect, `--loop` files): the exact point at a loop parameter
+//! (refinement inserts exact members of the initial set), the exact enclosed area where one is
+//! known, and the check that a loop file lists one closed loop.
+
+use super::level::{level_area, level_point};
+use super::{plane_point, EnsembleKind, EnsembleSpec};
+use crate::error::Result;
+use crate::input_err;
+use crate::state::State;
+use crate::system::System;
+
+impl EnsembleSpec {
+    /// The exact area of an ordered closed loop's initial set (∮ p·dq summed over the d planes,
+    /// as `loop_area` measures it; only (q1, p1) varies), where it is known: circle πr²,
+    /// rectangle (hi − lo) in q1 × in p1 when its four corners are nodes (else the polygon cuts
+    /// them), level curve by `level_area`. None for file loops and wherever no exact value is
+    /// known: `area_ratio` then divides by the step-0 polygon's area.
+    pub fn exact_loop_area(&self, system: &System) -> Option<f64> {
+        let d = system.dof();
+        match self.kind {
+            EnsembleKind::Circle => self.radius.map(|r| std::f64::consts::PI * r * r),
+            EnsembleKind::Rect => {
+                let (lo, hi) = (self.lo.as_ref()?, self.hi.as_ref()?);
+                let (w, h) = (hi[0] - lo[0], hi[d] - lo[d]);
+                // Corner parameters s = a/(2(w + h)) for a = w, w + h, 2w + h: nodes at k/N.
+                let n = self.points as f64;
+                let on_node = |a: f64| {
+                    let k = n * a / (2.0 * (w + h));
+                    (k - k.round()).abs() < 1e-9
+                };
+                (on_node(w) && on_node(w + h) && on_node(2.0 * w + h)).then_some(w * h)
+            }
+            EnsembleKind::Level if d == 1 => level_area(system, self.energy?),
+            _ => None,
+        }
+    }
+
+    /// The initial point at loop parameter s ∈ [0, 1) (node k of N sits at s = k/N), used by
+    /// refinement to insert exact members of the initial set. For a file loop, `file_nodes` are
+    /// its rows and the set is the polygon through them.
+    pub fn loop_point(&self, system: &System, s: f64, file_nodes: &State<f64>) -> Result<Vec<f64>> {
+        let d = system.dof();
+        let tau = 2.0 * std::f64::consts::PI;
+        match self.kind {
+            EnsembleKind::Level => level_point(system, self.energy.unwrap_or(0.0), tau * s),
+            EnsembleKind::Circle => {
+                let (c, r) = (self.center.clone().unwrap(), self.radius.unwrap());
+                let mut row = vec![0.0; 2 * d];
+                plane_point(
+                    &mut row,
+                    &c,
+                    d,
+                    c[0] + r * (tau * s).cos(),
+                    c[d] + r * (tau * s).sin(),
+                );
+                Ok(row)
+            }
+            EnsembleKind::Rect => {
+                let (lo, hi) = (self.lo.clone().unwrap(), self.hi.clone().unwrap());
+                let mid: Vec<f64> = lo.iter().zip(&hi).map(|(a, b)| 0.5 * (a + b)).collect();
+                let (w, h) = (hi[0] - lo[0], hi[d] - lo[d]);
+                // Counter-clockwise from (lo_q, lo_p), evenly in arc length.
+                let a = 2.0 * (w + h) * s;
+                let (x, y) = if a < w {
+                    (lo[0] + a, lo[d])
+                } else if a < w + h {
+                    (hi[0], lo[d] + (a - w))
+                } else if a < 2.0 * w + h {
+                    (hi[0] - (a - w - h), hi[d])
+                } else {
+                    (lo[0], hi[d] - (a - 2.0 * w - h))
+                };
+                let mut row = vec![0.0; 2 * d];
+                plane_point(&mut row, &mid, d, x, y);
+                Ok(row)
+            }
+            EnsembleKind::File if self.closed_loop => {
+                let n = file_nodes.n;
+                let x = s * n as f64;
+                let i = (x.floor() as usize).min(n - 1);
+                let f = x - i as f64;
+                let j = (i + 1) % n;
+                let mut row = vec![0.0; 2 * d];
+                for k in 0..d {
+                    let at = |v: &[f64], m: usize| v[k * n + m];
+                    row[k] =
+                        at(&file_nodes.q, i) + f * (at(&file_nodes.q, j) - at(&file_nodes.q, i));
+                    row[d + k] =
+                        at(&file_nodes.p, i) + f * (at(&file_nodes.p, j) - at(&file_nodes.p, i));
+                }
+                Ok(row)
+            }
+            _ => Err(input_err!(
+                "--ensemble {}: not a loop ensemble, so it has no loop parameter",
+                self.kind.name()
+            )),
+        }
+    }
+}
+
+/// A `--loop` file must list the nodes of one closed loop, each once and in order.
+pub(super) fn check_file_loop(nodes: &State<f64>, path: &std::path::Path) -> Result<()> {
+    let (n, d) = (nodes.n, nodes.d);
+    let bad = |why: String| {
+        input_err!(
+            "--loop {}: not a closed loop: {why}. A loop file lists N ≥ 3 distinct nodes in order around the loop, each once (the last row joins back to the first)",
+            path.display()
+        )
+    };
+    if n < 3 {
+        return Err(bad(format!("it has {n} rows")));
+    }
+    let dist = |i: usize, j: usize| {
+        (0..d)
+            .map(|k| {
+                let dq = nodes.q[k * n + i] - nodes.q[k * n + j];
+                let dp = nodes.p[k * n + i] - nodes.p[k * n + j];
+                dq * dq + dp * dp
+            })
+            .sum::<f64>()
+            .sqrt()
+    };
+    let mut gaps: Vec<f64> = (0..n).map(|i| dist(i, (i + 1) % n)).collect();
+    if let Some(i) = gaps.iter().position(|&g| g == 0.0) {
+        return Err(bad(if i == n - 1 {
+            "the last row repeats the first (do not close the loop by hand)".to_string()
+        } else {
+            format!("rows {} and {} are the same point", i + 1, i + 2)
+        }));
+    }
+    // Any repeat, not only of a neighbour: sort the rows and compare each with the next
+    // (+ 0.0 makes -0 and 0 the same key).
+    let row = |i: usize| -> Vec<f64> {
+        (0..d)
+            .map(|k| nodes.q[k * n + i] + 0.0)
+            .chain((0..d).map(|k| nodes.p[k * n + i] + 0.0))
+            .collect()
+    };
+    let mut order: Vec<(Vec<f64>, usize)> = (0..n).map(|i| (row(i), i)).collect();
+    order.sort_by(|a, b| {
+        a.0.iter()
+            .zip(&b.0)
+            .map(|(x, y)| x.total_cmp(y))
+            .find(|c| c.is_ne())
+            .unwrap_or(std::cmp::Ordering::Equal)
+            .then(a.1.cmp(&b.1))
+    });
+    if let Some(w) = order.windows(2).find(|w| w[0].0 == w[1].0) {
+        return Err(bad(format!(
+            "rows {} and {} are the same point (a loop passes each node once)",
+            w[0].1 + 1,
+            w[1].1 + 1
+        )));
+    }
+    let closing = gaps[n - 1];
+    gaps.sort_by(f64::total_cmp);
+    let median = gaps[n / 2];
+    if closing > 20.0 * median {
+        return Err(bad(format!(
+            "the step from the last row back to the first ({closing:.3e}) is {:.0}× the median node spacing ({median:.3e}): the rows look like an open curve",
+            closing / median
+        )));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeMap;
+
+    fn nodes(rows: &[(f64, f64)]) -> State<f64> {
+        State {
+            n: rows.len(),
+            d: 1,
+            nt: 0,
+            q: rows.iter().map(|r| r.0).collect(),
+            p: rows.iter().map(|r| r.1).collect(),
+            unconverged: vec![0; rows.len()],
+        }
+    }
+
+    /// Issue 15, fault 8: a node repeated away from its neighbours was accepted.
+    #[test]
+    fn loop_file_with_a_repeated_node_is_refused() {
+        let path = std::path::Path::new("loop.csv");
+        let square = [(0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0)];
+        assert!(check_file_loop(&nodes(&square), path).is_ok());
+        for (rows, pair) in [
+            (
+                vec![(0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (1.0, 0.0), (0.0, 1.0)],
+                "rows 2 and 4",
+            ),
+            (
+                vec![(0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (-0.0, 0.0), (0.0, 1.0)],
+                "rows 1 and 4",
+            ),
+        ] {
+            let err = check_file_loop(&nodes(&rows), path)
+                .unwrap_err()
+                .to_string();
+            assert!(err.contains(&format!("{pair} are the same point")), "{err}");
+        }
+    }
+
+    /// Issue 14: the circle's and the level curve's exact areas, the rectangle's only when its
+    /// corners are nodes, none for file loops.
+    #[test]
+    fn exact_loop_areas() {
+        let pend = System::new("pendulum", &BTreeMap::new()).unwrap();
+        let spec = |kind: &str, points: usize| EnsembleSpec {
+            kind: EnsembleKind::from_name(kind).unwrap(),
+            points,
+            center: Some(vec![0.0, 0.5]),
+            lo: Some(vec![-0.1, 0.9]),
+            hi: Some(vec![0.1, 1.2]),
+            energy: Some(0.5),
+            ..EnsembleSpec::disk(points, 0.3, 0)
+        };
+        let circle = spec("circle", 100).exact_loop_area(&pend).unwrap();
+        assert!((circle / (std::f64::consts::PI * 0.09) - 1.0).abs() < 1e-15);
+        let rect = spec("rect", 100).exact_loop_area(&pend).unwrap();
+        assert!((rect / 0.06 - 1.0).abs() < 1e-14, "{rect}");
+        assert_eq!(spec("rect", 101).exact_loop_area(&pend), None);
+        assert!(spec("level", 100).exact_loop_area(&pend).is_some());
+        assert_eq!(spec("disk", 100).exact_loop_area(&pend), None);
+    }
+}

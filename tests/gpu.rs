@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{disk, state_1d, system};
+use common::{below, disk, state_1d, system};
 use phaseflow::engine::{CpuEngine, Engine, GpuEngine};
 use phaseflow::ensemble::State;
 use phaseflow::gpu::{self, shader, RunParams};
@@ -192,7 +192,7 @@ fn gpu_matches_cpu_for_every_system_and_method() {
                 finite_mismatch: mismatch,
                 both_nonfinite: both_bad,
             } = compare_states(&gs, &cs);
-            if (mismatch, both_bad) != (0, 0) || !(rel < 1e-3) {
+            if (mismatch, both_bad) != (0, 0) || !below(rel, 1e-3) {
                 failures.push(format!(
                     "{} / {}: max_abs_dev {abs}, max_rel_dev {rel}, finite mismatch {mismatch}, both non-finite {both_bad}",
                     sys.name(),
@@ -327,7 +327,7 @@ fn gpu_matches_cpu_with_tangent_columns() {
             let count = pairs().count() as f64;
             let rms = (pairs().map(|(_, b)| (*b as f64).powi(2)).sum::<f64>() / count).sqrt();
             let finite = pairs().all(|(a, b)| a.is_finite() && b.is_finite());
-            if !finite || !(max_abs / rms < 1e-3) || gs.unconverged != cs.unconverged {
+            if !finite || !below(max_abs / rms, 1e-3) || gs.unconverged != cs.unconverged {
                 failures.push(format!(
                     "{} / {}: max_abs_dev {max_abs} (rms {rms}), finite {finite}",
                     sys.name(),

@@ -7,7 +7,6 @@ mod common;
 
 use std::collections::BTreeMap;
 
-use assert_cmd::Command;
 use phaseflow::engine::{CpuEngine, Engine};
 use phaseflow::ensemble::State;
 use phaseflow::method::{Method, Solver, ALL};
@@ -15,7 +14,7 @@ use phaseflow::system::System;
 use predicates::prelude::*;
 use tempfile::TempDir;
 
-use common::{advance_f64, system};
+use common::{advance_f64, phaseflow, read, stats, system};
 
 /// The system's default state, and a second point near it.
 fn two_points(sys: &System) -> State<f64> {
@@ -194,10 +193,6 @@ fn unconverged_points_are_counted() {
     assert!(run(100).iter().all(|&u| u == 0));
 }
 
-fn phaseflow() -> Command {
-    Command::cargo_bin("phaseflow").unwrap()
-}
-
 /// The `unconverged` column end to end, and the seed-002 polar start on every backend default.
 #[test]
 fn cli_reports_unconverged_points() {
@@ -228,14 +223,9 @@ fn cli_reports_unconverged_points() {
         .arg(&out)
         .assert()
         .success();
-    let csv = std::fs::read_to_string(out.join("stats.csv")).unwrap();
-    let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
-    let col = header.iter().position(|&c| c == "unconverged").unwrap();
-    let last: Vec<&str> = csv.lines().last().unwrap().split(',').collect();
-    assert_eq!(last[col], "50", "{csv}");
-    assert!(std::fs::read_to_string(out.join("config.toml"))
-        .unwrap()
-        .contains("implicit_max_iter = 2"));
+    let last = stats(&out).pop().unwrap();
+    assert_eq!(last["unconverged"], 50.0, "{last:?}");
+    assert!(read(&out.join("config.toml")).contains("implicit_max_iter = 2"));
 }
 
 /// Bad parameters and combinations get exit 2 and a message naming the fix.

@@ -1,12 +1,57 @@
-//! Helpers shared by the integration tests.
+//! Helpers shared by the integration tests: the binary under test, its output files read back,
+//! small CPU-engine runs in f64, and a NaN-aware comparison for tolerances.
+// Each test binary compiles this module and uses only some of it.
 #![allow(dead_code)]
 
 use std::collections::BTreeMap;
+use std::path::Path;
 
+use assert_cmd::Command;
 use phaseflow::engine::{CpuEngine, Engine};
 use phaseflow::ensemble::{EnsembleSpec, State};
 use phaseflow::method::Method;
 use phaseflow::system::System;
+
+/// The `phaseflow` binary built for this test run.
+pub fn phaseflow() -> Command {
+    Command::cargo_bin("phaseflow").unwrap()
+}
+
+/// A text file's contents; the panic names the file.
+pub fn read(p: &Path) -> String {
+    std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+}
+
+/// A CSV cell as a number; empty cells (columns that do not apply) read as NaN.
+pub fn num(cell: &str) -> f64 {
+    if cell.is_empty() {
+        f64::NAN
+    } else {
+        cell.parse().unwrap()
+    }
+}
+
+/// `dir/stats.csv` as rows of column → value (empty cells are absent).
+pub fn stats(dir: &Path) -> Vec<BTreeMap<String, f64>> {
+    let mut r = csv::Reader::from_path(dir.join("stats.csv")).unwrap();
+    let header: Vec<String> = r.headers().unwrap().iter().map(String::from).collect();
+    r.records()
+        .map(|rec| {
+            let rec = rec.unwrap();
+            header
+                .iter()
+                .zip(rec.iter())
+                .filter(|(_, v)| !v.is_empty())
+                .map(|(k, v)| (k.clone(), v.parse::<f64>().unwrap()))
+                .collect()
+        })
+        .collect()
+}
+
+/// `x < bound`, and false when either is NaN: a NaN deviation never passes a tolerance.
+pub fn below(x: f64, bound: f64) -> bool {
+    x < bound
+}
 
 pub fn system(name: &str) -> System {
     System::new(name, &BTreeMap::new()).unwrap()

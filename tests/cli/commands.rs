@@ -1,0 +1,191 @@
+//! The commands besides `run`: `validate`, `bench` (its table, CSV and speed-guard floor),
+//! `list` and `devices`.
+
+use predicates::prelude::*;
+use tempfile::TempDir;
+
+use crate::common::{phaseflow, read};
+
+#[test]
+fn validate_reports_deviations_and_passes() {
+    phaseflow()
+        .args([
+            "validate",
+            "--system",
+            "oscillator",
+            "--method",
+            "rk4",
+            "--ensemble",
+            "gaussian",
+            "--points",
+            "300",
+            "--dt",
+            "0.1",
+            "--steps",
+            "200",
+            "--quiet",
+        ])
+        .assert()
+        .success()
+        .stdout(predicate::str::is_match(r"max_abs_dev=\S+ max_rel_dev=\S+").unwrap())
+        .stdout(predicate::str::contains("PASS"));
+}
+
+#[test]
+fn bench_writes_the_table_and_csv() {
+    let tmp = TempDir::new().unwrap();
+    let csv = tmp.path().join("bench.csv");
+    phaseflow()
+        .args(["bench", "--points", "20000", "--steps", "20", "--csv"])
+        .arg(&csv)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("gpu f32 vs cpu f32: max_abs_dev="));
+    let text = read(&csv);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(
+        lines[0],
+        "backend,device,precision,points,steps,seconds,point_steps_per_s,ratio_to_reference"
+    );
+    assert_eq!(
+        lines.len(),
+        6,
+        "reference f64, cpu f64, reference f32, cpu f32, gpu f32: {text}"
+    );
+    assert!(lines[1].starts_with("reference,") && lines[1].contains(",f64,20000,20,"));
+    assert!(
+        lines[1].ends_with(','),
+        "the reference has no ratio: {}",
+        lines[1]
+    );
+    assert!(lines[2].starts_with("cpu,") && lines[2].contains(",f64,20000,20,"));
+    assert!(lines[3].starts_with("reference,") && lines[3].contains(",f32,"));
+    assert!(lines[4].starts_with("cpu,") && lines[4].contains(",f32,"));
+    assert!(lines[5].starts_with("gpu,"));
+    // the CPU rows' ratio to the reference is the quotient of their rates
+    for (r, c) in [(1, 2), (3, 4)] {
+        let (rv, cv): (Vec<&str>, Vec<&str>) =
+            (lines[r].split(',').collect(), lines[c].split(',').collect());
+        let rate = |v: &[&str]| v[v.len() - 2].parse::<f64>().unwrap();
+        let ratio: f64 = cv[cv.len() - 1].parse().unwrap();
+        assert!(
+            (ratio - rate(&cv) / rate(&rv)).abs() <= 1e-9 * ratio,
+            "{text}"
+        );
+    }
+}
+
+/// The speed guard's floor is checked: a floor no engine can reach fails (exit 1, naming the
+/// row), a bad floor or a system without a reference loop is refused (exit 2).
+#[test]
+fn bench_min_ratio_fails_below_the_floor_and_refuses_bad_input() {
+    phaseflow()
+        .args([
+            "bench",
+            "--no-gpu",
+            "--points",
+            "2000",
+            "--steps",
+            "5",
+            "--min-ratio",
+            "1e9",
+        ])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("below --min-ratio"));
+    phaseflow()
+        .args([
+            "bench",
+            "--no-gpu",
+            "--points",
+            "2000",
+            "--steps",
+            "5",
+            "--min-ratio",
+            "0.001",
+        ])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("speed guard: every cpu row"));
+    for bad in [
+        vec!["--min-ratio", "-1"],
+        vec!["--min-ratio", "nan"],
+        vec!["--rounds", "0"],
+        vec!["--system", "kepler", "--min-ratio", "2"],
+    ] {
+        phaseflow()
+            .args(["bench", "--no-gpu", "--points", "2000", "--steps", "5"])
+            .args(&bad)
+            .assert()
+            .code(2);
+    }
+}
+
+#[test]
+fn list_and_devices() {
+    let out = phaseflow()
+        .arg("list")
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let text = String::from_utf8(out).unwrap();
+    for name in [
+        "oscillator",
+        "pendulum",
+        "--param l=1",
+        "euler",
+        "symplectic-euler-a",
+        "symplectic-euler-b",
+        "verlet",
+        "position-verlet",
+        "rk4",
+        "level",
+        "circle",
+        "rect",
+        "disk",
+        "grid",
+        "gaussian",
+        "file",
+    ] {
+        assert!(text.contains(name), "list misses {name}");
+    }
+    phaseflow()
+        .arg("devices")
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("backend="));
+}
+
+/// Issue 15, fault 10: when every point blows up on both engines nothing is compared, and
+/// `validate` used to print PASS over the empty comparison; that is a failure with the reason.
+#[test]
+fn validate_fails_when_nothing_was_compared() {
+    phaseflow()
+        .args([
+            "validate",
+            "--system",
+            "oscillator",
+            "--method",
+            "euler",
+            "--ensemble",
+            "circle",
+            "--center",
+            "0,0.8",
+            "--radius",
+            "0.3",
+            "--points",
+            "50",
+            "--dt",
+            "10",
+            "--steps",
+            "100",
+            "--quiet",
+        ])
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("both_nonfinite=50"))
+        .stdout(predicate::str::contains("PASS").not())
+        .stderr(predicate::str::contains("nothing was compared"));
+}

@@ -1,0 +1,53 @@
+//! End-to-end runs of the binary, and every kind of bad input (exit code 2, a message naming
+//! the flag, nothing written to --out). One module a topic; the helpers here serve several.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod commands;
+mod errors;
+mod out_folder;
+mod runs;
+mod streams;
+
+use std::path::Path;
+
+use common::num;
+
+/// The arguments of a short pendulum run (a 500-point circle, Verlet, 400 steps, snapshots
+/// every 100) into `out`; callers add the backend and other flags.
+fn base_run(out: &Path) -> Vec<String> {
+    [
+        "run",
+        "--system",
+        "pendulum",
+        "--method",
+        "verlet",
+        "--ensemble",
+        "circle",
+        "--center",
+        "0,0.8",
+        "--radius",
+        "0.3",
+        "--points",
+        "500",
+        "--dt",
+        "0.05",
+        "--steps",
+        "400",
+        "--snapshot-every",
+        "100",
+        "--no-refine",
+        "--quiet",
+        "--out",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .chain([out.display().to_string()])
+    .collect()
+}
+
+/// A stats.csv line as numbers (empty cells as NaN).
+fn values(line: &str) -> Vec<f64> {
+    line.split(',').map(num).collect()
+}

@@ -1,0 +1,269 @@
+//! The --out folder's safety: a used folder needs --force, foreign files are never removed,
+//! a live run's lock is respected and a stale one taken over, and the manifest marks a
+//! complete run (for `run` and `study`).
+
+use std::path::Path;
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+use tempfile::TempDir;
+
+use crate::common::{phaseflow, read};
+
+/// `run` into `out` with a small disk (`points` points, 10 steps of the pendulum, CPU engine).
+fn small_run(out: &Path, points: &str, extra: &[&str]) -> Command {
+    let mut c = phaseflow();
+    c.args([
+        "run",
+        "--system",
+        "pendulum",
+        "--method",
+        "verlet",
+        "--ensemble",
+        "disk",
+        "--center",
+        "0,0.8",
+        "--radius",
+        "0.3",
+        "--points",
+        points,
+        "--dt",
+        "0.05",
+        "--steps",
+        "10",
+        "--backend",
+        "cpu",
+        "--quiet",
+    ])
+    .args(extra)
+    .arg("--out")
+    .arg(out);
+    c
+}
+
+#[test]
+fn a_used_out_folder_is_refused_without_force_and_replaced_with_it() {
+    let tmp = TempDir::new().unwrap();
+    let out = tmp.path().join("o");
+    // First run: one point (trajectory.csv) with states.
+    small_run(&out, "1", &["--save-states"]).assert().success();
+    assert!(out.join("trajectory.csv").exists() && out.join("states/step_10.npy").exists());
+    let stats = read(&out.join("stats.csv"));
+    let config = read(&out.join("config.toml"));
+    // A second run is refused before anything is written.
+    small_run(&out, "50", &[])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--force").and(predicate::str::contains("already holds")));
+    assert_eq!(read(&out.join("stats.csv")), stats);
+    assert_eq!(read(&out.join("config.toml")), config);
+    assert!(out.join("trajectory.csv").exists() && out.join("states/step_10.npy").exists());
+    assert!(!out.join(".phaseflow.lock").exists());
+    // With --force the previous run's files go first.
+    small_run(&out, "50", &["--force"]).assert().success();
+    assert!(
+        !out.join("trajectory.csv").exists(),
+        "old trajectory.csv left"
+    );
+    assert!(!out.join("states").exists(), "old states left");
+    assert!(read(&out.join("stats.csv"))
+        .lines()
+        .nth(1)
+        .unwrap()
+        .starts_with("0,0.0,50,"));
+    assert!(!out.join(".phaseflow.lock").exists());
+    // `--config DIR/config.toml` without --out writes into DIR again: it needs --force.
+    let cfg = out.join("config.toml");
+    phaseflow()
+        .args(["run", "--quiet", "--config"])
+        .arg(&cfg)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--force"));
+    phaseflow()
+        .args(["run", "--quiet", "--force", "--config"])
+        .arg(&cfg)
+        .assert()
+        .success();
+    assert!(read(&out.join("manifest.toml")).contains("complete = true"));
+}
+
+#[test]
+fn an_out_folder_with_foreign_files_is_refused_even_with_force() {
+    let tmp = TempDir::new().unwrap();
+    let out = tmp.path().join("o");
+    small_run(&out, "20", &[]).assert().success();
+    std::fs::write(out.join("notes.txt"), "mine").unwrap();
+    std::fs::create_dir_all(out.join("states")).unwrap();
+    std::fs::write(out.join("states/plot.py"), "mine").unwrap();
+    for extra in [&[][..], &["--force"][..]] {
+        small_run(&out, "20", extra).assert().code(2).stderr(
+            predicate::str::contains("did not write")
+                .and(predicate::str::contains("notes.txt"))
+                .and(predicate::str::contains("plot.py")),
+        );
+    }
+    assert_eq!(read(&out.join("notes.txt")), "mine");
+    assert_eq!(read(&out.join("states/plot.py")), "mine");
+    assert!(out.join("stats.csv").exists());
+    // A folder of someone else's files only is refused the same way.
+    let other = tmp.path().join("other");
+    std::fs::create_dir_all(&other).unwrap();
+    std::fs::write(other.join("data.csv"), "1,2\n").unwrap();
+    small_run(&other, "20", &["--force"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("data.csv"));
+    assert_eq!(std::fs::read_dir(&other).unwrap().count(), 1);
+}
+
+#[test]
+fn a_held_lock_refuses_a_second_run_and_a_stale_one_is_taken_over() {
+    let tmp = TempDir::new().unwrap();
+    let out = tmp.path().join("o");
+    std::fs::create_dir_all(&out).unwrap();
+    let lock = out.join(".phaseflow.lock");
+    // This test's own pid: a live process holds the folder.
+    std::fs::write(&lock, format!("{}\n", std::process::id())).unwrap();
+    for extra in [&[][..], &["--force"][..]] {
+        small_run(&out, "20", extra).assert().code(2).stderr(
+            predicate::str::contains("another phaseflow run")
+                .and(predicate::str::contains(std::process::id().to_string())),
+        );
+    }
+    assert!(lock.exists() && !out.join("stats.csv").exists());
+    // A pid that is not running (above any pid_max): the lock is stale and taken over.
+    std::fs::write(&lock, "4294967294\n").unwrap();
+    small_run(&out, "20", &[]).assert().success();
+    assert!(!lock.exists(), "the lock is removed at the end");
+    assert!(out.join("stats.csv").exists());
+}
+
+#[test]
+fn the_manifest_marks_a_complete_run_and_is_missing_after_an_interrupted_one() {
+    let tmp = TempDir::new().unwrap();
+    let out = tmp.path().join("o");
+    small_run(&out, "20", &["--save-states"]).assert().success();
+    let manifest = read(&out.join("manifest.toml"));
+    assert!(manifest.contains("complete = true"), "{manifest}");
+    for f in ["stats.csv", "config.toml", "states/step_10.npy"] {
+        let size = std::fs::metadata(out.join(f)).unwrap().len();
+        assert!(
+            manifest.contains(&format!("\"{f}\" = {size}\n")),
+            "{f}: {manifest}"
+        );
+    }
+    assert!(!manifest.contains(".phaseflow.lock"));
+    // A run killed midway (after config.toml, before stats.csv) leaves no manifest, and a
+    // --force re-run takes over its stale lock and clears its files.
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("phaseflow"))
+        .args([
+            "run",
+            "--system",
+            "pendulum",
+            "--method",
+            "verlet",
+            "--ensemble",
+            "disk",
+            "--points",
+            "20000",
+            "--dt",
+            "0.001",
+            "--steps",
+            "100000000",
+            "--backend",
+            "cpu",
+            "--quiet",
+            "--force",
+            "--out",
+        ])
+        .arg(&out)
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let t0 = std::time::Instant::now();
+    // Wait until the new run has written config.toml and removed the old manifest.
+    while !out.join("config.toml").exists() || out.join("manifest.toml").exists() {
+        assert!(t0.elapsed().as_secs() < 60, "the run never started");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(out.join("config.toml").exists());
+    assert!(
+        !out.join("manifest.toml").exists(),
+        "an interrupted run looks complete"
+    );
+    assert!(
+        !out.join("stats.csv").exists(),
+        "the old stats.csv beside the new config.toml"
+    );
+    assert!(out.join(".phaseflow.lock").exists());
+    small_run(&out, "20", &["--force"]).assert().success();
+    assert!(read(&out.join("manifest.toml")).contains("complete = true"));
+    assert!(!out.join(".phaseflow.lock").exists());
+}
+
+#[test]
+fn a_used_study_folder_is_refused_without_force_and_replaced_with_it() {
+    let tmp = TempDir::new().unwrap();
+    let out = tmp.path().join("s");
+    let study = |methods: &str, extra: &[&str]| {
+        let mut c = phaseflow();
+        c.args([
+            "study",
+            "--system",
+            "oscillator",
+            "--methods",
+            methods,
+            "--dt",
+            "0.1",
+            "--steps",
+            "10",
+            "--ensemble",
+            "disk",
+            "--points",
+            "50",
+            "--backend",
+            "cpu",
+            "--quiet",
+        ])
+        .args(extra)
+        .arg("--out")
+        .arg(&out);
+        c
+    };
+    study("euler,verlet", &[]).assert().success();
+    assert!(out.join("euler/stats.csv").exists() && out.join("verlet/manifest.toml").exists());
+    let manifest = read(&out.join("manifest.toml"));
+    assert!(manifest.contains("complete = true") && manifest.contains("\"euler/stats.csv\""));
+    assert!(manifest.contains("\"report.md\"") && manifest.contains("\"summary.csv\""));
+    let summary = read(&out.join("summary.csv"));
+    study("verlet", &[])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--force"));
+    assert_eq!(read(&out.join("summary.csv")), summary);
+    study("verlet", &["--force"]).assert().success();
+    assert!(!out.join("euler").exists(), "the old method folder is left");
+    assert!(out.join("verlet/stats.csv").exists());
+    assert!(!out.join(".phaseflow.lock").exists() && !out.join("verlet/.phaseflow.lock").exists());
+    // A method folder that a live run holds is not cleared.
+    let lock = out.join("verlet/.phaseflow.lock");
+    std::fs::write(&lock, format!("{}\n", std::process::id())).unwrap();
+    study("verlet", &["--force"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("another phaseflow run"));
+    assert!(lock.exists() && out.join("verlet/stats.csv").exists());
+    std::fs::remove_file(&lock).unwrap();
+    // A user's folder inside the study folder is not removed.
+    std::fs::create_dir_all(out.join("mine")).unwrap();
+    std::fs::write(out.join("mine/notes.txt"), "x").unwrap();
+    study("verlet", &["--force"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("notes.txt"));
+    assert!(out.join("mine/notes.txt").exists() && out.join("verlet/stats.csv").exists());
+}

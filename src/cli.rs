@@ -1,9 +1,14 @@
-//! Command-line definitions (clap derive). Only parsing lives here: `config` turns these into a
-//! validated `RunConfig`, `run` does the work.
+//! Command-line definitions (clap derive). Only parsing lives here: the flags every subcommand
+//! shares are defined once, as groups (`SystemArgs`, `EnsembleArgs`, `EngineArgs`, `SolverArgs`,
+//! `RefineArgs`) flattened into each subcommand. `config` turns them into a validated
+//! configuration (`TryFrom`), `run` and `study` do the work. This module depends only on the
+//! leaf `options`.
 
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
+
+use crate::options::{Backend, Precision, DEFAULT_VALIDATE_TOLERANCE};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -24,7 +29,7 @@ pub enum Command {
     Validate(ValidateArgs),
     /// Evolve one initial set with several methods side by side: data, plots and report.md.
     Study(StudyArgs),
-    /// Time CPU f64, CPU f32 and GPU f32 on the same ensemble, in one run.
+    /// Time the reference loop, CPU f64, CPU f32 and GPU f32 on the same ensemble, in one run.
     Bench(BenchArgs),
     /// List systems (with parameters and defaults), methods and ensemble kinds.
     List,
@@ -32,27 +37,30 @@ pub enum Command {
     Devices,
 }
 
+/// The Hamiltonian.
 #[derive(Debug, Args, Clone, Default)]
-pub struct RunArgs {
-    /// Settings from a TOML file (e.g. a previous run's config.toml); flags override it.
-    #[arg(long, value_name = "FILE.toml")]
-    pub config: Option<PathBuf>,
-    /// Hamiltonian system (see `phaseflow list`).
+pub struct SystemArgs {
+    /// Hamiltonian system: oscillator, pendulum, kepler, henon-heiles, elastic-pendulum,
+    /// elastic-pendulum-cartesian, double-pendulum, spring-chain, outer-solar-system
+    /// (`phaseflow list` shows each with its parameters).
     #[arg(long)]
     pub system: Option<String>,
-    /// System parameter, repeatable: --param m=2 --param l=0.5.
+    /// System parameter, repeatable: --param m=2 --param l=0.5 (names and defaults: `phaseflow list`).
     #[arg(long = "param", value_name = "KEY=VALUE")]
     pub params: Vec<String>,
-    /// Integrator (see `phaseflow list`).
-    #[arg(long)]
-    pub method: Option<String>,
-    /// Initial set: level, circle, rect, disk, grid, gaussian, file.
+}
+
+/// The initial set of points.
+#[derive(Debug, Args, Clone, Default)]
+pub struct EnsembleArgs {
+    /// Initial set: level, circle, rect (ordered closed loops); disk, grid, gaussian (filled);
+    /// point (one state); file (--input). `phaseflow list` describes each.
     #[arg(long)]
     pub ensemble: Option<String>,
-    /// Number of points [default: 1000].
+    /// Number of points [default: 1000; 1 for point].
     #[arg(long)]
     pub points: Option<usize>,
-    /// Centre (q1..qd,p1..pd) for circle, disk, gaussian.
+    /// Centre (q1..qd,p1..pd) for circle, disk, gaussian and point [default: the system's default state].
     #[arg(long, value_name = "V,V,..", allow_hyphen_values = true)]
     pub center: Option<String>,
     /// Radius for circle and disk [default: 0.3].
@@ -64,7 +72,7 @@ pub struct RunArgs {
     /// Upper corner (q1..qd,p1..pd) for rect and grid.
     #[arg(long, value_name = "V,V,..", allow_hyphen_values = true)]
     pub hi: Option<String>,
-    /// Energy level for the level ensemble.
+    /// Energy level H = E for the level ensemble (1 degree of freedom, a closed curve around the minimum).
     #[arg(long, allow_negative_numbers = true)]
     pub energy: Option<f64>,
     /// Standard deviation for the gaussian ensemble [default: 0.1].
@@ -79,24 +87,34 @@ pub struct RunArgs {
     /// The --input rows are the nodes of an ordered closed loop (loop area and refinement apply).
     #[arg(long = "loop")]
     pub closed_loop: bool,
-    /// Step size h.
-    #[arg(long, allow_negative_numbers = true)]
-    pub dt: Option<f64>,
-    /// Number of steps.
-    #[arg(long)]
-    pub steps: Option<u64>,
-    /// Write statistics every K steps (step 0 and the last step are always included) [default: steps/100].
-    #[arg(long, value_name = "K")]
-    pub snapshot_every: Option<u64>,
-    /// auto (hardware GPU if present, else CPU), gpu (any wgpu adapter, lavapipe included) or cpu [default: auto].
-    #[arg(long)]
-    pub backend: Option<String>,
-    /// f32 or f64 (f64 needs the CPU engine) [default: f32].
-    #[arg(long)]
-    pub precision: Option<String>,
-    /// Propagate the tangent map DΦⁿ per point and report det and symplecticity defect per snapshot.
-    #[arg(long)]
-    pub tangent: bool,
+}
+
+/// Which engine, at which precision.
+#[derive(Debug, Args, Clone, Default)]
+pub struct EngineArgs {
+    /// Engine [default: auto].
+    #[arg(long, value_enum)]
+    pub backend: Option<Backend>,
+    /// Floating-point precision of the state and the kernels (f64 needs the CPU engine) [default: f32].
+    #[arg(long, value_enum)]
+    pub precision: Option<Precision>,
+}
+
+/// The fixed-point solver of implicit stages.
+#[derive(Debug, Args, Clone, Default)]
+pub struct SolverArgs {
+    /// Implicit stages (non-separable H, implicit midpoint): a point's fixed-point iteration has
+    /// converged when no component moves by more than TOL·(1 + |x|) [default: 4e-7 for f32, 1e-14 for f64].
+    #[arg(long, value_name = "TOL")]
+    pub implicit_tol: Option<f64>,
+    /// Implicit stages: give up after this many sweeps and count the point as unconverged [default: 100].
+    #[arg(long, value_name = "N")]
+    pub implicit_max_iter: Option<u32>,
+}
+
+/// Loop refinement (ordered closed loops only).
+#[derive(Debug, Args, Clone, Default)]
+pub struct RefineArgs {
     /// Loop ensembles: do not insert nodes where the loop stretches (refinement is on by default).
     #[arg(long)]
     pub no_refine: bool,
@@ -107,41 +125,76 @@ pub struct RunArgs {
     /// Loop refinement: never grow the loop beyond this many nodes (reported when hit) [default: 1000000].
     #[arg(long, value_name = "N")]
     pub max_nodes: Option<usize>,
-    /// Implicit stages (non-separable H, implicit midpoint): a point's fixed-point iteration has
-    /// converged when no component moves by more than TOL·(1 + |x|) [default: 4e-7 for f32, 1e-14 for f64].
-    #[arg(long, value_name = "TOL")]
-    pub implicit_tol: Option<f64>,
-    /// Implicit stages: give up after this many sweeps and count the point as unconverged [default: 100].
-    #[arg(long, value_name = "N")]
-    pub implicit_max_iter: Option<u32>,
-    /// Also write DIR/states/step_<k>.npy at every snapshot.
-    #[arg(long)]
-    pub save_states: bool,
-    /// No progress bar or summary on the terminal.
-    #[arg(long)]
-    pub quiet: bool,
-    /// Output folder.
+}
+
+/// Where the results go.
+#[derive(Debug, Args, Clone, Default)]
+pub struct OutputArgs {
+    /// Output folder (created; refused when it holds anything but a previous phaseflow run).
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
     /// Replace the previous phaseflow run in --out (its files are removed first; a folder
     /// holding other files is still refused).
     #[arg(long)]
     pub force: bool,
+    /// Also write DIR/states/step_<k>.npy at every snapshot.
+    #[arg(long)]
+    pub save_states: bool,
+    /// No progress bar, notes or summary on the terminal (warnings and errors still go to stderr).
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+#[derive(Debug, Args, Clone, Default)]
+pub struct RunArgs {
+    /// Settings from a TOML file (e.g. a previous run's config.toml); flags override it.
+    #[arg(long, value_name = "FILE.toml")]
+    pub config: Option<PathBuf>,
+    #[command(flatten)]
+    pub system: SystemArgs,
+    /// Integrator (`phaseflow list` shows each with its order): euler, symplectic-euler-a,
+    /// symplectic-euler-b, verlet, position-verlet, rk3, rk4, implicit-midpoint, yoshida4,
+    /// suzuki4, yoshida6, blanes-moan4.
+    #[arg(long)]
+    pub method: Option<String>,
+    #[command(flatten)]
+    pub ensemble: EnsembleArgs,
+    /// Step size h.
+    #[arg(long, allow_negative_numbers = true)]
+    pub dt: Option<f64>,
+    /// Number of steps.
+    #[arg(long)]
+    pub steps: Option<u64>,
+    /// Write statistics every K steps (step 0 and the last step are always included) [default: steps/100].
+    #[arg(long, value_name = "K")]
+    pub snapshot_every: Option<u64>,
+    #[command(flatten)]
+    pub engine: EngineArgs,
+    /// Propagate the tangent map DΦⁿ per point and report det and symplecticity defect per snapshot.
+    #[arg(long)]
+    pub tangent: bool,
+    #[command(flatten)]
+    pub refine: RefineArgs,
+    #[command(flatten)]
+    pub solver: SolverArgs,
+    #[command(flatten)]
+    pub output: OutputArgs,
 }
 
 #[derive(Debug, Args, Clone, Default)]
 pub struct StudyArgs {
     /// A preset study: pendulum-level, oscillator-rectangle, pendulum-disks, elastic-pendulum,
     /// elastic-pendulum-short, spring-chain-i, spring-chain-ii, spring-chain-iii, kepler (see README).
-    #[arg(long, conflicts_with_all = ["system", "methods", "dt", "steps", "ensemble", "params", "center", "radius", "lo", "hi", "energy", "sigma", "seed", "input", "closed_loop", "portraits"])]
+    #[arg(long, conflicts_with_all = ["config", "system", "methods", "dt", "steps", "ensemble", "params", "center", "radius", "lo", "hi", "energy", "sigma", "seed", "input", "closed_loop", "portraits"])]
     pub preset: Option<String>,
-    /// Custom study: the system (see `phaseflow list`).
-    #[arg(long)]
-    pub system: Option<String>,
-    /// System parameter, repeatable: --param m=2.
-    #[arg(long = "param", value_name = "KEY=VALUE")]
-    pub params: Vec<String>,
-    /// Custom study: methods to compare, comma-separated (e.g. euler,symplectic-euler-a,verlet).
+    /// Custom study: settings from a TOML file (e.g. a run's config.toml) as its base; flags
+    /// override it, and its method, dt and steps are the study's one run unless --methods is given.
+    #[arg(long, value_name = "FILE.toml")]
+    pub config: Option<PathBuf>,
+    #[command(flatten)]
+    pub system: SystemArgs,
+    /// Custom study: methods to compare, comma-separated (e.g. euler,symplectic-euler-a,verlet;
+    /// names as for `run --method`).
     #[arg(long, value_name = "M,M,..")]
     pub methods: Option<String>,
     /// Custom study: step size, one for all methods or one per method (comma-separated).
@@ -153,59 +206,25 @@ pub struct StudyArgs {
     /// End time: each method takes round(t_end / h) steps (with a preset: shorten or lengthen it).
     #[arg(long, value_name = "T")]
     pub t_end: Option<f64>,
-    /// Initial set: level, circle, rect, disk, grid, gaussian, file.
-    #[arg(long)]
-    pub ensemble: Option<String>,
-    /// Number of points (with a preset: overrides the preset's).
-    #[arg(long)]
-    pub points: Option<usize>,
-    #[arg(long, value_name = "V,V,..", allow_hyphen_values = true)]
-    pub center: Option<String>,
-    #[arg(long, allow_negative_numbers = true)]
-    pub radius: Option<f64>,
-    #[arg(long, value_name = "V,V,..", allow_hyphen_values = true)]
-    pub lo: Option<String>,
-    #[arg(long, value_name = "V,V,..", allow_hyphen_values = true)]
-    pub hi: Option<String>,
-    #[arg(long, allow_negative_numbers = true)]
-    pub energy: Option<f64>,
-    #[arg(long, allow_negative_numbers = true)]
-    pub sigma: Option<f64>,
-    #[arg(long)]
-    pub seed: Option<u64>,
-    #[arg(long, value_name = "FILE")]
-    pub input: Option<PathBuf>,
-    /// The --input rows are the nodes of an ordered closed loop.
-    #[arg(long = "loop")]
-    pub closed_loop: bool,
+    #[command(flatten)]
+    pub ensemble: EnsembleArgs,
     /// Custom study: number of phase portraits, evenly spaced in time from 0 to the end [default: 5].
     #[arg(long, value_name = "K")]
     pub portraits: Option<usize>,
-    /// auto, gpu or cpu [default: auto].
-    #[arg(long)]
-    pub backend: Option<String>,
-    /// f32 or f64 [default: f32].
-    #[arg(long)]
-    pub precision: Option<String>,
+    /// Write statistics every K steps of each method [default: steps/200, 200 rows per method].
+    #[arg(long, value_name = "K")]
+    pub snapshot_every: Option<u64>,
+    #[command(flatten)]
+    pub engine: EngineArgs,
     /// Do not propagate the tangent map (on by default in studies: det and defect columns).
     #[arg(long)]
     pub no_tangent: bool,
-    #[arg(long)]
-    pub no_refine: bool,
-    #[arg(long, value_name = "FRACTION")]
-    pub refine_tol: Option<f64>,
-    #[arg(long, value_name = "N")]
-    pub max_nodes: Option<usize>,
-    /// No progress bars.
-    #[arg(long)]
-    pub quiet: bool,
-    /// Output folder.
-    #[arg(long, value_name = "DIR")]
-    pub out: Option<PathBuf>,
-    /// Replace the previous phaseflow run in --out (its files are removed first; a folder
-    /// holding other files is still refused).
-    #[arg(long)]
-    pub force: bool,
+    #[command(flatten)]
+    pub refine: RefineArgs,
+    #[command(flatten)]
+    pub solver: SolverArgs,
+    #[command(flatten)]
+    pub output: OutputArgs,
 }
 
 #[derive(Debug, Args, Clone)]
@@ -213,22 +232,28 @@ pub struct ValidateArgs {
     #[command(flatten)]
     pub run: RunArgs,
     /// Largest allowed max_rel_dev (deviation relative to the RMS size of the state components).
-    #[arg(long, default_value_t = crate::run::DEFAULT_VALIDATE_TOLERANCE)]
+    #[arg(long, default_value_t = DEFAULT_VALIDATE_TOLERANCE)]
     pub tolerance: f64,
 }
 
 #[derive(Debug, Args, Clone)]
 pub struct BenchArgs {
+    /// Hamiltonian system (as for `run --system`).
     #[arg(long, default_value = "pendulum")]
     pub system: String,
+    /// System parameter, repeatable: --param m=2.
     #[arg(long = "param", value_name = "KEY=VALUE")]
     pub params: Vec<String>,
+    /// Integrator (as for `run --method`).
     #[arg(long, default_value = "symplectic-euler-a")]
     pub method: String,
+    /// Points of the benchmark ensemble.
     #[arg(long, default_value_t = 1_000_000)]
     pub points: usize,
+    /// Steps per timed round.
     #[arg(long, default_value_t = 200)]
     pub steps: u64,
+    /// Step size h.
     #[arg(long, default_value_t = 0.01, allow_negative_numbers = true)]
     pub dt: f64,
     /// Seed of the benchmark ensemble (a disk of radius 0.3 around the system's default centre).

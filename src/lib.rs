@@ -5,6 +5,7 @@
 
 pub mod cli;
 pub mod config;
+pub mod console;
 pub mod engine;
 pub mod ensemble;
 pub mod error;
@@ -13,6 +14,7 @@ pub mod gpu;
 pub mod measure;
 pub mod method;
 pub mod npy;
+pub mod options;
 pub mod output;
 pub mod plot;
 pub mod run;

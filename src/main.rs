@@ -5,12 +5,12 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use clap::Parser;
-use phaseflow::cli::{BenchArgs, Cli, Command};
-use phaseflow::config::{parse_params, RunConfig};
+use phaseflow::cli::{Cli, Command, StudyArgs};
+use phaseflow::config::{BenchConfig, RunJob, ValidateJob};
 use phaseflow::ensemble::KINDS;
 use phaseflow::method::{Method, ALL};
 use phaseflow::output::write_csv;
-use phaseflow::system::{System, CATALOGUE};
+use phaseflow::system::CATALOGUE;
 use phaseflow::{gpu, note, run, study, Error};
 
 /// `println!` that hands a failed write (a closed pipe, a full device) back as an error
@@ -35,12 +35,19 @@ const EXIT_BROKEN_PIPE: u8 = 141;
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Run(args) => RunConfig::from_args(&args).and_then(|cfg| cmd_run(&cfg)),
-        Command::Validate(v) => {
-            RunConfig::from_args(&v.run).and_then(|cfg| cmd_validate(&cfg, v.tolerance))
+        Command::Run(a) => {
+            phaseflow::console::set_quiet(a.output.quiet);
+            RunJob::try_from(&a).and_then(|job| cmd_run(&job))
         }
-        Command::Study(s) => cmd_study(&s),
-        Command::Bench(b) => cmd_bench(&b),
+        Command::Validate(v) => {
+            phaseflow::console::set_quiet(v.run.output.quiet);
+            ValidateJob::try_from(&v).and_then(|job| cmd_validate(&job))
+        }
+        Command::Study(s) => {
+            phaseflow::console::set_quiet(s.output.quiet);
+            cmd_study(&s)
+        }
+        Command::Bench(b) => BenchConfig::try_from(&b).and_then(|c| cmd_bench(&c)),
         Command::List => cmd_list().map(|()| ExitCode::SUCCESS),
         Command::Devices => cmd_devices().map(|()| ExitCode::SUCCESS),
     };
@@ -66,9 +73,10 @@ fn fmt_opt(x: Option<f64>) -> String {
     x.map(|v| format!("{v:.6e}")).unwrap_or_else(|| "-".into())
 }
 
-fn cmd_run(cfg: &RunConfig) -> Result<ExitCode, Error> {
-    let summary = run::run(cfg)?;
-    if !cfg.quiet {
+fn cmd_run(job: &RunJob) -> Result<ExitCode, Error> {
+    let cfg = &job.config;
+    let summary = run::run(cfg, &job.out)?;
+    if !phaseflow::console::quiet() {
         let last = summary.rows.last().expect("at least the step-0 row");
         out!(
             "done: {} steps of {} on {} points ({}), finite {} of {}",
@@ -91,15 +99,15 @@ fn cmd_run(cfg: &RunConfig) -> Result<ExitCode, Error> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn cmd_study(a: &phaseflow::cli::StudyArgs) -> Result<ExitCode, Error> {
-    let out = study::out_dir(a.out.clone())?;
-    let st = study::from_args(a)?;
+fn cmd_study(a: &StudyArgs) -> Result<ExitCode, Error> {
+    let out = study::out_dir(a.output.out.clone())?;
+    let st = study::Study::try_from(a)?;
     let command_line = std::env::args()
         .map(|x| if x.contains(' ') { format!("'{x}'") } else { x })
         .collect::<Vec<_>>()
         .join(" ");
-    let outcome = study::run_study(&st, &out, a.quiet, a.force, &command_line)?;
-    if !a.quiet {
+    let outcome = study::run_study(&st, &out, a.output.force, &command_line)?;
+    if !phaseflow::console::quiet() {
         out!(
             "{:<20} {:>10} {:>10} {:>16} {:>16} {:>16}",
             "method",
@@ -125,12 +133,8 @@ fn cmd_study(a: &phaseflow::cli::StudyArgs) -> Result<ExitCode, Error> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn cmd_validate(cfg: &RunConfig, tolerance: f64) -> Result<ExitCode, Error> {
-    if !(tolerance.is_finite() && tolerance > 0.0) {
-        return Err(Error::Input(format!(
-            "--tolerance must be a positive finite number, got {tolerance}"
-        )));
-    }
+fn cmd_validate(job: &ValidateJob) -> Result<ExitCode, Error> {
+    let (cfg, tolerance) = (&job.config, job.tolerance);
     let v = run::validate(cfg)?;
     out!(
         "max_abs_dev={:.3e} max_rel_dev={:.3e}",
@@ -154,33 +158,9 @@ fn cmd_validate(cfg: &RunConfig, tolerance: f64) -> Result<ExitCode, Error> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn cmd_bench(b: &BenchArgs) -> Result<ExitCode, Error> {
-    let system = System::new(&b.system, &parse_params(&b.params)?)?;
-    let method = Method::from_name(&b.method)?;
-    if let Some(r) = b.min_ratio {
-        if !(r.is_finite() && r > 0.0) {
-            return Err(phaseflow::input_err!(
-                "--min-ratio must be a positive finite number, got {r}"
-            ));
-        }
-        let probe = phaseflow::ensemble::State::<f64>::zeros(1, system.dof());
-        if phaseflow::engine::ReferenceEngine::new(&system, method, b.dt, probe).is_none() {
-            return Err(phaseflow::input_err!(
-                "--min-ratio: system {} with method {} has no reference loop to compare with; use --system pendulum or oscillator with a kick-drift method, a composition or rk4",
-                system.name(),
-                method.name()
-            ));
-        }
-    }
-    let options = run::BenchOptions {
-        points: b.points,
-        steps: b.steps,
-        dt: b.dt,
-        seed: b.seed,
-        use_gpu: !b.no_gpu,
-        rounds: b.rounds,
-    };
-    let report = run::bench(&system, method, &options)?;
+fn cmd_bench(b: &BenchConfig) -> Result<ExitCode, Error> {
+    let (system, method) = (&b.system, b.method);
+    let report = run::bench(b)?;
     out!(
         "bench: system {}, method {}, {} points × {} steps, dt {}, best of {} round(s) (timed: all steps + final read-back)",
         system.name(),

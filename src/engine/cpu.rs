@@ -5,7 +5,7 @@
 
 use rayon::prelude::*;
 
-use super::Engine;
+use super::{Engine, Integrator};
 use crate::ensemble::State;
 use crate::error::Result;
 use crate::float::Real;
@@ -21,6 +21,15 @@ pub struct CpuEngine<T: Real> {
     solver: Solver,
 }
 
+/// What every block of one `advance` applies: the integrator at the engine's precision and the
+/// number of steps.
+struct Advance<'a, T> {
+    system: &'a System,
+    method: Method,
+    h: T,
+    steps: u64,
+}
+
 /// Points per block for `comps` components per point and `n` points: enough for wide vector
 /// loops, small enough that the block's scratch (8 arrays × 2·comps values) stays in L1/L2, and
 /// for small ensembles (e.g. nodes inserted by loop refinement) small enough that every core
@@ -32,36 +41,22 @@ pub fn block_len_for(comps: usize, n: usize) -> usize {
 }
 
 impl<T: Real> CpuEngine<T> {
-    pub fn new(system: System, method: Method, h: f64, state: State<T>) -> Self {
-        Self::with_solver(system, method, h, state, Solver::default_for::<T>())
-    }
-
-    /// Like `new`, with the implicit solver's settings.
-    pub fn with_solver(
-        system: System,
-        method: Method,
-        h: f64,
-        state: State<T>,
-        solver: Solver,
-    ) -> Self {
+    pub fn new(k: &Integrator, state: State<T>) -> Self {
         let block_len = block_len_for(state.comps(), state.n);
         CpuEngine {
-            system,
-            method,
-            h: T::from_f64(h),
+            system: k.system.clone(),
+            method: k.method,
+            h: T::from_f64(k.h),
             state,
             block_len,
-            solver,
+            solver: k.solver,
         }
     }
 }
 
 /// Advance one block of points (given as per-component slices of the global SoA state).
 fn advance_block<T: Real>(
-    system: &System,
-    method: Method,
-    h: T,
-    steps: u64,
+    a: &Advance<T>,
     blk: &mut Block<T>,
     qs: &mut [&mut [T]],
     ps: &mut [&mut [T]],
@@ -78,8 +73,8 @@ fn advance_block<T: Real>(
         }
     }
     blk.unconverged.fill(0);
-    for _ in 0..steps {
-        method.step(system, blk, h);
+    for _ in 0..a.steps {
+        a.method.step(a.system, blk, a.h);
     }
     for (u, &c) in unconverged.iter_mut().zip(&blk.unconverged) {
         *u += c;
@@ -116,7 +111,12 @@ impl<T: Real> Engine<T> for CpuEngine<T> {
                 p_parts[i].push(part);
             }
         }
-        let (system, method, h) = (&self.system, self.method, self.h);
+        let a = Advance {
+            system: &self.system,
+            method: self.method,
+            h: self.h,
+            steps,
+        };
         let (dof, nt, solver) = (self.state.d, self.state.nt, self.solver);
         let u_parts: Vec<&mut [u32]> = self.state.unconverged.chunks_mut(b).collect();
         q_parts
@@ -126,7 +126,7 @@ impl<T: Real> Engine<T> for CpuEngine<T> {
             .for_each_init(
                 || Block::with_solver(b, dof, nt, solver),
                 |blk, ((mut qs, mut ps), us)| {
-                    advance_block(system, method, h, steps, blk, &mut qs, &mut ps, us)
+                    advance_block(&a, blk, &mut qs, &mut ps, us)
                 },
             );
         Ok(())

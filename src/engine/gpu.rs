@@ -2,7 +2,7 @@
 //! advances many steps per thread with the state in registers (shaders/common/driver.wgsl);
 //! the host splits runs under a per-dispatch work cap and reads back only when asked.
 
-use super::Engine;
+use super::{Engine, Integrator};
 use crate::ensemble::State;
 use crate::error::{Error, Result};
 use crate::gpu::energy::EnergyReducer;
@@ -144,44 +144,14 @@ fn device_memory_fits(flag: &str, points: usize, per_point: u64, memory: u64) ->
 }
 
 impl GpuEngine {
-    pub fn new(system: &System, method: Method, h: f64, state: State<f32>) -> Result<Self> {
-        Self::with_options(
-            system,
-            method,
-            h,
-            state,
-            usize::MAX,
-            Solver::default_for::<f32>(),
-        )
+    pub fn new(k: &Integrator, state: State<f32>) -> Result<Self> {
+        Self::with_chunk_limit(k, state, usize::MAX)
     }
 
-    /// Like `new`, with chunks no larger than `chunk_limit` points (tests use this to exercise chunking).
-    pub fn with_chunk_limit(
-        system: &System,
-        method: Method,
-        h: f64,
-        state: State<f32>,
-        chunk_limit: usize,
-    ) -> Result<Self> {
-        Self::with_options(
-            system,
-            method,
-            h,
-            state,
-            chunk_limit,
-            Solver::default_for::<f32>(),
-        )
-    }
-
-    /// Like `with_chunk_limit`, with the implicit solver's settings (compiled into the kernel).
-    pub fn with_options(
-        system: &System,
-        method: Method,
-        h: f64,
-        state: State<f32>,
-        chunk_limit: usize,
-        solver: Solver,
-    ) -> Result<Self> {
+    /// Like `new`, with chunks no larger than `chunk_limit` points (tests use this to exercise
+    /// chunking). The solver's settings are compiled into the kernel.
+    pub fn with_chunk_limit(k: &Integrator, state: State<f32>, chunk_limit: usize) -> Result<Self> {
+        let (system, method, h, solver) = (&k.system, k.method, k.h, k.solver);
         let ctx = gpu::context()?;
         check_device_memory(ctx, "--points", state.n, state.comps())?;
         let device = &ctx.device;

@@ -10,10 +10,46 @@ use crate::ensemble::State;
 use crate::error::Result;
 use crate::float::Real;
 use crate::measure::energy::EnergyAccumulator;
+use crate::method::{Method, Solver};
+use crate::system::System;
 
 pub use cpu::CpuEngine;
 pub use gpu::GpuEngine;
 pub use reference::ReferenceEngine;
+
+/// What an engine applies to every point: the system, the method, the step size and the
+/// implicit stages' solver. Every engine (CPU, GPU, the reference loop) is built from one, so
+/// engines compared side by side (`validate`, `bench`, refinement's second engine) cannot be
+/// given different settings.
+#[derive(Debug, Clone)]
+pub struct Integrator {
+    pub system: System,
+    pub method: Method,
+    /// Step size h.
+    pub h: f64,
+    pub solver: Solver,
+}
+
+impl Integrator {
+    pub fn new(system: System, method: Method, h: f64, solver: Solver) -> Self {
+        Integrator {
+            system,
+            method,
+            h,
+            solver,
+        }
+    }
+
+    /// With the implicit solver's defaults for precision `T` (`Solver::default_for`).
+    pub fn with_default_solver<T: Real>(system: System, method: Method, h: f64) -> Self {
+        Self::new(system, method, h, Solver::default_for::<T>())
+    }
+
+    /// Gradient evaluations one step takes at most (`Method::evals_per_step`).
+    pub fn evals_per_step(&self) -> u64 {
+        self.method.evals_per_step(&self.system, self.solver)
+    }
+}
 
 pub trait Engine<T: Real> {
     /// Human-readable backend and device, e.g. "cpu (2 threads)" or "gpu: NVIDIA H100 (Vulkan)".

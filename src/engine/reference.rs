@@ -12,7 +12,7 @@
 //! `None` for anything else. Its results agree with the engines' only to rounding (libm's sine
 //! is not `sin_poly`), which `bench` reports as a deviation, not as a check.
 
-use super::Engine;
+use super::{Engine, Integrator};
 use crate::ensemble::State;
 use crate::error::Result;
 use crate::float::Real;
@@ -39,8 +39,9 @@ pub struct ReferenceEngine<T: Real> {
 
 impl<T: Real> ReferenceEngine<T> {
     /// The reference loop for this system and method, or `None` where there is none.
-    pub fn new(system: &System, method: Method, h: f64, state: State<T>) -> Option<Self> {
-        let (force, inv_mass) = match system {
+    pub fn new(k: &Integrator, state: State<T>) -> Option<Self> {
+        let (method, h) = (k.method, k.h);
+        let (force, inv_mass) = match &k.system {
             System::Pendulum(s) => (Force::Pendulum(s.m * s.g * s.l), 1.0 / (s.m * s.l * s.l)),
             System::Oscillator(s) => (Force::Spring(s.k), 1.0 / s.m),
             _ => return None,

@@ -1,0 +1,273 @@
+//! From parsed flags (`cli`) to validated configurations: every subcommand's arguments become
+//! a typed job through `TryFrom`, by laying the flags over the `--config` file's settings
+//! (`RunFile`) and resolving (`RunConfig::resolve`). The flag groups shared by `run`, `validate`
+//! and `study` are laid by one function each, so a new flag in a group reaches every subcommand.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use super::file::{load_toml, EnsembleFile, RunFile};
+use super::RunConfig;
+use crate::cli::{
+    BenchArgs, EngineArgs, EnsembleArgs, OutputArgs, RefineArgs, RunArgs, SolverArgs, SystemArgs,
+    ValidateArgs,
+};
+use crate::error::{Error, Result};
+use crate::input_err;
+use crate::method::Method;
+use crate::system::System;
+
+/// Parse "1.5,-2" into numbers, naming the flag on error.
+pub fn parse_vec(flag: &str, s: &str) -> Result<Vec<f64>> {
+    s.split(',')
+        .map(|t| {
+            let t = t.trim();
+            t.parse::<f64>().map_err(|_| {
+                input_err!(
+                    "{flag} {s}: '{t}' is not a number (give comma-separated values like 0.5,-1)"
+                )
+            })
+        })
+        .collect()
+}
+
+/// Parse repeated "--param key=value".
+pub fn parse_params(items: &[String]) -> Result<BTreeMap<String, f64>> {
+    let mut out = BTreeMap::new();
+    for item in items {
+        let (k, v) = item
+            .split_once('=')
+            .ok_or_else(|| input_err!("--param {item}: expected KEY=VALUE, e.g. --param m=2"))?;
+        let v: f64 = v
+            .trim()
+            .parse()
+            .map_err(|_| input_err!("--param {item}: '{v}' is not a number"))?;
+        out.insert(k.trim().to_string(), v);
+    }
+    Ok(out)
+}
+
+/// `a` over `b`: the flag when given, else the file's value.
+fn over<T: Clone>(flag: &Option<T>, file: &mut Option<T>) {
+    if flag.is_some() {
+        *file = flag.clone();
+    }
+}
+
+/// Laying flag groups over a file's settings: a flag given on the command line wins.
+impl RunFile {
+    /// `--system` and `--param` (parameters merge, a flag overriding the file's value).
+    pub fn lay_system(&mut self, a: &SystemArgs) -> Result<()> {
+        over(&a.system, &mut self.system);
+        if !a.params.is_empty() {
+            let mut p = self.params.take().unwrap_or_default();
+            p.extend(parse_params(&a.params)?);
+            self.params = Some(p);
+        }
+        Ok(())
+    }
+
+    /// The ensemble flags, into the file's `[ensemble]` table.
+    pub fn lay_ensemble(&mut self, a: &EnsembleArgs) -> Result<()> {
+        let e = self.ensemble.get_or_insert_with(EnsembleFile::default);
+        over(&a.ensemble, &mut e.kind);
+        over(&a.points, &mut e.points);
+        let vec_of = |flag: &str, v: &Option<String>| v.as_deref().map(|s| parse_vec(flag, s));
+        over(&vec_of("--center", &a.center).transpose()?, &mut e.center);
+        over(&vec_of("--lo", &a.lo).transpose()?, &mut e.lo);
+        over(&vec_of("--hi", &a.hi).transpose()?, &mut e.hi);
+        over(&a.radius, &mut e.radius);
+        over(&a.energy, &mut e.energy);
+        over(&a.sigma, &mut e.sigma);
+        over(&a.seed, &mut e.seed);
+        over(&a.input, &mut e.input);
+        if a.closed_loop {
+            e.closed_loop = Some(true);
+        }
+        Ok(())
+    }
+
+    /// `--backend` and `--precision`.
+    pub fn lay_engine(&mut self, a: &EngineArgs) {
+        over(&a.backend, &mut self.backend);
+        over(&a.precision, &mut self.precision);
+    }
+
+    /// `--implicit-tol` and `--implicit-max-iter`.
+    pub fn lay_solver(&mut self, a: &SolverArgs) {
+        over(&a.implicit_tol, &mut self.implicit_tol);
+        over(&a.implicit_max_iter, &mut self.implicit_max_iter);
+    }
+
+    /// `--no-refine`, `--refine-tol` and `--max-nodes`.
+    pub fn lay_refine(&mut self, a: &RefineArgs) {
+        if a.no_refine {
+            self.refine = Some(false);
+        }
+        over(&a.refine_tol, &mut self.refine_tol);
+        over(&a.max_nodes, &mut self.max_nodes);
+    }
+
+    /// `--out` and `--save-states` (`--force` and `--quiet` are not settings of the run).
+    pub fn lay_output(&mut self, a: &OutputArgs) {
+        over(&a.out, &mut self.out);
+        if a.save_states {
+            self.save_states = Some(true);
+        }
+    }
+
+    /// The `--config` file (or nothing) with every flag of `run` laid over it.
+    pub fn from_run_args(a: &RunArgs) -> Result<RunFile> {
+        let mut f = match &a.config {
+            Some(p) => load_toml(p)?,
+            None => RunFile::default(),
+        };
+        f.lay_system(&a.system)?;
+        over(&a.method, &mut f.method);
+        f.lay_ensemble(&a.ensemble)?;
+        over(&a.dt, &mut f.dt);
+        over(&a.steps, &mut f.steps);
+        over(&a.snapshot_every, &mut f.snapshot_every);
+        f.lay_engine(&a.engine);
+        if a.tangent {
+            f.tangent = Some(true);
+        }
+        f.lay_refine(&a.refine);
+        f.lay_solver(&a.solver);
+        f.lay_output(&a.output);
+        Ok(f)
+    }
+}
+
+/// The folder a run writes to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OutputDir {
+    pub path: PathBuf,
+    /// `--force`: replace a previous phaseflow run there.
+    pub force: bool,
+}
+
+/// `phaseflow run`: what to compute and where to write it.
+#[derive(Debug, Clone)]
+pub struct RunJob {
+    pub config: RunConfig,
+    pub out: OutputDir,
+}
+
+impl TryFrom<&RunArgs> for RunJob {
+    type Error = Error;
+
+    fn try_from(a: &RunArgs) -> Result<RunJob> {
+        let file = RunFile::from_run_args(a)?;
+        let path = file.out.clone().ok_or_else(|| {
+            input_err!("--out DIR is required (the folder for stats.csv and config.toml)")
+        })?;
+        Ok(RunJob {
+            config: RunConfig::resolve(file)?,
+            out: OutputDir {
+                path,
+                force: a.output.force,
+            },
+        })
+    }
+}
+
+/// `phaseflow validate`: the run to compare on both engines, and the tolerance.
+#[derive(Debug, Clone)]
+pub struct ValidateJob {
+    pub config: RunConfig,
+    /// Largest allowed `max_rel_dev`.
+    pub tolerance: f64,
+}
+
+impl TryFrom<&ValidateArgs> for ValidateJob {
+    type Error = Error;
+
+    fn try_from(a: &ValidateArgs) -> Result<ValidateJob> {
+        let tolerance = a.tolerance;
+        if !(tolerance.is_finite() && tolerance > 0.0) {
+            return Err(input_err!(
+                "--tolerance must be a positive finite number, got {tolerance}"
+            ));
+        }
+        Ok(ValidateJob {
+            config: RunConfig::resolve(RunFile::from_run_args(&a.run)?)?,
+            tolerance,
+        })
+    }
+}
+
+/// `--min-ratio` needs a positive ratio and a reference loop to compare with.
+fn check_min_ratio(r: f64, system: &System, method: Method, dt: f64) -> Result<()> {
+    if !(r.is_finite() && r > 0.0) {
+        return Err(input_err!(
+            "--min-ratio must be a positive finite number, got {r}"
+        ));
+    }
+    let probe = crate::ensemble::State::<f64>::zeros(1, system.dof());
+    if crate::engine::ReferenceEngine::new(system, method, dt, probe).is_none() {
+        return Err(input_err!(
+            "--min-ratio: system {} with method {} has no reference loop to compare with; use --system pendulum or oscillator with a kick-drift method, a composition or rk4",
+            system.name(),
+            method.name()
+        ));
+    }
+    Ok(())
+}
+
+/// `phaseflow bench`: one seeded disk ensemble, timed on every engine.
+#[derive(Debug, Clone)]
+pub struct BenchConfig {
+    pub system: System,
+    pub method: Method,
+    pub points: usize,
+    pub steps: u64,
+    pub dt: f64,
+    pub seed: u64,
+    pub use_gpu: bool,
+    /// Timed rounds per engine, interleaved; each row reports its fastest.
+    pub rounds: u32,
+    /// Speed guard: the lowest acceptable ratio of a CPU row to the reference loop.
+    pub min_ratio: Option<f64>,
+    /// Also write the table here as CSV.
+    pub csv: Option<PathBuf>,
+}
+
+impl TryFrom<&BenchArgs> for BenchConfig {
+    type Error = Error;
+
+    fn try_from(b: &BenchArgs) -> Result<BenchConfig> {
+        let system = System::new(&b.system, &parse_params(&b.params)?)?;
+        let method = Method::from_name(&b.method)?;
+        method.check_system(&system)?;
+        if !(b.dt.is_finite() && b.dt > 0.0) {
+            return Err(input_err!(
+                "--dt must be a positive finite number, got {}",
+                b.dt
+            ));
+        }
+        for (flag, n) in [("--points", b.points as u64), ("--steps", b.steps)] {
+            if n == 0 {
+                return Err(input_err!("{flag} must be at least 1, got 0"));
+            }
+        }
+        if b.rounds == 0 {
+            return Err(input_err!("--rounds must be at least 1, got 0"));
+        }
+        if let Some(r) = b.min_ratio {
+            check_min_ratio(r, &system, method, b.dt)?;
+        }
+        Ok(BenchConfig {
+            system,
+            method,
+            points: b.points,
+            steps: b.steps,
+            dt: b.dt,
+            seed: b.seed,
+            use_gpu: !b.no_gpu,
+            rounds: b.rounds,
+            min_ratio: b.min_ratio,
+            csv: b.csv.clone(),
+        })
+    }
+}

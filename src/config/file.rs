@@ -1,0 +1,114 @@
+//! The settings as a TOML file holds them (`RunFile`, every field optional): what `--config`
+//! reads, what flags are laid over (`config::args`), and what `config.toml` is written from, so
+//! `--config DIR/config.toml` reproduces a run.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::RunConfig;
+use crate::error::{Error, Result};
+use crate::options::{Backend, Precision};
+
+/// The ensemble table of a TOML file.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EnsembleFile {
+    pub kind: Option<String>,
+    pub points: Option<usize>,
+    pub center: Option<Vec<f64>>,
+    pub radius: Option<f64>,
+    pub lo: Option<Vec<f64>>,
+    pub hi: Option<Vec<f64>>,
+    pub energy: Option<f64>,
+    pub sigma: Option<f64>,
+    pub seed: Option<u64>,
+    pub input: Option<PathBuf>,
+    #[serde(rename = "loop")]
+    pub closed_loop: Option<bool>,
+}
+
+/// Everything a run can be told, each optional (a TOML file, flags, or both merged).
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunFile {
+    pub system: Option<String>,
+    pub method: Option<String>,
+    pub dt: Option<f64>,
+    pub steps: Option<u64>,
+    pub snapshot_every: Option<u64>,
+    pub backend: Option<Backend>,
+    pub precision: Option<Precision>,
+    pub save_states: Option<bool>,
+    pub tangent: Option<bool>,
+    pub refine: Option<bool>,
+    pub refine_tol: Option<f64>,
+    pub max_nodes: Option<usize>,
+    pub implicit_tol: Option<f64>,
+    pub implicit_max_iter: Option<u32>,
+    pub out: Option<PathBuf>,
+    pub params: Option<BTreeMap<String, f64>>,
+    pub ensemble: Option<EnsembleFile>,
+}
+
+/// The largest `--config` file read (a run's settings take a few kB).
+pub const MAX_CONFIG_BYTES: u64 = 1 << 20;
+
+/// Read a `--config` file: a regular file of at most `MAX_CONFIG_BYTES`, UTF-8 TOML with only
+/// known keys.
+pub fn load_toml(path: &Path) -> Result<RunFile> {
+    let file_err = |message: String| Error::InputFile {
+        path: path.to_path_buf(),
+        message,
+    };
+    let bytes = crate::ensemble::read_regular(path, MAX_CONFIG_BYTES, "a TOML file of settings")
+        .map_err(|m| file_err(format!("--config: {m}")))?;
+    let text = String::from_utf8(bytes)
+        .map_err(|e| file_err(format!("--config: malformed TOML: not UTF-8 text ({e})")))?;
+    toml::from_str(&text).map_err(|e| file_err(format!("--config: malformed TOML: {e}")))
+}
+
+impl RunConfig {
+    /// The resolved settings as TOML (what config.toml holds), with the engine that ran them and
+    /// the folder they were written to.
+    pub fn to_toml(&self, backend_used: &str, out: &Path) -> String {
+        let e = &self.ensemble;
+        let file = RunFile {
+            system: Some(self.system.name().into()),
+            method: Some(self.method.name().into()),
+            dt: Some(self.dt),
+            steps: Some(self.steps),
+            snapshot_every: Some(self.snapshot_every),
+            backend: Some(self.backend),
+            precision: Some(self.precision),
+            save_states: Some(self.save_states),
+            tangent: Some(self.tangent),
+            refine: e.is_loop().then_some(self.refine.is_some()),
+            refine_tol: self.refine.map(|r| r.tol),
+            max_nodes: self.refine.map(|r| r.max_nodes),
+            implicit_tol: Some(self.solver.tol),
+            implicit_max_iter: Some(self.solver.max_iter),
+            out: Some(out.to_path_buf()),
+            params: Some(self.system.params()),
+            ensemble: Some(EnsembleFile {
+                kind: Some(e.kind.name().into()),
+                points: Some(e.points),
+                center: e.center.clone(),
+                radius: e.radius,
+                lo: e.lo.clone(),
+                hi: e.hi.clone(),
+                energy: e.energy,
+                sigma: e.sigma,
+                seed: Some(e.seed),
+                input: e.input.clone(),
+                closed_loop: e.closed_loop.then_some(true),
+            }),
+        };
+        let body = toml::to_string(&file).unwrap_or_default();
+        format!(
+            "# phaseflow {} resolved run configuration; reproduce with: phaseflow run --config <this file>\n# engine used: {backend_used}\n{body}",
+            env!("CARGO_PKG_VERSION")
+        )
+    }
+}

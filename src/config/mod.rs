@@ -1,0 +1,261 @@
+//! Validated run configuration. TOML files and flags both land in `RunFile` (all optional;
+//! `file`), flags laid over the file (`args`); `RunConfig::resolve` checks everything and fills
+//! defaults, and `RunConfig::to_toml` writes the resolved settings so
+//! `--config DIR/config.toml` reproduces a run. Every subcommand's arguments become a typed job
+//! here (`RunJob`, `ValidateJob`, `BenchConfig`; `study::Study` for studies), so `main` only
+//! dispatches.
+
+mod args;
+mod file;
+
+pub use args::{parse_params, parse_vec, BenchConfig, OutputDir, RunJob, ValidateJob};
+pub use file::{load_toml, EnsembleFile, RunFile, MAX_CONFIG_BYTES};
+pub use crate::options::{Backend, Precision};
+
+use crate::ensemble::{EnsembleKind, EnsembleSpec};
+use crate::error::{Error, Result};
+use crate::input_err;
+use crate::method::{Method, Solver};
+use crate::system::System;
+
+/// A validated run: what to compute (where it goes is `OutputDir`).
+#[derive(Debug, Clone)]
+pub struct RunConfig {
+    pub system: System,
+    pub method: Method,
+    pub ensemble: EnsembleSpec,
+    pub dt: f64,
+    pub steps: u64,
+    pub snapshot_every: u64,
+    pub backend: Backend,
+    pub precision: Precision,
+    pub save_states: bool,
+    pub tangent: bool,
+    /// Loop refinement (loop ensembles unless turned off).
+    pub refine: Option<Refine>,
+    /// Fixed-point solver of the implicit stages (defaults depend on the precision).
+    pub solver: Solver,
+    /// Steps at which the run also keeps the points (f64) for phase portraits (`study`; none
+    /// for `run`): see `with_portraits_at`.
+    pub portrait_steps: Vec<u64>,
+}
+
+/// Adaptive loop refinement settings.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Refine {
+    /// Largest allowed distance between neighbouring nodes, relative to the initial loop's size.
+    pub tol: f64,
+    pub max_nodes: usize,
+}
+
+/// Default `--refine-tol`: resolves a circle's area to ~3e-7 relative (an inscribed polygon with
+/// chord c on radius r misses c²/(12 r²) of it), so ratios of refined areas meet 1e-6.
+pub const DEFAULT_REFINE_TOL: f64 = 5e-4;
+pub const DEFAULT_MAX_NODES: usize = 1_000_000;
+
+/// The largest `--steps`: a GPU dispatch counts steps in u32, in pieces of at most 1024.
+const MAX_STEPS: u64 = u32::MAX as u64 * 1024;
+
+/// Refinement is on by default for loop ensembles; asking for it on a filled set is an error.
+fn resolve_refine(
+    ensemble: &EnsembleSpec,
+    refine: Option<bool>,
+    tol: Option<f64>,
+    max_nodes: Option<usize>,
+) -> Result<Option<Refine>> {
+    if !ensemble.is_loop() {
+        if refine == Some(true) || tol.is_some() || max_nodes.is_some() {
+            return Err(input_err!(
+                "--refine-tol/--max-nodes: loop refinement applies to ordered closed loops (level, circle, rect, or file with --loop); --ensemble {} is a filled set, so drop these flags",
+                ensemble.kind.name()
+            ));
+        }
+        return Ok(None);
+    }
+    if refine == Some(false) {
+        return Ok(None);
+    }
+    let tol = tol.unwrap_or(DEFAULT_REFINE_TOL);
+    if !(tol.is_finite() && tol > 0.0 && tol < 1.0) {
+        return Err(input_err!(
+            "--refine-tol {tol}: expected a fraction of the loop's size between 0 and 1, e.g. 5e-4"
+        ));
+    }
+    let max_nodes = max_nodes.unwrap_or(DEFAULT_MAX_NODES.max(ensemble.points));
+    if max_nodes < ensemble.points {
+        return Err(input_err!(
+            "--max-nodes {max_nodes} is below the loop's {} initial nodes; raise it or use --no-refine",
+            ensemble.points
+        ));
+    }
+    Ok(Some(Refine { tol, max_nodes }))
+}
+
+/// `--dt` and `--steps`: required, positive, within range.
+fn resolve_step(dt: Option<f64>, steps: Option<u64>) -> Result<(f64, u64)> {
+    let dt = dt.ok_or_else(|| input_err!("--dt is required (the step size h, e.g. --dt 0.01)"))?;
+    if !(dt.is_finite() && dt > 0.0) {
+        return Err(input_err!(
+            "--dt must be a positive finite number, got {dt}"
+        ));
+    }
+    let steps = steps.ok_or_else(|| input_err!("--steps is required (the number of steps)"))?;
+    if steps == 0 {
+        return Err(input_err!("--steps must be at least 1, got 0"));
+    }
+    if steps > MAX_STEPS {
+        return Err(input_err!(
+            "--steps {steps} is too large (at most {MAX_STEPS})"
+        ));
+    }
+    Ok((dt, steps))
+}
+
+/// `--snapshot-every` (default: 100 snapshots), at most a million snapshots.
+fn resolve_snapshot_every(every: Option<u64>, steps: u64) -> Result<u64> {
+    let every = every.unwrap_or_else(|| steps.div_ceil(100).max(1));
+    if every == 0 {
+        return Err(input_err!(
+            "--snapshot-every must be at least 1 (a snapshot every K steps), got 0"
+        ));
+    }
+    if steps / every > 1_000_000 {
+        return Err(input_err!(
+            "--snapshot-every {every}: {} snapshots is too many (at most 1000000); take a larger --snapshot-every",
+            steps / every
+        ));
+    }
+    Ok(every)
+}
+
+/// The ensemble table: kind required, defaults filled, a file input checked and made absolute,
+/// then resolved against the system.
+fn resolve_ensemble(e: EnsembleFile, system: &System) -> Result<EnsembleSpec> {
+    let kind = EnsembleKind::from_name(e.kind.as_deref().ok_or_else(|| {
+        input_err!("--ensemble is required (level, circle, rect, disk, grid, gaussian, point, file)")
+    })?)?;
+    let input = match e.input {
+        Some(p) if kind == EnsembleKind::File => {
+            if !p.exists() {
+                return Err(Error::InputFile {
+                    path: p,
+                    message: "--input: file not found".into(),
+                });
+            }
+            Some(std::fs::canonicalize(&p).unwrap_or(p))
+        }
+        other => other,
+    };
+    EnsembleSpec {
+        kind,
+        points: e
+            .points
+            .unwrap_or(if kind == EnsembleKind::Point { 1 } else { 1000 }),
+        center: e.center,
+        radius: e.radius,
+        lo: e.lo,
+        hi: e.hi,
+        energy: e.energy,
+        sigma: e.sigma,
+        seed: e.seed.unwrap_or(0),
+        input,
+        closed_loop: e.closed_loop.unwrap_or(false),
+    }
+    .resolve(system)
+}
+
+/// The implicit stages' solver: the precision's defaults, overridden and checked.
+fn resolve_solver(precision: Precision, tol: Option<f64>, max_iter: Option<u32>) -> Result<Solver> {
+    let default = match precision {
+        Precision::F32 => Solver::default_for::<f32>(),
+        Precision::F64 => Solver::default_for::<f64>(),
+    };
+    let solver = Solver {
+        tol: tol.unwrap_or(default.tol),
+        max_iter: max_iter.unwrap_or(default.max_iter),
+    };
+    if !(solver.tol.is_finite() && solver.tol > 0.0 && solver.tol < 1.0) {
+        return Err(input_err!(
+            "--implicit-tol {}: expected a small positive number, e.g. 1e-6 (f32) or 1e-14 (f64)",
+            solver.tol
+        ));
+    }
+    if solver.max_iter == 0 {
+        return Err(input_err!(
+            "--implicit-max-iter must be at least 1 (e.g. 100), got 0"
+        ));
+    }
+    Ok(solver)
+}
+
+impl RunConfig {
+    /// Gradient evaluations one step takes at most (`Method::evals_per_step`): sizes `run`'s
+    /// progress pieces and the GPU's dispatches.
+    pub fn evals_per_step(&self) -> u64 {
+        self.method.evals_per_step(&self.system, self.solver)
+    }
+
+    /// Check every setting and fill the defaults: the one place a run's configuration is
+    /// validated (input errors name the flag and the fix).
+    pub fn resolve(f: RunFile) -> Result<RunConfig> {
+        let system_name = f
+            .system
+            .ok_or_else(|| input_err!("--system is required (see `phaseflow list`)"))?;
+        let system = System::new(&system_name, &f.params.unwrap_or_default())?;
+        let method = Method::from_name(
+            &f.method
+                .ok_or_else(|| input_err!("--method is required (see `phaseflow list`)"))?,
+        )?;
+        method.check_system(&system)?;
+        let (dt, steps) = resolve_step(f.dt, f.steps)?;
+        let snapshot_every = resolve_snapshot_every(f.snapshot_every, steps)?;
+        let backend = f.backend.unwrap_or_default();
+        let precision = f.precision.unwrap_or_default();
+        if backend == Backend::Gpu && precision == Precision::F64 {
+            return Err(input_err!(
+                "--precision f64 with --backend gpu: the GPU engine computes in f32; use --precision f32, or --backend cpu for f64"
+            ));
+        }
+        let ensemble = resolve_ensemble(f.ensemble.unwrap_or_default(), &system)?;
+        let refine = resolve_refine(&ensemble, f.refine, f.refine_tol, f.max_nodes)?;
+        let solver = resolve_solver(precision, f.implicit_tol, f.implicit_max_iter)?;
+        Ok(RunConfig {
+            system,
+            method,
+            ensemble,
+            dt,
+            steps,
+            snapshot_every,
+            backend,
+            precision,
+            save_states: f.save_states.unwrap_or(false),
+            tangent: f.tangent.unwrap_or(false),
+            refine,
+            solver,
+            portrait_steps: Vec::new(),
+        })
+    }
+
+    /// The same run, also keeping the points at these times for phase portraits (each rounded
+    /// to the nearest step, at most the last).
+    pub fn with_portraits_at(mut self, times: &[f64]) -> RunConfig {
+        self.portrait_steps = times
+            .iter()
+            .map(|t| ((t / self.dt).round() as u64).min(self.steps))
+            .collect();
+        self
+    }
+
+    /// Step indices at which statistics are taken: 0, K, 2K, …, always the last step, and the
+    /// portrait steps.
+    pub fn snapshot_steps(&self) -> Vec<u64> {
+        let mut v: Vec<u64> = (0..=self.steps)
+            .step_by(self.snapshot_every as usize)
+            .collect();
+        v.push(self.steps);
+        v.extend(self.portrait_steps.iter().filter(|&&s| s <= self.steps));
+        v.sort_unstable();
+        v.dedup();
+        v
+    }
+}

@@ -1,0 +1,57 @@
+//! Settings shared by the command line (`cli`), the configuration (`config`) and the run: the
+//! engine choice, the precision and the defaults the help texts quote. A leaf module: it imports
+//! nothing from the crate, so `cli` (parsing), `config` (validation) and `run` (work) all depend on
+//! it and not on each other in a circle.
+
+use serde::{Deserialize, Serialize};
+
+/// Which engine advances the ensemble.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum Backend {
+    /// A hardware GPU when there is one and the precision is f32, else the CPU engine.
+    #[default]
+    Auto,
+    /// Any wgpu adapter, a CPU Vulkan driver (lavapipe) included.
+    Gpu,
+    /// The CPU engine, parallel over all cores.
+    Cpu,
+}
+
+impl Backend {
+    /// The name the flag, config.toml and the messages use.
+    pub fn name(self) -> &'static str {
+        match self {
+            Backend::Auto => "auto",
+            Backend::Gpu => "gpu",
+            Backend::Cpu => "cpu",
+        }
+    }
+}
+
+/// The floating-point precision of the state and the kernels.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum Precision {
+    /// 32-bit floats (both engines).
+    #[default]
+    F32,
+    /// 64-bit floats (the CPU engine).
+    F64,
+}
+
+impl Precision {
+    /// The name the flag, config.toml and the messages use.
+    pub fn name(self) -> &'static str {
+        match self {
+            Precision::F32 => "f32",
+            Precision::F64 => "f64",
+        }
+    }
+}
+
+/// Default for `validate --tolerance`: the largest GPU−CPU deviation (f32, relative to the RMS
+/// size of the state's components) accepted. Roundoff differences (fused multiply-adds on the
+/// GPU) grow with the number of steps; 1e-3 leaves room for ~1e5 steps of a smooth flow while a
+/// wrong kernel (any O(h) or sign error) deviates by far more.
+pub const DEFAULT_VALIDATE_TOLERANCE: f64 = 1e-3;

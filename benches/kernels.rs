@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use phaseflow::engine::{CpuEngine, Engine};
+use phaseflow::engine::{CpuEngine, Engine, Integrator};
 use phaseflow::ensemble::EnsembleSpec;
 use phaseflow::method::ALL;
 use phaseflow::system::System;
@@ -20,11 +20,17 @@ fn kernels(c: &mut Criterion) {
             let spec = EnsembleSpec::disk(points, 0.3, 0).resolve(&system).unwrap();
             let init = spec.generate(&system).unwrap();
             group.throughput(Throughput::Elements(points as u64 * STEPS));
-            let mut e32 = CpuEngine::<f32>::new(system.clone(), method, 0.01, init.convert());
+            let mut e32 = CpuEngine::<f32>::new(
+                &Integrator::with_default_solver::<f32>(system.clone(), method, 0.01),
+                init.convert(),
+            );
             group.bench_with_input(BenchmarkId::new("cpu-f32", points), &points, |b, _| {
                 b.iter(|| e32.advance(STEPS).unwrap())
             });
-            let mut e64 = CpuEngine::<f64>::new(system.clone(), method, 0.01, init.convert());
+            let mut e64 = CpuEngine::<f64>::new(
+                &Integrator::with_default_solver::<f64>(system.clone(), method, 0.01),
+                init.convert(),
+            );
             group.bench_with_input(BenchmarkId::new("cpu-f64", points), &points, |b, _| {
                 b.iter(|| e64.advance(STEPS).unwrap())
             });

@@ -8,7 +8,7 @@ use clap::Parser;
 use phaseflow::cli::{Cli, Command, StudyArgs};
 use phaseflow::config::{BenchConfig, RunJob, ValidateJob};
 use phaseflow::ensemble::KINDS;
-use phaseflow::method::{Method, ALL};
+use phaseflow::method::ALL;
 use phaseflow::output::write_csv;
 use phaseflow::system::CATALOGUE;
 use phaseflow::{gpu, note, run, study, Error};

@@ -25,15 +25,16 @@ fn short(name: &str) -> Study {
     if let Some(e) = st.base.ensemble.as_mut() {
         e.points = e.points.map(|n| n.min(300));
     }
-    st.base.backend = Some("cpu".into());
+    st.base.backend = Some(phaseflow::config::Backend::Cpu);
     // As `study::from_args` does: the tangent map is on unless the preset turns it off.
     st.base.tangent = Some(st.base.tangent.unwrap_or(true));
     st
 }
 
 fn check_study(st: &Study) -> Vec<String> {
+    phaseflow::console::set_quiet(true);
     let dir = tempfile::tempdir().unwrap();
-    let outcome = study::run_study(st, dir.path(), true, false, "test").unwrap();
+    let outcome = study::run_study(st, dir.path(), false, "test").unwrap();
     assert!(!outcome.figures.is_empty(), "{}: no figures", st.name);
     let report = std::fs::read_to_string(dir.path().join("report.md")).unwrap();
     let embedded = report.matches("![").count();

@@ -4,7 +4,7 @@
 mod common;
 
 use common::{below, disk, state_1d, system};
-use phaseflow::engine::{CpuEngine, Engine, GpuEngine};
+use phaseflow::engine::{CpuEngine, Engine, GpuEngine, Integrator};
 use phaseflow::ensemble::State;
 use phaseflow::gpu::{self, shader, RunParams};
 use phaseflow::method::{Method, ALL};
@@ -178,8 +178,15 @@ fn gpu_matches_cpu_for_every_system_and_method() {
             if m.check_system(&sys).is_err() {
                 continue; // refused to users too (blanes-moan4 on non-separable H)
             }
-            let mut g = GpuEngine::new(&sys, m, h, init.convert()).unwrap();
-            let mut c = CpuEngine::<f32>::new(sys.clone(), m, h, init.convert());
+            let mut g = GpuEngine::new(
+                &Integrator::with_default_solver::<f32>(sys.clone(), m, h),
+                init.convert(),
+            )
+            .unwrap();
+            let mut c = CpuEngine::<f32>::new(
+                &Integrator::with_default_solver::<f32>(sys.clone(), m, h),
+                init.convert(),
+            );
             // One advance: on lavapipe the engine splits it into dispatches short enough for the
             // driver's loop limiter (a single 400-step dispatch of the solar system with yoshida4
             // silently stopped after 375 steps before it did).
@@ -232,7 +239,11 @@ fn gpu_explicit_euler_oscillator_growth() {
     let sys = system("oscillator");
     let init = state_1d(&[(1.0, 0.0), (0.0, 0.5), (0.3, -0.4)]);
     let (h, n) = (0.01, 2000u64);
-    let mut g = GpuEngine::new(&sys, Method::Euler, h, init.convert()).unwrap();
+    let mut g = GpuEngine::new(
+        &Integrator::with_default_solver::<f32>(sys.clone(), Method::Euler, h),
+        init.convert(),
+    )
+    .unwrap();
     g.advance(n).unwrap();
     let s = g.state().unwrap();
     let factor = (1.0 + h * h).powi(n as i32);
@@ -252,9 +263,17 @@ fn gpu_explicit_euler_oscillator_growth() {
 fn chunked_gpu_run_equals_unchunked() {
     let sys = system("pendulum");
     let init = disk(&sys, 1000, 0.5);
-    let mut whole = GpuEngine::new(&sys, Method::Verlet, 0.1, init.convert()).unwrap();
-    let mut chunked =
-        GpuEngine::with_chunk_limit(&sys, Method::Verlet, 0.1, init.convert(), 333).unwrap();
+    let mut whole = GpuEngine::new(
+        &Integrator::with_default_solver::<f32>(sys.clone(), Method::Verlet, 0.1),
+        init.convert(),
+    )
+    .unwrap();
+    let mut chunked = GpuEngine::with_chunk_limit(
+        &Integrator::with_default_solver::<f32>(sys.clone(), Method::Verlet, 0.1),
+        init.convert(),
+        333,
+    )
+    .unwrap();
     whole.advance(300).unwrap();
     for _ in 0..3 {
         chunked.advance(100).unwrap();
@@ -268,8 +287,16 @@ fn chunked_gpu_run_equals_unchunked() {
 fn multi_row_dispatch_grid_equals_one_row() {
     let sys = system("pendulum");
     let init = disk(&sys, 1000, 0.5);
-    let mut one_row = GpuEngine::new(&sys, Method::Verlet, 0.1, init.convert()).unwrap();
-    let mut rows = GpuEngine::new(&sys, Method::Verlet, 0.1, init.convert()).unwrap();
+    let mut one_row = GpuEngine::new(
+        &Integrator::with_default_solver::<f32>(sys.clone(), Method::Verlet, 0.1),
+        init.convert(),
+    )
+    .unwrap();
+    let mut rows = GpuEngine::new(
+        &Integrator::with_default_solver::<f32>(sys.clone(), Method::Verlet, 0.1),
+        init.convert(),
+    )
+    .unwrap();
     rows.limit_grid_width(1).unwrap();
     one_row.advance(50).unwrap();
     rows.advance(50).unwrap();
@@ -315,8 +342,15 @@ fn gpu_matches_cpu_with_tangent_columns() {
             if m.check_system(&sys).is_err() {
                 continue;
             }
-            let mut g = GpuEngine::new(&sys, m, h, init.convert()).unwrap();
-            let mut c = CpuEngine::<f32>::new(sys.clone(), m, h, init.convert());
+            let mut g = GpuEngine::new(
+                &Integrator::with_default_solver::<f32>(sys.clone(), m, h),
+                init.convert(),
+            )
+            .unwrap();
+            let mut c = CpuEngine::<f32>::new(
+                &Integrator::with_default_solver::<f32>(sys.clone(), m, h),
+                init.convert(),
+            );
             g.advance(steps).unwrap();
             c.advance(steps).unwrap();
             let (gs, cs) = (g.state().unwrap(), c.state().unwrap());
@@ -348,7 +382,11 @@ fn gpu_matches_cpu_with_tangent_columns() {
 fn blow_ups_are_kept_per_point() {
     let sys = system("oscillator");
     let init = state_1d(&[(0.0, 0.0), (1.0, 0.0)]);
-    let mut g = GpuEngine::new(&sys, Method::Euler, 10.0, init.convert()).unwrap();
+    let mut g = GpuEngine::new(
+        &Integrator::with_default_solver::<f32>(sys.clone(), Method::Euler, 10.0),
+        init.convert(),
+    )
+    .unwrap();
     g.advance(100).unwrap();
     let s = g.state().unwrap();
     assert_eq!((s.q[0], s.p[0]), (0.0, 0.0));
@@ -364,21 +402,15 @@ fn gpu_counts_unconverged_points_like_the_cpu() {
         tol: 4e-7,
         max_iter: 2,
     };
-    let mut g = GpuEngine::with_options(
-        &sys,
-        Method::ImplicitMidpoint,
-        0.1,
+    let mut g = GpuEngine::with_chunk_limit(
+        &Integrator::new(sys.clone(), Method::ImplicitMidpoint, 0.1, solver),
         init.convert(),
         usize::MAX,
-        solver,
     )
     .unwrap();
-    let mut c = CpuEngine::<f32>::with_solver(
-        sys.clone(),
-        Method::ImplicitMidpoint,
-        0.1,
+    let mut c = CpuEngine::<f32>::new(
+        &Integrator::new(sys.clone(), Method::ImplicitMidpoint, 0.1, solver),
         init.convert(),
-        solver,
     );
     // Two dispatches: the count accumulates across them.
     for _ in 0..2 {
@@ -402,8 +434,16 @@ fn long_advances_are_not_cut_short_by_the_cpu_driver() {
     let sys = system("oscillator");
     let init = disk(&sys, 64, 0.3);
     let steps = 70_000;
-    let mut whole = GpuEngine::new(&sys, Method::SymplecticEulerA, 0.001, init.convert()).unwrap();
-    let mut sliced = GpuEngine::new(&sys, Method::SymplecticEulerA, 0.001, init.convert()).unwrap();
+    let mut whole = GpuEngine::new(
+        &Integrator::with_default_solver::<f32>(sys.clone(), Method::SymplecticEulerA, 0.001),
+        init.convert(),
+    )
+    .unwrap();
+    let mut sliced = GpuEngine::new(
+        &Integrator::with_default_solver::<f32>(sys.clone(), Method::SymplecticEulerA, 0.001),
+        init.convert(),
+    )
+    .unwrap();
     whole.advance(steps).unwrap();
     for _ in 0..7 {
         sliced.advance(steps / 7).unwrap();
@@ -447,7 +487,11 @@ fn device_energy_statistics_equal_the_host_ones() {
                 init = init.with_tangent();
             }
             init.q[17] = f64::NAN; // point 17 is not finite from the start
-            let mut g = GpuEngine::new(&sys, Method::Verlet, h, init.convert()).unwrap();
+            let mut g = GpuEngine::new(
+                &Integrator::with_default_solver::<f32>(sys.clone(), Method::Verlet, h),
+                init.convert(),
+            )
+            .unwrap();
             let (acc0, _) = g.reduce_energy(true).unwrap().expect("device reduction");
             let h0 = energies(&sys, g.state().unwrap());
             let row0 = row_from(&acc0, 1000, 0, 0.0);

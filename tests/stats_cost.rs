@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 use std::time::Instant;
 
-use phaseflow::engine::{CpuEngine, Engine};
+use phaseflow::engine::{CpuEngine, Engine, Integrator};
 use phaseflow::ensemble::{EnsembleSpec, State};
 use phaseflow::float::Real;
 use phaseflow::measure::energy::{energies, snapshot_stats};
@@ -30,7 +30,10 @@ fn snapshot_in_steps<T: Real>() -> f64 {
     let spec = EnsembleSpec::disk(1_000_000, 0.3, 0).resolve(&sys).unwrap();
     let init: State<T> = spec.generate(&sys).unwrap().convert();
     let method = Method::from_name("symplectic-euler-a").unwrap();
-    let mut engine = CpuEngine::<T>::new(sys.clone(), method, 0.01, init);
+    let mut engine = CpuEngine::<T>::new(
+        &Integrator::with_default_solver::<T>(sys.clone(), method, 0.01),
+        init,
+    );
     let h0 = energies(&sys, engine.state().unwrap());
     let step = best_of(5, || engine.advance(10).unwrap()) / 10.0;
     // The same steps as ten calls of one step: what the engine costs per call (a run calls

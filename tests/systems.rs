@@ -7,7 +7,7 @@ mod common;
 
 use std::collections::BTreeMap;
 
-use phaseflow::engine::{CpuEngine, Engine};
+use phaseflow::engine::{CpuEngine, Engine, Integrator};
 use phaseflow::ensemble::State;
 use phaseflow::method::{Method, Solver, ALL};
 use phaseflow::system::System;
@@ -87,7 +87,10 @@ fn convergence_orders_match_on_the_two_degree_of_freedom_systems() {
 fn kepler_run(method: Method, h: f64, t_end: f64, samples: usize) -> (Vec<f64>, Vec<f64>) {
     let sys = system("kepler");
     let init = State::from_rows(&[sys.default_state()], 2);
-    let mut e = CpuEngine::<f64>::new(sys.clone(), method, h, init);
+    let mut e = CpuEngine::<f64>::new(
+        &Integrator::with_default_solver::<f64>(sys.clone(), method, h),
+        init,
+    );
     let per = ((t_end / h).round() as u64) / samples as u64;
     let (mut energy_err, mut l_err) = (Vec::new(), Vec::new());
     for _ in 0..samples {
@@ -175,12 +178,9 @@ fn unconverged_points_are_counted() {
             tol: 1e-14,
             max_iter,
         };
-        let mut e = CpuEngine::<f64>::with_solver(
-            sys.clone(),
-            Method::ImplicitMidpoint,
-            0.1,
+        let mut e = CpuEngine::<f64>::new(
+            &Integrator::new(sys.clone(), Method::ImplicitMidpoint, 0.1, solver),
             init.clone(),
-            solver,
         );
         e.advance(50).unwrap();
         e.state().unwrap().unconverged.clone()

@@ -12,6 +12,7 @@ use crate::cli::{
     BenchArgs, EngineArgs, EnsembleArgs, OutputArgs, RefineArgs, RunArgs, SolverArgs, SystemArgs,
     ValidateArgs,
 };
+use crate::engine::Integrator;
 use crate::error::{Error, Result};
 use crate::input_err;
 use crate::method::Method;
@@ -204,8 +205,9 @@ fn check_min_ratio(r: f64, system: &System, method: Method, dt: f64) -> Result<(
             "--min-ratio must be a positive finite number, got {r}"
         ));
     }
-    let probe = crate::ensemble::State::<f64>::zeros(1, system.dof());
-    if crate::engine::ReferenceEngine::new(system, method, dt, probe).is_none() {
+    let probe = crate::state::State::<f64>::zeros(1, system.dof());
+    let k = Integrator::with_default_solver::<f64>(system.clone(), method, dt);
+    if crate::engine::ReferenceEngine::new(&k, probe).is_none() {
         return Err(input_err!(
             "--min-ratio: system {} with method {} has no reference loop to compare with; use --system pendulum or oscillator with a kick-drift method, a composition or rk4",
             system.name(),

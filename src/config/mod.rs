@@ -8,10 +8,11 @@
 mod args;
 mod file;
 
+pub use crate::options::{Backend, Precision};
 pub use args::{parse_params, parse_vec, BenchConfig, OutputDir, RunJob, ValidateJob};
 pub use file::{load_toml, EnsembleFile, RunFile, MAX_CONFIG_BYTES};
-pub use crate::options::{Backend, Precision};
 
+use crate::engine::Integrator;
 use crate::ensemble::{EnsembleKind, EnsembleSpec};
 use crate::error::{Error, Result};
 use crate::input_err;
@@ -132,7 +133,9 @@ fn resolve_snapshot_every(every: Option<u64>, steps: u64) -> Result<u64> {
 /// then resolved against the system.
 fn resolve_ensemble(e: EnsembleFile, system: &System) -> Result<EnsembleSpec> {
     let kind = EnsembleKind::from_name(e.kind.as_deref().ok_or_else(|| {
-        input_err!("--ensemble is required (level, circle, rect, disk, grid, gaussian, point, file)")
+        input_err!(
+            "--ensemble is required (level, circle, rect, disk, grid, gaussian, point, file)"
+        )
     })?)?;
     let input = match e.input {
         Some(p) if kind == EnsembleKind::File => {
@@ -193,6 +196,11 @@ impl RunConfig {
     /// progress pieces and the GPU's dispatches.
     pub fn evals_per_step(&self) -> u64 {
         self.method.evals_per_step(&self.system, self.solver)
+    }
+
+    /// The integrator both engines are built from.
+    pub fn integrator(&self) -> Integrator {
+        Integrator::new(self.system.clone(), self.method, self.dt, self.solver)
     }
 
     /// Check every setting and fill the defaults: the one place a run's configuration is

@@ -125,9 +125,7 @@ impl<T: Real> Engine<T> for CpuEngine<T> {
             .zip(u_parts)
             .for_each_init(
                 || Block::with_solver(b, dof, nt, solver),
-                |blk, ((mut qs, mut ps), us)| {
-                    advance_block(&a, blk, &mut qs, &mut ps, us)
-                },
+                |blk, ((mut qs, mut ps), us)| advance_block(&a, blk, &mut qs, &mut ps, us),
             );
         Ok(())
     }

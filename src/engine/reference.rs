@@ -186,10 +186,16 @@ mod tests {
             let system = System::new(name, &BTreeMap::new()).unwrap();
             for &method in crate::method::ALL {
                 let init = State::<f64>::from_rows(&[vec![0.3, 0.8], vec![-1.0, 0.2]], 1);
-                let Some(mut r) = ReferenceEngine::new(&system, method, 0.01, init.clone()) else {
+                let Some(mut r) = ReferenceEngine::new(
+                    &Integrator::with_default_solver::<f64>(system.clone(), method, 0.01),
+                    init.clone(),
+                ) else {
                     continue;
                 };
-                let mut e = CpuEngine::new(system.clone(), method, 0.01, init);
+                let mut e = CpuEngine::new(
+                    &Integrator::with_default_solver::<f64>(system.clone(), method, 0.01),
+                    init,
+                );
                 r.advance(100).unwrap();
                 e.advance(100).unwrap();
                 let (a, b) = (r.state().unwrap().clone(), e.state().unwrap().clone());
@@ -208,9 +214,17 @@ mod tests {
     fn other_systems_and_methods_have_no_reference() {
         let kepler = System::new("kepler", &BTreeMap::new()).unwrap();
         let s = State::<f64>::from_rows(&[vec![1.0, 0.0, 0.0, 1.0]], 2);
-        assert!(ReferenceEngine::new(&kepler, Method::Verlet, 0.01, s).is_none());
+        assert!(ReferenceEngine::new(
+            &Integrator::with_default_solver::<f64>(kepler.clone(), Method::Verlet, 0.01),
+            s
+        )
+        .is_none());
         let pendulum = System::new("pendulum", &BTreeMap::new()).unwrap();
         let s = State::<f64>::from_rows(&[vec![0.1, 0.0]], 1);
-        assert!(ReferenceEngine::new(&pendulum, Method::BlanesMoan4, 0.01, s).is_none());
+        assert!(ReferenceEngine::new(
+            &Integrator::with_default_solver::<f64>(pendulum.clone(), Method::BlanesMoan4, 0.01),
+            s
+        )
+        .is_none());
     }
 }

@@ -5,13 +5,11 @@ use std::time::Instant;
 
 use serde::Serialize;
 
-use crate::engine::{CpuEngine, Engine, GpuEngine, ReferenceEngine};
+use crate::config::BenchConfig;
+use crate::engine::{CpuEngine, Engine, GpuEngine, Integrator, ReferenceEngine};
 use crate::ensemble::{EnsembleSpec, State};
 use crate::error::Result;
 use crate::float::Real;
-use crate::input_err;
-use crate::method::Method;
-use crate::system::System;
 
 use super::resources::check_memory;
 use super::validate::compare_states;
@@ -30,18 +28,6 @@ pub struct BenchRow {
     /// point_steps_per_s ÷ the reference loop's at the same precision, timed in the same run
     /// (empty where the system/method has no reference loop, and for the reference itself).
     pub ratio_to_reference: Option<f64>,
-}
-
-/// What `bench` measures, besides the system and method.
-#[derive(Debug, Clone, Copy)]
-pub struct BenchOptions {
-    pub points: usize,
-    pub steps: u64,
-    pub dt: f64,
-    pub seed: u64,
-    pub use_gpu: bool,
-    /// Timed rounds per engine, interleaved; each row keeps its fastest round.
-    pub rounds: u32,
 }
 
 pub struct BenchReport {
@@ -100,20 +86,16 @@ struct PrecisionBench<T> {
 
 /// Time the reference loop (when there is one) and the CPU engine at precision T, `rounds`
 /// times interleaved.
-fn bench_precision<T: Real>(
-    system: &System,
-    method: Method,
-    init: &State<f64>,
-    o: &BenchOptions,
-) -> Result<PrecisionBench<T>> {
+fn bench_precision<T: Real>(init: &State<f64>, o: &BenchConfig) -> Result<PrecisionBench<T>> {
+    let k = Integrator::with_default_solver::<T>(o.system.clone(), o.method, o.dt);
     let start: State<T> = init.convert();
     let mut engines = Vec::new();
-    if let Some(r) = ReferenceEngine::new(system, method, o.dt, start.clone()) {
+    if let Some(r) = ReferenceEngine::new(&k, start.clone()) {
         engines.push(Timed::new("reference", Box::new(r)));
     }
     engines.push(Timed::new(
         "cpu",
-        Box::new(CpuEngine::new(system.clone(), method, o.dt, start.clone())),
+        Box::new(CpuEngine::new(&k, start.clone())),
     ));
     for _ in 0..o.rounds {
         for e in engines.iter_mut() {
@@ -156,34 +138,19 @@ fn bench_precision<T: Real>(
 /// (when an adapter exists), on the same ensemble, each `rounds` times. Timed: the advance of
 /// all steps plus the final read-back; excluded: ensemble generation, shader compilation and
 /// the initial upload.
-pub fn bench(system: &System, method: Method, o: &BenchOptions) -> Result<BenchReport> {
-    if o.points == 0 {
-        return Err(input_err!("--points must be at least 1, got 0"));
-    }
-    if o.steps == 0 {
-        return Err(input_err!("--steps must be at least 1, got 0"));
-    }
-    if o.rounds == 0 {
-        return Err(input_err!("--rounds must be at least 1, got 0"));
-    }
-    if !(o.dt.is_finite() && o.dt > 0.0) {
-        return Err(input_err!(
-            "--dt must be a positive finite number, got {}",
-            o.dt
-        ));
-    }
-    method.check_system(system)?;
+pub fn bench(o: &BenchConfig) -> Result<BenchReport> {
+    let system = &o.system;
     check_memory(o.points, system.dof(), 8)?;
     let spec = EnsembleSpec::disk(o.points, 0.3, o.seed).resolve(system)?;
     let init = spec.generate(system)?;
-    let b64 = bench_precision::<f64>(system, method, &init, o)?;
+    let b64 = bench_precision::<f64>(&init, o)?;
     let reference_vs_cpu = b64.reference.as_ref().map(|r| {
         let dev = compare_states(r, &b64.cpu);
         (dev.max_abs, dev.max_rel)
     });
     let mut rows = b64.rows;
     drop((b64.reference, b64.cpu)); // before the f32 engines take their memory
-    let b32 = bench_precision::<f32>(system, method, &init, o)?;
+    let b32 = bench_precision::<f32>(&init, o)?;
     let (rows32, cpu32) = (b32.rows, b32.cpu);
     let reference32 = rows32
         .iter()
@@ -193,7 +160,8 @@ pub fn bench(system: &System, method: Method, o: &BenchOptions) -> Result<BenchR
     let (mut gpu_vs_cpu, mut gpu_error) = (None, None);
     if o.use_gpu {
         let start: State<f32> = init.convert();
-        match GpuEngine::new(system, method, o.dt, start.clone()) {
+        let k = Integrator::with_default_solver::<f32>(system.clone(), o.method, o.dt);
+        match GpuEngine::new(&k, start.clone()) {
             Ok(g) => {
                 let mut g = Timed::new("gpu", Box::new(g));
                 for _ in 0..o.rounds {

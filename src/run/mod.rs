@@ -17,10 +17,11 @@ mod resources;
 mod tracker;
 mod validate;
 
-pub use bench::{bench, BenchOptions, BenchReport, BenchRow};
+pub use crate::options::DEFAULT_VALIDATE_TOLERANCE;
+pub use bench::{bench, BenchReport, BenchRow};
 pub use pipeline::{run, RunSummary};
 pub(crate) use resources::available_memory;
 pub use resources::{
     check_host_memory, check_memory, choose_engine, run_bytes_per_point, EngineChoice,
 };
-pub use validate::{compare_states, validate, Deviation, Validation, DEFAULT_VALIDATE_TOLERANCE};
+pub use validate::{compare_states, validate, Deviation, Validation};

@@ -4,13 +4,12 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::config::{Precision, RunConfig};
+use crate::config::{OutputDir, Precision, RunConfig};
 use crate::engine::{CpuEngine, Engine, GpuEngine};
 use crate::ensemble::{EnsembleKind, State};
 use crate::error::{Error, Result};
 use crate::float::Real;
 use crate::gpu;
-use crate::input_err;
 use crate::measure::energy::EnergyRow;
 use crate::output::{folder, npy, write_atomic, write_csv};
 use crate::system::System;
@@ -40,10 +39,7 @@ pub struct RunSummary {
 pub(super) type EngineFactory<'a, T> = dyn Fn(State<T>) -> Result<Box<dyn Engine<T>>> + 'a;
 
 /// `phaseflow run`.
-pub fn run(cfg: &RunConfig) -> Result<RunSummary> {
-    let out = cfg.out.clone().ok_or_else(|| {
-        input_err!("--out DIR is required (the folder for stats.csv and config.toml)")
-    })?;
+pub fn run(cfg: &RunConfig, out: &OutputDir) -> Result<RunSummary> {
     let (choice, note) = choose_engine(cfg);
     // A refined loop grows up to --max-nodes.
     let (flag, n) = match cfg.refine {
@@ -60,55 +56,37 @@ pub fn run(cfg: &RunConfig) -> Result<RunSummary> {
         let comps = if cfg.tangent { d * (1 + 2 * d) } else { d };
         crate::engine::gpu::check_device_memory(gpu::context()?, flag, n, comps)?;
     }
-    let (system, method, dt, solver) = (&cfg.system, cfg.method, cfg.dt, cfg.solver);
+    let k = cfg.integrator();
     match (choice, cfg.precision) {
-        (EngineChoice::Gpu, _) => run_with::<f32>(cfg, &out, note, &|s| {
-            Ok(Box::new(GpuEngine::with_options(
-                system,
-                method,
-                dt,
-                s,
-                usize::MAX,
-                solver,
-            )?))
-        }),
-        (EngineChoice::Cpu, Precision::F32) => run_with::<f32>(cfg, &out, note, &|s| {
-            Ok(Box::new(CpuEngine::with_solver(
-                system.clone(),
-                method,
-                dt,
-                s,
-                solver,
-            )))
-        }),
-        (EngineChoice::Cpu, Precision::F64) => run_with::<f64>(cfg, &out, note, &|s| {
-            Ok(Box::new(CpuEngine::with_solver(
-                system.clone(),
-                method,
-                dt,
-                s,
-                solver,
-            )))
-        }),
+        (EngineChoice::Gpu, _) => {
+            run_with::<f32>(cfg, out, note, &|s| Ok(Box::new(GpuEngine::new(&k, s)?)))
+        }
+        (EngineChoice::Cpu, Precision::F32) => {
+            run_with::<f32>(cfg, out, note, &|s| Ok(Box::new(CpuEngine::new(&k, s))))
+        }
+        (EngineChoice::Cpu, Precision::F64) => {
+            run_with::<f64>(cfg, out, note, &|s| Ok(Box::new(CpuEngine::new(&k, s))))
+        }
     }
 }
 
 fn run_with<T: Real>(
     cfg: &RunConfig,
-    out: &Path,
+    dest: &OutputDir,
     note: Option<String>,
     factory: &EngineFactory<T>,
 ) -> Result<RunSummary> {
     let init = Initial::<T>::generate(cfg)?;
     // Everything that can fail on user input has been checked: only now touch --out (refused
     // when it holds another run, unless --force; locked until this function returns).
-    let _lock = folder::prepare(out, folder::Layout::Run, cfg.force)?;
+    let out = dest.path.as_path();
+    let _lock = folder::prepare(out, folder::Layout::Run, dest.force)?;
     if let Some(n) = note {
-        crate::note!("phaseflow: {n}");
+        crate::info!("phaseflow: {n}");
     }
     let mut tracker = Tracker::new(cfg, init, factory)?;
     let describe = tracker.engine.describe();
-    crate::note!(
+    crate::info!(
         "phaseflow: engine {describe}, precision {}{}",
         cfg.precision.name(),
         if tracker.device_energy {
@@ -117,7 +95,10 @@ fn run_with<T: Real>(
             ""
         }
     );
-    write_atomic(&out.join("config.toml"), cfg.to_toml(&describe).as_bytes())?;
+    write_atomic(
+        &out.join("config.toml"),
+        cfg.to_toml(&describe, out).as_bytes(),
+    )?;
     let rows = tracker.snapshots(out)?;
     write_csv(&out.join("stats.csv"), &rows)?;
     if !tracker.trajectory.is_empty() {

@@ -160,7 +160,7 @@ mod tests {
         let crate::cli::Command::Run(a) = cli.command else {
             panic!("not a run")
         };
-        RunConfig::from_args(&a).unwrap()
+        crate::config::RunJob::try_from(&a).unwrap().config
     }
 
     /// The per-point estimate: the measured figure for an f32 d = 1 run (20 B, the ≤ 28 B

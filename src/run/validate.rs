@@ -11,12 +11,6 @@ use crate::input_err;
 use super::progress::{advance_with_progress, Progress};
 use super::resources::check_memory;
 
-/// Default for `validate --tolerance`: the largest GPU−CPU deviation (f32, relative to the RMS
-/// size of the state's components) accepted. Roundoff differences (fused multiply-adds on the
-/// GPU) grow with the number of steps; 1e-3 leaves room for ~1e5 steps of a smooth flow while a
-/// wrong kernel (any O(h) or sign error) deviates by far more.
-pub const DEFAULT_VALIDATE_TOLERANCE: f64 = 1e-3;
-
 /// Result of `phaseflow validate`.
 #[derive(Debug, Clone)]
 pub struct Validation {
@@ -122,22 +116,10 @@ pub fn validate(cfg: &RunConfig) -> Result<Validation> {
     }
     check_memory(cfg.ensemble.points, cfg.system.dof(), 4)?;
     let init = cfg.ensemble.generate(&cfg.system)?;
-    let mut gpu_engine = GpuEngine::with_options(
-        &cfg.system,
-        cfg.method,
-        cfg.dt,
-        init.convert(),
-        usize::MAX,
-        cfg.solver,
-    )?;
-    let mut cpu_engine = CpuEngine::<f32>::with_solver(
-        cfg.system.clone(),
-        cfg.method,
-        cfg.dt,
-        init.convert(),
-        cfg.solver,
-    );
-    let mut pb = Progress::new(cfg.steps, cfg.quiet);
+    let k = cfg.integrator();
+    let mut gpu_engine = GpuEngine::new(&k, init.convert())?;
+    let mut cpu_engine = CpuEngine::<f32>::new(&k, init.convert());
+    let mut pb = Progress::new(cfg.steps, crate::console::quiet());
     let mut v = Validation {
         max_abs_dev: 0.0,
         max_rel_dev: 0.0,

@@ -7,7 +7,7 @@ use super::format::fmt_g;
 use super::presets::preset;
 use super::{Study, StudyRun};
 use crate::cli::StudyArgs;
-use crate::config::{parse_params, parse_vec, EnsembleFile, RunFile};
+use crate::config::{load_toml, parse_vec, RunFile};
 use crate::error::{Error, Result};
 use crate::input_err;
 use crate::method::Method;
@@ -35,13 +35,27 @@ pub fn out_dir(out: Option<PathBuf>) -> Result<PathBuf> {
 }
 
 /// The study the flags describe: a preset (with the few overrides it allows) or a custom study.
+impl TryFrom<&StudyArgs> for Study {
+    type Error = Error;
+
+    fn try_from(a: &StudyArgs) -> Result<Study> {
+        let mut study = match &a.preset {
+            Some(name) => {
+                let mut st = retimed_preset(name, a.t_end)?;
+                // The preset's ensemble takes only --points (clap refuses the other flags).
+                st.base.lay_ensemble(&a.ensemble)?;
+                st
+            }
+            None => custom(a)?,
+        };
+        apply_overrides(&mut study.base, a);
+        Ok(study)
+    }
+}
+
+/// The study the flags describe (`Study::try_from`).
 pub fn from_args(a: &StudyArgs) -> Result<Study> {
-    let mut study = match &a.preset {
-        Some(name) => retimed_preset(name, a.t_end)?,
-        None => custom(a)?,
-    };
-    apply_overrides(&mut study.base, a);
-    Ok(study)
+    Study::try_from(a)
 }
 
 /// The preset, shortened or lengthened to `t_end` when given (its portraits spread evenly
@@ -62,15 +76,31 @@ fn retimed_preset(name: &str, t_end: Option<f64>) -> Result<Study> {
     Ok(st)
 }
 
-/// A custom study from --system, --methods, --dt, --steps or --t-end, --portraits and the
-/// ensemble flags.
+/// A custom study from --config (its settings as the base, its method, step and steps as the
+/// one run unless flags give others), --system, --methods, --dt, --steps or --t-end,
+/// --portraits and the ensemble flags.
 fn custom(a: &StudyArgs) -> Result<Study> {
-    let system = a.system.clone().ok_or_else(|| {
+    let mut base = match &a.config {
+        Some(p) => load_toml(p)?,
+        None => RunFile::default(),
+    };
+    base.lay_system(&a.system)?;
+    base.lay_ensemble(&a.ensemble)?;
+    let system = base.system.clone().ok_or_else(|| {
         input_err!("study: give --preset NAME, or a custom study with --system, --methods, --dt, --steps or --t-end, --ensemble")
     })?;
-    let runs = custom_runs(a)?;
+    if base
+        .ensemble
+        .as_ref()
+        .and_then(|e| e.kind.as_ref())
+        .is_none()
+    {
+        return Err(input_err!("--ensemble is required for a custom study (level, circle, rect, disk, grid, gaussian, point, file)"));
+    }
+    let runs = custom_runs(a, &base)?;
+    // The runs carry their own method, step and steps; the study writes into --out.
+    (base.method, base.dt, base.steps, base.out) = (None, None, None, None);
     let portrait_times = portrait_times(a.portraits.unwrap_or(5), &runs)?;
-    let ensemble = custom_ensemble(a)?;
     Ok(Study {
         name: "custom".into(),
         description: format!(
@@ -85,23 +115,20 @@ fn custom(a: &StudyArgs) -> Result<Study> {
                 .collect::<Vec<_>>()
                 .join(", ")
         ),
-        base: RunFile {
-            system: Some(system),
-            params: Some(parse_params(&a.params)?),
-            ensemble: Some(ensemble),
-            ..Default::default()
-        },
+        base,
         runs,
         portrait_times,
         stats_rows: 200,
     })
 }
 
-/// The custom study's runs: each method with its step and step count.
-fn custom_runs(a: &StudyArgs) -> Result<Vec<StudyRun>> {
+/// The custom study's runs: each method with its step and step count (from the flags, else
+/// from the --config file's method, dt and steps).
+fn custom_runs(a: &StudyArgs, file: &RunFile) -> Result<Vec<StudyRun>> {
     let methods = a
         .methods
-        .as_deref()
+        .clone()
+        .or_else(|| file.method.clone())
         .ok_or_else(|| {
             input_err!("--methods is required for a custom study (e.g. --methods euler,verlet)")
         })?
@@ -109,12 +136,19 @@ fn custom_runs(a: &StudyArgs) -> Result<Vec<StudyRun>> {
         .map(|m| Method::from_name(m.trim()))
         .collect::<Result<Vec<_>>>()?;
     let dts = parse_dt_list(
-        a.dt.as_deref().ok_or_else(|| {
-            input_err!("--dt is required for a custom study (one step, or one per method)")
-        })?,
+        &a.dt
+            .clone()
+            .or_else(|| file.dt.map(|h| h.to_string()))
+            .ok_or_else(|| {
+                input_err!("--dt is required for a custom study (one step, or one per method)")
+            })?,
         methods.len(),
     )?;
-    let steps = step_counts(a.steps.as_deref(), a.t_end, &dts)?;
+    let file_steps = file.steps.map(|n| n.to_string());
+    let steps = match (&a.steps, a.t_end) {
+        (None, None) => step_counts(file_steps.as_deref(), None, &dts)?,
+        (s, t) => step_counts(s.as_deref(), t, &dts)?,
+    };
     Ok(methods
         .iter()
         .zip(&dts)
@@ -188,49 +222,20 @@ fn portrait_times(count: usize, runs: &[StudyRun]) -> Result<Vec<f64>> {
     }
 }
 
-/// The custom study's initial set from --ensemble and its shape flags.
-fn custom_ensemble(a: &StudyArgs) -> Result<EnsembleFile> {
-    let vec_of = |flag: &str, v: &Option<String>| -> Result<Option<Vec<f64>>> {
-        v.as_deref().map(|s| parse_vec(flag, s)).transpose()
-    };
-    Ok(EnsembleFile {
-        kind: Some(a.ensemble.clone().ok_or_else(|| {
-            input_err!("--ensemble is required for a custom study (level, circle, rect, disk, grid, gaussian, point, file)")
-        })?),
-        points: None,
-        center: vec_of("--center", &a.center)?,
-        radius: a.radius,
-        lo: vec_of("--lo", &a.lo)?,
-        hi: vec_of("--hi", &a.hi)?,
-        energy: a.energy,
-        sigma: a.sigma,
-        seed: a.seed,
-        input: a.input.clone(),
-        closed_loop: a.closed_loop.then_some(true),
-    })
-}
-
-/// The flags that apply to presets and custom studies alike: points, backend, precision,
-/// tangent map and loop refinement.
+/// The flags that apply to presets and custom studies alike: engine, precision, tangent map,
+/// loop refinement, implicit solver, snapshot spacing and state output.
 fn apply_overrides(base: &mut RunFile, a: &StudyArgs) {
-    if let Some(n) = a.points {
-        base.ensemble.get_or_insert_with(Default::default).points = Some(n);
-    }
-    base.backend = a.backend.clone();
-    if a.precision.is_some() {
-        base.precision = a.precision.clone();
-    }
+    base.lay_engine(&a.engine);
     // The tangent map is on unless turned off, or the preset leaves it off (the chains of
     // 64 degrees of freedom would carry 128 tangent columns each).
     base.tangent = Some(!a.no_tangent && base.tangent.unwrap_or(true));
-    if a.no_refine {
-        base.refine = Some(false);
+    base.lay_refine(&a.refine);
+    base.lay_solver(&a.solver);
+    if a.snapshot_every.is_some() {
+        base.snapshot_every = a.snapshot_every;
     }
-    if a.refine_tol.is_some() {
-        base.refine_tol = a.refine_tol;
-    }
-    if a.max_nodes.is_some() {
-        base.max_nodes = a.max_nodes;
+    if a.output.save_states {
+        base.save_states = Some(true);
     }
 }
 

@@ -5,7 +5,7 @@
 use std::f64::consts::PI;
 
 use super::{Study, StudyRun};
-use crate::config::{EnsembleFile, RunFile};
+use crate::config::{EnsembleFile, Precision, RunFile};
 use crate::error::Result;
 use crate::input_err;
 use crate::method::Method;
@@ -21,7 +21,7 @@ struct Preset {
     /// Parameters set apart from the system's defaults (none: the defaults).
     params: &'static [(&'static str, f64)],
     ensemble: PresetEnsemble,
-    precision: Option<&'static str>,
+    precision: Option<Precision>,
     tangent: Option<bool>,
     refine_tol: Option<f64>,
     runs: &'static [PresetRun],
@@ -117,7 +117,7 @@ const fn chain(
         system: "spring-chain",
         params,
         ensemble: SINGLE_POINT,
-        precision: Some("f64"),
+        precision: Some(Precision::F64),
         // 64 degrees of freedom would carry 128 tangent columns each.
         tangent: Some(false),
         refine_tol: None,
@@ -220,7 +220,7 @@ const TABLE: &[Preset] = &[
         system: "elastic-pendulum",
         params: &[],
         ensemble: SINGLE_POINT,
-        precision: Some("f64"),
+        precision: Some(Precision::F64),
         tangent: None,
         refine_tol: None,
         runs: &[
@@ -240,7 +240,7 @@ const TABLE: &[Preset] = &[
         system: "elastic-pendulum",
         params: &[],
         ensemble: SINGLE_POINT,
-        precision: Some("f64"),
+        precision: Some(Precision::F64),
         tangent: None,
         refine_tol: None,
         runs: &[
@@ -297,7 +297,7 @@ const TABLE: &[Preset] = &[
         system: "kepler",
         params: &[],
         ensemble: SINGLE_POINT,
-        precision: Some("f64"),
+        precision: Some(Precision::F64),
         tangent: None,
         refine_tol: None,
         runs: &[
@@ -355,7 +355,7 @@ impl Preset {
                         .collect()
                 }),
                 ensemble: Some(self.ensemble.file()),
-                precision: self.precision.map(String::from),
+                precision: self.precision,
                 tangent: self.tangent,
                 refine_tol: self.refine_tol,
                 ..Default::default()

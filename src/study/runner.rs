@@ -8,7 +8,7 @@ use super::format::fmt_g;
 use super::report::report_md;
 use super::summary::{summarise, SummaryRow};
 use super::{Study, StudyRun};
-use crate::config::RunConfig;
+use crate::config::{OutputDir, RunConfig};
 use crate::error::Result;
 use crate::input_err;
 use crate::output::folder::{self, Layout};
@@ -28,7 +28,6 @@ pub struct StudyOutcome {
 pub fn run_study(
     study: &Study,
     out: &Path,
-    quiet: bool,
     force: bool,
     command_line: &str,
 ) -> Result<StudyOutcome> {
@@ -41,12 +40,19 @@ pub fn run_study(
         .runs
         .iter()
         .zip(&names)
-        .map(|(r, name)| resolve_run(study, r, out.join(name), quiet))
+        .map(|(r, name)| {
+            let dir = OutputDir {
+                path: out.join(name),
+                force: false,
+            };
+            Ok((resolve_run(study, r)?, dir))
+        })
         .collect::<Result<Vec<_>>>()?;
     // The study folder is checked, cleared (--force) and locked once; each method then runs
     // into a fresh subfolder of it.
     let _lock = folder::prepare(out, Layout::Study, force)?;
-    let results = run_all(study, &configs, quiet)?;
+    let results = run_all(study, &configs)?;
+    let configs: Vec<RunConfig> = configs.into_iter().map(|(cfg, _)| cfg).collect();
     let mut files: Vec<PathBuf> = names
         .iter()
         .map(|name| out.join(name).join("stats.csv"))
@@ -82,10 +88,10 @@ pub fn run_study(
     })
 }
 
-/// The configuration of one run of the study, writing into `dir`: the study's base settings
-/// with the run's method, step, step count and (where it has one) system, statistics rows
-/// spread over the run and the points kept at the portrait times.
-fn resolve_run(study: &Study, r: &StudyRun, dir: PathBuf, quiet: bool) -> Result<RunConfig> {
+/// The configuration of one run of the study: the study's base settings with the run's method,
+/// step, step count and (where it has one) system, statistics rows spread over the run (unless
+/// --snapshot-every says otherwise) and the points kept at the portrait times.
+fn resolve_run(study: &Study, r: &StudyRun) -> Result<RunConfig> {
     let mut f = study.base.clone();
     if let Some(sys) = &r.system {
         f.system = Some(sys.clone());
@@ -93,38 +99,30 @@ fn resolve_run(study: &Study, r: &StudyRun, dir: PathBuf, quiet: bool) -> Result
     f.method = Some(r.method.name().into());
     f.dt = Some(r.dt);
     f.steps = Some(r.steps);
-    f.snapshot_every = Some((r.steps / study.stats_rows.max(1)).max(1));
-    let mut cfg = RunConfig::resolve(f)?;
-    cfg.quiet = quiet;
-    cfg.portrait_steps = study
-        .portrait_times
-        .iter()
-        .map(|t| ((t / r.dt).round() as u64).min(r.steps))
-        .collect();
-    cfg.out = Some(dir);
-    Ok(cfg)
+    if f.snapshot_every.is_none() {
+        f.snapshot_every = Some((r.steps / study.stats_rows.max(1)).max(1));
+    }
+    Ok(RunConfig::resolve(f)?.with_portraits_at(&study.portrait_times))
 }
 
-/// Run each configuration in turn, announcing it unless quiet.
-fn run_all(study: &Study, configs: &[RunConfig], quiet: bool) -> Result<Vec<RunSummary>> {
+/// Run each configuration into its folder in turn, announcing it (unless --quiet).
+fn run_all(study: &Study, configs: &[(RunConfig, OutputDir)]) -> Result<Vec<RunSummary>> {
     configs
         .iter()
         .zip(&study.runs)
         .enumerate()
-        .map(|(i, (cfg, r))| {
-            if !quiet {
-                crate::note!(
-                    "phaseflow: study {} [{}/{}]: {} {} with h = {}, {} steps",
-                    study.name,
-                    i + 1,
-                    study.runs.len(),
-                    cfg.system.name(),
-                    r.method.name(),
-                    fmt_g(r.dt),
-                    r.steps
-                );
-            }
-            run::run(cfg)
+        .map(|(i, ((cfg, dir), r))| {
+            crate::info!(
+                "phaseflow: study {} [{}/{}]: {} {} with h = {}, {} steps",
+                study.name,
+                i + 1,
+                study.runs.len(),
+                cfg.system.name(),
+                r.method.name(),
+                fmt_g(r.dt),
+                r.steps
+            );
+            run::run(cfg, dir)
         })
         .collect()
 }

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use assert_cmd::Command;
-use phaseflow::engine::{CpuEngine, Engine};
+use phaseflow::engine::{CpuEngine, Engine, Integrator};
 use phaseflow::ensemble::{EnsembleSpec, State};
 use phaseflow::method::Method;
 use phaseflow::system::System;
@@ -71,7 +71,10 @@ pub fn advance_f64(
     steps: u64,
     init: &State<f64>,
 ) -> State<f64> {
-    let mut e = CpuEngine::<f64>::new(sys.clone(), method, h, init.clone());
+    let mut e = CpuEngine::<f64>::new(
+        &Integrator::with_default_solver::<f64>(sys.clone(), method, h),
+        init.clone(),
+    );
     e.advance(steps).unwrap();
     e.state().unwrap().clone()
 }

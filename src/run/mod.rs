@@ -4,12 +4,14 @@
 //! - `resources`: engine choice (`--backend auto`) and the host memory checks;
 //! - `progress`: the progress report, and advancing an engine in pieces that keep it moving;
 //! - `pipeline`: `run` itself, from the configuration to the files in `--out`;
+//! - `initial`: the initial set in the run's precision, and what refinement needs of it;
 //! - `tracker`: the run in progress, its per-point data and the snapshot loop;
 //! - `refine`: loop refinement, inserting nodes where the evolved loop's gaps grow too long;
 //! - `validate`: GPU against CPU at f32, and `compare_states`;
 //! - `bench`: the engines and the reference loop timed on one ensemble.
 
 mod bench;
+mod initial;
 mod pipeline;
 mod progress;
 mod refine;

@@ -5,8 +5,8 @@
 use std::path::{Path, PathBuf};
 
 use crate::config::{OutputDir, Precision, RunConfig};
-use crate::engine::{CpuEngine, Engine, GpuEngine};
-use crate::ensemble::{EnsembleKind, State};
+use crate::engine::{CpuEngine, GpuEngine};
+use crate::ensemble::State;
 use crate::error::{Error, Result};
 use crate::float::Real;
 use crate::gpu;
@@ -14,9 +14,9 @@ use crate::measure::energy::EnergyRow;
 use crate::output::{folder, npy, write_atomic, write_csv};
 use crate::system::System;
 
-use super::refine::bbox_diagonal;
+use super::initial::Initial;
 use super::resources::{check_host_memory, choose_engine, run_bytes_per_point, EngineChoice};
-use super::tracker::Tracker;
+use super::tracker::{EngineFactory, Tracker};
 
 /// What a finished run reports.
 #[derive(Debug, Clone)]
@@ -33,10 +33,6 @@ pub struct RunSummary {
     /// Single-point runs: (t, q1..qd p1..pd) at every snapshot (also written as trajectory.csv).
     pub trajectory: Vec<(f64, Vec<f64>)>,
 }
-
-/// Builds engines of the run's backend and precision (the main one, and the one refinement
-/// uses to integrate inserted nodes from t = 0).
-pub(super) type EngineFactory<'a, T> = dyn Fn(State<T>) -> Result<Box<dyn Engine<T>>> + 'a;
 
 /// `phaseflow run`.
 pub fn run(cfg: &RunConfig, out: &OutputDir) -> Result<RunSummary> {
@@ -146,40 +142,4 @@ fn write_trajectory(path: &Path, system: &System, traj: &[(f64, Vec<f64>)]) -> R
     }
     let bytes = w.into_inner().map_err(|e| io(e.into_error().into()))?;
     write_atomic(path, &bytes)
-}
-
-/// The initial set as `run` needs it: the points in the run's precision, generated straight
-/// into it (no f64 copy), and for loop ensembles what refinement needs of the f64 set.
-pub(super) struct Initial<T: Real> {
-    pub(super) state: State<T>,
-    /// A file loop's rows, the polygon that refinement interpolates new nodes on (no points
-    /// otherwise: the other loops compute theirs from the ensemble's parameters).
-    pub(super) file_nodes: State<f64>,
-    /// Bounding-box diagonal of the f64 initial set (loop ensembles; 0 otherwise).
-    pub(super) diagonal: f64,
-}
-
-impl<T: Real> Initial<T> {
-    pub(super) fn generate(cfg: &RunConfig) -> Result<Self> {
-        let (spec, system) = (&cfg.ensemble, &cfg.system);
-        let none = State::zeros(0, system.dof());
-        if !spec.is_loop() {
-            return Ok(Initial {
-                state: spec.generate_as(system)?,
-                file_nodes: none,
-                diagonal: 0.0,
-            });
-        }
-        let init = spec.generate(system)?;
-        let diagonal = bbox_diagonal(&init);
-        Ok(Initial {
-            state: init.convert(),
-            file_nodes: if spec.kind == EnsembleKind::File {
-                init
-            } else {
-                none
-            },
-            diagonal,
-        })
-    }
 }

@@ -44,24 +44,6 @@ fn gap_len<T: Real>(s: &State<T>, i: usize, j: usize) -> f64 {
         .sqrt()
 }
 
-/// Bounding-box diagonal of the points' (q, p) in f64.
-pub(super) fn bbox_diagonal<T: Real>(s: &State<T>) -> f64 {
-    let (n, d) = (s.n, s.d);
-    let mut sum = 0.0;
-    for arr in [&s.q, &s.p] {
-        for k in 0..d {
-            let v = &arr[k * n..(k + 1) * n];
-            let lo = v.iter().map(|x| x.to_f64()).fold(f64::INFINITY, f64::min);
-            let hi = v
-                .iter()
-                .map(|x| x.to_f64())
-                .fold(f64::NEG_INFINITY, f64::max);
-            sum += (hi - lo) * (hi - lo);
-        }
-    }
-    sum.sqrt()
-}
-
 /// The gaps of the loop `state` longer than `dist`, with the nodes each needs.
 fn long_gaps<T: Real>(state: &State<T>, dist: f64) -> Vec<Gap> {
     let n = state.n;
@@ -296,7 +278,7 @@ impl<'a, T: Real> Tracker<'a, T> {
 mod tests {
     use super::*;
     use crate::config::RunConfig;
-    use crate::run::pipeline::Initial;
+    use crate::run::initial::Initial;
 
     /// A stand-in engine whose every advance snaps each point to the nearest of 8 directions
     /// on the unit circle: it merges neighbours, as f32 rounding does to a sheared loop.

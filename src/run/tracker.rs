@@ -18,8 +18,12 @@ use crate::measure::energy::{
 use crate::measure::tangent::{renormalise, tangent_stats};
 use crate::output::{npy, write_atomic};
 
-use super::pipeline::{EngineFactory, Initial};
+use super::initial::Initial;
 use super::progress::{advance_with_progress, Progress};
+
+/// Builds engines of the run's backend and precision (the main one, and the one refinement
+/// uses to integrate inserted nodes from t = 0).
+pub(super) type EngineFactory<'a, T> = dyn Fn(State<T>) -> Result<Box<dyn Engine<T>>> + 'a;
 
 /// What the measurements need of each point besides its state, in the engine's point order
 /// (refinement inserts new nodes into every vector at once).

@@ -32,6 +32,8 @@ pub trait Scheme {
 /// order of `ALL` and of `phaseflow list`.
 macro_rules! methods {
     ($($variant:ident => $scheme:expr,)+) => {
+        /// Every integrator phaseflow knows, in the order of the `methods!` list (to add one,
+        /// see the module documentation).
         #[derive(Debug, Clone, Copy, PartialEq, Eq)]
         pub enum Method {
             $($variant,)+

@@ -239,6 +239,7 @@ fn apply_overrides(base: &mut RunFile, a: &StudyArgs) {
     }
 }
 
+/// --t-end must be a positive finite time.
 fn check_t_end(t: f64) -> Result<()> {
     if t.is_finite() && t > 0.0 {
         Ok(())

@@ -64,6 +64,7 @@ struct PresetRun {
     system: Option<&'static str>,
 }
 
+/// A run on the preset's system.
 const fn run(method: Method, dt: f64) -> PresetRun {
     PresetRun {
         method,
@@ -72,6 +73,7 @@ const fn run(method: Method, dt: f64) -> PresetRun {
     }
 }
 
+/// A run on its own system (a study comparing coordinates names each run's).
 const fn run_in(system: &'static str, method: Method, dt: f64) -> PresetRun {
     PresetRun {
         method,
@@ -314,6 +316,7 @@ const TABLE: &[Preset] = &[
 /// Preset names with a one-line description (for errors and `phaseflow list`).
 pub const PRESETS: &[(&str, &str)] = &summaries();
 
+/// The table's names and one-line summaries, in order.
 const fn summaries() -> [(&'static str, &'static str); TABLE.len()] {
     let mut out = [("", ""); TABLE.len()];
     let mut i = 0;
@@ -340,6 +343,7 @@ pub fn preset(name: &str) -> Result<Study> {
 }
 
 impl Preset {
+    /// The preset as a study: its runs to `t_end`, its portraits spread evenly over it.
     fn study(&self) -> Study {
         let t_end = self.t_end;
         let last = self.portraits - 1;
@@ -377,6 +381,7 @@ impl Preset {
 }
 
 impl PresetEnsemble {
+    /// The ensemble section of the preset's run file.
     fn file(&self) -> EnsembleFile {
         EnsembleFile {
             kind: Some(self.kind.into()),

@@ -45,12 +45,14 @@ pub struct SummaryRow {
     pub engine: String,
 }
 
+/// The largest finite value, if any.
 fn fold_max(it: impl Iterator<Item = Option<f64>>) -> Option<f64> {
     it.flatten()
         .filter(|x| x.is_finite())
         .fold(None, |m, x| Some(m.map_or(x, |m: f64| m.max(x))))
 }
 
+/// The summary row of one run of the study (`system`: the run's system) from its statistics rows.
 pub(super) fn summarise(system: &str, r: &StudyRun, res: &run::RunSummary) -> SummaryRow {
     let rows = &res.rows;
     let last = rows.last().expect("a run has at least the step-0 row");

@@ -12,6 +12,7 @@ pub mod error;
 pub mod float;
 pub mod gpu;
 pub mod measure;
+pub mod memory;
 pub mod method;
 pub mod npy;
 pub mod options;

@@ -6,10 +6,10 @@
 use rayon::prelude::*;
 
 use super::{Engine, Integrator};
-use crate::ensemble::State;
 use crate::error::Result;
 use crate::float::Real;
 use crate::method::{Block, Method, Solver};
+use crate::state::State;
 use crate::system::System;
 
 pub struct CpuEngine<T: Real> {

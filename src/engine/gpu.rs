@@ -3,12 +3,12 @@
 //! the host splits runs under a per-dispatch work cap and reads back only when asked.
 
 use super::{Engine, Integrator};
-use crate::ensemble::State;
 use crate::error::{Error, Result};
 use crate::gpu::energy::EnergyReducer;
 use crate::gpu::{self, shader, GpuContext, RunParams};
 use crate::measure::energy::EnergyAccumulator;
 use crate::method::{Method, Solver};
+use crate::state::State;
 use crate::system::System;
 
 /// Work per dispatch, in gradient evaluations × points (`Method::evals_per_step` per step):

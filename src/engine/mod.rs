@@ -6,11 +6,11 @@ pub mod cpu;
 pub mod gpu;
 pub mod reference;
 
-use crate::ensemble::State;
 use crate::error::Result;
 use crate::float::Real;
 use crate::measure::energy::EnergyAccumulator;
 use crate::method::{Method, Solver};
+use crate::state::State;
 use crate::system::System;
 
 pub use cpu::CpuEngine;

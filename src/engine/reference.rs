@@ -13,10 +13,10 @@
 //! is not `sin_poly`), which `bench` reports as a deviation, not as a check.
 
 use super::{Engine, Integrator};
-use crate::ensemble::State;
 use crate::error::Result;
 use crate::float::Real;
 use crate::method::{composition, Method};
+use crate::state::State;
 use crate::system::System;
 
 /// Force ∂H/∂q = V'(q) of the systems the reference covers.

@@ -67,7 +67,7 @@ pub fn read_states(path: &Path, d: usize) -> Result<State<f64>> {
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("npy"));
     // Parsing takes up to about 10 bytes of memory per byte of file (CSV: text, values, state).
-    let limit = crate::run::available_memory().map_or(u64::MAX, |m| m / 10 * 9 / 10);
+    let limit = crate::memory::available_memory().map_or(u64::MAX, |m| m / 10 * 9 / 10);
     let bytes = read_regular(path, limit, "a CSV or .npy file with q1..qd p1..pd columns")
         .map_err(|m| file_err(path, format!("--input: {m}")))?;
     let (rows, cols, data) = if is_npy {

@@ -4,8 +4,8 @@
 //! Without refinement it is the area of the polygon through the evolved nodes: exact for linear
 //! flows, and an underestimate once the loop shears between nodes.
 
-use crate::ensemble::State;
 use crate::float::Real;
+use crate::state::State;
 
 /// The loop's area, or None when a node is non-finite (the polygon is then undefined).
 pub fn loop_area<T: Real>(s: &State<T>) -> Option<f64> {

@@ -4,8 +4,8 @@
 use rayon::prelude::*;
 use serde::Serialize;
 
-use crate::ensemble::State;
 use crate::float::Real;
+use crate::state::State;
 use crate::system::System;
 
 /// |H(z0)| below this is "too small to divide by": such points are left out of the relative columns.

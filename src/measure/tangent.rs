@@ -10,8 +10,8 @@
 use nalgebra::DMatrix;
 use rayon::prelude::*;
 
-use crate::ensemble::State;
 use crate::float::Real;
+use crate::state::State;
 
 /// Rescale a point's stored tangent columns once their largest entry passes this (far inside
 /// f32 range, so a whole snapshot interval of growth fits before the next check).

@@ -7,12 +7,13 @@ use serde::Serialize;
 
 use crate::config::BenchConfig;
 use crate::engine::{CpuEngine, Engine, GpuEngine, Integrator, ReferenceEngine};
-use crate::ensemble::{EnsembleSpec, State};
+use crate::ensemble::EnsembleSpec;
 use crate::error::Result;
 use crate::float::Real;
+use crate::state::State;
 
-use super::resources::check_memory;
 use super::validate::compare_states;
+use crate::memory::check_memory;
 
 /// One row of the benchmark table / CSV.
 #[derive(Debug, Clone, Serialize)]

@@ -2,9 +2,10 @@
 //! ensembles what refinement needs of the f64 set.
 
 use crate::config::RunConfig;
-use crate::ensemble::{EnsembleKind, State};
+use crate::ensemble::EnsembleKind;
 use crate::error::Result;
 use crate::float::Real;
+use crate::state::State;
 
 /// The initial set as `run` needs it: the points in the run's precision, generated straight
 /// into it (no f64 copy), and for loop ensembles what refinement needs of the f64 set.

@@ -19,11 +19,9 @@ mod resources;
 mod tracker;
 mod validate;
 
+pub use crate::memory::{check_host_memory, check_memory};
 pub use crate::options::DEFAULT_VALIDATE_TOLERANCE;
 pub use bench::{bench, BenchReport, BenchRow};
 pub use pipeline::{run, RunSummary};
-pub(crate) use resources::available_memory;
-pub use resources::{
-    check_host_memory, check_memory, choose_engine, run_bytes_per_point, EngineChoice,
-};
+pub use resources::{choose_engine, run_bytes_per_point, EngineChoice};
 pub use validate::{compare_states, validate, Deviation, Validation};

@@ -6,17 +6,18 @@ use std::path::{Path, PathBuf};
 
 use crate::config::{OutputDir, Precision, RunConfig};
 use crate::engine::{CpuEngine, GpuEngine};
-use crate::ensemble::State;
 use crate::error::{Error, Result};
 use crate::float::Real;
 use crate::gpu;
 use crate::measure::energy::EnergyRow;
 use crate::output::{folder, npy, write_atomic, write_csv};
+use crate::state::State;
 use crate::system::System;
 
 use super::initial::Initial;
-use super::resources::{check_host_memory, choose_engine, run_bytes_per_point, EngineChoice};
+use super::resources::{choose_engine, run_bytes_per_point, EngineChoice};
 use super::tracker::{EngineFactory, Tracker};
+use crate::memory::check_host_memory;
 
 /// What a finished run reports.
 #[derive(Debug, Clone)]

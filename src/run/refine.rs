@@ -3,10 +3,10 @@
 //! integrated from t = 0 and merged into the state in loop order.
 
 use crate::engine::Engine;
-use crate::ensemble::State;
 use crate::error::Result;
 use crate::float::Real;
 use crate::measure::energy::{angular_momenta, energies};
+use crate::state::State;
 
 use super::progress::{advance_with_progress, Progress};
 use super::tracker::{with_columns, PerPoint, Tracker};

@@ -1,11 +1,9 @@
 //! Resources a run needs before it starts: which engine runs it (`--backend auto` resolved)
-//! and whether its ensemble fits in the host's memory.
+//! and how much host memory each of its points takes (checked by `crate::memory`).
 
 use crate::config::{Backend, Precision, RunConfig};
 use crate::ensemble::EnsembleKind;
-use crate::error::Result;
 use crate::gpu;
-use crate::input_err;
 
 /// Which engine a run uses after `auto` is resolved.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -89,57 +87,6 @@ pub fn run_bytes_per_point(cfg: &RunConfig, gpu: bool) -> u64 {
     per_point
 }
 
-/// Refuse, before anything is allocated, an ensemble of `points` needing `per_point` host
-/// bytes each that would not fit in 90 % of the memory available (MemAvailable, and the
-/// cgroup's limit where there is one). `flag` sets the count (`--points`, or `--max-nodes`
-/// for a refined loop, which grows up to it).
-pub fn check_host_memory(flag: &str, points: usize, per_point: u64) -> Result<()> {
-    let need = points as u128 * per_point as u128;
-    let avail = available_memory().unwrap_or(u64::MAX) as u128;
-    if need > avail * 9 / 10 {
-        let gib = |b: u128| b as f64 / (1u64 << 30) as f64;
-        let fix = if flag == "--points" {
-            "fewer --points"
-        } else {
-            "a lower --max-nodes"
-        };
-        return Err(input_err!(
-            "{flag} {points}: the ensemble needs about {:.1} GiB of memory ({per_point} bytes per point) but only {:.1} GiB is available; use {fix} (at most about {})",
-            gib(need),
-            gib(avail),
-            avail * 9 / 10 / per_point.max(1) as u128
-        ));
-    }
-    Ok(())
-}
-
-/// `validate` and `bench`: refuse ensembles whose f64 initial set and engine states (`d`
-/// components of `bytes_per_component` each in q and p, two engines) would not fit in memory.
-pub fn check_memory(points: usize, d: usize, bytes_per_component: usize) -> Result<()> {
-    check_host_memory(
-        "--points",
-        points,
-        (2 * d * (8 + 2 * bytes_per_component) + 16) as u64,
-    )
-}
-
-/// Memory this process may still take: MemAvailable, capped by the cgroup (v2) limit.
-pub(crate) fn available_memory() -> Option<u64> {
-    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
-    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    let cgroup = || -> Option<u64> {
-        let read = |f: &str| std::fs::read_to_string(format!("/sys/fs/cgroup/{f}")).ok();
-        let max: u64 = read("memory.max")?.trim().parse().ok()?;
-        let current: u64 = read("memory.current")?.trim().parse().ok()?;
-        Some(max.saturating_sub(current))
-    };
-    Some(match cgroup() {
-        Some(c) => c.min(kb * 1024),
-        None => kb * 1024,
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -207,13 +154,13 @@ mod tests {
         cfg.ensemble.kind = EnsembleKind::File;
         assert_eq!(run_bytes_per_point(&cfg, false), 36);
         // refusal names the figure and the fix; a small ensemble passes
-        let err = check_host_memory("--points", usize::MAX / 64, f32_run)
+        let err = crate::memory::check_host_memory("--points", usize::MAX / 64, f32_run)
             .unwrap_err()
             .to_string();
         assert!(
             err.contains("20 bytes per point") && err.contains("use fewer --points (at most about"),
             "{err}"
         );
-        assert!(check_host_memory("--points", 1000, f32_run).is_ok());
+        assert!(crate::memory::check_host_memory("--points", 1000, f32_run).is_ok());
     }
 }

@@ -8,7 +8,7 @@ use rayon::prelude::*;
 
 use crate::config::RunConfig;
 use crate::engine::Engine;
-use crate::ensemble::{EnsembleKind, State};
+use crate::ensemble::EnsembleKind;
 use crate::error::Result;
 use crate::float::Real;
 use crate::measure::area::{loop_area, smooth_loop_area};
@@ -17,6 +17,7 @@ use crate::measure::energy::{
 };
 use crate::measure::tangent::{renormalise, tangent_stats};
 use crate::output::{npy, write_atomic};
+use crate::state::State;
 
 use super::initial::Initial;
 use super::progress::{advance_with_progress, Progress};

@@ -3,13 +3,13 @@
 
 use crate::config::{Precision, RunConfig};
 use crate::engine::{CpuEngine, Engine, GpuEngine};
-use crate::ensemble::State;
 use crate::error::Result;
 use crate::float::Real;
 use crate::input_err;
+use crate::state::State;
 
 use super::progress::{advance_with_progress, Progress};
-use super::resources::check_memory;
+use crate::memory::check_memory;
 
 /// Result of `phaseflow validate`.
 #[derive(Debug, Clone)]

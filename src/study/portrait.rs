@@ -5,8 +5,8 @@
 use std::fmt::Write as _;
 
 use super::format::fmt_t;
-use crate::ensemble::State;
 use crate::plot::{self, Figure, Series, Style};
+use crate::state::State;
 use crate::system::System;
 
 /// Whether q1 of `system` is an angle, which a reader expects wrapped to (−π, π].

@@ -58,7 +58,7 @@ fn max_dev(a: &[f64], b: &[f64]) -> f64 {
 fn energy_block_matches_energy() {
     fn check<T: Real>(sys: &System, zs: &[Vec<f64>], tol: f64) {
         let (d, n) = (sys.dof(), zs.len() + 3);
-        let mut s = crate::ensemble::State::<T>::zeros(n, d);
+        let mut s = crate::state::State::<T>::zeros(n, d);
         for (j, z) in zs.iter().enumerate() {
             for k in 0..d {
                 s.q[k * n + j + 2] = T::from_f64(z[k]);

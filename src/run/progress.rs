@@ -75,7 +75,7 @@ impl Progress {
                 } else {
                     "?".into()
                 };
-                crate::note!(
+                crate::info!(
                     "phaseflow: step {}/{} ({:.0} %), {secs:.0} s elapsed, eta {eta}",
                     self.done,
                     total,

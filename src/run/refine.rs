@@ -159,7 +159,7 @@ impl<'a, T: Real> Tracker<'a, T> {
                 return Ok(());
             }
         }
-        crate::note!(
+        crate::warn!(
             "phaseflow: warning: loop refinement gave up after {MAX_REFINE_PASSES} passes at step {step} with gaps still longer than the tolerance; refinement stops and the loop area from here on is under-resolved"
         );
         self.stuck_at = Some(step);
@@ -188,7 +188,7 @@ impl<'a, T: Real> Tracker<'a, T> {
         self.engine.set_state(merged)?;
         self.points = order.points;
         if stuck {
-            crate::note!(
+            crate::warn!(
                 "phaseflow: warning: at step {step} a loop gap could not be refined: the nodes inserted into it coincide with its end at {} precision (neighbouring nodes have merged); refinement stops and the loop area from here on is under-resolved (use --precision f64)",
                 T::NAME
             );
@@ -212,7 +212,7 @@ impl<'a, T: Real> Tracker<'a, T> {
             return gaps;
         }
         if self.capped_at.is_none() {
-            crate::note!(
+            crate::warn!(
                 "phaseflow: warning: loop refinement reached --max-nodes {max_nodes} at step {step}; the loop is under-resolved from here on (raise --max-nodes or --refine-tol)"
             );
             self.capped_at = Some(step);

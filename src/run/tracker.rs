@@ -268,7 +268,7 @@ impl AreaRatio {
             None
         };
         if cfg.ensemble.is_loop() {
-            crate::note!(
+            crate::info!(
                 "phaseflow: area_ratio = area / {}",
                 match exact0 {
                     Some(a) => format!("the exact initial area {a:.15e}"),

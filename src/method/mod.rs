@@ -15,7 +15,7 @@
 //!
 //! `Method`, `ALL` and every dispatch are generated from the list (`registry.rs`); the tests
 //! walk `ALL`, so they cover the new method at once. A worked example:
-//! /work/notes/howto-add.md.
+//! docs/ARCHITECTURE.md, "Adding a system or a method".
 
 pub mod composition;
 pub mod euler;

@@ -20,7 +20,7 @@
 //! Everything that lists the systems (`System`, `each_system!`, `CATALOGUE`, the constructors,
 //! the WGSL lookups) is generated from that line; a missing piece does not compile. The tests
 //! (`system/tests.rs`, `tests/gpu.rs`) walk `CATALOGUE`, so they cover the new system at once.
-//! A worked example: /work/notes/howto-add.md.
+//! A worked example: docs/ARCHITECTURE.md, "Adding a system or a method".
 
 pub mod double_pendulum;
 pub mod elastic_pendulum;

@@ -114,7 +114,7 @@ fn unknown_names() {
     rejects(&["--param", "m=-1"], "needs m > 0");
     rejects(&["--param", "m"], "expected KEY=VALUE");
     rejects(&["--param", "m=1e-39"], "overflow f32");
-    rejects(&["--backend", "tpu"], "--backend tpu");
+    rejects(&["--backend", "tpu"], "invalid value 'tpu' for '--backend");
     rejects(&["--precision", "f16"], "--precision f16");
     rejects(
         &["--precision", "f64", "--backend", "gpu"],

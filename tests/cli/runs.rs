@@ -79,6 +79,7 @@ fn gpu_backend_runs_and_agrees_with_cpu() {
     let tmp = TempDir::new().unwrap();
     let (g, c) = (tmp.path().join("gpu"), tmp.path().join("cpu"));
     let mut args = base_run(&g);
+    args.retain(|a| a != "--quiet");
     args.extend(["--backend".into(), "gpu".into()]);
     phaseflow()
         .args(&args)
@@ -180,8 +181,19 @@ fn auto_backend_says_which_engine() {
     } else {
         "using the CPU engine"
     };
+    // --quiet drops the notes (the engine is still named in config.toml)...
     phaseflow()
-        .args(base_run(&tmp.path().join("a")))
+        .args(base_run(&tmp.path().join("quiet")))
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("phaseflow:").not());
+    let used = read(&tmp.path().join("quiet/config.toml"));
+    assert!(used.contains("# engine used:"), "{used}");
+    // ... and without it stderr says which engine runs.
+    let mut args = base_run(&tmp.path().join("a"));
+    args.retain(|a| a != "--quiet");
+    phaseflow()
+        .args(args)
         .assert()
         .success()
         .stderr(predicate::str::contains(expected));

@@ -40,7 +40,11 @@ enum Shown {
 #[derive(Debug)]
 enum Example {
     /// A `sh` block and the output shown after it.
-    Commands { script: String, shown: Shown, expected: String },
+    Commands {
+        script: String,
+        shown: Shown,
+        expected: String,
+    },
     /// A `$ ` transcript: each command with the stdout shown under it.
     Transcript { steps: Vec<(String, String)> },
 }
@@ -76,7 +80,12 @@ fn blocks(text: &str) -> Vec<Block> {
                 block.body.push('\n');
             }
         } else if let Some(lang) = line.trim_start().strip_prefix("```") {
-            open = Some(Block { lang: lang.trim().into(), line: i + 1, body: String::new(), marker: marker.take() });
+            open = Some(Block {
+                lang: lang.trim().into(),
+                line: i + 1,
+                body: String::new(),
+                marker: marker.take(),
+            });
         } else if let Some(comment) = line.trim().strip_prefix("<!--") {
             let comment = comment.trim().strip_suffix("-->").unwrap_or(comment).trim();
             if comment.starts_with("check:") || comment.starts_with("not checked:") {
@@ -101,7 +110,9 @@ fn parse_marker(marker: &str, line: usize) -> (String, Option<Shown>, bool) {
         "stderr" => Shown::Stderr,
         "stderr+stdout" => Shown::StderrThenStdout,
         "nothing" => Shown::Nothing,
-        other => panic!("README.md line {line}: unknown output kind {other:?} in marker {marker:?}"),
+        other => {
+            panic!("README.md line {line}: unknown output kind {other:?} in marker {marker:?}")
+        }
     });
     (parts[0].to_string(), shown, timings_vary)
 }
@@ -141,20 +152,43 @@ fn examples(text: &str) -> Vec<Checked> {
         }
         let (name, shown, timings_vary) = parse_marker(marker, block.line);
         let example = if is_transcript {
-            Example::Transcript { steps: transcript_steps(&block.body) }
+            Example::Transcript {
+                steps: transcript_steps(&block.body),
+            }
         } else {
-            let shown = shown.unwrap_or_else(|| panic!("README.md line {}: a `sh` example's marker says what it shows", block.line));
+            let shown = shown.unwrap_or_else(|| {
+                panic!(
+                    "README.md line {}: a `sh` example's marker says what it shows",
+                    block.line
+                )
+            });
             let expected = if shown == Shown::Nothing {
                 String::new()
             } else {
-                let output = blocks.get(i).filter(|b| b.lang == "text" && b.marker.is_none());
-                let output = output.unwrap_or_else(|| panic!("README.md line {}: `{name}` shows {shown:?} but no ```text block follows", block.line));
+                let output = blocks
+                    .get(i)
+                    .filter(|b| b.lang == "text" && b.marker.is_none());
+                let output = output.unwrap_or_else(|| {
+                    panic!(
+                        "README.md line {}: `{name}` shows {shown:?} but no ```text block follows",
+                        block.line
+                    )
+                });
                 i += 1;
                 output.body.clone()
             };
-            Example::Commands { script: block.body.clone(), shown, expected }
+            Example::Commands {
+                script: block.body.clone(),
+                shown,
+                expected,
+            }
         };
-        out.push(Checked { name, line: block.line, timings_vary, example });
+        out.push(Checked {
+            name,
+            line: block.line,
+            timings_vary,
+            example,
+        });
     }
     out
 }
@@ -187,7 +221,11 @@ fn normalise(text: &str, timings_vary: bool) -> String {
                 line.truncate(at + " driver=".len());
                 line.push('…');
             }
-            if timings_vary { mask_timings(&line) } else { line }
+            if timings_vary {
+                mask_timings(&line)
+            } else {
+                line
+            }
         })
         .collect();
     while lines.last().is_some_and(|l| l.is_empty()) {
@@ -201,7 +239,10 @@ fn normalise(text: &str, timings_vary: bool) -> String {
 /// blank, since column widths follow the numbers. Labels, devices, sizes and the deviation
 /// lines (`... vs ...`) are still compared exactly.
 fn mask_timings(line: &str) -> String {
-    let is_row = ["reference", "cpu", "gpu"].iter().any(|b| line.starts_with(b)) && !line.contains(" vs ");
+    let is_row = ["reference", "cpu", "gpu"]
+        .iter()
+        .any(|b| line.starts_with(b))
+        && !line.contains(" vs ");
     let collapsed = line.split_whitespace().collect::<Vec<_>>().join(" ");
     if !is_row {
         return collapsed;
@@ -212,7 +253,12 @@ fn mask_timings(line: &str) -> String {
     }
     let tokens: Vec<&str> = collapsed.split(' ').collect();
     let keep = tokens.len().saturating_sub(3);
-    tokens[..keep].iter().copied().chain(["#"; 3]).collect::<Vec<_>>().join(" ")
+    tokens[..keep]
+        .iter()
+        .copied()
+        .chain(["#"; 3])
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// Where the examples run: a temporary folder, with the binary under test first on `PATH`.
@@ -223,11 +269,19 @@ struct Sandbox {
 
 impl Sandbox {
     fn new() -> Self {
-        let bin = Path::new(env!("CARGO_BIN_EXE_phaseflow")).parent().unwrap().to_path_buf();
+        let bin = Path::new(env!("CARGO_BIN_EXE_phaseflow"))
+            .parent()
+            .unwrap()
+            .to_path_buf();
         let mut paths = vec![bin];
-        paths.extend(std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()));
+        paths.extend(std::env::split_paths(
+            &std::env::var_os("PATH").unwrap_or_default(),
+        ));
         let path_env = std::env::join_paths(paths).unwrap().into_string().unwrap();
-        Sandbox { dir: tempfile::tempdir().unwrap(), path_env }
+        Sandbox {
+            dir: tempfile::tempdir().unwrap(),
+            path_env,
+        }
     }
 
     fn pf(&self) -> PathBuf {
@@ -259,7 +313,10 @@ impl Sandbox {
 
 /// A failure message: the README's text and the actual output after normalisation, line by line.
 fn difference(expected: &str, actual: &str, timings_vary: bool) -> Option<String> {
-    let (expected, actual) = (normalise(expected, timings_vary), normalise(actual, timings_vary));
+    let (expected, actual) = (
+        normalise(expected, timings_vary),
+        normalise(actual, timings_vary),
+    );
     if expected == actual {
         return None;
     }
@@ -269,8 +326,10 @@ fn difference(expected: &str, actual: &str, timings_vary: bool) -> Option<String
         match (e.get(k), a.get(k)) {
             (Some(x), Some(y)) if x == y => report.push_str(&format!("    {x}\n")),
             (x, y) => {
-                x.into_iter().for_each(|x| report.push_str(&format!("  - {x}\n")));
-                y.into_iter().for_each(|y| report.push_str(&format!("  + {y}\n")));
+                x.into_iter()
+                    .for_each(|x| report.push_str(&format!("  - {x}\n")));
+                y.into_iter()
+                    .for_each(|y| report.push_str(&format!("  + {y}\n")));
             }
         }
     }
@@ -279,14 +338,22 @@ fn difference(expected: &str, actual: &str, timings_vary: bool) -> Option<String
 
 fn failed_command(output: &Output, sandbox: &Sandbox) -> Option<String> {
     (!output.status.success()).then(|| {
-        format!("  exited with {}; stderr:\n{}", output.status, sandbox.shown(&output.stderr))
+        format!(
+            "  exited with {}; stderr:\n{}",
+            output.status,
+            sandbox.shown(&output.stderr)
+        )
     })
 }
 
 /// Runs one example; `None` when it matches the README, else what differs.
 fn check(example: &Checked, sandbox: &Sandbox) -> Option<String> {
     match &example.example {
-        Example::Commands { script, shown, expected } => {
+        Example::Commands {
+            script,
+            shown,
+            expected,
+        } => {
             let output = sandbox.sh(script);
             if let Some(failure) = failed_command(&output, sandbox) {
                 return Some(failure);
@@ -302,8 +369,13 @@ fn check(example: &Checked, sandbox: &Sandbox) -> Option<String> {
         }
         Example::Transcript { steps } => steps.iter().find_map(|(command, expected)| {
             let output = sandbox.sh(command);
-            let failure = failed_command(&output, sandbox)
-                .or_else(|| difference(expected, &sandbox.shown(&output.stdout), example.timings_vary))?;
+            let failure = failed_command(&output, sandbox).or_else(|| {
+                difference(
+                    expected,
+                    &sandbox.shown(&output.stdout),
+                    example.timings_vary,
+                )
+            })?;
             Some(format!("  at `$ {command}`\n{failure}"))
         }),
     }
@@ -312,15 +384,29 @@ fn check(example: &Checked, sandbox: &Sandbox) -> Option<String> {
 #[test]
 fn readme_examples_show_what_the_binary_does() {
     let examples = examples(README);
-    assert!(examples.len() >= 15, "only {} checked examples found: is the marker syntax broken?", examples.len());
+    assert!(
+        examples.len() >= 15,
+        "only {} checked examples found: is the marker syntax broken?",
+        examples.len()
+    );
     let sandbox = Sandbox::new();
     let failures: Vec<String> = examples
         .iter()
         .filter_map(|example| {
             let started = std::time::Instant::now();
             let failure = check(example, &sandbox);
-            eprintln!("README example `{}` (line {}): {:.1} s", example.name, example.line, started.elapsed().as_secs_f64());
-            failure.map(|f| format!("README.md line {}, example `{}`:\n{f}", example.line, example.name))
+            eprintln!(
+                "README example `{}` (line {}): {:.1} s",
+                example.name,
+                example.line,
+                started.elapsed().as_secs_f64()
+            );
+            failure.map(|f| {
+                format!(
+                    "README.md line {}, example `{}`:\n{f}",
+                    example.line, example.name
+                )
+            })
         })
         .collect();
     assert!(
@@ -334,12 +420,23 @@ fn readme_examples_show_what_the_binary_does() {
 
 #[test]
 fn normalisation_is_narrow() {
-    let line = "compared 2 points on gpu: llvmpipe (LLVM 15.0.6, 256 bits) (Vulkan, Cpu); cpu (2 threads)";
-    assert_eq!(normalise(line, false), "compared 2 points on gpu: llvmpipe (LLVM …) (Vulkan, Cpu); cpu (N threads)");
+    let line =
+        "compared 2 points on gpu: llvmpipe (LLVM 15.0.6, 256 bits) (Vulkan, Cpu); cpu (2 threads)";
+    assert_eq!(
+        normalise(line, false),
+        "compared 2 points on gpu: llvmpipe (LLVM …) (Vulkan, Cpu); cpu (N threads)"
+    );
     // A number outside the timing columns still counts.
     assert!(difference("energy_mean 2.646983e0", "energy_mean 2.646984e0", false).is_some());
     let row = "cpu        f64        cpu (2 threads)      0.0087          5.748e8         5.33";
-    assert_eq!(mask_timings(&normalise(row, false)), "cpu f64 cpu (N threads) # # #");
-    let csv = "gpu,\"gpu: llvmpipe (LLVM 15.0.6, 256 bits) (Vulkan, Cpu)\",f32,100000,50,0.01,3.4e8,0.86";
-    assert_eq!(normalise(csv, true), "gpu,\"gpu: llvmpipe (LLVM …) (Vulkan, Cpu)\",f32,100000,50,#,#,#");
+    assert_eq!(
+        mask_timings(&normalise(row, false)),
+        "cpu f64 cpu (N threads) # # #"
+    );
+    let csv =
+        "gpu,\"gpu: llvmpipe (LLVM 15.0.6, 256 bits) (Vulkan, Cpu)\",f32,100000,50,0.01,3.4e8,0.86";
+    assert_eq!(
+        normalise(csv, true),
+        "gpu,\"gpu: llvmpipe (LLVM …) (Vulkan, Cpu)\",f32,100000,50,#,#,#"
+    );
 }

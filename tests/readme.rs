@@ -1,0 +1,442 @@
+//! README.md's examples, run and compared with the outputs it shows (issue 14), so a change of
+//! defaults or output format fails here until the README is updated.
+//!
+//! Every ```` ```sh ```` block and every ```` ```text ```` block that starts with `$ ` (a shell
+//! transcript) must follow a marker comment, which the renderer hides:
+//!
+//! - `<!-- check: NAME, SHOWN -->` before a `sh` block: its commands run with `sh`, and must
+//!   exit 0. SHOWN says what the next ```` ```text ```` block holds: `stdout`, `stderr`,
+//!   `stderr+stdout` (stderr first), or `nothing` (no output block follows; only the exit
+//!   status is checked).
+//! - `<!-- check: NAME -->` before a `$ ` transcript: each `$ command` runs with `sh`, and its
+//!   stdout must equal the lines under it.
+//! - `, timings vary` at the end of a check marker: `bench` output, where only the structure is
+//!   compared (see [`mask_timings`]).
+//! - `<!-- not checked: WHY -->`: the block is not run (too slow for CI, or not a phaseflow run).
+//!
+//! All examples run in README order in one temporary folder, so a transcript can read the files
+//! of an earlier example. `phaseflow` is the binary under test (put first on `PATH`),
+//! `cargo run --release --` is replaced by `phaseflow`, `/tmp/pf` by the temporary folder's
+//! `pf` (and back in the outputs), and `results/...` is relative to the temporary folder.
+//!
+//! The comparison is exact after a narrow normalisation ([`normalise`]): trailing blanks, the
+//! thread count in `cpu (N threads)`, and lavapipe's LLVM and Mesa versions.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const README: &str = include_str!("../README.md");
+
+/// What a `sh` example's output block shows.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Shown {
+    Stdout,
+    Stderr,
+    StderrThenStdout,
+    Nothing,
+}
+
+/// One checked block of the README.
+#[derive(Debug)]
+enum Example {
+    /// A `sh` block and the output shown after it.
+    Commands {
+        script: String,
+        shown: Shown,
+        expected: String,
+    },
+    /// A `$ ` transcript: each command with the stdout shown under it.
+    Transcript { steps: Vec<(String, String)> },
+}
+
+#[derive(Debug)]
+struct Checked {
+    name: String,
+    /// 1-based line of the block in README.md.
+    line: usize,
+    timings_vary: bool,
+    example: Example,
+}
+
+/// A fenced code block: its language tag, first line (1-based) and body.
+struct Block {
+    lang: String,
+    line: usize,
+    body: String,
+    /// The marker comment seen since the previous block, if any.
+    marker: Option<String>,
+}
+
+fn blocks(text: &str) -> Vec<Block> {
+    let mut out = Vec::new();
+    let mut marker = None;
+    let mut open: Option<Block> = None;
+    for (i, line) in text.lines().enumerate() {
+        if let Some(block) = open.as_mut() {
+            if line.trim_start().starts_with("```") {
+                out.push(open.take().unwrap());
+            } else {
+                block.body.push_str(line);
+                block.body.push('\n');
+            }
+        } else if let Some(lang) = line.trim_start().strip_prefix("```") {
+            open = Some(Block {
+                lang: lang.trim().into(),
+                line: i + 1,
+                body: String::new(),
+                marker: marker.take(),
+            });
+        } else if let Some(comment) = line.trim().strip_prefix("<!--") {
+            let comment = comment.trim().strip_suffix("-->").unwrap_or(comment).trim();
+            if comment.starts_with("check:") || comment.starts_with("not checked:") {
+                marker = Some(comment.to_string());
+            }
+        }
+    }
+    assert!(open.is_none(), "README.md ends inside a code block");
+    out
+}
+
+/// Splits `check: NAME[, SHOWN][, timings vary]` into its name, SHOWN and the timings flag.
+fn parse_marker(marker: &str, line: usize) -> (String, Option<Shown>, bool) {
+    let body = marker.strip_prefix("check:").unwrap().trim();
+    let mut parts: Vec<&str> = body.split(',').map(str::trim).collect();
+    let timings_vary = parts.last() == Some(&"timings vary");
+    if timings_vary {
+        parts.pop();
+    }
+    let shown = parts.get(1).map(|s| match *s {
+        "stdout" => Shown::Stdout,
+        "stderr" => Shown::Stderr,
+        "stderr+stdout" => Shown::StderrThenStdout,
+        "nothing" => Shown::Nothing,
+        other => {
+            panic!("README.md line {line}: unknown output kind {other:?} in marker {marker:?}")
+        }
+    });
+    (parts[0].to_string(), shown, timings_vary)
+}
+
+/// `$ command` lines each with the output lines under it.
+fn transcript_steps(body: &str) -> Vec<(String, String)> {
+    let mut steps: Vec<(String, String)> = Vec::new();
+    for line in body.lines() {
+        if let Some(command) = line.strip_prefix("$ ") {
+            steps.push((command.to_string(), String::new()));
+        } else {
+            let (_, output) = steps.last_mut().expect("a transcript starts with `$ `");
+            output.push_str(line);
+            output.push('\n');
+        }
+    }
+    steps
+}
+
+/// The checked examples in README order; panics on a `sh` block or transcript without a marker.
+fn examples(text: &str) -> Vec<Checked> {
+    let blocks = blocks(text);
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < blocks.len() {
+        let block = &blocks[i];
+        i += 1;
+        let is_transcript = block.lang == "text" && block.body.starts_with("$ ");
+        if block.lang != "sh" && !is_transcript {
+            continue;
+        }
+        let marker = block.marker.as_deref().unwrap_or_else(|| {
+            panic!("README.md line {}: example without a `<!-- check: ... -->` or `<!-- not checked: ... -->` marker", block.line)
+        });
+        if marker.starts_with("not checked:") {
+            continue;
+        }
+        let (name, shown, timings_vary) = parse_marker(marker, block.line);
+        let example = if is_transcript {
+            Example::Transcript {
+                steps: transcript_steps(&block.body),
+            }
+        } else {
+            let shown = shown.unwrap_or_else(|| {
+                panic!(
+                    "README.md line {}: a `sh` example's marker says what it shows",
+                    block.line
+                )
+            });
+            let expected = if shown == Shown::Nothing {
+                String::new()
+            } else {
+                let output = blocks
+                    .get(i)
+                    .filter(|b| b.lang == "text" && b.marker.is_none());
+                let output = output.unwrap_or_else(|| {
+                    panic!(
+                        "README.md line {}: `{name}` shows {shown:?} but no ```text block follows",
+                        block.line
+                    )
+                });
+                i += 1;
+                output.body.clone()
+            };
+            Example::Commands {
+                script: block.body.clone(),
+                shown,
+                expected,
+            }
+        };
+        out.push(Checked {
+            name,
+            line: block.line,
+            timings_vary,
+            example,
+        });
+    }
+    out
+}
+
+/// Replaces whatever lies between `start` and the next `end` (both kept) by `with`.
+fn replace_between(line: &str, start: &str, end: &str, with: &str) -> String {
+    let mut out = String::new();
+    let mut rest = line;
+    while let Some(at) = rest.find(start) {
+        let after = &rest[at + start.len()..];
+        let Some(stop) = after.find(end) else { break };
+        out.push_str(&rest[..at + start.len()]);
+        out.push_str(with);
+        rest = &after[stop..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The normalisation applied to both the README's text and the actual output: trailing blanks
+/// and trailing empty lines; the thread count of the CPU engine (the machine's core count);
+/// lavapipe's LLVM version and vector width, and the driver's version after `driver=`.
+fn normalise(text: &str, timings_vary: bool) -> String {
+    let mut lines: Vec<String> = text
+        .lines()
+        .map(|line| {
+            let mut line = replace_between(line.trim_end(), "cpu (", " threads)", "N");
+            line = replace_between(&line, "llvmpipe (LLVM ", ")", "…");
+            if let Some(at) = line.find(" driver=") {
+                line.truncate(at + " driver=".len());
+                line.push('…');
+            }
+            if timings_vary {
+                mask_timings(&line)
+            } else {
+                line
+            }
+        })
+        .collect();
+    while lines.last().is_some_and(|l| l.is_empty()) {
+        lines.pop();
+    }
+    lines.join("\n")
+}
+
+/// `bench` rows (table or CSV, starting with `reference`, `cpu` or `gpu`): the last three
+/// columns (seconds, point-steps/s, ratio to the reference) become `#`, and runs of blanks one
+/// blank, since column widths follow the numbers. Labels, devices, sizes and the deviation
+/// lines (`... vs ...`) are still compared exactly.
+fn mask_timings(line: &str) -> String {
+    let is_row = ["reference", "cpu", "gpu"]
+        .iter()
+        .any(|b| line.starts_with(b))
+        && !line.contains(" vs ");
+    let collapsed = line.split_whitespace().collect::<Vec<_>>().join(" ");
+    if !is_row {
+        return collapsed;
+    }
+    if line.starts_with("reference,") || line.starts_with("cpu,") || line.starts_with("gpu,") {
+        let head = line.rsplitn(4, ',').last().unwrap();
+        return format!("{head},#,#,#");
+    }
+    let tokens: Vec<&str> = collapsed.split(' ').collect();
+    let keep = tokens.len().saturating_sub(3);
+    tokens[..keep]
+        .iter()
+        .copied()
+        .chain(["#"; 3])
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Where the examples run: a temporary folder, with the binary under test first on `PATH`.
+struct Sandbox {
+    dir: tempfile::TempDir,
+    path_env: String,
+}
+
+impl Sandbox {
+    fn new() -> Self {
+        let bin = Path::new(env!("CARGO_BIN_EXE_phaseflow"))
+            .parent()
+            .unwrap()
+            .to_path_buf();
+        let mut paths = vec![bin];
+        paths.extend(std::env::split_paths(
+            &std::env::var_os("PATH").unwrap_or_default(),
+        ));
+        let path_env = std::env::join_paths(paths).unwrap().into_string().unwrap();
+        Sandbox {
+            dir: tempfile::tempdir().unwrap(),
+            path_env,
+        }
+    }
+
+    fn pf(&self) -> PathBuf {
+        self.dir.path().join("pf")
+    }
+
+    /// Runs `script` with `sh -e` in the folder. The README's lavapipe is the adapter
+    /// (`WGPU_ADAPTER_NAME`), and `XDG_RUNTIME_DIR` is set so that lavapipe's warning about it
+    /// (which the README leaves out, see its Known messages) is not printed.
+    fn sh(&self, script: &str) -> Output {
+        let script = script
+            .replace("cargo run --release --", "phaseflow")
+            .replace("/tmp/pf", self.pf().to_str().unwrap());
+        Command::new("sh")
+            .args(["-e", "-c", &script])
+            .current_dir(self.dir.path())
+            .env("PATH", &self.path_env)
+            .env("XDG_RUNTIME_DIR", self.dir.path())
+            .env("WGPU_ADAPTER_NAME", "llvmpipe")
+            .output()
+            .expect("sh runs")
+    }
+
+    /// An output as the README would show it: the temporary folder read as `/tmp/pf`.
+    fn shown(&self, bytes: &[u8]) -> String {
+        String::from_utf8_lossy(bytes).replace(self.pf().to_str().unwrap(), "/tmp/pf")
+    }
+}
+
+/// A failure message: the README's text and the actual output after normalisation, line by line.
+fn difference(expected: &str, actual: &str, timings_vary: bool) -> Option<String> {
+    let (expected, actual) = (
+        normalise(expected, timings_vary),
+        normalise(actual, timings_vary),
+    );
+    if expected == actual {
+        return None;
+    }
+    let (e, a): (Vec<&str>, Vec<&str>) = (expected.lines().collect(), actual.lines().collect());
+    let mut report = String::from("  (- README.md, + actual; after normalisation)\n");
+    for k in 0..e.len().max(a.len()) {
+        match (e.get(k), a.get(k)) {
+            (Some(x), Some(y)) if x == y => report.push_str(&format!("    {x}\n")),
+            (x, y) => {
+                x.into_iter()
+                    .for_each(|x| report.push_str(&format!("  - {x}\n")));
+                y.into_iter()
+                    .for_each(|y| report.push_str(&format!("  + {y}\n")));
+            }
+        }
+    }
+    Some(report)
+}
+
+fn failed_command(output: &Output, sandbox: &Sandbox) -> Option<String> {
+    (!output.status.success()).then(|| {
+        format!(
+            "  exited with {}; stderr:\n{}",
+            output.status,
+            sandbox.shown(&output.stderr)
+        )
+    })
+}
+
+/// Runs one example; `None` when it matches the README, else what differs.
+fn check(example: &Checked, sandbox: &Sandbox) -> Option<String> {
+    match &example.example {
+        Example::Commands {
+            script,
+            shown,
+            expected,
+        } => {
+            let output = sandbox.sh(script);
+            if let Some(failure) = failed_command(&output, sandbox) {
+                return Some(failure);
+            }
+            let (stdout, stderr) = (sandbox.shown(&output.stdout), sandbox.shown(&output.stderr));
+            let actual = match shown {
+                Shown::Stdout => stdout,
+                Shown::Stderr => stderr,
+                Shown::StderrThenStdout => stderr + &stdout,
+                Shown::Nothing => return None,
+            };
+            difference(expected, &actual, example.timings_vary)
+        }
+        Example::Transcript { steps } => steps.iter().find_map(|(command, expected)| {
+            let output = sandbox.sh(command);
+            let failure = failed_command(&output, sandbox).or_else(|| {
+                difference(
+                    expected,
+                    &sandbox.shown(&output.stdout),
+                    example.timings_vary,
+                )
+            })?;
+            Some(format!("  at `$ {command}`\n{failure}"))
+        }),
+    }
+}
+
+#[test]
+fn readme_examples_show_what_the_binary_does() {
+    let examples = examples(README);
+    assert!(
+        examples.len() >= 15,
+        "only {} checked examples found: is the marker syntax broken?",
+        examples.len()
+    );
+    let sandbox = Sandbox::new();
+    let failures: Vec<String> = examples
+        .iter()
+        .filter_map(|example| {
+            let started = std::time::Instant::now();
+            let failure = check(example, &sandbox);
+            eprintln!(
+                "README example `{}` (line {}): {:.1} s",
+                example.name,
+                example.line,
+                started.elapsed().as_secs_f64()
+            );
+            failure.map(|f| {
+                format!(
+                    "README.md line {}, example `{}`:\n{f}",
+                    example.line, example.name
+                )
+            })
+        })
+        .collect();
+    assert!(
+        failures.is_empty(),
+        "{} README example(s) no longer show what the binary does; rerun them with the current \
+         binary and update README.md:\n\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn normalisation_is_narrow() {
+    let line =
+        "compared 2 points on gpu: llvmpipe (LLVM 15.0.6, 256 bits) (Vulkan, Cpu); cpu (2 threads)";
+    assert_eq!(
+        normalise(line, false),
+        "compared 2 points on gpu: llvmpipe (LLVM …) (Vulkan, Cpu); cpu (N threads)"
+    );
+    // A number outside the timing columns still counts.
+    assert!(difference("energy_mean 2.646983e0", "energy_mean 2.646984e0", false).is_some());
+    let row = "cpu        f64        cpu (2 threads)      0.0087          5.748e8         5.33";
+    assert_eq!(
+        mask_timings(&normalise(row, false)),
+        "cpu f64 cpu (N threads) # # #"
+    );
+    let csv =
+        "gpu,\"gpu: llvmpipe (LLVM 15.0.6, 256 bits) (Vulkan, Cpu)\",f32,100000,50,0.01,3.4e8,0.86";
+    assert_eq!(
+        normalise(csv, true),
+        "gpu,\"gpu: llvmpipe (LLVM …) (Vulkan, Cpu)\",f32,100000,50,#,#,#"
+    );
+}

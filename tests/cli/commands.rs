@@ -4,7 +4,7 @@
 use predicates::prelude::*;
 use tempfile::TempDir;
 
-use crate::common::{phaseflow, read};
+use crate::common::{phaseflow, read, stats};
 
 #[test]
 fn validate_reports_deviations_and_passes() {
@@ -188,4 +188,71 @@ fn validate_fails_when_nothing_was_compared() {
         .stdout(predicate::str::contains("both_nonfinite=50"))
         .stdout(predicate::str::contains("PASS").not())
         .stderr(predicate::str::contains("nothing was compared"));
+}
+
+/// `study` takes every run flag that makes sense for it (issue 11): a custom study from a run's
+/// config.toml (its method, step and steps as the one run), with the solver, snapshot and
+/// state flags reaching the method's run.
+#[test]
+fn study_takes_a_config_and_the_run_flags() {
+    let tmp = TempDir::new().unwrap();
+    let run_dir = tmp.path().join("run");
+    phaseflow()
+        .args([
+            "run",
+            "--system",
+            "double-pendulum",
+            "--method",
+            "verlet",
+            "--ensemble",
+            "disk",
+            "--points",
+            "50",
+            "--dt",
+            "0.05",
+            "--steps",
+            "40",
+            "--precision",
+            "f64",
+            "--quiet",
+        ])
+        .arg("--out")
+        .arg(&run_dir)
+        .assert()
+        .success();
+    let study_dir = tmp.path().join("study");
+    phaseflow()
+        .arg("study")
+        .arg("--config")
+        .arg(run_dir.join("config.toml"))
+        .args([
+            "--snapshot-every",
+            "10",
+            "--save-states",
+            "--implicit-max-iter",
+            "3",
+            "--quiet",
+        ])
+        .arg("--out")
+        .arg(&study_dir)
+        .assert()
+        .success();
+    let cfg = read(&study_dir.join("verlet/config.toml"));
+    for want in [
+        "system = \"double-pendulum\"",
+        "dt = 0.05",
+        "steps = 40",
+        "snapshot_every = 10",
+        "save_states = true",
+        "implicit_max_iter = 3",
+        "precision = \"f64\"",
+    ] {
+        assert!(cfg.contains(want), "{want} missing from\n{cfg}");
+    }
+    let rows = stats(&study_dir.join("verlet"));
+    let steps: Vec<f64> = rows.iter().map(|r| r["step"]).collect();
+    assert_eq!(steps, [0.0, 10.0, 20.0, 30.0, 40.0]);
+    assert!(study_dir.join("verlet/states/step_40.npy").exists());
+    // With 3 sweeps the double pendulum's implicit stages hit the cap, and are counted.
+    assert!(rows[4]["unconverged"] > 0.0, "{:?}", rows[4]);
 }

@@ -273,3 +273,57 @@ pub struct BenchArgs {
     #[arg(long, value_name = "RATIO")]
     pub min_ratio: Option<f64>,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    /// Every flag of every subcommand has a help text, and the lists written into the help
+    /// texts name every system and method there is (so a new one cannot be left out).
+    #[test]
+    fn help_is_complete() {
+        let cli = Cli::command();
+        for sub in cli.get_subcommands() {
+            for arg in sub.get_arguments() {
+                let id = arg.get_id().as_str();
+                if id == "help" || id == "version" {
+                    continue;
+                }
+                assert!(
+                    arg.get_help().is_some_and(|h| !h.to_string().is_empty()),
+                    "{} --{id}: no help text",
+                    sub.get_name()
+                );
+            }
+        }
+        let run = cli.find_subcommand("run").unwrap();
+        let help = |id: &str| {
+            run.get_arguments()
+                .find(|a| a.get_id() == id)
+                .and_then(|a| a.get_help())
+                .unwrap()
+                .to_string()
+        };
+        for s in crate::system::CATALOGUE {
+            assert!(
+                help("system").contains(s.name),
+                "--system help lacks {}",
+                s.name
+            );
+        }
+        for m in crate::method::ALL {
+            assert!(
+                help("method").contains(m.name()),
+                "--method help lacks {}",
+                m.name()
+            );
+        }
+        for (_, name, _) in crate::ensemble::KINDS {
+            assert!(
+                help("ensemble").contains(name),
+                "--ensemble help lacks {name}"
+            );
+        }
+    }
+}

@@ -115,7 +115,10 @@ fn unknown_names() {
     rejects(&["--param", "m"], "expected KEY=VALUE");
     rejects(&["--param", "m=1e-39"], "overflow f32");
     rejects(&["--backend", "tpu"], "invalid value 'tpu' for '--backend");
-    rejects(&["--precision", "f16"], "invalid value 'f16' for '--precision");
+    rejects(
+        &["--precision", "f16"],
+        "invalid value 'f16' for '--precision",
+    );
     rejects(
         &["--precision", "f64", "--backend", "gpu"],
         "the GPU engine computes in f32",

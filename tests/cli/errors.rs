@@ -1,6 +1,7 @@
 //! Bad input: exit code 2, a message naming the flag, and nothing written to --out; the
 //! malformed, empty and unbounded input files of issue 15 among them.
 
+use assert_cmd::prelude::*;
 use predicates::prelude::*;
 use tempfile::TempDir;
 
@@ -71,6 +72,28 @@ fn ensemble_too_big_for_memory_is_refused() {
         &["--ensemble", "circle", "--max-nodes", "100000000000000"],
         "--max-nodes 100000000000000: the ensemble needs about",
     );
+}
+
+/// `ulimit -v` caps what the process may map: an ensemble that fits in the machine's memory
+/// but not under the limit is refused (exit 2) instead of aborting when it allocates (issue 15,
+/// fault 5).
+#[test]
+fn address_space_limit_is_respected() {
+    let tmp = TempDir::new().unwrap();
+    let out = tmp.path().join("out");
+    let bin = std::path::PathBuf::from(env!("CARGO_BIN_EXE_phaseflow"));
+    // 3e8 f32 points take ~6 GB, more than the 4 GiB allowed here, less than the machine's memory.
+    let script = format!(
+        "ulimit -v 4194304; exec '{}' run --system pendulum --method verlet --ensemble disk --points 300000000 --dt 0.1 --steps 1 --backend cpu --out '{}'",
+        bin.display(),
+        out.display()
+    );
+    std::process::Command::new("sh")
+        .args(["-c", &script])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--points 300000000: the ensemble needs about"));
+    assert!(!out.exists());
 }
 
 #[test]

@@ -194,18 +194,22 @@ fn cmd_bench(b: &BenchConfig) -> Result<ExitCode, Error> {
             ratio
         );
     }
-    match report.reference_vs_cpu {
-        Some((a, r)) => out!(
-            "reference f64 vs cpu f64: max_abs_dev={a:.3e} max_rel_dev={r:.3e} (libm sin vs sin_poly: rounding only)"
+    match &report.reference_vs_cpu {
+        Some(d) => out!(
+            "reference f64 vs cpu f64: max_abs_dev={:.3e} max_rel_dev={:.3e} (libm sin vs sin_poly: rounding only)",
+            d.max_abs,
+            d.max_rel
         ),
         None => out!(
             "reference: none for this system/method (it covers pendulum and oscillator with the kick-drift methods, compositions and rk4)"
         ),
     }
     match (&report.gpu_vs_cpu, &report.gpu_error) {
-        (Some((a, r)), _) => {
-            out!("gpu f32 vs cpu f32: max_abs_dev={a:.3e} max_rel_dev={r:.3e}")
-        }
+        (Some(d), _) => out!(
+            "gpu f32 vs cpu f32: max_abs_dev={:.3e} max_rel_dev={:.3e}",
+            d.max_abs,
+            d.max_rel
+        ),
         (None, Some(e)) => out!("gpu: not run ({e})"),
         _ => out!("gpu: skipped (--no-gpu)"),
     }

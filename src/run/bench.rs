@@ -12,7 +12,7 @@ use crate::error::Result;
 use crate::float::Real;
 use crate::state::State;
 
-use super::validate::compare_states;
+use super::validate::{compare_states, Deviation};
 use crate::memory::check_memory;
 
 /// One row of the benchmark table / CSV.
@@ -31,14 +31,16 @@ pub struct BenchRow {
     pub ratio_to_reference: Option<f64>,
 }
 
+/// What `bench` measured: the table, and how far the engines' final states lie apart.
 pub struct BenchReport {
     pub rows: Vec<BenchRow>,
-    /// GPU f32 against CPU f32 at the end: (max_abs_dev, max_rel_dev), when the GPU ran.
-    pub gpu_vs_cpu: Option<(f64, f64)>,
+    /// GPU f32 against CPU f32 at the end, when the GPU ran.
+    pub gpu_vs_cpu: Option<Deviation>,
+    /// Why the GPU did not run (no adapter, …), when it was asked for.
     pub gpu_error: Option<String>,
-    /// The reference loop against the CPU engine at f64 (max_abs_dev, max_rel_dev): the same
-    /// method up to rounding (libm's sine is not `sin_poly`).
-    pub reference_vs_cpu: Option<(f64, f64)>,
+    /// The reference loop against the CPU engine at f64: the same method up to rounding
+    /// (libm's sine is not `sin_poly`).
+    pub reference_vs_cpu: Option<Deviation>,
 }
 
 impl BenchReport {
@@ -145,10 +147,7 @@ pub fn bench(o: &BenchConfig) -> Result<BenchReport> {
     let spec = EnsembleSpec::disk(o.points, 0.3, o.seed).resolve(system)?;
     let init = spec.generate(system)?;
     let b64 = bench_precision::<f64>(&init, o)?;
-    let reference_vs_cpu = b64.reference.as_ref().map(|r| {
-        let dev = compare_states(r, &b64.cpu);
-        (dev.max_abs, dev.max_rel)
-    });
+    let reference_vs_cpu = b64.reference.as_ref().map(|r| compare_states(r, &b64.cpu));
     let mut rows = b64.rows;
     drop((b64.reference, b64.cpu)); // before the f32 engines take their memory
     let b32 = bench_precision::<f32>(&init, o)?;
@@ -179,8 +178,7 @@ pub fn bench(o: &BenchConfig) -> Result<BenchReport> {
                     point_steps_per_s: rate,
                     ratio_to_reference: reference32.map(|r| rate / r),
                 });
-                let dev = compare_states(g.engine.state()?, &cpu32);
-                gpu_vs_cpu = Some((dev.max_abs, dev.max_rel));
+                gpu_vs_cpu = Some(compare_states(g.engine.state()?, &cpu32));
             }
             Err(e) => gpu_error = Some(e.to_string()),
         }

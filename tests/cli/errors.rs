@@ -92,7 +92,9 @@ fn address_space_limit_is_respected() {
         .args(["-c", &script])
         .assert()
         .code(2)
-        .stderr(predicate::str::contains("--points 300000000: the ensemble needs about"));
+        .stderr(predicate::str::contains(
+            "--points 300000000: the ensemble needs about",
+        ));
     assert!(!out.exists());
 }
 

@@ -231,3 +231,71 @@ fn check_grid_points(points: usize) -> Result<()> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeMap;
+
+    fn request(kind: EnsembleKind) -> EnsembleRequest {
+        EnsembleRequest {
+            kind,
+            points: None,
+            seed: None,
+            radius: None,
+            ..EnsembleRequest::disk(0, 0.0, 0)
+        }
+    }
+
+    /// Resolution fills each kind's defaults into its own variant, and keeps only the values
+    /// the kind uses (config.toml is written from the resolved set).
+    #[test]
+    fn resolution_fills_the_kinds_defaults_and_keeps_only_what_the_kind_uses() {
+        let pend = System::new("pendulum", &BTreeMap::new()).unwrap();
+        let c = pend.default_center();
+        let resolve = |r: EnsembleRequest| r.resolve(&pend).unwrap();
+        let disk = resolve(EnsembleRequest {
+            sigma: Some(0.2),
+            energy: Some(0.5),
+            ..request(EnsembleKind::Disk)
+        });
+        assert_eq!((disk.points, disk.seed), (1000, 0));
+        let radius = 0.3;
+        assert_eq!(
+            disk.set,
+            InitialSet::Disk {
+                center: c.clone(),
+                radius
+            }
+        );
+        let point = resolve(request(EnsembleKind::Point));
+        assert_eq!(point.points, 1);
+        assert_eq!(
+            point.set,
+            InitialSet::Point {
+                center: pend.default_state()
+            }
+        );
+        let grid = resolve(EnsembleRequest {
+            points: Some(49),
+            ..request(EnsembleKind::Grid)
+        });
+        let lo = c.iter().map(|x| x - 0.25).collect();
+        let hi = c.iter().map(|x| x + 0.25).collect();
+        assert_eq!(grid.set, InitialSet::Grid { lo, hi });
+        let gaussian = resolve(request(EnsembleKind::Gaussian));
+        assert_eq!(
+            gaussian.set,
+            InitialSet::Gaussian {
+                center: c,
+                sigma: 0.1
+            }
+        );
+        let level = resolve(EnsembleRequest {
+            energy: Some(0.5),
+            ..request(EnsembleKind::Level)
+        });
+        assert_eq!(level.set, InitialSet::Level { energy: 0.5 });
+        assert!(level.is_loop() && !disk.is_loop());
+    }
+}

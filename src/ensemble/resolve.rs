@@ -94,11 +94,11 @@ impl EnsembleRequest {
             EnsembleKind::Level => self.level(system)?,
             EnsembleKind::Circle => InitialSet::Circle {
                 center: self.center(system, system.default_center())?,
-                radius: positive(self.radius.unwrap_or(0.3), "--radius")?,
+                radius: self.radius()?,
             },
             EnsembleKind::Disk => InitialSet::Disk {
                 center: self.center(system, system.default_center())?,
-                radius: positive(self.radius.unwrap_or(0.3), "--radius")?,
+                radius: self.radius()?,
             },
             EnsembleKind::Point => InitialSet::Point {
                 center: self.center(system, system.default_state())?,
@@ -149,6 +149,11 @@ impl EnsembleRequest {
         Ok(InitialSet::Level {
             energy: positive(energy, "--energy")?,
         })
+    }
+
+    /// `--radius` of `circle` and `disk` (default 0.3).
+    fn radius(&self) -> Result<f64> {
+        positive(self.radius.unwrap_or(0.3), "--radius")
     }
 
     /// `--center`, or `default` where it is unset, checked against the system's d.

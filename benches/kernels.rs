@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use phaseflow::engine::{CpuEngine, Engine, Integrator};
-use phaseflow::ensemble::EnsembleSpec;
+use phaseflow::ensemble::EnsembleRequest;
 use phaseflow::method::ALL;
 use phaseflow::system::System;
 
@@ -17,7 +17,9 @@ fn kernels(c: &mut Criterion) {
         let mut group = c.benchmark_group(method.name());
         group.sample_size(10);
         for points in [10_000usize, 100_000, 1_000_000] {
-            let spec = EnsembleSpec::disk(points, 0.3, 0).resolve(&system).unwrap();
+            let spec = EnsembleRequest::disk(points, 0.3, 0)
+                .resolve(&system)
+                .unwrap();
             let init = spec.generate(&system).unwrap();
             group.throughput(Throughput::Elements(points as u64 * STEPS));
             let mut e32 = CpuEngine::<f32>::new(

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::time::Instant;
 
 use phaseflow::engine::{CpuEngine, Engine, Integrator};
-use phaseflow::ensemble::{EnsembleSpec, State};
+use phaseflow::ensemble::{EnsembleRequest, State};
 use phaseflow::float::Real;
 use phaseflow::measure::energy::{energies, snapshot_stats};
 use phaseflow::method::Method;
@@ -27,7 +27,9 @@ fn best_of(rounds: usize, mut f: impl FnMut()) -> f64 {
 /// Euler A), timed in one process; returns snapshot / step.
 fn snapshot_in_steps<T: Real>() -> f64 {
     let sys = System::new("pendulum", &BTreeMap::new()).unwrap();
-    let spec = EnsembleSpec::disk(1_000_000, 0.3, 0).resolve(&sys).unwrap();
+    let spec = EnsembleRequest::disk(1_000_000, 0.3, 0)
+        .resolve(&sys)
+        .unwrap();
     let init: State<T> = spec.generate(&sys).unwrap().convert();
     let method = Method::from_name("symplectic-euler-a").unwrap();
     let mut engine = CpuEngine::<T>::new(

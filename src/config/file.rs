@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::RunConfig;
+use crate::ensemble::{EnsembleSpec, InitialSet};
 use crate::error::{Error, Result};
 use crate::options::{Backend, Precision};
 
@@ -69,6 +70,40 @@ pub fn load_toml(path: &Path) -> Result<RunFile> {
     toml::from_str(&text).map_err(|e| file_err(format!("--config: malformed TOML: {e}")))
 }
 
+impl From<&EnsembleSpec> for EnsembleFile {
+    /// The `[ensemble]` table of a resolved set: its kind, point count and seed, and the values
+    /// its kind uses (config.toml's keys keep the table's field order).
+    fn from(e: &EnsembleSpec) -> Self {
+        let mut table = EnsembleFile {
+            kind: Some(e.kind().name().into()),
+            points: Some(e.points),
+            seed: Some(e.seed),
+            ..EnsembleFile::default()
+        };
+        match &e.set {
+            InitialSet::Level { energy } => table.energy = Some(*energy),
+            InitialSet::Circle { center, radius } | InitialSet::Disk { center, radius } => {
+                table.center = Some(center.clone());
+                table.radius = Some(*radius);
+            }
+            InitialSet::Rect { lo, hi } | InitialSet::Grid { lo, hi } => {
+                table.lo = Some(lo.clone());
+                table.hi = Some(hi.clone());
+            }
+            InitialSet::Gaussian { center, sigma } => {
+                table.center = Some(center.clone());
+                table.sigma = Some(*sigma);
+            }
+            InitialSet::Point { center } => table.center = Some(center.clone()),
+            InitialSet::File { input, closed_loop } => {
+                table.input = Some(input.clone());
+                table.closed_loop = closed_loop.then_some(true);
+            }
+        }
+        table
+    }
+}
+
 impl RunConfig {
     /// The resolved settings as TOML (what config.toml holds), with the engine that ran them and
     /// the folder they were written to.
@@ -91,19 +126,7 @@ impl RunConfig {
             implicit_max_iter: Some(self.solver.max_iter),
             out: Some(out.to_path_buf()),
             params: Some(self.system.params()),
-            ensemble: Some(EnsembleFile {
-                kind: Some(e.kind.name().into()),
-                points: Some(e.points),
-                center: e.center.clone(),
-                radius: e.radius,
-                lo: e.lo.clone(),
-                hi: e.hi.clone(),
-                energy: e.energy,
-                sigma: e.sigma,
-                seed: Some(e.seed),
-                input: e.input.clone(),
-                closed_loop: e.closed_loop.then_some(true),
-            }),
+            ensemble: Some(EnsembleFile::from(e)),
         };
         let body = toml::to_string(&file).unwrap_or_default();
         format!(

@@ -13,8 +13,8 @@ pub use args::{parse_params, parse_vec, BenchConfig, OutputDir, RunJob, Validate
 pub use file::{load_toml, EnsembleFile, RunFile, MAX_CONFIG_BYTES};
 
 use crate::engine::Integrator;
-use crate::ensemble::{EnsembleKind, EnsembleSpec};
-use crate::error::{Error, Result};
+use crate::ensemble::{EnsembleKind, EnsembleRequest, EnsembleSpec};
+use crate::error::Result;
 use crate::input_err;
 use crate::method::{Method, Solver};
 use crate::system::System;
@@ -68,7 +68,7 @@ fn resolve_refine(
         if refine == Some(true) || tol.is_some() || max_nodes.is_some() {
             return Err(input_err!(
                 "--refine-tol/--max-nodes: loop refinement applies to ordered closed loops (level, circle, rect, or file with --loop); --ensemble {} is a filled set, so drop these flags",
-                ensemble.kind.name()
+                ensemble.kind().name()
             ));
         }
         return Ok(None);
@@ -129,39 +129,25 @@ fn resolve_snapshot_every(every: Option<u64>, steps: u64) -> Result<u64> {
     Ok(every)
 }
 
-/// The ensemble table: kind required, defaults filled, a file input checked and made absolute,
-/// then resolved against the system.
+/// The ensemble table: the kind is required; the ensemble fills the kind's defaults and checks
+/// the rest against the system.
 fn resolve_ensemble(e: EnsembleFile, system: &System) -> Result<EnsembleSpec> {
     let kind = EnsembleKind::from_name(e.kind.as_deref().ok_or_else(|| {
         input_err!(
             "--ensemble is required (level, circle, rect, disk, grid, gaussian, point, file)"
         )
     })?)?;
-    let input = match e.input {
-        Some(p) if kind == EnsembleKind::File => {
-            if !p.exists() {
-                return Err(Error::InputFile {
-                    path: p,
-                    message: "--input: file not found".into(),
-                });
-            }
-            Some(std::fs::canonicalize(&p).unwrap_or(p))
-        }
-        other => other,
-    };
-    EnsembleSpec {
+    EnsembleRequest {
         kind,
-        points: e
-            .points
-            .unwrap_or(if kind == EnsembleKind::Point { 1 } else { 1000 }),
+        points: e.points,
+        seed: e.seed,
         center: e.center,
         radius: e.radius,
         lo: e.lo,
         hi: e.hi,
         energy: e.energy,
         sigma: e.sigma,
-        seed: e.seed.unwrap_or(0),
-        input,
+        input: e.input,
         closed_loop: e.closed_loop.unwrap_or(false),
     }
     .resolve(system)

@@ -3,7 +3,7 @@
 //! known, and the check that a loop file lists one closed loop.
 
 use super::level::{level_area, level_point};
-use super::{plane_point, EnsembleKind, EnsembleSpec};
+use super::{plane_point, EnsembleSpec, InitialSet};
 use crate::error::Result;
 use crate::input_err;
 use crate::state::State;
@@ -17,10 +17,9 @@ impl EnsembleSpec {
     /// known: `area_ratio` then divides by the step-0 polygon's area.
     pub fn exact_loop_area(&self, system: &System) -> Option<f64> {
         let d = system.dof();
-        match self.kind {
-            EnsembleKind::Circle => self.radius.map(|r| std::f64::consts::PI * r * r),
-            EnsembleKind::Rect => {
-                let (lo, hi) = (self.lo.as_ref()?, self.hi.as_ref()?);
+        match &self.set {
+            InitialSet::Circle { radius, .. } => Some(std::f64::consts::PI * radius * radius),
+            InitialSet::Rect { lo, hi } => {
                 let (w, h) = (hi[0] - lo[0], hi[d] - lo[d]);
                 // Corner parameters s = a/(2(w + h)) for a = w, w + h, 2w + h: nodes at k/N.
                 let n = self.points as f64;
@@ -30,7 +29,7 @@ impl EnsembleSpec {
                 };
                 (on_node(w) && on_node(w + h) && on_node(2.0 * w + h)).then_some(w * h)
             }
-            EnsembleKind::Level if d == 1 => level_area(system, self.energy?),
+            InitialSet::Level { energy } if d == 1 => level_area(system, *energy),
             _ => None,
         }
     }
@@ -40,62 +39,74 @@ impl EnsembleSpec {
     /// its rows and the set is the polygon through them.
     pub fn loop_point(&self, system: &System, s: f64, file_nodes: &State<f64>) -> Result<Vec<f64>> {
         let d = system.dof();
-        let tau = 2.0 * std::f64::consts::PI;
-        match self.kind {
-            EnsembleKind::Level => level_point(system, self.energy.unwrap_or(0.0), tau * s),
-            EnsembleKind::Circle => {
-                let (c, r) = (self.center.clone().unwrap(), self.radius.unwrap());
-                let mut row = vec![0.0; 2 * d];
-                plane_point(
-                    &mut row,
-                    &c,
-                    d,
-                    c[0] + r * (tau * s).cos(),
-                    c[d] + r * (tau * s).sin(),
-                );
-                Ok(row)
+        match &self.set {
+            InitialSet::Level { energy } => {
+                level_point(system, *energy, 2.0 * std::f64::consts::PI * s)
             }
-            EnsembleKind::Rect => {
-                let (lo, hi) = (self.lo.clone().unwrap(), self.hi.clone().unwrap());
-                let mid: Vec<f64> = lo.iter().zip(&hi).map(|(a, b)| 0.5 * (a + b)).collect();
-                let (w, h) = (hi[0] - lo[0], hi[d] - lo[d]);
-                // Counter-clockwise from (lo_q, lo_p), evenly in arc length.
-                let a = 2.0 * (w + h) * s;
-                let (x, y) = if a < w {
-                    (lo[0] + a, lo[d])
-                } else if a < w + h {
-                    (hi[0], lo[d] + (a - w))
-                } else if a < 2.0 * w + h {
-                    (hi[0] - (a - w - h), hi[d])
-                } else {
-                    (lo[0], hi[d] - (a - 2.0 * w - h))
-                };
-                let mut row = vec![0.0; 2 * d];
-                plane_point(&mut row, &mid, d, x, y);
-                Ok(row)
-            }
-            EnsembleKind::File if self.closed_loop => {
-                let n = file_nodes.n;
-                let x = s * n as f64;
-                let i = (x.floor() as usize).min(n - 1);
-                let f = x - i as f64;
-                let j = (i + 1) % n;
-                let mut row = vec![0.0; 2 * d];
-                for k in 0..d {
-                    let at = |v: &[f64], m: usize| v[k * n + m];
-                    row[k] =
-                        at(&file_nodes.q, i) + f * (at(&file_nodes.q, j) - at(&file_nodes.q, i));
-                    row[d + k] =
-                        at(&file_nodes.p, i) + f * (at(&file_nodes.p, j) - at(&file_nodes.p, i));
-                }
-                Ok(row)
-            }
+            InitialSet::Circle { center, radius } => Ok(circle_point(center, *radius, d, s)),
+            InitialSet::Rect { lo, hi } => Ok(rect_point(lo, hi, d, s)),
+            InitialSet::File {
+                closed_loop: true, ..
+            } => Ok(polygon_point(file_nodes, d, s)),
             _ => Err(input_err!(
                 "--ensemble {}: not a loop ensemble, so it has no loop parameter",
-                self.kind.name()
+                self.kind().name()
             )),
         }
     }
+}
+
+/// The point at parameter s on the circle of radius `r` around `c` in (q1, p1),
+/// counter-clockwise from angle 0.
+fn circle_point(c: &[f64], r: f64, d: usize, s: f64) -> Vec<f64> {
+    let angle = 2.0 * std::f64::consts::PI * s;
+    let mut row = vec![0.0; 2 * d];
+    plane_point(
+        &mut row,
+        c,
+        d,
+        c[0] + r * angle.cos(),
+        c[d] + r * angle.sin(),
+    );
+    row
+}
+
+/// The point at parameter s on the boundary of the box `lo..hi` in (q1, p1), the other
+/// components at the box's middle.
+fn rect_point(lo: &[f64], hi: &[f64], d: usize, s: f64) -> Vec<f64> {
+    let mid: Vec<f64> = lo.iter().zip(hi).map(|(a, b)| 0.5 * (a + b)).collect();
+    let (w, h) = (hi[0] - lo[0], hi[d] - lo[d]);
+    // Counter-clockwise from (lo_q, lo_p), evenly in arc length.
+    let a = 2.0 * (w + h) * s;
+    let (x, y) = if a < w {
+        (lo[0] + a, lo[d])
+    } else if a < w + h {
+        (hi[0], lo[d] + (a - w))
+    } else if a < 2.0 * w + h {
+        (hi[0] - (a - w - h), hi[d])
+    } else {
+        (lo[0], hi[d] - (a - 2.0 * w - h))
+    };
+    let mut row = vec![0.0; 2 * d];
+    plane_point(&mut row, &mid, d, x, y);
+    row
+}
+
+/// The point at parameter s on the closed polygon through a file loop's rows (row i at
+/// s = i/n), linear between neighbouring rows.
+fn polygon_point(nodes: &State<f64>, d: usize, s: f64) -> Vec<f64> {
+    let n = nodes.n;
+    let x = s * n as f64;
+    let i = (x.floor() as usize).min(n - 1);
+    let f = x - i as f64;
+    let j = (i + 1) % n;
+    let mut row = vec![0.0; 2 * d];
+    for k in 0..d {
+        let at = |v: &[f64], m: usize| v[k * n + m];
+        row[k] = at(&nodes.q, i) + f * (at(&nodes.q, j) - at(&nodes.q, i));
+        row[d + k] = at(&nodes.p, i) + f * (at(&nodes.p, j) - at(&nodes.p, i));
+    }
+    row
 }
 
 /// A `--loop` file must list the nodes of one closed loop, each once and in order.
@@ -208,21 +219,36 @@ mod tests {
     #[test]
     fn exact_loop_areas() {
         let pend = System::new("pendulum", &BTreeMap::new()).unwrap();
-        let spec = |kind: &str, points: usize| EnsembleSpec {
-            kind: EnsembleKind::from_name(kind).unwrap(),
+        let spec = |set: InitialSet, points: usize| EnsembleSpec {
             points,
-            center: Some(vec![0.0, 0.5]),
-            lo: Some(vec![-0.1, 0.9]),
-            hi: Some(vec![0.1, 1.2]),
-            energy: Some(0.5),
-            ..EnsembleSpec::disk(points, 0.3, 0)
+            seed: 0,
+            set,
         };
-        let circle = spec("circle", 100).exact_loop_area(&pend).unwrap();
+        let center = vec![0.0, 0.5];
+        let circle = InitialSet::Circle {
+            center: center.clone(),
+            radius: 0.3,
+        };
+        let circle = spec(circle, 100).exact_loop_area(&pend).unwrap();
         assert!((circle / (std::f64::consts::PI * 0.09) - 1.0).abs() < 1e-15);
-        let rect = spec("rect", 100).exact_loop_area(&pend).unwrap();
-        assert!((rect / 0.06 - 1.0).abs() < 1e-14, "{rect}");
-        assert_eq!(spec("rect", 101).exact_loop_area(&pend), None);
-        assert!(spec("level", 100).exact_loop_area(&pend).is_some());
-        assert_eq!(spec("disk", 100).exact_loop_area(&pend), None);
+        let rect = || InitialSet::Rect {
+            lo: vec![-0.1, 0.9],
+            hi: vec![0.1, 1.2],
+        };
+        let area = spec(rect(), 100).exact_loop_area(&pend).unwrap();
+        assert!((area / 0.06 - 1.0).abs() < 1e-14, "{area}");
+        assert_eq!(spec(rect(), 101).exact_loop_area(&pend), None);
+        let level = InitialSet::Level { energy: 0.5 };
+        assert!(spec(level, 100).exact_loop_area(&pend).is_some());
+        let disk = InitialSet::Disk {
+            center,
+            radius: 0.3,
+        };
+        assert_eq!(spec(disk, 100).exact_loop_area(&pend), None);
+        let file_loop = InitialSet::File {
+            input: "loop.csv".into(),
+            closed_loop: true,
+        };
+        assert_eq!(spec(file_loop, 100).exact_loop_area(&pend), None);
     }
 }

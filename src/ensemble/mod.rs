@@ -1,13 +1,17 @@
-//! Initial sets of phase-space points (PHYSICS.md §3): the ensemble kinds and the spec that
-//! describes a set. Resolution (`resolve`), generation (`generate`), level curves (`level`),
-//! closed loops (`loops`) and input files (`file`) each have their own file. Generators work
-//! in f64 and round each point once into the run's precision.
+//! Initial sets of phase-space points (PHYSICS.md §3): the ensemble kinds, the resolved set
+//! (`InitialSet`, one variant per kind holding exactly what that kind needs) and the spec that
+//! carries it with its point count and seed (`EnsembleSpec`). A request becomes a spec in
+//! `resolve` (defaults filled, every value checked); generation (`generate`), level curves
+//! (`level`), closed loops (`loops`) and input files (`file`) each have their own file.
+//! Generators work in f64 and round each point once into the run's precision.
 
 mod file;
 mod generate;
 mod level;
 mod loops;
 mod resolve;
+
+use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
@@ -18,6 +22,7 @@ use crate::input_err;
 pub use crate::state::State;
 pub use file::{read_regular, read_states};
 pub use level::level_area;
+pub use resolve::EnsembleRequest;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -67,56 +72,72 @@ impl EnsembleKind {
     }
 }
 
-/// Everything needed to build an initial set, already resolved to concrete values.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// A resolved initial set: one variant per ensemble kind, holding exactly the values that kind
+/// needs, with the system's defaults filled in and every value checked
+/// (`EnsembleRequest::resolve`). Points and vectors are full states (q1..qd, p1..pd); the
+/// planar kinds vary only (q1, p1).
+#[derive(Debug, Clone, PartialEq)]
+pub enum InitialSet {
+    /// The level curve H = `energy` around the minimum (1 DOF); an ordered closed loop.
+    Level { energy: f64 },
+    /// The circle of `radius` around `center`; an ordered closed loop.
+    Circle { center: Vec<f64>, radius: f64 },
+    /// The boundary of the box `lo..hi`, the other components at its middle; an ordered closed loop.
+    Rect { lo: Vec<f64>, hi: Vec<f64> },
+    /// Seeded points uniform in the disk of `radius` around `center`.
+    Disk { center: Vec<f64>, radius: f64 },
+    /// A √N × √N lattice filling the box `lo..hi`, the other components at its middle.
+    Grid { lo: Vec<f64>, hi: Vec<f64> },
+    /// Seeded points around `center`, standard deviation `sigma` in every component.
+    Gaussian { center: Vec<f64>, sigma: f64 },
+    /// N copies of the state `center`.
+    Point { center: Vec<f64> },
+    /// The rows of `input` (an absolute path); with `closed_loop` (`--loop`) they are the
+    /// nodes of an ordered closed loop.
+    File { input: PathBuf, closed_loop: bool },
+}
+
+impl InitialSet {
+    pub fn kind(&self) -> EnsembleKind {
+        match self {
+            InitialSet::Level { .. } => EnsembleKind::Level,
+            InitialSet::Circle { .. } => EnsembleKind::Circle,
+            InitialSet::Rect { .. } => EnsembleKind::Rect,
+            InitialSet::Disk { .. } => EnsembleKind::Disk,
+            InitialSet::Grid { .. } => EnsembleKind::Grid,
+            InitialSet::Gaussian { .. } => EnsembleKind::Gaussian,
+            InitialSet::Point { .. } => EnsembleKind::Point,
+            InitialSet::File { .. } => EnsembleKind::File,
+        }
+    }
+}
+
+/// Everything needed to build an initial set, resolved to concrete values: the set, its number
+/// of points (a file's row count for `file`) and the seed of the random kinds.
+#[derive(Debug, Clone, PartialEq)]
 pub struct EnsembleSpec {
-    pub kind: EnsembleKind,
     pub points: usize,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub center: Option<Vec<f64>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub radius: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub lo: Option<Vec<f64>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub hi: Option<Vec<f64>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub energy: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub sigma: Option<f64>,
     pub seed: u64,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub input: Option<std::path::PathBuf>,
-    /// `file` only: the rows are the nodes of an ordered closed loop (`--loop`).
-    #[serde(default)]
-    pub closed_loop: bool,
+    pub set: InitialSet,
 }
 
 impl EnsembleSpec {
-    /// A seeded uniform disk of `radius` around the system's default centre (unresolved).
-    pub fn disk(points: usize, radius: f64, seed: u64) -> Self {
-        EnsembleSpec {
-            kind: EnsembleKind::Disk,
-            points,
-            center: None,
-            radius: Some(radius),
-            lo: None,
-            hi: None,
-            energy: None,
-            sigma: None,
-            seed,
-            input: None,
-            closed_loop: false,
-        }
+    pub fn kind(&self) -> EnsembleKind {
+        self.set.kind()
     }
 
     /// Ordered closed loops (level, circle, rect, and file with --loop): loop area and refinement apply.
     pub fn is_loop(&self) -> bool {
-        match self.kind {
-            EnsembleKind::Level | EnsembleKind::Circle | EnsembleKind::Rect => true,
-            EnsembleKind::File => self.closed_loop,
-            _ => false,
-        }
+        matches!(
+            self.set,
+            InitialSet::Level { .. }
+                | InitialSet::Circle { .. }
+                | InitialSet::Rect { .. }
+                | InitialSet::File {
+                    closed_loop: true,
+                    ..
+                }
+        )
     }
 
     /// The area |A0| of a filled initial set in the (q1, p1) plane, where it is known and is the
@@ -125,12 +146,9 @@ impl EnsembleSpec {
         if d != 1 {
             return None;
         }
-        match self.kind {
-            EnsembleKind::Disk => self.radius.map(|r| std::f64::consts::PI * r * r),
-            EnsembleKind::Grid => {
-                let (lo, hi) = (self.lo.as_ref()?, self.hi.as_ref()?);
-                Some((hi[0] - lo[0]) * (hi[1] - lo[1]))
-            }
+        match &self.set {
+            InitialSet::Disk { radius, .. } => Some(std::f64::consts::PI * radius * radius),
+            InitialSet::Grid { lo, hi } => Some((hi[0] - lo[0]) * (hi[1] - lo[1])),
             _ => None,
         }
     }

@@ -1,11 +1,34 @@
-//! Resolving an ensemble spec: defaults for the system filled in and every value checked, so
-//! the spec written into config.toml is complete and reproduces the same set.
+//! Resolving an ensemble request: the kind's defaults for the system filled in and every value
+//! checked, giving the typed `EnsembleSpec` whose `InitialSet` holds exactly what the kind
+//! needs, so config.toml written from it is complete and reproduces the same set.
+
+use std::path::PathBuf;
 
 use super::loops::check_file_loop;
-use super::{read_states, EnsembleKind, EnsembleSpec};
-use crate::error::Result;
+use super::{read_states, EnsembleKind, EnsembleSpec, InitialSet};
+use crate::error::{Error, Result};
 use crate::input_err;
 use crate::system::System;
+
+/// An initial set as asked for (flags or a TOML file's `[ensemble]` table): the kind, and
+/// whichever values were given. `resolve` turns it into an `EnsembleSpec`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EnsembleRequest {
+    pub kind: EnsembleKind,
+    /// Default 1000, or 1 for `point`; `file` takes its row count instead.
+    pub points: Option<usize>,
+    /// Default 0.
+    pub seed: Option<u64>,
+    pub center: Option<Vec<f64>>,
+    pub radius: Option<f64>,
+    pub lo: Option<Vec<f64>>,
+    pub hi: Option<Vec<f64>>,
+    pub energy: Option<f64>,
+    pub sigma: Option<f64>,
+    pub input: Option<PathBuf>,
+    /// `file` only: the rows are the nodes of an ordered closed loop (`--loop`).
+    pub closed_loop: bool,
+}
 
 /// A value the kind needs, or an error naming the flag that gives it.
 fn need<T: Clone>(v: &Option<T>, flag: &str, kind: &str) -> Result<T> {
@@ -39,63 +62,110 @@ fn positive(v: f64, flag: &str) -> Result<f64> {
     }
 }
 
-impl EnsembleSpec {
-    /// Fill unset values with sensible defaults for the system and check the rest, so that
+impl EnsembleRequest {
+    /// A seeded uniform disk of `radius` around the system's default centre.
+    pub fn disk(points: usize, radius: f64, seed: u64) -> Self {
+        EnsembleRequest {
+            kind: EnsembleKind::Disk,
+            points: Some(points),
+            seed: Some(seed),
+            center: None,
+            radius: Some(radius),
+            lo: None,
+            hi: None,
+            energy: None,
+            sigma: None,
+            input: None,
+            closed_loop: false,
+        }
+    }
+
+    /// Fill unset values with sensible defaults for the system and check everything, so that
     /// the spec written into config.toml is complete and reproduces the same set.
-    pub fn resolve(mut self, system: &System) -> Result<Self> {
-        let d = system.dof();
-        let name = system.name();
-        let kind = self.kind.name();
-        if self.kind != EnsembleKind::File && self.points == 0 {
+    pub fn resolve(self, system: &System) -> Result<EnsembleSpec> {
+        let kind = self.kind;
+        let mut points = self
+            .points
+            .unwrap_or(if kind == EnsembleKind::Point { 1 } else { 1000 });
+        if kind != EnsembleKind::File && points == 0 {
             return Err(input_err!("--points must be at least 1, got 0"));
         }
-        match self.kind {
-            EnsembleKind::Level => {
-                if d != 1 {
-                    return Err(input_err!("--ensemble level needs a system with one degree of freedom; '{name}' has {d}"));
-                }
-                let e = need(&self.energy, "--energy E (the energy level)", kind)?;
-                positive(e, "--energy")?;
+        let set = match kind {
+            EnsembleKind::Level => self.level(system)?,
+            EnsembleKind::Circle => InitialSet::Circle {
+                center: self.center(system, system.default_center())?,
+                radius: self.radius()?,
+            },
+            EnsembleKind::Disk => InitialSet::Disk {
+                center: self.center(system, system.default_center())?,
+                radius: self.radius()?,
+            },
+            EnsembleKind::Point => InitialSet::Point {
+                center: self.center(system, system.default_state())?,
+            },
+            EnsembleKind::Gaussian => InitialSet::Gaussian {
+                center: self.center(system, system.default_center())?,
+                sigma: positive(self.sigma.unwrap_or(0.1), "--sigma")?,
+            },
+            EnsembleKind::Rect => {
+                let (lo, hi) = self.corners(system)?;
+                check_rect_points(points)?;
+                InitialSet::Rect { lo, hi }
             }
-            EnsembleKind::Circle | EnsembleKind::Disk => {
-                self.resolve_center(system, system.default_center())?;
-                self.radius = Some(positive(self.radius.unwrap_or(0.3), "--radius")?);
+            EnsembleKind::Grid => {
+                let (lo, hi) = self.corners(system)?;
+                check_grid_points(points)?;
+                InitialSet::Grid { lo, hi }
             }
-            EnsembleKind::Point => self.resolve_center(system, system.default_state())?,
-            EnsembleKind::Gaussian => {
-                self.resolve_center(system, system.default_center())?;
-                self.sigma = Some(positive(self.sigma.unwrap_or(0.1), "--sigma")?);
-            }
-            EnsembleKind::Rect | EnsembleKind::Grid => self.resolve_box(system)?,
             EnsembleKind::File => {
-                let path = need(&self.input, "--input FILE (CSV or .npy)", kind)?;
-                // The file decides the point count; reading it here also reports a bad file early.
-                let nodes = read_states(&path, d)?;
-                if self.closed_loop {
-                    check_file_loop(&nodes, &path)?;
-                }
-                self.points = nodes.n;
+                let (set, rows) = self.file(system)?;
+                points = rows;
+                set
             }
-        }
-        if self.closed_loop && self.kind != EnsembleKind::File {
+        };
+        if self.closed_loop && kind != EnsembleKind::File {
             return Err(input_err!(
-                "--loop applies to --ensemble file only ({kind} is already a loop or a filled set)"
+                "--loop applies to --ensemble file only ({} is already a loop or a filled set)",
+                kind.name()
             ));
         }
-        Ok(self)
+        Ok(EnsembleSpec {
+            points,
+            seed: self.seed.unwrap_or(0),
+            set,
+        })
+    }
+
+    /// `level`: a 1-DOF system and a positive `--energy`.
+    fn level(&self, system: &System) -> Result<InitialSet> {
+        let d = system.dof();
+        if d != 1 {
+            return Err(input_err!(
+                "--ensemble level needs a system with one degree of freedom; '{}' has {d}",
+                system.name()
+            ));
+        }
+        let energy = need(&self.energy, "--energy E (the energy level)", "level")?;
+        Ok(InitialSet::Level {
+            energy: positive(energy, "--energy")?,
+        })
+    }
+
+    /// `--radius` of `circle` and `disk` (default 0.3).
+    fn radius(&self) -> Result<f64> {
+        positive(self.radius.unwrap_or(0.3), "--radius")
     }
 
     /// `--center`, or `default` where it is unset, checked against the system's d.
-    fn resolve_center(&mut self, system: &System, default: Vec<f64>) -> Result<()> {
+    fn center(&self, system: &System, default: Vec<f64>) -> Result<Vec<f64>> {
         let c = self.center.clone().unwrap_or(default);
         check_vec(&c, "--center", system.dof(), system.name())?;
-        self.center = Some(c);
-        Ok(())
+        Ok(c)
     }
 
     /// The box of `rect` and `grid`: `--lo`/`--hi` (default ±0.25 around the system's centre),
-    /// which must be proper in (q1, p1), and the point count each kind needs.
-    fn resolve_box(&mut self, system: &System) -> Result<()> {
+    /// which must be proper in (q1, p1).
+    fn corners(&self, system: &System) -> Result<(Vec<f64>, Vec<f64>)> {
         let (d, name) = (system.dof(), system.name());
         let c = system.default_center();
         let lo = self
@@ -117,25 +187,120 @@ impl EnsembleSpec {
                 hi[d]
             ));
         }
-        if self.kind == EnsembleKind::Grid {
-            let m = (self.points as f64).sqrt().floor() as usize;
-            if m * m != self.points {
-                return Err(input_err!(
-                    "--points {}: a grid needs a perfect square number of points (try {} or {})",
-                    self.points,
-                    m * m,
-                    (m + 1) * (m + 1)
-                ));
+        Ok((lo, hi))
+    }
+
+    /// `file`: `--input`, which must exist (made absolute, so config.toml finds it from
+    /// anywhere), read here because the file decides the point count, and reading it also
+    /// reports a bad file early; with `--loop`, its rows checked as one closed loop.
+    fn file(&self, system: &System) -> Result<(InitialSet, usize)> {
+        let path = need(&self.input, "--input FILE (CSV or .npy)", "file")?;
+        if !path.exists() {
+            return Err(Error::InputFile {
+                path,
+                message: "--input: file not found".into(),
+            });
+        }
+        let input = std::fs::canonicalize(&path).unwrap_or(path);
+        let nodes = read_states(&input, system.dof())?;
+        if self.closed_loop {
+            check_file_loop(&nodes, &input)?;
+        }
+        let set = InitialSet::File {
+            input,
+            closed_loop: self.closed_loop,
+        };
+        Ok((set, nodes.n))
+    }
+}
+
+/// A rect loop needs at least its four corners' worth of points.
+fn check_rect_points(points: usize) -> Result<()> {
+    if points < 4 {
+        return Err(input_err!(
+            "--points must be at least 4 for a rect loop, got {points}"
+        ));
+    }
+    Ok(())
+}
+
+/// A grid is a √N × √N lattice: N must be a perfect square.
+fn check_grid_points(points: usize) -> Result<()> {
+    let m = (points as f64).sqrt().floor() as usize;
+    if m * m != points {
+        return Err(input_err!(
+            "--points {points}: a grid needs a perfect square number of points (try {} or {})",
+            m * m,
+            (m + 1) * (m + 1)
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeMap;
+
+    fn request(kind: EnsembleKind) -> EnsembleRequest {
+        EnsembleRequest {
+            kind,
+            points: None,
+            seed: None,
+            radius: None,
+            ..EnsembleRequest::disk(0, 0.0, 0)
+        }
+    }
+
+    /// Resolution fills each kind's defaults into its own variant, and keeps only the values
+    /// the kind uses (config.toml is written from the resolved set).
+    #[test]
+    fn resolution_fills_the_kinds_defaults_and_keeps_only_what_the_kind_uses() {
+        let pend = System::new("pendulum", &BTreeMap::new()).unwrap();
+        let c = pend.default_center();
+        let resolve = |r: EnsembleRequest| r.resolve(&pend).unwrap();
+        let disk = resolve(EnsembleRequest {
+            sigma: Some(0.2),
+            energy: Some(0.5),
+            ..request(EnsembleKind::Disk)
+        });
+        assert_eq!((disk.points, disk.seed), (1000, 0));
+        let radius = 0.3;
+        assert_eq!(
+            disk.set,
+            InitialSet::Disk {
+                center: c.clone(),
+                radius
             }
-        }
-        if self.kind == EnsembleKind::Rect && self.points < 4 {
-            return Err(input_err!(
-                "--points must be at least 4 for a rect loop, got {}",
-                self.points
-            ));
-        }
-        self.lo = Some(lo);
-        self.hi = Some(hi);
-        Ok(())
+        );
+        let point = resolve(request(EnsembleKind::Point));
+        assert_eq!(point.points, 1);
+        assert_eq!(
+            point.set,
+            InitialSet::Point {
+                center: pend.default_state()
+            }
+        );
+        let grid = resolve(EnsembleRequest {
+            points: Some(49),
+            ..request(EnsembleKind::Grid)
+        });
+        let lo = c.iter().map(|x| x - 0.25).collect();
+        let hi = c.iter().map(|x| x + 0.25).collect();
+        assert_eq!(grid.set, InitialSet::Grid { lo, hi });
+        let gaussian = resolve(request(EnsembleKind::Gaussian));
+        assert_eq!(
+            gaussian.set,
+            InitialSet::Gaussian {
+                center: c,
+                sigma: 0.1
+            }
+        );
+        let level = resolve(EnsembleRequest {
+            energy: Some(0.5),
+            ..request(EnsembleKind::Level)
+        });
+        assert_eq!(level.set, InitialSet::Level { energy: 0.5 });
+        assert!(level.is_loop() && !disk.is_loop());
     }
 }

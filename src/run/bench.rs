@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use crate::config::BenchConfig;
 use crate::engine::{CpuEngine, Engine, GpuEngine, Integrator, ReferenceEngine};
-use crate::ensemble::EnsembleSpec;
+use crate::ensemble::EnsembleRequest;
 use crate::error::Result;
 use crate::float::Real;
 use crate::state::State;
@@ -144,7 +144,7 @@ fn bench_precision<T: Real>(init: &State<f64>, o: &BenchConfig) -> Result<Precis
 pub fn bench(o: &BenchConfig) -> Result<BenchReport> {
     let system = &o.system;
     check_memory(o.points, system.dof(), 8)?;
-    let spec = EnsembleSpec::disk(o.points, 0.3, o.seed).resolve(system)?;
+    let spec = EnsembleRequest::disk(o.points, 0.3, o.seed).resolve(system)?;
     let init = spec.generate(system)?;
     let b64 = bench_precision::<f64>(&init, o)?;
     let reference_vs_cpu = b64.reference.as_ref().map(|r| compare_states(r, &b64.cpu));

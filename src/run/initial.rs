@@ -33,7 +33,7 @@ impl<T: Real> Initial<T> {
         let diagonal = bbox_diagonal(&init);
         Ok(Initial {
             state: init.convert(),
-            file_nodes: if spec.kind == EnsembleKind::File {
+            file_nodes: if spec.kind() == EnsembleKind::File {
                 init
             } else {
                 none

@@ -77,7 +77,7 @@ pub fn run_bytes_per_point(cfg: &RunConfig, gpu: bool) -> u64 {
     if cfg.save_states {
         per_point += 2 * d * bytes;
     }
-    if cfg.ensemble.kind == EnsembleKind::File {
+    if cfg.ensemble.kind() == EnsembleKind::File {
         // reading the file, before the rest exists: a .npy's bytes and its f64 values, then
         // those values and the f64 state, then that state and the run's copy of it
         per_point = per_point.max((32 * d + 4).max(16 * d + 8 + 2 * d * bytes));
@@ -90,6 +90,7 @@ pub fn run_bytes_per_point(cfg: &RunConfig, gpu: bool) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ensemble::InitialSet;
 
     fn config(extra: &[(&str, &str)], tangent: bool, save_states: bool) -> RunConfig {
         let mut args = vec!["phaseflow", "run", "--method", "verlet", "--dt", "0.1"];
@@ -151,7 +152,10 @@ mod tests {
         );
         // a file ensemble: reading it peaks at its f64 values twice over
         let mut cfg = config(&pend, false, false);
-        cfg.ensemble.kind = EnsembleKind::File;
+        cfg.ensemble.set = InitialSet::File {
+            input: "unused.csv".into(),
+            closed_loop: false,
+        };
         assert_eq!(run_bytes_per_point(&cfg, false), 36);
         // refusal names the figure and the fix; a small ensemble passes
         let err = crate::memory::check_host_memory("--points", usize::MAX / 64, f32_run)

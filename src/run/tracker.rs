@@ -278,7 +278,7 @@ impl AreaRatio {
         }
         AreaRatio {
             smooth: matches!(
-                cfg.ensemble.kind,
+                cfg.ensemble.kind(),
                 EnsembleKind::Circle | EnsembleKind::Level
             ),
             area0: exact0,

@@ -49,7 +49,7 @@ fn write_header(
         "System `{}` (parameters {:?}), ensemble `{}` ({} initial points), precision {}, engine {}. Tangent map: {}. Loop refinement: {}.\n",
         cfg.system.name(),
         cfg.system.params(),
-        cfg.ensemble.kind.name(),
+        cfg.ensemble.kind().name(),
         cfg.ensemble.points,
         cfg.precision.name(),
         summary.first().map(|r| r.engine.as_str()).unwrap_or("?"),

@@ -8,7 +8,7 @@ use std::path::Path;
 
 use assert_cmd::Command;
 use phaseflow::engine::{CpuEngine, Engine, Integrator};
-use phaseflow::ensemble::{EnsembleSpec, State};
+use phaseflow::ensemble::{EnsembleRequest, State};
 use phaseflow::method::Method;
 use phaseflow::system::System;
 
@@ -81,7 +81,7 @@ pub fn advance_f64(
 
 /// A seeded disk of points around the system's default centre.
 pub fn disk(sys: &System, points: usize, radius: f64) -> State<f64> {
-    EnsembleSpec::disk(points, radius, 7)
+    EnsembleRequest::disk(points, radius, 7)
         .resolve(sys)
         .unwrap()
         .generate(sys)

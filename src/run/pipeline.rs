@@ -48,12 +48,14 @@ pub fn run(cfg: &RunConfig, out: &OutputDir) -> Result<RunSummary> {
         n,
         run_bytes_per_point(cfg, choice == EngineChoice::Gpu),
     )?;
+    let k = cfg.integrator();
     if choice == EngineChoice::Gpu {
         let d = cfg.system.dof();
         let comps = if cfg.tangent { d * (1 + 2 * d) } else { d };
-        crate::engine::gpu::check_device_memory(gpu::context()?, flag, n, comps)?;
+        let ctx = gpu::context()?;
+        crate::engine::gpu::check_device_memory(ctx, flag, n, comps)?;
+        crate::engine::gpu::check_kernel_size(ctx, &k, comps)?;
     }
-    let k = cfg.integrator();
     match (choice, cfg.precision) {
         (EngineChoice::Gpu, _) => {
             run_with::<f32>(cfg, out, note, &|s| Ok(Box::new(GpuEngine::new(&k, s)?)))

@@ -362,3 +362,45 @@ fn unbounded_inputs_are_refused() {
         "more than the 1048576 bytes",
     );
 }
+
+/// A kernel too large for a CPU driver (the solar system with its tangent map: 666 components
+/// per point; lavapipe took 132 s to build it, then ran slower than the CPU engine) is refused
+/// at once with exit 2 naming `--backend cpu`, before `--out` exists (issue 15, fault 4). A
+/// hardware GPU builds it.
+#[test]
+fn kernels_too_large_for_a_cpu_driver_are_refused() {
+    let ctx = phaseflow::gpu::context()
+        .expect("GPU tests need a wgpu adapter: apt-get install mesa-vulkan-drivers");
+    let tmp = TempDir::new().unwrap();
+    let out = tmp.path().join("out");
+    let run = phaseflow()
+        .args([
+            "run",
+            "--system",
+            "outer-solar-system",
+            "--method",
+            "verlet",
+            "--ensemble",
+            "point",
+            "--tangent",
+            "--dt",
+            "1",
+            "--steps",
+            "1",
+            "--backend",
+            "gpu",
+            "--quiet",
+            "--out",
+        ])
+        .arg(&out)
+        .timeout(std::time::Duration::from_secs(600))
+        .assert();
+    if ctx.info.device_type == wgpu::DeviceType::Cpu {
+        run.code(2)
+            .stderr(predicate::str::contains("666 components per point"))
+            .stderr(predicate::str::contains("use --backend cpu"));
+        assert!(!out.exists(), "--out must stay untouched");
+    } else {
+        run.success();
+    }
+}

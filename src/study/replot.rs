@@ -72,7 +72,9 @@ pub fn plot_run(dir: &Path, out: Option<&Path>) -> Result<PlotOutcome> {
     let report = run_report_md(&cfg, &summary, &drawn, dir, portraits);
     write_atomic(&target.join("report.md"), report.as_bytes())?;
     files.push(target.join("report.md"));
-    if out.is_none() {
+    // Figures written into the run's folder (by default, or --out naming it) join its manifest.
+    let same = |a: &Path, b: &Path| std::fs::canonicalize(a).ok() == std::fs::canonicalize(b).ok();
+    if same(target, dir) {
         folder::write_manifest(dir)?;
     }
     Ok(PlotOutcome {

@@ -76,6 +76,14 @@ pub fn plot_run(dir: &Path, out: Option<&Path>) -> Result<PlotOutcome> {
     let same = |a: &Path, b: &Path| std::fs::canonicalize(a).ok() == std::fs::canonicalize(b).ok();
     if same(target, dir) {
         folder::write_manifest(dir)?;
+        // A study's method folder: the study's manifest lists its files too.
+        let folder = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+        let study = folder
+            .parent()
+            .filter(|p| p.join("summary.csv").is_file() && p.join(MANIFEST).is_file());
+        if let Some(study) = study {
+            folder::write_manifest(study)?;
+        }
     }
     Ok(PlotOutcome {
         files,

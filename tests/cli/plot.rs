@@ -155,6 +155,50 @@ fn without_saved_states_plot_says_portraits_need_them() {
 }
 
 #[test]
+fn a_study_is_refused_and_its_method_folders_plotted_within_its_manifest() {
+    let tmp = TempDir::new().unwrap();
+    let st = tmp.path().join("study");
+    let args = [
+        "study",
+        "--system",
+        "pendulum",
+        "--methods",
+        "euler,verlet",
+        "--dt",
+        "0.1",
+        "--steps",
+        "100",
+        "--ensemble",
+        "disk",
+        "--points",
+        "100",
+        "--backend",
+        "cpu",
+        "--quiet",
+        "--out",
+    ];
+    phaseflow().args(args).arg(&st).assert().success();
+    phaseflow()
+        .args(["plot", st.to_str().unwrap()])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("study folder"));
+    // The study's portrait states are saved states: the method folder gets its portrait.
+    phaseflow()
+        .current_dir(&st)
+        .args(["plot", "verlet", "--quiet"])
+        .assert()
+        .success();
+    assert!(st.join("verlet/phase_verlet.png").is_file());
+    let manifest = read(&st.join("manifest.toml"));
+    assert!(manifest.contains("\"verlet/report.md\" = "), "{manifest}");
+    phaseflow()
+        .args(["plot", st.join("verlet").to_str().unwrap(), "--quiet"])
+        .assert()
+        .success();
+}
+
+#[test]
 fn plot_refuses_unfinished_and_foreign_folders() {
     let tmp = TempDir::new().unwrap();
     let dir = tmp.path().join("partial");

@@ -72,24 +72,29 @@ pub fn plot_run(dir: &Path, out: Option<&Path>) -> Result<PlotOutcome> {
     let report = run_report_md(&cfg, &summary, &drawn, dir, portraits);
     write_atomic(&target.join("report.md"), report.as_bytes())?;
     files.push(target.join("report.md"));
-    // Figures written into the run's folder (by default, or --out naming it) join its manifest.
-    let same = |a: &Path, b: &Path| std::fs::canonicalize(a).ok() == std::fs::canonicalize(b).ok();
-    if same(target, dir) {
-        folder::write_manifest(dir)?;
-        // A study's method folder: the study's manifest lists its files too.
-        let folder = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
-        let study = folder
-            .parent()
-            .filter(|p| p.join("summary.csv").is_file() && p.join(MANIFEST).is_file());
-        if let Some(study) = study {
-            folder::write_manifest(study)?;
-        }
-    }
+    update_manifests(dir, target)?;
     Ok(PlotOutcome {
         files,
         figures: drawn.into_iter().map(|f| (f.stem, f.figure)).collect(),
         portraits,
     })
+}
+
+/// Figures written into the run's folder (by default, or --out naming it) join its manifest,
+/// and, for a study's method folder, the study's, so both folders stay complete.
+fn update_manifests(dir: &Path, target: &Path) -> Result<()> {
+    let run_folder = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+    if std::fs::canonicalize(target).ok().as_ref() != Some(&run_folder) {
+        return Ok(());
+    }
+    folder::write_manifest(&run_folder)?;
+    let study = run_folder
+        .parent()
+        .filter(|p| p.join("summary.csv").is_file() && p.join(MANIFEST).is_file());
+    match study {
+        Some(study) => folder::write_manifest(study),
+        None => Ok(()),
+    }
 }
 
 /// Refuse anything but a finished run: a missing folder, a study folder, a folder without a

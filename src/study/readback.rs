@@ -194,7 +194,10 @@ pub(super) fn read_portraits(
             .into_iter()
             .map(|i| {
                 let (t, z) = &trajectory[i];
-                ((t / dt).round() as u64, State::from_rows(std::slice::from_ref(z), d))
+                (
+                    (t / dt).round() as u64,
+                    State::from_rows(std::slice::from_ref(z), d),
+                )
             })
             .collect());
     }

@@ -31,6 +31,8 @@ pub enum Command {
     Study(StudyArgs),
     /// Time the reference loop, CPU f64, CPU f32 and GPU f32 on the same ensemble, in one run.
     Bench(BenchArgs),
+    /// Draw a finished run's figures and report.md again from its folder's files.
+    Plot(PlotArgs),
     /// List systems (with parameters and defaults), methods and ensemble kinds.
     List,
     /// List the wgpu adapters found on this machine.
@@ -272,6 +274,20 @@ pub struct BenchArgs {
     /// single-threaded Rust loop of the same step, timed in the same run) is below this.
     #[arg(long, value_name = "RATIO")]
     pub min_ratio: Option<f64>,
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct PlotArgs {
+    /// The folder of a finished `phaseflow run` (its manifest.toml complete).
+    #[arg(value_name = "DIR")]
+    pub dir: PathBuf,
+    /// Write the figures and report.md here instead of into DIR [default: DIR, whose
+    /// manifest.toml then lists them].
+    #[arg(long, value_name = "FIGDIR")]
+    pub out: Option<PathBuf>,
+    /// Print nothing on success (errors and warnings still go to stderr).
+    #[arg(long)]
+    pub quiet: bool,
 }
 
 #[cfg(test)]

@@ -5,7 +5,7 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use clap::Parser;
-use phaseflow::cli::{Cli, Command, StudyArgs};
+use phaseflow::cli::{Cli, Command, PlotArgs, StudyArgs};
 use phaseflow::config::{BenchConfig, RunJob, ValidateJob};
 use phaseflow::ensemble::KINDS;
 use phaseflow::method::ALL;
@@ -48,6 +48,10 @@ fn main() -> ExitCode {
             cmd_study(&s)
         }
         Command::Bench(b) => BenchConfig::try_from(&b).and_then(|c| cmd_bench(&c)),
+        Command::Plot(p) => {
+            phaseflow::console::set_quiet(p.quiet);
+            cmd_plot(&p)
+        }
         Command::List => cmd_list().map(|()| ExitCode::SUCCESS),
         Command::Devices => cmd_devices().map(|()| ExitCode::SUCCESS),
     };
@@ -129,6 +133,22 @@ fn cmd_study(a: &StudyArgs) -> Result<ExitCode, Error> {
             );
         }
         out!("report: {}", out.join("report.md").display());
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn cmd_plot(a: &PlotArgs) -> Result<ExitCode, Error> {
+    let outcome = study::plot_run(&a.dir, a.out.as_deref())?;
+    if !outcome.portraits {
+        note!(
+            "phaseflow: no phase portraits: {} holds no saved states (phase portraits need a run with --save-states)",
+            a.dir.display()
+        );
+    }
+    if !phaseflow::console::quiet() {
+        for file in &outcome.files {
+            out!("wrote {}", file.display());
+        }
     }
     Ok(ExitCode::SUCCESS)
 }

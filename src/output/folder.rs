@@ -34,21 +34,17 @@ fn own_file(name: &str, layout: Layout) -> bool {
         }
         return false;
     }
-    match layout {
-        Layout::Run => matches!(name, "stats.csv" | "config.toml" | "trajectory.csv"),
-        Layout::Study => {
-            if matches!(name, "summary.csv" | "report.md") {
-                return true;
-            }
-            let Some(stem) = name
-                .strip_suffix(".png")
-                .or_else(|| name.strip_suffix(".svg"))
-            else {
-                return false;
-            };
-            STUDY_FIGURES.contains(&stem) || stem.starts_with("phase_")
+    // Both layouts may hold figures and report.md: a study's, or those `plot DIR` drew for a run.
+    let figure_or_report = name == "report.md"
+        || name
+            .strip_suffix(".png")
+            .or_else(|| name.strip_suffix(".svg"))
+            .is_some_and(|stem| STUDY_FIGURES.contains(&stem) || stem.starts_with("phase_"));
+    figure_or_report
+        || match layout {
+            Layout::Run => matches!(name, "stats.csv" | "config.toml" | "trajectory.csv"),
+            Layout::Study => name == "summary.csv",
         }
-    }
 }
 
 /// Entries of `dir` that phaseflow did not write (relative paths), given its layout.

@@ -12,18 +12,23 @@
 //! - `portrait`: a phase portrait's data, plot ranges and level curves.
 //! - `report`: report.md.
 //! - `format`: number formatting shared by the report, legends and messages.
+//! - `replot`: `plot DIR`, a finished run's figures and report.md drawn again from its files
+//!   (read back by `readback`).
 
 mod args;
 mod figures;
 mod format;
 mod portrait;
 mod presets;
+mod readback;
+mod replot;
 mod report;
 mod runner;
 mod summary;
 
 pub use args::{from_args, out_dir, parse_dt_list};
 pub use presets::{preset, PRESETS};
+pub use replot::{plot_run, PlotOutcome};
 pub use runner::{run_study, StudyOutcome};
 pub use summary::SummaryRow;
 

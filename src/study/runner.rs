@@ -129,7 +129,8 @@ fn run_all(study: &Study, configs: &[(RunConfig, OutputDir)]) -> Result<Vec<RunS
 
 /// Write the figures that have data (a figure with nothing to draw is neither written nor
 /// embedded), adding their files to `files`. Returns the figures drawn, which report.md embeds.
-fn write_figures(
+/// `plot DIR` draws a finished run's figures with it too.
+pub(super) fn write_figures(
     runs: &[PlottedRun],
     out: &Path,
     files: &mut Vec<PathBuf>,

@@ -7,6 +7,7 @@ mod common;
 mod commands;
 mod errors;
 mod out_folder;
+mod plot;
 mod runs;
 mod streams;
 

@@ -1,0 +1,239 @@
+//! A finished run read back from its files: the statistics rows of stats.csv, the single
+//! point's path in trajectory.csv and a few of the states in states/step_<k>.npy, as the
+//! `RunSummary` the run returned, so `plot` draws them with the study's figure code.
+
+use std::path::{Path, PathBuf};
+
+use crate::error::{Error, Result};
+use crate::measure::energy::EnergyRow;
+use crate::npy;
+use crate::state::State;
+
+/// Portraits drawn from a run's saved states: as many as a study draws by default, evenly
+/// spread over the snapshots (the first and the last always among them).
+const PORTRAITS: usize = 5;
+
+/// Largest file read back (stats.csv of a million snapshots is about 300 MB; a state file
+/// of 10⁷ f64 points at d = 3 is 480 MB).
+const MAX_FILE_BYTES: u64 = 1 << 31;
+
+fn file_err(path: &Path, message: impl Into<String>) -> Error {
+    Error::InputFile {
+        path: path.to_path_buf(),
+        message: message.into(),
+    }
+}
+
+fn read(path: &Path, what: &str) -> Result<Vec<u8>> {
+    crate::ensemble::read_regular(path, MAX_FILE_BYTES, what).map_err(|m| file_err(path, m))
+}
+
+/// A CSV file as its header and rows of cells.
+fn read_csv(path: &Path, what: &str) -> Result<(csv::StringRecord, Vec<csv::StringRecord>)> {
+    let bytes = read(path, what)?;
+    let mut reader = csv::Reader::from_reader(bytes.as_slice());
+    let malformed = |e: csv::Error| file_err(path, format!("malformed {what}: {e}"));
+    let header = reader.headers().map_err(malformed)?.clone();
+    let rows = reader
+        .records()
+        .collect::<std::result::Result<Vec<_>, _>>()
+        .map_err(malformed)?;
+    Ok((header, rows))
+}
+
+/// One row of stats.csv, its cells looked up by column name.
+struct StatsCells<'a> {
+    header: &'a csv::StringRecord,
+    row: &'a csv::StringRecord,
+}
+
+impl StatsCells<'_> {
+    /// The cell of `column`: `None` when it is empty (not measured) or the column is absent.
+    fn opt<T: std::str::FromStr>(&self, column: &str) -> std::result::Result<Option<T>, String> {
+        let Some(i) = self.header.iter().position(|h| h == column) else {
+            return Ok(None);
+        };
+        match self.row.get(i).unwrap_or("") {
+            "" => Ok(None),
+            cell => cell
+                .parse()
+                .map(Some)
+                .map_err(|_| format!("column {column}: cannot read {cell:?} as a number")),
+        }
+    }
+
+    fn req<T: std::str::FromStr>(&self, column: &str) -> std::result::Result<T, String> {
+        self.opt(column)?
+            .ok_or_else(|| format!("column {column} is missing or empty"))
+    }
+
+    fn energy_row(&self) -> std::result::Result<EnergyRow, String> {
+        Ok(EnergyRow {
+            step: self.req("step")?,
+            t: self.req("t")?,
+            points: self.req("points")?,
+            finite: self.req("finite")?,
+            energy_mean: self.opt("energy_mean")?,
+            energy_std: self.opt("energy_std")?,
+            abs_energy_err_mean: self.opt("abs_energy_err_mean")?,
+            abs_energy_err_max: self.opt("abs_energy_err_max")?,
+            rel_energy_err_mean: self.opt("rel_energy_err_mean")?,
+            rel_energy_err_max: self.opt("rel_energy_err_max")?,
+            area: self.opt("area")?,
+            area_ratio: self.opt("area_ratio")?,
+            loop_nodes: self.opt("loop_nodes")?,
+            det_mean: self.opt("det_mean")?,
+            det_min: self.opt("det_min")?,
+            det_max: self.opt("det_max")?,
+            defect_max: self.opt("defect_max")?,
+            area_from_det: self.opt("area_from_det")?,
+            ang_mom_err_max: self.opt("ang_mom_err_max")?,
+            unconverged: self.opt("unconverged")?.unwrap_or(0),
+        })
+    }
+}
+
+/// stats.csv's rows (at least the step-0 row).
+pub(super) fn read_stats(path: &Path) -> Result<Vec<EnergyRow>> {
+    let (header, rows) = read_csv(path, "stats.csv")?;
+    let parsed = rows
+        .iter()
+        .enumerate()
+        .map(|(i, row)| {
+            StatsCells {
+                header: &header,
+                row,
+            }
+            .energy_row()
+            .map_err(|m| file_err(path, format!("row {}: {m}", i + 1)))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    if parsed.is_empty() {
+        return Err(file_err(path, "no statistics rows"));
+    }
+    Ok(parsed)
+}
+
+/// trajectory.csv: (t, q1..qd p1..pd) per snapshot (its energy column is not needed).
+pub(super) fn read_trajectory(path: &Path, d: usize) -> Result<Vec<(f64, Vec<f64>)>> {
+    let (header, rows) = read_csv(path, "trajectory.csv")?;
+    if header.len() != 2 + 2 * d {
+        return Err(file_err(
+            path,
+            format!(
+                "expected {} columns (t, q1..q{d}, p1..p{d}, energy), found {}",
+                2 + 2 * d,
+                header.len()
+            ),
+        ));
+    }
+    rows.iter()
+        .enumerate()
+        .map(|(i, row)| {
+            let values = row
+                .iter()
+                .take(1 + 2 * d)
+                .map(|cell| cell.parse::<f64>())
+                .collect::<std::result::Result<Vec<f64>, _>>()
+                .map_err(|e| file_err(path, format!("row {}: {e}", i + 1)))?;
+            Ok((values[0], values[1..].to_vec()))
+        })
+        .collect()
+}
+
+/// `PORTRAITS` indices out of `len`, evenly spread, first and last included.
+fn spread(len: usize) -> Vec<usize> {
+    let k = len.min(PORTRAITS);
+    let mut idx: Vec<usize> = (0..k)
+        .map(|j| {
+            if k == 1 {
+                0
+            } else {
+                (j * (len - 1) + (k - 1) / 2) / (k - 1)
+            }
+        })
+        .collect();
+    idx.dedup();
+    idx
+}
+
+/// The saved states (states/step_<k>.npy) as (step, file), in step order.
+fn saved_states(dir: &Path) -> Result<Vec<(u64, PathBuf)>> {
+    let states = dir.join("states");
+    if !states.is_dir() {
+        return Ok(Vec::new());
+    }
+    let entries = std::fs::read_dir(&states).map_err(|e| file_err(&states, e.to_string()))?;
+    let mut found = Vec::new();
+    for entry in entries {
+        let path = entry.map_err(|e| file_err(&states, e.to_string()))?.path();
+        let step = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .and_then(|n| n.strip_prefix("step_")?.strip_suffix(".npy")?.parse().ok());
+        if let Some(step) = step {
+            found.push((step, path));
+        }
+    }
+    found.sort_unstable();
+    Ok(found)
+}
+
+/// The phase portraits' states: up to `PORTRAITS` of the saved states, evenly spread; a run
+/// without saved states but with a single point's path takes its points from the path.
+/// Empty when neither is there.
+pub(super) fn read_portraits(
+    dir: &Path,
+    d: usize,
+    dt: f64,
+    trajectory: &[(f64, Vec<f64>)],
+) -> Result<Vec<(u64, State<f64>)>> {
+    let saved = saved_states(dir)?;
+    if saved.is_empty() {
+        return Ok(spread(trajectory.len())
+            .into_iter()
+            .map(|i| {
+                let (t, z) = &trajectory[i];
+                (
+                    (t / dt).round() as u64,
+                    State::from_rows(std::slice::from_ref(z), d),
+                )
+            })
+            .collect());
+    }
+    spread(saved.len())
+        .into_iter()
+        .map(|i| {
+            let (step, path) = &saved[i];
+            let array = npy::decode_f64(&read(path, "a saved state (.npy)")?)
+                .map_err(|m| file_err(path, m))?;
+            if array.cols != 2 * d {
+                return Err(file_err(
+                    path,
+                    format!(
+                        "expected {} columns (q1..qd, p1..pd), found {}",
+                        2 * d,
+                        array.cols
+                    ),
+                ));
+            }
+            let rows: Vec<Vec<f64>> = array.data.chunks(array.cols).map(<[f64]>::to_vec).collect();
+            Ok((*step, State::from_rows(&rows, d)))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn portraits_spread_over_the_snapshots_with_both_ends() {
+        assert_eq!(spread(0), Vec::<usize>::new());
+        assert_eq!(spread(1), [0]);
+        assert_eq!(spread(3), [0, 1, 2]);
+        assert_eq!(spread(5), [0, 1, 2, 3, 4]);
+        assert_eq!(spread(101), [0, 25, 50, 75, 100]);
+        assert_eq!(spread(7), [0, 2, 3, 5, 6]);
+    }
+}

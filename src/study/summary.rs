@@ -191,7 +191,7 @@ fn area_clause(s: &SummaryRow) -> Option<String> {
 fn energy_clause(s: &SummaryRow) -> String {
     let (drifting, unbounded) = (is_drifting(s), energy_unbounded(s));
     let kind = if drifting && unbounded {
-        " (drifting upwards, to order one or more)"
+        ", of order one or more (drifting upwards)"
     } else if drifting {
         " (drifting upwards)"
     } else if escaped_points(s) > 0 {
@@ -339,7 +339,10 @@ mod tests {
         let euler = verdict(&row("euler", 1.534, 0.2055, 1.017e-4), false);
         says(
             &euler,
-            &["(drifting upwards, to order one or more)", "not symplectic"],
+            &[
+                "reached 1.534, of order one or more (drifting upwards)",
+                "not symplectic",
+            ],
         );
         let se = verdict(&kept(), true);
         says(

@@ -11,10 +11,29 @@ use crate::system::System;
 /// |H(z0)| below this is "too small to divide by": such points are left out of the relative columns.
 pub const REL_ENERGY_FLOOR: f64 = 1e-12;
 
-/// Mergeable accumulator: count/mean/M2 (Chan et al.) for H, sums and maxima for the errors.
+/// A finite point has escaped when |H − H(z0)| > `ESCAPE_FACTOR` · (1 + |H(z0)|): its energy
+/// has moved a thousand times its own size (or a thousand energy units where H(z0) ≈ 0), which
+/// no integrator that resolves the motion does, so the point has left the bounded region the
+/// method was run for (e.g. Hénon–Heiles above H = 1/6). Non-finite points count as escaped too
+/// (`EnergyRow::escaped`). The threshold only undercounts: a slow escape is counted once its
+/// energy error is that large.
+pub const ESCAPE_FACTOR: f64 = 1e3;
+
+/// Whether a finite point with energy `h` and initial energy `h0` has escaped (`ESCAPE_FACTOR`).
+pub fn has_escaped(h: f64, h0: f64) -> bool {
+    (h - h0).abs() > ESCAPE_FACTOR * (1.0 + h0.abs())
+}
+
+/// Mergeable accumulator: count/mean/M2 (Chan et al.) for H, sums and maxima for the errors,
+/// and the count of finite escaped points.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct EnergyAccumulator {
     pub finite: u64,
+    /// Finite points that escaped (`has_escaped`); meaningful only with `counts_escaped`.
+    escaped: u64,
+    /// The host's accumulators count escapes; the device reduction (`from_parts`) does not,
+    /// and a merge with one that does not leaves the count unknown.
+    counts_escaped: bool,
     mean: f64,
     m2: f64,
     abs_err_sum: f64,
@@ -27,6 +46,8 @@ pub struct EnergyAccumulator {
 impl EnergyAccumulator {
     pub fn push(&mut self, h: f64, h0: f64) {
         self.finite += 1;
+        self.counts_escaped = true;
+        self.escaped += u64::from(has_escaped(h, h0));
         let delta = h - self.mean;
         self.mean += delta / self.finite as f64;
         self.m2 += delta * (h - self.mean);
@@ -42,7 +63,8 @@ impl EnergyAccumulator {
     }
 
     /// An accumulator from its parts (the GPU engine's device reduction, `gpu::energy`):
-    /// `abs` and `rel` are [sum, max] of the absolute and relative errors.
+    /// `abs` and `rel` are [sum, max] of the absolute and relative errors. The device does
+    /// not count escapes, so its rows leave `escaped` empty.
     pub fn from_parts(
         finite: u64,
         mean: f64,
@@ -53,6 +75,8 @@ impl EnergyAccumulator {
     ) -> Self {
         EnergyAccumulator {
             finite,
+            escaped: 0,
+            counts_escaped: false,
             mean,
             m2,
             abs_err_sum: abs[0],
@@ -74,6 +98,8 @@ impl EnergyAccumulator {
         let delta = o.mean - self.mean;
         EnergyAccumulator {
             finite: self.finite + o.finite,
+            escaped: self.escaped + o.escaped,
+            counts_escaped: self.counts_escaped && o.counts_escaped,
             mean: self.mean + delta * o.finite as f64 / n,
             m2: self.m2 + o.m2 + delta * delta * self.finite as f64 * o.finite as f64 / n,
             abs_err_sum: self.abs_err_sum + o.abs_err_sum,
@@ -119,6 +145,10 @@ pub struct EnergyRow {
     /// Points whose implicit solve (non-separable H, implicit midpoint) hit the iteration cap at
     /// least once since t = 0; always 0 for explicit kernels.
     pub unconverged: u64,
+    /// Points that escaped (`ESCAPE_FACTOR`) or are not finite. Last, so that the older
+    /// columns keep their positions; empty where the statistics were reduced on the device,
+    /// which does not count escapes.
+    pub escaped: Option<u64>,
 }
 
 /// Points per statistics chunk. A chunk's energies are computed into one buffer
@@ -165,7 +195,10 @@ impl EnergyAccumulator {
         lanes.add::<true>(&tail_h, &tail_h0);
         let finite = lanes.finite.iter().sum::<f64>() as u64;
         if finite == 0 {
-            return EnergyAccumulator::default();
+            return EnergyAccumulator {
+                counts_escaped: true,
+                ..EnergyAccumulator::default()
+            };
         }
         let mean = lanes.sum.iter().sum::<f64>() / finite as f64;
         let mut m2 = [0.0; LANES];
@@ -180,6 +213,8 @@ impl EnergyAccumulator {
         let max = |v: &[f64; LANES]| v.iter().fold(0.0, |m: f64, &x| m.max(x));
         EnergyAccumulator {
             finite,
+            escaped: lanes.escaped.iter().sum::<f64>() as u64,
+            counts_escaped: true,
             mean,
             m2: m2.iter().sum(),
             abs_err_sum: lanes.abs_err_sum.iter().sum(),
@@ -191,8 +226,8 @@ impl EnergyAccumulator {
     }
 }
 
-/// `EnergyAccumulator::from_chunk`'s first pass: per lane, finite count, Σ h, and the error
-/// sums and maxima.
+/// `EnergyAccumulator::from_chunk`'s first pass: per lane, finite count, Σ h, the error
+/// sums and maxima, and the escaped count.
 #[derive(Default)]
 struct Lanes {
     /// Counts as f64 (exact up to 2^53): adding 0.0 or 1.0 keeps the loop in vector
@@ -204,6 +239,7 @@ struct Lanes {
     rel_count: [f64; LANES],
     rel_err_sum: [f64; LANES],
     rel_err_max: [f64; LANES],
+    escaped: [f64; LANES],
 }
 
 impl Lanes {
@@ -226,6 +262,9 @@ impl Lanes {
             let rel = if with_rel { err / abs_h0 } else { 0.0 };
             self.rel_err_sum[l] += rel;
             self.rel_err_max[l] = self.rel_err_max[l].max(rel);
+            // `has_escaped` inlined on `err` (0 for a non-finite point, which row_from counts)
+            let escaped = err > ESCAPE_FACTOR * (1.0 + abs_h0);
+            self.escaped[l] += if escaped { 1.0 } else { 0.0 };
         }
     }
 }
@@ -308,6 +347,9 @@ pub fn row_from(acc: &EnergyAccumulator, points: u64, step: u64, t: f64) -> Ener
         area_from_det: None,
         ang_mom_err_max: None,
         unconverged: 0,
+        escaped: acc
+            .counts_escaped
+            .then(|| acc.escaped + (points - acc.finite)),
     }
 }
 
@@ -453,6 +495,27 @@ mod tests {
             (r.finite, r.energy_mean, r.abs_energy_err_max),
             (1, Some(2.0), Some(1.0))
         );
+    }
+
+    /// A finite point counts as escaped past `ESCAPE_FACTOR` · (1 + |H0|), a non-finite one
+    /// always; the device's accumulators leave the count unknown, and so does a merge with one.
+    #[test]
+    fn escapes_are_counted_on_the_host_only() {
+        let h0 = [1.0, 1.0, 1.0, 0.0, 1.0];
+        let h = [1.5, 2002.0, 1998.0, 1001.0, f64::NAN];
+        let acc = EnergyAccumulator::from_chunk(&h, &h0);
+        assert_eq!(row_from(&acc, 5, 0, 0.0).escaped, Some(3));
+        let mut pushed = EnergyAccumulator::default();
+        h.iter()
+            .zip(h0)
+            .filter(|(h, _)| h.is_finite())
+            .for_each(|(&h, h0)| pushed.push(h, h0));
+        assert_eq!(row_from(&pushed, 5, 0, 0.0).escaped, Some(3));
+        let all_blown = EnergyAccumulator::from_chunk(&[f64::NAN], &[1.0]);
+        assert_eq!(row_from(&all_blown, 1, 0, 0.0).escaped, Some(1));
+        let device = EnergyAccumulator::from_parts(2, 1.0, 0.0, [0.0; 2], 2, [0.0; 2]);
+        assert_eq!(row_from(&device, 2, 0, 0.0).escaped, None);
+        assert_eq!(row_from(&device.merge(acc), 7, 0, 0.0).escaped, None);
     }
 
     #[test]

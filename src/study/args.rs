@@ -64,14 +64,23 @@ fn retimed_preset(name: &str, t_end: Option<f64>) -> Result<Study> {
     let mut st = preset(name)?;
     if let Some(t_end) = t_end {
         check_t_end(t_end)?;
+        let preset_t_end = st
+            .runs
+            .iter()
+            .map(|r| r.steps as f64 * r.dt)
+            .fold(0.0, f64::max);
         for r in &mut st.runs {
             r.steps = ((t_end / r.dt).round() as u64).max(1);
         }
         let k = st.portrait_times.len().max(2) - 1;
         st.portrait_times = (0..=k).map(|i| t_end * i as f64 / k as f64).collect();
-        st.description.push_str(&format!(
-            " This run was shortened or lengthened to t = {t_end}."
-        ));
+        let how = if t_end < preset_t_end {
+            "shortened"
+        } else {
+            "lengthened"
+        };
+        st.description
+            .push_str(&format!(" This run was {how} to t = {t_end}."));
     }
     Ok(st)
 }

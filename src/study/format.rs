@@ -28,6 +28,15 @@ pub(super) fn fmt_t(t: f64) -> String {
     }
 }
 
+/// A count with its noun, singular for one: "1 point", "400 points".
+pub(super) fn count(n: u64, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
 /// An optional number, with a dash for none.
 pub(super) fn opt(x: Option<f64>) -> String {
     x.map(fmt_g).unwrap_or_else(|| "–".into())

@@ -4,7 +4,7 @@
 use std::fmt::Write as _;
 
 use super::figures::StudyFigure;
-use super::format::{fmt_g, fmt_ratio, opt};
+use super::format::{count, fmt_g, fmt_ratio, opt};
 use super::summary::{verdict, SummaryRow};
 use super::Study;
 use crate::config::RunConfig;
@@ -46,11 +46,11 @@ fn write_header(
     let _ = writeln!(s, "{}\n", study.description);
     let _ = writeln!(
         s,
-        "System `{}` (parameters {:?}), ensemble `{}` ({} initial points), precision {}, engine {}. Tangent map: {}. Loop refinement: {}.\n",
+        "System `{}` (parameters {:?}), ensemble `{}` ({}), precision {}, engine {}. Tangent map: {}. Loop refinement: {}.\n",
         cfg.system.name(),
         cfg.system.params(),
         cfg.ensemble.kind().name(),
-        cfg.ensemble.points,
+        count(cfg.ensemble.points as u64, "initial point"),
         cfg.precision.name(),
         summary.first().map(|r| r.engine.as_str()).unwrap_or("?"),
         if cfg.tangent { "on" } else { "off" },
@@ -90,13 +90,16 @@ fn write_table(s: &mut String, summary: &[SummaryRow]) {
     let _ = writeln!(s, "\n## Summary (summary.csv)\n");
     let _ = writeln!(
         s,
-        "| system | method | h | steps | t_end | points | finite | final area ratio | max abs(det − 1) | max rel. energy error | max abs. energy error | mean abs. energy error | energy drift slope |"
+        "| system | method | h | steps | t_end | points | finite | escaped | final area ratio | max abs(det − 1) | max rel. energy error | max abs. energy error | mean abs. energy error | energy drift slope |"
     );
-    let _ = writeln!(s, "|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+    let _ = writeln!(
+        s,
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+    );
     for r in summary {
         let _ = writeln!(
             s,
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
             r.system,
             r.method,
             fmt_g(r.dt),
@@ -104,6 +107,7 @@ fn write_table(s: &mut String, summary: &[SummaryRow]) {
             fmt_g(r.t_end),
             r.points,
             r.finite,
+            r.escaped.map_or_else(|| "–".into(), |e| e.to_string()),
             r.final_area_ratio
                 .map(fmt_ratio)
                 .unwrap_or_else(|| "–".into()),

@@ -1,13 +1,11 @@
 //! summary.csv: one `SummaryRow` per method, condensed from its run's statistics rows, and
 //! the one-sentence verdict on each that report.md gives.
 
-use std::fmt::Write as _;
-
 use serde::Serialize;
 
-use super::format::{fmt_g, fmt_ratio, opt};
+use super::format::{count, fmt_g, fmt_ratio, opt};
 use super::StudyRun;
-use crate::measure::energy::drift_slope;
+use crate::measure::energy::{drift_slope, ESCAPE_FACTOR};
 use crate::run;
 
 /// One row of summary.csv (columns documented in README.md).
@@ -43,6 +41,10 @@ pub struct SummaryRow {
     /// neighbouring nodes had merged); empty if never.
     pub refine_stuck_at_step: Option<u64>,
     pub engine: String,
+    /// The most points that had escaped or blown up at any snapshot (`EnergyRow::escaped`);
+    /// empty where the statistics were reduced on the GPU. Last, so that the older columns
+    /// keep their positions.
+    pub escaped: Option<u64>,
 }
 
 /// The largest finite value, if any.
@@ -84,86 +86,186 @@ pub(super) fn summarise(system: &str, r: &StudyRun, res: &run::RunSummary) -> Su
         refine_capped_at_step: res.refine_capped_at,
         refine_stuck_at_step: res.refine_stuck_at,
         engine: res.engine.clone(),
+        escaped: rows
+            .iter()
+            .map(|row| row.escaped)
+            .collect::<Option<Vec<u64>>>()
+            .map(|counts| counts.into_iter().max().unwrap_or(0)),
     }
 }
 
-/// One sentence on what happened to a method's set (for report.md).
-pub(super) fn verdict(s: &SummaryRow, symplectic: bool) -> String {
-    let mut out = format!("**{}** (h = {}, {} steps):", s.method, fmt_g(s.dt), s.steps);
-    if s.finite < s.points {
-        let _ = write!(
-            out,
-            " {} of {} points blew up (non-finite);",
-            s.points - s.finite,
-            s.points
-        );
+/// Points that escaped or blew up by the end: the statistics' count where the run had one, and
+/// at least the non-finite points where it did not (statistics reduced on the GPU).
+fn escaped_points(s: &SummaryRow) -> u64 {
+    s.escaped.unwrap_or(0).max(s.points - s.finite)
+}
+
+/// A final area or det ratio that can be read as the evolved set's area: positive, finite and
+/// within six orders of magnitude of 1. Anything else (−2.7e32, 3.6e33) is the arithmetic of
+/// blown-up tangent maps or tangled loops, not an area.
+fn is_measurable_ratio(r: f64) -> bool {
+    r.is_finite() && r > 0.0 && r.log10().abs() <= 6.0
+}
+
+/// Relative errors from this size on are "of order one": the energy was not kept.
+const ORDER_ONE: f64 = 0.5;
+
+/// Whether the energy error is too large to call bounded: a relative error of order one or more,
+/// or, where no relative error exists (H(z0) ≈ 0), an absolute one past the escape threshold.
+fn energy_unbounded(s: &SummaryRow) -> bool {
+    match (s.max_rel_energy_err, s.max_abs_energy_err) {
+        (Some(e), _) => e >= ORDER_ONE,
+        (None, Some(e)) => e > ESCAPE_FACTOR,
+        (None, None) => false,
     }
-    match s.final_area_ratio {
-        Some(r) if (r - 1.0).abs() < 1e-4 => {
-            let _ = write!(out, " the area was kept (final ratio {}),", fmt_ratio(r));
-        }
-        Some(r) => {
-            let how = if r > 1.0 { "grew" } else { "shrank" };
-            let _ = write!(out, " the area {how} by a factor {},", fmt_g(r));
-        }
-        None if s.finite < s.points => {
-            out.push_str(" the area could not be measured (non-finite points),")
-        }
-        // neither a loop nor the tangent map: no area to report
-        None => {}
-    }
-    // Drift: the run's least-squares growth of the mean |H − H(z0)| (slope × duration) against
-    // the largest |H − H(z0)| seen, both in energy units. A bounded oscillating error has a
-    // small slope; a drifting one accounts for most of its largest value.
-    let drifting = match (s.max_abs_energy_err, s.energy_drift_slope) {
+}
+
+/// Drift: the run's least-squares growth of the mean |H − H(z0)| (slope × duration) against
+/// the largest |H − H(z0)| seen, both in energy units. A bounded oscillating error has a small
+/// slope; a drifting one accounts for most of its largest value.
+fn is_drifting(s: &SummaryRow) -> bool {
+    match (s.max_abs_energy_err, s.energy_drift_slope) {
         (Some(e), Some(slope)) => slope > 0.0 && slope * s.t_end > 0.5 * e.max(1e-300),
         _ => false,
+    }
+}
+
+/// "3 of 400 points blew up (non-finite) and 2 more left …", or None when every point stayed.
+fn escape_clause(s: &SummaryRow) -> Option<String> {
+    let (escaped, blown) = (escaped_points(s), s.points - s.finite);
+    let left = escaped - blown;
+    let threshold = format!(
+        "energy error above {} × (1 + |H(z0)|)",
+        fmt_g(ESCAPE_FACTOR)
+    );
+    if s.points == 1 {
+        return match (blown, left) {
+            (0, 0) => None,
+            (1, _) => Some("the point blew up (non-finite)".into()),
+            _ => Some(format!("the point left the bounded region ({threshold})")),
+        };
+    }
+    let of = if escaped == s.points {
+        format!("all {}", count(s.points, "point"))
+    } else {
+        format!("{escaped} of {}", count(s.points, "point"))
     };
-    let kind = match s.energy_drift_slope {
-        Some(_) if drifting => " (drifting upwards)",
-        Some(_) => " (bounded, without systematic drift)",
-        None => "",
+    match (blown, left) {
+        (0, 0) => None,
+        (_, 0) => Some(format!("{of} blew up (non-finite)")),
+        (0, _) => Some(format!("{of} left the bounded region ({threshold})")),
+        _ => Some(format!(
+            "{of} escaped: {blown} blew up (non-finite) and {left} more left the bounded region ({threshold})"
+        )),
+    }
+}
+
+/// What became of the area (None where the run measured none and nothing escaped).
+fn area_clause(s: &SummaryRow) -> Option<String> {
+    let escaped = escaped_points(s);
+    if escaped > 0 && (s.final_area_ratio.is_some() || s.finite < s.points) {
+        let how = match (s.points - s.finite, escaped) {
+            (0, _) => "escaped",
+            (b, e) if b == e => "blew up",
+            _ => "escaped or blew up",
+        };
+        let who = if s.points == 1 {
+            format!("the point {how}")
+        } else {
+            format!("{} {how}", count(escaped, "point"))
+        };
+        return Some(format!("the area is not measurable: {who}"));
+    }
+    let r = s.final_area_ratio?;
+    Some(if !is_measurable_ratio(r) {
+        format!("the area is not measurable (final ratio {})", fmt_g(r))
+    } else if (r - 1.0).abs() < 1e-4 {
+        format!("the area was kept (final ratio {})", fmt_ratio(r))
+    } else {
+        let how = if r > 1.0 { "grew" } else { "shrank" };
+        format!("the area {how} by a factor {}", fmt_g(r))
+    })
+}
+
+/// The largest energy error and what kind it is.
+fn energy_clause(s: &SummaryRow) -> String {
+    let (drifting, unbounded) = (is_drifting(s), energy_unbounded(s));
+    let kind = if drifting && unbounded {
+        ", of order one or more (drifting upwards)"
+    } else if drifting {
+        " (drifting upwards)"
+    } else if escaped_points(s) > 0 {
+        " (not bounded: the escaped points' error)"
+    } else if unbounded {
+        " (of order one or more: not bounded)"
+    } else if s.energy_drift_slope.is_some() {
+        " (bounded, without systematic drift)"
+    } else {
+        ""
     };
     match (s.max_rel_energy_err, s.max_abs_energy_err) {
-        (Some(e), _) => {
-            let _ = write!(
-                out,
-                " and the relative energy error reached {}{kind}",
-                fmt_g(e)
-            );
-        }
+        (Some(e), _) => format!("the relative energy error reached {}{kind}", fmt_g(e)),
         // H(z0) ≈ 0 (e.g. the elastic pendulum's E = 0): the absolute error is the measure.
-        (None, Some(e)) => {
-            let _ = write!(
-                out,
-                " and the absolute energy error reached {} (time average {}){kind}",
-                fmt_g(e),
-                opt(s.mean_abs_energy_err)
-            );
-        }
-        (None, None) => out.push_str(" and the energy error is undefined"),
+        (None, Some(e)) => format!(
+            "the absolute energy error reached {} (time average {}){kind}",
+            fmt_g(e),
+            opt(s.mean_abs_energy_err)
+        ),
+        (None, None) if s.finite == 0 => "no point stayed finite, so no energy error".into(),
+        (None, None) => "the energy error is undefined".into(),
     }
-    if let Some(l) = s.max_ang_mom_err {
-        let _ = write!(out, "; angular momentum error at most {}", fmt_g(l));
+}
+
+/// How the run reads given the method: what a symplectic method promises, and whether it held.
+fn closing(s: &SummaryRow, symplectic: bool) -> &'static str {
+    if !symplectic {
+        return "this method is not symplectic.";
     }
-    if s.unconverged > 0 {
-        let _ = write!(
-            out,
-            "; {} points had implicit solves that did not converge",
-            s.unconverged
-        );
+    // Area and bounded energy error are guaranteed only where the step resolves the motion; a
+    // point running off to infinity is outside that region, whatever the method.
+    if escaped_points(s) > 0 {
+        return if escaped_points(s) == s.points {
+            "a symplectic method, but the ensemble left the region where its guarantees (kept area, bounded energy error) hold."
+        } else {
+            "a symplectic method, but part of the ensemble left the region where its guarantees (kept area, bounded energy error) hold."
+        };
     }
     // A symplectic method whose energy error drifts or reaches order one is past its step
     // size's range (instability or an unresolved motion), not showing symplectic behaviour.
-    let broke = drifting || s.max_rel_energy_err.is_some_and(|e| e > 0.5) || s.finite < s.points;
-    out.push_str(if symplectic && broke {
-        ": a symplectic method, yet its energy was not kept: the step is too large for this motion."
-    } else if symplectic {
-        ": as expected of a symplectic method."
+    if is_drifting(s) || energy_unbounded(s) {
+        "a symplectic method, yet its energy was not kept: the step is too large for this motion."
     } else {
-        ": this method is not symplectic."
-    });
-    out
+        "as expected of a symplectic method."
+    }
+}
+
+/// One sentence on what happened to a method's set (for report.md): its clauses joined by
+/// semicolons, then what that means for the method.
+pub(super) fn verdict(s: &SummaryRow, symplectic: bool) -> String {
+    let mut clauses: Vec<String> = escape_clause(s).into_iter().collect();
+    clauses.extend(area_clause(s));
+    clauses.push(energy_clause(s));
+    if let Some(l) = s.max_ang_mom_err {
+        clauses.push(format!(
+            "the angular momentum error was at most {}",
+            fmt_g(l)
+        ));
+    }
+    if s.unconverged > 0 {
+        clauses.push(format!(
+            "{} had implicit solves that did not converge",
+            count(s.unconverged, "point")
+        ));
+    }
+    format!(
+        "**{}** (h = {}, {} to t = {}): {}: {}",
+        s.method,
+        fmt_g(s.dt),
+        count(s.steps, "step"),
+        fmt_g(s.t_end),
+        clauses.join("; "),
+        closing(s, symplectic)
+    )
 }
 
 #[cfg(test)]
@@ -192,24 +294,262 @@ mod tests {
             refine_capped_at_step: None,
             refine_stuck_at_step: None,
             engine: "cpu".into(),
+            escaped: Some(0),
+        }
+    }
+
+    /// Symplectic Euler's row of pendulum-level: bounded error, area kept.
+    fn kept() -> SummaryRow {
+        row("symplectic-euler-a", 4.917e-4, 6.588e-5, 1.034e-10)
+    }
+
+    /// Issue 14's escaping Hénon–Heiles grid (Verlet, h = 0.05, t = 200, tangent map):
+    /// 172 of 400 points non-finite, some finite ones far out, det_mean −3.3e49.
+    fn escaping() -> SummaryRow {
+        SummaryRow {
+            system: "henon-heiles".into(),
+            dt: 0.05,
+            steps: 4000,
+            t_end: 200.0,
+            points: 400,
+            finite: 228,
+            final_area_ratio: Some(-3.263e49),
+            max_rel_energy_err: Some(4.575e71),
+            max_abs_energy_err: Some(1.846e71),
+            energy_drift_slope: Some(-1.387e65),
+            escaped: Some(180),
+            ..row("verlet", 0.0, 0.0, 0.0)
+        }
+    }
+
+    fn says(v: &str, parts: &[&str]) {
+        for p in parts {
+            assert!(v.contains(p), "{p:?} missing from: {v}");
+        }
+    }
+
+    fn never_says(v: &str, parts: &[&str]) {
+        for p in parts {
+            assert!(!v.contains(p), "{p:?} in: {v}");
         }
     }
 
     #[test]
     fn verdict_tells_drift_from_bounded_error() {
         let euler = verdict(&row("euler", 1.534, 0.2055, 1.017e-4), false);
-        assert!(euler.contains("(drifting upwards)"), "{euler}");
-        let se = verdict(
-            &row("symplectic-euler-a", 4.917e-4, 6.588e-5, 1.034e-10),
-            true,
+        says(
+            &euler,
+            &[
+                "reached 1.534, of order one or more (drifting upwards)",
+                "not symplectic",
+            ],
         );
-        assert!(se.contains("(bounded, without systematic drift)"), "{se}");
-        assert!(se.contains("as expected of a symplectic method"), "{se}");
+        let se = verdict(&kept(), true);
+        says(
+            &se,
+            &[
+                "**symplectic-euler-a** (h = 5.000e-4, 4000000 steps to t = 2000): the area was kept (final ratio 1 (exactly)); the relative energy error reached 4.917e-4 (bounded, without systematic drift): as expected of a symplectic method.",
+            ],
+        );
         // A symplectic method whose error drifts has too large a step.
         let bad = verdict(&row("verlet", 1e-3, 1e-4, 1e-7), true);
-        assert!(
-            bad.contains("(drifting upwards)") && bad.contains("step is too large"),
-            "{bad}"
+        says(&bad, &["(drifting upwards)", "step is too large"]);
+    }
+
+    #[test]
+    fn area_grew_or_shrank_by_a_readable_factor() {
+        let grew = verdict(
+            &SummaryRow {
+                final_area_ratio: Some(2.569134),
+                ..row("euler", 1.534, 0.2055, 1.017e-4)
+            },
+            false,
+        );
+        says(&grew, &["the area grew by a factor 2.569134;"]);
+        let shrank = SummaryRow {
+            final_area_ratio: Some(0.25),
+            ..kept()
+        };
+        says(
+            &verdict(&shrank, false),
+            &["the area shrank by a factor 0.25;"],
+        );
+        let near = SummaryRow {
+            final_area_ratio: Some(1.0 - 3e-12),
+            ..kept()
+        };
+        says(
+            &verdict(&near, true),
+            &["the area was kept (final ratio 1 − 3.0e-12)"],
+        );
+    }
+
+    /// Issue 14: no "shrank by a factor −3.3e49", no "bounded" 1e71 error, and the symplectic
+    /// method is said to have left the region where its guarantees hold.
+    #[test]
+    fn escaping_points_are_counted_and_nothing_is_called_bounded() {
+        let v = verdict(&escaping(), true);
+        says(
+            &v,
+            &[
+                "(h = 0.05, 4000 steps to t = 200)",
+                "180 of 400 points escaped: 172 blew up (non-finite) and 8 more left the bounded region (energy error above 1000 × (1 + |H(z0)|))",
+                "the area is not measurable: 180 points escaped or blew up",
+                "the relative energy error reached 4.575e71 (not bounded",
+                "part of the ensemble left the region where its guarantees",
+            ],
+        );
+        never_says(&v, &["factor", "bounded, without", "as expected"]);
+        // Statistics reduced on the GPU count no escapes: the non-finite points still are.
+        let gpu = SummaryRow {
+            escaped: None,
+            ..escaping()
+        };
+        says(
+            &verdict(&gpu, true),
+            &[
+                "172 of 400 points blew up (non-finite);",
+                "172 points blew up",
+            ],
+        );
+    }
+
+    #[test]
+    fn finite_escapes_alone_make_the_area_unmeasurable() {
+        let v = verdict(
+            &SummaryRow {
+                escaped: Some(3),
+                final_area_ratio: Some(3.6e33),
+                max_rel_energy_err: Some(1.2e9),
+                ..kept()
+            },
+            true,
+        );
+        says(
+            &v,
+            &[
+                "3 of 2000 points left the bounded region",
+                "the area is not measurable: 3 points escaped;",
+            ],
+        );
+    }
+
+    #[test]
+    fn every_point_blown_up() {
+        let v = verdict(
+            &SummaryRow {
+                finite: 0,
+                escaped: Some(2000),
+                final_area_ratio: None,
+                max_rel_energy_err: None,
+                max_abs_energy_err: None,
+                energy_drift_slope: None,
+                ..kept()
+            },
+            true,
+        );
+        says(
+            &v,
+            &[
+                "all 2000 points blew up (non-finite); the area is not measurable: 2000 points blew up; no point stayed finite, so no energy error: a symplectic method, but the ensemble left",
+            ],
+        );
+    }
+
+    /// A negative, non-finite or absurd ratio with no escape counted is not an area either.
+    #[test]
+    fn absurd_ratios_are_not_measurable() {
+        for r in [-2.667e32, f64::NAN, 0.0, 3e7, 1e-7] {
+            let v = verdict(
+                &SummaryRow {
+                    final_area_ratio: Some(r),
+                    ..kept()
+                },
+                true,
+            );
+            says(&v, &["the area is not measurable (final ratio"]);
+            never_says(&v, &["factor"]);
+        }
+    }
+
+    #[test]
+    fn order_one_error_is_never_bounded() {
+        let v = verdict(&row("verlet", 0.8, 0.1, -1e-9), true);
+        says(
+            &v,
+            &[
+                "reached 0.8 (of order one or more: not bounded)",
+                "step is too large",
+            ],
+        );
+        never_says(&v, &["bounded, without"]);
+    }
+
+    /// H(z0) ≈ 0 (the elastic pendulum's E = 0): the absolute error, bounded or not.
+    #[test]
+    fn absolute_error_where_the_energy_is_zero() {
+        let zero = |abs: f64, escaped| SummaryRow {
+            final_area_ratio: None,
+            max_rel_energy_err: None,
+            max_abs_energy_err: Some(abs),
+            mean_abs_energy_err: Some(abs / 2.0),
+            energy_drift_slope: Some(0.0),
+            escaped: Some(escaped),
+            ..kept()
+        };
+        let v = verdict(&zero(0.0172, 0), true);
+        says(
+            &v,
+            &["the absolute energy error reached 0.0172 (time average 0.0086) (bounded, without systematic drift): as expected"],
+        );
+        let v = verdict(&zero(5e4, 0), true);
+        says(
+            &v,
+            &["(of order one or more: not bounded)", "step is too large"],
+        );
+        let v = verdict(&zero(5e4, 1), true);
+        says(&v, &["(not bounded: the escaped points' error)"]);
+    }
+
+    #[test]
+    fn a_single_point_reads_in_the_singular() {
+        let one = SummaryRow {
+            points: 1,
+            finite: 1,
+            steps: 1,
+            t_end: 5e-4,
+            final_area_ratio: None,
+            unconverged: 1,
+            max_ang_mom_err: Some(1e-14),
+            ..kept()
+        };
+        let v = verdict(&one, true);
+        says(
+            &v,
+            &[
+                "(h = 5.000e-4, 1 step to t = 5.000e-4): the relative energy error",
+                "; the angular momentum error was at most 1.000e-14; 1 point had implicit solves",
+            ],
+        );
+        never_says(&v, &["): and", "of 1 point"]);
+        let blown = SummaryRow {
+            finite: 0,
+            escaped: Some(1),
+            max_rel_energy_err: None,
+            max_abs_energy_err: None,
+            ..one.clone()
+        };
+        says(
+            &verdict(&blown, false),
+            &["the point blew up (non-finite); the area is not measurable: the point blew up;"],
+        );
+        let gone = SummaryRow {
+            escaped: Some(1),
+            ..one
+        };
+        says(
+            &verdict(&gone, true),
+            &["the point left the bounded region", "but the ensemble left"],
         );
     }
 }

@@ -4,6 +4,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod escapes;
 mod refinement;
 mod study;
 mod tangent;

@@ -89,6 +89,7 @@ impl StatsCells<'_> {
             area_from_det: self.opt("area_from_det")?,
             ang_mom_err_max: self.opt("ang_mom_err_max")?,
             unconverged: self.opt("unconverged")?.unwrap_or(0),
+            escaped: self.opt("escaped")?,
         })
     }
 }

@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use super::figures::{PlottedRun, StudyFigure};
-use super::format::{fmt_g, fmt_ratio, opt};
+use super::format::{count, fmt_g, fmt_ratio, opt};
 use super::readback::{read_portraits, read_stats, read_trajectory};
 use super::runner::write_figures;
 use super::summary::{summarise, verdict, SummaryRow};
@@ -177,11 +177,11 @@ fn run_report_md(
     );
     let _ = writeln!(
         s,
-        "System `{}` (parameters {:?}), ensemble `{}` ({} initial points), method `{}` with h = {} for {} steps (t = {}), precision {}, engine {}. Tangent map: {}. Loop refinement: {}.\n",
+        "System `{}` (parameters {:?}), ensemble `{}` ({}), method `{}` with h = {} for {} steps (t = {}), precision {}, engine {}. Tangent map: {}. Loop refinement: {}.\n",
         cfg.system.name(),
         cfg.system.params(),
-        cfg.ensemble.kind.name(),
-        cfg.ensemble.points,
+        cfg.ensemble.kind().name(),
+        count(cfg.ensemble.points as u64, "initial point"),
         cfg.method.name(),
         fmt_g(cfg.dt),
         cfg.steps,

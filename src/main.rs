@@ -112,8 +112,22 @@ fn cmd_study(a: &StudyArgs) -> Result<ExitCode, Error> {
         .join(" ");
     let outcome = study::run_study(&st, &out, a.output.force, &command_line)?;
     if !phaseflow::console::quiet() {
+        // A study that mixes systems names each row's system too.
+        let mixed = outcome.summary.iter().any(|r| r.system != outcome.summary[0].system);
+        let labels: Vec<String> = outcome
+            .summary
+            .iter()
+            .map(|r| {
+                if mixed {
+                    format!("{}/{}", r.system, r.method)
+                } else {
+                    r.method.clone()
+                }
+            })
+            .collect();
+        let w = labels.iter().map(|l| l.len()).max().unwrap_or(0).max(20);
         out!(
-            "{:<20} {:>10} {:>10} {:>16} {:>16} {:>16}",
+            "{:<w$} {:>10} {:>10} {:>16} {:>16} {:>16}",
             "method",
             "h",
             "steps",
@@ -121,10 +135,10 @@ fn cmd_study(a: &StudyArgs) -> Result<ExitCode, Error> {
             "max|det-1|",
             "max_rel_dE"
         );
-        for r in &outcome.summary {
+        for (r, label) in outcome.summary.iter().zip(&labels) {
             out!(
-                "{:<20} {:>10.4e} {:>10} {:>16} {:>16} {:>16}",
-                r.method,
+                "{:<w$} {:>10.4e} {:>10} {:>16} {:>16} {:>16}",
+                label,
                 r.dt,
                 r.steps,
                 fmt_opt(r.final_area_ratio),

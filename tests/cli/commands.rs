@@ -256,3 +256,25 @@ fn study_takes_a_config_and_the_run_flags() {
     // With 3 sweeps the double pendulum's implicit stages hit the cap, and are counted.
     assert!(rows[4]["unconverged"] > 0.0, "{:?}", rows[4]);
 }
+
+/// The study's stdout table names each row's system when the study mixes systems (issue 14: it
+/// printed the same method twice without the system).
+#[test]
+fn study_table_names_the_system_when_runs_differ_in_it() {
+    let tmp = TempDir::new().unwrap();
+    let output = phaseflow()
+        .args(["study", "--preset", "elastic-pendulum", "--t-end", "2", "--out"])
+        .arg(tmp.path().join("s"))
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let text = String::from_utf8(output).unwrap();
+    for run in [
+        "elastic-pendulum/symplectic-euler-a ",
+        "elastic-pendulum-cartesian/symplectic-euler-a ",
+    ] {
+        assert!(text.contains(run), "{run} missing from\n{text}");
+    }
+}

@@ -503,6 +503,8 @@ fn device_energy_statistics_equal_the_host_ones() {
             let host = snapshot_stats(&sys, g.state().unwrap(), &h0, 40, h);
             assert_eq!(unconverged, 0);
             assert_eq!(dev.finite, host.finite, "{}", sys.name());
+            assert_eq!(dev.escaped, host.escaped, "{}", sys.name());
+            assert_eq!(dev.escaped, Some(1), "{}: the NaN point", sys.name());
             let close = |a: Option<f64>, b: Option<f64>, tol: f64, what: &str| {
                 let (a, b) = (a.unwrap(), b.unwrap());
                 assert!(

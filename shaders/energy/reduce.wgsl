@@ -26,7 +26,8 @@ struct Acc {
     rel_max: f64,
     // Points whose unconverged count is non-zero.
     unconverged: f64,
-    _pad: f64,
+    // Finite points that escaped: |H − H0| > ESCAPE_FACTOR · (1 + |H0|) (has_escaped).
+    escaped: f64,
 }
 
 @group(0) @binding(0) var<uniform> params: EnergyParams;
@@ -47,11 +48,13 @@ fn merge(a: Acc, b: Acc) -> Acc {
     if (a.finite == 0.0lf) {
         var r = b;
         r.unconverged = a.unconverged + b.unconverged;
+        r.escaped = a.escaped + b.escaped;
         return r;
     }
     if (b.finite == 0.0lf) {
         var r = a;
         r.unconverged = a.unconverged + b.unconverged;
+        r.escaped = a.escaped + b.escaped;
         return r;
     }
     let n = a.finite + b.finite;
@@ -66,7 +69,7 @@ fn merge(a: Acc, b: Acc) -> Acc {
     r.rel_sum = a.rel_sum + b.rel_sum;
     r.rel_max = max(a.rel_max, b.rel_max);
     r.unconverged = a.unconverged + b.unconverged;
-    r._pad = 0.0lf;
+    r.escaped = a.escaped + b.escaped;
     return r;
 }
 
@@ -105,6 +108,7 @@ fn point(i: u32, n: u32) -> Acc {
     a.mean = h;
     a.abs_sum = err;
     a.abs_max = err;
+    a.escaped = select(0.0lf, 1.0lf, err > ESCAPE_FACTOR * (1.0lf + abs(e0)));
     if (abs(e0) > REL_ENERGY_FLOOR) {
         let rel = err / abs(e0);
         a.rel_count = 1.0lf;

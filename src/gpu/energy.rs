@@ -15,7 +15,7 @@ use bytemuck::{Pod, Zeroable};
 
 use super::GpuContext;
 use crate::error::{Error, Result};
-use crate::measure::energy::{EnergyAccumulator, REL_ENERGY_FLOOR};
+use crate::measure::energy::{EnergyAccumulator, ESCAPE_FACTOR, REL_ENERGY_FLOOR};
 use crate::system::System;
 pub use crate::wgsl_literal::f64_literal;
 
@@ -44,7 +44,7 @@ struct DeviceAccumulator {
     rel_sum: f64,
     rel_max: f64,
     unconverged: f64,
-    _pad: f64,
+    escaped: f64,
 }
 
 impl DeviceAccumulator {
@@ -57,6 +57,7 @@ impl DeviceAccumulator {
             self.rel_count as u64,
             [self.rel_sum, self.rel_max],
         )
+        .with_escaped(self.escaped as u64)
     }
 }
 
@@ -64,10 +65,11 @@ impl DeviceAccumulator {
 /// with tangent columns: only the first d are read).
 pub fn compose(system: &System, comps: usize) -> String {
     let mut src = format!(
-        "// phaseflow energy reduction: system {}\nconst D: u32 = {}u;\nconst DT: u32 = {comps}u;\nconst REDUCE_SIZE: u32 = {REDUCE_SIZE}u;\nconst REL_ENERGY_FLOOR: f64 = {};\n",
+        "// phaseflow energy reduction: system {}\nconst D: u32 = {}u;\nconst DT: u32 = {comps}u;\nconst REDUCE_SIZE: u32 = {REDUCE_SIZE}u;\nconst REL_ENERGY_FLOOR: f64 = {};\nconst ESCAPE_FACTOR: f64 = {};\n",
         system.name(),
         system.dof(),
-        f64_literal(REL_ENERGY_FLOOR)
+        f64_literal(REL_ENERGY_FLOOR),
+        f64_literal(ESCAPE_FACTOR)
     );
     for (name, value) in system.wgsl_constants() {
         src.push_str(&format!("const {name}: f64 = {};\n", f64_literal(value)));

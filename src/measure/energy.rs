@@ -31,8 +31,9 @@ pub struct EnergyAccumulator {
     pub finite: u64,
     /// Finite points that escaped (`has_escaped`); meaningful only with `counts_escaped`.
     escaped: u64,
-    /// The host's accumulators count escapes; the device reduction (`from_parts`) does not,
-    /// and a merge with one that does not leaves the count unknown.
+    /// Whether escapes were counted: the host's accumulators count them, the device
+    /// reduction's too (`from_parts(..).with_escaped(n)`); one built by `from_parts` alone
+    /// does not, and a merge with one that does not leaves the count unknown.
     counts_escaped: bool,
     mean: f64,
     m2: f64,
@@ -63,8 +64,8 @@ impl EnergyAccumulator {
     }
 
     /// An accumulator from its parts (the GPU engine's device reduction, `gpu::energy`):
-    /// `abs` and `rel` are [sum, max] of the absolute and relative errors. The device does
-    /// not count escapes, so its rows leave `escaped` empty.
+    /// `abs` and `rel` are [sum, max] of the absolute and relative errors. Escapes are not
+    /// counted until `with_escaped` gives their number (rows then leave `escaped` empty).
     pub fn from_parts(
         finite: u64,
         mean: f64,
@@ -85,6 +86,14 @@ impl EnergyAccumulator {
             rel_err_sum: rel[0],
             rel_err_max: rel[1],
         }
+    }
+
+    /// The same accumulator with `n` finite points counted as escaped (`has_escaped`), as the
+    /// device reduction counts them.
+    pub fn with_escaped(mut self, n: u64) -> Self {
+        self.escaped = n;
+        self.counts_escaped = true;
+        self
     }
 
     pub fn merge(self, o: Self) -> Self {
@@ -498,9 +507,10 @@ mod tests {
     }
 
     /// A finite point counts as escaped past `ESCAPE_FACTOR` · (1 + |H0|), a non-finite one
-    /// always; the device's accumulators leave the count unknown, and so does a merge with one.
+    /// always; an accumulator from parts without a count leaves it unknown, and so does a merge
+    /// with one (the device's count: `tests/gpu.rs`).
     #[test]
-    fn escapes_are_counted_on_the_host_only() {
+    fn escapes_are_counted_or_left_unknown() {
         let h0 = [1.0, 1.0, 1.0, 0.0, 1.0];
         let h = [1.5, 2002.0, 1998.0, 1001.0, f64::NAN];
         let acc = EnergyAccumulator::from_chunk(&h, &h0);
@@ -516,6 +526,9 @@ mod tests {
         let device = EnergyAccumulator::from_parts(2, 1.0, 0.0, [0.0; 2], 2, [0.0; 2]);
         assert_eq!(row_from(&device, 2, 0, 0.0).escaped, None);
         assert_eq!(row_from(&device.merge(acc), 7, 0, 0.0).escaped, None);
+        let counted = device.with_escaped(1);
+        // 1 + 2 finite escapes, and the one non-finite point of the 7
+        assert_eq!(row_from(&counted.merge(acc), 7, 0, 0.0).escaped, Some(4));
     }
 
     #[test]

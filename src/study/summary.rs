@@ -42,7 +42,7 @@ pub struct SummaryRow {
     pub refine_stuck_at_step: Option<u64>,
     pub engine: String,
     /// The most points that had escaped or blown up at any snapshot (`EnergyRow::escaped`);
-    /// empty where the statistics were reduced on the GPU. Last, so that the older columns
+    /// empty only where a run's rows have no count. Last, so that the older columns
     /// keep their positions.
     pub escaped: Option<u64>,
 }
@@ -95,7 +95,7 @@ pub(super) fn summarise(system: &str, r: &StudyRun, res: &run::RunSummary) -> Su
 }
 
 /// Points that escaped or blew up by the end: the statistics' count where the run had one, and
-/// at least the non-finite points where it did not (statistics reduced on the GPU).
+/// at least the non-finite points where it did not (e.g. a stats.csv from before the column).
 fn escaped_points(s: &SummaryRow) -> u64 {
     s.escaped.unwrap_or(0).max(s.points - s.finite)
 }

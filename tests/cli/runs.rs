@@ -154,6 +154,7 @@ fn gpu_statistics_reduced_on_the_device_equal_the_cpu_ones() {
             let cv = values(cl);
             assert_eq!(gv[..4], cv[..4], "step, t, points, finite");
             assert_eq!(gv[19], cv[19], "unconverged");
+            assert_eq!(gv[20], cv[20], "escaped (counted on the device too)");
             // energy_mean, energy_std, the error columns (errors ~1e-6 against H ~0.3)
             for (k, tol) in [
                 (4, 1e-13),

@@ -189,8 +189,13 @@ impl<'a, T: Real> Tracker<'a, T> {
         self.points = order.points;
         if stuck {
             crate::warn!(
-                "phaseflow: warning: at step {step} a loop gap could not be refined: the nodes inserted into it coincide with its end at {} precision (neighbouring nodes have merged); refinement stops and the loop area from here on is under-resolved (use --precision f64)",
-                T::NAME
+                "phaseflow: warning: at step {step} a loop gap could not be refined: the nodes inserted into it coincide with its end at {} precision (neighbouring nodes have merged); refinement stops and the loop area from here on is under-resolved{}",
+                T::NAME,
+                if T::NAME == "f32" {
+                    " (use --precision f64)"
+                } else {
+                    ""
+                }
             );
             self.stuck_at = Some(step);
             return Ok(false);

@@ -113,7 +113,10 @@ fn cmd_study(a: &StudyArgs) -> Result<ExitCode, Error> {
     let outcome = study::run_study(&st, &out, a.output.force, &command_line)?;
     if !phaseflow::console::quiet() {
         // A study that mixes systems names each row's system too.
-        let mixed = outcome.summary.iter().any(|r| r.system != outcome.summary[0].system);
+        let mixed = outcome
+            .summary
+            .iter()
+            .any(|r| r.system != outcome.summary[0].system);
         let labels: Vec<String> = outcome
             .summary
             .iter()

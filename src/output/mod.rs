@@ -39,6 +39,40 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
 }
 
 /// Serialise rows with the csv crate and write the file whole.
+/// A CSV file that grows a row at a time, each row flushed to the file as it is written: a
+/// run's `stats.csv`, so an interrupted run keeps its statistics up to the last snapshot (its
+/// folder then has no manifest, which is how an incomplete run is told from a complete one).
+/// The finished file is byte for byte what `write_csv` writes for the same rows.
+pub struct CsvRows {
+    path: std::path::PathBuf,
+    w: csv::Writer<std::fs::File>,
+}
+
+impl CsvRows {
+    pub fn create(path: &Path) -> Result<Self> {
+        let file = std::fs::File::create(path).map_err(|source| Error::Output {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        Ok(CsvRows {
+            path: path.to_path_buf(),
+            w: csv::Writer::from_writer(file),
+        })
+    }
+
+    /// Append one row (the header first, before the first row) and flush it to the file.
+    pub fn push<R: serde::Serialize>(&mut self, row: &R) -> Result<()> {
+        let err = |source: std::io::Error| Error::Output {
+            path: self.path.clone(),
+            source,
+        };
+        self.w
+            .serialize(row)
+            .map_err(|e| err(std::io::Error::other(e)))?;
+        self.w.flush().map_err(err)
+    }
+}
+
 pub fn write_csv<R: serde::Serialize>(path: &Path, rows: &[R]) -> Result<()> {
     let mut w = csv::Writer::from_writer(Vec::new());
     for r in rows {

@@ -10,7 +10,7 @@ use crate::error::{Error, Result};
 use crate::float::Real;
 use crate::gpu;
 use crate::measure::energy::EnergyRow;
-use crate::output::{folder, npy, write_atomic, write_csv};
+use crate::output::{folder, npy, write_atomic};
 use crate::state::State;
 use crate::system::System;
 
@@ -99,7 +99,6 @@ fn run_with<T: Real>(
         cfg.to_toml(&describe, out).as_bytes(),
     )?;
     let rows = tracker.snapshots(out)?;
-    write_csv(&out.join("stats.csv"), &rows)?;
     if !tracker.trajectory.is_empty() {
         write_trajectory(
             &out.join("trajectory.csv"),

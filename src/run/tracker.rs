@@ -16,7 +16,7 @@ use crate::measure::energy::{
     ang_mom_err_max, angular_momenta, energies, row_from, snapshot_stats, EnergyRow,
 };
 use crate::measure::tangent::{renormalise, tangent_stats};
-use crate::output::{npy, write_atomic};
+use crate::output::{npy, write_atomic, CsvRows};
 use crate::state::State;
 
 use super::initial::Initial;
@@ -124,11 +124,13 @@ impl<'a, T: Real> Tracker<'a, T> {
         })
     }
 
-    /// Advance between snapshots, measuring each; optionally save states.
+    /// Advance between snapshots, measuring each into stats.csv as it is taken (flushed row
+    /// by row, so an interrupted run keeps its rows); optionally save states.
     pub(super) fn snapshots(&mut self, out: &Path) -> Result<Vec<EnergyRow>> {
         let cfg = self.cfg;
         let mut area = AreaRatio::new(cfg);
         let mut pb = Progress::new(cfg.steps, crate::console::quiet());
+        let mut stats = CsvRows::create(&out.join("stats.csv"))?;
         let mut rows = Vec::new();
         let mut done = 0;
         for step in cfg.snapshot_steps() {
@@ -139,6 +141,7 @@ impl<'a, T: Real> Tracker<'a, T> {
             let portrait = cfg.portrait_steps.contains(&step);
             if let Some(row) = &device_row {
                 if self.points.l0.is_empty() && !single && !portrait && !cfg.save_states {
+                    stats.push(row)?;
                     rows.push(row.clone());
                     continue; // nothing else needs the state: no read-back
                 }
@@ -146,6 +149,7 @@ impl<'a, T: Real> Tracker<'a, T> {
             let state = self.engine.state()?;
             let mut row = device_row.unwrap_or_else(|| host_row(cfg, state, &self.points.h0, step));
             self.points.complete_row(cfg, &mut area, state, &mut row);
+            stats.push(&row)?;
             rows.push(row);
             if single {
                 let (mut q, mut p) = (vec![0.0; state.d], vec![0.0; state.d]);

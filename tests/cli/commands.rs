@@ -263,7 +263,14 @@ fn study_takes_a_config_and_the_run_flags() {
 fn study_table_names_the_system_when_runs_differ_in_it() {
     let tmp = TempDir::new().unwrap();
     let output = phaseflow()
-        .args(["study", "--preset", "elastic-pendulum", "--t-end", "2", "--out"])
+        .args([
+            "study",
+            "--preset",
+            "elastic-pendulum",
+            "--t-end",
+            "2",
+            "--out",
+        ])
         .arg(tmp.path().join("s"))
         .assert()
         .success()

@@ -154,8 +154,9 @@ fn the_manifest_marks_a_complete_run_and_is_missing_after_an_interrupted_one() {
         );
     }
     assert!(!manifest.contains(".phaseflow.lock"));
-    // A run killed midway (after config.toml, before stats.csv) leaves no manifest, and a
-    // --force re-run takes over its stale lock and clears its files.
+    // A run killed midway leaves no manifest and none of the old run's files (its stats.csv,
+    // if any, holds the new run's rows), and a --force re-run takes over its stale lock and
+    // clears its files.
     let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("phaseflow"))
         .args([
             "run",
@@ -195,10 +196,12 @@ fn the_manifest_marks_a_complete_run_and_is_missing_after_an_interrupted_one() {
         !out.join("manifest.toml").exists(),
         "an interrupted run looks complete"
     );
+    let stats = std::fs::read_to_string(out.join("stats.csv")).unwrap_or_default();
     assert!(
-        !out.join("stats.csv").exists(),
-        "the old stats.csv beside the new config.toml"
+        stats.lines().skip(1).all(|l| l.split(',').nth(2) == Some("20000")),
+        "the old run's stats.csv (20 points) beside the new config.toml: {stats}"
     );
+    assert!(!out.join("states").exists(), "the old run's states");
     assert!(out.join(".phaseflow.lock").exists());
     small_run(&out, "20", &["--force"]).assert().success();
     assert!(read(&out.join("manifest.toml")).contains("complete = true"));
@@ -266,4 +269,66 @@ fn a_used_study_folder_is_refused_without_force_and_replaced_with_it() {
         .code(2)
         .stderr(predicate::str::contains("notes.txt"));
     assert!(out.join("mine/notes.txt").exists() && out.join("verlet/stats.csv").exists());
+}
+
+/// stats.csv grows row by row as snapshots are taken (issue 15): a run killed with -9 keeps its
+/// statistics up to the last snapshot, every row whole, and has no manifest (incomplete).
+#[test]
+fn a_killed_run_keeps_its_statistics_rows() {
+    let tmp = TempDir::new().unwrap();
+    let out = tmp.path().join("killed");
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_phaseflow"))
+        .args([
+            "run",
+            "--system",
+            "pendulum",
+            "--method",
+            "verlet",
+            "--ensemble",
+            "disk",
+            "--points",
+            "1000000",
+            "--dt",
+            "0.01",
+            "--steps",
+            "1000000",
+            "--snapshot-every",
+            "20",
+            "--precision",
+            "f64",
+            "--backend",
+            "cpu",
+            "--quiet",
+            "--out",
+        ])
+        .arg(&out)
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let stats = out.join("stats.csv");
+    let start = std::time::Instant::now();
+    let rows = loop {
+        let text = std::fs::read_to_string(&stats).unwrap_or_default();
+        if text.lines().count() >= 4 || start.elapsed().as_secs() > 120 {
+            break text;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let text = std::fs::read_to_string(&stats).unwrap();
+    assert!(rows.lines().count() >= 4, "no rows within 120 s: {rows}");
+    assert!(text.ends_with('\n'), "a row was cut: {text}");
+    let width = text.lines().next().unwrap().split(',').count();
+    for line in text.lines() {
+        assert_eq!(line.split(',').count(), width, "{line}");
+    }
+    assert!(
+        text.lines().count() < 1 + 1_000_000 / 20,
+        "the run finished"
+    );
+    assert!(
+        !out.join("manifest.toml").exists(),
+        "an interrupted run has no manifest"
+    );
 }

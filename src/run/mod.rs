@@ -22,6 +22,6 @@ mod validate;
 pub use crate::memory::{check_host_memory, check_memory};
 pub use crate::options::DEFAULT_VALIDATE_TOLERANCE;
 pub use bench::{bench, BenchReport, BenchRow};
-pub use pipeline::{run, RunSummary};
+pub use pipeline::{preflight, run, RunSummary};
 pub use resources::{choose_engine, run_bytes_per_point, EngineChoice};
 pub use validate::{compare_states, validate, Deviation, Validation};

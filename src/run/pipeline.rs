@@ -35,8 +35,10 @@ pub struct RunSummary {
     pub trajectory: Vec<(f64, Vec<f64>)>,
 }
 
-/// `phaseflow run`.
-pub fn run(cfg: &RunConfig, out: &OutputDir) -> Result<RunSummary> {
+/// The checks a run passes before anything is written: the engine `auto` resolves to, the
+/// host memory, and on the GPU the device memory and the kernel's size. `run` makes them,
+/// and `study` makes them for every method before it touches its folder.
+pub fn preflight(cfg: &RunConfig) -> Result<(EngineChoice, Option<String>)> {
     let (choice, note) = choose_engine(cfg);
     // A refined loop grows up to --max-nodes.
     let (flag, n) = match cfg.refine {
@@ -48,14 +50,20 @@ pub fn run(cfg: &RunConfig, out: &OutputDir) -> Result<RunSummary> {
         n,
         run_bytes_per_point(cfg, choice == EngineChoice::Gpu),
     )?;
-    let k = cfg.integrator();
     if choice == EngineChoice::Gpu {
         let d = cfg.system.dof();
         let comps = if cfg.tangent { d * (1 + 2 * d) } else { d };
         let ctx = gpu::context()?;
         crate::engine::gpu::check_device_memory(ctx, flag, n, comps)?;
-        crate::engine::gpu::check_kernel_size(ctx, &k, comps)?;
+        crate::engine::gpu::check_kernel_size(ctx, &cfg.integrator(), comps)?;
     }
+    Ok((choice, note))
+}
+
+/// `phaseflow run`.
+pub fn run(cfg: &RunConfig, out: &OutputDir) -> Result<RunSummary> {
+    let (choice, note) = preflight(cfg)?;
+    let k = cfg.integrator();
     match (choice, cfg.precision) {
         (EngineChoice::Gpu, _) => {
             run_with::<f32>(cfg, out, note, &|s| Ok(Box::new(GpuEngine::new(&k, s)?)))

@@ -48,6 +48,10 @@ pub fn run_study(
             Ok((resolve_run(study, r)?, dir))
         })
         .collect::<Result<Vec<_>>>()?;
+    // Every run's memory and kernel checks pass before the study folder is touched.
+    for (cfg, _) in &configs {
+        run::preflight(cfg)?;
+    }
     // The study folder is checked, cleared (--force) and locked once; each method then runs
     // into a fresh subfolder of it.
     let _lock = folder::prepare(out, Layout::Study, force)?;

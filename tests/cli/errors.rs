@@ -400,6 +400,30 @@ fn kernels_too_large_for_a_cpu_driver_are_refused() {
             .stderr(predicate::str::contains("666 components per point"))
             .stderr(predicate::str::contains("use --backend cpu"));
         assert!(!out.exists(), "--out must stay untouched");
+        // A study checks every method's kernel before it touches its folder.
+        let study_out = tmp.path().join("study");
+        phaseflow()
+            .args([
+                "study",
+                "--system",
+                "outer-solar-system",
+                "--methods",
+                "verlet,yoshida4",
+                "--dt",
+                "1",
+                "--steps",
+                "1",
+                "--ensemble",
+                "point",
+                "--backend",
+                "gpu",
+                "--out",
+            ])
+            .arg(&study_out)
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains("use --backend cpu"));
+        assert!(!study_out.exists(), "the study folder must stay untouched");
     } else {
         run.success();
     }

@@ -198,7 +198,10 @@ fn the_manifest_marks_a_complete_run_and_is_missing_after_an_interrupted_one() {
     );
     let stats = std::fs::read_to_string(out.join("stats.csv")).unwrap_or_default();
     assert!(
-        stats.lines().skip(1).all(|l| l.split(',').nth(2) == Some("20000")),
+        stats
+            .lines()
+            .skip(1)
+            .all(|l| l.split(',').nth(2) == Some("20000")),
         "the old run's stats.csv (20 points) beside the new config.toml: {stats}"
     );
     assert!(!out.join("states").exists(), "the old run's states");

@@ -18,17 +18,6 @@ pub enum Backend {
     Cpu,
 }
 
-impl Backend {
-    /// The name the flag, config.toml and the messages use.
-    pub fn name(self) -> &'static str {
-        match self {
-            Backend::Auto => "auto",
-            Backend::Gpu => "gpu",
-            Backend::Cpu => "cpu",
-        }
-    }
-}
-
 /// The floating-point precision of the state and the kernels.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]

@@ -26,7 +26,7 @@ fn short(name: &str) -> Study {
         e.points = e.points.map(|n| n.min(300));
     }
     st.base.backend = Some(phaseflow::config::Backend::Cpu);
-    // As `study::from_args` does: the tangent map is on unless the preset turns it off.
+    // As `Study::try_from(&StudyArgs)` does: the tangent map is on unless the preset turns it off.
     st.base.tangent = Some(st.base.tangent.unwrap_or(true));
     st
 }

@@ -44,11 +44,6 @@ impl Integrator {
     pub fn with_default_solver<T: Real>(system: System, method: Method, h: f64) -> Self {
         Self::new(system, method, h, Solver::default_for::<T>())
     }
-
-    /// Gradient evaluations one step takes at most (`Method::evals_per_step`).
-    pub fn evals_per_step(&self) -> u64 {
-        self.method.evals_per_step(&self.system, self.solver)
-    }
 }
 
 pub trait Engine<T: Real> {

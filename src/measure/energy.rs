@@ -2,7 +2,7 @@
 //! Non-finite points are counted and excluded, never propagated into the statistics.
 
 use rayon::prelude::*;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::float::Real;
 use crate::state::State;
@@ -120,8 +120,9 @@ impl EnergyAccumulator {
     }
 }
 
-/// One row of stats.csv. Columns and units are documented in README.md.
-#[derive(Debug, Clone, Serialize, PartialEq)]
+/// One row of stats.csv (written by `run`, read back by `plot`). Columns and units are
+/// documented in README.md.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct EnergyRow {
     pub step: u64,
     /// t = step · dt (computed from the step index, never accumulated)
@@ -153,10 +154,11 @@ pub struct EnergyRow {
     pub ang_mom_err_max: Option<f64>,
     /// Points whose implicit solve (non-separable H, implicit midpoint) hit the iteration cap at
     /// least once since t = 0; always 0 for explicit kernels.
+    #[serde(default)]
     pub unconverged: u64,
-    /// Points that escaped (`ESCAPE_FACTOR`) or are not finite. Last, so that the older
-    /// columns keep their positions; empty where the statistics were reduced on the device,
-    /// which does not count escapes.
+    /// Points that escaped (`ESCAPE_FACTOR`) or are not finite, counted on the host and on the
+    /// device alike. Last, so that the older columns keep their positions.
+    #[serde(default)]
     pub escaped: Option<u64>,
 }
 

@@ -27,9 +27,10 @@ pub(super) struct Progress {
 const PLAIN_PROGRESS_SECS: u64 = 30;
 
 impl Progress {
-    pub(super) fn new(total: u64, quiet: bool) -> Self {
+    /// A report of `total` steps; hidden with `--quiet` (`console::quiet`).
+    pub(super) fn new(total: u64) -> Self {
         use std::io::IsTerminal;
-        if quiet {
+        if crate::console::quiet() {
             return Self::hidden();
         }
         if !std::io::stderr().is_terminal() {

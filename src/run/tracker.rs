@@ -129,7 +129,7 @@ impl<'a, T: Real> Tracker<'a, T> {
     pub(super) fn snapshots(&mut self, out: &Path) -> Result<Vec<EnergyRow>> {
         let cfg = self.cfg;
         let mut area = AreaRatio::new(cfg);
-        let mut pb = Progress::new(cfg.steps, crate::console::quiet());
+        let mut pb = Progress::new(cfg.steps);
         let mut stats = CsvRows::create(&out.join("stats.csv"))?;
         let mut rows = Vec::new();
         let mut done = 0;

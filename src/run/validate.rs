@@ -119,7 +119,7 @@ pub fn validate(cfg: &RunConfig) -> Result<Validation> {
     let k = cfg.integrator();
     let mut gpu_engine = GpuEngine::new(&k, init.convert())?;
     let mut cpu_engine = CpuEngine::<f32>::new(&k, init.convert());
-    let mut pb = Progress::new(cfg.steps, crate::console::quiet());
+    let mut pb = Progress::new(cfg.steps);
     let mut v = Validation {
         max_abs_dev: 0.0,
         max_rel_dev: 0.0,

@@ -53,11 +53,6 @@ impl TryFrom<&StudyArgs> for Study {
     }
 }
 
-/// The study the flags describe (`Study::try_from`).
-pub fn from_args(a: &StudyArgs) -> Result<Study> {
-    Study::try_from(a)
-}
-
 /// The preset, shortened or lengthened to `t_end` when given (its portraits spread evenly
 /// over the new span).
 fn retimed_preset(name: &str, t_end: Option<f64>) -> Result<Study> {

@@ -26,7 +26,7 @@ mod report;
 mod runner;
 mod summary;
 
-pub use args::{from_args, out_dir, parse_dt_list};
+pub use args::{out_dir, parse_dt_list};
 pub use presets::{preset, PRESETS};
 pub use replot::{plot_run, PlotOutcome};
 pub use runner::{run_study, StudyOutcome};

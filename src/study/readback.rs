@@ -41,78 +41,19 @@ fn read_csv(path: &Path, what: &str) -> Result<(csv::StringRecord, Vec<csv::Stri
     Ok((header, rows))
 }
 
-/// One row of stats.csv, its cells looked up by column name.
-struct StatsCells<'a> {
-    header: &'a csv::StringRecord,
-    row: &'a csv::StringRecord,
-}
-
-impl StatsCells<'_> {
-    /// The cell of `column`: `None` when it is empty (not measured) or the column is absent.
-    fn opt<T: std::str::FromStr>(&self, column: &str) -> std::result::Result<Option<T>, String> {
-        let Some(i) = self.header.iter().position(|h| h == column) else {
-            return Ok(None);
-        };
-        match self.row.get(i).unwrap_or("") {
-            "" => Ok(None),
-            cell => cell
-                .parse()
-                .map(Some)
-                .map_err(|_| format!("column {column}: cannot read {cell:?} as a number")),
-        }
-    }
-
-    fn req<T: std::str::FromStr>(&self, column: &str) -> std::result::Result<T, String> {
-        self.opt(column)?
-            .ok_or_else(|| format!("column {column} is missing or empty"))
-    }
-
-    fn energy_row(&self) -> std::result::Result<EnergyRow, String> {
-        Ok(EnergyRow {
-            step: self.req("step")?,
-            t: self.req("t")?,
-            points: self.req("points")?,
-            finite: self.req("finite")?,
-            energy_mean: self.opt("energy_mean")?,
-            energy_std: self.opt("energy_std")?,
-            abs_energy_err_mean: self.opt("abs_energy_err_mean")?,
-            abs_energy_err_max: self.opt("abs_energy_err_max")?,
-            rel_energy_err_mean: self.opt("rel_energy_err_mean")?,
-            rel_energy_err_max: self.opt("rel_energy_err_max")?,
-            area: self.opt("area")?,
-            area_ratio: self.opt("area_ratio")?,
-            loop_nodes: self.opt("loop_nodes")?,
-            det_mean: self.opt("det_mean")?,
-            det_min: self.opt("det_min")?,
-            det_max: self.opt("det_max")?,
-            defect_max: self.opt("defect_max")?,
-            area_from_det: self.opt("area_from_det")?,
-            ang_mom_err_max: self.opt("ang_mom_err_max")?,
-            unconverged: self.opt("unconverged")?.unwrap_or(0),
-            escaped: self.opt("escaped")?,
-        })
-    }
-}
-
-/// stats.csv's rows (at least the step-0 row).
+/// stats.csv's rows (at least the step-0 row), each deserialised into the `EnergyRow` that
+/// wrote it (columns by name; an empty cell is a value that was not measured).
 pub(super) fn read_stats(path: &Path) -> Result<Vec<EnergyRow>> {
-    let (header, rows) = read_csv(path, "stats.csv")?;
-    let parsed = rows
-        .iter()
+    let bytes = read(path, "stats.csv")?;
+    let rows = csv::Reader::from_reader(bytes.as_slice())
+        .deserialize()
         .enumerate()
-        .map(|(i, row)| {
-            StatsCells {
-                header: &header,
-                row,
-            }
-            .energy_row()
-            .map_err(|m| file_err(path, format!("row {}: {m}", i + 1)))
-        })
-        .collect::<Result<Vec<_>>>()?;
-    if parsed.is_empty() {
+        .map(|(i, row)| row.map_err(|e| file_err(path, format!("row {}: {e}", i + 1))))
+        .collect::<Result<Vec<EnergyRow>>>()?;
+    if rows.is_empty() {
         return Err(file_err(path, "no statistics rows"));
     }
-    Ok(parsed)
+    Ok(rows)
 }
 
 /// trajectory.csv: (t, q1..qd p1..pd) per snapshot (its energy column is not needed).

@@ -22,6 +22,12 @@ pub struct State<T> {
     /// Verlet stages for non-separable H, implicit midpoint) stopped at the iteration cap
     /// without converging since t = 0. Zero for explicit kernels.
     pub unconverged: Vec<u32>,
+    /// Compensated summation (`--compensated`, `method::compensated`): per component of q and
+    /// of p (same layout), the rounding error the last update of that component left behind,
+    /// carried into the next one. The point's value is q + eq (what `q_f64`, `point_f64` and
+    /// `primal_f64` read). Empty when the run is not compensated.
+    pub eq: Vec<T>,
+    pub ep: Vec<T>,
 }
 
 impl<T: Real> State<T> {
@@ -33,7 +39,40 @@ impl<T: Real> State<T> {
             q: vec![T::ZERO; n * d],
             p: vec![T::ZERO; n * d],
             unconverged: vec![0; n],
+            eq: Vec::new(),
+            ep: Vec::new(),
         }
+    }
+
+    /// Whether the state carries compensated summation's error terms.
+    pub fn compensated(&self) -> bool {
+        !self.eq.is_empty()
+    }
+
+    /// The same state with zero error terms added (when it has none) or dropped: what an
+    /// engine running with (or without) `--compensated` starts from.
+    pub fn with_compensation(mut self, on: bool) -> Self {
+        if on && !self.compensated() {
+            self.eq = vec![T::ZERO; self.q.len()];
+            self.ep = vec![T::ZERO; self.p.len()];
+        } else if !on {
+            self.eq = Vec::new();
+            self.ep = Vec::new();
+        }
+        self
+    }
+
+    /// Component `idx` of q (`[k·n + i]`) in f64, with its carried error when compensated: for
+    /// f32 the sum is exact in f64, so a compensated f32 state is read to about 48 bits.
+    #[inline]
+    pub fn q_f64(&self, idx: usize) -> f64 {
+        self.q[idx].to_f64() + self.eq.get(idx).map_or(0.0, |e| e.to_f64())
+    }
+
+    /// Component `idx` of p in f64, with its carried error (`q_f64`).
+    #[inline]
+    pub fn p_f64(&self, idx: usize) -> f64 {
+        self.p[idx].to_f64() + self.ep.get(idx).map_or(0.0, |e| e.to_f64())
     }
 
     /// Components per point in q (and in p): d·(1 + nt).
@@ -53,6 +92,8 @@ impl<T: Real> State<T> {
             q: vec![T::ZERO; n * d * (1 + nt)],
             p: vec![T::ZERO; n * d * (1 + nt)],
             unconverged: self.unconverged.clone(),
+            eq: Vec::new(),
+            ep: Vec::new(),
         };
         s.q[..n * d].copy_from_slice(&self.q[..n * d]);
         s.p[..n * d].copy_from_slice(&self.p[..n * d]);
@@ -65,19 +106,26 @@ impl<T: Real> State<T> {
             let c = d * (1 + j) + k;
             arr[c * n..(c + 1) * n].fill(T::ONE);
         }
+        let mut s = s.with_compensation(self.compensated());
+        if self.compensated() {
+            s.eq[..n * d].copy_from_slice(&self.eq[..n * d]);
+            s.ep[..n * d].copy_from_slice(&self.ep[..n * d]);
+        }
         s
     }
 
-    /// The points alone (no tangent columns), in f64.
+    /// The points alone (no tangent columns), in f64 (with the carried errors folded in).
     pub fn primal_f64(&self) -> State<f64> {
         let m = self.n * self.d;
         State {
             n: self.n,
             d: self.d,
             nt: 0,
-            q: self.q[..m].iter().map(|x| x.to_f64()).collect(),
-            p: self.p[..m].iter().map(|x| x.to_f64()).collect(),
+            q: (0..m).map(|i| self.q_f64(i)).collect(),
+            p: (0..m).map(|i| self.p_f64(i)).collect(),
             unconverged: self.unconverged.clone(),
+            eq: Vec::new(),
+            ep: Vec::new(),
         }
     }
 
@@ -92,14 +140,37 @@ impl<T: Real> State<T> {
             q: vec![T::ZERO; m * c],
             p: vec![T::ZERO; m * c],
             unconverged: idx.iter().map(|&i| self.unconverged[i]).collect(),
-        };
-        for k in 0..c {
-            for (j, &i) in idx.iter().enumerate() {
-                s.q[k * m + j] = self.q[k * n + i];
-                s.p[k * m + j] = self.p[k * n + i];
+            eq: Vec::new(),
+            ep: Vec::new(),
+        }
+        .with_compensation(self.compensated());
+        let pairs = s.vectors_mut().into_iter().zip(self.vectors());
+        for (dst, src) in pairs {
+            for k in 0..c {
+                for (j, &i) in idx.iter().enumerate() {
+                    dst[k * m + j] = src[k * n + i];
+                }
             }
         }
         s
+    }
+
+    /// q, p and, when compensated, eq and ep: the per-component vectors, in that order.
+    fn vectors(&self) -> Vec<&[T]> {
+        let mut v = vec![&self.q[..], &self.p[..]];
+        if self.compensated() {
+            v.extend([&self.eq[..], &self.ep[..]]);
+        }
+        v
+    }
+
+    fn vectors_mut(&mut self) -> Vec<&mut [T]> {
+        let on = self.compensated();
+        let mut v = vec![&mut self.q[..], &mut self.p[..]];
+        if on {
+            v.extend([&mut self.eq[..], &mut self.ep[..]]);
+        }
+        v
     }
 
     /// Interleave two states point by point: `from_a[i]` says whether output point i is the
@@ -116,14 +187,22 @@ impl<T: Real> State<T> {
             q: vec![T::ZERO; m * c],
             p: vec![T::ZERO; m * c],
             unconverged: vec![0; m],
-        };
+            eq: Vec::new(),
+            ep: Vec::new(),
+        }
+        .with_compensation(a.compensated() || b.compensated());
         let (mut ia, mut ib) = (0, 0);
         for (j, &take_a) in from_a.iter().enumerate() {
             let (src, i) = if take_a { (a, ia) } else { (b, ib) };
             s.unconverged[j] = src.unconverged[i];
             for k in 0..c {
-                s.q[k * m + j] = src.q[k * src.n + i];
-                s.p[k * m + j] = src.p[k * src.n + i];
+                let at = k * src.n + i;
+                s.q[k * m + j] = src.q[at];
+                s.p[k * m + j] = src.p[at];
+                if s.compensated() && src.compensated() {
+                    s.eq[k * m + j] = src.eq[at];
+                    s.ep[k * m + j] = src.ep[at];
+                }
             }
             if take_a {
                 ia += 1;
@@ -143,15 +222,17 @@ impl<T: Real> State<T> {
             q: self.q.iter().map(|x| U::from_f64(x.to_f64())).collect(),
             p: self.p.iter().map(|x| U::from_f64(x.to_f64())).collect(),
             unconverged: self.unconverged.clone(),
+            eq: self.eq.iter().map(|x| U::from_f64(x.to_f64())).collect(),
+            ep: self.ep.iter().map(|x| U::from_f64(x.to_f64())).collect(),
         }
     }
 
-    /// Point i as f64 (q1..qd, p1..pd) into the given buffers.
+    /// Point i as f64 (q1..qd, p1..pd) into the given buffers, carried errors folded in.
     #[inline]
     pub fn point_f64(&self, i: usize, q: &mut [f64], p: &mut [f64]) {
         for k in 0..self.d {
-            q[k] = self.q[k * self.n + i].to_f64();
-            p[k] = self.p[k * self.n + i].to_f64();
+            q[k] = self.q_f64(k * self.n + i);
+            p[k] = self.p_f64(k * self.n + i);
         }
     }
 

@@ -19,6 +19,7 @@ pub struct CpuEngine<T: Real> {
     state: State<T>,
     block_len: usize,
     solver: Solver,
+    compensated: bool,
 }
 
 /// What every block of one `advance` applies: the integrator at the engine's precision and the
@@ -42,6 +43,7 @@ pub fn block_len_for(comps: usize, n: usize) -> usize {
 
 impl<T: Real> CpuEngine<T> {
     pub fn new(k: &Integrator, state: State<T>) -> Self {
+        let state = state.with_compensation(k.compensated);
         let block_len = block_len_for(state.comps(), state.n);
         CpuEngine {
             system: k.system.clone(),
@@ -50,26 +52,28 @@ impl<T: Real> CpuEngine<T> {
             state,
             block_len,
             solver: k.solver,
+            compensated: k.compensated,
         }
     }
 }
 
-/// Advance one block of points (given as per-component slices of the global SoA state).
+/// Advance one block of points, given as per-component slices of the global SoA state: the
+/// q components, then the p components, then (compensated) those of eq and of ep.
 fn advance_block<T: Real>(
     a: &Advance<T>,
     blk: &mut Block<T>,
-    qs: &mut [&mut [T]],
-    ps: &mut [&mut [T]],
+    parts: &mut [&mut [T]],
     unconverged: &mut [u32],
 ) {
     let (b, d) = (blk.n, blk.d * (1 + blk.nt));
-    let m = qs[0].len();
-    for k in 0..d {
-        // Pad a short last block with copies of its first point (a valid state for any system).
-        for j in 0..b {
-            let src = if j < m { j } else { 0 };
-            blk.q[k * b + j] = qs[k][src];
-            blk.p[k * b + j] = ps[k][src];
+    let m = parts[0].len();
+    let mut vectors = [&mut blk.q, &mut blk.p, &mut blk.eq, &mut blk.ep];
+    for (v, comps) in vectors.iter_mut().zip(parts.chunks(d)) {
+        for (k, comp) in comps.iter().enumerate() {
+            // Pad a short last block with copies of its first point (a valid state for any system).
+            for j in 0..b {
+                v[k * b + j] = comp[if j < m { j } else { 0 }];
+            }
         }
     }
     blk.unconverged.fill(0);
@@ -79,9 +83,11 @@ fn advance_block<T: Real>(
     for (u, &c) in unconverged.iter_mut().zip(&blk.unconverged) {
         *u += c;
     }
-    for k in 0..d {
-        qs[k].copy_from_slice(&blk.q[k * b..k * b + m]);
-        ps[k].copy_from_slice(&blk.p[k * b..k * b + m]);
+    let vectors = [&blk.q, &blk.p, &blk.eq, &blk.ep];
+    for (v, comps) in vectors.iter().zip(parts.chunks_mut(d)) {
+        for (k, comp) in comps.iter_mut().enumerate() {
+            comp.copy_from_slice(&v[k * b..k * b + m]);
+        }
     }
 }
 
@@ -99,16 +105,14 @@ impl<T: Real> Engine<T> for CpuEngine<T> {
             return Ok(());
         }
         let nblocks = n.div_ceil(b);
-        let mut q_parts: Vec<Vec<&mut [T]>> = (0..nblocks).map(|_| Vec::with_capacity(d)).collect();
-        let mut p_parts: Vec<Vec<&mut [T]>> = (0..nblocks).map(|_| Vec::with_capacity(d)).collect();
-        for comp in self.state.q.chunks_mut(n) {
-            for (i, part) in comp.chunks_mut(b).enumerate() {
-                q_parts[i].push(part);
-            }
-        }
-        for comp in self.state.p.chunks_mut(n) {
-            for (i, part) in comp.chunks_mut(b).enumerate() {
-                p_parts[i].push(part);
+        // Per block, its slice of every component of q, p and (compensated) eq, ep.
+        let mut parts: Vec<Vec<&mut [T]>> = (0..nblocks).map(|_| Vec::with_capacity(4 * d)).collect();
+        let st = &mut self.state;
+        for vector in [&mut st.q, &mut st.p, &mut st.eq, &mut st.ep] {
+            for comp in vector.chunks_mut(n) {
+                for (i, part) in comp.chunks_mut(b).enumerate() {
+                    parts[i].push(part);
+                }
             }
         }
         let a = Advance {
@@ -117,16 +121,12 @@ impl<T: Real> Engine<T> for CpuEngine<T> {
             h: self.h,
             steps,
         };
-        let (dof, nt, solver) = (self.state.d, self.state.nt, self.solver);
-        let u_parts: Vec<&mut [u32]> = self.state.unconverged.chunks_mut(b).collect();
-        q_parts
-            .into_par_iter()
-            .zip(p_parts)
-            .zip(u_parts)
-            .for_each_init(
-                || Block::with_solver(b, dof, nt, solver),
-                |blk, ((mut qs, mut ps), us)| advance_block(&a, blk, &mut qs, &mut ps, us),
-            );
+        let (dof, nt, solver, on) = (st.d, st.nt, self.solver, self.compensated);
+        let u_parts: Vec<&mut [u32]> = st.unconverged.chunks_mut(b).collect();
+        parts.into_par_iter().zip(u_parts).for_each_init(
+            || Block::with_solver(b, dof, nt, solver).with_compensation(on),
+            |blk, (mut parts, us)| advance_block(&a, blk, &mut parts, us),
+        );
         Ok(())
     }
 
@@ -140,7 +140,7 @@ impl<T: Real> Engine<T> for CpuEngine<T> {
 
     fn set_state(&mut self, state: State<T>) -> Result<()> {
         self.block_len = block_len_for(state.comps(), state.n);
-        self.state = state;
+        self.state = state.with_compensation(self.compensated);
         Ok(())
     }
 }

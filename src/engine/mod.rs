@@ -28,6 +28,8 @@ pub struct Integrator {
     /// Step size h.
     pub h: f64,
     pub solver: Solver,
+    /// Compensated summation of every update (`--compensated`, `method::compensated`).
+    pub compensated: bool,
 }
 
 impl Integrator {
@@ -37,7 +39,14 @@ impl Integrator {
             method,
             h,
             solver,
+            compensated: false,
         }
+    }
+
+    /// The same integrator with compensated summation switched on or off.
+    pub fn with_compensation(mut self, on: bool) -> Self {
+        self.compensated = on;
+        self
     }
 
     /// With the implicit solver's defaults for precision `T` (`Solver::default_for`).

@@ -188,6 +188,8 @@ mod tests {
             q: rows.iter().map(|r| r.0).collect(),
             p: rows.iter().map(|r| r.1).collect(),
             unconverged: vec![0; rows.len()],
+            eq: Vec::new(),
+            ep: Vec::new(),
         }
     }
 

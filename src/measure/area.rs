@@ -145,6 +145,8 @@ mod tests {
             q: s.iter().map(|&x| 0.1 + r * th(x).cos()).collect(),
             p: s.iter().map(|&x| 1.0 + r * th(x).sin()).collect(),
             unconverged: vec![0; n],
+            eq: Vec::new(),
+            ep: Vec::new(),
         };
         let exact = std::f64::consts::PI * r * r;
         let poly = loop_area(&circle).unwrap();
@@ -163,6 +165,8 @@ mod tests {
             q: vec![0.0, 1.0, 1.0, 0.0],
             p: vec![0.0, 0.0, 1.0, 1.0],
             unconverged: vec![0; 4],
+            eq: Vec::new(),
+            ep: Vec::new(),
         };
         assert_eq!(loop_area(&ccw), Some(1.0));
         let cw = State {
@@ -172,6 +176,8 @@ mod tests {
             q: vec![0.0, 0.0, 1.0, 1.0],
             p: vec![0.0, 1.0, 1.0, 0.0],
             unconverged: vec![0; 4],
+            eq: Vec::new(),
+            ep: Vec::new(),
         };
         assert_eq!(loop_area(&cw), Some(-1.0));
         let bad = State {
@@ -181,6 +187,8 @@ mod tests {
             q: vec![0.0, f64::NAN, 1.0, 0.0],
             p: vec![0.0, 0.0, 1.0, 1.0],
             unconverged: vec![0; 4],
+            eq: Vec::new(),
+            ep: Vec::new(),
         };
         assert_eq!(loop_area(&bad), None);
     }

@@ -1,7 +1,7 @@
 //! Explicit Euler: q+ = q + h ∂pH(q,p); p+ = p − h ∂qH(q,p). WGSL mirror: `wgsl` below.
 
 use super::wgsl::Kernel;
-use super::{axpy, Block, MethodInfo, Scheme, Solver};
+use super::{Block, MethodInfo, Scheme, Solver, Vector};
 use crate::float::Real;
 use crate::system::System;
 
@@ -24,16 +24,16 @@ impl Scheme for Euler {
     fn step<T: Real>(&self, system: &System, b: &mut Block<T>, h: T) {
         b.grad_q(system);
         b.grad_p(system);
-        axpy(&mut b.q, h, &b.dp);
-        axpy(&mut b.p, -h, &b.dq);
+        b.update(Vector::Q, Vector::Q, h, Vector::Dp);
+        b.update(Vector::P, Vector::P, -h, Vector::Dq);
     }
 
     /// The WGSL mirror of `step`: the same calls in the same order on a `Kernel` (`method::wgsl`).
     fn wgsl(&self, k: &mut Kernel, h: &str) {
         k.grad_q();
         k.grad_p();
-        k.axpy("q", h, "dp");
-        k.axpy("p", &format!("(-{h})"), "dq");
+        k.update("q", "q", h, "dp");
+        k.update("p", "p", &format!("(-{h})"), "dq");
     }
 
     /// ∂H/∂q and ∂H/∂p once.

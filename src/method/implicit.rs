@@ -205,8 +205,10 @@ impl<T: Real> Block<T> {
         }
     }
 
-    /// The symplectic Euler / Verlet stages: exact sweeps where the system allows them.
+    /// The symplectic Euler / Verlet stages: exact sweeps where the system allows them, the
+    /// result's sum compensated when the block is (`Block::finish_stage`).
     pub fn solve_stage(&mut self, system: &System, stage: Stage, c: T) {
         self.solve(system, stage, c, system.info().sweeps);
+        self.finish_stage(stage, c);
     }
 }

@@ -17,6 +17,7 @@
 //! walk `ALL`, so they cover the new method at once. A worked example:
 //! docs/ARCHITECTURE.md, "Adding a system or a method".
 
+pub mod compensated;
 pub mod composition;
 pub mod euler;
 pub mod implicit;
@@ -36,6 +37,7 @@ use crate::error::Result;
 use crate::float::Real;
 use crate::input_err;
 use crate::system::System;
+pub use compensated::Vector;
 pub use implicit::{Solver, Stage};
 pub use registry::Scheme;
 
@@ -90,6 +92,11 @@ pub struct Block<T> {
     pub conv: Vec<bool>,
     /// Per point: implicit solves that hit the iteration cap (added to `State::unconverged`).
     pub unconverged: Vec<u32>,
+    /// Compensated summation (`method::compensated`): updates carry the rounding errors in
+    /// `eq` / `ep` (the block's share of `State::eq` / `ep`; empty when off).
+    pub compensated: bool,
+    pub eq: Vec<T>,
+    pub ep: Vec<T>,
 }
 
 impl<T: Real> Block<T> {
@@ -115,7 +122,19 @@ impl<T: Real> Block<T> {
             active: vec![false; n],
             conv: vec![false; n],
             unconverged: vec![0; n],
+            compensated: false,
+            eq: Vec::new(),
+            ep: Vec::new(),
         }
+    }
+
+    /// The same block with compensated updates switched on (zero carried errors) or off.
+    pub fn with_compensation(mut self, on: bool) -> Self {
+        self.compensated = on;
+        let len = if on { self.q.len() } else { 0 };
+        self.eq = vec![T::ZERO; len];
+        self.ep = vec![T::ZERO; len];
+        self
     }
 }
 

@@ -4,7 +4,7 @@
 //! WGSL mirror: `wgsl` below.
 
 use super::wgsl::Kernel;
-use super::{axpy, Block, MethodInfo, Scheme, Solver, Stage};
+use super::{Block, MethodInfo, Scheme, Solver, Stage, Vector};
 use crate::float::Real;
 use crate::system::System;
 
@@ -29,11 +29,10 @@ impl Scheme for PositionVerlet {
         b.q0.copy_from_slice(&b.q);
         b.solve_stage(system, Stage::Drift, half_h);
         b.grad_q(system);
-        b.p0.copy_from_slice(&b.p);
-        axpy(&mut b.p0, -half_h, &b.dq);
+        b.update(Vector::P0, Vector::P, -half_h, Vector::Dq);
         b.solve_stage(system, Stage::Kick, half_h);
         b.grad_p(system);
-        axpy(&mut b.q, half_h, &b.dp);
+        b.update(Vector::Q, Vector::Q, half_h, Vector::Dp);
     }
 
     /// The WGSL mirror of `step`: the same calls in the same order on a `Kernel` (`method::wgsl`).
@@ -42,11 +41,10 @@ impl Scheme for PositionVerlet {
         k.copy("q0", "q");
         k.solve_stage(Stage::Drift, "half_h");
         k.grad_q();
-        k.copy("p0", "p");
-        k.axpy("p0", "(-half_h)", "dq");
+        k.update("p0", "p", "(-half_h)", "dq");
         k.solve_stage(Stage::Kick, "half_h");
         k.grad_p();
-        k.axpy("q", "half_h", "dp");
+        k.update("q", "q", "half_h", "dp");
     }
 
     /// Two solved stages and two explicit evaluations.

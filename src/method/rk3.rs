@@ -3,7 +3,7 @@
 
 use super::rk4::{vector_field, wgsl_vector_field};
 use super::wgsl::Kernel;
-use super::{axpy, Block, MethodInfo, Scheme, Solver};
+use super::{axpy, Block, MethodInfo, Scheme, Solver, Vector};
 use crate::float::Real;
 use crate::system::System;
 
@@ -60,12 +60,8 @@ impl Scheme for Rk3 {
         axpy(&mut b.acc_q, T::ONE, &b.dq);
         axpy(&mut b.acc_p, T::ONE, &b.dp);
         let h_sixth = h / (two + four);
-        for (y, (&y0, &acc)) in b.q.iter_mut().zip(b.q0.iter().zip(&b.acc_q)) {
-            *y = y0 + h_sixth * acc;
-        }
-        for (y, (&y0, &acc)) in b.p.iter_mut().zip(b.p0.iter().zip(&b.acc_p)) {
-            *y = y0 + h_sixth * acc;
-        }
+        b.update(Vector::Q, Vector::Q0, h_sixth, Vector::AccQ);
+        b.update(Vector::P, Vector::P0, h_sixth, Vector::AccP);
     }
 
     /// The WGSL mirror of `step`: the same calls in the same order on a `Kernel` (`method::wgsl`).
@@ -90,8 +86,8 @@ impl Scheme for Rk3 {
         k.axpy("acc_q", "1.0", "dq");
         k.axpy("acc_p", "1.0", "dp");
         k.let_("h_sixth", &format!("{h} / 6.0"));
-        k.each("q[] = q0[] + h_sixth * acc_q[];");
-        k.each("p[] = p0[] + h_sixth * acc_p[];");
+        k.update("q", "q0", "h_sixth", "acc_q");
+        k.update("p", "p0", "h_sixth", "acc_p");
     }
 
     /// Three stages, each ∂H/∂p and ∂H/∂q.

@@ -2,7 +2,7 @@
 //! WGSL mirror: `wgsl` below.
 
 use super::wgsl::Kernel;
-use super::{axpy, partial, Block, MethodInfo, Partial, Scheme, Solver};
+use super::{axpy, partial, Block, MethodInfo, Partial, Scheme, Solver, Vector};
 use crate::float::Real;
 use crate::system::System;
 
@@ -81,8 +81,8 @@ impl Scheme for Rk4 {
         axpy(&mut b.acc_q, T::ONE, &b.dq);
         axpy(&mut b.acc_p, T::ONE, &b.dp);
         let h_sixth = h / (two + two + two);
-        stage(&mut b.q, &b.q0, h_sixth, &b.acc_q);
-        stage(&mut b.p, &b.p0, h_sixth, &b.acc_p);
+        b.update(Vector::Q, Vector::Q0, h_sixth, Vector::AccQ);
+        b.update(Vector::P, Vector::P0, h_sixth, Vector::AccP);
     }
 
     /// The WGSL mirror of `step`: the same calls in the same order on a `Kernel` (`method::wgsl`).
@@ -113,8 +113,8 @@ impl Scheme for Rk4 {
         k.axpy("acc_q", "1.0", "dq");
         k.axpy("acc_p", "1.0", "dp");
         k.let_("h_sixth", &format!("{h} / 6.0"));
-        wgsl_stage(k, "q", "q0", "h_sixth", "acc_q");
-        wgsl_stage(k, "p", "p0", "h_sixth", "acc_p");
+        k.update("q", "q0", "h_sixth", "acc_q");
+        k.update("p", "p0", "h_sixth", "acc_p");
     }
 
     /// Four stages, each ∂H/∂p and ∂H/∂q.

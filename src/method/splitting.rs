@@ -4,7 +4,7 @@
 //! A new splitting is one const here (a `Splitting`) and one line in `methods!` (`method/mod.rs`).
 
 use super::wgsl::Kernel;
-use super::{axpy, Block, MethodInfo, Scheme, Solver};
+use super::{Block, MethodInfo, Scheme, Solver, Vector};
 use crate::float::Real;
 use crate::system::System;
 use crate::wgsl_literal::f32_literal;
@@ -69,12 +69,12 @@ impl Scheme for Splitting {
                 Kick(c) => {
                     let c_h = T::from_f64(c) * h;
                     b.grad_q(system);
-                    axpy(&mut b.p, -c_h, &b.dq);
+                    b.update(Vector::P, Vector::P, -c_h, Vector::Dq);
                 }
                 Drift(c) => {
                     let c_h = T::from_f64(c) * h;
                     b.grad_p(system);
-                    axpy(&mut b.q, c_h, &b.dp);
+                    b.update(Vector::Q, Vector::Q, c_h, Vector::Dp);
                 }
             }
         }
@@ -88,12 +88,12 @@ impl Scheme for Splitting {
                 Kick(c) => {
                     k.let_("c_h", &format!("{} * {h}", f32_literal(c)));
                     k.grad_q();
-                    k.axpy("p", "(-c_h)", "dq");
+                    k.update("p", "p", "(-c_h)", "dq");
                 }
                 Drift(c) => {
                     k.let_("c_h", &format!("{} * {h}", f32_literal(c)));
                     k.grad_p();
-                    k.axpy("q", "c_h", "dp");
+                    k.update("q", "q", "c_h", "dp");
                 }
             });
         }

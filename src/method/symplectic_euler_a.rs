@@ -3,7 +3,7 @@
 //! WGSL mirror: `wgsl` below.
 
 use super::wgsl::Kernel;
-use super::{axpy, Block, MethodInfo, Scheme, Solver, Stage};
+use super::{Block, MethodInfo, Scheme, Solver, Stage, Vector};
 use crate::float::Real;
 use crate::system::System;
 
@@ -27,7 +27,7 @@ impl Scheme for SymplecticEulerA {
         b.p0.copy_from_slice(&b.p);
         b.solve_stage(system, Stage::Kick, h);
         b.grad_p(system);
-        axpy(&mut b.q, h, &b.dp);
+        b.update(Vector::Q, Vector::Q, h, Vector::Dp);
     }
 
     /// The WGSL mirror of `step`: the same calls in the same order on a `Kernel` (`method::wgsl`).
@@ -35,7 +35,7 @@ impl Scheme for SymplecticEulerA {
         k.copy("p0", "p");
         k.solve_stage(Stage::Kick, h);
         k.grad_p();
-        k.axpy("q", h, "dp");
+        k.update("q", "q", h, "dp");
     }
 
     /// One solved stage and one explicit evaluation.

@@ -3,7 +3,7 @@
 //! WGSL mirror: `wgsl` below.
 
 use super::wgsl::Kernel;
-use super::{axpy, Block, MethodInfo, Scheme, Solver, Stage};
+use super::{Block, MethodInfo, Scheme, Solver, Stage, Vector};
 use crate::float::Real;
 use crate::system::System;
 
@@ -27,7 +27,7 @@ impl Scheme for SymplecticEulerB {
         b.q0.copy_from_slice(&b.q);
         b.solve_stage(system, Stage::Drift, h);
         b.grad_q(system);
-        axpy(&mut b.p, -h, &b.dq);
+        b.update(Vector::P, Vector::P, -h, Vector::Dq);
     }
 
     /// The WGSL mirror of `step`: the same calls in the same order on a `Kernel` (`method::wgsl`).
@@ -35,7 +35,7 @@ impl Scheme for SymplecticEulerB {
         k.copy("q0", "q");
         k.solve_stage(Stage::Drift, h);
         k.grad_q();
-        k.axpy("p", &format!("(-{h})"), "dq");
+        k.update("p", "p", &format!("(-{h})"), "dq");
     }
 
     /// One solved stage and one explicit evaluation.

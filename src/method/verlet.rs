@@ -5,7 +5,7 @@
 //! WGSL mirror: `wgsl` below.
 
 use super::wgsl::Kernel;
-use super::{axpy, Block, MethodInfo, Scheme, Solver, Stage};
+use super::{Block, MethodInfo, Scheme, Solver, Stage, Vector};
 use crate::float::Real;
 use crate::system::System;
 
@@ -30,11 +30,10 @@ impl Scheme for Verlet {
         b.p0.copy_from_slice(&b.p);
         b.solve_stage(system, Stage::Kick, half_h);
         b.grad_p(system);
-        b.q0.copy_from_slice(&b.q);
-        axpy(&mut b.q0, half_h, &b.dp);
+        b.update(Vector::Q0, Vector::Q, half_h, Vector::Dp);
         b.solve_stage(system, Stage::Drift, half_h);
         b.grad_q(system);
-        axpy(&mut b.p, -half_h, &b.dq);
+        b.update(Vector::P, Vector::P, -half_h, Vector::Dq);
     }
 
     /// The WGSL mirror of `step`: the same calls in the same order on a `Kernel` (`method::wgsl`).
@@ -43,11 +42,10 @@ impl Scheme for Verlet {
         k.copy("p0", "p");
         k.solve_stage(Stage::Kick, "half_h");
         k.grad_p();
-        k.copy("q0", "q");
-        k.axpy("q0", "half_h", "dp");
+        k.update("q0", "q", "half_h", "dp");
         k.solve_stage(Stage::Drift, "half_h");
         k.grad_q();
-        k.axpy("p", "(-half_h)", "dq");
+        k.update("p", "p", "(-half_h)", "dq");
     }
 
     /// Two solved stages and two explicit evaluations.

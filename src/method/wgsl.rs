@@ -44,6 +44,8 @@ pub struct Kernel {
     used: BTreeSet<&'static str>,
     /// Numbers the blocks of the body, so generated names stay unique.
     blocks: usize,
+    /// Compensated updates (`--compensated`): `update` carries the errors in `eq` / `ep`.
+    compensated: bool,
 }
 
 impl Kernel {
@@ -60,7 +62,14 @@ impl Kernel {
             indent: 2,
             used: ["q", "p"].into_iter().collect(),
             blocks: 0,
+            compensated: false,
         }
+    }
+
+    /// The same writer with compensated updates (`method::compensated`) switched on or off.
+    pub fn with_compensation(mut self, on: bool) -> Self {
+        self.compensated = on;
+        self
     }
 
     /// Whether the point lives in scalar registers (else in arrays with loops).
@@ -144,6 +153,35 @@ impl Kernel {
     /// y += a·x (`method::axpy`).
     pub fn axpy(&mut self, y: &str, a: &str, x: &str) {
         self.each(&format!("{y}[] = {y}[] + {a} * {x}[];"));
+    }
+
+    /// dst ← base + c·g (`Block::update`): `dst` is q, p, q0 or p0 and `base` owns the current
+    /// carried error. Compensated, the sum runs as in `compensated_sum`, with (base − x) taken
+    /// from `opaque(x)`: a shader compiler that treats float arithmetic as reassociable (Mesa's
+    /// NIR does) could otherwise fold ((base − (base + δ)) + δ) to 0 and drop the compensation;
+    /// `opaque` (shaders/common/math.wgsl) hides that x is base + δ.
+    pub fn update(&mut self, dst: &str, base: &str, c: &str, g: &str) {
+        if !self.compensated {
+            return self.each(&format!("{dst}[] = {base}[] + {c} * {g}[];"));
+        }
+        let e = if dst.starts_with('q') { "eq" } else { "ep" };
+        self.used.insert(e);
+        self.each(&format!(
+            "{{ let d = {c} * {g}[] + {e}[]; let x = {base}[] + d; {e}[] = ({base}[] - opaque(x)) + d; {dst}[] = x; }}"
+        ));
+    }
+
+    /// `Block::finish_stage`: after a solved stage, its last sweep's sum again, compensated.
+    fn finish_stage(&mut self, stage: Stage, c: &str) {
+        if !self.compensated {
+            return;
+        }
+        if matches!(stage, Stage::Drift | Stage::Midpoint) {
+            self.update("q", "q0", c, "dp");
+        }
+        if matches!(stage, Stage::Kick | Stage::Midpoint) {
+            self.update("p", "p0", &format!("(-{c})"), "dq");
+        }
     }
 
     /// `f(self)` inside its own `{ }` scope, so `let` names may repeat (composition stages).
@@ -322,6 +360,7 @@ impl Kernel {
     /// (`Block::solve_stage`).
     pub fn solve_stage(&mut self, stage: Stage, c: &str) {
         self.solve(stage, c, self.sweeps);
+        self.finish_stage(stage, c);
     }
 
     /// Declarations of the vectors the body uses, the point's q and p loaded from the state

@@ -189,6 +189,8 @@ mod tests {
             q: vec![1.0f32, f32::NAN],
             p: vec![0.0, 0.0],
             unconverged: vec![0; 2],
+            eq: Vec::new(),
+            ep: Vec::new(),
         };
         let b = State {
             n: 2,
@@ -197,6 +199,8 @@ mod tests {
             q: vec![1.5f32, 2.0],
             p: vec![0.0, 0.0],
             unconverged: vec![0; 2],
+            eq: Vec::new(),
+            ep: Vec::new(),
         };
         let dev = compare_states(&a, &b);
         assert_eq!(

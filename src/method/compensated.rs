@@ -1,0 +1,180 @@
+//! The update of a state vector, x ← base + c·g, and its compensated form (`--compensated`;
+//! Kahan's summation as GNI VIII.5 applies it to integrators, after Møller). WGSL mirror:
+//! `Kernel::update` (`method::wgsl`).
+//!
+//! A long run adds millions of small increments c·g to q and p; each sum rounds away the
+//! increment's low bits, and that rounding error, not the method's, ends up dominating the
+//! energy error and the phase-space area of a long f32 run. Compensated, every component of q
+//! and p carries e, what its last sum lost (`State::eq` / `ep`), and each update is
+//!
+//! ```text
+//! δ = c·g + e;   x = base + δ;   e = (base − x) + δ
+//! ```
+//!
+//! (base − x) + δ is exact when |δ| is small against |base|, so x + e holds the sum to about
+//! twice the working precision and the loss no longer accumulates. Methods write every
+//! update of q and p through `Block::update`, always with a base that owns the current error:
+//! the state vector itself, or a stage value (q0 or p0) made from it by an update. Implicit
+//! stages iterate plainly and then repeat their last sweep's sum compensated
+//! (`Block::finish_stage`). Runge–Kutta stage values inside a step are not state updates and
+//! stay plain; only the step's final sum is compensated.
+//!
+//! Exact under the compiler: Rust neither contracts a·b + c into an FMA nor reassociates float
+//! arithmetic, so the CPU engine computes what is written. The WGSL mirror guards (base − x)
+//! against the reassociation a shader compiler may do (`Kernel::update`).
+
+use super::{Block, Stage};
+use crate::float::Real;
+
+/// The vectors of a `Block` an update reads or writes (the fields of the same names).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Vector {
+    Q,
+    P,
+    Q0,
+    P0,
+    Dq,
+    Dp,
+    AccQ,
+    AccP,
+}
+
+impl Vector {
+    /// Whether the vector holds q values (q, q0), whose updates carry `eq` (else `ep`).
+    fn is_q(self) -> bool {
+        matches!(self, Vector::Q | Vector::Q0)
+    }
+}
+
+impl<T: Real> Block<T> {
+    fn vector(&self, v: Vector) -> &[T] {
+        match v {
+            Vector::Q => &self.q,
+            Vector::P => &self.p,
+            Vector::Q0 => &self.q0,
+            Vector::P0 => &self.p0,
+            Vector::Dq => &self.dq,
+            Vector::Dp => &self.dp,
+            Vector::AccQ => &self.acc_q,
+            Vector::AccP => &self.acc_p,
+        }
+    }
+
+    fn vector_mut(&mut self, v: Vector) -> &mut Vec<T> {
+        match v {
+            Vector::Q => &mut self.q,
+            Vector::P => &mut self.p,
+            Vector::Q0 => &mut self.q0,
+            Vector::P0 => &mut self.p0,
+            Vector::Dq => &mut self.dq,
+            Vector::Dp => &mut self.dp,
+            Vector::AccQ => &mut self.acc_q,
+            Vector::AccP => &mut self.acc_p,
+        }
+    }
+
+    /// dst ← base + c·g for every component (dst may be base: an in-place update). `dst` is q,
+    /// p, q0 or p0, and `base` owns the current carried error of its kind (see the module
+    /// documentation); compensated when the block is.
+    #[inline]
+    pub fn update(&mut self, dst: Vector, base: Vector, c: T, g: Vector) {
+        debug_assert!(dst.is_q() == base.is_q() && g != dst);
+        // Take dst out of the block so the other vectors can be borrowed beside it (a Vec move).
+        let mut x = std::mem::take(self.vector_mut(dst));
+        let mut e = if !self.compensated {
+            Vec::new()
+        } else if dst.is_q() {
+            std::mem::take(&mut self.eq)
+        } else {
+            std::mem::take(&mut self.ep)
+        };
+        let g = self.vector(g);
+        let base = (base != dst).then(|| self.vector(base));
+        match (base, e.is_empty()) {
+            (None, true) => {
+                for (xi, &gi) in x.iter_mut().zip(g) {
+                    *xi += c * gi;
+                }
+            }
+            (Some(b), true) => {
+                for ((xi, &bi), &gi) in x.iter_mut().zip(b).zip(g) {
+                    *xi = bi + c * gi;
+                }
+            }
+            (None, false) => {
+                for ((xi, ei), &gi) in x.iter_mut().zip(e.iter_mut()).zip(g) {
+                    (*xi, *ei) = compensated_sum(*xi, c * gi, *ei);
+                }
+            }
+            (Some(b), false) => {
+                for (((xi, ei), &bi), &gi) in x.iter_mut().zip(e.iter_mut()).zip(b).zip(g) {
+                    (*xi, *ei) = compensated_sum(bi, c * gi, *ei);
+                }
+            }
+        }
+        *self.vector_mut(dst) = x;
+        if self.compensated {
+            if dst.is_q() {
+                self.eq = e;
+            } else {
+                self.ep = e;
+            }
+        }
+    }
+
+    /// After an implicit stage of the symplectic Euler / Verlet kernels has been solved with
+    /// plain sweeps x = base + c·g: repeat the last sweep's sum compensated (the gradient of the
+    /// last sweep is still in dq / dp), so the stage's result carries its rounding error. Plain
+    /// blocks keep the solved value as it is.
+    pub fn finish_stage(&mut self, stage: Stage, c: T) {
+        if !self.compensated {
+            return;
+        }
+        if matches!(stage, Stage::Drift | Stage::Midpoint) {
+            self.update(Vector::Q, Vector::Q0, c, Vector::Dp);
+        }
+        if matches!(stage, Stage::Kick | Stage::Midpoint) {
+            self.update(Vector::P, Vector::P0, -c, Vector::Dq);
+        }
+    }
+}
+
+/// base + δ with carried error e: (sum, its new carried error). Kahan: δ' = δ + e,
+/// x = base + δ', e' = (base − x) + δ'.
+#[inline(always)]
+pub fn compensated_sum<T: Real>(base: T, delta: T, e: T) -> (T, T) {
+    let d = delta + e;
+    let x = base + d;
+    (x, (base - x) + d)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn compensated_sum_keeps_what_plain_sum_loses() {
+        // 1 + 10⁶ increments of 1e-8 in f32: the plain sum never moves (1e-8 < ulp(1)/2), the
+        // compensated one lands within an ulp of 1.01.
+        let (mut plain, mut x, mut e) = (1.0f32, 1.0f32, 0.0f32);
+        for _ in 0..1_000_000 {
+            plain += 1e-8;
+            (x, e) = compensated_sum(x, 1e-8, e);
+        }
+        assert_eq!(plain, 1.0);
+        assert!((x as f64 + e as f64 - 1.01).abs() < 1e-7, "{x} {e}");
+    }
+
+    #[test]
+    fn update_matches_the_plain_formula_when_not_compensated() {
+        let mut b = Block::<f64>::new(4, 1, 0);
+        b.q = vec![1.0, 2.0, 3.0, 4.0];
+        b.dp = vec![0.5, 0.25, 0.125, 1.0];
+        b.update(Vector::Q0, Vector::Q, 0.1, Vector::Dp);
+        b.update(Vector::Q, Vector::Q, 0.1, Vector::Dp);
+        for i in 0..4 {
+            assert_eq!(b.q0[i], [1.0, 2.0, 3.0, 4.0][i] + 0.1 * b.dp[i]);
+            assert_eq!(b.q[i], b.q0[i]);
+        }
+    }
+}

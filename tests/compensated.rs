@@ -1,0 +1,73 @@
+//! Compensated summation (`--compensated`, issue 12): on the CPU engine in both precisions,
+//! the carried errors keep a long f32 run near its f64 answer; GPU mirrors are in tests/gpu.rs.
+
+mod common;
+
+use common::{state_1d, system};
+use phaseflow::engine::{CpuEngine, Engine, Integrator};
+use phaseflow::ensemble::State;
+use phaseflow::method::Method;
+
+/// Largest drift of velocity Verlet's exact quadratic invariant of the oscillator (m = k = 1),
+/// p² + (1 − h²/4) q² (PHYSICS.md §5), relative to its start, over `steps` f32 steps.
+fn verlet_invariant_drift(compensated: bool, steps: u64) -> f64 {
+    let sys = system("oscillator");
+    let h = 0.01;
+    let points: Vec<(f64, f64)> = (0..16)
+        .map(|i| {
+            let a = i as f64 * 0.39;
+            (0.9 * a.cos(), 0.9 * a.sin())
+        })
+        .collect();
+    let init = state_1d(&points);
+    let k = Integrator::with_default_solver::<f32>(sys, Method::Verlet, h)
+        .with_compensation(compensated);
+    let mut engine = CpuEngine::<f32>::new(&k, init.convert());
+    engine.advance(steps).unwrap();
+    let end = engine.state().unwrap();
+    assert_eq!(end.compensated(), compensated);
+    let form = |s: &State<f64>, i: usize| s.p[i] * s.p[i] + (1.0 - h * h / 4.0) * s.q[i] * s.q[i];
+    let start = init.convert::<f32>().primal_f64();
+    let end = end.primal_f64();
+    (0..init.n)
+        .map(|i| (form(&end, i) / form(&start, i) - 1.0).abs())
+        .fold(0.0, f64::max)
+}
+
+#[test]
+fn compensated_f32_keeps_verlets_invariant_ten_times_closer() {
+    let steps = 1_000_000;
+    let plain = verlet_invariant_drift(false, steps);
+    let compensated = verlet_invariant_drift(true, steps);
+    eprintln!("oscillator, Verlet, f32, 10⁶ steps: invariant drift plain {plain:.3e}, compensated {compensated:.3e}");
+    assert!(
+        compensated * 10.0 <= plain,
+        "plain {plain:.3e}, compensated {compensated:.3e}"
+    );
+}
+
+/// Every method runs compensated in both precisions and stays within rounding of its plain run
+/// over a short run (the compensation changes only the last bits), and the f64 run carries errors.
+#[test]
+fn every_method_runs_compensated_near_its_plain_run() {
+    let sys = system("pendulum");
+    let init = state_1d(&[(0.3, 0.1), (1.0, -0.5), (2.5, 0.0), (-1.2, 1.1)]);
+    for &m in phaseflow::method::ALL {
+        let plain = Integrator::with_default_solver::<f64>(sys.clone(), m, 0.05);
+        let comp = plain.clone().with_compensation(true);
+        let mut a = CpuEngine::<f64>::new(&plain, init.clone());
+        let mut b = CpuEngine::<f64>::new(&comp, init.clone());
+        a.advance(200).unwrap();
+        b.advance(200).unwrap();
+        let (a, b) = (a.state().unwrap().primal_f64(), b.state().unwrap().primal_f64());
+        for i in 0..a.q.len() {
+            assert!(
+                (a.q[i] - b.q[i]).abs() < 1e-11 && (a.p[i] - b.p[i]).abs() < 1e-11,
+                "{}: {} vs {}",
+                m.name(),
+                a.q[i],
+                b.q[i]
+            );
+        }
+    }
+}

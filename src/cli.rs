@@ -100,6 +100,12 @@ pub struct EngineArgs {
     /// Floating-point precision of the state and the kernels (f64 needs the CPU engine) [default: f32].
     #[arg(long, value_enum)]
     pub precision: Option<Precision>,
+    /// Compensated summation: every update of q and p (and of the tangent columns) carries its
+    /// rounding error into the next, so a long f32 run stays near its f64 answer, in both
+    /// engines; `--compensated false` turns a preset's default off [default: off; on in the
+    /// long presets: pendulum-level, elastic-pendulum, the spring chains, kepler].
+    #[arg(long, value_name = "BOOL", num_args = 0..=1, default_missing_value = "true")]
+    pub compensated: Option<bool>,
 }
 
 /// The fixed-point solver of implicit stages.

@@ -92,6 +92,7 @@ impl RunFile {
     pub fn lay_engine(&mut self, a: &EngineArgs) {
         over(&a.backend, &mut self.backend);
         over(&a.precision, &mut self.precision);
+        over(&a.compensated, &mut self.compensated);
     }
 
     /// `--implicit-tol` and `--implicit-max-iter`.

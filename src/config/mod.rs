@@ -30,6 +30,8 @@ pub struct RunConfig {
     pub snapshot_every: u64,
     pub backend: Backend,
     pub precision: Precision,
+    /// Compensated summation of every update (`--compensated`, `method::compensated`).
+    pub compensated: bool,
     pub save_states: bool,
     pub tangent: bool,
     /// Loop refinement (loop ensembles unless turned off).
@@ -185,8 +187,19 @@ impl RunConfig {
     }
 
     /// The integrator both engines are built from.
+    /// The arithmetic as reports name it: "f32", or "f32 with compensated summation".
+    pub fn arithmetic(&self) -> String {
+        let name = self.precision.name();
+        if self.compensated {
+            format!("{name} with compensated summation")
+        } else {
+            name.to_string()
+        }
+    }
+
     pub fn integrator(&self) -> Integrator {
         Integrator::new(self.system.clone(), self.method, self.dt, self.solver)
+            .with_compensation(self.compensated)
     }
 
     /// Check every setting and fill the defaults: the one place a run's configuration is
@@ -222,6 +235,7 @@ impl RunConfig {
             snapshot_every,
             backend,
             precision,
+            compensated: f.compensated.unwrap_or(false),
             save_states: f.save_states.unwrap_or(false),
             tangent: f.tangent.unwrap_or(false),
             refine,

@@ -126,6 +126,11 @@ pub fn renormalise<T: Real>(s: &mut State<T>, log2_scale: &mut [f64]) -> bool {
             for c in d..comps {
                 s.q[c * n + i] *= f;
                 s.p[c * n + i] *= f;
+                if s.compensated() {
+                    // the carried errors scale with their columns (exactly: a power of two)
+                    s.eq[c * n + i] *= f;
+                    s.ep[c * n + i] *= f;
+                }
             }
             *scale += e;
             changed = true;

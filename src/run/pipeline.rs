@@ -95,7 +95,7 @@ fn run_with<T: Real>(
     let describe = tracker.engine.describe();
     crate::info!(
         "phaseflow: engine {describe}, precision {}{}",
-        cfg.precision.name(),
+        cfg.arithmetic(),
         if tracker.device_energy {
             ", energy statistics reduced on the device in f64"
         } else {

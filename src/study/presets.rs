@@ -22,6 +22,9 @@ struct Preset {
     params: &'static [(&'static str, f64)],
     ensemble: PresetEnsemble,
     precision: Option<Precision>,
+    /// Compensated summation by default (the long runs, where round-off would otherwise
+    /// accumulate over 10⁵–10⁶ steps; `--compensated false` turns it off).
+    compensated: bool,
     tangent: Option<bool>,
     refine_tol: Option<f64>,
     runs: &'static [PresetRun],
@@ -120,6 +123,7 @@ const fn chain(
         params,
         ensemble: SINGLE_POINT,
         precision: Some(Precision::F64),
+        compensated: true,
         // 64 degrees of freedom would carry 128 tangent columns each.
         tangent: Some(false),
         refine_tol: None,
@@ -145,6 +149,7 @@ const TABLE: &[Preset] = &[
             ..SINGLE_POINT
         },
         precision: None,
+        compensated: true,
         tangent: Some(true),
         // Refinement tolerance 2e-3 of the loop's size: the seed's 2000 points already
         // resolve the level curve to it (area to ~2e-6), so nodes are inserted only
@@ -175,6 +180,7 @@ const TABLE: &[Preset] = &[
             ..SINGLE_POINT
         },
         precision: None,
+        compensated: false,
         tangent: Some(true),
         refine_tol: None,
         runs: &[
@@ -201,6 +207,7 @@ const TABLE: &[Preset] = &[
             ..SINGLE_POINT
         },
         precision: None,
+        compensated: false,
         tangent: Some(true),
         refine_tol: None,
         runs: &[
@@ -223,6 +230,7 @@ const TABLE: &[Preset] = &[
         params: &[],
         ensemble: SINGLE_POINT,
         precision: Some(Precision::F64),
+        compensated: true,
         tangent: None,
         refine_tol: None,
         runs: &[
@@ -243,6 +251,7 @@ const TABLE: &[Preset] = &[
         params: &[],
         ensemble: SINGLE_POINT,
         precision: Some(Precision::F64),
+        compensated: false,
         tangent: None,
         refine_tol: None,
         runs: &[
@@ -300,6 +309,7 @@ const TABLE: &[Preset] = &[
         params: &[],
         ensemble: SINGLE_POINT,
         precision: Some(Precision::F64),
+        compensated: true,
         tangent: None,
         refine_tol: None,
         runs: &[
@@ -360,6 +370,7 @@ impl Preset {
                 }),
                 ensemble: Some(self.ensemble.file()),
                 precision: self.precision,
+                compensated: Some(self.compensated),
                 tangent: self.tangent,
                 refine_tol: self.refine_tol,
                 ..Default::default()

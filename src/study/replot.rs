@@ -186,7 +186,7 @@ fn run_report_md(
         fmt_g(cfg.dt),
         cfg.steps,
         fmt_g(row.t_end),
-        cfg.precision.name(),
+        cfg.arithmetic(),
         row.engine,
         if cfg.tangent { "on" } else { "off" },
         if cfg.refine.is_some() { "on" } else { "off" },

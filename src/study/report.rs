@@ -51,7 +51,7 @@ fn write_header(
         cfg.system.params(),
         cfg.ensemble.kind().name(),
         count(cfg.ensemble.points as u64, "initial point"),
-        cfg.precision.name(),
+        cfg.arithmetic(),
         summary.first().map(|r| r.engine.as_str()).unwrap_or("?"),
         if cfg.tangent { "on" } else { "off" },
         match cfg.refine {

@@ -71,3 +71,31 @@ fn every_method_runs_compensated_near_its_plain_run() {
         }
     }
 }
+
+/// Measurements read a compensated state as q + eq, p + ep (in f64): energies, loop area.
+#[test]
+fn measurements_fold_in_the_carried_errors() {
+    use phaseflow::measure::area::loop_area;
+    use phaseflow::measure::energy::energies;
+    let sys = system("oscillator");
+    let ring: Vec<(f64, f64)> = (0..8)
+        .map(|i| {
+            let a = i as f64 * std::f64::consts::TAU / 8.0;
+            (a.cos(), a.sin())
+        })
+        .collect();
+    let plain = state_1d(&ring).convert::<f32>();
+    let mut comp = plain.clone().with_compensation(true);
+    // carried errors that scale every node by (1 + 2^-30): beyond f32, exact in f64
+    let scale = 2f64.powi(-30);
+    for i in 0..comp.q.len() {
+        comp.eq[i] = (comp.q[i] as f64 * scale) as f32;
+        comp.ep[i] = (comp.p[i] as f64 * scale) as f32;
+    }
+    for (i, (h, h_plain)) in energies(&sys, &comp).iter().zip(energies(&sys, &plain)).enumerate() {
+        let expected = h_plain * (1.0 + scale) * (1.0 + scale);
+        assert!((h / expected - 1.0).abs() < 1e-15, "point {i}: {h} vs {expected}");
+    }
+    let (a, a_plain) = (loop_area(&comp).unwrap(), loop_area(&plain).unwrap());
+    assert!((a / (a_plain * (1.0 + scale).powi(2)) - 1.0).abs() < 1e-14, "{a} {a_plain}");
+}

@@ -15,18 +15,19 @@ pub fn loop_area<T: Real>(s: &State<T>) -> Option<f64> {
     }
     let mut total = 0.0;
     for k in 0..d {
-        let q = &s.q[k * n..(k + 1) * n];
-        let p = &s.p[k * n..(k + 1) * n];
-        if q.iter().chain(p).any(|x| !x.is_finite()) {
+        // the nodes in f64, with compensated summation's carried errors (`State::q_f64`)
+        let q: Vec<f64> = (k * n..(k + 1) * n).map(|i| s.q_f64(i)).collect();
+        let p: Vec<f64> = (k * n..(k + 1) * n).map(|i| s.p_f64(i)).collect();
+        if q.iter().chain(&p).any(|x| !x.is_finite()) {
             return None;
         }
-        let qc = q.iter().map(|x| x.to_f64()).sum::<f64>() / n as f64;
-        let pc = p.iter().map(|x| x.to_f64()).sum::<f64>() / n as f64;
+        let qc = q.iter().sum::<f64>() / n as f64;
+        let pc = p.iter().sum::<f64>() / n as f64;
         let mut twice = 0.0;
         for i in 0..n {
             let j = (i + 1) % n;
-            let (qi, pi) = (q[i].to_f64() - qc, p[i].to_f64() - pc);
-            let (qj, pj) = (q[j].to_f64() - qc, p[j].to_f64() - pc);
+            let (qi, pi) = (q[i] - qc, p[i] - pc);
+            let (qj, pj) = (q[j] - qc, p[j] - pc);
             twice += qi * pj - qj * pi;
         }
         total += 0.5 * twice;
@@ -66,17 +67,17 @@ pub fn smooth_loop_area<T: Real>(s: &State<T>, param: &[f64]) -> Option<f64> {
     ];
     let mut corr = 0.0;
     for k in 0..d {
-        let q = &s.q[k * n..(k + 1) * n];
-        let p = &s.p[k * n..(k + 1) * n];
+        let q: Vec<f64> = (k * n..(k + 1) * n).map(|i| s.q_f64(i)).collect();
+        let p: Vec<f64> = (k * n..(k + 1) * n).map(|i| s.p_f64(i)).collect();
         for i in 0..n {
             let m = i as isize;
             let t: [f64; 4] = [u(m - 1), u(m), u(m + 1), u(m + 2)];
             let at = |j: isize| (m + j).rem_euclid(n as isize) as usize;
-            let (q0, p0) = (q[i].to_f64(), p[i].to_f64());
+            let (q0, p0) = (q[i], p[i]);
             // Nodes relative to P_i (its own term then vanishes).
             let dz: [(f64, f64); 4] = [-1isize, 0, 1, 2].map(|j| {
                 let a = at(j);
-                (q[a].to_f64() - q0, p[a].to_f64() - p0)
+                (q[a] - q0, p[a] - p0)
             });
             let h = t[2] - t[1];
             let mut seg = 0.0;

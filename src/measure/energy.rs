@@ -176,9 +176,28 @@ const LANES: usize = 8;
 pub fn energies<T: Real>(system: &System, s: &State<T>) -> Vec<f64> {
     let mut h = vec![0.0; s.n];
     h.par_chunks_mut(CHUNK).enumerate().for_each(|(c, out)| {
-        system.energy_block(&s.q, &s.p, s.n, c * CHUNK, out);
+        energy_chunk(system, s, c * CHUNK, out);
     });
     h
+}
+
+/// H of points `first..first + out.len()`. A compensated state's points are q + eq, p + ep
+/// (`State::q_f64`): the chunk is first gathered in f64 with its carried errors, since for f32
+/// the rounded q, p alone are off by up to an ulp, as large as the energy errors measured.
+fn energy_chunk<T: Real>(system: &System, s: &State<T>, first: usize, out: &mut [f64]) {
+    if !s.compensated() {
+        return system.energy_block(&s.q, &s.p, s.n, first, out);
+    }
+    let len = out.len();
+    let gather = |at: &dyn Fn(usize) -> f64| -> Vec<f64> {
+        (0..s.d)
+            .flat_map(|k| (first..first + len).map(move |i| k * s.n + i))
+            .map(at)
+            .collect()
+    };
+    let q = gather(&|idx| s.q_f64(idx));
+    let p = gather(&|idx| s.p_f64(idx));
+    system.energy_block(&q, &p, len, 0, out);
 }
 
 impl EnergyAccumulator {
@@ -319,7 +338,7 @@ pub fn snapshot_stats<T: Real>(
             |buf, c| {
                 let first = c * CHUNK;
                 let h = &mut buf[..CHUNK.min(s.n - first)];
-                system.energy_block(&s.q, &s.p, s.n, first, h);
+                energy_chunk(system, s, first, h);
                 EnergyAccumulator::from_chunk(h, &h0[first..first + h.len()])
             },
         )

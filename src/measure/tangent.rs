@@ -33,8 +33,12 @@ fn matrix<T: Real>(s: &State<T>, i: usize) -> DMatrix<f64> {
     let m = 2 * d;
     DMatrix::from_fn(m, m, |r, j| {
         let c = d * (1 + j) + (r % d);
-        let arr = if r < d { &s.q } else { &s.p };
-        arr[c * n + i].to_f64()
+        // with compensated summation's carried errors (`State::q_f64`)
+        if r < d {
+            s.q_f64(c * n + i)
+        } else {
+            s.p_f64(c * n + i)
+        }
     })
 }
 

@@ -59,7 +59,10 @@ fn every_method_runs_compensated_near_its_plain_run() {
         let mut b = CpuEngine::<f64>::new(&comp, init.clone());
         a.advance(200).unwrap();
         b.advance(200).unwrap();
-        let (a, b) = (a.state().unwrap().primal_f64(), b.state().unwrap().primal_f64());
+        let (a, b) = (
+            a.state().unwrap().primal_f64(),
+            b.state().unwrap().primal_f64(),
+        );
         for i in 0..a.q.len() {
             assert!(
                 (a.q[i] - b.q[i]).abs() < 1e-11 && (a.p[i] - b.p[i]).abs() < 1e-11,
@@ -92,10 +95,20 @@ fn measurements_fold_in_the_carried_errors() {
         comp.eq[i] = (comp.q[i] as f64 * scale) as f32;
         comp.ep[i] = (comp.p[i] as f64 * scale) as f32;
     }
-    for (i, (h, h_plain)) in energies(&sys, &comp).iter().zip(energies(&sys, &plain)).enumerate() {
+    for (i, (h, h_plain)) in energies(&sys, &comp)
+        .iter()
+        .zip(energies(&sys, &plain))
+        .enumerate()
+    {
         let expected = h_plain * (1.0 + scale) * (1.0 + scale);
-        assert!((h / expected - 1.0).abs() < 1e-15, "point {i}: {h} vs {expected}");
+        assert!(
+            (h / expected - 1.0).abs() < 1e-15,
+            "point {i}: {h} vs {expected}"
+        );
     }
     let (a, a_plain) = (loop_area(&comp).unwrap(), loop_area(&plain).unwrap());
-    assert!((a / (a_plain * (1.0 + scale).powi(2)) - 1.0).abs() < 1e-14, "{a} {a_plain}");
+    assert!(
+        (a / (a_plain * (1.0 + scale).powi(2)) - 1.0).abs() < 1e-14,
+        "{a} {a_plain}"
+    );
 }

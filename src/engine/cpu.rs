@@ -106,7 +106,8 @@ impl<T: Real> Engine<T> for CpuEngine<T> {
         }
         let nblocks = n.div_ceil(b);
         // Per block, its slice of every component of q, p and (compensated) eq, ep.
-        let mut parts: Vec<Vec<&mut [T]>> = (0..nblocks).map(|_| Vec::with_capacity(4 * d)).collect();
+        let mut parts: Vec<Vec<&mut [T]>> =
+            (0..nblocks).map(|_| Vec::with_capacity(4 * d)).collect();
         let st = &mut self.state;
         for vector in [&mut st.q, &mut st.p, &mut st.eq, &mut st.ep] {
             for comp in vector.chunks_mut(n) {

@@ -139,7 +139,7 @@ const TABLE: &[Preset] = &[
     Preset {
         name: "pendulum-level",
         summary: "seed 000: 2000 points on the pendulum level E = 1 − cos(π/6), explicit Euler vs symplectic Euler and Verlet at h = 0.0005 to t = 2000",
-        description: "Seed 000's experiment: the pendulum H = p²/2 + 1 − cos q (m = g = l = 1), 2000 points evenly spaced in angle on the level curve E = 1 − cos(π/6) = 0.1339746 (the orbit through q = π/6 at rest), each method at h = 0.0005 up to t = 2000 (4 000 000 steps), phase portraits every 500 time units (as in the seed's figure 3). Loop refinement at 2e-3 of the loop's size (area resolved to ~2e-6). At f32 the round-off of 4 000 000 steps is as large as symplectic Euler's energy error and larger than Verlet's, and sheared neighbouring nodes can merge: for reference figures run with --precision f64 (CPU engine).",
+        description: "Seed 000's experiment: the pendulum H = p²/2 + 1 − cos q (m = g = l = 1), 2000 points evenly spaced in angle on the level curve E = 1 − cos(π/6) = 0.1339746 (the orbit through q = π/6 at rest), each method at h = 0.0005 up to t = 2000 (4 000 000 steps), phase portraits every 500 time units (as in the seed's figure 3). Loop refinement at 2e-3 of the loop's size (area resolved to ~2e-6). It runs with compensated summation by default, which keeps f32 within a few 1e-8 of the f64 figures (--precision f64 for the reference figures); without it (--compensated false) the round-off of 4 000 000 f32 steps is as large as symplectic Euler's energy error and larger than Verlet's, and sheared neighbouring nodes can merge.",
         system: "pendulum",
         params: &[],
         ensemble: PresetEnsemble {

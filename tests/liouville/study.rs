@@ -279,3 +279,74 @@ fn kepler_and_elastic_pendulum_presets() {
         .unwrap()
         .contains("Absolute energy error"));
 }
+
+/// pendulum-level (shortened to t = 100, 200 000 steps) at f32: compensated by default, Verlet's
+/// energy error stays within 3× of its f64 value (6.11e-8, README's reference table) and the
+/// symplectic areas within 1e-6 of 1; `--compensated false` shows the round-off it removes.
+#[test]
+fn pendulum_level_is_compensated_by_default_and_near_f64() {
+    let tmp = TempDir::new().unwrap();
+    let summary = |extra: &[&str], name: &str| {
+        let out = tmp.path().join(name);
+        phaseflow()
+            .args(["study", "--preset", "pendulum-level", "--t-end", "100"])
+            .args(["--backend", "cpu", "--quiet", "--out"])
+            .arg(&out)
+            .args(extra)
+            .assert()
+            .success();
+        let mut r = csv::Reader::from_path(out.join("summary.csv")).unwrap();
+        let header: Vec<String> = r.headers().unwrap().iter().map(String::from).collect();
+        let rows: Vec<csv::StringRecord> = r.records().map(|x| x.unwrap()).collect();
+        let at = |row: usize, col: &str| -> f64 {
+            rows[row][header.iter().position(|h| h == col).unwrap()]
+                .parse()
+                .unwrap_or(f64::NAN)
+        };
+        let report = std::fs::read_to_string(out.join("report.md")).unwrap();
+        let config = std::fs::read_to_string(out.join("verlet/config.toml")).unwrap();
+        let values: Vec<[f64; 3]> = (0..3)
+            .map(|i| {
+                [
+                    at(i, "final_area_ratio"),
+                    at(i, "max_rel_energy_err"),
+                    at(i, "refine_stuck_at_step"),
+                ]
+            })
+            .collect();
+        (values, report, config)
+    };
+    let (comp, report, config) = summary(&[], "compensated");
+    assert!(
+        report.contains("precision f32 with compensated summation"),
+        "{report}"
+    );
+    assert!(config.contains("compensated = true"), "{config}");
+    let (plain, report, config) = summary(&["--compensated", "false"], "plain");
+    assert!(report.contains("precision f32, engine"), "{report}");
+    assert!(config.contains("compensated = false"), "{config}");
+    // rows: euler, symplectic-euler-a, verlet
+    for row in [1, 2] {
+        assert!((comp[row][0] - 1.0).abs() < 1e-6, "area {:?}", comp[row]);
+        assert!(comp[row][2].is_nan(), "refinement stuck: {:?}", comp[row]);
+    }
+    let f64_verlet = 6.11e-8;
+    assert!(
+        comp[2][1] < 3.0 * f64_verlet,
+        "Verlet compensated: {:e}",
+        comp[2][1]
+    );
+    assert!(
+        plain[2][1] > 100.0 * comp[2][1],
+        "Verlet plain {:e}, compensated {:e}",
+        plain[2][1],
+        comp[2][1]
+    );
+    // explicit Euler's area grows the same either way (e^(h t ⟨cos q⟩))
+    assert!(
+        (comp[0][0] / plain[0][0] - 1.0).abs() < 1e-6,
+        "{:?} {:?}",
+        comp[0],
+        plain[0]
+    );
+}

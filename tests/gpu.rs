@@ -6,6 +6,7 @@ mod common;
 use common::{below, disk, state_1d, system};
 use phaseflow::engine::{CpuEngine, Engine, GpuEngine, Integrator};
 use phaseflow::ensemble::State;
+use phaseflow::float::Real;
 use phaseflow::gpu::{self, shader, RunParams};
 use phaseflow::method::{Method, ALL};
 use phaseflow::run::{compare_states, Deviation};
@@ -134,12 +135,12 @@ fn run_params_layout_matches_wgsl() {
                 [
                     "n_points",
                     "steps",
-                    "h",
+                    "h_hi",
                     "grid_x",
                     "zero_bits",
-                    "_pad0",
-                    "_pad1",
-                    "_pad2"
+                    "h_mid",
+                    "h_lo",
+                    "_pad"
                 ]
             );
             let offsets: Vec<u32> = members.iter().map(|m| m.offset).collect();
@@ -152,6 +153,40 @@ fn run_params_layout_matches_wgsl() {
 /// GPU and CPU (both f32) agree point by point for every (system, method).
 #[test]
 fn gpu_matches_cpu_for_every_system_and_method() {
+    let failures = every_pair_disagreement::<f32>(false, 1e-3);
+    assert!(
+        failures.is_empty(),
+        "GPU and CPU disagree:\n{}",
+        failures.join("\n")
+    );
+}
+
+/// The same at f64 (issue 12): the f64 kernels use the CPU's f64 polynomial sine, so the
+/// engines agree to rounding (lavapipe: bit for bit, as at f32).
+#[test]
+fn gpu_f64_matches_cpu_f64_for_every_system_and_method() {
+    let failures = every_pair_disagreement::<f64>(false, 1e-12);
+    assert!(
+        failures.is_empty(),
+        "GPU f64 and CPU f64 disagree:\n{}",
+        failures.join("\n")
+    );
+}
+
+/// And with compensated summation, f32.
+#[test]
+fn gpu_compensated_matches_cpu_compensated_for_every_system_and_method() {
+    let failures = every_pair_disagreement::<f32>(true, 1e-3);
+    assert!(
+        failures.is_empty(),
+        "compensated GPU and CPU disagree:\n{}",
+        failures.join("\n")
+    );
+}
+
+/// Every (system, method) on a small ensemble, GPU against CPU at precision T: the pairs whose
+/// states differ by more than `tol` (relative to the state's RMS) or in finiteness.
+fn every_pair_disagreement<T: Real>(compensated: bool, tol: f64) -> Vec<String> {
     let mut failures = Vec::new();
     for sys in all_systems() {
         // (h, disk radius in the (q1, p1) plane) on each system's own scales. The spring chain
@@ -178,15 +213,10 @@ fn gpu_matches_cpu_for_every_system_and_method() {
             if m.check_system(&sys).is_err() {
                 continue; // refused to users too (blanes-moan4 on non-separable H)
             }
-            let mut g = GpuEngine::new(
-                &Integrator::with_default_solver::<f32>(sys.clone(), m, h),
-                init.convert(),
-            )
-            .unwrap();
-            let mut c = CpuEngine::<f32>::new(
-                &Integrator::with_default_solver::<f32>(sys.clone(), m, h),
-                init.convert(),
-            );
+            let k = Integrator::with_default_solver::<T>(sys.clone(), m, h)
+                .with_compensation(compensated);
+            let mut g = GpuEngine::<T>::new(&k, init.convert()).unwrap();
+            let mut c = CpuEngine::<T>::new(&k, init.convert());
             // One advance: on lavapipe the engine splits it into dispatches short enough for the
             // driver's loop limiter (a single 400-step dispatch of the solar system with yoshida4
             // silently stopped after 375 steps before it did).
@@ -199,7 +229,7 @@ fn gpu_matches_cpu_for_every_system_and_method() {
                 finite_mismatch: mismatch,
                 both_nonfinite: both_bad,
             } = compare_states(&gs, &cs);
-            if (mismatch, both_bad) != (0, 0) || !below(rel, 1e-3) {
+            if (mismatch, both_bad) != (0, 0) || !below(rel, tol) {
                 failures.push(format!(
                     "{} / {}: max_abs_dev {abs}, max_rel_dev {rel}, finite mismatch {mismatch}, both non-finite {both_bad}",
                     sys.name(),
@@ -215,8 +245,9 @@ fn gpu_matches_cpu_for_every_system_and_method() {
                 sys.name(),
                 m.name()
             );
+            assert_eq!(gs.compensated(), compensated);
             // The GPU really advanced the points.
-            let start: State<f32> = init.convert();
+            let start: State<T> = init.convert();
             let moved = compare_states(&gs, &start).max_abs;
             assert!(
                 moved > 1e-2,
@@ -226,11 +257,7 @@ fn gpu_matches_cpu_for_every_system_and_method() {
             );
         }
     }
-    assert!(
-        failures.is_empty(),
-        "GPU and CPU disagree:\n{}",
-        failures.join("\n")
-    );
+    failures
 }
 
 /// The exact (1 + h²)ⁿ growth of explicit Euler on the oscillator, computed on the GPU.
@@ -239,7 +266,7 @@ fn gpu_explicit_euler_oscillator_growth() {
     let sys = system("oscillator");
     let init = state_1d(&[(1.0, 0.0), (0.0, 0.5), (0.3, -0.4)]);
     let (h, n) = (0.01, 2000u64);
-    let mut g = GpuEngine::new(
+    let mut g = GpuEngine::<f32>::new(
         &Integrator::with_default_solver::<f32>(sys.clone(), Method::Euler, h),
         init.convert(),
     )
@@ -263,12 +290,12 @@ fn gpu_explicit_euler_oscillator_growth() {
 fn chunked_gpu_run_equals_unchunked() {
     let sys = system("pendulum");
     let init = disk(&sys, 1000, 0.5);
-    let mut whole = GpuEngine::new(
+    let mut whole = GpuEngine::<f32>::new(
         &Integrator::with_default_solver::<f32>(sys.clone(), Method::Verlet, 0.1),
         init.convert(),
     )
     .unwrap();
-    let mut chunked = GpuEngine::with_chunk_limit(
+    let mut chunked = GpuEngine::<f32>::with_chunk_limit(
         &Integrator::with_default_solver::<f32>(sys.clone(), Method::Verlet, 0.1),
         init.convert(),
         333,
@@ -287,12 +314,12 @@ fn chunked_gpu_run_equals_unchunked() {
 fn multi_row_dispatch_grid_equals_one_row() {
     let sys = system("pendulum");
     let init = disk(&sys, 1000, 0.5);
-    let mut one_row = GpuEngine::new(
+    let mut one_row = GpuEngine::<f32>::new(
         &Integrator::with_default_solver::<f32>(sys.clone(), Method::Verlet, 0.1),
         init.convert(),
     )
     .unwrap();
-    let mut rows = GpuEngine::new(
+    let mut rows = GpuEngine::<f32>::new(
         &Integrator::with_default_solver::<f32>(sys.clone(), Method::Verlet, 0.1),
         init.convert(),
     )
@@ -342,7 +369,7 @@ fn gpu_matches_cpu_with_tangent_columns() {
             if m.check_system(&sys).is_err() {
                 continue;
             }
-            let mut g = GpuEngine::new(
+            let mut g = GpuEngine::<f32>::new(
                 &Integrator::with_default_solver::<f32>(sys.clone(), m, h),
                 init.convert(),
             )
@@ -382,7 +409,7 @@ fn gpu_matches_cpu_with_tangent_columns() {
 fn blow_ups_are_kept_per_point() {
     let sys = system("oscillator");
     let init = state_1d(&[(0.0, 0.0), (1.0, 0.0)]);
-    let mut g = GpuEngine::new(
+    let mut g = GpuEngine::<f32>::new(
         &Integrator::with_default_solver::<f32>(sys.clone(), Method::Euler, 10.0),
         init.convert(),
     )
@@ -402,7 +429,7 @@ fn gpu_counts_unconverged_points_like_the_cpu() {
         tol: 4e-7,
         max_iter: 2,
     };
-    let mut g = GpuEngine::with_chunk_limit(
+    let mut g = GpuEngine::<f32>::with_chunk_limit(
         &Integrator::new(sys.clone(), Method::ImplicitMidpoint, 0.1, solver),
         init.convert(),
         usize::MAX,
@@ -434,12 +461,12 @@ fn long_advances_are_not_cut_short_by_the_cpu_driver() {
     let sys = system("oscillator");
     let init = disk(&sys, 64, 0.3);
     let steps = 70_000;
-    let mut whole = GpuEngine::new(
+    let mut whole = GpuEngine::<f32>::new(
         &Integrator::with_default_solver::<f32>(sys.clone(), Method::SymplecticEulerA, 0.001),
         init.convert(),
     )
     .unwrap();
-    let mut sliced = GpuEngine::new(
+    let mut sliced = GpuEngine::<f32>::new(
         &Integrator::with_default_solver::<f32>(sys.clone(), Method::SymplecticEulerA, 0.001),
         init.convert(),
     )
@@ -487,7 +514,7 @@ fn device_energy_statistics_equal_the_host_ones() {
                 init = init.with_tangent();
             }
             init.q[17] = f64::NAN; // point 17 is not finite from the start
-            let mut g = GpuEngine::new(
+            let mut g = GpuEngine::<f32>::new(
                 &Integrator::with_default_solver::<f32>(sys.clone(), Method::Verlet, h),
                 init.convert(),
             )

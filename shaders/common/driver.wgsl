@@ -13,7 +13,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     if (i >= n) {
         return;
     }
-    let h = params.h;
+    let h = step_size();
     // Implicit solves of this thread that hit the cap during the dispatch.
     var unconverged_steps = 0u;
 //@declarations
@@ -22,8 +22,8 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     }
 //@stores
     // The point's count of implicit solves that hit the cap, kept after its 2·DT components
-    // (an f32 holding a whole number: exact up to 2^24).
+    // (a float holding a whole number: exact up to 2^24 in f32).
     if (unconverged_steps > 0u) {
-        state[2u * DT * n + i] = state[2u * DT * n + i] + f32(unconverged_steps);
+        state[2u * DT * n + i] = state[2u * DT * n + i] + real(unconverged_steps);
     }
 }

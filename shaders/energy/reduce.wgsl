@@ -3,8 +3,10 @@
 // one; the host merges the workgroups' in order (src/gpu/energy.rs). Mirror of the host path
 // measure::energy::{energies, snapshot_stats, EnergyAccumulator}: non-finite points are counted
 // out, |H(z0)| ≤ REL_ENERGY_FLOOR is left out of the relative columns.
-// Prelude: D, DT (state components per point, tangent columns included), REDUCE_SIZE,
-// REL_ENERGY_FLOOR, the system's f64 constants. Then math_f64.wgsl and the system's energy().
+// Prelude: `real` (the state's f32 or f64), D, DT (state components per point, tangent columns
+// included), COMPENSATED (the chunk carries the carried errors eq, ep after the unconverged
+// counts: H is evaluated at q + eq, p + ep), REDUCE_SIZE, REL_ENERGY_FLOOR, the system's f64
+// constants. Then math_f64.wgsl and the system's energy().
 
 struct EnergyParams {
     n_points: u32,
@@ -31,7 +33,7 @@ struct Acc {
 }
 
 @group(0) @binding(0) var<uniform> params: EnergyParams;
-@group(0) @binding(1) var<storage, read> state: array<f32>;
+@group(0) @binding(1) var<storage, read> state: array<real>;
 @group(0) @binding(2) var<storage, read_write> h0: array<f64>;
 @group(0) @binding(3) var<storage, read_write> groups: array<Acc>;
 
@@ -73,8 +75,19 @@ fn merge(a: Acc, b: Acc) -> Acc {
     return r;
 }
 
-fn finite32(x: f32) -> bool {
-    return (bitcast<u32>(x) & 0x7f800000u) != 0x7f800000u;
+// abs(x) <= F64_MAX is false for NaN and ±inf.
+fn finite(x: f64) -> bool {
+    return abs(x) <= F64_MAX;
+}
+
+// Component k (< D) of q (`off` = 0) or p (`off` = DT) of point i, in f64, with its carried
+// error when the chunk is compensated.
+fn component(off: u32, k: u32, i: u32, n: u32) -> f64 {
+    var x = f64(state[(off + k) * n + i]);
+    if (COMPENSATED) {
+        x = x + f64(state[(2u * DT + 1u + off + k) * n + i]);
+    }
+    return x;
 }
 
 // One point's accumulator (empty when a component or H is not finite).
@@ -85,11 +98,11 @@ fn point(i: u32, n: u32) -> Acc {
     var p: array<f64, D>;
     var ok = true;
     for (var k = 0u; k < D; k++) {
-        let x = state[k * n + i];
-        let y = state[(DT + k) * n + i];
-        ok = ok && finite32(x) && finite32(y);
-        q[k] = f64(x);
-        p[k] = f64(y);
+        let x = component(0u, k, i, n);
+        let y = component(DT, k, i, n);
+        ok = ok && finite(x) && finite(y);
+        q[k] = x;
+        p[k] = y;
     }
     if (!ok) {
         return a;

@@ -6,17 +6,17 @@
 // sin_poly / cos_poly: shaders/common/math.wgsl.
 
 struct DpCore {
-    s: f32,
-    co: f32,
-    w: f32,
-    np1: f32,
-    np2: f32,
-    big_a: f32,
-    e_d: f32,
-    a_d: f32,
+    s: real,
+    co: real,
+    w: real,
+    np1: real,
+    np2: real,
+    big_a: real,
+    e_d: real,
+    a_d: real,
 }
 
-fn dp_core(th1: f32, th2: f32, p1: f32, p2: f32) -> DpCore {
+fn dp_core(th1: real, th2: real, p1: real, p2: real) -> DpCore {
     var z: DpCore;
     let dl = th1 - th2;
     z.s = sin_poly(dl);
@@ -31,24 +31,24 @@ fn dp_core(th1: f32, th2: f32, p1: f32, p2: f32) -> DpCore {
 }
 
 // (X1, X2, A_ΔΔ): X_k = ∂A_pk/∂Δ.
-fn dp_second(z: DpCore, p1: f32, p2: f32) -> vec3<f32> {
+fn dp_second(z: DpCore, p1: real, p2: real) -> vec3<real> {
     let x1 = z.w * (DP_C * p2 * z.s - z.np1 * z.w * z.e_d);
     let x2 = z.w * (DP_C * p1 * z.s - z.np2 * z.w * z.e_d);
     let e_dd = 2.0 * DP_M2 * (z.co * z.co - z.s * z.s);
     let a_dd = z.w * (DP_C * p1 * p2 * z.co - 2.0 * z.a_d * z.e_d - z.big_a * e_dd);
-    return vec3<f32>(x1, x2, a_dd);
+    return vec3<real>(x1, x2, a_dd);
 }
 
-fn grad_q(q: array<f32, D>, p: array<f32, D>) -> array<f32, D> {
-    var g: array<f32, D>;
+fn grad_q(q: array<real, D>, p: array<real, D>) -> array<real, D> {
+    var g: array<real, D>;
     let z = dp_core(q[0], q[1], p[0], p[1]);
     g[0] = z.a_d + DP_G1 * sin_poly(q[0]);
     g[1] = DP_G2 * sin_poly(q[1]) - z.a_d;
     return g;
 }
 
-fn grad_p(q: array<f32, D>, p: array<f32, D>) -> array<f32, D> {
-    var v: array<f32, D>;
+fn grad_p(q: array<real, D>, p: array<real, D>) -> array<real, D> {
+    var v: array<real, D>;
     let z = dp_core(q[0], q[1], p[0], p[1]);
     v[0] = z.np1 * z.w;
     v[1] = z.np2 * z.w;
@@ -56,8 +56,8 @@ fn grad_p(q: array<f32, D>, p: array<f32, D>) -> array<f32, D> {
 }
 
 // H_qq vq + H_qp vp = (t + G1 cos θ1 vθ1, −t + G2 cos θ2 vθ2), t = A_ΔΔ dv + X1 vp1 + X2 vp2.
-fn grad_q_dir(q: array<f32, D>, p: array<f32, D>, vq: array<f32, D>, vp: array<f32, D>) -> array<f32, D> {
-    var g: array<f32, D>;
+fn grad_q_dir(q: array<real, D>, p: array<real, D>, vq: array<real, D>, vp: array<real, D>) -> array<real, D> {
+    var g: array<real, D>;
     let z = dp_core(q[0], q[1], p[0], p[1]);
     let x = dp_second(z, p[0], p[1]);
     let dv = vq[0] - vq[1];
@@ -68,8 +68,8 @@ fn grad_q_dir(q: array<f32, D>, p: array<f32, D>, vq: array<f32, D>, vp: array<f
 }
 
 // H_pq vq + H_pp vp = (X1 dv + w (a vp1 − c cos Δ vp2), X2 dv + w (b vp2 − c cos Δ vp1)).
-fn grad_p_dir(q: array<f32, D>, p: array<f32, D>, vq: array<f32, D>, vp: array<f32, D>) -> array<f32, D> {
-    var v: array<f32, D>;
+fn grad_p_dir(q: array<real, D>, p: array<real, D>, vq: array<real, D>, vp: array<real, D>) -> array<real, D> {
+    var v: array<real, D>;
     let z = dp_core(q[0], q[1], p[0], p[1]);
     let x = dp_second(z, p[0], p[1]);
     let dv = vq[0] - vq[1];

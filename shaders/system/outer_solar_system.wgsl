@@ -5,10 +5,10 @@
 
 const SOLAR_BODIES: u32 = 6u;
 
-fn grad_q(q: array<f32, D>, p: array<f32, D>) -> array<f32, D> {
+fn grad_q(q: array<real, D>, p: array<real, D>) -> array<real, D> {
     var qq = q;
     var gmm = SOLAR_GMM;
-    var g: array<f32, D>;
+    var g: array<real, D>;
     for (var k = 0u; k < D; k++) {
         g[k] = 0.0;
     }
@@ -35,10 +35,10 @@ fn grad_q(q: array<f32, D>, p: array<f32, D>) -> array<f32, D> {
     return g;
 }
 
-fn grad_p(q: array<f32, D>, p: array<f32, D>) -> array<f32, D> {
+fn grad_p(q: array<real, D>, p: array<real, D>) -> array<real, D> {
     var pp = p;
     var inv_m = SOLAR_INV_M;
-    var v: array<f32, D>;
+    var v: array<real, D>;
     for (var a = 0u; a < SOLAR_BODIES; a++) {
         v[3u * a] = pp[3u * a] * inv_m[a];
         v[3u * a + 1u] = pp[3u * a + 1u] * inv_m[a];
@@ -49,11 +49,11 @@ fn grad_p(q: array<f32, D>, p: array<f32, D>) -> array<f32, D> {
 
 // H_qq vq (H_qp = 0): pair (a, b) adds w = G m_a m_b [v − 3 d (d·v)/r²]/r³ to body a and −w to
 // body b, with d = q_a − q_b, r = |d|, v = vq_a − vq_b.
-fn grad_q_dir(q: array<f32, D>, p: array<f32, D>, vq: array<f32, D>, vp: array<f32, D>) -> array<f32, D> {
+fn grad_q_dir(q: array<real, D>, p: array<real, D>, vq: array<real, D>, vp: array<real, D>) -> array<real, D> {
     var qq = q;
     var vv = vq;
     var gmm = SOLAR_GMM;
-    var g: array<f32, D>;
+    var g: array<real, D>;
     for (var k = 0u; k < D; k++) {
         g[k] = 0.0;
     }
@@ -85,6 +85,6 @@ fn grad_q_dir(q: array<f32, D>, p: array<f32, D>, vq: array<f32, D>, vp: array<f
 }
 
 // H_pp vp = vp / m_i (H_pq = 0).
-fn grad_p_dir(q: array<f32, D>, p: array<f32, D>, vq: array<f32, D>, vp: array<f32, D>) -> array<f32, D> {
+fn grad_p_dir(q: array<real, D>, p: array<real, D>, vq: array<real, D>, vp: array<real, D>) -> array<real, D> {
     return grad_p(q, vp);
 }

@@ -6,19 +6,19 @@
 
 const CHAIN_N: u32 = D / 2u;
 
-fn grad_q(q: array<f32, D>, p: array<f32, D>) -> array<f32, D> {
+fn grad_q(q: array<real, D>, p: array<real, D>) -> array<real, D> {
     var qq = q;
     var k = CHAIN_K;
     var rest = CHAIN_REST;
     var m_g = CHAIN_M_G;
-    var g: array<f32, D>;
+    var g: array<real, D>;
     for (var s = 0u; s < CHAIN_N; s++) {
         g[2u * s] = 0.0;
         g[2u * s + 1u] = -m_g[s];
     }
     for (var s = 0u; s < CHAIN_N; s++) {
-        var ax = 0.0;
-        var ay = 0.0;
+        var ax: real = 0.0;
+        var ay: real = 0.0;
         if (s > 0u) {
             ax = qq[2u * s - 2u];
             ay = qq[2u * s - 1u];
@@ -39,10 +39,10 @@ fn grad_q(q: array<f32, D>, p: array<f32, D>) -> array<f32, D> {
     return g;
 }
 
-fn grad_p(q: array<f32, D>, p: array<f32, D>) -> array<f32, D> {
+fn grad_p(q: array<real, D>, p: array<real, D>) -> array<real, D> {
     var pp = p;
     var inv_m = CHAIN_INV_M;
-    var v: array<f32, D>;
+    var v: array<real, D>;
     for (var s = 0u; s < CHAIN_N; s++) {
         v[2u * s] = pp[2u * s] * inv_m[s];
         v[2u * s + 1u] = pp[2u * s + 1u] * inv_m[s];
@@ -52,20 +52,20 @@ fn grad_p(q: array<f32, D>, p: array<f32, D>) -> array<f32, D> {
 
 // H_qq vq (H_qp = 0): spring s adds w = k [(1 − l/L) v + (l/L) u (u·v)] to mass s and −w to
 // mass s−1, with v = vq_s − vq_{s−1}, L = |r_s − r_{s−1}|, u the unit vector along it.
-fn grad_q_dir(q: array<f32, D>, p: array<f32, D>, vq: array<f32, D>, vp: array<f32, D>) -> array<f32, D> {
+fn grad_q_dir(q: array<real, D>, p: array<real, D>, vq: array<real, D>, vp: array<real, D>) -> array<real, D> {
     var qq = q;
     var vv = vq;
     var k = CHAIN_K;
     var rest = CHAIN_REST;
-    var g: array<f32, D>;
+    var g: array<real, D>;
     for (var s = 0u; s < D; s++) {
         g[s] = 0.0;
     }
     for (var s = 0u; s < CHAIN_N; s++) {
-        var ax = 0.0;
-        var ay = 0.0;
-        var avx = 0.0;
-        var avy = 0.0;
+        var ax: real = 0.0;
+        var ay: real = 0.0;
+        var avx: real = 0.0;
+        var avy: real = 0.0;
         if (s > 0u) {
             ax = qq[2u * s - 2u];
             ay = qq[2u * s - 1u];
@@ -93,6 +93,6 @@ fn grad_q_dir(q: array<f32, D>, p: array<f32, D>, vq: array<f32, D>, vp: array<f
 }
 
 // H_pp vp = vp / m_i (H_pq = 0).
-fn grad_p_dir(q: array<f32, D>, p: array<f32, D>, vq: array<f32, D>, vp: array<f32, D>) -> array<f32, D> {
+fn grad_p_dir(q: array<real, D>, p: array<real, D>, vq: array<real, D>, vp: array<real, D>) -> array<real, D> {
     return grad_p(q, vp);
 }

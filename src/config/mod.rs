@@ -218,11 +218,6 @@ impl RunConfig {
         let snapshot_every = resolve_snapshot_every(f.snapshot_every, steps)?;
         let backend = f.backend.unwrap_or_default();
         let precision = f.precision.unwrap_or_default();
-        if backend == Backend::Gpu && precision == Precision::F64 {
-            return Err(input_err!(
-                "--precision f64 with --backend gpu: the GPU engine computes in f32; use --precision f32, or --backend cpu for f64"
-            ));
-        }
         let ensemble = resolve_ensemble(f.ensemble.unwrap_or_default(), &system)?;
         let refine = resolve_refine(&ensemble, f.refine, f.refine_tol, f.max_nodes)?;
         let solver = resolve_solver(precision, f.implicit_tol, f.implicit_max_iter)?;

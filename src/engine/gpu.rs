@@ -1,44 +1,23 @@
 //! The GPU engine: the ensemble lives on the device in structure-of-arrays chunks; one dispatch
 //! advances many steps per thread with the state in registers (shaders/common/driver.wgsl);
-//! the host splits runs under a per-dispatch work cap and reads back only when asked.
+//! the host splits runs under a per-dispatch work cap and reads back only when asked. f32 or
+//! f64 (`GpuEngine<T>`: the kernel's `real`), plain or compensated; sizing and the checks made
+//! before allocating are in `gpu_layout`.
 
+use super::gpu_layout::{
+    check_device_memory, check_f64_support, check_kernel_size, cpu_driver_steps_cap, dispatch_grid,
+    max_chunk_points, steps_per_dispatch, words_per_point, DISPATCHES_PER_SUBMIT,
+    LARGE_KERNEL_COMPONENTS,
+};
 use super::{Engine, Integrator};
 use crate::error::{Error, Result};
-use crate::gpu::energy::EnergyReducer;
+use crate::float::Real;
+use crate::gpu::energy::{EnergyReducer, StateLayout};
+use crate::gpu::shader::KernelSpec;
 use crate::gpu::{self, shader, GpuContext, RunParams};
 use crate::measure::energy::EnergyAccumulator;
-use crate::method::{Method, Solver};
 use crate::state::State;
 use crate::system::System;
-
-/// Work per dispatch, in gradient evaluations × points (`Method::evals_per_step` per step):
-/// about 8 ms on an H100 whatever the method (pendulum symplectic Euler, 2 evaluations per
-/// step: 2³² point-steps at ~1e12/s; Kepler yoshida6, 28: 3·10⁸ at ~5e10/s). Long enough that
-/// the launch cost (µs) vanishes, short enough for GPU watchdogs and a responsive display.
-pub const DISPATCH_EVALS: u64 = 1 << 33;
-
-/// Steps one dispatch of `n` points takes: `DISPATCH_EVALS` worth, within `steps_cap`.
-pub fn steps_per_dispatch(n: usize, evals_per_step: u64, steps_cap: u64) -> u64 {
-    (DISPATCH_EVALS / (n as u64 * evals_per_step.max(1)).max(1)).clamp(1, steps_cap.max(1))
-}
-
-/// Mesa's CPU driver (lavapipe / llvmpipe) stops every loop of a shader invocation once the
-/// invocation has run 65 535 loop iterations in all, silently (gallivm's loop limiter): a
-/// long dispatch would come back with fewer steps done than asked. On CPU adapters the
-/// engine therefore keeps the loop iterations of one dispatch below this budget.
-pub const CPU_DRIVER_LOOP_BUDGET: u64 = 60_000;
-
-/// Steps per dispatch that keep a kernel within `CPU_DRIVER_LOOP_BUDGET` loop iterations
-/// per thread: a generous bound of 8 loop iterations per component per gradient evaluation
-/// (the evaluation's own loops, the tangent columns' loops, the update and convergence loops).
-pub fn cpu_driver_steps_cap(system: &System, method: Method, comps: usize, solver: Solver) -> u64 {
-    let per_step = method.evals_per_step(system, solver) * 8 * comps.max(1) as u64;
-    (CPU_DRIVER_LOOP_BUDGET / per_step.max(1)).max(1)
-}
-
-/// Most dispatches recorded into one submission (a long advance on a CPU driver, with its
-/// small steps cap, is submitted in several).
-const DISPATCHES_PER_SUBMIT: usize = 256;
 
 struct Chunk {
     /// First point of the chunk in the global state, and its point count.
@@ -55,23 +34,17 @@ struct Chunk {
     bind_groups: [wgpu::BindGroup; 2],
 }
 
-/// The 2-D workgroup grid for `n` points: as many workgroups in x as the device allows, then
-/// rows of them in y.
-fn dispatch_grid(n: usize, max_per_dim: u32) -> (u32, u32) {
-    let groups = (n as u64).div_ceil(shader::WORKGROUP_SIZE as u64).max(1);
-    let x = groups.min(max_per_dim.max(1) as u64);
-    (x as u32, groups.div_ceil(x) as u32)
-}
-
-pub struct GpuEngine {
+pub struct GpuEngine<T: Real> {
     ctx: &'static GpuContext,
     pipeline: wgpu::ComputePipeline,
     chunks: Vec<Chunk>,
     staging: wgpu::Buffer,
-    state: State<f32>,
+    state: State<T>,
     /// False after `advance` until the next read-back.
     host_current: bool,
-    h: f32,
+    h: f64,
+    /// The kernel carries compensated summation's errors (after the unconverged counts).
+    compensated: bool,
     chunk_limit: usize,
     /// Most workgroups per row of the dispatch grid (the device's per-dimension limit, or
     /// less for tests: `limit_grid_width`).
@@ -89,94 +62,32 @@ pub struct GpuEngine {
     system: System,
 }
 
-/// Largest number of points per chunk the device allows (binding size and workgroup count), for
-/// `comps` components per point in q and in p.
-pub fn max_chunk_points(limits: &wgpu::Limits, comps: usize) -> usize {
-    let bytes_per_point = ((2 * comps + 1) * 4) as u64;
-    let by_binding = limits.max_storage_buffer_binding_size / bytes_per_point;
-    let by_buffer = limits.max_buffer_size / bytes_per_point;
-    // A 2-D grid of workgroups; the point index (gid.y · grid_x + gid.x) stays within u32.
-    let per_dim = limits.max_compute_workgroups_per_dimension as u64;
-    let by_groups = (per_dim * per_dim * shader::WORKGROUP_SIZE as u64).min(u32::MAX as u64);
-    by_binding.min(by_buffer).min(by_groups).max(1) as usize
-}
-
-/// Device bytes per point: the state chunk's 2·comps components and unconverged count (f32
-/// each), and its f64 initial energy where the device has f64 (`gpu::energy`).
-pub fn device_bytes_per_point(comps: usize, f64: bool) -> u64 {
-    ((2 * comps + 1) * 4) as u64
-        + if f64 {
-            EnergyReducer::BYTES_PER_POINT as u64
-        } else {
-            0
-        }
-}
-
-/// Refuse, before anything is allocated, `points` (given by `flag`) whose device buffers would
-/// not fit in 90 % of the device's largest device-local memory heap (where the backend reports
-/// one): an input error (exit 2) naming the figure and the fix.
-pub fn check_device_memory(
-    ctx: &GpuContext,
-    flag: &str,
-    points: usize,
-    comps: usize,
-) -> Result<()> {
-    let Some(memory) = ctx.device_memory else {
-        return Ok(());
-    };
-    let per_point = device_bytes_per_point(comps, ctx.f64);
-    device_memory_fits(flag, points, per_point, memory)
-}
-
-fn device_memory_fits(flag: &str, points: usize, per_point: u64, memory: u64) -> Result<()> {
-    let need = points as u128 * per_point as u128;
-    let room = memory as u128 * 9 / 10;
-    if need > room {
-        let gib = |b: u128| b as f64 / (1u64 << 30) as f64;
-        return Err(crate::input_err!(
-            "{flag} {points}: the ensemble needs about {:.1} GiB of GPU memory ({per_point} bytes per point) but the device has {:.1} GiB; use fewer points (at most about {}) or --backend cpu",
-            gib(need),
-            gib(memory as u128),
-            room / per_point.max(1) as u128
-        ));
-    }
-    Ok(())
-}
-
-/// Kernels above this many components per point (the point and its tangent columns) are
-/// announced on stderr before they are built, and refused on CPU drivers: lavapipe took 132 s
-/// to build the solar system's 666-component tangent kernel and then ran slower than the CPU
-/// engine, and crashed building the 64-mass chain's 32 896; the 4-mass chain's 136 (the GPU
-/// tests) builds in seconds.
-pub const LARGE_KERNEL_COMPONENTS: usize = 256;
-
-/// Refuse (exit 2, naming the fix) a kernel too large for a CPU driver to build and run.
-pub fn check_kernel_size(ctx: &GpuContext, k: &Integrator, comps: usize) -> Result<()> {
-    if ctx.info.device_type == wgpu::DeviceType::Cpu && comps > LARGE_KERNEL_COMPONENTS {
-        return Err(crate::input_err!(
-            "--backend gpu: the {} / {} kernel carries {comps} components per point (the point and its tangent map's columns), and {} is a CPU driver, which takes minutes to build a kernel that large (or fails) and then runs it slower than the CPU engine; use --backend cpu, or drop --tangent",
-            k.system.name(),
-            k.method.name(),
-            ctx.info.name
-        ));
-    }
-    Ok(())
-}
-
-impl GpuEngine {
-    pub fn new(k: &Integrator, state: State<f32>) -> Result<Self> {
+impl<T: Real> GpuEngine<T> {
+    pub fn new(k: &Integrator, state: State<T>) -> Result<Self> {
         Self::with_chunk_limit(k, state, usize::MAX)
     }
 
     /// Like `new`, with chunks no larger than `chunk_limit` points (tests use this to exercise
     /// chunking). The solver's settings are compiled into the kernel.
-    pub fn with_chunk_limit(k: &Integrator, state: State<f32>, chunk_limit: usize) -> Result<Self> {
+    pub fn with_chunk_limit(k: &Integrator, state: State<T>, chunk_limit: usize) -> Result<Self> {
         let (system, method, h, solver) = (&k.system, k.method, k.h, k.solver);
+        let state = state.with_compensation(k.compensated);
         let ctx = gpu::context()?;
-        check_device_memory(ctx, "--points", state.n, state.comps())?;
+        let f64 = T::NAME == "f64";
+        if f64 {
+            check_f64_support(ctx.f64, &ctx.info.name)?;
+        }
+        let words = words_per_point(state.comps(), k.compensated);
+        check_device_memory(ctx, "--points", state.n, words, size_of::<T>())?;
         check_kernel_size(ctx, k, state.comps())?;
         let device = &ctx.device;
-        let source = shader::compose_with(system, method, state.nt, solver);
+        let spec = KernelSpec {
+            nt: state.nt,
+            solver,
+            f64,
+            compensated: k.compensated,
+        };
+        let source = shader::compose_kernel(system, method, &spec);
         if state.comps() > LARGE_KERNEL_COMPONENTS {
             crate::info!(
                 "phaseflow: building the GPU kernel of {} / {} ({} components per point); a kernel this large can take a while to compile",
@@ -185,10 +96,10 @@ impl GpuEngine {
                 state.comps()
             );
         }
-        // SAFETY: the module is generated by `shader::compose_with` from the project's own WGSL
+        // SAFETY: the module is generated by `shader::compose_kernel` from the project's own WGSL
         // (never from user input) and passes naga's full validation first. Its only storage
-        // accesses are `state[c·n + i]` for c < 2·DT + 1 after the `i < n` guard, inside the
-        // chunk's buffer of (2·DT + 1)·n words, and its array indices are loop counters below
+        // accesses are `state[c·n + i]` for c < `words_per_point` after the `i < n` guard, inside
+        // the chunk's buffer of `words_per_point`·n values, and its array indices are loop counters below
         // the array lengths; its loops are bounded by `params.steps` and constant counts. So the
         // runtime bounds checks and loop-bounding counters of the checked path can never fire
         // and only cost instructions in the innermost loop.
@@ -213,7 +124,8 @@ impl GpuEngine {
             staging,
             state: State::zeros(0, state.d),
             host_current: true,
-            h: h as f32,
+            h,
+            compensated: k.compensated,
             chunk_limit,
             grid_width: ctx.limits.max_compute_workgroups_per_dimension,
             nt: state.nt,
@@ -239,10 +151,13 @@ impl GpuEngine {
     }
 
     /// Lay out device buffers for `state` (chunked under the device limits) and upload it.
-    fn build_chunks(&mut self, state: State<f32>) -> Result<()> {
+    fn build_chunks(&mut self, state: State<T>) -> Result<()> {
+        let state = state.with_compensation(self.compensated);
         let device = &self.ctx.device;
         let (n, comps) = (state.n, state.comps());
-        let per_chunk = max_chunk_points(&self.ctx.limits, comps)
+        let words = words_per_point(comps, self.compensated);
+        let value = size_of::<T>();
+        let per_chunk = max_chunk_points(&self.ctx.limits, (words * value) as u64)
             .min(self.chunk_limit)
             .max(1);
         let layout = self.pipeline.get_bind_group_layout(0);
@@ -253,7 +168,7 @@ impl GpuEngine {
             let cn = per_chunk.min(n - offset);
             let buffer = device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some(&format!("state chunk at {offset}")),
-                size: ((2 * comps + 1) * cn * 4) as u64,
+                size: (words * cn * value) as u64,
                 usage: wgpu::BufferUsages::STORAGE
                     | wgpu::BufferUsages::COPY_SRC
                     | wgpu::BufferUsages::COPY_DST,
@@ -295,14 +210,14 @@ impl GpuEngine {
         }
         let staging = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("read-back staging"),
-            size: ((2 * comps + 1) * per_chunk.min(n).max(1) * 4) as u64,
+            size: (words * per_chunk.min(n).max(1) * value) as u64,
             usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });
         if let Some(e) = pollster::block_on(oom.pop()) {
             return Err(Error::Gpu(format!(
                 "cannot allocate {} MiB of GPU memory for {n} points: {e}; use fewer --points",
-                ((2 * comps + 1) * n * 4) >> 20
+                (words * n * value) >> 20
             )));
         }
         self.chunks = chunks;
@@ -318,21 +233,28 @@ impl GpuEngine {
 
     fn upload(&self) {
         let (n, d) = (self.state.n, self.state.comps());
+        let st = &self.state;
         for c in &self.chunks {
             // Chunk layout: q components then p components, each a run of c.n points, then
-            // the unconverged counts (as f32).
-            let mut data = Vec::with_capacity((2 * d + 1) * c.n);
+            // the unconverged counts (as T), then (compensated) eq and ep like q and p.
+            let range = |k: usize| k * n + c.offset..k * n + c.offset + c.n;
+            let mut data = Vec::with_capacity(words_per_point(d, self.compensated) * c.n);
             for k in 0..d {
-                data.extend_from_slice(&self.state.q[k * n + c.offset..k * n + c.offset + c.n]);
+                data.extend_from_slice(&st.q[range(k)]);
             }
             for k in 0..d {
-                data.extend_from_slice(&self.state.p[k * n + c.offset..k * n + c.offset + c.n]);
+                data.extend_from_slice(&st.p[range(k)]);
             }
             data.extend(
-                self.state.unconverged[c.offset..c.offset + c.n]
+                st.unconverged[c.offset..c.offset + c.n]
                     .iter()
-                    .map(|&u| u as f32),
+                    .map(|&u| T::from_f64(u as f64)),
             );
+            for e in [&st.eq, &st.ep].into_iter().filter(|e| !e.is_empty()) {
+                for k in 0..d {
+                    data.extend_from_slice(&e[range(k)]);
+                }
+            }
             self.ctx
                 .queue
                 .write_buffer(&c.buffer, 0, bytemuck::cast_slice(&data));
@@ -346,8 +268,9 @@ impl GpuEngine {
 
     fn read_back(&mut self) -> Result<()> {
         let (n, d) = (self.state.n, self.state.comps());
+        let words = words_per_point(d, self.compensated);
         for c in &self.chunks {
-            let bytes = ((2 * d + 1) * c.n * 4) as u64;
+            let bytes = (words * c.n * size_of::<T>()) as u64;
             let mut enc = self
                 .ctx
                 .device
@@ -359,18 +282,23 @@ impl GpuEngine {
             let state = &mut self.state;
             self.ctx
                 .read_staging(&self.staging, bytes, "read-back", |raw| {
-                    let data: &[f32] = bytemuck::cast_slice(raw);
+                    let data: &[T] = bytemuck::cast_slice(raw);
+                    // the chunk's runs of c.n values, in the order `upload` wrote them
+                    let run = |r: usize| &data[r * c.n..(r + 1) * c.n];
+                    let range = |k: usize| k * n + c.offset..k * n + c.offset + c.n;
                     for k in 0..d {
-                        state.q[k * n + c.offset..k * n + c.offset + c.n]
-                            .copy_from_slice(&data[k * c.n..(k + 1) * c.n]);
-                        state.p[k * n + c.offset..k * n + c.offset + c.n]
-                            .copy_from_slice(&data[(d + k) * c.n..(d + k + 1) * c.n]);
+                        state.q[range(k)].copy_from_slice(run(k));
+                        state.p[range(k)].copy_from_slice(run(d + k));
+                        if !state.eq.is_empty() {
+                            state.eq[range(k)].copy_from_slice(run(2 * d + 1 + k));
+                            state.ep[range(k)].copy_from_slice(run(3 * d + 1 + k));
+                        }
                     }
                     for (u, &x) in state.unconverged[c.offset..c.offset + c.n]
                         .iter_mut()
-                        .zip(&data[2 * d * c.n..(2 * d + 1) * c.n])
+                        .zip(run(2 * d))
                     {
-                        *u = x as u32;
+                        *u = x.to_f64() as u32;
                     }
                 })?;
         }
@@ -379,7 +307,7 @@ impl GpuEngine {
     }
 }
 
-impl Engine<f32> for GpuEngine {
+impl<T: Real> Engine<T> for GpuEngine<T> {
     fn describe(&self) -> String {
         format!("gpu: {}", self.ctx.describe())
     }
@@ -400,6 +328,7 @@ impl Engine<f32> for GpuEngine {
                     c.n as u32,
                     s as u32,
                     self.h,
+                    T::NAME == "f64",
                     c.grid.0 * shader::WORKGROUP_SIZE,
                 );
                 self.ctx
@@ -442,7 +371,7 @@ impl Engine<f32> for GpuEngine {
         self.ctx.check()
     }
 
-    fn state(&mut self) -> Result<&State<f32>> {
+    fn state(&mut self) -> Result<&State<T>> {
         if !self.host_current {
             self.read_back()?;
         }
@@ -455,8 +384,12 @@ impl Engine<f32> for GpuEngine {
 
     fn reduce_energy(&mut self, record_h0: bool) -> Result<Option<(EnergyAccumulator, u64)>> {
         if self.energy.is_none() {
-            let Some(mut r) = EnergyReducer::new(self.ctx, &self.system, self.state.comps())?
-            else {
+            let layout = StateLayout {
+                comps: self.state.comps(),
+                f64: T::NAME == "f64",
+                compensated: self.compensated,
+            };
+            let Some(mut r) = EnergyReducer::new(self.ctx, &self.system, layout)? else {
                 return Ok(None); // no f64 on this device
             };
             r.bind(&Self::chunk_buffers(&self.chunks))?;
@@ -466,7 +399,7 @@ impl Engine<f32> for GpuEngine {
         r.reduce(record_h0).map(Some)
     }
 
-    fn set_state(&mut self, state: State<f32>) -> Result<()> {
+    fn set_state(&mut self, state: State<T>) -> Result<()> {
         if state.nt != self.nt {
             return Err(Error::Gpu(
                 "set_state: the kernel was compiled for a different number of tangent columns"
@@ -474,60 +407,5 @@ impl Engine<f32> for GpuEngine {
             ));
         }
         self.build_chunks(state)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn dispatches_carry_the_same_work_whatever_the_method() {
-        // pendulum symplectic Euler (2 evaluations per step) at 1e7 points: 429 steps
-        assert_eq!(steps_per_dispatch(10_000_000, 2, u32::MAX as u64), 429);
-        // a 14 times costlier step gets 14 times fewer steps
-        assert_eq!(steps_per_dispatch(10_000_000, 28, u32::MAX as u64), 30);
-        // at least one step; never beyond the cap (lavapipe's loop budget)
-        assert_eq!(steps_per_dispatch(usize::MAX / 2, 28, 100), 1);
-        assert_eq!(steps_per_dispatch(10, 2, 937), 937);
-    }
-
-    #[test]
-    fn device_memory_check_refuses_what_does_not_fit() {
-        // d = 1 f32 without --tangent, with the f64 H0: 20 bytes per point
-        assert_eq!(device_bytes_per_point(1, true), 20);
-        assert_eq!(device_bytes_per_point(1, false), 12);
-        let gib = 1u64 << 30;
-        assert!(device_memory_fits("--points", 1_000_000_000, 20, 80 * gib).is_ok());
-        let e = device_memory_fits("--points", 4_000_000_000, 20, 80 * gib).unwrap_err();
-        assert!(e.is_input(), "{e}");
-        let msg = e.to_string();
-        assert!(
-            msg.contains("74.5 GiB") && msg.contains("--backend cpu"),
-            "{msg}"
-        );
-        assert!(msg.contains("at most about 3865470566"), "{msg}");
-    }
-
-    #[test]
-    fn dispatch_grid_covers_every_point_in_rows() {
-        // 1e7 points: one row of 39 063 workgroups of 256, a single dispatch
-        assert_eq!(dispatch_grid(10_000_000, 65_535), (39_063, 1));
-        // 1e8 points: 390 625 workgroups in rows of 65 535
-        assert_eq!(dispatch_grid(100_000_000, 65_535), (65_535, 6));
-        assert_eq!(dispatch_grid(1, 65_535), (1, 1));
-        assert_eq!(dispatch_grid(1000, 1), (1, 4));
-        for n in [1usize, 255, 256, 257, 1000, 70_000] {
-            for w in [1u32, 3, 65_535] {
-                let (x, y) = dispatch_grid(n, w);
-                let threads = x as u64 * y as u64 * shader::WORKGROUP_SIZE as u64;
-                // enough threads, and less than one row of waste
-                assert!(
-                    threads >= n as u64 && threads - (n as u64) < x as u64 * 256,
-                    "{n} {w}"
-                );
-                assert!(x <= w);
-            }
-        }
     }
 }

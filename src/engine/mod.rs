@@ -1,9 +1,10 @@
 //! Engines advance an ensemble: `CpuEngine` (rayon over blocks of points, f32 or f64) and
-//! `GpuEngine` (wgpu compute shaders, f32). Same inputs, same outputs; the runner only sees
+//! `GpuEngine` (wgpu compute shaders, f32 or f64). Same inputs, same outputs; the runner only sees
 //! the `Engine` trait. Engines know nothing about files or measurements.
 
 pub mod cpu;
 pub mod gpu;
+pub mod gpu_layout;
 pub mod reference;
 
 use crate::error::Result;

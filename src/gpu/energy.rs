@@ -61,13 +61,27 @@ impl DeviceAccumulator {
     }
 }
 
-/// The reduction kernel for `system` with `comps` state components per point (d, or d·(1 + 2d)
-/// with tangent columns: only the first d are read).
-pub fn compose(system: &System, comps: usize) -> String {
+/// The layout of the engine's state chunks the reduction reads (shaders/common/state.wgsl).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StateLayout {
+    /// Components per point in q and in p: d, or d·(1 + 2d) with tangent columns (only the
+    /// first d are read).
+    pub comps: usize,
+    /// The state's values are f64 (else f32).
+    pub f64: bool,
+    /// The chunk carries compensated summation's errors, which H is evaluated with.
+    pub compensated: bool,
+}
+
+/// The reduction kernel for `system` over state chunks laid out as `layout` says.
+pub fn compose(system: &System, layout: StateLayout) -> String {
     let mut src = format!(
-        "// phaseflow energy reduction: system {}\nconst D: u32 = {}u;\nconst DT: u32 = {comps}u;\nconst REDUCE_SIZE: u32 = {REDUCE_SIZE}u;\nconst REL_ENERGY_FLOOR: f64 = {};\nconst ESCAPE_FACTOR: f64 = {};\n",
+        "// phaseflow energy reduction: system {}\nalias real = {};\nconst D: u32 = {}u;\nconst DT: u32 = {}u;\nconst COMPENSATED: bool = {};\nconst REDUCE_SIZE: u32 = {REDUCE_SIZE}u;\nconst REL_ENERGY_FLOOR: f64 = {};\nconst ESCAPE_FACTOR: f64 = {};\n",
         system.name(),
+        if layout.f64 { "f64" } else { "f32" },
         system.dof(),
+        layout.comps,
+        layout.compensated,
         f64_literal(REL_ENERGY_FLOOR),
         f64_literal(ESCAPE_FACTOR)
     );
@@ -119,11 +133,15 @@ fn grid(groups: u32, max_per_dim: u32) -> (u32, u32) {
 
 impl EnergyReducer {
     /// The reducer for `system`, or `None` when the device has no f64.
-    pub fn new(ctx: &'static GpuContext, system: &System, comps: usize) -> Result<Option<Self>> {
+    pub fn new(
+        ctx: &'static GpuContext,
+        system: &System,
+        layout: StateLayout,
+    ) -> Result<Option<Self>> {
         if !ctx.f64 {
             return Ok(None);
         }
-        let source = compose(system, comps);
+        let source = compose(system, layout);
         let label = format!("{} energy reduction", system.name());
         // SAFETY: wgpu's runtime checks stay on.
         let pipeline = unsafe {
@@ -289,9 +307,17 @@ mod tests {
         for info in CATALOGUE {
             let system = System::new(info.name, &BTreeMap::new()).unwrap();
             for comps in [system.dof(), system.dof() * (1 + 2 * system.dof())] {
-                let src = compose(&system, comps);
-                if let Err(e) = validate(&src) {
-                    panic!("{}: {e}", info.name);
+                for (f64, compensated) in
+                    [(false, false), (true, false), (false, true), (true, true)]
+                {
+                    let layout = StateLayout {
+                        comps,
+                        f64,
+                        compensated,
+                    };
+                    if let Err(e) = validate(&compose(&system, layout)) {
+                        panic!("{} {layout:?}: {e}", info.name);
+                    }
                 }
             }
         }
@@ -299,7 +325,12 @@ mod tests {
 
     #[test]
     fn accumulator_layout_matches_wgsl() {
-        let src = compose(&System::new("pendulum", &BTreeMap::new()).unwrap(), 1);
+        let layout = StateLayout {
+            comps: 1,
+            f64: false,
+            compensated: false,
+        };
+        let src = compose(&System::new("pendulum", &BTreeMap::new()).unwrap(), layout);
         let (module, _) = validate(&src).unwrap();
         let size_of = |name: &str| {
             module

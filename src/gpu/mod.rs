@@ -16,25 +16,49 @@ use crate::error::{Error, Result};
 pub struct RunParams {
     pub n_points: u32,
     pub steps: u32,
-    pub h: f32,
+    /// The step size as h_hi + h_mid + h_lo, three f32 parts (`split_step`), so that an f64
+    /// kernel gets the f64 step exactly (WGSL uniforms have no portable f64); an f32 kernel
+    /// gets h as f32 and zeros.
+    pub h_hi: f32,
     /// Threads per row of the 2-D dispatch grid (workgroups in x × `WORKGROUP_SIZE`): the
     /// kernel's point index is gid.y · grid_x + gid.x.
     pub grid_x: u32,
     /// Always 0. `sin_poly` (shaders/common/math.wgsl) XORs it into its magic-constant
-    /// rounding, a value no shader compiler can see through, so (x + M) − M is never folded to x.
+    /// rounding and `opaque` (shaders/common/state.wgsl) selects on it: values no shader
+    /// compiler can see through, so neither (x + M) − M nor a compensated sum is folded away.
     pub zero_bits: u32,
-    pub _pad: [u32; 3],
+    pub h_mid: f32,
+    pub h_lo: f32,
+    pub _pad: u32,
+}
+
+/// h as three f32 parts whose sum, in f64, is h exactly (each part holds the next 24 bits of h's
+/// 53; assumes h is a normal f32 number, as every step size is).
+pub fn split_step(h: f64) -> [f32; 3] {
+    let hi = h as f32;
+    let mid = (h - hi as f64) as f32;
+    let lo = (h - hi as f64 - mid as f64) as f32;
+    [hi, mid, lo]
 }
 
 impl RunParams {
-    pub fn new(n_points: u32, steps: u32, h: f32, grid_x: u32) -> Self {
+    /// The uniforms of a dispatch of `steps` steps of size h over `n_points` points, for a kernel
+    /// at f64 (`f64`: h in three parts) or f32 (h rounded to f32).
+    pub fn new(n_points: u32, steps: u32, h: f64, f64: bool, grid_x: u32) -> Self {
+        let [h_hi, h_mid, h_lo] = if f64 {
+            split_step(h)
+        } else {
+            [h as f32, 0.0, 0.0]
+        };
         RunParams {
             n_points,
             steps,
-            h,
+            h_hi,
             grid_x,
             zero_bits: 0,
-            _pad: [0; 3],
+            h_mid,
+            h_lo,
+            _pad: 0,
         }
     }
 }

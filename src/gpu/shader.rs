@@ -7,53 +7,107 @@ use crate::error::{Error, Result};
 use crate::method::wgsl::Kernel;
 use crate::method::{Method, Solver};
 use crate::system::System;
-pub use crate::wgsl_literal::f32_literal;
+pub use crate::wgsl_literal::{f32_literal, f64_literal};
 
 /// Threads per workgroup (x only; the dispatch grid is 2-D in workgroups, see `engine::gpu`).
 pub const WORKGROUP_SIZE: u32 = 256;
 
 const MATH: &str = include_str!("../../shaders/common/math.wgsl");
+const MATH_F64: &str = include_str!("../../shaders/energy/math_f64.wgsl");
 const STATE: &str = include_str!("../../shaders/common/state.wgsl");
 const DRIVER: &str = include_str!("../../shaders/common/driver.wgsl");
 
-/// The full WGSL source for (system, method), with `nt` tangent columns (0, or 2d for
-/// `--tangent`) and the default f32 solver settings.
-pub fn compose(system: &System, method: Method, nt: usize) -> String {
-    compose_with(system, method, nt, Solver::default_for::<f32>())
+/// What a kernel is compiled for besides its system and method.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct KernelSpec {
+    /// Tangent columns: 0, or 2d for `--tangent`.
+    pub nt: usize,
+    /// The implicit stages' settings (`--implicit-tol`, `--implicit-max-iter`).
+    pub solver: Solver,
+    /// The kernel's float type, `real` in the WGSL: f64 (needs `SHADER_F64`) or f32.
+    pub f64: bool,
+    /// Compensated updates (`--compensated`, `method::compensated`).
+    pub compensated: bool,
 }
 
-/// `compose` with the implicit solver's settings (`--implicit-tol`, `--implicit-max-iter`).
-pub fn compose_with(system: &System, method: Method, nt: usize, solver: Solver) -> String {
-    let mut src = String::new();
-    src.push_str(&format!(
-        "// phaseflow kernel: system {}, method {}\nconst D: u32 = {}u;\nconst NT: u32 = {nt}u;\nconst DT: u32 = D * (1u + NT);\nconst WORKGROUP_SIZE: u32 = {}u;\n",
+impl KernelSpec {
+    /// A plain f32 kernel with the default f32 solver.
+    pub fn f32(nt: usize) -> Self {
+        KernelSpec {
+            nt,
+            solver: Solver::default_for::<f32>(),
+            f64: false,
+            compensated: false,
+        }
+    }
+
+    /// The float type's WGSL name.
+    pub fn real(&self) -> &'static str {
+        if self.f64 {
+            "f64"
+        } else {
+            "f32"
+        }
+    }
+
+    /// A literal of the kernel's float type that parses to exactly `x` rounded to it.
+    pub fn literal(&self, x: f64) -> String {
+        if self.f64 {
+            f64_literal(x)
+        } else {
+            f32_literal(x)
+        }
+    }
+}
+
+/// The full WGSL source for (system, method) as a plain f32 kernel with `nt` tangent columns.
+pub fn compose(system: &System, method: Method, nt: usize) -> String {
+    compose_kernel(system, method, &KernelSpec::f32(nt))
+}
+
+/// The full WGSL source for (system, method) as `spec` says.
+pub fn compose_kernel(system: &System, method: Method, spec: &KernelSpec) -> String {
+    let (nt, lit) = (spec.nt, |x| spec.literal(x));
+    let mut src = format!(
+        "// phaseflow kernel: system {}, method {}\nalias real = {};\nconst D: u32 = {}u;\nconst NT: u32 = {nt}u;\nconst DT: u32 = D * (1u + NT);\nconst COMPENSATED: bool = {};\nconst WORKGROUP_SIZE: u32 = {}u;\n",
         system.name(),
         method.name(),
+        spec.real(),
         system.dof(),
+        spec.compensated,
         WORKGROUP_SIZE
-    ));
+    );
     for (name, value) in system.wgsl_constants() {
-        src.push_str(&format!("const {name}: f32 = {};\n", f32_literal(value)));
+        src.push_str(&format!("const {name}: real = {};\n", lit(value)));
     }
     src.push_str(&format!(
-        "const IMPLICIT_TOL: f32 = {};\nconst IMPLICIT_MAX_ITER: u32 = {}u;\n",
-        f32_literal(solver.tol),
-        solver.max_iter
+        "const IMPLICIT_TOL: real = {};\nconst IMPLICIT_MAX_ITER: u32 = {}u;\n",
+        lit(spec.solver.tol),
+        spec.solver.max_iter
     ));
     for (name, values) in system.wgsl_arrays() {
-        let items: Vec<String> = values.iter().map(|&v| f32_literal(v)).collect();
+        let items: Vec<String> = values.iter().map(|&v| lit(v)).collect();
         src.push_str(&format!(
-            "const {name} = array<f32, {}>({});\n",
+            "const {name} = array<real, {}>({});\n",
             values.len(),
             items.join(", ")
         ));
     }
-    for part in [MATH, STATE, system.wgsl_source()] {
+    // f64 kernels take the f64 polynomial of the energy reduction (the CPU's f64 `sin_poly`)
+    // under the names the systems call.
+    let math = if spec.f64 { MATH_F64_KERNEL } else { MATH };
+    if spec.f64 {
+        src.push('\n');
+        src.push_str(MATH_F64);
+    }
+    for part in [math, STATE, system.wgsl_source()] {
         src.push('\n');
         src.push_str(part);
     }
     src.push('\n');
-    let mut kernel = Kernel::new(system.dof(), nt, system.info().sweeps);
+    let mut kernel = Kernel::new(system.dof(), nt, system.info().sweeps)
+        .with_compensation(spec.compensated)
+        .with_literals(spec.f64);
     method.wgsl(&mut kernel, "h");
     for line in DRIVER.lines() {
         match line.trim() {
@@ -68,6 +122,10 @@ pub fn compose_with(system: &System, method: Method, nt: usize, solver: Solver) 
     }
     src
 }
+
+/// `sin_poly` / `cos_poly` of f64 kernels: shaders/energy/math_f64.wgsl's, the f64 branch of
+/// src/float.rs's `sin_poly`, so GPU and CPU f64 agree to an ulp or two.
+const MATH_F64_KERNEL: &str = "fn sin_poly(x: f64) -> f64 {\n    return sin_poly_f64(x);\n}\n\nfn cos_poly(x: f64) -> f64 {\n    return cos_poly_f64(x);\n}\n";
 
 /// Validate `source` with naga, then build its module and a compute pipeline for `main` inside
 /// a validation error scope. `checks` are wgpu's runtime checks for the module.

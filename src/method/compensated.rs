@@ -25,6 +25,7 @@
 
 use super::{Block, Stage};
 use crate::float::Real;
+use crate::system::System;
 
 /// The vectors of a `Block` an update reads or writes (the fields of the same names).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -123,12 +124,18 @@ impl<T: Real> Block<T> {
     }
 
     /// After an implicit stage of the symplectic Euler / Verlet kernels has been solved with
-    /// plain sweeps x = base + c·g: repeat the last sweep's sum compensated (the gradient of the
-    /// last sweep is still in dq / dp), so the stage's result carries its rounding error. Plain
-    /// blocks keep the solved value as it is.
-    pub fn finish_stage(&mut self, stage: Stage, c: T) {
+    /// plain sweeps x = base + c·g: repeat the last sweep's sum compensated, so the stage's
+    /// result carries its rounding error. After exact sweeps (`iterated` false) the last sweep's
+    /// gradient is still in dq / dp; after an iteration it is evaluated again at the solution,
+    /// since points leave the iteration at different sweeps (and the GPU's threads leave the
+    /// loop, while the CPU block keeps evaluating every point). Plain blocks keep the solved
+    /// value as it is.
+    pub fn finish_stage(&mut self, system: &System, stage: Stage, c: T, iterated: bool) {
         if !self.compensated {
             return;
+        }
+        if iterated {
+            self.stage_gradients(system, stage);
         }
         if matches!(stage, Stage::Drift | Stage::Midpoint) {
             self.update(Vector::Q, Vector::Q0, c, Vector::Dp);

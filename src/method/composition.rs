@@ -8,7 +8,6 @@ use super::wgsl::Kernel;
 use super::{Block, MethodInfo, Scheme, Solver};
 use crate::float::Real;
 use crate::system::System;
-use crate::wgsl_literal::f32_literal;
 
 /// A composition method: its description and its weights w_1 … w_s (they sum to 1).
 #[derive(Debug, Clone, Copy)]
@@ -81,12 +80,12 @@ impl Scheme for Composition {
         }
     }
 
-    /// The WGSL mirror of `step`: the same weights, as f32 literals, each stage a Verlet
+    /// The WGSL mirror of `step`: the same weights, as literals of the kernel's precision, each stage a Verlet
     /// `wgsl` in its own scope.
     fn wgsl(&self, k: &mut Kernel, h: &str) {
         for &w in self.weights {
             k.block(|k| {
-                k.let_("h_w", &format!("{} * {h}", f32_literal(w)));
+                k.let_("h_w", &format!("{} * {h}", k.lit(w)));
                 Verlet.wgsl(k, "h_w");
             });
         }

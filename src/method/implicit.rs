@@ -119,13 +119,24 @@ impl<T: Real> Block<T> {
         }
     }
 
+    /// The gradients a sweep of `stage` takes: ∂H/∂q for a kick, ∂H/∂p for a drift, both for
+    /// the midpoint.
+    pub(crate) fn stage_gradients(&mut self, system: &System, stage: Stage) {
+        if stage != Stage::Drift {
+            self.grad_q(system);
+        }
+        if stage != Stage::Kick {
+            self.grad_p(system);
+        }
+    }
+
     /// One Jacobi sweep x ← base + c·g of the stage over the active points; a point whose
     /// primal components moved by more than the tolerance is marked unconverged in `conv`.
     fn sweep_stage(&mut self, system: &System, stage: Stage, c: T, tol: T) {
         let (n, d) = (self.n, self.d);
+        self.stage_gradients(system, stage);
         match stage {
             Stage::Kick => {
-                self.grad_q(system);
                 sweep(
                     n,
                     d,
@@ -139,7 +150,6 @@ impl<T: Real> Block<T> {
                 );
             }
             Stage::Drift => {
-                self.grad_p(system);
                 sweep(
                     n,
                     d,
@@ -153,8 +163,6 @@ impl<T: Real> Block<T> {
                 );
             }
             Stage::Midpoint => {
-                self.grad_q(system);
-                self.grad_p(system);
                 sweep(
                     n,
                     d,
@@ -208,7 +216,8 @@ impl<T: Real> Block<T> {
     /// The symplectic Euler / Verlet stages: exact sweeps where the system allows them, the
     /// result's sum compensated when the block is (`Block::finish_stage`).
     pub fn solve_stage(&mut self, system: &System, stage: Stage, c: T) {
-        self.solve(system, stage, c, system.info().sweeps);
-        self.finish_stage(stage, c);
+        let sweeps = system.info().sweeps;
+        self.solve(system, stage, c, sweeps);
+        self.finish_stage(system, stage, c, sweeps.is_none());
     }
 }

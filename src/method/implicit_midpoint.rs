@@ -30,10 +30,22 @@ impl Scheme for ImplicitMidpoint {
         b.q0.copy_from_slice(&b.q);
         b.p0.copy_from_slice(&b.p);
         b.solve(system, Stage::Midpoint, half_h, None);
-        // y1 = y0 + h f(m), with f(m) the last sweep's gradients (m = y0 + (h/2) f(m)): the
-        // same value as 2m − y0, written as an update so that it can be compensated.
-        b.update(Vector::Q, Vector::Q0, h, Vector::Dp);
-        b.update(Vector::P, Vector::P0, -h, Vector::Dq);
+        if b.compensated {
+            // y1 = y0 + h f(m), equal to 2m − y0 at the fixed point m = y0 + (h/2) f(m), as an
+            // update that carries its rounding error; f evaluated again at the solution m
+            // (points leave the iteration at different sweeps).
+            b.stage_gradients(system, Stage::Midpoint);
+            b.update(Vector::Q, Vector::Q0, h, Vector::Dp);
+            b.update(Vector::P, Vector::P0, -h, Vector::Dq);
+        } else {
+            let two = T::ONE + T::ONE;
+            for (x, &x0) in b.q.iter_mut().zip(&b.q0) {
+                *x = two * *x - x0;
+            }
+            for (x, &x0) in b.p.iter_mut().zip(&b.p0) {
+                *x = two * *x - x0;
+            }
+        }
     }
 
     /// The WGSL mirror of `step`: the same calls in the same order on a `Kernel` (`method::wgsl`).
@@ -42,8 +54,14 @@ impl Scheme for ImplicitMidpoint {
         k.copy("q0", "q");
         k.copy("p0", "p");
         k.solve(Stage::Midpoint, "half_h", None);
-        k.update("q", "q0", h, "dp");
-        k.update("p", "p0", &format!("(-{h})"), "dq");
+        if k.compensated() {
+            k.stage_gradients(Stage::Midpoint);
+            k.update("q", "q0", h, "dp");
+            k.update("p", "p0", &format!("(-{h})"), "dq");
+        } else {
+            k.each("q[] = 2.0 * q[] - q0[];");
+            k.each("p[] = 2.0 * p[] - p0[];");
+        }
     }
 
     /// Always iterated: up to `max_iter` sweeps of ∂H/∂q and ∂H/∂p.

@@ -7,7 +7,6 @@ use super::wgsl::Kernel;
 use super::{Block, MethodInfo, Scheme, Solver, Vector};
 use crate::float::Real;
 use crate::system::System;
-use crate::wgsl_literal::f32_literal;
 
 #[derive(Debug, Clone, Copy)]
 pub enum Substep {
@@ -80,18 +79,18 @@ impl Scheme for Splitting {
         }
     }
 
-    /// The WGSL mirror of `step`: the same kicks and drifts, coefficients as f32 literals,
+    /// The WGSL mirror of `step`: the same kicks and drifts, coefficients as literals of the kernel's precision,
     /// each in its own scope.
     fn wgsl(&self, k: &mut Kernel, h: &str) {
         for s in self.substeps {
             k.block(|k| match *s {
                 Kick(c) => {
-                    k.let_("c_h", &format!("{} * {h}", f32_literal(c)));
+                    k.let_("c_h", &format!("{} * {h}", k.lit(c)));
                     k.grad_q();
                     k.update("p", "p", "(-c_h)", "dq");
                 }
                 Drift(c) => {
-                    k.let_("c_h", &format!("{} * {h}", f32_literal(c)));
+                    k.let_("c_h", &format!("{} * {h}", k.lit(c)));
                     k.grad_p();
                     k.update("q", "q", "c_h", "dp");
                 }

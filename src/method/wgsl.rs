@@ -10,10 +10,10 @@
 //!
 //! - registers (DT ≤ `UNROLL_MAX_COMPONENTS`): one scalar `var` per component (`q_0`, `p_3`),
 //!   every component loop unrolled here, at generation time. The system's functions take and
-//!   return `array<f32, D>` values built from those scalars and read with constant indices, so
+//!   return `array<real, D>` values (`real`: the kernel's f32 or f64, an alias the prelude defines) built from those scalars and read with constant indices, so
 //!   for d = 1 systems naga's SPIR-V has no function-scope array at all;
 //! - arrays (larger DT: the spring chain and the solar system with `--tangent`, up to 32 896
-//!   components): `var q: array<f32, DT>` and one loop per statement, as unrolling would only
+//!   components): `var q: array<real, DT>` and one loop per statement, as unrolling would only
 //!   make the shader huge.
 //!
 //! Implicit stages follow `method::implicit`: with the system's exact sweep count
@@ -29,7 +29,9 @@ use super::{Partial, Stage};
 pub const UNROLL_MAX_COMPONENTS: usize = 64;
 
 /// The vectors a kernel may use, in declaration order (the `Block` fields of the same names).
-const VECTORS: [&str; 8] = ["q", "p", "dq", "dp", "q0", "p0", "acc_q", "acc_p"];
+const VECTORS: [&str; 10] = [
+    "q", "p", "dq", "dp", "q0", "p0", "acc_q", "acc_p", "eq", "ep",
+];
 
 pub struct Kernel {
     d: usize,
@@ -46,6 +48,8 @@ pub struct Kernel {
     blocks: usize,
     /// Compensated updates (`--compensated`): `update` carries the errors in `eq` / `ep`.
     compensated: bool,
+    /// Literals the methods write (`lit`) at f64 rather than f32.
+    f64_literals: bool,
 }
 
 impl Kernel {
@@ -63,6 +67,23 @@ impl Kernel {
             used: ["q", "p"].into_iter().collect(),
             blocks: 0,
             compensated: false,
+            f64_literals: false,
+        }
+    }
+
+    /// The same writer with the methods' coefficients written as f64 literals (f64 kernels).
+    pub fn with_literals(mut self, f64: bool) -> Self {
+        self.f64_literals = f64;
+        self
+    }
+
+    /// A coefficient as a literal of the kernel's precision that parses to exactly `x` rounded
+    /// to it (the value the CPU engine uses: `T::from_f64(x)`).
+    pub fn lit(&self, x: f64) -> String {
+        if self.f64_literals {
+            crate::wgsl_literal::f64_literal(x)
+        } else {
+            crate::wgsl_literal::f32_literal(x)
         }
     }
 
@@ -171,16 +192,35 @@ impl Kernel {
         ));
     }
 
-    /// `Block::finish_stage`: after a solved stage, its last sweep's sum again, compensated.
+    /// `Block::finish_stage`: after a solved stage, its last sweep's sum again, compensated,
+    /// with the gradients evaluated again at the solution where the stage iterated.
     fn finish_stage(&mut self, stage: Stage, c: &str) {
         if !self.compensated {
             return;
+        }
+        if self.sweeps.is_none() {
+            self.stage_gradients(stage);
         }
         if matches!(stage, Stage::Drift | Stage::Midpoint) {
             self.update("q", "q0", c, "dp");
         }
         if matches!(stage, Stage::Kick | Stage::Midpoint) {
             self.update("p", "p0", &format!("(-{c})"), "dq");
+        }
+    }
+
+    /// Whether updates are compensated (`--compensated`).
+    pub fn compensated(&self) -> bool {
+        self.compensated
+    }
+
+    /// `Block::stage_gradients`: ∂H/∂q for a kick, ∂H/∂p for a drift, both for the midpoint.
+    pub fn stage_gradients(&mut self, stage: Stage) {
+        if stage != Stage::Drift {
+            self.grad_q();
+        }
+        if stage != Stage::Kick {
+            self.grad_p();
         }
     }
 
@@ -198,11 +238,11 @@ impl Kernel {
     }
 
     /// The point's own D components of vector `v` (or of tangent column j) as an
-    /// `array<f32, D>` expression (register lowering).
+    /// `array<real, D>` expression (register lowering).
     fn reg_array(&self, v: &str, column: Option<usize>) -> String {
         let first = column.map_or(0, |j| self.d * (1 + j));
         let items: Vec<String> = (first..first + self.d).map(|k| Self::reg(v, k)).collect();
-        format!("array<f32, D>({})", items.join(", "))
+        format!("array<real, D>({})", items.join(", "))
     }
 
     /// out ← ∂H/∂q or ∂H/∂p of the point, then for each tangent column its directional
@@ -234,8 +274,8 @@ impl Kernel {
                 }
             }
         } else {
-            self.line("var own_q: array<f32, D>;");
-            self.line("var own_p: array<f32, D>;");
+            self.line("var own_q: array<real, D>;");
+            self.line("var own_p: array<real, D>;");
             self.open("for (var k = 0u; k < D; k++) {");
             self.line("own_q[k] = q[k];");
             self.line("own_p[k] = p[k];");
@@ -245,8 +285,8 @@ impl Kernel {
             self.line(&format!("{out}[k] = g[k];"));
             self.close();
             self.open("for (var j = 0u; j < NT; j++) {");
-            self.line("var v_q: array<f32, D>;");
-            self.line("var v_p: array<f32, D>;");
+            self.line("var v_q: array<real, D>;");
+            self.line("var v_p: array<real, D>;");
             self.open("for (var k = 0u; k < D; k++) {");
             self.line("v_q[k] = q[D * (1u + j) + k];");
             self.line("v_p[k] = p[D * (1u + j) + k];");
@@ -369,20 +409,19 @@ impl Kernel {
         let mut s = String::new();
         for v in VECTORS.iter().filter(|v| self.used.contains(*v)) {
             let load = |k: &str| match *v {
-                "q" => Some(format!("state[{k} * n + i]")),
-                "p" => Some(format!("state[(DT + {k}) * n + i]")),
+                "q" | "p" | "eq" | "ep" => Some(format!("state[{} * n + i]", slot(v, k))),
                 _ => None,
             };
             if self.unroll {
                 for k in 0..self.dt {
                     match load(&format!("{k}u")) {
                         Some(e) => writeln!(s, "    var {} = {e};", Self::reg(v, k)),
-                        None => writeln!(s, "    var {}: f32;", Self::reg(v, k)),
+                        None => writeln!(s, "    var {}: real;", Self::reg(v, k)),
                     }
                     .unwrap();
                 }
             } else {
-                writeln!(s, "    var {v}: array<f32, DT>;").unwrap();
+                writeln!(s, "    var {v}: array<real, DT>;").unwrap();
                 if let Some(e) = load("k") {
                     writeln!(s, "    for (var k = 0u; k < DT; k++) {{ {v}[k] = {e}; }}").unwrap();
                 }
@@ -394,15 +433,20 @@ impl Kernel {
     /// The statements that write the point back.
     pub fn stores(&self) -> String {
         let mut s = String::new();
+        let stored = ["q", "p", "eq", "ep"];
+        let stored = stored.iter().filter(|v| self.used.contains(*v));
         if self.unroll {
             for k in 0..self.dt {
-                writeln!(s, "    state[{k}u * n + i] = {};", Self::reg("q", k)).unwrap();
-                writeln!(s, "    state[(DT + {k}u) * n + i] = {};", Self::reg("p", k)).unwrap();
+                for v in stored.clone() {
+                    let at = slot(v, &format!("{k}u"));
+                    writeln!(s, "    state[{at} * n + i] = {};", Self::reg(v, k)).unwrap();
+                }
             }
         } else {
             s.push_str("    for (var k = 0u; k < DT; k++) {\n");
-            s.push_str("        state[k * n + i] = q[k];\n");
-            s.push_str("        state[(DT + k) * n + i] = p[k];\n");
+            for v in stored {
+                writeln!(s, "        state[{} * n + i] = {v}[k];", slot(v, "k")).unwrap();
+            }
             s.push_str("    }\n");
         }
         s
@@ -411,6 +455,19 @@ impl Kernel {
     /// The body of one step, as written so far.
     pub fn body(&self) -> &str {
         &self.body
+    }
+}
+
+/// The state buffer's slot (times n) of component `k` (a WGSL u32 expression) of the stored
+/// vector `v`: q, p, then after the unconverged count the carried errors eq, ep
+/// (shaders/common/state.wgsl).
+fn slot(v: &str, k: &str) -> String {
+    match v {
+        "q" => k.to_string(),
+        "p" => format!("(DT + {k})"),
+        "eq" => format!("(2u * DT + 1u + {k})"),
+        "ep" => format!("(3u * DT + 1u + {k})"),
+        _ => unreachable!("only q, p, eq and ep live in the state buffer"),
     }
 }
 

@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::config::{OutputDir, Precision, RunConfig};
-use crate::engine::{CpuEngine, GpuEngine};
+use crate::engine::{gpu_layout, CpuEngine, GpuEngine};
 use crate::error::{Error, Result};
 use crate::float::Real;
 use crate::gpu;
@@ -54,8 +54,14 @@ pub fn preflight(cfg: &RunConfig) -> Result<(EngineChoice, Option<String>)> {
         let d = cfg.system.dof();
         let comps = if cfg.tangent { d * (1 + 2 * d) } else { d };
         let ctx = gpu::context()?;
-        crate::engine::gpu::check_device_memory(ctx, flag, n, comps)?;
-        crate::engine::gpu::check_kernel_size(ctx, &cfg.integrator(), comps)?;
+        let f64 = cfg.precision == Precision::F64;
+        if f64 {
+            gpu_layout::check_f64_support(ctx.f64, &ctx.info.name)?;
+        }
+        let words = gpu_layout::words_per_point(comps, cfg.compensated);
+        let value_bytes = if f64 { 8 } else { 4 };
+        gpu_layout::check_device_memory(ctx, flag, n, words, value_bytes)?;
+        gpu_layout::check_kernel_size(ctx, &cfg.integrator(), comps)?;
     }
     Ok((choice, note))
 }
@@ -65,8 +71,11 @@ pub fn run(cfg: &RunConfig, out: &OutputDir) -> Result<RunSummary> {
     let (choice, note) = preflight(cfg)?;
     let k = cfg.integrator();
     match (choice, cfg.precision) {
-        (EngineChoice::Gpu, _) => {
+        (EngineChoice::Gpu, Precision::F32) => {
             run_with::<f32>(cfg, out, note, &|s| Ok(Box::new(GpuEngine::new(&k, s)?)))
+        }
+        (EngineChoice::Gpu, Precision::F64) => {
+            run_with::<f64>(cfg, out, note, &|s| Ok(Box::new(GpuEngine::new(&k, s)?)))
         }
         (EngineChoice::Cpu, Precision::F32) => {
             run_with::<f32>(cfg, out, note, &|s| Ok(Box::new(CpuEngine::new(&k, s))))

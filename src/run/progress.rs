@@ -12,7 +12,7 @@ use crate::float::Real;
 /// Work between progress updates, in gradient evaluations × points (`Method::evals_per_step`
 /// per step): one GPU dispatch (`engine::gpu::DISPATCH_EVALS`), about 1.6 s of symplectic
 /// Euler on 1e6 pendulum points on the 2-core machine's CPU engine.
-const PROGRESS_EVALS: u64 = crate::engine::gpu::DISPATCH_EVALS;
+const PROGRESS_EVALS: u64 = crate::engine::gpu_layout::DISPATCH_EVALS;
 
 /// Progress of a long run: a bar on a terminal, and plain lines (about every 30 s) when stderr
 /// is a log file or a pipe, so batch jobs show progress too. Hidden with `--quiet`.

@@ -12,26 +12,36 @@ pub enum EngineChoice {
     Cpu,
 }
 
-/// Resolve `--backend` (auto: hardware GPU when present and the precision is f32, else CPU).
+/// Resolve `--backend` (auto: a hardware GPU when present, and for f64 one whose adapter has
+/// f64 in shaders; else the CPU engine).
 pub fn choose_engine(cfg: &RunConfig) -> (EngineChoice, Option<String>) {
     match cfg.backend {
         Backend::Gpu => (EngineChoice::Gpu, None),
         Backend::Cpu => (EngineChoice::Cpu, None),
-        Backend::Auto if cfg.precision == Precision::F64 => (
-            EngineChoice::Cpu,
-            Some("--backend auto: f64 runs on the CPU engine (the GPU engine is f32)".into()),
+        Backend::Auto => auto_engine(
+            gpu::hardware_gpu_available(),
+            cfg.precision == Precision::F64,
+            || gpu::context().map(|c| c.f64).unwrap_or(false),
         ),
-        Backend::Auto => {
-            if gpu::hardware_gpu_available() {
-                (EngineChoice::Gpu, None)
-            } else {
-                (
-                    EngineChoice::Cpu,
-                    Some("--backend auto: no hardware GPU found, using the CPU engine".into()),
-                )
-            }
-        }
     }
+}
+
+/// `--backend auto`'s choice: the GPU when there is a hardware one (`hardware`) that can run the
+/// precision (`has_f64`, asked only for f64 runs), else the CPU engine with a note saying why.
+fn auto_engine(
+    hardware: bool,
+    f64: bool,
+    has_f64: impl FnOnce() -> bool,
+) -> (EngineChoice, Option<String>) {
+    if !hardware {
+        let note = "--backend auto: no hardware GPU found, using the CPU engine";
+        return (EngineChoice::Cpu, Some(note.into()));
+    }
+    if f64 && !has_f64() {
+        let note = "--backend auto: the GPU has no f64 in shaders, so f64 runs on the CPU engine";
+        return (EngineChoice::Cpu, Some(note.into()));
+    }
+    (EngineChoice::Gpu, None)
 }
 
 /// Host bytes per point that `run` holds at its peak, for its configuration and engine
@@ -50,12 +60,14 @@ pub fn choose_engine(cfg: &RunConfig) -> (EngineChoice, Option<String>) {
 pub fn run_bytes_per_point(cfg: &RunConfig, gpu: bool) -> u64 {
     let d = cfg.system.dof() as u64;
     let comps = if cfg.tangent { d * (1 + 2 * d) } else { d };
-    let bytes = if cfg.precision == Precision::F64 && !gpu {
+    let bytes = if cfg.precision == Precision::F64 {
         8
     } else {
         4
     };
-    let state = 2 * comps * bytes + 4;
+    // q and p, and compensated summation's eq and ep beside them
+    let vectors = if cfg.compensated { 4 } else { 2 };
+    let state = vectors * comps * bytes + 4;
     let zero = vec![0.0; d as usize];
     let mut per_point = state + 8;
     if cfg.system.angular_momentum(&zero, &zero).is_some() {
@@ -72,7 +84,8 @@ pub fn run_bytes_per_point(cfg: &RunConfig, gpu: bool) -> u64 {
     }
     if gpu {
         // the upload vector and wgpu's staging copy of a chunk, or the read-back staging buffer
-        per_point += 2 * (2 * comps + 1) * 4;
+        let words = crate::engine::gpu_layout::words_per_point(comps as usize, cfg.compensated);
+        per_point += 2 * words as u64 * bytes;
     }
     if cfg.save_states {
         per_point += 2 * d * bytes;

@@ -1,0 +1,218 @@
+//! How the GPU engine sizes its work: steps per dispatch (and the loop budget of CPU drivers),
+//! the 2-D dispatch grid, the state chunks' layout and size, and the checks made before any
+//! device memory is allocated (device memory, kernel size, f64 support).
+
+use super::Integrator;
+use crate::error::Result;
+use crate::gpu::energy::EnergyReducer;
+use crate::gpu::{shader, GpuContext};
+use crate::method::{Method, Solver};
+use crate::system::System;
+
+/// Work per dispatch, in gradient evaluations × points (`Method::evals_per_step` per step):
+/// about 8 ms on an H100 whatever the method (pendulum symplectic Euler, 2 evaluations per
+/// step: 2³² point-steps at ~1e12/s; Kepler yoshida6, 28: 3·10⁸ at ~5e10/s). Long enough that
+/// the launch cost (µs) vanishes, short enough for GPU watchdogs and a responsive display.
+pub const DISPATCH_EVALS: u64 = 1 << 33;
+
+/// Steps one dispatch of `n` points takes: `DISPATCH_EVALS` worth, within `steps_cap`.
+pub fn steps_per_dispatch(n: usize, evals_per_step: u64, steps_cap: u64) -> u64 {
+    (DISPATCH_EVALS / (n as u64 * evals_per_step.max(1)).max(1)).clamp(1, steps_cap.max(1))
+}
+
+/// Mesa's CPU driver (lavapipe / llvmpipe) stops every loop of a shader invocation once the
+/// invocation has run 65 535 loop iterations in all, silently (gallivm's loop limiter): a
+/// long dispatch would come back with fewer steps done than asked. On CPU adapters the
+/// engine therefore keeps the loop iterations of one dispatch below this budget.
+pub const CPU_DRIVER_LOOP_BUDGET: u64 = 60_000;
+
+/// Steps per dispatch that keep a kernel within `CPU_DRIVER_LOOP_BUDGET` loop iterations
+/// per thread: a generous bound of 8 loop iterations per component per gradient evaluation
+/// (the evaluation's own loops, the tangent columns' loops, the update and convergence loops).
+pub fn cpu_driver_steps_cap(system: &System, method: Method, comps: usize, solver: Solver) -> u64 {
+    let per_step = method.evals_per_step(system, solver) * 8 * comps.max(1) as u64;
+    (CPU_DRIVER_LOOP_BUDGET / per_step.max(1)).max(1)
+}
+
+/// Most dispatches recorded into one submission (a long advance on a CPU driver, with its
+/// small steps cap, is submitted in several).
+pub const DISPATCHES_PER_SUBMIT: usize = 256;
+
+/// The 2-D workgroup grid for `n` points: as many workgroups in x as the device allows, then
+/// rows of them in y.
+pub fn dispatch_grid(n: usize, max_per_dim: u32) -> (u32, u32) {
+    let groups = (n as u64).div_ceil(shader::WORKGROUP_SIZE as u64).max(1);
+    let x = groups.min(max_per_dim.max(1) as u64);
+    (x as u32, groups.div_ceil(x) as u32)
+}
+
+/// Values per point in a state chunk: q and p (`comps` each), the unconverged count and, when
+/// compensated, the carried errors eq and ep (`comps` each; shaders/common/state.wgsl).
+pub fn words_per_point(comps: usize, compensated: bool) -> usize {
+    2 * comps + 1 + if compensated { 2 * comps } else { 0 }
+}
+
+/// Largest number of points per chunk the device allows (binding size and workgroup count), for
+/// `bytes_per_point` bytes of state per point.
+pub fn max_chunk_points(limits: &wgpu::Limits, bytes_per_point: u64) -> usize {
+    let bytes_per_point = bytes_per_point.max(1);
+    let by_binding = limits.max_storage_buffer_binding_size / bytes_per_point;
+    let by_buffer = limits.max_buffer_size / bytes_per_point;
+    // A 2-D grid of workgroups; the point index (gid.y · grid_x + gid.x) stays within u32.
+    let per_dim = limits.max_compute_workgroups_per_dimension as u64;
+    let by_groups = (per_dim * per_dim * shader::WORKGROUP_SIZE as u64).min(u32::MAX as u64);
+    by_binding.min(by_buffer).min(by_groups).max(1) as usize
+}
+
+/// Device bytes per point: the state chunk (`words_per_point` values of `value_bytes` each: 4
+/// for f32, 8 for f64), and its f64 initial energy where the device has f64 (`gpu::energy`).
+pub fn device_bytes_per_point(words: usize, value_bytes: usize, f64: bool) -> u64 {
+    (words * value_bytes) as u64
+        + if f64 {
+            EnergyReducer::BYTES_PER_POINT as u64
+        } else {
+            0
+        }
+}
+
+/// Refuse, before anything is allocated, `points` (given by `flag`) whose device buffers would
+/// not fit in 90 % of the device's largest device-local memory heap (where the backend reports
+/// one): an input error (exit 2) naming the figure and the fix.
+pub fn check_device_memory(
+    ctx: &GpuContext,
+    flag: &str,
+    points: usize,
+    words: usize,
+    value_bytes: usize,
+) -> Result<()> {
+    let Some(memory) = ctx.device_memory else {
+        return Ok(());
+    };
+    let per_point = device_bytes_per_point(words, value_bytes, ctx.f64);
+    device_memory_fits(flag, points, per_point, memory)
+}
+
+/// Refuse (exit 2, naming `--precision`) an f64 kernel on an adapter without f64 in shaders.
+pub fn check_f64_support(has_f64: bool, adapter: &str) -> Result<()> {
+    if has_f64 {
+        return Ok(());
+    }
+    Err(crate::input_err!(
+        "--precision f64 --backend gpu: the adapter {adapter} has no f64 in shaders (wgpu SHADER_F64); use --precision f32, or --backend cpu for f64"
+    ))
+}
+
+fn device_memory_fits(flag: &str, points: usize, per_point: u64, memory: u64) -> Result<()> {
+    let need = points as u128 * per_point as u128;
+    let room = memory as u128 * 9 / 10;
+    if need > room {
+        let gib = |b: u128| b as f64 / (1u64 << 30) as f64;
+        return Err(crate::input_err!(
+            "{flag} {points}: the ensemble needs about {:.1} GiB of GPU memory ({per_point} bytes per point) but the device has {:.1} GiB; use fewer points (at most about {}) or --backend cpu",
+            gib(need),
+            gib(memory as u128),
+            room / per_point.max(1) as u128
+        ));
+    }
+    Ok(())
+}
+
+/// Kernels above this many components per point (the point and its tangent columns) are
+/// announced on stderr before they are built, and refused on CPU drivers: lavapipe took 132 s
+/// to build the solar system's 666-component tangent kernel and then ran slower than the CPU
+/// engine, and crashed building the 64-mass chain's 32 896; the 4-mass chain's 136 (the GPU
+/// tests) builds in seconds.
+pub const LARGE_KERNEL_COMPONENTS: usize = 256;
+
+/// Refuse (exit 2, naming the fix) a kernel too large for a CPU driver to build and run.
+pub fn check_kernel_size(ctx: &GpuContext, k: &Integrator, comps: usize) -> Result<()> {
+    if ctx.info.device_type == wgpu::DeviceType::Cpu && comps > LARGE_KERNEL_COMPONENTS {
+        return Err(crate::input_err!(
+            "--backend gpu: the {} / {} kernel carries {comps} components per point (the point and its tangent map's columns), and {} is a CPU driver, which takes minutes to build a kernel that large (or fails) and then runs it slower than the CPU engine; use --backend cpu, or drop --tangent",
+            k.system.name(),
+            k.method.name(),
+            ctx.info.name
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dispatches_carry_the_same_work_whatever_the_method() {
+        // pendulum symplectic Euler (2 evaluations per step) at 1e7 points: 429 steps
+        assert_eq!(steps_per_dispatch(10_000_000, 2, u32::MAX as u64), 429);
+        // a 14 times costlier step gets 14 times fewer steps
+        assert_eq!(steps_per_dispatch(10_000_000, 28, u32::MAX as u64), 30);
+        // at least one step; never beyond the cap (lavapipe's loop budget)
+        assert_eq!(steps_per_dispatch(usize::MAX / 2, 28, 100), 1);
+        assert_eq!(steps_per_dispatch(10, 2, 937), 937);
+    }
+
+    #[test]
+    fn device_memory_check_refuses_what_does_not_fit() {
+        // d = 1 f32 without --tangent, with the f64 H0: 20 bytes per point
+        assert_eq!(
+            device_bytes_per_point(words_per_point(1, false), 4, true),
+            20
+        );
+        assert_eq!(
+            device_bytes_per_point(words_per_point(1, false), 4, false),
+            12
+        );
+        // f64: 8 bytes a value; compensated: eq and ep beside q and p
+        assert_eq!(
+            device_bytes_per_point(words_per_point(1, false), 8, true),
+            32
+        );
+        assert_eq!(
+            device_bytes_per_point(words_per_point(1, true), 8, true),
+            48
+        );
+        // d = 2 with --tangent (comps 10), compensated f32: 41 values
+        assert_eq!(words_per_point(10, true), 41);
+        let gib = 1u64 << 30;
+        assert!(device_memory_fits("--points", 1_000_000_000, 20, 80 * gib).is_ok());
+        let e = device_memory_fits("--points", 4_000_000_000, 20, 80 * gib).unwrap_err();
+        assert!(e.is_input(), "{e}");
+        let msg = e.to_string();
+        assert!(
+            msg.contains("74.5 GiB") && msg.contains("--backend cpu"),
+            "{msg}"
+        );
+        assert!(msg.contains("at most about 3865470566"), "{msg}");
+    }
+
+    #[test]
+    fn adapters_without_f64_are_refused_naming_the_flag() {
+        assert!(check_f64_support(true, "lavapipe").is_ok());
+        let e = check_f64_support(false, "Some GPU").unwrap_err();
+        assert!(e.is_input(), "{e}");
+        assert!(e.to_string().contains("--precision f32"), "{e}");
+    }
+
+    #[test]
+    fn dispatch_grid_covers_every_point_in_rows() {
+        // 1e7 points: one row of 39 063 workgroups of 256, a single dispatch
+        assert_eq!(dispatch_grid(10_000_000, 65_535), (39_063, 1));
+        // 1e8 points: 390 625 workgroups in rows of 65 535
+        assert_eq!(dispatch_grid(100_000_000, 65_535), (65_535, 6));
+        assert_eq!(dispatch_grid(1, 65_535), (1, 1));
+        assert_eq!(dispatch_grid(1000, 1), (1, 4));
+        for n in [1usize, 255, 256, 257, 1000, 70_000] {
+            for w in [1u32, 3, 65_535] {
+                let (x, y) = dispatch_grid(n, w);
+                let threads = x as u64 * y as u64 * shader::WORKGROUP_SIZE as u64;
+                // enough threads, and less than one row of waste
+                assert!(
+                    threads >= n as u64 && threads - (n as u64) < x as u64 * 256,
+                    "{n} {w}"
+                );
+                assert!(x <= w);
+            }
+        }
+    }
+}

@@ -179,11 +179,12 @@ fn cmd_validate(job: &ValidateJob) -> Result<ExitCode, Error> {
         v.max_rel_dev
     );
     out!(
-        "compared {} points × {} steps of {} on {} against the CPU engine (f32); finite_mismatch={} both_nonfinite={} tolerance={tolerance:e}",
+        "compared {} points × {} steps of {} on {} against the CPU engine ({}); finite_mismatch={} both_nonfinite={} tolerance={tolerance:e}",
         cfg.ensemble.points,
         cfg.steps,
         cfg.method.name(),
         v.gpu,
+        cfg.arithmetic(),
         v.finite_mismatch,
         v.both_nonfinite
     );

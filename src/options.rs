@@ -44,3 +44,8 @@ impl Precision {
 /// GPU) grow with the number of steps; 1e-3 leaves room for ~1e5 steps of a smooth flow while a
 /// wrong kernel (any O(h) or sign error) deviates by far more.
 pub const DEFAULT_VALIDATE_TOLERANCE: f64 = 1e-3;
+
+/// Default for `validate --tolerance --precision f64`: at f64 both engines run the same
+/// polynomials and roundings, so they agree to a few ulp per step (lavapipe: exactly); 1e-12
+/// relative leaves room for fused multiply-adds on a real GPU.
+pub const DEFAULT_VALIDATE_TOLERANCE_F64: f64 = 1e-12;

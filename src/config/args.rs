@@ -16,6 +16,7 @@ use crate::engine::Integrator;
 use crate::error::{Error, Result};
 use crate::input_err;
 use crate::method::Method;
+use crate::options::{Precision, DEFAULT_VALIDATE_TOLERANCE, DEFAULT_VALIDATE_TOLERANCE_F64};
 use crate::system::System;
 
 /// Parse "1.5,-2" into numbers, naming the flag on error.
@@ -186,16 +187,17 @@ impl TryFrom<&ValidateArgs> for ValidateJob {
     type Error = Error;
 
     fn try_from(a: &ValidateArgs) -> Result<ValidateJob> {
-        let tolerance = a.tolerance;
+        let config = RunConfig::resolve(RunFile::from_run_args(&a.run)?)?;
+        let tolerance = a.tolerance.unwrap_or(match config.precision {
+            Precision::F32 => DEFAULT_VALIDATE_TOLERANCE,
+            Precision::F64 => DEFAULT_VALIDATE_TOLERANCE_F64,
+        });
         if !(tolerance.is_finite() && tolerance > 0.0) {
             return Err(input_err!(
                 "--tolerance must be a positive finite number, got {tolerance}"
             ));
         }
-        Ok(ValidateJob {
-            config: RunConfig::resolve(RunFile::from_run_args(&a.run)?)?,
-            tolerance,
-        })
+        Ok(ValidateJob { config, tolerance })
     }
 }
 

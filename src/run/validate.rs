@@ -5,7 +5,6 @@ use crate::config::{Precision, RunConfig};
 use crate::engine::{CpuEngine, Engine, GpuEngine};
 use crate::error::Result;
 use crate::float::Real;
-use crate::input_err;
 use crate::state::State;
 
 use super::progress::{advance_with_progress, Progress};
@@ -107,18 +106,26 @@ pub fn compare_states<T: Real>(gpu: &State<T>, cpu: &State<T>) -> Deviation {
     }
 }
 
-/// `phaseflow validate`: same ensemble on the GPU and the CPU engine at f32, compared at every snapshot.
+/// `phaseflow validate`: the same ensemble on the GPU and the CPU engine at the run's precision
+/// (and summation), compared at every snapshot.
 pub fn validate(cfg: &RunConfig) -> Result<Validation> {
-    if cfg.precision == Precision::F64 {
-        return Err(input_err!(
-            "validate compares at f32 (the GPU's precision): drop --precision f64"
-        ));
+    match cfg.precision {
+        Precision::F32 => validate_at::<f32>(cfg),
+        Precision::F64 => validate_at::<f64>(cfg),
     }
-    check_memory(cfg.ensemble.points, cfg.system.dof(), 4)?;
+}
+
+fn validate_at<T: Real>(cfg: &RunConfig) -> Result<Validation> {
+    let words = if cfg.compensated { 4 } else { 2 };
+    check_memory(
+        cfg.ensemble.points,
+        cfg.system.dof(),
+        words * size_of::<T>() / 2,
+    )?;
     let init = cfg.ensemble.generate(&cfg.system)?;
     let k = cfg.integrator();
-    let mut gpu_engine = GpuEngine::new(&k, init.convert())?;
-    let mut cpu_engine = CpuEngine::<f32>::new(&k, init.convert());
+    let mut gpu_engine = GpuEngine::<T>::new(&k, init.convert())?;
+    let mut cpu_engine = CpuEngine::<T>::new(&k, init.convert());
     let mut pb = Progress::new(cfg.steps);
     let mut v = Validation {
         max_abs_dev: 0.0,

@@ -8,27 +8,41 @@ use crate::common::{phaseflow, read, stats};
 
 #[test]
 fn validate_reports_deviations_and_passes() {
-    phaseflow()
-        .args([
-            "validate",
-            "--system",
-            "oscillator",
-            "--method",
-            "rk4",
-            "--ensemble",
-            "gaussian",
-            "--points",
-            "300",
-            "--dt",
-            "0.1",
-            "--steps",
-            "200",
-            "--quiet",
-        ])
-        .assert()
-        .success()
-        .stdout(predicate::str::is_match(r"max_abs_dev=\S+ max_rel_dev=\S+").unwrap())
-        .stdout(predicate::str::contains("PASS"));
+    // f32 (default tolerance 1e-3), f64 on the GPU (1e-12) and compensated (issue 12)
+    for (extra, arithmetic, tolerance) in [
+        (&[][..], "(f32)", "tolerance=1e-3"),
+        (&["--precision", "f64"][..], "(f64)", "tolerance=1e-12"),
+        (
+            &["--compensated"][..],
+            "(f32 with compensated summation)",
+            "tolerance=1e-3",
+        ),
+    ] {
+        phaseflow()
+            .args([
+                "validate",
+                "--system",
+                "oscillator",
+                "--method",
+                "rk4",
+                "--ensemble",
+                "gaussian",
+                "--points",
+                "300",
+                "--dt",
+                "0.1",
+                "--steps",
+                "200",
+                "--quiet",
+            ])
+            .args(extra)
+            .assert()
+            .success()
+            .stdout(predicate::str::is_match(r"max_abs_dev=\S+ max_rel_dev=\S+").unwrap())
+            .stdout(predicate::str::contains(arithmetic))
+            .stdout(predicate::str::contains(tolerance))
+            .stdout(predicate::str::contains("PASS"));
+    }
 }
 
 #[test]

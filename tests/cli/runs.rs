@@ -139,16 +139,30 @@ fn gpu_statistics_reduced_on_the_device_equal_the_cpu_ones() {
         let stderr = String::from_utf8_lossy(&assert.get_output().stderr).to_string();
         (read(&out.join("stats.csv")), stderr)
     };
-    let (gs, gerr) = run("gpu", "gpu", &[]);
-    assert!(
-        gerr.contains("energy statistics reduced on the device in f64"),
-        "{gerr}"
-    );
-    let (gs2, _) = run("gpu", "gpu-saved", &["--save-states"]);
-    let (cs, cerr) = run("cpu", "cpu", &[]);
-    assert!(!cerr.contains("reduced on the device"), "{cerr}");
-    assert_eq!(gs.lines().count(), 1 + 4);
-    for other in [&gs2, &cs] {
+    // f32, f64 on the GPU (issue 12), compensated f32 (H read at q + eq, p + ep on both sides)
+    for (mode, extra) in [
+        ("f32", &[][..]),
+        ("f64", &["--precision", "f64"][..]),
+        ("compensated", &["--compensated"][..]),
+    ] {
+        let (gs, gerr) = run("gpu", &format!("gpu-{mode}"), extra);
+        assert!(
+            gerr.contains("energy statistics reduced on the device in f64"),
+            "{gerr}"
+        );
+        let saved = [extra, &["--save-states"]].concat();
+        let (gs2, _) = run("gpu", &format!("gpu-saved-{mode}"), &saved);
+        let (cs, cerr) = run("cpu", &format!("cpu-{mode}"), extra);
+        assert!(!cerr.contains("reduced on the device"), "{cerr}");
+        assert_eq!(gs.lines().count(), 1 + 4);
+        compare_stats(&gs, &[&gs2, &cs]);
+    }
+}
+
+/// stats.csv of the GPU run (`gs`) against others of the same run: counts equal, energy
+/// columns to rounding.
+fn compare_stats(gs: &str, others: &[&String]) {
+    for other in others {
         for (gl, cl) in gs.lines().zip(other.lines()).skip(1) {
             let gv = values(gl);
             let cv = values(cl);

@@ -271,6 +271,10 @@ pub struct BenchArgs {
     /// Skip the GPU even when an adapter exists.
     #[arg(long)]
     pub no_gpu: bool,
+    /// Also time the CPU and GPU engines with compensated summation (rows marked "comp"), to
+    /// measure its cost in the same run.
+    #[arg(long)]
+    pub compensated: bool,
     /// Also write the table as CSV.
     #[arg(long, value_name = "FILE")]
     pub csv: Option<PathBuf>,

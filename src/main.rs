@@ -222,10 +222,15 @@ fn cmd_bench(b: &BenchConfig) -> Result<ExitCode, Error> {
             .ratio_to_reference
             .map(|x| format!("{x:.2}"))
             .unwrap_or_else(|| "-".into());
+        let precision = format!(
+            "{}{}",
+            r.precision,
+            if r.compensated { " comp" } else { "" }
+        );
         out!(
             "{:<10} {:<10} {:<48} {:>10.4} {:>16.3e} {:>12}",
             r.backend,
-            r.precision,
+            precision,
             r.device,
             r.seconds,
             r.point_steps_per_s,
@@ -242,14 +247,18 @@ fn cmd_bench(b: &BenchConfig) -> Result<ExitCode, Error> {
             "reference: none for this system/method (it covers pendulum and oscillator with the kick-drift methods, compositions and rk4)"
         ),
     }
-    match (&report.gpu_vs_cpu, &report.gpu_error) {
-        (Some(d), _) => out!(
-            "gpu f32 vs cpu f32: max_abs_dev={:.3e} max_rel_dev={:.3e}",
+    for (label, d) in &report.gpu_vs_cpu {
+        out!(
+            "{label}: max_abs_dev={:.3e} max_rel_dev={:.3e}",
             d.max_abs,
             d.max_rel
-        ),
-        (None, Some(e)) => out!("gpu: not run ({e})"),
-        _ => out!("gpu: skipped (--no-gpu)"),
+        );
+    }
+    for e in &report.gpu_error {
+        out!("gpu: not run ({e})");
+    }
+    if !b.use_gpu {
+        out!("gpu: skipped (--no-gpu)");
     }
     if let Some(path) = &b.csv {
         write_csv(path, &report.rows)?;

@@ -230,6 +230,8 @@ pub struct BenchConfig {
     pub dt: f64,
     pub seed: u64,
     pub use_gpu: bool,
+    /// Also time the CPU and GPU engines with compensated summation (`--compensated`).
+    pub compensated: bool,
     /// Timed rounds per engine, interleaved; each row reports its fastest.
     pub rounds: u32,
     /// Speed guard: the lowest acceptable ratio of a CPU row to the reference loop.
@@ -270,6 +272,7 @@ impl TryFrom<&BenchArgs> for BenchConfig {
             dt: b.dt,
             seed: b.seed,
             use_gpu: !b.no_gpu,
+            compensated: b.compensated,
             rounds: b.rounds,
             min_ratio: b.min_ratio,
             csv: b.csv.clone(),

@@ -1,5 +1,6 @@
-//! `phaseflow bench`: the reference loop, the CPU engine at f64 and f32 and the GPU engine at
-//! f32 timed on one seeded disk ensemble, each row with its ratio to the reference loop.
+//! `phaseflow bench`: at f64 and then at f32, the reference loop, the CPU engine and the GPU
+//! engine (f64 where the adapter has it), each also compensated with `--compensated`, timed on
+//! one seeded disk ensemble, each row with its ratio to the reference loop of its precision.
 
 use std::time::Instant;
 
@@ -29,26 +30,30 @@ pub struct BenchRow {
     /// point_steps_per_s ÷ the reference loop's at the same precision, timed in the same run
     /// (empty where the system/method has no reference loop, and for the reference itself).
     pub ratio_to_reference: Option<f64>,
+    /// Compensated summation (`--compensated`; the reference loop is always plain).
+    pub compensated: bool,
 }
 
 /// What `bench` measured: the table, and how far the engines' final states lie apart.
 pub struct BenchReport {
     pub rows: Vec<BenchRow>,
-    /// GPU f32 against CPU f32 at the end, when the GPU ran.
-    pub gpu_vs_cpu: Option<Deviation>,
-    /// Why the GPU did not run (no adapter, …), when it was asked for.
-    pub gpu_error: Option<String>,
+    /// Each GPU row's final state against the CPU engine's of the same precision and
+    /// summation: ("gpu f32 vs cpu f32", its deviation).
+    pub gpu_vs_cpu: Vec<(String, Deviation)>,
+    /// Why the GPU did not run (no adapter, no f64, …), when it was asked for.
+    pub gpu_error: Vec<String>,
     /// The reference loop against the CPU engine at f64: the same method up to rounding
     /// (libm's sine is not `sin_poly`).
     pub reference_vs_cpu: Option<Deviation>,
 }
 
 impl BenchReport {
-    /// The CPU engine rows whose ratio to the reference loop is below `floor`.
+    /// The plain CPU engine rows whose ratio to the reference loop is below `floor`.
     pub fn below_ratio(&self, floor: f64) -> Vec<&BenchRow> {
         self.rows
             .iter()
-            .filter(|r| r.backend == "cpu" && r.ratio_to_reference.is_some_and(|x| x < floor))
+            .filter(|r| r.backend == "cpu" && !r.compensated)
+            .filter(|r| r.ratio_to_reference.is_some_and(|x| x < floor))
             .collect()
     }
 }
@@ -66,40 +71,93 @@ fn timed<T: Real>(engine: &mut dyn Engine<T>, init: &State<T>, steps: u64) -> Re
 /// An engine timed in `bench`, with its best time so far.
 struct Timed<'a, T: Real> {
     backend: &'static str,
+    compensated: bool,
     engine: Box<dyn Engine<T> + 'a>,
     best: f64,
 }
 
 impl<'a, T: Real> Timed<'a, T> {
-    fn new(backend: &'static str, engine: Box<dyn Engine<T> + 'a>) -> Self {
+    fn new(backend: &'static str, compensated: bool, engine: Box<dyn Engine<T> + 'a>) -> Self {
         Timed {
             backend,
+            compensated,
             engine,
             best: f64::INFINITY,
         }
     }
-}
 
-/// What `bench_precision` measured: the rows (best round each) and the final states.
-struct PrecisionBench<T> {
-    rows: Vec<BenchRow>,
-    reference: Option<State<T>>,
-    cpu: State<T>,
-}
-
-/// Time the reference loop (when there is one) and the CPU engine at precision T, `rounds`
-/// times interleaved.
-fn bench_precision<T: Real>(init: &State<f64>, o: &BenchConfig) -> Result<PrecisionBench<T>> {
-    let k = Integrator::with_default_solver::<T>(o.system.clone(), o.method, o.dt);
-    let start: State<T> = init.convert();
-    let mut engines = Vec::new();
-    if let Some(r) = ReferenceEngine::new(&k, start.clone()) {
-        engines.push(Timed::new("reference", Box::new(r)));
+    /// The row of this engine's best round, for `work` point-steps.
+    fn row(&self, o: &BenchConfig, reference: Option<f64>) -> BenchRow {
+        let rate = o.points as f64 * o.steps as f64 / self.best;
+        BenchRow {
+            backend: self.backend.into(),
+            device: self.engine.describe(),
+            precision: T::NAME.into(),
+            points: o.points,
+            steps: o.steps,
+            seconds: self.best,
+            point_steps_per_s: rate,
+            ratio_to_reference: reference
+                .filter(|_| self.backend != "reference")
+                .map(|r| rate / r),
+            compensated: self.compensated,
+        }
     }
-    engines.push(Timed::new(
-        "cpu",
-        Box::new(CpuEngine::new(&k, start.clone())),
-    ));
+}
+
+/// The engines timed at precision T: the reference loop (where there is one), the CPU engine,
+/// the GPU engine (when asked and possible), each plain and, with `--compensated`, compensated.
+fn engines_at<T: Real>(
+    o: &BenchConfig,
+    start: &State<T>,
+    gpu_error: &mut Vec<String>,
+) -> Vec<Timed<'static, T>> {
+    let mut engines = Vec::new();
+    let summations: &[bool] = if o.compensated {
+        &[false, true]
+    } else {
+        &[false]
+    };
+    for &on in summations {
+        let k = Integrator::with_default_solver::<T>(o.system.clone(), o.method, o.dt)
+            .with_compensation(on);
+        if !on {
+            if let Some(r) = ReferenceEngine::new(&k, start.clone()) {
+                engines.push(Timed::new(
+                    "reference",
+                    false,
+                    Box::new(r) as Box<dyn Engine<T>>,
+                ));
+            }
+        }
+        engines.push(Timed::new(
+            "cpu",
+            on,
+            Box::new(CpuEngine::new(&k, start.clone())),
+        ));
+    }
+    if !o.use_gpu {
+        return engines;
+    }
+    for &on in summations {
+        let k = Integrator::with_default_solver::<T>(o.system.clone(), o.method, o.dt)
+            .with_compensation(on);
+        match GpuEngine::new(&k, start.clone()) {
+            Ok(g) => engines.push(Timed::new("gpu", on, Box::new(g))),
+            Err(e) => {
+                gpu_error.push(format!("{}: {e}", T::NAME));
+                break;
+            }
+        }
+    }
+    engines
+}
+
+/// Time every engine at precision T, `rounds` times interleaved; append their rows, and each
+/// GPU row's deviation from the CPU row of the same summation.
+fn bench_at<T: Real>(init: &State<f64>, o: &BenchConfig, report: &mut BenchReport) -> Result<()> {
+    let start: State<T> = init.convert();
+    let mut engines = engines_at::<T>(o, &start, &mut report.gpu_error);
     for _ in 0..o.rounds {
         for e in engines.iter_mut() {
             e.best = e.best.min(timed(e.engine.as_mut(), &start, o.steps)?);
@@ -110,83 +168,53 @@ fn bench_precision<T: Real>(init: &State<f64>, o: &BenchConfig) -> Result<Precis
         .iter()
         .find(|e| e.backend == "reference")
         .map(|e| work / e.best);
-    let mut rows = Vec::new();
     let mut states = Vec::new();
-    for mut e in engines {
-        let rate = work / e.best;
-        rows.push(BenchRow {
-            backend: e.backend.into(),
-            device: e.engine.describe(),
-            precision: T::NAME.into(),
-            points: o.points,
-            steps: o.steps,
-            seconds: e.best,
-            point_steps_per_s: rate,
-            ratio_to_reference: reference
-                .filter(|_| e.backend != "reference")
-                .map(|r| rate / r),
-        });
-        states.push(e.engine.state()?.clone());
+    for e in engines.iter_mut() {
+        report.rows.push(e.row(o, reference));
+        states.push((e.backend, e.compensated, e.engine.state()?.clone()));
     }
-    let cpu = states.pop().expect("the CPU engine always runs");
-    Ok(PrecisionBench {
-        rows,
-        reference: states.pop(),
-        cpu,
-    })
+    let cpu = |on: bool| {
+        states
+            .iter()
+            .find(|s| s.0 == "cpu" && s.1 == on)
+            .map(|s| &s.2)
+    };
+    for (backend, on, s) in states.iter().filter(|s| s.0 == "gpu") {
+        let label = format!(
+            "{backend} {0}{1} vs cpu {0}{1}",
+            T::NAME,
+            if *on { " comp" } else { "" }
+        );
+        if let Some(c) = cpu(*on) {
+            report.gpu_vs_cpu.push((label, compare_states(s, c)));
+        }
+    }
+    if T::NAME == "f64" {
+        if let (Some(r), Some(c)) = (states.iter().find(|s| s.0 == "reference"), cpu(false)) {
+            report.reference_vs_cpu = Some(compare_states(&r.2, c));
+        }
+    }
+    Ok(())
 }
 
 /// `phaseflow bench`: the reference loop (a plain single-threaded Rust loop of the same step,
-/// where there is one: `engine::reference`) and the CPU engine at f64 and f32, then GPU f32
-/// (when an adapter exists), on the same ensemble, each `rounds` times. Timed: the advance of
-/// all steps plus the final read-back; excluded: ensemble generation, shader compilation and
-/// the initial upload.
+/// where there is one: `engine::reference`), the CPU engine and the GPU engine (when an
+/// adapter exists; f64 where it has f64), at f64 and then f32, on the same ensemble, each
+/// `rounds` times. Timed: the advance of all steps plus the final read-back; excluded:
+/// ensemble generation, shader compilation and the initial upload.
 pub fn bench(o: &BenchConfig) -> Result<BenchReport> {
     let system = &o.system;
-    check_memory(o.points, system.dof(), 8)?;
+    check_memory(o.points, system.dof(), if o.compensated { 16 } else { 8 })?;
     let spec = EnsembleRequest::disk(o.points, 0.3, o.seed).resolve(system)?;
     let init = spec.generate(system)?;
-    let b64 = bench_precision::<f64>(&init, o)?;
-    let reference_vs_cpu = b64.reference.as_ref().map(|r| compare_states(r, &b64.cpu));
-    let mut rows = b64.rows;
-    drop((b64.reference, b64.cpu)); // before the f32 engines take their memory
-    let b32 = bench_precision::<f32>(&init, o)?;
-    let (rows32, cpu32) = (b32.rows, b32.cpu);
-    let reference32 = rows32
-        .iter()
-        .find(|r| r.backend == "reference")
-        .map(|r| r.point_steps_per_s);
-    rows.extend(rows32);
-    let (mut gpu_vs_cpu, mut gpu_error) = (None, None);
-    if o.use_gpu {
-        let start: State<f32> = init.convert();
-        let k = Integrator::with_default_solver::<f32>(system.clone(), o.method, o.dt);
-        match GpuEngine::new(&k, start.clone()) {
-            Ok(g) => {
-                let mut g = Timed::new("gpu", Box::new(g));
-                for _ in 0..o.rounds {
-                    g.best = g.best.min(timed(g.engine.as_mut(), &start, o.steps)?);
-                }
-                let rate = o.points as f64 * o.steps as f64 / g.best;
-                rows.push(BenchRow {
-                    backend: "gpu".into(),
-                    device: g.engine.describe(),
-                    precision: "f32".into(),
-                    points: o.points,
-                    steps: o.steps,
-                    seconds: g.best,
-                    point_steps_per_s: rate,
-                    ratio_to_reference: reference32.map(|r| rate / r),
-                });
-                gpu_vs_cpu = Some(compare_states(g.engine.state()?, &cpu32));
-            }
-            Err(e) => gpu_error = Some(e.to_string()),
-        }
-    }
-    Ok(BenchReport {
-        rows,
-        gpu_vs_cpu,
-        gpu_error,
-        reference_vs_cpu,
-    })
+    let mut report = BenchReport {
+        rows: Vec::new(),
+        gpu_vs_cpu: Vec::new(),
+        gpu_error: Vec::new(),
+        reference_vs_cpu: None,
+    };
+    // f64 first; its engines are dropped before the f32 ones take their memory
+    bench_at::<f64>(&init, o, &mut report)?;
+    bench_at::<f32>(&init, o, &mut report)?;
+    Ok(report)
 }

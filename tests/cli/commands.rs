@@ -50,42 +50,64 @@ fn bench_writes_the_table_and_csv() {
     let tmp = TempDir::new().unwrap();
     let csv = tmp.path().join("bench.csv");
     phaseflow()
-        .args(["bench", "--points", "20000", "--steps", "20", "--csv"])
+        .args([
+            "bench",
+            "--points",
+            "20000",
+            "--steps",
+            "20",
+            "--compensated",
+            "--csv",
+        ])
         .arg(&csv)
         .assert()
         .success()
-        .stdout(predicate::str::contains("gpu f32 vs cpu f32: max_abs_dev="));
+        .stdout(predicate::str::contains("gpu f32 vs cpu f32: max_abs_dev="))
+        .stdout(predicate::str::contains("gpu f64 vs cpu f64: max_abs_dev="))
+        .stdout(predicate::str::contains(
+            "gpu f32 comp vs cpu f32 comp: max_abs_dev=",
+        ));
     let text = read(&csv);
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(
         lines[0],
-        "backend,device,precision,points,steps,seconds,point_steps_per_s,ratio_to_reference"
+        "backend,device,precision,points,steps,seconds,point_steps_per_s,ratio_to_reference,compensated"
     );
-    assert_eq!(
-        lines.len(),
-        6,
-        "reference f64, cpu f64, reference f32, cpu f32, gpu f32: {text}"
-    );
-    assert!(lines[1].starts_with("reference,") && lines[1].contains(",f64,20000,20,"));
+    // per precision (f64, then f32): reference, cpu, cpu compensated, gpu, gpu compensated
+    // (lavapipe has f64)
+    let expected = [
+        ("reference,", ",f64,", ",false"),
+        ("cpu,", ",f64,", ",false"),
+        ("cpu,", ",f64,", ",true"),
+        ("gpu,", ",f64,", ",false"),
+        ("gpu,", ",f64,", ",true"),
+        ("reference,", ",f32,", ",false"),
+        ("cpu,", ",f32,", ",false"),
+        ("cpu,", ",f32,", ",true"),
+        ("gpu,", ",f32,", ",false"),
+        ("gpu,", ",f32,", ",true"),
+    ];
+    assert_eq!(lines.len(), 1 + expected.len(), "{text}");
+    for (line, (backend, precision, compensated)) in lines[1..].iter().zip(expected) {
+        assert!(
+            line.starts_with(backend) && line.contains(precision) && line.ends_with(compensated),
+            "{line}"
+        );
+        assert!(line.contains(",20000,20,"), "{line}");
+    }
     assert!(
-        lines[1].ends_with(','),
+        lines[1].ends_with(",,false"),
         "the reference has no ratio: {}",
         lines[1]
     );
-    assert!(lines[2].starts_with("cpu,") && lines[2].contains(",f64,20000,20,"));
-    assert!(lines[3].starts_with("reference,") && lines[3].contains(",f32,"));
-    assert!(lines[4].starts_with("cpu,") && lines[4].contains(",f32,"));
-    assert!(lines[5].starts_with("gpu,"));
-    // the CPU rows' ratio to the reference is the quotient of their rates
-    for (r, c) in [(1, 2), (3, 4)] {
-        let (rv, cv): (Vec<&str>, Vec<&str>) =
-            (lines[r].split(',').collect(), lines[c].split(',').collect());
-        let rate = |v: &[&str]| v[v.len() - 2].parse::<f64>().unwrap();
-        let ratio: f64 = cv[cv.len() - 1].parse().unwrap();
-        assert!(
-            (ratio - rate(&cv) / rate(&rv)).abs() <= 1e-9 * ratio,
-            "{text}"
-        );
+    // every other row's ratio to the reference is the quotient of their rates
+    for (r, rows) in [(1, 2..6), (6, 7..11)] {
+        let cells = |i: usize| lines[i].rsplit(',').skip(1).take(2).collect::<Vec<&str>>();
+        let rate = |i: usize| cells(i)[1].parse::<f64>().unwrap();
+        for c in rows {
+            let ratio: f64 = cells(c)[0].parse().unwrap();
+            assert!((ratio - rate(c) / rate(r)).abs() <= 1e-9 * ratio, "{text}");
+        }
     }
 }
 

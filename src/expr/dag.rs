@@ -6,7 +6,8 @@
 //! folding of every operation; `x + 0`, `x − 0`, `0 − x`, `x − x` (→ 0, also for infinite x),
 //! `x·0` (→ 0, also for infinite x), `x·1`, `x·(−1)`, `x/1`, `0/x` (→ 0, also for x = 0);
 //! division by a power of two as a multiplication by its (exact) inverse; constants gathered
-//! in products (`2·(3·x)` → `6·x`); negations pulled out of products and quotients and
+//! in products (`2·(3·x)` → `6·x`, `x·(c/y)` → `c·(x/y)`, `(c·x)/y` → `c·(x/y)`),
+//! quotients of quotients as one (`(x/y)/z` → `x/(y·z)`); negations pulled out of products and quotients and
 //! cancelled (`−(−x)`, `x + (−y)` → `x − y`); `x^0`, `x^1`, `(x^a)^b` → `x^(ab)`. The operands
 //! of `+` and `·` are ordered (constants first, then by id) so that `a + b` and `b + a` are
 //! the same node. Ids grow with creation, so a node's operands always have smaller ids.
@@ -270,6 +271,19 @@ impl Dag {
                 let c = self.constant(f64::from_bits(c) * self.value(x).unwrap_or(1.0));
                 self.mul(c, y)
             }
+            // k · (c/y) → (kc)/y, x · (c/y) → c · (x/y)
+            (Node::Const(k), Node::Div(c, y)) if self.value(c).is_some() => {
+                let kc = self.constant(f64::from_bits(k) * self.value(c).unwrap_or(1.0));
+                self.div(kc, y)
+            }
+            (_, Node::Div(c, y)) if self.value(c).is_some() => {
+                let d = self.div(a, y);
+                self.mul(c, d)
+            }
+            (Node::Div(c, x), _) if self.value(c).is_some() => {
+                let d = self.div(b, x);
+                self.mul(c, d)
+            }
             _ => self.intern(Node::Mul(a, b)),
         }
     }
@@ -296,6 +310,15 @@ impl Dag {
             (_, Node::Neg(y)) => {
                 let d = self.div(a, y);
                 self.neg(d)
+            }
+            // (c·x)/y → c·(x/y), (x/y)/z → x/(y·z)
+            (Node::Mul(c, x), _) if self.value(c).is_some() => {
+                let d = self.div(x, b);
+                self.mul(c, d)
+            }
+            (Node::Div(x, y), _) => {
+                let m = self.mul(y, b);
+                self.div(x, m)
             }
             _ => self.intern(Node::Div(a, b)),
         }
@@ -371,6 +394,18 @@ mod tests {
         let three = g.constant(3.0);
         let s = g.add(two, three);
         assert!(g.is(s, 5.0));
+        // constants meet through quotients: 3·(5/x) = 15/x, (3x)/y = 3(x/y), x·(1/y) = x/y
+        let y = g.var(Var::P(0));
+        let (c5, c15) = (g.constant(5.0), g.constant(15.0));
+        let five_over_x = g.div(c5, x);
+        assert_eq!(g.mul(three, five_over_x), g.div(c15, x));
+        let three_x = g.mul(three, x);
+        let (q1, x_over_y) = (g.div(three_x, y), g.div(x, y));
+        assert_eq!(q1, g.mul(three, x_over_y));
+        let inv_y = g.div(one, y);
+        assert_eq!(g.mul(x, inv_y), x_over_y);
+        let (xy_z, yz) = (g.div(x_over_y, x), g.mul(y, x));
+        assert_eq!(xy_z, g.div(x, yz));
         assert_eq!(exact_inverse(3.0), None);
         assert_eq!(exact_inverse(-0.25), Some(-4.0));
     }

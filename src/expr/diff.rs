@@ -5,7 +5,7 @@
 //! derivative ∂e/∂x (seed 1 for x, 0 elsewhere) and the directional derivative
 //! Σ_j ∂e/∂q_j vq_j + ∂e/∂p_j vp_j (seed vq_j for q_j, vp_j for p_j) that gives the tangent
 //! map's H_qq·vq + H_qp·vp when e = ∂H/∂q_k. Derivatives reuse their node where the rule
-//! allows (d exp(u) = exp(u) du, d(a/b) = (da − (a/b) db)/b, d √u = du/(2√u)), so the
+//! allows (d exp(u) = exp(u) du, d(a/b) = (da − (a/b) db)/b, d √u = (1/2)/√u du), so the
 //! gradient shares its subexpressions with H; the constructors of `Dag` simplify every step.
 
 use super::dag::{Dag, Func, Id, Node, Var};
@@ -70,9 +70,8 @@ fn call_derivative(dag: &mut Dag, f: Func, a: Id, node: Id) -> Id {
         Func::Exp => node,
         Func::Log => dag.div(one, a),
         Func::Sqrt => {
-            let two = dag.constant(2.0);
-            let den = dag.mul(two, node);
-            dag.div(one, den)
+            let half = dag.constant(0.5);
+            dag.div(half, node)
         }
         Func::Sinh => dag.call(Func::Cosh, a),
         Func::Cosh => dag.call(Func::Sinh, a),
@@ -132,7 +131,7 @@ pub fn lower_powers(dag: &mut Dag, roots: &[Id]) -> Vec<Id> {
 fn positive_power(dag: &mut Dag, x: Id, n: u32) -> Id {
     if n == 1 {
         x
-    } else if n % 2 == 0 {
+    } else if n.is_multiple_of(2) {
         let h = positive_power(dag, x, n / 2);
         dag.mul(h, h)
     } else {

@@ -77,7 +77,7 @@ fn tokenize(src: &str) -> Result<Vec<Token>> {
                 i += 1;
             }
             Tok::Name(src[start..i].to_string())
-        } else if b"+-*/^()".contains(&c) {
+        } else if b"+-*/^(),".contains(&c) {
             i += 1;
             Tok::Op(c as char)
         } else {
@@ -322,6 +322,9 @@ impl Parser<'_> {
             return Err(self.error(&format!("{name} takes one argument")));
         }
         let arg = self.sum()?;
+        if self.peek() == &Tok::Op(',') {
+            return Err(self.error(&format!("{name} takes one argument")));
+        }
         self.close(open)?;
         let id = self.dag.call(f, arg);
         self.finite(id, at, name)

@@ -36,7 +36,10 @@ fn assert_close(what: &str, got: &[f64], want: &[f64], tol: f64) {
 fn against_builtin(expr: &ExprHamiltonian, system: &System, q: &[f64], p: &[f64], tol: f64) {
     let (len, d) = (q.len(), expr.dof);
     let mut rng = Pcg64::seed_from_u64(99);
-    let (vq, vp) = (block(&mut rng, 1, len, -1.0, 1.0), block(&mut rng, 1, len, -1.0, 1.0));
+    let (vq, vp) = (
+        block(&mut rng, 1, len, -1.0, 1.0),
+        block(&mut rng, 1, len, -1.0, 1.0),
+    );
     let (mut a, mut b) = (vec![0.0; len], vec![0.0; len]);
     expr.grad_q(q, p, &mut a);
     system.grad_q(q, p, &mut b);
@@ -54,11 +57,14 @@ fn against_builtin(expr: &ExprHamiltonian, system: &System, q: &[f64], p: &[f64]
     let point = |x: &[f64], i: usize| (0..d).map(|k| x[k * n + i]).collect::<Vec<f64>>();
     let mut block_h = vec![0.0; n];
     expr.energy_block(q, p, n, 0, &mut block_h);
-    for i in 0..n {
+    for (i, &hb) in block_h.iter().enumerate() {
         let (qi, pi) = (point(q, i), point(p, i));
         let (e, s) = (expr.energy(&qi, &pi), system.energy(&qi, &pi));
-        assert!((e - s).abs() <= tol * s.abs().max(1.0), "H at {i}: {e} vs {s}");
-        assert_eq!(block_h[i], e, "energy_block at {i}");
+        assert!(
+            (e - s).abs() <= tol * s.abs().max(1.0),
+            "H at {i}: {e} vs {s}"
+        );
+        assert_eq!(hb, e, "energy_block at {i}");
     }
 }
 
@@ -69,7 +75,10 @@ fn pendulum_formula_matches_the_builtin_pendulum() {
     assert!(expr.separable);
     let system = System::new("pendulum", &no_params()).unwrap();
     let mut rng = Pcg64::seed_from_u64(1);
-    let (q, p) = (block(&mut rng, 1, 1000, -10.0, 10.0), block(&mut rng, 1, 1000, -3.0, 3.0));
+    let (q, p) = (
+        block(&mut rng, 1, 1000, -10.0, 10.0),
+        block(&mut rng, 1, 1000, -3.0, 3.0),
+    );
     against_builtin(&expr, &system, &q, &p, 1e-14);
 }
 
@@ -83,7 +92,10 @@ fn kepler_formula_matches_the_builtin_kepler() {
     let n = 500;
     let (mut q, p) = (vec![0.0; 2 * n], block(&mut rng, 2, n, -1.5, 1.5));
     for i in 0..n {
-        let (r, a) = (rng.random_range(0.5..2.0), rng.random_range(0.0..std::f64::consts::TAU));
+        let (r, a) = (
+            rng.random_range(0.5..2.0),
+            rng.random_range(0.0..std::f64::consts::TAU),
+        );
         q[i] = r * f64::cos(a);
         q[n + i] = r * f64::sin(a);
     }
@@ -101,6 +113,22 @@ fn parameters_are_folded_in() {
     expr.grad_p(&q, &p, &mut g);
     assert_eq!(g, [1.5, 0.5]);
     assert_eq!(expr.energy(&[1.0], &[2.0]), 3.0);
+}
+
+#[test]
+fn non_integer_powers_go_through_exp_and_log() {
+    let params = BTreeMap::from([("n".to_string(), 2.0), ("a".to_string(), 1.5)]);
+    let integer = ExprHamiltonian::new("q^n + p^2", &params, None).unwrap();
+    assert!(!integer.wgsl().contains("exp("), "q^n with n = 2 is q*q");
+    let h = ExprHamiltonian::new("q^a + p^2/2", &params, None).unwrap();
+    let mut g = [0.0f64];
+    h.grad_q(&[4.0], &[0.0], &mut g);
+    assert!(
+        (g[0] - 3.0).abs() < 1e-14,
+        "d/dq q^1.5 = 1.5 q^0.5 = 3 at 4: {}",
+        g[0]
+    );
+    assert!((h.energy(&[4.0], &[0.0]) - 8.0).abs() < 1e-14);
 }
 
 #[test]
@@ -187,7 +215,10 @@ fn random_formulas_gradients_match_finite_differences() {
     for case in 0..200 {
         let src = random_formula(&mut rng, 4);
         let h = ExprHamiltonian::new(&src, &no_params(), Some(2)).unwrap();
-        let (q, p) = (block(&mut rng, 2, 1, -1.5, 1.5), block(&mut rng, 2, 1, -1.5, 1.5));
+        let (q, p) = (
+            block(&mut rng, 2, 1, -1.5, 1.5),
+            block(&mut rng, 2, 1, -1.5, 1.5),
+        );
         let (mut gq, mut gp) = (vec![0.0; 2], vec![0.0; 2]);
         h.grad_q(&q, &p, &mut gq);
         h.grad_p(&q, &p, &mut gp);
@@ -205,8 +236,14 @@ fn random_formulas_hessian_vector_products_match_finite_differences() {
     for case in 0..200 {
         let src = random_formula(&mut rng, 4);
         let h = ExprHamiltonian::new(&src, &no_params(), Some(2)).unwrap();
-        let (q, p) = (block(&mut rng, 2, 1, -1.5, 1.5), block(&mut rng, 2, 1, -1.5, 1.5));
-        let (vq, vp) = (block(&mut rng, 2, 1, -1.0, 1.0), block(&mut rng, 2, 1, -1.0, 1.0));
+        let (q, p) = (
+            block(&mut rng, 2, 1, -1.5, 1.5),
+            block(&mut rng, 2, 1, -1.5, 1.5),
+        );
+        let (vq, vp) = (
+            block(&mut rng, 2, 1, -1.0, 1.0),
+            block(&mut rng, 2, 1, -1.0, 1.0),
+        );
         let shifted = |s: f64| {
             let qs: Vec<f64> = q.iter().zip(&vq).map(|(x, v)| x + s * v).collect();
             let ps: Vec<f64> = p.iter().zip(&vp).map(|(x, v)| x + s * v).collect();
@@ -217,7 +254,10 @@ fn random_formulas_hessian_vector_products_match_finite_differences() {
         };
         let ((qa, pa), (qb, pb)) = (shifted(step), shifted(-step));
         let fd = |a: &[f64], b: &[f64]| -> Vec<f64> {
-            a.iter().zip(b).map(|(x, y)| (x - y) / (2.0 * step)).collect()
+            a.iter()
+                .zip(b)
+                .map(|(x, y)| (x - y) / (2.0 * step))
+                .collect()
         };
         let (mut dq, mut dp) = (vec![0.0; 2], vec![0.0; 2]);
         h.grad_q_dir(&q, &p, &vq, &vp, &mut dq);
@@ -235,7 +275,10 @@ fn blocks_agree_with_single_points_in_f32_and_f64() {
     let mut rng = Pcg64::seed_from_u64(23);
     let h = compile("(p1^2 + p2^2)/2 + exp(q1 - q2) + q1^2*sin(q2) + tanh(p1*q2)");
     let n = 203;
-    let (q, p) = (block(&mut rng, 2, n, -1.0, 1.0), block(&mut rng, 2, n, -1.0, 1.0));
+    let (q, p) = (
+        block(&mut rng, 2, n, -1.0, 1.0),
+        block(&mut rng, 2, n, -1.0, 1.0),
+    );
     let mut all = vec![0.0; 2 * n];
     h.grad_q(&q, &p, &mut all);
     let (q32, p32): (Vec<f32>, Vec<f32>) = (
@@ -250,7 +293,10 @@ fn blocks_agree_with_single_points_in_f32_and_f64() {
         assert_eq!([all[i], all[n + i]], one, "point {i}");
         for k in 0..2 {
             let (a, b) = (all32[k * n + i] as f64, all[k * n + i]);
-            assert!((a - b).abs() < 1e-5 * b.abs().max(1.0), "f32 point {i}: {a} vs {b}");
+            assert!(
+                (a - b).abs() < 1e-5 * b.abs().max(1.0),
+                "f32 point {i}: {a} vs {b}"
+            );
         }
     }
 }
@@ -283,7 +329,12 @@ fn generated_wgsl_passes_naga() {
         validate_wgsl(&h, "f64");
         let text = h.wgsl();
         assert!(!text.contains("f32") && !text.contains("f64"), "{text}");
-        for f in ["fn grad_q(", "fn grad_p(", "fn grad_q_dir(", "fn grad_p_dir("] {
+        for f in [
+            "fn grad_q(",
+            "fn grad_p(",
+            "fn grad_q_dir(",
+            "fn grad_p_dir(",
+        ] {
             assert!(text.contains(f), "{f} missing:\n{text}");
         }
     }
@@ -320,7 +371,12 @@ fn malformed_formulas_are_input_errors_pointing_at_the_column() {
         ("p^2 + q)", None, "unbalanced ')'", 8),
         ("foo(q) + p", None, "unknown function 'foo'", 1),
         ("p^2 + k*q^2", None, "--param k=VALUE", 7),
-        ("q3 + p1", Some(2), "index 3 is above the 2 degrees of freedom", 1),
+        (
+            "q3 + p1",
+            Some(2),
+            "index 3 is above the 2 degrees of freedom",
+            1,
+        ),
         ("p^2 +", None, "trailing operator", 6),
         ("", None, "empty", 1),
         ("   ", None, "empty", 1),
@@ -346,8 +402,14 @@ fn malformed_formulas_are_input_errors_pointing_at_the_column() {
         assert!(err.is_input(), "{src:?}: not an input error: {err}");
         let msg = err.to_string();
         assert!(msg.contains(needle), "{src:?}: {msg:?} lacks {needle:?}");
-        assert!(msg.contains(&format!("(column {column})")), "{src:?}: {msg}");
+        assert!(
+            msg.contains(&format!("(column {column})")),
+            "{src:?}: {msg}"
+        );
         let caret = format!("\n  {src}\n  {}^", " ".repeat(column - 1));
-        assert!(msg.ends_with(&caret), "{src:?}: caret not under column {column}:\n{msg}");
+        assert!(
+            msg.ends_with(&caret),
+            "{src:?}: caret not under column {column}:\n{msg}"
+        );
     }
 }

@@ -85,7 +85,9 @@ fn call_derivative(dag: &mut Dag, f: Func, a: Id, node: Id) -> Id {
 
 /// ∂root/∂x.
 pub fn partial(dag: &mut Dag, root: Id, x: Var) -> Id {
-    derivative(dag, root, &|dag, v| dag.constant(if v == x { 1.0 } else { 0.0 }))
+    derivative(dag, root, &|dag, v| {
+        dag.constant(if v == x { 1.0 } else { 0.0 })
+    })
 }
 
 /// Σ_j ∂root/∂q_j vq_j + ∂root/∂p_j vp_j, with vq, vp new inputs.

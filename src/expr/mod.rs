@@ -113,7 +113,12 @@ impl ExprHamiltonian {
     /// H(q, p) of one point, in f64.
     pub fn energy(&self, q: &[f64], p: &[f64]) -> f64 {
         let mut out = [0.0];
-        let inputs = Inputs { q, p, vq: &[], vp: &[] };
+        let inputs = Inputs {
+            q,
+            p,
+            vq: &[],
+            vp: &[],
+        };
         self.programs.energy.run(&inputs, 1, &mut out);
         out[0]
     }
@@ -128,32 +133,51 @@ impl ExprHamiltonian {
                 .collect()
         };
         let (q, p) = (gather(q), gather(p));
-        let inputs = Inputs { q: &q, p: &p, vq: &[], vp: &[] };
+        let inputs = Inputs {
+            q: &q,
+            p: &p,
+            vq: &[],
+            vp: &[],
+        };
         self.programs.energy.run(&inputs, len, out);
     }
 
     /// ∂H/∂q for a block (component-major, n = q.len() / d).
     pub fn grad_q<T: Real>(&self, q: &[T], p: &[T], out: &mut [T]) {
-        let inputs = Inputs { q, p, vq: &[], vp: &[] };
+        let inputs = Inputs {
+            q,
+            p,
+            vq: &[],
+            vp: &[],
+        };
         self.programs.grad_q.run(&inputs, q.len() / self.dof, out);
     }
 
     /// ∂H/∂p for a block.
     pub fn grad_p<T: Real>(&self, q: &[T], p: &[T], out: &mut [T]) {
-        let inputs = Inputs { q, p, vq: &[], vp: &[] };
+        let inputs = Inputs {
+            q,
+            p,
+            vq: &[],
+            vp: &[],
+        };
         self.programs.grad_p.run(&inputs, q.len() / self.dof, out);
     }
 
     /// H_qq vq + H_qp vp for a block.
     pub fn grad_q_dir<T: Real>(&self, q: &[T], p: &[T], vq: &[T], vp: &[T], out: &mut [T]) {
         let inputs = Inputs { q, p, vq, vp };
-        self.programs.grad_q_dir.run(&inputs, q.len() / self.dof, out);
+        self.programs
+            .grad_q_dir
+            .run(&inputs, q.len() / self.dof, out);
     }
 
     /// H_pq vq + H_pp vp for a block.
     pub fn grad_p_dir<T: Real>(&self, q: &[T], p: &[T], vq: &[T], vp: &[T], out: &mut [T]) {
         let inputs = Inputs { q, p, vq, vp };
-        self.programs.grad_p_dir.run(&inputs, q.len() / self.dof, out);
+        self.programs
+            .grad_p_dir
+            .run(&inputs, q.len() / self.dof, out);
     }
 
     /// The WGSL of `grad_q`, `grad_p`, `grad_q_dir` and `grad_p_dir` (what

@@ -69,9 +69,10 @@ fn tokenize(src: &str) -> Result<Vec<Token>> {
         let tok = if c.is_ascii_digit() || c == b'.' {
             i = number_end(bytes, i);
             let text = &src[start..i];
-            Tok::Num(text.parse().map_err(|_| {
-                error_at(src, start, &format!("'{text}' is not a number"))
-            })?)
+            Tok::Num(
+                text.parse()
+                    .map_err(|_| error_at(src, start, &format!("'{text}' is not a number")))?,
+            )
         } else if c.is_ascii_alphabetic() || c == b'_' {
             while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_') {
                 i += 1;
@@ -82,11 +83,18 @@ fn tokenize(src: &str) -> Result<Vec<Token>> {
             Tok::Op(c as char)
         } else {
             let ch = src[start..].chars().next().unwrap_or('?');
-            return Err(error_at(src, start, &format!("unexpected character '{ch}'")));
+            return Err(error_at(
+                src,
+                start,
+                &format!("unexpected character '{ch}'"),
+            ));
         };
         out.push(Token { tok, at: start });
     }
-    out.push(Token { tok: Tok::End, at: src.len() });
+    out.push(Token {
+        tok: Tok::End,
+        at: src.len(),
+    });
     Ok(out)
 }
 
@@ -131,7 +139,14 @@ struct Parser<'a> {
 /// it is an error), else the largest index used (1 for `q`, `p`).
 pub fn parse(src: &str, params: &BTreeMap<String, f64>, dof: Option<usize>) -> Result<Parsed> {
     let toks = tokenize(src)?;
-    let mut parser = Parser { src, toks, pos: 0, params, dag: Dag::new(), uses: Vec::new() };
+    let mut parser = Parser {
+        src,
+        toks,
+        pos: 0,
+        params,
+        dag: Dag::new(),
+        uses: Vec::new(),
+    };
     if parser.peek() == &Tok::End {
         return Err(error_at(src, 0, "the formula is empty"));
     }
@@ -145,7 +160,11 @@ pub fn parse(src: &str, params: &BTreeMap<String, f64>, dof: Option<usize>) -> R
         return Err(parser.error(&msg));
     }
     let dof = parser.check_dof(dof)?;
-    Ok(Parsed { dag: parser.dag, root, dof })
+    Ok(Parsed {
+        dag: parser.dag,
+        root,
+        dof,
+    })
 }
 
 impl Parser<'_> {
@@ -186,7 +205,11 @@ impl Parser<'_> {
         while let Tok::Op(c @ ('+' | '-')) = *self.peek() {
             let at = self.next().at;
             let rhs = self.product()?;
-            acc = if c == '+' { self.dag.add(acc, rhs) } else { self.dag.sub(acc, rhs) };
+            acc = if c == '+' {
+                self.dag.add(acc, rhs)
+            } else {
+                self.dag.sub(acc, rhs)
+            };
             acc = self.finite(acc, at, "this sum")?;
         }
         Ok(acc)
@@ -203,7 +226,11 @@ impl Parser<'_> {
             if c == '/' && self.dag.is(rhs, 0.0) {
                 return Err(error_at(self.src, at, "division by a constant zero"));
             }
-            acc = if c == '*' { self.dag.mul(acc, rhs) } else { self.dag.div(acc, rhs) };
+            acc = if c == '*' {
+                self.dag.mul(acc, rhs)
+            } else {
+                self.dag.div(acc, rhs)
+            };
             acc = self.finite(acc, at, "this product")?;
         }
         Ok(acc)
@@ -234,7 +261,11 @@ impl Parser<'_> {
         let id = match self.dag.value(exponent) {
             Some(n) if n.fract() == 0.0 && n.abs() <= 1024.0 => {
                 if n < 0.0 && self.dag.is(base, 0.0) {
-                    return Err(error_at(self.src, at, "a negative power of a constant zero"));
+                    return Err(error_at(
+                        self.src,
+                        at,
+                        "a negative power of a constant zero",
+                    ));
                 }
                 self.dag.powi(base, n as i32)
             }
@@ -275,7 +306,11 @@ impl Parser<'_> {
                 self.next();
                 Ok(())
             }
-            Tok::End => Err(error_at(self.src, open, "unbalanced '(': it is never closed")),
+            Tok::End => Err(error_at(
+                self.src,
+                open,
+                "unbalanced '(': it is never closed",
+            )),
             _ => Err(self.error("expected ')' or an operator here")),
         }
     }
@@ -292,7 +327,11 @@ impl Parser<'_> {
             return Ok(self.dag.constant(std::f64::consts::PI));
         }
         if Func::from_name(name).is_some() {
-            return Err(error_at(self.src, at, &format!("'{name}' is a function: write {name}(...)")));
+            return Err(error_at(
+                self.src,
+                at,
+                &format!("'{name}' is a function: write {name}(...)"),
+            ));
         }
         match self.params.get(name) {
             Some(&x) => Ok(self.dag.constant(x)),
@@ -314,7 +353,10 @@ impl Parser<'_> {
             return Err(error_at(
                 self.src,
                 at,
-                &format!("unknown function '{name}' (the functions: {})", known.join(" ")),
+                &format!(
+                    "unknown function '{name}' (the functions: {})",
+                    known.join(" ")
+                ),
             ));
         };
         let open = self.next().at;
@@ -342,12 +384,20 @@ impl Parser<'_> {
             match digits.parse::<usize>() {
                 Ok(k) if k >= 1 => (true, k - 1),
                 _ => {
-                    return Err(error_at(self.src, at, &format!("'{name}': indices start at 1")));
+                    return Err(error_at(
+                        self.src,
+                        at,
+                        &format!("'{name}': indices start at 1"),
+                    ));
                 }
             }
         };
         self.uses.push(Use { indexed, index, at });
-        Ok(Some(if head == "q" { Var::Q(index) } else { Var::P(index) }))
+        Ok(Some(if head == "q" {
+            Var::Q(index)
+        } else {
+            Var::P(index)
+        }))
     }
 
     /// The number of degrees of freedom, checking how the coordinates were written.
@@ -365,13 +415,18 @@ impl Parser<'_> {
         }
         let largest = self.uses.iter().map(|u| u.index + 1).max().unwrap_or(1);
         match dof {
-            Some(0) => Err(input_err!("--dof 0: the number of degrees of freedom must be at least 1")),
+            Some(0) => Err(input_err!(
+                "--dof 0: the number of degrees of freedom must be at least 1"
+            )),
             Some(d) => {
                 if let Some(u) = self.uses.iter().find(|u| u.index >= d) {
                     return Err(error_at(
                         self.src,
                         u.at,
-                        &format!("index {} is above the {d} degrees of freedom given", u.index + 1),
+                        &format!(
+                            "index {} is above the {d} degrees of freedom given",
+                            u.index + 1
+                        ),
                     ));
                 }
                 if d > 1 {

@@ -156,7 +156,15 @@ impl<'a, T> Split<'a, T> {
     fn new(regs: &'a mut [T], dst: Reg, width: usize) -> (&'a mut [T], Self) {
         let (below, rest) = regs.split_at_mut(dst * width);
         let (d, above) = rest.split_at_mut(width);
-        (d, Split { below, above, dst, width })
+        (
+            d,
+            Split {
+                below,
+                above,
+                dst,
+                width,
+            },
+        )
     }
 
     fn get(&self, r: Reg, len: usize) -> &'a [T] {
@@ -248,7 +256,12 @@ mod tests {
         let qs: Vec<f64> = (0..n).map(|i| i as f64 * 0.01).collect();
         let ps: Vec<f64> = (0..n).map(|i| 1.0 - i as f64 * 0.003).collect();
         let mut out = vec![0.0; 2 * n];
-        let inputs = Inputs { q: &qs, p: &ps, vq: &[], vp: &[] };
+        let inputs = Inputs {
+            q: &qs,
+            p: &ps,
+            vq: &[],
+            vp: &[],
+        };
         prog.run(&inputs, n, &mut out);
         for i in 0..n {
             let want = (qs[i].sin() + ps[i] * ps[i]).powi(3);

@@ -40,7 +40,11 @@ pub fn function(dag: &mut Dag, name: &str, signature: Signature, outputs: &[Id])
         }
     }
     let components: Vec<String> = outputs.iter().map(|&o| operand(dag, o)).collect();
-    let _ = writeln!(s, "    return array<real, D>({});\n}}", components.join(", "));
+    let _ = writeln!(
+        s,
+        "    return array<real, D>({});\n}}",
+        components.join(", ")
+    );
     s
 }
 
@@ -85,7 +89,11 @@ fn wgsl_name(f: Func) -> &'static str {
 /// negative values in parentheses so that any operator may precede them.
 pub fn literal(x: f64) -> String {
     let s = format!("{:?}", x.abs());
-    let s = if s.contains('.') || s.contains('e') { s } else { format!("{s}.0") };
+    let s = if s.contains('.') || s.contains('e') {
+        s
+    } else {
+        format!("{s}.0")
+    };
     if x.is_sign_negative() {
         format!("(-{s})")
     } else {
@@ -101,7 +109,11 @@ mod tests {
     fn literals_round_trip() {
         for x in [1.0, 0.1, -2.5, 1e-300, 6.02e23, std::f64::consts::PI, -0.0] {
             let lit = literal(x);
-            let back: f64 = lit.trim_start_matches("(-").trim_end_matches(')').parse().unwrap();
+            let back: f64 = lit
+                .trim_start_matches("(-")
+                .trim_end_matches(')')
+                .parse()
+                .unwrap();
             let back = if lit.starts_with("(-") { -back } else { back };
             assert_eq!(back.to_bits(), x.to_bits(), "{lit}");
         }

@@ -346,6 +346,28 @@ fn generated_wgsl_passes_naga() {
 }
 
 #[test]
+fn energy_wgsl_passes_naga_where_vulkan_has_the_f64_functions() {
+    let math = include_str!("../shaders/energy/math_f64.wgsl");
+    for (src, portable) in [
+        ("p^2/2 + 1 - cos(q)", true),
+        ("(p1^2+p2^2)/2 - 1/sqrt(q1^2+q2^2) + sin(q1)*0.25", true),
+        ("p^2/2 + exp(q)", false),
+        ("p^2/2 + atan(q)", false),
+    ] {
+        let h = compile(src);
+        let Some(text) = h.energy_wgsl() else {
+            assert!(!portable, "{src}: no energy WGSL");
+            continue;
+        };
+        assert!(portable, "{src}: exp/atan in f64 WGSL");
+        let source = format!("const D: u32 = {}u;\n{math}\n{text}", h.dof);
+        if let Err(e) = phaseflow::gpu::shader::validate(&source) {
+            panic!("{src}: {e}\n{source}");
+        }
+    }
+}
+
+#[test]
 fn pendulum_wgsl_uses_the_shared_polynomial() {
     let text = compile("p^2/2 + 1 - cos(q)").wgsl();
     assert!(text.contains("sin_poly(q[0])"), "{text}");

@@ -8,7 +8,8 @@
 //! as unsuffixed decimal literals (abstract floats, converted to `real` where used) that
 //! round-trip the f64 value exactly; parameters were folded into those constants by the
 //! parser. sin and cos are the prelude's `sin_poly` / `cos_poly`, the other functions WGSL
-//! built-ins. The prelude must define `real` and `D`.
+//! built-ins. The prelude must define `real` and `D`. `energy` writes H itself in f64 for the
+//! device reduction of the energy statistics.
 
 use std::fmt::Write as _;
 
@@ -34,17 +35,51 @@ pub fn function(dag: &mut Dag, name: &str, signature: Signature, outputs: &[Id])
         }
     };
     let mut s = format!("fn {name}({args}) -> array<real, D> {{\n");
-    for id in dag.reachable(&outputs) {
-        if let Some(value) = operation(dag, id) {
-            let _ = writeln!(s, "    let t{id} = {value};");
-        }
-    }
+    s.push_str(&bindings(dag, &outputs, kernel_name));
     let components: Vec<String> = outputs.iter().map(|&o| operand(dag, o)).collect();
     let _ = writeln!(
         s,
         "    return array<real, D>({});\n}}",
         components.join(", ")
     );
+    s
+}
+
+/// `fn energy(q: array<f64, D>, p: array<f64, D>) -> f64` computing `h` in f64 (what
+/// `shaders/energy/<name>.wgsl` holds), with the f64 polynomials `sin_poly_f64` /
+/// `cos_poly_f64` of shaders/energy/math_f64.wgsl. `None` when H calls a function other than
+/// sin, cos and sqrt: Vulkan (SPIR-V's GLSL.std.450) has no f64 exp, log, tan, atan or
+/// hyperbolic functions, so such an H needs its energy statistics on the CPU.
+pub fn energy(dag: &mut Dag, h: Id) -> Option<String> {
+    let h = lower_powers(dag, &[h])[0];
+    let portable = dag
+        .reachable(&[h])
+        .into_iter()
+        .all(|id| match dag.node(id) {
+            Node::Call(f, _) => matches!(f, Func::Sin | Func::Cos | Func::Sqrt),
+            _ => true,
+        });
+    if !portable {
+        return None;
+    }
+    let mut s = "fn energy(q: array<f64, D>, p: array<f64, D>) -> f64 {\n".to_string();
+    s.push_str(&bindings(dag, &[h], |f| match f {
+        Func::Sin => "sin_poly_f64",
+        Func::Cos => "cos_poly_f64",
+        other => other.name(),
+    }));
+    let _ = writeln!(s, "    return {};\n}}", operand(dag, h));
+    Some(s)
+}
+
+/// One `let` per operation node the outputs depend on, in dependency order.
+fn bindings(dag: &Dag, outputs: &[Id], name: fn(Func) -> &'static str) -> String {
+    let mut s = String::new();
+    for id in dag.reachable(outputs) {
+        if let Some(value) = operation(dag, id, name) {
+            let _ = writeln!(s, "    let t{id} = {value};");
+        }
+    }
     s
 }
 
@@ -62,8 +97,8 @@ fn operand(dag: &Dag, id: Id) -> String {
     }
 }
 
-/// The right-hand side of node `id`'s `let`, or `None` for a leaf.
-fn operation(dag: &Dag, id: Id) -> Option<String> {
+/// The right-hand side of node `id`'s `let`, or `None` for a leaf; `name` spells functions.
+fn operation(dag: &Dag, id: Id, name: fn(Func) -> &'static str) -> Option<String> {
     let o = |a: Id| operand(dag, a);
     Some(match dag.node(id) {
         Node::Const(_) | Node::Var(_) => return None,
@@ -72,12 +107,13 @@ fn operation(dag: &Dag, id: Id) -> Option<String> {
         Node::Sub(a, b) => format!("{} - {}", o(a), o(b)),
         Node::Mul(a, b) => format!("{} * {}", o(a), o(b)),
         Node::Div(a, b) => format!("{} / {}", o(a), o(b)),
-        Node::Call(f, a) => format!("{}({})", wgsl_name(f), o(a)),
+        Node::Call(f, a) => format!("{}({})", name(f), o(a)),
         Node::Powi(..) => unreachable!("lower_powers removed every power"),
     })
 }
 
-fn wgsl_name(f: Func) -> &'static str {
+/// Function names in the integration kernels: the prelude's polynomials for sin and cos.
+fn kernel_name(f: Func) -> &'static str {
     match f {
         Func::Sin => "sin_poly",
         Func::Cos => "cos_poly",

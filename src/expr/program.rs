@@ -118,16 +118,6 @@ impl Program {
         }
     }
 
-    /// The number of outputs.
-    pub fn len(&self) -> usize {
-        self.outputs.len()
-    }
-
-    /// True for a program without outputs.
-    pub fn is_empty(&self) -> bool {
-        self.outputs.is_empty()
-    }
-
     /// Evaluate for the `n` points of `inputs`: output j of point i goes to `out[j*n + i]`.
     pub fn run<T: Real>(&self, inputs: &Inputs<'_, T>, n: usize, out: &mut [T]) {
         let width = n.clamp(1, CHUNK);

@@ -9,6 +9,7 @@ pub mod console;
 pub mod engine;
 pub mod ensemble;
 pub mod error;
+pub mod expr;
 pub mod float;
 pub mod gpu;
 pub mod measure;

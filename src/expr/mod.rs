@@ -1,0 +1,223 @@
+//! Your own Hamiltonian: H written as a formula becomes the CPU block functions and the WGSL
+//! shader functions of a system, with exact (symbolic) derivatives.
+//!
+//! The pipeline, one file per stage:
+//!
+//! 1. `parse`: text → DAG. A recursive-descent parser over the formula's tokens; its call
+//!    tree is the expression tree, and each node it builds goes straight into the DAG.
+//!    Parameters are folded in as constants; errors point at the column.
+//! 2. `dag`: the hash-consed DAG. Identical subexpressions are one node, and every node is
+//!    built through constructors that simplify (constant folding, `x·1`, `x + 0`, `x·0`,
+//!    powers of powers, sign pulling, canonical operand order).
+//! 3. `diff`: derivatives on the DAG: ∂H/∂q_k, ∂H/∂p_k, and the directional derivatives of
+//!    those (H_qq·vq + H_qp·vp, H_pq·vq + H_pp·vp, with vq, vp new inputs) for the tangent
+//!    map. They are nodes of the same DAG, so they share H's subexpressions and each other's.
+//!    Separability is H_qp ≡ 0: every ∂²H/∂q_k∂p_j simplifies to the constant 0.
+//! 4. Code generation from the simplified DAG (integer powers lowered to shared products
+//!    first): `program`, a register bytecode whose instructions each loop over a run of
+//!    points (the CPU engines, f32 and f64, and H in f64 for the statistics), and `wgsl`, the
+//!    four shader functions with one `let` per shared node (the GPU).
+//!
+//! `ExprHamiltonian` bundles the result with methods of the shapes of the `Hamiltonian`
+//! trait (src/system/hamiltonian.rs), so that implementing the trait is forwarding.
+//!
+//! Caveat of the symbolic zero test: an H_qp that is zero only after an identity the
+//! simplifier does not know (e.g. sin² + cos² = 1) counts as non-zero, so the system is
+//! treated as non-separable (still correct, only slower: implicit stages).
+
+pub mod dag;
+pub mod diff;
+pub mod parse;
+pub mod program;
+pub mod wgsl;
+
+use std::collections::BTreeMap;
+
+use crate::error::Result;
+use crate::float::Real;
+use dag::{Dag, Id, Var};
+use diff::{directional, partial};
+use program::{Inputs, Program};
+use wgsl::Signature;
+
+/// A Hamiltonian given as a formula, compiled.
+#[derive(Debug, Clone)]
+pub struct ExprHamiltonian {
+    /// Degrees of freedom d.
+    pub dof: usize,
+    /// H_qp ≡ 0 symbolically: H = T(p) + V(q).
+    pub separable: bool,
+    /// The formula as given.
+    pub source: String,
+    /// The parameters the formula was compiled with (all that were given).
+    pub params: BTreeMap<String, f64>,
+    dag: Dag,
+    /// H, ∂H/∂q_k, ∂H/∂p_k, H_qq vq + H_qp vp, H_pq vq + H_pp vp (d each but H).
+    h: Id,
+    grad_q: Vec<Id>,
+    grad_p: Vec<Id>,
+    grad_q_dir: Vec<Id>,
+    grad_p_dir: Vec<Id>,
+    programs: Programs,
+}
+
+/// The compiled CPU programs.
+#[derive(Debug, Clone)]
+struct Programs {
+    energy: Program,
+    grad_q: Program,
+    grad_p: Program,
+    grad_q_dir: Program,
+    grad_p_dir: Program,
+}
+
+impl ExprHamiltonian {
+    /// Parse, differentiate, simplify and compile `src`. `params`: the values of the names
+    /// that are not coordinates; `dof`: the number of degrees of freedom if given (else the
+    /// largest coordinate index). Malformed formulas are input errors pointing at the column.
+    pub fn new(src: &str, params: &BTreeMap<String, f64>, dof: Option<usize>) -> Result<Self> {
+        let parsed = parse::parse(src, params, dof)?;
+        let (mut dag, h, d) = (parsed.dag, parsed.root, parsed.dof);
+        let grad_q: Vec<Id> = (0..d).map(|k| partial(&mut dag, h, Var::Q(k))).collect();
+        let grad_p: Vec<Id> = (0..d).map(|k| partial(&mut dag, h, Var::P(k))).collect();
+        let grad_q_dir: Vec<Id> = grad_q.iter().map(|&g| directional(&mut dag, g)).collect();
+        let grad_p_dir: Vec<Id> = grad_p.iter().map(|&g| directional(&mut dag, g)).collect();
+        let separable = grad_q.iter().all(|&g| {
+            (0..d).all(|j| {
+                let h_qp = partial(&mut dag, g, Var::P(j));
+                dag.is(h_qp, 0.0)
+            })
+        });
+        let programs = Programs {
+            energy: Program::compile(&mut dag, &[h]),
+            grad_q: Program::compile(&mut dag, &grad_q),
+            grad_p: Program::compile(&mut dag, &grad_p),
+            grad_q_dir: Program::compile(&mut dag, &grad_q_dir),
+            grad_p_dir: Program::compile(&mut dag, &grad_p_dir),
+        };
+        Ok(ExprHamiltonian {
+            dof: d,
+            separable,
+            source: src.to_string(),
+            params: params.clone(),
+            dag,
+            h,
+            grad_q,
+            grad_p,
+            grad_q_dir,
+            grad_p_dir,
+            programs,
+        })
+    }
+
+    /// H(q, p) of one point, in f64.
+    pub fn energy(&self, q: &[f64], p: &[f64]) -> f64 {
+        let mut out = [0.0];
+        let inputs = Inputs {
+            q,
+            p,
+            vq: &[],
+            vp: &[],
+        };
+        self.programs.energy.run(&inputs, 1, &mut out);
+        out[0]
+    }
+
+    /// H in f64 of the points `first..first + out.len()` of a component-major block of `n`
+    /// points (components k ≥ d are not read): `Hamiltonian::energy_block`, vectorised.
+    pub fn energy_block<T: Real>(&self, q: &[T], p: &[T], n: usize, first: usize, out: &mut [f64]) {
+        let (d, len) = (self.dof, out.len());
+        let gather = |x: &[T]| -> Vec<f64> {
+            (0..d)
+                .flat_map(|k| x[k * n + first..][..len].iter().map(|v| v.to_f64()))
+                .collect()
+        };
+        let (q, p) = (gather(q), gather(p));
+        let inputs = Inputs {
+            q: &q,
+            p: &p,
+            vq: &[],
+            vp: &[],
+        };
+        self.programs.energy.run(&inputs, len, out);
+    }
+
+    /// ∂H/∂q for a block (component-major, n = q.len() / d).
+    pub fn grad_q<T: Real>(&self, q: &[T], p: &[T], out: &mut [T]) {
+        let inputs = Inputs {
+            q,
+            p,
+            vq: &[],
+            vp: &[],
+        };
+        self.programs.grad_q.run(&inputs, q.len() / self.dof, out);
+    }
+
+    /// ∂H/∂p for a block.
+    pub fn grad_p<T: Real>(&self, q: &[T], p: &[T], out: &mut [T]) {
+        let inputs = Inputs {
+            q,
+            p,
+            vq: &[],
+            vp: &[],
+        };
+        self.programs.grad_p.run(&inputs, q.len() / self.dof, out);
+    }
+
+    /// H_qq vq + H_qp vp for a block.
+    pub fn grad_q_dir<T: Real>(&self, q: &[T], p: &[T], vq: &[T], vp: &[T], out: &mut [T]) {
+        let inputs = Inputs { q, p, vq, vp };
+        self.programs
+            .grad_q_dir
+            .run(&inputs, q.len() / self.dof, out);
+    }
+
+    /// H_pq vq + H_pp vp for a block.
+    pub fn grad_p_dir<T: Real>(&self, q: &[T], p: &[T], vq: &[T], vp: &[T], out: &mut [T]) {
+        let inputs = Inputs { q, p, vq, vp };
+        self.programs
+            .grad_p_dir
+            .run(&inputs, q.len() / self.dof, out);
+    }
+
+    /// The WGSL of `grad_q`, `grad_p`, `grad_q_dir` and `grad_p_dir` (what
+    /// `shaders/system/<name>.wgsl` holds for a built-in system). Needs `real`, `D`,
+    /// `sin_poly` and `cos_poly` from the prelude.
+    pub fn wgsl(&self) -> String {
+        let mut dag = self.dag.clone();
+        let header = format!("// H = {}: generated by phaseflow::expr.\n", self.source);
+        [
+            ("grad_q", Signature::Gradient, &self.grad_q),
+            ("grad_p", Signature::Gradient, &self.grad_p),
+            ("grad_q_dir", Signature::Directional, &self.grad_q_dir),
+            ("grad_p_dir", Signature::Directional, &self.grad_p_dir),
+        ]
+        .into_iter()
+        .fold(header, |mut s, (name, signature, outputs)| {
+            s.push('\n');
+            s.push_str(&wgsl::function(&mut dag, name, signature, outputs));
+            s
+        })
+    }
+
+    /// The WGSL of `energy(q, p)` in f64 (what `shaders/energy/<name>.wgsl` holds for a
+    /// built-in system; needs `D` and shaders/energy/math_f64.wgsl). `None` when H calls
+    /// exp, log, tan, atan or a hyperbolic function, which Vulkan lacks in f64: the energy
+    /// statistics of such an H must then be computed on the CPU (`energy_block`).
+    pub fn energy_wgsl(&self) -> Option<String> {
+        let mut dag = self.dag.clone();
+        wgsl::energy(&mut dag, self.h)
+            .map(|f| format!("// H = {}: generated by phaseflow::expr.\n{f}", self.source))
+    }
+
+    /// The number of distinct DAG nodes H and all its derivatives use (a size measure).
+    pub fn nodes(&self) -> usize {
+        let roots: Vec<Id> = std::iter::once(self.h)
+            .chain(self.grad_q.iter().copied())
+            .chain(self.grad_p.iter().copied())
+            .chain(self.grad_q_dir.iter().copied())
+            .chain(self.grad_p_dir.iter().copied())
+            .collect();
+        self.dag.reachable(&roots).len()
+    }
+}

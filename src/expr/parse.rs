@@ -1,0 +1,485 @@
+//! Text → DAG: a tokenizer and a recursive-descent parser that builds the (simplifying,
+//! hash-consed) DAG of H directly, so the formula's tree exists only as the parser's call
+//! tree. Grammar, loosest binding first:
+//!
+//! ```text
+//! sum     = product (("+" | "-") product)*
+//! product = unary (("*" | "/") unary)*
+//! unary   = "-" unary | "+" unary | power
+//! power   = atom ("^" unary)?            (right-associative: a^b^c = a^(b^c); -a^2 = -(a^2))
+//! atom    = number | "pi" | name | function "(" sum ")" | "(" sum ")"
+//! ```
+//!
+//! Names: `q`, `p` (one degree of freedom) or `q1..qd`, `p1..pd`; any other name is a
+//! parameter, replaced by its value (so parameters are folded into constants). An exponent
+//! that is a constant integer (after folding, e.g. `2`, `-3`, `n` with `--param n=2`) gives
+//! an integer power, later written as products; any other exponent b gives
+//! `exp(b·log(a))`, defined for a > 0 only. Every error is an input error whose message
+//! shows the formula with a caret under the offending column.
+
+use std::collections::BTreeMap;
+
+use super::dag::{Dag, Func, Id, Var};
+use crate::error::{Error, Result};
+use crate::input_err;
+
+/// A parsed formula: its DAG, the root H and the number of degrees of freedom.
+#[derive(Debug, Clone)]
+pub struct Parsed {
+    pub dag: Dag,
+    pub root: Id,
+    pub dof: usize,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+enum Tok {
+    Num(f64),
+    Name(String),
+    Op(char),
+    End,
+}
+
+/// A token and the byte offset of its first character.
+#[derive(Debug, Clone)]
+struct Token {
+    tok: Tok,
+    at: usize,
+}
+
+/// An input error pointing at byte offset `at` of `src`.
+fn error_at(src: &str, at: usize, message: &str) -> Error {
+    input_err!(
+        "invalid Hamiltonian: {message} (column {})\n  {src}\n  {}^",
+        at + 1,
+        " ".repeat(at)
+    )
+}
+
+fn tokenize(src: &str) -> Result<Vec<Token>> {
+    let bytes = src.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        let c = bytes[i];
+        let start = i;
+        if c.is_ascii_whitespace() {
+            i += 1;
+            continue;
+        }
+        let tok = if c.is_ascii_digit() || c == b'.' {
+            i = number_end(bytes, i);
+            let text = &src[start..i];
+            Tok::Num(
+                text.parse()
+                    .map_err(|_| error_at(src, start, &format!("'{text}' is not a number")))?,
+            )
+        } else if c.is_ascii_alphabetic() || c == b'_' {
+            while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_') {
+                i += 1;
+            }
+            Tok::Name(src[start..i].to_string())
+        } else if b"+-*/^(),".contains(&c) {
+            i += 1;
+            Tok::Op(c as char)
+        } else {
+            let ch = src[start..].chars().next().unwrap_or('?');
+            return Err(error_at(
+                src,
+                start,
+                &format!("unexpected character '{ch}'"),
+            ));
+        };
+        out.push(Token { tok, at: start });
+    }
+    out.push(Token {
+        tok: Tok::End,
+        at: src.len(),
+    });
+    Ok(out)
+}
+
+/// The end of the number starting at `i`: digits, a decimal point, an exponent.
+fn number_end(b: &[u8], mut i: usize) -> usize {
+    while i < b.len() && (b[i].is_ascii_digit() || b[i] == b'.') {
+        i += 1;
+    }
+    if i < b.len() && (b[i] == b'e' || b[i] == b'E') {
+        let mut j = i + 1;
+        if j < b.len() && (b[j] == b'+' || b[j] == b'-') {
+            j += 1;
+        }
+        if j < b.len() && b[j].is_ascii_digit() {
+            i = j;
+            while i < b.len() && b[i].is_ascii_digit() {
+                i += 1;
+            }
+        }
+    }
+    i
+}
+
+/// How a coordinate was written: `q` (plain) or `q3` (indexed, 0-based index 2).
+#[derive(Debug, Clone, Copy)]
+struct Use {
+    indexed: bool,
+    index: usize,
+    at: usize,
+}
+
+struct Parser<'a> {
+    src: &'a str,
+    toks: Vec<Token>,
+    pos: usize,
+    params: &'a BTreeMap<String, f64>,
+    dag: Dag,
+    uses: Vec<Use>,
+}
+
+/// Parse `src` into a DAG. `dof`: the number of degrees of freedom if given (an index above
+/// it is an error), else the largest index used (1 for `q`, `p`).
+pub fn parse(src: &str, params: &BTreeMap<String, f64>, dof: Option<usize>) -> Result<Parsed> {
+    let toks = tokenize(src)?;
+    let mut parser = Parser {
+        src,
+        toks,
+        pos: 0,
+        params,
+        dag: Dag::new(),
+        uses: Vec::new(),
+    };
+    if parser.peek() == &Tok::End {
+        return Err(error_at(src, 0, "the formula is empty"));
+    }
+    let root = parser.sum()?;
+    if parser.peek() != &Tok::End {
+        let msg = match parser.peek() {
+            Tok::Op(')') => "unbalanced ')': no '(' to close".to_string(),
+            Tok::Op('(') => "'(' after a value (write '*' for a product)".to_string(),
+            _ => "expected an operator (+ - * / ^) here; write '*' for a product".to_string(),
+        };
+        return Err(parser.error(&msg));
+    }
+    let dof = parser.check_dof(dof)?;
+    Ok(Parsed {
+        dag: parser.dag,
+        root,
+        dof,
+    })
+}
+
+impl Parser<'_> {
+    fn peek(&self) -> &Tok {
+        &self.toks[self.pos].tok
+    }
+
+    fn at(&self) -> usize {
+        self.toks[self.pos].at
+    }
+
+    fn error(&self, message: &str) -> Error {
+        error_at(self.src, self.at(), message)
+    }
+
+    fn next(&mut self) -> Token {
+        let t = self.toks[self.pos].clone();
+        if t.tok != Tok::End {
+            self.pos += 1;
+        }
+        t
+    }
+
+    /// Refuse a node that folded to a non-finite constant (e.g. `log(0)`), blaming `at`.
+    fn finite(&self, id: Id, at: usize, what: &str) -> Result<Id> {
+        match self.dag.value(id) {
+            Some(x) if !x.is_finite() => Err(error_at(
+                self.src,
+                at,
+                &format!("{what} of constants is {x}, not a finite number"),
+            )),
+            _ => Ok(id),
+        }
+    }
+
+    fn sum(&mut self) -> Result<Id> {
+        let mut acc = self.product()?;
+        while let Tok::Op(c @ ('+' | '-')) = *self.peek() {
+            let at = self.next().at;
+            let rhs = self.product()?;
+            acc = if c == '+' {
+                self.dag.add(acc, rhs)
+            } else {
+                self.dag.sub(acc, rhs)
+            };
+            acc = self.finite(acc, at, "this sum")?;
+        }
+        Ok(acc)
+    }
+
+    fn product(&mut self) -> Result<Id> {
+        let mut acc = self.unary()?;
+        while let Tok::Op(c @ ('*' | '/')) = *self.peek() {
+            let at = self.next().at;
+            if self.peek() == &Tok::Op('*') {
+                return Err(self.error("'**' is not an operator: write '^' for a power"));
+            }
+            let rhs = self.unary()?;
+            if c == '/' && self.dag.is(rhs, 0.0) {
+                return Err(error_at(self.src, at, "division by a constant zero"));
+            }
+            acc = if c == '*' {
+                self.dag.mul(acc, rhs)
+            } else {
+                self.dag.div(acc, rhs)
+            };
+            acc = self.finite(acc, at, "this product")?;
+        }
+        Ok(acc)
+    }
+
+    fn unary(&mut self) -> Result<Id> {
+        match self.peek() {
+            Tok::Op('-') => {
+                self.next();
+                let a = self.unary()?;
+                Ok(self.dag.neg(a))
+            }
+            Tok::Op('+') => {
+                self.next();
+                self.unary()
+            }
+            _ => self.power(),
+        }
+    }
+
+    fn power(&mut self) -> Result<Id> {
+        let base = self.atom()?;
+        if self.peek() != &Tok::Op('^') {
+            return Ok(base);
+        }
+        let at = self.next().at;
+        let exponent = self.unary()?;
+        let id = match self.dag.value(exponent) {
+            Some(n) if n.fract() == 0.0 && n.abs() <= 1024.0 => {
+                if n < 0.0 && self.dag.is(base, 0.0) {
+                    return Err(error_at(
+                        self.src,
+                        at,
+                        "a negative power of a constant zero",
+                    ));
+                }
+                self.dag.powi(base, n as i32)
+            }
+            _ => {
+                let log = self.dag.call(Func::Log, base);
+                let product = self.dag.mul(exponent, log);
+                self.dag.call(Func::Exp, product)
+            }
+        };
+        self.finite(id, at, "this power")
+    }
+
+    fn atom(&mut self) -> Result<Id> {
+        let token = self.next();
+        match token.tok {
+            Tok::Num(x) => Ok(self.dag.constant(x)),
+            Tok::Name(name) => self.name(&name, token.at),
+            Tok::Op('(') => {
+                let inner = self.sum()?;
+                self.close(token.at)?;
+                Ok(inner)
+            }
+            Tok::End => {
+                self.pos = self.toks.len() - 1;
+                Err(self.error("the formula ends where a value is expected (a trailing operator?)"))
+            }
+            Tok::Op(c) => {
+                self.pos -= 1;
+                Err(self.error(&format!("'{c}' where a value is expected")))
+            }
+        }
+    }
+
+    /// Expect the ')' closing the '(' at `open`.
+    fn close(&mut self, open: usize) -> Result<()> {
+        match self.peek() {
+            Tok::Op(')') => {
+                self.next();
+                Ok(())
+            }
+            Tok::End => Err(error_at(
+                self.src,
+                open,
+                "unbalanced '(': it is never closed",
+            )),
+            _ => Err(self.error("expected ')' or an operator here")),
+        }
+    }
+
+    /// A name: a function call, `pi`, a coordinate or a parameter.
+    fn name(&mut self, name: &str, at: usize) -> Result<Id> {
+        if self.peek() == &Tok::Op('(') {
+            return self.call(name, at);
+        }
+        if let Some(v) = self.coordinate(name, at)? {
+            return Ok(self.dag.var(v));
+        }
+        if name == "pi" {
+            return Ok(self.dag.constant(std::f64::consts::PI));
+        }
+        if Func::from_name(name).is_some() {
+            return Err(error_at(
+                self.src,
+                at,
+                &format!("'{name}' is a function: write {name}(...)"),
+            ));
+        }
+        match self.params.get(name) {
+            Some(&x) => Ok(self.dag.constant(x)),
+            None => Err(error_at(
+                self.src,
+                at,
+                &format!(
+                    "unknown name '{name}': neither a coordinate (q, p or q1.., p1..) nor a \
+                     parameter; give it with --param {name}=VALUE"
+                ),
+            )),
+        }
+    }
+
+    /// `f(argument)` with the name at `at` and the '(' next.
+    fn call(&mut self, name: &str, at: usize) -> Result<Id> {
+        let Some(f) = Func::from_name(name) else {
+            let known: Vec<&str> = Func::ALL.iter().map(|f| f.name()).collect();
+            return Err(error_at(
+                self.src,
+                at,
+                &format!(
+                    "unknown function '{name}' (the functions: {})",
+                    known.join(" ")
+                ),
+            ));
+        };
+        let open = self.next().at;
+        if self.peek() == &Tok::Op(')') {
+            return Err(self.error(&format!("{name} takes one argument")));
+        }
+        let arg = self.sum()?;
+        if self.peek() == &Tok::Op(',') {
+            return Err(self.error(&format!("{name} takes one argument")));
+        }
+        self.close(open)?;
+        let id = self.dag.call(f, arg);
+        self.finite(id, at, name)
+    }
+
+    /// The variable `name` stands for, if it is a coordinate (`q`, `p`, `q3`, `p12`).
+    fn coordinate(&mut self, name: &str, at: usize) -> Result<Option<Var>> {
+        let (head, digits) = name.split_at(1);
+        if !(head == "q" || head == "p") || !digits.bytes().all(|b| b.is_ascii_digit()) {
+            return Ok(None);
+        }
+        let (indexed, index) = if digits.is_empty() {
+            (false, 0)
+        } else {
+            match digits.parse::<usize>() {
+                Ok(k) if k >= 1 => (true, k - 1),
+                _ => {
+                    return Err(error_at(
+                        self.src,
+                        at,
+                        &format!("'{name}': indices start at 1"),
+                    ));
+                }
+            }
+        };
+        self.uses.push(Use { indexed, index, at });
+        Ok(Some(if head == "q" {
+            Var::Q(index)
+        } else {
+            Var::P(index)
+        }))
+    }
+
+    /// The number of degrees of freedom, checking how the coordinates were written.
+    fn check_dof(&self, dof: Option<usize>) -> Result<usize> {
+        if let (Some(a), Some(b)) = (
+            self.uses.iter().find(|u| u.indexed),
+            self.uses.iter().find(|u| !u.indexed),
+        ) {
+            let later = if a.at > b.at { a.at } else { b.at };
+            return Err(error_at(
+                self.src,
+                later,
+                "'q'/'p' mixed with indexed 'q1', 'p1'..: write all of them with an index",
+            ));
+        }
+        let largest = self.uses.iter().map(|u| u.index + 1).max().unwrap_or(1);
+        match dof {
+            Some(0) => Err(input_err!(
+                "--dof 0: the number of degrees of freedom must be at least 1"
+            )),
+            Some(d) => {
+                if let Some(u) = self.uses.iter().find(|u| u.index >= d) {
+                    return Err(error_at(
+                        self.src,
+                        u.at,
+                        &format!(
+                            "index {} is above the {d} degrees of freedom given",
+                            u.index + 1
+                        ),
+                    ));
+                }
+                if d > 1 {
+                    if let Some(u) = self.uses.iter().find(|u| !u.indexed) {
+                        return Err(error_at(
+                            self.src,
+                            u.at,
+                            &format!("with {d} degrees of freedom, write q1..q{d}, p1..p{d}"),
+                        ));
+                    }
+                }
+                Ok(d)
+            }
+            None => Ok(largest),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse_dof(src: &str) -> Result<usize> {
+        parse(src, &BTreeMap::new(), None).map(|p| p.dof)
+    }
+
+    #[test]
+    fn numbers_and_dof() {
+        assert_eq!(parse_dof("1e-3*q^2 + .5*p^2 + 2").unwrap(), 1);
+        assert_eq!(parse_dof("q3 + p1").unwrap(), 3);
+        assert_eq!(parse_dof("1.5E+2").unwrap(), 1);
+    }
+
+    #[test]
+    fn precedence_and_associativity() {
+        let params = BTreeMap::new();
+        let value = |src: &str| {
+            let parsed = parse(src, &params, None).unwrap();
+            parsed.dag.value(parsed.root).unwrap()
+        };
+        assert_eq!(value("2^3^2"), 512.0);
+        assert_eq!(value("-2^2"), -4.0);
+        assert_eq!(value("2^-1"), 0.5);
+        assert_eq!(value("1 - 2 - 3"), -4.0);
+        assert_eq!(value("8 / 4 / 2"), 1.0);
+        assert_eq!(value("2 * (3 + 4)"), 14.0);
+        assert_eq!(value("pi"), std::f64::consts::PI);
+    }
+
+    #[test]
+    fn caret_under_the_column() {
+        let e = parse_dof("p^2 + foo(q)").unwrap_err().to_string();
+        assert!(e.contains("unknown function 'foo'"), "{e}");
+        assert!(e.contains("\n  p^2 + foo(q)\n        ^"), "{e}");
+    }
+}

@@ -1,0 +1,159 @@
+//! WGSL generation: the four functions of a system shader (`grad_q`, `grad_p`, `grad_q_dir`,
+//! `grad_p_dir`, the signatures of `shaders/system/*.wgsl`) from the same lowered DAG the CPU
+//! program is compiled from.
+//!
+//! Every operation becomes a `let` binding (`let t12 = t7 * q[0];`), so a subexpression
+//! shared between components is computed once; inputs are read as `q[k]`, `p[k]`, `vq[k]`,
+//! `vp[k]`. The float type is written `real` (the prelude's alias for f32 or f64), constants
+//! as unsuffixed decimal literals (abstract floats, converted to `real` where used) that
+//! round-trip the f64 value exactly; parameters were folded into those constants by the
+//! parser. sin and cos are the prelude's `sin_poly` / `cos_poly`, the other functions WGSL
+//! built-ins. The prelude must define `real` and `D`. `energy` writes H itself in f64 for the
+//! device reduction of the energy statistics.
+
+use std::fmt::Write as _;
+
+use super::dag::{Dag, Func, Id, Node, Var};
+use super::diff::lower_powers;
+
+/// How a function's inputs and outputs are declared.
+#[derive(Debug, Clone, Copy)]
+pub enum Signature {
+    /// `(q, p)`: grad_q, grad_p.
+    Gradient,
+    /// `(q, p, vq, vp)`: grad_q_dir, grad_p_dir.
+    Directional,
+}
+
+/// `fn name(...) -> array<real, D>` returning `outputs` (one per component).
+pub fn function(dag: &mut Dag, name: &str, signature: Signature, outputs: &[Id]) -> String {
+    let outputs = lower_powers(dag, outputs);
+    let args = match signature {
+        Signature::Gradient => "q: array<real, D>, p: array<real, D>",
+        Signature::Directional => {
+            "q: array<real, D>, p: array<real, D>, vq: array<real, D>, vp: array<real, D>"
+        }
+    };
+    let mut s = format!("fn {name}({args}) -> array<real, D> {{\n");
+    s.push_str(&bindings(dag, &outputs, kernel_name));
+    let components: Vec<String> = outputs.iter().map(|&o| operand(dag, o)).collect();
+    let _ = writeln!(
+        s,
+        "    return array<real, D>({});\n}}",
+        components.join(", ")
+    );
+    s
+}
+
+/// `fn energy(q: array<f64, D>, p: array<f64, D>) -> f64` computing `h` in f64 (what
+/// `shaders/energy/<name>.wgsl` holds), with the f64 polynomials `sin_poly_f64` /
+/// `cos_poly_f64` of shaders/energy/math_f64.wgsl. `None` when H calls a function other than
+/// sin, cos and sqrt: Vulkan (SPIR-V's GLSL.std.450) has no f64 exp, log, tan, atan or
+/// hyperbolic functions, so such an H needs its energy statistics on the CPU.
+pub fn energy(dag: &mut Dag, h: Id) -> Option<String> {
+    let h = lower_powers(dag, &[h])[0];
+    let portable = dag
+        .reachable(&[h])
+        .into_iter()
+        .all(|id| match dag.node(id) {
+            Node::Call(f, _) => matches!(f, Func::Sin | Func::Cos | Func::Sqrt),
+            _ => true,
+        });
+    if !portable {
+        return None;
+    }
+    let mut s = "fn energy(q: array<f64, D>, p: array<f64, D>) -> f64 {\n".to_string();
+    s.push_str(&bindings(dag, &[h], |f| match f {
+        Func::Sin => "sin_poly_f64",
+        Func::Cos => "cos_poly_f64",
+        other => other.name(),
+    }));
+    let _ = writeln!(s, "    return {};\n}}", operand(dag, h));
+    Some(s)
+}
+
+/// One `let` per operation node the outputs depend on, in dependency order.
+fn bindings(dag: &Dag, outputs: &[Id], name: fn(Func) -> &'static str) -> String {
+    let mut s = String::new();
+    for id in dag.reachable(outputs) {
+        if let Some(value) = operation(dag, id, name) {
+            let _ = writeln!(s, "    let t{id} = {value};");
+        }
+    }
+    s
+}
+
+/// How node `id` is referred to: a literal, an input component or its `let` name.
+fn operand(dag: &Dag, id: Id) -> String {
+    match dag.node(id) {
+        Node::Const(bits) => literal(f64::from_bits(bits)),
+        Node::Var(v) => match v {
+            Var::Q(k) => format!("q[{k}]"),
+            Var::P(k) => format!("p[{k}]"),
+            Var::Vq(k) => format!("vq[{k}]"),
+            Var::Vp(k) => format!("vp[{k}]"),
+        },
+        _ => format!("t{id}"),
+    }
+}
+
+/// The right-hand side of node `id`'s `let`, or `None` for a leaf; `name` spells functions.
+fn operation(dag: &Dag, id: Id, name: fn(Func) -> &'static str) -> Option<String> {
+    let o = |a: Id| operand(dag, a);
+    Some(match dag.node(id) {
+        Node::Const(_) | Node::Var(_) => return None,
+        Node::Neg(a) => format!("-{}", o(a)),
+        Node::Add(a, b) => format!("{} + {}", o(a), o(b)),
+        Node::Sub(a, b) => format!("{} - {}", o(a), o(b)),
+        Node::Mul(a, b) => format!("{} * {}", o(a), o(b)),
+        Node::Div(a, b) => format!("{} / {}", o(a), o(b)),
+        Node::Call(f, a) => format!("{}({})", name(f), o(a)),
+        Node::Powi(..) => unreachable!("lower_powers removed every power"),
+    })
+}
+
+/// Function names in the integration kernels: the prelude's polynomials for sin and cos.
+fn kernel_name(f: Func) -> &'static str {
+    match f {
+        Func::Sin => "sin_poly",
+        Func::Cos => "cos_poly",
+        other => other.name(),
+    }
+}
+
+/// An unsuffixed WGSL literal (an abstract float) that parses back to exactly `x`;
+/// negative values in parentheses so that any operator may precede them.
+pub fn literal(x: f64) -> String {
+    let s = format!("{:?}", x.abs());
+    let s = if s.contains('.') || s.contains('e') {
+        s
+    } else {
+        format!("{s}.0")
+    };
+    if x.is_sign_negative() {
+        format!("(-{s})")
+    } else {
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn literals_round_trip() {
+        for x in [1.0, 0.1, -2.5, 1e-300, 6.02e23, std::f64::consts::PI, -0.0] {
+            let lit = literal(x);
+            let back: f64 = lit
+                .trim_start_matches("(-")
+                .trim_end_matches(')')
+                .parse()
+                .unwrap();
+            let back = if lit.starts_with("(-") { -back } else { back };
+            assert_eq!(back.to_bits(), x.to_bits(), "{lit}");
+        }
+        assert_eq!(literal(2.0), "2.0");
+        assert_eq!(literal(-0.5), "(-0.5)");
+    }
+}

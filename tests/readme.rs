@@ -248,8 +248,9 @@ fn mask_timings(line: &str) -> String {
         return collapsed;
     }
     if line.starts_with("reference,") || line.starts_with("cpu,") || line.starts_with("gpu,") {
-        let head = line.rsplitn(4, ',').last().unwrap();
-        return format!("{head},#,#,#");
+        // seconds, point_steps_per_s and ratio_to_reference vary; `compensated` (last) does not
+        let fields: Vec<&str> = line.rsplitn(5, ',').collect();
+        return format!("{},#,#,#,{}", fields[fields.len() - 1], fields[0]);
     }
     let tokens: Vec<&str> = collapsed.split(' ').collect();
     let keep = tokens.len().saturating_sub(3);
@@ -434,9 +435,9 @@ fn normalisation_is_narrow() {
         "cpu f64 cpu (N threads) # # #"
     );
     let csv =
-        "gpu,\"gpu: llvmpipe (LLVM 15.0.6, 256 bits) (Vulkan, Cpu)\",f32,100000,50,0.01,3.4e8,0.86";
+        "gpu,\"gpu: llvmpipe (LLVM 15.0.6, 256 bits) (Vulkan, Cpu)\",f32,100000,50,0.01,3.4e8,0.86,true";
     assert_eq!(
         normalise(csv, true),
-        "gpu,\"gpu: llvmpipe (LLVM …) (Vulkan, Cpu)\",f32,100000,50,#,#,#"
+        "gpu,\"gpu: llvmpipe (LLVM …) (Vulkan, Cpu)\",f32,100000,50,#,#,#,true"
     );
 }

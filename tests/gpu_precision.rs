@@ -107,3 +107,48 @@ fn gpu_compensated_f32_keeps_verlets_invariant_ten_times_closer() {
         "plain {plain:.3e}, compensated {compensated:.3e}"
     );
 }
+
+/// Counts of OpFAdd, OpFSub and OpFunctionCall in a SPIR-V module.
+fn float_op_counts(words: &[u32]) -> [usize; 3] {
+    let mut counts = [0; 3];
+    let mut at = 5; // after the header
+    while at < words.len() {
+        let (len, op) = ((words[at] >> 16) as usize, words[at] & 0xffff);
+        match op {
+            129 => counts[0] += 1,
+            131 => counts[1] += 1,
+            57 => counts[2] += 1,
+            _ => {}
+        }
+        at += len.max(1);
+    }
+    counts
+}
+
+/// The SPIR-V that wgpu hands the driver (naga's, as for Vulkan) carries a compensated update
+/// as written: for explicit Euler on the oscillator (two updates, q and p) the compensated
+/// kernel has 2 × (δ = c·g + e, x = base + δ, (base − opaque(x)) + δ) where the plain one has
+/// 2 × (base + c·g): four more additions, two subtractions and two calls of `opaque`, so
+/// nothing was folded before the driver (which `gpu_compensated_sums_equal_the_cpu_ones`
+/// checks on lavapipe's own compiler).
+#[test]
+fn compensated_updates_reach_the_driver_as_written() {
+    use phaseflow::gpu::shader::{compose_kernel, validate, KernelSpec};
+    let sys = system("oscillator");
+    let spirv = |compensated: bool| {
+        let spec = KernelSpec {
+            compensated,
+            ..KernelSpec::f32(0)
+        };
+        let src = compose_kernel(&sys, Method::Euler, &spec);
+        let (module, info) = validate(&src).unwrap();
+        let options = naga::back::spv::Options::default();
+        float_op_counts(&naga::back::spv::write_vec(&module, &info, &options, None).unwrap())
+    };
+    let (plain, comp) = (spirv(false), spirv(true));
+    assert_eq!(
+        [comp[0] - plain[0], comp[1] - plain[1], comp[2] - plain[2]],
+        [4, 2, 2],
+        "plain {plain:?}, compensated {comp:?}"
+    );
+}

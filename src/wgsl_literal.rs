@@ -14,6 +14,15 @@ pub fn f32_literal(x: f64) -> String {
     }
 }
 
+/// A literal of an f64 (`f64`) or f32 kernel that parses to exactly `x` rounded to it.
+pub fn real_literal(f64: bool, x: f64) -> String {
+    if f64 {
+        f64_literal(x)
+    } else {
+        f32_literal(x)
+    }
+}
+
 /// An f64 WGSL literal that parses to exactly `x`.
 pub fn f64_literal(x: f64) -> String {
     let s = format!("{x:?}");

@@ -3,42 +3,29 @@
 
 mod common;
 
-use common::{state_1d, system};
+use common::{oscillator_ring, state_1d, system, verlet_invariant_drift};
 use phaseflow::engine::{CpuEngine, Engine, Integrator};
-use phaseflow::ensemble::State;
 use phaseflow::method::Method;
 
 /// Largest drift of velocity Verlet's exact quadratic invariant of the oscillator (m = k = 1),
 /// p² + (1 − h²/4) q² (PHYSICS.md §5), relative to its start, over `steps` f32 steps.
-fn verlet_invariant_drift(compensated: bool, steps: u64) -> f64 {
-    let sys = system("oscillator");
+fn verlet_invariant_drift_cpu(compensated: bool, steps: u64) -> f64 {
     let h = 0.01;
-    let points: Vec<(f64, f64)> = (0..16)
-        .map(|i| {
-            let a = i as f64 * 0.39;
-            (0.9 * a.cos(), 0.9 * a.sin())
-        })
-        .collect();
-    let init = state_1d(&points);
-    let k = Integrator::with_default_solver::<f32>(sys, Method::Verlet, h)
+    let init = oscillator_ring().convert::<f32>();
+    let k = Integrator::with_default_solver::<f32>(system("oscillator"), Method::Verlet, h)
         .with_compensation(compensated);
-    let mut engine = CpuEngine::<f32>::new(&k, init.convert());
+    let mut engine = CpuEngine::<f32>::new(&k, init.clone());
     engine.advance(steps).unwrap();
     let end = engine.state().unwrap();
     assert_eq!(end.compensated(), compensated);
-    let form = |s: &State<f64>, i: usize| s.p[i] * s.p[i] + (1.0 - h * h / 4.0) * s.q[i] * s.q[i];
-    let start = init.convert::<f32>().primal_f64();
-    let end = end.primal_f64();
-    (0..init.n)
-        .map(|i| (form(&end, i) / form(&start, i) - 1.0).abs())
-        .fold(0.0, f64::max)
+    verlet_invariant_drift(&init, end, h)
 }
 
 #[test]
 fn compensated_f32_keeps_verlets_invariant_ten_times_closer() {
     let steps = 1_000_000;
-    let plain = verlet_invariant_drift(false, steps);
-    let compensated = verlet_invariant_drift(true, steps);
+    let plain = verlet_invariant_drift_cpu(false, steps);
+    let compensated = verlet_invariant_drift_cpu(true, steps);
     eprintln!("oscillator, Verlet, f32, 10⁶ steps: invariant drift plain {plain:.3e}, compensated {compensated:.3e}");
     assert!(
         compensated * 10.0 <= plain,

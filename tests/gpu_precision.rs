@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{disk, state_1d, system};
+use common::{disk, oscillator_ring, system, verlet_invariant_drift};
 use phaseflow::engine::{CpuEngine, Engine, GpuEngine, Integrator};
 use phaseflow::ensemble::State;
 use phaseflow::gpu;
@@ -76,25 +76,13 @@ fn gpu_compensated_sums_equal_the_cpu_ones() {
 /// Velocity Verlet's exact quadratic invariant of the oscillator, p² + (1 − h²/4) q²
 /// (PHYSICS.md §5): its largest drift over 10⁶ f32 steps on the GPU, relative to its start.
 fn gpu_verlet_invariant_drift(compensated: bool) -> f64 {
-    let sys = system("oscillator");
     let h = 0.01;
-    let points: Vec<(f64, f64)> = (0..16)
-        .map(|i| {
-            let a = i as f64 * 0.39;
-            (0.9 * a.cos(), 0.9 * a.sin())
-        })
-        .collect();
-    let init = state_1d(&points).convert::<f32>();
-    let k = Integrator::with_default_solver::<f32>(sys, Method::Verlet, h)
+    let init = oscillator_ring().convert::<f32>();
+    let k = Integrator::with_default_solver::<f32>(system("oscillator"), Method::Verlet, h)
         .with_compensation(compensated);
     let mut g = GpuEngine::<f32>::new(&k, init.clone()).unwrap();
     g.advance(1_000_000).unwrap();
-    let end = g.state().unwrap().primal_f64();
-    let start = init.primal_f64();
-    let form = |s: &State<f64>, i: usize| s.p[i] * s.p[i] + (1.0 - h * h / 4.0) * s.q[i] * s.q[i];
-    (0..start.n)
-        .map(|i| (form(&end, i) / form(&start, i) - 1.0).abs())
-        .fold(0.0, f64::max)
+    verlet_invariant_drift(&init, g.state().unwrap(), h)
 }
 
 #[test]

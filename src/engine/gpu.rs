@@ -71,7 +71,6 @@ impl<T: Real> GpuEngine<T> {
     /// chunking). The solver's settings are compiled into the kernel.
     pub fn with_chunk_limit(k: &Integrator, state: State<T>, chunk_limit: usize) -> Result<Self> {
         let (system, method, h, solver) = (&k.system, k.method, k.h, k.solver);
-        let state = state.with_compensation(k.compensated);
         let ctx = gpu::context()?;
         let f64 = T::NAME == "f64";
         if f64 {

@@ -7,7 +7,6 @@ use crate::error::{Error, Result};
 use crate::method::wgsl::Kernel;
 use crate::method::{Method, Solver};
 use crate::system::System;
-pub use crate::wgsl_literal::{f32_literal, f64_literal};
 
 /// Threads per workgroup (x only; the dispatch grid is 2-D in workgroups, see `engine::gpu`).
 pub const WORKGROUP_SIZE: u32 = 256;
@@ -52,11 +51,7 @@ impl KernelSpec {
 
     /// A literal of the kernel's float type that parses to exactly `x` rounded to it.
     pub fn literal(&self, x: f64) -> String {
-        if self.f64 {
-            f64_literal(x)
-        } else {
-            f32_literal(x)
-        }
+        crate::wgsl_literal::real_literal(self.f64, x)
     }
 }
 
@@ -95,12 +90,12 @@ pub fn compose_kernel(system: &System, method: Method, spec: &KernelSpec) -> Str
     }
     // f64 kernels take the f64 polynomial of the energy reduction (the CPU's f64 `sin_poly`)
     // under the names the systems call.
-    let math = if spec.f64 { MATH_F64_KERNEL } else { MATH };
-    if spec.f64 {
-        src.push('\n');
-        src.push_str(MATH_F64);
-    }
-    for part in [math, STATE, system.wgsl_source()] {
+    let math: &[&str] = if spec.f64 {
+        &[MATH_F64, MATH_F64_KERNEL]
+    } else {
+        &[MATH]
+    };
+    for &part in math.iter().chain(&[STATE, system.wgsl_source()]) {
         src.push('\n');
         src.push_str(part);
     }

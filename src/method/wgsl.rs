@@ -80,11 +80,7 @@ impl Kernel {
     /// A coefficient as a literal of the kernel's precision that parses to exactly `x` rounded
     /// to it (the value the CPU engine uses: `T::from_f64(x)`).
     pub fn lit(&self, x: f64) -> String {
-        if self.f64_literals {
-            crate::wgsl_literal::f64_literal(x)
-        } else {
-            crate::wgsl_literal::f32_literal(x)
-        }
+        crate::wgsl_literal::real_literal(self.f64_literals, x)
     }
 
     /// The same writer with compensated updates (`method::compensated`) switched on or off.

@@ -118,11 +118,16 @@ fn engines_at<T: Real>(
     } else {
         &[false]
     };
-    for &on in summations {
-        let k = Integrator::with_default_solver::<T>(o.system.clone(), o.method, o.dt)
-            .with_compensation(on);
+    let integrators: Vec<(bool, Integrator)> = summations
+        .iter()
+        .map(|&on| {
+            let k = Integrator::with_default_solver::<T>(o.system.clone(), o.method, o.dt);
+            (on, k.with_compensation(on))
+        })
+        .collect();
+    for (on, k) in &integrators {
         if !on {
-            if let Some(r) = ReferenceEngine::new(&k, start.clone()) {
+            if let Some(r) = ReferenceEngine::new(k, start.clone()) {
                 engines.push(Timed::new(
                     "reference",
                     false,
@@ -132,17 +137,15 @@ fn engines_at<T: Real>(
         }
         engines.push(Timed::new(
             "cpu",
-            on,
-            Box::new(CpuEngine::new(&k, start.clone())),
+            *on,
+            Box::new(CpuEngine::new(k, start.clone())),
         ));
     }
     if !o.use_gpu {
         return engines;
     }
-    for &on in summations {
-        let k = Integrator::with_default_solver::<T>(o.system.clone(), o.method, o.dt)
-            .with_compensation(on);
-        match GpuEngine::new(&k, start.clone()) {
+    for &(on, ref k) in &integrators {
+        match GpuEngine::new(k, start.clone()) {
             Ok(g) => engines.push(Timed::new("gpu", on, Box::new(g))),
             Err(e) => {
                 gpu_error.push(format!("{}: {e}", T::NAME));

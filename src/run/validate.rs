@@ -116,12 +116,9 @@ pub fn validate(cfg: &RunConfig) -> Result<Validation> {
 }
 
 fn validate_at<T: Real>(cfg: &RunConfig) -> Result<Validation> {
-    let words = if cfg.compensated { 4 } else { 2 };
-    check_memory(
-        cfg.ensemble.points,
-        cfg.system.dof(),
-        words * size_of::<T>() / 2,
-    )?;
+    // compensated, each component carries its error beside it: twice the bytes
+    let per_component = size_of::<T>() * if cfg.compensated { 2 } else { 1 };
+    check_memory(cfg.ensemble.points, cfg.system.dof(), per_component)?;
     let init = cfg.ensemble.generate(&cfg.system)?;
     let k = cfg.integrator();
     let mut gpu_engine = GpuEngine::<T>::new(&k, init.convert())?;

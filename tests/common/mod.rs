@@ -87,3 +87,30 @@ pub fn disk(sys: &System, points: usize, radius: f64) -> State<f64> {
         .generate(sys)
         .unwrap()
 }
+
+/// 16 oscillator states on the circle of radius 0.9, 0.39 rad apart (the compensated-summation
+/// tests' ensemble).
+pub fn oscillator_ring() -> State<f64> {
+    let points: Vec<(f64, f64)> = (0..16)
+        .map(|i| {
+            let a = i as f64 * 0.39;
+            (0.9 * a.cos(), 0.9 * a.sin())
+        })
+        .collect();
+    state_1d(&points)
+}
+
+/// Largest drift, relative to its start, of velocity Verlet's exact quadratic invariant of the
+/// oscillator (m = k = 1) at step h, p² + (1 − h²/4) q² (PHYSICS.md §5), from `start` to `end`
+/// (read with their carried errors).
+pub fn verlet_invariant_drift<T: phaseflow::float::Real>(
+    start: &State<T>,
+    end: &State<T>,
+    h: f64,
+) -> f64 {
+    let form = |s: &State<f64>, i: usize| s.p[i] * s.p[i] + (1.0 - h * h / 4.0) * s.q[i] * s.q[i];
+    let (start, end) = (start.primal_f64(), end.primal_f64());
+    (0..start.n)
+        .map(|i| (form(&end, i) / form(&start, i) - 1.0).abs())
+        .fold(0.0, f64::max)
+}

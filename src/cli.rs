@@ -47,7 +47,23 @@ pub struct SystemArgs {
     /// (`phaseflow list` shows each with its parameters).
     #[arg(long)]
     pub system: Option<String>,
-    /// System parameter, repeatable: --param m=2 --param l=0.5 (names and defaults: `phaseflow list`).
+    /// Your own Hamiltonian instead of --system, as a formula: e.g. 'p^2/2 + 1 - cos(q)'.
+    /// Variables q, p (one degree of freedom) or q1..qd, p1..pd; + - * / ^, pi, sin cos tan
+    /// exp log sqrt sinh cosh tanh atan; any other name is a parameter given with --param
+    /// (README: "Your own Hamiltonian").
+    #[arg(long, value_name = "EXPR", allow_hyphen_values = true, conflicts_with = "system")]
+    pub hamiltonian: Option<String>,
+    /// Degrees of freedom of --hamiltonian or --system-file, when more than the largest index
+    /// its formula uses [default: that index].
+    #[arg(long, value_name = "D")]
+    pub dof: Option<usize>,
+    /// Your own system from a TOML file instead of --system: name, hamiltonian, parameters
+    /// with defaults and ranges, optional dof, default_state and coordinates (README: "Your
+    /// own Hamiltonian").
+    #[arg(long, value_name = "FILE.toml", conflicts_with_all = ["system", "hamiltonian"])]
+    pub system_file: Option<PathBuf>,
+    /// System parameter, repeatable: --param m=2 --param l=0.5 (names and defaults: `phaseflow
+    /// list`; for --hamiltonian, every name of the formula that is not a coordinate).
     #[arg(long = "param", value_name = "KEY=VALUE")]
     pub params: Vec<String>,
 }
@@ -193,7 +209,7 @@ pub struct RunArgs {
 pub struct StudyArgs {
     /// A preset study: pendulum-level, oscillator-rectangle, pendulum-disks, elastic-pendulum,
     /// elastic-pendulum-short, spring-chain-i, spring-chain-ii, spring-chain-iii, kepler (see README).
-    #[arg(long, conflicts_with_all = ["config", "system", "methods", "dt", "steps", "ensemble", "params", "center", "radius", "lo", "hi", "energy", "sigma", "seed", "input", "closed_loop", "portraits"])]
+    #[arg(long, conflicts_with_all = ["config", "system", "hamiltonian", "system_file", "dof", "methods", "dt", "steps", "ensemble", "params", "center", "radius", "lo", "hi", "energy", "sigma", "seed", "input", "closed_loop", "portraits"])]
     pub preset: Option<String>,
     /// Custom study: settings from a TOML file (e.g. a run's config.toml) as its base; flags
     /// override it, and its method, dt and steps are the study's one run unless --methods is given.
@@ -247,12 +263,14 @@ pub struct ValidateArgs {
 
 #[derive(Debug, Args, Clone)]
 pub struct BenchArgs {
-    /// Hamiltonian system (as for `run --system`).
-    #[arg(long, default_value = "pendulum")]
-    pub system: String,
-    /// System parameter, repeatable: --param m=2.
-    #[arg(long = "param", value_name = "KEY=VALUE")]
-    pub params: Vec<String>,
+    /// The system (--system, as for `run` [default: pendulum]; or --hamiltonian / --system-file).
+    #[command(flatten)]
+    pub system: SystemArgs,
+    /// Also time this built-in system (its default parameters) on the same points, engine by
+    /// engine in the same rounds, and give each row of --hamiltonian / --system-file its speed
+    /// relative to it: e.g. --hamiltonian 'p^2/2 + 1 - cos(q)' --against pendulum.
+    #[arg(long, value_name = "SYSTEM")]
+    pub against: Option<String>,
     /// Integrator (as for `run --method`).
     #[arg(long, default_value = "symplectic-euler-a")]
     pub method: String,

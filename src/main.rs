@@ -199,8 +199,13 @@ fn cmd_validate(job: &ValidateJob) -> Result<ExitCode, Error> {
 fn cmd_bench(b: &BenchConfig) -> Result<ExitCode, Error> {
     let (system, method) = (&b.system, b.method);
     let report = run::bench(b)?;
+    let against = b
+        .against
+        .as_ref()
+        .map(|a| format!(" against {}", a.name()))
+        .unwrap_or_default();
     out!(
-        "bench: system {}, method {}, {} points × {} steps, dt {}, best of {} round(s) (timed: all steps + final read-back)",
+        "bench: system {}{against}, method {}, {} points × {} steps, dt {}, best of {} round(s) (timed: all steps + final read-back)",
         system.name(),
         method.name(),
         b.points,
@@ -208,14 +213,26 @@ fn cmd_bench(b: &BenchConfig) -> Result<ExitCode, Error> {
         b.dt,
         b.rounds
     );
+    // With --against, the rows of both systems, each formula row's speed relative to the
+    // built-in system's row of the same engine.
+    let against = b.against.is_some();
+    let system_col = |name: &str| {
+        if against {
+            format!("{name:<14} ")
+        } else {
+            String::new()
+        }
+    };
     out!(
-        "{:<10} {:<10} {:<48} {:>10} {:>16} {:>12}",
+        "{}{:<10} {:<10} {:<48} {:>10} {:>16} {:>12}{}",
+        system_col("system"),
         "backend",
         "precision",
         "device",
         "seconds",
         "point-steps/s",
-        "x reference"
+        "x reference",
+        if against { "    x against" } else { "" }
     );
     for r in &report.rows {
         let ratio = r
@@ -227,8 +244,19 @@ fn cmd_bench(b: &BenchConfig) -> Result<ExitCode, Error> {
             r.precision,
             if r.compensated { " comp" } else { "" }
         );
+        let vs = if against {
+            format!(
+                " {:>12}",
+                r.ratio_to_against
+                    .map(|x| format!("{x:.2}"))
+                    .unwrap_or_else(|| "-".into())
+            )
+        } else {
+            String::new()
+        };
         out!(
-            "{:<10} {:<10} {:<48} {:>10.4} {:>16.3e} {:>12}",
+            "{}{:<10} {:<10} {:<48} {:>10.4} {:>16.3e} {:>12}{vs}",
+            system_col(&r.system),
             r.backend,
             precision,
             r.device,

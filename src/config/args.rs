@@ -58,9 +58,25 @@ fn over<T: Clone>(flag: &Option<T>, file: &mut Option<T>) {
 
 /// Laying flag groups over a file's settings: a flag given on the command line wins.
 impl RunFile {
-    /// `--system` and `--param` (parameters merge, a flag overriding the file's value).
+    /// `--system`, `--hamiltonian`, `--system-file`, `--dof` and `--param`. A system chosen
+    /// by flag replaces the file's; parameters merge, a flag overriding the file's value
+    /// (the file's are dropped when the flags choose a different system).
     pub fn lay_system(&mut self, a: &SystemArgs) -> Result<()> {
-        over(&a.system, &mut self.system);
+        if a.system.is_some() || a.hamiltonian.is_some() || a.system_file.is_some() {
+            let same = (a.system.is_some() && a.system == self.system)
+                || (a.hamiltonian.is_some() && a.hamiltonian == self.hamiltonian);
+            if !same {
+                self.params = None;
+                self.dof = None;
+                self.system_name = None;
+                self.default_state = None;
+                self.coordinates = None;
+            }
+            self.system = a.system.clone();
+            self.hamiltonian = a.hamiltonian.clone();
+            self.system_file = a.system_file.clone();
+        }
+        over(&a.dof, &mut self.dof);
         if !a.params.is_empty() {
             let mut p = self.params.take().unwrap_or_default();
             p.extend(parse_params(&a.params)?);
@@ -224,6 +240,8 @@ fn check_min_ratio(r: f64, system: &System, method: Method, dt: f64) -> Result<(
 #[derive(Debug, Clone)]
 pub struct BenchConfig {
     pub system: System,
+    /// `--against`: a built-in system timed beside `system` on the same points.
+    pub against: Option<System>,
     pub method: Method,
     pub points: usize,
     pub steps: u64,
@@ -244,9 +262,34 @@ impl TryFrom<&BenchArgs> for BenchConfig {
     type Error = Error;
 
     fn try_from(b: &BenchArgs) -> Result<BenchConfig> {
-        let system = System::new(&b.system, &parse_params(&b.params)?)?;
+        let mut file = RunFile::default();
+        file.lay_system(&b.system)?;
+        if file.system.is_none() && file.hamiltonian.is_none() && file.system_file.is_none() {
+            file.system = Some("pendulum".into());
+        }
+        let system = super::resolve_system(&file)?;
         let method = Method::from_name(&b.method)?;
         method.check_system(&system)?;
+        let against = match &b.against {
+            None => None,
+            Some(name) => {
+                let a = System::new(name, &BTreeMap::new())?;
+                if system.expression().is_none() {
+                    return Err(input_err!(
+                        "--against {name}: compares --hamiltonian or --system-file with a built-in system; give one of them instead of --system"
+                    ));
+                }
+                if a.dof() != system.dof() {
+                    return Err(input_err!(
+                        "--against {name}: it has {} degrees of freedom, the Hamiltonian {}; compare systems of the same size",
+                        a.dof(),
+                        system.dof()
+                    ));
+                }
+                method.check_system(&a)?;
+                Some(a)
+            }
+        };
         if !(b.dt.is_finite() && b.dt > 0.0) {
             return Err(input_err!(
                 "--dt must be a positive finite number, got {}",
@@ -266,6 +309,7 @@ impl TryFrom<&BenchArgs> for BenchConfig {
         }
         Ok(BenchConfig {
             system,
+            against,
             method,
             points: b.points,
             steps: b.steps,

@@ -34,7 +34,20 @@ pub struct EnsembleFile {
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RunFile {
+    /// A built-in system (`--system`), or else the next keys: a Hamiltonian as a formula.
     pub system: Option<String>,
+    /// `--hamiltonian`: H as a formula (config.toml records a system file's here too).
+    pub hamiltonian: Option<String>,
+    /// `--dof`: the formula's degrees of freedom.
+    pub dof: Option<usize>,
+    /// `--system-file`: a TOML file describing the system (`config::system_file`).
+    pub system_file: Option<PathBuf>,
+    /// The formula system's name (a system file's `name`) [default: expression].
+    pub system_name: Option<String>,
+    /// The formula system's default state (q1..qd, p1..pd) [default: zero].
+    pub default_state: Option<Vec<f64>>,
+    /// Names of q1..qd for reports.
+    pub coordinates: Option<Vec<String>>,
     pub method: Option<String>,
     pub dt: Option<f64>,
     pub steps: Option<u64>,
@@ -105,12 +118,29 @@ impl From<&EnsembleSpec> for EnsembleFile {
     }
 }
 
+impl RunFile {
+    /// Record an expression system whole (formula, degrees of freedom, name, default state,
+    /// coordinate names, every parameter), so the file rebuilds it without its system file.
+    pub fn record_expression(&mut self, x: &crate::system::ExprSystem) {
+        let spec = &x.spec;
+        self.system = None;
+        self.hamiltonian = Some(spec.formula.clone());
+        self.dof = Some(crate::system::Hamiltonian::dof(x));
+        self.system_file = None;
+        self.system_name =
+            (spec.name != crate::system::expression::DEFAULT_NAME).then(|| spec.name.clone());
+        self.default_state = spec.default_state.clone();
+        self.coordinates = spec.coordinates.clone();
+        self.params = Some(spec.params.clone());
+    }
+}
+
 impl RunConfig {
     /// The resolved settings as TOML (what config.toml holds), with the engine that ran them and
     /// the folder they were written to.
     pub fn to_toml(&self, backend_used: &str, out: &Path) -> String {
         let e = &self.ensemble;
-        let file = RunFile {
+        let mut file = RunFile {
             system: Some(self.system.name().into()),
             method: Some(self.method.name().into()),
             dt: Some(self.dt),
@@ -129,7 +159,11 @@ impl RunConfig {
             out: Some(out.to_path_buf()),
             params: Some(self.system.params()),
             ensemble: Some(EnsembleFile::from(e)),
+            ..RunFile::default()
         };
+        if let Some(x) = self.system.expression() {
+            file.record_expression(x);
+        }
         let body = toml::to_string(&file).unwrap_or_default();
         format!(
             "# phaseflow {} resolved run configuration; reproduce with: phaseflow run --config <this file>\n# engine used: {backend_used}\n{body}",

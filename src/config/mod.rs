@@ -7,6 +7,7 @@
 
 mod args;
 mod file;
+pub mod system_file;
 
 pub use crate::options::{Backend, Precision};
 pub use args::{parse_params, parse_vec, BenchConfig, OutputDir, RunJob, ValidateJob};
@@ -17,7 +18,7 @@ use crate::ensemble::{EnsembleKind, EnsembleRequest, EnsembleSpec};
 use crate::error::Result;
 use crate::input_err;
 use crate::method::{Method, Solver};
-use crate::system::System;
+use crate::system::{ExprSpec, System};
 
 /// A validated run: what to compute (where it goes is `OutputDir`).
 #[derive(Debug, Clone)]
@@ -155,6 +156,57 @@ fn resolve_ensemble(e: EnsembleFile, system: &System) -> Result<EnsembleSpec> {
     .resolve(system)
 }
 
+/// The system: a built-in one by name (`--system`), a formula (`--hamiltonian`, with `--dof`
+/// and config.toml's record of a formula system), or a system file (`--system-file`); exactly
+/// one of them, and `--param`s for it.
+pub fn resolve_system(f: &RunFile) -> Result<System> {
+    let given = f.params.clone().unwrap_or_default();
+    let chosen = [
+        f.system.is_some(),
+        f.hamiltonian.is_some(),
+        f.system_file.is_some(),
+    ];
+    if chosen.iter().filter(|&&c| c).count() > 1 {
+        return Err(input_err!(
+            "--system, --hamiltonian and --system-file each choose the system: give one of them"
+        ));
+    }
+    let formula_keys = f.system_name.is_some() || f.default_state.is_some() || f.coordinates.is_some();
+    if let Some(path) = &f.system_file {
+        if formula_keys {
+            return Err(input_err!(
+                "system_name, default_state and coordinates come from the --system-file {}; drop them from the settings",
+                path.display()
+            ));
+        }
+        return System::from_expression(system_file::load(path, &given, f.dof)?);
+    }
+    if let Some(formula) = &f.hamiltonian {
+        return System::from_expression(ExprSpec {
+            name: f
+                .system_name
+                .clone()
+                .unwrap_or_else(|| crate::system::expression::DEFAULT_NAME.into()),
+            formula: formula.clone(),
+            dof: f.dof,
+            params: given,
+            default_state: f.default_state.clone(),
+            coordinates: f.coordinates.clone(),
+        });
+    }
+    let name = f.system.as_ref().ok_or_else(|| {
+        input_err!(
+            "--system is required (see `phaseflow list`), or give your own Hamiltonian with --hamiltonian EXPR or --system-file FILE.toml"
+        )
+    })?;
+    if f.dof.is_some() || formula_keys {
+        return Err(input_err!(
+            "--dof (and system_name, default_state, coordinates) apply to --hamiltonian and --system-file; system '{name}' has its own"
+        ));
+    }
+    System::new(name, &given)
+}
+
 /// The implicit stages' solver: the precision's defaults, overridden and checked.
 fn resolve_solver(precision: Precision, tol: Option<f64>, max_iter: Option<u32>) -> Result<Solver> {
     let default = match precision {
@@ -205,10 +257,7 @@ impl RunConfig {
     /// Check every setting and fill the defaults: the one place a run's configuration is
     /// validated (input errors name the flag and the fix).
     pub fn resolve(f: RunFile) -> Result<RunConfig> {
-        let system_name = f
-            .system
-            .ok_or_else(|| input_err!("--system is required (see `phaseflow list`)"))?;
-        let system = System::new(&system_name, &f.params.unwrap_or_default())?;
+        let system = resolve_system(&f)?;
         let method = Method::from_name(
             &f.method
                 .ok_or_else(|| input_err!("--method is required (see `phaseflow list`)"))?,

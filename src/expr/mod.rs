@@ -51,6 +51,8 @@ pub struct ExprHamiltonian {
     pub source: String,
     /// The parameters the formula was compiled with (all that were given).
     pub params: BTreeMap<String, f64>,
+    /// The parameter names the formula uses, sorted.
+    pub used_params: Vec<String>,
     dag: Dag,
     /// H, ∂H/∂q_k, ∂H/∂p_k, H_qq vq + H_qp vp, H_pq vq + H_pp vp (d each but H).
     h: Id,
@@ -76,8 +78,12 @@ impl ExprHamiltonian {
     /// that are not coordinates; `dof`: the number of degrees of freedom if given (else the
     /// largest coordinate index). Malformed formulas are input errors pointing at the column.
     pub fn new(src: &str, params: &BTreeMap<String, f64>, dof: Option<usize>) -> Result<Self> {
-        let parsed = parse::parse(src, params, dof)?;
-        let (mut dag, h, d) = (parsed.dag, parsed.root, parsed.dof);
+        let parse::Parsed {
+            mut dag,
+            root: h,
+            dof: d,
+            used_params,
+        } = parse::parse(src, params, dof)?;
         let grad_q: Vec<Id> = (0..d).map(|k| partial(&mut dag, h, Var::Q(k))).collect();
         let grad_p: Vec<Id> = (0..d).map(|k| partial(&mut dag, h, Var::P(k))).collect();
         let grad_q_dir: Vec<Id> = grad_q.iter().map(|&g| directional(&mut dag, g)).collect();
@@ -100,6 +106,7 @@ impl ExprHamiltonian {
             separable,
             source: src.to_string(),
             params: params.clone(),
+            used_params,
             dag,
             h,
             grad_q,
@@ -108,6 +115,26 @@ impl ExprHamiltonian {
             grad_p_dir,
             programs,
         })
+    }
+
+    /// Whether the formula names parameter `name`.
+    pub fn uses_param(&self, name: &str) -> bool {
+        self.used_params.iter().any(|p| p == name)
+    }
+
+    /// Whether the integration kernels' functions (the gradients and their directional
+    /// derivatives) use only what Vulkan has in f64: arithmetic, sqrt, and sin/cos (as the
+    /// prelude's polynomials). `Err(f)` names the first function an f64 GPU kernel lacks.
+    pub fn gpu_f64_ready(&self) -> std::result::Result<(), &'static str> {
+        let roots: Vec<Id> = self
+            .grad_q
+            .iter()
+            .chain(&self.grad_p)
+            .chain(&self.grad_q_dir)
+            .chain(&self.grad_p_dir)
+            .copied()
+            .collect();
+        wgsl::f64_unsupported(&self.dag, &roots).map_or(Ok(()), Err)
     }
 
     /// H(q, p) of one point, in f64.

@@ -29,6 +29,8 @@ pub struct Parsed {
     pub dag: Dag,
     pub root: Id,
     pub dof: usize,
+    /// The parameters the formula names (a given one it does not name is the caller's error).
+    pub used_params: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -133,6 +135,7 @@ struct Parser<'a> {
     params: &'a BTreeMap<String, f64>,
     dag: Dag,
     uses: Vec<Use>,
+    used_params: std::collections::BTreeSet<String>,
 }
 
 /// Parse `src` into a DAG. `dof`: the number of degrees of freedom if given (an index above
@@ -146,6 +149,7 @@ pub fn parse(src: &str, params: &BTreeMap<String, f64>, dof: Option<usize>) -> R
         params,
         dag: Dag::new(),
         uses: Vec::new(),
+        used_params: Default::default(),
     };
     if parser.peek() == &Tok::End {
         return Err(error_at(src, 0, "the formula is empty"));
@@ -164,6 +168,7 @@ pub fn parse(src: &str, params: &BTreeMap<String, f64>, dof: Option<usize>) -> R
         dag: parser.dag,
         root,
         dof,
+        used_params: parser.used_params.into_iter().collect(),
     })
 }
 
@@ -334,7 +339,10 @@ impl Parser<'_> {
             ));
         }
         match self.params.get(name) {
-            Some(&x) => Ok(self.dag.constant(x)),
+            Some(&x) => {
+                self.used_params.insert(name.to_string());
+                Ok(self.dag.constant(x))
+            }
             None => Err(error_at(
                 self.src,
                 at,

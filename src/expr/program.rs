@@ -13,8 +13,12 @@ use super::dag::{Dag, Func, Id, Node, Var};
 use super::diff::lower_powers;
 use crate::float::{cos_poly, sin_poly, Real};
 
-/// Points per run: the registers of one run stay in the L1 cache.
-const CHUNK: usize = 64;
+/// Register file budget per run, in values: a run's registers stay in the L1/L2 cache.
+const REGISTER_VALUES: usize = 16384;
+/// Points per run: at least this many (long vector loops), at most `MAX_WIDTH` (the CPU
+/// engine's blocks are 256 points: one run per block for small programs).
+const MIN_WIDTH: usize = 64;
+const MAX_WIDTH: usize = 256;
 
 type Reg = usize;
 
@@ -26,14 +30,20 @@ enum BinOp {
     Div,
 }
 
-/// One instruction; the first register is the destination.
+/// Where an operand comes from: a register, an input component read in place, or a constant.
+#[derive(Debug, Clone, Copy)]
+enum Src {
+    Reg(Reg),
+    In(Var),
+    Const(f64),
+}
+
+/// One instruction; the first field is the destination register.
 #[derive(Debug, Clone, Copy)]
 enum Instr {
-    Load(Reg, Var),
-    Const(Reg, f64),
-    Neg(Reg, Reg),
-    Bin(BinOp, Reg, Reg, Reg),
-    Call(Func, Reg, Reg),
+    Neg(Reg, Src),
+    Bin(BinOp, Reg, Src, Src),
+    Call(Func, Reg, Src),
 }
 
 /// The inputs of one evaluation: component-major blocks of `n` points (`q[k*n + i]`).
@@ -50,7 +60,7 @@ pub struct Inputs<'a, T> {
 #[derive(Debug, Clone)]
 pub struct Program {
     code: Vec<Instr>,
-    outputs: Vec<Reg>,
+    outputs: Vec<Src>,
     registers: usize,
 }
 
@@ -70,8 +80,14 @@ impl Registers {
     }
 }
 
+thread_local! {
+    /// Each thread's register file, reused from call to call (8-byte words, viewed as f32 or f64).
+    static SCRATCH: std::cell::RefCell<Vec<u64>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
 impl Program {
-    /// Compile `outputs` (integer powers are lowered to products first, in `dag`).
+    /// Compile `outputs` (integer powers are lowered to products first, in `dag`). Inputs and
+    /// constants are operands read in place; each operation gets a register.
     pub fn compile(dag: &mut Dag, outputs: &[Id]) -> Program {
         let outputs = lower_powers(dag, outputs);
         let order = dag.reachable(&outputs);
@@ -86,146 +102,197 @@ impl Program {
             last_use[o] = usize::MAX;
         }
         let mut regs = Registers::default();
-        let mut reg_of = vec![0; dag.len()];
+        let mut src_of = vec![Src::Const(0.0); dag.len()];
         let mut code = Vec::with_capacity(order.len());
         for (pos, &id) in order.iter().enumerate() {
-            let dst = regs.take();
-            let r = |a: Id| reg_of[a];
-            code.push(match dag.node(id) {
-                Node::Const(bits) => Instr::Const(dst, f64::from_bits(bits)),
-                Node::Var(v) => Instr::Load(dst, v),
-                Node::Neg(a) => Instr::Neg(dst, r(a)),
-                Node::Add(a, b) => Instr::Bin(BinOp::Add, dst, r(a), r(b)),
-                Node::Sub(a, b) => Instr::Bin(BinOp::Sub, dst, r(a), r(b)),
-                Node::Mul(a, b) => Instr::Bin(BinOp::Mul, dst, r(a), r(b)),
-                Node::Div(a, b) => Instr::Bin(BinOp::Div, dst, r(a), r(b)),
-                Node::Call(f, a) => Instr::Call(f, dst, r(a)),
+            let r = |a: Id| src_of[a];
+            let instr = match dag.node(id) {
+                Node::Const(bits) => {
+                    src_of[id] = Src::Const(f64::from_bits(bits));
+                    continue;
+                }
+                Node::Var(v) => {
+                    src_of[id] = Src::In(v);
+                    continue;
+                }
+                Node::Neg(a) => Instr::Neg(0, r(a)),
+                Node::Add(a, b) => Instr::Bin(BinOp::Add, 0, r(a), r(b)),
+                Node::Sub(a, b) => Instr::Bin(BinOp::Sub, 0, r(a), r(b)),
+                Node::Mul(a, b) => Instr::Bin(BinOp::Mul, 0, r(a), r(b)),
+                Node::Div(a, b) => Instr::Bin(BinOp::Div, 0, r(a), r(b)),
+                Node::Call(f, a) => Instr::Call(f, 0, r(a)),
                 Node::Powi(..) => unreachable!("lower_powers removed every power"),
+            };
+            // The destination is taken before the operands' registers are freed: an
+            // instruction never writes a register it reads.
+            let dst = regs.take();
+            code.push(match instr {
+                Instr::Neg(_, a) => Instr::Neg(dst, a),
+                Instr::Bin(op, _, a, b) => Instr::Bin(op, dst, a, b),
+                Instr::Call(f, _, a) => Instr::Call(f, dst, a),
             });
-            reg_of[id] = dst;
+            src_of[id] = Src::Reg(dst);
             let mut operands = dag.node(id).operands();
             operands.dedup();
             for a in operands {
-                if last_use[a] == pos {
-                    regs.free.push(reg_of[a]);
+                if let (true, Src::Reg(ra)) = (last_use[a] == pos, src_of[a]) {
+                    regs.free.push(ra);
                 }
             }
         }
         Program {
             code,
-            outputs: outputs.iter().map(|&o| reg_of[o]).collect(),
+            outputs: outputs.iter().map(|&o| src_of[o]).collect(),
             registers: regs.count,
         }
     }
 
     /// Evaluate for the `n` points of `inputs`: output j of point i goes to `out[j*n + i]`.
     pub fn run<T: Real>(&self, inputs: &Inputs<'_, T>, n: usize, out: &mut [T]) {
-        let width = n.clamp(1, CHUNK);
-        let mut regs = vec![T::ZERO; self.registers * width];
-        for start in (0..n).step_by(width) {
-            let len = width.min(n - start);
-            for &instr in &self.code {
-                execute(instr, &mut regs, width, inputs, n, start, len);
+        let width = (REGISTER_VALUES / self.registers.max(1))
+            .clamp(MIN_WIDTH, MAX_WIDTH)
+            .min(n.max(1));
+        let values = self.registers * width;
+        let words = (values * size_of::<T>()).div_ceil(8);
+        SCRATCH.with(|scratch| {
+            let mut scratch = scratch.borrow_mut();
+            if scratch.len() < words {
+                scratch.resize(words, 0);
             }
-            for (j, &r) in self.outputs.iter().enumerate() {
-                out[j * n + start..][..len].copy_from_slice(&regs[r * width..][..len]);
+            let bytes: &mut [u8] = bytemuck::cast_slice_mut(&mut scratch[..words]);
+            let regs: &mut [T] = bytemuck::cast_slice_mut(&mut bytes[..values * size_of::<T>()]);
+            for start in (0..n).step_by(width) {
+                let len = width.min(n - start);
+                let run = Run {
+                    inputs,
+                    n,
+                    start,
+                    len,
+                    width,
+                };
+                for &instr in &self.code {
+                    run.execute(instr, regs);
+                }
+                for (j, &o) in self.outputs.iter().enumerate() {
+                    let dst = &mut out[j * n + start..][..len];
+                    match run.operand(o, regs) {
+                        Operand::Slice(a) => dst.copy_from_slice(a),
+                        Operand::Scalar(x) => dst.fill(x),
+                    }
+                }
             }
-        }
+        });
     }
 }
 
-/// The register file split around the destination: its slice, and reads of the others.
-struct Split<'a, T> {
-    below: &'a [T],
-    above: &'a [T],
-    dst: Reg,
-    width: usize,
+/// An operand of one run: a slice of `len` values or one value for all points.
+#[derive(Clone, Copy)]
+enum Operand<'a, T> {
+    Slice(&'a [T]),
+    Scalar(T),
 }
 
-impl<'a, T> Split<'a, T> {
-    fn new(regs: &'a mut [T], dst: Reg, width: usize) -> (&'a mut [T], Self) {
-        let (below, rest) = regs.split_at_mut(dst * width);
-        let (d, above) = rest.split_at_mut(width);
-        (
-            d,
-            Split {
-                below,
-                above,
-                dst,
-                width,
-            },
-        )
-    }
-
-    fn get(&self, r: Reg, len: usize) -> &'a [T] {
-        if r < self.dst {
-            &self.below[r * self.width..][..len]
-        } else {
-            &self.above[(r - self.dst - 1) * self.width..][..len]
-        }
-    }
-}
-
-#[inline(always)]
-fn unary<T: Real>(d: &mut [T], a: &[T], f: impl Fn(T) -> T) {
-    for (o, &x) in d.iter_mut().zip(a) {
-        *o = f(x);
-    }
-}
-
-#[inline(always)]
-fn binary<T: Real>(d: &mut [T], a: &[T], b: &[T], f: impl Fn(T, T) -> T) {
-    for ((o, &x), &y) in d.iter_mut().zip(a).zip(b) {
-        *o = f(x, y);
-    }
-}
-
-/// One instruction over the points `start..start + len` of the current run.
-fn execute<T: Real>(
-    instr: Instr,
-    regs: &mut [T],
-    width: usize,
-    inputs: &Inputs<'_, T>,
+/// One run of points: `start..start + len` of the `n` points, registers `width` values apart.
+struct Run<'a, 'b, T> {
+    inputs: &'b Inputs<'a, T>,
     n: usize,
     start: usize,
     len: usize,
-) {
-    let dst = match instr {
-        Instr::Load(d, _) | Instr::Const(d, _) | Instr::Neg(d, _) => d,
-        Instr::Bin(_, d, _, _) | Instr::Call(_, d, _) => d,
-    };
-    let (d, src) = Split::new(regs, dst, width);
-    let d = &mut d[..len];
-    match instr {
-        Instr::Load(_, v) => {
-            let (block, k) = match v {
-                Var::Q(k) => (inputs.q, k),
-                Var::P(k) => (inputs.p, k),
-                Var::Vq(k) => (inputs.vq, k),
-                Var::Vp(k) => (inputs.vp, k),
-            };
-            d.copy_from_slice(&block[k * n + start..][..len]);
+    width: usize,
+}
+
+impl<T: Real> Run<'_, '_, T> {
+    /// The values of `src` (registers read from `regs`).
+    fn operand<'r>(&'r self, src: Src, regs: &'r [T]) -> Operand<'r, T> {
+        match src {
+            Src::Reg(r) => Operand::Slice(&regs[r * self.width..][..self.len]),
+            Src::In(v) => {
+                let (block, k) = match v {
+                    Var::Q(k) => (self.inputs.q, k),
+                    Var::P(k) => (self.inputs.p, k),
+                    Var::Vq(k) => (self.inputs.vq, k),
+                    Var::Vp(k) => (self.inputs.vp, k),
+                };
+                Operand::Slice(&block[k * self.n + self.start..][..self.len])
+            }
+            Src::Const(x) => Operand::Scalar(T::from_f64(x)),
         }
-        Instr::Const(_, x) => d.fill(T::from_f64(x)),
-        Instr::Neg(_, a) => unary(d, src.get(a, len), |x| -x),
-        Instr::Bin(op, _, a, b) => {
-            let (a, b) = (src.get(a, len), src.get(b, len));
-            match op {
-                BinOp::Add => binary(d, a, b, |x, y| x + y),
-                BinOp::Sub => binary(d, a, b, |x, y| x - y),
-                BinOp::Mul => binary(d, a, b, |x, y| x * y),
-                BinOp::Div => binary(d, a, b, |x, y| x / y),
+    }
+
+    /// One instruction over the run's points.
+    fn execute(&self, instr: Instr, regs: &mut [T]) {
+        let dst = match instr {
+            Instr::Neg(d, _) | Instr::Bin(_, d, _, _) | Instr::Call(_, d, _) => d,
+        };
+        // The destination's slice apart from the registers the operands are read from.
+        let (below, rest) = regs.split_at_mut(dst * self.width);
+        let (d, above) = rest.split_at_mut(self.width);
+        let d = &mut d[..self.len];
+        let get = |s: Src| -> Operand<'_, T> {
+            match s {
+                Src::Reg(r) if r < dst => Operand::Slice(&below[r * self.width..][..self.len]),
+                Src::Reg(r) => {
+                    Operand::Slice(&above[(r - dst - 1) * self.width..][..self.len])
+                }
+                other => self.operand(other, &[]),
+            }
+        };
+        match instr {
+            Instr::Neg(_, a) => unary(d, get(a), |x| -x),
+            Instr::Bin(op, _, a, b) => {
+                let (a, b) = (get(a), get(b));
+                match op {
+                    BinOp::Add => binary(d, a, b, |x, y| x + y),
+                    BinOp::Sub => binary(d, a, b, |x, y| x - y),
+                    BinOp::Mul => binary(d, a, b, |x, y| x * y),
+                    BinOp::Div => binary(d, a, b, |x, y| x / y),
+                }
+            }
+            Instr::Call(f, _, a) => {
+                let a = get(a);
+                match f {
+                    Func::Sin => unary(d, a, sin_poly),
+                    Func::Cos => unary(d, a, cos_poly),
+                    Func::Sqrt => unary(d, a, T::sqrt),
+                    other => unary(d, a, |x| T::from_f64(other.eval_f64(x.to_f64()))),
+                }
             }
         }
-        Instr::Call(f, _, a) => {
-            let a = src.get(a, len);
-            match f {
-                Func::Sin => unary(d, a, sin_poly),
-                Func::Cos => unary(d, a, cos_poly),
-                Func::Sqrt => unary(d, a, T::sqrt),
-                other => unary(d, a, |x| T::from_f64(other.eval_f64(x.to_f64()))),
+    }
+}
+
+#[inline(always)]
+fn unary<T: Real>(d: &mut [T], a: Operand<'_, T>, f: impl Fn(T) -> T) {
+    match a {
+        Operand::Slice(a) => {
+            for (o, &x) in d.iter_mut().zip(a) {
+                *o = f(x);
             }
         }
+        Operand::Scalar(x) => d.fill(f(x)),
+    }
+}
+
+/// `d = f(a, b)` elementwise, each operand a slice or a scalar (four vectorisable loops).
+#[inline(always)]
+fn binary<T: Real>(d: &mut [T], a: Operand<'_, T>, b: Operand<'_, T>, f: impl Fn(T, T) -> T) {
+    match (a, b) {
+        (Operand::Slice(a), Operand::Slice(b)) => {
+            for ((o, &x), &y) in d.iter_mut().zip(a).zip(b) {
+                *o = f(x, y);
+            }
+        }
+        (Operand::Slice(a), Operand::Scalar(y)) => {
+            for (o, &x) in d.iter_mut().zip(a) {
+                *o = f(x, y);
+            }
+        }
+        (Operand::Scalar(x), Operand::Slice(b)) => {
+            for (o, &y) in d.iter_mut().zip(b) {
+                *o = f(x, y);
+            }
+        }
+        (Operand::Scalar(x), Operand::Scalar(y)) => d.fill(f(x, y)),
     }
 }
 
@@ -258,6 +325,6 @@ mod tests {
             assert!((out[i] - want).abs() < 1e-14 * (1.0 + want.abs()), "{i}");
             assert_eq!(out[n + i], ps[i]);
         }
-        assert!(prog.registers <= 5, "{} registers", prog.registers);
+        assert!(prog.registers <= 3, "{} registers", prog.registers);
     }
 }

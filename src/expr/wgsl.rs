@@ -52,14 +52,7 @@ pub fn function(dag: &mut Dag, name: &str, signature: Signature, outputs: &[Id])
 /// hyperbolic functions, so such an H needs its energy statistics on the CPU.
 pub fn energy(dag: &mut Dag, h: Id) -> Option<String> {
     let h = lower_powers(dag, &[h])[0];
-    let portable = dag
-        .reachable(&[h])
-        .into_iter()
-        .all(|id| match dag.node(id) {
-            Node::Call(f, _) => matches!(f, Func::Sin | Func::Cos | Func::Sqrt),
-            _ => true,
-        });
-    if !portable {
+    if f64_unsupported(dag, &[h]).is_some() {
         return None;
     }
     let mut s = "fn energy(q: array<f64, D>, p: array<f64, D>) -> f64 {\n".to_string();
@@ -70,6 +63,17 @@ pub fn energy(dag: &mut Dag, h: Id) -> Option<String> {
     }));
     let _ = writeln!(s, "    return {};\n}}", operand(dag, h));
     Some(s)
+}
+
+/// The first function the `roots` call that Vulkan lacks in f64 (all but sin and cos, which
+/// the kernels compute as polynomials, and sqrt), or `None`.
+pub fn f64_unsupported(dag: &Dag, roots: &[Id]) -> Option<&'static str> {
+    dag.reachable(roots)
+        .into_iter()
+        .find_map(|id| match dag.node(id) {
+            Node::Call(f, _) if !matches!(f, Func::Sin | Func::Cos | Func::Sqrt) => Some(f.name()),
+            _ => None,
+        })
 }
 
 /// One `let` per operation node the outputs depend on, in dependency order.

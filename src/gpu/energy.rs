@@ -73,8 +73,10 @@ pub struct StateLayout {
     pub compensated: bool,
 }
 
-/// The reduction kernel for `system` over state chunks laid out as `layout` says.
-pub fn compose(system: &System, layout: StateLayout) -> String {
+/// The reduction kernel for `system` over state chunks laid out as `layout` says (`None` for
+/// an expression whose H Vulkan cannot evaluate in f64: see `System::energy_wgsl_source`).
+pub fn compose(system: &System, layout: StateLayout) -> Option<String> {
+    let energy = system.energy_wgsl_source()?;
     let mut src = format!(
         "// phaseflow energy reduction: system {}\nalias real = {};\nconst D: u32 = {}u;\nconst DT: u32 = {}u;\nconst COMPENSATED: bool = {};\nconst REDUCE_SIZE: u32 = {REDUCE_SIZE}u;\nconst REL_ENERGY_FLOOR: f64 = {};\nconst ESCAPE_FACTOR: f64 = {};\n",
         system.name(),
@@ -98,13 +100,13 @@ pub fn compose(system: &System, layout: StateLayout) -> String {
     }
     for part in [
         include_str!("../../shaders/energy/math_f64.wgsl"),
-        system.energy_wgsl_source(),
+        energy,
         include_str!("../../shaders/energy/reduce.wgsl"),
     ] {
         src.push('\n');
         src.push_str(part);
     }
-    src
+    Some(src)
 }
 
 /// Per state chunk: its initial energies, the workgroups' accumulators and the bind group.
@@ -132,7 +134,8 @@ fn grid(groups: u32, max_per_dim: u32) -> (u32, u32) {
 }
 
 impl EnergyReducer {
-    /// The reducer for `system`, or `None` when the device has no f64.
+    /// The reducer for `system`, or `None` when the device has no f64 or the system's H has
+    /// no f64 WGSL.
     pub fn new(
         ctx: &'static GpuContext,
         system: &System,
@@ -141,7 +144,9 @@ impl EnergyReducer {
         if !ctx.f64 {
             return Ok(None);
         }
-        let source = compose(system, layout);
+        let Some(source) = compose(system, layout) else {
+            return Ok(None);
+        };
         let label = format!("{} energy reduction", system.name());
         // SAFETY: wgpu's runtime checks stay on.
         let pipeline = unsafe {
@@ -315,7 +320,7 @@ mod tests {
                         f64,
                         compensated,
                     };
-                    if let Err(e) = validate(&compose(&system, layout)) {
+                    if let Err(e) = validate(&compose(&system, layout).unwrap()) {
                         panic!("{} {layout:?}: {e}", info.name);
                     }
                 }
@@ -330,7 +335,7 @@ mod tests {
             f64: false,
             compensated: false,
         };
-        let src = compose(&System::new("pendulum", &BTreeMap::new()).unwrap(), layout);
+        let src = compose(&System::new("pendulum", &BTreeMap::new()).unwrap(), layout).unwrap();
         let (module, _) = validate(&src).unwrap();
         let size_of = |name: &str| {
             module

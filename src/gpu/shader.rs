@@ -100,7 +100,7 @@ pub fn compose_kernel(system: &System, method: Method, spec: &KernelSpec) -> Str
         src.push_str(part);
     }
     src.push('\n');
-    let mut kernel = Kernel::new(system.dof(), nt, system.info().sweeps)
+    let mut kernel = Kernel::new(system.dof(), nt, system.sweeps())
         .with_compensation(spec.compensated)
         .with_literals(spec.f64);
     method.wgsl(&mut kernel, "h");

@@ -216,7 +216,7 @@ impl<T: Real> Block<T> {
     /// The symplectic Euler / Verlet stages: exact sweeps where the system allows them, the
     /// result's sum compensated when the block is (`Block::finish_stage`).
     pub fn solve_stage(&mut self, system: &System, stage: Stage, c: T) {
-        let sweeps = system.info().sweeps;
+        let sweeps = system.sweeps();
         self.solve(system, stage, c, sweeps);
         self.finish_stage(system, stage, c, sweeps.is_none());
     }

@@ -230,7 +230,7 @@ impl Method {
     /// symplectic Euler / Verlet stages become implicit, and the compositions build on
     /// Verlet) except the kick–drift splittings, which need H = T(p) + V(q).
     pub fn check_system(self, system: &System) -> Result<()> {
-        if self.needs_separable() && !system.info().separable {
+        if self.needs_separable() && !system.separable() {
             return Err(input_err!(
                 "--method {}: system '{}' is not separable (H ≠ T(p) + V(q)), and this kick-drift splitting needs separable H; use yoshida4, suzuki4 or yoshida6 (compositions of Verlet) for a high-order symplectic method",
                 self.name(),
@@ -243,7 +243,7 @@ impl Method {
     /// Gradient evaluations (∂H/∂q or ∂H/∂p, each a loop over the components) one step takes
     /// at most: the implicit stages count `max_iter` sweeps where they iterate.
     pub fn evals_per_step(self, system: &System, solver: Solver) -> u64 {
-        let sweeps = match system.info().sweeps {
+        let sweeps = match system.sweeps() {
             Some(s) => s as u64,
             None => solver.max_iter as u64,
         };

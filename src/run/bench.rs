@@ -12,6 +12,7 @@ use crate::ensemble::EnsembleRequest;
 use crate::error::Result;
 use crate::float::Real;
 use crate::state::State;
+use crate::system::System;
 
 use super::validate::{compare_states, Deviation};
 use crate::memory::check_memory;
@@ -19,6 +20,8 @@ use crate::memory::check_memory;
 /// One row of the benchmark table / CSV.
 #[derive(Debug, Clone, Serialize)]
 pub struct BenchRow {
+    /// The system timed (with `--against`, rows of both systems interleave).
+    pub system: String,
     pub backend: String,
     pub device: String,
     pub precision: String,
@@ -32,6 +35,9 @@ pub struct BenchRow {
     pub ratio_to_reference: Option<f64>,
     /// Compensated summation (`--compensated`; the reference loop is always plain).
     pub compensated: bool,
+    /// With `--against`: point_steps_per_s ÷ the `--against` system's row of the same engine,
+    /// precision and summation (on the rows of the formula system).
+    pub ratio_to_against: Option<f64>,
 }
 
 /// What `bench` measured: the table, and how far the engines' final states lie apart.
@@ -70,6 +76,7 @@ fn timed<T: Real>(engine: &mut dyn Engine<T>, init: &State<T>, steps: u64) -> Re
 
 /// An engine timed in `bench`, with its best time so far.
 struct Timed<'a, T: Real> {
+    system: String,
     backend: &'static str,
     compensated: bool,
     engine: Box<dyn Engine<T> + 'a>,
@@ -77,8 +84,14 @@ struct Timed<'a, T: Real> {
 }
 
 impl<'a, T: Real> Timed<'a, T> {
-    fn new(backend: &'static str, compensated: bool, engine: Box<dyn Engine<T> + 'a>) -> Self {
+    fn new(
+        system: &System,
+        backend: &'static str,
+        compensated: bool,
+        engine: Box<dyn Engine<T> + 'a>,
+    ) -> Self {
         Timed {
+            system: system.name().to_string(),
             backend,
             compensated,
             engine,
@@ -90,6 +103,7 @@ impl<'a, T: Real> Timed<'a, T> {
     fn row(&self, o: &BenchConfig, reference: Option<f64>) -> BenchRow {
         let rate = o.points as f64 * o.steps as f64 / self.best;
         BenchRow {
+            system: self.system.clone(),
             backend: self.backend.into(),
             device: self.engine.describe(),
             precision: T::NAME.into(),
@@ -101,14 +115,17 @@ impl<'a, T: Real> Timed<'a, T> {
                 .filter(|_| self.backend != "reference")
                 .map(|r| rate / r),
             compensated: self.compensated,
+            ratio_to_against: None,
         }
     }
 }
 
-/// The engines timed at precision T: the reference loop (where there is one), the CPU engine,
-/// the GPU engine (when asked and possible), each plain and, with `--compensated`, compensated.
+/// The engines timed at precision T for `system`: the reference loop (where there is one), the
+/// CPU engine, the GPU engine (when asked and possible), each plain and, with `--compensated`,
+/// compensated.
 fn engines_at<T: Real>(
     o: &BenchConfig,
+    system: &System,
     start: &State<T>,
     gpu_error: &mut Vec<String>,
 ) -> Vec<Timed<'static, T>> {
@@ -121,7 +138,7 @@ fn engines_at<T: Real>(
     let integrators: Vec<(bool, Integrator)> = summations
         .iter()
         .map(|&on| {
-            let k = Integrator::with_default_solver::<T>(o.system.clone(), o.method, o.dt);
+            let k = Integrator::with_default_solver::<T>(system.clone(), o.method, o.dt);
             (on, k.with_compensation(on))
         })
         .collect();
@@ -129,6 +146,7 @@ fn engines_at<T: Real>(
         if !on {
             if let Some(r) = ReferenceEngine::new(k, start.clone()) {
                 engines.push(Timed::new(
+                    system,
                     "reference",
                     false,
                     Box::new(r) as Box<dyn Engine<T>>,
@@ -136,6 +154,7 @@ fn engines_at<T: Real>(
             }
         }
         engines.push(Timed::new(
+            system,
             "cpu",
             *on,
             Box::new(CpuEngine::new(k, start.clone())),
@@ -146,9 +165,9 @@ fn engines_at<T: Real>(
     }
     for &(on, ref k) in &integrators {
         match GpuEngine::new(k, start.clone()) {
-            Ok(g) => engines.push(Timed::new("gpu", on, Box::new(g))),
+            Ok(g) => engines.push(Timed::new(system, "gpu", on, Box::new(g))),
             Err(e) => {
-                gpu_error.push(format!("{}: {e}", T::NAME));
+                gpu_error.push(format!("{} {}: {e}", system.name(), T::NAME));
                 break;
             }
         }
@@ -156,45 +175,80 @@ fn engines_at<T: Real>(
     engines
 }
 
-/// Time every engine at precision T, `rounds` times interleaved; append their rows, and each
-/// GPU row's deviation from the CPU row of the same summation.
+/// Time every engine at precision T, of `o.system` and of `o.against`, `rounds` times
+/// interleaved; append their rows, and each GPU row's deviation from the CPU row of the same
+/// system and summation.
 fn bench_at<T: Real>(init: &State<f64>, o: &BenchConfig, report: &mut BenchReport) -> Result<()> {
     let start: State<T> = init.convert();
-    let mut engines = engines_at::<T>(o, &start, &mut report.gpu_error);
+    let systems: Vec<&System> = std::iter::once(&o.system).chain(&o.against).collect();
+    let mut engines: Vec<Timed<'static, T>> = systems
+        .iter()
+        .flat_map(|s| engines_at::<T>(o, s, &start, &mut report.gpu_error))
+        .collect();
     for _ in 0..o.rounds {
         for e in engines.iter_mut() {
             e.best = e.best.min(timed(e.engine.as_mut(), &start, o.steps)?);
         }
     }
     let work = o.points as f64 * o.steps as f64;
-    let reference = engines
+    let reference = |system: &str| {
+        engines
+            .iter()
+            .find(|e| e.backend == "reference" && e.system == system)
+            .map(|e| work / e.best)
+    };
+    let mut rows: Vec<BenchRow> = engines
         .iter()
-        .find(|e| e.backend == "reference")
-        .map(|e| work / e.best);
+        .map(|e| e.row(o, reference(&e.system)))
+        .collect();
+    if let Some(a) = &o.against {
+        let rate_of = |r: &BenchRow, rows: &[BenchRow]| {
+            rows.iter()
+                .find(|x| {
+                    x.system == a.name() && x.backend == r.backend && x.compensated == r.compensated
+                })
+                .map(|x| r.point_steps_per_s / x.point_steps_per_s)
+        };
+        let ratios: Vec<Option<f64>> = rows
+            .iter()
+            .map(|r| (r.system != a.name()).then(|| rate_of(r, &rows)).flatten())
+            .collect();
+        for (r, x) in rows.iter_mut().zip(ratios) {
+            r.ratio_to_against = x;
+        }
+    }
+    report.rows.extend(rows);
     let mut states = Vec::new();
     for e in engines.iter_mut() {
-        report.rows.push(e.row(o, reference));
-        states.push((e.backend, e.compensated, e.engine.state()?.clone()));
+        states.push((e.system.clone(), e.backend, e.compensated, e.engine.state()?.clone()));
     }
-    let cpu = |on: bool| {
+    let cpu = |system: &str, on: bool| {
         states
             .iter()
-            .find(|s| s.0 == "cpu" && s.1 == on)
-            .map(|s| &s.2)
+            .find(|s| s.0 == system && s.1 == "cpu" && s.2 == on)
+            .map(|s| &s.3)
     };
-    for (backend, on, s) in states.iter().filter(|s| s.0 == "gpu") {
+    let several = systems.len() > 1;
+    for (system, backend, on, s) in states.iter().filter(|s| s.1 == "gpu") {
+        let prefix = if several {
+            format!("{system}: ")
+        } else {
+            String::new()
+        };
         let label = format!(
-            "{backend} {0}{1} vs cpu {0}{1}",
+            "{prefix}{backend} {0}{1} vs cpu {0}{1}",
             T::NAME,
-            if *on { " comp" } else { "" }
+            if *on { " comp" } else { "" },
         );
-        if let Some(c) = cpu(*on) {
+        if let Some(c) = cpu(system, *on) {
             report.gpu_vs_cpu.push((label, compare_states(s, c)));
         }
     }
     if T::NAME == "f64" {
-        if let (Some(r), Some(c)) = (states.iter().find(|s| s.0 == "reference"), cpu(false)) {
-            report.reference_vs_cpu = Some(compare_states(&r.2, c));
+        let name = o.against.as_ref().unwrap_or(&o.system).name();
+        let reference = states.iter().find(|s| s.0 == name && s.1 == "reference");
+        if let (Some(r), Some(c)) = (reference, cpu(name, false)) {
+            report.reference_vs_cpu = Some(compare_states(&r.3, c));
         }
     }
     Ok(())
@@ -206,7 +260,8 @@ fn bench_at<T: Real>(init: &State<f64>, o: &BenchConfig, report: &mut BenchRepor
 /// `rounds` times. Timed: the advance of all steps plus the final read-back; excluded:
 /// ensemble generation, shader compilation and the initial upload.
 pub fn bench(o: &BenchConfig) -> Result<BenchReport> {
-    let system = &o.system;
+    // With --against, the points lie around the built-in system's default centre.
+    let system = o.against.as_ref().unwrap_or(&o.system);
     check_memory(o.points, system.dof(), if o.compensated { 16 } else { 8 })?;
     let spec = EnsembleRequest::disk(o.points, 0.3, o.seed).resolve(system)?;
     let init = spec.generate(system)?;

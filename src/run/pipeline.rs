@@ -57,6 +57,7 @@ pub fn preflight(cfg: &RunConfig) -> Result<(EngineChoice, Option<String>)> {
         let f64 = cfg.precision == Precision::F64;
         if f64 {
             gpu_layout::check_f64_support(ctx.f64, &ctx.info.name)?;
+            cfg.system.check_gpu_f64()?;
         }
         let words = gpu_layout::words_per_point(comps, cfg.compensated);
         let value_bytes = if f64 { 8 } else { 4 };

@@ -21,7 +21,10 @@ pub fn choose_engine(cfg: &RunConfig) -> (EngineChoice, Option<String>) {
         Backend::Auto => auto_engine(
             gpu::hardware_gpu_available(),
             cfg.precision == Precision::F64,
-            || gpu::context().map(|c| c.f64).unwrap_or(false),
+            || {
+                cfg.system.check_gpu_f64().is_ok()
+                    && gpu::context().map(|c| c.f64).unwrap_or(false)
+            },
         ),
     }
 }
@@ -38,7 +41,7 @@ fn auto_engine(
         return (EngineChoice::Cpu, Some(note.into()));
     }
     if f64 && !has_f64() {
-        let note = "--backend auto: the GPU has no f64 in shaders, so f64 runs on the CPU engine";
+        let note = "--backend auto: the GPU has no f64 in shaders (or not for this Hamiltonian's functions), so f64 runs on the CPU engine";
         return (EngineChoice::Cpu, Some(note.into()));
     }
     (EngineChoice::Gpu, None)

@@ -25,6 +25,7 @@
 pub mod double_pendulum;
 pub mod elastic_pendulum;
 pub mod elastic_pendulum_cartesian;
+pub mod expression;
 pub mod hamiltonian;
 pub mod henon_heiles;
 pub mod kepler;
@@ -44,6 +45,7 @@ use crate::input_err;
 pub use double_pendulum::DoublePendulum;
 pub use elastic_pendulum::ElasticPendulum;
 pub use elastic_pendulum_cartesian::ElasticPendulumCartesian;
+pub use expression::{ExprSpec, ExprSystem};
 pub use hamiltonian::{energy_per_point, with_tangent_columns, Hamiltonian, SystemDef};
 pub use henon_heiles::HenonHeiles;
 pub use kepler::Kepler;
@@ -185,8 +187,52 @@ impl System {
         Ok(system)
     }
 
-    pub fn name(&self) -> &'static str {
-        self.info().name
+    /// A Hamiltonian given as a formula (`--hamiltonian`, `--system-file`).
+    pub fn from_expression(spec: ExprSpec) -> Result<System> {
+        Ok(System::Expr(ExprSystem::new(spec)?))
+    }
+
+    pub fn name(&self) -> &str {
+        match self {
+            System::Expr(e) => e.name(),
+            _ => self.builtin_info().map_or("", |i| i.name),
+        }
+    }
+
+    /// H = T(p) + V(q) (for an expression: H_qp ≡ 0 symbolically): every symplectic method is
+    /// explicit.
+    pub fn separable(&self) -> bool {
+        match self {
+            System::Expr(e) => e.separable(),
+            _ => self.builtin_info().is_some_and(|i| i.separable),
+        }
+    }
+
+    /// How the implicit stages are solved (`SystemInfo::sweeps`): an expression's are
+    /// explicit (one sweep) when it is separable, else iterated to the tolerance.
+    pub fn sweeps(&self) -> Option<u32> {
+        match self {
+            System::Expr(e) => e.separable().then_some(1),
+            _ => self.builtin_info().and_then(|i| i.sweeps),
+        }
+    }
+
+    /// The expression system, if this is one.
+    pub fn expression(&self) -> Option<&ExprSystem> {
+        match self {
+            System::Expr(e) => Some(e),
+            _ => None,
+        }
+    }
+
+    /// Refuse an f64 GPU kernel for an expression that calls a function Vulkan lacks in f64.
+    pub fn check_gpu_f64(&self) -> Result<()> {
+        match self.expression().map(|e| e.h.gpu_f64_ready()) {
+            Some(Err(f)) => Err(input_err!(
+                "--precision f64 --backend gpu: the Hamiltonian's derivatives call {f}, which GPU shaders do not have in f64 (Vulkan offers only sqrt, and sin/cos through phaseflow's polynomial); use --precision f32 on the GPU, or --backend cpu for f64"
+            )),
+            _ => Ok(()),
+        }
     }
 
     /// Degrees of freedom d: the state has 2d components.

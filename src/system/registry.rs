@@ -12,10 +12,12 @@ macro_rules! systems {
     };
     (@with_dollar ($d:tt) $($variant:ident => $ty:ty,)+) => {
         /// Every system phaseflow knows, in the order of the `systems!` list (to add one, see
-        /// the module documentation).
+        /// the module documentation), and a Hamiltonian given as a formula (`Expr`, not in
+        /// `CATALOGUE`: built from its description, see `expression.rs`).
         #[derive(Debug, Clone)]
         pub enum System {
             $($variant($ty),)+
+            Expr(expression::ExprSystem),
         }
 
         /// `match` over every variant, binding the inner system as `$s`.
@@ -23,6 +25,7 @@ macro_rules! systems {
             ($d self_:expr, $d s:ident => $d body:expr) => {
                 match $d self_ {
                     $(System::$variant($d s) => $d body,)+
+                    System::Expr($d s) => $d body,
                 }
             };
         }
@@ -35,25 +38,30 @@ macro_rules! systems {
             &[$(|params| Ok(System::$variant(<$ty as SystemDef>::new(params)?)),)+];
 
         impl System {
-            pub fn info(&self) -> &'static SystemInfo {
+            /// A built-in system's description (`None` for an expression).
+            pub fn builtin_info(&self) -> Option<&'static SystemInfo> {
                 match self {
-                    $(System::$variant(_) => &<$ty as SystemDef>::INFO,)+
+                    $(System::$variant(_) => Some(&<$ty as SystemDef>::INFO),)+
+                    System::Expr(_) => None,
                 }
             }
 
-            /// The WGSL file that defines `grad_q`, `grad_p`, `grad_q_dir` and `grad_p_dir`
-            /// for this system (`SystemDef::WGSL`).
-            pub fn wgsl_source(&self) -> &'static str {
+            /// The WGSL that defines `grad_q`, `grad_p`, `grad_q_dir` and `grad_p_dir` for this
+            /// system: its file (`SystemDef::WGSL`), or an expression's generated functions.
+            pub fn wgsl_source(&self) -> &str {
                 match self {
                     $(System::$variant(_) => <$ty as SystemDef>::WGSL,)+
+                    System::Expr(e) => e.wgsl(),
                 }
             }
 
-            /// The WGSL file that defines this system's f64 `energy` for the device reduction
-            /// (`SystemDef::ENERGY_WGSL`).
-            pub fn energy_wgsl_source(&self) -> &'static str {
+            /// The WGSL that defines this system's f64 `energy` for the device reduction
+            /// (`SystemDef::ENERGY_WGSL`; `None` for an expression whose H calls a function
+            /// Vulkan lacks in f64: its statistics are then computed on the host).
+            pub fn energy_wgsl_source(&self) -> Option<&str> {
                 match self {
-                    $(System::$variant(_) => <$ty as SystemDef>::ENERGY_WGSL,)+
+                    $(System::$variant(_) => Some(<$ty as SystemDef>::ENERGY_WGSL),)+
+                    System::Expr(e) => e.energy_wgsl(),
                 }
             }
         }

@@ -1,0 +1,179 @@
+//! A Hamiltonian given as a formula (`--hamiltonian EXPR`, or `--system-file FILE.toml`): the
+//! `expr` module's compiled H (symbolic gradients and Hessian-vector products, a register
+//! bytecode for the CPU engine) behind the `Hamiltonian` trait. Mirror: the WGSL that
+//! `ExprHamiltonian::wgsl` generates from the same derivative DAG, in place of a
+//! `shaders/system/<name>.wgsl` file.
+//!
+//! Unlike the built-in systems it is not in `CATALOGUE`: it is built from its description
+//! (`ExprSpec`), which config.toml records whole (formula, degrees of freedom, parameters, name,
+//! default state, coordinate names), so `--config DIR/config.toml` rebuilds the same system.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use super::Hamiltonian;
+use crate::error::Result;
+use crate::expr::ExprHamiltonian;
+use crate::float::Real;
+use crate::input_err;
+
+/// The name of a system given by `--hamiltonian` alone (a system file names its own).
+pub const DEFAULT_NAME: &str = "expression";
+
+/// Everything that defines an expression system: what `--hamiltonian`, `--dof`, `--param` and a
+/// system file give, and what config.toml records.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ExprSpec {
+    /// The system's name in reports (`expression`, or the system file's `name`).
+    pub name: String,
+    /// H as written.
+    pub formula: String,
+    /// `--dof` (or the file's `dof`): more degrees of freedom than the formula's largest index.
+    pub dof: Option<usize>,
+    /// The values of the formula's named parameters.
+    pub params: BTreeMap<String, f64>,
+    /// The default initial state (q1..qd, p1..pd) [default: all zero].
+    pub default_state: Option<Vec<f64>>,
+    /// Names of q1..qd for reports (the file's `coordinates`) [default: q1..qd].
+    pub coordinates: Option<Vec<String>>,
+}
+
+/// An expression system: its description and the compiled formula with its generated WGSL.
+#[derive(Debug, Clone)]
+pub struct ExprSystem {
+    pub spec: ExprSpec,
+    /// The compiled formula (shared: a `System` is cloned into every engine).
+    pub h: Arc<ExprHamiltonian>,
+    /// `grad_q`, `grad_p`, `grad_q_dir`, `grad_p_dir` in WGSL (the integration kernels).
+    wgsl: Arc<str>,
+    /// `energy` in f64 WGSL (the device reduction), where Vulkan has H's functions in f64.
+    energy_wgsl: Option<Arc<str>>,
+}
+
+impl ExprSystem {
+    /// Compile the formula and check the rest of the description against it.
+    pub fn new(spec: ExprSpec) -> Result<ExprSystem> {
+        if spec.name.trim().is_empty() || spec.name.contains(['\n', '\r']) {
+            return Err(input_err!(
+                "system name '{}': give a non-empty one-line name",
+                spec.name
+            ));
+        }
+        if spec.dof == Some(0) {
+            return Err(input_err!(
+                "--dof 0: a system needs at least one degree of freedom"
+            ));
+        }
+        if let Some((k, v)) = spec.params.iter().find(|(_, v)| !v.is_finite()) {
+            return Err(input_err!(
+                "--param {k}={v}: the value must be a finite number"
+            ));
+        }
+        let h = ExprHamiltonian::new(&spec.formula, &spec.params, spec.dof)?;
+        let d = h.dof;
+        if let Some(unused) = spec.params.keys().find(|k| !h.uses_param(k)) {
+            return Err(input_err!(
+                "--param {unused}: the Hamiltonian has no parameter '{unused}' (its names: {})",
+                if h.used_params.is_empty() { "none".to_string() } else { h.used_params.join(", ") }
+            ));
+        }
+        if let Some(z) = &spec.default_state {
+            if z.len() != 2 * d || z.iter().any(|x| !x.is_finite()) {
+                return Err(input_err!(
+                    "default_state: expected {} finite values (q1..q{d}, p1..p{d}), got {:?}",
+                    2 * d,
+                    z
+                ));
+            }
+        }
+        if let Some(c) = &spec.coordinates {
+            if c.len() != d {
+                return Err(input_err!(
+                    "coordinates: expected {d} names (one per degree of freedom), got {}",
+                    c.len()
+                ));
+            }
+        }
+        let wgsl = h.wgsl().into();
+        let energy_wgsl = h.energy_wgsl().map(Into::into);
+        Ok(ExprSystem {
+            spec,
+            h: Arc::new(h),
+            wgsl,
+            energy_wgsl,
+        })
+    }
+
+    pub fn name(&self) -> &str {
+        &self.spec.name
+    }
+
+    pub fn separable(&self) -> bool {
+        self.h.separable
+    }
+
+    /// The integration kernels' system functions (what `shaders/system/<name>.wgsl` is for a
+    /// built-in system).
+    pub fn wgsl(&self) -> &str {
+        &self.wgsl
+    }
+
+    /// The device reduction's f64 `energy`, or `None` (see `ExprHamiltonian::energy_wgsl`).
+    pub fn energy_wgsl(&self) -> Option<&str> {
+        self.energy_wgsl.as_deref()
+    }
+
+    /// The names of q1..qd.
+    pub fn coordinates(&self) -> Vec<String> {
+        self.spec
+            .coordinates
+            .clone()
+            .unwrap_or_else(|| (1..=self.h.dof).map(|k| format!("q{k}")).collect())
+    }
+}
+
+impl Hamiltonian for ExprSystem {
+    fn dof(&self) -> usize {
+        self.h.dof
+    }
+
+    fn params(&self) -> BTreeMap<String, f64> {
+        self.spec.params.clone()
+    }
+
+    fn energy(&self, q: &[f64], p: &[f64]) -> f64 {
+        self.h.energy(q, p)
+    }
+
+    fn energy_block<T: Real>(&self, q: &[T], p: &[T], n: usize, first: usize, out: &mut [f64]) {
+        self.h.energy_block(q, p, n, first, out)
+    }
+
+    /// None: parameters are folded into the generated WGSL as literals.
+    fn constants(&self) -> Vec<(&'static str, f64)> {
+        Vec::new()
+    }
+
+    fn grad_q<T: Real>(&self, q: &[T], p: &[T], out: &mut [T]) {
+        self.h.grad_q(q, p, out)
+    }
+
+    fn grad_p<T: Real>(&self, q: &[T], p: &[T], out: &mut [T]) {
+        self.h.grad_p(q, p, out)
+    }
+
+    fn grad_q_dir<T: Real>(&self, q: &[T], p: &[T], vq: &[T], vp: &[T], out: &mut [T]) {
+        self.h.grad_q_dir(q, p, vq, vp, out)
+    }
+
+    fn grad_p_dir<T: Real>(&self, q: &[T], p: &[T], vq: &[T], vp: &[T], out: &mut [T]) {
+        self.h.grad_p_dir(q, p, vq, vp, out)
+    }
+
+    fn default_state(&self) -> Vec<f64> {
+        self.spec
+            .default_state
+            .clone()
+            .unwrap_or_else(|| vec![0.0; 2 * self.h.dof])
+    }
+}

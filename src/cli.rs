@@ -33,6 +33,9 @@ pub enum Command {
     Bench(BenchArgs),
     /// Draw a finished run's figures and report.md again from its folder's files.
     Plot(PlotArgs),
+    /// Print the WGSL a system runs with: its shader functions (for --hamiltonian, generated
+    /// from the formula's symbolic derivatives), or with --method the whole integration kernel.
+    ShowKernel(ShowKernelArgs),
     /// List systems (with parameters and defaults), methods and ensemble kinds.
     List,
     /// List the wgpu adapters found on this machine.
@@ -303,6 +306,25 @@ pub struct BenchArgs {
     /// single-threaded Rust loop of the same step, timed in the same run) is below this.
     #[arg(long, value_name = "RATIO")]
     pub min_ratio: Option<f64>,
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct ShowKernelArgs {
+    #[command(flatten)]
+    pub system: SystemArgs,
+    /// Print the whole integration kernel of this method (the GPU engine's shader) instead of
+    /// the system's functions alone.
+    #[arg(long)]
+    pub method: Option<String>,
+    /// The kernel's float type (with --method) [default: f32].
+    #[arg(long, value_enum)]
+    pub precision: Option<Precision>,
+    /// With --method: the kernel with tangent columns (as `run --tangent` builds it).
+    #[arg(long)]
+    pub tangent: bool,
+    /// With --method: the kernel with compensated summation.
+    #[arg(long)]
+    pub compensated: bool,
 }
 
 #[derive(Debug, Args, Clone)]

@@ -52,6 +52,7 @@ fn main() -> ExitCode {
             phaseflow::console::set_quiet(p.quiet);
             cmd_plot(&p)
         }
+        Command::ShowKernel(k) => cmd_show_kernel(&k).map(|()| ExitCode::SUCCESS),
         Command::List => cmd_list().map(|()| ExitCode::SUCCESS),
         Command::Devices => cmd_devices().map(|()| ExitCode::SUCCESS),
     };
@@ -336,6 +337,12 @@ fn cmd_list() -> Result<(), Error> {
     for (_, name, what) in KINDS {
         out!("  {name:<10} {what}");
     }
+    Ok(())
+}
+
+fn cmd_show_kernel(a: &phaseflow::cli::ShowKernelArgs) -> Result<(), Error> {
+    let k = phaseflow::config::ShowKernelJob::try_from(a)?;
+    out!("{}", k.listing());
     Ok(())
 }
 

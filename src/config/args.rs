@@ -9,6 +9,7 @@ use std::path::PathBuf;
 use super::file::{load_toml, EnsembleFile, RunFile};
 use super::RunConfig;
 use crate::cli::{
+    ShowKernelArgs,
     BenchArgs, EngineArgs, EnsembleArgs, OutputArgs, RefineArgs, RunArgs, SolverArgs, SystemArgs,
     ValidateArgs,
 };
@@ -321,5 +322,59 @@ impl TryFrom<&BenchArgs> for BenchConfig {
             min_ratio: b.min_ratio,
             csv: b.csv.clone(),
         })
+    }
+}
+
+/// `phaseflow show-kernel`: the system, and the kernel to print.
+#[derive(Debug, Clone)]
+pub struct ShowKernelJob {
+    pub system: System,
+    /// `--method`: the whole kernel of this method (else the system's functions).
+    pub method: Option<Method>,
+    pub spec: crate::gpu::shader::KernelSpec,
+}
+
+impl TryFrom<&ShowKernelArgs> for ShowKernelJob {
+    type Error = Error;
+
+    fn try_from(a: &ShowKernelArgs) -> Result<ShowKernelJob> {
+        let mut file = RunFile::default();
+        file.lay_system(&a.system)?;
+        let system = super::resolve_system(&file)?;
+        let method = a.method.as_deref().map(Method::from_name).transpose()?;
+        if method.is_none() && (a.precision.is_some() || a.tangent || a.compensated) {
+            return Err(input_err!(
+                "--precision, --tangent and --compensated describe an integration kernel: add --method NAME"
+            ));
+        }
+        if let Some(m) = method {
+            m.check_system(&system)?;
+        }
+        let f64 = a.precision == Some(Precision::F64);
+        if f64 {
+            system.check_gpu_f64()?;
+        }
+        let solver = if f64 {
+            crate::method::Solver::default_for::<f64>()
+        } else {
+            crate::method::Solver::default_for::<f32>()
+        };
+        Ok(ShowKernelJob {
+            method,
+            spec: crate::gpu::shader::KernelSpec {
+                nt: if a.tangent { 2 * system.dof() } else { 0 },
+                solver,
+                f64,
+                compensated: a.compensated,
+            },
+            system,
+        })
+    }
+}
+
+impl ShowKernelJob {
+    /// The WGSL to print (`gpu::shader::listing`).
+    pub fn listing(&self) -> String {
+        crate::gpu::shader::listing(&self.system, self.method, &self.spec)
     }
 }

@@ -10,7 +10,9 @@ mod file;
 pub mod system_file;
 
 pub use crate::options::{Backend, Precision};
-pub use args::{parse_params, parse_vec, BenchConfig, OutputDir, RunJob, ValidateJob};
+pub use args::{
+    parse_params, parse_vec, BenchConfig, OutputDir, RunJob, ShowKernelJob, ValidateJob,
+};
 pub use file::{load_toml, EnsembleFile, RunFile, MAX_CONFIG_BYTES};
 
 use crate::engine::Integrator;

@@ -118,6 +118,44 @@ pub fn compose_kernel(system: &System, method: Method, spec: &KernelSpec) -> Str
     src
 }
 
+/// What `phaseflow show-kernel` prints: the system's shader functions with a header saying
+/// what they are (for a formula: separability and how the implicit stages are solved), and
+/// its f64 `energy` for the device reduction; or with `method`, the whole kernel `spec` says.
+pub fn listing(system: &System, method: Option<Method>, spec: &KernelSpec) -> String {
+    if let Some(m) = method {
+        return compose_kernel(system, m, spec);
+    }
+    let d = system.dof();
+    let kind = match (system.separable(), system.sweeps()) {
+        (true, _) => "separable (H_qp = 0): the symplectic methods' stages are explicit".to_string(),
+        (false, Some(s)) => format!("not separable; implicit stages solved exactly in {s} sweeps"),
+        (false, None) => "not separable (H_qp != 0): implicit stages by fixed-point iteration, `unconverged` counted".to_string(),
+    };
+    let mut s = format!(
+        "// system {}: {d} degree{} of freedom, {kind}\n",
+        system.name(),
+        if d == 1 { "" } else { "s" }
+    );
+    if let Some(x) = system.expression() {
+        s.push_str(&format!(
+            "// {} distinct nodes in H and its derivatives after simplification\n",
+            x.h.nodes()
+        ));
+    }
+    s.push_str("\n// integration kernels (real = f32 or f64): ∂H/∂q, ∂H/∂p and their directional derivatives\n");
+    s.push_str(system.wgsl_source());
+    match system.energy_wgsl_source() {
+        Some(e) => {
+            s.push_str("\n// energy statistics on the device, in f64\n");
+            s.push_str(e);
+        }
+        None => s.push_str(
+            "\n// energy statistics: on the host (H calls a function the GPU lacks in f64)\n",
+        ),
+    }
+    s
+}
+
 /// `sin_poly` / `cos_poly` of f64 kernels: shaders/energy/math_f64.wgsl's, the f64 branch of
 /// src/float.rs's `sin_poly`, so GPU and CPU f64 agree to an ulp or two.
 const MATH_F64_KERNEL: &str = "fn sin_poly(x: f64) -> f64 {\n    return sin_poly_f64(x);\n}\n\nfn cos_poly(x: f64) -> f64 {\n    return cos_poly_f64(x);\n}\n";

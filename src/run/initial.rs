@@ -5,7 +5,10 @@ use crate::config::RunConfig;
 use crate::ensemble::EnsembleKind;
 use crate::error::Result;
 use crate::float::Real;
+use crate::input_err;
+use crate::measure::energy::energies;
 use crate::state::State;
+use crate::system::System;
 
 /// The initial set as `run` needs it: the points in the run's precision, generated straight
 /// into it (no f64 copy), and for loop ensembles what refinement needs of the f64 set.
@@ -23,16 +26,20 @@ impl<T: Real> Initial<T> {
         let (spec, system) = (&cfg.ensemble, &cfg.system);
         let none = State::zeros(0, system.dof());
         if !spec.is_loop() {
+            let state = spec.generate_as(system)?;
+            check_finite_energy(system, &state)?;
             return Ok(Initial {
-                state: spec.generate_as(system)?,
+                state,
                 file_nodes: none,
                 diagonal: 0.0,
             });
         }
         let init = spec.generate(system)?;
         let diagonal = bbox_diagonal(&init);
+        let state = init.convert();
+        check_finite_energy(system, &state)?;
         Ok(Initial {
-            state: init.convert(),
+            state,
             file_nodes: if spec.kind() == EnsembleKind::File {
                 init
             } else {
@@ -41,6 +48,23 @@ impl<T: Real> Initial<T> {
             diagonal,
         })
     }
+}
+
+/// Refuse an initial set with a point where H is not finite (a singularity of the
+/// Hamiltonian, e.g. `1/q` at q = 0): its energy error would be meaningless from the start.
+fn check_finite_energy<T: Real>(system: &System, state: &State<T>) -> Result<()> {
+    let h = energies(system, state);
+    let Some(i) = h.iter().position(|x| !x.is_finite()) else {
+        return Ok(());
+    };
+    let (mut q, mut p) = (vec![0.0; state.d], vec![0.0; state.d]);
+    state.point_f64(i, &mut q, &mut p);
+    Err(input_err!(
+        "H = {} at initial point {} (q = {q:?}, p = {p:?}): the Hamiltonian of '{}' is not finite there; move the initial set (--center, --radius, --lo/--hi, --input) away from its singularities",
+        h[i],
+        i + 1,
+        system.name()
+    ))
 }
 
 /// Bounding-box diagonal of the points' (q, p) in f64.

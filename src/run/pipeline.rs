@@ -101,6 +101,19 @@ fn run_with<T: Real>(
     if let Some(n) = note {
         crate::info!("phaseflow: {n}");
     }
+    if let Some(x) = cfg.system.expression() {
+        crate::info!(
+            "phaseflow: system {}: H = {} ({} degree(s) of freedom; {})",
+            x.name(),
+            x.spec.formula,
+            cfg.system.dof(),
+            if x.separable() {
+                "separable, explicit stages"
+            } else {
+                "not separable, implicit stages with unconverged points counted"
+            }
+        );
+    }
     let mut tracker = Tracker::new(cfg, init, factory)?;
     let describe = tracker.engine.describe();
     crate::info!(

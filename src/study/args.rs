@@ -90,9 +90,18 @@ fn custom(a: &StudyArgs) -> Result<Study> {
     };
     base.lay_system(&a.system)?;
     base.lay_ensemble(&a.ensemble)?;
-    let system = base.system.clone().ok_or_else(|| {
-        input_err!("study: give --preset NAME, or a custom study with --system, --methods, --dt, --steps or --t-end, --ensemble")
-    })?;
+    let system = base
+        .system
+        .clone()
+        .or_else(|| base.system_file.as_ref().map(|p| p.display().to_string()))
+        .or_else(|| {
+            base.hamiltonian
+                .as_ref()
+                .map(|h| format!("H = {h}"))
+        })
+        .ok_or_else(|| {
+            input_err!("study: give --preset NAME, or a custom study with --system (or --hamiltonian, --system-file), --methods, --dt, --steps or --t-end, --ensemble")
+        })?;
     if base
         .ensemble
         .as_ref()

@@ -6,6 +6,7 @@ mod common;
 
 mod commands;
 mod errors;
+mod formulas;
 mod out_folder;
 mod plot;
 mod runs;

@@ -55,7 +55,7 @@ fn convergence_orders_match_on_the_two_degree_of_freedom_systems() {
         for &method in ALL {
             if method.check_system(&sys).is_err() {
                 assert!(
-                    !sys.info().separable && method == Method::BlanesMoan4,
+                    !sys.separable() && method == Method::BlanesMoan4,
                     "{name} / {}",
                     method.name()
                 );

@@ -38,12 +38,20 @@ enum Src {
     Const(f64),
 }
 
-/// One instruction; the first field is the destination register.
+/// Where an instruction writes: a register, or straight into output j (an output no other
+/// instruction reads).
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Dst {
+    Reg(Reg),
+    Out(usize),
+}
+
+/// One instruction; the first field is the destination.
 #[derive(Debug, Clone, Copy)]
 enum Instr {
-    Neg(Reg, Src),
-    Bin(BinOp, Reg, Src, Src),
-    Call(Func, Reg, Src),
+    Neg(Dst, Src),
+    Bin(BinOp, Dst, Src, Src),
+    Call(Func, Dst, Src),
 }
 
 /// The inputs of one evaluation: component-major blocks of `n` points (`q[k*n + i]`).
@@ -60,7 +68,9 @@ pub struct Inputs<'a, T> {
 #[derive(Debug, Clone)]
 pub struct Program {
     code: Vec<Instr>,
-    outputs: Vec<Src>,
+    /// Each output's source, copied into the output after the code ran; `None` for outputs
+    /// the code writes directly.
+    outputs: Vec<Option<Src>>,
     registers: usize,
 }
 
@@ -93,13 +103,24 @@ impl Program {
         let order = dag.reachable(&outputs);
         // The position in `order` of each node's last use; outputs live to the end.
         let mut last_use = vec![0usize; dag.len()];
+        let mut read = vec![false; dag.len()];
         for (pos, &id) in order.iter().enumerate() {
             for a in dag.node(id).operands() {
                 last_use[a] = pos;
+                read[a] = true;
             }
         }
         for &o in &outputs {
             last_use[o] = usize::MAX;
+        }
+        // An operation whose value is an output that no instruction reads and no other output
+        // repeats is written straight into its output (inputs and constants are copied).
+        let mut direct = vec![None; dag.len()];
+        for (j, &o) in outputs.iter().enumerate() {
+            let operation = !matches!(dag.node(o), Node::Const(_) | Node::Var(_));
+            if operation && !read[o] && outputs.iter().filter(|&&x| x == o).count() == 1 {
+                direct[o] = Some(j);
+            }
         }
         let mut regs = Registers::default();
         let mut src_of = vec![Src::Const(0.0); dag.len()];
@@ -115,23 +136,29 @@ impl Program {
                     src_of[id] = Src::In(v);
                     continue;
                 }
-                Node::Neg(a) => Instr::Neg(0, r(a)),
-                Node::Add(a, b) => Instr::Bin(BinOp::Add, 0, r(a), r(b)),
-                Node::Sub(a, b) => Instr::Bin(BinOp::Sub, 0, r(a), r(b)),
-                Node::Mul(a, b) => Instr::Bin(BinOp::Mul, 0, r(a), r(b)),
-                Node::Div(a, b) => Instr::Bin(BinOp::Div, 0, r(a), r(b)),
-                Node::Call(f, a) => Instr::Call(f, 0, r(a)),
+                Node::Neg(a) => Instr::Neg(Dst::Out(0), r(a)),
+                Node::Add(a, b) => Instr::Bin(BinOp::Add, Dst::Out(0), r(a), r(b)),
+                Node::Sub(a, b) => Instr::Bin(BinOp::Sub, Dst::Out(0), r(a), r(b)),
+                Node::Mul(a, b) => Instr::Bin(BinOp::Mul, Dst::Out(0), r(a), r(b)),
+                Node::Div(a, b) => Instr::Bin(BinOp::Div, Dst::Out(0), r(a), r(b)),
+                Node::Call(f, a) => Instr::Call(f, Dst::Out(0), r(a)),
                 Node::Powi(..) => unreachable!("lower_powers removed every power"),
             };
             // The destination is taken before the operands' registers are freed: an
             // instruction never writes a register it reads.
-            let dst = regs.take();
+            let dst = match direct[id] {
+                Some(j) => Dst::Out(j),
+                None => {
+                    let r = regs.take();
+                    src_of[id] = Src::Reg(r);
+                    Dst::Reg(r)
+                }
+            };
             code.push(match instr {
                 Instr::Neg(_, a) => Instr::Neg(dst, a),
                 Instr::Bin(op, _, a, b) => Instr::Bin(op, dst, a, b),
                 Instr::Call(f, _, a) => Instr::Call(f, dst, a),
             });
-            src_of[id] = Src::Reg(dst);
             let mut operands = dag.node(id).operands();
             operands.dedup();
             for a in operands {
@@ -142,7 +169,10 @@ impl Program {
         }
         Program {
             code,
-            outputs: outputs.iter().map(|&o| src_of[o]).collect(),
+            outputs: outputs
+                .iter()
+                .map(|&o| direct[o].is_none().then_some(src_of[o]))
+                .collect(),
             registers: regs.count,
         }
     }
@@ -171,9 +201,10 @@ impl Program {
                     width,
                 };
                 for &instr in &self.code {
-                    run.execute(instr, regs);
+                    run.execute(instr, regs, out);
                 }
-                for (j, &o) in self.outputs.iter().enumerate() {
+                for (j, o) in self.outputs.iter().enumerate() {
+                    let Some(o) = *o else { continue };
                     let dst = &mut out[j * n + start..][..len];
                     match run.operand(o, regs) {
                         Operand::Slice(a) => dst.copy_from_slice(a),
@@ -220,23 +251,38 @@ impl<T: Real> Run<'_, '_, T> {
     }
 
     /// One instruction over the run's points.
-    fn execute(&self, instr: Instr, regs: &mut [T]) {
+    fn execute(&self, instr: Instr, regs: &mut [T], out: &mut [T]) {
         let dst = match instr {
             Instr::Neg(d, _) | Instr::Bin(_, d, _, _) | Instr::Call(_, d, _) => d,
         };
-        // The destination's slice apart from the registers the operands are read from.
-        let (below, rest) = regs.split_at_mut(dst * self.width);
-        let (d, above) = rest.split_at_mut(self.width);
-        let d = &mut d[..self.len];
-        let get = |s: Src| -> Operand<'_, T> {
-            match s {
-                Src::Reg(r) if r < dst => Operand::Slice(&below[r * self.width..][..self.len]),
-                Src::Reg(r) => {
-                    Operand::Slice(&above[(r - dst - 1) * self.width..][..self.len])
-                }
-                other => self.operand(other, &[]),
+        match dst {
+            Dst::Out(j) => {
+                let d = &mut out[j * self.n + self.start..][..self.len];
+                self.apply(instr, d, &|s| self.operand(s, regs));
             }
-        };
+            Dst::Reg(r) => {
+                // The destination's slice apart from the registers the operands are read from.
+                let (below, rest) = regs.split_at_mut(r * self.width);
+                let (d, above) = rest.split_at_mut(self.width);
+                let get = |s: Src| -> Operand<'_, T> {
+                    match s {
+                        Src::Reg(a) if a < r => {
+                            Operand::Slice(&below[a * self.width..][..self.len])
+                        }
+                        Src::Reg(a) => {
+                            Operand::Slice(&above[(a - r - 1) * self.width..][..self.len])
+                        }
+                        other => self.operand(other, &[]),
+                    }
+                };
+                self.apply(instr, &mut d[..self.len], &get);
+            }
+        }
+    }
+
+    /// The instruction's operation into `d`, its operands through `get`.
+    #[inline(always)]
+    fn apply<'g>(&self, instr: Instr, d: &mut [T], get: &dyn Fn(Src) -> Operand<'g, T>) {
         match instr {
             Instr::Neg(_, a) => unary(d, get(a), |x| -x),
             Instr::Bin(op, _, a, b) => {
@@ -326,5 +372,35 @@ mod tests {
             assert_eq!(out[n + i], ps[i]);
         }
         assert!(prog.registers <= 3, "{} registers", prog.registers);
+    }
+
+    /// Every kind of output: an operation written directly, an operation other instructions
+    /// also read (copied from its register), an input, a constant, and one node twice.
+    #[test]
+    fn every_kind_of_output_is_written() {
+        let mut g = Dag::new();
+        let (q, p) = (g.var(Var::Q(0)), g.var(Var::P(0)));
+        let s = g.call(Func::Sin, q);
+        let sp = g.mul(s, p);
+        let c = g.constant(2.5);
+        let prog = Program::compile(&mut g, &[sp, s, p, c, sp]);
+        let n = 100;
+        let qs: Vec<f64> = (0..n).map(|i| i as f64 * 0.03 - 1.0).collect();
+        let ps: Vec<f64> = (0..n).map(|i| 0.5 - i as f64 * 0.01).collect();
+        let mut out = vec![f64::NAN; 5 * n];
+        let inputs = Inputs {
+            q: &qs,
+            p: &ps,
+            vq: &[],
+            vp: &[],
+        };
+        prog.run(&inputs, n, &mut out);
+        for i in 0..n {
+            let sin = sin_poly(qs[i]);
+            let want = [sin * ps[i], sin, ps[i], 2.5, sin * ps[i]];
+            for (j, w) in want.iter().enumerate() {
+                assert_eq!(out[j * n + i], *w, "output {j}, point {i}");
+            }
+        }
     }
 }

@@ -20,8 +20,6 @@ use crate::memory::check_memory;
 /// One row of the benchmark table / CSV.
 #[derive(Debug, Clone, Serialize)]
 pub struct BenchRow {
-    /// The system timed (with `--against`, rows of both systems interleave).
-    pub system: String,
     pub backend: String,
     pub device: String,
     pub precision: String,
@@ -35,6 +33,8 @@ pub struct BenchRow {
     pub ratio_to_reference: Option<f64>,
     /// Compensated summation (`--compensated`; the reference loop is always plain).
     pub compensated: bool,
+    /// The system timed (with `--against`, the rows of both systems).
+    pub system: String,
     /// With `--against`: point_steps_per_s ÷ the `--against` system's row of the same engine,
     /// precision and summation (on the rows of the formula system).
     pub ratio_to_against: Option<f64>,

@@ -71,7 +71,7 @@ fn bench_writes_the_table_and_csv() {
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(
         lines[0],
-        "backend,device,precision,points,steps,seconds,point_steps_per_s,ratio_to_reference,compensated"
+        "backend,device,precision,points,steps,seconds,point_steps_per_s,ratio_to_reference,compensated,system,ratio_to_against"
     );
     // per precision (f64, then f32): reference, cpu, cpu compensated, gpu, gpu compensated
     // (lavapipe has f64)

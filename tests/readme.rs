@@ -248,9 +248,14 @@ fn mask_timings(line: &str) -> String {
         return collapsed;
     }
     if line.starts_with("reference,") || line.starts_with("cpu,") || line.starts_with("gpu,") {
-        // seconds, point_steps_per_s and ratio_to_reference vary; `compensated` (last) does not
-        let fields: Vec<&str> = line.rsplitn(5, ',').collect();
-        return format!("{},#,#,#,{}", fields[fields.len() - 1], fields[0]);
+        // seconds, point_steps_per_s, ratio_to_reference and ratio_to_against (last) vary;
+        // `compensated` and `system` do not
+        let fields: Vec<&str> = line.rsplitn(7, ',').collect();
+        let against = if fields[0].is_empty() { "" } else { "#" };
+        return format!(
+            "{},#,#,#,{},{},{against}",
+            fields[6], fields[2], fields[1]
+        );
     }
     let tokens: Vec<&str> = collapsed.split(' ').collect();
     let keep = tokens.len().saturating_sub(3);
@@ -435,9 +440,9 @@ fn normalisation_is_narrow() {
         "cpu f64 cpu (N threads) # # #"
     );
     let csv =
-        "gpu,\"gpu: llvmpipe (LLVM 15.0.6, 256 bits) (Vulkan, Cpu)\",f32,100000,50,0.01,3.4e8,0.86,true";
+        "gpu,\"gpu: llvmpipe (LLVM 15.0.6, 256 bits) (Vulkan, Cpu)\",f32,100000,50,0.01,3.4e8,0.86,true,expression,0.97";
     assert_eq!(
         normalise(csv, true),
-        "gpu,\"gpu: llvmpipe (LLVM …) (Vulkan, Cpu)\",f32,100000,50,#,#,#,true"
+        "gpu,\"gpu: llvmpipe (LLVM …) (Vulkan, Cpu)\",f32,100000,50,#,#,#,true,expression,#"
     );
 }

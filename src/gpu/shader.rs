@@ -137,6 +137,15 @@ pub fn listing(system: &System, method: Option<Method>, spec: &KernelSpec) -> St
         if d == 1 { "" } else { "s" }
     );
     if let Some(x) = system.expression() {
+        if x.spec.coordinates.is_some() {
+            let names: Vec<String> = x
+                .coordinates()
+                .iter()
+                .enumerate()
+                .map(|(k, c)| format!("q[{k}] = {c}"))
+                .collect();
+            s.push_str(&format!("// coordinates: {}\n", names.join(", ")));
+        }
         s.push_str(&format!(
             "// {} distinct nodes in H and its derivatives after simplification\n",
             x.h.nodes()

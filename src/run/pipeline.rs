@@ -102,8 +102,12 @@ fn run_with<T: Real>(
         crate::info!("phaseflow: {n}");
     }
     if let Some(x) = cfg.system.expression() {
+        let coordinates = match &x.spec.coordinates {
+            Some(_) => format!(" in coordinates {}", x.coordinates().join(", ")),
+            None => String::new(),
+        };
         crate::info!(
-            "phaseflow: system {}: H = {} ({} degree(s) of freedom; {})",
+            "phaseflow: system {}: H = {} ({} degree(s) of freedom{coordinates}; {})",
             x.name(),
             x.spec.formula,
             cfg.system.dof(),

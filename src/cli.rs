@@ -54,7 +54,12 @@ pub struct SystemArgs {
     /// Variables q, p (one degree of freedom) or q1..qd, p1..pd; + - * / ^, pi, sin cos tan
     /// exp log sqrt sinh cosh tanh atan; any other name is a parameter given with --param
     /// (README: "Your own Hamiltonian").
-    #[arg(long, value_name = "EXPR", allow_hyphen_values = true, conflicts_with = "system")]
+    #[arg(
+        long,
+        value_name = "EXPR",
+        allow_hyphen_values = true,
+        conflicts_with = "system"
+    )]
     pub hamiltonian: Option<String>,
     /// Degrees of freedom of --hamiltonian or --system-file, when more than the largest index
     /// its formula uses [default: that index].

@@ -17,7 +17,8 @@ use phaseflow::run::compare_states;
 use phaseflow::system::{ExprSpec, System};
 
 /// The double pendulum of src/system/double_pendulum.rs, written out.
-pub const DOUBLE_PENDULUM: &str = "(m2*l2^2*p1^2 + (m1+m2)*l1^2*p2^2 - 2*m2*l1*l2*p1*p2*cos(q1-q2)) \
+pub const DOUBLE_PENDULUM: &str =
+    "(m2*l2^2*p1^2 + (m1+m2)*l1^2*p2^2 - 2*m2*l1*l2*p1*p2*cos(q1-q2)) \
      / (2*m2*l1^2*l2^2*(m1 + m2*sin(q1-q2)^2)) - (m1+m2)*g*l1*cos(q1) - m2*g*l2*cos(q2)";
 
 fn params(items: &[(&str, f64)]) -> BTreeMap<String, f64> {
@@ -70,7 +71,11 @@ fn pendulum_formula_equals_the_builtin_with_every_method() {
         };
         let (a, b) = (run(&expr), run(&pend));
         let dev = max_abs_diff(&a, &b);
-        assert!(dev < 1e-12, "{}: formula vs built-in differ by {dev:e}", m.name());
+        assert!(
+            dev < 1e-12,
+            "{}: formula vs built-in differ by {dev:e}",
+            m.name()
+        );
         assert!(max_abs_diff(&a, &init) > 0.1, "{}: nothing moved", m.name());
     }
 }
@@ -84,7 +89,13 @@ fn pendulum_formula_equals_the_builtin_with_every_method() {
 /// 1e-14 relative passes the tolerance, and some points' counts then differ by a few.
 #[test]
 fn double_pendulum_formula_equals_the_builtin_with_the_same_unconverged_counts() {
-    let p = [("m1", 1.0), ("m2", 1.5), ("l1", 1.0), ("l2", 0.8), ("g", 1.0)];
+    let p = [
+        ("m1", 1.0),
+        ("m2", 1.5),
+        ("l1", 1.0),
+        ("l2", 0.8),
+        ("g", 1.0),
+    ];
     let expr = formula(DOUBLE_PENDULUM, &p);
     let dp = builtin("double-pendulum", &p);
     assert!(!expr.separable() && expr.sweeps().is_none());
@@ -115,7 +126,13 @@ fn double_pendulum_formula_equals_the_builtin_with_the_same_unconverged_counts()
 /// the built-in double pendulum's hand-written directional derivatives.
 #[test]
 fn tangent_columns_follow_the_symbolic_hessian() {
-    let p = [("m1", 1.0), ("m2", 1.0), ("l1", 1.0), ("l2", 1.0), ("g", 1.0)];
+    let p = [
+        ("m1", 1.0),
+        ("m2", 1.0),
+        ("l1", 1.0),
+        ("l2", 1.0),
+        ("g", 1.0),
+    ];
     let expr = formula(DOUBLE_PENDULUM, &p);
     let dp = builtin("double-pendulum", &p);
     let init = disk(&dp, 64, 0.2).with_tangent();
@@ -136,7 +153,13 @@ fn gpu_kernels_generated_from_formulas_match_the_cpu() {
     let pend = formula("p^2/2 + 1 - cos(q)", &[]);
     let dp = formula(
         DOUBLE_PENDULUM,
-        &[("m1", 1.0), ("m2", 1.0), ("l1", 1.0), ("l2", 1.0), ("g", 1.0)],
+        &[
+            ("m1", 1.0),
+            ("m2", 1.0),
+            ("l1", 1.0),
+            ("l2", 1.0),
+            ("g", 1.0),
+        ],
     );
     for (sys, tol32) in [(&pend, 1e-5), (&dp, 1e-3)] {
         let init = disk(sys, 512, 0.3);

@@ -252,10 +252,7 @@ fn mask_timings(line: &str) -> String {
         // `compensated` and `system` do not
         let fields: Vec<&str> = line.rsplitn(7, ',').collect();
         let against = if fields[0].is_empty() { "" } else { "#" };
-        return format!(
-            "{},#,#,#,{},{},{against}",
-            fields[6], fields[2], fields[1]
-        );
+        return format!("{},#,#,#,{},{},{against}", fields[6], fields[2], fields[1]);
     }
     let tokens: Vec<&str> = collapsed.split(' ').collect();
     let keep = tokens.len().saturating_sub(3);

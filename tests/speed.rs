@@ -86,7 +86,11 @@ fn formula_keeps_up_with_the_builtin() {
             .unwrap();
         let text = String::from_utf8_lossy(&out.stdout).to_string();
         println!("{text}");
-        assert!(out.status.success(), "{text}{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{text}{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         let mut r = csv::Reader::from_path(&csv_path).unwrap();
         let header: Vec<String> = r.headers().unwrap().iter().map(String::from).collect();
         let col = |name: &str| header.iter().position(|h| h == name).unwrap();

@@ -173,7 +173,8 @@ pub fn resolve_system(f: &RunFile) -> Result<System> {
             "--system, --hamiltonian and --system-file each choose the system: give one of them"
         ));
     }
-    let formula_keys = f.system_name.is_some() || f.default_state.is_some() || f.coordinates.is_some();
+    let formula_keys =
+        f.system_name.is_some() || f.default_state.is_some() || f.coordinates.is_some();
     if let Some(path) = &f.system_file {
         if formula_keys {
             return Err(input_err!(

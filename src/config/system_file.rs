@@ -54,11 +54,7 @@ struct ParamEntry {
 
 /// Read `path` and lay the given `--param`s (names the file declares, values within their
 /// ranges) and `--dof` over it.
-pub fn load(
-    path: &Path,
-    given: &BTreeMap<String, f64>,
-    dof: Option<usize>,
-) -> Result<ExprSpec> {
+pub fn load(path: &Path, given: &BTreeMap<String, f64>, dof: Option<usize>) -> Result<ExprSpec> {
     let file_err = |message: String| Error::InputFile {
         path: path.to_path_buf(),
         message: format!("--system-file: {message}"),

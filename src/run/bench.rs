@@ -220,7 +220,12 @@ fn bench_at<T: Real>(init: &State<f64>, o: &BenchConfig, report: &mut BenchRepor
     report.rows.extend(rows);
     let mut states = Vec::new();
     for e in engines.iter_mut() {
-        states.push((e.system.clone(), e.backend, e.compensated, e.engine.state()?.clone()));
+        states.push((
+            e.system.clone(),
+            e.backend,
+            e.compensated,
+            e.engine.state()?.clone(),
+        ));
     }
     let cpu = |system: &str, on: bool| {
         states

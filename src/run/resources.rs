@@ -21,10 +21,7 @@ pub fn choose_engine(cfg: &RunConfig) -> (EngineChoice, Option<String>) {
         Backend::Auto => auto_engine(
             gpu::hardware_gpu_available(),
             cfg.precision == Precision::F64,
-            || {
-                cfg.system.check_gpu_f64().is_ok()
-                    && gpu::context().map(|c| c.f64).unwrap_or(false)
-            },
+            || cfg.system.check_gpu_f64().is_ok() && gpu::context().map(|c| c.f64).unwrap_or(false),
         ),
     }
 }

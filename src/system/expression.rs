@@ -74,7 +74,11 @@ impl ExprSystem {
         if let Some(unused) = spec.params.keys().find(|k| !h.uses_param(k)) {
             return Err(input_err!(
                 "--param {unused}: the Hamiltonian has no parameter '{unused}' (its names: {})",
-                if h.used_params.is_empty() { "none".to_string() } else { h.used_params.join(", ") }
+                if h.used_params.is_empty() {
+                    "none".to_string()
+                } else {
+                    h.used_params.join(", ")
+                }
             ));
         }
         if let Some(z) = &spec.default_state {

@@ -48,7 +48,11 @@ fn malformed_formulas_are_refused_with_the_place() {
         ("p^2/2 + k*q^2", &[], "unknown name 'k'"),
         ("(p1^2 + p2^2)/2 + q3^2", &["--dof", "2"], "q3"),
         ("p^2/2 + q^2/(1 - 1)", &[], "division by a constant zero"),
-        ("p^2/2 + q^2 +", &[], "the formula ends where a value is expected"),
+        (
+            "p^2/2 + q^2 +",
+            &[],
+            "the formula ends where a value is expected",
+        ),
         ("p^2/2 + 2 q", &[], "write '*' for a product"),
         ("p**2/2", &[], "'**' is not an operator"),
         ("p^2/2 + q1^2", &[], "mixed with indexed"),
@@ -107,9 +111,15 @@ fn formula_runs_reproduce_from_config_and_match_the_builtin() {
         tmp.path().join("c"),
     );
     let f64 = ["--precision", "f64", "--backend", "cpu"];
-    phaseflow().args(formula_run(PENDULUM, &f64, &a)).assert().success();
+    phaseflow()
+        .args(formula_run(PENDULUM, &f64, &a))
+        .assert()
+        .success();
     let config = read(&a.join("config.toml"));
-    assert!(config.contains("hamiltonian = \"p^2/2 + 1 - cos(q)\""), "{config}");
+    assert!(
+        config.contains("hamiltonian = \"p^2/2 + 1 - cos(q)\""),
+        "{config}"
+    );
     assert!(config.contains("dof = 1"), "{config}");
     assert!(!config.contains("system ="), "{config}");
     phaseflow()
@@ -131,7 +141,10 @@ fn formula_runs_reproduce_from_config_and_match_the_builtin() {
     for (ra, rc) in sa.iter().zip(&sc) {
         for key in ["energy_mean", "abs_energy_err_max"] {
             let (x, y) = (ra[key], rc[key]);
-            assert!((x - y).abs() <= 1e-12 * (1.0 + y.abs()), "{key}: {x} vs {y}");
+            assert!(
+                (x - y).abs() <= 1e-12 * (1.0 + y.abs()),
+                "{key}: {x} vs {y}"
+            );
         }
     }
 }
@@ -191,8 +204,17 @@ fn system_files_define_a_system_and_check_their_parameters() {
         args.push(file.display().to_string());
         args.extend(
             [
-                "--method", "verlet", "--ensemble", "disk", "--points", "100", "--dt", "0.05",
-                "--steps", "100", "--quiet",
+                "--method",
+                "verlet",
+                "--ensemble",
+                "disk",
+                "--points",
+                "100",
+                "--dt",
+                "0.05",
+                "--steps",
+                "100",
+                "--quiet",
             ]
             .iter()
             .map(|s| s.to_string()),
@@ -225,7 +247,11 @@ fn system_files_define_a_system_and_check_their_parameters() {
         .assert()
         .success();
     assert_eq!(read(&a.join("stats.csv")), read(&b.join("stats.csv")));
-    std::fs::write(&file, "name = \"w\"\nhamiltonian = \"p^2/2 + a*q^4\"\n[params.a]\ndefault = 1\nrange = [0, 10]\n").unwrap();
+    std::fs::write(
+        &file,
+        "name = \"w\"\nhamiltonian = \"p^2/2 + a*q^4\"\n[params.a]\ndefault = 1\nrange = [0, 10]\n",
+    )
+    .unwrap();
     let c = tmp.path().join("c");
     run(&["--param", "a=11"], &c)
         .code(2)
@@ -233,7 +259,11 @@ fn system_files_define_a_system_and_check_their_parameters() {
     run(&["--param", "k=1"], &c)
         .code(2)
         .stderr(predicate::str::contains("has no parameter 'k'"));
-    std::fs::write(&file, "name = \"w\"\nhamiltonian = \"p^2/2\"\nstiffness = 3\n").unwrap();
+    std::fs::write(
+        &file,
+        "name = \"w\"\nhamiltonian = \"p^2/2\"\nstiffness = 3\n",
+    )
+    .unwrap();
     run(&[], &c)
         .code(2)
         .stderr(predicate::str::contains("malformed TOML"));
@@ -274,7 +304,15 @@ fn show_kernel_prints_the_generated_wgsl() {
     assert!(kernel.contains("alias real = f64;"), "{kernel}");
     phaseflow::gpu::shader::validate(&kernel).unwrap();
     phaseflow()
-        .args(["show-kernel", "--hamiltonian", "p^2/2 + exp(q)", "--method", "verlet", "--precision", "f64"])
+        .args([
+            "show-kernel",
+            "--hamiltonian",
+            "p^2/2 + exp(q)",
+            "--method",
+            "verlet",
+            "--precision",
+            "f64",
+        ])
         .assert()
         .code(2)
         .stderr(predicate::str::contains("exp"));
@@ -318,7 +356,14 @@ fn bench_against_a_builtin_reports_the_ratio() {
         assert!(ratio > 0.0 && ratio.is_finite());
     }
     phaseflow()
-        .args(["bench", "--system", "kepler", "--against", "pendulum", "--no-gpu"])
+        .args([
+            "bench",
+            "--system",
+            "kepler",
+            "--against",
+            "pendulum",
+            "--no-gpu",
+        ])
         .assert()
         .code(2)
         .stderr(predicate::str::contains("--against"));
@@ -355,7 +400,10 @@ fn studies_take_a_formula() {
         .assert()
         .success();
     let summary = read(&out.join("summary.csv"));
-    assert!(summary.contains("verlet") && summary.contains("euler"), "{summary}");
+    assert!(
+        summary.contains("verlet") && summary.contains("euler"),
+        "{summary}"
+    );
     let report = read(&out.join("report.md"));
     assert!(report.contains("q^4/4"), "{report}");
 }

@@ -177,8 +177,8 @@ fn run_report_md(
     );
     let _ = writeln!(
         s,
-        "System `{}` (parameters {:?}), ensemble `{}` ({}), method `{}` with h = {} for {} steps (t = {}), precision {}, engine {}. Tangent map: {}. Loop refinement: {}.\n",
-        cfg.system.name(),
+        "System {} (parameters {:?}), ensemble `{}` ({}), method `{}` with h = {} for {} steps (t = {}), precision {}, engine {}. Tangent map: {}. Loop refinement: {}.\n",
+        cfg.system.describe(),
         cfg.system.params(),
         cfg.ensemble.kind().name(),
         count(cfg.ensemble.points as u64, "initial point"),

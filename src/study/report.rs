@@ -46,8 +46,8 @@ fn write_header(
     let _ = writeln!(s, "{}\n", study.description);
     let _ = writeln!(
         s,
-        "System `{}` (parameters {:?}), ensemble `{}` ({}), precision {}, engine {}. Tangent map: {}. Loop refinement: {}.\n",
-        cfg.system.name(),
+        "System {} (parameters {:?}), ensemble `{}` ({}), precision {}, engine {}. Tangent map: {}. Loop refinement: {}.\n",
+        cfg.system.describe(),
         cfg.system.params(),
         cfg.ensemble.kind().name(),
         count(cfg.ensemble.points as u64, "initial point"),

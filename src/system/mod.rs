@@ -199,6 +199,14 @@ impl System {
         }
     }
 
+    /// The name in backticks, and for a formula the formula: how reports name the system.
+    pub fn describe(&self) -> String {
+        match self {
+            System::Expr(e) => format!("`{}`, H = `{}`", e.name(), e.spec.formula),
+            _ => format!("`{}`", self.name()),
+        }
+    }
+
     /// H = T(p) + V(q) (for an expression: H_qp ≡ 0 symbolically): every symplectic method is
     /// explicit.
     pub fn separable(&self) -> bool {

@@ -318,6 +318,9 @@ fn cmd_list() -> Result<(), Error> {
             out!("      --param {}={:<8} {}", p.name, p.default, p.meaning);
         }
     }
+    out!(
+        "  or your own: --hamiltonian EXPR (e.g. 'p^2/2 + 1 - cos(q)', names other than q, p, q1.., p1.. given with --param) or --system-file FILE.toml; README \"Your own Hamiltonian\""
+    );
     out!("methods:");
     for m in ALL {
         let i = m.info();

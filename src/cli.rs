@@ -40,6 +40,9 @@ pub enum Command {
     List,
     /// List the wgpu adapters found on this machine.
     Devices,
+    /// Continue an interrupted run or study from its last checkpoint (DIR/checkpoint/); the
+    /// files come out as an uninterrupted run would have written them.
+    Resume(ResumeArgs),
 }
 
 /// The Hamiltonian.
@@ -172,6 +175,10 @@ pub struct OutputArgs {
     /// Also write DIR/states/step_<k>.npy at every snapshot.
     #[arg(long)]
     pub save_states: bool,
+    /// Write a checkpoint (DIR/checkpoint/) every K steps, from which `phaseflow resume DIR`
+    /// continues [default: after every 10 minutes of work; and always on SIGINT/SIGTERM].
+    #[arg(long, value_name = "K")]
+    pub checkpoint_every: Option<u64>,
     /// No progress bar, notes or summary on the terminal (warnings and errors still go to stderr).
     #[arg(long)]
     pub quiet: bool,
@@ -330,6 +337,16 @@ pub struct ShowKernelArgs {
     /// With --method: the kernel with compensated summation.
     #[arg(long)]
     pub compensated: bool,
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct ResumeArgs {
+    /// The folder of the interrupted `phaseflow run` or `phaseflow study` (its --out).
+    #[arg(value_name = "DIR")]
+    pub dir: PathBuf,
+    /// No progress bar, notes or summary on the terminal (warnings and errors still go to stderr).
+    #[arg(long)]
+    pub quiet: bool,
 }
 
 #[derive(Debug, Args, Clone)]

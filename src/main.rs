@@ -32,6 +32,9 @@ fn stdout_error(source: std::io::Error) -> Error {
 /// (128 + 13), without the signal (Rust ignores SIGPIPE).
 const EXIT_BROKEN_PIPE: u8 = 141;
 
+/// Exit code of a run stopped by SIGINT/SIGTERM after writing its checkpoint (128 + 2).
+const EXIT_INTERRUPTED: u8 = 130;
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
@@ -55,6 +58,10 @@ fn main() -> ExitCode {
         Command::ShowKernel(k) => cmd_show_kernel(&k).map(|()| ExitCode::SUCCESS),
         Command::List => cmd_list().map(|()| ExitCode::SUCCESS),
         Command::Devices => cmd_devices().map(|()| ExitCode::SUCCESS),
+        Command::Resume(r) => {
+            phaseflow::console::set_quiet(r.quiet);
+            cmd_resume(&r)
+        }
     };
     // stdout is line-buffered: a final flush reports what the last line left behind.
     let result = result.and_then(|code| {
@@ -66,6 +73,11 @@ fn main() -> ExitCode {
         Err(Error::Output { source, .. }) if source.kind() == std::io::ErrorKind::BrokenPipe => {
             // The reader has gone (`phaseflow list | head -1`): end quietly, as Unix tools do.
             ExitCode::from(EXIT_BROKEN_PIPE)
+        }
+        Err(e @ Error::Interrupted { .. }) => {
+            // SIGINT/SIGTERM: the checkpoint is written; 128 + SIGINT, as a shell reports it.
+            note!("phaseflow: {e}");
+            ExitCode::from(EXIT_INTERRUPTED)
         }
         Err(e) => {
             note!("Error: {e:#}");
@@ -79,14 +91,21 @@ fn fmt_opt(x: Option<f64>) -> String {
 }
 
 fn cmd_run(job: &RunJob) -> Result<ExitCode, Error> {
-    let cfg = &job.config;
-    let summary = run::run(cfg, &job.out)?;
+    let summary = run::run(&job.config, &job.out)?;
     if !phaseflow::console::quiet() {
+        print_run_summary(&summary)?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The lines `run` (and `resume`) print when a run is done.
+fn print_run_summary(summary: &run::RunSummary) -> Result<(), Error> {
+    {
         let last = summary.rows.last().expect("at least the step-0 row");
         out!(
             "done: {} steps of {} on {} points ({}), finite {} of {}",
-            cfg.steps,
-            cfg.method.name(),
+            last.step,
+            summary.method,
             last.points,
             summary.engine,
             last.finite,
@@ -101,7 +120,7 @@ fn cmd_run(job: &RunJob) -> Result<ExitCode, Error> {
         );
         out!("wrote {}/stats.csv and config.toml", summary.out.display());
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(())
 }
 
 fn cmd_study(a: &StudyArgs) -> Result<ExitCode, Error> {
@@ -341,6 +360,23 @@ fn cmd_list() -> Result<(), Error> {
         out!("  {name:<10} {what}");
     }
     Ok(())
+}
+
+fn cmd_resume(a: &phaseflow::cli::ResumeArgs) -> Result<ExitCode, Error> {
+    match run::resume_run(&a.dir)? {
+        run::Resumed::Complete => {
+            out!(
+                "{}: the run is complete (manifest.toml); nothing to resume",
+                a.dir.display()
+            );
+        }
+        run::Resumed::Finished(summary) => {
+            if !phaseflow::console::quiet() {
+                print_run_summary(&summary)?;
+            }
+        }
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 fn cmd_show_kernel(a: &phaseflow::cli::ShowKernelArgs) -> Result<(), Error> {

@@ -130,6 +130,7 @@ impl RunFile {
     /// `--out` and `--save-states` (`--force` and `--quiet` are not settings of the run).
     pub fn lay_output(&mut self, a: &OutputArgs) {
         over(&a.out, &mut self.out);
+        over(&a.checkpoint_every, &mut self.checkpoint_every);
         if a.save_states {
             self.save_states = Some(true);
         }

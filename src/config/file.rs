@@ -63,6 +63,8 @@ pub struct RunFile {
     pub implicit_tol: Option<f64>,
     pub implicit_max_iter: Option<u32>,
     pub out: Option<PathBuf>,
+    /// `--checkpoint-every K` (steps); absent: every 10 minutes of work.
+    pub checkpoint_every: Option<u64>,
     pub params: Option<BTreeMap<String, f64>>,
     pub ensemble: Option<EnsembleFile>,
 }
@@ -157,6 +159,7 @@ impl RunConfig {
             implicit_tol: Some(self.solver.tol),
             implicit_max_iter: Some(self.solver.max_iter),
             out: Some(out.to_path_buf()),
+            checkpoint_every: self.checkpoint_every,
             params: Some(self.system.params()),
             ensemble: Some(EnsembleFile::from(e)),
             ..RunFile::default()

@@ -44,6 +44,8 @@ pub struct RunConfig {
     /// Steps at which the run also keeps the points (f64) for phase portraits (`study`; none
     /// for `run`): see `with_portraits_at`.
     pub portrait_steps: Vec<u64>,
+    /// `--checkpoint-every K` steps; `None`: every `run::checkpoint::DEFAULT_SECONDS` of work.
+    pub checkpoint_every: Option<u64>,
 }
 
 /// Adaptive loop refinement settings.
@@ -288,6 +290,14 @@ impl RunConfig {
             refine,
             solver,
             portrait_steps: Vec::new(),
+            checkpoint_every: match f.checkpoint_every {
+                Some(0) => {
+                    return Err(input_err!(
+                        "--checkpoint-every must be at least 1 (a checkpoint every K steps), got 0"
+                    ))
+                }
+                k => k,
+            },
         })
     }
 

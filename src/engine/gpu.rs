@@ -233,6 +233,24 @@ impl<T: Real> GpuEngine<T> {
         self.ctx.check()
     }
 
+    /// The device reduction of the energy statistics, built on first use; `None` without
+    /// f64 on the device or an f64 WGSL of H.
+    fn reducer(&mut self) -> Result<Option<&EnergyReducer>> {
+        if self.energy.is_none() {
+            let layout = StateLayout {
+                comps: self.state.comps(),
+                f64: T::NAME == "f64",
+                compensated: self.compensated,
+            };
+            let Some(mut r) = EnergyReducer::new(self.ctx, &self.system, layout)? else {
+                return Ok(None); // no f64 on this device, or no f64 WGSL of H
+            };
+            r.bind(&Self::chunk_buffers(&self.chunks))?;
+            self.energy = Some(r);
+        }
+        Ok(self.energy.as_ref())
+    }
+
     fn upload(&self) {
         let (n, d) = (self.state.n, self.state.comps());
         let st = &self.state;
@@ -385,20 +403,24 @@ impl<T: Real> Engine<T> for GpuEngine<T> {
     }
 
     fn reduce_energy(&mut self, record_h0: bool) -> Result<Option<(EnergyAccumulator, u64)>> {
-        if self.energy.is_none() {
-            let layout = StateLayout {
-                comps: self.state.comps(),
-                f64: T::NAME == "f64",
-                compensated: self.compensated,
-            };
-            let Some(mut r) = EnergyReducer::new(self.ctx, &self.system, layout)? else {
-                return Ok(None); // no f64 on this device, or no f64 WGSL of H
-            };
-            r.bind(&Self::chunk_buffers(&self.chunks))?;
-            self.energy = Some(r);
+        match self.reducer()? {
+            Some(r) => r.reduce(record_h0).map(Some),
+            None => Ok(None),
         }
-        let r = self.energy.as_ref().expect("built above");
-        r.reduce(record_h0).map(Some)
+    }
+
+    fn energy_h0(&mut self) -> Result<Option<Vec<f64>>> {
+        match &self.energy {
+            Some(r) => r.read_h0().map(Some),
+            None => Ok(None),
+        }
+    }
+
+    fn restore_energy_h0(&mut self, h0: &[f64]) -> Result<bool> {
+        match self.reducer()? {
+            Some(r) => r.write_h0(h0).map(|()| true),
+            None => Ok(false),
+        }
     }
 
     fn set_state(&mut self, state: State<T>) -> Result<()> {

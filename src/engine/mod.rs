@@ -75,4 +75,15 @@ pub trait Engine<T: Real> {
     fn reduce_energy(&mut self, _record_h0: bool) -> Result<Option<(EnergyAccumulator, u64)>> {
         Ok(None)
     }
+    /// The initial energies `reduce_energy(true)` recorded, read back in point order (for a
+    /// checkpoint); `None` where the engine keeps none.
+    fn energy_h0(&mut self) -> Result<Option<Vec<f64>>> {
+        Ok(None)
+    }
+    /// Record `h0` as the points' initial energies without measuring the current state (a
+    /// resumed run), so `reduce_energy(false)` measures against them; false where the engine
+    /// does not reduce on its own.
+    fn restore_energy_h0(&mut self, _h0: &[f64]) -> Result<bool> {
+        Ok(false)
+    }
 }

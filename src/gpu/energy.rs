@@ -112,6 +112,8 @@ pub fn compose(system: &System, layout: StateLayout) -> Option<String> {
 /// Per state chunk: its initial energies, the workgroups' accumulators and the bind group.
 struct ChunkReduce {
     n: usize,
+    /// The chunk's initial energies (f64 per point).
+    h0: wgpu::Buffer,
     params: wgpu::Buffer,
     groups: wgpu::Buffer,
     /// Workgroups in x and y of the dispatch grid.
@@ -183,7 +185,9 @@ impl EnergyReducer {
             let h0 = device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("initial energies"),
                 size: (n.max(1) * 8) as u64,
-                usage: wgpu::BufferUsages::STORAGE,
+                usage: wgpu::BufferUsages::STORAGE
+                    | wgpu::BufferUsages::COPY_SRC
+                    | wgpu::BufferUsages::COPY_DST,
                 mapped_at_creation: false,
             });
             let group_bytes = slots * std::mem::size_of::<DeviceAccumulator>() as u64;
@@ -224,6 +228,7 @@ impl EnergyReducer {
             });
             out.push(ChunkReduce {
                 n,
+                h0,
                 params,
                 groups: groups_buf,
                 grid,
@@ -244,6 +249,57 @@ impl EnergyReducer {
         }
         self.chunks = out;
         self.staging = Some(staging);
+        self.ctx.check()
+    }
+
+    /// The initial energies recorded on the device, read back in point order (a checkpoint).
+    pub fn read_h0(&self) -> Result<Vec<f64>> {
+        let mut out = Vec::new();
+        for c in &self.chunks {
+            let bytes = (c.n * 8) as u64;
+            if bytes == 0 {
+                continue;
+            }
+            let staging = self.ctx.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("initial energies read-back"),
+                size: bytes,
+                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            });
+            let mut enc = self
+                .ctx
+                .device
+                .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                    label: Some("initial energies read-back"),
+                });
+            enc.copy_buffer_to_buffer(&c.h0, 0, &staging, 0, bytes);
+            self.ctx.queue.submit([enc.finish()]);
+            let part =
+                self.ctx
+                    .read_staging(&staging, bytes, "initial energies read-back", |raw| {
+                        bytemuck::pod_collect_to_vec::<u8, f64>(raw)
+                    })?;
+            out.extend(part);
+        }
+        Ok(out)
+    }
+
+    /// Store `h0` (point order) as the initial energies on the device (a resumed run).
+    pub fn write_h0(&self, h0: &[f64]) -> Result<()> {
+        let total: usize = self.chunks.iter().map(|c| c.n).sum();
+        if h0.len() != total {
+            return Err(Error::Gpu(format!(
+                "initial energies: {} values for {total} points",
+                h0.len()
+            )));
+        }
+        let mut at = 0;
+        for c in &self.chunks {
+            self.ctx
+                .queue
+                .write_buffer(&c.h0, 0, bytemuck::cast_slice(&h0[at..at + c.n]));
+            at += c.n;
+        }
         self.ctx.check()
     }
 

@@ -61,6 +61,18 @@ fn foreign(dir: &Path, layout: Layout, rel: &Path, found: &mut Vec<PathBuf>) -> 
         }
         let ok = if is_dir {
             match (layout, name.as_str()) {
+                // A run's checkpoint (`phaseflow resume`): its file and write_atomic's temporaries.
+                (Layout::Run, "checkpoint") => {
+                    for e in read_dir(&path)? {
+                        let n = e.file_name().to_string_lossy().into_owned();
+                        let n = n.strip_prefix('.').unwrap_or(&n);
+                        let n = n.rsplit_once(".tmp-").map_or(n, |(b, _)| b);
+                        if n != "run.ckpt" {
+                            found.push(rel.join("checkpoint").join(e.file_name()));
+                        }
+                    }
+                    true
+                }
                 (Layout::Run, "states") => {
                     for e in read_dir(&path)? {
                         let n = e.file_name().to_string_lossy().into_owned();
@@ -147,7 +159,7 @@ fn busy(dir: &Path, pid: &str) -> Error {
 
 /// Take the lock of `dir` (created if missing): refused while a live process holds it; a lock
 /// left by a process that is gone is taken over.
-fn lock(dir: &Path) -> Result<OutLock> {
+pub fn lock(dir: &Path) -> Result<OutLock> {
     std::fs::create_dir_all(dir).map_err(|source| Error::Output {
         path: dir.to_path_buf(),
         source,

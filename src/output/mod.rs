@@ -60,6 +60,33 @@ impl CsvRows {
         })
     }
 
+    /// Continue a file that already holds its header and some rows (a resumed run).
+    pub fn append(path: &Path) -> Result<Self> {
+        let file = std::fs::OpenOptions::new()
+            .append(true)
+            .open(path)
+            .map_err(|source| Error::Output {
+                path: path.to_path_buf(),
+                source,
+            })?;
+        Ok(CsvRows {
+            path: path.to_path_buf(),
+            w: csv::WriterBuilder::new()
+                .has_headers(false)
+                .from_writer(file),
+        })
+    }
+
+    /// The file's length so far (every pushed row is flushed).
+    pub fn bytes_written(&self) -> Result<u64> {
+        std::fs::metadata(&self.path)
+            .map(|m| m.len())
+            .map_err(|source| Error::Output {
+                path: self.path.clone(),
+                source,
+            })
+    }
+
     /// Append one row (the header first, before the first row) and flush it to the file.
     pub fn push<R: serde::Serialize>(&mut self, row: &R) -> Result<()> {
         let err = |source: std::io::Error| Error::Output {

@@ -11,11 +11,14 @@
 //! - `bench`: the engines and the reference loop timed on one ensemble.
 
 mod bench;
+pub mod checkpoint;
 mod initial;
+pub mod interrupt;
 mod pipeline;
 mod progress;
 mod refine;
 mod resources;
+mod resume;
 mod tracker;
 mod validate;
 
@@ -24,4 +27,5 @@ pub use crate::options::DEFAULT_VALIDATE_TOLERANCE;
 pub use bench::{bench, BenchReport, BenchRow};
 pub use pipeline::{preflight, run, RunSummary};
 pub use resources::{choose_engine, run_bytes_per_point, EngineChoice};
+pub use resume::{resume_in, resume_run, Resumed};
 pub use validate::{compare_states, validate, Deviation, Validation};

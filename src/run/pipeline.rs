@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::config::{OutputDir, Precision, RunConfig};
-use crate::engine::{gpu_layout, CpuEngine, GpuEngine};
+use crate::engine::{gpu_layout, CpuEngine, Engine, GpuEngine, Integrator};
 use crate::error::{Error, Result};
 use crate::float::Real;
 use crate::gpu;
@@ -14,15 +14,19 @@ use crate::output::{folder, npy, write_atomic};
 use crate::state::State;
 use crate::system::System;
 
+use super::checkpoint::{self, Checkpoint};
 use super::initial::Initial;
+use super::interrupt;
 use super::resources::{choose_engine, run_bytes_per_point, EngineChoice};
-use super::tracker::{EngineFactory, Tracker};
+use super::tracker::{Checkpoints, EngineFactory, Tracker};
 use crate::memory::check_host_memory;
 
 /// What a finished run reports.
 #[derive(Debug, Clone)]
 pub struct RunSummary {
     pub engine: String,
+    /// The method's name.
+    pub method: &'static str,
     pub rows: Vec<EnergyRow>,
     pub out: PathBuf,
     /// Loop refinement stopped at --max-nodes at this step (the area is then under-resolved).
@@ -33,6 +37,38 @@ pub struct RunSummary {
     pub portraits: Vec<(u64, State<f64>)>,
     /// Single-point runs: (t, q1..qd p1..pd) at every snapshot (also written as trajectory.csv).
     pub trajectory: Vec<(f64, Vec<f64>)>,
+}
+
+/// Say on stderr why `auto` chose its engine, and for a formula what it is.
+fn announce(cfg: &RunConfig, note: Option<String>) {
+    if let Some(n) = note {
+        crate::info!("phaseflow: {n}");
+    }
+    if let Some(x) = cfg.system.expression() {
+        let coordinates = match &x.spec.coordinates {
+            Some(_) => format!(" in coordinates {}", x.coordinates().join(", ")),
+            None => String::new(),
+        };
+        crate::info!(
+            "phaseflow: system {}: H = {} ({} degree(s) of freedom{coordinates}; {})",
+            x.name(),
+            x.spec.formula,
+            cfg.system.dof(),
+            if x.separable() {
+                "separable, explicit stages"
+            } else {
+                "not separable, implicit stages with unconverged points counted"
+            }
+        );
+    }
+}
+
+/// A file loop's initial rows, which refinement interpolates on (no points for other sets).
+fn file_loop_nodes(cfg: &RunConfig) -> Result<State<f64>> {
+    if cfg.ensemble.is_loop() && cfg.ensemble.kind() == crate::ensemble::EnsembleKind::File {
+        return cfg.ensemble.generate(&cfg.system);
+    }
+    Ok(State::zeros(0, cfg.system.dof()))
 }
 
 /// The checks a run passes before anything is written: the engine `auto` resolves to, the
@@ -71,54 +107,59 @@ pub fn preflight(cfg: &RunConfig) -> Result<(EngineChoice, Option<String>)> {
 pub fn run(cfg: &RunConfig, out: &OutputDir) -> Result<RunSummary> {
     let (choice, note) = preflight(cfg)?;
     let k = cfg.integrator();
-    match (choice, cfg.precision) {
-        (EngineChoice::Gpu, Precision::F32) => {
-            run_with::<f32>(cfg, out, note, &|s| Ok(Box::new(GpuEngine::new(&k, s)?)))
+    match cfg.precision {
+        Precision::F32 => {
+            let engines = factory(&k, choice);
+            run_with::<f32>(cfg, out, note, choice, &engines, None)
         }
-        (EngineChoice::Gpu, Precision::F64) => {
-            run_with::<f64>(cfg, out, note, &|s| Ok(Box::new(GpuEngine::new(&k, s)?)))
-        }
-        (EngineChoice::Cpu, Precision::F32) => {
-            run_with::<f32>(cfg, out, note, &|s| Ok(Box::new(CpuEngine::new(&k, s))))
-        }
-        (EngineChoice::Cpu, Precision::F64) => {
-            run_with::<f64>(cfg, out, note, &|s| Ok(Box::new(CpuEngine::new(&k, s))))
+        Precision::F64 => {
+            let engines = factory(&k, choice);
+            run_with::<f64>(cfg, out, note, choice, &engines, None)
         }
     }
 }
 
-fn run_with<T: Real>(
+/// The engines of a run: the chosen kind, at precision T.
+pub(super) fn factory<T: Real>(
+    k: &Integrator,
+    choice: EngineChoice,
+) -> impl Fn(State<T>) -> Result<Box<dyn Engine<T>>> + '_ {
+    move |s| -> Result<Box<dyn Engine<T>>> {
+        match choice {
+            EngineChoice::Gpu => Ok(Box::new(GpuEngine::new(k, s)?)),
+            EngineChoice::Cpu => Ok(Box::new(CpuEngine::new(k, s))),
+        }
+    }
+}
+
+/// A run from its initial set (`from`: `None`), or from a checkpoint and the statistics rows
+/// stats.csv holds up to it (`resume`).
+pub(super) fn run_with<T: Real>(
     cfg: &RunConfig,
     dest: &OutputDir,
     note: Option<String>,
+    choice: EngineChoice,
     factory: &EngineFactory<T>,
+    from: Option<(Checkpoint<T>, Vec<EnergyRow>)>,
 ) -> Result<RunSummary> {
-    let init = Initial::<T>::generate(cfg)?;
-    // Everything that can fail on user input has been checked: only now touch --out (refused
-    // when it holds another run, unless --force; locked until this function returns).
     let out = dest.path.as_path();
-    let _lock = folder::prepare(out, folder::Layout::Run, dest.force)?;
-    if let Some(n) = note {
-        crate::info!("phaseflow: {n}");
-    }
-    if let Some(x) = cfg.system.expression() {
-        let coordinates = match &x.spec.coordinates {
-            Some(_) => format!(" in coordinates {}", x.coordinates().join(", ")),
-            None => String::new(),
-        };
-        crate::info!(
-            "phaseflow: system {}: H = {} ({} degree(s) of freedom{coordinates}; {})",
-            x.name(),
-            x.spec.formula,
-            cfg.system.dof(),
-            if x.separable() {
-                "separable, explicit stages"
-            } else {
-                "not separable, implicit stages with unconverged points counted"
-            }
-        );
-    }
-    let mut tracker = Tracker::new(cfg, init, factory)?;
+    let (mut tracker, resume, config_hash, _lock) = match from {
+        None => {
+            let init = Initial::<T>::generate(cfg)?;
+            // Everything that can fail on user input has been checked: only now touch --out
+            // (refused when it holds another run, unless --force; locked until the end).
+            let lock = folder::prepare(out, folder::Layout::Run, dest.force)?;
+            announce(cfg, note);
+            (Tracker::new(cfg, init, factory)?, None, None, lock)
+        }
+        Some((c, rows)) => {
+            let lock = folder::lock(out)?;
+            let hash = c.config_hash.clone();
+            let (t, r) = Tracker::from_checkpoint(cfg, c, factory, file_loop_nodes(cfg)?, rows)?;
+            (t, Some(r), Some(hash), lock)
+        }
+    };
+    interrupt::install();
     let describe = tracker.engine.describe();
     crate::info!(
         "phaseflow: engine {describe}, precision {}{}",
@@ -129,11 +170,20 @@ fn run_with<T: Real>(
             ""
         }
     );
-    write_atomic(
-        &out.join("config.toml"),
-        cfg.to_toml(&describe, out).as_bytes(),
-    )?;
-    let rows = tracker.snapshots(out)?;
+    let config_hash = match config_hash {
+        Some(h) => h,
+        None => {
+            let text = cfg.to_toml(&describe, out);
+            write_atomic(&out.join("config.toml"), text.as_bytes())?;
+            checkpoint::hash(text.as_bytes())
+        }
+    };
+    let kind = match choice {
+        EngineChoice::Gpu => "gpu",
+        EngineChoice::Cpu => "cpu",
+    };
+    let mut ck = Checkpoints::new(out, kind, config_hash, cfg.checkpoint_every);
+    let rows = tracker.snapshots(out, &mut ck, resume)?;
     if !tracker.trajectory.is_empty() {
         write_trajectory(
             &out.join("trajectory.csv"),
@@ -146,9 +196,18 @@ fn run_with<T: Real>(
         let path = out.join("states").join(format!("step_{step}.npy"));
         write_atomic(&path, &npy::encode_state(st))?;
     }
+    // The run is complete: its checkpoint is not needed any more.
+    let ckpt_dir = out.join(checkpoint::DIR);
+    if ckpt_dir.exists() {
+        std::fs::remove_dir_all(&ckpt_dir).map_err(|source| Error::Output {
+            path: ckpt_dir,
+            source,
+        })?;
+    }
     folder::write_manifest(out)?;
     Ok(RunSummary {
         engine: describe,
+        method: cfg.method.name(),
         rows,
         out: out.to_path_buf(),
         refine_capped_at: tracker.capped_at,

@@ -63,7 +63,7 @@ impl Progress {
         }
     }
 
-    fn inc(&mut self, steps: u64) {
+    pub(super) fn inc(&mut self, steps: u64) {
         self.bar.inc(steps);
         self.done += steps;
         if let Some((total, start, last)) = &mut self.plain {
@@ -91,15 +91,17 @@ impl Progress {
     }
 }
 
-/// Advance by `steps`, in pieces small enough to keep the progress report moving
-/// (`PROGRESS_EVALS` of work each, for `evals` gradient evaluations per step).
+/// Advance by up to `steps`, in pieces small enough to keep the progress report moving
+/// (`PROGRESS_EVALS` of work each, for `evals` gradient evaluations per step); after each
+/// piece `stop()` may end it early (an interrupt, a checkpoint due). Returns the steps done.
 pub(super) fn advance_with_progress<T: Real>(
     engine: &mut dyn Engine<T>,
     steps: u64,
     n: usize,
     evals: u64,
     pb: &mut Progress,
-) -> Result<()> {
+    stop: &mut dyn FnMut() -> bool,
+) -> Result<u64> {
     let piece = (PROGRESS_EVALS / (n.max(1) as u64 * evals.max(1))).max(1);
     let mut left = steps;
     while left > 0 {
@@ -107,6 +109,9 @@ pub(super) fn advance_with_progress<T: Real>(
         engine.advance(s)?;
         pb.inc(s);
         left -= s;
+        if left > 0 && stop() {
+            break;
+        }
     }
-    Ok(())
+    Ok(steps - left)
 }

@@ -265,6 +265,7 @@ impl<'a, T: Real> Tracker<'a, T> {
             rows.len(),
             evals,
             &mut Progress::hidden(),
+            &mut || false,
         )?;
         Ok((aux.state()?.clone(), points))
     }

@@ -2,14 +2,15 @@
 //! (initial energy and angular momentum, loop parameter, tangent scale), and the snapshot
 //! loop that advances, refines and measures.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
 
 use crate::config::RunConfig;
 use crate::engine::Engine;
 use crate::ensemble::EnsembleKind;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::float::Real;
 use crate::measure::area::{loop_area, smooth_loop_area};
 use crate::measure::energy::{
@@ -19,7 +20,9 @@ use crate::measure::tangent::{renormalise, tangent_stats};
 use crate::output::{npy, write_atomic, CsvRows};
 use crate::state::State;
 
+use super::checkpoint::{self, Checkpoint};
 use super::initial::Initial;
+use super::interrupt;
 use super::progress::{advance_with_progress, Progress};
 
 /// Builds engines of the run's backend and precision (the main one, and the one refinement
@@ -75,6 +78,64 @@ pub(super) struct Tracker<'a, T: Real> {
     pub(super) trajectory: Vec<(f64, Vec<f64>)>,
 }
 
+/// Where and when a run writes its checkpoints, and what they record besides the tracker.
+pub(super) struct Checkpoints {
+    /// The run's folder.
+    pub(super) dir: PathBuf,
+    /// "cpu" or "gpu".
+    pub(super) engine: &'static str,
+    /// `checkpoint::hash` of the run's config.toml.
+    pub(super) config_hash: String,
+    /// `--checkpoint-every K` steps; `None`: every `checkpoint::DEFAULT_SECONDS` of work.
+    every: Option<u64>,
+    last: Instant,
+}
+
+impl Checkpoints {
+    pub(super) fn new(
+        dir: &Path,
+        engine: &'static str,
+        config_hash: String,
+        every: Option<u64>,
+    ) -> Self {
+        Checkpoints {
+            dir: dir.to_path_buf(),
+            engine,
+            config_hash,
+            every,
+            last: Instant::now(),
+        }
+    }
+
+    /// Where the advance from `at` towards `target` stops for a checkpoint: the next multiple
+    /// of K (or `target`).
+    fn next_stop(&self, at: u64, target: u64) -> u64 {
+        self.every
+            .map_or(target, |k| (at / k + 1).saturating_mul(k).min(target))
+    }
+
+    fn time_due(&self) -> bool {
+        self.every.is_none()
+            && self.last.elapsed() >= Duration::from_secs(checkpoint::DEFAULT_SECONDS)
+    }
+
+    /// A checkpoint is due at step `at`.
+    fn due(&self, at: u64) -> bool {
+        match self.every {
+            Some(k) => at % k == 0,
+            None => self.time_due(),
+        }
+    }
+}
+
+/// Where a resumed run continues: the checkpoint's step, the loop's initial area, and the
+/// statistics rows stats.csv already holds.
+pub(super) struct ResumeAt {
+    pub(super) step: u64,
+    pub(super) area0: Option<f64>,
+    pub(super) rows: Vec<EnergyRow>,
+}
+
 impl<'a, T: Real> Tracker<'a, T> {
     pub(super) fn new(
         cfg: &'a RunConfig,
@@ -124,17 +185,78 @@ impl<'a, T: Real> Tracker<'a, T> {
         })
     }
 
+    /// The run as a checkpoint left it (`phaseflow resume`): the engine built from the saved
+    /// state (and given back the initial energies the GPU keeps), what each point carries, and
+    /// where the snapshot loop continues (`rows`: stats.csv's rows up to the checkpoint).
+    pub(super) fn from_checkpoint(
+        cfg: &'a RunConfig,
+        c: Checkpoint<T>,
+        factory: &'a EngineFactory<'a, T>,
+        file_nodes: State<f64>,
+        rows: Vec<EnergyRow>,
+    ) -> Result<(Self, ResumeAt)> {
+        let mut engine = factory(c.state)?;
+        let device_energy = match &c.device_h0 {
+            Some(h0) => {
+                if !engine.restore_energy_h0(h0)? {
+                    return Err(crate::input_err!(
+                        "the checkpoint comes from an engine that reduced the energy statistics on the device, which this one ({}) cannot; resume on the machine that ran it",
+                        engine.describe()
+                    ));
+                }
+                true
+            }
+            None => false,
+        };
+        let tracker = Tracker {
+            cfg,
+            factory,
+            engine,
+            aux: None,
+            file_nodes,
+            points: PerPoint {
+                h0: c.h0,
+                l0: c.l0,
+                s: c.s,
+                log2_scale: c.log2_scale,
+            },
+            device_energy,
+            refine_dist: c.refine_dist,
+            capped_at: c.capped_at,
+            stuck_at: c.stuck_at,
+            portraits: c.portraits,
+            trajectory: c.trajectory,
+        };
+        let at = ResumeAt {
+            step: c.step,
+            area0: c.area0,
+            rows,
+        };
+        Ok((tracker, at))
+    }
+
     /// Advance between snapshots, measuring each into stats.csv as it is taken (flushed row
     /// by row, so an interrupted run keeps its rows); optionally save states.
-    pub(super) fn snapshots(&mut self, out: &Path) -> Result<Vec<EnergyRow>> {
+    pub(super) fn snapshots(
+        &mut self,
+        out: &Path,
+        ck: &mut Checkpoints,
+        resume: Option<ResumeAt>,
+    ) -> Result<Vec<EnergyRow>> {
         let cfg = self.cfg;
         let mut area = AreaRatio::new(cfg);
         let mut pb = Progress::new(cfg.steps);
-        let mut stats = CsvRows::create(&out.join("stats.csv"))?;
-        let mut rows = Vec::new();
-        let mut done = 0;
-        for step in cfg.snapshot_steps() {
-            self.advance_to(step, done, &mut pb)?;
+        let (mut stats, mut rows, mut done) = match resume {
+            None => (CsvRows::create(&out.join("stats.csv"))?, Vec::new(), 0),
+            Some(r) => {
+                area.area0 = r.area0;
+                pb.inc(r.step);
+                (CsvRows::append(&out.join("stats.csv"))?, r.rows, r.step)
+            }
+        };
+        let first = done;
+        for step in cfg.snapshot_steps().into_iter().filter(|&s| s >= first) {
+            self.advance_to(step, done, &mut pb, ck, (&area, &stats))?;
             done = step;
             let device_row = self.device_row(step)?;
             let single = self.engine.points() == 1 && !cfg.ensemble.is_loop();
@@ -171,12 +293,37 @@ impl<'a, T: Real> Tracker<'a, T> {
         Ok(rows)
     }
 
-    /// Advance from step `done` to snapshot `step`, then refine a loop and renormalise the
-    /// tangent columns there.
-    fn advance_to(&mut self, step: u64, done: u64, pb: &mut Progress) -> Result<()> {
+    /// Advance from step `done` to snapshot `step` (writing the checkpoints that fall due on
+    /// the way, and on SIGINT/SIGTERM a last one before stopping), then refine a loop and
+    /// renormalise the tangent columns there.
+    fn advance_to(
+        &mut self,
+        step: u64,
+        done: u64,
+        pb: &mut Progress,
+        ck: &mut Checkpoints,
+        written: (&AreaRatio, &CsvRows),
+    ) -> Result<()> {
         let n = self.engine.points().max(1);
         let evals = self.cfg.evals_per_step();
-        advance_with_progress(self.engine.as_mut(), step - done, n, evals, pb)?;
+        let mut at = done;
+        while at < step {
+            let stop = ck.next_stop(at, step);
+            let mut early = || interrupt::requested() || ck.time_due();
+            at += advance_with_progress(self.engine.as_mut(), stop - at, n, evals, pb, &mut early)?;
+            if interrupt::requested() {
+                self.write_checkpoint(ck, at, written)?;
+                pb.finish();
+                return Err(Error::Interrupted {
+                    path: ck.dir.clone(),
+                    step: at,
+                });
+            }
+            if ck.due(at) && at < self.cfg.steps {
+                self.write_checkpoint(ck, at, written)?;
+                ck.last = Instant::now();
+            }
+        }
         self.refine(step)?;
         if self.cfg.tangent {
             let mut st = self.engine.state()?.clone();
@@ -185,6 +332,41 @@ impl<'a, T: Real> Tracker<'a, T> {
             }
         }
         Ok(())
+    }
+
+    /// Write the run's checkpoint at step `at` (the state advanced to `at`, nothing measured
+    /// there yet): the engine state, what each point carries, and the rows written so far.
+    fn write_checkpoint(
+        &mut self,
+        ck: &Checkpoints,
+        at: u64,
+        (area, stats): (&AreaRatio, &CsvRows),
+    ) -> Result<()> {
+        let device_h0 = if self.device_energy {
+            self.engine.energy_h0()?
+        } else {
+            None
+        };
+        let state = self.engine.state()?.clone();
+        Checkpoint {
+            step: at,
+            engine: ck.engine.to_string(),
+            state,
+            h0: self.points.h0.clone(),
+            l0: self.points.l0.clone(),
+            s: self.points.s.clone(),
+            log2_scale: self.points.log2_scale.clone(),
+            device_h0,
+            capped_at: self.capped_at,
+            stuck_at: self.stuck_at,
+            area0: area.area0,
+            refine_dist: self.refine_dist,
+            trajectory: self.trajectory.clone(),
+            portraits: self.portraits.clone(),
+            stats_bytes: stats.bytes_written()?,
+            config_hash: ck.config_hash.clone(),
+        }
+        .write(&ck.dir)
     }
 
     /// The energy statistics at `step` reduced on the device, where the engine does that

@@ -138,8 +138,12 @@ fn validate_at<T: Real>(cfg: &RunConfig) -> Result<Validation> {
     let mut compared: Option<usize> = None;
     for step in cfg.snapshot_steps() {
         let hidden = &mut Progress::hidden();
-        advance_with_progress(&mut gpu_engine, step - done, n, evals, hidden)?;
-        advance_with_progress(&mut cpu_engine, step - done, n, evals, &mut pb)?;
+        advance_with_progress(&mut gpu_engine, step - done, n, evals, hidden, &mut || {
+            false
+        })?;
+        advance_with_progress(&mut cpu_engine, step - done, n, evals, &mut pb, &mut || {
+            false
+        })?;
         done = step;
         let dev = compare_states(gpu_engine.state()?, cpu_engine.state()?);
         v.max_abs_dev = v.max_abs_dev.max(dev.max_abs);

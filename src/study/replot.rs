@@ -43,6 +43,7 @@ pub fn plot_run(dir: &Path, out: Option<&Path>) -> Result<PlotOutcome> {
         Vec::new()
     };
     let result = RunSummary {
+        method: cfg.method.name(),
         engine: engine_used(&config_path)?,
         rows: read_stats(&dir.join("stats.csv"))?,
         out: dir.to_path_buf(),

@@ -1,0 +1,317 @@
+//! Checkpoints: everything a run needs to continue from step k as if it had never stopped, in
+//! one file, `DIR/checkpoint/run.ckpt`, written whole (temporary file and rename), so a kill at
+//! any moment leaves either the previous checkpoint or the new one.
+//!
+//! The file: a first line `phaseflow checkpoint 1`, a line with the header's length in bytes,
+//! the header (TOML: step, engine, sizes, bookkeeping, and the name, type and length of each
+//! array), then the arrays as raw native-endian values in the header's order: the engine's
+//! state at its precision (q, p, compensated summation's eq and ep, unconverged counts), the
+//! per-point H0, L0, loop parameters and tangent scales, the initial energies the GPU keeps
+//! for its own statistics, a single point's trajectory and the portraits taken so far.
+//! stats.csv is not copied: the header records its length at the checkpoint, and `resume`
+//! cuts the file back to it and appends.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+use crate::float::Real;
+use crate::measure::energy::EnergyRow;
+use crate::output::write_atomic;
+use crate::state::State;
+
+/// The checkpoint folder in a run's folder, and its one file.
+pub const DIR: &str = "checkpoint";
+const FILE: &str = "run.ckpt";
+const MAGIC: &str = "phaseflow checkpoint 1";
+
+/// Without `--checkpoint-every`, a checkpoint after every this many seconds of work.
+pub const DEFAULT_SECONDS: u64 = 600;
+
+/// The path of a run folder's checkpoint file.
+pub fn path(run_dir: &Path) -> PathBuf {
+    run_dir.join(DIR).join(FILE)
+}
+
+/// What a run needs besides its configuration to continue from `step`.
+#[derive(Debug, Clone)]
+pub struct Checkpoint<T> {
+    pub step: u64,
+    /// "cpu" or "gpu": the engine kind that ran (resume uses the same one).
+    pub engine: String,
+    pub state: State<T>,
+    pub h0: Vec<f64>,
+    pub l0: Vec<[f64; 3]>,
+    pub s: Vec<f64>,
+    pub log2_scale: Vec<f64>,
+    /// The GPU's own initial energies (runs whose statistics the device reduces).
+    pub device_h0: Option<Vec<f64>>,
+    pub capped_at: Option<u64>,
+    pub stuck_at: Option<u64>,
+    /// The loop's initial area that area_ratio divides by, once known.
+    pub area0: Option<f64>,
+    /// Loop refinement's absolute distance (from the initial set's size).
+    pub refine_dist: Option<f64>,
+    pub trajectory: Vec<(f64, Vec<f64>)>,
+    pub portraits: Vec<(u64, State<f64>)>,
+    /// stats.csv's length in bytes at `step` (the rows of the snapshots up to it).
+    pub stats_bytes: u64,
+    /// A hash of config.toml as the run wrote it: resume refuses a changed configuration.
+    pub config_hash: String,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+struct Header {
+    step: u64,
+    engine: String,
+    precision: String,
+    n: usize,
+    d: usize,
+    nt: usize,
+    compensated: bool,
+    capped_at: Option<u64>,
+    stuck_at: Option<u64>,
+    area0: Option<f64>,
+    refine_dist: Option<f64>,
+    stats_bytes: u64,
+    config_hash: String,
+    trajectory_len: usize,
+    portrait_steps: Vec<u64>,
+    portrait_points: Vec<usize>,
+    device_h0: bool,
+    /// (name, bytes per value, values), in the order the arrays follow the header.
+    arrays: Vec<(String, usize, usize)>,
+}
+
+/// FNV-1a of `bytes`, as hex: enough to notice an edited config.toml.
+pub fn hash(bytes: &[u8]) -> String {
+    let h = bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| {
+        (h ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3)
+    });
+    format!("{h:016x}")
+}
+
+impl<T: Real> Checkpoint<T> {
+    /// Write `run_dir/checkpoint/run.ckpt` whole.
+    pub fn write(&self, run_dir: &Path) -> Result<()> {
+        let st = &self.state;
+        let l0: Vec<f64> = self.l0.iter().flatten().copied().collect();
+        let traj: Vec<f64> = self
+            .trajectory
+            .iter()
+            .flat_map(|(t, z)| std::iter::once(*t).chain(z.iter().copied()))
+            .collect();
+        let portraits: Vec<f64> = self
+            .portraits
+            .iter()
+            .flat_map(|(_, s)| s.q.iter().chain(&s.p).copied())
+            .collect();
+        let none = Vec::new();
+        let device_h0 = self.device_h0.as_ref().unwrap_or(&none);
+        let parts: Vec<(&str, usize, &[u8])> = vec![
+            ("q", size_of::<T>(), bytemuck::cast_slice(&st.q)),
+            ("p", size_of::<T>(), bytemuck::cast_slice(&st.p)),
+            ("eq", size_of::<T>(), bytemuck::cast_slice(&st.eq)),
+            ("ep", size_of::<T>(), bytemuck::cast_slice(&st.ep)),
+            ("unconverged", 4, bytemuck::cast_slice(&st.unconverged)),
+            ("h0", 8, bytemuck::cast_slice(&self.h0)),
+            ("l0", 8, bytemuck::cast_slice(&l0)),
+            ("s", 8, bytemuck::cast_slice(&self.s)),
+            ("log2_scale", 8, bytemuck::cast_slice(&self.log2_scale)),
+            ("device_h0", 8, bytemuck::cast_slice(device_h0)),
+            ("trajectory", 8, bytemuck::cast_slice(&traj)),
+            ("portraits", 8, bytemuck::cast_slice(&portraits)),
+        ];
+        let header = Header {
+            step: self.step,
+            engine: self.engine.clone(),
+            precision: T::NAME.into(),
+            n: st.n,
+            d: st.d,
+            nt: st.nt,
+            compensated: st.compensated(),
+            capped_at: self.capped_at,
+            stuck_at: self.stuck_at,
+            area0: self.area0,
+            refine_dist: self.refine_dist,
+            stats_bytes: self.stats_bytes,
+            config_hash: self.config_hash.clone(),
+            trajectory_len: self.trajectory.len(),
+            portrait_steps: self.portraits.iter().map(|p| p.0).collect(),
+            portrait_points: self.portraits.iter().map(|p| p.1.n).collect(),
+            device_h0: self.device_h0.is_some(),
+            arrays: parts
+                .iter()
+                .map(|(name, size, bytes)| (name.to_string(), *size, bytes.len() / size))
+                .collect(),
+        };
+        let text = toml::to_string(&header).map_err(|e| Error::Output {
+            path: path(run_dir),
+            source: std::io::Error::other(e),
+        })?;
+        let total: usize = parts.iter().map(|p| p.2.len()).sum();
+        let mut out = Vec::with_capacity(total + text.len() + 64);
+        out.extend_from_slice(format!("{MAGIC}\n{}\n", text.len()).as_bytes());
+        out.extend_from_slice(text.as_bytes());
+        for (_, _, bytes) in &parts {
+            out.extend_from_slice(bytes);
+        }
+        write_atomic(&path(run_dir), &out)
+    }
+
+    /// Read `run_dir/checkpoint/run.ckpt` (`None` when there is none), checking that it was
+    /// written at precision T and is whole.
+    pub fn read(run_dir: &Path) -> Result<Option<Self>> {
+        let file = path(run_dir);
+        if !file.exists() {
+            return Ok(None);
+        }
+        let bad = |m: String| Error::InputFile {
+            path: file.clone(),
+            message: format!("not a usable checkpoint: {m}"),
+        };
+        let bytes = std::fs::read(&file).map_err(|e| bad(e.to_string()))?;
+        let mut lines = bytes.splitn(3, |&b| b == b'\n');
+        if lines.next() != Some(MAGIC.as_bytes()) {
+            return Err(bad("it does not start with the checkpoint line".into()));
+        }
+        let len: usize = lines
+            .next()
+            .and_then(|l| std::str::from_utf8(l).ok())
+            .and_then(|l| l.parse().ok())
+            .ok_or_else(|| bad("no header length".into()))?;
+        let rest = lines.next().unwrap_or(&[]);
+        if rest.len() < len {
+            return Err(bad("truncated header".into()));
+        }
+        let text = std::str::from_utf8(&rest[..len]).map_err(|e| bad(e.to_string()))?;
+        let h: Header = toml::from_str(text).map_err(|e| bad(e.to_string()))?;
+        if h.precision != T::NAME {
+            return Err(bad(format!("written at {}, not {}", h.precision, T::NAME)));
+        }
+        let mut data = &rest[len..];
+        let mut take = |name: &str| -> Result<&[u8]> {
+            let (_, size, count) = h
+                .arrays
+                .iter()
+                .find(|a| a.0 == name)
+                .ok_or_else(|| bad(format!("no array {name}")))?;
+            let n = size * count;
+            if data.len() < n {
+                return Err(bad(format!("truncated at array {name}")));
+            }
+            let (head, tail) = data.split_at(n);
+            data = tail;
+            Ok(head)
+        };
+        let values = |b: &[u8]| -> Vec<T> { bytemuck::pod_collect_to_vec(b) };
+        let f64s = |b: &[u8]| -> Vec<f64> { bytemuck::pod_collect_to_vec(b) };
+        let (q, p, eq, ep) = (
+            values(take("q")?),
+            values(take("p")?),
+            values(take("eq")?),
+            values(take("ep")?),
+        );
+        let unconverged: Vec<u32> = bytemuck::pod_collect_to_vec(take("unconverged")?);
+        let h0 = f64s(take("h0")?);
+        let l0 = f64s(take("l0")?);
+        let s = f64s(take("s")?);
+        let log2_scale = f64s(take("log2_scale")?);
+        let device_h0 = f64s(take("device_h0")?);
+        let traj = f64s(take("trajectory")?);
+        let portraits = f64s(take("portraits")?);
+        let comps = h.d * (1 + h.nt) * h.n;
+        let sizes_ok = q.len() == comps
+            && p.len() == comps
+            && unconverged.len() == h.n
+            && (!h.compensated || (eq.len() == comps && ep.len() == comps))
+            && (!h.device_h0 || device_h0.len() == h.n)
+            && l0.len() % 3 == 0
+            && traj.len() == h.trajectory_len * (1 + 2 * h.d)
+            && portraits.len() == 2 * h.d * h.portrait_points.iter().sum::<usize>();
+        if !sizes_ok {
+            return Err(bad("its arrays do not match its header".into()));
+        }
+        let state = State {
+            n: h.n,
+            d: h.d,
+            nt: h.nt,
+            q,
+            p,
+            unconverged,
+            eq,
+            ep,
+        };
+        let mut at = 0;
+        let mut portrait_states = Vec::new();
+        for (&step, &n) in h.portrait_steps.iter().zip(&h.portrait_points) {
+            let m = n * h.d;
+            let q = portraits[at..at + m].to_vec();
+            let p = portraits[at + m..at + 2 * m].to_vec();
+            at += 2 * m;
+            let mut st = State::zeros(n, h.d);
+            st.q = q;
+            st.p = p;
+            portrait_states.push((step, st));
+        }
+        Ok(Some(Checkpoint {
+            step: h.step,
+            engine: h.engine,
+            state,
+            h0,
+            l0: l0.chunks(3).map(|c| [c[0], c[1], c[2]]).collect(),
+            s,
+            log2_scale,
+            device_h0: h.device_h0.then_some(device_h0),
+            capped_at: h.capped_at,
+            stuck_at: h.stuck_at,
+            area0: h.area0,
+            refine_dist: h.refine_dist,
+            trajectory: traj
+                .chunks(1 + 2 * h.d)
+                .map(|c| (c[0], c[1..].to_vec()))
+                .collect(),
+            portraits: portrait_states,
+            stats_bytes: h.stats_bytes,
+            config_hash: h.config_hash,
+        }))
+    }
+}
+
+/// The precision a checkpoint was written at ("f32" or "f64"), without reading its arrays.
+pub fn precision(run_dir: &Path) -> Option<String> {
+    let bytes = std::fs::read(path(run_dir)).ok()?;
+    let text = String::from_utf8_lossy(&bytes[..bytes.len().min(4096)]).into_owned();
+    text.lines()
+        .find_map(|l| l.strip_prefix("precision = "))
+        .map(|v| v.trim_matches('"').to_string())
+}
+
+/// stats.csv cut back to its first `bytes` bytes (the rows up to the checkpoint), and those
+/// rows read back (`EnergyRow`s, exact: the file holds shortest round-trip decimals).
+pub fn rewind_stats(stats: &Path, bytes: u64) -> Result<Vec<EnergyRow>> {
+    let err = |source: std::io::Error| Error::Output {
+        path: stats.to_path_buf(),
+        source,
+    };
+    let file = std::fs::OpenOptions::new()
+        .write(true)
+        .open(stats)
+        .map_err(err)?;
+    if file.metadata().map_err(err)?.len() < bytes {
+        return Err(Error::InputFile {
+            path: stats.to_path_buf(),
+            message: "shorter than the checkpoint says: the folder was changed since".into(),
+        });
+    }
+    file.set_len(bytes).map_err(err)?;
+    let text = std::fs::read(stats).map_err(err)?;
+    csv::Reader::from_reader(text.as_slice())
+        .deserialize()
+        .collect::<std::result::Result<Vec<EnergyRow>, _>>()
+        .map_err(|e| Error::InputFile {
+            path: stats.to_path_buf(),
+            message: format!("malformed row before the checkpoint: {e}"),
+        })
+}

@@ -16,7 +16,7 @@ pub enum Error {
     #[error("GPU: {0}")]
     Gpu(String),
     /// SIGINT or SIGTERM: the run stopped at `step` after writing a checkpoint into `path`.
-    #[error("interrupted at step {step}; a checkpoint is in {}; continue with: phaseflow resume {}", path.join("checkpoint").display(), path.display())]
+    #[error("interrupted at step {step}, a checkpoint written; continue with: phaseflow resume {}", path.display())]
     Interrupted { path: PathBuf, step: u64 },
     /// Writing an output failed.
     #[error("writing {path}: {source}")]

@@ -131,6 +131,12 @@ fn cmd_study(a: &StudyArgs) -> Result<ExitCode, Error> {
         .collect::<Vec<_>>()
         .join(" ");
     let outcome = study::run_study(&st, &out, a.output.force, &command_line)?;
+    print_study_outcome(&outcome, &out)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The summary table `study` (and `resume` of a study) prints.
+fn print_study_outcome(outcome: &study::StudyOutcome, out: &std::path::Path) -> Result<(), Error> {
     if !phaseflow::console::quiet() {
         // A study that mixes systems names each row's system too.
         let mixed = outcome
@@ -171,7 +177,7 @@ fn cmd_study(a: &StudyArgs) -> Result<ExitCode, Error> {
         }
         out!("report: {}", out.join("report.md").display());
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(())
 }
 
 fn cmd_plot(a: &PlotArgs) -> Result<ExitCode, Error> {
@@ -363,6 +369,18 @@ fn cmd_list() -> Result<(), Error> {
 }
 
 fn cmd_resume(a: &phaseflow::cli::ResumeArgs) -> Result<ExitCode, Error> {
+    if a.dir.join(study::STUDY_FILE).is_file() {
+        if a.dir.join(phaseflow::output::folder::MANIFEST).is_file() {
+            out!(
+                "{}: the study is complete (manifest.toml); nothing to resume",
+                a.dir.display()
+            );
+        } else {
+            let outcome = study::resume_study(&a.dir)?;
+            print_study_outcome(&outcome, &a.dir)?;
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
     match run::resume_run(&a.dir)? {
         run::Resumed::Complete => {
             out!(

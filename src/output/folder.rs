@@ -43,7 +43,7 @@ fn own_file(name: &str, layout: Layout) -> bool {
     figure_or_report
         || match layout {
             Layout::Run => matches!(name, "stats.csv" | "config.toml" | "trajectory.csv"),
-            Layout::Study => name == "summary.csv",
+            Layout::Study => matches!(name, "summary.csv" | "study.toml"),
         }
 }
 
@@ -246,14 +246,28 @@ pub fn prepare(dir: &Path, layout: Layout, force: bool) -> Result<OutLock> {
 }
 
 /// Write `DIR/manifest.toml` last: every file under `dir` (relative path and size in bytes),
-/// `complete = true`. A folder without it holds an interrupted (or failed) run.
+/// `complete = true`. A folder without it holds an interrupted (or failed) run. Notes an
+/// earlier manifest of the folder held (`manifest_notes`) are kept.
 pub fn write_manifest(dir: &Path) -> Result<()> {
+    let notes = manifest_notes(dir);
+    let notes: Vec<(&str, u64)> = notes.iter().map(|(k, v)| (k.as_str(), *v)).collect();
+    write_manifest_noting(dir, &notes)
+}
+
+/// `write_manifest` with notes on what the run found that its other files do not record
+/// (`refine_capped_at_step`, `refine_stuck_at_step`), written as `key = value` lines before
+/// the file list, so a study resumed later summarises the run as it was.
+pub fn write_manifest_noting(dir: &Path, notes: &[(&str, u64)]) -> Result<()> {
     let mut files = Vec::new();
     list(dir, Path::new(""), &mut files)?;
     let mut text = format!(
-        "# phaseflow {}: written last; a folder without this file holds an interrupted run\ncomplete = true\n\n[files]\n",
+        "# phaseflow {}: written last; a folder without this file holds an interrupted run\ncomplete = true\n",
         env!("CARGO_PKG_VERSION")
     );
+    for (key, value) in notes {
+        text.push_str(&format!("{key} = {value}\n"));
+    }
+    text.push_str("\n[files]\n");
     for (rel, size) in files {
         let key = rel
             .to_string_lossy()
@@ -262,6 +276,19 @@ pub fn write_manifest(dir: &Path) -> Result<()> {
         text.push_str(&format!("\"{key}\" = {size}\n"));
     }
     super::write_atomic(&dir.join(MANIFEST), text.as_bytes())
+}
+
+/// The notes of `dir`'s manifest (`key = integer` lines before its file list, but
+/// `complete`); none without a manifest.
+pub fn manifest_notes(dir: &Path) -> Vec<(String, u64)> {
+    let text = std::fs::read_to_string(dir.join(MANIFEST)).unwrap_or_default();
+    text.lines()
+        .take_while(|l| !l.starts_with('['))
+        .filter_map(|l| {
+            let (k, v) = l.split_once(" = ")?;
+            (k != "complete").then_some((k.to_string(), v.trim().parse().ok()?))
+        })
+        .collect()
 }
 
 fn list(dir: &Path, rel: &Path, files: &mut Vec<(PathBuf, u64)>) -> Result<()> {

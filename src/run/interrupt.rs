@@ -24,6 +24,25 @@ pub fn install() {
     flag();
 }
 
+/// Act as if SIGINT had arrived (the test hook below).
+pub fn request() {
+    flag().store(true, Ordering::SeqCst);
+}
+
+/// Test hook: with `PHASEFLOW_STOP_AFTER_CHECKPOINTS=N` in the environment, the process
+/// behaves as if interrupted right after writing its N-th checkpoint (counted over all the
+/// runs of a study), so the tests stop runs at a chosen point without racing a signal.
+pub fn checkpoint_written() {
+    static WRITTEN: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+    let count = WRITTEN.fetch_add(1, Ordering::SeqCst) + 1;
+    let stop = std::env::var("PHASEFLOW_STOP_AFTER_CHECKPOINTS")
+        .ok()
+        .and_then(|v| v.parse::<u32>().ok());
+    if stop == Some(count) {
+        request();
+    }
+}
+
 /// Whether SIGINT or SIGTERM arrived since `install`.
 pub fn requested() -> bool {
     flag().load(Ordering::SeqCst)

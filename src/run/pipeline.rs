@@ -204,7 +204,14 @@ pub(super) fn run_with<T: Real>(
             source,
         })?;
     }
-    folder::write_manifest(out)?;
+    let notes: Vec<(&str, u64)> = [
+        ("refine_capped_at_step", tracker.capped_at),
+        ("refine_stuck_at_step", tracker.stuck_at),
+    ]
+    .into_iter()
+    .filter_map(|(k, v)| v.map(|v| (k, v)))
+    .collect();
+    folder::write_manifest_noting(out, &notes)?;
     Ok(RunSummary {
         engine: describe,
         method: cfg.method.name(),

@@ -254,8 +254,14 @@ impl<'a, T: Real> Tracker<'a, T> {
                 (CsvRows::append(&out.join("stats.csv"))?, r.rows, r.step)
             }
         };
-        let first = done;
-        for step in cfg.snapshot_steps().into_iter().filter(|&s| s >= first) {
+        // A resumed run continues with the snapshots from the checkpoint's step on, except one
+        // measured already (a checkpoint written at a snapshot after its row).
+        let (first, measured) = (done, rows.last().map(|r: &EnergyRow| r.step));
+        let todo = cfg
+            .snapshot_steps()
+            .into_iter()
+            .filter(|&s| s >= first && measured.is_none_or(|m| s > m));
+        for step in todo {
             self.advance_to(step, done, &mut pb, ck, (&area, &stats))?;
             done = step;
             let device_row = self.device_row(step)?;
@@ -308,9 +314,6 @@ impl<'a, T: Real> Tracker<'a, T> {
         let evals = self.cfg.evals_per_step();
         let mut at = done;
         while at < step {
-            let stop = ck.next_stop(at, step);
-            let mut early = || interrupt::requested() || ck.time_due();
-            at += advance_with_progress(self.engine.as_mut(), stop - at, n, evals, pb, &mut early)?;
             if interrupt::requested() {
                 self.write_checkpoint(ck, at, written)?;
                 pb.finish();
@@ -319,9 +322,13 @@ impl<'a, T: Real> Tracker<'a, T> {
                     step: at,
                 });
             }
+            let stop = ck.next_stop(at, step);
+            let mut early = || interrupt::requested() || ck.time_due();
+            at += advance_with_progress(self.engine.as_mut(), stop - at, n, evals, pb, &mut early)?;
             if ck.due(at) && at < self.cfg.steps {
                 self.write_checkpoint(ck, at, written)?;
                 ck.last = Instant::now();
+                interrupt::checkpoint_written();
             }
         }
         self.refine(step)?;

@@ -236,7 +236,7 @@ fn portrait_times(count: usize, runs: &[StudyRun]) -> Result<Vec<f64>> {
 }
 
 /// The flags that apply to presets and custom studies alike: engine, precision, tangent map,
-/// loop refinement, implicit solver, snapshot spacing and state output.
+/// loop refinement, implicit solver, snapshot spacing, state output and checkpoints.
 fn apply_overrides(base: &mut RunFile, a: &StudyArgs) {
     base.lay_engine(&a.engine);
     // The tangent map is on unless turned off, or the preset leaves it off (the chains of
@@ -249,6 +249,9 @@ fn apply_overrides(base: &mut RunFile, a: &StudyArgs) {
     }
     if a.output.save_states {
         base.save_states = Some(true);
+    }
+    if a.output.checkpoint_every.is_some() {
+        base.checkpoint_every = a.output.checkpoint_every;
     }
 }
 

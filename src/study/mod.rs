@@ -29,10 +29,14 @@ mod summary;
 pub use args::{out_dir, parse_dt_list};
 pub use presets::{preset, PRESETS};
 pub use replot::{plot_run, PlotOutcome};
-pub use runner::{run_study, StudyOutcome};
+pub use runner::{resume_study, run_study, StudyOutcome};
+
 pub use summary::SummaryRow;
 
+use serde::{Deserialize, Serialize};
+
 use crate::config::RunFile;
+use crate::error::{Error, Result};
 use crate::method::Method;
 
 /// One method of a study with its own step and step count (and, for studies that compare
@@ -60,4 +64,85 @@ pub struct Study {
     pub portrait_times: Vec<f64>,
     /// Statistics rows per run (the snapshot interval is steps / this).
     pub stats_rows: u64,
+}
+
+/// A study as `DIR/study.toml` records it when it starts (with the command line report.md
+/// quotes), so `phaseflow resume DIR` can finish it.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct StudyFile {
+    name: String,
+    description: String,
+    command_line: String,
+    portrait_times: Vec<f64>,
+    stats_rows: u64,
+    runs: Vec<StudyRunFile>,
+    base: RunFile,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct StudyRunFile {
+    method: String,
+    dt: f64,
+    steps: u64,
+    system: Option<String>,
+}
+
+/// The file a study folder records its study in.
+pub const STUDY_FILE: &str = "study.toml";
+
+impl StudyFile {
+    fn new(study: &Study, command_line: &str) -> Self {
+        StudyFile {
+            name: study.name.clone(),
+            description: study.description.clone(),
+            command_line: command_line.into(),
+            portrait_times: study.portrait_times.clone(),
+            stats_rows: study.stats_rows,
+            runs: study
+                .runs
+                .iter()
+                .map(|r| StudyRunFile {
+                    method: r.method.name().into(),
+                    dt: r.dt,
+                    steps: r.steps,
+                    system: r.system.clone(),
+                })
+                .collect(),
+            base: study.base.clone(),
+        }
+    }
+
+    /// The study and its command line, read back from `dir/study.toml`.
+    fn read(dir: &std::path::Path) -> Result<(Study, String)> {
+        let path = dir.join(STUDY_FILE);
+        let bad = |m: String| Error::InputFile {
+            path: path.clone(),
+            message: m,
+        };
+        let text = std::fs::read_to_string(&path).map_err(|e| bad(e.to_string()))?;
+        let f: StudyFile = toml::from_str(&text).map_err(|e| bad(format!("malformed: {e}")))?;
+        let runs = f
+            .runs
+            .iter()
+            .map(|r| {
+                Ok(StudyRun {
+                    method: Method::from_name(&r.method)?,
+                    dt: r.dt,
+                    steps: r.steps,
+                    system: r.system.clone(),
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let study = Study {
+            name: f.name,
+            description: f.description,
+            base: f.base,
+            runs,
+            portrait_times: f.portrait_times,
+            stats_rows: f.stats_rows,
+        };
+        Ok((study, f.command_line))
+    }
 }

@@ -4,9 +4,12 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::config::RunConfig;
 use crate::error::{Error, Result};
 use crate::measure::energy::EnergyRow;
 use crate::npy;
+use crate::output::folder;
+use crate::run::RunSummary;
 use crate::state::State;
 
 /// Portraits drawn from a run's saved states: as many as a study draws by default, evenly
@@ -178,4 +181,58 @@ mod tests {
         assert_eq!(spread(101), [0, 25, 50, 75, 100]);
         assert_eq!(spread(7), [0, 2, 3, 5, 6]);
     }
+}
+
+/// A finished run of a study read back as the `RunSummary` it returned (a resumed study does
+/// not run it again): stats.csv's rows, trajectory.csv, the portraits at the study's portrait
+/// steps from states/step_<k>.npy, the engine from config.toml, and the refinement notes of its
+/// manifest. Every value is read back exactly (the files hold shortest round-trip decimals and
+/// f64 arrays).
+pub(super) fn run_summary(cfg: &RunConfig, dir: &Path) -> Result<RunSummary> {
+    let d = cfg.system.dof();
+    let trajectory_path = dir.join("trajectory.csv");
+    let trajectory = if trajectory_path.is_file() {
+        read_trajectory(&trajectory_path, d)?
+    } else {
+        Vec::new()
+    };
+    let snapshots = cfg.snapshot_steps();
+    let portraits = snapshots
+        .iter()
+        .filter(|s| cfg.portrait_steps.contains(s))
+        .map(|&step| {
+            let path = dir.join("states").join(format!("step_{step}.npy"));
+            let array = npy::decode_f64(&read(&path, "a portrait state (.npy)")?)
+                .map_err(|m| file_err(&path, m))?;
+            let rows: Vec<Vec<f64>> = array
+                .data
+                .chunks(array.cols.max(1))
+                .map(<[f64]>::to_vec)
+                .collect();
+            Ok((step, State::from_rows(&rows, d)))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let notes = folder::manifest_notes(dir);
+    let note = |key: &str| notes.iter().find(|(k, _)| k == key).map(|(_, v)| *v);
+    Ok(RunSummary {
+        engine: engine_used(&dir.join("config.toml"))?,
+        method: cfg.method.name(),
+        rows: read_stats(&dir.join("stats.csv"))?,
+        out: dir.to_path_buf(),
+        refine_capped_at: note("refine_capped_at_step"),
+        refine_stuck_at: note("refine_stuck_at_step"),
+        portraits,
+        trajectory,
+    })
+}
+
+/// The engine a run's config.toml says it used (its `# engine used:` line).
+pub(super) fn engine_used(config: &Path) -> Result<String> {
+    let text = String::from_utf8(read(config, "config.toml")?)
+        .map_err(|e| file_err(config, e.to_string()))?;
+    Ok(text
+        .lines()
+        .find_map(|l| l.strip_prefix("# engine used: "))
+        .unwrap_or("not recorded")
+        .to_string())
 }

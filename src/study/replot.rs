@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use super::figures::{PlottedRun, StudyFigure};
 use super::format::{count, fmt_g, fmt_ratio, opt};
-use super::readback::{read_portraits, read_stats, read_trajectory};
+use super::readback::{engine_used, read_portraits, read_stats, read_trajectory};
 use super::runner::write_figures;
 use super::summary::{summarise, verdict, SummaryRow};
 use super::StudyRun;
@@ -42,14 +42,16 @@ pub fn plot_run(dir: &Path, out: Option<&Path>) -> Result<PlotOutcome> {
     } else {
         Vec::new()
     };
+    // What refinement ran into is noted in the manifest (runs since issue 15; else none).
+    let notes = folder::manifest_notes(dir);
+    let note = |key: &str| notes.iter().find(|(k, _)| k == key).map(|(_, v)| *v);
     let result = RunSummary {
         method: cfg.method.name(),
         engine: engine_used(&config_path)?,
         rows: read_stats(&dir.join("stats.csv"))?,
         out: dir.to_path_buf(),
-        // Not recorded in the files; stats.csv's loop_nodes column shows the refined loop.
-        refine_capped_at: None,
-        refine_stuck_at: None,
+        refine_capped_at: note("refine_capped_at_step"),
+        refine_stuck_at: note("refine_stuck_at_step"),
         portraits: read_portraits(dir, cfg.system.dof(), cfg.dt, &trajectory)?,
         trajectory,
     };
@@ -146,19 +148,6 @@ fn check_finished(dir: &Path) -> Result<()> {
         }
     }
     Ok(())
-}
-
-/// The engine that ran, from config.toml's "# engine used: …" line.
-fn engine_used(config: &Path) -> Result<String> {
-    let text = std::fs::read_to_string(config).map_err(|e| Error::InputFile {
-        path: config.to_path_buf(),
-        message: e.to_string(),
-    })?;
-    Ok(text
-        .lines()
-        .find_map(|l| l.strip_prefix("# engine used: "))
-        .unwrap_or("not recorded")
-        .to_string())
 }
 
 /// report.md of one run: what ran (from config.toml), the verdict a study gives, the final

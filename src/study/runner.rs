@@ -5,11 +5,12 @@ use std::path::{Path, PathBuf};
 
 use super::figures::{study_figures, PlottedRun, StudyFigure};
 use super::format::fmt_g;
+use super::readback::run_summary;
 use super::report::report_md;
 use super::summary::{summarise, SummaryRow};
-use super::{Study, StudyRun};
+use super::{Study, StudyFile, StudyRun, STUDY_FILE};
 use crate::config::{OutputDir, RunConfig};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::input_err;
 use crate::output::folder::{self, Layout};
 use crate::output::{write_atomic, write_csv};
@@ -31,11 +32,43 @@ pub fn run_study(
     force: bool,
     command_line: &str,
 ) -> Result<StudyOutcome> {
+    let (names, configs) = resolve_all(study, out)?;
+    // Every run's memory and kernel checks pass before the study folder is touched.
+    for (cfg, _) in &configs {
+        run::preflight(cfg)?;
+    }
+    // The study folder is checked, cleared (--force) and locked once; each method then runs
+    // into a fresh subfolder of it. study.toml records the study for `resume`.
+    let _lock = folder::prepare(out, Layout::Study, force)?;
+    let record = toml::to_string(&StudyFile::new(study, command_line)).map_err(|e| {
+        crate::Error::Output {
+            path: out.join(STUDY_FILE),
+            source: std::io::Error::other(e),
+        }
+    })?;
+    write_atomic(&out.join(STUDY_FILE), record.as_bytes())?;
+    let results = run_all(study, &configs, out, false)?;
+    finish(study, out, &names, configs, &results, command_line)
+}
+
+/// `phaseflow resume DIR` for a study: the study from DIR/study.toml; finished methods read
+/// back from their folders (not run again), an interrupted one continued from its checkpoint,
+/// the rest run; then the summary, figures and report an uninterrupted study writes.
+pub fn resume_study(out: &Path) -> Result<StudyOutcome> {
+    let (study, command_line) = StudyFile::read(out)?;
+    let (names, configs) = resolve_all(&study, out)?;
+    let _lock = folder::lock(out)?;
+    let results = run_all(&study, &configs, out, true)?;
+    finish(&study, out, &names, configs, &results, &command_line)
+}
+
+/// Every run's folder name and configuration, resolved before any work so bad input fails
+/// fast.
+fn resolve_all(study: &Study, out: &Path) -> Result<(Vec<String>, Vec<(RunConfig, OutputDir)>)> {
     if study.runs.is_empty() {
         return Err(input_err!("--methods: a study needs at least one method"));
     }
     let names = run_names(&study.runs, study.base.system.as_deref());
-    // Resolve every run before doing any work, so bad input fails fast.
     let configs = study
         .runs
         .iter()
@@ -48,14 +81,18 @@ pub fn run_study(
             Ok((resolve_run(study, r)?, dir))
         })
         .collect::<Result<Vec<_>>>()?;
-    // Every run's memory and kernel checks pass before the study folder is touched.
-    for (cfg, _) in &configs {
-        run::preflight(cfg)?;
-    }
-    // The study folder is checked, cleared (--force) and locked once; each method then runs
-    // into a fresh subfolder of it.
-    let _lock = folder::prepare(out, Layout::Study, force)?;
-    let results = run_all(study, &configs)?;
+    Ok((names, configs))
+}
+
+/// summary.csv, the figures with data, report.md and the manifest, from every run's result.
+fn finish(
+    study: &Study,
+    out: &Path,
+    names: &[String],
+    configs: Vec<(RunConfig, OutputDir)>,
+    results: &[RunSummary],
+    command_line: &str,
+) -> Result<StudyOutcome> {
     let configs: Vec<RunConfig> = configs.into_iter().map(|(cfg, _)| cfg).collect();
     let mut files: Vec<PathBuf> = names
         .iter()
@@ -64,7 +101,7 @@ pub fn run_study(
     let summary: Vec<SummaryRow> = configs
         .iter()
         .zip(&study.runs)
-        .zip(&results)
+        .zip(results)
         .map(|((cfg, r), res)| summarise(cfg.system.name(), r, res))
         .collect();
     write_csv(&out.join("summary.csv"), &summary)?;
@@ -72,7 +109,7 @@ pub fn run_study(
     let plotted: Vec<PlottedRun> = names
         .iter()
         .zip(&study.runs)
-        .zip(configs.iter().zip(&results))
+        .zip(configs.iter().zip(results))
         .map(|((name, run), (cfg, result))| PlottedRun {
             name,
             run,
@@ -109,24 +146,55 @@ fn resolve_run(study: &Study, r: &StudyRun) -> Result<RunConfig> {
     Ok(RunConfig::resolve(f)?.with_portraits_at(&study.portrait_times))
 }
 
-/// Run each configuration into its folder in turn, announcing it (unless --quiet).
-fn run_all(study: &Study, configs: &[(RunConfig, OutputDir)]) -> Result<Vec<RunSummary>> {
+/// Run each configuration into its folder in turn, announcing it (unless --quiet). When
+/// resuming, a finished method is read back from its folder and an interrupted one continued
+/// from its checkpoint. An interrupt names the study's folder for `resume`.
+fn run_all(
+    study: &Study,
+    configs: &[(RunConfig, OutputDir)],
+    out: &Path,
+    resume: bool,
+) -> Result<Vec<RunSummary>> {
     configs
         .iter()
         .zip(&study.runs)
         .enumerate()
         .map(|(i, ((cfg, dir), r))| {
+            let finished = resume && dir.path.join(folder::MANIFEST).is_file();
             crate::info!(
-                "phaseflow: study {} [{}/{}]: {} {} with h = {}, {} steps",
+                "phaseflow: study {} [{}/{}]: {} {} with h = {}, {} steps{}",
                 study.name,
                 i + 1,
                 study.runs.len(),
                 cfg.system.name(),
                 r.method.name(),
                 fmt_g(r.dt),
-                r.steps
+                r.steps,
+                if finished {
+                    " (finished before: read back)"
+                } else {
+                    ""
+                }
             );
-            run::run(cfg, dir)
+            let result = if finished {
+                run_summary(cfg, &dir.path)
+            } else if resume && run::checkpoint::path(&dir.path).is_file() {
+                run::resume_in(cfg, &dir.path)
+            } else {
+                // A folder an interrupted study left without a checkpoint is run again.
+                let dir = OutputDir {
+                    path: dir.path.clone(),
+                    force: resume,
+                };
+                run::run(cfg, &dir)
+            };
+            result.map_err(|e| match e {
+                Error::Interrupted { step, .. } => Error::Interrupted {
+                    path: out.to_path_buf(),
+                    step,
+                },
+                e => e,
+            })
         })
         .collect()
 }

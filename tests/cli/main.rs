@@ -9,6 +9,7 @@ mod errors;
 mod formulas;
 mod out_folder;
 mod plot;
+mod resume;
 mod runs;
 mod streams;
 

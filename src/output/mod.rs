@@ -12,6 +12,12 @@ use crate::error::{Error, Result};
 /// Write `bytes` to `path` via a temporary file in the same folder and a rename, so an
 /// interrupted run never leaves a truncated file that looks complete.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    write_atomic_parts(path, &[bytes])
+}
+
+/// `write_atomic` of the concatenation of `parts`, without building it in memory (a
+/// checkpoint's arrays).
+pub fn write_atomic_parts(path: &Path, parts: &[&[u8]]) -> Result<()> {
     let out_err = |source| Error::Output {
         path: path.to_path_buf(),
         source,
@@ -28,7 +34,9 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     let tmp: PathBuf = dir.join(format!(".{name}.tmp-{}", std::process::id()));
     let result = (|| {
         let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(bytes)?;
+        for bytes in parts {
+            f.write_all(bytes)?;
+        }
         f.sync_all()?;
         std::fs::rename(&tmp, path)
     })();

@@ -18,7 +18,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::{Error, Result};
 use crate::float::Real;
 use crate::measure::energy::EnergyRow;
-use crate::output::write_atomic;
+use crate::output::write_atomic_parts;
 use crate::state::State;
 
 /// The checkpoint folder in a run's folder, and its one file.
@@ -61,6 +61,26 @@ pub struct Checkpoint<T> {
     pub config_hash: String,
 }
 
+/// A checkpoint to write, borrowing the run's data (no copy of the state is made).
+pub struct CheckpointRef<'a, T> {
+    pub step: u64,
+    pub engine: &'a str,
+    pub state: &'a State<T>,
+    pub h0: &'a [f64],
+    pub l0: &'a [[f64; 3]],
+    pub s: &'a [f64],
+    pub log2_scale: &'a [f64],
+    pub device_h0: Option<&'a [f64]>,
+    pub capped_at: Option<u64>,
+    pub stuck_at: Option<u64>,
+    pub area0: Option<f64>,
+    pub refine_dist: Option<f64>,
+    pub trajectory: &'a [(f64, Vec<f64>)],
+    pub portraits: &'a [(u64, State<f64>)],
+    pub stats_bytes: u64,
+    pub config_hash: &'a str,
+}
+
 #[derive(Debug, Serialize, Deserialize)]
 struct Header {
     step: u64,
@@ -92,10 +112,10 @@ pub fn hash(bytes: &[u8]) -> String {
     format!("{h:016x}")
 }
 
-impl<T: Real> Checkpoint<T> {
+impl<T: Real> CheckpointRef<'_, T> {
     /// Write `run_dir/checkpoint/run.ckpt` whole.
     pub fn write(&self, run_dir: &Path) -> Result<()> {
-        let st = &self.state;
+        let st = self.state;
         let l0: Vec<f64> = self.l0.iter().flatten().copied().collect();
         let traj: Vec<f64> = self
             .trajectory
@@ -107,25 +127,24 @@ impl<T: Real> Checkpoint<T> {
             .iter()
             .flat_map(|(_, s)| s.q.iter().chain(&s.p).copied())
             .collect();
-        let none = Vec::new();
-        let device_h0 = self.device_h0.as_ref().unwrap_or(&none);
+        let device_h0 = self.device_h0.unwrap_or(&[]);
         let parts: Vec<(&str, usize, &[u8])> = vec![
             ("q", size_of::<T>(), bytemuck::cast_slice(&st.q)),
             ("p", size_of::<T>(), bytemuck::cast_slice(&st.p)),
             ("eq", size_of::<T>(), bytemuck::cast_slice(&st.eq)),
             ("ep", size_of::<T>(), bytemuck::cast_slice(&st.ep)),
             ("unconverged", 4, bytemuck::cast_slice(&st.unconverged)),
-            ("h0", 8, bytemuck::cast_slice(&self.h0)),
+            ("h0", 8, bytemuck::cast_slice(self.h0)),
             ("l0", 8, bytemuck::cast_slice(&l0)),
-            ("s", 8, bytemuck::cast_slice(&self.s)),
-            ("log2_scale", 8, bytemuck::cast_slice(&self.log2_scale)),
+            ("s", 8, bytemuck::cast_slice(self.s)),
+            ("log2_scale", 8, bytemuck::cast_slice(self.log2_scale)),
             ("device_h0", 8, bytemuck::cast_slice(device_h0)),
             ("trajectory", 8, bytemuck::cast_slice(&traj)),
             ("portraits", 8, bytemuck::cast_slice(&portraits)),
         ];
         let header = Header {
             step: self.step,
-            engine: self.engine.clone(),
+            engine: self.engine.to_string(),
             precision: T::NAME.into(),
             n: st.n,
             d: st.d,
@@ -136,7 +155,7 @@ impl<T: Real> Checkpoint<T> {
             area0: self.area0,
             refine_dist: self.refine_dist,
             stats_bytes: self.stats_bytes,
-            config_hash: self.config_hash.clone(),
+            config_hash: self.config_hash.to_string(),
             trajectory_len: self.trajectory.len(),
             portrait_steps: self.portraits.iter().map(|p| p.0).collect(),
             portrait_points: self.portraits.iter().map(|p| p.1.n).collect(),
@@ -150,16 +169,14 @@ impl<T: Real> Checkpoint<T> {
             path: path(run_dir),
             source: std::io::Error::other(e),
         })?;
-        let total: usize = parts.iter().map(|p| p.2.len()).sum();
-        let mut out = Vec::with_capacity(total + text.len() + 64);
-        out.extend_from_slice(format!("{MAGIC}\n{}\n", text.len()).as_bytes());
-        out.extend_from_slice(text.as_bytes());
-        for (_, _, bytes) in &parts {
-            out.extend_from_slice(bytes);
-        }
-        write_atomic(&path(run_dir), &out)
+        let head = format!("{MAGIC}\n{}\n{text}", text.len());
+        let mut all: Vec<&[u8]> = vec![head.as_bytes()];
+        all.extend(parts.iter().map(|p| p.2));
+        write_atomic_parts(&path(run_dir), &all)
     }
+}
 
+impl<T: Real> Checkpoint<T> {
     /// Read `run_dir/checkpoint/run.ckpt` (`None` when there is none), checking that it was
     /// written at precision T and is whole.
     pub fn read(run_dir: &Path) -> Result<Option<Self>> {
@@ -172,62 +189,36 @@ impl<T: Real> Checkpoint<T> {
             message: format!("not a usable checkpoint: {m}"),
         };
         let bytes = std::fs::read(&file).map_err(|e| bad(e.to_string()))?;
-        let mut lines = bytes.splitn(3, |&b| b == b'\n');
-        if lines.next() != Some(MAGIC.as_bytes()) {
-            return Err(bad("it does not start with the checkpoint line".into()));
-        }
-        let len: usize = lines
-            .next()
-            .and_then(|l| std::str::from_utf8(l).ok())
-            .and_then(|l| l.parse().ok())
-            .ok_or_else(|| bad("no header length".into()))?;
-        let rest = lines.next().unwrap_or(&[]);
-        if rest.len() < len {
-            return Err(bad("truncated header".into()));
-        }
-        let text = std::str::from_utf8(&rest[..len]).map_err(|e| bad(e.to_string()))?;
-        let h: Header = toml::from_str(text).map_err(|e| bad(e.to_string()))?;
+        let (h, data) = split_header(&bytes).map_err(bad)?;
         if h.precision != T::NAME {
             return Err(bad(format!("written at {}, not {}", h.precision, T::NAME)));
         }
-        let mut data = &rest[len..];
-        let mut take = |name: &str| -> Result<&[u8]> {
-            let (_, size, count) = h
-                .arrays
-                .iter()
-                .find(|a| a.0 == name)
-                .ok_or_else(|| bad(format!("no array {name}")))?;
-            let n = size * count;
-            if data.len() < n {
-                return Err(bad(format!("truncated at array {name}")));
-            }
-            let (head, tail) = data.split_at(n);
-            data = tail;
-            Ok(head)
+        let mut arrays = Arrays {
+            header: &h,
+            data,
+            file: &file,
         };
-        let values = |b: &[u8]| -> Vec<T> { bytemuck::pod_collect_to_vec(b) };
-        let f64s = |b: &[u8]| -> Vec<f64> { bytemuck::pod_collect_to_vec(b) };
         let (q, p, eq, ep) = (
-            values(take("q")?),
-            values(take("p")?),
-            values(take("eq")?),
-            values(take("ep")?),
+            arrays.take::<T>("q")?,
+            arrays.take::<T>("p")?,
+            arrays.take::<T>("eq")?,
+            arrays.take::<T>("ep")?,
         );
-        let unconverged: Vec<u32> = bytemuck::pod_collect_to_vec(take("unconverged")?);
-        let h0 = f64s(take("h0")?);
-        let l0 = f64s(take("l0")?);
-        let s = f64s(take("s")?);
-        let log2_scale = f64s(take("log2_scale")?);
-        let device_h0 = f64s(take("device_h0")?);
-        let traj = f64s(take("trajectory")?);
-        let portraits = f64s(take("portraits")?);
+        let unconverged: Vec<u32> = arrays.take("unconverged")?;
+        let h0: Vec<f64> = arrays.take("h0")?;
+        let l0: Vec<f64> = arrays.take("l0")?;
+        let s: Vec<f64> = arrays.take("s")?;
+        let log2_scale: Vec<f64> = arrays.take("log2_scale")?;
+        let device_h0: Vec<f64> = arrays.take("device_h0")?;
+        let traj: Vec<f64> = arrays.take("trajectory")?;
+        let portraits: Vec<f64> = arrays.take("portraits")?;
         let comps = h.d * (1 + h.nt) * h.n;
         let sizes_ok = q.len() == comps
             && p.len() == comps
             && unconverged.len() == h.n
             && (!h.compensated || (eq.len() == comps && ep.len() == comps))
             && (!h.device_h0 || device_h0.len() == h.n)
-            && l0.len() % 3 == 0
+            && l0.len().is_multiple_of(3)
             && traj.len() == h.trajectory_len * (1 + 2 * h.d)
             && portraits.len() == 2 * h.d * h.portrait_points.iter().sum::<usize>();
         if !sizes_ok {
@@ -243,18 +234,7 @@ impl<T: Real> Checkpoint<T> {
             eq,
             ep,
         };
-        let mut at = 0;
-        let mut portrait_states = Vec::new();
-        for (&step, &n) in h.portrait_steps.iter().zip(&h.portrait_points) {
-            let m = n * h.d;
-            let q = portraits[at..at + m].to_vec();
-            let p = portraits[at + m..at + 2 * m].to_vec();
-            at += 2 * m;
-            let mut st = State::zeros(n, h.d);
-            st.q = q;
-            st.p = p;
-            portrait_states.push((step, st));
-        }
+        let portrait_states = split_portraits(&h, &portraits);
         Ok(Some(Checkpoint {
             step: h.step,
             engine: h.engine,
@@ -277,6 +257,75 @@ impl<T: Real> Checkpoint<T> {
             config_hash: h.config_hash,
         }))
     }
+}
+
+/// A checkpoint file's header and the bytes of its arrays after it.
+fn split_header(bytes: &[u8]) -> std::result::Result<(Header, &[u8]), String> {
+    let mut lines = bytes.splitn(3, |&b| b == b'\n');
+    if lines.next() != Some(MAGIC.as_bytes()) {
+        return Err("it does not start with the checkpoint line".into());
+    }
+    let len: usize = lines
+        .next()
+        .and_then(|l| std::str::from_utf8(l).ok())
+        .and_then(|l| l.parse().ok())
+        .ok_or("no header length")?;
+    let rest = lines.next().unwrap_or(&[]);
+    if rest.len() < len {
+        return Err("truncated header".into());
+    }
+    let text = std::str::from_utf8(&rest[..len]).map_err(|e| e.to_string())?;
+    let h: Header = toml::from_str(text).map_err(|e| e.to_string())?;
+    Ok((h, &rest[len..]))
+}
+
+/// The arrays after a checkpoint's header, taken in the header's order.
+struct Arrays<'a> {
+    header: &'a Header,
+    data: &'a [u8],
+    file: &'a Path,
+}
+
+impl Arrays<'_> {
+    fn take<V: bytemuck::Pod>(&mut self, name: &str) -> Result<Vec<V>> {
+        let bad = |m: String| Error::InputFile {
+            path: self.file.to_path_buf(),
+            message: format!("not a usable checkpoint: {m}"),
+        };
+        let (_, size, count) = self
+            .header
+            .arrays
+            .iter()
+            .find(|a| a.0 == name)
+            .ok_or_else(|| bad(format!("no array {name}")))?;
+        if *size != size_of::<V>() {
+            return Err(bad(format!("array {name} has {size}-byte values")));
+        }
+        let n = size * count;
+        if self.data.len() < n {
+            return Err(bad(format!("truncated at array {name}")));
+        }
+        let (head, tail) = self.data.split_at(n);
+        self.data = tail;
+        Ok(bytemuck::pod_collect_to_vec(head))
+    }
+}
+
+/// The portraits' states from their concatenated q and p values.
+fn split_portraits(h: &Header, values: &[f64]) -> Vec<(u64, State<f64>)> {
+    let mut at = 0;
+    h.portrait_steps
+        .iter()
+        .zip(&h.portrait_points)
+        .map(|(&step, &n)| {
+            let m = n * h.d;
+            let mut st = State::zeros(n, h.d);
+            st.q = values[at..at + m].to_vec();
+            st.p = values[at + m..at + 2 * m].to_vec();
+            at += 2 * m;
+            (step, st)
+        })
+        .collect()
 }
 
 /// The precision a checkpoint was written at ("f32" or "f64"), without reading its arrays.

@@ -20,7 +20,7 @@ use crate::measure::tangent::{renormalise, tangent_stats};
 use crate::output::{npy, write_atomic, CsvRows};
 use crate::state::State;
 
-use super::checkpoint::{self, Checkpoint};
+use super::checkpoint::{self, Checkpoint, CheckpointRef};
 use super::initial::Initial;
 use super::interrupt;
 use super::progress::{advance_with_progress, Progress};
@@ -122,7 +122,7 @@ impl Checkpoints {
     /// A checkpoint is due at step `at`.
     fn due(&self, at: u64) -> bool {
         match self.every {
-            Some(k) => at % k == 0,
+            Some(k) => at.is_multiple_of(k),
             None => self.time_due(),
         }
     }
@@ -354,24 +354,24 @@ impl<'a, T: Real> Tracker<'a, T> {
         } else {
             None
         };
-        let state = self.engine.state()?.clone();
-        Checkpoint {
+        let state = self.engine.state()?;
+        CheckpointRef {
             step: at,
-            engine: ck.engine.to_string(),
+            engine: ck.engine,
             state,
-            h0: self.points.h0.clone(),
-            l0: self.points.l0.clone(),
-            s: self.points.s.clone(),
-            log2_scale: self.points.log2_scale.clone(),
-            device_h0,
+            h0: &self.points.h0,
+            l0: &self.points.l0,
+            s: &self.points.s,
+            log2_scale: &self.points.log2_scale,
+            device_h0: device_h0.as_deref(),
             capped_at: self.capped_at,
             stuck_at: self.stuck_at,
             area0: area.area0,
             refine_dist: self.refine_dist,
-            trajectory: self.trajectory.clone(),
-            portraits: self.portraits.clone(),
+            trajectory: &self.trajectory,
+            portraits: &self.portraits,
             stats_bytes: stats.bytes_written()?,
-            config_hash: ck.config_hash.clone(),
+            config_hash: &ck.config_hash,
         }
         .write(&ck.dir)
     }

@@ -168,21 +168,6 @@ pub(super) fn read_portraits(
         .collect()
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn portraits_spread_over_the_snapshots_with_both_ends() {
-        assert_eq!(spread(0), Vec::<usize>::new());
-        assert_eq!(spread(1), [0]);
-        assert_eq!(spread(3), [0, 1, 2]);
-        assert_eq!(spread(5), [0, 1, 2, 3, 4]);
-        assert_eq!(spread(101), [0, 25, 50, 75, 100]);
-        assert_eq!(spread(7), [0, 2, 3, 5, 6]);
-    }
-}
-
 /// A finished run of a study read back as the `RunSummary` it returned (a resumed study does
 /// not run it again): stats.csv's rows, trajectory.csv, the portraits at the study's portrait
 /// steps from states/step_<k>.npy, the engine from config.toml, and the refinement notes of its
@@ -235,4 +220,19 @@ pub(super) fn engine_used(config: &Path) -> Result<String> {
         .find_map(|l| l.strip_prefix("# engine used: "))
         .unwrap_or("not recorded")
         .to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn portraits_spread_over_the_snapshots_with_both_ends() {
+        assert_eq!(spread(0), Vec::<usize>::new());
+        assert_eq!(spread(1), [0]);
+        assert_eq!(spread(3), [0, 1, 2]);
+        assert_eq!(spread(5), [0, 1, 2, 3, 4]);
+        assert_eq!(spread(101), [0, 25, 50, 75, 100]);
+        assert_eq!(spread(7), [0, 2, 3, 5, 6]);
+    }
 }

@@ -62,9 +62,12 @@ pub fn resume_study(out: &Path) -> Result<StudyOutcome> {
     finish(&study, out, &names, configs, &results, &command_line)
 }
 
+/// Each run's configuration and folder.
+type RunDirs = Vec<(RunConfig, OutputDir)>;
+
 /// Every run's folder name and configuration, resolved before any work so bad input fails
 /// fast.
-fn resolve_all(study: &Study, out: &Path) -> Result<(Vec<String>, Vec<(RunConfig, OutputDir)>)> {
+fn resolve_all(study: &Study, out: &Path) -> Result<(Vec<String>, RunDirs)> {
     if study.runs.is_empty() {
         return Err(input_err!("--methods: a study needs at least one method"));
     }

@@ -227,8 +227,18 @@ pub fn prepare(dir: &Path, layout: Layout, force: bool) -> Result<OutLock> {
         return Ok(guard);
     }
     if !force {
+        let interrupted = !dir.join(MANIFEST).exists()
+            && (dir.join("checkpoint").is_dir() || dir.join("study.toml").is_file());
+        let hint = if interrupted {
+            format!(
+                "an interrupted phaseflow run; continue it with `phaseflow resume {}`, or pass --force to replace it",
+                dir.display()
+            )
+        } else {
+            "a phaseflow run; pass --force to replace it (its files are removed first) or choose another --out".to_string()
+        };
         return Err(Error::Input(format!(
-            "--out {}: the folder already holds a phaseflow run; pass --force to replace it (its files are removed first) or choose another --out",
+            "--out {}: the folder already holds {hint}",
             dir.display()
         )));
     }

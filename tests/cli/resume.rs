@@ -421,6 +421,12 @@ fn resume_says_what_it_cannot_do() {
         .args(args(&run, &part))
         .assert()
         .code(130);
+    // running into it again points at resume
+    phaseflow()
+        .args(args(&run, &part))
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("phaseflow resume"));
     let config = part.join("config.toml");
     let text = read(&config).replace("dt = 0.01", "dt = 0.02");
     std::fs::write(&config, text).unwrap();

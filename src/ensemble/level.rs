@@ -62,8 +62,13 @@ fn check_level_loop(points: &[(f64, f64)]) -> Result<(), String> {
 pub(super) fn level_point(system: &System, energy: f64, phi: f64) -> Result<Vec<f64>> {
     let zmin = system.minimum().ok_or_else(|| {
         input_err!(
-            "--ensemble level: system '{}' has no stable equilibrium to draw level curves around; use circle, rect or another kind",
-            system.name()
+            "--ensemble level: system '{}' has no stable equilibrium to draw level curves around{}; use circle, rect or another kind",
+            system.name(),
+            if system.expression().is_some() {
+                " (for a formula of one degree of freedom, Newton's method looks for a minimum of H from the default state: give one near the minimum as a system file's default_state)"
+            } else {
+                ""
+            }
         )
     })?;
     let e_min = system.energy(&zmin[..1], &zmin[1..]);

@@ -136,7 +136,8 @@ impl EnsembleRequest {
         })
     }
 
-    /// `level`: a 1-DOF system and a positive `--energy`.
+    /// `level`: a 1-DOF system and a finite `--energy` (above the minimum of H: checked where
+    /// the level is drawn, `level::level_point`).
     fn level(&self, system: &System) -> Result<InitialSet> {
         let d = system.dof();
         if d != 1 {
@@ -146,9 +147,12 @@ impl EnsembleRequest {
             ));
         }
         let energy = need(&self.energy, "--energy E (the energy level)", "level")?;
-        Ok(InitialSet::Level {
-            energy: positive(energy, "--energy")?,
-        })
+        if !energy.is_finite() {
+            return Err(input_err!(
+                "--energy must be a finite number above the minimum of H, got {energy}"
+            ));
+        }
+        Ok(InitialSet::Level { energy })
     }
 
     /// `--radius` of `circle` and `disk` (default 0.3).

@@ -48,6 +48,9 @@ pub struct ExprSystem {
     wgsl: Arc<str>,
     /// `energy` in f64 WGSL (the device reduction), where Vulkan has H's functions in f64.
     energy_wgsl: Option<Arc<str>>,
+    /// One degree of freedom: the minimum of H Newton's method finds from the default state
+    /// (what `level` ensembles wind around); `None` where it finds none.
+    minimum: Option<Vec<f64>>,
 }
 
 impl ExprSystem {
@@ -100,11 +103,17 @@ impl ExprSystem {
         }
         let wgsl = h.wgsl().into();
         let energy_wgsl = h.energy_wgsl().map(Into::into);
+        let start = spec
+            .default_state
+            .clone()
+            .unwrap_or_else(|| vec![0.0; 2 * d]);
+        let minimum = (d == 1).then(|| newton_minimum(&h, &start)).flatten();
         Ok(ExprSystem {
             spec,
             h: Arc::new(h),
             wgsl,
             energy_wgsl,
+            minimum,
         })
     }
 
@@ -134,6 +143,46 @@ impl ExprSystem {
             .clone()
             .unwrap_or_else(|| (1..=self.h.dof).map(|k| format!("q{k}")).collect())
     }
+}
+
+/// A minimum of a 1-DOF H near `start` = (q, p): Newton's method on ∇H = 0 with the exact
+/// Hessian (the directional derivatives along the unit vectors), accepted when it converges to a
+/// point where the Hessian is positive definite.
+fn newton_minimum(h: &ExprHamiltonian, start: &[f64]) -> Option<Vec<f64>> {
+    let (mut q, mut p) = (start[0], start[1]);
+    let eval = |q: f64, p: f64| {
+        let (mut gq, mut gp) = ([0.0], [0.0]);
+        h.grad_q(&[q], &[p], &mut gq);
+        h.grad_p(&[q], &[p], &mut gp);
+        let column = |vq: f64, vp: f64| {
+            let (mut a, mut b) = ([0.0], [0.0]);
+            h.grad_q_dir(&[q], &[p], &[vq], &[vp], &mut a);
+            h.grad_p_dir(&[q], &[p], &[vq], &[vp], &mut b);
+            (a[0], b[0])
+        };
+        let ((hqq, hpq), (hqp, hpp)) = (column(1.0, 0.0), column(0.0, 1.0));
+        (gq[0], gp[0], hqq, hqp, hpq, hpp)
+    };
+    for _ in 0..100 {
+        let (gq, gp, hqq, hqp, hpq, hpp) = eval(q, p);
+        let det = hqq * hpp - hqp * hpq;
+        if !(det.is_finite() && det != 0.0) {
+            return None;
+        }
+        let dq = (hpp * gq - hqp * gp) / det;
+        let dp = (hqq * gp - hpq * gq) / det;
+        q -= dq;
+        p -= dp;
+        if !(q.is_finite() && p.is_finite()) {
+            return None;
+        }
+        if dq.abs() <= 1e-14 * (1.0 + q.abs()) && dp.abs() <= 1e-14 * (1.0 + p.abs()) {
+            let (_, _, hqq, hqp, hpq, hpp) = eval(q, p);
+            let positive = hqq > 0.0 && hqq * hpp - hqp * hpq > 0.0;
+            return positive.then(|| vec![q, p]);
+        }
+    }
+    None
 }
 
 impl Hamiltonian for ExprSystem {
@@ -172,6 +221,10 @@ impl Hamiltonian for ExprSystem {
 
     fn grad_p_dir<T: Real>(&self, q: &[T], p: &[T], vq: &[T], vp: &[T], out: &mut [T]) {
         self.h.grad_p_dir(q, p, vq, vp, out)
+    }
+
+    fn minimum(&self) -> Option<Vec<f64>> {
+        self.minimum.clone()
     }
 
     fn default_state(&self) -> Vec<f64> {

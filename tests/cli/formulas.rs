@@ -407,3 +407,70 @@ fn studies_take_a_formula() {
     let report = read(&out.join("report.md"));
     assert!(report.contains("q^4/4"), "{report}");
 }
+
+/// `level` ensembles of a formula wind around the minimum Newton's method finds from the
+/// default state: the pendulum formula's level equals the built-in pendulum's; the double
+/// well's right well (a system file's default state) at a negative energy keeps its area in
+/// f64; a default state at the saddle is refused with the fix.
+#[test]
+fn level_ensembles_of_formulas_wind_around_their_minimum() {
+    let tmp = TempDir::new().unwrap();
+    let level = |system: &[&str], energy: &str, out: &std::path::Path| {
+        let mut a: Vec<String> = ["run"].iter().map(|s| s.to_string()).collect();
+        a.extend(system.iter().map(|s| s.to_string()));
+        a.extend(
+            [
+                "--method",
+                "verlet",
+                "--ensemble",
+                "level",
+                "--energy",
+                energy,
+                "--points",
+                "400",
+                "--dt",
+                "0.05",
+                "--steps",
+                "400",
+                "--precision",
+                "f64",
+                "--quiet",
+                "--out",
+            ]
+            .iter()
+            .map(|s| s.to_string()),
+        );
+        a.push(out.display().to_string());
+        phaseflow().args(a).assert()
+    };
+    let (a, b) = (tmp.path().join("a"), tmp.path().join("b"));
+    level(&["--hamiltonian", PENDULUM], "0.5", &a).success();
+    level(&["--system", "pendulum"], "0.5", &b).success();
+    for (ra, rb) in stats(&a).iter().zip(&stats(&b)) {
+        for key in ["energy_mean", "area", "area_ratio", "loop_nodes"] {
+            let (x, y) = (ra[key], rb[key]);
+            assert!(
+                (x - y).abs() <= 1e-12 * (1.0 + y.abs()),
+                "{key}: {x} vs {y}"
+            );
+        }
+    }
+    let file = tmp.path().join("well.toml");
+    std::fs::write(
+        &file,
+        "name = \"well\"\nhamiltonian = \"p^2/2 + q^4/4 - q^2/2\"\ndefault_state = [0.9, 0.1]\n",
+    )
+    .unwrap();
+    let c = tmp.path().join("c");
+    level(&["--system-file", file.to_str().unwrap()], "-0.2", &c).success();
+    let last = stats(&c).pop().unwrap();
+    assert!((last["area_ratio"] - 1.0).abs() < 1e-9, "{last:?}");
+    assert!(last["energy_mean"] < 0.0);
+    level(
+        &["--hamiltonian", "p^2/2 + q^4/4 - q^2/2"],
+        "0.1",
+        &tmp.path().join("d"),
+    )
+    .code(2)
+    .stderr(predicate::str::contains("default_state"));
+}

@@ -126,8 +126,8 @@ impl Program {
         let mut src_of = vec![Src::Const(0.0); dag.len()];
         let mut code = Vec::with_capacity(order.len());
         for (pos, &id) in order.iter().enumerate() {
-            let r = |a: Id| src_of[a];
-            let instr = match dag.node(id) {
+            let node = dag.node(id);
+            match node {
                 Node::Const(bits) => {
                     src_of[id] = Src::Const(f64::from_bits(bits));
                     continue;
@@ -136,29 +136,29 @@ impl Program {
                     src_of[id] = Src::In(v);
                     continue;
                 }
-                Node::Neg(a) => Instr::Neg(Dst::Out(0), r(a)),
-                Node::Add(a, b) => Instr::Bin(BinOp::Add, Dst::Out(0), r(a), r(b)),
-                Node::Sub(a, b) => Instr::Bin(BinOp::Sub, Dst::Out(0), r(a), r(b)),
-                Node::Mul(a, b) => Instr::Bin(BinOp::Mul, Dst::Out(0), r(a), r(b)),
-                Node::Div(a, b) => Instr::Bin(BinOp::Div, Dst::Out(0), r(a), r(b)),
-                Node::Call(f, a) => Instr::Call(f, Dst::Out(0), r(a)),
-                Node::Powi(..) => unreachable!("lower_powers removed every power"),
-            };
+                _ => {}
+            }
             // The destination is taken before the operands' registers are freed: an
             // instruction never writes a register it reads.
             let dst = match direct[id] {
                 Some(j) => Dst::Out(j),
-                None => {
-                    let r = regs.take();
-                    src_of[id] = Src::Reg(r);
-                    Dst::Reg(r)
-                }
+                None => Dst::Reg(regs.take()),
             };
-            code.push(match instr {
-                Instr::Neg(_, a) => Instr::Neg(dst, a),
-                Instr::Bin(op, _, a, b) => Instr::Bin(op, dst, a, b),
-                Instr::Call(f, _, a) => Instr::Call(f, dst, a),
+            let r = |a: Id| src_of[a];
+            code.push(match node {
+                Node::Neg(a) => Instr::Neg(dst, r(a)),
+                Node::Add(a, b) => Instr::Bin(BinOp::Add, dst, r(a), r(b)),
+                Node::Sub(a, b) => Instr::Bin(BinOp::Sub, dst, r(a), r(b)),
+                Node::Mul(a, b) => Instr::Bin(BinOp::Mul, dst, r(a), r(b)),
+                Node::Div(a, b) => Instr::Bin(BinOp::Div, dst, r(a), r(b)),
+                Node::Call(f, a) => Instr::Call(f, dst, r(a)),
+                Node::Const(_) | Node::Var(_) | Node::Powi(..) => {
+                    unreachable!("leaves are operands; lower_powers removed every power")
+                }
             });
+            if let Dst::Reg(reg) = dst {
+                src_of[id] = Src::Reg(reg);
+            }
             let mut operands = dag.node(id).operands();
             operands.dedup();
             for a in operands {

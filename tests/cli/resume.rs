@@ -326,14 +326,16 @@ fn signals_leave_a_resumable_folder() {
     let tmp = TempDir::new().unwrap();
     let full = tmp.path().join("full");
     phaseflow().args(args(LONG_RUN, &full)).assert().success();
-    for (signal, code) in [("-INT", Some(130)), ("-KILL", None)] {
+    for (signal, code) in [("INT", Some(130)), ("KILL", None)] {
         let out = tmp.path().join(signal);
-        let child = start_until_checkpoint(LONG_RUN, &out);
-        let status = StdCommand::new("kill")
-            .args([signal, &child.id().to_string()])
-            .status()
-            .unwrap();
-        assert!(status.success());
+        let mut child = start_until_checkpoint(LONG_RUN, &out);
+        if signal == "INT" {
+            // SAFETY: kill(2) on the child's pid, which has not been waited for yet.
+            let r = unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
+            assert_eq!(r, 0);
+        } else {
+            child.kill().unwrap(); // SIGKILL
+        }
         let output = child.wait_with_output().unwrap();
         assert_eq!(output.status.code(), code, "{signal}");
         if code.is_some() {

@@ -28,6 +28,14 @@ pub fn resume_run(dir: &Path) -> Result<Resumed> {
     if dir.join(folder::MANIFEST).exists() {
         return Ok(Resumed::Complete);
     }
+    if let Some(study) = dir.parent().filter(|p| p.join("study.toml").is_file()) {
+        return Err(input_err!(
+            "{} is a method folder of the study {}; resume the study: phaseflow resume {}",
+            dir.display(),
+            study.display(),
+            study.display()
+        ));
+    }
     let config = dir.join("config.toml");
     if !config.is_file() {
         return Err(input_err!(

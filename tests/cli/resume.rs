@@ -253,6 +253,13 @@ fn resumed_studies_write_the_files_of_an_uninterrupted_study() {
         )));
     assert!(part.join("euler/manifest.toml").is_file());
     assert!(part.join("verlet/checkpoint/run.ckpt").is_file());
+    // a method folder is resumed through its study
+    phaseflow()
+        .args(["resume"])
+        .arg(part.join("verlet"))
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("resume the study"));
     let euler_before = std::fs::metadata(part.join("euler/stats.csv"))
         .unwrap()
         .modified()

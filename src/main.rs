@@ -100,26 +100,24 @@ fn cmd_run(job: &RunJob) -> Result<ExitCode, Error> {
 
 /// The lines `run` (and `resume`) print when a run is done.
 fn print_run_summary(summary: &run::RunSummary) -> Result<(), Error> {
-    {
-        let last = summary.rows.last().expect("at least the step-0 row");
-        out!(
-            "done: {} steps of {} on {} points ({}), finite {} of {}",
-            last.step,
-            summary.method,
-            last.points,
-            summary.engine,
-            last.finite,
-            last.points
-        );
-        out!(
-            "final t = {}: energy_mean {}  abs_energy_err_max {}  rel_energy_err_max {}",
-            last.t,
-            fmt_opt(last.energy_mean),
-            fmt_opt(last.abs_energy_err_max),
-            fmt_opt(last.rel_energy_err_max)
-        );
-        out!("wrote {}/stats.csv and config.toml", summary.out.display());
-    }
+    let last = summary.rows.last().expect("at least the step-0 row");
+    out!(
+        "done: {} steps of {} on {} points ({}), finite {} of {}",
+        last.step,
+        summary.method,
+        last.points,
+        summary.engine,
+        last.finite,
+        last.points
+    );
+    out!(
+        "final t = {}: energy_mean {}  abs_energy_err_max {}  rel_energy_err_max {}",
+        last.t,
+        fmt_opt(last.energy_mean),
+        fmt_opt(last.abs_energy_err_max),
+        fmt_opt(last.rel_energy_err_max)
+    );
+    out!("wrote {}/stats.csv and config.toml", summary.out.display());
     Ok(())
 }
 

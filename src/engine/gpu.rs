@@ -74,8 +74,7 @@ impl<T: Real> GpuEngine<T> {
         let ctx = gpu::context()?;
         let f64 = T::NAME == "f64";
         if f64 {
-            check_f64_support(ctx.f64, &ctx.info.name)?;
-            system.check_gpu_f64()?;
+            check_f64_support(ctx.f64, &ctx.info.name, system)?;
         }
         let words = words_per_point(state.comps(), k.compensated);
         check_device_memory(ctx, "--points", state.n, words, size_of::<T>())?;

@@ -92,14 +92,16 @@ pub fn check_device_memory(
     device_memory_fits(flag, points, per_point, memory)
 }
 
-/// Refuse (exit 2, naming `--precision`) an f64 kernel on an adapter without f64 in shaders.
-pub fn check_f64_support(has_f64: bool, adapter: &str) -> Result<()> {
-    if has_f64 {
-        return Ok(());
+/// Refuse (exit 2, naming `--precision`) an f64 kernel on an adapter without f64 in shaders,
+/// or of a formula whose derivatives call a function shaders lack in f64
+/// (`System::check_gpu_f64`).
+pub fn check_f64_support(has_f64: bool, adapter: &str, system: &System) -> Result<()> {
+    if !has_f64 {
+        return Err(crate::input_err!(
+            "--precision f64 --backend gpu: the adapter {adapter} has no f64 in shaders (wgpu SHADER_F64); use --precision f32, or --backend cpu for f64"
+        ));
     }
-    Err(crate::input_err!(
-        "--precision f64 --backend gpu: the adapter {adapter} has no f64 in shaders (wgpu SHADER_F64); use --precision f32, or --backend cpu for f64"
-    ))
+    system.check_gpu_f64()
 }
 
 fn device_memory_fits(flag: &str, points: usize, per_point: u64, memory: u64) -> Result<()> {
@@ -188,8 +190,9 @@ mod tests {
 
     #[test]
     fn adapters_without_f64_are_refused_naming_the_flag() {
-        assert!(check_f64_support(true, "lavapipe").is_ok());
-        let e = check_f64_support(false, "Some GPU").unwrap_err();
+        let pendulum = System::new("pendulum", &Default::default()).unwrap();
+        assert!(check_f64_support(true, "lavapipe", &pendulum).is_ok());
+        let e = check_f64_support(false, "Some GPU", &pendulum).unwrap_err();
         assert!(e.is_input(), "{e}");
         assert!(e.to_string().contains("--precision f32"), "{e}");
     }

@@ -61,26 +61,20 @@ fn foreign(dir: &Path, layout: Layout, rel: &Path, found: &mut Vec<PathBuf>) -> 
         }
         let ok = if is_dir {
             match (layout, name.as_str()) {
-                // A run's checkpoint (`phaseflow resume`): its file and write_atomic's temporaries.
-                (Layout::Run, "checkpoint") => {
-                    for e in read_dir(&path)? {
-                        let n = e.file_name().to_string_lossy().into_owned();
-                        let n = n.strip_prefix('.').unwrap_or(&n);
-                        let n = n.rsplit_once(".tmp-").map_or(n, |(b, _)| b);
-                        if n != "run.ckpt" {
-                            found.push(rel.join("checkpoint").join(e.file_name()));
-                        }
-                    }
-                    true
-                }
-                (Layout::Run, "states") => {
+                // A run's checkpoint (`phaseflow resume`) and its saved states: their files
+                // and write_atomic's temporaries of them.
+                (Layout::Run, sub @ ("checkpoint" | "states")) => {
                     for e in read_dir(&path)? {
                         let n = e.file_name().to_string_lossy().into_owned();
                         let n = n.strip_prefix('.').unwrap_or(&n);
                         let n = n.rsplit_once(".tmp-").map_or(n, |(b, _)| b);
                         let file = e.file_type().map(|t| t.is_file()).unwrap_or(false);
-                        if !(file && n.starts_with("step_") && n.ends_with(".npy")) {
-                            found.push(rel.join("states").join(e.file_name()));
+                        let own = match sub {
+                            "checkpoint" => n == "run.ckpt",
+                            _ => n.starts_with("step_") && n.ends_with(".npy"),
+                        };
+                        if !(file && own) {
+                            found.push(rel.join(sub).join(e.file_name()));
                         }
                     }
                     true

@@ -116,7 +116,6 @@ impl<T: Real> CheckpointRef<'_, T> {
     /// Write `run_dir/checkpoint/run.ckpt` whole.
     pub fn write(&self, run_dir: &Path) -> Result<()> {
         let st = self.state;
-        let l0: Vec<f64> = self.l0.iter().flatten().copied().collect();
         let traj: Vec<f64> = self
             .trajectory
             .iter()
@@ -135,7 +134,7 @@ impl<T: Real> CheckpointRef<'_, T> {
             ("ep", size_of::<T>(), bytemuck::cast_slice(&st.ep)),
             ("unconverged", 4, bytemuck::cast_slice(&st.unconverged)),
             ("h0", 8, bytemuck::cast_slice(self.h0)),
-            ("l0", 8, bytemuck::cast_slice(&l0)),
+            ("l0", 24, bytemuck::cast_slice(self.l0)),
             ("s", 8, bytemuck::cast_slice(self.s)),
             ("log2_scale", 8, bytemuck::cast_slice(self.log2_scale)),
             ("device_h0", 8, bytemuck::cast_slice(device_h0)),
@@ -206,7 +205,7 @@ impl<T: Real> Checkpoint<T> {
         );
         let unconverged: Vec<u32> = arrays.take("unconverged")?;
         let h0: Vec<f64> = arrays.take("h0")?;
-        let l0: Vec<f64> = arrays.take("l0")?;
+        let l0: Vec<[f64; 3]> = arrays.take("l0")?;
         let s: Vec<f64> = arrays.take("s")?;
         let log2_scale: Vec<f64> = arrays.take("log2_scale")?;
         let device_h0: Vec<f64> = arrays.take("device_h0")?;
@@ -218,7 +217,6 @@ impl<T: Real> Checkpoint<T> {
             && unconverged.len() == h.n
             && (!h.compensated || (eq.len() == comps && ep.len() == comps))
             && (!h.device_h0 || device_h0.len() == h.n)
-            && l0.len().is_multiple_of(3)
             && traj.len() == h.trajectory_len * (1 + 2 * h.d)
             && portraits.len() == 2 * h.d * h.portrait_points.iter().sum::<usize>();
         if !sizes_ok {
@@ -240,7 +238,7 @@ impl<T: Real> Checkpoint<T> {
             engine: h.engine,
             state,
             h0,
-            l0: l0.chunks(3).map(|c| [c[0], c[1], c[2]]).collect(),
+            l0,
             s,
             log2_scale,
             device_h0: h.device_h0.then_some(device_h0),
@@ -326,15 +324,6 @@ fn split_portraits(h: &Header, values: &[f64]) -> Vec<(u64, State<f64>)> {
             (step, st)
         })
         .collect()
-}
-
-/// The precision a checkpoint was written at ("f32" or "f64"), without reading its arrays.
-pub fn precision(run_dir: &Path) -> Option<String> {
-    let bytes = std::fs::read(path(run_dir)).ok()?;
-    let text = String::from_utf8_lossy(&bytes[..bytes.len().min(4096)]).into_owned();
-    text.lines()
-        .find_map(|l| l.strip_prefix("precision = "))
-        .map(|v| v.trim_matches('"').to_string())
 }
 
 /// stats.csv cut back to its first `bytes` bytes (the rows up to the checkpoint), and those

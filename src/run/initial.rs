@@ -19,6 +19,9 @@ pub(super) struct Initial<T: Real> {
     pub(super) file_nodes: State<f64>,
     /// Bounding-box diagonal of the f64 initial set (loop ensembles; 0 otherwise).
     pub(super) diagonal: f64,
+    /// H of every point as `state` holds it (checked finite): the runner's H0 where the
+    /// statistics are reduced on the host.
+    pub(super) h0: Vec<f64>,
 }
 
 impl<T: Real> Initial<T> {
@@ -27,35 +30,48 @@ impl<T: Real> Initial<T> {
         let none = State::zeros(0, system.dof());
         if !spec.is_loop() {
             let state = spec.generate_as(system)?;
-            check_finite_energy(system, &state)?;
+            let h0 = finite_energies(system, &state)?;
             return Ok(Initial {
                 state,
                 file_nodes: none,
                 diagonal: 0.0,
+                h0,
             });
         }
         let init = spec.generate(system)?;
         let diagonal = bbox_diagonal(&init);
         let state = init.convert();
-        check_finite_energy(system, &state)?;
+        let h0 = finite_energies(system, &state)?;
         Ok(Initial {
             state,
-            file_nodes: if spec.kind() == EnsembleKind::File {
-                init
-            } else {
-                none
-            },
+            file_nodes: if keeps_nodes(cfg) { init } else { none },
             diagonal,
+            h0,
         })
     }
 }
 
-/// Refuse an initial set with a point where H is not finite (a singularity of the
-/// Hamiltonian, e.g. `1/q` at q = 0): its energy error would be meaningless from the start.
-fn check_finite_energy<T: Real>(system: &System, state: &State<T>) -> Result<()> {
+/// A file loop: refinement interpolates on its initial rows, so the run keeps them.
+fn keeps_nodes(cfg: &RunConfig) -> bool {
+    cfg.ensemble.is_loop() && cfg.ensemble.kind() == EnsembleKind::File
+}
+
+/// A file loop's initial rows (no points for the other sets): what a resumed run, which
+/// does not generate its initial set again, gives refinement.
+pub(super) fn file_loop_nodes(cfg: &RunConfig) -> Result<State<f64>> {
+    if keeps_nodes(cfg) {
+        return cfg.ensemble.generate(&cfg.system);
+    }
+    Ok(State::zeros(0, cfg.system.dof()))
+}
+
+/// H of every point, refusing an initial set with a point where H is not finite (a
+/// singularity of the Hamiltonian, e.g. `1/q` at q = 0): its energy error would be
+/// meaningless from the start.
+fn finite_energies<T: Real>(system: &System, state: &State<T>) -> Result<Vec<f64>> {
     let h = energies(system, state);
     let Some(i) = h.iter().position(|x| !x.is_finite()) else {
-        return Ok(());
+        return Ok(h);
     };
     let (mut q, mut p) = (vec![0.0; state.d], vec![0.0; state.d]);
     state.point_f64(i, &mut q, &mut p);

@@ -15,7 +15,7 @@ use crate::state::State;
 use crate::system::System;
 
 use super::checkpoint::{self, Checkpoint};
-use super::initial::Initial;
+use super::initial::{file_loop_nodes, Initial};
 use super::interrupt;
 use super::resources::{choose_engine, run_bytes_per_point, EngineChoice};
 use super::tracker::{Checkpoints, EngineFactory, Tracker};
@@ -63,14 +63,6 @@ fn announce(cfg: &RunConfig, note: Option<String>) {
     }
 }
 
-/// A file loop's initial rows, which refinement interpolates on (no points for other sets).
-fn file_loop_nodes(cfg: &RunConfig) -> Result<State<f64>> {
-    if cfg.ensemble.is_loop() && cfg.ensemble.kind() == crate::ensemble::EnsembleKind::File {
-        return cfg.ensemble.generate(&cfg.system);
-    }
-    Ok(State::zeros(0, cfg.system.dof()))
-}
-
 /// The checks a run passes before anything is written: the engine `auto` resolves to, the
 /// host memory, and on the GPU the device memory and the kernel's size. `run` makes them,
 /// and `study` makes them for every method before it touches its folder.
@@ -92,8 +84,7 @@ pub fn preflight(cfg: &RunConfig) -> Result<(EngineChoice, Option<String>)> {
         let ctx = gpu::context()?;
         let f64 = cfg.precision == Precision::F64;
         if f64 {
-            gpu_layout::check_f64_support(ctx.f64, &ctx.info.name)?;
-            cfg.system.check_gpu_f64()?;
+            gpu_layout::check_f64_support(ctx.f64, &ctx.info.name, &cfg.system)?;
         }
         let words = gpu_layout::words_per_point(comps, cfg.compensated);
         let value_bytes = if f64 { 8 } else { 4 };

@@ -14,7 +14,7 @@ use crate::error::{Error, Result};
 use crate::float::Real;
 use crate::measure::area::{loop_area, smooth_loop_area};
 use crate::measure::energy::{
-    ang_mom_err_max, angular_momenta, energies, row_from, snapshot_stats, EnergyRow,
+    ang_mom_err_max, angular_momenta, row_from, snapshot_stats, EnergyRow,
 };
 use crate::measure::tangent::{renormalise, tangent_stats};
 use crate::output::{npy, write_atomic, CsvRows};
@@ -145,16 +145,12 @@ impl<'a, T: Real> Tracker<'a, T> {
         let n = init.state.n;
         let mut engine = factory(with_columns(cfg, init.state))?;
         // H(z0) of the points as the run's precision holds them (an f32 run starts from rounded
-        // points): kept by the engine where it reduces the statistics itself. Loops (refinement
-        // inserts nodes with their own H0) and --tangent (renormalised on the host) read the
-        // state at every snapshot anyway.
+        // points; `Initial` computed it when it checked it finite): kept by the engine where it
+        // reduces the statistics itself. Loops (refinement inserts nodes with their own H0) and
+        // --tangent (renormalised on the host) read the state at every snapshot anyway.
         let device_energy =
             !cfg.ensemble.is_loop() && !cfg.tangent && engine.reduce_energy(true)?.is_some();
-        let h0 = if device_energy {
-            Vec::new()
-        } else {
-            energies(&cfg.system, engine.state()?)
-        };
+        let h0 = if device_energy { Vec::new() } else { init.h0 };
         let l0 = angular_momenta(&cfg.system, engine.state()?).unwrap_or_default();
         let refine_dist = cfg.refine.map(|r| r.tol * init.diagonal);
         Ok(Tracker {

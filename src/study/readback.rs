@@ -150,22 +150,35 @@ pub(super) fn read_portraits(
         .into_iter()
         .map(|i| {
             let (step, path) = &saved[i];
-            let array = npy::decode_f64(&read(path, "a saved state (.npy)")?)
-                .map_err(|m| file_err(path, m))?;
-            if array.cols != 2 * d {
-                return Err(file_err(
-                    path,
-                    format!(
-                        "expected {} columns (q1..qd, p1..pd), found {}",
-                        2 * d,
-                        array.cols
-                    ),
-                ));
-            }
-            let rows: Vec<Vec<f64>> = array.data.chunks(array.cols).map(<[f64]>::to_vec).collect();
-            Ok((*step, State::from_rows(&rows, d)))
+            Ok((*step, read_state(path, d)?))
         })
         .collect()
+}
+
+/// A saved state, states/step_<k>.npy: N rows of q1..qd, p1..pd in f64.
+fn read_state(path: &Path, d: usize) -> Result<State<f64>> {
+    let array =
+        npy::decode_f64(&read(path, "a saved state (.npy)")?).map_err(|m| file_err(path, m))?;
+    if array.cols != 2 * d {
+        return Err(file_err(
+            path,
+            format!(
+                "expected {} columns (q1..qd, p1..pd), found {}",
+                2 * d,
+                array.cols
+            ),
+        ));
+    }
+    let rows: Vec<Vec<f64>> = array.data.chunks(array.cols).map(<[f64]>::to_vec).collect();
+    Ok(State::from_rows(&rows, d))
+}
+
+/// What the run's manifest notes of its loop refinement: the steps where it hit the node cap
+/// and where a gap could not be refined (none for runs written before the notes existed).
+pub(super) fn refine_notes(dir: &Path) -> (Option<u64>, Option<u64>) {
+    let notes = folder::manifest_notes(dir);
+    let note = |key: &str| notes.iter().find(|(k, _)| k == key).map(|(_, v)| *v);
+    (note("refine_capped_at_step"), note("refine_stuck_at_step"))
 }
 
 /// A finished run of a study read back as the `RunSummary` it returned (a resumed study does
@@ -187,25 +200,17 @@ pub(super) fn run_summary(cfg: &RunConfig, dir: &Path) -> Result<RunSummary> {
         .filter(|s| cfg.portrait_steps.contains(s))
         .map(|&step| {
             let path = dir.join("states").join(format!("step_{step}.npy"));
-            let array = npy::decode_f64(&read(&path, "a portrait state (.npy)")?)
-                .map_err(|m| file_err(&path, m))?;
-            let rows: Vec<Vec<f64>> = array
-                .data
-                .chunks(array.cols.max(1))
-                .map(<[f64]>::to_vec)
-                .collect();
-            Ok((step, State::from_rows(&rows, d)))
+            Ok((step, read_state(&path, d)?))
         })
         .collect::<Result<Vec<_>>>()?;
-    let notes = folder::manifest_notes(dir);
-    let note = |key: &str| notes.iter().find(|(k, _)| k == key).map(|(_, v)| *v);
+    let (refine_capped_at, refine_stuck_at) = refine_notes(dir);
     Ok(RunSummary {
         engine: engine_used(&dir.join("config.toml"))?,
         method: cfg.method.name(),
         rows: read_stats(&dir.join("stats.csv"))?,
         out: dir.to_path_buf(),
-        refine_capped_at: note("refine_capped_at_step"),
-        refine_stuck_at: note("refine_stuck_at_step"),
+        refine_capped_at,
+        refine_stuck_at,
         portraits,
         trajectory,
     })

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use super::figures::{PlottedRun, StudyFigure};
 use super::format::{count, fmt_g, fmt_ratio, opt};
-use super::readback::{engine_used, read_portraits, read_stats, read_trajectory};
+use super::readback::{engine_used, read_portraits, read_stats, read_trajectory, refine_notes};
 use super::runner::write_figures;
 use super::summary::{summarise, verdict, SummaryRow};
 use super::StudyRun;
@@ -42,16 +42,14 @@ pub fn plot_run(dir: &Path, out: Option<&Path>) -> Result<PlotOutcome> {
     } else {
         Vec::new()
     };
-    // What refinement ran into is noted in the manifest (runs since issue 15; else none).
-    let notes = folder::manifest_notes(dir);
-    let note = |key: &str| notes.iter().find(|(k, _)| k == key).map(|(_, v)| *v);
+    let (refine_capped_at, refine_stuck_at) = refine_notes(dir);
     let result = RunSummary {
         method: cfg.method.name(),
         engine: engine_used(&config_path)?,
         rows: read_stats(&dir.join("stats.csv"))?,
         out: dir.to_path_buf(),
-        refine_capped_at: note("refine_capped_at_step"),
-        refine_stuck_at: note("refine_stuck_at_step"),
+        refine_capped_at,
+        refine_stuck_at,
         portraits: read_portraits(dir, cfg.system.dof(), cfg.dt, &trajectory)?,
         trajectory,
     };

@@ -88,34 +88,33 @@ fn interrupted_equals_uninterrupted(run_args: &[&str], stop: u32) {
     assert_eq!(manifest(&full), manifest(&part));
 }
 
+/// A compensated pendulum disk with a checkpoint every 700 steps (of 3000); callers add the
+/// backend.
+const PENDULUM_DISK: &[&str] = &[
+    "run",
+    "--system",
+    "pendulum",
+    "--method",
+    "verlet",
+    "--ensemble",
+    "disk",
+    "--points",
+    "5000",
+    "--dt",
+    "0.01",
+    "--steps",
+    "3000",
+    "--snapshot-every",
+    "500",
+    "--checkpoint-every",
+    "700",
+    "--compensated",
+];
+
 #[test]
 fn resumed_runs_write_the_files_of_an_uninterrupted_run() {
     // a filled set on the CPU engine, compensated f32
-    interrupted_equals_uninterrupted(
-        &[
-            "run",
-            "--system",
-            "pendulum",
-            "--method",
-            "verlet",
-            "--ensemble",
-            "disk",
-            "--points",
-            "5000",
-            "--dt",
-            "0.01",
-            "--steps",
-            "3000",
-            "--snapshot-every",
-            "500",
-            "--checkpoint-every",
-            "700",
-            "--compensated",
-            "--backend",
-            "cpu",
-        ],
-        2,
-    );
+    interrupted_equals_uninterrupted(&[PENDULUM_DISK, &["--backend", "cpu"]].concat(), 2);
     // a refined loop with the tangent map and saved states (checkpoint at a snapshot step)
     interrupted_equals_uninterrupted(
         &[
@@ -176,31 +175,7 @@ fn resumed_runs_write_the_files_of_an_uninterrupted_run() {
 /// checkpoint carries the device's initial energies.
 #[test]
 fn resumed_gpu_runs_write_the_files_of_an_uninterrupted_run() {
-    interrupted_equals_uninterrupted(
-        &[
-            "run",
-            "--system",
-            "pendulum",
-            "--method",
-            "verlet",
-            "--ensemble",
-            "disk",
-            "--points",
-            "5000",
-            "--dt",
-            "0.01",
-            "--steps",
-            "3000",
-            "--snapshot-every",
-            "500",
-            "--checkpoint-every",
-            "700",
-            "--backend",
-            "gpu",
-            "--compensated",
-        ],
-        2,
-    );
+    interrupted_equals_uninterrupted(&[PENDULUM_DISK, &["--backend", "gpu"]].concat(), 2);
 }
 
 /// A study interrupted in its second method: resume finishes that method from its

@@ -43,6 +43,9 @@ pub enum Command {
     /// Continue an interrupted run or study from its last checkpoint (DIR/checkpoint/); the
     /// files come out as an uninterrupted run would have written them.
     Resume(ResumeArgs),
+    /// Join the folders of `run --shard K/N` (all N shards) into the whole ensemble's run
+    /// folder: stats.csv bit-identical to the unsharded run's, states stacked.
+    Merge(MergeArgs),
 }
 
 /// The Hamiltonian.
@@ -218,6 +221,11 @@ pub struct RunArgs {
     pub solver: SolverArgs,
     #[command(flatten)]
     pub output: OutputArgs,
+    /// Advance only the K-th of N shards of a filled ensemble (K from 0; for batch-scheduler
+    /// arrays) into its own --out; `phaseflow merge` joins the shards' folders into the
+    /// stats.csv and states of the whole ensemble, bit for bit.
+    #[arg(long, value_name = "K/N")]
+    pub shard: Option<String>,
 }
 
 #[derive(Debug, Args, Clone, Default)]
@@ -337,6 +345,22 @@ pub struct ShowKernelArgs {
     /// With --method: the kernel with compensated summation.
     #[arg(long)]
     pub compensated: bool,
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct MergeArgs {
+    /// The shards' folders (each a `run --shard K/N --out` folder), in any order.
+    #[arg(value_name = "SHARD_DIR", required = true)]
+    pub shards: Vec<PathBuf>,
+    /// The merged run's folder.
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
+    /// Replace the previous phaseflow run in --out.
+    #[arg(long)]
+    pub force: bool,
+    /// Print nothing but warnings and errors.
+    #[arg(long)]
+    pub quiet: bool,
 }
 
 #[derive(Debug, Args, Clone)]

@@ -5,8 +5,8 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use clap::Parser;
-use phaseflow::cli::{Cli, Command, PlotArgs, StudyArgs};
-use phaseflow::config::{BenchConfig, RunJob, ValidateJob};
+use phaseflow::cli::{Cli, Command, MergeArgs, PlotArgs, StudyArgs};
+use phaseflow::config::{BenchConfig, OutputDir, RunJob, ValidateJob};
 use phaseflow::ensemble::KINDS;
 use phaseflow::method::ALL;
 use phaseflow::output::write_csv;
@@ -58,6 +58,10 @@ fn main() -> ExitCode {
         Command::ShowKernel(k) => cmd_show_kernel(&k).map(|()| ExitCode::SUCCESS),
         Command::List => cmd_list().map(|()| ExitCode::SUCCESS),
         Command::Devices => cmd_devices().map(|()| ExitCode::SUCCESS),
+        Command::Merge(m) => {
+            phaseflow::console::set_quiet(m.quiet);
+            cmd_merge(&m)
+        }
         Command::Resume(r) => {
             phaseflow::console::set_quiet(r.quiet);
             cmd_resume(&r)
@@ -88,6 +92,37 @@ fn main() -> ExitCode {
 
 fn fmt_opt(x: Option<f64>) -> String {
     x.map(|v| format!("{v:.6e}")).unwrap_or_else(|| "-".into())
+}
+
+fn cmd_merge(m: &MergeArgs) -> Result<ExitCode, Error> {
+    let dest = OutputDir {
+        path: m.out.clone(),
+        force: m.force,
+    };
+    let s = run::merge(&m.shards, &dest)?;
+    if !phaseflow::console::quiet() {
+        let last = s.rows.last().expect("at least the step-0 row");
+        out!(
+            "merged {} shards: {} points, {} snapshots{}",
+            s.shards,
+            last.points,
+            s.rows.len(),
+            if s.states > 0 {
+                format!(", {} state files", s.states)
+            } else {
+                String::new()
+            }
+        );
+        out!(
+            "final t = {}: energy_mean {}  abs_energy_err_max {}  rel_energy_err_max {}",
+            last.t,
+            fmt_opt(last.energy_mean),
+            fmt_opt(last.abs_energy_err_max),
+            fmt_opt(last.rel_energy_err_max)
+        );
+        out!("wrote {}/stats.csv and config.toml", m.out.display());
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 fn cmd_run(job: &RunJob) -> Result<ExitCode, Error> {

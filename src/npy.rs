@@ -15,15 +15,18 @@ pub fn encode<T: Real>(rows: usize, cols: usize, data: &[T]) -> Vec<u8> {
 
 /// The header of an .npy file of shape (rows, cols), in a buffer with room for the data.
 fn header<T: Real>(rows: usize, cols: usize) -> Vec<u8> {
-    let mut header = format!(
-        "{{'descr': '{}', 'fortran_order': False, 'shape': ({rows}, {cols}), }}",
-        T::NPY_DESCR
-    );
+    header_of(T::NPY_DESCR, std::mem::size_of::<T>(), rows, cols)
+}
+
+/// The header of an .npy file of values `descr` (`width` bytes each) and shape (rows, cols).
+fn header_of(descr: &str, width: usize, rows: usize, cols: usize) -> Vec<u8> {
+    let mut header =
+        format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': ({rows}, {cols}), }}");
     // magic(6) + version(2) + header_len(2) + header + '\n' must be a multiple of 64.
     let unpadded = 10 + header.len() + 1;
     header.push_str(&" ".repeat((64 - unpadded % 64) % 64));
     header.push('\n');
-    let data_len = rows * cols * std::mem::size_of::<T>();
+    let data_len = rows * cols * width;
     let mut out = Vec::with_capacity(10 + header.len() + data_len);
     out.extend_from_slice(b"\x93NUMPY\x01\x00");
     out.extend_from_slice(&(header.len() as u16).to_le_bytes());
@@ -44,6 +47,36 @@ pub fn encode_state<T: Real>(s: &State<T>) -> Vec<u8> {
         }
     }
     out
+}
+
+/// Arrays of one precision and column count (shards' states, in shard order) stacked row
+/// after row into one .npy file, their bytes unchanged. Errors are messages for the user.
+pub fn stack_rows(files: &[Vec<u8>]) -> Result<Vec<u8>, String> {
+    let headers = files
+        .iter()
+        .map(|f| parse_header(f))
+        .collect::<Result<Vec<_>, _>>()?;
+    let first = headers.first().ok_or("no arrays to stack")?;
+    if let Some(h) = headers
+        .iter()
+        .find(|h| (h.cols, h.width) != (first.cols, first.width))
+    {
+        return Err(format!(
+            "arrays of ({} columns, {}-byte values) and ({} columns, {}-byte values) cannot be stacked",
+            first.cols, first.width, h.cols, h.width
+        ));
+    }
+    let rows = headers.iter().map(|h| h.rows).sum();
+    let descr = if first.width == 8 { "<f8" } else { "<f4" };
+    let mut out = header_of(descr, first.width, rows, first.cols);
+    for (f, h) in files.iter().zip(&headers) {
+        let body = &f[h.data_start..];
+        if body.len() != h.rows * h.cols * h.width {
+            return Err("truncated .npy file".into());
+        }
+        out.extend_from_slice(body);
+    }
+    Ok(out)
 }
 
 /// A decoded 2-D array: `data` holds `rows` × `cols` values, row-major.
@@ -181,6 +214,20 @@ fn field<'a>(header: &'a str, key: &str) -> Option<&'a str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn stacked_rows_equal_the_whole_array() {
+        let whole = encode(
+            5,
+            2,
+            &[1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0],
+        );
+        let a = encode(2, 2, &[1.0f32, 2.0, 3.0, 4.0]);
+        let b = encode(3, 2, &[5.0f32, 6.0, 7.0, 8.0, 9.0, 10.0]);
+        assert_eq!(stack_rows(&[a.clone(), b]).unwrap(), whole);
+        assert!(stack_rows(&[a.clone(), encode(1, 2, &[1.0f64, 2.0])]).is_err());
+        assert!(stack_rows(&[a[..a.len() - 1].to_vec()]).is_err());
+    }
 
     #[test]
     fn roundtrip_f32_and_f64() {

@@ -487,7 +487,7 @@ fn long_advances_are_not_cut_short_by_the_cpu_driver() {
 /// columns' layout (only the first d components are read) on the small systems.
 #[test]
 fn device_energy_statistics_equal_the_host_ones() {
-    use phaseflow::measure::energy::{energies, row_from, snapshot_stats};
+    use phaseflow::measure::energy::{energies, fold_in_order, row_from, snapshot_stats};
     let ctx = gpu::context().unwrap();
     assert!(
         ctx.f64,
@@ -521,12 +521,12 @@ fn device_energy_statistics_equal_the_host_ones() {
             .unwrap();
             let (acc0, _) = g.reduce_energy(true).unwrap().expect("device reduction");
             let h0 = energies(&sys, g.state().unwrap());
-            let row0 = row_from(&acc0, 1000, 0, 0.0);
+            let row0 = row_from(&fold_in_order(&acc0), 1000, 0, 0.0);
             assert_eq!(row0.finite, 999, "{}", sys.name());
             assert_eq!(row0.abs_energy_err_max, Some(0.0), "{}", sys.name());
             g.advance(40).unwrap();
             let (acc, unconverged) = g.reduce_energy(false).unwrap().unwrap();
-            let dev = row_from(&acc, 1000, 40, 40.0 * h);
+            let dev = row_from(&fold_in_order(&acc), 1000, 40, 40.0 * h);
             let host = snapshot_stats(&sys, g.state().unwrap(), &h0, 40, h);
             assert_eq!(unconverged, 0);
             assert_eq!(dev.finite, host.finite, "{}", sys.name());

@@ -155,6 +155,7 @@ impl RunFile {
         f.lay_refine(&a.refine);
         f.lay_solver(&a.solver);
         f.lay_output(&a.output);
+        over(&a.shard, &mut f.shard);
         Ok(f)
     }
 }

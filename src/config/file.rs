@@ -65,6 +65,8 @@ pub struct RunFile {
     pub out: Option<PathBuf>,
     /// `--checkpoint-every K` (steps); absent: every 10 minutes of work.
     pub checkpoint_every: Option<u64>,
+    /// `--shard K/N`: this run advances the K-th of N shards of the ensemble.
+    pub shard: Option<String>,
     pub params: Option<BTreeMap<String, f64>>,
     pub ensemble: Option<EnsembleFile>,
 }
@@ -160,6 +162,7 @@ impl RunConfig {
             implicit_max_iter: Some(self.solver.max_iter),
             out: Some(out.to_path_buf()),
             checkpoint_every: self.checkpoint_every,
+            shard: self.shard.map(|s| s.text()),
             params: Some(self.system.params()),
             ensemble: Some(EnsembleFile::from(e)),
             ..RunFile::default()

@@ -16,6 +16,7 @@ pub use args::{
 pub use file::{load_toml, EnsembleFile, RunFile, MAX_CONFIG_BYTES};
 
 use crate::engine::Integrator;
+use crate::ensemble::shard::Shard;
 use crate::ensemble::{EnsembleKind, EnsembleRequest, EnsembleSpec};
 use crate::error::Result;
 use crate::input_err;
@@ -46,6 +47,25 @@ pub struct RunConfig {
     pub portrait_steps: Vec<u64>,
     /// `--checkpoint-every K` steps; `None`: every `run::checkpoint::DEFAULT_SECONDS` of work.
     pub checkpoint_every: Option<u64>,
+    /// `--shard K/N`: only the K-th of N contiguous shards of a filled ensemble is advanced,
+    /// and each snapshot's parts are written for `phaseflow merge` (`ensemble::shard`).
+    pub shard: Option<Shard>,
+}
+
+/// `--shard K/N` of a filled ensemble large enough for N aligned shards.
+fn resolve_shard(text: Option<&str>, ensemble: &EnsembleSpec) -> Result<Option<Shard>> {
+    let Some(text) = text else {
+        return Ok(None);
+    };
+    let shard = Shard::parse(text)?;
+    if ensemble.is_loop() {
+        return Err(input_err!(
+            "--shard: --ensemble {} is a loop, which refinement keeps whole; shards take filled ensembles (disk, grid, gaussian, point, file); run a loop on one machine or with MPI (mpirun -n R phaseflow run ...)",
+            ensemble.kind().name()
+        ));
+    }
+    shard.range(ensemble.points)?;
+    Ok(Some(shard))
 }
 
 /// Adaptive loop refinement settings.
@@ -275,6 +295,7 @@ impl RunConfig {
         let ensemble = resolve_ensemble(f.ensemble.unwrap_or_default(), &system)?;
         let refine = resolve_refine(&ensemble, f.refine, f.refine_tol, f.max_nodes)?;
         let solver = resolve_solver(precision, f.implicit_tol, f.implicit_max_iter)?;
+        let shard = resolve_shard(f.shard.as_deref(), &ensemble)?;
         Ok(RunConfig {
             system,
             method,
@@ -298,6 +319,7 @@ impl RunConfig {
                 }
                 k => k,
             },
+            shard,
         })
     }
 

@@ -9,13 +9,12 @@ use super::gpu_layout::{
     max_chunk_points, steps_per_dispatch, words_per_point, DISPATCHES_PER_SUBMIT,
     LARGE_KERNEL_COMPONENTS,
 };
-use super::{Engine, Integrator};
+use super::{EnergyReduction, Engine, Integrator};
 use crate::error::{Error, Result};
 use crate::float::Real;
 use crate::gpu::energy::{EnergyReducer, StateLayout};
 use crate::gpu::shader::KernelSpec;
 use crate::gpu::{self, shader, GpuContext, RunParams};
-use crate::measure::energy::EnergyAccumulator;
 use crate::state::State;
 use crate::system::System;
 
@@ -401,7 +400,7 @@ impl<T: Real> Engine<T> for GpuEngine<T> {
         self.state.n
     }
 
-    fn reduce_energy(&mut self, record_h0: bool) -> Result<Option<(EnergyAccumulator, u64)>> {
+    fn reduce_energy(&mut self, record_h0: bool) -> Result<Option<EnergyReduction>> {
         match self.reducer()? {
             Some(r) => r.reduce(record_h0).map(Some),
             None => Ok(None),

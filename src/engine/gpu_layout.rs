@@ -61,7 +61,16 @@ pub fn max_chunk_points(limits: &wgpu::Limits, bytes_per_point: u64) -> usize {
     // A 2-D grid of workgroups; the point index (gid.y · grid_x + gid.x) stays within u32.
     let per_dim = limits.max_compute_workgroups_per_dimension as u64;
     let by_groups = (per_dim * per_dim * shader::WORKGROUP_SIZE as u64).min(u32::MAX as u64);
-    by_binding.min(by_buffer).min(by_groups).max(1) as usize
+    let most = by_binding.min(by_buffer).min(by_groups).max(1);
+    // Whole reduction workgroups: every chunk then starts at a multiple of REDUCE_SIZE, so
+    // the device's workgroups are the same whatever the chunking (and a shard starting at a
+    // multiple of `energy::CHUNK` has exactly the whole ensemble's workgroups).
+    let group = crate::gpu::energy::REDUCE_SIZE as u64;
+    (if most >= group {
+        most - most % group
+    } else {
+        most
+    }) as usize
 }
 
 /// Device bytes per point: the state chunk (`words_per_point` values of `value_bytes` each: 4

@@ -56,6 +56,9 @@ impl Integrator {
     }
 }
 
+/// A device reduction's accumulators (in point order) and its count of unconverged points.
+pub type EnergyReduction = (Vec<EnergyAccumulator>, u64);
+
 pub trait Engine<T: Real> {
     /// Human-readable backend and device, e.g. "cpu (2 threads)" or "gpu: NVIDIA H100 (Vulkan)".
     fn describe(&self) -> String;
@@ -68,11 +71,12 @@ pub trait Engine<T: Real> {
     fn set_state(&mut self, state: State<T>) -> Result<()>;
     /// Points in the ensemble (no read-back).
     fn points(&self) -> usize;
-    /// Energy statistics of the current state reduced where the state lives, and the number
+    /// Energy statistics of the current state reduced where the state lives (one accumulator
+    /// per workgroup, in point order: `energy::fold_in_order` merges them), and the number
     /// of points with a non-zero unconverged count; with `record_h0` every point's H is first
     /// stored as its initial energy. `None` where the engine does not reduce on its own (the
     /// CPU engine, a GPU without f64): the runner then reads the state and reduces on the host.
-    fn reduce_energy(&mut self, _record_h0: bool) -> Result<Option<(EnergyAccumulator, u64)>> {
+    fn reduce_energy(&mut self, _record_h0: bool) -> Result<Option<EnergyReduction>> {
         Ok(None)
     }
     /// The initial energies `reduce_energy(true)` recorded, read back in point order (for a

@@ -1,6 +1,8 @@
 //! Generating an initial set from a resolved spec: each kind's points in f64, stored straight
 //! into the run's precision (the loop kinds through `loop_point`, `level` through its module).
 
+use std::ops::Range;
+
 use rand::SeedableRng;
 use rand_distr::{Distribution, StandardNormal};
 
@@ -27,27 +29,62 @@ impl EnsembleSpec {
             InitialSet::Level { energy } => level(system, *energy, n),
             InitialSet::Circle { .. } | InitialSet::Rect { .. } => {
                 let none = State::zeros(0, d);
-                fill(n, d, |k, row| {
+                fill(0..n, d, |k, row| {
                     row.copy_from_slice(&self.loop_point(system, k as f64 / n as f64, &none)?);
                     Ok(())
                 })
             }
-            InitialSet::Disk { center, radius } => uniform_disk(center, *radius, n, d, self.seed),
-            InitialSet::Grid { lo, hi } => grid(lo, hi, n, d),
-            InitialSet::Point { center } => fill(n, d, |_, row| {
+            _ => self.generate_range_as(system, 0..n),
+        }
+    }
+
+    /// Points `range` of a filled set (a shard's, `ensemble::shard`), exactly as `generate_as`
+    /// makes them: the seeded kinds start their stream where the range starts (`disk` jumps
+    /// there, `gaussian` draws and drops the points before it).
+    pub fn generate_range_as<T: Real>(
+        &self,
+        system: &System,
+        range: Range<usize>,
+    ) -> Result<State<T>> {
+        let d = system.dof();
+        match &self.set {
+            InitialSet::Disk { center, radius } => uniform_disk(center, *radius, range, d, self.seed),
+            InitialSet::Grid { lo, hi } => grid(lo, hi, self.points, range, d),
+            InitialSet::Point { center } => fill(range, d, |_, row| {
                 row.copy_from_slice(center);
                 Ok(())
             }),
-            InitialSet::Gaussian { center, sigma } => gaussian(center, *sigma, n, d, self.seed),
-            InitialSet::File { input, .. } => Ok(read_states(input, d)?.convert()),
+            InitialSet::Gaussian { center, sigma } => {
+                gaussian(center, *sigma, range, d, self.seed)
+            }
+            InitialSet::File { input, .. } => {
+                let all = read_states(input, d)?;
+                let idx: Vec<usize> = range.collect();
+                Ok(all.select(&idx).convert())
+            }
+            InitialSet::Level { .. } | InitialSet::Circle { .. } | InitialSet::Rect { .. } => {
+                Err(crate::input_err!(
+                    "--ensemble {}: a loop is refined across its whole length, so it is not split into shards; run it whole, or with MPI (mpirun), which keeps the loop whole on rank 0",
+                    self.kind().name()
+                ))
+            }
         }
     }
 }
 
-/// `disk`: `n` seeded points uniform in the disk of radius `r` around `c` in (q1, p1).
-fn uniform_disk<T: Real>(c: &[f64], r: f64, n: usize, d: usize, seed: u64) -> Result<State<T>> {
+/// `disk`: seeded points uniform in the disk of radius `r` around `c` in (q1, p1); point i
+/// takes the stream's draws 2i and 2i + 1.
+fn uniform_disk<T: Real>(
+    c: &[f64],
+    r: f64,
+    range: Range<usize>,
+    d: usize,
+    seed: u64,
+) -> Result<State<T>> {
     let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(seed);
-    fill(n, d, |_, row| {
+    // One u64 per uniform f64: the stream of point `range.start` begins 2·start draws in.
+    rng.advance(2 * range.start as u128);
+    fill(range, d, |_, row| {
         let u: f64 = rand::Rng::random(&mut rng);
         let v: f64 = rand::Rng::random(&mut rng);
         let (rho, phi) = (r * u.sqrt(), 2.0 * std::f64::consts::PI * v);
@@ -58,7 +95,13 @@ fn uniform_disk<T: Real>(c: &[f64], r: f64, n: usize, d: usize, seed: u64) -> Re
 
 /// `grid`: a √n × √n lattice filling the box `lo..hi` in (q1, p1), q1 varying fastest;
 /// the other components at the box's middle.
-fn grid<T: Real>(lo: &[f64], hi: &[f64], n: usize, d: usize) -> Result<State<T>> {
+fn grid<T: Real>(
+    lo: &[f64],
+    hi: &[f64],
+    n: usize,
+    range: Range<usize>,
+    d: usize,
+) -> Result<State<T>> {
     let mid: Vec<f64> = lo.iter().zip(hi).map(|(a, b)| 0.5 * (a + b)).collect();
     let m = (n as f64).sqrt().round() as usize;
     let at = |a: f64, b: f64, j: usize| {
@@ -68,17 +111,27 @@ fn grid<T: Real>(lo: &[f64], hi: &[f64], n: usize, d: usize) -> Result<State<T>>
             a + (b - a) * j as f64 / (m - 1) as f64
         }
     };
-    fill(n, d, |idx, row| {
+    fill(range, d, |idx, row| {
         let (x, y) = (at(lo[0], hi[0], idx % m), at(lo[d], hi[d], idx / m));
         plane_point(row, &mid, d, x, y);
         Ok(())
     })
 }
 
-/// `gaussian`: `n` seeded points around `c`, standard deviation `sigma` in every component.
-fn gaussian<T: Real>(c: &[f64], sigma: f64, n: usize, d: usize, seed: u64) -> Result<State<T>> {
+/// `gaussian`: seeded points around `c`, standard deviation `sigma` in every component; the
+/// points before `range` are drawn and dropped (the normal sampler's draws per value vary).
+fn gaussian<T: Real>(
+    c: &[f64],
+    sigma: f64,
+    range: Range<usize>,
+    d: usize,
+    seed: u64,
+) -> Result<State<T>> {
     let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(seed);
-    fill(n, d, |_, row| {
+    for _ in 0..range.start * 2 * d {
+        let _: f64 = StandardNormal.sample(&mut rng);
+    }
+    fill(range, d, |_, row| {
         for (z, x) in row.iter_mut().zip(c) {
             let g: f64 = StandardNormal.sample(&mut rng);
             *z = x + sigma * g;
@@ -124,6 +177,30 @@ mod tests {
                     spec.generate_as::<f32>(&sys).unwrap(),
                     f64_state.convert::<f32>(),
                     "{system} {kind}"
+                );
+            }
+        }
+    }
+
+    /// A range of a filled set is exactly those points of the whole set, for every filled
+    /// kind (the seeded ones jump or draw their way to the range's start).
+    #[test]
+    fn ranges_are_slices_of_the_whole_set() {
+        let sys = System::new("kepler", &BTreeMap::new()).unwrap();
+        for kind in ["disk", "grid", "gaussian", "point"] {
+            let spec = EnsembleRequest {
+                kind: EnsembleKind::from_name(kind).unwrap(),
+                ..EnsembleRequest::disk(100, 0.3, 11)
+            }
+            .resolve(&sys)
+            .unwrap();
+            let whole = spec.generate_as::<f32>(&sys).unwrap();
+            for range in [0..100, 37..64, 99..100] {
+                let idx: Vec<usize> = range.clone().collect();
+                assert_eq!(
+                    spec.generate_range_as::<f32>(&sys, range).unwrap(),
+                    whole.select(&idx),
+                    "{kind}"
                 );
             }
         }

@@ -14,7 +14,7 @@ use crate::system::System;
 pub(super) fn level<T: Real>(system: &System, energy: f64, n: usize) -> Result<State<T>> {
     let tau = 2.0 * std::f64::consts::PI;
     let mut points = Vec::with_capacity(n);
-    let s = fill(n, 1, |k, row| {
+    let s = fill(0..n, 1, |k, row| {
         row.copy_from_slice(&level_point(system, energy, tau * k as f64 / n as f64)?);
         points.push((row[0], row[1]));
         Ok(())

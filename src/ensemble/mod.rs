@@ -10,6 +10,7 @@ mod generate;
 mod level;
 mod loops;
 mod resolve;
+pub mod shard;
 
 use std::path::PathBuf;
 
@@ -154,17 +155,18 @@ impl EnsembleSpec {
     }
 }
 
-/// A state of `n` points whose point i (q1..qd, p1..pd, in f64) `point(i, row)` writes into
-/// one reused row, rounded to `T` as it is stored.
+/// A state of the points `range` of a set whose point i (q1..qd, p1..pd, in f64)
+/// `point(i, row)` writes into one reused row, rounded to `T` as it is stored.
 fn fill<T: Real>(
-    n: usize,
+    range: std::ops::Range<usize>,
     d: usize,
     mut point: impl FnMut(usize, &mut [f64]) -> Result<()>,
 ) -> Result<State<T>> {
+    let n = range.len();
     let mut s = State::zeros(n, d);
     let mut row = vec![0.0; 2 * d];
-    for i in 0..n {
-        point(i, &mut row)?;
+    for (i, at) in range.enumerate() {
+        point(at, &mut row)?;
         for k in 0..d {
             s.q[k * n + i] = T::from_f64(row[k]);
             s.p[k * n + i] = T::from_f64(row[d + k]);

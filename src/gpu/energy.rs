@@ -304,13 +304,14 @@ impl EnergyReducer {
     }
 
     /// Reduce every chunk (after recording H as the initial energies when `record_h0`): the
-    /// merged accumulator and the number of points with a non-zero unconverged count.
-    pub fn reduce(&self, record_h0: bool) -> Result<(EnergyAccumulator, u64)> {
+    /// workgroups' accumulators in point order (the caller folds them in that order:
+    /// `energy::fold_in_order`), and the number of points with a non-zero unconverged count.
+    pub fn reduce(&self, record_h0: bool) -> Result<(Vec<EnergyAccumulator>, u64)> {
         let staging = self
             .staging
             .as_ref()
             .ok_or_else(|| Error::Gpu("energy reduction used before bind".into()))?;
-        let mut total = EnergyAccumulator::default();
+        let mut groups = Vec::new();
         let mut unconverged = 0u64;
         for c in &self.chunks {
             let params = EnergyParams {
@@ -340,19 +341,15 @@ impl EnergyReducer {
             }
             enc.copy_buffer_to_buffer(&c.groups, 0, staging, 0, bytes);
             self.ctx.queue.submit([enc.finish()]);
-            let (acc, unconv) =
-                self.ctx
-                    .read_staging(staging, bytes, "energy read-back", |raw| {
-                        let accs: &[DeviceAccumulator] = bytemuck::cast_slice(raw);
-                        accs.iter()
-                            .fold((EnergyAccumulator::default(), 0u64), |(t, u), a| {
-                                (t.merge(a.to_host()), u + a.unconverged as u64)
-                            })
-                    })?;
-            total = total.merge(acc);
-            unconverged += unconv;
+            unconverged += self
+                .ctx
+                .read_staging(staging, bytes, "energy read-back", |raw| {
+                    let accs: &[DeviceAccumulator] = bytemuck::cast_slice(raw);
+                    groups.extend(accs.iter().map(|a| a.to_host()));
+                    accs.iter().map(|a| a.unconverged as u64).sum::<u64>()
+                })?;
         }
-        Ok((total, unconverged))
+        Ok((groups, unconverged))
     }
 }
 

@@ -120,6 +120,44 @@ impl EnergyAccumulator {
     }
 }
 
+/// Words of `EnergyAccumulator::to_words`.
+pub const ACCUMULATOR_WORDS: usize = 10;
+
+impl EnergyAccumulator {
+    /// The accumulator as words (counts as they are, floats as their IEEE bits): exact, for a
+    /// shard's parts files and MPI messages (`measure::parts`).
+    pub fn to_words(&self) -> [u64; ACCUMULATOR_WORDS] {
+        [
+            self.finite,
+            self.escaped,
+            u64::from(self.counts_escaped),
+            self.mean.to_bits(),
+            self.m2.to_bits(),
+            self.abs_err_sum.to_bits(),
+            self.abs_err_max.to_bits(),
+            self.rel_count,
+            self.rel_err_sum.to_bits(),
+            self.rel_err_max.to_bits(),
+        ]
+    }
+
+    /// The accumulator `to_words` wrote.
+    pub fn from_words(w: &[u64; ACCUMULATOR_WORDS]) -> Self {
+        EnergyAccumulator {
+            finite: w[0],
+            escaped: w[1],
+            counts_escaped: w[2] != 0,
+            mean: f64::from_bits(w[3]),
+            m2: f64::from_bits(w[4]),
+            abs_err_sum: f64::from_bits(w[5]),
+            abs_err_max: f64::from_bits(w[6]),
+            rel_count: w[7],
+            rel_err_sum: f64::from_bits(w[8]),
+            rel_err_max: f64::from_bits(w[9]),
+        }
+    }
+}
+
 /// One row of stats.csv (written by `run`, read back by `plot`). Columns and units are
 /// documented in README.md.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -166,7 +204,7 @@ pub struct EnergyRow {
 /// (`Hamiltonian::energy_block`), reduced by `EnergyAccumulator::from_chunk`, and the chunks'
 /// accumulators are merged in index order: the statistics are the same bit for bit whatever
 /// the thread count, and no n-sized vector of energies is ever allocated.
-const CHUNK: usize = 4096;
+pub const CHUNK: usize = 4096;
 
 /// Independent partial sums per chunk: each statistic keeps `LANES` of them (one vector
 /// register), combined in a fixed order at the end of the chunk.
@@ -330,8 +368,21 @@ pub fn snapshot_stats<T: Real>(
     step: u64,
     dt: f64,
 ) -> EnergyRow {
+    let acc = fold_in_order(&chunk_accumulators(system, s, h0));
+    row_from(&acc, s.n as u64, step, step as f64 * dt)
+}
+
+/// The accumulators of the state's chunks of `CHUNK` points, in point order: what
+/// `snapshot_stats` folds, and what shards of an ensemble hand on to be merged
+/// (`measure::parts`): shards that start at multiples of `CHUNK` have exactly the whole
+/// ensemble's chunks, so folding their lists one after the other gives the same bits.
+pub fn chunk_accumulators<T: Real>(
+    system: &System,
+    s: &State<T>,
+    h0: &[f64],
+) -> Vec<EnergyAccumulator> {
     assert_eq!(h0.len(), s.n);
-    let acc = (0..s.n.div_ceil(CHUNK))
+    (0..s.n.div_ceil(CHUNK))
         .into_par_iter()
         .map_init(
             || vec![0.0; CHUNK],
@@ -342,10 +393,14 @@ pub fn snapshot_stats<T: Real>(
                 EnergyAccumulator::from_chunk(h, &h0[first..first + h.len()])
             },
         )
-        .collect::<Vec<_>>()
-        .into_iter()
-        .fold(EnergyAccumulator::default(), EnergyAccumulator::merge);
-    row_from(&acc, s.n as u64, step, step as f64 * dt)
+        .collect()
+}
+
+/// The accumulators merged left to right from the empty one: the one order every reduction
+/// uses (host chunks, device workgroups, shards and ranks one after the other).
+pub fn fold_in_order(accs: &[EnergyAccumulator]) -> EnergyAccumulator {
+    accs.iter()
+        .fold(EnergyAccumulator::default(), |a, &b| a.merge(b))
 }
 
 pub fn row_from(acc: &EnergyAccumulator, points: u64, step: u64, t: f64) -> EnergyRow {

@@ -4,4 +4,5 @@
 
 pub mod area;
 pub mod energy;
+pub mod parts;
 pub mod tangent;

@@ -69,27 +69,39 @@ fn point_measures<T: Real>(s: &State<T>, i: usize, log2_scale: f64) -> Option<(f
     Some((log_det, det.signum(), defect))
 }
 
+/// One chunk's tangent statistics: (finite points, Σ det, min det, max det, max defect).
+pub type TangentAcc = (u64, f64, f64, f64, f64);
+
+/// The accumulator of no points.
+pub const TANGENT_EMPTY: TangentAcc = (0, 0.0, f64::INFINITY, f64::NEG_INFINITY, 0.0);
+
+/// Points per chunk of `tangent_chunks` (the energy statistics' chunk, so a shard boundary at
+/// a multiple of it splits neither).
+const CHUNK: usize = crate::measure::energy::CHUNK;
+
+fn merge(a: TangentAcc, b: TangentAcc) -> TangentAcc {
+    (
+        a.0 + b.0,
+        a.1 + b.1,
+        a.2.min(b.2),
+        a.3.max(b.3),
+        a.4.max(b.4),
+    )
+}
+
 /// det and defect statistics of the state's tangent columns (`nt` must be 2d).
 pub fn tangent_stats<T: Real>(s: &State<T>, log2_scale: &[f64]) -> TangentStats {
+    TangentStats::from_chunks(&tangent_chunks(s, log2_scale))
+}
+
+/// The per-chunk accumulators of `tangent_stats`, in point order (fixed chunks merged in
+/// order: reproducible whatever the thread count, and mergeable across shards).
+pub fn tangent_chunks<T: Real>(s: &State<T>, log2_scale: &[f64]) -> Vec<TangentAcc> {
     assert_eq!(s.nt, 2 * s.d, "tangent_stats needs the tangent columns");
-    // Fixed chunks merged in order: reproducible whatever the thread count.
-    const CHUNK: usize = 4096;
-    type Acc = (u64, f64, f64, f64, f64);
-    let merge = |a: Acc, b: Acc| {
-        (
-            a.0 + b.0,
-            a.1 + b.1,
-            a.2.min(b.2),
-            a.3.max(b.3),
-            a.4.max(b.4),
-        )
-    };
-    let empty: Acc = (0, 0.0, f64::INFINITY, f64::NEG_INFINITY, 0.0);
     let idx: Vec<usize> = (0..s.n).collect();
-    let acc = idx
-        .par_chunks(CHUNK)
+    idx.par_chunks(CHUNK)
         .map(|ch| {
-            let mut a = empty;
+            let mut a = TANGENT_EMPTY;
             for &i in ch {
                 if let Some((log_det, sign, defect)) = point_measures(s, i, log2_scale[i]) {
                     let det = sign * log_det.exp();
@@ -98,16 +110,21 @@ pub fn tangent_stats<T: Real>(s: &State<T>, log2_scale: &[f64]) -> TangentStats 
             }
             a
         })
-        .collect::<Vec<_>>()
-        .into_iter()
-        .fold(empty, merge);
-    let some = |x: f64| (acc.0 > 0).then_some(x);
-    TangentStats {
-        finite: acc.0,
-        det_mean: some(acc.1 / acc.0.max(1) as f64),
-        det_min: some(acc.2),
-        det_max: some(acc.3),
-        defect_max: some(acc.4),
+        .collect()
+}
+
+impl TangentStats {
+    /// The statistics of chunk accumulators folded left to right.
+    pub fn from_chunks(chunks: &[TangentAcc]) -> Self {
+        let acc = chunks.iter().fold(TANGENT_EMPTY, |a, &b| merge(a, b));
+        let some = |x: f64| (acc.0 > 0).then_some(x);
+        TangentStats {
+            finite: acc.0,
+            det_mean: some(acc.1 / acc.0.max(1) as f64),
+            det_min: some(acc.2),
+            det_max: some(acc.3),
+            defect_max: some(acc.4),
+        }
     }
 }
 

@@ -63,7 +63,7 @@ fn foreign(dir: &Path, layout: Layout, rel: &Path, found: &mut Vec<PathBuf>) -> 
             match (layout, name.as_str()) {
                 // A run's checkpoint (`phaseflow resume`) and its saved states: their files
                 // and write_atomic's temporaries of them.
-                (Layout::Run, sub @ ("checkpoint" | "states")) => {
+                (Layout::Run, sub @ ("checkpoint" | "states" | "parts")) => {
                     for e in read_dir(&path)? {
                         let n = e.file_name().to_string_lossy().into_owned();
                         let n = n.strip_prefix('.').unwrap_or(&n);
@@ -71,6 +71,7 @@ fn foreign(dir: &Path, layout: Layout, rel: &Path, found: &mut Vec<PathBuf>) -> 
                         let file = e.file_type().map(|t| t.is_file()).unwrap_or(false);
                         let own = match sub {
                             "checkpoint" => n == "run.ckpt",
+                            "parts" => n.starts_with("step_") && n.ends_with(".bin"),
                             _ => n.starts_with("step_") && n.ends_with(".npy"),
                         };
                         if !(file && own) {

@@ -29,7 +29,10 @@ impl<T: Real> Initial<T> {
         let (spec, system) = (&cfg.ensemble, &cfg.system);
         let none = State::zeros(0, system.dof());
         if !spec.is_loop() {
-            let state = spec.generate_as(system)?;
+            let state = match cfg.shard {
+                Some(shard) => spec.generate_range_as(system, shard.range(spec.points)?)?,
+                None => spec.generate_as(system)?,
+            };
             let h0 = finite_energies(system, &state)?;
             return Ok(Initial {
                 state,

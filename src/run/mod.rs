@@ -8,12 +8,14 @@
 //! - `tracker`: the run in progress, its per-point data and the snapshot loop;
 //! - `refine`: loop refinement, inserting nodes where the evolved loop's gaps grow too long;
 //! - `validate`: GPU against CPU at f32, and `compare_states`;
-//! - `bench`: the engines and the reference loop timed on one ensemble.
+//! - `bench`: the engines and the reference loop timed on one ensemble;
+//! - `merge`: the folders of `run --shard K/N` joined into the whole ensemble's.
 
 mod bench;
 pub mod checkpoint;
 mod initial;
 pub mod interrupt;
+mod merge;
 mod pipeline;
 mod progress;
 mod refine;
@@ -25,6 +27,7 @@ mod validate;
 pub use crate::memory::{check_host_memory, check_memory};
 pub use crate::options::DEFAULT_VALIDATE_TOLERANCE;
 pub use bench::{bench, BenchReport, BenchRow};
+pub use merge::{merge, MergeSummary};
 pub use pipeline::{preflight, run, RunSummary};
 pub use resources::{choose_engine, run_bytes_per_point, EngineChoice};
 pub use resume::{resume_in, resume_run, Resumed};

@@ -13,10 +13,9 @@ use crate::ensemble::EnsembleKind;
 use crate::error::{Error, Result};
 use crate::float::Real;
 use crate::measure::area::{loop_area, smooth_loop_area};
-use crate::measure::energy::{
-    ang_mom_err_max, angular_momenta, row_from, snapshot_stats, EnergyRow,
-};
-use crate::measure::tangent::{renormalise, tangent_stats};
+use crate::measure::energy::{ang_mom_err_max, angular_momenta, chunk_accumulators, EnergyRow};
+use crate::measure::parts::RowParts;
+use crate::measure::tangent::{renormalise, tangent_chunks};
 use crate::output::{npy, write_atomic, CsvRows};
 use crate::state::State;
 
@@ -260,36 +259,53 @@ impl<'a, T: Real> Tracker<'a, T> {
         for step in todo {
             self.advance_to(step, done, &mut pb, ck, (&area, &stats))?;
             done = step;
-            let device_row = self.device_row(step)?;
+            let device = self.device_parts()?;
             let single = self.engine.points() == 1 && !cfg.ensemble.is_loop();
             let portrait = cfg.portrait_steps.contains(&step);
-            if let Some(row) = &device_row {
-                if self.points.l0.is_empty() && !single && !portrait && !cfg.save_states {
-                    stats.push(row)?;
-                    rows.push(row.clone());
-                    continue; // nothing else needs the state: no read-back
+            // The state is read back only when something needs it besides the device's
+            // energy statistics.
+            let needs_state = device.is_none()
+                || !self.points.l0.is_empty()
+                || single
+                || portrait
+                || cfg.save_states;
+            let (parts, state) = if needs_state {
+                let state = self.engine.state()?;
+                (self.points.parts(cfg, state, device), Some(state))
+            } else {
+                (device.expect("device statistics"), None)
+            };
+            if cfg.shard.is_some() {
+                write_atomic(&parts_path(out, step), &parts.encode())?;
+            }
+            let mut row = parts.row(
+                step,
+                cfg.dt,
+                cfg.tangent,
+                cfg.ensemble.filled_area(cfg.system.dof()),
+            );
+            if let Some(state) = state {
+                if cfg.ensemble.is_loop() {
+                    area.measure(state, &self.points.s, &mut row);
+                }
+                if single {
+                    let (mut q, mut p) = (vec![0.0; state.d], vec![0.0; state.d]);
+                    state.point_f64(0, &mut q, &mut p);
+                    q.extend(p);
+                    self.trajectory.push((step as f64 * cfg.dt, q));
+                }
+                if portrait {
+                    self.portraits.push((step, state.primal_f64()));
+                }
+                if cfg.save_states {
+                    write_atomic(
+                        &out.join("states").join(format!("step_{step}.npy")),
+                        &npy::encode_state(state),
+                    )?;
                 }
             }
-            let state = self.engine.state()?;
-            let mut row = device_row.unwrap_or_else(|| host_row(cfg, state, &self.points.h0, step));
-            self.points.complete_row(cfg, &mut area, state, &mut row);
             stats.push(&row)?;
             rows.push(row);
-            if single {
-                let (mut q, mut p) = (vec![0.0; state.d], vec![0.0; state.d]);
-                state.point_f64(0, &mut q, &mut p);
-                q.extend(p);
-                self.trajectory.push((step as f64 * cfg.dt, q));
-            }
-            if portrait {
-                self.portraits.push((step, state.primal_f64()));
-            }
-            if cfg.save_states {
-                write_atomic(
-                    &out.join("states").join(format!("step_{step}.npy")),
-                    &npy::encode_state(state),
-                )?;
-            }
         }
         pb.finish();
         Ok(rows)
@@ -372,22 +388,32 @@ impl<'a, T: Real> Tracker<'a, T> {
         .write(&ck.dir)
     }
 
-    /// The energy statistics at `step` reduced on the device, where the engine does that
+    /// The energy statistics reduced on the device, where the engine does that
     /// (`device_energy`); `None` otherwise.
-    fn device_row(&mut self, step: u64) -> Result<Option<EnergyRow>> {
+    fn device_parts(&mut self) -> Result<Option<RowParts>> {
         let device = if self.device_energy {
             self.engine.reduce_energy(false)?
         } else {
             None
         };
-        Ok(device.map(|(acc, unconverged)| {
-            let points = self.engine.points() as u64;
-            let mut row = row_from(&acc, points, step, step as f64 * self.cfg.dt);
-            row.unconverged = unconverged;
-            row
+        let points = self.engine.points() as u64;
+        Ok(device.map(|(energy, unconverged)| RowParts {
+            points,
+            energy,
+            unconverged,
+            ..RowParts::default()
         }))
     }
 }
+
+/// Where a shard (`run --shard K/N`) writes the parts of its snapshot at `step`
+/// (`measure::parts`; `phaseflow merge` reads them).
+pub fn parts_path(out: &Path, step: u64) -> PathBuf {
+    out.join(PARTS_DIR).join(format!("step_{step}.bin"))
+}
+
+/// A shard's folder of parts files.
+pub const PARTS_DIR: &str = "parts";
 
 /// `state` with its tangent columns added when the run has --tangent.
 pub(super) fn with_columns<T: Real>(cfg: &RunConfig, state: State<T>) -> State<T> {
@@ -398,43 +424,33 @@ pub(super) fn with_columns<T: Real>(cfg: &RunConfig, state: State<T>) -> State<T
     }
 }
 
-/// The energy statistics at `step` measured on the host, with the count of points whose
-/// implicit solves hit the cap.
-fn host_row<T: Real>(cfg: &RunConfig, state: &State<T>, h0: &[f64], step: u64) -> EnergyRow {
-    let mut row = snapshot_stats(&cfg.system, state, h0, step, cfg.dt);
-    row.unconverged = state
-        .unconverged
-        .par_chunks(1 << 16)
-        .map(|c| c.iter().filter(|&&u| u > 0).count() as u64)
-        .sum();
-    row
-}
-
 impl PerPoint {
-    /// Add to `row` what is measured on the host besides the energy statistics: angular
-    /// momentum error, loop area, tangent statistics.
-    fn complete_row<T: Real>(
+    /// What the snapshot's row is reduced from, measured on the host (the energies too
+    /// unless the device reduced them: `device`): energy and tangent chunks, the count of
+    /// points whose implicit solves hit the cap, the angular momentum error.
+    fn parts<T: Real>(
         &self,
         cfg: &RunConfig,
-        area: &mut AreaRatio,
         state: &State<T>,
-        row: &mut EnergyRow,
-    ) {
+        device: Option<RowParts>,
+    ) -> RowParts {
+        let mut parts = device.unwrap_or_else(|| RowParts {
+            points: state.n as u64,
+            energy: chunk_accumulators(&cfg.system, state, &self.h0),
+            unconverged: state
+                .unconverged
+                .par_chunks(1 << 16)
+                .map(|c| c.iter().filter(|&&u| u > 0).count() as u64)
+                .sum(),
+            ..RowParts::default()
+        });
         if !self.l0.is_empty() {
-            row.ang_mom_err_max = ang_mom_err_max(&cfg.system, state, &self.l0);
-        }
-        if cfg.ensemble.is_loop() {
-            area.measure(state, &self.s, row);
+            parts.ang_mom_err_max = ang_mom_err_max(&cfg.system, state, &self.l0);
         }
         if cfg.tangent {
-            let t = tangent_stats(state, &self.log2_scale);
-            row.det_mean = t.det_mean;
-            row.det_min = t.det_min;
-            row.det_max = t.det_max;
-            row.defect_max = t.defect_max;
-            let filled_area = cfg.ensemble.filled_area(cfg.system.dof());
-            row.area_from_det = filled_area.zip(t.det_mean).map(|(a, m)| a * m);
+            parts.tangent = tangent_chunks(state, &self.log2_scale);
         }
+        parts
     }
 }
 

@@ -11,6 +11,7 @@ mod out_folder;
 mod plot;
 mod resume;
 mod runs;
+mod shards;
 mod streams;
 
 use std::path::Path;

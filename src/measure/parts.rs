@@ -1,0 +1,197 @@
+//! A snapshot's statistics before they are reduced (`RowParts`): the energy accumulators of
+//! each chunk (host: `energy::CHUNK` points; device: one workgroup) and of each tangent chunk,
+//! in point order, with the counts and maxima that merge exactly. A run reduces its own parts
+//! into its stats.csv row; shards of one ensemble (`run --shard K/N`, MPI ranks, several GPUs)
+//! hand theirs on, and the parts of shards that start at chunk boundaries, appended in shard
+//! order, are exactly the whole ensemble's parts: the merged row is the same bit for bit.
+
+use crate::error::{Error, Result};
+use crate::measure::energy::{
+    fold_in_order, row_from, EnergyAccumulator, EnergyRow, ACCUMULATOR_WORDS,
+};
+use crate::measure::tangent::{TangentAcc, TangentStats};
+
+/// What a snapshot's row is reduced from (see the module doc).
+#[derive(Debug, Clone, Default)]
+pub struct RowParts {
+    /// Points measured.
+    pub points: u64,
+    /// Energy accumulators per chunk, in point order.
+    pub energy: Vec<EnergyAccumulator>,
+    /// Points whose implicit solves hit the cap at least once.
+    pub unconverged: u64,
+    /// Largest |L − L0| over the finite points (systems with angular momentum).
+    pub ang_mom_err_max: Option<f64>,
+    /// `--tangent`: accumulators per chunk, in point order (else empty).
+    pub tangent: Vec<TangentAcc>,
+}
+
+/// The first bytes of an encoded `RowParts`.
+const MAGIC: &[u8; 8] = b"PFPARTS1";
+
+impl RowParts {
+    /// Append the parts of the points that follow these (the next shard's).
+    pub fn append(&mut self, next: RowParts) {
+        self.points += next.points;
+        self.energy.extend(next.energy);
+        self.unconverged += next.unconverged;
+        self.ang_mom_err_max = match (self.ang_mom_err_max, next.ang_mom_err_max) {
+            (Some(a), Some(b)) => Some(a.max(b)),
+            (a, b) => a.or(b),
+        };
+        self.tangent.extend(next.tangent);
+    }
+
+    /// The stats.csv row at `step` (t = step · dt): energies folded in order, then the
+    /// columns besides (`filled_area`: |A0| of a filled d = 1 set, for area_from_det). A
+    /// loop's area is measured on the whole loop by the caller.
+    pub fn row(&self, step: u64, dt: f64, tangent: bool, filled_area: Option<f64>) -> EnergyRow {
+        let mut row = row_from(
+            &fold_in_order(&self.energy),
+            self.points,
+            step,
+            step as f64 * dt,
+        );
+        row.unconverged = self.unconverged;
+        row.ang_mom_err_max = self.ang_mom_err_max;
+        if tangent {
+            let t = TangentStats::from_chunks(&self.tangent);
+            row.det_mean = t.det_mean;
+            row.det_min = t.det_min;
+            row.det_max = t.det_max;
+            row.defect_max = t.defect_max;
+            row.area_from_det = filled_area.zip(t.det_mean).map(|(a, m)| a * m);
+        }
+        row
+    }
+
+    /// The parts as bytes (little-endian words; floats as their bits, so nothing is rounded).
+    pub fn encode(&self) -> Vec<u8> {
+        let mut w: Vec<u64> = vec![
+            self.points,
+            self.unconverged,
+            u64::from(self.ang_mom_err_max.is_some()),
+            self.ang_mom_err_max.unwrap_or(0.0).to_bits(),
+            self.energy.len() as u64,
+            self.tangent.len() as u64,
+        ];
+        for a in &self.energy {
+            w.extend(a.to_words());
+        }
+        for t in &self.tangent {
+            w.extend([
+                t.0,
+                t.1.to_bits(),
+                t.2.to_bits(),
+                t.3.to_bits(),
+                t.4.to_bits(),
+            ]);
+        }
+        let mut out = MAGIC.to_vec();
+        for x in w {
+            out.extend(x.to_le_bytes());
+        }
+        out
+    }
+
+    /// The parts `encode` wrote; `what` names the source in errors (a file's path).
+    pub fn decode(bytes: &[u8], what: &str) -> Result<Self> {
+        let bad = |why: &str| {
+            Error::Input(format!(
+                "{what}: not a phaseflow parts file ({why}); it is written by `run --shard K/N`, rerun that shard"
+            ))
+        };
+        let body = bytes.strip_prefix(MAGIC).ok_or_else(|| bad("no header"))?;
+        if body.len() % 8 != 0 {
+            return Err(bad("truncated"));
+        }
+        let words: Vec<u64> = body
+            .chunks_exact(8)
+            .map(|c| u64::from_le_bytes(c.try_into().unwrap()))
+            .collect();
+        if words.len() < 6 {
+            return Err(bad("truncated"));
+        }
+        let (ne, nt) = (words[4] as usize, words[5] as usize);
+        let need = ne
+            .checked_mul(ACCUMULATOR_WORDS)
+            .and_then(|e| nt.checked_mul(5).and_then(|t| t.checked_add(e)))
+            .and_then(|x| x.checked_add(6));
+        if need != Some(words.len()) {
+            return Err(bad("its length does not match its counts"));
+        }
+        let energy = words[6..6 + ne * ACCUMULATOR_WORDS]
+            .chunks_exact(ACCUMULATOR_WORDS)
+            .map(|c| EnergyAccumulator::from_words(c.try_into().unwrap()))
+            .collect();
+        let tangent = words[6 + ne * ACCUMULATOR_WORDS..]
+            .chunks_exact(5)
+            .map(|c| {
+                let f = f64::from_bits;
+                (c[0], f(c[1]), f(c[2]), f(c[3]), f(c[4]))
+            })
+            .collect();
+        Ok(RowParts {
+            points: words[0],
+            unconverged: words[1],
+            ang_mom_err_max: (words[2] != 0).then(|| f64::from_bits(words[3])),
+            energy,
+            tangent,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parts(seed: u64, n: usize) -> RowParts {
+        let energy = (0..n)
+            .map(|c| {
+                let h: Vec<f64> = (0..37)
+                    .map(|i| 1.0 + ((seed * 131 + c as u64 * 17 + i) as f64 * 0.37).sin())
+                    .collect();
+                EnergyAccumulator::from_chunk(&h, &vec![1.0; h.len()])
+            })
+            .collect();
+        RowParts {
+            points: 37 * n as u64,
+            energy,
+            unconverged: seed,
+            ang_mom_err_max: (seed % 2 == 0).then_some(seed as f64 * 1e-9),
+            tangent: vec![(3, 2.9, 0.9, 1.1, 1e-7 * seed as f64); n],
+        }
+    }
+
+    /// Appending shards' parts and folding gives the whole ensemble's row bit for bit, and
+    /// the bytes round-trip exactly.
+    #[test]
+    fn appended_parts_are_the_whole_and_round_trip() {
+        let whole = parts(4, 9);
+        let mut split = RowParts {
+            energy: whole.energy[..4].to_vec(),
+            tangent: whole.tangent[..4].to_vec(),
+            points: 4 * 37,
+            unconverged: 1,
+            ang_mom_err_max: None,
+        };
+        split.append(RowParts {
+            energy: whole.energy[4..].to_vec(),
+            tangent: whole.tangent[4..].to_vec(),
+            points: 5 * 37,
+            unconverged: 3,
+            ang_mom_err_max: whole.ang_mom_err_max,
+        });
+        assert_eq!(
+            split.row(3, 0.5, true, Some(2.0)),
+            whole.row(3, 0.5, true, Some(2.0))
+        );
+        let back = RowParts::decode(&whole.encode(), "x").unwrap();
+        assert_eq!(back.row(3, 0.5, true, None), whole.row(3, 0.5, true, None));
+        assert_eq!(back.encode(), whole.encode());
+        let bytes = whole.encode();
+        for cut in [0, 7, 8, 20, bytes.len() - 1] {
+            assert!(RowParts::decode(&bytes[..cut], "x").is_err(), "cut {cut}");
+        }
+    }
+}

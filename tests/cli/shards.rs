@@ -1,0 +1,273 @@
+//! Issue 17: `run --shard K/N` and `phaseflow merge`. The shards of a filled ensemble, merged,
+//! give the unsharded run's stats.csv and states/step_k.npy byte for byte, on the CPU engine
+//! and on the GPU engine (lavapipe, with the device's energy reduction), for f32, f64,
+//! compensated, --tangent, angular momentum and implicit solves; bad splits and bad merges
+//! are refused with exit 2.
+
+use std::path::{Path, PathBuf};
+
+use predicates::prelude::*;
+use tempfile::TempDir;
+
+use crate::common::phaseflow;
+
+fn run(args: &[&str], out: &Path, extra: &[&str]) {
+    phaseflow()
+        .args(["run", "--quiet"])
+        .args(args)
+        .args(extra)
+        .arg("--out")
+        .arg(out)
+        .assert()
+        .success();
+}
+
+/// The run whole, in `count` shards, and the shards merged: every stats.csv and state file of
+/// the merge equals the whole run's.
+fn shards_merge_to_the_whole(args: &[&str], count: usize) {
+    let tmp = TempDir::new().unwrap();
+    let whole = tmp.path().join("whole");
+    run(args, &whole, &[]);
+    let shards: Vec<PathBuf> = (0..count)
+        .map(|k| {
+            let dir = tmp.path().join(format!("shard-{k}"));
+            run(args, &dir, &["--shard", &format!("{k}/{count}")]);
+            dir
+        })
+        .collect();
+    let merged = tmp.path().join("merged");
+    // shards in reverse order: merge sorts them
+    phaseflow()
+        .arg("merge")
+        .args(shards.iter().rev())
+        .arg("--out")
+        .arg(&merged)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(format!("merged {count} shards")));
+    let bytes = |p: PathBuf| std::fs::read(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+    assert_eq!(
+        bytes(merged.join("stats.csv")),
+        bytes(whole.join("stats.csv")),
+        "{args:?}: merged stats.csv differs from the whole run's"
+    );
+    let states: Vec<_> = std::fs::read_dir(whole.join("states"))
+        .map(|d| d.map(|e| e.unwrap().file_name()).collect())
+        .unwrap_or_default();
+    for name in &states {
+        assert_eq!(
+            bytes(merged.join("states").join(name)),
+            bytes(whole.join("states").join(name)),
+            "{args:?}: states/{name:?}"
+        );
+    }
+    // a shard's own stats.csv covers its points only
+    let first = std::fs::read_to_string(shards[0].join("stats.csv")).unwrap();
+    assert!(!first.lines().nth(1).unwrap().contains(",10000,"));
+    assert!(merged.join("manifest.toml").is_file());
+    let config = std::fs::read_to_string(merged.join("config.toml")).unwrap();
+    assert!(!config.contains("shard ="), "{config}");
+}
+
+#[test]
+fn cpu_shards_merge_bit_for_bit() {
+    shards_merge_to_the_whole(
+        &[
+            "--system",
+            "pendulum",
+            "--method",
+            "verlet",
+            "--ensemble",
+            "disk",
+            "--points",
+            "10000",
+            "--dt",
+            "0.05",
+            "--steps",
+            "200",
+            "--snapshot-every",
+            "50",
+            "--save-states",
+            "--backend",
+            "cpu",
+        ],
+        2,
+    );
+    // f64 Gaussian (drawn-and-dropped stream), angular momentum, three uneven shards
+    shards_merge_to_the_whole(
+        &[
+            "--system",
+            "kepler",
+            "--method",
+            "yoshida4",
+            "--ensemble",
+            "gaussian",
+            "--sigma",
+            "0.01",
+            "--points",
+            "9000",
+            "--dt",
+            "0.01",
+            "--steps",
+            "100",
+            "--precision",
+            "f64",
+            "--save-states",
+            "--backend",
+            "cpu",
+        ],
+        3,
+    );
+    // tangent columns on a grid, compensated f32
+    shards_merge_to_the_whole(
+        &[
+            "--system",
+            "pendulum",
+            "--method",
+            "symplectic-euler-a",
+            "--ensemble",
+            "grid",
+            "--points",
+            "10000",
+            "--dt",
+            "0.05",
+            "--steps",
+            "100",
+            "--tangent",
+            "--compensated",
+            "--backend",
+            "cpu",
+        ],
+        2,
+    );
+}
+
+#[test]
+fn gpu_shards_merge_bit_for_bit() {
+    // f64 on the device: energy statistics reduced there, per workgroup
+    shards_merge_to_the_whole(
+        &[
+            "--system",
+            "pendulum",
+            "--method",
+            "verlet",
+            "--ensemble",
+            "disk",
+            "--points",
+            "9000",
+            "--dt",
+            "0.05",
+            "--steps",
+            "100",
+            "--precision",
+            "f64",
+            "--backend",
+            "gpu",
+        ],
+        2,
+    );
+    // implicit solves, f32, states saved
+    shards_merge_to_the_whole(
+        &[
+            "--system",
+            "double-pendulum",
+            "--method",
+            "implicit-midpoint",
+            "--ensemble",
+            "disk",
+            "--points",
+            "8200",
+            "--dt",
+            "0.05",
+            "--steps",
+            "20",
+            "--save-states",
+            "--backend",
+            "gpu",
+        ],
+        2,
+    );
+}
+
+#[test]
+fn bad_shards_and_merges_are_refused() {
+    let tmp = TempDir::new().unwrap();
+    let base = [
+        "--system",
+        "pendulum",
+        "--method",
+        "verlet",
+        "--dt",
+        "0.05",
+        "--steps",
+        "10",
+        "--backend",
+        "cpu",
+    ];
+    let refused = |extra: &[&str], needle: &str| {
+        let out = tmp.path().join("refused");
+        phaseflow()
+            .arg("run")
+            .args(base)
+            .args(extra)
+            .arg("--out")
+            .arg(&out)
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(needle));
+        assert!(!out.exists());
+    };
+    refused(
+        &["--ensemble", "disk", "--points", "9000", "--shard", "2/2"],
+        "0 <= K < N",
+    );
+    refused(
+        &["--ensemble", "disk", "--points", "9000", "--shard", "x"],
+        "expected K/N",
+    );
+    refused(
+        &["--ensemble", "disk", "--points", "5000", "--shard", "0/3"],
+        "at most 2",
+    );
+    refused(
+        &["--ensemble", "circle", "--points", "9000", "--shard", "0/2"],
+        "mpirun",
+    );
+    let shard = |k: usize, points: &str| {
+        let dir = tmp.path().join(format!("s{k}-{points}"));
+        run(
+            &base,
+            &dir,
+            &[
+                "--ensemble",
+                "disk",
+                "--points",
+                points,
+                "--shard",
+                &format!("{k}/2"),
+            ],
+        );
+        dir
+    };
+    let (a, b, c) = (shard(0, "9000"), shard(1, "9000"), shard(1, "9001"));
+    let merge = |dirs: &[&PathBuf], needle: &str| {
+        let out = tmp.path().join("merged");
+        phaseflow()
+            .arg("merge")
+            .args(dirs)
+            .arg("--out")
+            .arg(&out)
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(needle));
+        assert!(!out.exists());
+    };
+    merge(&[&a], "shard 1/2 is missing");
+    merge(&[&a, &a], "given twice");
+    merge(&[&a, &c], "different runs");
+    let whole = tmp.path().join("whole");
+    run(&base, &whole, &["--ensemble", "disk", "--points", "9000"]);
+    merge(&[&a, &whole], "not a shard");
+    std::fs::remove_file(b.join("manifest.toml")).unwrap();
+    merge(&[&a, &b], "phaseflow resume");
+}

@@ -226,6 +226,10 @@ pub struct RunArgs {
     /// stats.csv and states of the whole ensemble, bit for bit.
     #[arg(long, value_name = "K/N")]
     pub shard: Option<String>,
+    /// Spread the ensemble over several GPUs of this machine: `all`, or their numbers in
+    /// `phaseflow devices` order (e.g. 0,1); statistics merged bit for bit as on one GPU.
+    #[arg(long, value_name = "all|LIST")]
+    pub devices: Option<String>,
 }
 
 #[derive(Debug, Args, Clone, Default)]

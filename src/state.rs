@@ -155,6 +155,103 @@ impl<T: Real> State<T> {
         s
     }
 
+    /// Points `range` of this state (a shard's or a device's slice).
+    pub fn range(&self, range: std::ops::Range<usize>) -> State<T> {
+        self.select(&range.collect::<Vec<_>>())
+    }
+
+    /// States of the same layout one after the other (shards' or devices' slices, in order).
+    pub fn concat(parts: &[State<T>]) -> State<T> {
+        let first = &parts[0];
+        let (d, nt, c) = (first.d, first.nt, first.comps());
+        let m = parts.iter().map(|s| s.n).sum();
+        let mut s = State {
+            n: m,
+            d,
+            nt,
+            q: vec![T::ZERO; m * c],
+            p: vec![T::ZERO; m * c],
+            unconverged: parts
+                .iter()
+                .flat_map(|s| s.unconverged.iter().copied())
+                .collect(),
+            eq: Vec::new(),
+            ep: Vec::new(),
+        }
+        .with_compensation(first.compensated());
+        let mut at = 0;
+        for part in parts {
+            assert_eq!(
+                (part.d, part.nt, part.compensated()),
+                (d, nt, s.compensated())
+            );
+            for (dst, src) in s.vectors_mut().into_iter().zip(part.vectors()) {
+                for k in 0..c {
+                    dst[k * m + at..k * m + at + part.n]
+                        .copy_from_slice(&src[k * part.n..(k + 1) * part.n]);
+                }
+            }
+            at += part.n;
+        }
+        s
+    }
+
+    /// The state as bytes (sizes, then q, p, eq, ep and the unconverged counts as they are
+    /// stored): what MPI ranks exchange.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut out = Vec::new();
+        for x in [self.n, self.d, self.nt, usize::from(self.compensated())] {
+            out.extend((x as u64).to_le_bytes());
+        }
+        for v in self.vectors() {
+            out.extend_from_slice(bytemuck::cast_slice(v));
+        }
+        out.extend_from_slice(bytemuck::cast_slice(&self.unconverged));
+        out
+    }
+
+    /// The state `to_bytes` wrote (`None` when the bytes are not one).
+    pub fn from_bytes(bytes: &[u8]) -> Option<State<T>> {
+        let word = |i: usize| -> Option<usize> {
+            Some(u64::from_le_bytes(bytes.get(8 * i..8 * i + 8)?.try_into().ok()?) as usize)
+        };
+        let (n, d, nt, comp) = (word(0)?, word(1)?, word(2)?, word(3)? != 0);
+        let mut s = State {
+            n,
+            d,
+            nt,
+            q: Vec::new(),
+            p: Vec::new(),
+            unconverged: Vec::new(),
+            eq: Vec::new(),
+            ep: Vec::new(),
+        };
+        let len = n.checked_mul(s.comps())?;
+        let width = std::mem::size_of::<T>();
+        let mut at = 32;
+        let mut take = |count: usize, size: usize| -> Option<&[u8]> {
+            let b = bytes.get(at..at + count * size)?;
+            at += count * size;
+            Some(b)
+        };
+        let vector = |b: &[u8]| -> Vec<T> {
+            b.chunks_exact(width)
+                .map(|c| bytemuck::pod_read_unaligned(c))
+                .collect()
+        };
+        s.q = vector(take(len, width)?);
+        s.p = vector(take(len, width)?);
+        if comp {
+            s.eq = vector(take(len, width)?);
+            s.ep = vector(take(len, width)?);
+        }
+        s.unconverged = take(n, 4)?
+            .chunks_exact(4)
+            .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+            .collect();
+        (at == bytes.len()).then_some(s)
+    }
+
     /// q, p and, when compensated, eq and ep: the per-component vectors, in that order.
     fn vectors(&self) -> Vec<&[T]> {
         let mut v = vec![&self.q[..], &self.p[..]];
@@ -247,5 +344,32 @@ impl<T: Real> State<T> {
             }
         }
         s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Slices concatenated give the state back, and the bytes round-trip, with tangent
+    /// columns, carried errors and unconverged counts.
+    #[test]
+    fn slices_concatenate_and_bytes_round_trip() {
+        let mut s = State::<f32>::zeros(7, 1)
+            .with_tangent()
+            .with_compensation(true);
+        for (i, x) in s.q.iter_mut().chain(s.p.iter_mut()).enumerate() {
+            *x = i as f32 * 0.5;
+        }
+        for (i, x) in s.eq.iter_mut().enumerate() {
+            *x = i as f32 * 1e-9;
+        }
+        s.unconverged[3] = 2;
+        let parts = [s.range(0..2), s.range(2..3), s.range(3..7)];
+        assert_eq!(State::concat(&parts), s);
+        assert_eq!(State::<f32>::from_bytes(&s.to_bytes()), Some(s.clone()));
+        let bytes = s.to_bytes();
+        assert_eq!(State::<f32>::from_bytes(&bytes[..bytes.len() - 1]), None);
+        assert_eq!(State::<f64>::from_bytes(&bytes), None);
     }
 }

@@ -156,6 +156,7 @@ impl RunFile {
         f.lay_solver(&a.solver);
         f.lay_output(&a.output);
         over(&a.shard, &mut f.shard);
+        over(&a.devices, &mut f.devices);
         Ok(f)
     }
 }

@@ -67,6 +67,8 @@ pub struct RunFile {
     pub checkpoint_every: Option<u64>,
     /// `--shard K/N`: this run advances the K-th of N shards of the ensemble.
     pub shard: Option<String>,
+    /// `--devices all|LIST`: the GPUs the run spreads over.
+    pub devices: Option<String>,
     pub params: Option<BTreeMap<String, f64>>,
     pub ensemble: Option<EnsembleFile>,
 }
@@ -163,6 +165,7 @@ impl RunConfig {
             out: Some(out.to_path_buf()),
             checkpoint_every: self.checkpoint_every,
             shard: self.shard.map(|s| s.text()),
+            devices: self.devices.as_ref().map(|d| d.text()),
             params: Some(self.system.params()),
             ensemble: Some(EnsembleFile::from(e)),
             ..RunFile::default()

@@ -50,6 +50,47 @@ pub struct RunConfig {
     /// `--shard K/N`: only the K-th of N contiguous shards of a filled ensemble is advanced,
     /// and each snapshot's parts are written for `phaseflow merge` (`ensemble::shard`).
     pub shard: Option<Shard>,
+    /// `--devices`: the GPUs (`gpu::context_at` numbers) the run spreads over.
+    pub devices: Option<Devices>,
+}
+
+/// `--devices`: every GPU of the machine, or the given ones.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Devices {
+    All,
+    List(Vec<usize>),
+}
+
+impl Devices {
+    pub fn parse(text: &str) -> Result<Devices> {
+        if text.trim() == "all" {
+            return Ok(Devices::All);
+        }
+        let list = text
+            .split(',')
+            .map(|x| x.trim().parse::<usize>())
+            .collect::<std::result::Result<Vec<_>, _>>()
+            .ok()
+            .filter(|l| !l.is_empty())
+            .ok_or_else(|| {
+                input_err!(
+                    "--devices {text}: expected `all` or GPU numbers separated by commas (e.g. 0,1; see `phaseflow devices`)"
+                )
+            })?;
+        Ok(Devices::List(list))
+    }
+
+    /// How config.toml records it.
+    pub fn text(&self) -> String {
+        match self {
+            Devices::All => "all".into(),
+            Devices::List(l) => l
+                .iter()
+                .map(|i| i.to_string())
+                .collect::<Vec<_>>()
+                .join(","),
+        }
+    }
 }
 
 /// `--shard K/N` of a filled ensemble large enough for N aligned shards.
@@ -296,6 +337,16 @@ impl RunConfig {
         let refine = resolve_refine(&ensemble, f.refine, f.refine_tol, f.max_nodes)?;
         let solver = resolve_solver(precision, f.implicit_tol, f.implicit_max_iter)?;
         let shard = resolve_shard(f.shard.as_deref(), &ensemble)?;
+        let devices = f.devices.as_deref().map(Devices::parse).transpose()?;
+        let backend = match (&devices, backend) {
+            (Some(_), Backend::Cpu) => {
+                return Err(input_err!(
+                    "--devices spreads the run over GPUs; drop --backend cpu (or --devices)"
+                ))
+            }
+            (Some(_), _) => Backend::Gpu,
+            (None, b) => b,
+        };
         Ok(RunConfig {
             system,
             method,
@@ -320,6 +371,7 @@ impl RunConfig {
                 k => k,
             },
             shard,
+            devices,
         })
     }
 

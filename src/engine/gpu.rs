@@ -69,8 +69,21 @@ impl<T: Real> GpuEngine<T> {
     /// Like `new`, with chunks no larger than `chunk_limit` points (tests use this to exercise
     /// chunking). The solver's settings are compiled into the kernel.
     pub fn with_chunk_limit(k: &Integrator, state: State<T>, chunk_limit: usize) -> Result<Self> {
+        Self::build(gpu::context()?, k, state, chunk_limit)
+    }
+
+    /// Like `new`, on the device of `ctx` (`gpu::context_at`: `--devices`, MPI ranks).
+    pub fn on(ctx: &'static GpuContext, k: &Integrator, state: State<T>) -> Result<Self> {
+        Self::build(ctx, k, state, usize::MAX)
+    }
+
+    fn build(
+        ctx: &'static GpuContext,
+        k: &Integrator,
+        state: State<T>,
+        chunk_limit: usize,
+    ) -> Result<Self> {
         let (system, method, h, solver) = (&k.system, k.method, k.h, k.solver);
-        let ctx = gpu::context()?;
         let f64 = T::NAME == "f64";
         if f64 {
             check_f64_support(ctx.f64, &ctx.info.name, system)?;

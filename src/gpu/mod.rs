@@ -176,6 +176,46 @@ fn pick_adapter() -> Result<wgpu::Adapter> {
 
 static CONTEXT: OnceLock<std::result::Result<GpuContext, String>> = OnceLock::new();
 
+/// The adapters a run spreads over (`--devices`, MPI ranks on a node): those of the kind the
+/// default pick is (every discrete GPU when there is one, …; Vulkan before GL), in wgpu's
+/// order.
+fn device_adapters() -> Vec<wgpu::Adapter> {
+    let inst = instance();
+    let list = pollster::block_on(inst.enumerate_adapters(inst_backends()));
+    let best = list.iter().map(|a| rank(&a.get_info())).min();
+    list.into_iter()
+        .filter(|a| Some(rank(&a.get_info())) == best)
+        .collect()
+}
+
+/// How many adapters `device_adapters` finds (what `--devices all` uses).
+pub fn device_count() -> usize {
+    device_adapters().len()
+}
+
+/// Contexts of `context_at`, opened on first use and kept for the process.
+static CONTEXTS: Mutex<Vec<(usize, &'static GpuContext)>> = Mutex::new(Vec::new());
+
+/// The GPU context of adapter `index` of `device_adapters` (`--devices`, an MPI rank's
+/// local rank): opened on first use, then shared.
+pub fn context_at(index: usize) -> Result<&'static GpuContext> {
+    let mut open = CONTEXTS.lock().unwrap();
+    if let Some((_, c)) = open.iter().find(|(i, _)| *i == index) {
+        return Ok(c);
+    }
+    let mut list = device_adapters();
+    if index >= list.len() {
+        return Err(crate::input_err!(
+            "--devices: there is no GPU {index}: this machine has {} (see `phaseflow devices`; they are counted from 0)",
+            list.len()
+        ));
+    }
+    let ctx: &'static GpuContext =
+        Box::leak(Box::new(GpuContext::create(list.swap_remove(index))?));
+    open.push((index, ctx));
+    Ok(ctx)
+}
+
 /// The size of the adapter's largest device-local memory heap, read from Vulkan (wgpu reports
 /// no memory size of its own); `None` on other backends.
 fn device_local_memory(adapter: &wgpu::Adapter) -> Option<u64> {
@@ -196,14 +236,17 @@ fn device_local_memory(adapter: &wgpu::Adapter) -> Option<u64> {
 /// The process-wide GPU context, created on first use.
 pub fn context() -> Result<&'static GpuContext> {
     CONTEXT
-        .get_or_init(|| GpuContext::create().map_err(|e| e.to_string()))
+        .get_or_init(|| {
+            pick_adapter()
+                .and_then(GpuContext::create)
+                .map_err(|e| e.to_string())
+        })
         .as_ref()
         .map_err(|e| Error::Gpu(e.clone()))
 }
 
 impl GpuContext {
-    fn create() -> Result<GpuContext> {
-        let adapter = pick_adapter()?;
+    fn create(adapter: wgpu::Adapter) -> Result<GpuContext> {
         let info = adapter.get_info();
         let limits = adapter.limits();
         // f64 in shaders where the adapter has it: the energy statistics are reduced on the

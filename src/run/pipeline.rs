@@ -4,8 +4,8 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::config::{OutputDir, Precision, RunConfig};
-use crate::engine::{gpu_layout, CpuEngine, Engine, GpuEngine, Integrator};
+use crate::config::{Devices, OutputDir, Precision, RunConfig};
+use crate::engine::{gpu_layout, CpuEngine, Engine, GpuEngine, Integrator, MultiGpuEngine};
 use crate::error::{Error, Result};
 use crate::float::Real;
 use crate::gpu;
@@ -98,25 +98,46 @@ pub fn preflight(cfg: &RunConfig) -> Result<(EngineChoice, Option<String>)> {
 pub fn run(cfg: &RunConfig, out: &OutputDir) -> Result<RunSummary> {
     let (choice, note) = preflight(cfg)?;
     let k = cfg.integrator();
+    let gpus = gpus(cfg, choice)?;
     match cfg.precision {
         Precision::F32 => {
-            let engines = factory(&k, choice);
+            let engines = factory(&k, choice, &gpus);
             run_with::<f32>(cfg, out, note, choice, &engines, None)
         }
         Precision::F64 => {
-            let engines = factory(&k, choice);
+            let engines = factory(&k, choice, &gpus);
             run_with::<f64>(cfg, out, note, choice, &engines, None)
         }
     }
 }
 
-/// The engines of a run: the chosen kind, at precision T.
-pub(super) fn factory<T: Real>(
-    k: &Integrator,
+/// The GPUs of `--devices` (none without it: the engine uses the default GPU).
+pub(super) fn gpus(cfg: &RunConfig, choice: EngineChoice) -> Result<Vec<&'static gpu::GpuContext>> {
+    let Some(devices) = &cfg.devices else {
+        return Ok(Vec::new());
+    };
+    if choice != EngineChoice::Gpu {
+        return Ok(Vec::new());
+    }
+    let list = match devices {
+        Devices::All => (0..gpu::device_count()).collect(),
+        Devices::List(l) => l.clone(),
+    };
+    list.into_iter().map(gpu::context_at).collect()
+}
+
+/// The engines of a run: the chosen kind, at precision T (on the `gpus` of `--devices`
+/// when there are any).
+pub(super) fn factory<'a, T: Real>(
+    k: &'a Integrator,
     choice: EngineChoice,
-) -> impl Fn(State<T>) -> Result<Box<dyn Engine<T>>> + '_ {
+    gpus: &'a [&'static gpu::GpuContext],
+) -> impl Fn(State<T>) -> Result<Box<dyn Engine<T>>> + 'a {
     move |s| -> Result<Box<dyn Engine<T>>> {
         match choice {
+            EngineChoice::Gpu if !gpus.is_empty() => {
+                Ok(Box::new(MultiGpuEngine::new(gpus.to_vec(), k, s)?))
+            }
             EngineChoice::Gpu => Ok(Box::new(GpuEngine::new(k, s)?)),
             EngineChoice::Cpu => Ok(Box::new(CpuEngine::new(k, s))),
         }

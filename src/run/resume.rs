@@ -12,7 +12,7 @@ use crate::input_err;
 use crate::output::folder;
 
 use super::checkpoint::{self, Checkpoint};
-use super::pipeline::{factory, run, run_with, RunSummary};
+use super::pipeline::{factory, gpus, run, run_with, RunSummary};
 use super::resources::EngineChoice;
 
 /// What `resume` found and did.
@@ -89,6 +89,7 @@ fn resume_as<T: Real>(cfg: &RunConfig, dir: &Path) -> Result<RunSummary> {
         c.engine
     );
     let k = cfg.integrator();
-    let engines = factory(&k, choice);
+    let gpus = gpus(cfg, choice)?;
+    let engines = factory(&k, choice, &gpus);
     run_with::<T>(cfg, &out, None, choice, &engines, Some((c, rows)))
 }

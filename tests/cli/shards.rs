@@ -271,3 +271,106 @@ fn bad_shards_and_merges_are_refused() {
     std::fs::remove_file(b.join("manifest.toml")).unwrap();
     merge(&[&a, &b], "phaseflow resume");
 }
+
+/// The files of the run with `extra` equal those of the run without: stats.csv, and every
+/// saved state.
+fn same_as_one_gpu(args: &[&str], extra: &[&str]) {
+    let tmp = TempDir::new().unwrap();
+    let (one, many) = (tmp.path().join("one"), tmp.path().join("many"));
+    run(args, &one, &["--backend", "gpu"]);
+    run(args, &many, extra);
+    for name in ["stats.csv"].into_iter().map(String::from).chain(
+        std::fs::read_dir(one.join("states"))
+            .map(|d| {
+                d.map(|e| format!("states/{}", e.unwrap().file_name().to_string_lossy()))
+                    .collect::<Vec<_>>()
+            })
+            .unwrap_or_default(),
+    ) {
+        assert_eq!(
+            std::fs::read(one.join(&name)).unwrap(),
+            std::fs::read(many.join(&name)).unwrap(),
+            "{args:?} {extra:?}: {name}"
+        );
+    }
+    let config = std::fs::read_to_string(many.join("config.toml")).unwrap();
+    assert!(config.contains("devices = "), "{config}");
+}
+
+/// `--devices`: the ensemble spread over several GPU engines (lavapipe's one adapter opened
+/// as GPU 0 several times, which exercises the split, the read-back and the merge exactly as
+/// separate GPUs do) writes the one-GPU files, for the device's f64 energy reduction, a
+/// compensated f32 run with saved states, and a refined loop with the tangent map (which
+/// grows across the devices' boundaries).
+#[test]
+fn devices_merge_bit_for_bit() {
+    let disk = [
+        "--system",
+        "pendulum",
+        "--method",
+        "verlet",
+        "--ensemble",
+        "disk",
+        "--points",
+        "20000",
+        "--dt",
+        "0.05",
+        "--steps",
+        "100",
+    ];
+    same_as_one_gpu(
+        &[&disk[..], &["--precision", "f64"]].concat(),
+        &["--devices", "0,0,0"],
+    );
+    same_as_one_gpu(
+        &[
+            &disk[..],
+            &["--compensated", "--save-states", "--snapshot-every", "50"],
+        ]
+        .concat(),
+        &["--devices", "all"],
+    );
+    same_as_one_gpu(
+        &[
+            "--system",
+            "pendulum",
+            "--method",
+            "verlet",
+            "--ensemble",
+            "circle",
+            "--center",
+            "0,0.8",
+            "--radius",
+            "0.3",
+            "--points",
+            "9000",
+            "--dt",
+            "0.05",
+            "--steps",
+            "400",
+            "--tangent",
+        ],
+        &["--devices", "0,0"],
+    );
+    let tmp = TempDir::new().unwrap();
+    for (extra, needle) in [
+        (&["--devices", "7"][..], "no GPU 7"),
+        (&["--devices", "x"][..], "expected `all`"),
+        (
+            &["--devices", "0", "--backend", "cpu"][..],
+            "drop --backend cpu",
+        ),
+    ] {
+        let out = tmp.path().join("refused");
+        phaseflow()
+            .args(["run", "--quiet"])
+            .args(&disk)
+            .args(extra)
+            .arg("--out")
+            .arg(&out)
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(needle));
+        assert!(!out.exists(), "{extra:?}");
+    }
+}

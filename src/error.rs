@@ -18,6 +18,9 @@ pub enum Error {
     /// SIGINT or SIGTERM: the run stopped at `step` after writing a checkpoint into `path`.
     #[error("interrupted at step {step}, a checkpoint written; continue with: phaseflow resume {}", path.display())]
     Interrupted { path: PathBuf, step: u64 },
+    /// An MPI rank sent what the others cannot use.
+    #[error("MPI: {0}")]
+    Mpi(String),
     /// Writing an output failed.
     #[error("writing {path}: {source}")]
     Output {

@@ -4,6 +4,7 @@
 #![warn(clippy::too_many_lines)]
 
 pub mod cli;
+pub mod cluster;
 pub mod config;
 pub mod console;
 pub mod engine;

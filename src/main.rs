@@ -6,6 +6,7 @@ use std::process::ExitCode;
 
 use clap::Parser;
 use phaseflow::cli::{Cli, Command, MergeArgs, PlotArgs, StudyArgs};
+use phaseflow::cluster::Peers;
 use phaseflow::config::{BenchConfig, OutputDir, RunJob, ValidateJob};
 use phaseflow::ensemble::KINDS;
 use phaseflow::method::ALL;
@@ -37,41 +38,69 @@ const EXIT_INTERRUPTED: u8 = 130;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let result = match cli.command {
+    // Under mpirun (`--features mpi`): MPI lives until the end of main.
+    #[cfg(feature = "mpi")]
+    let _mpi = phaseflow::cluster::init();
+    let peers = Peers::current();
+    let result = phaseflow::cluster::check_launch().and_then(|()| {
+        if peers.many() && !matches!(cli.command, Command::Run(_)) {
+            return Err(Error::Input(
+                "under mpirun only `phaseflow run` is split over the ranks; run the other commands without mpirun".into(),
+            ));
+        }
+        Ok(())
+    });
+    let result = result.and_then(|()| command(cli.command, &peers));
+    // stdout is line-buffered: a final flush reports what the last line left behind.
+    let result = result.and_then(|code| {
+        std::io::stdout().flush().map_err(stdout_error)?;
+        Ok(code)
+    });
+    let code = exit_code(result);
+    if peers.many() && code != ExitCode::SUCCESS {
+        // The other ranks may be waiting for this one in a collective operation.
+        peers.abort(1);
+    }
+    code
+}
+
+/// Run the subcommand (informational output only on MPI rank 0).
+fn command(command: Command, peers: &Peers) -> Result<ExitCode, Error> {
+    let quiet = |q: bool| phaseflow::console::set_quiet(q || !peers.is_root());
+    match command {
         Command::Run(a) => {
-            phaseflow::console::set_quiet(a.output.quiet);
+            quiet(a.output.quiet);
             RunJob::try_from(&a).and_then(|job| cmd_run(&job))
         }
         Command::Validate(v) => {
-            phaseflow::console::set_quiet(v.run.output.quiet);
+            quiet(v.run.output.quiet);
             ValidateJob::try_from(&v).and_then(|job| cmd_validate(&job))
         }
         Command::Study(s) => {
-            phaseflow::console::set_quiet(s.output.quiet);
+            quiet(s.output.quiet);
             cmd_study(&s)
         }
         Command::Bench(b) => BenchConfig::try_from(&b).and_then(|c| cmd_bench(&c)),
         Command::Plot(p) => {
-            phaseflow::console::set_quiet(p.quiet);
+            quiet(p.quiet);
             cmd_plot(&p)
         }
         Command::ShowKernel(k) => cmd_show_kernel(&k).map(|()| ExitCode::SUCCESS),
         Command::List => cmd_list().map(|()| ExitCode::SUCCESS),
         Command::Devices => cmd_devices().map(|()| ExitCode::SUCCESS),
         Command::Merge(m) => {
-            phaseflow::console::set_quiet(m.quiet);
+            quiet(m.quiet);
             cmd_merge(&m)
         }
         Command::Resume(r) => {
-            phaseflow::console::set_quiet(r.quiet);
+            quiet(r.quiet);
             cmd_resume(&r)
         }
-    };
-    // stdout is line-buffered: a final flush reports what the last line left behind.
-    let result = result.and_then(|code| {
-        std::io::stdout().flush().map_err(stdout_error)?;
-        Ok(code)
-    });
+    }
+}
+
+/// The process's exit code for the command's result (errors reported on stderr).
+fn exit_code(result: Result<ExitCode, Error>) -> ExitCode {
     match result {
         Ok(code) => code,
         Err(Error::Output { source, .. }) if source.kind() == std::io::ErrorKind::BrokenPipe => {

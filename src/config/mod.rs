@@ -52,6 +52,9 @@ pub struct RunConfig {
     pub shard: Option<Shard>,
     /// `--devices`: the GPUs (`gpu::context_at` numbers) the run spreads over.
     pub devices: Option<Devices>,
+    /// Under MPI with a filled ensemble: this rank's shard (not a setting: config.toml does
+    /// not record it).
+    pub rank: Option<Shard>,
 }
 
 /// `--devices`: every GPU of the machine, or the given ones.
@@ -372,7 +375,17 @@ impl RunConfig {
             },
             shard,
             devices,
+            rank: None,
         })
+    }
+
+    /// The points this process generates and advances: its shard's (`--shard`, an MPI
+    /// rank's slice of a filled ensemble), else all.
+    pub fn local_points(&self) -> usize {
+        self.shard
+            .or(self.rank)
+            .and_then(|s| s.range(self.ensemble.points).ok())
+            .map_or(self.ensemble.points, |r| r.len())
     }
 
     /// The same run, also keeping the points at these times for phase portraits (each rounded

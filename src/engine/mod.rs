@@ -6,6 +6,7 @@ pub mod cpu;
 pub mod gpu;
 pub mod gpu_layout;
 pub mod multi;
+pub mod ranks;
 pub mod reference;
 
 use crate::error::Result;
@@ -18,6 +19,7 @@ use crate::system::System;
 pub use cpu::CpuEngine;
 pub use gpu::GpuEngine;
 pub use multi::MultiGpuEngine;
+pub use ranks::RankEngine;
 pub use reference::ReferenceEngine;
 
 /// What an engine applies to every point: the system, the method, the step size and the

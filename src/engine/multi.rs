@@ -56,7 +56,10 @@ impl<T: Real> MultiGpuEngine<T> {
 impl<T: Real> Engine<T> for MultiGpuEngine<T> {
     fn describe(&self) -> String {
         let names: Vec<String> = self.contexts.iter().map(|c| c.describe()).collect();
-        format!("{} GPUs: {}", self.contexts.len(), names.join("; "))
+        match names.len() {
+            1 => format!("gpu: {}", names[0]),
+            n => format!("{n} GPUs: {}", names.join("; ")),
+        }
     }
 
     fn advance(&mut self, steps: u64) -> Result<()> {

@@ -29,7 +29,7 @@ impl<T: Real> Initial<T> {
         let (spec, system) = (&cfg.ensemble, &cfg.system);
         let none = State::zeros(0, system.dof());
         if !spec.is_loop() {
-            let state = match cfg.shard {
+            let state = match cfg.shard.or(cfg.rank) {
                 Some(shard) => spec.generate_range_as(system, shard.range(spec.points)?)?,
                 None => spec.generate_as(system)?,
             };

@@ -4,8 +4,13 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::cluster::Peers;
 use crate::config::{Devices, OutputDir, Precision, RunConfig};
-use crate::engine::{gpu_layout, CpuEngine, Engine, GpuEngine, Integrator, MultiGpuEngine};
+use crate::engine::ranks::rank_slice;
+use crate::engine::{
+    gpu_layout, CpuEngine, Engine, GpuEngine, Integrator, MultiGpuEngine, RankEngine,
+};
+use crate::ensemble::shard::Shard;
 use crate::error::{Error, Result};
 use crate::float::Real;
 use crate::gpu;
@@ -71,7 +76,7 @@ pub fn preflight(cfg: &RunConfig) -> Result<(EngineChoice, Option<String>)> {
     // A refined loop grows up to --max-nodes.
     let (flag, n) = match cfg.refine {
         Some(r) if r.max_nodes > cfg.ensemble.points => ("--max-nodes", r.max_nodes),
-        _ => ("--points", cfg.ensemble.points),
+        _ => ("--points", cfg.local_points()),
     };
     check_host_memory(
         flag,
@@ -96,29 +101,65 @@ pub fn preflight(cfg: &RunConfig) -> Result<(EngineChoice, Option<String>)> {
 
 /// `phaseflow run`.
 pub fn run(cfg: &RunConfig, out: &OutputDir) -> Result<RunSummary> {
+    let peers = Peers::current();
+    let on_ranks;
+    let cfg = if peers.many() {
+        on_ranks = for_rank(cfg, &peers)?;
+        &on_ranks
+    } else {
+        cfg
+    };
     let (choice, note) = preflight(cfg)?;
     let k = cfg.integrator();
     let gpus = gpus(cfg, choice)?;
     match cfg.precision {
         Precision::F32 => {
-            let engines = factory(&k, choice, &gpus);
+            let engines = factory(&k, choice, &gpus, cfg.ensemble.is_loop());
             run_with::<f32>(cfg, out, note, choice, &engines, None)
         }
         Precision::F64 => {
-            let engines = factory(&k, choice, &gpus);
+            let engines = factory(&k, choice, &gpus, cfg.ensemble.is_loop());
             run_with::<f64>(cfg, out, note, choice, &engines, None)
         }
     }
 }
 
-/// The GPUs of `--devices` (none without it: the engine uses the default GPU).
+/// The run as MPI rank `peers.rank()` of `peers.size()` makes it: a filled ensemble's slice
+/// (`ensemble::shard`, aligned so that the ranks' statistics merge bit for bit); a loop
+/// whole (`RankEngine` splits its advance).
+fn for_rank(cfg: &RunConfig, peers: &Peers) -> Result<RunConfig> {
+    if cfg.shard.is_some() || cfg.devices.is_some() {
+        return Err(crate::input_err!(
+            "under mpirun the ranks are the shards, one GPU each: drop --shard and --devices"
+        ));
+    }
+    let mut cfg = cfg.clone();
+    if !cfg.ensemble.is_loop() {
+        let shard = Shard {
+            index: peers.rank(),
+            count: peers.size(),
+        };
+        shard.range(cfg.ensemble.points)?;
+        cfg.rank = Some(shard);
+    }
+    Ok(cfg)
+}
+
+/// The GPUs of `--devices`, or under MPI the rank's GPU (its local rank among the node's
+/// GPUs); none otherwise (the engine uses the default GPU).
 pub(super) fn gpus(cfg: &RunConfig, choice: EngineChoice) -> Result<Vec<&'static gpu::GpuContext>> {
-    let Some(devices) = &cfg.devices else {
-        return Ok(Vec::new());
-    };
     if choice != EngineChoice::Gpu {
         return Ok(Vec::new());
     }
+    let peers = Peers::current();
+    let Some(devices) = &cfg.devices else {
+        return Ok(if peers.many() {
+            let count = gpu::device_count().max(1);
+            vec![gpu::context_at(peers.local_rank() % count)?]
+        } else {
+            Vec::new()
+        });
+    };
     let list = match devices {
         Devices::All => (0..gpu::device_count()).collect(),
         Devices::List(l) => l.clone(),
@@ -127,13 +168,32 @@ pub(super) fn gpus(cfg: &RunConfig, choice: EngineChoice) -> Result<Vec<&'static
 }
 
 /// The engines of a run: the chosen kind, at precision T (on the `gpus` of `--devices`
-/// when there are any).
+/// when there are any); under MPI a loop's engine advances only the rank's slice
+/// (`RankEngine`).
 pub(super) fn factory<'a, T: Real>(
     k: &'a Integrator,
     choice: EngineChoice,
     gpus: &'a [&'static gpu::GpuContext],
+    loop_on_ranks: bool,
 ) -> impl Fn(State<T>) -> Result<Box<dyn Engine<T>>> + 'a {
+    let peers = Peers::current();
     move |s| -> Result<Box<dyn Engine<T>>> {
+        if loop_on_ranks && peers.many() {
+            let local = engine_for(k, choice, gpus, s.range(rank_slice(s.n, &peers)))?;
+            return Ok(Box::new(RankEngine::new(peers, local, s)));
+        }
+        engine_for(k, choice, gpus, s)
+    }
+}
+
+/// One engine of the chosen kind for `s`.
+fn engine_for<T: Real>(
+    k: &Integrator,
+    choice: EngineChoice,
+    gpus: &[&'static gpu::GpuContext],
+    s: State<T>,
+) -> Result<Box<dyn Engine<T>>> {
+    {
         match choice {
             EngineChoice::Gpu if !gpus.is_empty() => {
                 Ok(Box::new(MultiGpuEngine::new(gpus.to_vec(), k, s)?))
@@ -155,24 +215,36 @@ pub(super) fn run_with<T: Real>(
     from: Option<(Checkpoint<T>, Vec<EnergyRow>)>,
 ) -> Result<RunSummary> {
     let out = dest.path.as_path();
+    // Under MPI rank 0 writes the files and the other ranks only compute.
+    let peers = Peers::current();
     let (mut tracker, resume, config_hash, _lock) = match from {
         None => {
             let init = Initial::<T>::generate(cfg)?;
             // Everything that can fail on user input has been checked: only now touch --out
             // (refused when it holds another run, unless --force; locked until the end).
-            let lock = folder::prepare(out, folder::Layout::Run, dest.force)?;
+            let lock = match peers.is_root() {
+                true => Some(folder::prepare(out, folder::Layout::Run, dest.force)?),
+                false => None,
+            };
             announce(cfg, note);
             (Tracker::new(cfg, init, factory)?, None, None, lock)
         }
         Some((c, rows)) => {
-            let lock = folder::lock(out)?;
+            let lock = Some(folder::lock(out)?);
             let hash = c.config_hash.clone();
             let (t, r) = Tracker::from_checkpoint(cfg, c, factory, file_loop_nodes(cfg)?, rows)?;
             (t, Some(r), Some(hash), lock)
         }
     };
     interrupt::install();
-    let describe = tracker.engine.describe();
+    let describe = match tracker.gathers() {
+        true => format!(
+            "{} MPI ranks, each {}",
+            peers.size(),
+            tracker.engine.describe()
+        ),
+        false => tracker.engine.describe(),
+    };
     crate::info!(
         "phaseflow: engine {describe}, precision {}{}",
         cfg.arithmetic(),
@@ -186,7 +258,9 @@ pub(super) fn run_with<T: Real>(
         Some(h) => h,
         None => {
             let text = cfg.to_toml(&describe, out);
-            write_atomic(&out.join("config.toml"), text.as_bytes())?;
+            if peers.is_root() {
+                write_atomic(&out.join("config.toml"), text.as_bytes())?;
+            }
             checkpoint::hash(text.as_bytes())
         }
     };
@@ -194,8 +268,31 @@ pub(super) fn run_with<T: Real>(
         EngineChoice::Gpu => "gpu",
         EngineChoice::Cpu => "cpu",
     };
-    let mut ck = Checkpoints::new(out, kind, config_hash, cfg.checkpoint_every);
+    // MPI runs keep no checkpoints (each rank holds only its slice of a filled ensemble).
+    let every = match peers.many() {
+        true => Some(u64::MAX),
+        false => cfg.checkpoint_every,
+    };
+    let mut ck = Checkpoints::new(out, kind, config_hash, every);
     let rows = tracker.snapshots(out, &mut ck, resume)?;
+    if peers.is_root() {
+        write_run_files(cfg, out, &tracker)?;
+    }
+    Ok(RunSummary {
+        engine: describe,
+        method: cfg.method.name(),
+        rows,
+        out: out.to_path_buf(),
+        refine_capped_at: tracker.capped_at,
+        refine_stuck_at: tracker.stuck_at,
+        portraits: tracker.portraits,
+        trajectory: tracker.trajectory,
+    })
+}
+
+/// What a finished run writes after its snapshots: trajectory.csv, portraits, and the
+/// manifest that marks the folder complete (its checkpoint removed first).
+fn write_run_files<T: Real>(cfg: &RunConfig, out: &Path, tracker: &Tracker<T>) -> Result<()> {
     if !tracker.trajectory.is_empty() {
         write_trajectory(
             &out.join("trajectory.csv"),
@@ -223,17 +320,7 @@ pub(super) fn run_with<T: Real>(
     .into_iter()
     .filter_map(|(k, v)| v.map(|v| (k, v)))
     .collect();
-    folder::write_manifest_noting(out, &notes)?;
-    Ok(RunSummary {
-        engine: describe,
-        method: cfg.method.name(),
-        rows,
-        out: out.to_path_buf(),
-        refine_capped_at: tracker.capped_at,
-        refine_stuck_at: tracker.stuck_at,
-        portraits: tracker.portraits,
-        trajectory: tracker.trajectory,
-    })
+    folder::write_manifest_noting(out, &notes)
 }
 
 /// trajectory.csv: t, then q1..qd, p1..pd of the single point, then H (f64), per snapshot.

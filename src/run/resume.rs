@@ -90,6 +90,6 @@ fn resume_as<T: Real>(cfg: &RunConfig, dir: &Path) -> Result<RunSummary> {
     );
     let k = cfg.integrator();
     let gpus = gpus(cfg, choice)?;
-    let engines = factory(&k, choice, &gpus);
+    let engines = factory(&k, choice, &gpus, cfg.ensemble.is_loop());
     run_with::<T>(cfg, &out, None, choice, &engines, Some((c, rows)))
 }

@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
 
+use crate::cluster::Peers;
 use crate::config::RunConfig;
 use crate::engine::Engine;
 use crate::ensemble::EnsembleKind;
@@ -75,6 +76,8 @@ pub(super) struct Tracker<'a, T: Real> {
     pub(super) stuck_at: Option<u64>,
     pub(super) portraits: Vec<(u64, State<f64>)>,
     pub(super) trajectory: Vec<(f64, Vec<f64>)>,
+    /// This process among the MPI ranks (rank 0 of 1 without MPI).
+    pub(super) peers: Peers,
 }
 
 /// Where and when a run writes its checkpoints, and what they record besides the tracker.
@@ -177,6 +180,7 @@ impl<'a, T: Real> Tracker<'a, T> {
             stuck_at: None,
             portraits: Vec::new(),
             trajectory: Vec::new(),
+            peers: Peers::current(),
         })
     }
 
@@ -221,6 +225,7 @@ impl<'a, T: Real> Tracker<'a, T> {
             stuck_at: c.stuck_at,
             portraits: c.portraits,
             trajectory: c.trajectory,
+            peers: Peers::current(),
         };
         let at = ResumeAt {
             step: c.step,
@@ -242,6 +247,8 @@ impl<'a, T: Real> Tracker<'a, T> {
         let mut area = AreaRatio::new(cfg);
         let mut pb = Progress::new(cfg.steps);
         let (mut stats, mut rows, mut done) = match resume {
+            // Rank 0 writes the run's files; the other MPI ranks only measure.
+            None if !self.peers.is_root() => (CsvRows::discard()?, Vec::new(), 0),
             None => (CsvRows::create(&out.join("stats.csv"))?, Vec::new(), 0),
             Some(r) => {
                 area.area0 = r.area0;
@@ -256,6 +263,7 @@ impl<'a, T: Real> Tracker<'a, T> {
             .snapshot_steps()
             .into_iter()
             .filter(|&s| s >= first && measured.is_none_or(|m| s > m));
+        let gathers = self.gathers();
         for step in todo {
             self.advance_to(step, done, &mut pb, ck, (&area, &stats))?;
             done = step;
@@ -278,6 +286,7 @@ impl<'a, T: Real> Tracker<'a, T> {
             if cfg.shard.is_some() {
                 write_atomic(&parts_path(out, step), &parts.encode())?;
             }
+            let parts = gather_parts(&self.peers, gathers, parts)?;
             let mut row = parts.row(
                 step,
                 cfg.dt,
@@ -298,10 +307,7 @@ impl<'a, T: Real> Tracker<'a, T> {
                     self.portraits.push((step, state.primal_f64()));
                 }
                 if cfg.save_states {
-                    write_atomic(
-                        &out.join("states").join(format!("step_{step}.npy")),
-                        &npy::encode_state(state),
-                    )?;
+                    save_state(&self.peers, gathers, out, step, state)?;
                 }
             }
             stats.push(&row)?;
@@ -327,6 +333,11 @@ impl<'a, T: Real> Tracker<'a, T> {
         let mut at = done;
         while at < step {
             if interrupt::requested() {
+                if self.peers.many() {
+                    return Err(crate::input_err!(
+                        "interrupted at step {at}: MPI runs keep no checkpoints; run again"
+                    ));
+                }
                 self.write_checkpoint(ck, at, written)?;
                 pb.finish();
                 return Err(Error::Interrupted {
@@ -388,6 +399,12 @@ impl<'a, T: Real> Tracker<'a, T> {
         .write(&ck.dir)
     }
 
+    /// Whether each MPI rank holds only its slice of a filled ensemble, so that statistics
+    /// and states are gathered on rank 0 (a loop is kept whole on every rank: `RankEngine`).
+    pub(super) fn gathers(&self) -> bool {
+        self.peers.many() && !self.cfg.ensemble.is_loop()
+    }
+
     /// The energy statistics reduced on the device, where the engine does that
     /// (`device_energy`); `None` otherwise.
     fn device_parts(&mut self) -> Result<Option<RowParts>> {
@@ -414,6 +431,53 @@ pub fn parts_path(out: &Path, step: u64) -> PathBuf {
 
 /// A shard's folder of parts files.
 pub const PARTS_DIR: &str = "parts";
+
+/// The snapshot's parts of every rank appended in rank order on rank 0 when the ranks hold
+/// slices (`gathers`; each slice starts at a chunk boundary, so these are the whole
+/// ensemble's parts); the other ranks keep their own (their rows are not written).
+fn gather_parts(peers: &Peers, gathers: bool, parts: RowParts) -> Result<RowParts> {
+    if !gathers {
+        return Ok(parts);
+    }
+    let Some(all) = peers.gather(&parts.encode())? else {
+        return Ok(parts);
+    };
+    let mut whole = RowParts::default();
+    for (rank, bytes) in all.iter().enumerate() {
+        whole.append(RowParts::decode(
+            bytes,
+            &format!("rank {rank}'s statistics"),
+        )?);
+    }
+    Ok(whole)
+}
+
+/// states/step_<step>.npy: the state, or under MPI with a filled ensemble every rank's slice
+/// stacked on rank 0 in rank order; only rank 0 writes.
+fn save_state<T: Real>(
+    peers: &Peers,
+    gathers: bool,
+    out: &Path,
+    step: u64,
+    state: &State<T>,
+) -> Result<()> {
+    let path = out.join("states").join(format!("step_{step}.npy"));
+    let bytes = npy::encode_state(state);
+    if !gathers {
+        return if peers.is_root() {
+            write_atomic(&path, &bytes)
+        } else {
+            Ok(())
+        };
+    }
+    match peers.gather(&bytes)? {
+        Some(all) => write_atomic(
+            &path,
+            &npy::stack_rows(&all).map_err(|m| crate::input_err!("gathering states: {m}"))?,
+        ),
+        None => Ok(()),
+    }
+}
 
 /// `state` with its tangent columns added when the run has --tangent.
 pub(super) fn with_columns<T: Real>(cfg: &RunConfig, state: State<T>) -> State<T> {

@@ -374,3 +374,33 @@ fn devices_merge_bit_for_bit() {
         assert!(!out.exists(), "{extra:?}");
     }
 }
+
+/// A binary built without MPI, started by mpirun as one of several ranks, refuses to run
+/// (every copy would run the whole ensemble into one folder).
+#[cfg(not(feature = "mpi"))]
+#[test]
+fn mpi_launch_without_the_feature_is_refused() {
+    let tmp = TempDir::new().unwrap();
+    let out = tmp.path().join("refused");
+    phaseflow()
+        .env("OMPI_COMM_WORLD_SIZE", "2")
+        .args([
+            "run",
+            "--system",
+            "pendulum",
+            "--method",
+            "verlet",
+            "--ensemble",
+            "disk",
+            "--dt",
+            "0.05",
+            "--steps",
+            "10",
+            "--out",
+        ])
+        .arg(&out)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--features mpi"));
+    assert!(!out.exists());
+}

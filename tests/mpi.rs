@@ -1,0 +1,195 @@
+//! Issue 17: `mpirun -n R phaseflow run ...` (`--features mpi`). The ranks' stats.csv and
+//! saved states are the single-process run's, byte for byte, for a filled disk on the CPU
+//! engine (2 and 3 ranks), a refined pendulum circle with the tangent map (2 and 3 ranks, the
+//! loop kept whole on every rank), and the GPU engine (lavapipe, f64 device reduction).
+//! Needs Open MPI's `mpirun` (CI installs openmpi-bin); runs as root where CI does.
+#![cfg(feature = "mpi")]
+
+use std::path::Path;
+use std::process::Command;
+
+use tempfile::TempDir;
+
+fn phaseflow() -> &'static str {
+    env!("CARGO_BIN_EXE_phaseflow")
+}
+
+/// `mpirun -n ranks phaseflow ARGS --out out` (ranks = 0: the binary alone, no mpirun).
+fn launch(ranks: usize, args: &[&str], out: &Path) -> std::process::Output {
+    let mut cmd = if ranks == 0 {
+        Command::new(phaseflow())
+    } else {
+        let mut c = Command::new("mpirun");
+        c.args(["--oversubscribe", "-n", &ranks.to_string(), phaseflow()]);
+        c
+    };
+    cmd.args(args)
+        .args(["--quiet", "--out"])
+        .arg(out)
+        // mpirun refuses root without these; CI runs as root
+        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        .output()
+        .expect("mpirun (Open MPI: apt-get install openmpi-bin) must be installed")
+}
+
+/// The run alone and with each rank count in `ranks`: stats.csv and states/ identical.
+fn ranks_equal_one_process(args: &[&str], ranks: &[usize]) {
+    let tmp = TempDir::new().unwrap();
+    let one = tmp.path().join("one");
+    let o = launch(0, args, &one);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    for &r in ranks {
+        let dir = tmp.path().join(format!("ranks-{r}"));
+        let o = launch(r, args, &dir);
+        assert!(
+            o.status.success(),
+            "{r} ranks: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let mut names = vec!["stats.csv".to_string()];
+        if let Ok(d) = std::fs::read_dir(one.join("states")) {
+            names.extend(d.map(|e| format!("states/{}", e.unwrap().file_name().to_string_lossy())));
+        }
+        for name in &names {
+            assert_eq!(
+                std::fs::read(one.join(name)).unwrap(),
+                std::fs::read(dir.join(name)).unwrap_or_default(),
+                "{r} ranks, {args:?}: {name} differs from the single process's"
+            );
+        }
+        let config = std::fs::read_to_string(dir.join("config.toml")).unwrap();
+        assert!(dir.join("manifest.toml").is_file());
+        if !args.contains(&"circle") {
+            assert!(
+                config.contains(&format!("# engine used: {r} MPI ranks")),
+                "{config}"
+            );
+        }
+    }
+}
+
+#[test]
+fn disk_on_cpu_ranks_is_the_single_process_run() {
+    ranks_equal_one_process(
+        &[
+            "run",
+            "--system",
+            "pendulum",
+            "--method",
+            "verlet",
+            "--ensemble",
+            "disk",
+            "--points",
+            "10000",
+            "--dt",
+            "0.05",
+            "--steps",
+            "200",
+            "--snapshot-every",
+            "50",
+            "--save-states",
+            "--backend",
+            "cpu",
+        ],
+        &[2, 3],
+    );
+}
+
+#[test]
+fn refined_circle_on_ranks_is_the_single_process_run() {
+    ranks_equal_one_process(
+        &[
+            "run",
+            "--system",
+            "pendulum",
+            "--method",
+            "verlet",
+            "--ensemble",
+            "circle",
+            "--center",
+            "0,0.8",
+            "--radius",
+            "0.3",
+            "--points",
+            "500",
+            "--dt",
+            "0.05",
+            "--steps",
+            "400",
+            "--snapshot-every",
+            "100",
+            "--tangent",
+            "--save-states",
+            "--backend",
+            "cpu",
+        ],
+        &[2, 3],
+    );
+}
+
+#[test]
+fn gpu_ranks_are_the_single_process_run() {
+    ranks_equal_one_process(
+        &[
+            "run",
+            "--system",
+            "kepler",
+            "--method",
+            "yoshida4",
+            "--ensemble",
+            "disk",
+            "--radius",
+            "0.05",
+            "--points",
+            "9000",
+            "--dt",
+            "0.01",
+            "--steps",
+            "100",
+            "--precision",
+            "f64",
+            "--backend",
+            "gpu",
+        ],
+        &[2],
+    );
+}
+
+/// What cannot be split is refused on every rank, and the job ends (no rank left waiting).
+#[test]
+fn refusals_under_mpirun() {
+    let tmp = TempDir::new().unwrap();
+    let disk = [
+        "run",
+        "--system",
+        "pendulum",
+        "--method",
+        "verlet",
+        "--ensemble",
+        "disk",
+        "--dt",
+        "0.05",
+        "--steps",
+        "10",
+        "--backend",
+        "cpu",
+    ];
+    for (extra, needle) in [
+        (&["--points", "9000", "--shard", "0/2"][..], "drop --shard"),
+        (&["--points", "5000"][..], "at most 2"),
+    ] {
+        let out = tmp.path().join("refused");
+        let o = launch(3, &[&disk[..], extra].concat(), &out);
+        assert!(!o.status.success(), "{extra:?}");
+        assert!(
+            String::from_utf8_lossy(&o.stderr).contains(needle),
+            "{extra:?}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        assert!(!out.join("stats.csv").exists());
+    }
+    let o = launch(2, &["plot", "nowhere"], &tmp.path().join("x"));
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("only `phaseflow run`"));
+}

@@ -46,7 +46,8 @@ impl<T: Real> MultiGpuEngine<T> {
     /// The slices of `n` points: one per device, as many as whole aligned blocks allow.
     fn slices(&self, n: usize) -> Vec<std::ops::Range<usize>> {
         if n == 0 {
-            return vec![0..0]; // an empty ensemble (refinement's engine before its first nodes)
+            // an empty ensemble (refinement's engine before its first nodes)
+            return std::iter::once(0..0).collect();
         }
         let count = self.contexts.len().min(n.div_ceil(SHARD_ALIGN)).max(1);
         split(n, count).expect("count is at most the number of aligned blocks")

@@ -30,18 +30,18 @@ pub fn has_escaped(h: f64, h0: f64) -> bool {
 pub struct EnergyAccumulator {
     pub finite: u64,
     /// Finite points that escaped (`has_escaped`); meaningful only with `counts_escaped`.
-    escaped: u64,
+    pub(super) escaped: u64,
     /// Whether escapes were counted: the host's accumulators count them, the device
     /// reduction's too (`from_parts(..).with_escaped(n)`); one built by `from_parts` alone
     /// does not, and a merge with one that does not leaves the count unknown.
-    counts_escaped: bool,
-    mean: f64,
-    m2: f64,
-    abs_err_sum: f64,
-    abs_err_max: f64,
-    rel_count: u64,
-    rel_err_sum: f64,
-    rel_err_max: f64,
+    pub(super) counts_escaped: bool,
+    pub(super) mean: f64,
+    pub(super) m2: f64,
+    pub(super) abs_err_sum: f64,
+    pub(super) abs_err_max: f64,
+    pub(super) rel_count: u64,
+    pub(super) rel_err_sum: f64,
+    pub(super) rel_err_max: f64,
 }
 
 impl EnergyAccumulator {
@@ -116,44 +116,6 @@ impl EnergyAccumulator {
             rel_count: self.rel_count + o.rel_count,
             rel_err_sum: self.rel_err_sum + o.rel_err_sum,
             rel_err_max: self.rel_err_max.max(o.rel_err_max),
-        }
-    }
-}
-
-/// Words of `EnergyAccumulator::to_words`.
-pub const ACCUMULATOR_WORDS: usize = 10;
-
-impl EnergyAccumulator {
-    /// The accumulator as words (counts as they are, floats as their IEEE bits): exact, for a
-    /// shard's parts files and MPI messages (`measure::parts`).
-    pub fn to_words(&self) -> [u64; ACCUMULATOR_WORDS] {
-        [
-            self.finite,
-            self.escaped,
-            u64::from(self.counts_escaped),
-            self.mean.to_bits(),
-            self.m2.to_bits(),
-            self.abs_err_sum.to_bits(),
-            self.abs_err_max.to_bits(),
-            self.rel_count,
-            self.rel_err_sum.to_bits(),
-            self.rel_err_max.to_bits(),
-        ]
-    }
-
-    /// The accumulator `to_words` wrote.
-    pub fn from_words(w: &[u64; ACCUMULATOR_WORDS]) -> Self {
-        EnergyAccumulator {
-            finite: w[0],
-            escaped: w[1],
-            counts_escaped: w[2] != 0,
-            mean: f64::from_bits(w[3]),
-            m2: f64::from_bits(w[4]),
-            abs_err_sum: f64::from_bits(w[5]),
-            abs_err_max: f64::from_bits(w[6]),
-            rel_count: w[7],
-            rel_err_sum: f64::from_bits(w[8]),
-            rel_err_max: f64::from_bits(w[9]),
         }
     }
 }

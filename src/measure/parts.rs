@@ -6,10 +6,46 @@
 //! order, are exactly the whole ensemble's parts: the merged row is the same bit for bit.
 
 use crate::error::{Error, Result};
-use crate::measure::energy::{
-    fold_in_order, row_from, EnergyAccumulator, EnergyRow, ACCUMULATOR_WORDS,
-};
+use crate::measure::energy::{fold_in_order, row_from, EnergyAccumulator, EnergyRow};
 use crate::measure::tangent::{TangentAcc, TangentStats};
+
+/// Words of `EnergyAccumulator::to_words`.
+pub const ACCUMULATOR_WORDS: usize = 10;
+
+impl EnergyAccumulator {
+    /// The accumulator as words (counts as they are, floats as their IEEE bits): exact, for a
+    /// shard's parts files and MPI messages (`measure::parts`).
+    pub fn to_words(&self) -> [u64; ACCUMULATOR_WORDS] {
+        [
+            self.finite,
+            self.escaped,
+            u64::from(self.counts_escaped),
+            self.mean.to_bits(),
+            self.m2.to_bits(),
+            self.abs_err_sum.to_bits(),
+            self.abs_err_max.to_bits(),
+            self.rel_count,
+            self.rel_err_sum.to_bits(),
+            self.rel_err_max.to_bits(),
+        ]
+    }
+
+    /// The accumulator `to_words` wrote.
+    pub fn from_words(w: &[u64; ACCUMULATOR_WORDS]) -> Self {
+        EnergyAccumulator {
+            finite: w[0],
+            escaped: w[1],
+            counts_escaped: w[2] != 0,
+            mean: f64::from_bits(w[3]),
+            m2: f64::from_bits(w[4]),
+            abs_err_sum: f64::from_bits(w[5]),
+            abs_err_max: f64::from_bits(w[6]),
+            rel_count: w[7],
+            rel_err_sum: f64::from_bits(w[8]),
+            rel_err_max: f64::from_bits(w[9]),
+        }
+    }
+}
 
 /// What a snapshot's row is reduced from (see the module doc).
 #[derive(Debug, Clone, Default)]
@@ -158,7 +194,7 @@ mod tests {
             points: 37 * n as u64,
             energy,
             unconverged: seed,
-            ang_mom_err_max: (seed % 2 == 0).then_some(seed as f64 * 1e-9),
+            ang_mom_err_max: seed.is_multiple_of(2).then_some(seed as f64 * 1e-9),
             tangent: vec![(3, 2.9, 0.9, 1.1, 1e-7 * seed as f64); n],
         }
     }

@@ -364,7 +364,7 @@ fn devices_merge_bit_for_bit() {
         let out = tmp.path().join("refused");
         phaseflow()
             .args(["run", "--quiet"])
-            .args(&disk)
+            .args(disk)
             .args(extra)
             .arg("--out")
             .arg(&out)

@@ -142,14 +142,7 @@ fn cmd_merge(m: &MergeArgs) -> Result<ExitCode, Error> {
                 String::new()
             }
         );
-        out!(
-            "final t = {}: energy_mean {}  abs_energy_err_max {}  rel_energy_err_max {}",
-            last.t,
-            fmt_opt(last.energy_mean),
-            fmt_opt(last.abs_energy_err_max),
-            fmt_opt(last.rel_energy_err_max)
-        );
-        out!("wrote {}/stats.csv and config.toml", m.out.display());
+        print_final(last, &m.out)?;
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -174,6 +167,14 @@ fn print_run_summary(summary: &run::RunSummary) -> Result<(), Error> {
         last.finite,
         last.points
     );
+    print_final(last, &summary.out)
+}
+
+/// The last snapshot's energy statistics and where they were written (`run`, `resume`, `merge`).
+fn print_final(
+    last: &phaseflow::measure::energy::EnergyRow,
+    out: &std::path::Path,
+) -> Result<(), Error> {
     out!(
         "final t = {}: energy_mean {}  abs_energy_err_max {}  rel_energy_err_max {}",
         last.t,
@@ -181,7 +182,7 @@ fn print_run_summary(summary: &run::RunSummary) -> Result<(), Error> {
         fmt_opt(last.abs_energy_err_max),
         fmt_opt(last.rel_energy_err_max)
     );
-    out!("wrote {}/stats.csv and config.toml", summary.out.display());
+    out!("wrote {}/stats.csv and config.toml", out.display());
     Ok(())
 }
 

@@ -155,14 +155,33 @@ impl<T: Real> State<T> {
         s
     }
 
-    /// Points `range` of this state (a shard's or a device's slice).
+    /// Points `range` of this state (a shard's or a device's slice): each component's run
+    /// copied whole.
     pub fn range(&self, range: std::ops::Range<usize>) -> State<T> {
-        self.select(&range.collect::<Vec<_>>())
+        let (n, c, m) = (self.n, self.comps(), range.len());
+        let mut s = State {
+            n: m,
+            d: self.d,
+            nt: self.nt,
+            q: vec![T::ZERO; m * c],
+            p: vec![T::ZERO; m * c],
+            unconverged: self.unconverged[range.clone()].to_vec(),
+            eq: Vec::new(),
+            ep: Vec::new(),
+        }
+        .with_compensation(self.compensated());
+        for (dst, src) in s.vectors_mut().into_iter().zip(self.vectors()) {
+            for k in 0..c {
+                dst[k * m..(k + 1) * m]
+                    .copy_from_slice(&src[k * n + range.start..k * n + range.end]);
+            }
+        }
+        s
     }
 
     /// States of the same layout one after the other (shards' or devices' slices, in order).
-    pub fn concat(parts: &[State<T>]) -> State<T> {
-        let first = &parts[0];
+    pub fn concat(parts: &[&State<T>]) -> State<T> {
+        let first = parts[0];
         let (d, nt, c) = (first.d, first.nt, first.comps());
         let m = parts.iter().map(|s| s.n).sum();
         let mut s = State {
@@ -366,7 +385,8 @@ mod tests {
         }
         s.unconverged[3] = 2;
         let parts = [s.range(0..2), s.range(2..3), s.range(3..7)];
-        assert_eq!(State::concat(&parts), s);
+        assert_eq!(State::concat(&[&parts[0], &parts[1], &parts[2]]), s);
+        assert_eq!(s.range(2..6), s.select(&[2, 3, 4, 5]));
         assert_eq!(State::<f32>::from_bytes(&s.to_bytes()), Some(s.clone()));
         let bytes = s.to_bytes();
         assert_eq!(State::<f32>::from_bytes(&bytes[..bytes.len() - 1]), None);

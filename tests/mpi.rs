@@ -10,6 +10,10 @@ use std::process::Command;
 
 use tempfile::TempDir;
 
+#[path = "common/mod.rs"]
+mod common;
+use common::same_stats_and_states;
+
 fn phaseflow() -> &'static str {
     env!("CARGO_BIN_EXE_phaseflow")
 }
@@ -47,17 +51,7 @@ fn ranks_equal_one_process(args: &[&str], ranks: &[usize]) {
             "{r} ranks: {}",
             String::from_utf8_lossy(&o.stderr)
         );
-        let mut names = vec!["stats.csv".to_string()];
-        if let Ok(d) = std::fs::read_dir(one.join("states")) {
-            names.extend(d.map(|e| format!("states/{}", e.unwrap().file_name().to_string_lossy())));
-        }
-        for name in &names {
-            assert_eq!(
-                std::fs::read(one.join(name)).unwrap(),
-                std::fs::read(dir.join(name)).unwrap_or_default(),
-                "{r} ranks, {args:?}: {name} differs from the single process's"
-            );
-        }
+        same_stats_and_states(&one, &dir, &format!("{r} ranks, {args:?}"));
         let config = std::fs::read_to_string(dir.join("config.toml")).unwrap();
         assert!(dir.join("manifest.toml").is_file());
         if !args.contains(&"circle") {

@@ -73,10 +73,11 @@ impl<T: Real> Engine<T> for MultiGpuEngine<T> {
 
     fn state(&mut self) -> Result<&State<T>> {
         if !self.current {
+            // each device's read-back, concatenated without a copy of it
             let parts = self
                 .engines
                 .iter_mut()
-                .map(|e| e.state().cloned())
+                .map(|e| e.state())
                 .collect::<Result<Vec<_>>>()?;
             self.whole = State::concat(&parts);
             self.current = true;

@@ -64,7 +64,7 @@ impl<T: Real> Engine<T> for RankEngine<T> {
                         .ok_or_else(|| Error::Mpi("a rank sent a malformed state".into()))
                 })
                 .collect::<Result<Vec<_>>>()?;
-            self.whole = State::concat(&parts);
+            self.whole = State::concat(&parts.iter().collect::<Vec<_>>());
             self.current = true;
         }
         Ok(&self.whole)

@@ -59,12 +59,14 @@ impl EnsembleSpec {
             }
             InitialSet::File { input, .. } => {
                 let all = read_states(input, d)?;
-                let idx: Vec<usize> = range.collect();
-                Ok(all.select(&idx).convert())
+                if range == (0..all.n) {
+                    return Ok(all.convert());
+                }
+                Ok(all.range(range).convert())
             }
             InitialSet::Level { .. } | InitialSet::Circle { .. } | InitialSet::Rect { .. } => {
                 Err(crate::input_err!(
-                    "--ensemble {}: a loop is refined across its whole length, so it is not split into shards; run it whole, or with MPI (mpirun), which keeps the loop whole on rank 0",
+                    "--ensemble {}: a loop is refined across its whole length, so it is not split into shards; run it whole, or with MPI (mpirun), which keeps the loop whole on every rank",
                     self.kind().name()
                 ))
             }

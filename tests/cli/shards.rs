@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use predicates::prelude::*;
 use tempfile::TempDir;
 
-use crate::common::phaseflow;
+use crate::common::{phaseflow, same_stats_and_states};
 
 fn run(args: &[&str], out: &Path, extra: &[&str]) {
     phaseflow()
@@ -45,22 +45,7 @@ fn shards_merge_to_the_whole(args: &[&str], count: usize) {
         .assert()
         .success()
         .stdout(predicate::str::contains(format!("merged {count} shards")));
-    let bytes = |p: PathBuf| std::fs::read(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
-    assert_eq!(
-        bytes(merged.join("stats.csv")),
-        bytes(whole.join("stats.csv")),
-        "{args:?}: merged stats.csv differs from the whole run's"
-    );
-    let states: Vec<_> = std::fs::read_dir(whole.join("states"))
-        .map(|d| d.map(|e| e.unwrap().file_name()).collect())
-        .unwrap_or_default();
-    for name in &states {
-        assert_eq!(
-            bytes(merged.join("states").join(name)),
-            bytes(whole.join("states").join(name)),
-            "{args:?}: states/{name:?}"
-        );
-    }
+    same_stats_and_states(&whole, &merged, &format!("{args:?} merged"));
     // a shard's own stats.csv covers its points only
     let first = std::fs::read_to_string(shards[0].join("stats.csv")).unwrap();
     assert!(!first.lines().nth(1).unwrap().contains(",10000,"));
@@ -279,20 +264,7 @@ fn same_as_one_gpu(args: &[&str], extra: &[&str]) {
     let (one, many) = (tmp.path().join("one"), tmp.path().join("many"));
     run(args, &one, &["--backend", "gpu"]);
     run(args, &many, extra);
-    for name in ["stats.csv"].into_iter().map(String::from).chain(
-        std::fs::read_dir(one.join("states"))
-            .map(|d| {
-                d.map(|e| format!("states/{}", e.unwrap().file_name().to_string_lossy()))
-                    .collect::<Vec<_>>()
-            })
-            .unwrap_or_default(),
-    ) {
-        assert_eq!(
-            std::fs::read(one.join(&name)).unwrap(),
-            std::fs::read(many.join(&name)).unwrap(),
-            "{args:?} {extra:?}: {name}"
-        );
-    }
+    same_stats_and_states(&one, &many, &format!("{args:?} {extra:?}"));
     let config = std::fs::read_to_string(many.join("config.toml")).unwrap();
     assert!(config.contains("devices = "), "{config}");
 }

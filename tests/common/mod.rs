@@ -22,6 +22,23 @@ pub fn read(p: &Path) -> String {
     std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
 }
 
+/// `stats.csv` and every `states/*.npy` of the run folder `want` are byte for byte those of
+/// `got` (shards merged, several devices or MPI ranks against one process); `what` names the
+/// run in a failure.
+pub fn same_stats_and_states(want: &Path, got: &Path, what: &str) {
+    let mut names = vec!["stats.csv".to_string()];
+    if let Ok(d) = std::fs::read_dir(want.join("states")) {
+        names.extend(d.map(|e| format!("states/{}", e.unwrap().file_name().to_string_lossy())));
+    }
+    for name in &names {
+        assert_eq!(
+            std::fs::read(want.join(name)).unwrap(),
+            std::fs::read(got.join(name)).unwrap_or_default(),
+            "{what}: {name} differs"
+        );
+    }
+}
+
 /// A CSV cell as a number; empty cells (columns that do not apply) read as NaN.
 pub fn num(cell: &str) -> f64 {
     if cell.is_empty() {

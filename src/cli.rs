@@ -52,7 +52,9 @@ pub enum Command {
 #[derive(Debug, Args, Clone, Default)]
 pub struct SystemArgs {
     /// Hamiltonian system: oscillator, pendulum, kepler, henon-heiles, elastic-pendulum,
-    /// elastic-pendulum-cartesian, double-pendulum, spring-chain, outer-solar-system
+    /// elastic-pendulum-cartesian, double-pendulum, spring-chain, outer-solar-system; or a
+    /// variational system of seed 003 (--method variational, state (q, v)):
+    /// pendulum-variational, elastic-pendulum-zphi, vertical-disk
     /// (`phaseflow list` shows each with its parameters).
     #[arg(long)]
     pub system: Option<String>,
@@ -119,6 +121,10 @@ pub struct EnsembleArgs {
     /// The --input rows are the nodes of an ordered closed loop (loop area and refinement apply).
     #[arg(long = "loop")]
     pub closed_loop: bool,
+    /// Variational systems: --center gives two positions one step apart, q0 (d values) then
+    /// q1 (d values), as seed 003 states its initial conditions; the state is (q0, (q1 − q0)/dt).
+    #[arg(long)]
+    pub positions: bool,
 }
 
 /// Which engine, at which precision.
@@ -196,7 +202,7 @@ pub struct RunArgs {
     pub system: SystemArgs,
     /// Integrator (`phaseflow list` shows each with its order): euler, symplectic-euler-a,
     /// symplectic-euler-b, verlet, position-verlet, rk3, rk4, implicit-midpoint, yoshida4,
-    /// suzuki4, yoshida6, blanes-moan4.
+    /// suzuki4, yoshida6, blanes-moan4; variational (the variational systems' own map).
     #[arg(long)]
     pub method: Option<String>,
     #[command(flatten)]

@@ -99,6 +99,9 @@ impl RunFile {
         over(&a.sigma, &mut e.sigma);
         over(&a.seed, &mut e.seed);
         over(&a.input, &mut e.input);
+        if a.positions {
+            e.positions = Some(true);
+        }
         if a.closed_loop {
             e.closed_loop = Some(true);
         }

@@ -28,6 +28,9 @@ pub struct EnsembleFile {
     pub input: Option<PathBuf>,
     #[serde(rename = "loop")]
     pub closed_loop: Option<bool>,
+    /// `--positions`: the centre is two positions q₀, q₁ one step apart (variational systems);
+    /// resolved into the state (q₀, (q₁ − q₀)/dt), which config.toml records as the centre.
+    pub positions: Option<bool>,
 }
 
 /// Everything a run can be told, each optional (a TOML file, flags, or both merged).

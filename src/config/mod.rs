@@ -200,6 +200,63 @@ fn resolve_snapshot_every(every: Option<u64>, steps: u64) -> Result<u64> {
     Ok(every)
 }
 
+/// `--positions`: the centre's 2d values read as q₀, q₁ (one step apart) become the state
+/// (q₀, v₀ = (q₁ − q₀)/dt) of a variational system.
+fn two_positions(e: Option<EnsembleFile>, system: &System, dt: f64) -> Result<EnsembleFile> {
+    let mut e = e.unwrap_or_default();
+    if e.positions.take() != Some(true) {
+        return Ok(e);
+    }
+    if !system.variational() {
+        return Err(input_err!(
+            "--positions: system '{}' is Hamiltonian and takes its state as (q, p); --positions (a centre of two positions q0, q1 one step apart) is for the variational systems",
+            system.name()
+        ));
+    }
+    let d = system.dof();
+    let c = e.center.as_mut().ok_or_else(|| {
+        input_err!("--positions reads --center as q0 (d values) then q1 (d values): give --center")
+    })?;
+    if c.len() != 2 * d {
+        return Err(input_err!(
+            "--positions --center: system '{}' needs {} values, q0 (d = {d}) then q1 (d = {d}); got {}",
+            system.name(),
+            2 * d,
+            c.len()
+        ));
+    }
+    for k in 0..d {
+        c[d + k] = (c[d + k] - c[k]) / dt;
+    }
+    Ok(e)
+}
+
+/// What a variational system's run refuses: its state (q, v) is not a point of a symplectic
+/// phase space, so neither loop areas nor the tangent map's symplecticity apply, and its
+/// updates are the system's own map (no compensated sums).
+fn check_variational(system: &System, f: &RunFile, ensemble: &EnsembleSpec) -> Result<()> {
+    if !system.variational() {
+        return Ok(());
+    }
+    let name = system.name();
+    if ensemble.is_loop() {
+        return Err(input_err!(
+            "--ensemble: system '{name}' is variational, its state is (q, v) and not a point of a symplectic phase space, so loop areas do not apply; use a filled ensemble (point, disk, gaussian, grid)"
+        ));
+    }
+    if f.tangent == Some(true) {
+        return Err(input_err!(
+            "--tangent: the tangent map is computed through ∂H; system '{name}' is variational and has no Hamiltonian; drop --tangent"
+        ));
+    }
+    if f.compensated == Some(true) {
+        return Err(input_err!(
+            "--compensated: system '{name}' is advanced by its own two-step map, which does not carry compensated sums; drop --compensated (run in f64 for long runs)"
+        ));
+    }
+    Ok(())
+}
+
 /// The ensemble table: the kind is required; the ensemble fills the kind's defaults and checks
 /// the rest against the system.
 fn resolve_ensemble(e: EnsembleFile, system: &System) -> Result<EnsembleSpec> {
@@ -328,15 +385,18 @@ impl RunConfig {
     pub fn resolve(f: RunFile) -> Result<RunConfig> {
         let system = resolve_system(&f)?;
         let method = Method::from_name(
-            &f.method
+            f.method
+                .as_deref()
                 .ok_or_else(|| input_err!("--method is required (see `phaseflow list`)"))?,
         )?;
         method.check_system(&system)?;
         let (dt, steps) = resolve_step(f.dt, f.steps)?;
+        let system = system.with_step(dt);
         let snapshot_every = resolve_snapshot_every(f.snapshot_every, steps)?;
         let backend = f.backend.unwrap_or_default();
         let precision = f.precision.unwrap_or_default();
-        let ensemble = resolve_ensemble(f.ensemble.unwrap_or_default(), &system)?;
+        let ensemble = resolve_ensemble(two_positions(f.ensemble.clone(), &system, dt)?, &system)?;
+        check_variational(&system, &f, &ensemble)?;
         let refine = resolve_refine(&ensemble, f.refine, f.refine_tol, f.max_nodes)?;
         let solver = resolve_solver(precision, f.implicit_tol, f.implicit_max_iter)?;
         let shard = resolve_shard(f.shard.as_deref(), &ensemble)?;

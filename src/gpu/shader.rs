@@ -15,6 +15,7 @@ const MATH: &str = include_str!("../../shaders/common/math.wgsl");
 const MATH_F64: &str = include_str!("../../shaders/energy/math_f64.wgsl");
 const STATE: &str = include_str!("../../shaders/common/state.wgsl");
 const DRIVER: &str = include_str!("../../shaders/common/driver.wgsl");
+const VARIATIONAL: &str = include_str!("../../shaders/common/variational.wgsl");
 
 /// What a kernel is compiled for besides its system and method.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -95,7 +96,12 @@ pub fn compose_kernel(system: &System, method: Method, spec: &KernelSpec) -> Str
     } else {
         &[MATH]
     };
-    for &part in math.iter().chain(&[STATE, system.wgsl_source()]) {
+    let map: &[&str] = if system.variational() {
+        &[VARIATIONAL]
+    } else {
+        &[]
+    };
+    for &part in math.iter().chain(map).chain(&[STATE, system.wgsl_source()]) {
         src.push('\n');
         src.push_str(part);
     }

@@ -160,6 +160,11 @@ pub struct EnergyRow {
     /// device alike. Last, so that the older columns keep their positions.
     #[serde(default)]
     pub escaped: Option<u64>,
+    /// Nonholonomic (variational) systems: the largest violation of the continuous constraints
+    /// by the finite points' discrete velocities (`Hamiltonian::constraint_error`). After
+    /// `escaped`, so that the older columns keep their positions.
+    #[serde(default)]
+    pub constraint_err_max: Option<f64>,
 }
 
 /// Points per statistics chunk. A chunk's energies are computed into one buffer
@@ -397,6 +402,7 @@ pub fn row_from(acc: &EnergyAccumulator, points: u64, step: u64, t: f64) -> Ener
         escaped: acc
             .counts_escaped
             .then(|| acc.escaped + (points - acc.finite)),
+        constraint_err_max: None,
     }
 }
 
@@ -429,6 +435,27 @@ pub fn ang_mom_err_max<T: Real>(system: &System, s: &State<T>, l0: &[[f64; 3]]) 
                 let e =
                     ((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2) + (a[2] - b[2]).powi(2)).sqrt();
                 e.is_finite().then_some(e)
+            },
+        )
+        .flatten()
+        .reduce_with(f64::max)
+}
+
+/// max over the finite points of the constraint violation (`Hamiltonian::constraint_error`),
+/// None for systems without constraints or without finite points. Exact maximum, so the
+/// order of the parallel reduction does not matter.
+pub fn constraint_err_max<T: Real>(system: &System, s: &State<T>) -> Option<f64> {
+    if !system.constrained() {
+        return None;
+    }
+    let d = s.d;
+    (0..s.n)
+        .into_par_iter()
+        .map_init(
+            || (vec![0.0; d], vec![0.0; d]),
+            |(q, v), i| {
+                s.point_f64(i, q, v);
+                system.constraint_error(q, v).filter(|e| e.is_finite())
             },
         )
         .flatten()

@@ -60,10 +60,24 @@ pub struct RowParts {
     pub ang_mom_err_max: Option<f64>,
     /// `--tangent`: accumulators per chunk, in point order (else empty).
     pub tangent: Vec<TangentAcc>,
+    /// Largest constraint violation over the finite points (nonholonomic systems).
+    pub constraint_err_max: Option<f64>,
 }
 
+/// The larger of two optional maxima.
+fn max_of(a: Option<f64>, b: Option<f64>) -> Option<f64> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.max(b)),
+        (a, b) => a.or(b),
+    }
+}
+
+/// Words before the accumulators: points, unconverged, the angular momentum maximum (flag,
+/// bits), the two counts, the constraint maximum (flag, bits).
+const HEADER: usize = 8;
+
 /// The first bytes of an encoded `RowParts`.
-const MAGIC: &[u8; 8] = b"PFPARTS1";
+const MAGIC: &[u8; 8] = b"PFPARTS2";
 
 impl RowParts {
     /// Append the parts of the points that follow these (the next shard's).
@@ -71,11 +85,9 @@ impl RowParts {
         self.points += next.points;
         self.energy.extend(next.energy);
         self.unconverged += next.unconverged;
-        self.ang_mom_err_max = match (self.ang_mom_err_max, next.ang_mom_err_max) {
-            (Some(a), Some(b)) => Some(a.max(b)),
-            (a, b) => a.or(b),
-        };
+        self.ang_mom_err_max = max_of(self.ang_mom_err_max, next.ang_mom_err_max);
         self.tangent.extend(next.tangent);
+        self.constraint_err_max = max_of(self.constraint_err_max, next.constraint_err_max);
     }
 
     /// The stats.csv row at `step` (t = step · dt): energies folded in order, then the
@@ -90,6 +102,7 @@ impl RowParts {
         );
         row.unconverged = self.unconverged;
         row.ang_mom_err_max = self.ang_mom_err_max;
+        row.constraint_err_max = self.constraint_err_max;
         if tangent {
             let t = TangentStats::from_chunks(&self.tangent);
             row.det_mean = t.det_mean;
@@ -110,6 +123,8 @@ impl RowParts {
             self.ang_mom_err_max.unwrap_or(0.0).to_bits(),
             self.energy.len() as u64,
             self.tangent.len() as u64,
+            u64::from(self.constraint_err_max.is_some()),
+            self.constraint_err_max.unwrap_or(0.0).to_bits(),
         ];
         for a in &self.energy {
             w.extend(a.to_words());
@@ -145,22 +160,22 @@ impl RowParts {
             .chunks_exact(8)
             .map(|c| u64::from_le_bytes(c.try_into().unwrap()))
             .collect();
-        if words.len() < 6 {
+        if words.len() < HEADER {
             return Err(bad("truncated"));
         }
         let (ne, nt) = (words[4] as usize, words[5] as usize);
         let need = ne
             .checked_mul(ACCUMULATOR_WORDS)
             .and_then(|e| nt.checked_mul(5).and_then(|t| t.checked_add(e)))
-            .and_then(|x| x.checked_add(6));
+            .and_then(|x| x.checked_add(HEADER));
         if need != Some(words.len()) {
             return Err(bad("its length does not match its counts"));
         }
-        let energy = words[6..6 + ne * ACCUMULATOR_WORDS]
+        let energy = words[HEADER..HEADER + ne * ACCUMULATOR_WORDS]
             .chunks_exact(ACCUMULATOR_WORDS)
             .map(|c| EnergyAccumulator::from_words(c.try_into().unwrap()))
             .collect();
-        let tangent = words[6 + ne * ACCUMULATOR_WORDS..]
+        let tangent = words[HEADER + ne * ACCUMULATOR_WORDS..]
             .chunks_exact(5)
             .map(|c| {
                 let f = f64::from_bits;
@@ -173,6 +188,7 @@ impl RowParts {
             ang_mom_err_max: (words[2] != 0).then(|| f64::from_bits(words[3])),
             energy,
             tangent,
+            constraint_err_max: (words[6] != 0).then(|| f64::from_bits(words[7])),
         })
     }
 }
@@ -196,6 +212,7 @@ mod tests {
             unconverged: seed,
             ang_mom_err_max: seed.is_multiple_of(2).then_some(seed as f64 * 1e-9),
             tangent: vec![(3, 2.9, 0.9, 1.1, 1e-7 * seed as f64); n],
+            constraint_err_max: Some(seed as f64 * 1e-12),
         }
     }
 
@@ -210,6 +227,7 @@ mod tests {
             points: 4 * 37,
             unconverged: 1,
             ang_mom_err_max: None,
+            constraint_err_max: None,
         };
         split.append(RowParts {
             energy: whole.energy[4..].to_vec(),
@@ -217,6 +235,7 @@ mod tests {
             points: 5 * 37,
             unconverged: 3,
             ang_mom_err_max: whole.ang_mom_err_max,
+            constraint_err_max: whole.constraint_err_max,
         });
         assert_eq!(
             split.row(3, 0.5, true, Some(2.0)),

@@ -30,6 +30,7 @@ pub mod rk4;
 pub mod splitting;
 pub mod symplectic_euler_a;
 pub mod symplectic_euler_b;
+pub mod variational;
 pub mod verlet;
 pub mod wgsl;
 
@@ -63,6 +64,7 @@ methods! {
     Suzuki4 => composition::SUZUKI4,
     Yoshida6 => composition::YOSHIDA6,
     BlanesMoan4 => splitting::BLANES_MOAN4,
+    Variational => variational::Variational,
 }
 
 /// Per-block working storage: the state and the scratch arrays the kernels need, all
@@ -230,6 +232,21 @@ impl Method {
     /// symplectic Euler / Verlet stages become implicit, and the compositions build on
     /// Verlet) except the kick–drift splittings, which need H = T(p) + V(q).
     pub fn check_system(self, system: &System) -> Result<()> {
+        let variational = self == Method::Variational;
+        if variational && !system.variational() {
+            return Err(input_err!(
+                "--method variational: system '{}' is a Hamiltonian system; the variational method advances only the variational systems of seed 003 (vertical-disk, euler-disk, ball-turntable, elastic-pendulum-zphi, pendulum-variational; see `phaseflow list`). For '{}' use a symplectic method, e.g. verlet",
+                system.name(),
+                system.name()
+            ));
+        }
+        if !variational && system.variational() {
+            return Err(input_err!(
+                "--method {}: system '{}' is a variational system, defined by its discrete Lagrangian rather than by a Hamiltonian; it runs only with --method variational",
+                self.name(),
+                system.name()
+            ));
+        }
         if self.needs_separable() && !system.separable() {
             return Err(input_err!(
                 "--method {}: system '{}' is not separable (H ≠ T(p) + V(q)), and this kick-drift splitting needs separable H; use yoshida4, suzuki4 or yoshida6 (compositions of Verlet) for a high-order symplectic method",

@@ -296,6 +296,37 @@ impl Kernel {
         self.close();
     }
 
+    /// One step of a variational system's two-step map (`Hamiltonian::discrete_step`): the
+    /// system's WGSL `discrete_step(h, q, v)` returns a `MapStep` (shaders/common/variational.wgsl)
+    /// with the new q and v and whether its Newton iteration hit the cap (counted).
+    pub fn discrete_step(&mut self, h: &str) {
+        self.open("{");
+        if self.unroll {
+            let (aq, av) = (self.reg_array("q", None), self.reg_array("p", None));
+            self.let_("s", &format!("discrete_step({h}, {aq}, {av})"));
+            for k in 0..self.d {
+                self.line(&format!("{} = s.q[{k}];", Self::reg("q", k)));
+                self.line(&format!("{} = s.v[{k}];", Self::reg("p", k)));
+            }
+        } else {
+            self.line("var own_q: array<real, D>;");
+            self.line("var own_v: array<real, D>;");
+            self.open("for (var k = 0u; k < D; k++) {");
+            self.line("own_q[k] = q[k];");
+            self.line("own_v[k] = p[k];");
+            self.close();
+            self.line(&format!("let s = discrete_step({h}, own_q, own_v);"));
+            self.open("for (var k = 0u; k < D; k++) {");
+            self.line("q[k] = s.q[k];");
+            self.line("p[k] = s.v[k];");
+            self.close();
+        }
+        self.open("if (s.capped) {");
+        self.line("unconverged_steps += 1u;");
+        self.close();
+        self.close();
+    }
+
     /// dq ← ∂H/∂q with the tangent columns (`Block::grad_q`).
     pub fn grad_q(&mut self) {
         self.partial(Partial::Q, "dq");

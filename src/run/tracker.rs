@@ -14,7 +14,9 @@ use crate::ensemble::EnsembleKind;
 use crate::error::{Error, Result};
 use crate::float::Real;
 use crate::measure::area::{loop_area, smooth_loop_area};
-use crate::measure::energy::{ang_mom_err_max, angular_momenta, chunk_accumulators, EnergyRow};
+use crate::measure::energy::{
+    ang_mom_err_max, angular_momenta, chunk_accumulators, constraint_err_max, EnergyRow,
+};
 use crate::measure::parts::RowParts;
 use crate::measure::tangent::{renormalise, tangent_chunks};
 use crate::output::{npy, write_atomic, CsvRows};
@@ -274,6 +276,7 @@ impl<'a, T: Real> Tracker<'a, T> {
             // energy statistics.
             let needs_state = device.is_none()
                 || !self.points.l0.is_empty()
+                || cfg.system.constrained()
                 || single
                 || portrait
                 || cfg.save_states;
@@ -511,6 +514,7 @@ impl PerPoint {
         if !self.l0.is_empty() {
             parts.ang_mom_err_max = ang_mom_err_max(&cfg.system, state, &self.l0);
         }
+        parts.constraint_err_max = constraint_err_max(&cfg.system, state);
         if cfg.tangent {
             parts.tangent = tangent_chunks(state, &self.log2_scale);
         }

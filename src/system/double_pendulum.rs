@@ -44,6 +44,7 @@ pub const INFO: SystemInfo = SystemInfo {
     separable: false,
     sweeps: None,
     indexed: &[],
+    variational: false,
 };
 
 #[derive(Debug, Clone)]

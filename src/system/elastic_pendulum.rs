@@ -28,6 +28,7 @@ pub const INFO: SystemInfo = SystemInfo {
     separable: false,
     sweeps: Some(2),
     indexed: &[],
+    variational: false,
 };
 
 #[derive(Debug, Clone)]

@@ -23,6 +23,7 @@ pub const INFO: SystemInfo = SystemInfo {
     separable: true,
     sweeps: Some(1),
     indexed: &[],
+    variational: false,
 };
 
 /// A polar state (r, θ, p_r, p_θ) of `elastic-pendulum` as the Cartesian state

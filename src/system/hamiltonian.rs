@@ -76,7 +76,54 @@ pub trait Hamiltonian {
     fn observable(&self) -> Option<(&'static str, usize)> {
         None
     }
+    /// Variational systems only (`SystemInfo::variational`; the `variational` method, the one
+    /// method `Method::check_system` lets them use, is the only caller): one step of the
+    /// system's two-step map (q_{k−1}, q_k) ↦ (q_k, q_{k+1}) for a block of points, on the state
+    /// stored as (q_k, v_k) with v_k = (q_{k+1} − q_k)/h (component-major, n = len / d points).
+    /// Implicit steps solve per point by Newton iteration to `solver.tol` with at most
+    /// `solver.max_iter` iterations, and add 1 to `unconverged[i]` for a point that hits the
+    /// cap. Mirror: the system's WGSL `discrete_step`. Hamiltonian systems leave it empty.
+    fn discrete_step<T: Real>(
+        &self,
+        _h: T,
+        _q: &mut [T],
+        _v: &mut [T],
+        _solver: crate::method::Solver,
+        _unconverged: &mut [u32],
+    ) {
+    }
+    /// Variational systems: the step size their energy is evaluated with (their discrete
+    /// Lagrangian's quadrature points depend on h). Set once from `--dt` (`System::with_step`).
+    fn set_step(&mut self, _h: f64) {}
+    /// Nonholonomic systems: the largest violation of the continuous constraints by the
+    /// discrete velocity of one point (q_k, v_k), evaluated where the discrete constraint
+    /// evaluates them; None for systems without constraints.
+    fn constraint_error(&self, _q: &[f64], _v: &[f64]) -> Option<f64> {
+        None
+    }
 }
+
+/// The four gradient functions of the `Hamiltonian` trait for a variational system, which has
+/// no Hamiltonian vector field to integrate: `Method::check_system` refuses every method but
+/// `variational` for it, so they are never called; were they, they would fill NaN, which the
+/// statistics count as non-finite points rather than as a plausible result.
+macro_rules! no_hamiltonian_gradients {
+    () => {
+        fn grad_q<T: Real>(&self, _q: &[T], _p: &[T], out: &mut [T]) {
+            out.fill(T::from_f64(f64::NAN));
+        }
+        fn grad_p<T: Real>(&self, _q: &[T], _p: &[T], out: &mut [T]) {
+            out.fill(T::from_f64(f64::NAN));
+        }
+        fn grad_q_dir<T: Real>(&self, _q: &[T], _p: &[T], _vq: &[T], _vp: &[T], out: &mut [T]) {
+            out.fill(T::from_f64(f64::NAN));
+        }
+        fn grad_p_dir<T: Real>(&self, _q: &[T], _p: &[T], _vq: &[T], _vp: &[T], out: &mut [T]) {
+            out.fill(T::from_f64(f64::NAN));
+        }
+    };
+}
+pub(crate) use no_hamiltonian_gradients;
 
 /// `Hamiltonian::energy_block` point by point: each point converted to f64, then `energy`
 /// (NaN for a point with a non-finite component). Two buffers per call, none per point.

@@ -18,6 +18,7 @@ pub const INFO: SystemInfo = SystemInfo {
     separable: true,
     sweeps: Some(1),
     indexed: &[],
+    variational: false,
 };
 
 /// The energy of the default state (the regular regime).

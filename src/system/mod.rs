@@ -25,6 +25,7 @@
 pub mod double_pendulum;
 pub mod elastic_pendulum;
 pub mod elastic_pendulum_cartesian;
+pub mod elastic_pendulum_zphi;
 pub mod expression;
 pub mod hamiltonian;
 pub mod henon_heiles;
@@ -32,7 +33,9 @@ pub mod kepler;
 pub mod oscillator;
 pub mod outer_solar_system;
 pub mod pendulum;
+pub mod pendulum_variational;
 pub mod spring_chain;
+pub mod vertical_disk;
 #[macro_use]
 mod registry;
 
@@ -64,6 +67,9 @@ systems! {
     DoublePendulum => double_pendulum::DoublePendulum,
     SpringChain => spring_chain::SpringChain,
     OuterSolarSystem => outer_solar_system::OuterSolarSystem,
+    PendulumVariational => pendulum_variational::PendulumVariational,
+    ElasticPendulumZphi => elastic_pendulum_zphi::ElasticPendulumZphi,
+    VerticalDisk => vertical_disk::VerticalDisk,
 }
 
 /// A named system parameter with its default.
@@ -92,6 +98,12 @@ pub struct SystemInfo {
     /// Parameters that also accept one value per element, written `NAME_i` (1-based), e.g.
     /// `--param k_3=500` for the third spring of the chain.
     pub indexed: &'static [&'static str],
+    /// A variational system (seed 003): its dynamics is a two-step map defined by a discrete
+    /// Lagrangian (and, for nonholonomic systems, a discrete constraint), advanced only by the
+    /// `variational` method; its state is (q_k, v_k) with v_k = (q_{k+1} − q_k)/h, and its
+    /// "energy" is its continuous energy evaluated from the discrete velocities. See
+    /// `hamiltonian::Hamiltonian::discrete_step`.
+    pub variational: bool,
 }
 
 /// Resolve parameters: defaults, overridden by `given`; unknown names and non-finite values are errors.
@@ -325,6 +337,44 @@ impl System {
     /// A state component to plot against time for single trajectories (label, index in z).
     pub fn observable(&self) -> Option<(&'static str, usize)> {
         each_system!(self, s => s.observable())
+    }
+
+    /// A variational system (`SystemInfo::variational`): advanced by its own two-step map.
+    pub fn variational(&self) -> bool {
+        self.builtin_info().is_some_and(|i| i.variational)
+    }
+
+    /// The same system with its step size set (variational systems evaluate their energy in
+    /// their discrete Lagrangian's quadrature, which depends on h); others are unchanged.
+    pub fn with_step(mut self, h: f64) -> System {
+        each_system!(&mut self, s => s.set_step(h));
+        self
+    }
+
+    /// One step of a variational system's two-step map for a block of points (see
+    /// `Hamiltonian::discrete_step`).
+    #[inline]
+    pub fn discrete_step<T: Real>(
+        &self,
+        h: T,
+        q: &mut [T],
+        v: &mut [T],
+        solver: crate::method::Solver,
+        unconverged: &mut [u32],
+    ) {
+        each_system!(self, s => s.discrete_step(h, q, v, solver, unconverged))
+    }
+
+    /// The largest violation of a nonholonomic system's continuous constraints by one point's
+    /// discrete velocity (None for systems without constraints).
+    pub fn constraint_error(&self, q: &[f64], v: &[f64]) -> Option<f64> {
+        each_system!(self, s => s.constraint_error(q, v))
+    }
+
+    /// Whether the system has nonholonomic constraints (the `constraint_err_max` column).
+    pub fn constrained(&self) -> bool {
+        let zero = vec![0.0; self.dof()];
+        self.constraint_error(&zero, &zero).is_some()
     }
 
     /// Total angular momentum where the system conserves it.

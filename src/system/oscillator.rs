@@ -17,6 +17,7 @@ pub const INFO: SystemInfo = SystemInfo {
     separable: true,
     sweeps: Some(1),
     indexed: &[],
+    variational: false,
 };
 
 #[derive(Debug, Clone)]

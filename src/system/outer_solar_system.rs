@@ -28,6 +28,7 @@ pub const INFO: SystemInfo = SystemInfo {
     separable: true,
     sweeps: Some(1),
     indexed: &[],
+    variational: false,
 };
 
 /// Number of bodies.

@@ -38,6 +38,7 @@ pub const INFO: SystemInfo = SystemInfo {
     separable: true,
     sweeps: Some(1),
     indexed: &["k"],
+    variational: false,
 };
 
 #[derive(Debug, Clone)]

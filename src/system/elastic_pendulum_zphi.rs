@@ -1,0 +1,148 @@
+//! The elastic pendulum in (z, φ) as a variational integrator (seed 003 §1.3, after Tuwankotta
+//! and Quispel 2003, σ = m l² = 1): z the relative elongation (r = 1 + z, in units of the
+//! length at rest under gravity), φ the angle from the downward vertical;
+//! T = ½(ż² + (1 + z)² φ̇²), V = ½ω_z²(z + ω_φ²/ω_z²)² − ω_φ²(1 + z) cos φ (seed eq. 17–19).
+//! Mirror: shaders/system/elastic_pendulum_zphi.wgsl.
+//!
+//! Discrete Lagrangian L_d = h[T(q_k, v_k) − ½V(q_k) − ½V(q_{k+1})], v_k = (q_{k+1} − q_k)/h.
+//! Its discrete Euler–Lagrange equations D₂L_d(q_{k−1}, q_k) + D₁L_d(q_k, q_{k+1}) = 0 read
+//! ∂_vT(q_k, v_k) = ∂_vT(q_{k−1}, v_{k−1}) + h ∂_qT(q_k, v_k) − h ∇V(q_k), i.e. with the state
+//! (q_k, v_k) advanced to (q_{k+1}, v_{k+1}), q_{k+1} = q_k + h v_k and
+//! - (1 + z_{k+1})² v^φ_{k+1} = (1 + z_k)² v^φ_k − h ω_φ² (1 + z_{k+1}) sin φ_{k+1},
+//! - v^z_{k+1} = v^z_k + h[(1 + z_{k+1}) (v^φ_{k+1})² − ω_z² z_{k+1} − ω_φ²(1 − cos φ_{k+1})],
+//!
+//! explicit in that order, as the seed says (its printed p_k has v^φ squared where the sign and
+//! factor follow from ∂_qT; the printed z̈ equation squares the spring term, a typo). The map
+//! is symplectic (variational) and of order 1: T is evaluated at the left end q_k.
+//! Energy: T(q_k, v_k) + ½(V(q_k) + V(q_{k+1})), the continuous energy in L_d's quadrature.
+//!
+//! The same motion as the Hamiltonian `elastic-pendulum` (unit: the spring's rest length
+//! l₀ = 1 − ω_φ²/ω_z², time in 1/ω_z): r = (1 + z)/l₀, θ = φ, ĝ = ω_φ²/(ω_z² l₀), which needs
+//! ω_φ < ω_z; the seed's ω_z = ω_φ = 1 is a spring of rest length zero.
+
+use std::collections::BTreeMap;
+
+use super::hamiltonian::no_hamiltonian_gradients;
+use super::{require_positive, Hamiltonian, ParamSpec, SystemDef, SystemInfo};
+use crate::error::Result;
+use crate::float::{cos_poly, sin_poly, Real};
+use crate::method::Solver;
+
+pub const NAME: &str = "elastic-pendulum-zphi";
+pub const INFO: SystemInfo = SystemInfo {
+    name: NAME,
+    summary: "elastic pendulum in (z, φ) (seed 003 §1.3), variational (d = 2): L = ½(ż² + (1+z)²φ̇²) − ½ω_z²(z + ω_φ²/ω_z²)² + ω_φ²(1+z) cos φ; state (q, v); explicit discrete Euler–Lagrange map, order 1",
+    params: &[
+        ParamSpec { name: "omega_z", default: 1.0, meaning: "spring frequency ω_z = √(s/m)" },
+        ParamSpec { name: "omega_phi", default: 1.0, meaning: "pendulum frequency ω_φ = √(g/l)" },
+    ],
+    separable: false,
+    sweeps: Some(1),
+    indexed: &[],
+    variational: true,
+};
+
+#[derive(Debug, Clone)]
+pub struct ElasticPendulumZphi {
+    pub omega_z: f64,
+    pub omega_phi: f64,
+    /// The run's step (`set_step`): the energy's second quadrature point q_k + h v_k.
+    pub h: f64,
+}
+
+impl SystemDef for ElasticPendulumZphi {
+    const INFO: SystemInfo = INFO;
+    const WGSL: &'static str = include_str!("../../shaders/system/elastic_pendulum_zphi.wgsl");
+    const ENERGY_WGSL: &'static str =
+        include_str!("../../shaders/energy/elastic_pendulum_zphi.wgsl");
+
+    fn new(params: &BTreeMap<String, f64>) -> Result<Self> {
+        require_positive(NAME, params, &["omega_z", "omega_phi"])?;
+        Ok(ElasticPendulumZphi {
+            omega_z: params["omega_z"],
+            omega_phi: params["omega_phi"],
+            h: 0.002,
+        })
+    }
+}
+
+impl ElasticPendulumZphi {
+    /// V(z, φ) in f64.
+    pub fn potential(&self, z: f64, phi: f64) -> f64 {
+        let (wz2, wp2) = (self.omega_z.powi(2), self.omega_phi.powi(2));
+        let s = z + wp2 / wz2;
+        0.5 * wz2 * s * s - wp2 * (1.0 + z) * phi.cos()
+    }
+}
+
+impl Hamiltonian for ElasticPendulumZphi {
+    fn dof(&self) -> usize {
+        2
+    }
+
+    fn params(&self) -> BTreeMap<String, f64> {
+        BTreeMap::from([
+            ("omega_z".into(), self.omega_z),
+            ("omega_phi".into(), self.omega_phi),
+        ])
+    }
+
+    /// T(q_k, v_k) + ½(V(q_k) + V(q_k + h v_k)).
+    fn energy(&self, q: &[f64], v: &[f64]) -> f64 {
+        let r = 1.0 + q[0];
+        let t = 0.5 * (v[0] * v[0] + r * r * v[1] * v[1]);
+        let (z1, phi1) = (q[0] + self.h * v[0], q[1] + self.h * v[1]);
+        t + 0.5 * (self.potential(q[0], q[1]) + self.potential(z1, phi1))
+    }
+
+    /// WZ2 = ω_z², WP2 = ω_φ², SHIFT = ω_φ²/ω_z², H_STEP = h (energy).
+    fn constants(&self) -> Vec<(&'static str, f64)> {
+        let (wz2, wp2) = (self.omega_z.powi(2), self.omega_phi.powi(2));
+        vec![
+            ("WZ2", wz2),
+            ("WP2", wp2),
+            ("SHIFT", wp2 / wz2),
+            ("H_STEP", self.h),
+        ]
+    }
+
+    no_hamiltonian_gradients!();
+
+    /// The seed's figure 7: q₀ = (1.011, 0.01), q₁ = (1.01, 0.0101) at h = 0.002, as (q₀, v₀).
+    fn default_state(&self) -> Vec<f64> {
+        vec![1.011, 0.01, -0.5, 0.05]
+    }
+
+    fn observable(&self) -> Option<(&'static str, usize)> {
+        Some(("φ", 1))
+    }
+
+    fn set_step(&mut self, h: f64) {
+        self.h = h;
+    }
+
+    fn discrete_step<T: Real>(
+        &self,
+        h: T,
+        q: &mut [T],
+        v: &mut [T],
+        _solver: Solver,
+        _unconverged: &mut [u32],
+    ) {
+        let n = q.len() / 2;
+        let c = |x: f64| T::from_f64(x);
+        let (wz2, wp2) = (c(self.omega_z.powi(2)), c(self.omega_phi.powi(2)));
+        for i in 0..n {
+            let r0 = T::ONE + q[i];
+            let z = q[i] + h * v[i];
+            let phi = q[n + i] + h * v[n + i];
+            let r = T::ONE + z;
+            let vphi = (r0 * r0 * v[n + i] - h * wp2 * r * sin_poly(phi)) / (r * r);
+            let vz = v[i] + h * (r * vphi * vphi - wz2 * z - wp2 * (T::ONE - cos_poly(phi)));
+            q[i] = z;
+            q[n + i] = phi;
+            v[i] = vz;
+            v[n + i] = vphi;
+        }
+    }
+}

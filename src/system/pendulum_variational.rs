@@ -1,0 +1,110 @@
+//! The simple pendulum as a variational integrator (seed 003 §1.1): L = ½q̇² + ω² cos q
+//! (ω² = g/l), discrete Lagrangian L_d = h[½v_k² + ½ω² cos q_k + ½ω² cos q_{k+1}],
+//! v_k = (q_{k+1} − q_k)/h. Its discrete Euler–Lagrange equations give
+//! q_{k+1} = 2q_k − q_{k−1} − h²ω² sin q_k (seed, below eq. 11), i.e. on the state (q_k, v_k):
+//! q_{k+1} = q_k + h v_k, v_{k+1} = v_k − h ω² sin q_{k+1}.
+//! Mirror: shaders/system/pendulum_variational.wgsl.
+//!
+//! This is Störmer–Verlet: with the discrete Legendre transform p_k = −D₁L_d = v_k +
+//! (h/2) ω² sin q_k, the points (q_k, p_k) are exactly `verlet`'s on `pendulum` (m = l = 1,
+//! g = ω²), and v_k is Verlet's half-step momentum p_{k+½} (tested). Order 2, symplectic.
+//! (The seed's eq. 12 prints q_{k+1} = q_k + h² p_k + ½h²V'(q_k); from its own p_k it is
+//! q_k + h p_k + ½h²V'(q_k).) Energy: the seed's discrete energy
+//! E_d = ½v_k² − ½ω²(cos q_k + cos q_{k+1}).
+
+use std::collections::BTreeMap;
+
+use super::hamiltonian::no_hamiltonian_gradients;
+use super::{require_positive, Hamiltonian, ParamSpec, SystemDef, SystemInfo};
+use crate::error::Result;
+use crate::float::{sin_poly, Real};
+use crate::method::Solver;
+
+pub const NAME: &str = "pendulum-variational";
+pub const INFO: SystemInfo = SystemInfo {
+    name: NAME,
+    summary: "simple pendulum as a variational integrator (seed 003 §1.1) (d = 1): L = ½q̇² + ω² cos q, midpoint-rule potential; state (q, v); equals Störmer–Verlet through the discrete Legendre transform",
+    params: &[ParamSpec {
+        name: "omega",
+        default: 1.0,
+        meaning: "frequency of small oscillations ω = √(g/l)",
+    }],
+    separable: true,
+    sweeps: Some(1),
+    indexed: &[],
+    variational: true,
+};
+
+#[derive(Debug, Clone)]
+pub struct PendulumVariational {
+    pub omega: f64,
+    /// The run's step (`set_step`): the energy's second quadrature point q_k + h v_k.
+    pub h: f64,
+}
+
+impl SystemDef for PendulumVariational {
+    const INFO: SystemInfo = INFO;
+    const WGSL: &'static str = include_str!("../../shaders/system/pendulum_variational.wgsl");
+    const ENERGY_WGSL: &'static str =
+        include_str!("../../shaders/energy/pendulum_variational.wgsl");
+
+    fn new(params: &BTreeMap<String, f64>) -> Result<Self> {
+        require_positive(NAME, params, &["omega"])?;
+        Ok(PendulumVariational {
+            omega: params["omega"],
+            h: 0.001,
+        })
+    }
+}
+
+impl Hamiltonian for PendulumVariational {
+    fn dof(&self) -> usize {
+        1
+    }
+
+    fn params(&self) -> BTreeMap<String, f64> {
+        BTreeMap::from([("omega".into(), self.omega)])
+    }
+
+    /// E_d = ½v_k² − ½ω²(cos q_k + cos(q_k + h v_k)).
+    fn energy(&self, q: &[f64], v: &[f64]) -> f64 {
+        let w2 = self.omega * self.omega;
+        0.5 * v[0] * v[0] - 0.5 * w2 * (q[0].cos() + (q[0] + self.h * v[0]).cos())
+    }
+
+    /// W2 = ω², H_STEP = h (energy).
+    fn constants(&self) -> Vec<(&'static str, f64)> {
+        vec![("W2", self.omega * self.omega), ("H_STEP", self.h)]
+    }
+
+    no_hamiltonian_gradients!();
+
+    /// The seed's figure 1: q₀ = 0.2, v₀ = 5e-4.
+    fn default_state(&self) -> Vec<f64> {
+        vec![0.2, 5e-4]
+    }
+
+    fn observable(&self) -> Option<(&'static str, usize)> {
+        Some(("q", 0))
+    }
+
+    fn set_step(&mut self, h: f64) {
+        self.h = h;
+    }
+
+    fn discrete_step<T: Real>(
+        &self,
+        h: T,
+        q: &mut [T],
+        v: &mut [T],
+        _solver: Solver,
+        _unconverged: &mut [u32],
+    ) {
+        let w2 = T::from_f64(self.omega * self.omega);
+        for (qi, vi) in q.iter_mut().zip(v.iter_mut()) {
+            let q1 = *qi + h * *vi;
+            *vi -= h * w2 * sin_poly(q1);
+            *qi = q1;
+        }
+    }
+}

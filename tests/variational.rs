@@ -1,0 +1,224 @@
+//! Seed 003's variational systems: exact facts of the discrete motions, which existing method
+//! each scheme equals, a cross-check against the Hamiltonian system of the same motion, and the
+//! measured convergence orders. CPU engine in f64 (the GPU mirrors: tests/gpu.rs).
+
+mod common;
+
+use std::collections::BTreeMap;
+
+use common::phaseflow;
+use phaseflow::engine::{CpuEngine, Engine, Integrator};
+use phaseflow::ensemble::State;
+use phaseflow::method::Method;
+use phaseflow::system::System;
+
+fn system(name: &str, params: &[(&str, f64)], h: f64) -> System {
+    let given: BTreeMap<String, f64> = params.iter().map(|&(k, v)| (k.into(), v)).collect();
+    System::new(name, &given).unwrap().with_step(h)
+}
+
+/// One state (q, v) advanced `steps` steps of the variational method, with the state after
+/// every step when `every` is set.
+fn advance(sys: &System, h: f64, z: &[f64], steps: u64) -> Vec<f64> {
+    let d = sys.dof();
+    let k = Integrator::with_default_solver::<f64>(sys.clone(), Method::Variational, h);
+    let mut e = CpuEngine::<f64>::new(&k, State::from_rows(&[z.to_vec()], d));
+    e.advance(steps).unwrap();
+    let s = e.state().unwrap();
+    (0..2 * d)
+        .map(|c| if c < d { s.q[c] } else { s.p[c - d] })
+        .collect()
+}
+
+/// Every state of a run, step 0 included.
+fn trajectory(sys: &System, h: f64, z: &[f64], steps: u64) -> Vec<Vec<f64>> {
+    let mut out = vec![z.to_vec()];
+    for _ in 0..steps {
+        let next = advance(sys, h, out.last().unwrap(), 1);
+        out.push(next);
+    }
+    out
+}
+
+/// The state (q₀, (q₁ − q₀)/h) of two positions one step apart.
+fn from_positions(q0: &[f64], q1: &[f64], h: f64) -> Vec<f64> {
+    q0.iter()
+        .copied()
+        .chain(q0.iter().zip(q1).map(|(a, b)| (b - a) / h))
+        .collect()
+}
+
+/// Vertical disk, the seed's figure 14 (h = 0.01): after the first step (whose initial velocity
+/// is off the discrete constraint) θ̇ and φ̇ are constant, the energy is constant to rounding,
+/// and the contact point's positions lie on a circle of radius a h θ̇ / (2 sin(h φ̇/2)), which is
+/// a θ̇/φ̇ to O(h²).
+#[test]
+fn vertical_disk_keeps_its_rates_and_rolls_on_a_circle() {
+    let h = 0.01;
+    let sys = system("vertical-disk", &[], h);
+    let z0 = from_positions(&[-2.0, 3.0, 2.0, 0.0], &[-2.0, 3.1, 2.01, 0.1], h);
+    let path = trajectory(&sys, h, &z0, 4096);
+    let (vphi, vth) = (path[1][6], path[1][7]);
+    assert!((vphi - 1.0).abs() < 1e-12 && vth > 0.0);
+    let e1 = sys.energy(&path[1][..4], &path[1][4..]);
+    let r_discrete = h * vth / (2.0 * (h * vphi / 2.0).sin());
+    let r_continuous = vth / vphi;
+    assert!((r_discrete / r_continuous - 1.0).abs() < 1e-5);
+    // The circle's centre from the first three vertices.
+    let centre = circumcentre(&path[1], &path[2], &path[3]);
+    for z in &path[1..] {
+        assert!((z[6] - vphi).abs() < 1e-12 && (z[7] - vth).abs() < 1e-10 * vth);
+        let e = sys.energy(&z[..4], &z[4..]);
+        // Rounding only: the polynomial sine's last-bit errors random-walk θ̇ (4096 steps).
+        assert!((e - e1).abs() < 1e-11 * e1, "energy {e} vs {e1}");
+        let r = (z[0] - centre.0).hypot(z[1] - centre.1);
+        assert!((r - r_discrete).abs() < 1e-9, "radius {r} vs {r_discrete}");
+        assert!(sys.constraint_error(&z[..4], &z[4..]).unwrap() < 1e-12);
+    }
+    // φ̇ = 0: a straight line at speed a θ̇.
+    let (c, s) = (0.7f64.cos(), 0.7f64.sin());
+    let line = trajectory(&sys, h, &[0.0, 0.0, 0.7, 0.0, 3.0 * c, 3.0 * s, 0.0, 3.0], 1000);
+    for z in &line[1..] {
+        let (dx, dy) = (z[0] - line[1][0], z[1] - line[1][1]);
+        assert!((dx * s - dy * c).abs() < 1e-12);
+        assert!((z[4].hypot(z[5]) - 3.0).abs() < 1e-12);
+    }
+}
+
+fn circumcentre(a: &[f64], b: &[f64], c: &[f64]) -> (f64, f64) {
+    let (ax, ay, bx, by, cx, cy) = (a[0], a[1], b[0], b[1], c[0], c[1]);
+    let d = 2.0 * (ax * (by - cy) + bx * (cy - ay) + cx * (ay - by));
+    let s = |x: f64, y: f64| x * x + y * y;
+    (
+        (s(ax, ay) * (by - cy) + s(bx, by) * (cy - ay) + s(cx, cy) * (ay - by)) / d,
+        (s(ax, ay) * (cx - bx) + s(bx, by) * (ax - cx) + s(cx, cy) * (bx - ax)) / d,
+    )
+}
+
+/// Seed 003 §1.1: the pendulum's variational scheme is Störmer–Verlet. From (q₀, v₀), with the
+/// discrete Legendre transform p₀ = v₀ + (h/2) ω² sin q₀, `verlet` on `pendulum` (g = ω²)
+/// visits the same q_k, and v_k is its half-step momentum.
+#[test]
+fn variational_pendulum_is_stormer_verlet() {
+    let (h, w2, steps) = (0.02, 1.7f64, 3000);
+    let var = system("pendulum-variational", &[("omega", w2.sqrt())], h);
+    let ham = system("pendulum", &[("g", w2)], h);
+    let (q0, v0) = (0.1, 1e-3 / 0.02);
+    let z = advance(&var, h, &[q0, v0], steps);
+    let k = Integrator::with_default_solver::<f64>(ham, Method::Verlet, h);
+    let p0 = v0 + 0.5 * h * w2 * q0.sin();
+    let mut e = CpuEngine::<f64>::new(&k, State::from_rows(&[vec![q0, p0]], 1));
+    e.advance(steps).unwrap();
+    let s = e.state().unwrap();
+    assert!((s.q[0] - z[0]).abs() < 1e-12, "{} vs {}", s.q[0], z[0]);
+    let p_half = s.p[0] - 0.5 * h * w2 * s.q[0].sin();
+    assert!((p_half - z[1]).abs() < 1e-12, "{p_half} vs {}", z[1]);
+}
+
+/// The elastic pendulum in (z, φ) against the Hamiltonian `elastic-pendulum` on the same
+/// motion: ω_z = 2, ω_φ = 1 is a spring of rest length l₀ = 3/4 (units of the length at rest
+/// under gravity), so r = (1 + z)/l₀, θ = φ, ĝ = ω_φ²/(ω_z² l₀) = 1/3 and time t_H = ω_z t.
+#[test]
+fn elastic_pendulum_zphi_follows_the_hamiltonian_elastic_pendulum() {
+    let (wz, l0) = (2.0, 0.75);
+    let (t_end, h) = (1.0, 1e-4);
+    let sys = system("elastic-pendulum-zphi", &[("omega_z", wz), ("omega_phi", 1.0)], h);
+    let (z0, phi0, vz0, vphi0) = (0.05, 0.4, 0.1, -0.3);
+    let z = advance(&sys, h, &[z0, phi0, vz0, vphi0], (t_end / h) as u64);
+    let ham = system("elastic-pendulum", &[("g_hat", 1.0 / (wz * wz * l0))], 1e-3);
+    let r0 = (1.0 + z0) / l0;
+    let start = vec![r0, phi0, vz0 / (l0 * wz), r0 * r0 * vphi0 / wz];
+    let k = Integrator::with_default_solver::<f64>(ham, Method::Rk4, 1e-3);
+    let mut e = CpuEngine::<f64>::new(&k, State::from_rows(&[start], 2));
+    e.advance((wz * t_end / 1e-3).round() as u64).unwrap();
+    let s = e.state().unwrap();
+    // Order 1 (and v₀ read as the velocity at t = 0 rather than at h/2): O(h) apart.
+    assert!(((1.0 + z[0]) / l0 - s.q[0]).abs() < 2e-3, "r {} vs {}", (1.0 + z[0]) / l0, s.q[0]);
+    assert!((z[1] - s.q[1]).abs() < 2e-3, "θ {} vs {}", z[1], s.q[1]);
+}
+
+/// Observed order p from errors at h, h/2, h/4 against a run at h/64: log2(e(h/2)/e(h/4)),
+/// checked against log2(e(h)/e(h/2)). `start(h)` is the state (q₀, v₀) for step h: v₀ must
+/// approximate (q(h) − q(0))/h to second order, or the start alone would cost an order.
+fn observed_order(name: &str, start: impl Fn(f64) -> Vec<f64>, t_end: f64, h: f64, c: usize) -> f64 {
+    let at = |h: f64| {
+        let sys = system(name, &[], h);
+        advance(&sys, h, &start(h), (t_end / h).round() as u64)[c]
+    };
+    let reference = at(h / 64.0);
+    let e1 = (at(h) - reference).abs();
+    let e2 = (at(h / 2.0) - reference).abs();
+    let e4 = (at(h / 4.0) - reference).abs();
+    let (p1, p2) = ((e1 / e2).log2(), (e2 / e4).log2());
+    assert!((p1 - p2).abs() < 0.3, "{name}: orders {p1}, {p2} disagree");
+    p2
+}
+
+/// Convergence orders measured against a small-h run: 2 for the midpoint-rule pendulum, 1 for
+/// the elastic pendulum (T at the left end), 2 for the vertical disk's contact point
+/// (midpoint constraint). Starts: v₀ = q̇(0) + (h/2) q̈(0).
+#[test]
+fn convergence_orders() {
+    let pendulum = |h: f64| vec![1.0, 0.5 - 0.5 * h * 1.0f64.sin()];
+    let p = observed_order("pendulum-variational", pendulum, 2.0, 0.01, 0);
+    assert!((p - 2.0).abs() < 0.15, "pendulum-variational order {p}");
+    let elastic = |_h: f64| vec![0.1, 0.5, 0.0, 0.2];
+    let p = observed_order("elastic-pendulum-zphi", elastic, 2.0, 0.01, 1);
+    assert!((p - 1.0).abs() < 0.15, "elastic-pendulum-zphi order {p}");
+    // On the constraint at the first midpoint heading: φ₀ = 0.3, φ̇ = 1.5, θ̇ = 2.
+    let disk = |h: f64| {
+        let mid = 0.3 + 0.75 * h;
+        vec![0.0, 0.0, 0.3, 0.0, 2.0 * mid.cos(), 2.0 * mid.sin(), 1.5, 2.0]
+    };
+    let p = observed_order("vertical-disk", disk, 2.0, 0.05, 0);
+    assert!((p - 2.0).abs() < 0.15, "vertical-disk order {p}");
+}
+
+/// From the command line: the seed's form of the initial condition (`--positions`), the
+/// constraint column, and the refusals.
+#[test]
+fn cli_runs_the_vertical_disk_and_refuses_mismatches() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("disk");
+    phaseflow()
+        .args(["run", "--system", "vertical-disk", "--method", "variational", "--dt", "0.01"])
+        .args(["--steps", "400", "--snapshot-every", "100", "--ensemble", "point", "--positions"])
+        .args(["--center=-2,3,2,0,-2,3.1,2.01,0.1", "--precision", "f64", "--backend", "cpu"])
+        .arg("--out")
+        .arg(&out)
+        .assert()
+        .success();
+    let mut rows = csv::Reader::from_path(out.join("stats.csv")).unwrap();
+    let head = rows.headers().unwrap().clone();
+    let col = |name: &str| head.iter().position(|h| h == name).unwrap();
+    let (c, e) = (col("constraint_err_max"), col("energy_mean"));
+    let rows: Vec<csv::StringRecord> = rows.records().map(Result::unwrap).collect();
+    let num = |r: &csv::StringRecord, i: usize| r[i].parse::<f64>().unwrap();
+    // The seed's (q₁, q₂) are off the discrete constraint; every later state is on it.
+    assert!(num(&rows[0], c) > 1.0);
+    let e1 = num(&rows[1], e);
+    for r in &rows[1..] {
+        assert!(num(r, c) < 1e-12, "constraint error {}", num(r, c));
+        assert!((num(r, e) - e1).abs() < 1e-12 * e1);
+    }
+    let config = common::read(&out.join("config.toml"));
+    assert!(config.contains("10.000000000000009"), "config.toml records (q0, v0): {config}");
+    let refused: &[&[&str]] = &[
+        &["--system", "vertical-disk", "--method", "verlet"],
+        &["--system", "pendulum", "--method", "variational"],
+        &["--system", "vertical-disk", "--method", "variational", "--tangent"],
+        &["--system", "vertical-disk", "--method", "variational", "--positions", "--center", "1,2,3"],
+        &["--system", "pendulum", "--method", "verlet", "--positions", "--center", "1,2"],
+        &["--system", "pendulum-variational", "--method", "variational", "--ensemble", "circle"],
+    ];
+    for args in refused {
+        let o = dir.path().join("refused");
+        let mut cmd = phaseflow();
+        cmd.arg("run").args(*args).args(["--dt", "0.01", "--steps", "10"]);
+        if !args.contains(&"circle") {
+            cmd.args(["--ensemble", "point"]);
+        }
+        cmd.arg("--out").arg(&o).assert().code(2);
+        assert!(!o.exists(), "{args:?} wrote output");
+    }
+}

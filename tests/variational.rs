@@ -222,3 +222,55 @@ fn cli_runs_the_vertical_disk_and_refuses_mismatches() {
         assert!(!o.exists(), "{args:?} wrote output");
     }
 }
+
+/// The ball's centre in the fixed frame (the plane has turned by Ω t), sampled every `every`
+/// steps of h up to `steps`.
+fn ball_path(omega: f64, h: f64, z0: &[f64], steps: u64, every: u64) -> Vec<(f64, f64, f64)> {
+    let sys = system("ball-turntable", &[("omega", omega)], h);
+    let mut z = z0.to_vec();
+    let mut out = vec![(0.0, z[0], z[1])];
+    for k in 1..=steps / every {
+        z = advance(&sys, h, &z, every);
+        let t = (k * every) as f64 * h;
+        let (c, s) = ((omega * t).cos(), (omega * t).sin());
+        out.push((t, c * z[0] - s * z[1], s * z[0] + c * z[1]));
+    }
+    out
+}
+
+/// A homogeneous ball on a turntable: in the fixed frame its centre runs on a circle with
+/// angular frequency 2Ω/7 (period 7π/Ω; Ehrlich & Tuszynski 1995), within 1 % at h = 0.001.
+/// At Ω = 0 it rolls on a straight line at constant speed.
+#[test]
+fn ball_on_a_turntable_circles_at_two_sevenths_of_omega() {
+    let h = 0.001;
+    for omega in [1.0, 1.5] {
+        let period = 7.0 * std::f64::consts::PI / omega;
+        let path = ball_path(omega, h, &[2.0, 0.0, 1.0, 0.3, -1.0, 0.7], (period / h) as u64, 50);
+        let n = path.len();
+        let pick = |i: usize| [path[i].1, path[i].2];
+        let c = circumcentre(&pick(0), &pick(n / 3), &pick(2 * n / 3));
+        let r0 = (path[0].1 - c.0).hypot(path[0].2 - c.1);
+        let mut turned = 0.0;
+        let mut last = (path[0].2 - c.1).atan2(path[0].1 - c.0);
+        for &(_, x, y) in &path {
+            let r = (x - c.0).hypot(y - c.1);
+            assert!((r / r0 - 1.0).abs() < 1e-3, "Ω = {omega}: radius {r} vs {r0}");
+            let a = (y - c.1).atan2(x - c.0);
+            let mut d = a - last;
+            d -= (d / std::f64::consts::TAU).round() * std::f64::consts::TAU;
+            turned += d;
+            last = a;
+        }
+        let t = path[n - 1].0;
+        let rate = turned.abs() / t;
+        let expected = 2.0 * omega / 7.0;
+        assert!((rate / expected - 1.0).abs() < 0.01, "Ω = {omega}: {rate} vs {expected}");
+    }
+    // Ω = 0, the seed's figure 19a (F₁ a rotation about x by −0.05): a straight line, constant speed.
+    let line = ball_path(0.0, h, &[0.0, 0.0, 1.0, -50.010419271492294, 0.0, 0.0], 4096, 16);
+    let (vx, vy) = (line[1].1 / line[1].0, line[1].2 / line[1].0);
+    for &(t, x, y) in &line[1..] {
+        assert!((x - vx * t).abs() < 1e-9 && (y - vy * t).abs() < 1e-9, "({x}, {y}) at t = {t}");
+    }
+}

@@ -37,6 +37,7 @@ pub(super) fn study_figures(runs: &[PlottedRun]) -> Vec<StudyFigure> {
     let mut figures = portraits(runs, &systems, &labels);
     figures.push(energy_figure(runs, &labels));
     figures.extend(observable_figure(runs, &labels));
+    figures.extend(path_figure(runs, &labels));
     figures.push(area_figure(runs, &labels));
     figures
 }
@@ -193,6 +194,37 @@ fn observable_figure(runs: &[PlottedRun], labels: &[String]) -> Option<StudyFigu
             series: observed,
             log_y: false,
             equal_aspect: false,
+            x_range: None,
+            y_range: None,
+        },
+    })
+}
+
+/// Single trajectories of systems with a configuration plane (`System::path`): the path
+/// drawn in it, e.g. the rolling disk's contact point; none otherwise.
+fn path_figure(runs: &[PlottedRun], labels: &[String]) -> Option<StudyFigure> {
+    let (label, i, j) = runs[0].system.path()?;
+    let series: Vec<Series> = runs
+        .iter()
+        .zip(labels)
+        .filter(|(r, _)| !r.result.trajectory.is_empty())
+        .map(|(r, label)| Series {
+            label: label.clone(),
+            points: r.result.trajectory.iter().map(|(_, z)| (z[i], z[j])).collect(),
+            style: Style::Line,
+            color: None,
+        })
+        .collect();
+    (!series.is_empty()).then(|| StudyFigure {
+        stem: "path".into(),
+        title: format!("Path of the {label}"),
+        figure: Figure {
+            title: format!("Path of the {label}"),
+            x_label: format!("q{}", i + 1),
+            y_label: format!("q{}", j + 1),
+            series,
+            log_y: false,
+            equal_aspect: true,
             x_range: None,
             y_range: None,
         },

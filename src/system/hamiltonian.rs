@@ -76,6 +76,11 @@ pub trait Hamiltonian {
     fn observable(&self) -> Option<(&'static str, usize)> {
         None
     }
+    /// A path in a plane of the configuration worth drawing for a single trajectory (its
+    /// label and the two components, x then y), e.g. a rolling disk's contact point.
+    fn path(&self) -> Option<(&'static str, usize, usize)> {
+        None
+    }
     /// Variational systems only (`SystemInfo::variational`; the `variational` method, the one
     /// method `Method::check_system` lets them use, is the only caller): one step of the
     /// system's two-step map (q_{k−1}, q_k) ↦ (q_k, q_{k+1}) for a block of points, on the state

@@ -22,6 +22,7 @@
 //! (`system/tests.rs`, `tests/gpu.rs`) walk `CATALOGUE`, so they cover the new system at once.
 //! A worked example: docs/ARCHITECTURE.md, "Adding a system or a method".
 
+pub mod ball_turntable;
 pub mod double_pendulum;
 pub mod elastic_pendulum;
 pub mod elastic_pendulum_cartesian;
@@ -70,6 +71,7 @@ systems! {
     PendulumVariational => pendulum_variational::PendulumVariational,
     ElasticPendulumZphi => elastic_pendulum_zphi::ElasticPendulumZphi,
     VerticalDisk => vertical_disk::VerticalDisk,
+    BallTurntable => ball_turntable::BallTurntable,
 }
 
 /// A named system parameter with its default.
@@ -375,6 +377,11 @@ impl System {
     pub fn constrained(&self) -> bool {
         let zero = vec![0.0; self.dof()];
         self.constraint_error(&zero, &zero).is_some()
+    }
+
+    /// A configuration plane to draw a single trajectory's path in (label, x and y components).
+    pub fn path(&self) -> Option<(&'static str, usize, usize)> {
+        each_system!(self, s => s.path())
     }
 
     /// Total angular momentum where the system conserves it.

@@ -115,6 +115,10 @@ impl Hamiltonian for VerticalDisk {
         Some(("θ", 3))
     }
 
+    fn path(&self) -> Option<(&'static str, usize, usize)> {
+        Some(("contact point (x, y)", 0, 1))
+    }
+
     fn set_step(&mut self, h: f64) {
         self.h = h;
     }

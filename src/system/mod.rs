@@ -27,6 +27,7 @@ pub mod double_pendulum;
 pub mod elastic_pendulum;
 pub mod elastic_pendulum_cartesian;
 pub mod elastic_pendulum_zphi;
+pub mod euler_disk;
 pub mod expression;
 pub mod hamiltonian;
 pub mod henon_heiles;
@@ -72,6 +73,7 @@ systems! {
     ElasticPendulumZphi => elastic_pendulum_zphi::ElasticPendulumZphi,
     VerticalDisk => vertical_disk::VerticalDisk,
     BallTurntable => ball_turntable::BallTurntable,
+    EulerDisk => euler_disk::EulerDisk,
 }
 
 /// A named system parameter with its default.

@@ -1,0 +1,329 @@
+//! Euler's disk (seed 003 §2.2, after Campos et al. 2011): a disk rolling without slipping on a
+//! fixed plane, free to tilt, as a nonholonomic variational system. q = (θ, φ, ψ, x, y): θ the
+//! angle between the disk's normal and the vertical (π/2: upright), φ the heading, ψ the spin,
+//! (x, y) the contact point. Mirror: shaders/system/euler_disk.wgsl. The derivation, its
+//! symbolic and numerical checks, and the seed's typos: docs/derivations/euler-disk.md.
+//!
+//! Scaled Lagrangian 2L/(M r²) = K − V with V = 2g/r (sin θ + ē cos θ), ē = e/2, Ī = I/(M r²);
+//! rolling constraint (ẋ, ẏ) = −r ψ̇ (cos φ, sin φ). Discrete Lagrangian (28, corrected):
+//! L_d = K(θ_{k+½}, φ_{k+½}; Δq_k) − h² V(θ_{k+½}); discrete constraint at the midpoint heading;
+//! the discrete Lagrange–d'Alembert equations along X_θ = ∂θ, X_φ = ∂φ,
+//! X_ψ = ∂ψ − r cos φ ∂x − r sin φ ∂y at the shared configuration are three equations in the new
+//! increments (Δθ, Δφ, Δψ), solved per point by Newton iteration with their exact Jacobian
+//! (Cramer's rule), from the previous increments; the new Δx, Δy follow from the constraint.
+//! The old step's momenta are taken on the discrete constraint (its x, y increments are not
+//! used: the seed's own code does the same), so an initial velocity off the constraint is put on
+//! it by the first step. Second order, energy bounded with no drift.
+//!
+//! State (q_k, v_k), v_k = (q_{k+1} − q_k)/h. Energy (scaled, 2E/(M r²)): K + V evaluated at the
+//! midpoint configuration q_k + h v_k/2 with v_k, which is conserved to O(h²) (at q_k only O(h),
+//! since v_k is a midpoint velocity). Constraint error: |(v^x, v^y) + r v^ψ (cos, sin) φ_{k+½}|.
+
+use std::collections::BTreeMap;
+
+use super::hamiltonian::no_hamiltonian_gradients;
+use super::{require_positive, Hamiltonian, ParamSpec, SystemDef, SystemInfo};
+use crate::error::Result;
+use crate::float::{cos_poly, sin_poly, Real};
+use crate::method::Solver;
+
+pub const NAME: &str = "euler-disk";
+pub const INFO: SystemInfo = SystemInfo {
+    name: NAME,
+    summary: "Euler's disk (seed 003 §2.2), variational, nonholonomic (d = 5): q = (θ, φ, ψ, x, y) tilt from the vertical normal, heading, spin, contact point; state (q, v); Newton solve of the discrete Lagrange–d'Alembert equations per step, order 2; energy in units of M r²/2",
+    params: &[
+        ParamSpec { name: "m", default: 1.0, meaning: "mass M" },
+        ParamSpec { name: "r", default: 1.0, meaning: "radius" },
+        ParamSpec { name: "i1", default: 1.0, meaning: "moment of inertia I₁ = I₂ about a diameter" },
+        ParamSpec { name: "i3", default: 2.5, meaning: "moment of inertia I₃ about the axis" },
+        ParamSpec { name: "g", default: 9.8, meaning: "gravitational acceleration" },
+        ParamSpec { name: "e", default: 0.0, meaning: "thickness e (ē = e/2)" },
+    ],
+    separable: false,
+    sweeps: None,
+    indexed: &[],
+    variational: true,
+};
+
+#[derive(Debug, Clone)]
+pub struct EulerDisk {
+    pub m: f64,
+    pub r: f64,
+    pub i1: f64,
+    pub i3: f64,
+    pub g: f64,
+    pub e: f64,
+    /// The run's step (`set_step`): the energy's midpoint configuration.
+    pub h: f64,
+}
+
+impl SystemDef for EulerDisk {
+    const INFO: SystemInfo = INFO;
+    const WGSL: &'static str = include_str!("../../shaders/system/euler_disk.wgsl");
+    const ENERGY_WGSL: &'static str = include_str!("../../shaders/energy/euler_disk.wgsl");
+
+    fn new(params: &BTreeMap<String, f64>) -> Result<Self> {
+        require_positive(NAME, params, &["m", "r", "i1", "i3", "g"])?;
+        Ok(EulerDisk {
+            m: params["m"],
+            r: params["r"],
+            i1: params["i1"],
+            i3: params["i3"],
+            g: params["g"],
+            e: params["e"],
+            h: 0.001,
+        })
+    }
+}
+
+impl EulerDisk {
+    /// (Ī₁, Ī₃, ē).
+    fn scaled(&self) -> (f64, f64, f64) {
+        let mr2 = self.m * self.r * self.r;
+        (self.i1 / mr2, self.i3 / mr2, 0.5 * self.e)
+    }
+
+    /// The scaled energy K + V at configuration (θ, φ) with velocity v, in f64.
+    pub fn energy_at(&self, th: f64, ph: f64, v: &[f64]) -> f64 {
+        let (i1, i3, e) = self.scaled();
+        let (st, ct, sp, cp) = (th.sin(), th.cos(), ph.sin(), ph.cos());
+        let (vt, vp, vs, vx, vy) = (v[0], v[1], v[2], v[3], v[4]);
+        let r = self.r;
+        let k = vt * vt
+            + vp * vp * ct * ct
+            + (i1 + e * e) * (vt * vt + vp * vp * st * st)
+            + i3 * (vp * ct + vs).powi(2)
+            + (vx * vx + vy * vy) / (r * r)
+            - e * vp * vp * 2.0 * st * ct
+            + 2.0 * vx * (vt * st * sp - vp * ct * cp + e * (vp * cp * st + vt * ct * sp)) / r
+            - 2.0 * vy * (vt * st * cp + vp * ct * sp - e * (vp * sp * st - vt * ct * cp)) / r;
+        k + 2.0 * self.g / r * (st + e * ct)
+    }
+}
+
+impl Hamiltonian for EulerDisk {
+    fn dof(&self) -> usize {
+        5
+    }
+
+    fn params(&self) -> BTreeMap<String, f64> {
+        BTreeMap::from([
+            ("m".into(), self.m),
+            ("r".into(), self.r),
+            ("i1".into(), self.i1),
+            ("i3".into(), self.i3),
+            ("g".into(), self.g),
+            ("e".into(), self.e),
+        ])
+    }
+
+    /// K + V at the midpoint configuration q + h v/2, with v.
+    fn energy(&self, q: &[f64], v: &[f64]) -> f64 {
+        self.energy_at(q[0] + 0.5 * self.h * v[0], q[1] + 0.5 * self.h * v[1], v)
+    }
+
+    /// ED_A = 1 + Ī₁ + ē², ED_K2 = 1 − Ī₁ + Ī₃ − ē², ED_I1E = Ī₁ + ē², ED_I3 = Ī₃, ED_E = ē,
+    /// ED_G_R = g/r, ED_R = r; ED_I1 and H_STEP for the energy.
+    fn constants(&self) -> Vec<(&'static str, f64)> {
+        let (i1, i3, e) = self.scaled();
+        vec![
+            ("ED_A", 1.0 + i1 + e * e),
+            ("ED_K2", 1.0 - i1 + i3 - e * e),
+            ("ED_I1E", i1 + e * e),
+            ("ED_I3", i3),
+            ("ED_E", e),
+            ("ED_G_R", self.g / self.r),
+            ("ED_R", self.r),
+            ("ED_I1", i1),
+            ("H_STEP", self.h),
+        ]
+    }
+
+    no_hamiltonian_gradients!();
+
+    /// The seed's figure 17 at h = 0.001: q₁ = (π/2, 0, 0, 0, 0), q₂ = (π/2, h, h, h, h), as
+    /// (q₁, v₁ = (0, 1, 1, 1, 1)); v₁'s (x, y) part is off the constraint, and the first step
+    /// does not use it.
+    fn default_state(&self) -> Vec<f64> {
+        let half_pi = std::f64::consts::FRAC_PI_2;
+        vec![half_pi, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 1.0, 1.0, 1.0]
+    }
+
+    fn observable(&self) -> Option<(&'static str, usize)> {
+        Some(("θ", 0))
+    }
+
+    fn path(&self) -> Option<(&'static str, usize, usize)> {
+        Some(("contact point (x, y)", 3, 4))
+    }
+
+    fn set_step(&mut self, h: f64) {
+        self.h = h;
+    }
+
+    /// |(v^x, v^y) + r v^ψ (cos, sin) φ_{k+½}|, the larger component.
+    fn constraint_error(&self, q: &[f64], v: &[f64]) -> Option<f64> {
+        let mid = q[1] + 0.5 * self.h * v[1];
+        let ex = v[3] + self.r * v[2] * mid.cos();
+        let ey = v[4] + self.r * v[2] * mid.sin();
+        Some(ex.abs().max(ey.abs()))
+    }
+
+    fn discrete_step<T: Real>(
+        &self,
+        h: T,
+        q: &mut [T],
+        v: &mut [T],
+        solver: Solver,
+        unconverged: &mut [u32],
+    ) {
+        let n = q.len() / 5;
+        let k = DiskStep::new(self, h);
+        let tol = T::from_f64(solver.tol);
+        for i in 0..n {
+            let mut z = [T::ZERO; 10];
+            for c in 0..5 {
+                z[c] = q[c * n + i];
+                z[5 + c] = v[c * n + i];
+            }
+            let capped = k.step(&mut z, tol, solver.max_iter);
+            for c in 0..5 {
+                q[c * n + i] = z[c];
+                v[c * n + i] = z[5 + c];
+            }
+            unconverged[i] += u32::from(capped);
+        }
+    }
+}
+
+/// The step's coefficients at precision T (the prelude's `ED_*` constants on the GPU).
+struct DiskStep<T> {
+    h: T,
+    a: T,
+    k2: T,
+    i1e: T,
+    i3: T,
+    e: T,
+    r: T,
+    gamma: T,
+}
+
+/// The angle functions of the scheme at one angle t (`disk_angles` in the WGSL).
+struct Angles<T> {
+    s: T,
+    c: T,
+    sigma: T,
+    kappa: T,
+    phi: T,
+    psi: T,
+    lambda: T,
+    gphi: T,
+    /// K2 cos 2t − 2ē sin 2t (= Φ'/2).
+    dphi: T,
+}
+
+impl<T: Real> DiskStep<T> {
+    fn new(d: &EulerDisk, h: T) -> Self {
+        let f = T::from_f64;
+        let (i1, i3, e) = d.scaled();
+        DiskStep {
+            h,
+            a: f(1.0 + i1 + e * e),
+            k2: f(1.0 - i1 + i3 - e * e),
+            i1e: f(i1 + e * e),
+            i3: f(i3),
+            e: f(e),
+            r: f(d.r),
+            gamma: h * h * f(d.g / d.r),
+        }
+    }
+
+    fn angles(&self, t: T) -> Angles<T> {
+        let two = T::from_f64(2.0);
+        let (s, c) = (sin_poly(t), cos_poly(t));
+        let (s2, c2) = (two * s * c, c * c - s * s);
+        let e = self.e;
+        let i3p = T::ONE + self.i3;
+        Angles {
+            s,
+            c,
+            sigma: s + e * c,
+            kappa: c - e * s,
+            phi: self.k2 * s2 + two * e * c2,
+            psi: i3p * s + e * c,
+            lambda: i3p * c - e * s,
+            gphi: i3p * c * c + self.i1e * s * s - e * s2,
+            dphi: self.k2 * c2 - two * e * s2,
+        }
+    }
+
+    /// (q_k, v_k) in z → (q_{k+1}, v_{k+1}); whether Newton hit the cap.
+    fn step(&self, z: &mut [T; 10], tol: T, max_iter: u32) -> bool {
+        let (two, half) = (T::from_f64(2.0), T::from_f64(0.5));
+        let h = self.h;
+        for c in 0..5 {
+            z[c] += h * z[5 + c];
+        }
+        // The old step's increments, its momenta along X_θ, X_φ, X_ψ at θ_{k+½}.
+        let (a0, b0, c0) = (h * z[5], h * z[6], h * z[7]);
+        let o = self.angles(z[0] - half * a0);
+        let (ch0, sh0) = (cos_poly(half * b0), sin_poly(half * b0));
+        let p_th = two * self.a * a0 - half * b0 * b0 * o.phi - b0 * c0 * o.psi - self.gamma * o.kappa;
+        let p_ph = two * b0 * o.gphi + two * c0 * o.lambda - a0 * c0 * o.sigma;
+        let p_ps = two * c0 * (self.i3 + ch0) + two * b0 * (self.i3 * o.c + o.kappa * ch0)
+            + two * a0 * o.sigma * sh0;
+        let (mut a, mut b, mut c) = (a0, b0, c0);
+        let mut capped = true;
+        for _ in 0..max_iter {
+            let m = self.angles(z[0] + half * a);
+            let (ch, sh) = (cos_poly(half * b), sin_poly(half * b));
+            let r0 = -two * self.a * a - half * b * b * m.phi - b * c * m.psi - self.gamma * m.kappa + p_th;
+            let r1 = -two * b * m.gphi - two * c * m.lambda - a * c * m.sigma + p_ph;
+            let r2 = -two * c * (self.i3 + ch) - two * b * (self.i3 * m.c + m.kappa * ch)
+                + two * a * m.sigma * sh
+                + p_ps;
+            let j00 = -two * self.a - half * b * b * m.dphi - half * b * c * m.lambda
+                + half * self.gamma * m.sigma;
+            let j01 = -b * m.phi - c * m.psi;
+            let j02 = -b * m.psi;
+            let j10 = b * m.phi + self.i3 * c * m.s - half * a * c * m.kappa;
+            let j11 = -two * m.gphi;
+            let j12 = -two * m.lambda - a * m.sigma;
+            let j20 = b * (self.i3 * m.s + m.sigma * ch) + two * m.sigma * sh + a * m.kappa * sh;
+            let j21 = c * sh - two * (self.i3 * m.c + m.kappa * ch) + b * m.kappa * sh + a * m.sigma * ch;
+            let j22 = -two * (self.i3 + ch);
+            let c00 = j11 * j22 - j12 * j21;
+            let c01 = j12 * j20 - j10 * j22;
+            let c02 = j10 * j21 - j11 * j20;
+            let det = j00 * c00 + j01 * c01 + j02 * c02;
+            let d0 = (r0 * c00 + r1 * (j02 * j21 - j01 * j22) + r2 * (j01 * j12 - j02 * j11)) / det;
+            let d1 = (r0 * c01 + r1 * (j00 * j22 - j02 * j20) + r2 * (j02 * j10 - j00 * j12)) / det;
+            let d2 = (r0 * c02 + r1 * (j01 * j20 - j00 * j21) + r2 * (j00 * j11 - j01 * j10)) / det;
+            a -= d0;
+            b -= d1;
+            c -= d2;
+            if max3(d0.abs(), d1.abs(), d2.abs()) <= tol * max3(a.abs(), b.abs(), c.abs()) {
+                capped = false;
+                break;
+            }
+        }
+        let heading = z[1] + half * b;
+        let inv_h = T::ONE / h;
+        z[5] = a * inv_h;
+        z[6] = b * inv_h;
+        z[7] = c * inv_h;
+        z[8] = -self.r * c * cos_poly(heading) * inv_h;
+        z[9] = -self.r * c * sin_poly(heading) * inv_h;
+        capped
+    }
+}
+
+/// The largest of three values (WGSL: `max(max(a, b), c)`).
+fn max3<T: Real>(a: T, b: T, c: T) -> T {
+    let ab = if a > b { a } else { b };
+    if ab > c {
+        ab
+    } else {
+        c
+    }
+}

@@ -54,7 +54,8 @@ pub struct SystemArgs {
     /// Hamiltonian system: oscillator, pendulum, kepler, henon-heiles, elastic-pendulum,
     /// elastic-pendulum-cartesian, double-pendulum, spring-chain, outer-solar-system; or a
     /// variational system of seed 003 (--method variational, state (q, v)):
-    /// pendulum-variational, elastic-pendulum-zphi, vertical-disk, ball-turntable, euler-disk
+    /// pendulum-variational, elastic-pendulum-zphi, double-pendulum-variational, vertical-disk,
+    /// euler-disk, ball-turntable
     /// (`phaseflow list` shows each with its parameters).
     #[arg(long)]
     pub system: Option<String>,

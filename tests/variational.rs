@@ -152,6 +152,26 @@ fn consistent_start(name: &str, params: &[(&str, f64)], z: &[f64], h: f64) -> Ve
     out
 }
 
+/// The double pendulum's variational integrator against the Hamiltonian `double-pendulum`
+/// (the seed's parameters) on the same motion: p = M(q) q̇ at t = 0; order 1, so O(h) apart.
+#[test]
+fn double_pendulum_variational_follows_the_hamiltonian_double_pendulum() {
+    let (m1, m2, l1, l2) = (55.0 / 24.0, 3.0 / 8.0, 1.0, 8.0 / 3.0);
+    let params = [("m1", m1), ("m2", m2), ("l1", l1), ("l2", l2), ("g", 1.0)];
+    let (t_end, h) = (2.0, 1e-4);
+    let z0 = [0.3, -0.2, 0.5, 0.4];
+    let var = system("double-pendulum-variational", &params, h);
+    let z = advance(&var, h, &consistent_start("double-pendulum-variational", &params, &z0, h), (t_end / h) as u64);
+    let c = m2 * l1 * l2 * (z0[0] - z0[1]).cos();
+    let p = [(m1 + m2) * l1 * l1 * z0[2] + c * z0[3], c * z0[2] + m2 * l2 * l2 * z0[3]];
+    let ham = system("double-pendulum", &params, 1e-3);
+    let k = Integrator::with_default_solver::<f64>(ham, Method::Rk4, 1e-3);
+    let mut e = CpuEngine::<f64>::new(&k, State::from_rows(&[vec![z0[0], z0[1], p[0], p[1]]], 2));
+    e.advance((t_end / 1e-3) as u64).unwrap();
+    let s = e.state().unwrap();
+    assert!((z[0] - s.q[0]).abs() < 1e-3 && (z[1] - s.q[1]).abs() < 1e-3, "{z:?} vs {:?}", s.q);
+}
+
 /// Observed order p from errors at h, h/2, h/4 against a run at h/64: log2(e(h/2)/e(h/4)),
 /// checked against log2(e(h)/e(h/2)); every run from its `consistent_start`.
 fn observed_order(name: &str, params: &[(&str, f64)], z: &[f64], h: f64, c: usize) -> f64 {
@@ -179,6 +199,7 @@ fn convergence_orders() {
     let cases: &[(&str, &[(&str, f64)], &[f64], f64, usize, f64)] = &[
         ("pendulum-variational", &[], &[1.0, 0.5], 0.01, 0, 2.0),
         ("elastic-pendulum-zphi", &[], &[0.1, 0.5, 0.0, 0.2], 0.01, 1, 1.0),
+        ("double-pendulum-variational", &[], &[0.3, -0.2, 0.5, 0.4], 0.01, 1, 1.0),
         ("vertical-disk", &[], &[0.0, 0.0, 0.3, 0.0, 2.0 * 0.3f64.cos(), 2.0 * 0.3f64.sin(), 1.5, 2.0], 0.05, 0, 2.0),
         // Campos et al.'s disk tilted, rolling and turning (on the rolling constraint).
         ("euler-disk", &[], &[1.2, 0.3, 0.0, 0.0, 0.0, 0.4, 1.5, 2.0, -2.0 * 0.3f64.cos(), -2.0 * 0.3f64.sin()], 0.01, 0, 2.0),

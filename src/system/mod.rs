@@ -24,6 +24,7 @@
 
 pub mod ball_turntable;
 pub mod double_pendulum;
+pub mod double_pendulum_variational;
 pub mod elastic_pendulum;
 pub mod elastic_pendulum_cartesian;
 pub mod elastic_pendulum_zphi;
@@ -71,6 +72,7 @@ systems! {
     OuterSolarSystem => outer_solar_system::OuterSolarSystem,
     PendulumVariational => pendulum_variational::PendulumVariational,
     ElasticPendulumZphi => elastic_pendulum_zphi::ElasticPendulumZphi,
+    DoublePendulumVariational => double_pendulum_variational::DoublePendulumVariational,
     VerticalDisk => vertical_disk::VerticalDisk,
     BallTurntable => ball_turntable::BallTurntable,
     EulerDisk => euler_disk::EulerDisk,

@@ -1,0 +1,182 @@
+//! The double pendulum as a variational integrator (seed 003 §1.2): point masses m1, m2 on rods
+//! l1, l2, angles from the downward vertical, T = ½ vᵀM(q)v with M = [[(m1+m2) l1²,
+//! m2 l1 l2 cos Δ], [m2 l1 l2 cos Δ, m2 l2²]], Δ = θ1 − θ2, V = −(m1+m2) g l1 cos θ1 −
+//! m2 g l2 cos θ2 (the seed prints (m1 + 2m2) in V, which does not match its point-mass T: we
+//! use the H of `double-pendulum`). Mirror: shaders/system/double_pendulum_variational.wgsl.
+//!
+//! L_d = h[T(q_k, v_k) − ½V(q_k) − ½V(q_{k+1})]. Its discrete Euler–Lagrange equations on the
+//! state (q_k, v_k): q_{k+1} = q_k + h v_k, then
+//! M(q_{k+1}) v_{k+1} − h ∂_qT(q_{k+1}, v_{k+1}) = M(q_k) v_k − h ∇V(q_{k+1}),
+//! i.e. the seed's bilinear system a₁v₁ + b₁v₂ + c v₁v₂ = d₁, b₁v₁ + b₂v₂ − c v₁v₂ = d₂ with
+//! c = h m2 l1 l2 sin Δ_{k+1}. The seed picks the root nearest the previous velocity; we solve it
+//! by Newton iteration from the previous velocity (the same root), with its exact Jacobian,
+//! counted in `unconverged` when it hits the cap. Symplectic, order 1 (T at the left end).
+//! Energy: T(q_k, v_k) + ½(V(q_k) + V(q_{k+1})).
+
+use std::collections::BTreeMap;
+
+use super::hamiltonian::no_hamiltonian_gradients;
+use super::{require_positive, Hamiltonian, ParamSpec, SystemDef, SystemInfo};
+use crate::error::Result;
+use crate::float::{cos_poly, sin_poly, Real};
+use crate::method::Solver;
+
+pub const NAME: &str = "double-pendulum-variational";
+pub const INFO: SystemInfo = SystemInfo {
+    name: NAME,
+    summary: "double pendulum as a variational integrator (seed 003 §1.2) (d = 2): point masses, L_d = h[T(q_k, v_k) − ½V(q_k) − ½V(q_{k+1})]; state (q, v); the seed's bilinear system for v solved by Newton iteration, order 1; defaults the seed's m1 = 55/24, m2 = 3/8, l1 = 1, l2 = 8/3, g = 1",
+    params: &[
+        ParamSpec { name: "m1", default: 55.0 / 24.0, meaning: "inner mass" },
+        ParamSpec { name: "m2", default: 3.0 / 8.0, meaning: "outer mass" },
+        ParamSpec { name: "l1", default: 1.0, meaning: "inner rod length" },
+        ParamSpec { name: "l2", default: 8.0 / 3.0, meaning: "outer rod length" },
+        ParamSpec { name: "g", default: 1.0, meaning: "gravitational acceleration" },
+    ],
+    separable: false,
+    sweeps: None,
+    indexed: &[],
+    variational: true,
+};
+
+#[derive(Debug, Clone)]
+pub struct DoublePendulumVariational {
+    pub m1: f64,
+    pub m2: f64,
+    pub l1: f64,
+    pub l2: f64,
+    pub g: f64,
+    /// The run's step (`set_step`): the energy's second quadrature point q_k + h v_k.
+    pub h: f64,
+}
+
+impl SystemDef for DoublePendulumVariational {
+    const INFO: SystemInfo = INFO;
+    const WGSL: &'static str = include_str!("../../shaders/system/double_pendulum_variational.wgsl");
+    const ENERGY_WGSL: &'static str =
+        include_str!("../../shaders/energy/double_pendulum_variational.wgsl");
+
+    fn new(params: &BTreeMap<String, f64>) -> Result<Self> {
+        require_positive(NAME, params, &["m1", "m2", "l1", "l2", "g"])?;
+        Ok(DoublePendulumVariational {
+            m1: params["m1"],
+            m2: params["m2"],
+            l1: params["l1"],
+            l2: params["l2"],
+            g: params["g"],
+            h: 0.01,
+        })
+    }
+}
+
+impl DoublePendulumVariational {
+    /// V(θ1, θ2) in f64.
+    fn potential(&self, t1: f64, t2: f64) -> f64 {
+        -(self.m1 + self.m2) * self.g * self.l1 * t1.cos() - self.m2 * self.g * self.l2 * t2.cos()
+    }
+}
+
+impl Hamiltonian for DoublePendulumVariational {
+    fn dof(&self) -> usize {
+        2
+    }
+
+    fn params(&self) -> BTreeMap<String, f64> {
+        BTreeMap::from([
+            ("m1".into(), self.m1),
+            ("m2".into(), self.m2),
+            ("l1".into(), self.l1),
+            ("l2".into(), self.l2),
+            ("g".into(), self.g),
+        ])
+    }
+
+    /// T(q_k, v_k) + ½(V(q_k) + V(q_k + h v_k)).
+    fn energy(&self, q: &[f64], v: &[f64]) -> f64 {
+        let (m1, m2, l1, l2) = (self.m1, self.m2, self.l1, self.l2);
+        let t = 0.5
+            * ((m1 + m2) * l1 * l1 * v[0] * v[0]
+                + m2 * l2 * l2 * v[1] * v[1]
+                + 2.0 * m2 * l1 * l2 * v[0] * v[1] * (q[0] - q[1]).cos());
+        let (t1, t2) = (q[0] + self.h * v[0], q[1] + self.h * v[1]);
+        t + 0.5 * (self.potential(q[0], q[1]) + self.potential(t1, t2))
+    }
+
+    /// DPV_A = (m1+m2) l1², DPV_B = m2 l2², DPV_C = m2 l1 l2, DPV_G1 = (m1+m2) g l1,
+    /// DPV_G2 = m2 g l2, H_STEP = h (energy).
+    fn constants(&self) -> Vec<(&'static str, f64)> {
+        let (m1, m2, l1, l2, g) = (self.m1, self.m2, self.l1, self.l2, self.g);
+        vec![
+            ("DPV_A", (m1 + m2) * l1 * l1),
+            ("DPV_B", m2 * l2 * l2),
+            ("DPV_C", m2 * l1 * l2),
+            ("DPV_G1", (m1 + m2) * g * l1),
+            ("DPV_G2", m2 * g * l2),
+            ("H_STEP", self.h),
+        ]
+    }
+
+    no_hamiltonian_gradients!();
+
+    /// The seed's figure 5: q₀ = (0.1, 0.1), q₁ = (0.108, 0.108) at h = 0.01, as (q₀, v₀).
+    fn default_state(&self) -> Vec<f64> {
+        vec![0.1, 0.1, 0.8, 0.8]
+    }
+
+    fn observable(&self) -> Option<(&'static str, usize)> {
+        Some(("θ2", 1))
+    }
+
+    fn set_step(&mut self, h: f64) {
+        self.h = h;
+    }
+
+    fn discrete_step<T: Real>(
+        &self,
+        h: T,
+        q: &mut [T],
+        v: &mut [T],
+        solver: Solver,
+        unconverged: &mut [u32],
+    ) {
+        let n = q.len() / 2;
+        let f = T::from_f64;
+        let (a, b, c) = (f((self.m1 + self.m2) * self.l1 * self.l1), f(self.m2 * self.l2 * self.l2), f(self.m2 * self.l1 * self.l2));
+        let (g1, g2) = (f((self.m1 + self.m2) * self.g * self.l1), f(self.m2 * self.g * self.l2));
+        let tol = f(solver.tol);
+        for i in 0..n {
+            let (t1, t2, v1, v2) = (q[i], q[n + i], v[i], v[n + i]);
+            // The old momentum M(q_k) v_k, then the kick of the potential at q_{k+1}.
+            let co = c * cos_poly(t1 - t2);
+            let (n1, n2) = (t1 + h * v1, t2 + h * v2);
+            let d1 = a * v1 + co * v2 - h * g1 * sin_poly(n1);
+            let d2 = co * v1 + b * v2 - h * g2 * sin_poly(n2);
+            let dn = n1 - n2;
+            let cn = c * cos_poly(dn);
+            let sn = h * c * sin_poly(dn);
+            let (mut w1, mut w2) = (v1, v2);
+            let mut capped = true;
+            for _ in 0..solver.max_iter {
+                let r1 = a * w1 + cn * w2 + sn * w1 * w2 - d1;
+                let r2 = cn * w1 + b * w2 - sn * w1 * w2 - d2;
+                let (j11, j12) = (a + sn * w2, cn + sn * w1);
+                let (j21, j22) = (cn - sn * w2, b - sn * w1);
+                let det = j11 * j22 - j12 * j21;
+                let e1 = (r1 * j22 - r2 * j12) / det;
+                let e2 = (j11 * r2 - j21 * r1) / det;
+                w1 -= e1;
+                w2 -= e2;
+                let step = if e1.abs() > e2.abs() { e1.abs() } else { e2.abs() };
+                let size = if w1.abs() > w2.abs() { w1.abs() } else { w2.abs() };
+                if step <= tol * size {
+                    capped = false;
+                    break;
+                }
+            }
+            q[i] = n1;
+            q[n + i] = n2;
+            v[i] = w1;
+            v[n + i] = w2;
+            unconverged[i] += u32::from(capped);
+        }
+    }
+}

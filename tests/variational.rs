@@ -77,7 +77,12 @@ fn vertical_disk_keeps_its_rates_and_rolls_on_a_circle() {
     }
     // φ̇ = 0: a straight line at speed a θ̇.
     let (c, s) = (0.7f64.cos(), 0.7f64.sin());
-    let line = trajectory(&sys, h, &[0.0, 0.0, 0.7, 0.0, 3.0 * c, 3.0 * s, 0.0, 3.0], 1000);
+    let line = trajectory(
+        &sys,
+        h,
+        &[0.0, 0.0, 0.7, 0.0, 3.0 * c, 3.0 * s, 0.0, 3.0],
+        1000,
+    );
     for z in &line[1..] {
         let (dx, dy) = (z[0] - line[1][0], z[1] - line[1][1]);
         assert!((dx * s - dy * c).abs() < 1e-12);
@@ -122,7 +127,11 @@ fn variational_pendulum_is_stormer_verlet() {
 fn elastic_pendulum_zphi_follows_the_hamiltonian_elastic_pendulum() {
     let (wz, l0) = (2.0, 0.75);
     let (t_end, h) = (1.0, 1e-4);
-    let sys = system("elastic-pendulum-zphi", &[("omega_z", wz), ("omega_phi", 1.0)], h);
+    let sys = system(
+        "elastic-pendulum-zphi",
+        &[("omega_z", wz), ("omega_phi", 1.0)],
+        h,
+    );
     let (z0, phi0, vz0, vphi0) = (0.05, 0.4, 0.1, -0.3);
     let z = advance(&sys, h, &[z0, phi0, vz0, vphi0], (t_end / h) as u64);
     let ham = system("elastic-pendulum", &[("g_hat", 1.0 / (wz * wz * l0))], 1e-3);
@@ -133,7 +142,12 @@ fn elastic_pendulum_zphi_follows_the_hamiltonian_elastic_pendulum() {
     e.advance((wz * t_end / 1e-3).round() as u64).unwrap();
     let s = e.state().unwrap();
     // Order 1 (and v₀ read as the velocity at t = 0 rather than at h/2): O(h) apart.
-    assert!(((1.0 + z[0]) / l0 - s.q[0]).abs() < 2e-3, "r {} vs {}", (1.0 + z[0]) / l0, s.q[0]);
+    assert!(
+        ((1.0 + z[0]) / l0 - s.q[0]).abs() < 2e-3,
+        "r {} vs {}",
+        (1.0 + z[0]) / l0,
+        s.q[0]
+    );
     assert!((z[1] - s.q[1]).abs() < 2e-3, "θ {} vs {}", z[1], s.q[1]);
 }
 
@@ -161,15 +175,27 @@ fn double_pendulum_variational_follows_the_hamiltonian_double_pendulum() {
     let (t_end, h) = (2.0, 1e-4);
     let z0 = [0.3, -0.2, 0.5, 0.4];
     let var = system("double-pendulum-variational", &params, h);
-    let z = advance(&var, h, &consistent_start("double-pendulum-variational", &params, &z0, h), (t_end / h) as u64);
+    let z = advance(
+        &var,
+        h,
+        &consistent_start("double-pendulum-variational", &params, &z0, h),
+        (t_end / h) as u64,
+    );
     let c = m2 * l1 * l2 * (z0[0] - z0[1]).cos();
-    let p = [(m1 + m2) * l1 * l1 * z0[2] + c * z0[3], c * z0[2] + m2 * l2 * l2 * z0[3]];
+    let p = [
+        (m1 + m2) * l1 * l1 * z0[2] + c * z0[3],
+        c * z0[2] + m2 * l2 * l2 * z0[3],
+    ];
     let ham = system("double-pendulum", &params, 1e-3);
     let k = Integrator::with_default_solver::<f64>(ham, Method::Rk4, 1e-3);
     let mut e = CpuEngine::<f64>::new(&k, State::from_rows(&[vec![z0[0], z0[1], p[0], p[1]]], 2));
     e.advance((t_end / 1e-3) as u64).unwrap();
     let s = e.state().unwrap();
-    assert!((z[0] - s.q[0]).abs() < 1e-3 && (z[1] - s.q[1]).abs() < 1e-3, "{z:?} vs {:?}", s.q);
+    assert!(
+        (z[0] - s.q[0]).abs() < 1e-3 && (z[1] - s.q[1]).abs() < 1e-3,
+        "{z:?} vs {:?}",
+        s.q
+    );
 }
 
 /// Observed order p from errors at h, h/2, h/4 against a run at h/64: log2(e(h/2)/e(h/4)),
@@ -186,9 +212,15 @@ fn observed_order(name: &str, params: &[(&str, f64)], z: &[f64], h: f64, c: usiz
     let e2 = (at(h / 2.0) - reference).abs();
     let e4 = (at(h / 4.0) - reference).abs();
     let (p1, p2) = ((e1 / e2).log2(), (e2 / e4).log2());
-    assert!((p1 - p2).abs() < 0.3, "{name}: orders {p1}, {p2} disagree ({e1}, {e2}, {e4})");
+    assert!(
+        (p1 - p2).abs() < 0.3,
+        "{name}: orders {p1}, {p2} disagree ({e1}, {e2}, {e4})"
+    );
     p2
 }
+
+/// One convergence case of `convergence_orders`.
+type Case<'a> = (&'a str, &'a [(&'a str, f64)], &'a [f64], f64, usize, f64);
 
 /// Convergence orders measured against a small-h run: 2 for the midpoint-rule schemes (the
 /// pendulum, the vertical disk's contact point, Euler's disk, the ball with the symmetric
@@ -196,19 +228,85 @@ fn observed_order(name: &str, params: &[(&str, f64)], z: &[f64], h: f64, c: usiz
 /// seed's constraint (34) when it spins about the vertical.
 #[test]
 fn convergence_orders() {
-    let cases: &[(&str, &[(&str, f64)], &[f64], f64, usize, f64)] = &[
+    // (system, parameters, state (q, v) at t = 0, coarsest h, component compared, order)
+    let cases: &[Case] = &[
         ("pendulum-variational", &[], &[1.0, 0.5], 0.01, 0, 2.0),
-        ("elastic-pendulum-zphi", &[], &[0.1, 0.5, 0.0, 0.2], 0.01, 1, 1.0),
-        ("double-pendulum-variational", &[], &[0.3, -0.2, 0.5, 0.4], 0.01, 1, 1.0),
-        ("vertical-disk", &[], &[0.0, 0.0, 0.3, 0.0, 2.0 * 0.3f64.cos(), 2.0 * 0.3f64.sin(), 1.5, 2.0], 0.05, 0, 2.0),
+        (
+            "elastic-pendulum-zphi",
+            &[],
+            &[0.1, 0.5, 0.0, 0.2],
+            0.01,
+            1,
+            1.0,
+        ),
+        (
+            "double-pendulum-variational",
+            &[],
+            &[0.3, -0.2, 0.5, 0.4],
+            0.01,
+            1,
+            1.0,
+        ),
+        (
+            "vertical-disk",
+            &[],
+            &[
+                0.0,
+                0.0,
+                0.3,
+                0.0,
+                2.0 * 0.3f64.cos(),
+                2.0 * 0.3f64.sin(),
+                1.5,
+                2.0,
+            ],
+            0.05,
+            0,
+            2.0,
+        ),
         // Campos et al.'s disk tilted, rolling and turning (on the rolling constraint).
-        ("euler-disk", &[], &[1.2, 0.3, 0.0, 0.0, 0.0, 0.4, 1.5, 2.0, -2.0 * 0.3f64.cos(), -2.0 * 0.3f64.sin()], 0.01, 0, 2.0),
-        ("ball-turntable", &[("omega", 1.0)], &[2.0, 0.0, 1.0, 0.3, -1.0, 0.7], 0.02, 0, 2.0),
-        ("ball-turntable", &[("omega", 1.0), ("thesis_constraint", 1.0)], &[2.0, 0.0, 1.0, 0.3, -1.0, 0.7], 0.02, 0, 1.0),
+        (
+            "euler-disk",
+            &[],
+            &[
+                1.2,
+                0.3,
+                0.0,
+                0.0,
+                0.0,
+                0.4,
+                1.5,
+                2.0,
+                -2.0 * 0.3f64.cos(),
+                -2.0 * 0.3f64.sin(),
+            ],
+            0.01,
+            0,
+            2.0,
+        ),
+        (
+            "ball-turntable",
+            &[("omega", 1.0)],
+            &[2.0, 0.0, 1.0, 0.3, -1.0, 0.7],
+            0.02,
+            0,
+            2.0,
+        ),
+        (
+            "ball-turntable",
+            &[("omega", 1.0), ("thesis_constraint", 1.0)],
+            &[2.0, 0.0, 1.0, 0.3, -1.0, 0.7],
+            0.02,
+            0,
+            1.0,
+        ),
     ];
     for &(name, params, z, h, c, want) in cases {
         let p = observed_order(name, params, z, h, c);
-        assert!((p - want).abs() < 0.15, "{name} {params:?}: order {p}, expected {want}");
+        assert!(
+            (p - want).abs() < 0.15,
+            "{name} {params:?}: order {p}, expected {want}"
+        );
     }
 }
 
@@ -224,9 +322,20 @@ fn euler_disk_reproduces_the_reference_and_keeps_its_energy() {
     let half_pi = std::f64::consts::FRAC_PI_2;
     let z0 = from_positions(&[half_pi, 0.0, 0.0, 0.0, 0.0], &[half_pi, h, h, h, h], h);
     let z2 = advance(&sys, h, &z0, 2);
-    let want = [1.5707945767951044, 0.0019999978125008065, 0.0019999988750024397, 2.2499944429300867e-09, 0.00099850000334374286];
+    let want = [
+        1.5707945767951044,
+        0.0019999978125008065,
+        0.0019999988750024397,
+        2.2499944429300867e-09,
+        0.0009985000033437429,
+    ];
     for k in 0..5 {
-        assert!((z2[k] - want[k]).abs() < 1e-14, "q{k} {} vs {}", z2[k], want[k]);
+        assert!(
+            (z2[k] - want[k]).abs() < 1e-14,
+            "q{k} {} vs {}",
+            z2[k],
+            want[k]
+        );
     }
     let mut z = advance(&sys, h, &z0, 1);
     let e1 = sys.energy(&z[..5], &z[5..]);
@@ -235,14 +344,26 @@ fn euler_disk_reproduces_the_reference_and_keeps_its_energy() {
         z = advance(&sys, h, &z, 100);
         let e = sys.energy(&z[..5], &z[5..]);
         worst = worst.max(((e - e1) / e1).abs());
-        if k < 500 { first += e - e1 } else { second += e - e1 }
+        if k < 500 {
+            first += e - e1
+        } else {
+            second += e - e1
+        }
         assert!(sys.constraint_error(&z[..5], &z[5..]).unwrap() < 1e-12);
     }
     assert!(worst < 3e-6, "energy error {worst}");
     // No drift: the mean error of the second 50 000 steps is that of the first.
-    assert!((first - second).abs() / 500.0 < 0.1 * worst * e1, "means {first} {second}");
+    assert!(
+        (first - second).abs() / 500.0 < 0.1 * worst * e1,
+        "means {first} {second}"
+    );
     // Figure 16: upright, spinning about the vertical only; θ stays at π/2 and E is constant.
-    let upright = advance(&system("euler-disk", &[], 0.01), 0.01, &[half_pi, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0], 4096);
+    let upright = advance(
+        &system("euler-disk", &[], 0.01),
+        0.01,
+        &[half_pi, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0],
+        4096,
+    );
     assert_eq!(upright[0], half_pi);
     assert!((upright[6] - 1.0).abs() < 1e-14);
 }
@@ -254,9 +375,31 @@ fn cli_runs_the_vertical_disk_and_refuses_mismatches() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("disk");
     phaseflow()
-        .args(["run", "--system", "vertical-disk", "--method", "variational", "--dt", "0.01"])
-        .args(["--steps", "400", "--snapshot-every", "100", "--ensemble", "point", "--positions"])
-        .args(["--center=-2,3,2,0,-2,3.1,2.01,0.1", "--precision", "f64", "--backend", "cpu"])
+        .args([
+            "run",
+            "--system",
+            "vertical-disk",
+            "--method",
+            "variational",
+            "--dt",
+            "0.01",
+        ])
+        .args([
+            "--steps",
+            "400",
+            "--snapshot-every",
+            "100",
+            "--ensemble",
+            "point",
+            "--positions",
+        ])
+        .args([
+            "--center=-2,3,2,0,-2,3.1,2.01,0.1",
+            "--precision",
+            "f64",
+            "--backend",
+            "cpu",
+        ])
         .arg("--out")
         .arg(&out)
         .assert()
@@ -275,19 +418,53 @@ fn cli_runs_the_vertical_disk_and_refuses_mismatches() {
         assert!((num(r, e) - e1).abs() < 1e-12 * e1);
     }
     let config = common::read(&out.join("config.toml"));
-    assert!(config.contains("10.000000000000009"), "config.toml records (q0, v0): {config}");
+    assert!(
+        config.contains("10.000000000000009"),
+        "config.toml records (q0, v0): {config}"
+    );
     let refused: &[&[&str]] = &[
         &["--system", "vertical-disk", "--method", "verlet"],
         &["--system", "pendulum", "--method", "variational"],
-        &["--system", "vertical-disk", "--method", "variational", "--tangent"],
-        &["--system", "vertical-disk", "--method", "variational", "--positions", "--center", "1,2,3"],
-        &["--system", "pendulum", "--method", "verlet", "--positions", "--center", "1,2"],
-        &["--system", "pendulum-variational", "--method", "variational", "--ensemble", "circle"],
+        &[
+            "--system",
+            "vertical-disk",
+            "--method",
+            "variational",
+            "--tangent",
+        ],
+        &[
+            "--system",
+            "vertical-disk",
+            "--method",
+            "variational",
+            "--positions",
+            "--center",
+            "1,2,3",
+        ],
+        &[
+            "--system",
+            "pendulum",
+            "--method",
+            "verlet",
+            "--positions",
+            "--center",
+            "1,2",
+        ],
+        &[
+            "--system",
+            "pendulum-variational",
+            "--method",
+            "variational",
+            "--ensemble",
+            "circle",
+        ],
     ];
     for args in refused {
         let o = dir.path().join("refused");
         let mut cmd = phaseflow();
-        cmd.arg("run").args(*args).args(["--dt", "0.01", "--steps", "10"]);
+        cmd.arg("run")
+            .args(*args)
+            .args(["--dt", "0.01", "--steps", "10"]);
         if !args.contains(&"circle") {
             cmd.args(["--ensemble", "point"]);
         }
@@ -319,7 +496,13 @@ fn ball_on_a_turntable_circles_at_two_sevenths_of_omega() {
     let h = 0.001;
     for omega in [1.0, 1.5] {
         let period = 7.0 * std::f64::consts::PI / omega;
-        let path = ball_path(omega, h, &[2.0, 0.0, 1.0, 0.3, -1.0, 0.7], (period / h) as u64, 50);
+        let path = ball_path(
+            omega,
+            h,
+            &[2.0, 0.0, 1.0, 0.3, -1.0, 0.7],
+            (period / h) as u64,
+            50,
+        );
         let n = path.len();
         let pick = |i: usize| [path[i].1, path[i].2];
         let c = circumcentre(&pick(0), &pick(n / 3), &pick(2 * n / 3));
@@ -328,7 +511,10 @@ fn ball_on_a_turntable_circles_at_two_sevenths_of_omega() {
         let mut last = (path[0].2 - c.1).atan2(path[0].1 - c.0);
         for &(_, x, y) in &path {
             let r = (x - c.0).hypot(y - c.1);
-            assert!((r / r0 - 1.0).abs() < 1e-3, "Ω = {omega}: radius {r} vs {r0}");
+            assert!(
+                (r / r0 - 1.0).abs() < 1e-3,
+                "Ω = {omega}: radius {r} vs {r0}"
+            );
             let a = (y - c.1).atan2(x - c.0);
             let mut d = a - last;
             d -= (d / std::f64::consts::TAU).round() * std::f64::consts::TAU;
@@ -338,12 +524,24 @@ fn ball_on_a_turntable_circles_at_two_sevenths_of_omega() {
         let t = path[n - 1].0;
         let rate = turned.abs() / t;
         let expected = 2.0 * omega / 7.0;
-        assert!((rate / expected - 1.0).abs() < 0.01, "Ω = {omega}: {rate} vs {expected}");
+        assert!(
+            (rate / expected - 1.0).abs() < 0.01,
+            "Ω = {omega}: {rate} vs {expected}"
+        );
     }
     // Ω = 0, the seed's figure 19a (F₁ a rotation about x by −0.05): a straight line, constant speed.
-    let line = ball_path(0.0, h, &[0.0, 0.0, 1.0, -50.010419271492294, 0.0, 0.0], 4096, 16);
+    let line = ball_path(
+        0.0,
+        h,
+        &[0.0, 0.0, 1.0, -50.010419271492294, 0.0, 0.0],
+        4096,
+        16,
+    );
     let (vx, vy) = (line[1].1 / line[1].0, line[1].2 / line[1].0);
     for &(t, x, y) in &line[1..] {
-        assert!((x - vx * t).abs() < 1e-9 && (y - vy * t).abs() < 1e-9, "({x}, {y}) at t = {t}");
+        assert!(
+            (x - vx * t).abs() < 1e-9 && (y - vy * t).abs() < 1e-9,
+            "({x}, {y}) at t = {t}"
+        );
     }
 }

@@ -210,7 +210,12 @@ fn path_figure(runs: &[PlottedRun], labels: &[String]) -> Option<StudyFigure> {
         .filter(|(r, _)| !r.result.trajectory.is_empty())
         .map(|(r, label)| Series {
             label: label.clone(),
-            points: r.result.trajectory.iter().map(|(_, z)| (z[i], z[j])).collect(),
+            points: r
+                .result
+                .trajectory
+                .iter()
+                .map(|(_, z)| (z[i], z[j]))
+                .collect(),
             style: Style::Line,
             color: None,
         })

@@ -88,7 +88,11 @@ impl SystemDef for BallTurntable {
 impl BallTurntable {
     /// ξ, s = 2/(1 + |ξ|²) and the centre's displacement ΔX of a state's step, in f64.
     fn step_geometry(&self, v: &[f64]) -> ([f64; 3], f64, [f64; 2]) {
-        let xi = [0.5 * self.h * v[0], 0.5 * self.h * v[1], 0.5 * self.h * v[2]];
+        let xi = [
+            0.5 * self.h * v[0],
+            0.5 * self.h * v[1],
+            0.5 * self.h * v[2],
+        ];
         let s = 2.0 / (1.0 + xi[0] * xi[0] + xi[1] * xi[1] + xi[2] * xi[2]);
         let dx = [
             self.a * s * (xi[1] + self.t * xi[2] * xi[0]),
@@ -229,7 +233,11 @@ impl<T: Real> BallStep<T> {
     fn step(&self, x: [T; 2], v: [T; 3], tol: T, max_iter: u32) -> ([T; 5], bool) {
         let (one, two, half) = (T::ONE, T::from_f64(2.0), T::from_f64(0.5));
         let (t, ka, hw) = (self.t, self.ka, self.hw);
-        let e = [half * self.h * v[0], half * self.h * v[1], half * self.h * v[2]];
+        let e = [
+            half * self.h * v[0],
+            half * self.h * v[1],
+            half * self.h * v[2],
+        ];
         let s = two / (one + e[0] * e[0] + e[1] * e[1] + e[2] * e[2]);
         let y1 = x[0] + self.a * s * (e[1] + t * e[2] * e[0]);
         let y2 = x[1] + self.a * s * (-e[0] + t * e[2] * e[1]);

@@ -51,7 +51,8 @@ pub struct DoublePendulumVariational {
 
 impl SystemDef for DoublePendulumVariational {
     const INFO: SystemInfo = INFO;
-    const WGSL: &'static str = include_str!("../../shaders/system/double_pendulum_variational.wgsl");
+    const WGSL: &'static str =
+        include_str!("../../shaders/system/double_pendulum_variational.wgsl");
     const ENERGY_WGSL: &'static str =
         include_str!("../../shaders/energy/double_pendulum_variational.wgsl");
 
@@ -140,8 +141,15 @@ impl Hamiltonian for DoublePendulumVariational {
     ) {
         let n = q.len() / 2;
         let f = T::from_f64;
-        let (a, b, c) = (f((self.m1 + self.m2) * self.l1 * self.l1), f(self.m2 * self.l2 * self.l2), f(self.m2 * self.l1 * self.l2));
-        let (g1, g2) = (f((self.m1 + self.m2) * self.g * self.l1), f(self.m2 * self.g * self.l2));
+        let (a, b, c) = (
+            f((self.m1 + self.m2) * self.l1 * self.l1),
+            f(self.m2 * self.l2 * self.l2),
+            f(self.m2 * self.l1 * self.l2),
+        );
+        let (g1, g2) = (
+            f((self.m1 + self.m2) * self.g * self.l1),
+            f(self.m2 * self.g * self.l2),
+        );
         let tol = f(solver.tol);
         for i in 0..n {
             let (t1, t2, v1, v2) = (q[i], q[n + i], v[i], v[n + i]);
@@ -165,8 +173,16 @@ impl Hamiltonian for DoublePendulumVariational {
                 let e2 = (j11 * r2 - j21 * r1) / det;
                 w1 -= e1;
                 w2 -= e2;
-                let step = if e1.abs() > e2.abs() { e1.abs() } else { e2.abs() };
-                let size = if w1.abs() > w2.abs() { w1.abs() } else { w2.abs() };
+                let step = if e1.abs() > e2.abs() {
+                    e1.abs()
+                } else {
+                    e2.abs()
+                };
+                let size = if w1.abs() > w2.abs() {
+                    w1.abs()
+                } else {
+                    w2.abs()
+                };
                 if step <= tol * size {
                     capped = false;
                     break;

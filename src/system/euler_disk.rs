@@ -268,16 +268,20 @@ impl<T: Real> DiskStep<T> {
         let (a0, b0, c0) = (h * z[5], h * z[6], h * z[7]);
         let o = self.angles(z[0] - half * a0);
         let (ch0, sh0) = (cos_poly(half * b0), sin_poly(half * b0));
-        let p_th = two * self.a * a0 - half * b0 * b0 * o.phi - b0 * c0 * o.psi - self.gamma * o.kappa;
+        let p_th =
+            two * self.a * a0 - half * b0 * b0 * o.phi - b0 * c0 * o.psi - self.gamma * o.kappa;
         let p_ph = two * b0 * o.gphi + two * c0 * o.lambda - a0 * c0 * o.sigma;
-        let p_ps = two * c0 * (self.i3 + ch0) + two * b0 * (self.i3 * o.c + o.kappa * ch0)
+        let p_ps = two * c0 * (self.i3 + ch0)
+            + two * b0 * (self.i3 * o.c + o.kappa * ch0)
             + two * a0 * o.sigma * sh0;
         let (mut a, mut b, mut c) = (a0, b0, c0);
         let mut capped = true;
         for _ in 0..max_iter {
             let m = self.angles(z[0] + half * a);
             let (ch, sh) = (cos_poly(half * b), sin_poly(half * b));
-            let r0 = -two * self.a * a - half * b * b * m.phi - b * c * m.psi - self.gamma * m.kappa + p_th;
+            let r0 =
+                -two * self.a * a - half * b * b * m.phi - b * c * m.psi - self.gamma * m.kappa
+                    + p_th;
             let r1 = -two * b * m.gphi - two * c * m.lambda - a * c * m.sigma + p_ph;
             let r2 = -two * c * (self.i3 + ch) - two * b * (self.i3 * m.c + m.kappa * ch)
                 + two * a * m.sigma * sh
@@ -290,7 +294,8 @@ impl<T: Real> DiskStep<T> {
             let j11 = -two * m.gphi;
             let j12 = -two * m.lambda - a * m.sigma;
             let j20 = b * (self.i3 * m.s + m.sigma * ch) + two * m.sigma * sh + a * m.kappa * sh;
-            let j21 = c * sh - two * (self.i3 * m.c + m.kappa * ch) + b * m.kappa * sh + a * m.sigma * ch;
+            let j21 =
+                c * sh - two * (self.i3 * m.c + m.kappa * ch) + b * m.kappa * sh + a * m.sigma * ch;
             let j22 = -two * (self.i3 + ch);
             let c00 = j11 * j22 - j12 * j21;
             let c01 = j12 * j20 - j10 * j22;

@@ -141,7 +141,12 @@ impl Hamiltonian for VerticalDisk {
     ) {
         let n = q.len() / 4;
         let c = |x: f64| T::from_f64(x);
-        let (a, inertia, ma, ma2) = (c(self.a), c(self.inertia), c(self.m * self.a), c(self.m * self.a * self.a));
+        let (a, inertia, ma, ma2) = (
+            c(self.a),
+            c(self.inertia),
+            c(self.m * self.a),
+            c(self.m * self.a * self.a),
+        );
         let half = c(0.5);
         for i in 0..n {
             for k in 0..4 {

@@ -193,6 +193,17 @@ pub fn cos_poly<T: Real>(x: T) -> T {
     sin_poly(x + T::HALF_PI)
 }
 
+/// The largest of three values, as WGSL's `max(max(a, b), c)` for finite values (the Newton
+/// iterations' convergence tests in the variational systems, CPU side).
+pub fn max3<T: Real>(a: T, b: T, c: T) -> T {
+    let ab = if a > b { a } else { b };
+    if ab > c {
+        ab
+    } else {
+        c
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -53,7 +53,7 @@ fn discrete_step(h: real, q: array<real, D>, v: array<real, D>) -> MapStep {
         z2 = z2 - d3;
         let step = max(max(abs(d1), abs(d2)), abs(d3));
         let size = max(max(abs(z0), abs(z1)), abs(z2));
-        if (step <= IMPLICIT_TOL * size) {
+        if (!(step > IMPLICIT_TOL * size)) {
             capped = false;
             break;
         }

@@ -26,7 +26,7 @@ fn discrete_step(h: real, q: array<real, D>, v: array<real, D>) -> MapStep {
         let e2 = (j11 * r2 - j21 * r1) / det;
         w1 = w1 - e1;
         w2 = w2 - e2;
-        if (max(abs(e1), abs(e2)) <= IMPLICIT_TOL * max(abs(w1), abs(w2))) {
+        if (!(max(abs(e1), abs(e2)) > IMPLICIT_TOL * max(abs(w1), abs(w2)))) {
             capped = false;
             break;
         }

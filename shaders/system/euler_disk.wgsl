@@ -76,7 +76,7 @@ fn discrete_step(h: real, q0: array<real, D>, v: array<real, D>) -> MapStep {
         a = a - d0;
         b = b - d1;
         c = c - d2;
-        if (max(max(abs(d0), abs(d1)), abs(d2)) <= IMPLICIT_TOL * max(max(abs(a), abs(b)), abs(c))) {
+        if (!(max(max(abs(d0), abs(d1)), abs(d2)) > IMPLICIT_TOL * max(max(abs(a), abs(b)), abs(c)))) {
             capped = false;
             break;
         }

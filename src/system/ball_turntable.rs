@@ -31,7 +31,7 @@ use std::collections::BTreeMap;
 use super::hamiltonian::no_hamiltonian_gradients;
 use super::{require_positive, Hamiltonian, ParamSpec, SystemDef, SystemInfo};
 use crate::error::Result;
-use crate::float::Real;
+use crate::float::{max3, Real};
 use crate::input_err;
 use crate::method::Solver;
 
@@ -177,19 +177,44 @@ impl Hamiltonian for BallTurntable {
     ) {
         let n = q.len() / 3;
         let k = BallStep::new(self, h);
+        let tol = T::from_f64(solver.tol);
+        // Column loops over the block (vectorisable): the known side per point, then Newton
+        // sweeps over every point still iterating; a converged point is left as it is, so each
+        // point gets exactly the iterates of the GPU's per-thread loop.
+        let mut betas = vec![T::ZERO; 3 * n];
+        let (b0, rest) = betas.split_at_mut(n);
+        let (b1, b2) = rest.split_at_mut(n);
+        let (xs, rest) = q.split_at_mut(n);
+        let ys = &mut rest[..n];
+        let (z0, rest) = v.split_at_mut(n);
+        let (z1, z2) = rest.split_at_mut(n);
         for i in 0..n {
-            let (p, capped) = k.step(
-                [q[i], q[n + i]],
-                [v[i], v[n + i], v[2 * n + i]],
-                T::from_f64(solver.tol),
-                solver.max_iter,
-            );
-            q[i] = p[0];
-            q[n + i] = p[1];
-            for c in 0..3 {
-                v[c * n + i] = p[2 + c];
+            let (y, e, b) = k.known([xs[i], ys[i]], [z0[i], z1[i], z2[i]]);
+            (xs[i], ys[i]) = (y[0], y[1]);
+            (z0[i], z1[i], z2[i]) = (e[0], e[1], e[2]);
+            (b0[i], b1[i], b2[i]) = (b[0], b[1], b[2]);
+        }
+        let mut active = vec![true; n];
+        for _ in 0..solver.max_iter {
+            for i in 0..n {
+                let z = [z0[i], z1[i], z2[i]];
+                let (next, more) = k.newton(z, [b0[i], b1[i], b2[i]], tol);
+                let on = active[i];
+                z0[i] = if on { next[0] } else { z[0] };
+                z1[i] = if on { next[1] } else { z[1] };
+                z2[i] = if on { next[2] } else { z[2] };
+                active[i] = on && more;
             }
-            unconverged[i] += u32::from(capped);
+            if !active.contains(&true) {
+                break;
+            }
+        }
+        let to_v = T::from_f64(2.0) / h;
+        for z in v.iter_mut() {
+            *z = to_v * *z;
+        }
+        for (u, &on) in unconverged.iter_mut().zip(&active) {
+            *u += u32::from(on);
         }
     }
 }
@@ -229,8 +254,10 @@ impl<T: Real> BallStep<T> {
         }
     }
 
-    /// (X_k, v_k) → (X_{k+1}, v_{k+1}) as [x, y, v1, v2, v3], and whether Newton hit the cap.
-    fn step(&self, x: [T; 2], v: [T; 3], tol: T, max_iter: u32) -> ([T; 5], bool) {
+    /// The known side of a step from (X_k, v_k): X_{k+1}, the starting iterate ξ_k = h v_k/2
+    /// and β.
+    #[inline(always)]
+    fn known(&self, x: [T; 2], v: [T; 3]) -> ([T; 2], [T; 3], [T; 3]) {
         let (one, two, half) = (T::ONE, T::from_f64(2.0), T::from_f64(0.5));
         let (t, ka, hw) = (self.t, self.ka, self.hw);
         let e = [
@@ -247,50 +274,41 @@ impl<T: Real> BallStep<T> {
         let b2 = s * (self.qc * e[1] - self.c * e[0] - t * ka * e[2] * e[0] + tk * e[2] * e[1])
             + self.cx * y1;
         let b3 = s * (two * e[2] + hw * (one - e[2] * e[2]));
-        let mut z = e;
-        let mut capped = true;
-        for _ in 0..max_iter {
-            let p = self.c - t * ka * z[2];
-            let n2 = one + z[0] * z[0] + z[1] * z[1] + z[2] * z[2];
-            let g1 = two * (self.qc * z[0] - p * z[1] - self.c3 * z[2] * z[0]) - n2 * b1;
-            let g2 = two * (self.qc * z[1] + p * z[0] - self.c3 * z[2] * z[1]) - n2 * b2;
-            let g3 = two * (two * z[2] + hw * (one - z[2] * z[2])) - n2 * b3;
-            let d = self.qc - self.c3 * z[2];
-            let j11 = two * d - two * b1 * z[0];
-            let j12 = -two * p - two * b1 * z[1];
-            let j13 = two * (t * ka * z[1] - self.c3 * z[0]) - two * b1 * z[2];
-            let j21 = two * p - two * b2 * z[0];
-            let j22 = two * d - two * b2 * z[1];
-            let j23 = two * (-t * ka * z[0] - self.c3 * z[1]) - two * b2 * z[2];
-            let j31 = -two * b3 * z[0];
-            let j32 = -two * b3 * z[1];
-            let j33 = two * (two - two * hw * z[2]) - two * b3 * z[2];
-            let c11 = j22 * j33 - j23 * j32;
-            let c12 = j23 * j31 - j21 * j33;
-            let c13 = j21 * j32 - j22 * j31;
-            let det = j11 * c11 + j12 * c12 + j13 * c13;
-            let d1 = (g1 * c11 + g2 * (j13 * j32 - j12 * j33) + g3 * (j12 * j23 - j13 * j22)) / det;
-            let d2 = (g1 * c12 + g2 * (j11 * j33 - j13 * j31) + g3 * (j13 * j21 - j11 * j23)) / det;
-            let d3 = (g1 * c13 + g2 * (j12 * j31 - j11 * j32) + g3 * (j11 * j22 - j12 * j21)) / det;
-            z = [z[0] - d1, z[1] - d2, z[2] - d3];
-            let step = max3(d1.abs(), d2.abs(), d3.abs());
-            let size = max3(z[0].abs(), z[1].abs(), z[2].abs());
-            if step <= tol * size {
-                capped = false;
-                break;
-            }
-        }
-        let to_v = two / self.h;
-        ([y1, y2, to_v * z[0], to_v * z[1], to_v * z[2]], capped)
+        ([y1, y2], e, [b1, b2, b3])
     }
-}
 
-/// The largest of three values (WGSL: `max(max(a, b), c)`).
-fn max3<T: Real>(a: T, b: T, c: T) -> T {
-    let ab = if a > b { a } else { b };
-    if ab > c {
-        ab
-    } else {
-        c
+    /// One Newton iteration on G(z) = 0 from z: the next iterate, and whether to go on.
+    #[inline(always)]
+    fn newton(&self, z: [T; 3], b: [T; 3], tol: T) -> ([T; 3], bool) {
+        let (one, two) = (T::ONE, T::from_f64(2.0));
+        let (t, ka, hw) = (self.t, self.ka, self.hw);
+        let (b1, b2, b3) = (b[0], b[1], b[2]);
+        let p = self.c - t * ka * z[2];
+        let n2 = one + z[0] * z[0] + z[1] * z[1] + z[2] * z[2];
+        let g1 = two * (self.qc * z[0] - p * z[1] - self.c3 * z[2] * z[0]) - n2 * b1;
+        let g2 = two * (self.qc * z[1] + p * z[0] - self.c3 * z[2] * z[1]) - n2 * b2;
+        let g3 = two * (two * z[2] + hw * (one - z[2] * z[2])) - n2 * b3;
+        let d = self.qc - self.c3 * z[2];
+        let j11 = two * d - two * b1 * z[0];
+        let j12 = -two * p - two * b1 * z[1];
+        let j13 = two * (t * ka * z[1] - self.c3 * z[0]) - two * b1 * z[2];
+        let j21 = two * p - two * b2 * z[0];
+        let j22 = two * d - two * b2 * z[1];
+        let j23 = two * (-t * ka * z[0] - self.c3 * z[1]) - two * b2 * z[2];
+        let j31 = -two * b3 * z[0];
+        let j32 = -two * b3 * z[1];
+        let j33 = two * (two - two * hw * z[2]) - two * b3 * z[2];
+        let c11 = j22 * j33 - j23 * j32;
+        let c12 = j23 * j31 - j21 * j33;
+        let c13 = j21 * j32 - j22 * j31;
+        let det = j11 * c11 + j12 * c12 + j13 * c13;
+        let d1 = (g1 * c11 + g2 * (j13 * j32 - j12 * j33) + g3 * (j12 * j23 - j13 * j22)) / det;
+        let d2 = (g1 * c12 + g2 * (j11 * j33 - j13 * j31) + g3 * (j13 * j21 - j11 * j23)) / det;
+        let d3 = (g1 * c13 + g2 * (j12 * j31 - j11 * j32) + g3 * (j11 * j22 - j12 * j21)) / det;
+        let next = [z[0] - d1, z[1] - d2, z[2] - d3];
+        let step = max3(d1.abs(), d2.abs(), d3.abs());
+        let size = max3(next[0].abs(), next[1].abs(), next[2].abs());
+        // A non-finite iterate stops too (the point is counted as escaped, not unconverged).
+        (next, step > tol * size)
     }
 }

@@ -151,48 +151,62 @@ impl Hamiltonian for DoublePendulumVariational {
             f(self.m2 * self.g * self.l2),
         );
         let tol = f(solver.tol);
+        // Column loops over the block (vectorisable): the known side per point, then Newton
+        // sweeps over every point still iterating; a converged point is left as it is, so each
+        // point gets exactly the iterates of the GPU's per-thread loop.
+        let mut scratch = vec![T::ZERO; 4 * n];
+        let (d1s, rest) = scratch.split_at_mut(n);
+        let (d2s, rest) = rest.split_at_mut(n);
+        let (cns, sns) = rest.split_at_mut(n);
+        let (t1s, t2s) = q.split_at_mut(n);
+        let (w1s, w2s) = v.split_at_mut(n);
         for i in 0..n {
-            let (t1, t2, v1, v2) = (q[i], q[n + i], v[i], v[n + i]);
+            let (t1, t2, v1, v2) = (t1s[i], t2s[i], w1s[i], w2s[i]);
             // The old momentum M(q_k) v_k, then the kick of the potential at q_{k+1}.
             let co = c * cos_poly(t1 - t2);
             let (n1, n2) = (t1 + h * v1, t2 + h * v2);
-            let d1 = a * v1 + co * v2 - h * g1 * sin_poly(n1);
-            let d2 = co * v1 + b * v2 - h * g2 * sin_poly(n2);
+            d1s[i] = a * v1 + co * v2 - h * g1 * sin_poly(n1);
+            d2s[i] = co * v1 + b * v2 - h * g2 * sin_poly(n2);
             let dn = n1 - n2;
-            let cn = c * cos_poly(dn);
-            let sn = h * c * sin_poly(dn);
-            let (mut w1, mut w2) = (v1, v2);
-            let mut capped = true;
-            for _ in 0..solver.max_iter {
-                let r1 = a * w1 + cn * w2 + sn * w1 * w2 - d1;
-                let r2 = cn * w1 + b * w2 - sn * w1 * w2 - d2;
+            cns[i] = c * cos_poly(dn);
+            sns[i] = h * c * sin_poly(dn);
+            t1s[i] = n1;
+            t2s[i] = n2;
+        }
+        let mut active = vec![true; n];
+        for _ in 0..solver.max_iter {
+            for i in 0..n {
+                let (w1, w2, cn, sn) = (w1s[i], w2s[i], cns[i], sns[i]);
+                let r1 = a * w1 + cn * w2 + sn * w1 * w2 - d1s[i];
+                let r2 = cn * w1 + b * w2 - sn * w1 * w2 - d2s[i];
                 let (j11, j12) = (a + sn * w2, cn + sn * w1);
                 let (j21, j22) = (cn - sn * w2, b - sn * w1);
                 let det = j11 * j22 - j12 * j21;
                 let e1 = (r1 * j22 - r2 * j12) / det;
                 let e2 = (j11 * r2 - j21 * r1) / det;
-                w1 -= e1;
-                w2 -= e2;
+                let (n1, n2) = (w1 - e1, w2 - e2);
                 let step = if e1.abs() > e2.abs() {
                     e1.abs()
                 } else {
                     e2.abs()
                 };
-                let size = if w1.abs() > w2.abs() {
-                    w1.abs()
+                let size = if n1.abs() > n2.abs() {
+                    n1.abs()
                 } else {
-                    w2.abs()
+                    n2.abs()
                 };
-                if step <= tol * size {
-                    capped = false;
-                    break;
-                }
+                let on = active[i];
+                w1s[i] = if on { n1 } else { w1 };
+                w2s[i] = if on { n2 } else { w2 };
+                // A non-finite iterate stops too (counted as escaped, not unconverged).
+                active[i] = on && step > tol * size;
             }
-            q[i] = n1;
-            q[n + i] = n2;
-            v[i] = w1;
-            v[n + i] = w2;
-            unconverged[i] += u32::from(capped);
+            if !active.contains(&true) {
+                break;
+            }
+        }
+        for (u, &on) in unconverged.iter_mut().zip(&active) {
+            *u += u32::from(on);
         }
     }
 }

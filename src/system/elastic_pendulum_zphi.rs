@@ -132,17 +132,19 @@ impl Hamiltonian for ElasticPendulumZphi {
         let n = q.len() / 2;
         let c = |x: f64| T::from_f64(x);
         let (wz2, wp2) = (c(self.omega_z.powi(2)), c(self.omega_phi.powi(2)));
+        let (zs, phis) = q.split_at_mut(n);
+        let (vzs, vphis) = v.split_at_mut(n);
         for i in 0..n {
-            let r0 = T::ONE + q[i];
-            let z = q[i] + h * v[i];
-            let phi = q[n + i] + h * v[n + i];
+            let r0 = T::ONE + zs[i];
+            let z = zs[i] + h * vzs[i];
+            let phi = phis[i] + h * vphis[i];
             let r = T::ONE + z;
-            let vphi = (r0 * r0 * v[n + i] - h * wp2 * r * sin_poly(phi)) / (r * r);
-            let vz = v[i] + h * (r * vphi * vphi - wz2 * z - wp2 * (T::ONE - cos_poly(phi)));
-            q[i] = z;
-            q[n + i] = phi;
-            v[i] = vz;
-            v[n + i] = vphi;
+            let vphi = (r0 * r0 * vphis[i] - h * wp2 * r * sin_poly(phi)) / (r * r);
+            let vz = vzs[i] + h * (r * vphi * vphi - wz2 * z - wp2 * (T::ONE - cos_poly(phi)));
+            zs[i] = z;
+            phis[i] = phi;
+            vzs[i] = vz;
+            vphis[i] = vphi;
         }
     }
 }

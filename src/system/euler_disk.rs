@@ -24,7 +24,7 @@ use std::collections::BTreeMap;
 use super::hamiltonian::no_hamiltonian_gradients;
 use super::{require_positive, Hamiltonian, ParamSpec, SystemDef, SystemInfo};
 use crate::error::Result;
-use crate::float::{cos_poly, sin_poly, Real};
+use crate::float::{cos_poly, max3, sin_poly, Real};
 use crate::method::Solver;
 
 pub const NAME: &str = "euler-disk";
@@ -180,18 +180,48 @@ impl Hamiltonian for EulerDisk {
         let n = q.len() / 5;
         let k = DiskStep::new(self, h);
         let tol = T::from_f64(solver.tol);
+        // Column loops over the block (vectorisable): the drift and the old step's momenta per
+        // point, then Newton sweeps over every point still iterating (a converged point is left
+        // as it is, so each point gets exactly the iterates of the GPU's per-thread loop), then
+        // the new velocities.
+        for (qk, vk) in q.iter_mut().zip(v.iter()) {
+            *qk += h * *vk;
+        }
+        let mut momenta = vec![T::ZERO; 3 * n];
+        let (p0, rest) = momenta.split_at_mut(n);
+        let (p1, p2) = rest.split_at_mut(n);
+        let (th, rest) = q.split_at_mut(n);
+        let ph = &rest[..n];
+        let (ua, rest) = v.split_at_mut(n);
+        let (ub, rest) = rest.split_at_mut(n);
+        let (uc, rest) = rest.split_at_mut(n);
+        let (vx, vy) = rest.split_at_mut(n);
         for i in 0..n {
-            let mut z = [T::ZERO; 10];
-            for c in 0..5 {
-                z[c] = q[c * n + i];
-                z[5 + c] = v[c * n + i];
+            let (u, p) = k.known(th[i], [ua[i], ub[i], uc[i]]);
+            (ua[i], ub[i], uc[i]) = (u[0], u[1], u[2]);
+            (p0[i], p1[i], p2[i]) = (p[0], p[1], p[2]);
+        }
+        let mut active = vec![true; n];
+        for _ in 0..solver.max_iter {
+            for i in 0..n {
+                let u = [ua[i], ub[i], uc[i]];
+                let (next, more) = k.newton(th[i], u, [p0[i], p1[i], p2[i]], tol);
+                let on = active[i];
+                ua[i] = if on { next[0] } else { u[0] };
+                ub[i] = if on { next[1] } else { u[1] };
+                uc[i] = if on { next[2] } else { u[2] };
+                active[i] = on && more;
             }
-            let capped = k.step(&mut z, tol, solver.max_iter);
-            for c in 0..5 {
-                q[c * n + i] = z[c];
-                v[c * n + i] = z[5 + c];
+            if !active.contains(&true) {
+                break;
             }
-            unconverged[i] += u32::from(capped);
+        }
+        for i in 0..n {
+            let v = k.velocities(ph[i], [ua[i], ub[i], uc[i]]);
+            (ua[i], ub[i], uc[i], vx[i], vy[i]) = (v[0], v[1], v[2], v[3], v[4]);
+        }
+        for (u, &on) in unconverged.iter_mut().zip(&active) {
+            *u += u32::from(on);
         }
     }
 }
@@ -257,16 +287,14 @@ impl<T: Real> DiskStep<T> {
         }
     }
 
-    /// (q_k, v_k) in z → (q_{k+1}, v_{k+1}); whether Newton hit the cap.
-    fn step(&self, z: &mut [T; 10], tol: T, max_iter: u32) -> bool {
+    /// The old step at θ_{k+1} (after the drift) from its velocity: its increments
+    /// (Newton's start) and its momenta along X_θ, X_φ, X_ψ at θ_{k+½}.
+    #[inline(always)]
+    fn known(&self, theta: T, v: [T; 3]) -> ([T; 3], [T; 3]) {
         let (two, half) = (T::from_f64(2.0), T::from_f64(0.5));
         let h = self.h;
-        for c in 0..5 {
-            z[c] += h * z[5 + c];
-        }
-        // The old step's increments, its momenta along X_θ, X_φ, X_ψ at θ_{k+½}.
-        let (a0, b0, c0) = (h * z[5], h * z[6], h * z[7]);
-        let o = self.angles(z[0] - half * a0);
+        let (a0, b0, c0) = (h * v[0], h * v[1], h * v[2]);
+        let o = self.angles(theta - half * a0);
         let (ch0, sh0) = (cos_poly(half * b0), sin_poly(half * b0));
         let p_th =
             two * self.a * a0 - half * b0 * b0 * o.phi - b0 * c0 * o.psi - self.gamma * o.kappa;
@@ -274,61 +302,62 @@ impl<T: Real> DiskStep<T> {
         let p_ps = two * c0 * (self.i3 + ch0)
             + two * b0 * (self.i3 * o.c + o.kappa * ch0)
             + two * a0 * o.sigma * sh0;
-        let (mut a, mut b, mut c) = (a0, b0, c0);
-        let mut capped = true;
-        for _ in 0..max_iter {
-            let m = self.angles(z[0] + half * a);
-            let (ch, sh) = (cos_poly(half * b), sin_poly(half * b));
-            let r0 =
-                -two * self.a * a - half * b * b * m.phi - b * c * m.psi - self.gamma * m.kappa
-                    + p_th;
-            let r1 = -two * b * m.gphi - two * c * m.lambda - a * c * m.sigma + p_ph;
-            let r2 = -two * c * (self.i3 + ch) - two * b * (self.i3 * m.c + m.kappa * ch)
-                + two * a * m.sigma * sh
-                + p_ps;
-            let j00 = -two * self.a - half * b * b * m.dphi - half * b * c * m.lambda
-                + half * self.gamma * m.sigma;
-            let j01 = -b * m.phi - c * m.psi;
-            let j02 = -b * m.psi;
-            let j10 = b * m.phi + self.i3 * c * m.s - half * a * c * m.kappa;
-            let j11 = -two * m.gphi;
-            let j12 = -two * m.lambda - a * m.sigma;
-            let j20 = b * (self.i3 * m.s + m.sigma * ch) + two * m.sigma * sh + a * m.kappa * sh;
-            let j21 =
-                c * sh - two * (self.i3 * m.c + m.kappa * ch) + b * m.kappa * sh + a * m.sigma * ch;
-            let j22 = -two * (self.i3 + ch);
-            let c00 = j11 * j22 - j12 * j21;
-            let c01 = j12 * j20 - j10 * j22;
-            let c02 = j10 * j21 - j11 * j20;
-            let det = j00 * c00 + j01 * c01 + j02 * c02;
-            let d0 = (r0 * c00 + r1 * (j02 * j21 - j01 * j22) + r2 * (j01 * j12 - j02 * j11)) / det;
-            let d1 = (r0 * c01 + r1 * (j00 * j22 - j02 * j20) + r2 * (j02 * j10 - j00 * j12)) / det;
-            let d2 = (r0 * c02 + r1 * (j01 * j20 - j00 * j21) + r2 * (j00 * j11 - j01 * j10)) / det;
-            a -= d0;
-            b -= d1;
-            c -= d2;
-            if max3(d0.abs(), d1.abs(), d2.abs()) <= tol * max3(a.abs(), b.abs(), c.abs()) {
-                capped = false;
-                break;
-            }
-        }
-        let heading = z[1] + half * b;
-        let inv_h = T::ONE / h;
-        z[5] = a * inv_h;
-        z[6] = b * inv_h;
-        z[7] = c * inv_h;
-        z[8] = -self.r * c * cos_poly(heading) * inv_h;
-        z[9] = -self.r * c * sin_poly(heading) * inv_h;
-        capped
+        ([a0, b0, c0], [p_th, p_ph, p_ps])
     }
-}
 
-/// The largest of three values (WGSL: `max(max(a, b), c)`).
-fn max3<T: Real>(a: T, b: T, c: T) -> T {
-    let ab = if a > b { a } else { b };
-    if ab > c {
-        ab
-    } else {
-        c
+    /// One Newton iteration on the three equations from the increments u = (Δθ, Δφ, Δψ):
+    /// the next iterate, and whether to go on.
+    #[inline(always)]
+    fn newton(&self, theta: T, u: [T; 3], p: [T; 3], tol: T) -> ([T; 3], bool) {
+        let (two, half) = (T::from_f64(2.0), T::from_f64(0.5));
+        let (a, b, c) = (u[0], u[1], u[2]);
+        let m = self.angles(theta + half * a);
+        let (ch, sh) = (cos_poly(half * b), sin_poly(half * b));
+        let r0 =
+            -two * self.a * a - half * b * b * m.phi - b * c * m.psi - self.gamma * m.kappa + p[0];
+        let r1 = -two * b * m.gphi - two * c * m.lambda - a * c * m.sigma + p[1];
+        let r2 = -two * c * (self.i3 + ch) - two * b * (self.i3 * m.c + m.kappa * ch)
+            + two * a * m.sigma * sh
+            + p[2];
+        let j00 = -two * self.a - half * b * b * m.dphi - half * b * c * m.lambda
+            + half * self.gamma * m.sigma;
+        let j01 = -b * m.phi - c * m.psi;
+        let j02 = -b * m.psi;
+        let j10 = b * m.phi + self.i3 * c * m.s - half * a * c * m.kappa;
+        let j11 = -two * m.gphi;
+        let j12 = -two * m.lambda - a * m.sigma;
+        let j20 = b * (self.i3 * m.s + m.sigma * ch) + two * m.sigma * sh + a * m.kappa * sh;
+        let j21 =
+            c * sh - two * (self.i3 * m.c + m.kappa * ch) + b * m.kappa * sh + a * m.sigma * ch;
+        let j22 = -two * (self.i3 + ch);
+        let c00 = j11 * j22 - j12 * j21;
+        let c01 = j12 * j20 - j10 * j22;
+        let c02 = j10 * j21 - j11 * j20;
+        let det = j00 * c00 + j01 * c01 + j02 * c02;
+        let d0 = (r0 * c00 + r1 * (j02 * j21 - j01 * j22) + r2 * (j01 * j12 - j02 * j11)) / det;
+        let d1 = (r0 * c01 + r1 * (j00 * j22 - j02 * j20) + r2 * (j02 * j10 - j00 * j12)) / det;
+        let d2 = (r0 * c02 + r1 * (j01 * j20 - j00 * j21) + r2 * (j00 * j11 - j01 * j10)) / det;
+        let next = [a - d0, b - d1, c - d2];
+        // A non-finite iterate stops too (the point is counted as escaped, not unconverged).
+        let more = max3(d0.abs(), d1.abs(), d2.abs())
+            > tol * max3(next[0].abs(), next[1].abs(), next[2].abs());
+        (next, more)
+    }
+
+    /// The new velocities from the increments, Δx and Δy from the constraint at the midpoint
+    /// heading φ_{k+1} + Δφ/2.
+    #[inline(always)]
+    fn velocities(&self, phi: T, u: [T; 3]) -> [T; 5] {
+        let half = T::from_f64(0.5);
+        let (a, b, c) = (u[0], u[1], u[2]);
+        let heading = phi + half * b;
+        let inv_h = T::ONE / self.h;
+        [
+            a * inv_h,
+            b * inv_h,
+            c * inv_h,
+            -self.r * c * cos_poly(heading) * inv_h,
+            -self.r * c * sin_poly(heading) * inv_h,
+        ]
     }
 }

@@ -148,20 +148,24 @@ impl Hamiltonian for VerticalDisk {
             c(self.m * self.a * self.a),
         );
         let half = c(0.5);
+        // Column loops over the block's points (vectorisable): the drift, then the map.
+        for (qk, vk) in q.iter_mut().zip(v.iter()) {
+            *qk += h * *vk;
+        }
+        let phis = &q[2 * n..3 * n];
+        let (vx, rest) = v.split_at_mut(n);
+        let (vy, rest) = rest.split_at_mut(n);
+        let (vphis, vths) = rest.split_at_mut(n);
         for i in 0..n {
-            for k in 0..4 {
-                q[k * n + i] += h * v[k * n + i];
-            }
-            let phi = q[2 * n + i];
-            let vphi = v[2 * n + i];
+            let phi = phis[i];
+            let vphi = vphis[i];
             let turn = half * h * vphi;
-            let vth = (inertia * v[3 * n + i]
-                + ma * (v[i] * cos_poly(phi) + v[n + i] * sin_poly(phi)))
+            let vth = (inertia * vths[i] + ma * (vx[i] * cos_poly(phi) + vy[i] * sin_poly(phi)))
                 / (inertia + ma2 * cos_poly(turn));
             let mid = phi + turn;
-            v[i] = a * vth * cos_poly(mid);
-            v[n + i] = a * vth * sin_poly(mid);
-            v[3 * n + i] = vth;
+            vx[i] = a * vth * cos_poly(mid);
+            vy[i] = a * vth * sin_poly(mid);
+            vths[i] = vth;
         }
     }
 }

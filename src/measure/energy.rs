@@ -441,27 +441,6 @@ pub fn ang_mom_err_max<T: Real>(system: &System, s: &State<T>, l0: &[[f64; 3]]) 
         .reduce_with(f64::max)
 }
 
-/// max over the finite points of the constraint violation (`Hamiltonian::constraint_error`),
-/// None for systems without constraints or without finite points. Exact maximum, so the
-/// order of the parallel reduction does not matter.
-pub fn constraint_err_max<T: Real>(system: &System, s: &State<T>) -> Option<f64> {
-    if !system.constrained() {
-        return None;
-    }
-    let d = s.d;
-    (0..s.n)
-        .into_par_iter()
-        .map_init(
-            || (vec![0.0; d], vec![0.0; d]),
-            |(q, v), i| {
-                s.point_f64(i, q, v);
-                system.constraint_error(q, v).filter(|e| e.is_finite())
-            },
-        )
-        .flatten()
-        .reduce_with(f64::max)
-}
-
 /// Least-squares slope of y against t (the energy drift), None with fewer than two points.
 pub fn drift_slope(t: &[f64], y: &[f64]) -> Option<f64> {
     let n = t.len() as f64;

@@ -27,8 +27,11 @@ impl Scheme for Variational {
 
     #[inline]
     fn step<T: Real>(&self, system: &System, b: &mut Block<T>, h: T) {
-        let solver = b.solver;
-        system.discrete_step(h, &mut b.q, &mut b.p, solver, &mut b.unconverged);
+        let newton = crate::system::Newton {
+            tol: b.solver.tol,
+            max_iter: b.solver.max_iter,
+        };
+        system.discrete_step(h, &mut b.q, &mut b.p, newton, &mut b.unconverged);
     }
 
     /// The WGSL mirror of `step`.

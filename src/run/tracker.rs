@@ -14,9 +14,8 @@ use crate::ensemble::EnsembleKind;
 use crate::error::{Error, Result};
 use crate::float::Real;
 use crate::measure::area::{loop_area, smooth_loop_area};
-use crate::measure::energy::{
-    ang_mom_err_max, angular_momenta, chunk_accumulators, constraint_err_max, EnergyRow,
-};
+use crate::measure::constraint::constraint_err_max;
+use crate::measure::energy::{ang_mom_err_max, angular_momenta, chunk_accumulators, EnergyRow};
 use crate::measure::parts::RowParts;
 use crate::measure::tangent::{renormalise, tangent_chunks};
 use crate::output::{npy, write_atomic, CsvRows};

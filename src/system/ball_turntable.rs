@@ -29,11 +29,10 @@
 use std::collections::BTreeMap;
 
 use super::hamiltonian::no_hamiltonian_gradients;
-use super::{require_positive, Hamiltonian, ParamSpec, SystemDef, SystemInfo};
+use super::{require_positive, Hamiltonian, Newton, ParamSpec, SystemDef, SystemInfo};
 use crate::error::Result;
 use crate::float::{max3, Real};
 use crate::input_err;
-use crate::method::Solver;
 
 pub const NAME: &str = "ball-turntable";
 pub const INFO: SystemInfo = SystemInfo {
@@ -172,7 +171,7 @@ impl Hamiltonian for BallTurntable {
         h: T,
         q: &mut [T],
         v: &mut [T],
-        solver: Solver,
+        solver: Newton,
         unconverged: &mut [u32],
     ) {
         let n = q.len() / 3;

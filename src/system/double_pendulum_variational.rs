@@ -16,10 +16,9 @@
 use std::collections::BTreeMap;
 
 use super::hamiltonian::no_hamiltonian_gradients;
-use super::{require_positive, Hamiltonian, ParamSpec, SystemDef, SystemInfo};
+use super::{require_positive, Hamiltonian, Newton, ParamSpec, SystemDef, SystemInfo};
 use crate::error::Result;
 use crate::float::{cos_poly, sin_poly, Real};
-use crate::method::Solver;
 
 pub const NAME: &str = "double-pendulum-variational";
 pub const INFO: SystemInfo = SystemInfo {
@@ -136,7 +135,7 @@ impl Hamiltonian for DoublePendulumVariational {
         h: T,
         q: &mut [T],
         v: &mut [T],
-        solver: Solver,
+        solver: Newton,
         unconverged: &mut [u32],
     ) {
         let n = q.len() / 2;

@@ -22,10 +22,9 @@
 use std::collections::BTreeMap;
 
 use super::hamiltonian::no_hamiltonian_gradients;
-use super::{require_positive, Hamiltonian, ParamSpec, SystemDef, SystemInfo};
+use super::{require_positive, Hamiltonian, Newton, ParamSpec, SystemDef, SystemInfo};
 use crate::error::Result;
 use crate::float::{cos_poly, max3, sin_poly, Real};
-use crate::method::Solver;
 
 pub const NAME: &str = "euler-disk";
 pub const INFO: SystemInfo = SystemInfo {
@@ -174,7 +173,7 @@ impl Hamiltonian for EulerDisk {
         h: T,
         q: &mut [T],
         v: &mut [T],
-        solver: Solver,
+        solver: Newton,
         unconverged: &mut [u32],
     ) {
         let n = q.len() / 5;

@@ -85,15 +85,15 @@ pub trait Hamiltonian {
     /// method `Method::check_system` lets them use, is the only caller): one step of the
     /// system's two-step map (q_{k−1}, q_k) ↦ (q_k, q_{k+1}) for a block of points, on the state
     /// stored as (q_k, v_k) with v_k = (q_{k+1} − q_k)/h (component-major, n = len / d points).
-    /// Implicit steps solve per point by Newton iteration to `solver.tol` with at most
-    /// `solver.max_iter` iterations, and add 1 to `unconverged[i]` for a point that hits the
+    /// Implicit steps solve per point by Newton iteration to `newton.tol` with at most
+    /// `newton.max_iter` iterations, and add 1 to `unconverged[i]` for a point that hits the
     /// cap. Mirror: the system's WGSL `discrete_step`. Hamiltonian systems leave it empty.
     fn discrete_step<T: Real>(
         &self,
         _h: T,
         _q: &mut [T],
         _v: &mut [T],
-        _solver: crate::method::Solver,
+        _newton: Newton,
         _unconverged: &mut [u32],
     ) {
     }
@@ -106,6 +106,15 @@ pub trait Hamiltonian {
     fn constraint_error(&self, _q: &[f64], _v: &[f64]) -> Option<f64> {
         None
     }
+}
+
+/// A variational system's Newton iteration limits (`--implicit-tol`, `--implicit-max-iter`,
+/// from the run's `method::Solver`): stop when the largest increment is at most `tol` times
+/// the largest unknown, or after `max_iter` iterations (then the point is counted unconverged).
+#[derive(Debug, Clone, Copy)]
+pub struct Newton {
+    pub tol: f64,
+    pub max_iter: u32,
 }
 
 /// The four gradient functions of the `Hamiltonian` trait for a variational system, which has

@@ -52,7 +52,7 @@ pub use double_pendulum::DoublePendulum;
 pub use elastic_pendulum::ElasticPendulum;
 pub use elastic_pendulum_cartesian::ElasticPendulumCartesian;
 pub use expression::{ExprSpec, ExprSystem};
-pub use hamiltonian::{energy_per_point, with_tangent_columns, Hamiltonian, SystemDef};
+pub use hamiltonian::{energy_per_point, with_tangent_columns, Hamiltonian, Newton, SystemDef};
 pub use henon_heiles::HenonHeiles;
 pub use kepler::Kepler;
 pub use oscillator::Oscillator;
@@ -365,10 +365,10 @@ impl System {
         h: T,
         q: &mut [T],
         v: &mut [T],
-        solver: crate::method::Solver,
+        newton: Newton,
         unconverged: &mut [u32],
     ) {
-        each_system!(self, s => s.discrete_step(h, q, v, solver, unconverged))
+        each_system!(self, s => s.discrete_step(h, q, v, newton, unconverged))
     }
 
     /// The largest violation of a nonholonomic system's continuous constraints by one point's

@@ -15,10 +15,9 @@
 use std::collections::BTreeMap;
 
 use super::hamiltonian::no_hamiltonian_gradients;
-use super::{require_positive, Hamiltonian, ParamSpec, SystemDef, SystemInfo};
+use super::{require_positive, Hamiltonian, Newton, ParamSpec, SystemDef, SystemInfo};
 use crate::error::Result;
 use crate::float::{sin_poly, Real};
-use crate::method::Solver;
 
 pub const NAME: &str = "pendulum-variational";
 pub const INFO: SystemInfo = SystemInfo {
@@ -97,7 +96,7 @@ impl Hamiltonian for PendulumVariational {
         h: T,
         q: &mut [T],
         v: &mut [T],
-        _solver: Solver,
+        _newton: Newton,
         _unconverged: &mut [u32],
     ) {
         let w2 = T::from_f64(self.omega * self.omega);

@@ -23,10 +23,9 @@
 use std::collections::BTreeMap;
 
 use super::hamiltonian::no_hamiltonian_gradients;
-use super::{require_positive, Hamiltonian, ParamSpec, SystemDef, SystemInfo};
+use super::{require_positive, Hamiltonian, Newton, ParamSpec, SystemDef, SystemInfo};
 use crate::error::Result;
 use crate::float::{cos_poly, sin_poly, Real};
-use crate::method::Solver;
 
 pub const NAME: &str = "vertical-disk";
 pub const INFO: SystemInfo = SystemInfo {
@@ -136,7 +135,7 @@ impl Hamiltonian for VerticalDisk {
         h: T,
         q: &mut [T],
         v: &mut [T],
-        _solver: Solver,
+        _newton: Newton,
         _unconverged: &mut [u32],
     ) {
         let n = q.len() / 4;

@@ -65,6 +65,9 @@ fn pendulum_formula_equals_the_builtin_with_every_method() {
     assert!(expr.separable() && expr.sweeps() == Some(1));
     let init = disk(&pend, 256, 0.3);
     for &m in ALL {
+        if m.check_system(&pend).is_err() {
+            continue; // `variational` serves only the variational systems
+        }
         let run = |s: &System| {
             let k = Integrator::with_default_solver::<f64>(s.clone(), m, 0.02);
             advance::<f64>(&k, &init, 400)

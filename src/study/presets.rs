@@ -4,6 +4,8 @@
 
 use std::f64::consts::PI;
 
+mod seed003;
+
 use super::{Study, StudyRun};
 use crate::config::{EnsembleFile, Precision, RunFile};
 use crate::error::Result;
@@ -131,35 +133,6 @@ const fn chain(
         t_end,
         portraits: 2,
         stats_rows: 2000,
-    }
-}
-
-/// A seed 003 experiment: one state (the system's default, the seed's initial condition) in
-/// f64, advanced `steps` steps of the variational method (`runs`: one run at the seed's h).
-const fn seed003(
-    name: &'static str,
-    summary: &'static str,
-    description: &'static str,
-    system: &'static str,
-    params: &'static [(&'static str, f64)],
-    runs: &'static [PresetRun],
-    steps: u32,
-) -> Preset {
-    Preset {
-        name,
-        summary,
-        description,
-        system,
-        params,
-        ensemble: SINGLE_POINT,
-        precision: Some(Precision::F64),
-        compensated: false,
-        tangent: Some(false),
-        refine_tol: None,
-        runs,
-        t_end: runs[0].dt * steps as f64,
-        portraits: 2,
-        stats_rows: 1000,
     }
 }
 
@@ -350,62 +323,25 @@ const TABLE: &[Preset] = &[
         portraits: 2,
         stats_rows: 1000,
     },
-    seed003(
-        "double-pendulum-variational",
-        "seed 003 §1.2, figure 5: the double pendulum (m1 = 55/24, m2 = 3/8, l1 = 1, l2 = 8/3, g = 1) from q₀ = (0.1, 0.1), q₁ = (0.108, 0.108) at h = 0.01, 4096 steps of the variational integrator",
-        "Seed 003's double pendulum (point masses m1 = 55/24, m2 = 3/8 on rods l1 = 1, l2 = 8/3, g = 1), its figure 5: q₀ = (0.1, 0.1), q₁ = (0.108, 0.108), h = 0.01, 2¹² steps of the discrete Euler–Lagrange map of L_d = h[T(q_k, v_k) − ½V(q_k) − ½V(q_{k+1})], whose bilinear system for the new velocity is solved by Newton iteration from the old one (the seed takes the root nearest it). The seed reports about 7 digits of energy; this scheme is of order 1 (T at the left end; measured in tests/variational.rs), and its energy error at h = 0.01 is 6e-3 relative, bounded. The seed's figure 4 (h = 0.008, q₁ = (0.12, 0.12)) runs with `phaseflow run --system double-pendulum-variational --method variational --dt 0.008 --ensemble point --positions --center 0.1,0.1,0.12,0.12`.",
-        "double-pendulum-variational",
-        &[],
-        &[run(Method::Variational, 0.01)],
-        4096,
-    ),
-    seed003(
-        "disk-vertical",
-        "seed 003 §2.1, figure 14: the vertical rolling disk from q₁ = (−2, 3, 2, 0), q₂ = (−2, 3.1, 2.01, 0.1) at h = 0.01, 4096 steps; θ̇, φ̇ and the energy constant, the contact point on a circle",
-        "Seed 003's vertical rolling disk (m = a = 1, I = ½, J = ¼; q = (x, y, φ, θ)), its figure 14: two positions one step apart, q₁ = (−2, 3, 2, 0) and q₂ = (−2, 3.1, 2.01, 0.1), h = 0.01, 2¹² steps of the explicit discrete Lagrange–d'Alembert map (seed eq. 26–27), stored as (q₁, v₁ = (q₂ − q₁)/h). The seed reports the energy constant up to machine precision and a periodic, circular path of the contact point. Exact facts of the discrete motion (tests/variational.rs): θ̇ and φ̇ constant, the contact point on a circle of radius a h θ̇ /(2 sin(h φ̇/2)) = a θ̇/φ̇ (1 + O(h²)). The seed's q₂ is off the discrete constraint (constraint_err_max at t = 0): the first step puts the velocity on it, which changes the energy once (from 75.125 to 65.935); every later row is constant to rounding.",
-        "vertical-disk",
-        &[],
-        &[run(Method::Variational, 0.01)],
-        4096,
-    ),
-    seed003(
-        "elastic-pendulum-variational",
-        "seed 003 §1.3, figures 7–8: the elastic pendulum in (z, φ), ω_z = ω_φ = 1, q₀ = (1.011, 0.01), q₁ = (1.01, 0.0101), h = 0.002, 4096 steps of the variational integrator",
-        "Seed 003's elastic pendulum in (z, φ) with ω_z = ω_φ = 1 (σ = 1), its figures 7–8: q₀ = (1.011, 0.01), q₁ = (1.01, 0.0101), h = 0.002, 2¹² steps of the explicit discrete Euler–Lagrange map of L_d = h[T(q_k, v_k) − ½V(q_k) − ½V(q_{k+1})] (order 1, symplectic). The seed reports oscillation of every variable and a bounded energy. The energy column is T(q_k, v_k) + ½(V(q_k) + V(q_{k+1})).",
-        "elastic-pendulum-zphi",
-        &[],
-        &[run(Method::Variational, 0.002)],
-        4096,
-    ),
-    seed003(
-        "euler-disk",
-        "seed 003 §2.2, figure 17: Euler's disk from q₁ = (π/2, 0, 0, 0, 0), q₂ = (π/2, h, h, h, h) at h = 0.001, 4096 steps of the implicit discrete Lagrange–d'Alembert map",
-        "Seed 003's Euler disk (M = r = I₁ = I₂ = 1, I₃ = 2.5, g = 9.8, e = 0; q = (θ, φ, ψ, x, y), θ = π/2 upright), its figure 17: q₁ = (π/2, 0, 0, 0, 0), q₂ = (π/2, h, h, h, h), h = 0.001, 2¹² steps; the disk tilts, rolls and turns. Each step solves the three discrete Lagrange–d'Alembert equations (derived again, docs/derivations/euler-disk.md; the printed ones are garbled) by Newton iteration. The seed reports the energy kept to about 11 digits; a second-order scheme at h = 0.001 keeps it to about 2.4e-6 on this motion (O(h²), measured; the seed's own equations give the same), and we reproduce that, not the seed's claim. The seed's q₂ is off the rolling constraint (constraint_err_max at t = 0); the first step puts the velocity on it, so the energy is measured against the row at t = h in the report's reading.",
-        "euler-disk",
-        &[],
-        &[run(Method::Variational, 0.001)],
-        4096,
-    ),
-    seed003(
-        "ball-turntable",
-        "seed 003 §3, figure 21: a ball rolling on a plane turning at Ω = 1.5, X₁ = (2, 0), F₁ a rotation about y by 0.002, h = 0.001, to t = 16.5 (more than one period 7π/Ω)",
-        "Seed 003's ball rolling on a rotating plane (a = m = 1, J = ⅖), its figure 21: Ω = 1.5, h = 0.001, X₁ = (2, 0), F₁ the rotation about y by 0.002 (stored as v = 2ξ/h with F₁ = cay(ξ̂)), to t = 16.5 (16 500 steps; the seed ran 2¹² and notes that the cycle needs more). Our scheme corrects the seed's (spatial rather than body rotation increment; the sign of the multiplier term in eq. 36b; the symmetric discrete constraint, order 2; docs/derivations/ball-turntable.md). The seed reports energy kept to about 6 digits; the physics (not in the seed) is a circle in the fixed frame traversed at 2Ω/7, period 7π/Ω = 14.66 (tests/variational.rs). trajectory.csv holds the centre in the rotating frame.",
-        "ball-turntable",
-        &[("omega", 1.5)],
-        &[run(Method::Variational, 0.001)],
-        16_500,
-    ),
 ];
 
 /// Preset names with a one-line description (for errors and `phaseflow list`).
 pub const PRESETS: &[(&str, &str)] = &summaries();
 
-/// The table's names and one-line summaries, in order.
-const fn summaries() -> [(&'static str, &'static str); TABLE.len()] {
-    let mut out = [("", ""); TABLE.len()];
+/// Every preset: this file's table, then seed 003's (`seed003.rs`).
+const COUNT: usize = TABLE.len() + seed003::TABLE.len();
+
+/// The tables' names and one-line summaries, in order.
+const fn summaries() -> [(&'static str, &'static str); COUNT] {
+    let mut out = [("", ""); COUNT];
     let mut i = 0;
-    while i < TABLE.len() {
-        out[i] = (TABLE[i].name, TABLE[i].summary);
+    while i < COUNT {
+        let p = if i < TABLE.len() {
+            &TABLE[i]
+        } else {
+            &seed003::TABLE[i - TABLE.len()]
+        };
+        out[i] = (p.name, p.summary);
         i += 1;
     }
     out
@@ -415,6 +351,7 @@ const fn summaries() -> [(&'static str, &'static str); TABLE.len()] {
 pub fn preset(name: &str) -> Result<Study> {
     TABLE
         .iter()
+        .chain(seed003::TABLE)
         .find(|p| p.name == name)
         .map(Preset::study)
         .ok_or_else(|| {

@@ -201,7 +201,8 @@ fn observable_figure(runs: &[PlottedRun], labels: &[String]) -> Option<StudyFigu
 }
 
 /// Single trajectories of systems with a configuration plane (`System::path`): the path
-/// drawn in it, e.g. the rolling disk's contact point; none otherwise.
+/// drawn in it, e.g. the rolling disk's contact point; none otherwise, or when every path
+/// stays at one point.
 fn path_figure(runs: &[PlottedRun], labels: &[String]) -> Option<StudyFigure> {
     let (label, i, j) = runs[0].system.path()?;
     let series: Vec<Series> = runs
@@ -219,6 +220,8 @@ fn path_figure(runs: &[PlottedRun], labels: &[String]) -> Option<StudyFigure> {
             style: Style::Line,
             color: None,
         })
+        // A path that stays at one point (a disk spinning in place) has nothing to draw.
+        .filter(|s| s.points.iter().any(|p| *p != s.points[0]))
         .collect();
     (!series.is_empty()).then(|| StudyFigure {
         stem: "path".into(),

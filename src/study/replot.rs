@@ -187,7 +187,11 @@ fn run_report_md(
     let _ = writeln!(
         s,
         "## What happened\n\n- {}\n",
-        verdict(row, cfg.method.info().symplectic)
+        // A nonholonomic system's discrete Lagrange–d'Alembert map is not symplectic.
+        verdict(
+            row,
+            cfg.method.info().symplectic && !cfg.system.constrained()
+        )
     );
     write_final_table(&mut s, row);
     let _ = writeln!(s, "\n## Plots\n");

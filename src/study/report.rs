@@ -9,6 +9,7 @@ use super::summary::{verdict, SummaryRow};
 use super::Study;
 use crate::config::RunConfig;
 use crate::method::Method;
+use crate::system::System;
 
 /// The whole report; `cfg` is the first run's configuration (the shared settings).
 pub(super) fn report_md(
@@ -66,9 +67,13 @@ fn write_header(
 fn write_verdicts(s: &mut String, summary: &[SummaryRow]) {
     let _ = writeln!(s, "## What happened\n");
     for row in summary {
+        // A nonholonomic system's discrete Lagrange–d'Alembert map is not symplectic.
+        let constrained =
+            System::new(&row.system, &Default::default()).is_ok_and(|s| s.constrained());
         let symplectic = Method::from_name(&row.method)
             .map(|m| m.info().symplectic)
-            .unwrap_or(false);
+            .unwrap_or(false)
+            && !constrained;
         let _ = writeln!(s, "- {}", verdict(row, symplectic));
         if let Some(step) = row.refine_capped_at_step {
             let _ = writeln!(

@@ -133,6 +133,10 @@ pub fn listing(system: &System, method: Option<Method>, spec: &KernelSpec) -> St
     }
     let d = system.dof();
     let kind = match (system.separable(), system.sweeps()) {
+        _ if system.variational() => match system.sweeps() {
+            Some(_) => "variational: an explicit two-step map (--method variational)".to_string(),
+            None => "variational: a two-step map solved per point by Newton iteration (--method variational), capped solves counted in `unconverged`".to_string(),
+        },
         (true, _) => "separable (H_qp = 0): the symplectic methods' stages are explicit".to_string(),
         (false, Some(s)) => format!("not separable; implicit stages solved exactly in {s} sweeps"),
         (false, None) => "not separable (H_qp != 0): implicit stages by fixed-point iteration, `unconverged` counted".to_string(),
@@ -157,7 +161,11 @@ pub fn listing(system: &System, method: Option<Method>, spec: &KernelSpec) -> St
             x.h.nodes()
         ));
     }
-    s.push_str("\n// integration kernels (real = f32 or f64): ∂H/∂q, ∂H/∂p and their directional derivatives\n");
+    s.push_str(if system.variational() {
+        "\n// integration kernel (real = f32 or f64): one step of the discrete map, `discrete_step`\n"
+    } else {
+        "\n// integration kernels (real = f32 or f64): ∂H/∂q, ∂H/∂p and their directional derivatives\n"
+    });
     s.push_str(system.wgsl_source());
     match system.energy_wgsl_source() {
         Some(e) => {

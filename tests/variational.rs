@@ -478,6 +478,27 @@ fn cli_runs_the_vertical_disk_and_refuses_mismatches() {
             "circle",
         ],
     ];
+    // The kernel's refusals hold for every command that builds one.
+    for args in [
+        [
+            "show-kernel",
+            "--system",
+            "euler-disk",
+            "--method",
+            "variational",
+            "--tangent",
+        ],
+        [
+            "bench",
+            "--system",
+            "euler-disk",
+            "--method",
+            "variational",
+            "--compensated",
+        ],
+    ] {
+        phaseflow().args(args).assert().code(2);
+    }
     for args in refused {
         let o = dir.path().join("refused");
         let mut cmd = phaseflow();

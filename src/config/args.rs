@@ -276,6 +276,7 @@ impl TryFrom<&BenchArgs> for BenchConfig {
         let system = super::resolve_system(&file)?;
         let method = Method::from_name(&b.method)?;
         method.check_system(&system)?;
+        super::check_variational_kernel(&system, false, b.compensated)?;
         let against = match &b.against {
             None => None,
             Some(name) => {
@@ -355,6 +356,7 @@ impl TryFrom<&ShowKernelArgs> for ShowKernelJob {
         if let Some(m) = method {
             m.check_system(&system)?;
         }
+        super::check_variational_kernel(&system, a.tangent, a.compensated)?;
         let f64 = a.precision == Some(Precision::F64);
         if f64 {
             system.check_gpu_f64()?;

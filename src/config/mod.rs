@@ -244,12 +244,24 @@ fn check_variational(system: &System, f: &RunFile, ensemble: &EnsembleSpec) -> R
             "--ensemble: system '{name}' is variational, its state is (q, v) and not a point of a symplectic phase space, so loop areas do not apply; use a filled ensemble (point, disk, gaussian, grid)"
         ));
     }
-    if f.tangent == Some(true) {
+    check_variational_kernel(system, f.tangent == Some(true), f.compensated == Some(true))
+}
+
+/// What a variational system's kernel cannot do, for every command that builds one (`run`,
+/// `bench`, `show-kernel`): tangent columns (no Hamiltonian to linearise) and compensated sums
+/// (its updates are the system's own map).
+pub(crate) fn check_variational_kernel(
+    system: &System,
+    tangent: bool,
+    compensated: bool,
+) -> Result<()> {
+    let name = system.name();
+    if system.variational() && tangent {
         return Err(input_err!(
             "--tangent: the tangent map is computed through ∂H; system '{name}' is variational and has no Hamiltonian; drop --tangent"
         ));
     }
-    if f.compensated == Some(true) {
+    if system.variational() && compensated {
         return Err(input_err!(
             "--compensated: system '{name}' is advanced by its own two-step map, which does not carry compensated sums; drop --compensated (run in f64 for long runs)"
         ));

@@ -299,27 +299,19 @@ impl Kernel {
     /// One step of a variational system's two-step map (`Hamiltonian::discrete_step`): the
     /// system's WGSL `discrete_step(h, q, v)` returns a `MapStep` (shaders/common/variational.wgsl)
     /// with the new q and v and whether its Newton iteration hit the cap (counted).
+    /// Variational systems have no tangent columns and d ≤ 5, so the point is always in
+    /// registers.
     pub fn discrete_step(&mut self, h: &str) {
+        assert!(
+            self.unroll && self.nt == 0,
+            "variational kernels keep the point in registers, without tangent columns"
+        );
         self.open("{");
-        if self.unroll {
-            let (aq, av) = (self.reg_array("q", None), self.reg_array("p", None));
-            self.let_("s", &format!("discrete_step({h}, {aq}, {av})"));
-            for k in 0..self.d {
-                self.line(&format!("{} = s.q[{k}];", Self::reg("q", k)));
-                self.line(&format!("{} = s.v[{k}];", Self::reg("p", k)));
-            }
-        } else {
-            self.line("var own_q: array<real, D>;");
-            self.line("var own_v: array<real, D>;");
-            self.open("for (var k = 0u; k < D; k++) {");
-            self.line("own_q[k] = q[k];");
-            self.line("own_v[k] = p[k];");
-            self.close();
-            self.line(&format!("let s = discrete_step({h}, own_q, own_v);"));
-            self.open("for (var k = 0u; k < D; k++) {");
-            self.line("q[k] = s.q[k];");
-            self.line("p[k] = s.v[k];");
-            self.close();
+        let (aq, av) = (self.reg_array("q", None), self.reg_array("p", None));
+        self.let_("s", &format!("discrete_step({h}, {aq}, {av})"));
+        for k in 0..self.d {
+            self.line(&format!("{} = s.q[{k}];", Self::reg("q", k)));
+            self.line(&format!("{} = s.v[{k}];", Self::reg("p", k)));
         }
         self.open("if (s.capped) {");
         self.line("unconverged_steps += 1u;");

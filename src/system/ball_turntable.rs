@@ -177,9 +177,8 @@ impl Hamiltonian for BallTurntable {
         let n = q.len() / 3;
         let k = BallStep::new(self, h);
         let tol = T::from_f64(solver.tol);
-        // Column loops over the block (vectorisable): the known side per point, then Newton
-        // sweeps over every point still iterating; a converged point is left as it is, so each
-        // point gets exactly the iterates of the GPU's per-thread loop.
+        // Column loops over the block (vectorisable): the known side per point, then Newton's
+        // sweeps (`Newton::solve`).
         let mut betas = vec![T::ZERO; 3 * n];
         let (b0, rest) = betas.split_at_mut(n);
         let (b1, b2) = rest.split_at_mut(n);
@@ -193,27 +192,12 @@ impl Hamiltonian for BallTurntable {
             (z0[i], z1[i], z2[i]) = (e[0], e[1], e[2]);
             (b0[i], b1[i], b2[i]) = (b[0], b[1], b[2]);
         }
-        let mut active = vec![true; n];
-        for _ in 0..solver.max_iter {
-            for i in 0..n {
-                let z = [z0[i], z1[i], z2[i]];
-                let (next, more) = k.newton(z, [b0[i], b1[i], b2[i]], tol);
-                let on = active[i];
-                z0[i] = if on { next[0] } else { z[0] };
-                z1[i] = if on { next[1] } else { z[1] };
-                z2[i] = if on { next[2] } else { z[2] };
-                active[i] = on && more;
-            }
-            if !active.contains(&true) {
-                break;
-            }
-        }
+        solver.solve([z0, z1, z2], unconverged, |i, z| {
+            k.newton(z, [b0[i], b1[i], b2[i]], tol)
+        });
         let to_v = T::from_f64(2.0) / h;
         for z in v.iter_mut() {
             *z = to_v * *z;
-        }
-        for (u, &on) in unconverged.iter_mut().zip(&active) {
-            *u += u32::from(on);
         }
     }
 }

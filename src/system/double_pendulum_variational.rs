@@ -150,9 +150,8 @@ impl Hamiltonian for DoublePendulumVariational {
             f(self.m2 * self.g * self.l2),
         );
         let tol = f(solver.tol);
-        // Column loops over the block (vectorisable): the known side per point, then Newton
-        // sweeps over every point still iterating; a converged point is left as it is, so each
-        // point gets exactly the iterates of the GPU's per-thread loop.
+        // Column loops over the block (vectorisable): the known side per point, then Newton's
+        // sweeps (`Newton::solve`).
         let mut scratch = vec![T::ZERO; 4 * n];
         let (d1s, rest) = scratch.split_at_mut(n);
         let (d2s, rest) = rest.split_at_mut(n);
@@ -172,40 +171,28 @@ impl Hamiltonian for DoublePendulumVariational {
             t1s[i] = n1;
             t2s[i] = n2;
         }
-        let mut active = vec![true; n];
-        for _ in 0..solver.max_iter {
-            for i in 0..n {
-                let (w1, w2, cn, sn) = (w1s[i], w2s[i], cns[i], sns[i]);
-                let r1 = a * w1 + cn * w2 + sn * w1 * w2 - d1s[i];
-                let r2 = cn * w1 + b * w2 - sn * w1 * w2 - d2s[i];
-                let (j11, j12) = (a + sn * w2, cn + sn * w1);
-                let (j21, j22) = (cn - sn * w2, b - sn * w1);
-                let det = j11 * j22 - j12 * j21;
-                let e1 = (r1 * j22 - r2 * j12) / det;
-                let e2 = (j11 * r2 - j21 * r1) / det;
-                let (n1, n2) = (w1 - e1, w2 - e2);
-                let step = if e1.abs() > e2.abs() {
-                    e1.abs()
-                } else {
-                    e2.abs()
-                };
-                let size = if n1.abs() > n2.abs() {
-                    n1.abs()
-                } else {
-                    n2.abs()
-                };
-                let on = active[i];
-                w1s[i] = if on { n1 } else { w1 };
-                w2s[i] = if on { n2 } else { w2 };
-                // A non-finite iterate stops too (counted as escaped, not unconverged).
-                active[i] = on && step > tol * size;
-            }
-            if !active.contains(&true) {
-                break;
-            }
-        }
-        for (u, &on) in unconverged.iter_mut().zip(&active) {
-            *u += u32::from(on);
-        }
+        solver.solve([w1s, w2s], unconverged, |i, [w1, w2]| {
+            let (cn, sn) = (cns[i], sns[i]);
+            let r1 = a * w1 + cn * w2 + sn * w1 * w2 - d1s[i];
+            let r2 = cn * w1 + b * w2 - sn * w1 * w2 - d2s[i];
+            let (j11, j12) = (a + sn * w2, cn + sn * w1);
+            let (j21, j22) = (cn - sn * w2, b - sn * w1);
+            let det = j11 * j22 - j12 * j21;
+            let e1 = (r1 * j22 - r2 * j12) / det;
+            let e2 = (j11 * r2 - j21 * r1) / det;
+            let (n1, n2) = (w1 - e1, w2 - e2);
+            let step = if e1.abs() > e2.abs() {
+                e1.abs()
+            } else {
+                e2.abs()
+            };
+            let size = if n1.abs() > n2.abs() {
+                n1.abs()
+            } else {
+                n2.abs()
+            };
+            // A non-finite iterate stops too (counted as escaped, not unconverged).
+            ([n1, n2], step > tol * size)
+        });
     }
 }

@@ -180,9 +180,7 @@ impl Hamiltonian for EulerDisk {
         let k = DiskStep::new(self, h);
         let tol = T::from_f64(solver.tol);
         // Column loops over the block (vectorisable): the drift and the old step's momenta per
-        // point, then Newton sweeps over every point still iterating (a converged point is left
-        // as it is, so each point gets exactly the iterates of the GPU's per-thread loop), then
-        // the new velocities.
+        // point, then Newton's sweeps (`Newton::solve`), then the new velocities.
         for (qk, vk) in q.iter_mut().zip(v.iter()) {
             *qk += h * *vk;
         }
@@ -200,27 +198,12 @@ impl Hamiltonian for EulerDisk {
             (ua[i], ub[i], uc[i]) = (u[0], u[1], u[2]);
             (p0[i], p1[i], p2[i]) = (p[0], p[1], p[2]);
         }
-        let mut active = vec![true; n];
-        for _ in 0..solver.max_iter {
-            for i in 0..n {
-                let u = [ua[i], ub[i], uc[i]];
-                let (next, more) = k.newton(th[i], u, [p0[i], p1[i], p2[i]], tol);
-                let on = active[i];
-                ua[i] = if on { next[0] } else { u[0] };
-                ub[i] = if on { next[1] } else { u[1] };
-                uc[i] = if on { next[2] } else { u[2] };
-                active[i] = on && more;
-            }
-            if !active.contains(&true) {
-                break;
-            }
-        }
+        solver.solve([&mut *ua, &mut *ub, &mut *uc], unconverged, |i, u| {
+            k.newton(th[i], u, [p0[i], p1[i], p2[i]], tol)
+        });
         for i in 0..n {
             let v = k.velocities(ph[i], [ua[i], ub[i], uc[i]]);
             (ua[i], ub[i], uc[i], vx[i], vy[i]) = (v[0], v[1], v[2], v[3], v[4]);
-        }
-        for (u, &on) in unconverged.iter_mut().zip(&active) {
-            *u += u32::from(on);
         }
     }
 }

@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 
-use super::SystemInfo;
+use super::{Newton, SystemInfo};
 use crate::error::Result;
 use crate::float::Real;
 
@@ -106,15 +106,6 @@ pub trait Hamiltonian {
     fn constraint_error(&self, _q: &[f64], _v: &[f64]) -> Option<f64> {
         None
     }
-}
-
-/// A variational system's Newton iteration limits (`--implicit-tol`, `--implicit-max-iter`,
-/// from the run's `method::Solver`): stop when the largest increment is at most `tol` times
-/// the largest unknown, or after `max_iter` iterations (then the point is counted unconverged).
-#[derive(Debug, Clone, Copy)]
-pub struct Newton {
-    pub tol: f64,
-    pub max_iter: u32,
 }
 
 /// The four gradient functions of the `Hamiltonian` trait for a variational system, which has

@@ -193,6 +193,31 @@ pub fn cos_poly<T: Real>(x: T) -> T {
     sin_poly(x + T::HALF_PI)
 }
 
+/// The solution x of J x = r for a 3×3 system by Cramer's rule (cofactors of the first row,
+/// then the adjugate), in this fixed order of operations: the variational systems' Newton steps
+/// on the CPU, mirrored by `cramer3` in shaders/common/variational.wgsl.
+#[inline(always)]
+pub fn cramer3<T: Real>(j: [[T; 3]; 3], r: [T; 3]) -> [T; 3] {
+    let c0 = j[1][1] * j[2][2] - j[1][2] * j[2][1];
+    let c1 = j[1][2] * j[2][0] - j[1][0] * j[2][2];
+    let c2 = j[1][0] * j[2][1] - j[1][1] * j[2][0];
+    let det = j[0][0] * c0 + j[0][1] * c1 + j[0][2] * c2;
+    [
+        (r[0] * c0
+            + r[1] * (j[0][2] * j[2][1] - j[0][1] * j[2][2])
+            + r[2] * (j[0][1] * j[1][2] - j[0][2] * j[1][1]))
+            / det,
+        (r[0] * c1
+            + r[1] * (j[0][0] * j[2][2] - j[0][2] * j[2][0])
+            + r[2] * (j[0][2] * j[1][0] - j[0][0] * j[1][2]))
+            / det,
+        (r[0] * c2
+            + r[1] * (j[0][1] * j[2][0] - j[0][0] * j[2][1])
+            + r[2] * (j[0][0] * j[1][1] - j[0][1] * j[1][0]))
+            / det,
+    ]
+}
+
 /// The largest of three values, as WGSL's `max(max(a, b), c)` for finite values (the Newton
 /// iterations' convergence tests in the variational systems, CPU side).
 pub fn max3<T: Real>(a: T, b: T, c: T) -> T {

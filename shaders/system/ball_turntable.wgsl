@@ -41,13 +41,11 @@ fn discrete_step(h: real, q: array<real, D>, v: array<real, D>) -> MapStep {
         let j31 = -2.0 * b3 * z0;
         let j32 = -2.0 * b3 * z1;
         let j33 = 2.0 * (2.0 - 2.0 * hw * z2) - 2.0 * b3 * z2;
-        let c11 = j22 * j33 - j23 * j32;
-        let c12 = j23 * j31 - j21 * j33;
-        let c13 = j21 * j32 - j22 * j31;
-        let det = j11 * c11 + j12 * c12 + j13 * c13;
-        let d1 = (g1 * c11 + g2 * (j13 * j32 - j12 * j33) + g3 * (j12 * j23 - j13 * j22)) / det;
-        let d2 = (g1 * c12 + g2 * (j11 * j33 - j13 * j31) + g3 * (j13 * j21 - j11 * j23)) / det;
-        let d3 = (g1 * c13 + g2 * (j12 * j31 - j11 * j32) + g3 * (j11 * j22 - j12 * j21)) / det;
+        let dz = cramer3(vec3<real>(j11, j12, j13), vec3<real>(j21, j22, j23),
+            vec3<real>(j31, j32, j33), vec3<real>(g1, g2, g3));
+        let d1 = dz.x;
+        let d2 = dz.y;
+        let d3 = dz.z;
         z0 = z0 - d1;
         z1 = z1 - d2;
         z2 = z2 - d3;

@@ -66,13 +66,11 @@ fn discrete_step(h: real, q0: array<real, D>, v: array<real, D>) -> MapStep {
         let j20 = b * (ED_I3 * m.s + m.sigma * ch) + 2.0 * m.sigma * sh + a * m.kappa * sh;
         let j21 = c * sh - 2.0 * (ED_I3 * m.c + m.kappa * ch) + b * m.kappa * sh + a * m.sigma * ch;
         let j22 = -2.0 * (ED_I3 + ch);
-        let c00 = j11 * j22 - j12 * j21;
-        let c01 = j12 * j20 - j10 * j22;
-        let c02 = j10 * j21 - j11 * j20;
-        let det = j00 * c00 + j01 * c01 + j02 * c02;
-        let d0 = (r0 * c00 + r1 * (j02 * j21 - j01 * j22) + r2 * (j01 * j12 - j02 * j11)) / det;
-        let d1 = (r0 * c01 + r1 * (j00 * j22 - j02 * j20) + r2 * (j02 * j10 - j00 * j12)) / det;
-        let d2 = (r0 * c02 + r1 * (j01 * j20 - j00 * j21) + r2 * (j00 * j11 - j01 * j10)) / det;
+        let du = cramer3(vec3<real>(j00, j01, j02), vec3<real>(j10, j11, j12),
+            vec3<real>(j20, j21, j22), vec3<real>(r0, r1, r2));
+        let d0 = du.x;
+        let d1 = du.y;
+        let d2 = du.z;
         a = a - d0;
         b = b - d1;
         c = c - d2;

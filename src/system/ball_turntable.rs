@@ -31,7 +31,7 @@ use std::collections::BTreeMap;
 use super::hamiltonian::no_hamiltonian_gradients;
 use super::{require_positive, Hamiltonian, Newton, ParamSpec, SystemDef, SystemInfo};
 use crate::error::Result;
-use crate::float::{max3, Real};
+use crate::float::{cramer3, max3, Real};
 use crate::input_err;
 
 pub const NAME: &str = "ball-turntable";
@@ -281,13 +281,10 @@ impl<T: Real> BallStep<T> {
         let j31 = -two * b3 * z[0];
         let j32 = -two * b3 * z[1];
         let j33 = two * (two - two * hw * z[2]) - two * b3 * z[2];
-        let c11 = j22 * j33 - j23 * j32;
-        let c12 = j23 * j31 - j21 * j33;
-        let c13 = j21 * j32 - j22 * j31;
-        let det = j11 * c11 + j12 * c12 + j13 * c13;
-        let d1 = (g1 * c11 + g2 * (j13 * j32 - j12 * j33) + g3 * (j12 * j23 - j13 * j22)) / det;
-        let d2 = (g1 * c12 + g2 * (j11 * j33 - j13 * j31) + g3 * (j13 * j21 - j11 * j23)) / det;
-        let d3 = (g1 * c13 + g2 * (j12 * j31 - j11 * j32) + g3 * (j11 * j22 - j12 * j21)) / det;
+        let [d1, d2, d3] = cramer3(
+            [[j11, j12, j13], [j21, j22, j23], [j31, j32, j33]],
+            [g1, g2, g3],
+        );
         let next = [z[0] - d1, z[1] - d2, z[2] - d3];
         let step = max3(d1.abs(), d2.abs(), d3.abs());
         let size = max3(next[0].abs(), next[1].abs(), next[2].abs());

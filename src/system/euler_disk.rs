@@ -24,7 +24,7 @@ use std::collections::BTreeMap;
 use super::hamiltonian::no_hamiltonian_gradients;
 use super::{require_positive, Hamiltonian, Newton, ParamSpec, SystemDef, SystemInfo};
 use crate::error::Result;
-use crate::float::{cos_poly, max3, sin_poly, Real};
+use crate::float::{cos_poly, cramer3, max3, sin_poly, Real};
 
 pub const NAME: &str = "euler-disk";
 pub const INFO: SystemInfo = SystemInfo {
@@ -312,13 +312,10 @@ impl<T: Real> DiskStep<T> {
         let j21 =
             c * sh - two * (self.i3 * m.c + m.kappa * ch) + b * m.kappa * sh + a * m.sigma * ch;
         let j22 = -two * (self.i3 + ch);
-        let c00 = j11 * j22 - j12 * j21;
-        let c01 = j12 * j20 - j10 * j22;
-        let c02 = j10 * j21 - j11 * j20;
-        let det = j00 * c00 + j01 * c01 + j02 * c02;
-        let d0 = (r0 * c00 + r1 * (j02 * j21 - j01 * j22) + r2 * (j01 * j12 - j02 * j11)) / det;
-        let d1 = (r0 * c01 + r1 * (j00 * j22 - j02 * j20) + r2 * (j02 * j10 - j00 * j12)) / det;
-        let d2 = (r0 * c02 + r1 * (j01 * j20 - j00 * j21) + r2 * (j00 * j11 - j01 * j10)) / det;
+        let [d0, d1, d2] = cramer3(
+            [[j00, j01, j02], [j10, j11, j12], [j20, j21, j22]],
+            [r0, r1, r2],
+        );
         let next = [a - d0, b - d1, c - d2];
         // A non-finite iterate stops too (the point is counted as escaped, not unconverged).
         let more = max3(d0.abs(), d1.abs(), d2.abs())

@@ -1,4 +1,4 @@
-//! Bounded fuzzing of the input parsers (issue 15): thousands of mutated `.npy` files, CSV
+//! Bounded fuzzing of the input parsers: thousands of mutated `.npy` files, CSV
 //! texts and TOML settings, generated from a fixed seed so every CI run tries the same cases.
 //! Each parser must return a value or an input error, never panic; what it accepts must be
 //! consistent (shape × width = values, every value finite); and the binary must answer a sample
@@ -14,54 +14,7 @@ use phaseflow::config::load_toml;
 use phaseflow::ensemble::read_states;
 use phaseflow::npy;
 
-/// xorshift64*: a small deterministic generator (no dependency, same cases on every machine).
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-
-    fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
-        items[self.below(items.len())]
-    }
-}
-
-/// A mutation of `base`: bytes flipped, cut, inserted or a run duplicated, once to a few times.
-fn mutate(rng: &mut Rng, base: &[u8]) -> Vec<u8> {
-    let mut b = base.to_vec();
-    for _ in 0..1 + rng.below(4) {
-        let at = rng.below(b.len() + 1);
-        match rng.below(5) {
-            0 if !b.is_empty() => {
-                let i = at.min(b.len() - 1);
-                b[i] ^= 1 << rng.below(8);
-            }
-            1 => b.truncate(at),
-            2 => {
-                let byte = rng.next() as u8;
-                b.insert(at, byte);
-            }
-            3 if !b.is_empty() => {
-                let i = at.min(b.len() - 1);
-                b[i] = *b"0123456789(),: '-eE".get(rng.below(19)).unwrap_or(&b'0');
-            }
-            _ => {
-                let end = (at + rng.below(16)).min(b.len());
-                let run = b[at.min(end)..end].to_vec();
-                b.splice(at.min(end)..at.min(end), run);
-            }
-        }
-    }
-    b
-}
+use crate::{mutate, Rng};
 
 #[test]
 fn npy_reader_never_panics_and_accepts_only_consistent_arrays() {

@@ -6,6 +6,7 @@ use super::level::{level_area, level_point};
 use super::{plane_point, EnsembleSpec, InitialSet};
 use crate::error::Result;
 use crate::input_err;
+use crate::measure::area::loop_area;
 use crate::state::State;
 use crate::system::System;
 
@@ -172,7 +173,145 @@ pub(super) fn check_file_loop(nodes: &State<f64>, path: &std::path::Path) -> Res
             closing / median
         )));
     }
+    check_loop_shape(nodes, median).map_err(bad)
+}
+
+/// The loop must enclose an area, since area_ratio divides by it: its ∮ p·dq (`loop_area`)
+/// must stand clear of rounding, and a loop in one plane (q_k, p_k) must not cross itself
+/// (the lobes of a figure eight count with opposite signs, so its area says nothing).
+/// `spacing`: the median distance between neighbouring nodes.
+fn check_loop_shape(nodes: &State<f64>, spacing: f64) -> Result<(), String> {
+    let (n, d) = (nodes.n, nodes.d);
+    let range = |v: &[f64], k: usize| {
+        let c = &v[k * n..(k + 1) * n];
+        let (lo, hi) = c
+            .iter()
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &x| {
+                (lo.min(x), hi.max(x))
+            });
+        hi - lo
+    };
+    let size = (0..d)
+        .map(|k| range(&nodes.q, k).powi(2) + range(&nodes.p, k).powi(2))
+        .sum::<f64>()
+        .sqrt();
+    let area = loop_area(nodes).unwrap_or(f64::NAN);
+    // Shoelace sums over up to a million nodes round to about n·ε·size² ≈ 2e-10·size²: an
+    // area below 1e-9·size² is indistinguishable from none.
+    if !(area.abs() > 1e-9 * size * size) {
+        return Err(format!(
+            "its enclosed area ∮p·dq is {area:.3e}, nothing for a loop {size:.3e} across: its nodes lie on one line, retrace a path, or the loop crosses itself so that its lobes' areas cancel (a figure eight)"
+        ));
+    }
+    let varying: Vec<usize> = (0..d)
+        .filter(|&k| range(&nodes.q, k) > 0.0 || range(&nodes.p, k) > 0.0)
+        .collect();
+    if let [k] = varying[..] {
+        let plane = |i: usize| (nodes.q[k * n + i], nodes.p[k * n + i]);
+        let points: Vec<(f64, f64)> = (0..n).map(plane).collect();
+        if let Some((i, j)) = self_crossing(&points, spacing) {
+            return Err(format!(
+                "it crosses itself: the edge from row {} to row {} meets the edge from row {} to row {} (a loop must be simple, since the lobes of a figure eight count with opposite signs in its area)",
+                i + 1,
+                (i + 1) % n + 1,
+                j + 1,
+                (j + 1) % n + 1
+            ));
+        }
+    }
     Ok(())
+}
+
+/// The first pair of edges (i → i+1, j → j+1, i < j) of the closed polygon through `points`
+/// that meet anywhere but at the node two neighbouring edges share (or fold back along each
+/// other there), or None for a simple polygon. Edges are binned into a grid of cells about
+/// `spacing` wide (coarsened while the bins would hold over 32 entries an edge) and only
+/// edges sharing a cell are compared: about linear in n for evenly spaced nodes, quadratic at
+/// worst (edges far longer than the spacing, all crossing the same cells).
+fn self_crossing(points: &[(f64, f64)], spacing: f64) -> Option<(usize, usize)> {
+    let n = points.len();
+    let edge = |i: usize| (points[i], points[(i + 1) % n]);
+    let (mut lo, mut hi) = ((f64::INFINITY, f64::INFINITY), (f64::NEG_INFINITY, f64::NEG_INFINITY));
+    for &(x, y) in points {
+        lo = (lo.0.min(x), lo.1.min(y));
+        hi = (hi.0.max(x), hi.1.max(y));
+    }
+    let extent = (hi.0 - lo.0).max(hi.1 - lo.1);
+    // At least extent/n: at most n × n cells, whose indices fit any integer type.
+    let mut cell = spacing.max(extent / n as f64);
+    let span = |cell: f64, i: usize| {
+        let ((x0, y0), (x1, y1)) = edge(i);
+        let at = |v: f64, o: f64| ((v - o) / cell).floor() as i64;
+        (
+            (at(x0.min(x1), lo.0), at(x0.max(x1), lo.0)),
+            (at(y0.min(y1), lo.1), at(y0.max(y1), lo.1)),
+        )
+    };
+    let cells_of = |cell: f64, i: usize| {
+        let ((a, b), (c, e)) = span(cell, i);
+        ((b - a + 1) * (e - c + 1)) as f64
+    };
+    while (0..n).map(|i| cells_of(cell, i)).sum::<f64>() > 32.0 * n as f64 {
+        cell *= 2.0;
+    }
+    let mut bins: std::collections::HashMap<(i64, i64), Vec<usize>> = Default::default();
+    for i in 0..n {
+        let ((a, b), (c, e)) = span(cell, i);
+        for x in a..=b {
+            for y in c..=e {
+                bins.entry((x, y)).or_default().push(i);
+            }
+        }
+    }
+    let mut found: Option<(usize, usize)> = None;
+    for members in bins.values() {
+        for (m, &i) in members.iter().enumerate() {
+            for &j in &members[m + 1..] {
+                let (i, j) = (i.min(j), i.max(j));
+                let meet = if j == i + 1 || (i == 0 && j == n - 1) {
+                    // Neighbours share a node: they may only fold back along each other.
+                    let (first, second) = if j == i + 1 { (i, j) } else { (j, i) };
+                    folds_back(edge(first), edge(second))
+                } else {
+                    edges_meet(edge(i), edge(j))
+                };
+                if meet && found.is_none_or(|f| (i, j) < f) {
+                    found = Some((i, j));
+                }
+            }
+        }
+    }
+    found
+}
+
+type Edge = ((f64, f64), (f64, f64));
+
+/// (b − a) × (c − a): positive when a → b → c turns left.
+fn orient(a: (f64, f64), b: (f64, f64), c: (f64, f64)) -> f64 {
+    (b.0 - a.0) * (c.1 - a.1) - (b.1 - a.1) * (c.0 - a.0)
+}
+
+/// Whether two edges share a point (crossing, touching, or overlapping).
+fn edges_meet((a, b): Edge, (c, e): Edge) -> bool {
+    let (d1, d2) = (orient(c, e, a), orient(c, e, b));
+    let (d3, d4) = (orient(a, b, c), orient(a, b, e));
+    if d1 * d2 < 0.0 && d3 * d4 < 0.0 {
+        return true;
+    }
+    // A node on the other edge's line, within its box: they touch.
+    let within = |p: (f64, f64), (u, v): Edge| {
+        p.0 >= u.0.min(v.0) && p.0 <= u.0.max(v.0) && p.1 >= u.1.min(v.1) && p.1 <= u.1.max(v.1)
+    };
+    (d1 == 0.0 && within(a, (c, e)))
+        || (d2 == 0.0 && within(b, (c, e)))
+        || (d3 == 0.0 && within(c, (a, b)))
+        || (d4 == 0.0 && within(e, (a, b)))
+}
+
+/// Whether the edge after `first` (sharing its end node) runs back along it.
+fn folds_back((a, b): Edge, (_, c): Edge) -> bool {
+    let back = (b.0 - a.0) * (c.0 - b.0) + (b.1 - a.1) * (c.1 - b.1) < 0.0;
+    orient(a, b, c) == 0.0 && back
 }
 
 #[cfg(test)]
@@ -214,6 +353,66 @@ mod tests {
                 .to_string();
             assert!(err.contains(&format!("{pair} are the same point")), "{err}");
         }
+    }
+
+    /// A loop file must enclose an area: collinear nodes, a path retraced, a figure eight
+    /// (equal lobes cancel; unequal ones count with opposite signs) and a spike folding back
+    /// along itself are refused; simple polygons, convex or not, pass, and a 200 000-node
+    /// circle is checked in well under a second (the grid keeps it about linear).
+    #[test]
+    fn loop_files_must_be_simple_and_enclose_an_area() {
+        let path = std::path::Path::new("loop.csv");
+        let err = |rows: &[(f64, f64)]| {
+            check_file_loop(&nodes(rows), path)
+                .map_err(|e| e.to_string())
+                .err()
+        };
+        for rows in [
+            &[(0.0, 0.0), (1.0, 0.0), (2.0, 0.0), (3.0, 0.0)][..],
+            &[(0.0, 0.0), (1.0, 0.0), (2.0, 0.0), (1.0, 0.5e-20)],
+            &[(0.0, 0.0), (1.0, 1.0), (1.0, 0.0), (0.0, 1.0)],
+        ] {
+            let e = err(rows).expect("refused");
+            assert!(e.contains("enclosed area"), "{rows:?}: {e}");
+        }
+        for (rows, edges) in [
+            (
+                &[(0.0, 0.0), (2.0, 0.0), (2.0, 2.0), (1.0, -1.0), (0.0, 1.0)][..],
+                "row 1 to row 2 meets the edge from row 3 to row 4",
+            ),
+            // A spike: row 3 runs back along the edge from row 2.
+            (
+                &[(0.0, 0.0), (2.0, 0.0), (2.0, 2.0), (2.0, 1.0), (0.0, 1.0)],
+                "row 2 to row 3 meets the edge from row 3 to row 4",
+            ),
+            // A node touching another edge.
+            (
+                &[(0.0, 0.0), (2.0, 0.0), (2.0, 2.0), (1.0, 0.0), (0.0, 2.0)],
+                "meets",
+            ),
+        ] {
+            let e = err(rows).expect("refused");
+            assert!(e.contains(edges), "{rows:?}: {e}");
+        }
+        let arrow = [(0.0, 0.0), (2.0, 1.0), (0.0, 2.0), (0.5, 1.0)];
+        assert_eq!(err(&arrow), None);
+        let n = 200_000;
+        let circle: Vec<(f64, f64)> = (0..n)
+            .map(|i| {
+                let a = std::f64::consts::TAU * i as f64 / n as f64;
+                (0.3 * a.cos(), 1.0 + 0.3 * a.sin())
+            })
+            .collect();
+        let start = std::time::Instant::now();
+        assert_eq!(err(&circle), None);
+        assert!(start.elapsed().as_secs_f64() < 2.0, "{:?}", start.elapsed());
+        // A loop in the (q2, p2) plane of a d = 2 system is checked in that plane.
+        let mut eight = nodes(&[(0.0, 0.0), (2.0, 0.0), (2.0, 2.0), (1.0, -1.0), (0.0, 1.0)]);
+        eight.d = 2;
+        eight.q = [vec![0.5; 5], eight.q].concat();
+        eight.p = [vec![0.25; 5], eight.p].concat();
+        let e = check_file_loop(&eight, path).unwrap_err().to_string();
+        assert!(e.contains("crosses itself"), "{e}");
     }
 
     /// Issue 14: the circle's and the level curve's exact areas, the rectangle's only when its

@@ -114,11 +114,35 @@ pub fn smooth_loop_area<T: Real>(s: &State<T>, param: &[f64]) -> Option<f64> {
                 }
                 seg += w * (cq * dp - cp * dq);
             }
-            corr += 0.5 * seg * h;
+            corr += within_tangent_triangle(0.5 * seg * h, &dz);
         }
     }
     let total = polygon + corr;
     total.is_finite().then_some(total)
+}
+
+/// A segment's curved correction, kept within what the loop's own nodes allow. Where the
+/// neighbouring chords turn the same way (the arc is locally convex), the arc between P_i and
+/// P_{i+1} lies in the triangle of the chord and the neighbouring chords extended, P_{i−1}P_i
+/// beyond P_i and P_{i+2}P_{i+1} beyond P_{i+1}: its area lies between 0 and the triangle's.
+/// On a smooth arc the cubic's area is about a third of the triangle's and is kept; at a
+/// corner (a level curve by a separatrix's hyperbolic point) the cubic through nodes on both
+/// sides overshoots past the corner, and the triangle, whose apex is the corner, bounds it.
+/// `dz`: P_{i−1}, P_i, P_{i+1}, P_{i+2} relative to P_i.
+fn within_tangent_triangle(corr: f64, dz: &[(f64, f64); 4]) -> f64 {
+    let cross = |x: (f64, f64), y: (f64, f64)| x.0 * y.1 - x.1 * y.0;
+    // Apex X = t·a = P_{i+1} + u·b (relative to P_i), t, u ≥ 0 on the extensions.
+    let a = (-dz[0].0, -dz[0].1);
+    let b = (dz[2].0 - dz[3].0, dz[2].1 - dz[3].1);
+    let det = cross(a, b);
+    let t = cross(dz[2], b) / det;
+    let u = -cross(a, dz[2]) / det;
+    if !(t.is_finite() && u.is_finite() && t >= 0.0 && u >= 0.0) {
+        // Chords turning opposite ways (an inflection) or parallel: no triangle bounds it.
+        return corr;
+    }
+    let triangle = 0.5 * cross((t * a.0, t * a.1), dz[2]);
+    corr.clamp(triangle.min(0.0), triangle.max(0.0))
 }
 
 #[cfg(test)]

@@ -69,7 +69,8 @@ impl ExprSystem {
         }
         if let Some((k, v)) = spec.params.iter().find(|(_, v)| !v.is_finite()) {
             return Err(input_err!(
-                "--param {k}={v}: the value must be a finite number"
+                "--param {k}={}: the value must be a finite number",
+                crate::error::num(*v)
             ));
         }
         let h = ExprHamiltonian::new(&spec.formula, &spec.params, spec.dof)?;
@@ -147,7 +148,8 @@ impl ExprSystem {
 
 /// A minimum of a 1-DOF H near `start` = (q, p): Newton's method on ∇H = 0 with the exact
 /// Hessian (the directional derivatives along the unit vectors), accepted when it converges to a
-/// point where the Hessian is positive definite.
+/// point where the Hessian is positive definite, or, where the Hessian is degenerate, H rises
+/// around the point in every direction (`strict_minimum`).
 fn newton_minimum(h: &ExprHamiltonian, start: &[f64]) -> Option<Vec<f64>> {
     let (mut q, mut p) = (start[0], start[1]);
     let eval = |q: f64, p: f64| {
@@ -165,6 +167,11 @@ fn newton_minimum(h: &ExprHamiltonian, start: &[f64]) -> Option<Vec<f64>> {
     };
     for _ in 0..100 {
         let (gq, gp, hqq, hqp, hpq, hpp) = eval(q, p);
+        if gq == 0.0 && gp == 0.0 {
+            // Already stationary: a degenerate Hessian (H = p²/2 + q⁴ at the origin) leaves
+            // Newton's step undefined, yet the point may be a minimum all the same.
+            return strict_minimum(h, q, p).then(|| vec![q, p]);
+        }
         let det = hqq * hpp - hqp * hpq;
         if !(det.is_finite() && det != 0.0) {
             return None;
@@ -179,10 +186,26 @@ fn newton_minimum(h: &ExprHamiltonian, start: &[f64]) -> Option<Vec<f64>> {
         if dq.abs() <= 1e-14 * (1.0 + q.abs()) && dp.abs() <= 1e-14 * (1.0 + p.abs()) {
             let (_, _, hqq, hqp, hpq, hpp) = eval(q, p);
             let positive = hqq > 0.0 && hqq * hpp - hqp * hpq > 0.0;
-            return positive.then(|| vec![q, p]);
+            return (positive || strict_minimum(h, q, p)).then(|| vec![q, p]);
         }
     }
     None
+}
+
+/// Whether the stationary point (q, p) is a strict minimum where the Hessian cannot tell
+/// (degenerate, as for q⁴): H rises along each of 64 directions at two small radii. A flat
+/// direction (H = p²/2 has a line of minima) or a falling one is no minimum to draw level
+/// curves around.
+fn strict_minimum(h: &ExprHamiltonian, q: f64, p: f64) -> bool {
+    let h0 = h.energy(&[q], &[p]);
+    let scale = 1.0 + q.abs().max(p.abs());
+    [1e-2, 1e-3].iter().all(|&r| {
+        (0..64).all(|k| {
+            let a = std::f64::consts::TAU * k as f64 / 64.0;
+            let (dq, dp) = (r * scale * a.cos(), r * scale * a.sin());
+            h.energy(&[q + dq], &[p + dp]) > h0
+        })
+    })
 }
 
 impl Hamiltonian for ExprSystem {

@@ -7,7 +7,7 @@
 use super::gpu_layout::{
     check_device_memory, check_f64_support, check_kernel_size, cpu_driver_steps_cap, dispatch_grid,
     max_chunk_points, steps_per_dispatch, words_per_point, DISPATCHES_PER_SUBMIT,
-    LARGE_KERNEL_COMPONENTS,
+    large_kernel,
 };
 use super::{EnergyReduction, Engine, Integrator};
 use crate::error::{Error, Result};
@@ -99,7 +99,7 @@ impl<T: Real> GpuEngine<T> {
             compensated: k.compensated,
         };
         let source = shader::compose_kernel(system, method, &spec);
-        if state.comps() > LARGE_KERNEL_COMPONENTS {
+        if large_kernel(system.dof(), state.comps()) {
             crate::info!(
                 "phaseflow: building the GPU kernel of {} / {} ({} components per point); a kernel this large can take a while to compile",
                 system.name(),

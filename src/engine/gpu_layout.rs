@@ -135,22 +135,93 @@ fn device_memory_fits(flag: &str, points: usize, per_point: u64, memory: u64) ->
 /// tests) builds in seconds.
 pub const LARGE_KERNEL_COMPONENTS: usize = 256;
 
+/// Systems of more degrees of freedom than this are announced and refused on CPU drivers as
+/// well, whatever their component count: their own functions run over arrays of d components
+/// past the register kernels' limit, and lavapipe spent about 180 s building the 64-mass
+/// chain's kernel (d = 128, no tangent columns) before its first step.
+pub const LARGE_KERNEL_DOF: usize = crate::method::wgsl::UNROLL_MAX_COMPONENTS;
+
+/// Whether a kernel of `d` degrees of freedom and `comps` components per point is large:
+/// announced before it is built, refused on a CPU driver (`cpu_driver_refusal`).
+pub fn large_kernel(d: usize, comps: usize) -> bool {
+    comps > LARGE_KERNEL_COMPONENTS || d > LARGE_KERNEL_DOF
+}
+
+/// Why a CPU driver (`driver`, e.g. lavapipe) is not given the kernel of `k` with `comps`
+/// components per point, or None when it is small enough to build in seconds.
+pub fn cpu_driver_refusal(k: &Integrator, comps: usize, driver: &str) -> Option<String> {
+    let (system, method, d) = (k.system.name(), k.method.name(), k.system.dof());
+    if comps > LARGE_KERNEL_COMPONENTS {
+        Some(format!(
+            "--backend gpu: the {system} / {method} kernel carries {comps} components per point (the point and its tangent map's columns), and {driver} is a CPU driver, which takes minutes to build a kernel that large (or fails) and then runs it slower than the CPU engine; use --backend cpu, or drop --tangent"
+        ))
+    } else if d > LARGE_KERNEL_DOF {
+        Some(format!(
+            "--backend gpu: system '{system}' has {d} degrees of freedom, and {driver} is a CPU driver, which takes minutes to build the {method} kernel of a system above {LARGE_KERNEL_DOF} degrees of freedom (about 3 minutes for the 64-mass spring chain) before the first step; use --backend cpu"
+        ))
+    } else {
+        None
+    }
+}
+
 /// Refuse (exit 2, naming the fix) a kernel too large for a CPU driver to build and run.
 pub fn check_kernel_size(ctx: &GpuContext, k: &Integrator, comps: usize) -> Result<()> {
-    if ctx.info.device_type == wgpu::DeviceType::Cpu && comps > LARGE_KERNEL_COMPONENTS {
-        return Err(crate::input_err!(
-            "--backend gpu: the {} / {} kernel carries {comps} components per point (the point and its tangent map's columns), and {} is a CPU driver, which takes minutes to build a kernel that large (or fails) and then runs it slower than the CPU engine; use --backend cpu, or drop --tangent",
-            k.system.name(),
-            k.method.name(),
-            ctx.info.name
-        ));
+    if ctx.info.device_type != wgpu::DeviceType::Cpu {
+        return Ok(());
     }
-    Ok(())
+    match cpu_driver_refusal(k, comps, &ctx.info.name) {
+        Some(why) => Err(crate::error::Error::Input(why)),
+        None => Ok(()),
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A CPU driver is refused the kernels it takes minutes to build: many tangent columns
+    /// (the solar system's 666 components), and many degrees of freedom even without them (the
+    /// 64-mass spring chain, d = 128, about 180 s on lavapipe before step 1, which the
+    /// component count alone let through); the 4-mass chain with its tangent columns (136) and
+    /// the default 8-mass chain still run there.
+    #[test]
+    fn cpu_drivers_are_refused_kernels_that_take_minutes_to_build() {
+        let verlet = |name: &str, n: Option<f64>| {
+            let params = n.map(|n| ("n".to_string(), n)).into_iter().collect();
+            Integrator::with_default_solver::<f32>(
+                System::new(name, &params).unwrap(),
+                Method::Verlet,
+                0.01,
+            )
+        };
+        let comps = |k: &Integrator, tangent: bool| {
+            let d = k.system.dof();
+            if tangent {
+                d * (1 + 2 * d)
+            } else {
+                d
+            }
+        };
+        let chain64 = verlet("spring-chain", Some(64.0));
+        let why = cpu_driver_refusal(&chain64, comps(&chain64, false), "llvmpipe").unwrap();
+        assert!(
+            why.contains("128 degrees of freedom") && why.contains("--backend cpu"),
+            "{why}"
+        );
+        let solar = verlet("outer-solar-system", None);
+        let why = cpu_driver_refusal(&solar, comps(&solar, true), "llvmpipe").unwrap();
+        assert!(why.contains("drop --tangent"), "{why}");
+        assert!(large_kernel(128, 128) && large_kernel(18, 666));
+        for (k, tangent) in [
+            (verlet("spring-chain", Some(4.0)), true),
+            (verlet("spring-chain", None), false),
+            (solar, false),
+        ] {
+            let c = comps(&k, tangent);
+            assert_eq!(cpu_driver_refusal(&k, c, "llvmpipe"), None, "{c}");
+            assert!(!large_kernel(k.system.dof(), c));
+        }
+    }
 
     #[test]
     fn dispatches_carry_the_same_work_whatever_the_method() {

@@ -16,6 +16,7 @@ use crate::output::folder::{self, Layout};
 use crate::output::{write_atomic, write_csv};
 use crate::plot::{self, Figure};
 use crate::run::{self, RunSummary};
+use crate::system::System;
 
 /// Result of a study: the summary rows, the files written and the figures (each with its
 /// file stem; only those with data, which report.md embeds).
@@ -139,6 +140,17 @@ fn resolve_run(study: &Study, r: &StudyRun) -> Result<RunConfig> {
     let mut f = study.base.clone();
     if let Some(sys) = &r.system {
         f.system = Some(sys.clone());
+    }
+    // A study propagates the tangent map by default (it has no --tangent flag, only
+    // --no-tangent); a variational system has no Hamiltonian to linearise, so its runs go
+    // without it instead of being refused for a flag the user never gave.
+    let variational = f
+        .system
+        .as_deref()
+        .and_then(|name| System::info_by_name(name).ok())
+        .is_some_and(|info| info.variational);
+    if variational {
+        f.tangent = Some(false);
     }
     f.method = Some(r.method.name().into());
     f.dt = Some(r.dt);

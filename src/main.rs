@@ -177,7 +177,7 @@ fn print_final(
 ) -> Result<(), Error> {
     out!(
         "final t = {}: energy_mean {}  abs_energy_err_max {}  rel_energy_err_max {}",
-        last.t,
+        phaseflow::error::num(last.t),
         fmt_opt(last.energy_mean),
         fmt_opt(last.abs_energy_err_max),
         fmt_opt(last.rel_energy_err_max)
@@ -263,9 +263,12 @@ fn cmd_validate(job: &ValidateJob) -> Result<ExitCode, Error> {
     let (cfg, tolerance) = (&job.config, job.tolerance);
     let v = run::validate(cfg)?;
     out!(
-        "max_abs_dev={:.3e} max_rel_dev={:.3e}",
+        "max_abs_dev={:.3e} max_rel_dev={:.3e}{}",
         v.max_abs_dev,
-        v.max_rel_dev
+        v.max_rel_dev,
+        v.tangent_max_rel_dev
+            .map(|t| format!(" tangent_max_rel_dev={t:.3e}"))
+            .unwrap_or_default()
     );
     out!(
         "compared {} points × {} steps of {} on {} against the CPU engine ({}); finite_mismatch={} both_nonfinite={} tolerance={tolerance:e}",

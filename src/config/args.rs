@@ -33,7 +33,8 @@ pub fn parse_vec(flag: &str, s: &str) -> Result<Vec<f64>> {
         .collect()
 }
 
-/// Parse repeated "--param key=value".
+/// Parse repeated "--param key=value"; a name given twice is refused, since only one of its
+/// values could be used and the other would be dropped without a word.
 pub fn parse_params(items: &[String]) -> Result<BTreeMap<String, f64>> {
     let mut out = BTreeMap::new();
     for item in items {
@@ -44,7 +45,13 @@ pub fn parse_params(items: &[String]) -> Result<BTreeMap<String, f64>> {
             .trim()
             .parse()
             .map_err(|_| input_err!("--param {item}: '{v}' is not a number"))?;
-        out.insert(k.trim().to_string(), v);
+        let key = k.trim();
+        if let Some(first) = out.insert(key.to_string(), v) {
+            return Err(input_err!(
+                "--param {key} is given twice ({key}={} and {item}); give each parameter once",
+                crate::error::num(first)
+            ));
+        }
     }
     Ok(out)
 }
@@ -209,6 +216,7 @@ impl TryFrom<&ValidateArgs> for ValidateJob {
     type Error = Error;
 
     fn try_from(a: &ValidateArgs) -> Result<ValidateJob> {
+        refuse_unused_validate_flags(&a.run)?;
         let config = RunConfig::resolve(RunFile::from_run_args(&a.run)?)?;
         let tolerance = a.tolerance.unwrap_or(match config.precision {
             Precision::F32 => DEFAULT_VALIDATE_TOLERANCE,
@@ -220,6 +228,39 @@ impl TryFrom<&ValidateArgs> for ValidateJob {
             ));
         }
         Ok(ValidateJob { config, tolerance })
+    }
+}
+
+/// `validate` shares `run`'s flags, but it writes no files, never refines a loop (both engines
+/// advance the same nodes) and compares the whole ensemble on one GPU: the flags that would
+/// change that are refused rather than dropped. (`--out`, `--force` and `--backend` are
+/// accepted and unused, as documented; a `--config` file's values for these are ignored, so a
+/// run's config.toml can be validated as it is.)
+fn refuse_unused_validate_flags(a: &RunArgs) -> Result<()> {
+    let unused = [
+        (a.shard.is_some(), "--shard", "it compares the whole ensemble"),
+        (
+            a.devices.is_some(),
+            "--devices",
+            "it compares one GPU with the CPU engine",
+        ),
+        (a.output.save_states, "--save-states", "it writes no files"),
+        (
+            a.output.checkpoint_every.is_some(),
+            "--checkpoint-every",
+            "it writes no files",
+        ),
+        (
+            a.refine.refine_tol.is_some() || a.refine.max_nodes.is_some(),
+            "--refine-tol/--max-nodes",
+            "both engines advance the same loop nodes, never refined",
+        ),
+    ];
+    match unused.iter().find(|(given, _, _)| *given) {
+        Some((_, flag, why)) => Err(input_err!(
+            "{flag}: validate does not use it ({why}); drop {flag}"
+        )),
+        None => Ok(()),
     }
 }
 

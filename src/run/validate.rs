@@ -8,6 +8,7 @@ use crate::float::Real;
 use crate::state::State;
 
 use super::progress::{advance_with_progress, Progress};
+use super::tracker::with_columns;
 use crate::memory::check_memory;
 
 /// Result of `phaseflow validate`.
@@ -21,6 +22,10 @@ pub struct Validation {
     pub both_nonfinite: usize,
     /// Points finite on both engines, the fewest at any snapshot: what the deviations cover.
     pub compared: usize,
+    /// With `--tangent`: the largest deviation of the tangent columns DΦⁿ, relative to their
+    /// RMS size (measured apart from the points, whose scale differs), over the points whose
+    /// columns are finite on both engines.
+    pub tangent_max_rel_dev: Option<f64>,
     pub gpu: String,
 }
 
@@ -46,6 +51,13 @@ impl Validation {
                 "GPU and CPU disagree beyond the tolerance (max_rel_dev {:.3e} > {tolerance:e}, or points finite on one engine only)",
                 self.max_rel_dev
             ))
+        } else if let Some(dev) = self
+            .tangent_max_rel_dev
+            .filter(|dev| !(dev.is_finite() && *dev <= tolerance))
+        {
+            Some(format!(
+                "GPU and CPU tangent maps disagree beyond the tolerance (tangent_max_rel_dev {dev:.3e} > {tolerance:e})"
+            ))
         } else {
             None
         }
@@ -66,17 +78,35 @@ pub struct Deviation {
     pub both_nonfinite: usize,
 }
 
-/// Compare two states component by component (`gpu` against the reference `cpu`).
+/// Compare two states' points component by component (`gpu` against the reference `cpu`).
 pub fn compare_states<T: Real>(gpu: &State<T>, cpu: &State<T>) -> Deviation {
-    let (n, d) = (cpu.n, cpu.d);
+    compare_components(gpu, cpu, 0..cpu.d)
+}
+
+/// Compare two states' tangent columns (components d.. of each point, `State::with_tangent`),
+/// or None when they carry none.
+pub fn compare_tangents<T: Real>(gpu: &State<T>, cpu: &State<T>) -> Option<Deviation> {
+    (cpu.nt > 0).then(|| compare_components(gpu, cpu, cpu.d..cpu.comps()))
+}
+
+/// The deviation over components `comps` of q and of p (`q[k·n + i]`, k in `comps`).
+fn compare_components<T: Real>(
+    gpu: &State<T>,
+    cpu: &State<T>,
+    comps: std::ops::Range<usize>,
+) -> Deviation {
+    let n = cpu.n;
     let (mut max_abs, mut sum_sq, mut count) = (0.0f64, 0.0f64, 0usize);
     let (mut mismatch, mut both_bad) = (0, 0);
     for i in 0..n {
-        let finite =
-            |s: &State<T>| (0..d).all(|k| s.q[k * n + i].is_finite() && s.p[k * n + i].is_finite());
+        let finite = |s: &State<T>| {
+            comps
+                .clone()
+                .all(|k| s.q[k * n + i].is_finite() && s.p[k * n + i].is_finite())
+        };
         match (finite(gpu), finite(cpu)) {
             (true, true) => {
-                for k in 0..d {
+                for k in comps.clone() {
                     for (g, c) in [
                         (gpu.q[k * n + i], cpu.q[k * n + i]),
                         (gpu.p[k * n + i], cpu.p[k * n + i]),
@@ -118,8 +148,11 @@ pub fn validate(cfg: &RunConfig) -> Result<Validation> {
 fn validate_at<T: Real>(cfg: &RunConfig) -> Result<Validation> {
     // compensated, each component carries its error beside it: twice the bytes
     let per_component = size_of::<T>() * if cfg.compensated { 2 } else { 1 };
-    check_memory(cfg.ensemble.points, cfg.system.dof(), per_component)?;
-    let init = cfg.ensemble.generate(&cfg.system)?;
+    let d = cfg.system.dof();
+    let comps = if cfg.tangent { d * (1 + 2 * d) } else { d };
+    check_memory(cfg.ensemble.points, comps, per_component)?;
+    // With --tangent both engines carry the tangent columns, compared as well.
+    let init = with_columns(cfg, cfg.ensemble.generate(&cfg.system)?);
     let k = cfg.integrator();
     let mut gpu_engine = GpuEngine::<T>::new(&k, init.convert())?;
     let mut cpu_engine = CpuEngine::<T>::new(&k, init.convert());
@@ -130,6 +163,7 @@ fn validate_at<T: Real>(cfg: &RunConfig) -> Result<Validation> {
         finite_mismatch: 0,
         both_nonfinite: 0,
         compared: 0,
+        tangent_max_rel_dev: None,
         gpu: gpu_engine.describe(),
     };
     let mut done = 0;
@@ -145,7 +179,17 @@ fn validate_at<T: Real>(cfg: &RunConfig) -> Result<Validation> {
             false
         })?;
         done = step;
-        let dev = compare_states(gpu_engine.state()?, cpu_engine.state()?);
+        let (gpu_state, cpu_state) = (gpu_engine.state()?, cpu_engine.state()?);
+        if let Some(t) = compare_tangents(gpu_state, cpu_state) {
+            let worst = v.tangent_max_rel_dev.unwrap_or(0.0).max(t.max_rel);
+            // A column finite on one engine only is as much a disagreement as a deviation.
+            v.tangent_max_rel_dev = Some(if t.finite_mismatch > 0 {
+                f64::INFINITY
+            } else {
+                worst
+            });
+        }
+        let dev = compare_states(gpu_state, cpu_state);
         v.max_abs_dev = v.max_abs_dev.max(dev.max_abs);
         v.max_rel_dev = v.max_rel_dev.max(dev.max_rel);
         v.finite_mismatch = v.finite_mismatch.max(dev.finite_mismatch);
@@ -170,6 +214,7 @@ mod tests {
             finite_mismatch: mismatch,
             both_nonfinite: 0,
             compared: 10,
+            tangent_max_rel_dev: None,
             gpu: String::new(),
         };
         assert!(v(1e-6, 0).passes(1e-3));
@@ -186,6 +231,42 @@ mod tests {
         assert!(!nothing.passes(1e-3));
         let why = nothing.failure(1e-3).unwrap();
         assert!(why.contains("nothing was compared"), "{why}");
+    }
+
+    /// `validate --tangent`: the tangent columns are compared apart from the points, so two
+    /// states equal in their points but not in their columns differ there.
+    #[test]
+    fn tangent_columns_are_compared() {
+        let base = State {
+            n: 2,
+            d: 1,
+            nt: 0,
+            q: vec![0.5f64, -0.25],
+            p: vec![1.0, 0.75],
+            unconverged: vec![0; 2],
+            eq: Vec::new(),
+            ep: Vec::new(),
+        };
+        assert_eq!(compare_tangents(&base, &base), None);
+        let cpu = base.with_tangent();
+        let mut gpu = cpu.clone();
+        // Column 0's p-row of point 1: ∂p/∂q0 (component d·(1 + 0) + 0 = 1 of p).
+        gpu.p[gpu.n + 1] += 0.5;
+        assert_eq!(compare_states(&gpu, &cpu).max_abs, 0.0);
+        let t = compare_tangents(&gpu, &cpu).unwrap();
+        assert_eq!((t.max_abs, t.finite_mismatch), (0.5, 0));
+        assert!(t.max_rel > 0.0);
+        let failing = Validation {
+            max_abs_dev: 0.0,
+            max_rel_dev: 0.0,
+            finite_mismatch: 0,
+            both_nonfinite: 0,
+            compared: 2,
+            tangent_max_rel_dev: Some(t.max_rel),
+            gpu: String::new(),
+        };
+        let why = failing.failure(1e-3).unwrap();
+        assert!(why.contains("tangent maps disagree"), "{why}");
     }
 
     #[test]

@@ -54,3 +54,15 @@ macro_rules! note {
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// A number as messages and config.toml show it: as Rust writes it (`0.05`, `10`) where that
+/// is short, else in exponent form (`1e-300`, where the plain form has 300 zeros). Both forms
+/// are the shortest that read back as the same f64.
+pub fn num(x: f64) -> String {
+    let plain = x.to_string();
+    if plain.len() > 21 {
+        format!("{x:e}")
+    } else {
+        plain
+    }
+}

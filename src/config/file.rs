@@ -176,10 +176,79 @@ impl RunConfig {
         if let Some(x) = self.system.expression() {
             file.record_expression(x);
         }
-        let body = toml::to_string(&file).unwrap_or_default();
+        let body = compact_floats(&toml::to_string(&file).unwrap_or_default());
         format!(
             "# phaseflow {} resolved run configuration; reproduce with: phaseflow run --config <this file>\n# engine used: {backend_used}\n{body}",
             env!("CARGO_PKG_VERSION")
         )
+    }
+}
+
+/// TOML text with every float value that the writer spelt out in more than 21 characters
+/// (it writes 1e-300 with 300 zeros) in exponent form instead (`crate::error::num`; the value
+/// reads back exactly). Only values are touched: tokens after `=`, `[` or `,` outside strings.
+fn compact_floats(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.char_indices().peekable();
+    let mut quote: Option<char> = None;
+    let mut last = ' ';
+    while let Some((at, c)) = chars.next() {
+        if let Some(q) = quote {
+            out.push(c);
+            if c == '\\' && q == '"' {
+                if let Some((_, next)) = chars.next() {
+                    out.push(next);
+                }
+            } else if c == q {
+                quote = None;
+            }
+            continue;
+        }
+        let starts_value = matches!(last, '=' | '[' | ',');
+        if starts_value && (c.is_ascii_digit() || c == '-' || c == '+') {
+            let len = text[at..]
+                .find(|x: char| !(x.is_ascii_alphanumeric() || matches!(x, '.' | '-' | '+' | '_')))
+                .unwrap_or(text.len() - at);
+            let token = &text[at..at + len];
+            match token.parse::<f64>() {
+                Ok(x) if token.len() > 21 && token.contains('.') => {
+                    out.push_str(&crate::error::num(x))
+                }
+                _ => out.push_str(token),
+            }
+            for _ in 1..token.chars().count() {
+                chars.next();
+            }
+            last = 'x';
+            continue;
+        }
+        if c == '"' || c == '\'' {
+            quote = Some(c);
+        }
+        if !c.is_whitespace() {
+            last = c;
+        }
+        out.push(c);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The writer spells 1e-300 and 1e300 out in full (300 digits); values are rewritten in
+    /// exponent form and read back exactly, strings and short values left alone.
+    #[test]
+    fn long_floats_are_written_in_exponent_form() {
+        let text = "dt = 0.05\nimplicit_tol = 0.00000000000001\nradius = 1000000000000000000000000000000.0\nhamiltonian = \"p^2 + 0.000000000000000000000000001*q\"\ncenter = [0.0, -0.0000000000000000000000000000000012]\n";
+        let got = compact_floats(text);
+        assert_eq!(
+            got,
+            "dt = 0.05\nimplicit_tol = 0.00000000000001\nradius = 1e30\nhamiltonian = \"p^2 + 0.000000000000000000000000001*q\"\ncenter = [0.0, -1.2e-33]\n"
+        );
+        let back: toml::Table = toml::from_str(&got).unwrap();
+        assert_eq!(back["radius"].as_float(), Some(1e30));
+        assert_eq!(back["center"][1].as_float(), Some(-1.2e-33));
     }
 }

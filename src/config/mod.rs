@@ -18,7 +18,7 @@ pub use file::{load_toml, EnsembleFile, RunFile, MAX_CONFIG_BYTES};
 use crate::engine::Integrator;
 use crate::ensemble::shard::Shard;
 use crate::ensemble::{EnsembleKind, EnsembleRequest, EnsembleSpec};
-use crate::error::Result;
+use crate::error::{num, Result};
 use crate::input_err;
 use crate::method::{Method, Solver};
 use crate::system::{ExprSpec, System};
@@ -150,7 +150,8 @@ fn resolve_refine(
     let tol = tol.unwrap_or(DEFAULT_REFINE_TOL);
     if !(tol.is_finite() && tol > 0.0 && tol < 1.0) {
         return Err(input_err!(
-            "--refine-tol {tol}: expected a fraction of the loop's size between 0 and 1, e.g. 5e-4"
+            "--refine-tol {}: expected a fraction of the loop's size between 0 and 1, e.g. 5e-4",
+            num(tol)
         ));
     }
     let max_nodes = max_nodes.unwrap_or(DEFAULT_MAX_NODES.max(ensemble.points));
@@ -168,7 +169,8 @@ fn resolve_step(dt: Option<f64>, steps: Option<u64>) -> Result<(f64, u64)> {
     let dt = dt.ok_or_else(|| input_err!("--dt is required (the step size h, e.g. --dt 0.01)"))?;
     if !(dt.is_finite() && dt > 0.0) {
         return Err(input_err!(
-            "--dt must be a positive finite number, got {dt}"
+            "--dt must be a positive finite number, got {}",
+            num(dt)
         ));
     }
     let steps = steps.ok_or_else(|| input_err!("--steps is required (the number of steps)"))?;
@@ -181,6 +183,39 @@ fn resolve_step(dt: Option<f64>, steps: Option<u64>) -> Result<(f64, u64)> {
         ));
     }
     Ok((dt, steps))
+}
+
+/// `--dt` as the run's arithmetic holds it: the engines step in the run's precision, where a
+/// tiny h rounds to 0 (nothing moves while t advances) or to a subnormal that has lost its
+/// digits, and a huge one to infinity; and the run's end time `steps · h` must be finite.
+fn check_dt_at_precision(dt: f64, steps: u64, precision: Precision) -> Result<()> {
+    let (held, smallest, largest) = match precision {
+        Precision::F32 => (
+            f64::from(dt as f32),
+            f64::from(f32::MIN_POSITIVE),
+            f64::from(f32::MAX),
+        ),
+        Precision::F64 => (dt, f64::MIN_POSITIVE, f64::MAX),
+    };
+    let (name, dt_text) = (precision.name(), num(dt));
+    if !held.is_finite() {
+        return Err(input_err!(
+            "--dt {dt_text} overflows to infinity at {name} (its largest number is {largest:.3e}); give a smaller step"
+        ));
+    }
+    if held < smallest {
+        return Err(input_err!(
+            "--dt {dt_text} is below the smallest normal {name} number ({smallest:.3e}): at {name} the step rounds to {} and the points would not move; give a larger step{}",
+            num(held),
+            if precision == Precision::F32 { " or --precision f64" } else { "" }
+        ));
+    }
+    if !(steps as f64 * dt).is_finite() {
+        return Err(input_err!(
+            "--dt {dt_text} × --steps {steps}: the end time overflows to infinity; give a smaller step or fewer steps"
+        ));
+    }
+    Ok(())
 }
 
 /// `--snapshot-every` (default: 100 snapshots), at most a million snapshots.
@@ -407,6 +442,7 @@ impl RunConfig {
         let snapshot_every = resolve_snapshot_every(f.snapshot_every, steps)?;
         let backend = f.backend.unwrap_or_default();
         let precision = f.precision.unwrap_or_default();
+        check_dt_at_precision(dt, steps, precision)?;
         let ensemble = resolve_ensemble(two_positions(f.ensemble.clone(), &system, dt)?, &system)?;
         check_variational(&system, &f, &ensemble)?;
         let refine = resolve_refine(&ensemble, f.refine, f.refine_tol, f.max_nodes)?;

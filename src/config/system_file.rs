@@ -25,7 +25,7 @@ use std::path::Path;
 use serde::Deserialize;
 
 use super::MAX_CONFIG_BYTES;
-use crate::error::{Error, Result};
+use crate::error::{num, Error, Result};
 use crate::input_err;
 use crate::system::ExprSpec;
 
@@ -86,7 +86,8 @@ pub fn load(path: &Path, given: &BTreeMap<String, f64>, dof: Option<usize>) -> R
         let Some(p) = f.params.get(name) else {
             let known: Vec<&str> = f.params.keys().map(String::as_str).collect();
             return Err(input_err!(
-                "--param {name}={v}: system '{}' ({}) has no parameter '{name}' (its parameters: {})",
+                "--param {name}={}: system '{}' ({}) has no parameter '{name}' (its parameters: {})",
+                num(v),
                 f.name,
                 path.display(),
                 if known.is_empty() { "none".to_string() } else { known.join(", ") }
@@ -95,7 +96,10 @@ pub fn load(path: &Path, given: &BTreeMap<String, f64>, dof: Option<usize>) -> R
         if !v.is_finite() || !in_range(v, p.range) {
             let [lo, hi] = p.range.unwrap_or([f64::NEG_INFINITY, f64::INFINITY]);
             return Err(input_err!(
-                "--param {name}={v}: outside the range [{lo}, {hi}] that {} gives for {name}",
+                "--param {name}={}: outside the range [{}, {}] that {} gives for {name}",
+                num(v),
+                num(lo),
+                num(hi),
                 path.display()
             ));
         }

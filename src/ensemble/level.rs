@@ -3,7 +3,7 @@
 //! curve encloses.
 
 use super::fill;
-use crate::error::Result;
+use crate::error::{num, Result};
 use crate::float::Real;
 use crate::input_err;
 use crate::state::State;
@@ -21,7 +21,8 @@ pub(super) fn level<T: Real>(system: &System, energy: f64, n: usize) -> Result<S
     })?;
     check_level_loop(&points).map_err(|why| {
         input_err!(
-            "--energy {energy}: the level set of '{}' is not one closed curve around its minimum ({why}); choose a lower energy",
+            "--energy {}: the level set of '{}' is not one closed curve around its minimum ({why}); choose a lower energy",
+            num(energy),
             system.name()
         )
     })?;
@@ -74,7 +75,9 @@ pub(super) fn level_point(system: &System, energy: f64, phi: f64) -> Result<Vec<
     let e_min = system.energy(&zmin[..1], &zmin[1..]);
     if energy <= e_min {
         return Err(input_err!(
-            "--energy {energy}: the level must lie above the minimum energy {e_min} of '{}'",
+            "--energy {}: the level must lie above the minimum energy {} of '{}'",
+            num(energy),
+            num(e_min),
             system.name()
         ));
     }
@@ -117,7 +120,8 @@ pub(super) fn level_point(system: &System, energy: f64, phi: f64) -> Result<Vec<
     }
     if !found {
         return Err(input_err!(
-            "--energy {energy}: the level set of '{}' is not a closed curve around its minimum (no crossing along angle {phi:.3}); choose a lower energy",
+            "--energy {}: the level set of '{}' is not a closed curve around its minimum (no crossing along angle {phi:.3}); choose a lower energy",
+            num(energy),
             system.name()
         ));
     }
@@ -133,6 +137,19 @@ pub(super) fn level_point(system: &System, energy: f64, phi: f64) -> Result<Vec<
         }
     }
     let r = 0.5 * (r_in + r_out);
+    // A level just above the minimum can be lost to rounding: H − E near the well's bottom
+    // is then 0 or a rounding step, never E − E_min, and the bisection stops on that step
+    // instead of the curve. Such a level needs a higher energy, not a lower one.
+    let miss = h_at(r, c, s).abs();
+    if !(miss <= 1e-3 * (energy - e_min)) {
+        return Err(input_err!(
+            "--energy {}: the level lies too close to the minimum energy {} of '{}' to be drawn in f64 (on the curve H differs from E by {miss:.1e}, the level's own height above the minimum being {:.1e}); choose a higher energy",
+            num(energy),
+            num(e_min),
+            system.name(),
+            energy - e_min
+        ));
+    }
     Ok(vec![zmin[0] + r * c, zmin[1] + r * s])
 }
 

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use super::loops::check_file_loop;
 use super::{read_states, EnsembleKind, EnsembleSpec, InitialSet};
-use crate::error::{Error, Result};
+use crate::error::{num, Error, Result};
 use crate::input_err;
 use crate::system::System;
 
@@ -46,7 +46,10 @@ fn check_vec(v: &[f64], flag: &str, d: usize, system: &str) -> Result<()> {
         ));
     }
     if let Some(x) = v.iter().find(|x| !x.is_finite()) {
-        return Err(input_err!("{flag}: values must be finite numbers, got {x}"));
+        return Err(input_err!(
+            "{flag}: values must be finite numbers, got {}",
+            num(*x)
+        ));
     }
     Ok(())
 }
@@ -57,7 +60,8 @@ fn positive(v: f64, flag: &str) -> Result<f64> {
         Ok(v)
     } else {
         Err(input_err!(
-            "{flag} must be a positive finite number, got {v}"
+            "{flag} must be a positive finite number, got {}",
+            num(v)
         ))
     }
 }
@@ -149,7 +153,8 @@ impl EnsembleRequest {
         let energy = need(&self.energy, "--energy E (the energy level)", "level")?;
         if !energy.is_finite() {
             return Err(input_err!(
-                "--energy must be a finite number above the minimum of H, got {energy}"
+                "--energy must be a finite number above the minimum of H, got {}",
+                num(energy)
             ));
         }
         Ok(InitialSet::Level { energy })

@@ -8,7 +8,7 @@ use super::presets::preset;
 use super::{Study, StudyRun};
 use crate::cli::StudyArgs;
 use crate::config::{load_toml, parse_vec, RunFile};
-use crate::error::{Error, Result};
+use crate::error::{num, Error, Result};
 use crate::input_err;
 use crate::method::Method;
 
@@ -17,7 +17,8 @@ pub fn parse_dt_list(s: &str, methods: usize) -> Result<Vec<f64>> {
     let v = parse_vec("--dt", s)?;
     if let Some(x) = v.iter().find(|x| !(x.is_finite() && **x > 0.0)) {
         return Err(input_err!(
-            "--dt {s}: every step must be a positive finite number, got {x}"
+            "--dt {s}: every step must be a positive finite number, got {}",
+            num(*x)
         ));
     }
     one_or_per_method(v, methods, |n| {
@@ -75,7 +76,7 @@ fn retimed_preset(name: &str, t_end: Option<f64>) -> Result<Study> {
             "lengthened"
         };
         st.description
-            .push_str(&format!(" This run was {how} to t = {t_end}."));
+            .push_str(&format!(" This run was {how} to t = {}.", num(t_end)));
     }
     Ok(st)
 }
@@ -261,7 +262,8 @@ fn check_t_end(t: f64) -> Result<()> {
         Ok(())
     } else {
         Err(input_err!(
-            "--t-end must be a positive finite time, got {t}"
+            "--t-end must be a positive finite time, got {}",
+            num(t)
         ))
     }
 }

@@ -45,7 +45,7 @@ mod registry;
 
 use std::collections::BTreeMap;
 
-use crate::error::Result;
+use crate::error::{num, Result};
 use crate::float::Real;
 use crate::input_err;
 
@@ -128,14 +128,16 @@ pub fn resolve_params(
         if !out.contains_key(k) && !is_indexed(info, k) {
             let known: Vec<&str> = info.params.iter().map(|p| p.name).collect();
             return Err(input_err!(
-                "--param {k}={v}: system '{}' has no parameter '{k}' (its parameters: {})",
+                "--param {k}={}: system '{}' has no parameter '{k}' (its parameters: {})",
+                num(*v),
                 info.name,
                 known.join(", ")
             ));
         }
         if !v.is_finite() {
             return Err(input_err!(
-                "--param {k}={v}: the value must be a finite number"
+                "--param {k}={}: the value must be a finite number",
+                num(*v)
             ));
         }
         out.insert(k.clone(), *v);
@@ -161,7 +163,8 @@ pub(crate) fn require_positive(
         // NaN is refused along with the non-positive values.
         if v.is_nan() || v <= 0.0 {
             return Err(input_err!(
-                "--param {n}={v}: system '{system}' needs {n} > 0 (a non-positive {n} makes the Hamiltonian meaningless)"
+                "--param {n}={}: system '{system}' needs {n} > 0 (a non-positive {n} makes the Hamiltonian meaningless)",
+                num(v)
             ));
         }
     }

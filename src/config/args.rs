@@ -238,7 +238,11 @@ impl TryFrom<&ValidateArgs> for ValidateJob {
 /// run's config.toml can be validated as it is.)
 fn refuse_unused_validate_flags(a: &RunArgs) -> Result<()> {
     let unused = [
-        (a.shard.is_some(), "--shard", "it compares the whole ensemble"),
+        (
+            a.shard.is_some(),
+            "--shard",
+            "it compares the whole ensemble",
+        ),
         (
             a.devices.is_some(),
             "--devices",

@@ -6,8 +6,7 @@
 
 use super::gpu_layout::{
     check_device_memory, check_f64_support, check_kernel_size, cpu_driver_steps_cap, dispatch_grid,
-    max_chunk_points, steps_per_dispatch, words_per_point, DISPATCHES_PER_SUBMIT,
-    large_kernel,
+    large_kernel, max_chunk_points, steps_per_dispatch, words_per_point, DISPATCHES_PER_SUBMIT,
 };
 use super::{EnergyReduction, Engine, Integrator};
 use crate::error::{Error, Result};

@@ -141,7 +141,8 @@ pub(super) fn level_point(system: &System, energy: f64, phi: f64) -> Result<Vec<
     // is then 0 or a rounding step, never E − E_min, and the bisection stops on that step
     // instead of the curve. Such a level needs a higher energy, not a lower one.
     let miss = h_at(r, c, s).abs();
-    if !(miss <= 1e-3 * (energy - e_min)) {
+    // (NaN, from an H that cannot be evaluated there, fails as well.)
+    if miss.is_nan() || miss > 1e-3 * (energy - e_min) {
         return Err(input_err!(
             "--energy {}: the level lies too close to the minimum energy {} of '{}' to be drawn in f64 (on the curve H differs from E by {miss:.1e}, the level's own height above the minimum being {:.1e}); choose a higher energy",
             num(energy),

@@ -198,7 +198,8 @@ fn check_loop_shape(nodes: &State<f64>, spacing: f64) -> Result<(), String> {
     let area = loop_area(nodes).unwrap_or(f64::NAN);
     // Shoelace sums over up to a million nodes round to about n·ε·size² ≈ 2e-10·size²: an
     // area below 1e-9·size² is indistinguishable from none.
-    if !(area.abs() > 1e-9 * size * size) {
+    // (NaN, a loop_area of non-finite nodes, fails as well.)
+    if area.is_nan() || area.abs() <= 1e-9 * size * size {
         return Err(format!(
             "its enclosed area ∮p·dq is {area:.3e}, nothing for a loop {size:.3e} across: its nodes lie on one line, retrace a path, or the loop crosses itself so that its lobes' areas cancel (a figure eight)"
         ));
@@ -231,7 +232,10 @@ fn check_loop_shape(nodes: &State<f64>, spacing: f64) -> Result<(), String> {
 fn self_crossing(points: &[(f64, f64)], spacing: f64) -> Option<(usize, usize)> {
     let n = points.len();
     let edge = |i: usize| (points[i], points[(i + 1) % n]);
-    let (mut lo, mut hi) = ((f64::INFINITY, f64::INFINITY), (f64::NEG_INFINITY, f64::NEG_INFINITY));
+    let (mut lo, mut hi) = (
+        (f64::INFINITY, f64::INFINITY),
+        (f64::NEG_INFINITY, f64::NEG_INFINITY),
+    );
     for &(x, y) in points {
         lo = (lo.0.min(x), lo.1.min(y));
         hi = (hi.0.max(x), hi.1.max(y));

@@ -51,15 +51,12 @@ impl Validation {
                 "GPU and CPU disagree beyond the tolerance (max_rel_dev {:.3e} > {tolerance:e}, or points finite on one engine only)",
                 self.max_rel_dev
             ))
-        } else if let Some(dev) = self
-            .tangent_max_rel_dev
-            .filter(|dev| !(dev.is_finite() && *dev <= tolerance))
-        {
-            Some(format!(
-                "GPU and CPU tangent maps disagree beyond the tolerance (tangent_max_rel_dev {dev:.3e} > {tolerance:e})"
-            ))
         } else {
-            None
+            self.tangent_max_rel_dev
+                .filter(|dev| !(dev.is_finite() && *dev <= tolerance))
+                .map(|dev| format!(
+                    "GPU and CPU tangent maps disagree beyond the tolerance (tangent_max_rel_dev {dev:.3e} > {tolerance:e})"
+                ))
         }
     }
 }

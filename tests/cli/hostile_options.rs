@@ -50,7 +50,15 @@ fn degenerate_and_self_crossing_loop_files_are_refused() {
         std::fs::write(&path, text).unwrap();
         path.display().to_string()
     };
-    let step = ["--dt", "0.1", "--steps", "2", "--ensemble", "file", "--loop"];
+    let step = [
+        "--dt",
+        "0.1",
+        "--steps",
+        "2",
+        "--ensemble",
+        "file",
+        "--loop",
+    ];
     let with = |path: &str| -> Vec<String> {
         step.iter()
             .map(|s| s.to_string())
@@ -58,8 +66,16 @@ fn degenerate_and_self_crossing_loop_files_are_refused() {
             .collect()
     };
     for (name, text, needle) in [
-        ("line.csv", "0,0\n1,0\n2,0\n3,0\n", "enclosed area ∮p·dq is 0.000e0"),
-        ("eight.csv", "0,0\n1,1\n1,0\n0,1\n", "enclosed area ∮p·dq is 0.000e0"),
+        (
+            "line.csv",
+            "0,0\n1,0\n2,0\n3,0\n",
+            "enclosed area ∮p·dq is 0.000e0",
+        ),
+        (
+            "eight.csv",
+            "0,0\n1,1\n1,0\n0,1\n",
+            "enclosed area ∮p·dq is 0.000e0",
+        ),
         (
             "lobes.csv",
             "0,0\n2,0\n2,2\n1,-1\n0,1\n",
@@ -91,8 +107,14 @@ fn steps_the_precision_cannot_hold_are_refused() {
             .collect()
     };
     for (dt, needle) in [
-        ("1e-50", "--dt 1e-50 is below the smallest normal f32 number"),
-        ("1e-40", "--dt 1e-40 is below the smallest normal f32 number"),
+        (
+            "1e-50",
+            "--dt 1e-50 is below the smallest normal f32 number",
+        ),
+        (
+            "1e-40",
+            "--dt 1e-40 is below the smallest normal f32 number",
+        ),
         ("3.5e38", "--dt 3.5e38 overflows to infinity at f32"),
     ] {
         let args = with(dt, &[]);
@@ -326,7 +348,10 @@ fn validate_refuses_the_flags_it_does_not_use() {
     for (extra, flag) in [
         (&["--ensemble", "disk", "--shard", "0/2"][..], "--shard"),
         (&["--ensemble", "disk", "--devices", "0"][..], "--devices"),
-        (&["--ensemble", "disk", "--save-states"][..], "--save-states"),
+        (
+            &["--ensemble", "disk", "--save-states"][..],
+            "--save-states",
+        ),
         (
             &["--ensemble", "disk", "--checkpoint-every", "2"][..],
             "--checkpoint-every",
@@ -342,17 +367,8 @@ fn validate_refuses_the_flags_it_does_not_use() {
     ] {
         phaseflow()
             .args([
-                "validate",
-                "--system",
-                "pendulum",
-                "--method",
-                "verlet",
-                "--points",
-                "8192",
-                "--dt",
-                "0.1",
-                "--steps",
-                "2",
+                "validate", "--system", "pendulum", "--method", "verlet", "--points", "8192",
+                "--dt", "0.1", "--steps", "2",
             ])
             .args(extra)
             .assert()

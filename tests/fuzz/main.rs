@@ -52,4 +52,3 @@ pub fn mutate(rng: &mut Rng, base: &[u8]) -> Vec<u8> {
     }
     b
 }
-

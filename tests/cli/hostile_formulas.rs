@@ -243,6 +243,20 @@ fn constants_beyond_f32_are_refused_at_f32() {
             .stderr(predicate::str::contains("--precision f64"));
         assert!(!out.exists(), "{h}");
     }
+    // bench times f32 engines: refused too.
+    phaseflow()
+        .args([
+            "bench",
+            "--hamiltonian",
+            "p^2 + 1e39*q^2",
+            "--no-gpu",
+            "--points",
+            "10",
+        ])
+        .args(["--steps", "2"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("(column 7)"));
     // A constant H never differentiates into the kernels is no matter; f64 holds 1e39.
     phaseflow()
         .args(f32_run("p^2 + q^2 + 1e39", &[]))

@@ -178,6 +178,25 @@ fn integer_powers_above_1024_are_exact() {
         !kernel.contains("exp(") && !kernel.contains("log("),
         "{kernel}"
     );
+    // The GPU kernel computes the same products: validate agrees to the last bit.
+    let h = "p^1025/1025 + (q+p)^2000/1e3 + q^2";
+    phaseflow()
+        .args([
+            "validate",
+            "--hamiltonian",
+            h,
+            "--method",
+            "verlet",
+            "--ensemble",
+            "disk",
+        ])
+        .args([
+            "--center", "0,0", "--radius", "0.01", "--points", "100", "--dt", "0.01",
+        ])
+        .args(["--steps", "20"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("max_abs_dev=0.000e0"));
     phaseflow()
         .args(["show-kernel", "--hamiltonian", "q^3000000000 + p^2"])
         .assert()

@@ -71,7 +71,7 @@ pub struct SystemArgs {
     )]
     pub hamiltonian: Option<String>,
     /// Degrees of freedom of --hamiltonian or --system-file, when more than the largest index
-    /// its formula uses [default: that index].
+    /// its formula uses, at most 128 [default: that index].
     #[arg(long, value_name = "D")]
     pub dof: Option<usize>,
     /// Your own system from a TOML file instead of --system: name, hamiltonian, parameters

@@ -443,6 +443,7 @@ impl RunConfig {
         let backend = f.backend.unwrap_or_default();
         let precision = f.precision.unwrap_or_default();
         check_dt_at_precision(dt, steps, precision)?;
+        system.check_precision(precision)?;
         let ensemble = resolve_ensemble(two_positions(f.ensemble.clone(), &system, dt)?, &system)?;
         check_variational(&system, &f, &ensemble)?;
         let refine = resolve_refine(&ensemble, f.refine, f.refine_tol, f.max_nodes)?;

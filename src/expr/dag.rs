@@ -333,9 +333,13 @@ impl Dag {
         }
         match self.nodes[a] {
             Node::Const(bits) => self.constant(f64::from_bits(bits).powi(n)),
+            // Merged only within ±MAX_POWER, so that the exponents n − 1 and n − 2 of the
+            // first and second derivatives stay i32.
             Node::Powi(x, m) => match m.checked_mul(n) {
-                Some(mn) => self.powi(x, mn),
-                None => self.intern(Node::Powi(a, n)),
+                Some(mn) if mn.unsigned_abs() <= super::MAX_POWER.unsigned_abs() => {
+                    self.powi(x, mn)
+                }
+                _ => self.intern(Node::Powi(a, n)),
             },
             _ => self.intern(Node::Powi(a, n)),
         }

@@ -40,6 +40,22 @@ use diff::{directional, partial};
 use program::{Inputs, Program};
 use wgsl::Signature;
 
+/// The deepest nesting of a formula (parentheses, function calls, signs and exponents inside
+/// one another). The parser, the one recursive pass, takes five stack frames a level, a few
+/// hundred bytes each: 256 levels stay far within the smallest stack a formula is compiled on
+/// (a 2 MiB spawned thread), and no written formula comes near it.
+pub const MAX_DEPTH: usize = 256;
+
+/// The most degrees of freedom a formula may have: the largest built-in system's (spring-chain
+/// with `MAX_MASSES` = 64 masses, d = 128), the size the CPU and GPU kernels are built and
+/// tested at (with `--tangent`, 128·257 = 32 896 components a point). Compiling costs
+/// O(d²) derivative passes (the separability test), so the cap also bounds that work.
+pub const MAX_DOF: usize = 128;
+
+/// The largest integer exponent in magnitude: integer powers are exact (repeated squaring, at
+/// most 60 products), and the derivatives' exponents n − 1, n − 2 stay i32.
+pub const MAX_POWER: i32 = 1_000_000_000;
+
 /// A Hamiltonian given as a formula, compiled.
 #[derive(Debug, Clone)]
 pub struct ExprHamiltonian {
@@ -53,6 +69,8 @@ pub struct ExprHamiltonian {
     pub params: BTreeMap<String, f64>,
     /// The parameter names the formula uses, sorted.
     pub used_params: Vec<String>,
+    /// The formula's numbers and parameters, where they stand (`check_f32` blames them).
+    literals: Vec<parse::Literal>,
     dag: Dag,
     /// H, ∂H/∂q_k, ∂H/∂p_k, H_qq vq + H_qp vp, H_pq vq + H_pp vp (d each but H).
     h: Id,
@@ -83,6 +101,7 @@ impl ExprHamiltonian {
             root: h,
             dof: d,
             used_params,
+            literals,
         } = parse::parse(src, params, dof)?;
         let grad_q: Vec<Id> = (0..d).map(|k| partial(&mut dag, h, Var::Q(k))).collect();
         let grad_p: Vec<Id> = (0..d).map(|k| partial(&mut dag, h, Var::P(k))).collect();
@@ -107,6 +126,7 @@ impl ExprHamiltonian {
             source: src.to_string(),
             params: params.clone(),
             used_params,
+            literals,
             dag,
             h,
             grad_q,
@@ -126,15 +146,62 @@ impl ExprHamiltonian {
     /// derivatives) use only what Vulkan has in f64: arithmetic, sqrt, and sin/cos (as the
     /// prelude's polynomials). `Err(f)` names the first function an f64 GPU kernel lacks.
     pub fn gpu_f64_ready(&self) -> std::result::Result<(), &'static str> {
-        let roots: Vec<Id> = self
-            .grad_q
+        wgsl::f64_unsupported(&self.dag, &self.kernel_roots()).map_or(Ok(()), Err)
+    }
+
+    /// The nodes the integration kernels compute (the gradients and their directional
+    /// derivatives; H itself is evaluated in f64).
+    fn kernel_roots(&self) -> Vec<Id> {
+        self.grad_q
             .iter()
             .chain(&self.grad_p)
             .chain(&self.grad_q_dir)
             .chain(&self.grad_p_dir)
             .copied()
-            .collect();
-        wgsl::f64_unsupported(&self.dag, &roots).map_or(Ok(()), Err)
+            .collect()
+    }
+
+    /// Refuse an f32 kernel with a constant f32 cannot hold: one that overflows to ±inf (every
+    /// point would go non-finite) or a non-zero one that falls below f32's normal range (a
+    /// term silently lost or imprecise). The message points at the number or parameter that
+    /// is itself out of range, else names the constant its folding made.
+    pub fn check_f32(&self) -> Result<()> {
+        let fits = |x: f64| x == 0.0 || (x as f32).is_normal();
+        let bad = self
+            .dag
+            .reachable(&self.kernel_roots())
+            .into_iter()
+            .filter_map(|id| self.dag.value(id))
+            .find(|&x| !fits(x));
+        let Some(x) = bad else {
+            return Ok(());
+        };
+        let range = |x: f64| {
+            if (x as f32).is_infinite() {
+                "is beyond f32's range (the largest is about 3.4e38)"
+            } else {
+                "is below f32's normal range (the smallest is about 1.2e-38): it would lose its digits or round to 0"
+            }
+        };
+        let fix = "run with --precision f64, or rescale the formula";
+        let Some(l) = self.literals.iter().find(|l| !fits(l.value)) else {
+            return Err(crate::input_err!(
+                "--precision f32: the Hamiltonian's derivatives hold the constant {x:e}, folded from its numbers and parameters, which {}; {fix}",
+                range(x)
+            ));
+        };
+        Err(match &l.param {
+            Some(name) => crate::input_err!(
+                "--param {name}={:e}: at --precision f32 the value {}; {fix}",
+                l.value,
+                range(l.value)
+            ),
+            None => parse::error_at(
+                &self.source,
+                l.at,
+                &format!("at --precision f32 this number {}; {fix}", range(l.value)),
+            ),
+        })
     }
 
     /// H(q, p) of one point, in f64.

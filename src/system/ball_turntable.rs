@@ -160,6 +160,24 @@ impl Hamiltonian for BallTurntable {
         self.h = h;
     }
 
+    /// The step's coefficients, and the cube of the largest: Cramer's rule multiplies three
+    /// entries of the Newton matrix (each about 2·qc), so that product must be finite too.
+    fn step_constants(&self) -> Vec<(&'static str, f64)> {
+        let k = BallStep::<f64>::new(self, self.h);
+        let largest = [k.hw, k.ka, k.qc, k.c, k.c3, k.cx]
+            .into_iter()
+            .fold(0.0, |m: f64, x| m.max(x.abs()));
+        vec![
+            ("h·omega", k.hw),
+            ("5((h·omega)²/4 − 1)", k.ka),
+            ("5(h·omega)²/a", k.cx),
+            (
+                "the Newton matrix's determinant, about (2·5(h·omega)²/4)³",
+                (2.0 * largest).powi(3),
+            ),
+        ]
+    }
+
     /// |ΔX/h − a w × γ| with w = sξ/h: a s t |ξ₃| |(ξ₁, ξ₂)|/h.
     fn constraint_error(&self, _q: &[f64], v: &[f64]) -> Option<f64> {
         let (xi, s, _) = self.step_geometry(v);

@@ -100,6 +100,12 @@ pub trait Hamiltonian {
     /// Variational systems: the step size their energy is evaluated with (their discrete
     /// Lagrangian's quadrature points depend on h). Set once from `--dt` (`System::with_step`).
     fn set_step(&mut self, _h: f64) {}
+    /// Variational systems: the coefficients their step computes from the parameters and h
+    /// (named as messages show them), which the run's precision must hold
+    /// (`System::check_precision`). Empty for systems whose kernels use only `constants`.
+    fn step_constants(&self) -> Vec<(&'static str, f64)> {
+        Vec::new()
+    }
     /// Nonholonomic systems: the largest violation of the continuous constraints by the
     /// discrete velocity of one point (q_k, v_k), evaluated where the discrete constraint
     /// evaluates them; None for systems without constraints.

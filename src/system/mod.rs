@@ -48,6 +48,7 @@ use std::collections::BTreeMap;
 use crate::error::{num, Result};
 use crate::float::Real;
 use crate::input_err;
+use crate::options::Precision;
 
 pub use double_pendulum::DoublePendulum;
 pub use elastic_pendulum::ElasticPendulum;
@@ -253,6 +254,30 @@ impl System {
         match self {
             System::Expr(e) => Some(e),
             _ => None,
+        }
+    }
+
+    /// Refuse what the kernels cannot compute at the run's `precision`: a formula's constant
+    /// outside f32 (`ExprHamiltonian::check_f32`), or a step coefficient of a variational
+    /// system (`Hamiltonian::step_constants`, after `with_step`) that overflows it; the
+    /// parameters themselves were checked when the system was built.
+    pub fn check_precision(&self, precision: Precision) -> Result<()> {
+        if let (Some(e), Precision::F32) = (self.expression(), precision) {
+            e.h.check_f32()?;
+        }
+        let (fits, range): (fn(f64) -> bool, _) = match precision {
+            Precision::F32 => (|x| (x as f32).is_finite(), "3.4e38"),
+            Precision::F64 => (f64::is_finite, "1.8e308"),
+        };
+        let constants = each_system!(self, s => s.step_constants());
+        match constants.into_iter().find(|&(_, x)| !fits(x)) {
+            Some((name, x)) => Err(input_err!(
+                "--param: system '{}' at --precision {} computes its step with {name} = {x:.2e}, beyond the precision's range (about {range}); lower the parameters or --dt{}",
+                self.name(),
+                precision.name(),
+                if precision == Precision::F32 { ", or run with --precision f64" } else { "" }
+            )),
+            None => Ok(()),
         }
     }
 

@@ -237,3 +237,9 @@ fn indexed_parameters_are_accepted_only_where_declared() {
     let given = BTreeMap::from([("m_2".to_string(), 1.0)]);
     assert!(resolve_params(&pendulum::INFO, &given).is_err());
 }
+
+/// A formula's cap on d is the largest built-in system's size, which the kernels are built for.
+#[test]
+fn the_formula_dof_cap_is_the_largest_chain() {
+    assert_eq!(crate::expr::MAX_DOF, 2 * spring_chain::MAX_MASSES);
+}

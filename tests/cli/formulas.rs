@@ -10,7 +10,7 @@ use crate::common::{phaseflow, read, stats};
 const PENDULUM: &str = "p^2/2 + 1 - cos(q)";
 
 /// A short formula run: a 200-point disk around (0, 0.8), 200 Verlet steps.
-fn formula_run(h: &str, extra: &[&str], out: &std::path::Path) -> Vec<String> {
+pub(crate) fn formula_run(h: &str, extra: &[&str], out: &std::path::Path) -> Vec<String> {
     let mut args: Vec<String> = [
         "run",
         "--hamiltonian",

@@ -10,18 +10,28 @@
 //! atom    = number | "pi" | name | function "(" sum ")" | "(" sum ")"
 //! ```
 //!
-//! Names: `q`, `p` (one degree of freedom) or `q1..qd`, `p1..pd`; any other name is a
-//! parameter, replaced by its value (so parameters are folded into constants). An exponent
-//! that is a constant integer (after folding, e.g. `2`, `-3`, `n` with `--param n=2`) gives
-//! an integer power, later written as products; any other exponent b gives
-//! `exp(b·log(a))`, defined for a > 0 only. Every error is an input error whose message
-//! shows the formula with a caret under the offending column.
+//! Names: `q`, `p` (one degree of freedom) or `q1..qd`, `p1..pd` (d ≤ `MAX_DOF`); any other
+//! name is a parameter, replaced by its value (so parameters are folded into constants). An
+//! exponent that is a constant integer (after folding, e.g. `2`, `-3`, `n` with `--param n=2`)
+//! gives an exact integer power, later written as products by repeated squaring, up to
+//! `MAX_POWER` in magnitude; any other exponent b gives `exp(b·log(a))`, defined for a > 0
+//! only. Every error is an input error whose message shows the formula with a caret under the
+//! offending column.
+//!
+//! The parser is the only recursive pass over the formula (the DAG's passes walk its nodes in
+//! id order), so `MAX_DEPTH` bounds its recursion: a formula nested deeper is refused before
+//! it can exhaust the stack.
 
 use std::collections::BTreeMap;
 
+mod token;
+
 use super::dag::{Dag, Func, Id, Var};
+use super::{MAX_DEPTH, MAX_DOF, MAX_POWER};
 use crate::error::{Error, Result};
 use crate::input_err;
+pub(crate) use token::error_at;
+use token::{tokenize, Tok, Token};
 
 /// A parsed formula: its DAG, the root H and the number of degrees of freedom.
 #[derive(Debug, Clone)]
@@ -31,93 +41,19 @@ pub struct Parsed {
     pub dof: usize,
     /// The parameters the formula names (a given one it does not name is the caller's error).
     pub used_params: Vec<String>,
+    /// Every number the formula writes and every parameter it names, in order: what a
+    /// constant the kernels' precision cannot hold is blamed on.
+    pub literals: Vec<Literal>,
 }
 
+/// A number written in the formula, or a parameter's value, and where it stands.
 #[derive(Debug, Clone, PartialEq)]
-enum Tok {
-    Num(f64),
-    Name(String),
-    Op(char),
-    End,
-}
-
-/// A token and the byte offset of its first character.
-#[derive(Debug, Clone)]
-struct Token {
-    tok: Tok,
-    at: usize,
-}
-
-/// An input error pointing at byte offset `at` of `src`.
-fn error_at(src: &str, at: usize, message: &str) -> Error {
-    input_err!(
-        "invalid Hamiltonian: {message} (column {})\n  {src}\n  {}^",
-        at + 1,
-        " ".repeat(at)
-    )
-}
-
-fn tokenize(src: &str) -> Result<Vec<Token>> {
-    let bytes = src.as_bytes();
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < bytes.len() {
-        let c = bytes[i];
-        let start = i;
-        if c.is_ascii_whitespace() {
-            i += 1;
-            continue;
-        }
-        let tok = if c.is_ascii_digit() || c == b'.' {
-            i = number_end(bytes, i);
-            let text = &src[start..i];
-            Tok::Num(
-                text.parse()
-                    .map_err(|_| error_at(src, start, &format!("'{text}' is not a number")))?,
-            )
-        } else if c.is_ascii_alphabetic() || c == b'_' {
-            while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_') {
-                i += 1;
-            }
-            Tok::Name(src[start..i].to_string())
-        } else if b"+-*/^(),".contains(&c) {
-            i += 1;
-            Tok::Op(c as char)
-        } else {
-            let ch = src[start..].chars().next().unwrap_or('?');
-            return Err(error_at(
-                src,
-                start,
-                &format!("unexpected character '{ch}'"),
-            ));
-        };
-        out.push(Token { tok, at: start });
-    }
-    out.push(Token {
-        tok: Tok::End,
-        at: src.len(),
-    });
-    Ok(out)
-}
-
-/// The end of the number starting at `i`: digits, a decimal point, an exponent.
-fn number_end(b: &[u8], mut i: usize) -> usize {
-    while i < b.len() && (b[i].is_ascii_digit() || b[i] == b'.') {
-        i += 1;
-    }
-    if i < b.len() && (b[i] == b'e' || b[i] == b'E') {
-        let mut j = i + 1;
-        if j < b.len() && (b[j] == b'+' || b[j] == b'-') {
-            j += 1;
-        }
-        if j < b.len() && b[j].is_ascii_digit() {
-            i = j;
-            while i < b.len() && b[i].is_ascii_digit() {
-                i += 1;
-            }
-        }
-    }
-    i
+pub struct Literal {
+    pub value: f64,
+    /// Byte offset in the formula.
+    pub at: usize,
+    /// The parameter's name; `None` for a number.
+    pub param: Option<String>,
 }
 
 /// How a coordinate was written: `q` (plain) or `q3` (indexed, 0-based index 2).
@@ -136,6 +72,9 @@ struct Parser<'a> {
     dag: Dag,
     uses: Vec<Use>,
     used_params: std::collections::BTreeSet<String>,
+    literals: Vec<Literal>,
+    /// How many `unary` calls are open: the recursion's depth, at most `MAX_DEPTH`.
+    depth: usize,
 }
 
 /// Parse `src` into a DAG. `dof`: the number of degrees of freedom if given (an index above
@@ -150,6 +89,8 @@ pub fn parse(src: &str, params: &BTreeMap<String, f64>, dof: Option<usize>) -> R
         dag: Dag::new(),
         uses: Vec::new(),
         used_params: Default::default(),
+        literals: Vec::new(),
+        depth: 0,
     };
     if parser.peek() == &Tok::End {
         return Err(error_at(src, 0, "the formula is empty"));
@@ -169,6 +110,7 @@ pub fn parse(src: &str, params: &BTreeMap<String, f64>, dof: Option<usize>) -> R
         root,
         dof,
         used_params: parser.used_params.into_iter().collect(),
+        literals: parser.literals,
     })
 }
 
@@ -241,7 +183,21 @@ impl Parser<'_> {
         Ok(acc)
     }
 
+    /// Every nested construct (a parenthesis, a call's argument, a sign, an exponent) recurses
+    /// through here, so its depth is the formula's nesting depth.
     fn unary(&mut self) -> Result<Id> {
+        if self.depth == MAX_DEPTH {
+            return Err(self.error(&format!(
+                "the formula nests deeper than {MAX_DEPTH} levels here (parentheses, function calls, signs and powers inside one another); write it with less nesting"
+            )));
+        }
+        self.depth += 1;
+        let id = self.signed();
+        self.depth -= 1;
+        id
+    }
+
+    fn signed(&mut self) -> Result<Id> {
         match self.peek() {
             Tok::Op('-') => {
                 self.next();
@@ -263,8 +219,8 @@ impl Parser<'_> {
         }
         let at = self.next().at;
         let exponent = self.unary()?;
-        let id = match self.dag.value(exponent) {
-            Some(n) if n.fract() == 0.0 && n.abs() <= 1024.0 => {
+        let id = match (self.dag.value(base), self.dag.value(exponent)) {
+            (_, Some(n)) if n.fract() == 0.0 && n.abs() <= f64::from(MAX_POWER) => {
                 if n < 0.0 && self.dag.is(base, 0.0) {
                     return Err(error_at(
                         self.src,
@@ -273,6 +229,15 @@ impl Parser<'_> {
                     ));
                 }
                 self.dag.powi(base, n as i32)
+            }
+            // A constant to a larger integer power: powf is exact in sign for a negative base.
+            (Some(a), Some(n)) if n.fract() == 0.0 => self.dag.constant(a.powf(n)),
+            (None, Some(n)) if n.fract() == 0.0 => {
+                return Err(error_at(
+                    self.src,
+                    at,
+                    &format!("the exponent {n} is too large: integer powers go up to ±{MAX_POWER}"),
+                ))
             }
             _ => {
                 let log = self.dag.call(Func::Log, base);
@@ -286,7 +251,14 @@ impl Parser<'_> {
     fn atom(&mut self) -> Result<Id> {
         let token = self.next();
         match token.tok {
-            Tok::Num(x) => Ok(self.dag.constant(x)),
+            Tok::Num(x) => {
+                self.literals.push(Literal {
+                    value: x,
+                    at: token.at,
+                    param: None,
+                });
+                Ok(self.dag.constant(x))
+            }
             Tok::Name(name) => self.name(&name, token.at),
             Tok::Op('(') => {
                 let inner = self.sum()?;
@@ -341,6 +313,11 @@ impl Parser<'_> {
         match self.params.get(name) {
             Some(&x) => {
                 self.used_params.insert(name.to_string());
+                self.literals.push(Literal {
+                    value: x,
+                    at,
+                    param: Some(name.to_string()),
+                });
                 Ok(self.dag.constant(x))
             }
             None => Err(error_at(
@@ -390,7 +367,15 @@ impl Parser<'_> {
             (false, 0)
         } else {
             match digits.parse::<usize>() {
-                Ok(k) if k >= 1 => (true, k - 1),
+                Ok(k) if (1..=MAX_DOF).contains(&k) => (true, k - 1),
+                // All digits: a parse error is an index too large for usize.
+                Err(_) | Ok(_) if digits.bytes().any(|b| b != b'0') => {
+                    return Err(error_at(
+                        self.src,
+                        at,
+                        &format!("'{name}': {}", dof_cap_text()),
+                    ));
+                }
                 _ => {
                     return Err(error_at(
                         self.src,
@@ -426,6 +411,10 @@ impl Parser<'_> {
             Some(0) => Err(input_err!(
                 "--dof 0: the number of degrees of freedom must be at least 1"
             )),
+            Some(d) if d > MAX_DOF => Err(input_err!(
+                "{d} degrees of freedom (--dof, or a system file's dof): {}",
+                dof_cap_text()
+            )),
             Some(d) => {
                 if let Some(u) = self.uses.iter().find(|u| u.index >= d) {
                     return Err(error_at(
@@ -451,6 +440,13 @@ impl Parser<'_> {
             None => Ok(largest),
         }
     }
+}
+
+/// Why d is capped, for the messages that refuse a larger one.
+fn dof_cap_text() -> String {
+    format!(
+        "a formula has at most {MAX_DOF} degrees of freedom (q1..q{MAX_DOF}), the size of the largest built-in system (spring-chain with 64 masses) that the CPU and GPU kernels are built for"
+    )
 }
 
 #[cfg(test)]

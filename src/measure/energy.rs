@@ -42,24 +42,36 @@ pub struct EnergyAccumulator {
     pub(super) rel_count: u64,
     pub(super) rel_err_sum: f64,
     pub(super) rel_err_max: f64,
+    /// The largest absolute and relative errors of the finite points that have not escaped
+    /// (meaningful with `counts_escaped`, like `escaped`): the figure of the points that
+    /// stayed, which the escaped points' errors would otherwise hide.
+    pub(super) stayed_abs_err_max: f64,
+    pub(super) stayed_rel_err_max: f64,
 }
 
 impl EnergyAccumulator {
     pub fn push(&mut self, h: f64, h0: f64) {
         self.finite += 1;
         self.counts_escaped = true;
-        self.escaped += u64::from(has_escaped(h, h0));
+        let escaped = has_escaped(h, h0);
+        self.escaped += u64::from(escaped);
         let delta = h - self.mean;
         self.mean += delta / self.finite as f64;
         self.m2 += delta * (h - self.mean);
         let err = (h - h0).abs();
         self.abs_err_sum += err;
         self.abs_err_max = self.abs_err_max.max(err);
+        if !escaped {
+            self.stayed_abs_err_max = self.stayed_abs_err_max.max(err);
+        }
         if h0.abs() > REL_ENERGY_FLOOR {
             let rel = err / h0.abs();
             self.rel_count += 1;
             self.rel_err_sum += rel;
             self.rel_err_max = self.rel_err_max.max(rel);
+            if !escaped {
+                self.stayed_rel_err_max = self.stayed_rel_err_max.max(rel);
+            }
         }
     }
 
@@ -85,14 +97,18 @@ impl EnergyAccumulator {
             rel_count,
             rel_err_sum: rel[0],
             rel_err_max: rel[1],
+            stayed_abs_err_max: 0.0,
+            stayed_rel_err_max: 0.0,
         }
     }
 
-    /// The same accumulator with `n` finite points counted as escaped (`has_escaped`), as the
-    /// device reduction counts them.
-    pub fn with_escaped(mut self, n: u64) -> Self {
+    /// The same accumulator with `n` finite points counted as escaped (`has_escaped`) and
+    /// `stayed` the [absolute, relative] error maxima of the others, as the device reduction
+    /// finds them.
+    pub fn with_escaped(mut self, n: u64, stayed: [f64; 2]) -> Self {
         self.escaped = n;
         self.counts_escaped = true;
+        [self.stayed_abs_err_max, self.stayed_rel_err_max] = stayed;
         self
     }
 
@@ -116,6 +132,8 @@ impl EnergyAccumulator {
             rel_count: self.rel_count + o.rel_count,
             rel_err_sum: self.rel_err_sum + o.rel_err_sum,
             rel_err_max: self.rel_err_max.max(o.rel_err_max),
+            stayed_abs_err_max: self.stayed_abs_err_max.max(o.stayed_abs_err_max),
+            stayed_rel_err_max: self.stayed_rel_err_max.max(o.stayed_rel_err_max),
         }
     }
 }
@@ -165,6 +183,14 @@ pub struct EnergyRow {
     /// `escaped`, so that the older columns keep their positions.
     #[serde(default)]
     pub constraint_err_max: Option<f64>,
+    /// Where points escaped, the figures of those that did not: the largest |H − H(z0)| and
+    /// |H − H(z0)| / |H(z0)| over the finite points not counted in `escaped` at this snapshot
+    /// (empty where escapes are not counted or no point stayed). After `constraint_err_max`,
+    /// so that the older columns keep their positions.
+    #[serde(default)]
+    pub stayed_abs_energy_err_max: Option<f64>,
+    #[serde(default)]
+    pub stayed_rel_energy_err_max: Option<f64>,
 }
 
 /// Points per statistics chunk. A chunk's energies are computed into one buffer
@@ -257,6 +283,8 @@ impl EnergyAccumulator {
             rel_count: lanes.rel_count.iter().sum::<f64>() as u64,
             rel_err_sum: lanes.rel_err_sum.iter().sum(),
             rel_err_max: max(&lanes.rel_err_max),
+            stayed_abs_err_max: max(&lanes.stayed_abs_err_max),
+            stayed_rel_err_max: max(&lanes.stayed_rel_err_max),
         }
     }
 }
@@ -275,6 +303,8 @@ struct Lanes {
     rel_err_sum: [f64; LANES],
     rel_err_max: [f64; LANES],
     escaped: [f64; LANES],
+    stayed_abs_err_max: [f64; LANES],
+    stayed_rel_err_max: [f64; LANES],
 }
 
 impl Lanes {
@@ -300,6 +330,10 @@ impl Lanes {
             // `has_escaped` inlined on `err` (0 for a non-finite point, which row_from counts)
             let escaped = err > ESCAPE_FACTOR * (1.0 + abs_h0);
             self.escaped[l] += if escaped { 1.0 } else { 0.0 };
+            // (a non-finite point's err and rel are 0 here, so it leaves the maxima alone)
+            let (stayed_err, stayed_rel) = if escaped { (0.0, 0.0) } else { (err, rel) };
+            self.stayed_abs_err_max[l] = self.stayed_abs_err_max[l].max(stayed_err);
+            self.stayed_rel_err_max[l] = self.stayed_rel_err_max[l].max(stayed_rel);
         }
     }
 }
@@ -373,6 +407,8 @@ pub fn fold_in_order(accs: &[EnergyAccumulator]) -> EnergyAccumulator {
 pub fn row_from(acc: &EnergyAccumulator, points: u64, step: u64, t: f64) -> EnergyRow {
     let some = |x: f64| if acc.finite > 0 { Some(x) } else { None };
     let rel = |x: f64| if acc.rel_count > 0 { Some(x) } else { None };
+    // Some finite point stayed, and escapes were counted.
+    let stayed = acc.counts_escaped && acc.finite > acc.escaped;
     let std = if acc.finite > 1 {
         (acc.m2 / (acc.finite - 1) as f64).sqrt()
     } else {
@@ -403,6 +439,8 @@ pub fn row_from(acc: &EnergyAccumulator, points: u64, step: u64, t: f64) -> Ener
             .counts_escaped
             .then(|| acc.escaped + (points - acc.finite)),
         constraint_err_max: None,
+        stayed_abs_energy_err_max: stayed.then_some(acc.stayed_abs_err_max),
+        stayed_rel_energy_err_max: (stayed && acc.rel_count > 0).then_some(acc.stayed_rel_err_max),
     }
 }
 
@@ -570,9 +608,40 @@ mod tests {
         let device = EnergyAccumulator::from_parts(2, 1.0, 0.0, [0.0; 2], 2, [0.0; 2]);
         assert_eq!(row_from(&device, 2, 0, 0.0).escaped, None);
         assert_eq!(row_from(&device.merge(acc), 7, 0, 0.0).escaped, None);
-        let counted = device.with_escaped(1);
+        let counted = device.with_escaped(1, [0.0; 2]);
         // 1 + 2 finite escapes, and the one non-finite point of the 7
         assert_eq!(row_from(&counted.merge(acc), 7, 0, 0.0).escaped, Some(4));
+    }
+
+    /// The points that stayed keep their own maxima, which the escaped ones' would hide; the
+    /// chunked, pushed and merged accumulators agree, and none is given where no point stayed.
+    #[test]
+    fn the_points_that_stayed_have_their_own_figures() {
+        let (h0, h) = ([2.0, 2.0, 2.0, 0.5], [2.5, 1e9, 1.9, f64::NAN]);
+        let chunk = EnergyAccumulator::from_chunk(&h, &h0);
+        let mut pushed = EnergyAccumulator::default();
+        let mut halves = [EnergyAccumulator::default(); 2];
+        for (i, (&h, &h0)) in h
+            .iter()
+            .zip(&h0)
+            .enumerate()
+            .filter(|(_, (h, _))| h.is_finite())
+        {
+            pushed.push(h, h0);
+            halves[i / 2].push(h, h0);
+        }
+        for acc in [chunk, pushed, halves[0].merge(halves[1])] {
+            let row = row_from(&acc, 4, 0, 0.0);
+            assert_eq!(row.escaped, Some(2));
+            assert_eq!(row.rel_energy_err_max, Some((1e9 - 2.0) / 2.0));
+            assert_eq!(row.stayed_abs_energy_err_max, Some(0.5));
+            assert_eq!(row.stayed_rel_energy_err_max, Some(0.25));
+        }
+        let gone = row_from(&EnergyAccumulator::from_chunk(&[1e9], &[1.0]), 1, 0, 0.0);
+        assert_eq!(gone.escaped, Some(1));
+        assert_eq!(gone.stayed_rel_energy_err_max, None);
+        let device = EnergyAccumulator::from_parts(2, 1.0, 0.0, [0.0; 2], 2, [0.0; 2]);
+        assert_eq!(row_from(&device, 2, 0, 0.0).stayed_abs_energy_err_max, None);
     }
 
     #[test]

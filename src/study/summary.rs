@@ -5,7 +5,7 @@ use serde::Serialize;
 
 use super::format::{count, fmt_g, fmt_ratio, opt};
 use super::StudyRun;
-use crate::measure::energy::{drift_slope, ESCAPE_FACTOR};
+use crate::measure::energy::{drift_slope, EnergyRow, ESCAPE_FACTOR};
 use crate::run;
 
 /// One row of summary.csv (columns documented in README.md).
@@ -45,6 +45,18 @@ pub struct SummaryRow {
     /// empty only where a run's rows have no count. Last, so that the older columns
     /// keep their positions.
     pub escaped: Option<u64>,
+    /// Where points escaped, the largest relative and absolute energy errors of the others
+    /// (stats.csv's `stayed_*` columns) over the snapshots from `stayed_since` on, for the
+    /// verdict; not in summary.csv.
+    #[serde(skip)]
+    pub stayed_max_rel_energy_err: Option<f64>,
+    #[serde(skip)]
+    pub stayed_max_abs_energy_err: Option<f64>,
+    /// The time of the first snapshot at which as many points had escaped as ever did: from
+    /// there on the points not escaped are those that stayed. Before it they include points
+    /// on their way out, not yet past the threshold, whose errors are no figure of the rest.
+    #[serde(skip)]
+    pub stayed_since: Option<f64>,
 }
 
 /// The largest finite value, if any.
@@ -58,6 +70,7 @@ fn fold_max(it: impl Iterator<Item = Option<f64>>) -> Option<f64> {
 pub(super) fn summarise(system: &str, r: &StudyRun, res: &run::RunSummary) -> SummaryRow {
     let rows = &res.rows;
     let last = rows.last().expect("a run has at least the step-0 row");
+    let stayed = since_the_last_escape(rows);
     let (t, y): (Vec<f64>, Vec<f64>) = rows
         .iter()
         .filter_map(|row| row.abs_energy_err_mean.map(|e| (row.t, e)))
@@ -91,7 +104,20 @@ pub(super) fn summarise(system: &str, r: &StudyRun, res: &run::RunSummary) -> Su
             .map(|row| row.escaped)
             .collect::<Option<Vec<u64>>>()
             .map(|counts| counts.into_iter().max().unwrap_or(0)),
+        stayed_max_rel_energy_err: fold_max(stayed.iter().map(|row| row.stayed_rel_energy_err_max)),
+        stayed_max_abs_energy_err: fold_max(stayed.iter().map(|row| row.stayed_abs_energy_err_max)),
+        stayed_since: stayed.first().map(|row| row.t),
     }
+}
+
+/// The snapshots from the first at which as many points had escaped as ever did (none where
+/// the rows count no escapes).
+fn since_the_last_escape(rows: &[EnergyRow]) -> &[EnergyRow] {
+    let peak = rows.iter().map(|row| row.escaped).max().flatten();
+    let from = rows
+        .iter()
+        .position(|row| peak.is_some() && row.escaped == peak);
+    from.map_or(&[], |i| &rows[i..])
 }
 
 /// Points that escaped or blew up by the end: the statistics' count where the run had one, and
@@ -216,6 +242,36 @@ fn energy_clause(s: &SummaryRow) -> String {
     }
 }
 
+/// Where part of the set escaped, what the rest did: the escaped points' error dominates the
+/// energy clause's figure, so the points that stayed get their own.
+fn stayed_clause(s: &SummaryRow) -> Option<String> {
+    let escaped = escaped_points(s);
+    if escaped == 0 || escaped >= s.points {
+        return None;
+    }
+    let who = match s.points - escaped {
+        1 => "the 1 point that stayed".to_string(),
+        n => format!("the {n} points that stayed"),
+    };
+    let who = format!(
+        "{who} (from t = {} on, after the last escape)",
+        fmt_g(s.stayed_since?)
+    );
+    match (s.stayed_max_rel_energy_err, s.stayed_max_abs_energy_err) {
+        (Some(e), _) => Some(format!(
+            "{who}: relative energy error at most {}, {}",
+            fmt_g(e),
+            if e >= ORDER_ONE {
+                "of order one or more"
+            } else {
+                "bounded"
+            }
+        )),
+        (None, Some(e)) => Some(format!("{who}: absolute energy error at most {}", fmt_g(e))),
+        (None, None) => None,
+    }
+}
+
 /// How the run reads given the method: what a symplectic method promises, and whether it held.
 fn closing(s: &SummaryRow, symplectic: bool) -> &'static str {
     if !symplectic {
@@ -245,6 +301,7 @@ pub(super) fn verdict(s: &SummaryRow, symplectic: bool) -> String {
     let mut clauses: Vec<String> = escape_clause(s).into_iter().collect();
     clauses.extend(area_clause(s));
     clauses.push(energy_clause(s));
+    clauses.extend(stayed_clause(s));
     if let Some(l) = s.max_ang_mom_err {
         clauses.push(format!(
             "the angular momentum error was at most {}",
@@ -295,6 +352,9 @@ mod tests {
             refine_stuck_at_step: None,
             engine: "cpu".into(),
             escaped: Some(0),
+            stayed_max_rel_energy_err: None,
+            stayed_max_abs_energy_err: None,
+            stayed_since: None,
         }
     }
 
@@ -398,6 +458,26 @@ mod tests {
                 "the relative energy error reached 4.575e71 (not bounded",
                 "part of the ensemble left the region where its guarantees",
             ],
+        );
+        // The points that stayed, with their own figure (stats.csv's stayed columns).
+        let kept_by_the_rest = SummaryRow {
+            stayed_max_rel_energy_err: Some(3.1e-4),
+            stayed_since: Some(12.5),
+            ..escaping()
+        };
+        says(
+            &verdict(&kept_by_the_rest, true),
+            &["(not bounded: the escaped points' error); the 220 points that stayed (from t = 12.5 on, after the last escape): relative energy error at most 3.100e-4, bounded: a symplectic method, but part of the ensemble"],
+        );
+        let abs_only = SummaryRow {
+            max_rel_energy_err: None,
+            stayed_max_abs_energy_err: Some(0.0172),
+            stayed_since: Some(12.5),
+            ..escaping()
+        };
+        says(
+            &verdict(&abs_only, true),
+            &["; the 220 points that stayed (from t = 12.5 on, after the last escape): absolute energy error at most 0.0172:"],
         );
         never_says(&v, &["factor", "bounded, without", "as expected"]);
         // Statistics reduced on the GPU count no escapes: the non-finite points still are.

@@ -216,3 +216,63 @@ fn ensembles_are_projected_point_by_point_and_other_systems_refuse_raw_start() {
         .success();
     assert!(!read(&ball.join("config.toml")).contains("raw_start"));
 }
+
+/// An ensemble part of which escapes: the report's energy figure is the escaped points'
+/// (7e63 here), so the points that stayed get their own, from stats.csv's stayed columns,
+/// over the snapshots after the last escape.
+#[test]
+fn the_points_that_stayed_get_their_own_energy_figure() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("escapes");
+    phaseflow()
+        .args(["study", "--system", "henon-heiles", "--methods", "verlet"])
+        .args([
+            "--dt",
+            "0.05",
+            "--t-end",
+            "100",
+            "--ensemble",
+            "grid",
+            "--points",
+            "100",
+        ])
+        .args([
+            "--lo=-1,-1,-0.1,-0.1",
+            "--hi",
+            "1,1,0.1,0.1",
+            "--backend",
+            "cpu",
+            "--quiet",
+        ])
+        .arg("--out")
+        .arg(&out)
+        .assert()
+        .success();
+    let rows = stats(&out.join("verlet"));
+    let last = rows.last().unwrap();
+    let stayed = last["points"] - last["escaped"];
+    assert!(stayed > 0.0 && last["escaped"] > 0.0, "{last:?}");
+    assert!(last["stayed_rel_energy_err_max"] < 1e-3 && last["rel_energy_err_max"] < 1e-3);
+    // Some snapshot's maximum is an escaping point's, far above the rest's.
+    assert!(rows
+        .iter()
+        .any(|r| r["rel_energy_err_max"] > 1e3 * r["stayed_rel_energy_err_max"]));
+    let report = read(&out.join("report.md"));
+    let verdict = report
+        .lines()
+        .find(|l| l.starts_with("- **verlet**"))
+        .unwrap();
+    let said = format!(
+        "(not bounded: the escaped points' error); the {stayed} points that stayed (from t = "
+    );
+    let at = verdict.find(&said).unwrap_or_else(|| panic!("{verdict}"));
+    let rest = &verdict[at + said.len()..];
+    let figure: f64 = rest
+        .split("relative energy error at most ")
+        .nth(1)
+        .and_then(|r| r.split(',').next())
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(figure < 1e-3 && rest.contains(", bounded:"), "{verdict}");
+}

@@ -30,6 +30,9 @@ struct Acc {
     unconverged: f64,
     // Finite points that escaped: |H − H0| > ESCAPE_FACTOR · (1 + |H0|) (has_escaped).
     escaped: f64,
+    // The largest absolute and relative errors of the finite points that did not escape.
+    stayed_abs_max: f64,
+    stayed_rel_max: f64,
 }
 
 @group(0) @binding(0) var<uniform> params: EnergyParams;
@@ -42,7 +45,7 @@ var<workgroup> part: array<Acc, REDUCE_SIZE>;
 const F64_MAX: f64 = 1.7976931348623157e308lf;
 
 fn empty() -> Acc {
-    return Acc(0.0lf, 0.0lf, 0.0lf, 0.0lf, 0.0lf, 0.0lf, 0.0lf, 0.0lf, 0.0lf, 0.0lf);
+    return Acc(0.0lf, 0.0lf, 0.0lf, 0.0lf, 0.0lf, 0.0lf, 0.0lf, 0.0lf, 0.0lf, 0.0lf, 0.0lf, 0.0lf);
 }
 
 // Chan et al.'s merge, as EnergyAccumulator::merge.
@@ -72,6 +75,8 @@ fn merge(a: Acc, b: Acc) -> Acc {
     r.rel_max = max(a.rel_max, b.rel_max);
     r.unconverged = a.unconverged + b.unconverged;
     r.escaped = a.escaped + b.escaped;
+    r.stayed_abs_max = max(a.stayed_abs_max, b.stayed_abs_max);
+    r.stayed_rel_max = max(a.stayed_rel_max, b.stayed_rel_max);
     return r;
 }
 
@@ -121,12 +126,15 @@ fn point(i: u32, n: u32) -> Acc {
     a.mean = h;
     a.abs_sum = err;
     a.abs_max = err;
-    a.escaped = select(0.0lf, 1.0lf, err > ESCAPE_FACTOR * (1.0lf + abs(e0)));
+    let escaped = err > ESCAPE_FACTOR * (1.0lf + abs(e0));
+    a.escaped = select(0.0lf, 1.0lf, escaped);
+    a.stayed_abs_max = select(err, 0.0lf, escaped);
     if (abs(e0) > REL_ENERGY_FLOOR) {
         let rel = err / abs(e0);
         a.rel_count = 1.0lf;
         a.rel_sum = rel;
         a.rel_max = rel;
+        a.stayed_rel_max = select(rel, 0.0lf, escaped);
     }
     return a;
 }

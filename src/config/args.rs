@@ -112,6 +112,9 @@ impl RunFile {
         if a.closed_loop {
             e.closed_loop = Some(true);
         }
+        if a.raw_start {
+            e.raw_start = Some(true);
+        }
         Ok(())
     }
 

@@ -31,6 +31,10 @@ pub struct EnsembleFile {
     /// `--positions`: the centre is two positions q₀, q₁ one step apart (variational systems);
     /// resolved into the state (q₀, (q₁ − q₀)/dt), which config.toml records as the centre.
     pub positions: Option<bool>,
+    /// `--raw-start`: a nonholonomic variational system's initial velocities as given, not
+    /// put on its discrete constraint before the run. config.toml records it (true or false)
+    /// for the systems that project them.
+    pub raw_start: Option<bool>,
 }
 
 /// Everything a run can be told, each optional (a TOML file, flags, or both merged).
@@ -170,15 +174,23 @@ impl RunConfig {
             shard: self.shard.map(|s| s.text()),
             devices: self.devices.as_ref().map(|d| d.text()),
             params: Some(self.system.params()),
-            ensemble: Some(EnsembleFile::from(e)),
+            ensemble: Some(EnsembleFile {
+                raw_start: self.system.projects_start().then_some(e.raw_start),
+                ..EnsembleFile::from(e)
+            }),
             ..RunFile::default()
         };
         if let Some(x) = self.system.expression() {
             file.record_expression(x);
         }
         let body = compact_floats(&toml::to_string(&file).unwrap_or_default());
+        let start = match (self.system.projects_start(), e.raw_start) {
+            (false, _) => "",
+            (true, false) => "# initial velocities put on the discrete rolling constraint before the run (raw_start = true keeps them as given)\n",
+            (true, true) => "# initial velocities as given, off the discrete rolling constraint where they are so (raw_start = false puts them on it)\n",
+        };
         format!(
-            "# phaseflow {} resolved run configuration; reproduce with: phaseflow run --config <this file>\n# engine used: {backend_used}\n{body}",
+            "# phaseflow {} resolved run configuration; reproduce with: phaseflow run --config <this file>\n# engine used: {backend_used}\n{start}{body}",
             env!("CARGO_PKG_VERSION")
         )
     }

@@ -324,6 +324,7 @@ fn resolve_ensemble(e: EnsembleFile, system: &System) -> Result<EnsembleSpec> {
         sigma: e.sigma,
         input: e.input,
         closed_loop: e.closed_loop.unwrap_or(false),
+        raw_start: e.raw_start.unwrap_or(false),
     }
     .resolve(system)
 }

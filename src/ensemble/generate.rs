@@ -7,6 +7,7 @@ use rand::SeedableRng;
 use rand_distr::{Distribution, StandardNormal};
 
 use super::level::level;
+use super::start::{Start, StartNote};
 use super::{fill, plane_point, read_states, EnsembleSpec, InitialSet};
 use crate::error::Result;
 use crate::float::Real;
@@ -46,23 +47,38 @@ impl EnsembleSpec {
         system: &System,
         range: Range<usize>,
     ) -> Result<State<T>> {
+        Ok(self.generate_noted(system, range)?.0)
+    }
+
+    /// `generate_range_as`, with what putting the points on the system's discrete constraint
+    /// changed (`Start`; None where the points start as generated).
+    pub fn generate_noted<T: Real>(
+        &self,
+        system: &System,
+        range: Range<usize>,
+    ) -> Result<(State<T>, Option<StartNote>)> {
         let d = system.dof();
-        match &self.set {
-            InitialSet::Disk { center, radius } => uniform_disk(center, *radius, range, d, self.seed),
-            InitialSet::Grid { lo, hi } => grid(lo, hi, self.points, range, d),
-            InitialSet::Point { center } => fill(range, d, |_, row| {
+        let mut start = Start::new(system, self.raw_start);
+        let s = &mut start;
+        let state = match &self.set {
+            InitialSet::Disk { center, radius } => {
+                uniform_disk(center, *radius, range, d, self.seed, s)
+            }
+            InitialSet::Grid { lo, hi } => grid(lo, hi, self.points, range, d, s),
+            InitialSet::Point { center } => fill_from(range, d, s, |_, row| {
                 row.copy_from_slice(center);
                 Ok(())
             }),
             InitialSet::Gaussian { center, sigma } => {
-                gaussian(center, *sigma, range, d, self.seed)
+                gaussian(center, *sigma, range, d, self.seed, s)
             }
             InitialSet::File { input, .. } => {
                 let all = read_states(input, d)?;
-                if range == (0..all.n) {
-                    return Ok(all.convert());
-                }
-                Ok(all.range(range).convert())
+                fill_from(range, d, s, |at, row| {
+                    let (q, p) = row.split_at_mut(d);
+                    all.point_f64(at, q, p);
+                    Ok(())
+                })
             }
             InitialSet::Level { .. } | InitialSet::Circle { .. } | InitialSet::Rect { .. } => {
                 Err(crate::input_err!(
@@ -70,8 +86,23 @@ impl EnsembleSpec {
                     self.kind().name()
                 ))
             }
-        }
+        }?;
+        Ok((state, start.note()))
     }
+}
+
+/// `fill` with each point put where the set's points start (`Start`).
+fn fill_from<T: Real>(
+    range: Range<usize>,
+    d: usize,
+    start: &mut Start,
+    mut point: impl FnMut(usize, &mut [f64]) -> Result<()>,
+) -> Result<State<T>> {
+    fill(range, d, |at, row| {
+        point(at, row)?;
+        start.apply(at, row);
+        Ok(())
+    })
 }
 
 /// `disk`: seeded points uniform in the disk of radius `r` around `c` in (q1, p1); point i
@@ -82,11 +113,12 @@ fn uniform_disk<T: Real>(
     range: Range<usize>,
     d: usize,
     seed: u64,
+    start: &mut Start,
 ) -> Result<State<T>> {
     let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(seed);
     // One u64 per uniform f64: the stream of point `range.start` begins 2·start draws in.
     rng.advance(2 * range.start as u128);
-    fill(range, d, |_, row| {
+    fill_from(range, d, start, |_, row| {
         let u: f64 = rand::Rng::random(&mut rng);
         let v: f64 = rand::Rng::random(&mut rng);
         let (rho, phi) = (r * u.sqrt(), 2.0 * std::f64::consts::PI * v);
@@ -103,6 +135,7 @@ fn grid<T: Real>(
     n: usize,
     range: Range<usize>,
     d: usize,
+    start: &mut Start,
 ) -> Result<State<T>> {
     let mid: Vec<f64> = lo.iter().zip(hi).map(|(a, b)| 0.5 * (a + b)).collect();
     let m = (n as f64).sqrt().round() as usize;
@@ -113,7 +146,7 @@ fn grid<T: Real>(
             a + (b - a) * j as f64 / (m - 1) as f64
         }
     };
-    fill(range, d, |idx, row| {
+    fill_from(range, d, start, |idx, row| {
         let (x, y) = (at(lo[0], hi[0], idx % m), at(lo[d], hi[d], idx / m));
         plane_point(row, &mid, d, x, y);
         Ok(())
@@ -128,12 +161,13 @@ fn gaussian<T: Real>(
     range: Range<usize>,
     d: usize,
     seed: u64,
+    start: &mut Start,
 ) -> Result<State<T>> {
     let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(seed);
     for _ in 0..range.start * 2 * d {
         let _: f64 = StandardNormal.sample(&mut rng);
     }
-    fill(range, d, |_, row| {
+    fill_from(range, d, start, |_, row| {
         for (z, x) in row.iter_mut().zip(c) {
             let g: f64 = StandardNormal.sample(&mut rng);
             *z = x + sigma * g;

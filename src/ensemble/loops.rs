@@ -428,6 +428,7 @@ mod tests {
             points,
             seed: 0,
             set,
+            raw_start: false,
         };
         let center = vec![0.0, 0.5];
         let circle = InitialSet::Circle {

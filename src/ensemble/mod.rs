@@ -11,6 +11,7 @@ mod level;
 mod loops;
 mod resolve;
 pub mod shard;
+mod start;
 
 use std::path::PathBuf;
 
@@ -24,6 +25,7 @@ pub use crate::state::State;
 pub use file::{read_regular, read_states};
 pub use level::level_area;
 pub use resolve::EnsembleRequest;
+pub use start::StartNote;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -120,6 +122,9 @@ pub struct EnsembleSpec {
     pub points: usize,
     pub seed: u64,
     pub set: InitialSet,
+    /// `--raw-start`: the points of a nonholonomic variational system start with their
+    /// velocities as given, not put on its discrete constraint (`System::project_start`).
+    pub raw_start: bool,
 }
 
 impl EnsembleSpec {

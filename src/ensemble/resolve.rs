@@ -28,6 +28,8 @@ pub struct EnsembleRequest {
     pub input: Option<PathBuf>,
     /// `file` only: the rows are the nodes of an ordered closed loop (`--loop`).
     pub closed_loop: bool,
+    /// `--raw-start`: keep the initial velocities as given (systems that project them only).
+    pub raw_start: bool,
 }
 
 /// A value the kind needs, or an error naming the flag that gives it.
@@ -81,6 +83,7 @@ impl EnsembleRequest {
             sigma: None,
             input: None,
             closed_loop: false,
+            raw_start: false,
         }
     }
 
@@ -133,10 +136,17 @@ impl EnsembleRequest {
                 kind.name()
             ));
         }
+        if self.raw_start && !system.projects_start() {
+            return Err(input_err!(
+                "--raw-start: system '{}' has no discrete constraint that its initial velocities could violate (only vertical-disk and euler-disk put them on one); drop --raw-start",
+                system.name()
+            ));
+        }
         Ok(EnsembleSpec {
             points,
             seed: self.seed.unwrap_or(0),
             set,
+            raw_start: self.raw_start,
         })
     }
 

@@ -45,6 +45,8 @@ struct DeviceAccumulator {
     rel_max: f64,
     unconverged: f64,
     escaped: f64,
+    stayed_abs_max: f64,
+    stayed_rel_max: f64,
 }
 
 impl DeviceAccumulator {
@@ -57,7 +59,10 @@ impl DeviceAccumulator {
             self.rel_count as u64,
             [self.rel_sum, self.rel_max],
         )
-        .with_escaped(self.escaped as u64)
+        .with_escaped(
+            self.escaped as u64,
+            [self.stayed_abs_max, self.stayed_rel_max],
+        )
     }
 }
 

@@ -42,24 +42,36 @@ pub struct EnergyAccumulator {
     pub(super) rel_count: u64,
     pub(super) rel_err_sum: f64,
     pub(super) rel_err_max: f64,
+    /// The largest absolute and relative errors of the finite points that have not escaped
+    /// (meaningful with `counts_escaped`, like `escaped`): the figure of the points that
+    /// stayed, which the escaped points' errors would otherwise hide.
+    pub(super) stayed_abs_err_max: f64,
+    pub(super) stayed_rel_err_max: f64,
 }
 
 impl EnergyAccumulator {
     pub fn push(&mut self, h: f64, h0: f64) {
         self.finite += 1;
         self.counts_escaped = true;
-        self.escaped += u64::from(has_escaped(h, h0));
+        let escaped = has_escaped(h, h0);
+        self.escaped += u64::from(escaped);
         let delta = h - self.mean;
         self.mean += delta / self.finite as f64;
         self.m2 += delta * (h - self.mean);
         let err = (h - h0).abs();
         self.abs_err_sum += err;
         self.abs_err_max = self.abs_err_max.max(err);
+        if !escaped {
+            self.stayed_abs_err_max = self.stayed_abs_err_max.max(err);
+        }
         if h0.abs() > REL_ENERGY_FLOOR {
             let rel = err / h0.abs();
             self.rel_count += 1;
             self.rel_err_sum += rel;
             self.rel_err_max = self.rel_err_max.max(rel);
+            if !escaped {
+                self.stayed_rel_err_max = self.stayed_rel_err_max.max(rel);
+            }
         }
     }
 
@@ -85,14 +97,18 @@ impl EnergyAccumulator {
             rel_count,
             rel_err_sum: rel[0],
             rel_err_max: rel[1],
+            stayed_abs_err_max: 0.0,
+            stayed_rel_err_max: 0.0,
         }
     }
 
-    /// The same accumulator with `n` finite points counted as escaped (`has_escaped`), as the
-    /// device reduction counts them.
-    pub fn with_escaped(mut self, n: u64) -> Self {
+    /// The same accumulator with `n` finite points counted as escaped (`has_escaped`) and
+    /// `stayed` the [absolute, relative] error maxima of the others, as the device reduction
+    /// finds them.
+    pub fn with_escaped(mut self, n: u64, stayed: [f64; 2]) -> Self {
         self.escaped = n;
         self.counts_escaped = true;
+        [self.stayed_abs_err_max, self.stayed_rel_err_max] = stayed;
         self
     }
 
@@ -116,6 +132,8 @@ impl EnergyAccumulator {
             rel_count: self.rel_count + o.rel_count,
             rel_err_sum: self.rel_err_sum + o.rel_err_sum,
             rel_err_max: self.rel_err_max.max(o.rel_err_max),
+            stayed_abs_err_max: self.stayed_abs_err_max.max(o.stayed_abs_err_max),
+            stayed_rel_err_max: self.stayed_rel_err_max.max(o.stayed_rel_err_max),
         }
     }
 }
@@ -165,6 +183,14 @@ pub struct EnergyRow {
     /// `escaped`, so that the older columns keep their positions.
     #[serde(default)]
     pub constraint_err_max: Option<f64>,
+    /// Where points escaped, the figures of those that did not: the largest |H − H(z0)| and
+    /// |H − H(z0)| / |H(z0)| over the finite points not counted in `escaped` at this snapshot
+    /// (empty where escapes are not counted or no point stayed). After `constraint_err_max`,
+    /// so that the older columns keep their positions.
+    #[serde(default)]
+    pub stayed_abs_energy_err_max: Option<f64>,
+    #[serde(default)]
+    pub stayed_rel_energy_err_max: Option<f64>,
 }
 
 /// Points per statistics chunk. A chunk's energies are computed into one buffer
@@ -257,6 +283,8 @@ impl EnergyAccumulator {
             rel_count: lanes.rel_count.iter().sum::<f64>() as u64,
             rel_err_sum: lanes.rel_err_sum.iter().sum(),
             rel_err_max: max(&lanes.rel_err_max),
+            stayed_abs_err_max: max(&lanes.stayed_abs_err_max),
+            stayed_rel_err_max: max(&lanes.stayed_rel_err_max),
         }
     }
 }
@@ -275,6 +303,8 @@ struct Lanes {
     rel_err_sum: [f64; LANES],
     rel_err_max: [f64; LANES],
     escaped: [f64; LANES],
+    stayed_abs_err_max: [f64; LANES],
+    stayed_rel_err_max: [f64; LANES],
 }
 
 impl Lanes {
@@ -300,6 +330,10 @@ impl Lanes {
             // `has_escaped` inlined on `err` (0 for a non-finite point, which row_from counts)
             let escaped = err > ESCAPE_FACTOR * (1.0 + abs_h0);
             self.escaped[l] += if escaped { 1.0 } else { 0.0 };
+            // (a non-finite point's err and rel are 0 here, so it leaves the maxima alone)
+            let (stayed_err, stayed_rel) = if escaped { (0.0, 0.0) } else { (err, rel) };
+            self.stayed_abs_err_max[l] = self.stayed_abs_err_max[l].max(stayed_err);
+            self.stayed_rel_err_max[l] = self.stayed_rel_err_max[l].max(stayed_rel);
         }
     }
 }
@@ -373,6 +407,8 @@ pub fn fold_in_order(accs: &[EnergyAccumulator]) -> EnergyAccumulator {
 pub fn row_from(acc: &EnergyAccumulator, points: u64, step: u64, t: f64) -> EnergyRow {
     let some = |x: f64| if acc.finite > 0 { Some(x) } else { None };
     let rel = |x: f64| if acc.rel_count > 0 { Some(x) } else { None };
+    // Some finite point stayed, and escapes were counted.
+    let stayed = acc.counts_escaped && acc.finite > acc.escaped;
     let std = if acc.finite > 1 {
         (acc.m2 / (acc.finite - 1) as f64).sqrt()
     } else {
@@ -403,6 +439,8 @@ pub fn row_from(acc: &EnergyAccumulator, points: u64, step: u64, t: f64) -> Ener
             .counts_escaped
             .then(|| acc.escaped + (points - acc.finite)),
         constraint_err_max: None,
+        stayed_abs_energy_err_max: stayed.then_some(acc.stayed_abs_err_max),
+        stayed_rel_energy_err_max: (stayed && acc.rel_count > 0).then_some(acc.stayed_rel_err_max),
     }
 }
 
@@ -454,131 +492,4 @@ pub fn drift_slope(t: &[f64], y: &[f64]) -> Option<f64> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn merge_equals_sequential() {
-        let data: Vec<(f64, f64)> = (0..1000)
-            .map(|i| ((i as f64 * 0.37).sin() + 2.0, 2.0))
-            .collect();
-        let mut all = EnergyAccumulator::default();
-        data.iter().for_each(|&(h, h0)| all.push(h, h0));
-        let (mut a, mut b) = (EnergyAccumulator::default(), EnergyAccumulator::default());
-        data[..300].iter().for_each(|&(h, h0)| a.push(h, h0));
-        data[300..].iter().for_each(|&(h, h0)| b.push(h, h0));
-        let m = a.merge(b);
-        let (r1, r2) = (row_from(&all, 1000, 0, 0.0), row_from(&m, 1000, 0, 0.0));
-        assert!((r1.energy_mean.unwrap() - r2.energy_mean.unwrap()).abs() < 1e-14);
-        assert!((r1.energy_std.unwrap() - r2.energy_std.unwrap()).abs() < 1e-12);
-        assert_eq!(r1.abs_energy_err_max, r2.abs_energy_err_max);
-    }
-
-    fn pendulum_disk(n: usize) -> State<f32> {
-        let mut s = State::<f32>::zeros(n, 1);
-        for i in 0..n {
-            let a = i as f64 * 0.618_033_988_7 * std::f64::consts::TAU;
-            let r = 0.3 * ((i % 97) as f64 / 97.0).sqrt();
-            s.q[i] = (r * a.cos()) as f32;
-            s.p[i] = (0.8 + r * a.sin()) as f32;
-        }
-        s
-    }
-
-    /// The chunked statistics equal the one-pass Welford accumulation of the per-point libm
-    /// energies up to rounding, and count and exclude non-finite points.
-    #[test]
-    fn chunked_stats_match_sequential_welford() {
-        let sys = System::new("pendulum", &std::collections::BTreeMap::new()).unwrap();
-        let n = 3 * CHUNK + 123;
-        let mut s = pendulum_disk(n);
-        let h0: Vec<f64> = (0..n)
-            .map(|i| sys.energy(&[s.q[i] as f64], &[s.p[i] as f64]) * (1.0 + 1e-7 * (i % 5) as f64))
-            .collect();
-        s.q[7] = f32::NAN;
-        s.p[CHUNK + 1] = f32::INFINITY;
-        let row = snapshot_stats(&sys, &s, &h0, 3, 0.5);
-        let mut seq = EnergyAccumulator::default();
-        for (i, &h0i) in h0.iter().enumerate() {
-            let h = sys.energy(&[s.q[i] as f64], &[s.p[i] as f64]);
-            if h.is_finite() {
-                seq.push(h, h0i);
-            }
-        }
-        let want = row_from(&seq, n as u64, 3, 1.5);
-        assert_eq!(
-            (row.points, row.finite, row.t),
-            (n as u64, n as u64 - 2, 1.5)
-        );
-        let close = |a: Option<f64>, b: Option<f64>, tol: f64| {
-            let (a, b) = (a.unwrap(), b.unwrap());
-            assert!((a - b).abs() <= tol * b.abs(), "{a} vs {b}");
-        };
-        close(row.energy_mean, want.energy_mean, 1e-15);
-        close(row.energy_std, want.energy_std, 1e-13);
-        close(row.abs_energy_err_mean, want.abs_energy_err_mean, 1e-8);
-        close(row.abs_energy_err_max, want.abs_energy_err_max, 1e-8);
-        close(row.rel_energy_err_mean, want.rel_energy_err_mean, 1e-8);
-        close(row.rel_energy_err_max, want.rel_energy_err_max, 1e-8);
-    }
-
-    /// Fixed chunks merged in order: the same bits with one thread as with four.
-    #[test]
-    fn stats_do_not_depend_on_the_thread_count() {
-        let sys = System::new("pendulum", &std::collections::BTreeMap::new()).unwrap();
-        let s = pendulum_disk(5 * CHUNK + 17);
-        let h0 = vec![0.3; s.n];
-        let on = |threads: usize| {
-            let pool = rayon::ThreadPoolBuilder::new()
-                .num_threads(threads)
-                .build()
-                .unwrap();
-            pool.install(|| (snapshot_stats(&sys, &s, &h0, 1, 1.0), energies(&sys, &s)))
-        };
-        assert_eq!(on(1), on(4));
-    }
-
-    #[test]
-    fn chunk_with_no_finite_energy_is_empty() {
-        let a = EnergyAccumulator::from_chunk(&[f64::NAN, f64::INFINITY], &[1.0, 1.0]);
-        assert_eq!(a.finite, 0);
-        let b = EnergyAccumulator::from_chunk(&[2.0], &[1.0]);
-        let r = row_from(&a.merge(b), 3, 0, 0.0);
-        assert_eq!(
-            (r.finite, r.energy_mean, r.abs_energy_err_max),
-            (1, Some(2.0), Some(1.0))
-        );
-    }
-
-    /// A finite point counts as escaped past `ESCAPE_FACTOR` · (1 + |H0|), a non-finite one
-    /// always; an accumulator from parts without a count leaves it unknown, and so does a merge
-    /// with one (the device's count: `tests/gpu.rs`).
-    #[test]
-    fn escapes_are_counted_or_left_unknown() {
-        let h0 = [1.0, 1.0, 1.0, 0.0, 1.0];
-        let h = [1.5, 2002.0, 1998.0, 1001.0, f64::NAN];
-        let acc = EnergyAccumulator::from_chunk(&h, &h0);
-        assert_eq!(row_from(&acc, 5, 0, 0.0).escaped, Some(3));
-        let mut pushed = EnergyAccumulator::default();
-        h.iter()
-            .zip(h0)
-            .filter(|(h, _)| h.is_finite())
-            .for_each(|(&h, h0)| pushed.push(h, h0));
-        assert_eq!(row_from(&pushed, 5, 0, 0.0).escaped, Some(3));
-        let all_blown = EnergyAccumulator::from_chunk(&[f64::NAN], &[1.0]);
-        assert_eq!(row_from(&all_blown, 1, 0, 0.0).escaped, Some(1));
-        let device = EnergyAccumulator::from_parts(2, 1.0, 0.0, [0.0; 2], 2, [0.0; 2]);
-        assert_eq!(row_from(&device, 2, 0, 0.0).escaped, None);
-        assert_eq!(row_from(&device.merge(acc), 7, 0, 0.0).escaped, None);
-        let counted = device.with_escaped(1);
-        // 1 + 2 finite escapes, and the one non-finite point of the 7
-        assert_eq!(row_from(&counted.merge(acc), 7, 0, 0.0).escaped, Some(4));
-    }
-
-    #[test]
-    fn slope_of_a_line() {
-        let t = [0.0, 1.0, 2.0, 3.0];
-        let y = [1.0, 3.0, 5.0, 7.0];
-        assert!((drift_slope(&t, &y).unwrap() - 2.0).abs() < 1e-12);
-    }
-}
+mod tests;

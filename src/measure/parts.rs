@@ -10,7 +10,7 @@ use crate::measure::energy::{fold_in_order, row_from, EnergyAccumulator, EnergyR
 use crate::measure::tangent::{TangentAcc, TangentStats};
 
 /// Words of `EnergyAccumulator::to_words`.
-pub const ACCUMULATOR_WORDS: usize = 10;
+pub const ACCUMULATOR_WORDS: usize = 12;
 
 impl EnergyAccumulator {
     /// The accumulator as words (counts as they are, floats as their IEEE bits): exact, for a
@@ -27,6 +27,8 @@ impl EnergyAccumulator {
             self.rel_count,
             self.rel_err_sum.to_bits(),
             self.rel_err_max.to_bits(),
+            self.stayed_abs_err_max.to_bits(),
+            self.stayed_rel_err_max.to_bits(),
         ]
     }
 
@@ -43,6 +45,8 @@ impl EnergyAccumulator {
             rel_count: w[7],
             rel_err_sum: f64::from_bits(w[8]),
             rel_err_max: f64::from_bits(w[9]),
+            stayed_abs_err_max: f64::from_bits(w[10]),
+            stayed_rel_err_max: f64::from_bits(w[11]),
         }
     }
 }
@@ -77,7 +81,7 @@ fn max_of(a: Option<f64>, b: Option<f64>) -> Option<f64> {
 const HEADER: usize = 8;
 
 /// The first bytes of an encoded `RowParts`.
-const MAGIC: &[u8; 8] = b"PFPARTS2";
+const MAGIC: &[u8; 8] = b"PFPARTS3";
 
 impl RowParts {
     /// Append the parts of the points that follow these (the next shard's).

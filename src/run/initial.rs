@@ -29,11 +29,16 @@ impl<T: Real> Initial<T> {
         let (spec, system) = (&cfg.ensemble, &cfg.system);
         let none = State::zeros(0, system.dof());
         if !spec.is_loop() {
-            let state = match cfg.shard.or(cfg.rank) {
-                Some(shard) => spec.generate_range_as(system, shard.range(spec.points)?)?,
-                None => spec.generate_as(system)?,
+            let range = match cfg.shard.or(cfg.rank) {
+                Some(shard) => shard.range(spec.points)?,
+                None => 0..spec.points,
             };
+            let (state, note) = spec.generate_noted(system, range)?;
+            // H0 is taken below, from the points as they start: after the projection.
             let h0 = finite_energies(system, &state)?;
+            if let Some(note) = note {
+                crate::info!("phaseflow: {}", note.describe(system.name()));
+            }
             return Ok(Initial {
                 state,
                 file_nodes: none,

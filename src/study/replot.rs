@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use super::figures::{PlottedRun, StudyFigure};
 use super::format::{count, fmt_g, fmt_ratio, opt};
 use super::readback::{engine_used, read_portraits, read_stats, read_trajectory, refine_notes};
+use super::report::start_sentence;
 use super::runner::write_figures;
 use super::summary::{summarise, verdict, SummaryRow};
 use super::StudyRun;
@@ -179,6 +180,9 @@ fn run_report_md(
         if cfg.tangent { "on" } else { "off" },
         if cfg.refine.is_some() { "on" } else { "off" },
     );
+    if let Some(start) = start_sentence(cfg) {
+        let _ = writeln!(s, "{start}\n");
+    }
     let _ = writeln!(
         s,
         "Reproduce: `phaseflow run --config {} --out NEW_FOLDER`\n",

@@ -60,7 +60,30 @@ fn write_header(
             None => "off".into(),
         }
     );
+    if let Some(start) = start_sentence(cfg) {
+        let _ = writeln!(s, "{start}\n");
+    }
     let _ = writeln!(s, "Reproduce: `{command_line}`\n");
+}
+
+/// How a nonholonomic variational system's points started (None for other systems): put on
+/// the discrete rolling constraint, with what that changed (the set generated again, in f64),
+/// or as given (`--raw-start`).
+pub(super) fn start_sentence(cfg: &RunConfig) -> Option<String> {
+    if !cfg.system.projects_start() {
+        return None;
+    }
+    if cfg.ensemble.raw_start {
+        return Some("Initial state: the velocities as given (`--raw-start`); one off the discrete rolling constraint is projected by the first step, and the energy errors include that one change.".into());
+    }
+    let (_, note) = cfg
+        .ensemble
+        .generate_noted::<f64>(&cfg.system, 0..cfg.ensemble.points)
+        .ok()?;
+    Some(format!(
+        "Initial state: {}.",
+        note?.describe(cfg.system.name())
+    ))
 }
 
 /// "What happened": each method's verdict, with notes where loop refinement gave up.

@@ -13,7 +13,8 @@
 //! (Cramer's rule), from the previous increments; the new Δx, Δy follow from the constraint.
 //! The old step's momenta are taken on the discrete constraint (its x, y increments are not
 //! used: the seed's own code does the same), so an initial velocity off the constraint is put on
-//! it by the first step. Second order, energy bounded with no drift.
+//! it before the run (`project_start`), or, with the raw start, by the first step. Second
+//! order, energy bounded with no drift.
 //!
 //! State (q_k, v_k), v_k = (q_{k+1} − q_k)/h. Energy (scaled, 2E/(M r²)): K + V evaluated at the
 //! midpoint configuration q_k + h v_k/2 with v_k, which is conserved to O(h²) (at q_k only O(h),
@@ -141,8 +142,8 @@ impl Hamiltonian for EulerDisk {
     no_hamiltonian_gradients!();
 
     /// The seed's figure 17 at h = 0.001: q₁ = (π/2, 0, 0, 0, 0), q₂ = (π/2, h, h, h, h), as
-    /// (q₁, v₁ = (0, 1, 1, 1, 1)); v₁'s (x, y) part is off the constraint, and the first step
-    /// does not use it.
+    /// (q₁, v₁ = (0, 1, 1, 1, 1)); v₁'s (x, y) part is off the constraint, and the scheme does
+    /// not use it (`project_start`).
     fn default_state(&self) -> Vec<f64> {
         let half_pi = std::f64::consts::FRAC_PI_2;
         vec![half_pi, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 1.0, 1.0, 1.0]
@@ -166,6 +167,20 @@ impl Hamiltonian for EulerDisk {
         let ex = v[3] + self.r * v[2] * mid.cos();
         let ey = v[4] + self.r * v[2] * mid.sin();
         Some(ex.abs().max(ey.abs()))
+    }
+
+    /// The scheme takes a step's momenta along X_θ, X_φ, X_ψ from its angle increments
+    /// alone, the step on the discrete constraint (`DiskStep::known`): the discrete Lagrangian
+    /// with the constraint substituted. A state is therefore the motion its angle velocities
+    /// give, and its consistent (v^x, v^y) are the constraint's at the midpoint heading,
+    /// −r v^ψ (cos, sin)(φ + h v^φ/2), as `DiskStep::velocities` sets them after every step.
+    /// The angles then move exactly as from the raw start; only the first drift of (x, y) and
+    /// the energy at t = 0, which depends on (v^x, v^y), change.
+    fn project_start(&self, q: &[f64], v: &mut [f64]) -> bool {
+        let heading = q[1] + 0.5 * self.h * v[1];
+        v[3] = -self.r * v[2] * heading.cos();
+        v[4] = -self.r * v[2] * heading.sin();
+        true
     }
 
     fn discrete_step<T: Real>(

@@ -112,6 +112,17 @@ pub trait Hamiltonian {
     fn constraint_error(&self, _q: &[f64], _v: &[f64]) -> Option<f64> {
         None
     }
+    /// Nonholonomic systems whose state can hold a velocity off the discrete constraint (an
+    /// initial condition given as two positions rarely satisfies it): replace the initial
+    /// velocity `v` at `q` by the one the scheme takes it for, on the discrete constraint, so
+    /// that the run's first step changes nothing that a later one would not, and the energy
+    /// the errors are measured from is the motion's. Applied once per initial point in f64,
+    /// on the host, before the engine starts (`ensemble::generate`), unless the run asks for
+    /// the raw start. Returns false, leaving `v` as it is, for systems without such a
+    /// projection (every state consistent).
+    fn project_start(&self, _q: &[f64], _v: &mut [f64]) -> bool {
+        false
+    }
 }
 
 /// The four gradient functions of the `Hamiltonian` trait for a variational system, which has

@@ -407,6 +407,20 @@ impl System {
         each_system!(self, s => s.constraint_error(q, v))
     }
 
+    /// Put an initial point (q1..qd, v1..vd) on the system's discrete constraint
+    /// (`Hamiltonian::project_start`); false, with the row untouched, where the system has no
+    /// such projection.
+    pub fn project_start(&self, row: &mut [f64]) -> bool {
+        let (q, v) = row.split_at_mut(self.dof());
+        each_system!(self, s => s.project_start(q, v))
+    }
+
+    /// Whether the system projects its initial velocities (`project_start`): the systems
+    /// `--raw-start` applies to.
+    pub fn projects_start(&self) -> bool {
+        self.project_start(&mut vec![0.0; 2 * self.dof()])
+    }
+
     /// Whether the system has nonholonomic constraints (the `constraint_err_max` column).
     pub fn constrained(&self) -> bool {
         let zero = vec![0.0; self.dof()];

@@ -5,6 +5,7 @@
 mod common;
 
 mod commands;
+mod constrained_start;
 mod errors;
 mod formulas;
 mod hostile_formulas;

@@ -1,0 +1,139 @@
+//! How the points of a filled set start: as generated, or, for the nonholonomic variational
+//! systems, with each initial velocity put on the system's discrete constraint before the run
+//! (`System::project_start`; `EnsembleSpec::raw_start` keeps it as given), and what that
+//! changed, for stderr and the study report.
+
+use crate::system::System;
+
+/// Where a set's points start, and what putting them on the discrete constraint changed.
+pub(super) struct Start<'a> {
+    /// The system that projects the points; None: they start as generated.
+    system: Option<&'a System>,
+    note: Option<StartNote>,
+}
+
+/// What putting a set's initial velocities on the discrete constraint changed.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct StartNote {
+    /// The points projected.
+    pub points: usize,
+    /// The point whose energy changed most (relative to its given energy; absolute where that
+    /// is 0): its index in the set, its energy as given and as projected.
+    pub largest: (usize, f64, f64),
+}
+
+impl<'a> Start<'a> {
+    /// The points of `system` start projected unless `raw` (or the system has no projection).
+    pub(super) fn new(system: &'a System, raw: bool) -> Self {
+        Start {
+            system: (!raw && system.projects_start()).then_some(system),
+            note: None,
+        }
+    }
+
+    /// Point `at` of the set (q1..qd, v1..vd), put on the constraint where it starts so.
+    pub(super) fn apply(&mut self, at: usize, row: &mut [f64]) {
+        let Some(system) = self.system else {
+            return;
+        };
+        let d = system.dof();
+        let before = system.energy(&row[..d], &row[d..]);
+        system.project_start(row);
+        let after = system.energy(&row[..d], &row[d..]);
+        let change = |a: f64, b: f64| {
+            if a == 0.0 {
+                (b - a).abs()
+            } else {
+                ((b - a) / a).abs()
+            }
+        };
+        let note = self.note.get_or_insert(StartNote {
+            points: 0,
+            largest: (at, before, after),
+        });
+        note.points += 1;
+        let (_, a, b) = note.largest;
+        if change(before, after) > change(a, b) {
+            note.largest = (at, before, after);
+        }
+    }
+
+    pub(super) fn note(self) -> Option<StartNote> {
+        self.note
+    }
+}
+
+impl StartNote {
+    /// One sentence for stderr and the study report: what was projected, the energy change,
+    /// and how to start from the given velocities instead.
+    pub fn describe(&self, system: &str) -> String {
+        let (at, before, after) = self.largest;
+        let change = if before == after {
+            "the energy unchanged: already on it".to_string()
+        } else if self.points == 1 {
+            format!(
+                "the energy from {} to {}, the value the energy errors are measured from",
+                short(before),
+                short(after)
+            )
+        } else {
+            format!(
+                "the largest energy change at point {}, from {} to {}",
+                at + 1,
+                short(before),
+                short(after)
+            )
+        };
+        let what = match self.points {
+            1 => "the initial velocity was".to_string(),
+            n => format!("the initial velocities of the {n} points were"),
+        };
+        format!(
+            "{what} put on the discrete rolling constraint of {system} before the run ({change}); --raw-start starts from the velocities as given, off the constraint, which the first step then projects"
+        )
+    }
+}
+
+/// Seven significant digits, in scientific notation when very small or very large.
+fn short(x: f64) -> String {
+    if x != 0.0 && (x.abs() < 1e-4 || x.abs() >= 1e9) {
+        format!("{x:.6e}")
+    } else {
+        let rounded: f64 = format!("{x:.6e}").parse().unwrap_or(x);
+        format!("{rounded}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn notes_read_in_the_singular_and_plural() {
+        let one = StartNote {
+            points: 1,
+            largest: (0, 31.5, 1.244_531_234),
+        };
+        assert_eq!(
+            one.describe("vertical-disk"),
+            "the initial velocity was put on the discrete rolling constraint of vertical-disk before the run (the energy from 31.5 to 1.244531, the value the energy errors are measured from); --raw-start starts from the velocities as given, off the constraint, which the first step then projects"
+        );
+        let many = StartNote {
+            points: 400,
+            largest: (16, 2.5e-300, 3.0),
+        };
+        let text = many.describe("euler-disk");
+        assert!(
+            text.contains("velocities of the 400 points were put on")
+                && text.contains("at point 17, from 2.500000e-300 to 3"),
+            "{text}"
+        );
+        let kept = StartNote {
+            points: 1,
+            largest: (0, 0.125, 0.125),
+        };
+        assert!(kept
+            .describe("x")
+            .contains("(the energy unchanged: already on it)"));
+    }
+}

@@ -1,0 +1,160 @@
+//! Tests of the energy statistics: chunked against sequential accumulation, thread
+//! independence, escapes and the figures of the points that stayed.
+
+use super::*;
+
+#[test]
+fn merge_equals_sequential() {
+    let data: Vec<(f64, f64)> = (0..1000)
+        .map(|i| ((i as f64 * 0.37).sin() + 2.0, 2.0))
+        .collect();
+    let mut all = EnergyAccumulator::default();
+    data.iter().for_each(|&(h, h0)| all.push(h, h0));
+    let (mut a, mut b) = (EnergyAccumulator::default(), EnergyAccumulator::default());
+    data[..300].iter().for_each(|&(h, h0)| a.push(h, h0));
+    data[300..].iter().for_each(|&(h, h0)| b.push(h, h0));
+    let m = a.merge(b);
+    let (r1, r2) = (row_from(&all, 1000, 0, 0.0), row_from(&m, 1000, 0, 0.0));
+    assert!((r1.energy_mean.unwrap() - r2.energy_mean.unwrap()).abs() < 1e-14);
+    assert!((r1.energy_std.unwrap() - r2.energy_std.unwrap()).abs() < 1e-12);
+    assert_eq!(r1.abs_energy_err_max, r2.abs_energy_err_max);
+}
+
+fn pendulum_disk(n: usize) -> State<f32> {
+    let mut s = State::<f32>::zeros(n, 1);
+    for i in 0..n {
+        let a = i as f64 * 0.618_033_988_7 * std::f64::consts::TAU;
+        let r = 0.3 * ((i % 97) as f64 / 97.0).sqrt();
+        s.q[i] = (r * a.cos()) as f32;
+        s.p[i] = (0.8 + r * a.sin()) as f32;
+    }
+    s
+}
+
+/// The chunked statistics equal the one-pass Welford accumulation of the per-point libm
+/// energies up to rounding, and count and exclude non-finite points.
+#[test]
+fn chunked_stats_match_sequential_welford() {
+    let sys = System::new("pendulum", &std::collections::BTreeMap::new()).unwrap();
+    let n = 3 * CHUNK + 123;
+    let mut s = pendulum_disk(n);
+    let h0: Vec<f64> = (0..n)
+        .map(|i| sys.energy(&[s.q[i] as f64], &[s.p[i] as f64]) * (1.0 + 1e-7 * (i % 5) as f64))
+        .collect();
+    s.q[7] = f32::NAN;
+    s.p[CHUNK + 1] = f32::INFINITY;
+    let row = snapshot_stats(&sys, &s, &h0, 3, 0.5);
+    let mut seq = EnergyAccumulator::default();
+    for (i, &h0i) in h0.iter().enumerate() {
+        let h = sys.energy(&[s.q[i] as f64], &[s.p[i] as f64]);
+        if h.is_finite() {
+            seq.push(h, h0i);
+        }
+    }
+    let want = row_from(&seq, n as u64, 3, 1.5);
+    assert_eq!(
+        (row.points, row.finite, row.t),
+        (n as u64, n as u64 - 2, 1.5)
+    );
+    let close = |a: Option<f64>, b: Option<f64>, tol: f64| {
+        let (a, b) = (a.unwrap(), b.unwrap());
+        assert!((a - b).abs() <= tol * b.abs(), "{a} vs {b}");
+    };
+    close(row.energy_mean, want.energy_mean, 1e-15);
+    close(row.energy_std, want.energy_std, 1e-13);
+    close(row.abs_energy_err_mean, want.abs_energy_err_mean, 1e-8);
+    close(row.abs_energy_err_max, want.abs_energy_err_max, 1e-8);
+    close(row.rel_energy_err_mean, want.rel_energy_err_mean, 1e-8);
+    close(row.rel_energy_err_max, want.rel_energy_err_max, 1e-8);
+}
+
+/// Fixed chunks merged in order: the same bits with one thread as with four.
+#[test]
+fn stats_do_not_depend_on_the_thread_count() {
+    let sys = System::new("pendulum", &std::collections::BTreeMap::new()).unwrap();
+    let s = pendulum_disk(5 * CHUNK + 17);
+    let h0 = vec![0.3; s.n];
+    let on = |threads: usize| {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        pool.install(|| (snapshot_stats(&sys, &s, &h0, 1, 1.0), energies(&sys, &s)))
+    };
+    assert_eq!(on(1), on(4));
+}
+
+#[test]
+fn chunk_with_no_finite_energy_is_empty() {
+    let a = EnergyAccumulator::from_chunk(&[f64::NAN, f64::INFINITY], &[1.0, 1.0]);
+    assert_eq!(a.finite, 0);
+    let b = EnergyAccumulator::from_chunk(&[2.0], &[1.0]);
+    let r = row_from(&a.merge(b), 3, 0, 0.0);
+    assert_eq!(
+        (r.finite, r.energy_mean, r.abs_energy_err_max),
+        (1, Some(2.0), Some(1.0))
+    );
+}
+
+/// A finite point counts as escaped past `ESCAPE_FACTOR` · (1 + |H0|), a non-finite one
+/// always; an accumulator from parts without a count leaves it unknown, and so does a merge
+/// with one (the device's count: `tests/gpu.rs`).
+#[test]
+fn escapes_are_counted_or_left_unknown() {
+    let h0 = [1.0, 1.0, 1.0, 0.0, 1.0];
+    let h = [1.5, 2002.0, 1998.0, 1001.0, f64::NAN];
+    let acc = EnergyAccumulator::from_chunk(&h, &h0);
+    assert_eq!(row_from(&acc, 5, 0, 0.0).escaped, Some(3));
+    let mut pushed = EnergyAccumulator::default();
+    h.iter()
+        .zip(h0)
+        .filter(|(h, _)| h.is_finite())
+        .for_each(|(&h, h0)| pushed.push(h, h0));
+    assert_eq!(row_from(&pushed, 5, 0, 0.0).escaped, Some(3));
+    let all_blown = EnergyAccumulator::from_chunk(&[f64::NAN], &[1.0]);
+    assert_eq!(row_from(&all_blown, 1, 0, 0.0).escaped, Some(1));
+    let device = EnergyAccumulator::from_parts(2, 1.0, 0.0, [0.0; 2], 2, [0.0; 2]);
+    assert_eq!(row_from(&device, 2, 0, 0.0).escaped, None);
+    assert_eq!(row_from(&device.merge(acc), 7, 0, 0.0).escaped, None);
+    let counted = device.with_escaped(1, [0.0; 2]);
+    // 1 + 2 finite escapes, and the one non-finite point of the 7
+    assert_eq!(row_from(&counted.merge(acc), 7, 0, 0.0).escaped, Some(4));
+}
+
+/// The points that stayed keep their own maxima, which the escaped ones' would hide; the
+/// chunked, pushed and merged accumulators agree, and none is given where no point stayed.
+#[test]
+fn the_points_that_stayed_have_their_own_figures() {
+    let (h0, h) = ([2.0, 2.0, 2.0, 0.5], [2.5, 1e9, 1.9, f64::NAN]);
+    let chunk = EnergyAccumulator::from_chunk(&h, &h0);
+    let mut pushed = EnergyAccumulator::default();
+    let mut halves = [EnergyAccumulator::default(); 2];
+    for (i, (&h, &h0)) in h
+        .iter()
+        .zip(&h0)
+        .enumerate()
+        .filter(|(_, (h, _))| h.is_finite())
+    {
+        pushed.push(h, h0);
+        halves[i / 2].push(h, h0);
+    }
+    for acc in [chunk, pushed, halves[0].merge(halves[1])] {
+        let row = row_from(&acc, 4, 0, 0.0);
+        assert_eq!(row.escaped, Some(2));
+        assert_eq!(row.rel_energy_err_max, Some((1e9 - 2.0) / 2.0));
+        assert_eq!(row.stayed_abs_energy_err_max, Some(0.5));
+        assert_eq!(row.stayed_rel_energy_err_max, Some(0.25));
+    }
+    let gone = row_from(&EnergyAccumulator::from_chunk(&[1e9], &[1.0]), 1, 0, 0.0);
+    assert_eq!(gone.escaped, Some(1));
+    assert_eq!(gone.stayed_rel_energy_err_max, None);
+    let device = EnergyAccumulator::from_parts(2, 1.0, 0.0, [0.0; 2], 2, [0.0; 2]);
+    assert_eq!(row_from(&device, 2, 0, 0.0).stayed_abs_energy_err_max, None);
+}
+
+#[test]
+fn slope_of_a_line() {
+    let t = [0.0, 1.0, 2.0, 3.0];
+    let y = [1.0, 3.0, 5.0, 7.0];
+    assert!((drift_slope(&t, &y).unwrap() - 2.0).abs() < 1e-12);
+}

@@ -8,6 +8,8 @@ mod parsers;
 pub struct Rng(pub u64);
 
 impl Rng {
+    // A generator that never ends, not an iterator: `next` is its plain name.
+    #[allow(clippy::should_implement_trait)]
     pub fn next(&mut self) -> u64 {
         self.0 ^= self.0 >> 12;
         self.0 ^= self.0 << 25;
@@ -52,4 +54,3 @@ pub fn mutate(rng: &mut Rng, base: &[u8]) -> Vec<u8> {
     }
     b
 }
-

@@ -21,10 +21,8 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
 /// checkpoint's arrays).
 pub fn write_atomic_parts(path: &Path, parts: &[&[u8]]) -> Result<()> {
     target::check_file(path, "")?;
-    let out_err = |source| Error::Output {
-        path: path.to_path_buf(),
-        source,
-    };
+    // A folder the user may not write into is theirs to change; a full disk is a failure.
+    let out_err = |source| target::unwritable(path, "", source);
     let dir = path
         .parent()
         .filter(|p| !p.as_os_str().is_empty())

@@ -3,6 +3,7 @@
 //! an area; the generator and the mutator here serve all of them.
 
 mod parsers;
+mod paths;
 
 /// xorshift64*: a small deterministic generator (no dependency, same cases on every machine).
 pub struct Rng(pub u64);

@@ -44,15 +44,19 @@ fn other_kind(_: &std::fs::FileType) -> &'static str {
 
 /// Refuse to write the file `path` over anything but a regular file (or nothing). `flag` names
 /// the option it came from ("--csv "), or is empty for a file inside an output folder.
-pub fn check_file(path: &Path, flag: &str) -> Result<()> {
-    if let Ok(meta) = std::fs::symlink_metadata(path) {
-        if let Some(what) = special(&meta) {
-            return Err(input_err!(
-                "{flag}{}: is {what}; phaseflow writes an output file whole (a new file renamed into place), which would replace it rather than write to it; name a new file or a regular one",
-                path.display()
-            ));
-        }
+pub fn check_replaceable(path: &Path, flag: &str) -> Result<()> {
+    match std::fs::symlink_metadata(path).ok().as_ref().and_then(special) {
+        Some(what) => Err(input_err!(
+            "{flag}{}: is {what}; phaseflow writes an output file whole (a new file renamed into place), which would replace it rather than write to it; name a new file or a regular one",
+            path.display()
+        )),
+        None => Ok(()),
     }
+}
+
+/// `check_replaceable` for a file path the user gave, which also needs a folder to be in.
+pub fn check_file(path: &Path, flag: &str) -> Result<()> {
+    check_replaceable(path, flag)?;
     // A file under something that is not a folder (`notes.txt/out.csv`).
     match path.parent().filter(|p| !p.as_os_str().is_empty()) {
         Some(parent) => not_a_folder(parent, flag, path).map_or(Ok(()), Err),

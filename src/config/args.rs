@@ -367,6 +367,10 @@ impl TryFrom<&BenchArgs> for BenchConfig {
         if let Some(r) = b.min_ratio {
             check_min_ratio(r, &system, method, b.dt)?;
         }
+        // Before the timing rounds, which can take minutes.
+        if let Some(csv) = &b.csv {
+            crate::output::target::check_file(csv, "--csv ")?;
+        }
         Ok(BenchConfig {
             system,
             against,

@@ -1,13 +1,15 @@
 //! The `--out` folder of one run or study: refused when it holds another run (unless
 //! `--force`, which clears only what phaseflow wrote), locked for the run's lifetime
-//! (`DIR/.phaseflow.lock`, holding the pid), and marked complete by `manifest.toml`, written last.
+//! (`DIR/.phaseflow.lock`, holding the pid and host), and marked complete by
+//! `manifest.toml`, written last.
 
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
 
-/// Lock file in an output folder while a run writes into it.
-pub const LOCK: &str = ".phaseflow.lock";
+mod lock;
+pub use lock::{lock, OutLock, LOCK};
+
 /// Completion marker, written last: the folder's files and their sizes.
 pub const MANIFEST: &str = "manifest.toml";
 
@@ -27,12 +29,8 @@ fn own_file(name: &str, layout: Layout) -> bool {
     if name == MANIFEST || name == LOCK {
         return true;
     }
-    if let Some(rest) = name.strip_prefix('.') {
-        // write_atomic's ".<name>.tmp-<pid>"
-        if let Some((base, _)) = rest.rsplit_once(".tmp-") {
-            return own_file(base, layout);
-        }
-        return false;
+    if let Some(base) = temporary_of(name) {
+        return own_file(base, layout);
     }
     // Both layouts may hold figures and report.md: a study's, or those `plot DIR` drew for a run.
     let figure_or_report = name == "report.md"
@@ -47,6 +45,22 @@ fn own_file(name: &str, layout: Layout) -> bool {
         }
 }
 
+/// The file name whose temporary `name` is: write_atomic's `.<name>.tmp-<pid>`.
+fn temporary_of(name: &str) -> Option<&str> {
+    let (base, pid) = name.strip_prefix('.')?.rsplit_once(".tmp-")?;
+    (!pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit())).then_some(base)
+}
+
+/// Whether `name` is `step_<k>.<ext>` as phaseflow names it: k a step number, written as
+/// `format!` writes a u64 (no sign, no leading zeros).
+fn step_file(name: &str, ext: &str) -> bool {
+    name.strip_prefix("step_")
+        .and_then(|n| n.strip_suffix(ext))
+        .and_then(|k| k.strip_suffix('.'))
+        .and_then(|k| k.parse::<u64>().ok().filter(|v| v.to_string() == k))
+        .is_some()
+}
+
 /// Entries of `dir` that phaseflow did not write (relative paths), given its layout.
 fn foreign(dir: &Path, layout: Layout, rel: &Path, found: &mut Vec<PathBuf>) -> Result<()> {
     for entry in read_dir(dir)? {
@@ -55,8 +69,8 @@ fn foreign(dir: &Path, layout: Layout, rel: &Path, found: &mut Vec<PathBuf>) -> 
         let is_dir = entry.file_type().map(|t| t.is_dir()).unwrap_or(false);
         // A method folder that a live `run` is writing into is not cleared.
         if name == LOCK && !rel.as_os_str().is_empty() {
-            if let Some(pid) = live_holder(&path) {
-                return Err(busy(dir, &pid));
+            if let Some(refusal) = lock::held(dir, &path) {
+                return Err(refusal);
             }
         }
         let ok = if is_dir {
@@ -66,13 +80,14 @@ fn foreign(dir: &Path, layout: Layout, rel: &Path, found: &mut Vec<PathBuf>) -> 
                 (Layout::Run, sub @ ("checkpoint" | "states" | "parts")) => {
                     for e in read_dir(&path)? {
                         let n = e.file_name().to_string_lossy().into_owned();
-                        let n = n.strip_prefix('.').unwrap_or(&n);
-                        let n = n.rsplit_once(".tmp-").map_or(n, |(b, _)| b);
+                        let n = temporary_of(&n).unwrap_or(&n);
                         let file = e.file_type().map(|t| t.is_file()).unwrap_or(false);
+                        // Only the names phaseflow gives: `--force` removes these and nothing
+                        // else (`step_abc.npy` is the user's).
                         let own = match sub {
                             "checkpoint" => n == "run.ckpt",
-                            "parts" => n.starts_with("step_") && n.ends_with(".bin"),
-                            _ => n.starts_with("step_") && n.ends_with(".npy"),
+                            "parts" => step_file(n, "bin"),
+                            _ => step_file(n, "npy"),
                         };
                         if !(file && own) {
                             found.push(rel.join(sub).join(e.file_name()));
@@ -110,109 +125,37 @@ fn read_dir(dir: &Path) -> Result<Vec<std::fs::DirEntry>> {
     Ok(v)
 }
 
-/// The pid in a lock file when that process is alive (or cannot be told dead).
-fn live_holder(lock: &Path) -> Option<String> {
-    let text = std::fs::read_to_string(lock).ok()?;
-    let pid = text.trim();
-    match pid.parse::<u32>() {
-        Ok(p) => {
-            let proc_fs = Path::new("/proc");
-            let alive = !proc_fs.is_dir() || proc_fs.join(p.to_string()).exists();
-            alive.then(|| pid.to_string())
-        }
-        // Being written by a run that has just created it, unless it is old.
-        Err(_) => {
-            let young = std::fs::metadata(lock)
-                .and_then(|m| m.modified())
-                .ok()
-                .and_then(|t| t.elapsed().ok())
-                .is_some_and(|age| age.as_secs() < 60);
-            young.then(|| "unknown".to_string())
-        }
-    }
-}
-
-/// The lock of an output folder; dropping it removes `DIR/.phaseflow.lock`.
-#[derive(Debug)]
-pub struct OutLock {
-    path: PathBuf,
-}
-
-impl Drop for OutLock {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.path);
-    }
-}
-
-fn busy(dir: &Path, pid: &str) -> Error {
-    Error::Input(format!(
-        "--out {}: another phaseflow run (pid {pid}) is writing into this folder (its lock is {}); wait for it to finish or choose another --out",
-        dir.display(),
-        dir.join(LOCK).display()
-    ))
-}
-
-/// Take the lock of `dir` (created if missing): refused while a live process holds it; a lock
-/// left by a process that is gone is taken over.
-pub fn lock(dir: &Path) -> Result<OutLock> {
-    std::fs::create_dir_all(dir).map_err(|source| Error::Output {
-        path: dir.to_path_buf(),
-        source,
-    })?;
-    let path = dir.join(LOCK);
-    for _ in 0..3 {
-        match std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&path)
-        {
-            Ok(mut f) => {
-                use std::io::Write;
-                let guard = OutLock { path: path.clone() };
-                writeln!(f, "{}", std::process::id()).map_err(|source| Error::Output {
-                    path: path.clone(),
-                    source,
-                })?;
-                return Ok(guard);
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
-                if let Some(pid) = live_holder(&path) {
-                    return Err(busy(dir, &pid));
-                }
-                // Stale: its process is gone.
-                let _ = std::fs::remove_file(&path);
-            }
-            Err(source) => return Err(Error::Output { path, source }),
-        }
-    }
-    Err(busy(dir, "unknown"))
-}
-
 /// Make `dir` ready for a run of this layout and lock it. A missing or empty folder is used as
 /// it is; one holding a previous phaseflow run is refused unless `force`, which removes that
 /// run's files first; one holding anything phaseflow did not write is refused, naming it.
 pub fn prepare(dir: &Path, layout: Layout, force: bool) -> Result<OutLock> {
-    if dir.exists() && !dir.is_dir() {
-        return Err(Error::Input(format!(
-            "--out {}: not a folder",
-            dir.display()
-        )));
-    }
     let guard = lock(dir)?;
     let mut others = Vec::new();
     foreign(dir, layout, Path::new(""), &mut others)?;
+    // A folder of the other layout is phaseflow's too (a run's folder given to `study`).
+    let other = match layout {
+        Layout::Run => Layout::Study,
+        Layout::Study => Layout::Run,
+    };
+    let mut found = layout;
     if !others.is_empty() {
-        let names: Vec<String> = others.iter().map(|p| p.display().to_string()).collect();
-        let shown = names.iter().take(5).cloned().collect::<Vec<_>>().join(", ");
-        let more = if names.len() > 5 {
-            format!(" and {} more", names.len() - 5)
+        let mut as_other = Vec::new();
+        foreign(dir, other, Path::new(""), &mut as_other)?;
+        if as_other.is_empty() {
+            found = other;
         } else {
-            String::new()
-        };
-        return Err(Error::Input(format!(
-            "--out {}: the folder holds files phaseflow did not write ({shown}{more}); choose a new or empty folder (--force replaces only a previous phaseflow run)",
-            dir.display()
-        )));
+            let names: Vec<String> = others.iter().map(|p| p.display().to_string()).collect();
+            let shown = names.iter().take(5).cloned().collect::<Vec<_>>().join(", ");
+            let more = if names.len() > 5 {
+                format!(" and {} more", names.len() - 5)
+            } else {
+                String::new()
+            };
+            return Err(Error::Input(format!(
+                "--out {}: the folder holds files phaseflow did not write ({shown}{more}); choose a new or empty folder (--force replaces only a previous phaseflow run)",
+                dir.display()
+            )));
+        }
     }
     let previous: Vec<_> = read_dir(dir)?
         .into_iter()
@@ -224,13 +167,19 @@ pub fn prepare(dir: &Path, layout: Layout, force: bool) -> Result<OutLock> {
     if !force {
         let interrupted = !dir.join(MANIFEST).exists()
             && (dir.join("checkpoint").is_dir() || dir.join("study.toml").is_file());
+        let what = match (found, layout) {
+            (Layout::Run, Layout::Run) => "run",
+            (Layout::Study, Layout::Study) => "study",
+            (Layout::Run, _) => "run (the files of `phaseflow run`, not a study)",
+            (Layout::Study, _) => "study (the files of `phaseflow study`, not a run)",
+        };
         let hint = if interrupted {
             format!(
-                "an interrupted phaseflow run; continue it with `phaseflow resume {}`, or pass --force to replace it",
+                "an interrupted phaseflow {what}; continue it with `phaseflow resume {}`, or pass --force to replace it",
                 dir.display()
             )
         } else {
-            "a phaseflow run; pass --force to replace it (its files are removed first) or choose another --out".to_string()
+            format!("a phaseflow {what}; pass --force to replace it (its files are removed first) or choose another --out")
         };
         return Err(Error::Input(format!(
             "--out {}: the folder already holds {hint}",
@@ -248,6 +197,17 @@ pub fn prepare(dir: &Path, layout: Layout, force: bool) -> Result<OutLock> {
         r.map_err(|source| Error::Output { path, source })?;
     }
     Ok(guard)
+}
+
+/// Whether `dir` is the folder of a phaseflow run or study, finished (its manifest) or not
+/// (a lock, a checkpoint, study.toml, or a run's config.toml beside its stats.csv).
+pub fn holds_phaseflow(dir: &Path) -> bool {
+    let manifest = std::fs::read_to_string(dir.join(MANIFEST)).unwrap_or_default();
+    manifest.starts_with("# phaseflow")
+        || dir.join(LOCK).exists()
+        || dir.join("checkpoint").join("run.ckpt").exists()
+        || dir.join("study.toml").is_file()
+        || dir.join("config.toml").is_file() && dir.join("stats.csv").is_file()
 }
 
 /// Write `DIR/manifest.toml` last: every file under `dir` (relative path and size in bytes),

@@ -2,6 +2,7 @@
 //! lives in `crate::npy` (it also reads `--input` files) and is re-exported here for writers.
 
 pub mod folder;
+pub mod target;
 pub use crate::npy;
 
 use std::io::Write;
@@ -10,7 +11,8 @@ use std::path::{Path, PathBuf};
 use crate::error::{Error, Result};
 
 /// Write `bytes` to `path` via a temporary file in the same folder and a rename, so an
-/// interrupted run never leaves a truncated file that looks complete.
+/// interrupted run never leaves a truncated file that looks complete. A `path` that is not a
+/// regular file (a link, a FIFO, a device) is refused: the rename would replace it.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     write_atomic_parts(path, &[bytes])
 }
@@ -18,10 +20,9 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
 /// `write_atomic` of the concatenation of `parts`, without building it in memory (a
 /// checkpoint's arrays).
 pub fn write_atomic_parts(path: &Path, parts: &[&[u8]]) -> Result<()> {
-    let out_err = |source| Error::Output {
-        path: path.to_path_buf(),
-        source,
-    };
+    target::check_replaceable(path, "")?;
+    // A folder the user may not write into is theirs to change; a full disk is a failure.
+    let out_err = |source| target::unwritable(path, "", source);
     let dir = path
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
@@ -32,8 +33,13 @@ pub fn write_atomic_parts(path: &Path, parts: &[&[u8]]) -> Result<()> {
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
     let tmp: PathBuf = dir.join(format!(".{name}.tmp-{}", std::process::id()));
+    // A new file: never one a link left at the temporary name points to.
+    let _ = std::fs::remove_file(&tmp);
     let result = (|| {
-        let mut f = std::fs::File::create(&tmp)?;
+        let mut f = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&tmp)?;
         for bytes in parts {
             f.write_all(bytes)?;
         }
@@ -46,25 +52,33 @@ pub fn write_atomic_parts(path: &Path, parts: &[&[u8]]) -> Result<()> {
     result.map_err(out_err)
 }
 
-/// Serialise rows with the csv crate and write the file whole.
-/// A CSV file that grows a row at a time, each row flushed to the file as it is written: a
+/// A CSV file that grows a row at a time, each row written to the file whole as it comes: a
 /// run's `stats.csv`, so an interrupted run keeps its statistics up to the last snapshot (its
 /// folder then has no manifest, which is how an incomplete run is told from a complete one).
-/// The finished file is byte for byte what `write_csv` writes for the same rows.
+/// A row that cannot be written whole (a full disk) is cut back off, so the file always ends
+/// with a complete row. The finished file is byte for byte what `write_csv` writes for the
+/// same rows.
 pub struct CsvRows {
     path: std::path::PathBuf,
-    w: csv::Writer<std::fs::File>,
+    file: std::fs::File,
+    /// The file's length: the header and the rows written whole so far.
+    len: u64,
+    /// Whether the next row goes after the header (a new file's first row).
+    header: bool,
 }
 
 impl CsvRows {
     pub fn create(path: &Path) -> Result<Self> {
+        target::check_replaceable(path, "")?;
         let file = std::fs::File::create(path).map_err(|source| Error::Output {
             path: path.to_path_buf(),
             source,
         })?;
         Ok(CsvRows {
             path: path.to_path_buf(),
-            w: csv::Writer::from_writer(file),
+            file,
+            len: 0,
+            header: true,
         })
     }
 
@@ -81,50 +95,65 @@ impl CsvRows {
             })?;
         Ok(CsvRows {
             path,
-            w: csv::Writer::from_writer(file),
+            file,
+            len: 0,
+            header: true,
         })
     }
 
     /// Continue a file that already holds its header and some rows (a resumed run).
     pub fn append(path: &Path) -> Result<Self> {
+        let err = |source| Error::Output {
+            path: path.to_path_buf(),
+            source,
+        };
         let file = std::fs::OpenOptions::new()
             .append(true)
             .open(path)
-            .map_err(|source| Error::Output {
-                path: path.to_path_buf(),
-                source,
-            })?;
+            .map_err(err)?;
+        let len = file.metadata().map_err(err)?.len();
         Ok(CsvRows {
             path: path.to_path_buf(),
-            w: csv::WriterBuilder::new()
-                .has_headers(false)
-                .from_writer(file),
+            file,
+            len,
+            header: false,
         })
     }
 
-    /// The file's length so far (every pushed row is flushed).
+    /// The file's length so far (every pushed row is written).
     pub fn bytes_written(&self) -> Result<u64> {
-        std::fs::metadata(&self.path)
-            .map(|m| m.len())
-            .map_err(|source| Error::Output {
-                path: self.path.clone(),
-                source,
-            })
+        Ok(self.len)
     }
 
-    /// Append one row (the header first, before the first row) and flush it to the file.
+    /// Append one row (the header first, before the first row), written in one piece; on a
+    /// failed write the file is cut back to its previous length.
     pub fn push<R: serde::Serialize>(&mut self, row: &R) -> Result<()> {
         let err = |source: std::io::Error| Error::Output {
             path: self.path.clone(),
             source,
         };
-        self.w
-            .serialize(row)
+        let mut w = csv::WriterBuilder::new()
+            .has_headers(self.header)
+            .from_writer(Vec::new());
+        w.serialize(row)
             .map_err(|e| err(std::io::Error::other(e)))?;
-        self.w.flush().map_err(err)
+        let bytes = w
+            .into_inner()
+            .map_err(|e| err(std::io::Error::other(e.to_string())))?;
+        if let Err(source) = self.file.write_all(&bytes) {
+            // A part of the row may have reached the file (a short write on a full disk).
+            use std::io::Seek;
+            let _ = self.file.set_len(self.len);
+            let _ = self.file.seek(std::io::SeekFrom::Start(self.len));
+            return Err(err(source));
+        }
+        self.len += bytes.len() as u64;
+        self.header = false;
+        Ok(())
     }
 }
 
+/// Serialise rows with the csv crate and write the file whole.
 pub fn write_csv<R: serde::Serialize>(path: &Path, rows: &[R]) -> Result<()> {
     let mut w = csv::Writer::from_writer(Vec::new());
     for r in rows {

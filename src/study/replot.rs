@@ -18,6 +18,7 @@ use crate::config::{load_toml, RunConfig};
 use crate::error::{Error, Result};
 use crate::input_err;
 use crate::output::folder::{self, MANIFEST};
+use crate::output::target::{make_dir, CreatedDirs};
 use crate::output::write_atomic;
 use crate::plot::Figure;
 use crate::run::RunSummary;
@@ -35,6 +36,10 @@ pub struct PlotOutcome {
 /// itself, whose manifest then lists them too, so the folder stays complete).
 pub fn plot_run(dir: &Path, out: Option<&Path>) -> Result<PlotOutcome> {
     check_finished(dir)?;
+    let _created = match out {
+        Some(out) => figures_folder(dir, out)?,
+        None => CreatedDirs::default(),
+    };
     let config_path = dir.join("config.toml");
     let cfg = RunConfig::resolve(load_toml(&config_path)?)?;
     let trajectory_path = dir.join("trajectory.csv");
@@ -97,6 +102,35 @@ fn update_manifests(dir: &Path, target: &Path) -> Result<()> {
         Some(study) => folder::write_manifest(study),
         None => Ok(()),
     }
+}
+
+/// The folder `out` for the figures of the run in `dir`, created if missing. The run's own
+/// folder is fine; any other phaseflow folder, or a folder inside one (`dir` included), is
+/// refused: figures there would sit beside another run's files as if it had drawn them, and a
+/// folder inside a run's makes `--force` refuse that run's folder later.
+fn figures_folder(dir: &Path, out: &Path) -> Result<CreatedDirs> {
+    let real = |p: &Path| std::fs::canonicalize(p).ok();
+    if real(out).is_some_and(|o| Some(o) == real(dir)) {
+        return Ok(CreatedDirs::default());
+    }
+    let absolute = std::path::absolute(out).unwrap_or_else(|_| out.to_path_buf());
+    let nearest = absolute.ancestors().find_map(real);
+    let phaseflow = nearest
+        .as_deref()
+        .and_then(|n| n.ancestors().find(|a| folder::holds_phaseflow(a)));
+    if let Some(owner) = phaseflow {
+        let (shown, out_shown) = (dir.display(), out.display());
+        let is = if real(out).as_deref() == Some(owner) {
+            "is"
+        } else {
+            "is inside"
+        };
+        return Err(input_err!(
+            "plot {shown} --out {out_shown}: {is} the folder of a phaseflow run or study ({}), whose files the figures would mix with; omit --out to draw into {shown} itself, or choose a folder outside any run's",
+            owner.display()
+        ));
+    }
+    make_dir(out, "--out ")
 }
 
 /// Refuse anything but a finished run: a missing folder, a study folder, a folder without a

@@ -10,6 +10,7 @@ mod errors;
 mod formulas;
 mod hostile_formulas;
 mod hostile_options;
+mod hostile_paths;
 mod out_folder;
 mod plot;
 mod resume;

@@ -117,20 +117,72 @@ fn an_out_folder_with_foreign_files_is_refused_even_with_force() {
     assert_eq!(std::fs::read_dir(&other).unwrap().count(), 1);
 }
 
+/// A process killed when dropped (also when the test fails).
+struct Running(std::process::Child);
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// A phaseflow run that goes on until killed (a long run into `dir`), once it holds its lock:
+/// a live phaseflow process whose pid a test can write into another folder's lock.
+fn live_phaseflow(dir: &Path) -> Running {
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("phaseflow"))
+        .args([
+            "run",
+            "--system",
+            "pendulum",
+            "--method",
+            "verlet",
+            "--ensemble",
+            "disk",
+            "--points",
+            "10",
+            "--dt",
+            "0.001",
+            "--steps",
+            "100000000",
+            "--snapshot-every",
+            "100000000",
+            "--backend",
+            "cpu",
+            "--quiet",
+            "--out",
+        ])
+        .arg(dir)
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let t0 = std::time::Instant::now();
+    while !dir.join(".phaseflow.lock").exists() {
+        if t0.elapsed().as_secs() > 60 || child.try_wait().unwrap().is_some() {
+            let _ = child.kill();
+            panic!("the long run never took its lock");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    Running(child)
+}
+
 #[test]
 fn a_held_lock_refuses_a_second_run_and_a_stale_one_is_taken_over() {
     let tmp = TempDir::new().unwrap();
     let out = tmp.path().join("o");
     std::fs::create_dir_all(&out).unwrap();
     let lock = out.join(".phaseflow.lock");
-    // This test's own pid: a live process holds the folder.
-    std::fs::write(&lock, format!("{}\n", std::process::id())).unwrap();
+    // A live phaseflow process holds the folder.
+    let holder = live_phaseflow(&tmp.path().join("long"));
+    std::fs::write(&lock, format!("{}\n", holder.0.id())).unwrap();
     for extra in [&[][..], &["--force"][..]] {
         small_run(&out, "20", extra).assert().code(2).stderr(
             predicate::str::contains("another phaseflow run")
-                .and(predicate::str::contains(std::process::id().to_string())),
+                .and(predicate::str::contains(format!("pid {}", holder.0.id()))),
         );
     }
+    drop(holder);
     assert!(lock.exists() && !out.join("stats.csv").exists());
     // A pid that is not running (above any pid_max): the lock is stale and taken over.
     std::fs::write(&lock, "4294967294\n").unwrap();
@@ -257,11 +309,13 @@ fn a_used_study_folder_is_refused_without_force_and_replaced_with_it() {
     assert!(!out.join(".phaseflow.lock").exists() && !out.join("verlet/.phaseflow.lock").exists());
     // A method folder that a live run holds is not cleared.
     let lock = out.join("verlet/.phaseflow.lock");
-    std::fs::write(&lock, format!("{}\n", std::process::id())).unwrap();
+    let holder = live_phaseflow(&tmp.path().join("long"));
+    std::fs::write(&lock, format!("{}\n", holder.0.id())).unwrap();
     study("verlet", &["--force"])
         .assert()
         .code(2)
         .stderr(predicate::str::contains("another phaseflow run"));
+    drop(holder);
     assert!(lock.exists() && out.join("verlet/stats.csv").exists());
     std::fs::remove_file(&lock).unwrap();
     // A user's folder inside the study folder is not removed.

@@ -4,6 +4,7 @@
 
 mod formulas;
 mod parsers;
+mod paths;
 
 /// xorshift64*: a small deterministic generator (no dependency, same cases on every machine).
 pub struct Rng(pub u64);

@@ -47,6 +47,16 @@ fn own_file(name: &str, layout: Layout) -> bool {
         }
 }
 
+/// The most a manifest read back may hold (about 10⁶ files listed).
+const MAX_MANIFEST_BYTES: u64 = 1 << 27;
+
+/// A small text file phaseflow wrote, read whole when it is a regular file of at most `limit`
+/// bytes (`None` otherwise, or when it is not UTF-8).
+fn read_small(path: &Path, limit: u64) -> Option<String> {
+    let bytes = crate::ensemble::read_regular(path, limit, "").ok()?;
+    String::from_utf8(bytes).ok()
+}
+
 /// Entries of `dir` that phaseflow did not write (relative paths), given its layout.
 fn foreign(dir: &Path, layout: Layout, rel: &Path, found: &mut Vec<PathBuf>) -> Result<()> {
     for entry in read_dir(dir)? {
@@ -112,7 +122,8 @@ fn read_dir(dir: &Path) -> Result<Vec<std::fs::DirEntry>> {
 
 /// The pid in a lock file when that process is alive (or cannot be told dead).
 fn live_holder(lock: &Path) -> Option<String> {
-    let text = std::fs::read_to_string(lock).ok()?;
+    // A pid line; anything else there (a symlink to /dev/zero too) is read no further.
+    let text = read_small(lock, 64)?;
     let pid = text.trim();
     match pid.parse::<u32>() {
         Ok(p) => {
@@ -286,7 +297,7 @@ pub fn write_manifest_noting(dir: &Path, notes: &[(&str, u64)]) -> Result<()> {
 /// The notes of `dir`'s manifest (`key = integer` lines before its file list, but
 /// `complete`); none without a manifest.
 pub fn manifest_notes(dir: &Path) -> Vec<(String, u64)> {
-    let text = std::fs::read_to_string(dir.join(MANIFEST)).unwrap_or_default();
+    let text = read_small(&dir.join(MANIFEST), MAX_MANIFEST_BYTES).unwrap_or_default();
     text.lines()
         .take_while(|l| !l.starts_with('['))
         .filter_map(|l| {

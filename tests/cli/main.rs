@@ -7,6 +7,7 @@ mod common;
 mod commands;
 mod errors;
 mod formulas;
+mod integrity;
 mod out_folder;
 mod plot;
 mod resume;

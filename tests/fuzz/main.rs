@@ -2,12 +2,15 @@
 //! (`parsers`), and the areas a hostile but realistic user reaches through the binary. One module
 //! an area; the generator and the mutator here serve all of them.
 
+mod checkpoints;
 mod parsers;
 
 /// xorshift64*: a small deterministic generator (no dependency, same cases on every machine).
 pub struct Rng(pub u64);
 
 impl Rng {
+    // A stream that never ends, not an `Iterator`: `next` gives the value itself, no Option.
+    #[allow(clippy::should_implement_trait)]
     pub fn next(&mut self) -> u64 {
         self.0 ^= self.0 >> 12;
         self.0 ^= self.0 << 25;
@@ -52,4 +55,3 @@ pub fn mutate(rng: &mut Rng, base: &[u8]) -> Vec<u8> {
     }
     b
 }
-

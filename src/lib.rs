@@ -3,6 +3,7 @@
 
 #![warn(clippy::too_many_lines)]
 
+pub mod checksum;
 pub mod cli;
 pub mod cluster;
 pub mod config;

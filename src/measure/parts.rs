@@ -4,7 +4,13 @@
 //! into its stats.csv row; shards of one ensemble (`run --shard K/N`, MPI ranks, several GPUs)
 //! hand theirs on, and the parts of shards that start at chunk boundaries, appended in shard
 //! order, are exactly the whole ensemble's parts: the merged row is the same bit for bit.
+//!
+//! A shard writes each snapshot's parts to a file (`PartsFile`, format `PFPARTS4`) that also
+//! says which snapshot and shard it holds, carries the CRC-32 of the shard's config.toml and
+//! of its saved states of that snapshot, and is sealed (`crate::checksum`): `merge` refuses a
+//! changed, cut, renamed or foreign file instead of merging it into wrong statistics.
 
+use crate::checksum;
 use crate::error::{Error, Result};
 use crate::measure::energy::{fold_in_order, row_from, EnergyAccumulator, EnergyRow};
 use crate::measure::tangent::{TangentAcc, TangentStats};
@@ -197,6 +203,80 @@ impl RowParts {
     }
 }
 
+/// The first bytes of a shard's parts file.
+const FILE_MAGIC: &[u8; 8] = b"PFPARTS4";
+
+/// What a shard's parts file says of itself besides the parts.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PartsFile {
+    /// The snapshot's step.
+    pub step: u64,
+    /// The shard: index (from 0) and count.
+    pub shard: (u64, u64),
+    /// CRC-32 of the shard's config.toml (parts of another run do not match it).
+    pub config_crc: u32,
+    /// CRC-32 of the shard's saved states of the snapshot (`--save-states`), else `None`.
+    pub states_crc: Option<u32>,
+}
+
+impl PartsFile {
+    /// The file's bytes: the magic, these fields as little-endian words, the parts
+    /// (`RowParts::encode`), the seal.
+    pub fn encode(&self, parts: &RowParts) -> Vec<u8> {
+        let mut out = FILE_MAGIC.to_vec();
+        for w in [
+            self.step,
+            self.shard.0,
+            self.shard.1,
+            u64::from(self.config_crc),
+            u64::from(self.states_crc.is_some()),
+            u64::from(self.states_crc.unwrap_or(0)),
+        ] {
+            out.extend(w.to_le_bytes());
+        }
+        out.extend(parts.encode());
+        checksum::sealed(out)
+    }
+
+    /// The fields and parts `encode` wrote; `what` names the file in errors.
+    pub fn decode(bytes: &[u8], what: &str) -> Result<(Self, RowParts)> {
+        let bad = |why: &str| {
+            Error::Input(format!(
+                "{what}: {why}; the parts files are written by `run --shard K/N`, rerun that shard"
+            ))
+        };
+        // Earlier parts files were a bare `RowParts` (PFPARTS2, then PFPARTS3).
+        if bytes.starts_with(b"PFPARTS") && !bytes.starts_with(FILE_MAGIC) {
+            return Err(bad(
+                "written by an earlier version of phaseflow, in a format this one does not merge",
+            ));
+        }
+        if !bytes.starts_with(FILE_MAGIC) {
+            return Err(bad("not a phaseflow parts file (no header)"));
+        }
+        let body = checksum::unseal(bytes)
+            .and_then(|data| data.strip_prefix(FILE_MAGIC))
+            .ok_or_else(|| {
+                bad("damaged: its CRC-32 does not match its contents (changed or cut since it was written)")
+            })?;
+        if body.len() < 48 {
+            return Err(bad("truncated"));
+        }
+        let w = |i: usize| u64::from_le_bytes(body[8 * i..8 * i + 8].try_into().unwrap());
+        let crc = |x: u64| u32::try_from(x).map_err(|_| bad("a checksum out of range"));
+        let file = PartsFile {
+            step: w(0),
+            shard: (w(1), w(2)),
+            config_crc: crc(w(3))?,
+            states_crc: match w(4) {
+                0 => None,
+                _ => Some(crc(w(5))?),
+            },
+        };
+        Ok((file, RowParts::decode(&body[48..], what)?))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -251,6 +331,29 @@ mod tests {
         let bytes = whole.encode();
         for cut in [0, 7, 8, 20, bytes.len() - 1] {
             assert!(RowParts::decode(&bytes[..cut], "x").is_err(), "cut {cut}");
+        }
+    }
+
+    /// A parts file gives back its fields and parts; a changed byte anywhere or a cut is
+    /// refused.
+    #[test]
+    fn parts_files_round_trip_and_refuse_any_change() {
+        let parts = parts(3, 2);
+        let file = PartsFile {
+            step: 40,
+            shard: (1, 3),
+            config_crc: 0xdead_beef,
+            states_crc: Some(7),
+        };
+        let bytes = file.encode(&parts);
+        let (back, got) = PartsFile::decode(&bytes, "x").unwrap();
+        assert_eq!(back, file);
+        assert_eq!(got.encode(), parts.encode());
+        for at in 0..bytes.len() {
+            let mut b = bytes.clone();
+            b[at] ^= 0x10;
+            assert!(PartsFile::decode(&b, "x").is_err(), "byte {at}");
+            assert!(PartsFile::decode(&bytes[..at], "x").is_err(), "cut {at}");
         }
     }
 }

@@ -61,6 +61,16 @@ fn step_file(name: &str, ext: &str) -> bool {
         .is_some()
 }
 
+/// The most a manifest read back may hold (about 10⁶ files listed).
+const MAX_MANIFEST_BYTES: u64 = 1 << 27;
+
+/// A small text file phaseflow wrote, read whole when it is a regular file of at most `limit`
+/// bytes (`None` otherwise, or when it is not UTF-8).
+fn read_small(path: &Path, limit: u64) -> Option<String> {
+    let bytes = crate::ensemble::read_regular(path, limit, "").ok()?;
+    String::from_utf8(bytes).ok()
+}
+
 /// Entries of `dir` that phaseflow did not write (relative paths), given its layout.
 fn foreign(dir: &Path, layout: Layout, rel: &Path, found: &mut Vec<PathBuf>) -> Result<()> {
     for entry in read_dir(dir)? {
@@ -202,7 +212,7 @@ pub fn prepare(dir: &Path, layout: Layout, force: bool) -> Result<OutLock> {
 /// Whether `dir` is the folder of a phaseflow run or study, finished (its manifest) or not
 /// (a lock, a checkpoint, study.toml, or a run's config.toml beside its stats.csv).
 pub fn holds_phaseflow(dir: &Path) -> bool {
-    let manifest = std::fs::read_to_string(dir.join(MANIFEST)).unwrap_or_default();
+    let manifest = read_small(&dir.join(MANIFEST), MAX_MANIFEST_BYTES).unwrap_or_default();
     manifest.starts_with("# phaseflow")
         || dir.join(LOCK).exists()
         || dir.join("checkpoint").join("run.ckpt").exists()
@@ -246,7 +256,7 @@ pub fn write_manifest_noting(dir: &Path, notes: &[(&str, u64)]) -> Result<()> {
 /// The notes of `dir`'s manifest (`key = integer` lines before its file list, but
 /// `complete`); none without a manifest.
 pub fn manifest_notes(dir: &Path) -> Vec<(String, u64)> {
-    let text = std::fs::read_to_string(dir.join(MANIFEST)).unwrap_or_default();
+    let text = read_small(&dir.join(MANIFEST), MAX_MANIFEST_BYTES).unwrap_or_default();
     text.lines()
         .take_while(|l| !l.starts_with('['))
         .filter_map(|l| {

@@ -2,19 +2,26 @@
 //! one file, `DIR/checkpoint/run.ckpt`, written whole (temporary file and rename), so a kill at
 //! any moment leaves either the previous checkpoint or the new one.
 //!
-//! The file: a first line `phaseflow checkpoint 1`, a line with the header's length in bytes,
-//! the header (TOML: step, engine, sizes, bookkeeping, and the name, type and length of each
-//! array), then the arrays as raw native-endian values in the header's order: the engine's
-//! state at its precision (q, p, compensated summation's eq and ep, unconverged counts), the
-//! per-point H0, L0, loop parameters and tangent scales, the initial energies the GPU keeps
-//! for its own statistics, a single point's trajectory and the portraits taken so far.
-//! stats.csv is not copied: the header records its length at the checkpoint, and `resume`
-//! cuts the file back to it and appends.
+//! The file: a first line `phaseflow checkpoint 2`, a line with the header's length in bytes,
+//! the header (TOML: step, engine, sizes, bookkeeping, the run's config.toml as it was written,
+//! and the name, type and length of each array), then the arrays as raw native-endian values in
+//! the header's order: the engine's state at its precision (q, p, compensated summation's eq and
+//! ep, unconverged counts), the per-point H0, L0, loop parameters and tangent scales, the
+//! initial energies the GPU keeps for its own statistics, a single point's trajectory and the
+//! portraits taken so far; last the seal, a CRC-32 of all before it (`crate::checksum`).
+//! stats.csv is not copied: the header records its length and CRC-32 at the checkpoint, and
+//! `resume` checks that prefix, cuts the file back to it and appends.
+//!
+//! Reading one back checks, before anything is used: that it is a regular file of a size the
+//! memory can hold (a symlink to /dev/zero is refused, not read), its seal (a changed, cut or
+//! swapped byte: "damaged"), then, in `resume`, that it belongs to this folder's run.
+//! Format 1 (no seal, a hash of config.toml) is refused: such a run is run again from step 0.
 
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use crate::checksum::{self, Sealer};
 use crate::error::{Error, Result};
 use crate::float::Real;
 use crate::measure::energy::EnergyRow;
@@ -24,7 +31,9 @@ use crate::state::State;
 /// The checkpoint folder in a run's folder, and its one file.
 pub const DIR: &str = "checkpoint";
 const FILE: &str = "run.ckpt";
-const MAGIC: &str = "phaseflow checkpoint 1";
+const MAGIC: &str = "phaseflow checkpoint 2";
+/// The first line of the format before the seal (refused).
+const MAGIC_1: &str = "phaseflow checkpoint 1";
 
 /// Without `--checkpoint-every`, a checkpoint after every this many seconds of work.
 pub const DEFAULT_SECONDS: u64 = 600;
@@ -57,8 +66,11 @@ pub struct Checkpoint<T> {
     pub portraits: Vec<(u64, State<f64>)>,
     /// stats.csv's length in bytes at `step` (the rows of the snapshots up to it).
     pub stats_bytes: u64,
-    /// A hash of config.toml as the run wrote it: resume refuses a changed configuration.
-    pub config_hash: String,
+    /// The CRC-32 of those bytes: resume refuses a stats.csv changed before them.
+    pub stats_crc: u32,
+    /// config.toml as the run wrote it: resume refuses a changed configuration, or another
+    /// run's checkpoint.
+    pub config: String,
 }
 
 /// A checkpoint to write, borrowing the run's data (no copy of the state is made).
@@ -78,7 +90,7 @@ pub struct CheckpointRef<'a, T> {
     pub trajectory: &'a [(f64, Vec<f64>)],
     pub portraits: &'a [(u64, State<f64>)],
     pub stats_bytes: u64,
-    pub config_hash: &'a str,
+    pub config: &'a str,
 }
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -95,7 +107,8 @@ struct Header {
     area0: Option<f64>,
     refine_dist: Option<f64>,
     stats_bytes: u64,
-    config_hash: String,
+    stats_crc: u32,
+    config: String,
     trajectory_len: usize,
     portrait_steps: Vec<u64>,
     portrait_points: Vec<usize>,
@@ -104,16 +117,19 @@ struct Header {
     arrays: Vec<(String, usize, usize)>,
 }
 
-/// FNV-1a of `bytes`, as hex: enough to notice an edited config.toml.
-pub fn hash(bytes: &[u8]) -> String {
-    let h = bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| {
-        (h ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3)
-    });
-    format!("{h:016x}")
+/// What to do when a run's checkpoint cannot be used: without one, `resume` runs the run again
+/// from step 0.
+pub fn restart_hint(run_dir: &Path) -> String {
+    format!(
+        "delete {} and `phaseflow resume {}` runs it again from step 0",
+        run_dir.join(DIR).display(),
+        run_dir.display()
+    )
 }
 
 impl<T: Real> CheckpointRef<'_, T> {
-    /// Write `run_dir/checkpoint/run.ckpt` whole.
+    /// Write `run_dir/checkpoint/run.ckpt` whole (with the CRC-32 of the first `stats_bytes`
+    /// bytes of `run_dir/stats.csv`, read here).
     pub fn write(&self, run_dir: &Path) -> Result<()> {
         let st = self.state;
         let traj: Vec<f64> = self
@@ -154,7 +170,8 @@ impl<T: Real> CheckpointRef<'_, T> {
             area0: self.area0,
             refine_dist: self.refine_dist,
             stats_bytes: self.stats_bytes,
-            config_hash: self.config_hash.to_string(),
+            stats_crc: stats_prefix(run_dir, self.stats_bytes)?.1,
+            config: self.config.to_string(),
             trajectory_len: self.trajectory.len(),
             portrait_steps: self.portraits.iter().map(|p| p.0).collect(),
             portrait_points: self.portraits.iter().map(|p| p.1.n).collect(),
@@ -171,23 +188,27 @@ impl<T: Real> CheckpointRef<'_, T> {
         let head = format!("{MAGIC}\n{}\n{text}", text.len());
         let mut all: Vec<&[u8]> = vec![head.as_bytes()];
         all.extend(parts.iter().map(|p| p.2));
+        let mut sealer = Sealer::default();
+        all.iter().for_each(|bytes| sealer.update(bytes));
+        let seal = sealer.seal();
+        all.push(&seal);
         write_atomic_parts(&path(run_dir), &all)
     }
 }
 
 impl<T: Real> Checkpoint<T> {
-    /// Read `run_dir/checkpoint/run.ckpt` (`None` when there is none), checking that it was
-    /// written at precision T and is whole.
+    /// Read `run_dir/checkpoint/run.ckpt` (`None` when there is none), checking that it is a
+    /// regular file the memory can hold, that its seal matches, and that it was written at
+    /// precision T and is whole.
     pub fn read(run_dir: &Path) -> Result<Option<Self>> {
-        let file = path(run_dir);
-        if !file.exists() {
+        let Some(bytes) = read_sealed(run_dir)? else {
             return Ok(None);
-        }
+        };
+        let file = path(run_dir);
         let bad = |m: String| Error::InputFile {
             path: file.clone(),
             message: format!("not a usable checkpoint: {m}"),
         };
-        let bytes = std::fs::read(&file).map_err(|e| bad(e.to_string()))?;
         let (h, data) = split_header(&bytes).map_err(bad)?;
         if h.precision != T::NAME {
             return Err(bad(format!("written at {}, not {}", h.precision, T::NAME)));
@@ -252,9 +273,48 @@ impl<T: Real> Checkpoint<T> {
                 .collect(),
             portraits: portrait_states,
             stats_bytes: h.stats_bytes,
-            config_hash: h.config_hash,
+            stats_crc: h.stats_crc,
+            config: h.config,
         }))
     }
+}
+
+/// The contents of `run_dir`'s checkpoint before its seal (`None` when there is none), once it
+/// is found to be a regular file the memory can hold, in this format, with a matching seal.
+fn read_sealed(run_dir: &Path) -> Result<Option<Vec<u8>>> {
+    let file = path(run_dir);
+    // Anything at the path (a dangling symlink too) is read, and refused if unreadable.
+    if let Err(e) = std::fs::symlink_metadata(&file) {
+        if e.kind() == std::io::ErrorKind::NotFound {
+            return Ok(None);
+        }
+    }
+    let bad = |m: String| Error::InputFile {
+        path: file.clone(),
+        message: format!("not a usable checkpoint: {m}"),
+    };
+    // The resumed run holds the state again besides the file's bytes.
+    let limit = crate::memory::available_memory().map_or(u64::MAX, |m| m / 2);
+    let what = format!(
+        "the checkpoint phaseflow wrote, or {}",
+        restart_hint(run_dir)
+    );
+    let mut bytes = crate::ensemble::read_regular(&file, limit, &what).map_err(bad)?;
+    if bytes.starts_with(format!("{MAGIC_1}\n").as_bytes()) {
+        return Err(bad(format!(
+            "written by an earlier version of phaseflow, in a format this one does not read; {}",
+            restart_hint(run_dir)
+        )));
+    }
+    let data = checksum::unseal(&bytes).ok_or_else(|| Error::InputFile {
+        path: file.clone(),
+        message: format!(
+            "the checkpoint is damaged: its CRC-32 does not match its contents (changed or cut since it was written); {}",
+            restart_hint(run_dir)
+        ),
+    })?;
+    bytes.truncate(data.len());
+    Ok(Some(bytes))
 }
 
 /// A checkpoint file's header and the bytes of its arrays after it.
@@ -326,30 +386,75 @@ fn split_portraits(h: &Header, values: &[f64]) -> Vec<(u64, State<f64>)> {
         .collect()
 }
 
-/// stats.csv cut back to its first `bytes` bytes (the rows up to the checkpoint), and those
-/// rows read back (`EnergyRow`s, exact: the file holds shortest round-trip decimals).
-pub fn rewind_stats(stats: &Path, bytes: u64) -> Result<Vec<EnergyRow>> {
-    let err = |source: std::io::Error| Error::Output {
-        path: stats.to_path_buf(),
+/// `run_dir/stats.csv`'s first `bytes` bytes and their CRC-32; an input error saying what
+/// changed when the file is missing, not a regular file or shorter.
+fn stats_prefix(run_dir: &Path, bytes: u64) -> Result<(Vec<u8>, u32)> {
+    use std::io::Read;
+    let stats = run_dir.join("stats.csv");
+    let changed = |what: &str| {
+        crate::input_err!(
+            "{} {what}; restore it, or {}",
+            stats.display(),
+            restart_hint(run_dir)
+        )
+    };
+    let io = |source| Error::Output {
+        path: stats.clone(),
         source,
     };
-    let file = std::fs::OpenOptions::new()
-        .write(true)
-        .open(stats)
-        .map_err(err)?;
-    if file.metadata().map_err(err)?.len() < bytes {
-        return Err(Error::InputFile {
-            path: stats.to_path_buf(),
-            message: "shorter than the checkpoint says: the folder was changed since".into(),
-        });
+    let meta = match std::fs::metadata(&stats) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Err(changed(
+                "is missing (deleted since the checkpoint was written)",
+            ))
+        }
+        other => other.map_err(io)?,
+    };
+    if !meta.is_file() {
+        return Err(changed(
+            "is not a regular file (replaced since the checkpoint was written)",
+        ));
     }
-    file.set_len(bytes).map_err(err)?;
-    let text = std::fs::read(stats).map_err(err)?;
-    csv::Reader::from_reader(text.as_slice())
+    let mut prefix = Vec::new();
+    std::fs::File::open(&stats)
+        .and_then(|f| f.take(bytes).read_to_end(&mut prefix))
+        .map_err(io)?;
+    if (prefix.len() as u64) < bytes {
+        return Err(changed(&format!(
+            "changed since the checkpoint was written (it is shorter than the {bytes} bytes the checkpoint records)"
+        )));
+    }
+    let crc = checksum::crc32(&prefix);
+    Ok((prefix, crc))
+}
+
+/// stats.csv cut back to its first `bytes` bytes (the rows up to the checkpoint), once their
+/// CRC-32 is found to be the checkpoint's `crc`, and those rows read back (`EnergyRow`s,
+/// exact: the file holds shortest round-trip decimals).
+pub fn rewind_stats(run_dir: &Path, bytes: u64, crc: u32) -> Result<Vec<EnergyRow>> {
+    let stats = run_dir.join("stats.csv");
+    let (prefix, found) = stats_prefix(run_dir, bytes)?;
+    if found != crc {
+        return Err(crate::input_err!(
+            "{} changed since the checkpoint was written (its first {bytes} bytes, the rows up to the checkpoint, differ); restore it, or {}",
+            stats.display(),
+            restart_hint(run_dir)
+        ));
+    }
+    // Checked: only now is the file cut back.
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&stats)
+        .and_then(|f| f.set_len(bytes))
+        .map_err(|source| Error::Output {
+            path: stats.clone(),
+            source,
+        })?;
+    csv::Reader::from_reader(prefix.as_slice())
         .deserialize()
         .collect::<std::result::Result<Vec<EnergyRow>, _>>()
         .map_err(|e| Error::InputFile {
-            path: stats.to_path_buf(),
+            path: stats,
             message: format!("malformed row before the checkpoint: {e}"),
         })
 }

@@ -3,15 +3,22 @@
 //! accumulators of its points, exact); appended in shard order they are the whole ensemble's,
 //! so stats.csv is the one the unsharded run writes, bit for bit. Saved states are stacked
 //! row after row (`npy::stack_rows`).
+//!
+//! Nothing is merged unchecked: each parts file must be whole (its seal) and say that it holds
+//! this snapshot of this shard of this run (its step, shard and the CRC-32 of the shard's
+//! config.toml), and each saved states file must have the CRC-32 its shard's parts record.
+//! All of it is read and checked before --out is touched, and --out must lie apart from the
+//! shards' folders (`--force` would otherwise delete a shard before it is read).
 
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
 
+use crate::checksum::crc32;
 use crate::config::{load_toml, OutputDir, RunConfig, RunFile};
 use crate::ensemble::shard::Shard;
 use crate::error::Result;
 use crate::input_err;
 use crate::measure::energy::EnergyRow;
-use crate::measure::parts::RowParts;
+use crate::measure::parts::{PartsFile, RowParts};
 use crate::npy;
 use crate::output::{folder, write_atomic, write_csv};
 
@@ -33,6 +40,8 @@ struct ShardDir {
     file: RunFile,
     /// The engine config.toml names (its second line).
     engine_line: String,
+    /// CRC-32 of its config.toml, which its parts files record.
+    config_crc: u32,
 }
 
 fn read_shard(dir: &Path) -> Result<ShardDir> {
@@ -68,6 +77,7 @@ fn read_shard(dir: &Path) -> Result<ShardDir> {
         shard,
         file,
         engine_line,
+        config_crc: crc32(text.as_bytes()),
     })
 }
 
@@ -133,34 +143,142 @@ fn in_order(mut shards: Vec<ShardDir>) -> Result<Vec<ShardDir>> {
     Ok(shards)
 }
 
-fn read(path: &Path) -> Result<Vec<u8>> {
-    std::fs::read(path)
-        .map_err(|e| input_err!("{}: cannot read ({e}); rerun that shard", path.display()))
+/// A shard's file read whole: a regular file of at most `limit` bytes.
+fn read(path: &Path, limit: u64) -> Result<Vec<u8>> {
+    crate::ensemble::read_regular(path, limit, "the file the shard wrote, or rerun that shard")
+        .map_err(|m| input_err!("{}: {m}", path.display()))
+}
+
+/// Refuse an --out that is one of the shards' folders, lies inside one, or holds one (compared
+/// resolved: symlinks, `.` and `..`), before anything is deleted.
+fn check_out_apart(dirs: &[PathBuf], out: &Path) -> Result<()> {
+    let out_at = resolved(out);
+    for dir in dirs {
+        let at = resolved(dir);
+        let how = if out_at == at {
+            "is the shard folder"
+        } else if out_at.starts_with(&at) {
+            "lies inside the shard folder"
+        } else if at.starts_with(&out_at) {
+            "holds the shard folder"
+        } else {
+            continue;
+        };
+        return Err(input_err!(
+            "--out {}: {how} {}; merge into a folder apart from the shards (--force would delete the shard before it is read)",
+            out.display(),
+            dir.display()
+        ));
+    }
+    Ok(())
+}
+
+/// `path` made absolute with every existing component's symlinks resolved, and `.` and `..`
+/// applied (those after a missing component as the folders, once created, will resolve them).
+fn resolved(path: &Path) -> PathBuf {
+    let abs = std::env::current_dir().unwrap_or_default().join(path);
+    let mut at = PathBuf::new();
+    for c in abs.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                at.pop();
+            }
+            Component::Normal(name) => {
+                at.push(name);
+                if let Ok(real) = at.canonicalize() {
+                    at = real;
+                }
+            }
+            other => at.push(other),
+        }
+    }
+    at
+}
+
+/// Shard `s`'s parts of snapshot `step`, checked to be that snapshot of that shard of this
+/// run, holding its `points`; with the CRC-32 of its saved states there, if any.
+fn read_parts(s: &ShardDir, step: u64, points: usize) -> Result<(RowParts, Option<u32>)> {
+    let path = parts_path(&s.dir, step);
+    if std::fs::symlink_metadata(&path).is_err() {
+        return Err(input_err!(
+            "{}: no {PARTS_DIR}/step_{step}.bin; the shard's folder is incomplete, rerun that shard",
+            s.dir.display()
+        ));
+    }
+    // Words: 16 of magics and headers, then 10 per energy chunk and 5 per tangent chunk (at
+    // most one of each per point); the seal.
+    let limit = 8 * (16 + 15 * (points as u64 + 1)) + 4;
+    let (file, parts) = PartsFile::decode(&read(&path, limit)?, &path.display().to_string())?;
+    let (index, count) = (s.shard.index as u64, s.shard.count as u64);
+    let wrong = if file.step != step {
+        format!(
+            "it holds the parts of step {}, not of step {step}",
+            file.step
+        )
+    } else if file.shard != (index, count) {
+        format!(
+            "it holds the parts of shard {}/{}, not of shard {index}/{count}",
+            file.shard.0, file.shard.1
+        )
+    } else if file.config_crc != s.config_crc {
+        format!(
+            "it belongs to another run (written with another config.toml than {})",
+            s.dir.join("config.toml").display()
+        )
+    } else if parts.points != points as u64 {
+        format!(
+            "it holds {} points, shard {index}/{count} has {points}",
+            parts.points
+        )
+    } else {
+        return Ok((parts, file.states_crc));
+    };
+    Err(input_err!(
+        "{}: {wrong} (copied or renamed from elsewhere); rerun that shard",
+        path.display()
+    ))
+}
+
+/// Shard `s`'s saved states of snapshot `step`, checked against the CRC-32 its parts record.
+fn read_states(s: &ShardDir, step: u64, crc: Option<u32>) -> Result<Vec<u8>> {
+    let path = s.dir.join("states").join(format!("step_{step}.npy"));
+    // Stacking holds every shard's file and the whole: at most half the memory each.
+    let limit = crate::memory::available_memory().map_or(u64::MAX, |m| m / 2);
+    let bytes = read(&path, limit)?;
+    if crc != Some(crc32(&bytes)) {
+        return Err(input_err!(
+            "{}: not the states shard {} saved at step {step} (its CRC-32 differs from the one the shard's parts record: changed, or copied from another step, shard or run); rerun that shard",
+            path.display(),
+            s.shard.text()
+        ));
+    }
+    Ok(bytes)
 }
 
 /// `phaseflow merge SHARD_DIR... --out DIR`.
 pub fn merge(dirs: &[PathBuf], dest: &OutputDir) -> Result<MergeSummary> {
+    check_out_apart(dirs, &dest.path)?;
     let shards = in_order(dirs.iter().map(|d| read_shard(d)).collect::<Result<_>>()?)?;
     let mut file = common_settings(&shards)?;
     file.out = Some(dest.path.clone());
     let cfg = RunConfig::resolve(file)?;
     let steps = cfg.snapshot_steps();
     let filled_area = cfg.ensemble.filled_area(cfg.system.dof());
+    let points: Vec<usize> = shards
+        .iter()
+        .map(|s| s.shard.range(cfg.ensemble.points).map(|r| r.len()))
+        .collect::<Result<_>>()?;
     let mut rows = Vec::with_capacity(steps.len());
+    // The CRC-32 of each shard's saved states, per snapshot.
+    let mut states_crc = Vec::with_capacity(steps.len());
     for &step in &steps {
         let mut all = RowParts::default();
-        for s in &shards {
-            let path = parts_path(&s.dir, step);
-            if !path.is_file() {
-                return Err(input_err!(
-                    "{}: no {PARTS_DIR}/step_{step}.bin; the shard's folder is incomplete, rerun that shard",
-                    s.dir.display()
-                ));
-            }
-            all.append(RowParts::decode(
-                &read(&path)?,
-                &path.display().to_string(),
-            )?);
+        let mut crcs = Vec::with_capacity(shards.len());
+        for (s, &n) in shards.iter().zip(&points) {
+            let (parts, crc) = read_parts(s, step, n)?;
+            all.append(parts);
+            crcs.push(crc);
         }
         if all.points != cfg.ensemble.points as u64 {
             return Err(input_err!(
@@ -170,17 +288,27 @@ pub fn merge(dirs: &[PathBuf], dest: &OutputDir) -> Result<MergeSummary> {
             ));
         }
         rows.push(all.row(step, cfg.dt, cfg.tangent, filled_area));
+        states_crc.push(crcs);
+    }
+    if cfg.save_states {
+        // Checked here and read again below: the files are not all held in memory at once.
+        for (&step, crcs) in steps.iter().zip(&states_crc) {
+            for (s, &crc) in shards.iter().zip(crcs) {
+                read_states(s, step, crc)?;
+            }
+        }
     }
     // Everything is read and checked: only now touch --out.
     let out = dest.path.as_path();
     let _lock = folder::prepare(out, folder::Layout::Run, dest.force)?;
     let mut states = 0;
     if cfg.save_states {
-        for &step in &steps {
+        for (&step, crcs) in steps.iter().zip(&states_crc) {
             let name = format!("step_{step}.npy");
             let files = shards
                 .iter()
-                .map(|s| read(&s.dir.join("states").join(&name)))
+                .zip(crcs)
+                .map(|(s, &crc)| read_states(s, step, crc))
                 .collect::<Result<Vec<_>>>()?;
             let stacked = npy::stack_rows(&files)
                 .map_err(|m| input_err!("merge: states/{name}: {m}; rerun the shards"))?;

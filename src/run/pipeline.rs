@@ -217,7 +217,7 @@ pub(super) fn run_with<T: Real>(
     let out = dest.path.as_path();
     // Under MPI rank 0 writes the files and the other ranks only compute.
     let peers = Peers::current();
-    let (mut tracker, resume, config_hash, _lock) = match from {
+    let (mut tracker, resume, config, _lock) = match from {
         None => {
             let init = Initial::<T>::generate(cfg)?;
             // Everything that can fail on user input has been checked: only now touch --out
@@ -231,9 +231,9 @@ pub(super) fn run_with<T: Real>(
         }
         Some((c, rows)) => {
             let lock = Some(folder::lock(out)?);
-            let hash = c.config_hash.clone();
+            let config = c.config.clone();
             let (t, r) = Tracker::from_checkpoint(cfg, c, factory, file_loop_nodes(cfg)?, rows)?;
-            (t, Some(r), Some(hash), lock)
+            (t, Some(r), Some(config), lock)
         }
     };
     interrupt::install();
@@ -254,14 +254,14 @@ pub(super) fn run_with<T: Real>(
             ""
         }
     );
-    let config_hash = match config_hash {
-        Some(h) => h,
+    let config = match config {
+        Some(text) => text,
         None => {
             let text = cfg.to_toml(&describe, out);
             if peers.is_root() {
                 write_atomic(&out.join("config.toml"), text.as_bytes())?;
             }
-            checkpoint::hash(text.as_bytes())
+            text
         }
     };
     let kind = match choice {
@@ -273,7 +273,7 @@ pub(super) fn run_with<T: Real>(
         true => Some(u64::MAX),
         false => cfg.checkpoint_every,
     };
-    let mut ck = Checkpoints::new(out, kind, config_hash, every);
+    let mut ck = Checkpoints::new(out, kind, config, every);
     let rows = tracker.snapshots(out, &mut ck, resume)?;
     if peers.is_root() {
         write_run_files(cfg, out, &tracker)?;

@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
 
+use crate::checksum::crc32;
 use crate::cluster::Peers;
 use crate::config::RunConfig;
 use crate::engine::Engine;
@@ -16,7 +17,7 @@ use crate::float::Real;
 use crate::measure::area::{loop_area, smooth_loop_area};
 use crate::measure::constraint::constraint_err_max;
 use crate::measure::energy::{ang_mom_err_max, angular_momenta, chunk_accumulators, EnergyRow};
-use crate::measure::parts::RowParts;
+use crate::measure::parts::{PartsFile, RowParts};
 use crate::measure::tangent::{renormalise, tangent_chunks};
 use crate::output::{npy, write_atomic, CsvRows};
 use crate::state::State;
@@ -87,8 +88,8 @@ pub(super) struct Checkpoints {
     pub(super) dir: PathBuf,
     /// "cpu" or "gpu".
     pub(super) engine: &'static str,
-    /// `checkpoint::hash` of the run's config.toml.
-    pub(super) config_hash: String,
+    /// The run's config.toml as written (checkpoints and shard parts record it).
+    pub(super) config: String,
     /// `--checkpoint-every K` steps; `None`: every `checkpoint::DEFAULT_SECONDS` of work.
     every: Option<u64>,
     last: Instant,
@@ -98,13 +99,13 @@ impl Checkpoints {
     pub(super) fn new(
         dir: &Path,
         engine: &'static str,
-        config_hash: String,
+        config: String,
         every: Option<u64>,
     ) -> Self {
         Checkpoints {
             dir: dir.to_path_buf(),
             engine,
-            config_hash,
+            config,
             every,
             last: Instant::now(),
         }
@@ -285,8 +286,16 @@ impl<'a, T: Real> Tracker<'a, T> {
             } else {
                 (device.expect("device statistics"), None)
             };
-            if cfg.shard.is_some() {
-                write_atomic(&parts_path(out, step), &parts.encode())?;
+            // Saved states are encoded first: a shard's parts record their CRC-32.
+            let saved = state.filter(|_| cfg.save_states).map(npy::encode_state);
+            if let Some(shard) = cfg.shard {
+                let file = PartsFile {
+                    step,
+                    shard: (shard.index as u64, shard.count as u64),
+                    config_crc: crc32(ck.config.as_bytes()),
+                    states_crc: saved.as_deref().map(crc32),
+                };
+                write_atomic(&parts_path(out, step), &file.encode(&parts))?;
             }
             let parts = gather_parts(&self.peers, gathers, parts)?;
             let mut row = parts.row(
@@ -308,8 +317,8 @@ impl<'a, T: Real> Tracker<'a, T> {
                 if portrait {
                     self.portraits.push((step, state.primal_f64()));
                 }
-                if cfg.save_states {
-                    save_state(&self.peers, gathers, out, step, state)?;
+                if let Some(bytes) = saved {
+                    save_state(&self.peers, gathers, out, step, bytes)?;
                 }
             }
             stats.push(&row)?;
@@ -396,7 +405,7 @@ impl<'a, T: Real> Tracker<'a, T> {
             trajectory: &self.trajectory,
             portraits: &self.portraits,
             stats_bytes: stats.bytes_written()?,
-            config_hash: &ck.config_hash,
+            config: &ck.config,
         }
         .write(&ck.dir)
     }
@@ -454,17 +463,10 @@ fn gather_parts(peers: &Peers, gathers: bool, parts: RowParts) -> Result<RowPart
     Ok(whole)
 }
 
-/// states/step_<step>.npy: the state, or under MPI with a filled ensemble every rank's slice
-/// stacked on rank 0 in rank order; only rank 0 writes.
-fn save_state<T: Real>(
-    peers: &Peers,
-    gathers: bool,
-    out: &Path,
-    step: u64,
-    state: &State<T>,
-) -> Result<()> {
+/// states/step_<step>.npy: the state's `bytes` (`npy::encode_state`), or under MPI with a
+/// filled ensemble every rank's slice stacked on rank 0 in rank order; only rank 0 writes.
+fn save_state(peers: &Peers, gathers: bool, out: &Path, step: u64, bytes: Vec<u8>) -> Result<()> {
     let path = out.join("states").join(format!("step_{step}.npy"));
-    let bytes = npy::encode_state(state);
     if !gathers {
         return if peers.is_root() {
             write_atomic(&path, &bytes)

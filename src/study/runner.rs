@@ -41,12 +41,7 @@ pub fn run_study(
     // The study folder is checked, cleared (--force) and locked once; each method then runs
     // into a fresh subfolder of it. study.toml records the study for `resume`.
     let _lock = folder::prepare(out, Layout::Study, force)?;
-    let record = toml::to_string(&StudyFile::new(study, command_line)).map_err(|e| {
-        crate::Error::Output {
-            path: out.join(STUDY_FILE),
-            source: std::io::Error::other(e),
-        }
-    })?;
+    let record = StudyFile::new(study, command_line).to_text(&out.join(STUDY_FILE))?;
     write_atomic(&out.join(STUDY_FILE), record.as_bytes())?;
     let results = run_all(study, &configs, out, false)?;
     finish(study, out, &names, configs, &results, command_line)
@@ -193,7 +188,9 @@ fn run_all(
             );
             let result = if finished {
                 run_summary(cfg, &dir.path)
-            } else if resume && run::checkpoint::path(&dir.path).is_file() {
+            } else if resume && std::fs::symlink_metadata(run::checkpoint::path(&dir.path)).is_ok()
+            {
+                // Anything at the checkpoint's path (a symlink too) is read, or refused.
                 run::resume_in(cfg, &dir.path)
             } else {
                 // A folder an interrupted study left without a checkpoint is run again.

@@ -11,6 +11,7 @@ mod formulas;
 mod hostile_formulas;
 mod hostile_options;
 mod hostile_paths;
+mod integrity;
 mod out_folder;
 mod plot;
 mod resume;

@@ -2,6 +2,7 @@
 //! (`parsers`), and the areas a hostile but realistic user reaches through the binary. One module
 //! an area; the generator and the mutator here serve all of them.
 
+mod checkpoints;
 mod formulas;
 mod parsers;
 mod paths;

@@ -62,7 +62,8 @@ fn process(pid: u32) -> Process {
 /// Why the lock file `lock` keeps a run out of `dir`; `None` when it is stale (its process is
 /// gone, or it holds no pid and is over a minute old), so it may be taken over.
 pub(super) fn held(dir: &Path, lock: &Path) -> Option<Error> {
-    let text = std::fs::read_to_string(lock).unwrap_or_default();
+    // Bounded: a lock replaced by a link to /dev/zero is read no further than a pid and a host.
+    let text = super::read_small(lock, 4096).unwrap_or_default();
     let mut lines = text.lines();
     let pid = lines.next().unwrap_or("").trim();
     let host = lines.next().map(str::trim).filter(|h| !h.is_empty());

@@ -1,0 +1,436 @@
+//! Files phaseflow reads back whole are checked before they are used: a checkpoint, a study's
+//! record (study.toml), a shard's parts and saved states. Their type and size come first (a
+//! symlink to /dev/zero or a FIFO is refused at once), then a checksum, then that they belong
+//! to this run and this step; a damaged, swapped or foreign file is refused with exit 2 naming
+//! it, and the folder is left as it was, still resumable. `merge` refuses an --out that is, or
+//! lies inside, one of its shards (or holds one) before deleting anything.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use predicates::prelude::*;
+use tempfile::TempDir;
+
+use crate::common::{phaseflow, same_stats_and_states};
+
+/// A small run with a checkpoint every 20 of its 100 steps; callers add --out.
+const SMALL_RUN: &[&str] = &[
+    "run",
+    "--system",
+    "pendulum",
+    "--method",
+    "verlet",
+    "--ensemble",
+    "disk",
+    "--points",
+    "300",
+    "--dt",
+    "0.01",
+    "--steps",
+    "100",
+    "--snapshot-every",
+    "20",
+    "--checkpoint-every",
+    "20",
+    "--save-states",
+    "--backend",
+    "cpu",
+    "--quiet",
+];
+
+/// `run_args` into `out`, stopped right after its `stop`-th checkpoint (exit 130).
+fn interrupted(run_args: &[&str], out: &Path, stop: u32) {
+    phaseflow()
+        .env("PHASEFLOW_STOP_AFTER_CHECKPOINTS", stop.to_string())
+        .args(run_args)
+        .arg("--out")
+        .arg(out)
+        .assert()
+        .code(130);
+}
+
+/// Every file under `dir` (symlinks as their targets' names), to tell that a refusal changed
+/// nothing.
+fn files(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+    fn walk(dir: &Path, rel: &Path, out: &mut BTreeMap<PathBuf, Vec<u8>>) {
+        for e in std::fs::read_dir(dir).unwrap() {
+            let e = e.unwrap();
+            let (path, rel) = (e.path(), rel.join(e.file_name()));
+            let kind = e.file_type().unwrap();
+            if kind.is_symlink() {
+                let target = std::fs::read_link(&path).unwrap();
+                out.insert(rel, target.display().to_string().into_bytes());
+            } else if kind.is_dir() {
+                walk(&path, &rel, out);
+            } else {
+                out.insert(rel, std::fs::read(&path).unwrap());
+            }
+        }
+    }
+    let mut out = BTreeMap::new();
+    walk(dir, Path::new(""), &mut out);
+    out
+}
+
+/// `args` (resume or merge) exits 2 promptly with `needle` in its message and leaves every file
+/// under `watched` as it was.
+fn refused(args: &[&std::ffi::OsStr], watched: &Path, needle: &str) {
+    let before = files(watched);
+    phaseflow()
+        .args(args)
+        .timeout(Duration::from_secs(60))
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(needle));
+    assert!(files(watched) == before, "{args:?} changed {watched:?}");
+}
+
+fn resume_refused(dir: &Path, needle: &str) {
+    refused(&["resume".as_ref(), dir.as_os_str()], dir, needle);
+}
+
+/// Replace `path` with a symlink to `target` for the duration of `f`.
+fn with_symlink(path: &Path, target: &Path, f: impl FnOnce()) {
+    let saved = std::fs::read(path).unwrap();
+    std::fs::remove_file(path).unwrap();
+    std::os::unix::fs::symlink(target, path).unwrap();
+    f();
+    std::fs::remove_file(path).unwrap();
+    std::fs::write(path, saved).unwrap();
+}
+
+/// Write `bytes` over `path` for the duration of `f`.
+fn with_contents(path: &Path, bytes: &[u8], f: impl FnOnce()) {
+    let saved = std::fs::read(path).unwrap();
+    std::fs::write(path, bytes).unwrap();
+    f();
+    std::fs::write(path, saved).unwrap();
+}
+
+/// `bytes` with the byte at `at` changed (its lowest bit flipped).
+fn flipped(bytes: &[u8], at: usize) -> Vec<u8> {
+    let mut b = bytes.to_vec();
+    b[at] ^= 1;
+    b
+}
+
+/// Where each array of a checkpoint starts and how many bytes it holds, from its header (the
+/// file: a first line, the header's length, the TOML header listing the arrays as (name, bytes
+/// per value, values), then the arrays in that order); and where the header starts.
+fn checkpoint_layout(ckpt: &[u8]) -> (usize, BTreeMap<String, (usize, usize)>) {
+    let text = String::from_utf8_lossy(ckpt);
+    let mut lines = text.splitn(3, '\n');
+    let first = lines.next().unwrap().len() + 1;
+    let len_line = lines.next().unwrap();
+    let header_at = first + len_line.len() + 1;
+    let len: usize = len_line.parse().unwrap();
+    let header: toml::Value =
+        toml::from_str(std::str::from_utf8(&ckpt[header_at..header_at + len]).unwrap()).unwrap();
+    let mut at = header_at + len;
+    let mut arrays = BTreeMap::new();
+    for a in header["arrays"].as_array().unwrap() {
+        let a = a.as_array().unwrap();
+        let bytes = (a[1].as_integer().unwrap() * a[2].as_integer().unwrap()) as usize;
+        arrays.insert(a[0].as_str().unwrap().to_string(), (at, bytes));
+        at += bytes;
+    }
+    (header_at, arrays)
+}
+
+/// A checkpoint that is a device, a FIFO or a dangling symlink is refused at once (before: read
+/// whole from /dev/zero until the memory ran out; a FIFO waited forever); a checkpoint with a
+/// byte changed anywhere (header, state, initial energies, unconverged counts, last byte) is
+/// refused as damaged (before: resumed to a complete-looking run with wrong statistics).
+/// After every refusal the folder is untouched, and resumes to the uninterrupted run's files.
+#[test]
+fn damaged_or_unreadable_checkpoints_are_refused() {
+    let tmp = TempDir::new().unwrap();
+    let (full, part) = (tmp.path().join("full"), tmp.path().join("part"));
+    phaseflow()
+        .args(SMALL_RUN)
+        .arg("--out")
+        .arg(&full)
+        .assert()
+        .success();
+    interrupted(SMALL_RUN, &part, 2);
+    let ckpt_path = part.join("checkpoint/run.ckpt");
+    let ckpt = std::fs::read(&ckpt_path).unwrap();
+
+    with_symlink(&ckpt_path, Path::new("/dev/zero"), || {
+        resume_refused(&part, "not a regular file")
+    });
+    let fifo = tmp.path().join("fifo");
+    let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    // SAFETY: mkfifo(3) with a NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    with_symlink(&ckpt_path, &fifo, || {
+        resume_refused(&part, "not a regular file")
+    });
+    with_symlink(&ckpt_path, &tmp.path().join("gone"), || {
+        resume_refused(&part, "run.ckpt")
+    });
+
+    let (header_at, arrays) = checkpoint_layout(&ckpt);
+    let step_digit = header_at
+        + String::from_utf8_lossy(&ckpt[header_at..])
+            .find("step = ")
+            .unwrap()
+        + "step = ".len();
+    let middle = |name: &str| arrays[name].0 + arrays[name].1 / 2;
+    for (what, at) in [
+        ("the step in the header", step_digit),
+        ("q", middle("q")),
+        ("p", middle("p")),
+        ("h0", middle("h0") | 6),
+        ("an unconverged count", arrays["unconverged"].0),
+        ("the last byte", ckpt.len() - 1),
+    ] {
+        with_contents(&ckpt_path, &flipped(&ckpt, at), || {
+            eprintln!("a byte of {what} changed");
+            resume_refused(&part, "damaged");
+        });
+    }
+    phaseflow()
+        .args(["resume", "--quiet"])
+        .arg(&part)
+        .assert()
+        .success();
+    same_stats_and_states(&full, &part, "resumed after the refusals");
+}
+
+/// Another run's checkpoint copied into a folder is named as such (before: "config.toml
+/// changed"); stats.csv deleted after the checkpoint is named (before: exit 1, "No such file").
+#[test]
+fn checkpoints_of_other_runs_and_missing_statistics_are_named() {
+    let tmp = TempDir::new().unwrap();
+    let (a, b) = (tmp.path().join("a"), tmp.path().join("b"));
+    interrupted(SMALL_RUN, &a, 1);
+    interrupted(SMALL_RUN, &b, 1);
+    let ckpt = |d: &Path| d.join("checkpoint/run.ckpt");
+    with_contents(
+        &ckpt(b.as_path()),
+        &std::fs::read(ckpt(&a)).unwrap(),
+        || {
+            resume_refused(&b, "another run");
+        },
+    );
+    let stats = b.join("stats.csv");
+    let saved = std::fs::read(&stats).unwrap();
+    std::fs::remove_file(&stats).unwrap();
+    resume_refused(&b, "stats.csv is missing");
+    // rows edited before the checkpoint
+    let edited = String::from_utf8(saved.clone())
+        .unwrap()
+        .replacen(",300,", ",301,", 1);
+    assert_ne!(edited.as_bytes(), saved.as_slice());
+    std::fs::write(&stats, edited).unwrap();
+    resume_refused(&b, "stats.csv changed");
+    std::fs::write(&stats, saved).unwrap();
+    phaseflow()
+        .args(["resume", "--quiet"])
+        .arg(&b)
+        .assert()
+        .success();
+}
+
+/// A custom study interrupted in its second method; `study_args` with --out.
+fn study_args(out: &Path) -> Vec<String> {
+    [
+        "study",
+        "--system",
+        "pendulum",
+        "--methods",
+        "euler,verlet",
+        "--dt",
+        "0.01",
+        "--steps",
+        "400",
+        "--ensemble",
+        "circle",
+        "--center",
+        "0,0.8",
+        "--radius",
+        "0.3",
+        "--points",
+        "200",
+        "--checkpoint-every",
+        "100",
+        "--backend",
+        "cpu",
+        "--quiet",
+        "--out",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .chain([out.display().to_string()])
+    .collect()
+}
+
+/// A study whose study.toml was edited after the interruption is refused (before: a
+/// "complete" study mixing 400- and 401-step methods); a damaged or unreadable method
+/// checkpoint is refused as a run's is. Afterwards the study resumes.
+#[test]
+fn edited_study_records_and_damaged_method_checkpoints_are_refused() {
+    let tmp = TempDir::new().unwrap();
+    let (full, part) = (tmp.path().join("full"), tmp.path().join("part"));
+    phaseflow().args(study_args(&full)).assert().success();
+    // euler writes 3 checkpoints (100, 200, 300): stop after verlet's first
+    phaseflow()
+        .env("PHASEFLOW_STOP_AFTER_CHECKPOINTS", "4")
+        .args(study_args(&part))
+        .assert()
+        .code(130);
+    let record = part.join("study.toml");
+    let text = std::fs::read_to_string(&record).unwrap();
+    assert!(text.contains("steps = 400"), "{text}");
+    with_contents(
+        &record,
+        text.replace("steps = 400", "steps = 401").as_bytes(),
+        || resume_refused(&part, "study.toml changed"),
+    );
+    let ckpt_path = part.join("verlet/checkpoint/run.ckpt");
+    let ckpt = std::fs::read(&ckpt_path).unwrap();
+    with_contents(&ckpt_path, &flipped(&ckpt, ckpt.len() / 2), || {
+        resume_refused(&part, "damaged")
+    });
+    with_symlink(&ckpt_path, Path::new("/dev/zero"), || {
+        resume_refused(&part, "not a regular file")
+    });
+    phaseflow()
+        .args(["resume", "--quiet"])
+        .arg(&part)
+        .assert()
+        .success();
+    for name in ["summary.csv", "euler/stats.csv", "verlet/stats.csv"] {
+        assert_eq!(
+            std::fs::read(full.join(name)).unwrap(),
+            std::fs::read(part.join(name)).unwrap(),
+            "{name}"
+        );
+    }
+}
+
+/// The whole run and its two shards (8192 points: two shards of 4096, so a shard's states
+/// have as many rows as the other's).
+const SHARDED: &[&str] = &[
+    "run",
+    "--system",
+    "pendulum",
+    "--method",
+    "verlet",
+    "--ensemble",
+    "disk",
+    "--points",
+    "8192",
+    "--dt",
+    "0.05",
+    "--steps",
+    "200",
+    "--snapshot-every",
+    "50",
+    "--save-states",
+    "--backend",
+    "cpu",
+    "--quiet",
+];
+
+fn sharded(tmp: &Path) -> (PathBuf, [PathBuf; 2]) {
+    let whole = tmp.join("whole");
+    phaseflow()
+        .args(SHARDED)
+        .arg("--out")
+        .arg(&whole)
+        .assert()
+        .success();
+    let shards = [0, 1].map(|k| {
+        let dir = tmp.join(format!("shard-{k}"));
+        phaseflow()
+            .args(SHARDED)
+            .args(["--shard", &format!("{k}/2"), "--out"])
+            .arg(&dir)
+            .assert()
+            .success();
+        dir
+    });
+    (whole, shards)
+}
+
+/// `merge` refuses an --out that is one of its shards, lies inside one, or holds them, before
+/// deleting anything (before: `--out shard-0 --force` emptied shard-0, then failed reading it).
+#[test]
+fn merge_refuses_an_out_folder_that_overlaps_a_shard() {
+    let tmp = TempDir::new().unwrap();
+    let (_, [s0, s1]) = sharded(tmp.path());
+    let merge = |out: &Path| -> Vec<std::ffi::OsString> {
+        vec![
+            "merge".into(),
+            s0.clone().into(),
+            s1.clone().into(),
+            "--out".into(),
+            out.into(),
+            "--force".into(),
+        ]
+    };
+    for (out, needle) in [
+        (s0.clone(), "is the shard folder"),
+        (s1.join("merged"), "inside the shard folder"),
+        (tmp.path().to_path_buf(), "holds the shard folder"),
+        (s0.join("..").join("shard-1"), "is the shard folder"),
+    ] {
+        let args = merge(&out);
+        let args: Vec<&std::ffi::OsStr> = args.iter().map(|a| a.as_os_str()).collect();
+        refused(&args, tmp.path(), needle);
+    }
+}
+
+/// `merge` checks each part file's checksum, step and shard, and each shard's saved states
+/// against the checksum its parts record (before: a changed byte, `step_50.bin` copied over
+/// `step_100.bin`, or the other shard's parts or states copied in, all merged with exit 0 into
+/// wrong statistics or states). Nothing is written to --out; afterwards the merge succeeds.
+#[test]
+fn merge_refuses_damaged_or_swapped_parts_and_states() {
+    let tmp = TempDir::new().unwrap();
+    let (whole, [s0, s1]) = sharded(tmp.path());
+    let merged = tmp.path().join("merged");
+    let merge_args: Vec<std::ffi::OsString> = vec![
+        "merge".into(),
+        s0.clone().into(),
+        s1.clone().into(),
+        "--out".into(),
+        merged.clone().into(),
+    ];
+    let merge_refused = |needle: &str| {
+        let args: Vec<&std::ffi::OsStr> = merge_args.iter().map(|a| a.as_os_str()).collect();
+        refused(&args, tmp.path(), needle);
+        assert!(!merged.exists());
+    };
+    let part = s1.join("parts/step_100.bin");
+    let bytes = std::fs::read(&part).unwrap();
+    with_contents(&part, &flipped(&bytes, bytes.len() / 2), || {
+        merge_refused("step_100.bin")
+    });
+    with_contents(&part, &flipped(&bytes, bytes.len() - 1), || {
+        merge_refused("step_100.bin")
+    });
+    let other = |p: PathBuf| std::fs::read(p).unwrap();
+    with_contents(&part, &other(s1.join("parts/step_50.bin")), || {
+        merge_refused("step_100.bin")
+    });
+    with_contents(&part, &other(s0.join("parts/step_100.bin")), || {
+        merge_refused("step_100.bin")
+    });
+    with_symlink(&part, Path::new("/dev/zero"), || {
+        merge_refused("not a regular file")
+    });
+    let states = s1.join("states/step_100.npy");
+    with_contents(&states, &other(s0.join("states/step_100.npy")), || {
+        merge_refused("step_100.npy")
+    });
+    with_contents(&states, &other(s1.join("states/step_50.npy")), || {
+        merge_refused("step_100.npy")
+    });
+    let args: Vec<&std::ffi::OsStr> = merge_args.iter().map(|a| a.as_os_str()).collect();
+    phaseflow().args(args).assert().success();
+    same_stats_and_states(&whole, &merged, "merged after the refusals");
+}

@@ -5,30 +5,13 @@ use assert_cmd::prelude::*;
 use predicates::prelude::*;
 use tempfile::TempDir;
 
-use crate::common::phaseflow;
+use crate::common::{argv, gpu_point_run, pendulum_disk, phaseflow};
 
 /// Bad input: exit code 2, a message naming the flag, and nothing created in --out.
 fn rejects(extra: &[&str], needle: &str) {
     let tmp = TempDir::new().unwrap();
     let out = tmp.path().join("out");
-    let mut args: Vec<String> = vec![
-        "run",
-        "--system",
-        "pendulum",
-        "--method",
-        "verlet",
-        "--ensemble",
-        "disk",
-        "--points",
-        "100",
-        "--dt",
-        "0.1",
-        "--steps",
-        "10",
-    ]
-    .into_iter()
-    .map(String::from)
-    .collect();
+    let mut args = [argv("run"), pendulum_disk(100, 0.1, 10)].concat();
     // later flags override earlier ones in clap only for single values: rebuild with overrides
     for pair in extra.chunks(2) {
         if let Some(pos) = args.iter().position(|a| a == pair[0]) {
@@ -370,24 +353,8 @@ fn kernels_too_large_for_a_cpu_driver_are_refused() {
     let tmp = TempDir::new().unwrap();
     let out = tmp.path().join("out");
     let run = phaseflow()
-        .args([
-            "run",
-            "--system",
-            "outer-solar-system",
-            "--method",
-            "verlet",
-            "--ensemble",
-            "point",
-            "--tangent",
-            "--dt",
-            "1",
-            "--steps",
-            "1",
-            "--backend",
-            "gpu",
-            "--quiet",
-            "--out",
-        ])
+        .args(gpu_point_run("outer-solar-system", 1.0))
+        .args(["--tangent", "--out"])
         .arg(&out)
         .timeout(std::time::Duration::from_secs(600))
         .assert();

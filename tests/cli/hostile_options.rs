@@ -9,7 +9,7 @@ use std::path::Path;
 use predicates::prelude::*;
 use tempfile::TempDir;
 
-use crate::common::{phaseflow, read, stats};
+use crate::common::{argv, gpu_point_run, pendulum_disk, phaseflow, read, stats};
 
 /// `run` of the pendulum (or `--hamiltonian`, given in `extra`) with Verlet on the CPU engine
 /// into `out`: `extra` gives the ensemble, step and anything else.
@@ -314,23 +314,10 @@ fn a_study_of_a_variational_system_runs_without_the_tangent_map() {
     let tmp = TempDir::new().unwrap();
     let out = tmp.path().join("study");
     phaseflow()
-        .args([
-            "study",
-            "--system",
-            "euler-disk",
-            "--methods",
-            "variational",
-            "--ensemble",
-            "point",
-            "--dt",
-            "0.01",
-            "--steps",
-            "20",
-            "--backend",
-            "cpu",
-            "--quiet",
-            "--out",
-        ])
+        .args(argv(
+            "study --system euler-disk --methods variational --ensemble point \
+             --dt 0.01 --steps 20 --backend cpu --quiet --out",
+        ))
         .arg(&out)
         .assert()
         .success();
@@ -385,23 +372,9 @@ fn validate_refuses_the_flags_it_does_not_use() {
 #[test]
 fn validate_compares_the_tangent_map() {
     phaseflow()
-        .args([
-            "validate",
-            "--system",
-            "pendulum",
-            "--method",
-            "verlet",
-            "--ensemble",
-            "disk",
-            "--points",
-            "200",
-            "--dt",
-            "0.05",
-            "--steps",
-            "40",
-            "--tangent",
-            "--quiet",
-        ])
+        .arg("validate")
+        .args(pendulum_disk(200, 0.05, 40))
+        .args(["--tangent", "--quiet"])
         .assert()
         .success()
         .stdout(predicate::str::is_match(r"tangent_max_rel_dev=\S+").unwrap())
@@ -418,25 +391,8 @@ fn many_degrees_of_freedom_are_refused_on_a_cpu_driver() {
     let tmp = TempDir::new().unwrap();
     let out = tmp.path().join("out");
     let run = phaseflow()
-        .args([
-            "run",
-            "--system",
-            "spring-chain",
-            "--param",
-            "n=64",
-            "--method",
-            "verlet",
-            "--ensemble",
-            "point",
-            "--dt",
-            "1e-4",
-            "--steps",
-            "1",
-            "--backend",
-            "gpu",
-            "--quiet",
-            "--out",
-        ])
+        .args(gpu_point_run("spring-chain", 1e-4))
+        .args(["--param", "n=64", "--out"])
         .arg(&out)
         .timeout(std::time::Duration::from_secs(600))
         .assert();

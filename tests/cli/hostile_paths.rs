@@ -4,7 +4,6 @@
 //! cleanly, and what the user's path pointed to is left as it was.
 
 use std::os::unix::fs::{symlink, FileTypeExt};
-use std::os::unix::process::CommandExt;
 use std::path::Path;
 
 use assert_cmd::cargo::CommandCargoExt;
@@ -12,7 +11,7 @@ use predicates::prelude::*;
 use tempfile::TempDir;
 
 use crate::base_run;
-use crate::common::{phaseflow, read};
+use crate::common::{argv, limit_file_size, oscillator_study, pendulum_disk, phaseflow, read};
 
 /// `run` of the short pendulum circle into `out` on the CPU engine, with `extra` flags.
 fn run_into(out: &Path, extra: &[&str]) -> assert_cmd::Command {
@@ -234,27 +233,10 @@ fn a_study_into_a_run_folder_is_told_it_holds_a_run() {
     run_into(&out, &[]).assert().success();
     let study = |extra: &[&str]| {
         let mut c = phaseflow();
-        c.args([
-            "study",
-            "--system",
-            "oscillator",
-            "--methods",
-            "verlet",
-            "--dt",
-            "0.1",
-            "--steps",
-            "10",
-            "--ensemble",
-            "disk",
-            "--points",
-            "50",
-            "--backend",
-            "cpu",
-            "--quiet",
-            "--out",
-        ])
-        .arg(&out)
-        .args(extra);
+        c.args(oscillator_study("verlet"))
+            .arg("--out")
+            .arg(&out)
+            .args(extra);
         c
     };
     study(&[]).assert().code(2).stderr(
@@ -278,42 +260,11 @@ fn a_study_into_a_run_folder_is_told_it_holds_a_run() {
 /// `limit` bytes: past it a write fails (EFBIG, SIGXFSZ ignored) as on a full disk.
 fn run_on_a_small_disk(out: &Path, limit: u64) -> std::process::Output {
     let mut c = std::process::Command::cargo_bin("phaseflow").unwrap();
-    c.args([
-        "run",
-        "--system",
-        "pendulum",
-        "--method",
-        "verlet",
-        "--ensemble",
-        "disk",
-        "--points",
-        "100",
-        "--dt",
-        "0.05",
-        "--steps",
-        "400",
-        "--snapshot-every",
-        "1",
-        "--backend",
-        "cpu",
-        "--quiet",
-        "--out",
-    ])
-    .arg(out);
-    // SAFETY: only async-signal-safe calls between fork and exec.
-    unsafe {
-        c.pre_exec(move || {
-            let lim = libc::rlimit {
-                rlim_cur: limit,
-                rlim_max: limit,
-            };
-            if libc::setrlimit(libc::RLIMIT_FSIZE, &lim) != 0 {
-                return Err(std::io::Error::last_os_error());
-            }
-            libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
-            Ok(())
-        });
-    }
+    c.arg("run")
+        .args(pendulum_disk(100, 0.05, 400))
+        .args(argv("--snapshot-every 1 --backend cpu --quiet --out"))
+        .arg(out);
+    limit_file_size(&mut c, limit);
     c.output().unwrap()
 }
 

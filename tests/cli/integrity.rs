@@ -12,35 +12,16 @@ use std::time::Duration;
 use predicates::prelude::*;
 use tempfile::TempDir;
 
-use crate::common::{phaseflow, same_stats_and_states};
+use crate::common::{argv, pendulum_disk, phaseflow, same_stats_and_states};
 
 /// A small run with a checkpoint every 20 of its 100 steps; callers add --out.
-const SMALL_RUN: &[&str] = &[
-    "run",
-    "--system",
-    "pendulum",
-    "--method",
-    "verlet",
-    "--ensemble",
-    "disk",
-    "--points",
-    "300",
-    "--dt",
-    "0.01",
-    "--steps",
-    "100",
-    "--snapshot-every",
-    "20",
-    "--checkpoint-every",
-    "20",
-    "--save-states",
-    "--backend",
-    "cpu",
-    "--quiet",
-];
+fn small_run() -> Vec<String> {
+    let tail = "--snapshot-every 20 --checkpoint-every 20 --save-states --backend cpu --quiet";
+    [argv("run"), pendulum_disk(300, 0.01, 100), argv(tail)].concat()
+}
 
 /// `run_args` into `out`, stopped right after its `stop`-th checkpoint (exit 130).
-fn interrupted(run_args: &[&str], out: &Path, stop: u32) {
+fn interrupted(run_args: &[String], out: &Path, stop: u32) {
     phaseflow()
         .env("PHASEFLOW_STOP_AFTER_CHECKPOINTS", stop.to_string())
         .args(run_args)
@@ -148,12 +129,12 @@ fn damaged_or_unreadable_checkpoints_are_refused() {
     let tmp = TempDir::new().unwrap();
     let (full, part) = (tmp.path().join("full"), tmp.path().join("part"));
     phaseflow()
-        .args(SMALL_RUN)
+        .args(small_run())
         .arg("--out")
         .arg(&full)
         .assert()
         .success();
-    interrupted(SMALL_RUN, &part, 2);
+    interrupted(&small_run(), &part, 2);
     let ckpt_path = part.join("checkpoint/run.ckpt");
     let ckpt = std::fs::read(&ckpt_path).unwrap();
 
@@ -205,8 +186,8 @@ fn damaged_or_unreadable_checkpoints_are_refused() {
 fn checkpoints_of_other_runs_and_missing_statistics_are_named() {
     let tmp = TempDir::new().unwrap();
     let (a, b) = (tmp.path().join("a"), tmp.path().join("b"));
-    interrupted(SMALL_RUN, &a, 1);
-    interrupted(SMALL_RUN, &b, 1);
+    interrupted(&small_run(), &a, 1);
+    interrupted(&small_run(), &b, 1);
     let ckpt = |d: &Path| d.join("checkpoint/run.ckpt");
     with_contents(
         &ckpt(b.as_path()),
@@ -236,35 +217,13 @@ fn checkpoints_of_other_runs_and_missing_statistics_are_named() {
 
 /// A custom study interrupted in its second method; `study_args` with --out.
 fn study_args(out: &Path) -> Vec<String> {
-    [
-        "study",
-        "--system",
-        "pendulum",
-        "--methods",
-        "euler,verlet",
-        "--dt",
-        "0.01",
-        "--steps",
-        "400",
-        "--ensemble",
-        "circle",
-        "--center",
-        "0,0.8",
-        "--radius",
-        "0.3",
-        "--points",
-        "200",
-        "--checkpoint-every",
-        "100",
-        "--backend",
-        "cpu",
-        "--quiet",
-        "--out",
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .chain([out.display().to_string()])
-    .collect()
+    let mut a = argv(
+        "study --system pendulum --methods euler,verlet --dt 0.01 --steps 400 \
+         --ensemble circle --center 0,0.8 --radius 0.3 --points 200 \
+         --checkpoint-every 100 --backend cpu --quiet --out",
+    );
+    a.push(out.display().to_string());
+    a
 }
 
 /// A study whose study.toml was edited after the interruption is refused (before: a
@@ -311,34 +270,17 @@ fn edited_study_records_and_damaged_method_checkpoints_are_refused() {
     }
 }
 
-/// The whole run and its two shards (8192 points: two shards of 4096, so a shard's states
-/// have as many rows as the other's).
-const SHARDED: &[&str] = &[
-    "run",
-    "--system",
-    "pendulum",
-    "--method",
-    "verlet",
-    "--ensemble",
-    "disk",
-    "--points",
-    "8192",
-    "--dt",
-    "0.05",
-    "--steps",
-    "200",
-    "--snapshot-every",
-    "50",
-    "--save-states",
-    "--backend",
-    "cpu",
-    "--quiet",
-];
+/// The run `sharded` makes whole and in two shards (8192 points: two shards of 4096, so a
+/// shard's states have as many rows as the other's); callers add --shard and --out.
+fn sharded_run() -> Vec<String> {
+    let tail = "--snapshot-every 50 --save-states --backend cpu --quiet";
+    [argv("run"), pendulum_disk(8192, 0.05, 200), argv(tail)].concat()
+}
 
 fn sharded(tmp: &Path) -> (PathBuf, [PathBuf; 2]) {
     let whole = tmp.join("whole");
     phaseflow()
-        .args(SHARDED)
+        .args(sharded_run())
         .arg("--out")
         .arg(&whole)
         .assert()
@@ -346,7 +288,7 @@ fn sharded(tmp: &Path) -> (PathBuf, [PathBuf; 2]) {
     let shards = [0, 1].map(|k| {
         let dir = tmp.join(format!("shard-{k}"));
         phaseflow()
-            .args(SHARDED)
+            .args(sharded_run())
             .args(["--shard", &format!("{k}/2"), "--out"])
             .arg(&dir)
             .assert()

@@ -8,36 +8,17 @@ use assert_cmd::Command;
 use predicates::prelude::*;
 use tempfile::TempDir;
 
-use crate::common::{phaseflow, read};
+use crate::common::{argv, oscillator_study, pendulum_disk, phaseflow, read};
 
 /// `run` into `out` with a small disk (`points` points, 10 steps of the pendulum, CPU engine).
-fn small_run(out: &Path, points: &str, extra: &[&str]) -> Command {
+fn small_run(out: &Path, points: usize, extra: &[&str]) -> Command {
     let mut c = phaseflow();
-    c.args([
-        "run",
-        "--system",
-        "pendulum",
-        "--method",
-        "verlet",
-        "--ensemble",
-        "disk",
-        "--center",
-        "0,0.8",
-        "--radius",
-        "0.3",
-        "--points",
-        points,
-        "--dt",
-        "0.05",
-        "--steps",
-        "10",
-        "--backend",
-        "cpu",
-        "--quiet",
-    ])
-    .args(extra)
-    .arg("--out")
-    .arg(out);
+    c.arg("run")
+        .args(pendulum_disk(points, 0.05, 10))
+        .args(argv("--center 0,0.8 --radius 0.3 --backend cpu --quiet"))
+        .args(extra)
+        .arg("--out")
+        .arg(out);
     c
 }
 
@@ -46,12 +27,12 @@ fn a_used_out_folder_is_refused_without_force_and_replaced_with_it() {
     let tmp = TempDir::new().unwrap();
     let out = tmp.path().join("o");
     // First run: one point (trajectory.csv) with states.
-    small_run(&out, "1", &["--save-states"]).assert().success();
+    small_run(&out, 1, &["--save-states"]).assert().success();
     assert!(out.join("trajectory.csv").exists() && out.join("states/step_10.npy").exists());
     let stats = read(&out.join("stats.csv"));
     let config = read(&out.join("config.toml"));
     // A second run is refused before anything is written.
-    small_run(&out, "50", &[])
+    small_run(&out, 50, &[])
         .assert()
         .code(2)
         .stderr(predicate::str::contains("--force").and(predicate::str::contains("already holds")));
@@ -60,7 +41,7 @@ fn a_used_out_folder_is_refused_without_force_and_replaced_with_it() {
     assert!(out.join("trajectory.csv").exists() && out.join("states/step_10.npy").exists());
     assert!(!out.join(".phaseflow.lock").exists());
     // With --force the previous run's files go first.
-    small_run(&out, "50", &["--force"]).assert().success();
+    small_run(&out, 50, &["--force"]).assert().success();
     assert!(
         !out.join("trajectory.csv").exists(),
         "old trajectory.csv left"
@@ -92,12 +73,12 @@ fn a_used_out_folder_is_refused_without_force_and_replaced_with_it() {
 fn an_out_folder_with_foreign_files_is_refused_even_with_force() {
     let tmp = TempDir::new().unwrap();
     let out = tmp.path().join("o");
-    small_run(&out, "20", &[]).assert().success();
+    small_run(&out, 20, &[]).assert().success();
     std::fs::write(out.join("notes.txt"), "mine").unwrap();
     std::fs::create_dir_all(out.join("states")).unwrap();
     std::fs::write(out.join("states/plot.py"), "mine").unwrap();
     for extra in [&[][..], &["--force"][..]] {
-        small_run(&out, "20", extra).assert().code(2).stderr(
+        small_run(&out, 20, extra).assert().code(2).stderr(
             predicate::str::contains("did not write")
                 .and(predicate::str::contains("notes.txt"))
                 .and(predicate::str::contains("plot.py")),
@@ -110,7 +91,7 @@ fn an_out_folder_with_foreign_files_is_refused_even_with_force() {
     let other = tmp.path().join("other");
     std::fs::create_dir_all(&other).unwrap();
     std::fs::write(other.join("data.csv"), "1,2\n").unwrap();
-    small_run(&other, "20", &["--force"])
+    small_run(&other, 20, &["--force"])
         .assert()
         .code(2)
         .stderr(predicate::str::contains("data.csv"));
@@ -131,27 +112,11 @@ impl Drop for Running {
 /// a live phaseflow process whose pid a test can write into another folder's lock.
 fn live_phaseflow(dir: &Path) -> Running {
     let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("phaseflow"))
-        .args([
-            "run",
-            "--system",
-            "pendulum",
-            "--method",
-            "verlet",
-            "--ensemble",
-            "disk",
-            "--points",
-            "10",
-            "--dt",
-            "0.001",
-            "--steps",
-            "100000000",
-            "--snapshot-every",
-            "100000000",
-            "--backend",
-            "cpu",
-            "--quiet",
-            "--out",
-        ])
+        .arg("run")
+        .args(pendulum_disk(10, 0.001, 100_000_000))
+        .args(argv(
+            "--snapshot-every 100000000 --backend cpu --quiet --out",
+        ))
         .arg(dir)
         .stderr(std::process::Stdio::null())
         .spawn()
@@ -177,7 +142,7 @@ fn a_held_lock_refuses_a_second_run_and_a_stale_one_is_taken_over() {
     let holder = live_phaseflow(&tmp.path().join("long"));
     std::fs::write(&lock, format!("{}\n", holder.0.id())).unwrap();
     for extra in [&[][..], &["--force"][..]] {
-        small_run(&out, "20", extra).assert().code(2).stderr(
+        small_run(&out, 20, extra).assert().code(2).stderr(
             predicate::str::contains("another phaseflow run")
                 .and(predicate::str::contains(format!("pid {}", holder.0.id()))),
         );
@@ -186,7 +151,7 @@ fn a_held_lock_refuses_a_second_run_and_a_stale_one_is_taken_over() {
     assert!(lock.exists() && !out.join("stats.csv").exists());
     // A pid that is not running (above any pid_max): the lock is stale and taken over.
     std::fs::write(&lock, "4294967294\n").unwrap();
-    small_run(&out, "20", &[]).assert().success();
+    small_run(&out, 20, &[]).assert().success();
     assert!(!lock.exists(), "the lock is removed at the end");
     assert!(out.join("stats.csv").exists());
 }
@@ -195,7 +160,7 @@ fn a_held_lock_refuses_a_second_run_and_a_stale_one_is_taken_over() {
 fn the_manifest_marks_a_complete_run_and_is_missing_after_an_interrupted_one() {
     let tmp = TempDir::new().unwrap();
     let out = tmp.path().join("o");
-    small_run(&out, "20", &["--save-states"]).assert().success();
+    small_run(&out, 20, &["--save-states"]).assert().success();
     let manifest = read(&out.join("manifest.toml"));
     assert!(manifest.contains("complete = true"), "{manifest}");
     for f in ["stats.csv", "config.toml", "states/step_10.npy"] {
@@ -210,26 +175,9 @@ fn the_manifest_marks_a_complete_run_and_is_missing_after_an_interrupted_one() {
     // if any, holds the new run's rows), and a --force re-run takes over its stale lock and
     // clears its files.
     let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("phaseflow"))
-        .args([
-            "run",
-            "--system",
-            "pendulum",
-            "--method",
-            "verlet",
-            "--ensemble",
-            "disk",
-            "--points",
-            "20000",
-            "--dt",
-            "0.001",
-            "--steps",
-            "100000000",
-            "--backend",
-            "cpu",
-            "--quiet",
-            "--force",
-            "--out",
-        ])
+        .arg("run")
+        .args(pendulum_disk(20000, 0.001, 100_000_000))
+        .args(argv("--backend cpu --quiet --force --out"))
         .arg(&out)
         .stderr(std::process::Stdio::null())
         .spawn()
@@ -258,7 +206,7 @@ fn the_manifest_marks_a_complete_run_and_is_missing_after_an_interrupted_one() {
     );
     assert!(!out.join("states").exists(), "the old run's states");
     assert!(out.join(".phaseflow.lock").exists());
-    small_run(&out, "20", &["--force"]).assert().success();
+    small_run(&out, 20, &["--force"]).assert().success();
     assert!(read(&out.join("manifest.toml")).contains("complete = true"));
     assert!(!out.join(".phaseflow.lock").exists());
 }
@@ -269,27 +217,10 @@ fn a_used_study_folder_is_refused_without_force_and_replaced_with_it() {
     let out = tmp.path().join("s");
     let study = |methods: &str, extra: &[&str]| {
         let mut c = phaseflow();
-        c.args([
-            "study",
-            "--system",
-            "oscillator",
-            "--methods",
-            methods,
-            "--dt",
-            "0.1",
-            "--steps",
-            "10",
-            "--ensemble",
-            "disk",
-            "--points",
-            "50",
-            "--backend",
-            "cpu",
-            "--quiet",
-        ])
-        .args(extra)
-        .arg("--out")
-        .arg(&out);
+        c.args(oscillator_study(methods))
+            .args(extra)
+            .arg("--out")
+            .arg(&out);
         c
     };
     study("euler,verlet", &[]).assert().success();
@@ -335,29 +266,11 @@ fn a_killed_run_keeps_its_statistics_rows() {
     let tmp = TempDir::new().unwrap();
     let out = tmp.path().join("killed");
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_phaseflow"))
-        .args([
-            "run",
-            "--system",
-            "pendulum",
-            "--method",
-            "verlet",
-            "--ensemble",
-            "disk",
-            "--points",
-            "1000000",
-            "--dt",
-            "0.01",
-            "--steps",
-            "1000000",
-            "--snapshot-every",
-            "20",
-            "--precision",
-            "f64",
-            "--backend",
-            "cpu",
-            "--quiet",
-            "--out",
-        ])
+        .arg("run")
+        .args(pendulum_disk(1_000_000, 0.01, 1_000_000))
+        .args(argv(
+            "--snapshot-every 20 --precision f64 --backend cpu --quiet --out",
+        ))
         .arg(&out)
         .stderr(std::process::Stdio::null())
         .spawn()

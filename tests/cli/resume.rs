@@ -15,10 +15,10 @@ use std::time::{Duration, Instant};
 use predicates::prelude::*;
 use tempfile::TempDir;
 
-use crate::common::{phaseflow, read};
+use crate::common::{argv, pendulum_disk, phaseflow, read};
 
-fn args(extra: &[&str], out: &Path) -> Vec<String> {
-    let mut a: Vec<String> = extra.iter().map(|s| s.to_string()).collect();
+fn args(extra: &[impl AsRef<str>], out: &Path) -> Vec<String> {
+    let mut a: Vec<String> = extra.iter().map(|s| s.as_ref().to_string()).collect();
     a.extend(["--quiet".into(), "--out".into(), out.display().to_string()]);
     a
 }
@@ -58,7 +58,7 @@ fn list(dir: &Path, rel: &Path, out: &mut Vec<std::path::PathBuf>) {
 
 /// Run `run_args` once uninterrupted into `full`, once stopped after its `stop`-th checkpoint
 /// into `part` (exit 130, a checkpoint left), then resume `part`: the same files.
-fn interrupted_equals_uninterrupted(run_args: &[&str], stop: u32) {
+fn interrupted_equals_uninterrupted(run_args: &[impl AsRef<str>], stop: u32) {
     let tmp = TempDir::new().unwrap();
     let (full, part) = (tmp.path().join("full"), tmp.path().join("part"));
     phaseflow().args(args(run_args, &full)).assert().success();
@@ -88,33 +88,17 @@ fn interrupted_equals_uninterrupted(run_args: &[&str], stop: u32) {
     assert_eq!(manifest(&full), manifest(&part));
 }
 
-/// A compensated pendulum disk with a checkpoint every 700 steps (of 3000); callers add the
-/// backend.
-const PENDULUM_DISK: &[&str] = &[
-    "run",
-    "--system",
-    "pendulum",
-    "--method",
-    "verlet",
-    "--ensemble",
-    "disk",
-    "--points",
-    "5000",
-    "--dt",
-    "0.01",
-    "--steps",
-    "3000",
-    "--snapshot-every",
-    "500",
-    "--checkpoint-every",
-    "700",
-    "--compensated",
-];
+/// A compensated pendulum disk with a checkpoint every 700 steps (of 3000) on `backend`.
+fn compensated_disk(backend: &str) -> Vec<String> {
+    let tail =
+        format!("--snapshot-every 500 --checkpoint-every 700 --compensated --backend {backend}");
+    [argv("run"), pendulum_disk(5000, 0.01, 3000), argv(&tail)].concat()
+}
 
 #[test]
 fn resumed_runs_write_the_files_of_an_uninterrupted_run() {
     // a filled set on the CPU engine, compensated f32
-    interrupted_equals_uninterrupted(&[PENDULUM_DISK, &["--backend", "cpu"]].concat(), 2);
+    interrupted_equals_uninterrupted(&compensated_disk("cpu"), 2);
     // a refined loop with the tangent map and saved states (checkpoint at a snapshot step)
     interrupted_equals_uninterrupted(
         &[
@@ -175,7 +159,7 @@ fn resumed_runs_write_the_files_of_an_uninterrupted_run() {
 /// checkpoint carries the device's initial energies.
 #[test]
 fn resumed_gpu_runs_write_the_files_of_an_uninterrupted_run() {
-    interrupted_equals_uninterrupted(&[PENDULUM_DISK, &["--backend", "gpu"]].concat(), 2);
+    interrupted_equals_uninterrupted(&compensated_disk("gpu"), 2);
 }
 
 /// A study interrupted in its second method: resume finishes that method from its
@@ -260,7 +244,7 @@ fn resumed_studies_write_the_files_of_an_uninterrupted_study() {
 }
 
 /// Start `run_args` in the background and wait until its first checkpoint exists.
-fn start_until_checkpoint(run_args: &[&str], out: &Path) -> std::process::Child {
+fn start_until_checkpoint(run_args: &[impl AsRef<str>], out: &Path) -> std::process::Child {
     let child = StdCommand::new(env!("CARGO_BIN_EXE_phaseflow"))
         .args(args(run_args, out))
         .stdout(std::process::Stdio::null())
@@ -278,27 +262,11 @@ fn start_until_checkpoint(run_args: &[&str], out: &Path) -> std::process::Child 
     child
 }
 
-const LONG_RUN: &[&str] = &[
-    "run",
-    "--system",
-    "pendulum",
-    "--method",
-    "verlet",
-    "--ensemble",
-    "disk",
-    "--points",
-    "200000",
-    "--dt",
-    "0.01",
-    "--steps",
-    "20000",
-    "--snapshot-every",
-    "1000",
-    "--checkpoint-every",
-    "500",
-    "--backend",
-    "cpu",
-];
+/// A run long enough to be interrupted after its first checkpoint (of one every 500 steps).
+fn long_run() -> Vec<String> {
+    let tail = "--snapshot-every 1000 --checkpoint-every 500 --backend cpu";
+    [argv("run"), pendulum_disk(200000, 0.01, 20000), argv(tail)].concat()
+}
 
 /// SIGINT: the run finishes its piece of work, writes a checkpoint, says how to resume and
 /// exits 130; `resume` completes it to the uninterrupted run's stats.csv. kill -9 after a
@@ -307,10 +275,13 @@ const LONG_RUN: &[&str] = &[
 fn signals_leave_a_resumable_folder() {
     let tmp = TempDir::new().unwrap();
     let full = tmp.path().join("full");
-    phaseflow().args(args(LONG_RUN, &full)).assert().success();
+    phaseflow()
+        .args(args(&long_run(), &full))
+        .assert()
+        .success();
     for (signal, code) in [("INT", Some(130)), ("KILL", None)] {
         let out = tmp.path().join(signal);
-        let mut child = start_until_checkpoint(LONG_RUN, &out);
+        let mut child = start_until_checkpoint(&long_run(), &out);
         if signal == "INT" {
             // SAFETY: kill(2) on the child's pid, which has not been waited for yet.
             let r = unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
@@ -384,22 +355,11 @@ fn resume_says_what_it_cannot_do() {
     // a configuration edited after the checkpoint
     let part = tmp.path().join("part");
     let run = [
-        "run",
-        "--system",
-        "pendulum",
-        "--method",
-        "verlet",
-        "--ensemble",
-        "disk",
-        "--points",
-        "100",
-        "--dt",
-        "0.01",
-        "--steps",
-        "100",
-        "--checkpoint-every",
-        "20",
-    ];
+        argv("run"),
+        pendulum_disk(100, 0.01, 100),
+        argv("--checkpoint-every 20"),
+    ]
+    .concat();
     phaseflow()
         .env("PHASEFLOW_STOP_AFTER_CHECKPOINTS", "1")
         .args(args(&run, &part))
@@ -423,7 +383,7 @@ fn resume_says_what_it_cannot_do() {
     // --checkpoint-every 0
     phaseflow()
         .args(args(
-            &[&run[..13], &["--checkpoint-every", "0"]].concat(),
+            &[&run[..13], &argv("--checkpoint-every 0")[..]].concat(),
             &tmp.path().join("z"),
         ))
         .assert()

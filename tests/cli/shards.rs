@@ -4,14 +4,15 @@
 //! compensated, --tangent, angular momentum and implicit solves; bad splits and bad merges
 //! are refused with exit 2.
 
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 
 use predicates::prelude::*;
 use tempfile::TempDir;
 
-use crate::common::{phaseflow, same_stats_and_states};
+use crate::common::{argv, pendulum_disk, phaseflow, same_stats_and_states};
 
-fn run(args: &[&str], out: &Path, extra: &[&str]) {
+fn run(args: &[impl AsRef<OsStr>], out: &Path, extra: &[&str]) {
     phaseflow()
         .args(["run", "--quiet"])
         .args(args)
@@ -24,7 +25,7 @@ fn run(args: &[&str], out: &Path, extra: &[&str]) {
 
 /// The run whole, in `count` shards, and the shards merged: every stats.csv and state file of
 /// the merge equals the whole run's.
-fn shards_merge_to_the_whole(args: &[&str], count: usize) {
+fn shards_merge_to_the_whole(args: &[impl AsRef<OsStr> + std::fmt::Debug], count: usize) {
     let tmp = TempDir::new().unwrap();
     let whole = tmp.path().join("whole");
     run(args, &whole, &[]);
@@ -58,24 +59,10 @@ fn shards_merge_to_the_whole(args: &[&str], count: usize) {
 fn cpu_shards_merge_bit_for_bit() {
     shards_merge_to_the_whole(
         &[
-            "--system",
-            "pendulum",
-            "--method",
-            "verlet",
-            "--ensemble",
-            "disk",
-            "--points",
-            "10000",
-            "--dt",
-            "0.05",
-            "--steps",
-            "200",
-            "--snapshot-every",
-            "50",
-            "--save-states",
-            "--backend",
-            "cpu",
-        ],
+            pendulum_disk(10000, 0.05, 200),
+            argv("--snapshot-every 50 --save-states --backend cpu"),
+        ]
+        .concat(),
         2,
     );
     // f64 Gaussian (drawn-and-dropped stream), angular momentum, three uneven shards

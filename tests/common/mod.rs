@@ -1,5 +1,6 @@
-//! Helpers shared by the integration tests: the binary under test, its output files read back,
-//! small CPU-engine runs in f64, and a NaN-aware comparison for tolerances.
+//! Helpers shared by the integration tests: the binary under test and the argument lists of
+//! the runs several tests make, its output files read back, small CPU-engine runs in f64, and a
+//! NaN-aware comparison for tolerances.
 // Each test binary compiles this module and uses only some of it.
 #![allow(dead_code)]
 
@@ -15,6 +16,61 @@ use phaseflow::system::System;
 /// The `phaseflow` binary built for this test run.
 pub fn phaseflow() -> Command {
     Command::cargo_bin("phaseflow").unwrap()
+}
+
+/// Arguments written as on a command line, split at white space: a test's flags in one line
+/// (none of the values given this way holds a space).
+pub fn argv(line: &str) -> Vec<String> {
+    line.split_whitespace().map(String::from).collect()
+}
+
+/// The flags of a small pendulum run with Verlet on a seeded disk: `points` points, `steps`
+/// steps of `dt`. Callers put the command (`run`, `validate`) before them and append the rest
+/// (snapshots, checkpoints, backend, --quiet, --out).
+pub fn pendulum_disk(points: usize, dt: f64, steps: u64) -> Vec<String> {
+    argv(&format!(
+        "--system pendulum --method verlet --ensemble disk \
+         --points {points} --dt {dt} --steps {steps}"
+    ))
+}
+
+/// A tiny `study` of the oscillator on the CPU engine, --quiet: `methods` (comma-separated) on
+/// a disk of 50 points, 10 steps of 0.1. Callers append --out and anything else.
+pub fn oscillator_study(methods: &str) -> Vec<String> {
+    argv(&format!(
+        "study --system oscillator --methods {methods} --dt 0.1 --steps 10 \
+         --ensemble disk --points 50 --backend cpu --quiet"
+    ))
+}
+
+/// A `run` of one state of `system` with Verlet on the GPU engine, a single step of `dt`,
+/// --quiet: the large kernels a CPU driver refuses. Callers append the system's --param,
+/// --tangent and --out.
+pub fn gpu_point_run(system: &str, dt: f64) -> Vec<String> {
+    argv(&format!(
+        "run --system {system} --method verlet --ensemble point --dt {dt} --steps 1 \
+         --backend gpu --quiet"
+    ))
+}
+
+/// Files written by `c`'s process limited to `limit` bytes, SIGXFSZ ignored: a write past the
+/// limit fails (EFBIG) as on a full disk.
+pub fn limit_file_size(c: &mut std::process::Command, limit: u64) {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: only async-signal-safe calls between fork and exec.
+    unsafe {
+        c.pre_exec(move || {
+            let lim = libc::rlimit {
+                rlim_cur: limit,
+                rlim_max: limit,
+            };
+            if libc::setrlimit(libc::RLIMIT_FSIZE, &lim) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+            Ok(())
+        });
+    }
 }
 
 /// A text file's contents; the panic names the file.

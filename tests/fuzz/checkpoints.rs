@@ -12,35 +12,15 @@ use std::time::Duration;
 use assert_cmd::Command;
 use tempfile::TempDir;
 
+use crate::common::{argv, pendulum_disk, phaseflow};
 use crate::{mutate, Rng};
 
-fn phaseflow() -> Command {
-    Command::cargo_bin("phaseflow").unwrap()
+/// A run of `points` points small enough to resume in a few milliseconds, with saved states;
+/// callers add --out.
+fn run_args(points: usize) -> Vec<String> {
+    let tail = "--snapshot-every 20 --checkpoint-every 10 --save-states --backend cpu --quiet";
+    [argv("run"), pendulum_disk(points, 0.02, 60), argv(tail)].concat()
 }
-
-/// A run small enough to resume in a few milliseconds, with saved states; callers add
-/// --points and --out.
-const RUN: &[&str] = &[
-    "run",
-    "--system",
-    "pendulum",
-    "--method",
-    "verlet",
-    "--ensemble",
-    "disk",
-    "--dt",
-    "0.02",
-    "--steps",
-    "60",
-    "--snapshot-every",
-    "20",
-    "--checkpoint-every",
-    "10",
-    "--save-states",
-    "--backend",
-    "cpu",
-    "--quiet",
-];
 
 /// Every file under `dir`, to tell that a refusal changed nothing.
 fn files(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
@@ -113,9 +93,9 @@ fn damaged_checkpoints_and_parts_are_refused_never_resumed() {
     let tmp = TempDir::new().unwrap();
     let t = tmp.path();
     let mut rng = Rng(0xc4ec_4b01_7f11_e5a1);
-    let run = |out: &Path, extra: &[&str], stop: Option<&str>| {
+    let run = |out: &Path, points: usize, extra: &[&str], stop: Option<&str>| {
         let mut c = phaseflow();
-        c.args(RUN).args(extra).arg("--out").arg(out);
+        c.args(run_args(points)).args(extra).arg("--out").arg(out);
         if let Some(n) = stop {
             c.env("PHASEFLOW_STOP_AFTER_CHECKPOINTS", n);
         }
@@ -124,10 +104,9 @@ fn damaged_checkpoints_and_parts_are_refused_never_resumed() {
 
     // Checkpoints: the run stopped at step 30 (its third checkpoint), and another seed's.
     let (full, part, seed) = (t.join("full"), t.join("part"), t.join("seed"));
-    let few = ["--points", "200"];
-    run(&full, &few, None);
-    run(&part, &few, Some("3"));
-    run(&seed, &[&few[..], &["--seed", "9"]].concat(), Some("3"));
+    run(&full, 200, &[], None);
+    run(&part, 200, &[], Some("3"));
+    run(&seed, 200, &["--seed", "9"], Some("3"));
     let ckpt = part.join("checkpoint/run.ckpt");
     let base = std::fs::read(&ckpt).unwrap();
     let list = cases(
@@ -159,13 +138,17 @@ fn damaged_checkpoints_and_parts_are_refused_never_resumed() {
     let shard = |k: usize, extra: &[&str]| {
         let dir = t.join(format!("shard-{k}{}", extra.join("")));
         let split = format!("{k}/2");
-        let args = [&["--points", "8192", "--shard", &split][..], extra].concat();
-        run(&dir, &args, None);
+        run(
+            &dir,
+            8192,
+            &[&["--shard", &split][..], extra].concat(),
+            None,
+        );
         dir
     };
     let (s0, s1, other) = (shard(0, &[]), shard(1, &[]), shard(1, &["--seed", "9"]));
     let whole = t.join("whole");
-    run(&whole, &["--points", "8192"], None);
+    run(&whole, 8192, &[], None);
     let target = s1.join("parts/step_20.bin");
     let base = std::fs::read(&target).unwrap();
     let list = cases(

@@ -212,24 +212,14 @@ fn the_binary_answers_hostile_formulas_with_exit_0_or_2() {
         let runs: [Vec<&str>; 3] = [
             vec!["show-kernel", "--hamiltonian", &text],
             vec!["show-kernel", "--system-file", file.to_str().unwrap()],
-            vec![
-                "run",
-                "--hamiltonian",
-                &text,
-                "--method",
-                "verlet",
-                "--ensemble",
-                "point",
-                "--dt",
-                "0.01",
-                "--steps",
-                "2",
-                "--backend",
-                "cpu",
-                "--quiet",
-                "--out",
-                out.to_str().unwrap(),
-            ],
+            [
+                vec!["run", "--hamiltonian", &text],
+                "--method verlet --ensemble point --dt 0.01 --steps 2 --backend cpu --quiet --out"
+                    .split_whitespace()
+                    .collect(),
+                vec![out.to_str().unwrap()],
+            ]
+            .concat(),
         ];
         for args in runs {
             let start = Instant::now();

@@ -2,6 +2,9 @@
 //! (`parsers`), and the areas a hostile but realistic user reaches through the binary. One module
 //! an area; the generator and the mutator here serve all of them.
 
+#[path = "../common/mod.rs"]
+mod common;
+
 mod checkpoints;
 mod formulas;
 mod parsers;

@@ -8,7 +8,6 @@
 //! complete (no manifest, no cut row, no empty folder of its own making).
 
 use std::os::unix::fs::{symlink, FileTypeExt, PermissionsExt};
-use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -16,6 +15,7 @@ use std::time::{Duration, Instant};
 use assert_cmd::cargo::CommandCargoExt;
 use tempfile::TempDir;
 
+use crate::common::{argv, limit_file_size, oscillator_study, pendulum_disk};
 use crate::Rng;
 
 /// The setups below, the last being the file-size limit.
@@ -103,20 +103,7 @@ fn phaseflow(args: &[String], limit: Option<u64>) -> (Option<i32>, String) {
         .stdout(Stdio::null())
         .stderr(Stdio::piped());
     if let Some(limit) = limit {
-        // SAFETY: only async-signal-safe calls between fork and exec.
-        unsafe {
-            c.pre_exec(move || {
-                let lim = libc::rlimit {
-                    rlim_cur: limit,
-                    rlim_max: limit,
-                };
-                if libc::setrlimit(libc::RLIMIT_FSIZE, &lim) != 0 {
-                    return Err(std::io::Error::last_os_error());
-                }
-                libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
-                Ok(())
-            });
-        }
+        limit_file_size(&mut c, limit);
     }
     let mut child = c.spawn().unwrap();
     let mut pipe = child.stderr.take().unwrap();
@@ -148,28 +135,12 @@ fn strings(args: &[&str]) -> Vec<String> {
 /// `--shard`, two shards' worth of points, shards starting at multiples of 4096).
 fn run_args(extra: &[&str], out: &Path) -> Vec<String> {
     let points = if extra.contains(&"--shard") {
-        "8192"
+        8192
     } else {
-        "100"
+        100
     };
-    let mut a = strings(&[
-        "run",
-        "--system",
-        "pendulum",
-        "--method",
-        "verlet",
-        "--ensemble",
-        "disk",
-        "--points",
-        points,
-        "--dt",
-        "0.05",
-        "--steps",
-        "10",
-        "--backend",
-        "cpu",
-        "--quiet",
-    ]);
+    let mut a = [argv("run"), pendulum_disk(points, 0.05, 10)].concat();
+    a.extend(argv("--backend cpu --quiet"));
     a.extend(strings(extra));
     a.push("--out".into());
     a.push(out.display().to_string());
@@ -188,26 +159,8 @@ fn command(cmd: Cmd, path: &Path, force: bool, run: &Path, shards: &[PathBuf]) -
     let mut a = match cmd {
         Cmd::Run => run_args(&["--save-states"], path),
         Cmd::Study => {
-            let mut a = strings(&[
-                "study",
-                "--system",
-                "oscillator",
-                "--methods",
-                "verlet",
-                "--dt",
-                "0.1",
-                "--steps",
-                "10",
-                "--ensemble",
-                "disk",
-                "--points",
-                "50",
-                "--backend",
-                "cpu",
-                "--quiet",
-                "--out",
-            ]);
-            a.push(p);
+            let mut a = oscillator_study("verlet");
+            a.extend(["--out".to_string(), p]);
             a
         }
         Cmd::Bench => {

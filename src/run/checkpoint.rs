@@ -402,7 +402,9 @@ fn stats_prefix(run_dir: &Path, bytes: u64) -> Result<(Vec<u8>, u32)> {
         path: stats.clone(),
         source,
     };
-    let meta = match std::fs::metadata(&stats) {
+    // Not followed: resume appends to stats.csv, and a link put in its place would have it
+    // write into whatever the link points to.
+    let meta = match std::fs::symlink_metadata(&stats) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             return Err(changed(
                 "is missing (deleted since the checkpoint was written)",
@@ -412,7 +414,7 @@ fn stats_prefix(run_dir: &Path, bytes: u64) -> Result<(Vec<u8>, u32)> {
     };
     if !meta.is_file() {
         return Err(changed(
-            "is not a regular file (replaced since the checkpoint was written)",
+            "is not a regular file (a link, a named pipe or a device put in its place since the checkpoint was written)",
         ));
     }
     let mut prefix = Vec::new();

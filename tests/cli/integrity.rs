@@ -200,6 +200,17 @@ fn checkpoints_of_other_runs_and_missing_statistics_are_named() {
     let saved = std::fs::read(&stats).unwrap();
     std::fs::remove_file(&stats).unwrap();
     resume_refused(&b, "stats.csv is missing");
+    // a link in its place, even to a file holding the same rows: resume would append through it
+    let elsewhere = tmp.path().join("elsewhere.csv");
+    std::fs::write(&elsewhere, &saved).unwrap();
+    std::os::unix::fs::symlink(&elsewhere, &stats).unwrap();
+    resume_refused(&b, "stats.csv is not a regular file");
+    assert_eq!(
+        std::fs::read(&elsewhere).unwrap(),
+        saved,
+        "the link's target is untouched"
+    );
+    std::fs::remove_file(&stats).unwrap();
     // rows edited before the checkpoint
     let edited = String::from_utf8(saved.clone())
         .unwrap()

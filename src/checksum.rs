@@ -11,14 +11,25 @@ pub fn crc32(bytes: &[u8]) -> u32 {
     crc32fast::hash(bytes)
 }
 
-/// The seal of data given in pieces (a checkpoint's arrays are written without being copied
-/// into one buffer).
-#[derive(Default)]
+/// The CRC-32 of data given in pieces: a checkpoint's arrays, written without being copied
+/// into one buffer, and stats.csv's rows as they are written (so a checkpoint records their
+/// CRC-32 without reading the file back).
+#[derive(Clone, Default)]
 pub struct Sealer(crc32fast::Hasher);
 
 impl Sealer {
+    /// Going on from data of `len` bytes whose CRC-32 is `crc` (a file appended to).
+    pub fn continuing(crc: u32, len: u64) -> Self {
+        Sealer(crc32fast::Hasher::new_with_initial_len(crc, len))
+    }
+
     pub fn update(&mut self, bytes: &[u8]) {
         self.0.update(bytes);
+    }
+
+    /// The CRC-32 of the data so far.
+    pub fn crc(&self) -> u32 {
+        self.0.clone().finalize()
     }
 
     /// The 4 bytes to write after the data.
@@ -53,6 +64,10 @@ mod tests {
         let mut pieces = Sealer::default();
         pieces.update(&data[..100]);
         pieces.update(&data[100..]);
+        assert_eq!(pieces.crc(), crc32(&data));
+        let mut continued = Sealer::continuing(crc32(&data[..100]), 100);
+        continued.update(&data[100..]);
+        assert_eq!(continued.crc(), crc32(&data));
         assert_eq!(&file[data.len()..], &pieces.seal());
         assert_eq!(unseal(&file), Some(&data[..]));
         for at in 0..file.len() {

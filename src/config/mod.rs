@@ -423,6 +423,17 @@ impl RunConfig {
         }
     }
 
+    /// Components per point the engines carry (`State::comps`): d, or with `--tangent` the
+    /// point and its 2d tangent columns, d·(1 + 2d).
+    pub fn components_per_point(&self) -> usize {
+        let d = self.system.dof();
+        if self.tangent {
+            d * (1 + 2 * d)
+        } else {
+            d
+        }
+    }
+
     pub fn integrator(&self) -> Integrator {
         Integrator::new(self.system.clone(), self.method, self.dt, self.solver)
             .with_compensation(self.compensated)

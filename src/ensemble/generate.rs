@@ -74,6 +74,15 @@ impl EnsembleSpec {
             }
             InitialSet::File { input, .. } => {
                 let all = read_states(input, d)?;
+                if !s.projects() {
+                    // Nothing to put on a constraint: the rows as read, without a copy per point.
+                    let state = if range == (0..all.n) {
+                        all.convert()
+                    } else {
+                        all.range(range).convert()
+                    };
+                    return Ok((state, None));
+                }
                 fill_from(range, d, s, |at, row| {
                     let (q, p) = row.split_at_mut(d);
                     all.point_f64(at, q, p);
@@ -88,6 +97,28 @@ impl EnsembleSpec {
             }
         }?;
         Ok((state, start.note()))
+    }
+
+    /// What putting the set's points on the system's discrete constraint changes (None where
+    /// they start as generated), for the reports written after a run: the set generated again
+    /// in pieces of `NOTE_CHUNK` points, so that a large one is never held whole (a file set,
+    /// read whole anyway, in one piece).
+    pub fn start_note(&self, system: &System) -> Result<Option<StartNote>> {
+        const NOTE_CHUNK: usize = 1 << 16;
+        if !Start::new(system, self.raw_start).projects() {
+            return Ok(None);
+        }
+        let chunk = match self.set {
+            InitialSet::File { .. } => self.points.max(1),
+            _ => NOTE_CHUNK,
+        };
+        let mut note = None;
+        for lo in (0..self.points).step_by(chunk) {
+            let range = lo..(lo + chunk).min(self.points);
+            let (_, part) = self.generate_noted::<f64>(system, range)?;
+            note = StartNote::merged(note, part);
+        }
+        Ok(note)
     }
 }
 

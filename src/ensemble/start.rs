@@ -31,6 +31,11 @@ impl<'a> Start<'a> {
         }
     }
 
+    /// Whether the points are put on a constraint (else they start as generated).
+    pub(super) fn projects(&self) -> bool {
+        self.system.is_some()
+    }
+
     /// Point `at` of the set (q1..qd, v1..vd), put on the constraint where it starts so.
     pub(super) fn apply(&mut self, at: usize, row: &mut [f64]) {
         let Some(system) = self.system else {
@@ -40,13 +45,7 @@ impl<'a> Start<'a> {
         let before = system.energy(&row[..d], &row[d..]);
         system.project_start(row);
         let after = system.energy(&row[..d], &row[d..]);
-        let change = |a: f64, b: f64| {
-            if a == 0.0 {
-                (b - a).abs()
-            } else {
-                ((b - a) / a).abs()
-            }
-        };
+        let change = relative_change;
         let note = self.note.get_or_insert(StartNote {
             points: 0,
             largest: (at, before, after),
@@ -64,6 +63,23 @@ impl<'a> Start<'a> {
 }
 
 impl StartNote {
+    /// The note of two parts of a set (`b`'s points after `a`'s, its indices already the
+    /// set's): the points of both, the largest change of either.
+    pub(super) fn merged(a: Option<StartNote>, b: Option<StartNote>) -> Option<StartNote> {
+        let change = |n: &StartNote| relative_change(n.largest.1, n.largest.2);
+        match (a, b) {
+            (Some(a), Some(b)) => Some(StartNote {
+                points: a.points + b.points,
+                largest: if change(&b) > change(&a) {
+                    b.largest
+                } else {
+                    a.largest
+                },
+            }),
+            (a, b) => a.or(b),
+        }
+    }
+
     /// One sentence for stderr and the study report: what was projected, the energy change,
     /// and how to start from the given velocities instead.
     pub fn describe(&self, system: &str) -> String {
@@ -91,6 +107,15 @@ impl StartNote {
         format!(
             "{what} put on the discrete rolling constraint of {system} before the run ({change}); --raw-start starts from the velocities as given, off the constraint, which the first step then projects"
         )
+    }
+}
+
+/// How much an energy changed from `a` to `b`: relative to `a`, absolute where `a` is 0.
+fn relative_change(a: f64, b: f64) -> f64 {
+    if a == 0.0 {
+        (b - a).abs()
+    } else {
+        ((b - a) / a).abs()
     }
 }
 

@@ -82,6 +82,9 @@ fn max_of(a: Option<f64>, b: Option<f64>) -> Option<f64> {
     }
 }
 
+/// Words of a `TangentAcc` in `RowParts::encode`.
+const TANGENT_WORDS: usize = 5;
+
 /// Words before the accumulators: points, unconverged, the angular momentum maximum (flag,
 /// bits), the two counts, the constraint maximum (flag, bits).
 const HEADER: usize = 8;
@@ -176,7 +179,7 @@ impl RowParts {
         let (ne, nt) = (words[4] as usize, words[5] as usize);
         let need = ne
             .checked_mul(ACCUMULATOR_WORDS)
-            .and_then(|e| nt.checked_mul(5).and_then(|t| t.checked_add(e)))
+            .and_then(|e| nt.checked_mul(TANGENT_WORDS).and_then(|t| t.checked_add(e)))
             .and_then(|x| x.checked_add(HEADER));
         if need != Some(words.len()) {
             return Err(bad("its length does not match its counts"));
@@ -186,7 +189,7 @@ impl RowParts {
             .map(|c| EnergyAccumulator::from_words(c.try_into().unwrap()))
             .collect();
         let tangent = words[HEADER + ne * ACCUMULATOR_WORDS..]
-            .chunks_exact(5)
+            .chunks_exact(TANGENT_WORDS)
             .map(|c| {
                 let f = f64::from_bits;
                 (c[0], f(c[1]), f(c[2]), f(c[3]), f(c[4]))
@@ -219,7 +222,19 @@ pub struct PartsFile {
     pub states_crc: Option<u32>,
 }
 
+/// Bytes of a parts file besides the `RowParts` in it: its magic, the six words of its
+/// fields, the seal.
+const FILE_OVERHEAD: usize = FILE_MAGIC.len() + 6 * 8 + 4;
+
 impl PartsFile {
+    /// The largest file `encode` writes for the parts of `points` points (at most one energy
+    /// and one tangent chunk per point, and one more of each): how much a reader may read.
+    pub fn max_len(points: usize) -> u64 {
+        let chunks = points as u64 + 1;
+        let words = HEADER as u64 + chunks * (ACCUMULATOR_WORDS + TANGENT_WORDS) as u64;
+        (FILE_OVERHEAD + MAGIC.len()) as u64 + 8 * words
+    }
+
     /// The file's bytes: the magic, these fields as little-endian words, the parts
     /// (`RowParts::encode`), the seal.
     pub fn encode(&self, parts: &RowParts) -> Vec<u8> {
@@ -346,6 +361,13 @@ mod tests {
             states_crc: Some(7),
         };
         let bytes = file.encode(&parts);
+        // The largest file: one chunk of each kind more than there are points.
+        let mut fullest = parts.clone();
+        fullest.points = fullest.energy.len() as u64 - 1;
+        assert_eq!(
+            file.encode(&fullest).len() as u64,
+            PartsFile::max_len(fullest.points as usize)
+        );
         let (back, got) = PartsFile::decode(&bytes, "x").unwrap();
         assert_eq!(back, file);
         assert_eq!(got.encode(), parts.encode());

@@ -65,6 +65,8 @@ pub struct CsvRows {
     len: u64,
     /// Whether the next row goes after the header (a new file's first row).
     header: bool,
+    /// The CRC-32 of those bytes, kept as they are written.
+    crc: crate::checksum::Sealer,
 }
 
 impl CsvRows {
@@ -79,6 +81,7 @@ impl CsvRows {
             file,
             len: 0,
             header: true,
+            crc: Default::default(),
         })
     }
 
@@ -98,11 +101,13 @@ impl CsvRows {
             file,
             len: 0,
             header: true,
+            crc: Default::default(),
         })
     }
 
-    /// Continue a file that already holds its header and some rows (a resumed run).
-    pub fn append(path: &Path) -> Result<Self> {
+    /// Continue a file that already holds its header and some rows (a resumed run), whose
+    /// CRC-32 is `crc` (checked by the caller: `checkpoint::rewind_stats`).
+    pub fn append(path: &Path, crc: u32) -> Result<Self> {
         let err = |source| Error::Output {
             path: path.to_path_buf(),
             source,
@@ -117,12 +122,18 @@ impl CsvRows {
             file,
             len,
             header: false,
+            crc: crate::checksum::Sealer::continuing(crc, len),
         })
     }
 
     /// The file's length so far (every pushed row is written).
-    pub fn bytes_written(&self) -> Result<u64> {
-        Ok(self.len)
+    pub fn bytes_written(&self) -> u64 {
+        self.len
+    }
+
+    /// The CRC-32 of the file so far.
+    pub fn crc(&self) -> u32 {
+        self.crc.crc()
     }
 
     /// Append one row (the header first, before the first row), written in one piece; on a
@@ -148,6 +159,7 @@ impl CsvRows {
             return Err(err(source));
         }
         self.len += bytes.len() as u64;
+        self.crc.update(&bytes);
         self.header = false;
         Ok(())
     }

@@ -4,7 +4,7 @@
 //! anything is written. Folders are created with their missing parents, and a path that cannot
 //! be one (under a file, a dangling or looping link) is an input error that says so.
 
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
 
 use crate::error::{Error, Result};
 use crate::input_err;
@@ -92,6 +92,29 @@ fn not_a_folder(dir: &Path, flag: &str, path: &Path) -> Option<Error> {
         "{flag}{}: {which}is {what}, not a folder; choose another path (missing folders are created)",
         path.display()
     ))
+}
+
+/// `path` made absolute with every existing component's symlinks resolved, and `.` and `..`
+/// applied (those after a missing component as the folders, once created, will resolve them).
+pub fn resolved(path: &Path) -> PathBuf {
+    let abs = std::env::current_dir().unwrap_or_default().join(path);
+    let mut at = PathBuf::new();
+    for c in abs.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                at.pop();
+            }
+            Component::Normal(name) => {
+                at.push(name);
+                if let Ok(real) = at.canonicalize() {
+                    at = real;
+                }
+            }
+            other => at.push(other),
+        }
+    }
+    at
 }
 
 /// Folders phaseflow created for an output (deepest first); those still empty are removed when

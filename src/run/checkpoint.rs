@@ -90,6 +90,7 @@ pub struct CheckpointRef<'a, T> {
     pub trajectory: &'a [(f64, Vec<f64>)],
     pub portraits: &'a [(u64, State<f64>)],
     pub stats_bytes: u64,
+    pub stats_crc: u32,
     pub config: &'a str,
 }
 
@@ -128,8 +129,7 @@ pub fn restart_hint(run_dir: &Path) -> String {
 }
 
 impl<T: Real> CheckpointRef<'_, T> {
-    /// Write `run_dir/checkpoint/run.ckpt` whole (with the CRC-32 of the first `stats_bytes`
-    /// bytes of `run_dir/stats.csv`, read here).
+    /// Write `run_dir/checkpoint/run.ckpt` whole.
     pub fn write(&self, run_dir: &Path) -> Result<()> {
         let st = self.state;
         let traj: Vec<f64> = self
@@ -170,7 +170,7 @@ impl<T: Real> CheckpointRef<'_, T> {
             area0: self.area0,
             refine_dist: self.refine_dist,
             stats_bytes: self.stats_bytes,
-            stats_crc: stats_prefix(run_dir, self.stats_bytes)?.1,
+            stats_crc: self.stats_crc,
             config: self.config.to_string(),
             trajectory_len: self.trajectory.len(),
             portrait_steps: self.portraits.iter().map(|p| p.0).collect(),

@@ -10,7 +10,7 @@
 //! All of it is read and checked before --out is touched, and --out must lie apart from the
 //! shards' folders (`--force` would otherwise delete a shard before it is read).
 
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
 use crate::checksum::crc32;
 use crate::config::{load_toml, OutputDir, RunConfig, RunFile};
@@ -20,6 +20,7 @@ use crate::input_err;
 use crate::measure::energy::EnergyRow;
 use crate::measure::parts::{PartsFile, RowParts};
 use crate::npy;
+use crate::output::target::resolved;
 use crate::output::{folder, write_atomic, write_csv};
 
 use super::tracker::{parts_path, PARTS_DIR};
@@ -173,29 +174,6 @@ fn check_out_apart(dirs: &[PathBuf], out: &Path) -> Result<()> {
     Ok(())
 }
 
-/// `path` made absolute with every existing component's symlinks resolved, and `.` and `..`
-/// applied (those after a missing component as the folders, once created, will resolve them).
-fn resolved(path: &Path) -> PathBuf {
-    let abs = std::env::current_dir().unwrap_or_default().join(path);
-    let mut at = PathBuf::new();
-    for c in abs.components() {
-        match c {
-            Component::CurDir => {}
-            Component::ParentDir => {
-                at.pop();
-            }
-            Component::Normal(name) => {
-                at.push(name);
-                if let Ok(real) = at.canonicalize() {
-                    at = real;
-                }
-            }
-            other => at.push(other),
-        }
-    }
-    at
-}
-
 /// Shard `s`'s parts of snapshot `step`, checked to be that snapshot of that shard of this
 /// run, holding its `points`; with the CRC-32 of its saved states there, if any.
 fn read_parts(s: &ShardDir, step: u64, points: usize) -> Result<(RowParts, Option<u32>)> {
@@ -206,9 +184,7 @@ fn read_parts(s: &ShardDir, step: u64, points: usize) -> Result<(RowParts, Optio
             s.dir.display()
         ));
     }
-    // Words: 16 of magics and headers, then 10 per energy chunk and 5 per tangent chunk (at
-    // most one of each per point); the seal.
-    let limit = 8 * (16 + 15 * (points as u64 + 1)) + 4;
+    let limit = PartsFile::max_len(points);
     let (file, parts) = PartsFile::decode(&read(&path, limit)?, &path.display().to_string())?;
     let (index, count) = (s.shard.index as u64, s.shard.count as u64);
     let wrong = if file.step != step {

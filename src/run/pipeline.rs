@@ -84,8 +84,7 @@ pub fn preflight(cfg: &RunConfig) -> Result<(EngineChoice, Option<String>)> {
         run_bytes_per_point(cfg, choice == EngineChoice::Gpu),
     )?;
     if choice == EngineChoice::Gpu {
-        let d = cfg.system.dof();
-        let comps = if cfg.tangent { d * (1 + 2 * d) } else { d };
+        let comps = cfg.components_per_point();
         let ctx = gpu::context()?;
         let f64 = cfg.precision == Precision::F64;
         if f64 {

@@ -88,8 +88,10 @@ pub(super) struct Checkpoints {
     pub(super) dir: PathBuf,
     /// "cpu" or "gpu".
     pub(super) engine: &'static str,
-    /// The run's config.toml as written (checkpoints and shard parts record it).
+    /// The run's config.toml as written (checkpoints record it) and its CRC-32 (shard parts
+    /// record that).
     pub(super) config: String,
+    pub(super) config_crc: u32,
     /// `--checkpoint-every K` steps; `None`: every `checkpoint::DEFAULT_SECONDS` of work.
     every: Option<u64>,
     last: Instant,
@@ -105,6 +107,7 @@ impl Checkpoints {
         Checkpoints {
             dir: dir.to_path_buf(),
             engine,
+            config_crc: crc32(config.as_bytes()),
             config,
             every,
             last: Instant::now(),
@@ -138,6 +141,8 @@ pub(super) struct ResumeAt {
     pub(super) step: u64,
     pub(super) area0: Option<f64>,
     pub(super) rows: Vec<EnergyRow>,
+    /// The CRC-32 of stats.csv's rows up to the checkpoint, which it goes on from.
+    pub(super) stats_crc: u32,
 }
 
 impl<'a, T: Real> Tracker<'a, T> {
@@ -233,6 +238,7 @@ impl<'a, T: Real> Tracker<'a, T> {
             step: c.step,
             area0: c.area0,
             rows,
+            stats_crc: c.stats_crc,
         };
         Ok((tracker, at))
     }
@@ -255,7 +261,8 @@ impl<'a, T: Real> Tracker<'a, T> {
             Some(r) => {
                 area.area0 = r.area0;
                 pb.inc(r.step);
-                (CsvRows::append(&out.join("stats.csv"))?, r.rows, r.step)
+                let stats = CsvRows::append(&out.join("stats.csv"), r.stats_crc)?;
+                (stats, r.rows, r.step)
             }
         };
         // A resumed run continues with the snapshots from the checkpoint's step on, except one
@@ -292,7 +299,7 @@ impl<'a, T: Real> Tracker<'a, T> {
                 let file = PartsFile {
                     step,
                     shard: (shard.index as u64, shard.count as u64),
-                    config_crc: crc32(ck.config.as_bytes()),
+                    config_crc: ck.config_crc,
                     states_crc: saved.as_deref().map(crc32),
                 };
                 write_atomic(&parts_path(out, step), &file.encode(&parts))?;
@@ -404,7 +411,8 @@ impl<'a, T: Real> Tracker<'a, T> {
             refine_dist: self.refine_dist,
             trajectory: &self.trajectory,
             portraits: &self.portraits,
-            stats_bytes: stats.bytes_written()?,
+            stats_bytes: stats.bytes_written(),
+            stats_crc: stats.crc(),
             config: &ck.config,
         }
         .write(&ck.dir)

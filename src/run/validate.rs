@@ -145,9 +145,11 @@ pub fn validate(cfg: &RunConfig) -> Result<Validation> {
 fn validate_at<T: Real>(cfg: &RunConfig) -> Result<Validation> {
     // compensated, each component carries its error beside it: twice the bytes
     let per_component = size_of::<T>() * if cfg.compensated { 2 } else { 1 };
-    let d = cfg.system.dof();
-    let comps = if cfg.tangent { d * (1 + 2 * d) } else { d };
-    check_memory(cfg.ensemble.points, comps, per_component)?;
+    check_memory(
+        cfg.ensemble.points,
+        cfg.components_per_point(),
+        per_component,
+    )?;
     // With --tangent both engines carry the tangent columns, compared as well.
     let init = with_columns(cfg, cfg.ensemble.generate(&cfg.system)?);
     let k = cfg.integrator();

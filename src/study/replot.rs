@@ -18,7 +18,7 @@ use crate::config::{load_toml, RunConfig};
 use crate::error::{Error, Result};
 use crate::input_err;
 use crate::output::folder::{self, MANIFEST};
-use crate::output::target::{make_dir, CreatedDirs};
+use crate::output::target::{make_dir, resolved, CreatedDirs};
 use crate::output::write_atomic;
 use crate::plot::Figure;
 use crate::run::RunSummary;
@@ -109,22 +109,13 @@ fn update_manifests(dir: &Path, target: &Path) -> Result<()> {
 /// refused: figures there would sit beside another run's files as if it had drawn them, and a
 /// folder inside a run's makes `--force` refuse that run's folder later.
 fn figures_folder(dir: &Path, out: &Path) -> Result<CreatedDirs> {
-    let real = |p: &Path| std::fs::canonicalize(p).ok();
-    if real(out).is_some_and(|o| Some(o) == real(dir)) {
+    let at = resolved(out);
+    if at == resolved(dir) {
         return Ok(CreatedDirs::default());
     }
-    let absolute = std::path::absolute(out).unwrap_or_else(|_| out.to_path_buf());
-    let nearest = absolute.ancestors().find_map(real);
-    let phaseflow = nearest
-        .as_deref()
-        .and_then(|n| n.ancestors().find(|a| folder::holds_phaseflow(a)));
-    if let Some(owner) = phaseflow {
+    if let Some(owner) = at.ancestors().find(|a| folder::holds_phaseflow(a)) {
         let (shown, out_shown) = (dir.display(), out.display());
-        let is = if real(out).as_deref() == Some(owner) {
-            "is"
-        } else {
-            "is inside"
-        };
+        let is = if at == owner { "is" } else { "is inside" };
         return Err(input_err!(
             "plot {shown} --out {out_shown}: {is} the folder of a phaseflow run or study ({}), whose files the figures would mix with; omit --out to draw into {shown} itself, or choose a folder outside any run's",
             owner.display()

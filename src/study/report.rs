@@ -67,8 +67,8 @@ fn write_header(
 }
 
 /// How a nonholonomic variational system's points started (None for other systems): put on
-/// the discrete rolling constraint, with what that changed (the set generated again, in f64),
-/// or as given (`--raw-start`).
+/// the discrete rolling constraint, with what that changed (`EnsembleSpec::start_note`), or
+/// as given (`--raw-start`).
 pub(super) fn start_sentence(cfg: &RunConfig) -> Option<String> {
     if !cfg.system.projects_start() {
         return None;
@@ -76,13 +76,10 @@ pub(super) fn start_sentence(cfg: &RunConfig) -> Option<String> {
     if cfg.ensemble.raw_start {
         return Some("Initial state: the velocities as given (`--raw-start`); one off the discrete rolling constraint is projected by the first step, and the energy errors include that one change.".into());
     }
-    let (_, note) = cfg
-        .ensemble
-        .generate_noted::<f64>(&cfg.system, 0..cfg.ensemble.points)
-        .ok()?;
+    let note = cfg.ensemble.start_note(&cfg.system).ok()??;
     Some(format!(
         "Initial state: {}.",
-        note?.describe(cfg.system.name())
+        note.describe(cfg.system.name())
     ))
 }
 

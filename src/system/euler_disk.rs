@@ -176,10 +176,13 @@ impl Hamiltonian for EulerDisk {
     /// −r v^ψ (cos, sin)(φ + h v^φ/2), as `DiskStep::velocities` sets them after every step.
     /// The angles then move exactly as from the raw start; only the first drift of (x, y) and
     /// the energy at t = 0, which depends on (v^x, v^y), change.
-    fn project_start(&self, q: &[f64], v: &mut [f64]) -> bool {
+    fn project_start(&self, q: &[f64], v: &mut [f64]) {
         let heading = q[1] + 0.5 * self.h * v[1];
         v[3] = -self.r * v[2] * heading.cos();
         v[4] = -self.r * v[2] * heading.sin();
+    }
+
+    fn projects_start(&self) -> bool {
         true
     }
 

@@ -118,9 +118,11 @@ pub trait Hamiltonian {
     /// that the run's first step changes nothing that a later one would not, and the energy
     /// the errors are measured from is the motion's. Applied once per initial point in f64,
     /// on the host, before the engine starts (`ensemble::generate`), unless the run asks for
-    /// the raw start. Returns false, leaving `v` as it is, for systems without such a
-    /// projection (every state consistent).
-    fn project_start(&self, _q: &[f64], _v: &mut [f64]) -> bool {
+    /// the raw start. Called only where `projects_start`; the others leave `v` as it is
+    /// (every state consistent).
+    fn project_start(&self, _q: &[f64], _v: &mut [f64]) {}
+    /// Whether the system has a `project_start` (the systems `--raw-start` applies to).
+    fn projects_start(&self) -> bool {
         false
     }
 }

@@ -408,9 +408,9 @@ impl System {
     }
 
     /// Put an initial point (q1..qd, v1..vd) on the system's discrete constraint
-    /// (`Hamiltonian::project_start`); false, with the row untouched, where the system has no
-    /// such projection.
-    pub fn project_start(&self, row: &mut [f64]) -> bool {
+    /// (`Hamiltonian::project_start`); the row untouched where the system has no such
+    /// projection.
+    pub fn project_start(&self, row: &mut [f64]) {
         let (q, v) = row.split_at_mut(self.dof());
         each_system!(self, s => s.project_start(q, v))
     }
@@ -418,7 +418,7 @@ impl System {
     /// Whether the system projects its initial velocities (`project_start`): the systems
     /// `--raw-start` applies to.
     pub fn projects_start(&self) -> bool {
-        self.project_start(&mut vec![0.0; 2 * self.dof()])
+        each_system!(self, s => s.projects_start())
     }
 
     /// Whether the system has nonholonomic constraints (the `constraint_err_max` column).

@@ -144,7 +144,7 @@ impl Hamiltonian for VerticalDisk {
     /// the map's own formula with φ₀ for φ_{k+1}. The first step then changes nothing: from a
     /// state on the discrete constraint the map returns v^θ (module doc). For φ̇ = 0 this is
     /// exactly the velocity the raw start's first step computes.
-    fn project_start(&self, q: &[f64], v: &mut [f64]) -> bool {
+    fn project_start(&self, q: &[f64], v: &mut [f64]) {
         let (phi, vphi) = (q[2], v[2]);
         let turn = 0.5 * self.h * vphi;
         let ma = self.m * self.a;
@@ -154,6 +154,9 @@ impl Hamiltonian for VerticalDisk {
         v[0] = self.a * vth * mid.cos();
         v[1] = self.a * vth * mid.sin();
         v[3] = vth;
+    }
+
+    fn projects_start(&self) -> bool {
         true
     }
 

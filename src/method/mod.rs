@@ -30,6 +30,7 @@ pub mod rk4;
 pub mod splitting;
 pub mod symplectic_euler_a;
 pub mod symplectic_euler_b;
+pub mod tableau;
 pub mod variational;
 pub mod verlet;
 pub mod wgsl;

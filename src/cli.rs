@@ -53,7 +53,7 @@ pub enum Command {
 pub struct SystemArgs {
     /// Hamiltonian system: oscillator, pendulum, kepler, henon-heiles, elastic-pendulum,
     /// elastic-pendulum-cartesian, double-pendulum, spring-chain, outer-solar-system; or a
-    /// variational system of seed 003 (--method variational, state (q, v)):
+    /// variational system after Torrente's discrete Lagrangians (--method variational, state (q, v)):
     /// pendulum-variational, elastic-pendulum-zphi, double-pendulum-variational, vertical-disk,
     /// euler-disk, ball-turntable
     /// (`phaseflow list` shows each with its parameters).
@@ -62,7 +62,7 @@ pub struct SystemArgs {
     /// Your own Hamiltonian instead of --system, as a formula: e.g. 'p^2/2 + 1 - cos(q)'.
     /// Variables q, p (one degree of freedom) or q1..qd, p1..pd; + - * / ^, pi, sin cos tan
     /// exp log sqrt sinh cosh tanh atan; any other name is a parameter given with --param
-    /// (README: "Your own Hamiltonian").
+    /// (docs/your-own-hamiltonian.md).
     #[arg(
         long,
         value_name = "EXPR",
@@ -75,8 +75,8 @@ pub struct SystemArgs {
     #[arg(long, value_name = "D")]
     pub dof: Option<usize>,
     /// Your own system from a TOML file instead of --system: name, hamiltonian, parameters
-    /// with defaults and ranges, optional dof, default_state and coordinates (README: "Your
-    /// own Hamiltonian").
+    /// with defaults and ranges, optional dof, default_state and coordinates
+    /// (docs/your-own-hamiltonian.md).
     #[arg(long, value_name = "FILE.toml", conflicts_with_all = ["system", "hamiltonian"])]
     pub system_file: Option<PathBuf>,
     /// System parameter, repeatable: --param m=2 --param l=0.5 (names and defaults: `phaseflow
@@ -123,7 +123,7 @@ pub struct EnsembleArgs {
     #[arg(long = "loop")]
     pub closed_loop: bool,
     /// Variational systems: --center gives two positions one step apart, q0 (d values) then
-    /// q1 (d values), as seed 003 states its initial conditions; the state is (q0, (q1 − q0)/dt).
+    /// q1 (d values), as Torrente states initial conditions; the state is (q0, (q1 − q0)/dt).
     #[arg(long)]
     pub positions: bool,
     /// vertical-disk and euler-disk: start from the initial velocities as given. By default
@@ -247,8 +247,8 @@ pub struct RunArgs {
 
 #[derive(Debug, Args, Clone, Default)]
 pub struct StudyArgs {
-    /// A preset study: pendulum-level, oscillator-rectangle, pendulum-disks, elastic-pendulum,
-    /// elastic-pendulum-short, spring-chain-i, spring-chain-ii, spring-chain-iii, kepler (see README).
+    // Its help lists every preset: generated from the preset table by the binary
+    // (`study::PRESETS`), so it cannot fall behind the table.
     #[arg(long, conflicts_with_all = ["config", "system", "hamiltonian", "system_file", "dof", "methods", "dt", "steps", "ensemble", "params", "center", "radius", "lo", "hi", "energy", "sigma", "seed", "input", "closed_loop", "portraits"])]
     pub preset: Option<String>,
     /// Custom study: settings from a TOML file (e.g. a run's config.toml) as its base; flags

@@ -1,10 +1,11 @@
 //! phaseflow binary: parse → validate → run → report. Exit codes: 0 success, 1 runtime failure
 //! (or `validate` over tolerance), 2 bad input, 141 standard output closed by its reader.
+#![warn(clippy::too_many_lines)]
 
 use std::io::Write;
 use std::process::ExitCode;
 
-use clap::Parser;
+use clap::{CommandFactory, FromArgMatches};
 use phaseflow::cli::{Cli, Command, MergeArgs, PlotArgs, StudyArgs};
 use phaseflow::cluster::Peers;
 use phaseflow::config::{BenchConfig, OutputDir, RunJob, ValidateJob};
@@ -36,8 +37,29 @@ const EXIT_BROKEN_PIPE: u8 = 141;
 /// Exit code of a run stopped by SIGINT/SIGTERM after writing its checkpoint (128 + 2).
 const EXIT_INTERRUPTED: u8 = 130;
 
+/// The parsed command line. Help texts that list a registry are generated from it here, where
+/// the binary sees every layer (`cli` sits below `study`): `study --preset` names every preset.
+fn parse_cli() -> Cli {
+    let names: Vec<&str> = study::PRESETS.iter().map(|(name, _)| *name).collect();
+    let short = format!(
+        "A preset study: {} (`phaseflow study --help` says what each runs)",
+        names.join(", ")
+    );
+    let long: String = study::PRESETS
+        .iter()
+        .map(|(name, summary)| format!("\n  {name}: {summary}"))
+        .collect();
+    let long = format!(
+        "A preset study, one of:{long}\nA preset excludes the flags that define a custom study (--config, the system, methods, steps and ensemble flags, --portraits); the others apply to it, and --t-end shortens or lengthens it."
+    );
+    let command = Cli::command().mut_subcommand("study", |study| {
+        study.mut_arg("preset", |arg| arg.help(short).long_help(long))
+    });
+    Cli::from_arg_matches(&command.get_matches()).unwrap_or_else(|e| e.exit())
+}
+
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = parse_cli();
     // Under mpirun (`--features mpi`): MPI lives until the end of main.
     #[cfg(feature = "mpi")]
     let _mpi = phaseflow::cluster::init();
@@ -289,96 +311,9 @@ fn cmd_validate(job: &ValidateJob) -> Result<ExitCode, Error> {
 }
 
 fn cmd_bench(b: &BenchConfig) -> Result<ExitCode, Error> {
-    let (system, method) = (&b.system, b.method);
     let report = run::bench(b)?;
-    let against = b
-        .against
-        .as_ref()
-        .map(|a| format!(" against {}", a.name()))
-        .unwrap_or_default();
-    out!(
-        "bench: system {}{against}, method {}, {} points × {} steps, dt {}, best of {} round(s) (timed: all steps + final read-back)",
-        system.name(),
-        method.name(),
-        b.points,
-        b.steps,
-        b.dt,
-        b.rounds
-    );
-    // With --against, the rows of both systems, each formula row's speed relative to the
-    // built-in system's row of the same engine.
-    let against = b.against.is_some();
-    let system_col = |name: &str| {
-        if against {
-            format!("{name:<14} ")
-        } else {
-            String::new()
-        }
-    };
-    out!(
-        "{}{:<10} {:<10} {:<48} {:>10} {:>16} {:>12}{}",
-        system_col("system"),
-        "backend",
-        "precision",
-        "device",
-        "seconds",
-        "point-steps/s",
-        "x reference",
-        if against { "    x against" } else { "" }
-    );
-    for r in &report.rows {
-        let ratio = r
-            .ratio_to_reference
-            .map(|x| format!("{x:.2}"))
-            .unwrap_or_else(|| "-".into());
-        let precision = format!(
-            "{}{}",
-            r.precision,
-            if r.compensated { " comp" } else { "" }
-        );
-        let vs = if against {
-            format!(
-                " {:>12}",
-                r.ratio_to_against
-                    .map(|x| format!("{x:.2}"))
-                    .unwrap_or_else(|| "-".into())
-            )
-        } else {
-            String::new()
-        };
-        out!(
-            "{}{:<10} {:<10} {:<48} {:>10.4} {:>16.3e} {:>12}{vs}",
-            system_col(&r.system),
-            r.backend,
-            precision,
-            r.device,
-            r.seconds,
-            r.point_steps_per_s,
-            ratio
-        );
-    }
-    match &report.reference_vs_cpu {
-        Some(d) => out!(
-            "reference f64 vs cpu f64: max_abs_dev={:.3e} max_rel_dev={:.3e} (libm sin vs sin_poly: rounding only)",
-            d.max_abs,
-            d.max_rel
-        ),
-        None => out!(
-            "reference: none for this system/method (it covers pendulum and oscillator with the kick-drift methods, compositions and rk4)"
-        ),
-    }
-    for (label, d) in &report.gpu_vs_cpu {
-        out!(
-            "{label}: max_abs_dev={:.3e} max_rel_dev={:.3e}",
-            d.max_abs,
-            d.max_rel
-        );
-    }
-    for e in &report.gpu_error {
-        out!("gpu: not run ({e})");
-    }
-    if !b.use_gpu {
-        out!("gpu: skipped (--no-gpu)");
+    for line in report.table(b) {
+        out!("{line}");
     }
     if let Some(path) = &b.csv {
         write_csv(path, &report.rows)?;
@@ -410,7 +345,7 @@ fn cmd_list() -> Result<(), Error> {
         }
     }
     out!(
-        "  or your own: --hamiltonian EXPR (e.g. 'p^2/2 + 1 - cos(q)', names other than q, p, q1.., p1.. given with --param) or --system-file FILE.toml; README \"Your own Hamiltonian\""
+        "  or your own: --hamiltonian EXPR (e.g. 'p^2/2 + 1 - cos(q)', names other than q, p, q1.., p1.. given with --param) or --system-file FILE.toml; see docs/your-own-hamiltonian.md"
     );
     out!("methods:");
     for m in ALL {

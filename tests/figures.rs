@@ -83,7 +83,7 @@ fn every_preset_draws_its_figures_inside_the_frame() {
         // tangent map and have none, so none is written or embedded; nor have seed 003's
         // single states of variational systems (whose (q, v) is not a symplectic phase space).
         let area = stems.iter().any(|s| s == "area_ratio");
-        let seed003 = summary.starts_with("seed 003");
+        let seed003 = summary.starts_with("Torrente");
         let expected = !name.starts_with("spring-chain") && !seed003;
         assert_eq!(area, expected, "{name}: {stems:?}");
         // The rolling bodies draw their path in the plane, but a disk spinning in place has

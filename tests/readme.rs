@@ -1,5 +1,6 @@
-//! README.md's examples, run and compared with the outputs it shows (issue 14), so a change of
-//! defaults or output format fails here until the README is updated.
+//! The examples of README.md and of every page of the user guide (`docs/*.md`), run and
+//! compared with the outputs they show, so a change of defaults or output format fails here
+//! until the page is updated; and every relative link of those pages resolves.
 //!
 //! Every ```` ```sh ```` block and every ```` ```text ```` block that starts with `$ ` (a shell
 //! transcript) must follow a marker comment, which the renderer hides:
@@ -13,9 +14,13 @@
 //! - `, timings vary` at the end of a check marker: `bench` output, where only the structure is
 //!   compared (see [`mask_timings`]).
 //! - `<!-- not checked: WHY -->`: the block is not run (too slow for CI, or not a phaseflow run).
+//! - `<!-- figure: PATH -->` before an image `![...](FILE)`: after the page's examples, the file
+//!   PATH they wrote (relative to the temporary folder) must equal FILE byte for byte, so the
+//!   figure a page shows is the one its commands draw.
 //!
-//! All examples run in README order in one temporary folder, so a transcript can read the files
-//! of an earlier example. `phaseflow` is the binary under test (put first on `PATH`),
+//! Each page's examples run in page order in a temporary folder of its own (README.md first,
+//! then `docs/*.md` by name), so a transcript can read the files of an earlier example of the
+//! same page. `phaseflow` is the binary under test (put first on `PATH`),
 //! `cargo run --release --` is replaced by `phaseflow`, `/tmp/pf` by the temporary folder's
 //! `pf` (and back in the outputs), and `results/...` is relative to the temporary folder.
 //!
@@ -25,7 +30,32 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-const README: &str = include_str!("../README.md");
+/// The pages whose examples and links are checked: README.md, then `docs/*.md` by name.
+fn pages() -> Vec<Page> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut docs: Vec<PathBuf> = std::fs::read_dir(root.join("docs"))
+        .expect("docs/ is readable")
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|e| e == "md"))
+        .collect();
+    docs.sort();
+    std::iter::once(root.join("README.md"))
+        .chain(docs)
+        .map(|path| Page {
+            name: path.strip_prefix(root).unwrap().display().to_string(),
+            text: std::fs::read_to_string(&path).expect("the page is readable"),
+            path,
+        })
+        .collect()
+}
+
+/// A Markdown page of the documentation.
+struct Page {
+    /// Its path relative to the repository, for messages (`docs/commands.md`).
+    name: String,
+    path: PathBuf,
+    text: String,
+}
 
 /// What a `sh` example's output block shows.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -36,7 +66,7 @@ enum Shown {
     Nothing,
 }
 
-/// One checked block of the README.
+/// One checked block of a page.
 #[derive(Debug)]
 enum Example {
     /// A `sh` block and the output shown after it.
@@ -52,7 +82,7 @@ enum Example {
 #[derive(Debug)]
 struct Checked {
     name: String,
-    /// 1-based line of the block in README.md.
+    /// 1-based line of the block in its page.
     line: usize,
     timings_vary: bool,
     example: Example,
@@ -67,7 +97,7 @@ struct Block {
     marker: Option<String>,
 }
 
-fn blocks(text: &str) -> Vec<Block> {
+fn blocks(text: &str, page: &str) -> Vec<Block> {
     let mut out = Vec::new();
     let mut marker = None;
     let mut open: Option<Block> = None;
@@ -93,12 +123,12 @@ fn blocks(text: &str) -> Vec<Block> {
             }
         }
     }
-    assert!(open.is_none(), "README.md ends inside a code block");
+    assert!(open.is_none(), "{page} ends inside a code block");
     out
 }
 
 /// Splits `check: NAME[, SHOWN][, timings vary]` into its name, SHOWN and the timings flag.
-fn parse_marker(marker: &str, line: usize) -> (String, Option<Shown>, bool) {
+fn parse_marker(marker: &str, line: usize, page: &str) -> (String, Option<Shown>, bool) {
     let body = marker.strip_prefix("check:").unwrap().trim();
     let mut parts: Vec<&str> = body.split(',').map(str::trim).collect();
     let timings_vary = parts.last() == Some(&"timings vary");
@@ -111,7 +141,7 @@ fn parse_marker(marker: &str, line: usize) -> (String, Option<Shown>, bool) {
         "stderr+stdout" => Shown::StderrThenStdout,
         "nothing" => Shown::Nothing,
         other => {
-            panic!("README.md line {line}: unknown output kind {other:?} in marker {marker:?}")
+            panic!("{page} line {line}: unknown output kind {other:?} in marker {marker:?}")
         }
     });
     (parts[0].to_string(), shown, timings_vary)
@@ -132,9 +162,9 @@ fn transcript_steps(body: &str) -> Vec<(String, String)> {
     steps
 }
 
-/// The checked examples in README order; panics on a `sh` block or transcript without a marker.
-fn examples(text: &str) -> Vec<Checked> {
-    let blocks = blocks(text);
+/// The checked examples in page order; panics on a `sh` block or transcript without a marker.
+fn examples(text: &str, page: &str) -> Vec<Checked> {
+    let blocks = blocks(text, page);
     let mut out = Vec::new();
     let mut i = 0;
     while i < blocks.len() {
@@ -145,12 +175,12 @@ fn examples(text: &str) -> Vec<Checked> {
             continue;
         }
         let marker = block.marker.as_deref().unwrap_or_else(|| {
-            panic!("README.md line {}: example without a `<!-- check: ... -->` or `<!-- not checked: ... -->` marker", block.line)
+            panic!("{page} line {}: example without a `<!-- check: ... -->` or `<!-- not checked: ... -->` marker", block.line)
         });
         if marker.starts_with("not checked:") {
             continue;
         }
-        let (name, shown, timings_vary) = parse_marker(marker, block.line);
+        let (name, shown, timings_vary) = parse_marker(marker, block.line, page);
         let example = if is_transcript {
             Example::Transcript {
                 steps: transcript_steps(&block.body),
@@ -158,7 +188,7 @@ fn examples(text: &str) -> Vec<Checked> {
         } else {
             let shown = shown.unwrap_or_else(|| {
                 panic!(
-                    "README.md line {}: a `sh` example's marker says what it shows",
+                    "{page} line {}: a `sh` example's marker says what it shows",
                     block.line
                 )
             });
@@ -170,7 +200,7 @@ fn examples(text: &str) -> Vec<Checked> {
                     .filter(|b| b.lang == "text" && b.marker.is_none());
                 let output = output.unwrap_or_else(|| {
                     panic!(
-                        "README.md line {}: `{name}` shows {shown:?} but no ```text block follows",
+                        "{page} line {}: `{name}` shows {shown:?} but no ```text block follows",
                         block.line
                     )
                 });
@@ -208,7 +238,7 @@ fn replace_between(line: &str, start: &str, end: &str, with: &str) -> String {
     out
 }
 
-/// The normalisation applied to both the README's text and the actual output: trailing blanks
+/// The normalisation applied to both the page's text and the actual output: trailing blanks
 /// and trailing empty lines; the thread count of the CPU engine (the machine's core count);
 /// lavapipe's LLVM version and vector width, and the driver's version after `driver=`.
 fn normalise(text: &str, timings_vary: bool) -> String {
@@ -291,9 +321,9 @@ impl Sandbox {
         self.dir.path().join("pf")
     }
 
-    /// Runs `script` with `sh -e` in the folder. The README's lavapipe is the adapter
+    /// Runs `script` with `sh -e` in the folder. The pages' lavapipe is the adapter
     /// (`WGPU_ADAPTER_NAME`), and `XDG_RUNTIME_DIR` is set so that lavapipe's warning about it
-    /// (which the README leaves out, see its Known messages) is not printed.
+    /// (which the pages leave out, see docs/exit-codes-and-messages.md) is not printed.
     fn sh(&self, script: &str) -> Output {
         let script = script
             .replace("cargo run --release --", "phaseflow")
@@ -308,13 +338,13 @@ impl Sandbox {
             .expect("sh runs")
     }
 
-    /// An output as the README would show it: the temporary folder read as `/tmp/pf`.
+    /// An output as a page would show it: the temporary folder read as `/tmp/pf`.
     fn shown(&self, bytes: &[u8]) -> String {
         String::from_utf8_lossy(bytes).replace(self.pf().to_str().unwrap(), "/tmp/pf")
     }
 }
 
-/// A failure message: the README's text and the actual output after normalisation, line by line.
+/// A failure message: the page's text and the actual output after normalisation, line by line.
 fn difference(expected: &str, actual: &str, timings_vary: bool) -> Option<String> {
     let (expected, actual) = (
         normalise(expected, timings_vary),
@@ -324,7 +354,7 @@ fn difference(expected: &str, actual: &str, timings_vary: bool) -> Option<String
         return None;
     }
     let (e, a): (Vec<&str>, Vec<&str>) = (expected.lines().collect(), actual.lines().collect());
-    let mut report = String::from("  (- README.md, + actual; after normalisation)\n");
+    let mut report = String::from("  (- the page, + actual; after normalisation)\n");
     for k in 0..e.len().max(a.len()) {
         match (e.get(k), a.get(k)) {
             (Some(x), Some(y)) if x == y => report.push_str(&format!("    {x}\n")),
@@ -349,7 +379,7 @@ fn failed_command(output: &Output, sandbox: &Sandbox) -> Option<String> {
     })
 }
 
-/// Runs one example; `None` when it matches the README, else what differs.
+/// Runs one example; `None` when it matches the page, else what differs.
 fn check(example: &Checked, sandbox: &Sandbox) -> Option<String> {
     match &example.example {
         Example::Commands {
@@ -384,40 +414,219 @@ fn check(example: &Checked, sandbox: &Sandbox) -> Option<String> {
     }
 }
 
-#[test]
-fn readme_examples_show_what_the_binary_does() {
-    let examples = examples(README);
-    assert!(
-        examples.len() >= 15,
-        "only {} checked examples found: is the marker syntax broken?",
-        examples.len()
-    );
+/// `<!-- figure: PATH -->` markers: (1-based line, PATH the examples write, the image file the
+/// page shows, relative to the page's folder).
+fn figures(text: &str, page: &str) -> Vec<(usize, String, String)> {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut out = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        let Some(rest) = line.trim().strip_prefix("<!-- figure:") else {
+            continue;
+        };
+        let written = rest.trim().strip_suffix("-->").unwrap_or(rest).trim();
+        let image = lines[i + 1..]
+            .iter()
+            .find(|l| !l.trim().is_empty())
+            .and_then(|l| l.trim().strip_prefix("!["))
+            .and_then(|l| l.split_once("]("))
+            .and_then(|(_, target)| target.strip_suffix(')'))
+            .unwrap_or_else(|| {
+                panic!(
+                    "{page} line {}: a figure marker without an image after it",
+                    i + 1
+                )
+            });
+        out.push((i + 1, written.to_string(), image.to_string()));
+    }
+    out
+}
+
+/// Runs one page's examples in a folder of their own; each failure as a message.
+fn check_page(page: &Page) -> (usize, Vec<String>) {
+    let examples = examples(&page.text, &page.name);
     let sandbox = Sandbox::new();
-    let failures: Vec<String> = examples
+    let mut failures: Vec<String> = examples
         .iter()
         .filter_map(|example| {
             let started = std::time::Instant::now();
             let failure = check(example, &sandbox);
             eprintln!(
-                "README example `{}` (line {}): {:.1} s",
+                "{} example `{}` (line {}): {:.1} s",
+                page.name,
                 example.name,
                 example.line,
                 started.elapsed().as_secs_f64()
             );
             failure.map(|f| {
                 format!(
-                    "README.md line {}, example `{}`:\n{f}",
-                    example.line, example.name
+                    "{} line {}, example `{}`:\n{f}",
+                    page.name, example.line, example.name
                 )
             })
         })
         .collect();
+    for (line, written, image) in figures(&page.text, &page.name) {
+        let drawn = std::fs::read(sandbox.dir.path().join(&written));
+        let shown = std::fs::read(page.path.parent().unwrap().join(&image));
+        match (drawn, shown) {
+            (Ok(drawn), Ok(shown)) if drawn == shown => {}
+            (drawn, _) => failures.push(format!(
+                "{} line {line}: the figure {image} is not the {written} its examples drew ({}); copy that file over it",
+                page.name,
+                if drawn.is_ok() { "it differs" } else { "they drew none" }
+            )),
+        }
+    }
+    (examples.len(), failures)
+}
+
+#[test]
+fn documented_examples_show_what_the_binary_does() {
+    let started = std::time::Instant::now();
+    let (mut count, mut failures) = (0, Vec::new());
+    for page in pages() {
+        let (n, f) = check_page(&page);
+        count += n;
+        failures.extend(f);
+    }
+    eprintln!(
+        "{count} examples in {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
+    assert!(
+        count >= 30,
+        "only {count} checked examples found: is the marker syntax broken?"
+    );
     assert!(
         failures.is_empty(),
-        "{} README example(s) no longer show what the binary does; rerun them with the current \
-         binary and update README.md:\n\n{}",
+        "{} example(s) no longer show what the binary does; rerun them with the current \
+         binary and update the page:\n\n{}",
         failures.len(),
         failures.join("\n")
+    );
+}
+
+/// The page's text without its fenced code blocks, where `](` and `#` are not Markdown, and
+/// with its inline code spans dropped (`keep_code` false: for links) or only their backticks
+/// (true: for headings, whose anchors keep the code's text).
+fn prose(text: &str, keep_code: bool) -> String {
+    let mut out = String::new();
+    let mut fenced = false;
+    for line in text.lines() {
+        if line.trim_start().starts_with("```") {
+            fenced = !fenced;
+            continue;
+        }
+        if !fenced {
+            let spans: Vec<&str> = line.split('`').collect();
+            // Even pieces lie outside inline code.
+            out.extend(spans.iter().step_by(if keep_code { 1 } else { 2 }).copied());
+            out.push('\n');
+        }
+    }
+    out
+}
+
+/// The anchors GitHub gives a page's headings: lower case, punctuation dropped, blanks as
+/// hyphens, a repeated heading numbered `-1`, `-2`, ….
+fn anchors(text: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for line in prose(text, true).lines() {
+        let Some(heading) = line.strip_prefix('#') else {
+            continue;
+        };
+        let slug: String = heading
+            .trim_start_matches('#')
+            .trim()
+            .to_lowercase()
+            .chars()
+            .filter(|c| c.is_alphanumeric() || matches!(c, ' ' | '-' | '_'))
+            .map(|c| if c == ' ' { '-' } else { c })
+            .collect();
+        let repeats = out
+            .iter()
+            .filter(|a| {
+                **a == slug
+                    || a.strip_prefix(&format!("{slug}-"))
+                        .is_some_and(|n| n.parse::<u32>().is_ok())
+            })
+            .count();
+        out.push(if repeats == 0 {
+            slug
+        } else {
+            format!("{slug}-{repeats}")
+        });
+    }
+    out
+}
+
+/// Every `](TARGET)` of a page's prose: (1-based line, TARGET).
+fn links(text: &str) -> Vec<(usize, String)> {
+    let mut out = Vec::new();
+    for (i, line) in prose(text, false).lines().enumerate() {
+        let mut rest = line;
+        while let Some(at) = rest.find("](") {
+            let after = &rest[at + 2..];
+            let end = after.find(')').unwrap_or(after.len());
+            out.push((i + 1, after[..end].to_string()));
+            rest = &after[end..];
+        }
+    }
+    out
+}
+
+#[test]
+fn every_relative_link_resolves() {
+    let mut broken = Vec::new();
+    let mut checked = 0;
+    for page in pages() {
+        let folder = page.path.parent().unwrap();
+        for (line, target) in links(&page.text) {
+            if target.contains("://") || target.starts_with("mailto:") {
+                continue;
+            }
+            checked += 1;
+            let (file, anchor) = target.split_once('#').unwrap_or((&target, ""));
+            let path = if file.is_empty() {
+                page.path.clone()
+            } else {
+                folder.join(file)
+            };
+            if !path.exists() {
+                broken.push(format!("{} line {line}: {target}: no such file", page.name));
+                continue;
+            }
+            if !anchor.is_empty() {
+                let text = std::fs::read_to_string(&path).unwrap_or_default();
+                if !anchors(&text).iter().any(|a| a == anchor) {
+                    broken.push(format!(
+                        "{} line {line}: {target}: no heading with that anchor",
+                        page.name
+                    ));
+                }
+            }
+        }
+    }
+    assert!(checked >= 50, "only {checked} relative links found");
+    assert!(broken.is_empty(), "broken links:\n{}", broken.join("\n"));
+}
+
+#[test]
+fn anchors_follow_github() {
+    let text = "# phaseflow\n## `DIR/stats.csv`\n```sh\n# not a heading\n```\n## Quick start: a Liouville-area study\n## Notes\n## Notes\n";
+    assert_eq!(
+        anchors(text),
+        [
+            "phaseflow",
+            "dirstatscsv",
+            "quick-start-a-liouville-area-study",
+            "notes",
+            "notes-1"
+        ]
+    );
+    assert_eq!(
+        links("see [a](b.md#c) and `[x](not-a-link)` and ![f](g.png)"),
+        [(1, "b.md#c".to_string()), (1, "g.png".to_string())]
     );
 }
 

@@ -100,7 +100,7 @@ const CHAIN_H: f64 = 1.0 / 256.0;
 macro_rules! chain_description {
     ($experiment:literal) => {
         concat!(
-            "Seed 000's vertical elastic cord: N point masses hanging from a fixed point, joined by springs (total length 1, total mass 1, k_i = 1000, g = 9.81, y downwards; Table 1), started from the equilibrium with the free end given the horizontal momentum α. ",
+            "González-Santos's vertical elastic cord: N point masses hanging from a fixed point, joined by springs (total length 1, total mass 1, k_i = 1000, g = 9.81, y downwards; Table 1), started from the equilibrium with the free end given the horizontal momentum α. ",
             $experiment,
             " The trajectory of the single state is in each method's trajectory.csv."
         )
@@ -140,8 +140,8 @@ const fn chain(
 const TABLE: &[Preset] = &[
     Preset {
         name: "pendulum-level",
-        summary: "seed 000: 2000 points on the pendulum level E = 1 − cos(π/6), explicit Euler vs symplectic Euler and Verlet at h = 0.0005 to t = 2000",
-        description: "Seed 000's experiment: the pendulum H = p²/2 + 1 − cos q (m = g = l = 1), 2000 points evenly spaced in angle on the level curve E = 1 − cos(π/6) = 0.1339746 (the orbit through q = π/6 at rest), each method at h = 0.0005 up to t = 2000 (4 000 000 steps), phase portraits every 500 time units (as in the seed's figure 3). Loop refinement at 2e-3 of the loop's size (area resolved to ~2e-6). It runs with compensated summation by default, which keeps f32 within a few 1e-8 of the f64 figures (--precision f64 for the reference figures); without it (--compensated false) the round-off of 4 000 000 f32 steps is as large as symplectic Euler's energy error and larger than Verlet's, and sheared neighbouring nodes can merge.",
+        summary: "González-Santos: 2000 points on the pendulum level E = 1 − cos(π/6), explicit Euler vs symplectic Euler and Verlet at h = 0.0005 to t = 2000",
+        description: "González-Santos's experiment: the pendulum H = p²/2 + 1 − cos q (m = g = l = 1), 2000 points evenly spaced in angle on the level curve E = 1 − cos(π/6) = 0.1339746 (the orbit through q = π/6 at rest), each method at h = 0.0005 up to t = 2000 (4 000 000 steps), phase portraits every 500 time units (as in the paper's figure 3). Loop refinement at 2e-3 of the loop's size (area resolved to ~2e-6). It runs with compensated summation by default, which keeps f32 within a few 1e-8 of the f64 figures (--precision f64 for the reference figures); without it (--compensated false) the round-off of 4 000 000 f32 steps is as large as symplectic Euler's energy error and larger than Verlet's, and sheared neighbouring nodes can merge.",
         system: "pendulum",
         params: &[],
         ensemble: PresetEnsemble {
@@ -170,8 +170,8 @@ const TABLE: &[Preset] = &[
     },
     Preset {
         name: "oscillator-rectangle",
-        summary: "seed 001: a small rectangle at 12 o'clock on the unit circle of the oscillator, forward Euler vs symplectic Euler for four periods",
-        description: "Seed 001's experiment: the harmonic oscillator H = (p² + q²)/2, the boundary of the rectangle q ∈ [−0.15, 0.15], p ∈ [0.85, 1.15] (at 12 o'clock on the unit circle, 400 nodes), forward Euler against symplectic Euler at h = 2π/128 for four periods (512 steps), portraits every 4/9 of a period (as in the seed's figures 7.6 and 7.7).",
+        summary: "Brorson: a small rectangle at 12 o'clock on the unit circle of the oscillator, forward Euler vs symplectic Euler for four periods",
+        description: "Brorson's experiment: the harmonic oscillator H = (p² + q²)/2, the boundary of the rectangle q ∈ [−0.15, 0.15], p ∈ [0.85, 1.15] (at 12 o'clock on the unit circle, 400 nodes), forward Euler against symplectic Euler at h = 2π/128 for four periods (512 steps), portraits every 4/9 of a period (as in Brorson's figures 7.6 and 7.7).",
         system: "oscillator",
         params: &[],
         ensemble: PresetEnsemble {
@@ -226,8 +226,8 @@ const TABLE: &[Preset] = &[
     },
     Preset {
         name: "elastic-pendulum",
-        summary: "seed 002: the elastic pendulum (ĝ = 0.2) from r = 1, θ = π/2 at rest, polar against Cartesian stepping with symplectic Euler A and B at h = 0.2 to t = 10000",
-        description: "Seed 002's comparison of coordinates: the elastic pendulum H = (p_r² + p_θ²/r²)/2 + (r − 1)²/2 − ĝ r cos θ with ĝ = 0.2, started at r = 1, θ = π/2 at rest (E = 0), advanced with symplectic Euler A and B at h = 0.2 to t = 10000 (50 000 steps) once in polar coordinates (r, θ; not separable, but both variants are explicit with the sub-updates ordered) and once in Cartesian coordinates (x = r sin θ, y = r cos θ; separable). The same physical motion, different discretisations: the energy-error statistics (absolute, since E = 0) differ with the coordinates.",
+        summary: "Takács and Fülöp: the elastic pendulum (ĝ = 0.2) from r = 1, θ = π/2 at rest, polar against Cartesian stepping with symplectic Euler A and B at h = 0.2 to t = 10000",
+        description: "Takács and Fülöp's comparison of coordinates: the elastic pendulum H = (p_r² + p_θ²/r²)/2 + (r − 1)²/2 − ĝ r cos θ with ĝ = 0.2, started at r = 1, θ = π/2 at rest (E = 0), advanced with symplectic Euler A and B at h = 0.2 to t = 10000 (50 000 steps) once in polar coordinates (r, θ; not separable, but both variants are explicit with the sub-updates ordered) and once in Cartesian coordinates (x = r sin θ, y = r cos θ; separable). The same physical motion, different discretisations: the energy-error statistics (absolute, since E = 0) differ with the coordinates.",
         system: "elastic-pendulum",
         params: &[],
         ensemble: SINGLE_POINT,
@@ -247,8 +247,8 @@ const TABLE: &[Preset] = &[
     },
     Preset {
         name: "elastic-pendulum-short",
-        summary: "seed 002: the elastic pendulum to t = 120 with explicit Euler (h = 0.02), symplectic Euler A and B (h = 0.2) and RK4 (h = 0.002) as the reference",
-        description: "Seed 002's short run: the polar elastic pendulum (ĝ = 0.2) from r = 1, θ = π/2 at rest to t = 120 with explicit Euler at h = 0.02, symplectic Euler A and B at h = 0.2, and RK4 at h = 0.002 as the reference solution.",
+        summary: "Takács and Fülöp: the elastic pendulum to t = 120 with explicit Euler (h = 0.02), symplectic Euler A and B (h = 0.2) and RK4 (h = 0.002) as the reference",
+        description: "Takács and Fülöp's short run: the polar elastic pendulum (ĝ = 0.2) from r = 1, θ = π/2 at rest to t = 120 with explicit Euler at h = 0.02, symplectic Euler A and B at h = 0.2, and RK4 at h = 0.002 as the reference solution.",
         system: "elastic-pendulum",
         params: &[],
         ensemble: SINGLE_POINT,
@@ -268,8 +268,8 @@ const TABLE: &[Preset] = &[
     },
     chain(
         "spring-chain-i",
-        "seed 000, experiment I: the vertical spring chain N = 8 (Table 1), explicit Euler, RK3, Störmer–Verlet and symplectic Euler at h = 1/16384 for 200 000 steps; energy",
-        chain_description!("Experiment I: N = 8, h = 1/16384, 200 000 steps (t = 12.207), explicit Euler, RK3, Störmer–Verlet and symplectic Euler. The seed reports that explicit Euler gains energy exponentially from t ≈ 10 while the others keep it, symplectic Euler's oscillation staying below 1e-5 (its figure 6)."),
+        "González-Santos, experiment I: the vertical spring chain N = 8 (Table 1), explicit Euler, RK3, Störmer–Verlet and symplectic Euler at h = 1/16384 for 200 000 steps; energy",
+        chain_description!("Experiment I: N = 8, h = 1/16384, 200 000 steps (t = 12.207), explicit Euler, RK3, Störmer–Verlet and symplectic Euler. The paper reports that explicit Euler gains energy exponentially from t ≈ 10 while the others keep it, symplectic Euler's oscillation staying below 1e-5 (its figure 6)."),
         &[("n", 8.0), ("alpha", 1.5625e-2)],
         &[
             run(Method::Euler, CHAIN_I_H),
@@ -281,8 +281,8 @@ const TABLE: &[Preset] = &[
     ),
     chain(
         "spring-chain-ii",
-        "seed 000, experiment II: the chain with N = 32 at h = 1/256 for 100 000 steps, RK3, Störmer–Verlet and symplectic Euler; the free end's x(t)",
-        chain_description!("Experiment II: N = 32, h = 1/256, the three methods that survived experiment I (RK3, Störmer–Verlet, symplectic Euler), 100 000 steps (t = 390.6; the seed prints the count ambiguously as \"100,0000\", and 100 000 fits its panel times); the free end's x(t) (its figures 7–8)."),
+        "González-Santos, experiment II: the chain with N = 32 at h = 1/256 for 100 000 steps, RK3, Störmer–Verlet and symplectic Euler; the free end's x(t)",
+        chain_description!("Experiment II: N = 32, h = 1/256, the three methods that survived experiment I (RK3, Störmer–Verlet, symplectic Euler), 100 000 steps (t = 390.6; the paper prints the count ambiguously as \"100,0000\", and 100 000 fits its panel times); the free end's x(t) (its figures 7–8)."),
         &[("n", 32.0), ("alpha", 1.5625e-2)],
         &[
             run(Method::Rk3, CHAIN_H),
@@ -293,8 +293,8 @@ const TABLE: &[Preset] = &[
     ),
     chain(
         "spring-chain-iii",
-        "seed 000, experiment III: as II with an initial impulse of 2 on the free end (read as velocity 2: momentum 2/32), 150 000 steps; x(t) and energy",
-        chain_description!("Experiment III: as II with an initial impulse of 2 on the free end, 150 000 steps (t = 585.9); the seed reports that the methods agree at first and drift out of phase later, that RK3 loses energy and that Störmer–Verlet keeps it with smaller oscillations than symplectic Euler (its figures 9–12). Our reading: the free end starts with velocity 2, i.e. momentum α = 2·m_N = 2/32 = 0.0625. Read as a momentum of 2 (velocity 64, a quarter of the cord's length per step), the chain is torn apart and the symplectic methods' energy grows by a factor of thousands at h = 1/256, contrary to the seed; the velocity reading reproduces every observation it reports."),
+        "González-Santos, experiment III: as II with an initial impulse of 2 on the free end (read as velocity 2: momentum 2/32), 150 000 steps; x(t) and energy",
+        chain_description!("Experiment III: as II with an initial impulse of 2 on the free end, 150 000 steps (t = 585.9); the paper reports that the methods agree at first and drift out of phase later, that RK3 loses energy and that Störmer–Verlet keeps it with smaller oscillations than symplectic Euler (its figures 9–12). Our reading: the free end starts with velocity 2, i.e. momentum α = 2·m_N = 2/32 = 0.0625. Read as a momentum of 2 (velocity 64, a quarter of the cord's length per step), the chain is torn apart and the symplectic methods' energy grows by a factor of thousands at h = 1/256, contrary to the paper; the velocity reading reproduces every observation it reports."),
         &[("n", 32.0), ("alpha", 2.0 / 32.0)],
         &[
             run(Method::Rk3, CHAIN_H),

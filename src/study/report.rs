@@ -30,7 +30,7 @@ pub(super) fn report_md(
     }
     let _ = writeln!(
         s,
-        "Each method's folder holds its stats.csv (columns in the README), config.toml (reproduces that run) and states/step_<k>.npy (the points at the portrait times). Plots are also written as SVG."
+        "Each method's folder holds its stats.csv (columns described in phaseflow's docs/output-files.md), config.toml (reproduces that run) and states/step_<k>.npy (the points at the portrait times). Plots are also written as SVG."
     );
     s
 }

@@ -37,12 +37,12 @@ use crate::input_err;
 pub const NAME: &str = "ball-turntable";
 pub const INFO: SystemInfo = SystemInfo {
     name: NAME,
-    summary: "homogeneous ball rolling on a plane turning at Ω (seed 003 §3), variational, nonholonomic (d = 3): q = centre (x, y, height a) in the rotating frame, v = 2ξ/h (step rotation F = cay(ξ̂)); Newton solve of the corrected seed eq. 38 per step",
+    summary: "homogeneous ball rolling on a plane turning at Ω (Torrente §3), variational, nonholonomic (d = 3): q = centre (x, y, height a) in the rotating frame, v = 2ξ/h (step rotation F = cay(ξ̂)); Newton solve of Torrente's eq. 38, corrected, per step",
     params: &[
         ParamSpec { name: "m", default: 1.0, meaning: "mass" },
         ParamSpec { name: "a", default: 1.0, meaning: "radius" },
         ParamSpec { name: "omega", default: 1.0, meaning: "the plane's angular velocity Ω (any sign; 0: a fixed plane)" },
-        ParamSpec { name: "thesis_constraint", default: 0.0, meaning: "1: the seed's discrete constraint (34), order 1 with vertical spin; 0: its symmetric form, order 2" },
+        ParamSpec { name: "thesis_constraint", default: 0.0, meaning: "1: the thesis's discrete constraint (34), order 1 with vertical spin; 0: its symmetric form, order 2" },
     ],
     separable: false,
     sweeps: None,
@@ -71,7 +71,7 @@ impl SystemDef for BallTurntable {
         let t = params["thesis_constraint"];
         if t != 0.0 && t != 1.0 {
             return Err(input_err!(
-                "--param thesis_constraint={t}: give 1 (the seed's discrete constraint) or 0 (its symmetric form, the default)"
+                "--param thesis_constraint={t}: give 1 (the thesis's discrete constraint) or 0 (its symmetric form, the default)"
             ));
         }
         Ok(BallTurntable {

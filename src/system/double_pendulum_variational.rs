@@ -23,7 +23,7 @@ use crate::float::{cos_poly, sin_poly, Real};
 pub const NAME: &str = "double-pendulum-variational";
 pub const INFO: SystemInfo = SystemInfo {
     name: NAME,
-    summary: "double pendulum as a variational integrator (seed 003 §1.2) (d = 2): point masses, L_d = h[T(q_k, v_k) − ½V(q_k) − ½V(q_{k+1})]; state (q, v); the seed's bilinear system for v solved by Newton iteration, order 1; defaults the seed's m1 = 55/24, m2 = 3/8, l1 = 1, l2 = 8/3, g = 1",
+    summary: "double pendulum as a variational integrator (Torrente §1.2) (d = 2): point masses, L_d = h[T(q_k, v_k) − ½V(q_k) − ½V(q_{k+1})]; state (q, v); the thesis's bilinear system for v solved by Newton iteration, order 1; defaults the thesis's m1 = 55/24, m2 = 3/8, l1 = 1, l2 = 8/3, g = 1",
     params: &[
         ParamSpec { name: "m1", default: 55.0 / 24.0, meaning: "inner mass" },
         ParamSpec { name: "m2", default: 3.0 / 8.0, meaning: "outer mass" },

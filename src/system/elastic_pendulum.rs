@@ -19,7 +19,7 @@ use crate::float::{cos_poly, sin_poly, Real};
 pub const NAME: &str = "elastic-pendulum";
 pub const INFO: SystemInfo = SystemInfo {
     name: NAME,
-    summary: "elastic pendulum, polar (r, θ) (d = 2): H = (p_r² + p_θ²/r²)/2 + (r − 1)²/2 − ĝ r cos θ; default state r = 1, θ = π/2, p = 0 (E = 0, seed 002)",
+    summary: "elastic pendulum, polar (r, θ) (d = 2): H = (p_r² + p_θ²/r²)/2 + (r − 1)²/2 − ĝ r cos θ; default state r = 1, θ = π/2, p = 0 (E = 0, as in Takács and Fülöp)",
     params: &[ParamSpec {
         name: "g_hat",
         default: 0.2,

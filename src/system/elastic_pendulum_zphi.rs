@@ -30,7 +30,7 @@ use crate::float::{cos_poly, sin_poly, Real};
 pub const NAME: &str = "elastic-pendulum-zphi";
 pub const INFO: SystemInfo = SystemInfo {
     name: NAME,
-    summary: "elastic pendulum in (z, φ) (seed 003 §1.3), variational (d = 2): L = ½(ż² + (1+z)²φ̇²) − ½ω_z²(z + ω_φ²/ω_z²)² + ω_φ²(1+z) cos φ; state (q, v); explicit discrete Euler–Lagrange map, order 1",
+    summary: "elastic pendulum in (z, φ) (Torrente §1.3), variational (d = 2): L = ½(ż² + (1+z)²φ̇²) − ½ω_z²(z + ω_φ²/ω_z²)² + ω_φ²(1+z) cos φ; state (q, v); explicit discrete Euler–Lagrange map, order 1",
     params: &[
         ParamSpec { name: "omega_z", default: 1.0, meaning: "spring frequency ω_z = √(s/m)" },
         ParamSpec { name: "omega_phi", default: 1.0, meaning: "pendulum frequency ω_φ = √(g/l)" },

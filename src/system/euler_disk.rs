@@ -30,7 +30,7 @@ use crate::float::{cos_poly, cramer3, max3, sin_poly, Real};
 pub const NAME: &str = "euler-disk";
 pub const INFO: SystemInfo = SystemInfo {
     name: NAME,
-    summary: "Euler's disk (seed 003 §2.2), variational, nonholonomic (d = 5): q = (θ, φ, ψ, x, y) tilt from the vertical normal, heading, spin, contact point; state (q, v); Newton solve of the discrete Lagrange–d'Alembert equations per step, order 2; energy in units of M r²/2",
+    summary: "Euler's disk (Torrente §2.2), variational, nonholonomic (d = 5): q = (θ, φ, ψ, x, y) tilt from the vertical normal, heading, spin, contact point; state (q, v); Newton solve of the discrete Lagrange–d'Alembert equations per step, order 2; energy in units of M r²/2",
     params: &[
         ParamSpec { name: "m", default: 1.0, meaning: "mass M" },
         ParamSpec { name: "r", default: 1.0, meaning: "radius" },

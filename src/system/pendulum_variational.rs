@@ -22,7 +22,7 @@ use crate::float::{sin_poly, Real};
 pub const NAME: &str = "pendulum-variational";
 pub const INFO: SystemInfo = SystemInfo {
     name: NAME,
-    summary: "simple pendulum as a variational integrator (seed 003 §1.1) (d = 1): L = ½q̇² + ω² cos q, midpoint-rule potential; state (q, v); equals Störmer–Verlet through the discrete Legendre transform",
+    summary: "simple pendulum as a variational integrator (Torrente §1.1) (d = 1): L = ½q̇² + ω² cos q, midpoint-rule potential; state (q, v); equals Störmer–Verlet through the discrete Legendre transform",
     params: &[ParamSpec {
         name: "omega",
         default: 1.0,

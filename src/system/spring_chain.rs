@@ -26,7 +26,7 @@ pub const NAME: &str = "spring-chain";
 pub const MAX_MASSES: usize = 64;
 pub const INFO: SystemInfo = SystemInfo {
     name: NAME,
-    summary: "vertical elastic cord (seed 000): N masses hanging from a fixed anchor by N springs, planar, y down (d = 2N, q = (x_1, y_1, …, x_N, y_N)); default state: equilibrium with horizontal momentum alpha on the free end",
+    summary: "vertical elastic cord (González-Santos): N masses hanging from a fixed anchor by N springs, planar, y down (d = 2N, q = (x_1, y_1, …, x_N, y_N)); default state: equilibrium with horizontal momentum alpha on the free end",
     params: &[
         ParamSpec { name: "n", default: 8.0, meaning: "number of moving masses N (= number of springs; integer, 1 ≤ N ≤ 64)" },
         ParamSpec { name: "k", default: 1000.0, meaning: "stiffness of every spring (k_i overrides spring i, 1-based; spring 1 holds mass 1 to the anchor)" },

@@ -32,7 +32,7 @@ use crate::float::{cos_poly, sin_poly, Real};
 pub const NAME: &str = "vertical-disk";
 pub const INFO: SystemInfo = SystemInfo {
     name: NAME,
-    summary: "vertical rolling disk (seed 003 §2.1), variational, nonholonomic (d = 4): q = (x, y, φ, θ) contact point, heading, rolling angle; state (q, v); explicit discrete Lagrange–d'Alembert map (seed eq. 26–27)",
+    summary: "vertical rolling disk (Torrente §2.1), variational, nonholonomic (d = 4): q = (x, y, φ, θ) contact point, heading, rolling angle; state (q, v); explicit discrete Lagrange–d'Alembert map (Torrente eq. 26–27)",
     params: &[
         ParamSpec { name: "m", default: 1.0, meaning: "mass" },
         ParamSpec { name: "a", default: 1.0, meaning: "radius" },

@@ -17,6 +17,8 @@ use crate::system::System;
 use super::validate::{compare_states, Deviation};
 use crate::memory::check_memory;
 
+mod table;
+
 /// One row of the benchmark table / CSV.
 #[derive(Debug, Clone, Serialize)]
 pub struct BenchRow {

@@ -8,6 +8,7 @@ mod commands;
 mod constrained_start;
 mod errors;
 mod formulas;
+mod help;
 mod hostile_formulas;
 mod hostile_options;
 mod hostile_paths;

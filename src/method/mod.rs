@@ -20,6 +20,7 @@
 pub mod compensated;
 pub mod composition;
 pub mod euler;
+pub mod file;
 pub mod implicit;
 pub mod implicit_midpoint;
 pub mod position_verlet;

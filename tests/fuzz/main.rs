@@ -7,6 +7,7 @@ mod common;
 
 mod checkpoints;
 mod formulas;
+mod method_files;
 mod parsers;
 mod paths;
 

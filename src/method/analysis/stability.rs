@@ -168,14 +168,17 @@ fn solve(mut m: Vec<Vec<f64>>, mut rhs: Vec<Vec<f64>>) -> Option<Vec<Vec<f64>>> 
         for r in rhs.iter_mut() {
             r.swap(k, piv);
         }
-        for i in k + 1..n {
-            let f = m[i][k] / m[k][k];
+        let (top, below) = m.split_at_mut(k + 1);
+        let pivot = &top[k];
+        for (i, row) in below.iter_mut().enumerate() {
+            let f = row[k] / pivot[k];
             if f != 0.0 {
-                for j in k..n {
-                    m[i][j] -= f * m[k][j];
-                }
+                row[k..]
+                    .iter_mut()
+                    .zip(&pivot[k..])
+                    .for_each(|(x, y)| *x -= f * y);
                 for r in rhs.iter_mut() {
-                    r[i] -= f * r[k];
+                    r[k + 1 + i] -= f * r[k];
                 }
             }
         }

@@ -264,3 +264,34 @@ fn prk_step(
         p[k] -= h * (0..s).map(|j| tp.b[j] * g[j][k]).sum::<f64>();
     }
 }
+
+/// Blanes and Moan 2002, Table 3, SRKN₁₁ᵇ: 12 kicks and 11 drifts (kick first), order 6 on
+/// H = ½p² + V(q) (the paper's 15-digit coefficients).
+pub fn blanes_moan_srkn11b() -> Family {
+    use crate::method::tableau::Substep::{Drift, Kick};
+    let kicks = [
+        0.0414649985182624,
+        0.198128671918067,
+        -0.0400061921041533,
+        0.0752539843015807,
+        -0.0115113874206879,
+        0.2366699247869311,
+    ];
+    let drifts = [
+        0.123229775946271,
+        0.290553797799558,
+        -0.127049212625417,
+        -0.246331761062075,
+        0.357208872795928,
+        0.20477705429147,
+    ];
+    let mut half = Vec::new();
+    for (b, a) in kicks.iter().zip(&drifts) {
+        half.push(Kick(*b));
+        half.push(Drift(*a));
+    }
+    // the middle drift once, then the first half's kicks and drifts backwards
+    let mut steps = half.clone();
+    steps.extend(half.iter().rev().skip(1));
+    Family::Splitting(steps)
+}

@@ -403,3 +403,17 @@ fn builtin_stability_ends_bound_their_steps() {
         assert!(above >= 1e3, "{}: {above} above {end}", m.name());
     }
 }
+
+/// Blanes–Moan's SRKN₁₁ᵇ is built for H = ½p² + V(q), where fewer conditions apply: order 6
+/// there (the Nyström trees), lower on other separable H (an order-5 condition fails).
+#[test]
+fn a_nystrom_splitting_has_its_order_on_quadratic_kinetic_energy() {
+    let v = analysed(&known::blanes_moan_srkn11b());
+    println!(
+        "SRKN11b: order {} (first failure {:?}), Nyström order {}, symmetric {}, interval {}",
+        v.order, v.first_failure, v.order_nystrom, v.symmetric, v.stability_interval
+    );
+    assert_eq!(v.order_nystrom, 6);
+    assert!(v.order < 6);
+    assert!(v.symplectic && v.symmetric && v.explicit);
+}

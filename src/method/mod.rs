@@ -17,6 +17,7 @@
 //! walk `ALL`, so they cover the new method at once. A worked example:
 //! docs/ARCHITECTURE.md, "Adding a system or a method".
 
+pub mod analysis;
 pub mod compensated;
 pub mod composition;
 pub mod euler;

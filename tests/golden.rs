@@ -100,12 +100,11 @@ fn run_cases<T: Real>(compensated: bool) -> BTreeMap<String, Case> {
                 g.advance(STEPS).unwrap();
                 let cs = c.state().unwrap().clone();
                 let gs = g.state().unwrap().clone();
-                let values = cs
-                    .q
-                    .iter()
-                    .chain(&cs.p)
-                    .map(|x| x.to_f64())
-                    .collect::<Vec<f64>>();
+                let values =
+                    cs.q.iter()
+                        .chain(&cs.p)
+                        .map(|x| x.to_f64())
+                        .collect::<Vec<f64>>();
                 let key = format!("{}/{}{label}", sys.name(), m.name());
                 let case = Case {
                     cpu: hash(&cs),

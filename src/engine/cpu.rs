@@ -8,7 +8,7 @@ use rayon::prelude::*;
 use super::{Engine, Integrator};
 use crate::error::Result;
 use crate::float::Real;
-use crate::method::{Block, Method, Solver};
+use crate::method::{Block, Cpu, Method, Solver};
 use crate::state::State;
 use crate::system::System;
 
@@ -77,8 +77,15 @@ fn advance_block<T: Real>(
         }
     }
     blk.unconverged.fill(0);
+    let mut ops = Cpu {
+        system: a.system,
+        b: &mut *blk,
+        h: a.h,
+    };
+    // As the GPU driver does per dispatch: the prologue, then the steps.
+    a.method.prologue(&mut ops);
     for _ in 0..a.steps {
-        a.method.step(a.system, blk, a.h);
+        a.method.step(&mut ops);
     }
     for (u, &c) in unconverged.iter_mut().zip(&blk.unconverged) {
         *u += c;

@@ -1,7 +1,7 @@
 //! Shader assembly: a generated prelude (D, WORKGROUP_SIZE, the system's constants), then
 //! common math and state, the system's file, and the driver with the method's step generated
-//! into it (`Method::wgsl` on a `method::wgsl::Kernel`). One generator per method, composed
-//! with the system's functions: never a hand-written copy per pair.
+//! into it (the method's one description, `Method::step`, run on a `method::wgsl::Kernel`),
+//! composed with the system's functions: never a hand-written copy per pair.
 
 use crate::error::{Error, Result};
 use crate::method::wgsl::Kernel;
@@ -106,13 +106,16 @@ pub fn compose_kernel(system: &System, method: Method, spec: &KernelSpec) -> Str
         src.push_str(part);
     }
     src.push('\n');
-    let mut kernel = Kernel::new(system.dof(), nt, system.sweeps())
+    let mut kernel = Kernel::new(system, nt)
         .with_compensation(spec.compensated)
         .with_literals(spec.f64);
-    method.wgsl(&mut kernel, "h");
+    method.prologue(&mut kernel);
+    let prologue = kernel.take_body();
+    method.step(&mut kernel);
     for line in DRIVER.lines() {
         match line.trim() {
             "//@declarations" => src.push_str(&kernel.declarations()),
+            "//@prologue" => src.push_str(&prologue),
             "//@step" => src.push_str(kernel.body()),
             "//@stores" => src.push_str(&kernel.stores()),
             _ => {

@@ -1,6 +1,6 @@
 //! The update of a state vector, x ← base + c·g, and its compensated form (`--compensated`;
-//! Kahan's summation as GNI VIII.5 applies it to integrators, after Møller). WGSL mirror:
-//! `Kernel::update` (`method::wgsl`).
+//! Kahan's summation as GNI VIII.5 applies it to integrators, after Møller). The kernel's
+//! form: `Kernel::update` (`method::wgsl`).
 //!
 //! A long run adds millions of small increments c·g to q and p; each sum rounds away the
 //! increment's low bits, and that rounding error, not the method's, ends up dominating the
@@ -16,64 +16,18 @@
 //! update of q and p through `Block::update`, always with a base that owns the current error:
 //! the state vector itself, or a stage value (q0 or p0) made from it by an update. Implicit
 //! stages iterate plainly and then repeat their last sweep's sum compensated
-//! (`Block::finish_stage`). Runge–Kutta stage values inside a step are not state updates and
+//! (`Ops::finish_stage`). Runge–Kutta stage values inside a step are not state updates and
 //! stay plain; only the step's final sum is compensated.
 //!
 //! Exact under the compiler: Rust neither contracts a·b + c into an FMA nor reassociates float
-//! arithmetic, so the CPU engine computes what is written. The WGSL mirror guards (base − x)
+//! arithmetic, so the CPU engine computes what is written. The kernel guards (base − x)
 //! against the reassociation a shader compiler may do (`Kernel::update`).
 
-use super::{Block, Stage};
+use super::block::Block;
+use super::ops::Vector;
 use crate::float::Real;
-use crate::system::System;
-
-/// The vectors of a `Block` an update reads or writes (the fields of the same names).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Vector {
-    Q,
-    P,
-    Q0,
-    P0,
-    Dq,
-    Dp,
-    AccQ,
-    AccP,
-}
-
-impl Vector {
-    /// Whether the vector holds q values (q, q0), whose updates carry `eq` (else `ep`).
-    fn is_q(self) -> bool {
-        matches!(self, Vector::Q | Vector::Q0)
-    }
-}
 
 impl<T: Real> Block<T> {
-    fn vector(&self, v: Vector) -> &[T] {
-        match v {
-            Vector::Q => &self.q,
-            Vector::P => &self.p,
-            Vector::Q0 => &self.q0,
-            Vector::P0 => &self.p0,
-            Vector::Dq => &self.dq,
-            Vector::Dp => &self.dp,
-            Vector::AccQ => &self.acc_q,
-            Vector::AccP => &self.acc_p,
-        }
-    }
-
-    fn vector_mut(&mut self, v: Vector) -> &mut Vec<T> {
-        match v {
-            Vector::Q => &mut self.q,
-            Vector::P => &mut self.p,
-            Vector::Q0 => &mut self.q0,
-            Vector::P0 => &mut self.p0,
-            Vector::Dq => &mut self.dq,
-            Vector::Dp => &mut self.dp,
-            Vector::AccQ => &mut self.acc_q,
-            Vector::AccP => &mut self.acc_p,
-        }
-    }
-
     /// dst ← base + c·g for every component (dst may be base: an in-place update). `dst` is q,
     /// p, q0 or p0, and `base` owns the current carried error of its kind (see the module
     /// documentation); compensated when the block is.
@@ -120,28 +74,6 @@ impl<T: Real> Block<T> {
             } else {
                 self.ep = e;
             }
-        }
-    }
-
-    /// After an implicit stage of the symplectic Euler / Verlet kernels has been solved with
-    /// plain sweeps x = base + c·g: repeat the last sweep's sum compensated, so the stage's
-    /// result carries its rounding error. After exact sweeps (`iterated` false) the last sweep's
-    /// gradient is still in dq / dp; after an iteration it is evaluated again at the solution,
-    /// since points leave the iteration at different sweeps (and the GPU's threads leave the
-    /// loop, while the CPU block keeps evaluating every point). Plain blocks keep the solved
-    /// value as it is.
-    pub fn finish_stage(&mut self, system: &System, stage: Stage, c: T, iterated: bool) {
-        if !self.compensated {
-            return;
-        }
-        if iterated {
-            self.stage_gradients(system, stage);
-        }
-        if matches!(stage, Stage::Drift | Stage::Midpoint) {
-            self.update(Vector::Q, Vector::Q0, c, Vector::Dp);
-        }
-        if matches!(stage, Stage::Kick | Stage::Midpoint) {
-            self.update(Vector::P, Vector::P0, -c, Vector::Dq);
         }
     }
 }

@@ -1,13 +1,10 @@
 //! Composition methods: a symmetric second-order base step S (velocity Verlet) applied as
 //! S(w_1 h) ∘ … ∘ S(w_s h). The methods are data (a `Composition`: description and weights),
-//! not code: the CPU loop below and the WGSL generator (`wgsl`) both walk the same list. A new
+//! not code: the step below walks the list on either engine. A new
 //! composition is one const here and one line in `methods!` (`method/mod.rs`).
 
-use super::verlet::Verlet;
-use super::wgsl::Kernel;
-use super::{Block, MethodInfo, Scheme, Solver};
-use crate::float::Real;
-use crate::system::System;
+use super::verlet::verlet;
+use super::{MethodInfo, Ops, Scheme};
 
 /// A composition method: its description and its weights w_1 … w_s (they sum to 1).
 #[derive(Debug, Clone, Copy)]
@@ -74,26 +71,13 @@ impl Scheme for Composition {
     }
 
     #[inline]
-    fn step<T: Real>(&self, system: &System, b: &mut Block<T>, h: T) {
+    fn step<O: Ops>(&self, o: &mut O) {
+        let h = o.h();
         for &w in self.weights {
-            Verlet.step(system, b, T::from_f64(w) * h);
+            let w = o.lit(w);
+            let h_w = o.mul(w, h);
+            verlet(o, h_w);
         }
-    }
-
-    /// The WGSL mirror of `step`: the same weights, as literals of the kernel's precision, each stage a Verlet
-    /// `wgsl` in its own scope.
-    fn wgsl(&self, k: &mut Kernel, h: &str) {
-        for &w in self.weights {
-            k.block(|k| {
-                k.let_("h_w", &format!("{} * {h}", k.lit(w)));
-                Verlet.wgsl(k, "h_w");
-            });
-        }
-    }
-
-    /// One Verlet step per weight.
-    fn evals_per_step(&self, sweeps: u64, solver: Solver) -> u64 {
-        self.weights.len() as u64 * Verlet.evals_per_step(sweeps, solver)
     }
 }
 

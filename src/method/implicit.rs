@@ -1,5 +1,6 @@
 //! The implicit stages of the symplectic Euler and Störmer–Verlet kernels, and the settings of
-//! their fixed-point solver. WGSL mirror: `Kernel::solve` (`method::wgsl`).
+//! their fixed-point solver (`Ops::solve`; the kernel's loop: `Kernel::solve_iterated`,
+//! `method::wgsl`).
 //!
 //! For a general H the stages are implicit, e.g. the kick P = base − c ∂qH(q, P). They are
 //! solved by fixed-point (Jacobi) iteration from the current value. A system declares in
@@ -15,9 +16,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::Block;
+use super::block::{Block, Cpu};
+use super::ops::Ops;
 use crate::float::Real;
-use crate::system::System;
 
 /// Settings of the fixed-point solver (`--implicit-tol`, `--implicit-max-iter`).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -73,14 +74,6 @@ fn sweep<T: Real>(
     }
 }
 
-/// x ← base + c·g, elementwise (one exact sweep).
-#[inline(always)]
-fn base_plus<T: Real>(x: &mut [T], base: &[T], c: T, g: &[T]) {
-    for ((xi, &bi), &gi) in x.iter_mut().zip(base).zip(g) {
-        *xi = bi + c * gi;
-    }
-}
-
 /// Which stage `solve` runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Stage {
@@ -92,21 +85,20 @@ pub enum Stage {
     Midpoint,
 }
 
-impl<T: Real> Block<T> {
-    /// Solve an implicit stage for every point of the block, starting from the current q, p;
-    /// the caller has put the stage's base value in q0 / p0. `sweeps`: a fixed number of sweeps
-    /// that solves the stage exactly (no tolerance), or `None` to iterate to the tolerance.
-    pub fn solve(&mut self, system: &System, stage: Stage, c: T, sweeps: Option<u32>) {
-        if let Some(s) = sweeps {
-            return self.solve_exact(system, stage, c, s);
-        }
-        let tol = T::from_f64(self.solver.tol);
-        self.active.fill(true);
-        for _ in 0..self.solver.max_iter {
-            self.conv.fill(true);
-            self.sweep_stage(system, stage, c, tol);
+impl<T: Real> Cpu<'_, T> {
+    /// Solve an implicit stage for every point of the block by Jacobi sweeps from the current
+    /// q, p (base values in q0 / p0) until every point has converged or `max_iter` sweeps
+    /// (`Ops::solve_iterated`). Converged points keep their value; every point's gradients
+    /// are evaluated at each sweep (the block's loops run over all points).
+    pub(crate) fn solve_to_tolerance(&mut self, stage: Stage, c: T) {
+        let tol = T::from_f64(self.b.solver.tol);
+        self.b.active.fill(true);
+        for _ in 0..self.b.solver.max_iter {
+            self.b.conv.fill(true);
+            self.stage_gradients(stage);
+            self.b.sweep_stage(stage, c, tol);
             let mut any = false;
-            for (a, &ok) in self.active.iter_mut().zip(&self.conv) {
+            for (a, &ok) in self.b.active.iter_mut().zip(&self.b.conv) {
                 *a &= !ok;
                 any |= *a;
             }
@@ -114,110 +106,43 @@ impl<T: Real> Block<T> {
                 return;
             }
         }
-        for (u, &a) in self.unconverged.iter_mut().zip(&self.active) {
+        for (u, &a) in self.b.unconverged.iter_mut().zip(&self.b.active) {
             *u += a as u32;
         }
     }
+}
 
-    /// The gradients a sweep of `stage` takes: ∂H/∂q for a kick, ∂H/∂p for a drift, both for
-    /// the midpoint.
-    pub(crate) fn stage_gradients(&mut self, system: &System, stage: Stage) {
-        if stage != Stage::Drift {
-            self.grad_q(system);
-        }
-        if stage != Stage::Kick {
-            self.grad_p(system);
-        }
-    }
-
-    /// One Jacobi sweep x ← base + c·g of the stage over the active points; a point whose
-    /// primal components moved by more than the tolerance is marked unconverged in `conv`.
-    fn sweep_stage(&mut self, system: &System, stage: Stage, c: T, tol: T) {
+impl<T: Real> Block<T> {
+    /// One Jacobi sweep x ← base + c·g of the stage over the active points, with the
+    /// gradients already in dq / dp; a point whose primal components moved by more than the
+    /// tolerance is marked unconverged in `conv`.
+    fn sweep_stage(&mut self, stage: Stage, c: T, tol: T) {
         let (n, d) = (self.n, self.d);
-        self.stage_gradients(system, stage);
-        match stage {
-            Stage::Kick => {
-                sweep(
-                    n,
-                    d,
-                    &mut self.p,
-                    &self.p0,
-                    &self.dq,
-                    -c,
-                    tol,
-                    &self.active,
-                    &mut self.conv,
-                );
-            }
-            Stage::Drift => {
-                sweep(
-                    n,
-                    d,
-                    &mut self.q,
-                    &self.q0,
-                    &self.dp,
-                    c,
-                    tol,
-                    &self.active,
-                    &mut self.conv,
-                );
-            }
-            Stage::Midpoint => {
-                sweep(
-                    n,
-                    d,
-                    &mut self.q,
-                    &self.q0,
-                    &self.dp,
-                    c,
-                    tol,
-                    &self.active,
-                    &mut self.conv,
-                );
-                sweep(
-                    n,
-                    d,
-                    &mut self.p,
-                    &self.p0,
-                    &self.dq,
-                    -c,
-                    tol,
-                    &self.active,
-                    &mut self.conv,
-                );
-            }
+        if stage != Stage::Kick {
+            sweep(
+                n,
+                d,
+                &mut self.q,
+                &self.q0,
+                &self.dp,
+                c,
+                tol,
+                &self.active,
+                &mut self.conv,
+            );
         }
-    }
-
-    /// `sweeps` plain sweeps x ← base + c·g with no convergence bookkeeping: the stage is
-    /// solved exactly by that many (the system's `SystemInfo::sweeps`). Same arithmetic as the
-    /// iterating path, which for an exact stage would only have added tests that never fire.
-    fn solve_exact(&mut self, system: &System, stage: Stage, c: T, sweeps: u32) {
-        for _ in 0..sweeps {
-            match stage {
-                Stage::Kick => {
-                    self.grad_q(system);
-                    base_plus(&mut self.p, &self.p0, -c, &self.dq);
-                }
-                Stage::Drift => {
-                    self.grad_p(system);
-                    base_plus(&mut self.q, &self.q0, c, &self.dp);
-                }
-                Stage::Midpoint => {
-                    self.grad_q(system);
-                    self.grad_p(system);
-                    base_plus(&mut self.q, &self.q0, c, &self.dp);
-                    base_plus(&mut self.p, &self.p0, -c, &self.dq);
-                }
-            }
+        if stage != Stage::Drift {
+            sweep(
+                n,
+                d,
+                &mut self.p,
+                &self.p0,
+                &self.dq,
+                -c,
+                tol,
+                &self.active,
+                &mut self.conv,
+            );
         }
-    }
-
-    /// The symplectic Euler / Verlet stages: exact sweeps where the system allows them, the
-    /// result's sum compensated when the block is (`Block::finish_stage`).
-    pub fn solve_stage(&mut self, system: &System, stage: Stage, c: T) {
-        let sweeps = system.sweeps();
-        self.solve(system, stage, c, sweeps);
-        self.finish_stage(system, stage, c, sweeps.is_none());
     }
 }

@@ -1,26 +1,23 @@
 //! How methods are registered: the `Scheme` trait every method's descriptor implements (a
 //! unit struct in the method's own file, or a data const such as a `Composition` or a
 //! `Splitting`), and the `methods!` macro that, from one line per method, generates the
-//! `Method` enum, `ALL` and the dispatch of `info`, `step`, `wgsl`, the evaluation count and
-//! the separability requirement, so that no list of methods can fall out of step with another.
+//! `Method` enum, `ALL` and the dispatch of `info`, the step, its prologue and the
+//! separability requirement, so that no list of methods can fall out of step with another.
 
-use super::wgsl::Kernel;
-use super::{Block, MethodInfo, Solver};
-use crate::float::Real;
-use crate::system::System;
+use super::ops::Ops;
+use super::MethodInfo;
 
-/// One integrator: its description, its CPU step and, beside it, the step's WGSL mirror.
+/// One integrator: its description and its step, written once over the operations interface
+/// (`method::ops`) that the CPU engine runs on a block and the WGSL generator lowers to the
+/// kernel.
 pub trait Scheme {
     /// Name, order, symplecticity and summary (`phaseflow list`, `--method`).
     fn info(&self) -> MethodInfo;
-    /// One step of size h for every point of the block (the CPU reference).
-    fn step<T: Real>(&self, system: &System, b: &mut Block<T>, h: T);
-    /// Write one step of size `h` (a WGSL expression naming the step size) into the kernel:
-    /// the same calls as `step`, in the same order.
-    fn wgsl(&self, k: &mut Kernel, h: &str);
-    /// Gradient evaluations (∂H/∂q or ∂H/∂p) one step takes at most, when a solved implicit
-    /// stage takes at most `sweeps` of them (the system's exact count, or the solver's cap).
-    fn evals_per_step(&self, sweeps: u64, solver: Solver) -> u64;
+    /// Statements run once before a run of steps (a GPU dispatch, a CPU block's steps), for
+    /// what a step takes over from the previous one (the last force of a kick–drift method).
+    fn prologue<O: Ops>(&self, _o: &mut O) {}
+    /// One step of size `o.h()`.
+    fn step<O: Ops>(&self, o: &mut O);
     /// Whether the method serves only separable H = T(p) + V(q) (`Method::check_system`).
     fn needs_separable(&self) -> bool {
         false
@@ -49,26 +46,19 @@ macro_rules! methods {
                 }
             }
 
-            /// One step of size h for every point of the block.
+            /// `Scheme::prologue` of the method's descriptor.
             #[inline]
-            pub fn step<T: Real>(self, system: &System, b: &mut Block<T>, h: T) {
+            pub fn prologue<O: Ops>(self, o: &mut O) {
                 match self {
-                    $(Method::$variant => $scheme.step(system, b, h),)+
+                    $(Method::$variant => $scheme.prologue(o),)+
                 }
             }
 
-            /// Write one step of size `h` (a WGSL expression naming the step size) into the
-            /// kernel: the mirror of `step` (`Scheme::wgsl`).
-            pub fn wgsl(self, k: &mut wgsl::Kernel, h: &str) {
+            /// One step (`Scheme::step`) on any engine's operations.
+            #[inline]
+            pub fn step<O: Ops>(self, o: &mut O) {
                 match self {
-                    $(Method::$variant => $scheme.wgsl(k, h),)+
-                }
-            }
-
-            /// `Scheme::evals_per_step` of the method's descriptor.
-            fn scheme_evals_per_step(self, sweeps: u64, solver: Solver) -> u64 {
-                match self {
-                    $(Method::$variant => $scheme.evals_per_step(sweeps, solver),)+
+                    $(Method::$variant => $scheme.step(o),)+
                 }
             }
 

@@ -1,20 +1,10 @@
 //! Splitting methods for separable H given as a list of kicks (p −= b h ∇V) and drifts
 //! (q += a h M⁻¹p). Blanes–Moan 2002 SRKN6b (order 4) is the first; its coefficient list is
-//! mirrored symmetrically. The CPU loop and the WGSL generator (`wgsl`) below walk the same list.
+//! mirrored symmetrically. The step below walks the list on either engine.
 //! A new splitting is one const here (a `Splitting`) and one line in `methods!` (`method/mod.rs`).
 
-use super::wgsl::Kernel;
-use super::{Block, MethodInfo, Scheme, Solver, Vector};
-use crate::float::Real;
-use crate::system::System;
-
-#[derive(Debug, Clone, Copy)]
-pub enum Substep {
-    Kick(f64),
-    Drift(f64),
-}
-
-use Substep::{Drift, Kick};
+use super::tableau::Substep::{self, Drift, Kick};
+use super::{MethodInfo, Ops, Scheme, Vector::*};
 
 const B1: f64 = 0.0829844064174052;
 const B2: f64 = 0.396309801498368;
@@ -62,45 +52,25 @@ impl Scheme for Splitting {
     }
 
     #[inline]
-    fn step<T: Real>(&self, system: &System, b: &mut Block<T>, h: T) {
+    fn step<O: Ops>(&self, o: &mut O) {
+        let h = o.h();
         for s in self.substeps {
             match *s {
                 Kick(c) => {
-                    let c_h = T::from_f64(c) * h;
-                    b.grad_q(system);
-                    b.update(Vector::P, Vector::P, -c_h, Vector::Dq);
+                    let c = o.lit(c);
+                    let c_h = o.mul(c, h);
+                    o.grad_q();
+                    let minus = o.neg(c_h);
+                    o.update(P, P, minus, Dq);
                 }
                 Drift(c) => {
-                    let c_h = T::from_f64(c) * h;
-                    b.grad_p(system);
-                    b.update(Vector::Q, Vector::Q, c_h, Vector::Dp);
+                    let c = o.lit(c);
+                    let c_h = o.mul(c, h);
+                    o.grad_p();
+                    o.update(Q, Q, c_h, Dp);
                 }
             }
         }
-    }
-
-    /// The WGSL mirror of `step`: the same kicks and drifts, coefficients as literals of the kernel's precision,
-    /// each in its own scope.
-    fn wgsl(&self, k: &mut Kernel, h: &str) {
-        for s in self.substeps {
-            k.block(|k| match *s {
-                Kick(c) => {
-                    k.let_("c_h", &format!("{} * {h}", k.lit(c)));
-                    k.grad_q();
-                    k.update("p", "p", "(-c_h)", "dq");
-                }
-                Drift(c) => {
-                    k.let_("c_h", &format!("{} * {h}", k.lit(c)));
-                    k.grad_p();
-                    k.update("q", "q", "c_h", "dp");
-                }
-            });
-        }
-    }
-
-    /// One explicit evaluation per kick or drift.
-    fn evals_per_step(&self, _sweeps: u64, _solver: Solver) -> u64 {
-        self.substeps.len() as u64
     }
 
     /// A kick or drift is explicit only for H = T(p) + V(q).

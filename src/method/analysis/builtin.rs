@@ -2,7 +2,7 @@
 //! built-in's code computes on any H it serves (the tests step both on a non-separable H and
 //! compare), so `list` can give the built-ins the same verdicts as method files.
 
-use crate::method::tableau::{Family, Substep, Tableau};
+use crate::method::tableau::{Family, Tableau};
 use crate::method::{composition, splitting, verlet, Method};
 
 /// A Butcher tableau with c the row sums of a.
@@ -73,16 +73,7 @@ pub fn family_of(method: Method) -> Option<Family> {
         Method::Yoshida4 => over_verlet(composition::YOSHIDA4.weights),
         Method::Suzuki4 => over_verlet(composition::SUZUKI4.weights),
         Method::Yoshida6 => over_verlet(composition::YOSHIDA6.weights),
-        Method::BlanesMoan4 => Family::Splitting(
-            splitting::BLANES_MOAN4
-                .substeps
-                .iter()
-                .map(|s| match *s {
-                    splitting::Substep::Kick(c) => Substep::Kick(c),
-                    splitting::Substep::Drift(c) => Substep::Drift(c),
-                })
-                .collect(),
-        ),
+        Method::BlanesMoan4 => Family::Splitting(splitting::BLANES_MOAN4.substeps.to_vec()),
         Method::Variational => return None,
     })
 }

@@ -27,6 +27,7 @@ pub mod composition;
 pub mod euler;
 pub mod implicit;
 pub mod implicit_midpoint;
+pub mod kick_drift;
 pub mod ops;
 pub mod position_verlet;
 #[macro_use]

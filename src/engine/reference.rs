@@ -8,7 +8,9 @@
 //! speed guard (`tests/speed.rs`, `bench --min-ratio`) fails when the CPU engine's ratio drops.
 //!
 //! It covers the one-degree-of-freedom separable systems with a closed-form force (pendulum,
-//! oscillator) and the explicit methods built from kicks and drifts, plus RK4; `new` returns
+//! oscillator) and the explicit methods built from kicks and drifts, plus RK4; Verlet and its
+//! compositions keep each point's force from one step to the next, as molecular-dynamics
+//! codes do (one force per drift); `new` returns
 //! `None` for anything else. Its results agree with the engines' only to rounding (libm's sine
 //! is not `sin_poly`), which `bench` reports as a deviation, not as a check.
 
@@ -68,27 +70,63 @@ impl<T: Real> ReferenceEngine<T> {
     }
 }
 
-/// Velocity Verlet on one point.
-#[inline(always)]
-fn verlet<T: Real>(f: &impl Fn(T) -> T, v: &impl Fn(T) -> T, q: &mut T, p: &mut T, h: T) {
-    *p -= T::HALF * h * f(*q);
-    *q += h * v(*p);
-    *p -= T::HALF * h * f(*q);
+/// The kick–drift form of Verlet and its compositions as a careful user writes it: the force
+/// of each point kept from one step to the next, so a stage costs one force and one velocity.
+/// Kick coefficients (times h) k_0 … k_s and drift coefficients d_1 … d_s of one step: for
+/// weights w_j, k_0 = w_1/2, k_j = (w_j + w_{j+1})/2, k_s = w_s/2, d_j = w_j.
+struct KickDrift<T> {
+    kicks: Vec<T>,
+    drifts: Vec<T>,
+}
+
+impl<T: Real> KickDrift<T> {
+    fn new(weights: &[f64], h: T) -> Self {
+        let s = weights.len();
+        let kick = |j: usize| {
+            let before = if j > 0 { weights[j - 1] } else { 0.0 };
+            let after = if j < s { weights[j] } else { 0.0 };
+            T::from_f64(0.5 * before + 0.5 * after) * h
+        };
+        KickDrift {
+            kicks: (0..=s).map(kick).collect(),
+            drifts: weights.iter().map(|&w| T::from_f64(w) * h).collect(),
+        }
+    }
+
+    /// One step of one point whose force at q is `f` (updated to the force at the new q).
+    #[inline(always)]
+    fn step(&self, force: &impl Fn(T) -> T, v: &impl Fn(T) -> T, q: &mut T, p: &mut T, f: &mut T) {
+        *p -= self.kicks[0] * *f;
+        for (&d, &k) in self.drifts.iter().zip(&self.kicks[1..]) {
+            *q += d * v(*p);
+            *f = force(*q);
+            *p -= k * *f;
+        }
+    }
 }
 
 /// Every point advanced one step of `method` (steps outer, points inner, like numpy): the
-/// method is chosen once, and each arm is its own plain loop over the points.
+/// method is chosen once, and each arm is its own plain loop over the points. `fs` holds each
+/// point's force at its q for the kick–drift methods, from one step to the next.
+#[allow(clippy::too_many_arguments)]
 fn step_all<T: Real>(
     method: Method,
     f: impl Fn(T) -> T,
     v: impl Fn(T) -> T,
     qs: &mut [T],
     ps: &mut [T],
+    fs: &mut [T],
+    kd: Option<&KickDrift<T>>,
     h: T,
 ) {
     let two = T::ONE + T::ONE;
     let sixth = T::ONE / (two * (T::ONE + two));
     let points = qs.iter_mut().zip(ps.iter_mut());
+    if let Some(kd) = kd {
+        return points
+            .zip(fs.iter_mut())
+            .for_each(|((q, p), fq)| kd.step(&f, &v, q, p, fq));
+    }
     match method {
         Method::Euler => points.for_each(|(q, p)| {
             let (dq, dp) = (v(*p), f(*q));
@@ -103,7 +141,6 @@ fn step_all<T: Real>(
             *q += h * v(*p);
             *p -= h * f(*q);
         }),
-        Method::Verlet => points.for_each(|(q, p)| verlet(&f, &v, q, p, h)),
         Method::PositionVerlet => points.for_each(|(q, p)| {
             *q += T::HALF * h * v(*p);
             *p -= h * f(*q);
@@ -118,19 +155,18 @@ fn step_all<T: Real>(
             *q = q0 + h * sixth * (k1q + two * k2q + two * k3q + k4q);
             *p = p0 + h * sixth * (k1p + two * k2p + two * k3p + k4p);
         }),
-        Method::Yoshida4 | Method::Suzuki4 | Method::Yoshida6 => {
-            let weights = match method {
-                Method::Yoshida4 => composition::YOSHIDA4.weights,
-                Method::Suzuki4 => composition::SUZUKI4.weights,
-                _ => composition::YOSHIDA6.weights,
-            };
-            points.for_each(|(q, p)| {
-                for &w in weights {
-                    verlet(&f, &v, q, p, T::from_f64(w) * h);
-                }
-            })
-        }
         _ => unreachable!("ReferenceEngine::new accepts only the methods above"),
+    }
+}
+
+/// The weights of the kick–drift methods the reference covers (Verlet: one).
+fn kick_drift_weights(method: Method) -> Option<&'static [f64]> {
+    match method {
+        Method::Verlet => Some(&[1.0]),
+        Method::Yoshida4 => Some(composition::YOSHIDA4.weights),
+        Method::Suzuki4 => Some(composition::SUZUKI4.weights),
+        Method::Yoshida6 => Some(composition::YOSHIDA6.weights),
+        _ => None,
     }
 }
 
@@ -143,15 +179,22 @@ impl<T: Real> Engine<T> for ReferenceEngine<T> {
         let (h, inv_mass) = (self.h, self.inv_mass);
         let v = move |p: T| p * inv_mass;
         let (qs, ps) = (&mut self.state.q, &mut self.state.p);
-        for _ in 0..steps {
-            match self.force {
-                Force::Pendulum(c) => {
-                    let c = T::from_f64(c);
-                    step_all(self.method, |q: T| c * q.libm_sin(), v, qs, ps, h)
+        let kd = kick_drift_weights(self.method).map(|w| KickDrift::new(w, h));
+        match self.force {
+            Force::Pendulum(c) => {
+                let c = T::from_f64(c);
+                let f = |q: T| c * q.libm_sin();
+                let mut fs: Vec<T> = qs.iter().map(|&q| f(q)).collect();
+                for _ in 0..steps {
+                    step_all(self.method, f, v, qs, ps, &mut fs, kd.as_ref(), h)
                 }
-                Force::Spring(k) => {
-                    let k = T::from_f64(k);
-                    step_all(self.method, |q: T| k * q, v, qs, ps, h)
+            }
+            Force::Spring(k) => {
+                let k = T::from_f64(k);
+                let f = |q: T| k * q;
+                let mut fs: Vec<T> = qs.iter().map(|&q| f(q)).collect();
+                for _ in 0..steps {
+                    step_all(self.method, f, v, qs, ps, &mut fs, kd.as_ref(), h)
                 }
             }
         }

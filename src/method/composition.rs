@@ -4,7 +4,7 @@
 //! composition is one const here and one line in `methods!` (`method/mod.rs`).
 
 use super::verlet::verlet;
-use super::{MethodInfo, Ops, Scheme};
+use super::{kick_drift, MethodInfo, Ops, Scheme};
 
 /// A composition method: its description and its weights w_1 … w_s (they sum to 1).
 #[derive(Debug, Clone, Copy)]
@@ -70,8 +70,22 @@ impl Scheme for Composition {
         self.info
     }
 
+    /// With explicit kicks, the force the first half kick takes over (`kick_drift`).
+    #[inline]
+    fn prologue<O: Ops>(&self, o: &mut O) {
+        let carries = o.explicit_kicks();
+        kick_drift::prologue(o, carries);
+    }
+
+    /// With explicit kicks, the stages' kicks and drifts as one sequence, each stage's closing
+    /// half kick fused with the next one's opening half kick, the force carried from step to
+    /// step (`kick_drift`); otherwise one implicit Verlet step per weight.
     #[inline]
     fn step<O: Ops>(&self, o: &mut O) {
+        if o.explicit_kicks() {
+            let substeps = self.weights.iter().flat_map(|&w| kick_drift::verlet(w));
+            return kick_drift::step(o, true, substeps);
+        }
         let h = o.h();
         for &w in self.weights {
             let w = o.lit(w);

@@ -29,6 +29,7 @@ pub mod euler;
 pub mod file;
 pub mod implicit;
 pub mod implicit_midpoint;
+pub mod kick_drift;
 pub mod ops;
 pub mod position_verlet;
 #[macro_use]

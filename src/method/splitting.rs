@@ -1,10 +1,11 @@
 //! Splitting methods for separable H given as a list of kicks (p −= b h ∇V) and drifts
 //! (q += a h M⁻¹p). Blanes–Moan 2002 SRKN6b (order 4) is the first; its coefficient list is
-//! mirrored symmetrically. The step below walks the list on either engine.
+//! mirrored symmetrically. The step runs the list as an explicit kick–drift sequence
+//! (`method::kick_drift`: adjacent substeps of a kind fused, the last kick's force carried).
 //! A new splitting is one const here (a `Splitting`) and one line in `methods!` (`method/mod.rs`).
 
 use super::tableau::Substep::{self, Drift, Kick};
-use super::{MethodInfo, Ops, Scheme, Vector::*};
+use super::{kick_drift, MethodInfo, Ops, Scheme};
 
 const B1: f64 = 0.0829844064174052;
 const B2: f64 = 0.396309801498368;
@@ -46,31 +47,31 @@ pub const BLANES_MOAN4: Splitting = Splitting {
     ],
 };
 
+impl Splitting {
+    /// Whether the last kick's force is the next step's first (`kick_drift::carries`).
+    fn carries(&self) -> bool {
+        kick_drift::carries(
+            self.substeps.first().copied(),
+            self.substeps.last().copied(),
+        )
+    }
+}
+
 impl Scheme for Splitting {
     fn info(&self) -> MethodInfo {
         self.info
     }
 
+    /// Where the sequence starts and ends with a kick, the force the first kick takes over
+    /// (`kick_drift`).
+    #[inline]
+    fn prologue<O: Ops>(&self, o: &mut O) {
+        kick_drift::prologue(o, self.carries());
+    }
+
     #[inline]
     fn step<O: Ops>(&self, o: &mut O) {
-        let h = o.h();
-        for s in self.substeps {
-            match *s {
-                Kick(c) => {
-                    let c = o.lit(c);
-                    let c_h = o.mul(c, h);
-                    o.grad_q();
-                    let minus = o.neg(c_h);
-                    o.update(P, P, minus, Dq);
-                }
-                Drift(c) => {
-                    let c = o.lit(c);
-                    let c_h = o.mul(c, h);
-                    o.grad_p();
-                    o.update(Q, Q, c_h, Dp);
-                }
-            }
-        }
+        kick_drift::step(o, self.carries(), self.substeps.iter().copied());
     }
 
     /// A kick or drift is explicit only for H = T(p) + V(q).

@@ -1,9 +1,10 @@
 //! Störmer–Verlet A / velocity Verlet (kick–drift–kick), PHYSICS.md §1:
 //! p½ = p − (h/2) ∂qH(q, p½); q+ = q + (h/2)[∂pH(q, p½) + ∂pH(q+, p½)]; p+ = p½ − (h/2) ∂qH(q+, p½).
 //! The first two stages are implicit unless H is separable (`method::implicit`); for separable
-//! H they are the explicit half kick and full drift. Also the base step of the compositions.
+//! H the step is the explicit half kick, drift, half kick, whose last force is the next step's
+//! first (`method::kick_drift`). Also the base step of the compositions.
 
-use super::{MethodInfo, Ops, Scheme, Stage, Vector::*};
+use super::{kick_drift, MethodInfo, Ops, Scheme, Stage, Vector::*};
 
 pub const INFO: MethodInfo = MethodInfo {
     name: "verlet",
@@ -15,7 +16,8 @@ pub const INFO: MethodInfo = MethodInfo {
 /// The method's descriptor, listed in `methods!` (`method/mod.rs`).
 pub struct Verlet;
 
-/// One Verlet step of size `h` (a scalar of `o`): also the compositions' stage.
+/// One Verlet step of size `h` (a scalar of `o`) with implicit stages: also the compositions'
+/// stage where H is not separable.
 #[inline]
 pub(crate) fn verlet<O: Ops>(o: &mut O, h: O::S) {
     let half = o.lit(0.5);
@@ -35,8 +37,20 @@ impl Scheme for Verlet {
         INFO
     }
 
+    /// With explicit kicks, the force the first half kick takes over (`kick_drift`).
+    #[inline]
+    fn prologue<O: Ops>(&self, o: &mut O) {
+        let carries = o.explicit_kicks();
+        kick_drift::prologue(o, carries);
+    }
+
+    /// With explicit kicks, half kick, drift, half kick with the force carried from step to
+    /// step (`kick_drift`); otherwise the implicit stages.
     #[inline]
     fn step<O: Ops>(&self, o: &mut O) {
+        if o.explicit_kicks() {
+            return kick_drift::step(o, true, kick_drift::verlet(1.0).into_iter());
+        }
         let h = o.h();
         verlet(o, h);
     }

@@ -26,6 +26,7 @@ pub mod block;
 pub mod compensated;
 pub mod composition;
 pub mod euler;
+pub mod family;
 pub mod file;
 pub mod implicit;
 pub mod implicit_midpoint;
@@ -76,6 +77,18 @@ methods! {
     Variational => variational::Variational,
 }
 
+/// Every method usable by name: the built-ins (`ALL`), then the shipped method files
+/// (`methods/*.toml`, by file name).
+pub fn all() -> &'static [Method] {
+    static ALL_METHODS: std::sync::OnceLock<Vec<Method>> = std::sync::OnceLock::new();
+    ALL_METHODS.get_or_init(|| {
+        ALL.iter()
+            .copied()
+            .chain(file::shipped().iter().map(Method::Data))
+            .collect()
+    })
+}
+
 /// Which partial derivative of H `Ops::partial` evaluates.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Partial {
@@ -91,17 +104,25 @@ pub fn explicit_kicks(system: &System) -> bool {
 
 impl Method {
     pub fn name(self) -> &'static str {
-        self.info().name
+        match self {
+            // Without the analysis `info` runs for a method given as data.
+            Method::Data(d) => &d.name,
+            _ => self.info().name,
+        }
     }
 
+    /// The method called `name`: a built-in, a shipped method file, or a method file this
+    /// process has loaded (`from_file`, `from_source`).
     pub fn from_name(name: &str) -> Result<Method> {
         ALL.iter()
             .copied()
             .find(|m| m.name() == name)
+            .or_else(|| file::shipped_by_name(name).map(Method::Data))
+            .or_else(|| family::loaded_by_name(name))
             .ok_or_else(|| {
-                let names: Vec<&str> = ALL.iter().map(|m| m.name()).collect();
+                let names: Vec<&str> = all().iter().map(|m| m.name()).collect();
                 input_err!(
-                    "--method {name}: unknown method (known: {})",
+                    "--method {name}: unknown method (known: {}; or your own with --method-file FILE.toml)",
                     names.join(", ")
                 )
             })
@@ -111,6 +132,12 @@ impl Method {
     /// symplectic Euler / Verlet stages become implicit, and the compositions build on
     /// Verlet) except the kick–drift splittings, which need H = T(p) + V(q).
     pub fn check_system(self, system: &System) -> Result<()> {
+        if let Method::Data(d) = self {
+            return Err(input_err!(
+                "--method {}: methods given as data are not yet runnable; use a built-in method (`phaseflow list`)",
+                d.name
+            ));
+        }
         let variational = self == Method::Variational;
         if variational && !system.variational() {
             return Err(input_err!(

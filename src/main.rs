@@ -10,7 +10,7 @@ use phaseflow::cli::{Cli, Command, MergeArgs, PlotArgs, StudyArgs};
 use phaseflow::cluster::Peers;
 use phaseflow::config::{BenchConfig, OutputDir, RunJob, ValidateJob};
 use phaseflow::ensemble::KINDS;
-use phaseflow::method::ALL;
+use phaseflow::method::all;
 use phaseflow::output::write_csv;
 use phaseflow::system::CATALOGUE;
 use phaseflow::{gpu, note, run, study, Error};
@@ -348,7 +348,7 @@ fn cmd_list() -> Result<(), Error> {
         "  or your own: --hamiltonian EXPR (e.g. 'p^2/2 + 1 - cos(q)', names other than q, p, q1.., p1.. given with --param) or --system-file FILE.toml; see docs/your-own-hamiltonian.md"
     );
     out!("methods:");
-    for m in ALL {
+    for m in all() {
         let i = m.info();
         out!(
             "  {:<20} order {}  {:<14} {}",

@@ -26,6 +26,7 @@ pub mod block;
 pub mod compensated;
 pub mod composition;
 pub mod euler;
+pub mod family;
 pub mod file;
 pub mod implicit;
 pub mod implicit_midpoint;
@@ -77,6 +78,18 @@ methods! {
     Variational => variational::Variational,
 }
 
+/// Every method usable by name: the built-ins (`ALL`), then the shipped method files
+/// (`methods/*.toml`, by file name).
+pub fn all() -> &'static [Method] {
+    static ALL_METHODS: std::sync::OnceLock<Vec<Method>> = std::sync::OnceLock::new();
+    ALL_METHODS.get_or_init(|| {
+        ALL.iter()
+            .copied()
+            .chain(file::shipped().iter().map(Method::Data))
+            .collect()
+    })
+}
+
 /// Which partial derivative of H `Ops::partial` evaluates.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Partial {
@@ -92,17 +105,25 @@ pub fn explicit_kicks(system: &System) -> bool {
 
 impl Method {
     pub fn name(self) -> &'static str {
-        self.info().name
+        match self {
+            // Without the analysis `info` runs for a method given as data.
+            Method::Data(d) => &d.name,
+            _ => self.info().name,
+        }
     }
 
+    /// The method called `name`: a built-in, a shipped method file, or a method file this
+    /// process has loaded (`from_file`, `from_source`).
     pub fn from_name(name: &str) -> Result<Method> {
         ALL.iter()
             .copied()
             .find(|m| m.name() == name)
+            .or_else(|| file::shipped_by_name(name).map(Method::Data))
+            .or_else(|| family::loaded_by_name(name))
             .ok_or_else(|| {
-                let names: Vec<&str> = ALL.iter().map(|m| m.name()).collect();
+                let names: Vec<&str> = all().iter().map(|m| m.name()).collect();
                 input_err!(
-                    "--method {name}: unknown method (known: {})",
+                    "--method {name}: unknown method (known: {}; or your own with --method-file FILE.toml)",
                     names.join(", ")
                 )
             })
@@ -126,6 +147,9 @@ impl Method {
                 self.name(),
                 system.name()
             ));
+        }
+        if let Method::Data(d) = self {
+            return family::check_system(d, system);
         }
         if self.needs_separable() && !system.separable() {
             return Err(input_err!(

@@ -29,20 +29,25 @@ pub trait Scheme {
 /// order of `ALL` and of `phaseflow list`.
 macro_rules! methods {
     ($($variant:ident => $scheme:expr,)+) => {
-        /// Every integrator phaseflow knows, in the order of the `methods!` list (to add one,
-        /// see the module documentation).
-        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        /// Every integrator phaseflow knows: the built-ins, in the order of the `methods!` list
+        /// (to add one, see the module documentation), and methods given as data (a shipped
+        /// `methods/*.toml` or a user's method file, `Method::from_file`).
+        #[derive(Debug, Clone, Copy, PartialEq)]
         pub enum Method {
             $($variant,)+
+            /// A method given as data (`method::family` runs it), parsed once per process.
+            Data(&'static $crate::method::tableau::MethodDef),
         }
 
-        /// Every method, in the order of the `methods!` list.
+        /// The built-in methods, in the order of the `methods!` list (`all()` adds the shipped
+        /// method files).
         pub const ALL: &[Method] = &[$(Method::$variant,)+];
 
         impl Method {
             pub fn info(self) -> MethodInfo {
                 match self {
                     $(Method::$variant => $scheme.info(),)+
+                    Method::Data(d) => $crate::method::family::info(d),
                 }
             }
 
@@ -51,6 +56,7 @@ macro_rules! methods {
             pub fn prologue<O: Ops>(self, o: &mut O) {
                 match self {
                     $(Method::$variant => $scheme.prologue(o),)+
+                    Method::Data(d) => $crate::method::family::prologue(d, o),
                 }
             }
 
@@ -59,6 +65,7 @@ macro_rules! methods {
             pub fn step<O: Ops>(self, o: &mut O) {
                 match self {
                     $(Method::$variant => $scheme.step(o),)+
+                    Method::Data(d) => $crate::method::family::step(d, o),
                 }
             }
 
@@ -66,6 +73,7 @@ macro_rules! methods {
             fn needs_separable(self) -> bool {
                 match self {
                     $(Method::$variant => $scheme.needs_separable(),)+
+                    Method::Data(d) => $crate::method::family::needs_separable(d),
                 }
             }
         }

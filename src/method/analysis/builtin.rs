@@ -21,7 +21,7 @@ fn lobatto_iiib_2() -> Tableau {
     tableau(vec![vec![0.5, 0.0], vec![0.5, 0.0]], vec![0.5, 0.5])
 }
 
-/// The coefficients of a built-in method; `None` for the variational method, which is a
+/// The coefficients of a method (a built-in's, or a method file's as given); `None` for the variational method, which is a
 /// discrete Lagrangian map rather than a method of these families.
 pub fn family_of(method: Method) -> Option<Family> {
     let one = |a: f64| tableau(vec![vec![a]], vec![1.0]);
@@ -75,10 +75,12 @@ pub fn family_of(method: Method) -> Option<Family> {
         Method::Yoshida6 => over_verlet(composition::YOSHIDA6.weights),
         Method::BlanesMoan4 => Family::Splitting(splitting::BLANES_MOAN4.substeps.to_vec()),
         Method::Variational => return None,
+        Method::Data(d) => d.family.clone(),
     })
 }
 
-/// The coefficients of the built-in method named `name` (a resolver for `analyse`'s `base`).
+/// The coefficients of the method named `name` (`Method::from_name`: a built-in, shipped or
+/// loaded method; a resolver for `analyse`'s `base`).
 pub fn family(name: &str) -> Option<Family> {
     Method::from_name(name).ok().and_then(family_of)
 }

@@ -359,7 +359,7 @@ fn builtin_tableaus_match_their_code() {
         b.q.copy_from_slice(&q0);
         b.p.copy_from_slice(&p0);
         let h = 0.05;
-        m.step(&system, &mut b, h);
+        step_block(m, &system, &mut b, h, true);
         let (mut q, mut p) = (q0, p0);
         reference_step(&system, &family, &resolve, &mut q, &mut p, h);
         for k in 0..2 {
@@ -392,8 +392,8 @@ fn builtin_stability_ends_bound_their_steps() {
             let mut b = Block::<f64>::new(1, 1, 0);
             b.q[0] = 1.0;
             let mut most = 0.0f64;
-            for _ in 0..20_000 {
-                m.step(&system, &mut b, h);
+            for i in 0..20_000 {
+                step_block(m, &system, &mut b, h, i == 0);
                 most = most.max(b.q[0].hypot(b.p[0]));
             }
             most
@@ -416,4 +416,14 @@ fn a_nystrom_splitting_has_its_order_on_quadratic_kinetic_energy() {
     assert_eq!(v.order_nystrom, 6);
     assert!(v.order < 6);
     assert!(v.symplectic && v.symmetric && v.explicit);
+}
+
+/// One step of `m` on the CPU block `b`, after the method's prologue when it is the `first`
+/// of a run of steps (as the engine runs them).
+fn step_block(m: Method, system: &System, b: &mut Block<f64>, h: f64, first: bool) {
+    let mut ops = crate::method::Cpu { system, b, h };
+    if first {
+        m.prologue(&mut ops);
+    }
+    m.step(&mut ops);
 }

@@ -6,7 +6,8 @@
 //! # The format
 //!
 //! Every file has `name` (letters, digits, `-`, `_`, `.`, starting with a letter or digit; not
-//! a built-in or shipped method's name), `family`, and optionally `summary` (one line for
+//! a built-in's name, nor a shipped method's unless the file restates that method's coefficients
+//! exactly), `family`, and optionally `summary` (one line for
 //! `phaseflow list`) and `reference` (where the coefficients come from). The other fields
 //! depend on the family. A coefficient is a number or a string holding an exact expression:
 //! numbers, `+ - * / ^` (real exponents; a negative base only to an integer power), unary
@@ -111,13 +112,14 @@ mod embedded {
 
 /// Read a method file's text. `origin` is how messages name the file (its path). Refuses
 /// (`Error::Input`) malformed TOML, unknown or missing fields, inconsistent coefficients, and
-/// names that are unsafe in file names or taken by a built-in or a shipped method.
+/// names that are unsafe in file names or taken by a built-in or by a shipped method with other
+/// coefficients (a file restating a shipped method under its name, as the shipped file's text
+/// does, is that method).
 pub fn parse(text: &str, origin: &str) -> Result<MethodDef> {
     let def = parse_file(text, origin)?;
-    if let Some(taken) = shipped()
-        .iter()
-        .find(|m| m.name.eq_ignore_ascii_case(&def.name))
-    {
+    if let Some(taken) = shipped().iter().find(|m| {
+        m.name.eq_ignore_ascii_case(&def.name) && !(m.name == def.name && m.family == def.family)
+    }) {
         return Err(input_err!(
             "{origin}: name = {:?}: a shipped method is called {:?} (use it with --method {}); give this one another name",
             def.name,

@@ -121,6 +121,7 @@ impl<T: Real> Block<T> {
     }
 
     /// Allocate the stage slots `e` reads (a slot read before it is written holds zeros).
+    #[inline(always)]
     fn ensure_stages(&mut self, e: &Lin<T>) {
         for x in e.vectors() {
             if let Vector::Stage(_) = x {
@@ -132,7 +133,7 @@ impl<T: Real> Block<T> {
     /// dst ← e for every component: the hot forms (copy, x + c·g, x = −x) as single loops,
     /// any other form vector by vector through temporaries, each node one loop, which rounds
     /// as the kernel's per-component expression does.
-    #[inline]
+    #[inline(always)]
     pub fn assign(&mut self, dst: Vector, e: &Lin<T>) {
         self.ensure_stages(e);
         match *e.nodes() {
@@ -168,6 +169,7 @@ impl<T: Real> Block<T> {
 
     /// `assign` of any form: a stack of vectors (block vectors or temporaries), one loop per
     /// node; the result's buffer is swapped into dst.
+    #[inline(never)]
     fn assign_general(&mut self, dst: Vector, e: &Lin<T>) {
         let len = self.q.len();
         let mut scratch = std::mem::take(&mut self.scratch);

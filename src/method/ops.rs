@@ -54,7 +54,7 @@ pub enum Node<S> {
 
 /// Most nodes one `Lin` holds. A longer sum is assigned in pieces into a stage vector:
 /// ((a·x + b·y) + c·z) rounds the same in one statement or in two.
-pub const LIN_NODES: usize = 16;
+pub const LIN_NODES: usize = 8;
 
 /// A per-component linear combination of vectors with scalar coefficients, e.g.
 /// `v(Q0) + (v(Dq) * two - v(AccQ)) * h` for q0 + h·(2·dq − acc_q): built with `v`, `+`, `-`,
@@ -66,6 +66,7 @@ pub struct Lin<S> {
 }
 
 /// The vector `x` as a linear combination.
+#[inline(always)]
 pub fn v<S: Copy>(x: Vector) -> Lin<S> {
     let mut l = Lin {
         nodes: [Node::Add; LIN_NODES],
@@ -76,6 +77,7 @@ pub fn v<S: Copy>(x: Vector) -> Lin<S> {
 }
 
 impl<S: Copy> Lin<S> {
+    #[inline(always)]
     fn push(&mut self, n: Node<S>) {
         assert!(
             self.len < LIN_NODES,
@@ -85,6 +87,7 @@ impl<S: Copy> Lin<S> {
         self.len += 1;
     }
 
+    #[inline(always)]
     fn then(mut self, other: &Lin<S>, op: Node<S>) -> Self {
         for &n in other.nodes() {
             self.push(n);
@@ -94,6 +97,7 @@ impl<S: Copy> Lin<S> {
     }
 
     /// The nodes in postfix order.
+    #[inline(always)]
     pub fn nodes(&self) -> &[Node<S>] {
         &self.nodes[..self.len]
     }
@@ -104,6 +108,7 @@ impl<S: Copy> Lin<S> {
     }
 
     /// Every vector read, in order (with repeats).
+    #[inline(always)]
     pub fn vectors(&self) -> impl Iterator<Item = Vector> + '_ {
         self.nodes().iter().filter_map(|n| match n {
             Node::V(x) => Some(*x),
@@ -114,6 +119,7 @@ impl<S: Copy> Lin<S> {
 
 impl<S: Copy> std::ops::Add for Lin<S> {
     type Output = Lin<S>;
+    #[inline(always)]
     fn add(self, b: Lin<S>) -> Lin<S> {
         self.then(&b, Node::Add)
     }
@@ -121,6 +127,7 @@ impl<S: Copy> std::ops::Add for Lin<S> {
 
 impl<S: Copy> std::ops::Sub for Lin<S> {
     type Output = Lin<S>;
+    #[inline(always)]
     fn sub(self, b: Lin<S>) -> Lin<S> {
         self.then(&b, Node::Sub)
     }
@@ -128,6 +135,7 @@ impl<S: Copy> std::ops::Sub for Lin<S> {
 
 impl<S: Copy> std::ops::Neg for Lin<S> {
     type Output = Lin<S>;
+    #[inline(always)]
     fn neg(mut self) -> Lin<S> {
         self.push(Node::Neg);
         self
@@ -136,6 +144,7 @@ impl<S: Copy> std::ops::Neg for Lin<S> {
 
 impl<S: Copy> std::ops::Mul<S> for Lin<S> {
     type Output = Lin<S>;
+    #[inline(always)]
     fn mul(mut self, s: S) -> Lin<S> {
         self.push(Node::Scale(s));
         self
@@ -189,22 +198,26 @@ pub trait Ops {
     fn compensated(&self) -> bool;
 
     /// dst ← src
+    #[inline]
     fn copy(&mut self, dst: Vector, src: Vector) {
         self.assign(dst, &v(src));
     }
 
     /// dq ← ∂H/∂q at (q, p), with the tangent columns: the kick's force.
+    #[inline]
     fn grad_q(&mut self) {
         self.partial(Partial::Q, Vector::Q, Vector::P, Vector::Dq);
     }
 
     /// dp ← ∂H/∂p at (q, p), with the tangent columns: the drift's velocity.
+    #[inline]
     fn grad_p(&mut self) {
         self.partial(Partial::P, Vector::Q, Vector::P, Vector::Dp);
     }
 
     /// The gradients a sweep of `stage` takes: ∂H/∂q for a kick, ∂H/∂p for a drift, both for
     /// the midpoint.
+    #[inline]
     fn stage_gradients(&mut self, stage: Stage) {
         if stage != Stage::Drift {
             self.grad_q();
@@ -216,6 +229,7 @@ pub trait Ops {
 
     /// Solve an implicit stage: `sweeps` plain sweeps x ← base + c·g that solve it exactly
     /// (no convergence bookkeeping), or `None` to iterate to the tolerance.
+    #[inline]
     fn solve(&mut self, stage: Stage, c: Self::S, sweeps: Option<u32>) {
         let Some(s) = sweeps else {
             return self.solve_iterated(stage, c);
@@ -234,6 +248,7 @@ pub trait Ops {
 
     /// The symplectic Euler / Verlet stages: exact sweeps where the system allows them, the
     /// result's sum compensated when the run is (`finish_stage`).
+    #[inline]
     fn solve_stage(&mut self, stage: Stage, c: Self::S) {
         let sweeps = self.sweeps();
         self.solve(stage, c, sweeps);
@@ -246,6 +261,7 @@ pub trait Ops {
     /// evaluated again at the solution, since points leave the iteration at different sweeps
     /// (the GPU's threads leave the loop, while the CPU block keeps evaluating every point).
     /// Plain runs keep the solved value as it is.
+    #[inline]
     fn finish_stage(&mut self, stage: Stage, c: Self::S, iterated: bool) {
         if !self.compensated() {
             return;

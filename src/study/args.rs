@@ -114,6 +114,7 @@ fn custom(a: &StudyArgs) -> Result<Study> {
     let runs = custom_runs(a, &base)?;
     // The runs carry their own method, step and steps; the study writes into --out.
     (base.method, base.dt, base.steps, base.out) = (None, None, None, None);
+    (base.method_file, base.method_source) = (None, None);
     let portrait_times = portrait_times(a.portraits.unwrap_or(5), &runs)?;
     Ok(Study {
         name: "custom".into(),
@@ -139,16 +140,23 @@ fn custom(a: &StudyArgs) -> Result<Study> {
 /// The custom study's runs: each method with its step and step count (from the flags, else
 /// from the --config file's method, dt and steps).
 fn custom_runs(a: &StudyArgs, file: &RunFile) -> Result<Vec<StudyRun>> {
-    let methods = a
-        .methods
-        .clone()
-        .or_else(|| file.method.clone())
-        .ok_or_else(|| {
-            input_err!("--methods is required for a custom study (e.g. --methods euler,verlet)")
-        })?
-        .split(',')
-        .map(|m| Method::from_name(m.trim()))
-        .collect::<Result<Vec<_>>>()?;
+    let methods = match &a.methods {
+        Some(list) => list
+            .split(',')
+            .map(|m| study_method(m.trim()))
+            .collect::<Result<Vec<_>>>()?,
+        None if file.method.is_some()
+            || file.method_file.is_some()
+            || file.method_source.is_some() =>
+        {
+            vec![crate::config::resolve_method(file)?]
+        }
+        None => {
+            return Err(input_err!(
+                "--methods is required for a custom study (e.g. --methods euler,verlet)"
+            ))
+        }
+    };
     let dts = parse_dt_list(
         &a.dt
             .clone()
@@ -174,6 +182,16 @@ fn custom_runs(a: &StudyArgs, file: &RunFile) -> Result<Vec<StudyRun>> {
             system: None,
         })
         .collect())
+}
+
+/// One entry of `--methods`: a method file where it is a path (holds '/' or ends in .toml),
+/// else a method by name.
+fn study_method(entry: &str) -> Result<Method> {
+    if entry.contains('/') || entry.ends_with(".toml") {
+        Method::from_file(std::path::Path::new(entry))
+    } else {
+        Method::from_name(entry)
+    }
 }
 
 /// Each method's step count, from --steps (one for all, or one per method) or from --t-end.

@@ -328,6 +328,10 @@ impl<T: Real> Ops for Cpu<'_, T> {
         self.solve_to_tolerance(stage, c);
     }
 
+    fn solve_stages(&mut self, s: &super::ops::StageSolve<T>) {
+        self.solve_stages_to_tolerance(s);
+    }
+
     fn discrete_step(&mut self, h: T) {
         let b = &mut *self.b;
         let newton = crate::system::Newton {

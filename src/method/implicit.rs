@@ -17,7 +17,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::block::{Block, Cpu};
-use super::ops::Ops;
+use super::ops::{Ops, StageSolve};
 use crate::float::Real;
 
 /// Settings of the fixed-point solver (`--implicit-tol`, `--implicit-max-iter`).
@@ -97,6 +97,54 @@ impl<T: Real> Cpu<'_, T> {
             self.b.conv.fill(true);
             self.stage_gradients(stage);
             self.b.sweep_stage(stage, c, tol);
+            let mut any = false;
+            for (a, &ok) in self.b.active.iter_mut().zip(&self.b.conv) {
+                *a &= !ok;
+                any |= *a;
+            }
+            if !any {
+                return;
+            }
+        }
+        for (u, &a) in self.b.unconverged.iter_mut().zip(&self.b.active) {
+            *u += a as u32;
+        }
+    }
+
+    /// `Ops::solve_stages` on the block: sweeps until every point has converged or
+    /// `max_iter` sweeps, a converged point's stage values kept as they are (its gradients
+    /// are still evaluated: the block's loops run over all points).
+    pub(crate) fn solve_stages_to_tolerance(&mut self, s: &StageSolve<T>) {
+        let tol = T::from_f64(self.b.solver.tol);
+        let (n, d) = (self.b.n, self.b.d);
+        let mut next = vec![T::ZERO; self.b.q.len()];
+        self.b.active.fill(true);
+        for _ in 0..self.b.solver.max_iter {
+            self.b.conv.fill(true);
+            for &(which, q, p, out) in &s.evals {
+                self.partial(which, q, p, out);
+            }
+            for eq in &s.eqs {
+                next.copy_from_slice(self.b.vector(eq.base));
+                for &(c, g) in &eq.terms {
+                    for (x, &gi) in next.iter_mut().zip(self.b.vector(g)) {
+                        *x = *x + c * gi;
+                    }
+                }
+                let b = &mut *self.b;
+                let mut x = std::mem::take(b.vector_mut(eq.x));
+                for (comp, (xs, ns)) in x.chunks_mut(n).zip(next.chunks(n)).enumerate() {
+                    for i in 0..n {
+                        if b.active[i] {
+                            if comp < d && (ns[i] - xs[i]).abs() > tol * (T::ONE + ns[i].abs()) {
+                                b.conv[i] = false;
+                            }
+                            xs[i] = ns[i];
+                        }
+                    }
+                }
+                *b.vector_mut(eq.x) = x;
+            }
             let mut any = false;
             for (a, &ok) in self.b.active.iter_mut().zip(&self.b.conv) {
                 *a &= !ok;

@@ -132,12 +132,6 @@ impl Method {
     /// symplectic Euler / Verlet stages become implicit, and the compositions build on
     /// Verlet) except the kick–drift splittings, which need H = T(p) + V(q).
     pub fn check_system(self, system: &System) -> Result<()> {
-        if let Method::Data(d) = self {
-            return Err(input_err!(
-                "--method {}: methods given as data are not yet runnable; use a built-in method (`phaseflow list`)",
-                d.name
-            ));
-        }
         let variational = self == Method::Variational;
         if variational && !system.variational() {
             return Err(input_err!(
@@ -152,6 +146,9 @@ impl Method {
                 self.name(),
                 system.name()
             ));
+        }
+        if let Method::Data(d) = self {
+            return family::check_system(d, system);
         }
         if self.needs_separable() && !system.separable() {
             return Err(input_err!(

@@ -173,6 +173,10 @@ pub trait Ops {
     /// sweeps to the solver's tolerance, counting the points that hit the cap
     /// (`method::implicit`).
     fn solve_iterated(&mut self, stage: Stage, c: Self::S);
+    /// Solve an implicit method's stage equations (`StageSolve`) by fixed-point sweeps to the
+    /// solver's tolerance from the stage vectors' current values, counting the points that hit
+    /// the cap as `solve_iterated` does (`method::family`).
+    fn solve_stages(&mut self, s: &StageSolve<Self::S>);
     /// One step of a variational system's own two-step map (`method::variational`).
     fn discrete_step(&mut self, h: Self::S);
 
@@ -259,6 +263,26 @@ pub trait Ops {
     }
 }
 
+/// The stage equations of an implicit Runge–Kutta-type method, solved together per point by
+/// Jacobi sweeps: each sweep runs the gradient evaluations `evals` in order (`partial(which, q,
+/// p, out)`), then sets every equation's x ← base + Σ c·g (summed left to right, one rounding
+/// per operation); a point has converged when no equation moved a primal component of its x
+/// (k < d) by more than tol·(1 + |x|). A converged point keeps its values (on the GPU its
+/// thread leaves the loop; the CPU block masks it).
+#[derive(Debug, Clone, PartialEq)]
+pub struct StageSolve<S> {
+    pub evals: Vec<(Partial, Vector, Vector, Vector)>,
+    pub eqs: Vec<StageEq<S>>,
+}
+
+/// One equation x = base + Σ c·g of a `StageSolve`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StageEq<S> {
+    pub x: Vector,
+    pub base: Vector,
+    pub terms: Vec<(S, Vector)>,
+}
+
 /// Counts the gradient evaluations (∂H/∂q or ∂H/∂p, each a loop over the components) of the
 /// statements run on it: an iterated solve counts the solver's cap of sweeps, a variational
 /// map its Newton cap where it iterates. Compensation is off: the counts size dispatches and
@@ -288,6 +312,10 @@ impl Ops for Count {
     fn solve_iterated(&mut self, stage: Stage, _c: ()) {
         let per_sweep = if stage == Stage::Midpoint { 2 } else { 1 };
         self.evals += per_sweep * self.max_iter as u64;
+    }
+
+    fn solve_stages(&mut self, s: &StageSolve<()>) {
+        self.evals += s.evals.len() as u64 * self.max_iter as u64;
     }
 
     fn discrete_step(&mut self, _h: ()) {

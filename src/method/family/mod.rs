@@ -1,18 +1,26 @@
 //! Methods given as data (`Method::Data`): a shipped `methods/*.toml` or a user's method file,
 //! in one of the coefficient families of `method::tableau`. Here they are loaded (parsed,
 //! checked, leaked once per process so that `Method` stays `Copy`) and described
-//! (`MethodInfo` from the analysis of their coefficients).
+//! (`MethodInfo` from the analysis of their coefficients), and run (`step`: every family
+//! written once over `Ops`, so on both engines).
 
 use std::path::Path;
 use std::sync::Mutex;
 
+mod scaled;
+mod step;
+
 use super::analysis::{analyse, builtin};
+use super::composition::Composition;
 use super::file::{parse, shipped_by_name};
 use super::ops::Ops;
+use super::splitting::Splitting;
 use super::tableau::{Family, MethodDef};
-use super::{Method, MethodInfo};
+use super::{verlet, Method, MethodInfo, Scheme};
 use crate::error::{Error, Result};
 use crate::input_err;
+use crate::system::System;
+use scaled::Scaled;
 
 /// The largest method file read: far above any tableau `method::file` accepts.
 pub const MAX_FILE_BYTES: u64 = 1 << 20;
@@ -75,20 +83,136 @@ pub fn info(d: &'static MethodDef) -> MethodInfo {
     }
 }
 
-/// Statements before a run of steps: none yet for a method given as data.
-pub fn prologue<O: Ops>(_d: &MethodDef, _o: &mut O) {}
-
-/// One step of a method given as data.
-pub fn step<O: Ops>(d: &MethodDef, _o: &mut O) {
-    unreachable!(
-        "Method::check_system refuses method files until their execution exists ({})",
-        d.name
-    )
+/// The composition or splitting built-in code runs for a method given as data: a splitting
+/// as the built-in splittings' `Splitting`, a composition over Verlet as the built-in
+/// compositions' `Composition`, so that a file restating a built-in runs its code (only the
+/// coefficients are read from the descriptor; `info` is the file's).
+enum Builtin {
+    Splitting(Splitting),
+    Verlet(Composition),
 }
 
-/// Whether the method serves only separable H.
+fn builtin(d: &'static MethodDef) -> Option<Builtin> {
+    let info = MethodInfo {
+        name: &d.name,
+        order: 0,
+        symplectic: true,
+        summary: &d.summary,
+    };
+    match &d.family {
+        Family::Splitting(substeps) => Some(Builtin::Splitting(Splitting { info, substeps })),
+        Family::Composition { base, weights } if base == verlet::INFO.name => {
+            Some(Builtin::Verlet(Composition { info, weights }))
+        }
+        _ => None,
+    }
+}
+
+/// A composition's base method (checked when the file was loaded).
+fn base(name: &str) -> Method {
+    Method::from_name(name).unwrap_or_else(|e| unreachable!("a loaded composition's base: {e}"))
+}
+
+/// Statements before a run of steps: the built-in code's, or a composition's base's.
+pub fn prologue<O: Ops>(d: &'static MethodDef, o: &mut O) {
+    match builtin(d) {
+        Some(Builtin::Splitting(s)) => s.prologue(o),
+        Some(Builtin::Verlet(c)) => c.prologue(o),
+        None => {
+            if let Family::Composition { base: name, .. } = &d.family {
+                base(name).prologue(o);
+            }
+        }
+    }
+}
+
+/// One step of a method given as data.
+pub fn step<O: Ops>(d: &'static MethodDef, o: &mut O) {
+    match builtin(d) {
+        Some(Builtin::Splitting(s)) => return s.step(o),
+        Some(Builtin::Verlet(c)) => return c.step(o),
+        None => {}
+    }
+    let h = o.h();
+    match &d.family {
+        Family::Rk(t) => step::prk(o, t, t, h),
+        Family::Prk { q, p } => step::prk(o, q, p, h),
+        Family::Rkn { a, b_bar, b, c } => step::rkn(o, a, b_bar, b, c, h),
+        Family::Composition {
+            base: name,
+            weights,
+        } => {
+            let m = base(name);
+            for &w in weights {
+                let w = o.lit(w);
+                let h = o.mul(w, h);
+                m.step(&mut Scaled { o, h });
+            }
+        }
+        Family::Splitting(_) => unreachable!("splittings run as the built-in code"),
+    }
+}
+
+/// Whether the method serves only separable H: splittings and Nyström methods, and
+/// compositions over them.
 pub fn needs_separable(d: &MethodDef) -> bool {
-    matches!(d.family, Family::Splitting(_) | Family::Rkn { .. })
+    match &d.family {
+        Family::Splitting(_) | Family::Rkn { .. } => true,
+        Family::Composition { base: name, .. } => base(name).needs_separable(),
+        _ => false,
+    }
+}
+
+/// Whether the method can serve `system` (after `Method::check_system`'s checks common to every
+/// method): a splitting needs H = T(p) + V(q); a Nyström method also T quadratic, which is
+/// tested as ∂H/∂p linear in p at the system's default state (exact for T = ½pᵀM⁻¹p, the
+/// built-in separable systems' kinetic energy, and for `--hamiltonian` systems written so);
+/// an implicit Nyström tableau is not run (`family = "prk"` runs any tableau pair).
+pub fn check_system(d: &'static MethodDef, system: &System) -> Result<()> {
+    let name = &d.name;
+    match &d.family {
+        Family::Splitting(_) if !system.separable() => Err(input_err!(
+            "--method {name}: system '{}' is not separable (H ≠ T(p) + V(q)), and a splitting's kicks and drifts need separable H; use a composition or a prk method (e.g. gauss2, lobatto-iiia-iiib-3)",
+            system.name()
+        )),
+        Family::Rkn { a, .. } => {
+            let explicit = a.iter().enumerate().all(|(i, row)| row.iter().skip(i).all(|&x| x == 0.0));
+            if !explicit {
+                return Err(input_err!(
+                    "--method {name}: an implicit Runge-Kutta-Nystrom tableau (a nonzero on or above the diagonal of a) is not run; write the method as family prk"
+                ));
+            }
+            if !system.separable() || !kinetic_quadratic(system) {
+                return Err(input_err!(
+                    "--method {name}: a Runge-Kutta-Nystrom method needs H = T(p) + V(q) with T quadratic in p (∂H/∂p linear in p, e.g. T = p²/2m), which system '{}' is not; use family prk",
+                    system.name()
+                ));
+            }
+            Ok(())
+        }
+        Family::Composition { base: b, .. } => base(b).check_system(system),
+        _ => Ok(()),
+    }
+}
+
+/// Whether ∂H/∂p is linear in p at the system's default q: ∂H/∂p(q, 0) = 0 and
+/// ∂H/∂p(q, x + 2y) = ∂H/∂p(q, x) + 2 ∂H/∂p(q, y), to rounding.
+fn kinetic_quadratic(system: &System) -> bool {
+    let d = system.dof();
+    let q: Vec<f64> = system.default_state()[..d].to_vec();
+    let x: Vec<f64> = (0..d).map(|k| 0.7 + 0.3 * k as f64).collect();
+    let y: Vec<f64> = (0..d).map(|k| -0.4 + 0.2 * k as f64).collect();
+    let xy: Vec<f64> = x.iter().zip(&y).map(|(a, b)| a + 2.0 * b).collect();
+    let grad = |p: &[f64]| {
+        let mut out = vec![0.0; d];
+        system.grad_p(&q, p, &mut out);
+        out
+    };
+    let (g0, gx, gy, gxy) = (grad(&vec![0.0; d]), grad(&x), grad(&y), grad(&xy));
+    (0..d).all(|k| {
+        let scale = gx[k].abs() + 2.0 * gy[k].abs() + 1.0;
+        g0[k].abs() <= 1e-12 * scale && (gxy[k] - gx[k] - 2.0 * gy[k]).abs() <= 1e-12 * scale
+    })
 }
 
 /// The method a parsed file describes: the shipped method of that name when the file restates

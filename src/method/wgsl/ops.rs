@@ -1,6 +1,6 @@
 //! `Ops` on a `Kernel`: each operation written as WGSL statements for one point.
 
-use super::super::ops::{Lin, Node, Ops, Vector};
+use super::super::ops::{Lin, Node, Ops, StageSolve, Vector};
 use super::super::{Partial, Stage};
 use super::{Kernel, Scalar};
 
@@ -190,6 +190,70 @@ impl Ops for Kernel {
             } else {
                 self.open("for (var k = 0u; k < DT; k++) {");
                 self.line(&step("[k]"));
+                self.open("if (k < D) {");
+                self.line(&test("[k]"));
+                self.close();
+                self.line(&format!("{x}[k] = next;"));
+                self.close();
+            }
+        }
+        self.open("if (ok) {");
+        self.line(&format!("{done} = true;"));
+        self.line("break;");
+        self.close();
+        self.close();
+        self.open(&format!("if (!{done}) {{"));
+        self.line("unconverged_steps += 1u;");
+        self.close();
+        self.close();
+    }
+
+    /// Up to `IMPLICIT_MAX_ITER` sweeps of the stage equations, leaving the loop once no
+    /// equation moved a primal component by more than `IMPLICIT_TOL`·(1 + |x|), as the CPU
+    /// block's `solve_stages_to_tolerance`; a solve that hits the cap is counted.
+    fn solve_stages(&mut self, s: &StageSolve<Scalar>) {
+        let done = self.fresh("converged");
+        self.open("{");
+        self.line(&format!("var {done} = false;"));
+        self.open("for (var it = 0u; it < IMPLICIT_MAX_ITER; it++) {");
+        self.line("var ok = true;");
+        for &(which, q, p, out) in &s.evals {
+            self.partial(which, q, p, out);
+        }
+        for eq in &s.eqs {
+            let x = self.name(eq.x);
+            let base = self.name(eq.base);
+            let terms: Vec<(String, String)> = eq
+                .terms
+                .iter()
+                .map(|&(c, g)| (self.scalar(c), self.name(g)))
+                .collect();
+            let next = |k: &str| {
+                let mut e = format!("{base}{k}");
+                for (c, g) in &terms {
+                    e = format!("({e} + ({c} * {g}{k}))");
+                }
+                format!("let next = {e};")
+            };
+            let test = |k: &str| {
+                format!(
+                    "if (abs(next - {x}{k}) > IMPLICIT_TOL * (1.0 + abs(next))) {{ ok = false; }}"
+                )
+            };
+            if self.unroll {
+                for k in 0..self.dt {
+                    let sub = format!("_{k}");
+                    self.open("{");
+                    self.line(&next(&sub));
+                    if k < self.d {
+                        self.line(&test(&sub));
+                    }
+                    self.line(&format!("{x}{sub} = next;"));
+                    self.close();
+                }
+            } else {
+                self.open("for (var k = 0u; k < DT; k++) {");
+                self.line(&next("[k]"));
                 self.open("if (k < D) {");
                 self.line(&test("[k]"));
                 self.close();

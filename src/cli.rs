@@ -36,8 +36,12 @@ pub enum Command {
     /// Print the WGSL a system runs with: its shader functions (for --hamiltonian, generated
     /// from the formula's symbolic derivatives), or with --method the whole integration kernel.
     ShowKernel(ShowKernelArgs),
-    /// List systems (with parameters and defaults), methods and ensemble kinds.
+    /// List systems (with parameters and defaults), methods (with the verdicts of their order
+    /// and symplecticity conditions) and ensemble kinds.
     List,
+    /// Method files: `method check FILE.toml|NAME` analyses a method's coefficients.
+    #[command(subcommand)]
+    Method(MethodCommand),
     /// List the wgpu adapters found on this machine.
     Devices,
     /// Continue an interrupted run or study from its last checkpoint (DIR/checkpoint/); the
@@ -375,6 +379,27 @@ pub struct ShowKernelArgs {
     /// With --method: the kernel with compensated summation.
     #[arg(long)]
     pub compensated: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum MethodCommand {
+    /// Analyse a method from its coefficients: explicit or implicit, the order from the order
+    /// conditions (with the first that fails), symplectic or not (with the largest residual of
+    /// the conditions), symmetric or not, and the linear stability interval on q'' = −ω²q.
+    Check(MethodCheckArgs),
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct MethodCheckArgs {
+    /// A method file (a path: it holds '/' or ends in .toml), or a method's name (built-in or
+    /// shipped, `phaseflow list`).
+    #[arg(value_name = "FILE.toml|NAME")]
+    pub method: String,
+    /// Print one JSON object: name, family, explicit, order, symplectic, symplectic_residual,
+    /// symmetric, stability_interval ([0, end], end null when unbounded; every value but the
+    /// name null for the variational method, which has no tableau).
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Args, Clone)]

@@ -56,6 +56,17 @@ pub fn parse_params(items: &[String]) -> Result<BTreeMap<String, f64>> {
     Ok(out)
 }
 
+/// A method named on the command line where a file may stand instead (`study --methods`,
+/// `method check`): a method file where `entry` is a path (holds '/' or ends in .toml), else a
+/// method by name.
+pub fn method_by_name_or_file(entry: &str) -> Result<Method> {
+    if entry.contains('/') || entry.ends_with(".toml") {
+        Method::from_file(std::path::Path::new(entry))
+    } else {
+        Method::from_name(entry)
+    }
+}
+
 /// `a` over `b`: the flag when given, else the file's value.
 fn over<T: Clone>(flag: &Option<T>, file: &mut Option<T>) {
     if flag.is_some() {

@@ -198,8 +198,9 @@ impl RunConfig {
             (true, true) => "# initial velocities as given, off the discrete rolling constraint where they are so (raw_start = false puts them on it)\n",
         };
         format!(
-            "# phaseflow {} resolved run configuration; reproduce with: phaseflow run --config <this file>\n# engine used: {backend_used}\n{start}{body}",
-            env!("CARGO_PKG_VERSION")
+            "# phaseflow {} resolved run configuration; reproduce with: phaseflow run --config <this file>\n# engine used: {backend_used}\n# method {}\n{start}{body}",
+            env!("CARGO_PKG_VERSION"),
+            super::verdict::sentence(self.method)
         )
     }
 }

@@ -8,10 +8,12 @@
 mod args;
 mod file;
 pub mod system_file;
+pub mod verdict;
 
 pub use crate::options::{Backend, Precision};
 pub use args::{
-    parse_params, parse_vec, BenchConfig, OutputDir, RunJob, ShowKernelJob, ValidateJob,
+    method_by_name_or_file, parse_params, parse_vec, BenchConfig, OutputDir, RunJob, ShowKernelJob,
+    ValidateJob,
 };
 pub use file::{load_toml, recorded_source, EnsembleFile, RunFile, MAX_CONFIG_BYTES};
 

@@ -10,7 +10,6 @@ use crate::cli::StudyArgs;
 use crate::config::{load_toml, parse_vec, RunFile};
 use crate::error::{num, Error, Result};
 use crate::input_err;
-use crate::method::Method;
 
 /// Parse a comma list of step sizes: one for all methods, or one per method.
 pub fn parse_dt_list(s: &str, methods: usize) -> Result<Vec<f64>> {
@@ -143,7 +142,7 @@ fn custom_runs(a: &StudyArgs, file: &RunFile) -> Result<Vec<StudyRun>> {
     let methods = match &a.methods {
         Some(list) => list
             .split(',')
-            .map(|m| study_method(m.trim()))
+            .map(|m| crate::config::method_by_name_or_file(m.trim()))
             .collect::<Result<Vec<_>>>()?,
         None if file.method.is_some()
             || file.method_file.is_some()
@@ -182,16 +181,6 @@ fn custom_runs(a: &StudyArgs, file: &RunFile) -> Result<Vec<StudyRun>> {
             system: None,
         })
         .collect())
-}
-
-/// One entry of `--methods`: a method file where it is a path (holds '/' or ends in .toml),
-/// else a method by name.
-fn study_method(entry: &str) -> Result<Method> {
-    if entry.contains('/') || entry.ends_with(".toml") {
-        Method::from_file(std::path::Path::new(entry))
-    } else {
-        Method::from_name(entry)
-    }
 }
 
 /// Each method's step count, from --steps (one for all, or one per method) or from --t-end.

@@ -353,7 +353,7 @@ fn cmd_list() -> Result<(), Error> {
     out!("methods:");
     for m in all() {
         out!(
-            "  {:<22} {} {}",
+            "  {:<20} {} {}",
             m.name(),
             phaseflow::config::verdict::list_columns(*m),
             m.info().summary

@@ -36,8 +36,12 @@ pub enum Command {
     /// Print the WGSL a system runs with: its shader functions (for --hamiltonian, generated
     /// from the formula's symbolic derivatives), or with --method the whole integration kernel.
     ShowKernel(ShowKernelArgs),
-    /// List systems (with parameters and defaults), methods and ensemble kinds.
+    /// List systems (with parameters and defaults), methods (with the verdicts of their order
+    /// and symplecticity conditions) and ensemble kinds.
     List,
+    /// Method files: `method check FILE.toml|NAME` analyses a method's coefficients.
+    #[command(subcommand)]
+    Method(MethodCommand),
     /// List the wgpu adapters found on this machine.
     Devices,
     /// Continue an interrupted run or study from its last checkpoint (DIR/checkpoint/); the
@@ -209,9 +213,15 @@ pub struct RunArgs {
     pub system: SystemArgs,
     /// Integrator (`phaseflow list` shows each with its order): euler, symplectic-euler-a,
     /// symplectic-euler-b, verlet, position-verlet, rk3, rk4, implicit-midpoint, yoshida4,
-    /// suzuki4, yoshida6, blanes-moan4; variational (the variational systems' own map).
+    /// suzuki4, yoshida6, blanes-moan4; variational (the variational systems' own map); or
+    /// a shipped method file by name (`phaseflow list`).
     #[arg(long)]
     pub method: Option<String>,
+    /// Your own method instead of --method: a TOML file with a Butcher tableau (rk), a
+    /// partitioned (prk) or Nyström (rkn) tableau, a kick–drift splitting, or a composition of
+    /// a named method (docs/methods.md); config.toml records its text whole.
+    #[arg(long, value_name = "FILE.toml", conflicts_with = "method")]
+    pub method_file: Option<PathBuf>,
     #[command(flatten)]
     pub ensemble: EnsembleArgs,
     /// Step size h.
@@ -258,7 +268,8 @@ pub struct StudyArgs {
     #[command(flatten)]
     pub system: SystemArgs,
     /// Custom study: methods to compare, comma-separated (e.g. euler,symplectic-euler-a,verlet;
-    /// names as for `run --method`).
+    /// names as for `run --method`, and method files as for `run --method-file`: an entry
+    /// holding '/' or ending in .toml is a file).
     #[arg(long, value_name = "M,M,..")]
     pub methods: Option<String>,
     /// Custom study: step size, one for all methods or one per method (comma-separated).
@@ -314,6 +325,9 @@ pub struct BenchArgs {
     /// Integrator (as for `run --method`).
     #[arg(long, default_value = "symplectic-euler-a")]
     pub method: String,
+    /// Your own method file instead of --method (as for `run --method-file`).
+    #[arg(long, value_name = "FILE.toml", conflicts_with = "method")]
+    pub method_file: Option<PathBuf>,
     /// Points of the benchmark ensemble.
     #[arg(long, default_value_t = 1_000_000)]
     pub points: usize,
@@ -353,6 +367,9 @@ pub struct ShowKernelArgs {
     /// the system's functions alone.
     #[arg(long)]
     pub method: Option<String>,
+    /// The whole kernel of your own method file (as for `run --method-file`).
+    #[arg(long, value_name = "FILE.toml", conflicts_with = "method")]
+    pub method_file: Option<PathBuf>,
     /// The kernel's float type (with --method) [default: f32].
     #[arg(long, value_enum)]
     pub precision: Option<Precision>,
@@ -362,6 +379,27 @@ pub struct ShowKernelArgs {
     /// With --method: the kernel with compensated summation.
     #[arg(long)]
     pub compensated: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum MethodCommand {
+    /// Analyse a method from its coefficients: explicit or implicit, the order from the order
+    /// conditions (with the first that fails), symplectic or not (with the largest residual of
+    /// the conditions), symmetric or not, and the linear stability interval on q'' = −ω²q.
+    Check(MethodCheckArgs),
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct MethodCheckArgs {
+    /// A method file (a path: it holds '/' or ends in .toml), or a method's name (built-in or
+    /// shipped, `phaseflow list`).
+    #[arg(value_name = "FILE.toml|NAME")]
+    pub method: String,
+    /// Print one JSON object: name, family, explicit, order, symplectic, symplectic_residual,
+    /// symmetric, stability_interval ([0, end], end null when unbounded; every value but the
+    /// name null for the variational method, which has no tableau).
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Args, Clone)]

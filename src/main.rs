@@ -109,6 +109,9 @@ fn command(command: Command, peers: &Peers) -> Result<ExitCode, Error> {
         }
         Command::ShowKernel(k) => cmd_show_kernel(&k).map(|()| ExitCode::SUCCESS),
         Command::List => cmd_list().map(|()| ExitCode::SUCCESS),
+        Command::Method(phaseflow::cli::MethodCommand::Check(c)) => {
+            cmd_method_check(&c).map(|()| ExitCode::SUCCESS)
+        }
         Command::Devices => cmd_devices().map(|()| ExitCode::SUCCESS),
         Command::Merge(m) => {
             quiet(m.quiet);
@@ -349,23 +352,27 @@ fn cmd_list() -> Result<(), Error> {
     );
     out!("methods:");
     for m in all() {
-        let i = m.info();
         out!(
-            "  {:<20} order {}  {:<14} {}",
-            i.name,
-            i.order,
-            if i.symplectic {
-                "symplectic"
-            } else {
-                "not symplectic"
-            },
-            i.summary
+            "  {:<20} {} {}",
+            m.name(),
+            phaseflow::config::verdict::list_columns(*m),
+            m.info().summary
         );
     }
+    out!("  or your own: --method-file FILE.toml (docs/methods.md); `phaseflow method check` analyses one");
     out!("ensembles:");
     for (_, name, what) in KINDS {
         out!("  {name:<10} {what}");
     }
+    Ok(())
+}
+
+fn cmd_method_check(c: &phaseflow::cli::MethodCheckArgs) -> Result<(), Error> {
+    let method = phaseflow::config::method_by_name_or_file(&c.method)?;
+    out!(
+        "{}",
+        phaseflow::config::verdict::check_output(method, c.json)?
+    );
     Ok(())
 }
 

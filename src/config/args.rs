@@ -56,6 +56,17 @@ pub fn parse_params(items: &[String]) -> Result<BTreeMap<String, f64>> {
     Ok(out)
 }
 
+/// A method named on the command line where a file may stand instead (`study --methods`,
+/// `method check`): a method file where `entry` is a path (holds '/' or ends in .toml), else a
+/// method by name.
+pub fn method_by_name_or_file(entry: &str) -> Result<Method> {
+    if entry.contains('/') || entry.ends_with(".toml") {
+        Method::from_file(std::path::Path::new(entry))
+    } else {
+        Method::from_name(entry)
+    }
+}
+
 /// `a` over `b`: the flag when given, else the file's value.
 fn over<T: Clone>(flag: &Option<T>, file: &mut Option<T>) {
     if flag.is_some() {
@@ -118,6 +129,16 @@ impl RunFile {
         Ok(())
     }
 
+    /// `--method` or `--method-file` (clap refuses both): either replaces the file's method,
+    /// however it was given.
+    pub fn lay_method(&mut self, name: &Option<String>, file: &Option<PathBuf>) {
+        if name.is_some() || file.is_some() {
+            self.method = name.clone();
+            self.method_file = file.clone();
+            self.method_source = None;
+        }
+    }
+
     /// `--backend` and `--precision`.
     pub fn lay_engine(&mut self, a: &EngineArgs) {
         over(&a.backend, &mut self.backend);
@@ -156,7 +177,7 @@ impl RunFile {
             None => RunFile::default(),
         };
         f.lay_system(&a.system)?;
-        over(&a.method, &mut f.method);
+        f.lay_method(&a.method, &a.method_file);
         f.lay_ensemble(&a.ensemble)?;
         over(&a.dt, &mut f.dt);
         over(&a.steps, &mut f.steps);
@@ -322,7 +343,10 @@ impl TryFrom<&BenchArgs> for BenchConfig {
             file.system = Some("pendulum".into());
         }
         let system = super::resolve_system(&file)?;
-        let method = Method::from_name(&b.method)?;
+        let method = match &b.method_file {
+            Some(path) => Method::from_file(path)?,
+            None => Method::from_name(&b.method)?,
+        };
         method.check_system(&system)?;
         super::check_variational_kernel(&system, false, b.compensated)?;
         let against = match &b.against {
@@ -404,10 +428,13 @@ impl TryFrom<&ShowKernelArgs> for ShowKernelJob {
         let mut file = RunFile::default();
         file.lay_system(&a.system)?;
         let system = super::resolve_system(&file)?;
-        let method = a.method.as_deref().map(Method::from_name).transpose()?;
+        let method = match &a.method_file {
+            Some(path) => Some(Method::from_file(path)?),
+            None => a.method.as_deref().map(Method::from_name).transpose()?,
+        };
         if method.is_none() && (a.precision.is_some() || a.tangent || a.compensated) {
             return Err(input_err!(
-                "--precision, --tangent and --compensated describe an integration kernel: add --method NAME"
+                "--precision, --tangent and --compensated describe an integration kernel: add --method NAME or --method-file FILE.toml"
             ));
         }
         if let Some(m) = method {

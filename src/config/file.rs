@@ -55,7 +55,14 @@ pub struct RunFile {
     pub default_state: Option<Vec<f64>>,
     /// Names of q1..qd for reports.
     pub coordinates: Option<Vec<String>>,
+    /// A method by name: a built-in or a shipped method file (`method::from_name`), or the
+    /// name of the method `method_file` or `method_source` describes.
     pub method: Option<String>,
+    /// `--method-file`: a method file (`method::file`).
+    pub method_file: Option<PathBuf>,
+    /// A method file's text, recorded whole by config.toml (for a method given by a user's
+    /// file), so that `--config` and `resume` rebuild the method without the file.
+    pub method_source: Option<String>,
     pub dt: Option<f64>,
     pub steps: Option<u64>,
     pub snapshot_every: Option<u64>,
@@ -156,6 +163,7 @@ impl RunConfig {
         let mut file = RunFile {
             system: Some(self.system.name().into()),
             method: Some(self.method.name().into()),
+            method_source: recorded_source(self.method),
             dt: Some(self.dt),
             steps: Some(self.steps),
             snapshot_every: Some(self.snapshot_every),
@@ -190,10 +198,20 @@ impl RunConfig {
             (true, true) => "# initial velocities as given, off the discrete rolling constraint where they are so (raw_start = false puts them on it)\n",
         };
         format!(
-            "# phaseflow {} resolved run configuration; reproduce with: phaseflow run --config <this file>\n# engine used: {backend_used}\n{start}{body}",
-            env!("CARGO_PKG_VERSION")
+            "# phaseflow {} resolved run configuration; reproduce with: phaseflow run --config <this file>\n# engine used: {backend_used}\n# method {}\n{start}{body}",
+            env!("CARGO_PKG_VERSION"),
+            super::verdict::sentence(self.method)
         )
     }
+}
+
+/// The text config.toml records for a method given by a user's file: none for built-ins and
+/// shipped methods, which their name finds.
+pub fn recorded_source(method: crate::method::Method) -> Option<String> {
+    method
+        .def()
+        .filter(|d| crate::method::file::shipped_by_name(&d.name).is_none())
+        .map(|d| d.source.clone())
 }
 
 /// TOML text with every float value that the writer spelt out in more than 21 characters

@@ -8,12 +8,14 @@
 mod args;
 mod file;
 pub mod system_file;
+pub mod verdict;
 
 pub use crate::options::{Backend, Precision};
 pub use args::{
-    parse_params, parse_vec, BenchConfig, OutputDir, RunJob, ShowKernelJob, ValidateJob,
+    method_by_name_or_file, parse_params, parse_vec, BenchConfig, OutputDir, RunJob, ShowKernelJob,
+    ValidateJob,
 };
-pub use file::{load_toml, EnsembleFile, RunFile, MAX_CONFIG_BYTES};
+pub use file::{load_toml, recorded_source, EnsembleFile, RunFile, MAX_CONFIG_BYTES};
 
 use crate::engine::Integrator;
 use crate::ensemble::shard::Shard;
@@ -405,6 +407,28 @@ fn resolve_solver(precision: Precision, tol: Option<f64>, max_iter: Option<u32>)
     Ok(solver)
 }
 
+/// The method a file of settings names: `method_file` (read now), else `method_source` (the
+/// text config.toml recorded, whose name must be `method`'s when both are given), else
+/// `method` by name.
+pub fn resolve_method(f: &RunFile) -> Result<Method> {
+    if let Some(path) = &f.method_file {
+        return Method::from_file(path);
+    }
+    if let Some(text) = &f.method_source {
+        let m = Method::from_source(text, "method_source (the method file config.toml recorded)")?;
+        if let Some(name) = f.method.as_deref().filter(|&n| n != m.name()) {
+            return Err(input_err!(
+                "method = {name:?} but method_source describes {:?}: give one of them (remove method_source to run {name})",
+                m.name()
+            ));
+        }
+        return Ok(m);
+    }
+    Method::from_name(f.method.as_deref().ok_or_else(|| {
+        input_err!("--method NAME or --method-file FILE.toml is required (see `phaseflow list`)")
+    })?)
+}
+
 impl RunConfig {
     /// Gradient evaluations one step takes at most (`Method::evals_per_step`): sizes `run`'s
     /// progress pieces and the GPU's dispatches.
@@ -443,11 +467,7 @@ impl RunConfig {
     /// validated (input errors name the flag and the fix).
     pub fn resolve(f: RunFile) -> Result<RunConfig> {
         let system = resolve_system(&f)?;
-        let method = Method::from_name(
-            f.method
-                .as_deref()
-                .ok_or_else(|| input_err!("--method is required (see `phaseflow list`)"))?,
-        )?;
+        let method = resolve_method(&f)?;
         method.check_system(&system)?;
         let (dt, steps) = resolve_step(f.dt, f.steps)?;
         let system = system.with_step(dt);

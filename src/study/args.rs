@@ -10,7 +10,6 @@ use crate::cli::StudyArgs;
 use crate::config::{load_toml, parse_vec, RunFile};
 use crate::error::{num, Error, Result};
 use crate::input_err;
-use crate::method::Method;
 
 /// Parse a comma list of step sizes: one for all methods, or one per method.
 pub fn parse_dt_list(s: &str, methods: usize) -> Result<Vec<f64>> {
@@ -114,6 +113,7 @@ fn custom(a: &StudyArgs) -> Result<Study> {
     let runs = custom_runs(a, &base)?;
     // The runs carry their own method, step and steps; the study writes into --out.
     (base.method, base.dt, base.steps, base.out) = (None, None, None, None);
+    (base.method_file, base.method_source) = (None, None);
     let portrait_times = portrait_times(a.portraits.unwrap_or(5), &runs)?;
     Ok(Study {
         name: "custom".into(),
@@ -139,16 +139,23 @@ fn custom(a: &StudyArgs) -> Result<Study> {
 /// The custom study's runs: each method with its step and step count (from the flags, else
 /// from the --config file's method, dt and steps).
 fn custom_runs(a: &StudyArgs, file: &RunFile) -> Result<Vec<StudyRun>> {
-    let methods = a
-        .methods
-        .clone()
-        .or_else(|| file.method.clone())
-        .ok_or_else(|| {
-            input_err!("--methods is required for a custom study (e.g. --methods euler,verlet)")
-        })?
-        .split(',')
-        .map(|m| Method::from_name(m.trim()))
-        .collect::<Result<Vec<_>>>()?;
+    let methods = match &a.methods {
+        Some(list) => list
+            .split(',')
+            .map(|m| crate::config::method_by_name_or_file(m.trim()))
+            .collect::<Result<Vec<_>>>()?,
+        None if file.method.is_some()
+            || file.method_file.is_some()
+            || file.method_source.is_some() =>
+        {
+            vec![crate::config::resolve_method(file)?]
+        }
+        None => {
+            return Err(input_err!(
+                "--methods is required for a custom study (e.g. --methods euler,verlet)"
+            ))
+        }
+    };
     let dts = parse_dt_list(
         &a.dt
             .clone()

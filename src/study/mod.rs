@@ -84,6 +84,9 @@ struct StudyFile {
 #[serde(deny_unknown_fields)]
 struct StudyRunFile {
     method: String,
+    /// The text of the method file a method given by a user's file came from (as config.toml
+    /// records it), so the study resumes without the file.
+    method_source: Option<String>,
     dt: f64,
     steps: u64,
     system: Option<String>,
@@ -109,6 +112,7 @@ impl StudyFile {
                 .iter()
                 .map(|r| StudyRunFile {
                     method: r.method.name().into(),
+                    method_source: crate::config::recorded_source(r.method),
                     dt: r.dt,
                     steps: r.steps,
                     system: r.system.clone(),
@@ -163,8 +167,12 @@ impl StudyFile {
             .runs
             .iter()
             .map(|r| {
+                let method = match &r.method_source {
+                    Some(text) => Method::from_source(text, "study.toml method_source")?,
+                    None => Method::from_name(&r.method)?,
+                };
                 Ok(StudyRun {
-                    method: Method::from_name(&r.method)?,
+                    method,
                     dt: r.dt,
                     steps: r.steps,
                     system: r.system.clone(),

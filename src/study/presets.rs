@@ -63,14 +63,15 @@ const SINGLE_POINT: PresetEnsemble = PresetEnsemble {
 };
 
 /// One method of a preset at its step, on the preset's system unless `system` says otherwise.
+/// Methods are named (`Method::from_name`), so a shipped method file can be listed.
 struct PresetRun {
-    method: Method,
+    method: &'static str,
     dt: f64,
     system: Option<&'static str>,
 }
 
 /// A run on the preset's system.
-const fn run(method: Method, dt: f64) -> PresetRun {
+const fn run(method: &'static str, dt: f64) -> PresetRun {
     PresetRun {
         method,
         dt,
@@ -79,7 +80,7 @@ const fn run(method: Method, dt: f64) -> PresetRun {
 }
 
 /// A run on its own system (a study comparing coordinates names each run's).
-const fn run_in(system: &'static str, method: Method, dt: f64) -> PresetRun {
+const fn run_in(system: &'static str, method: &'static str, dt: f64) -> PresetRun {
     PresetRun {
         method,
         dt,
@@ -159,9 +160,9 @@ const TABLE: &[Preset] = &[
         // nodes (5× the work).
         refine_tol: Some(2e-3),
         runs: &[
-            run(Method::Euler, 0.0005),
-            run(Method::SymplecticEulerA, 0.0005),
-            run(Method::Verlet, 0.0005),
+            run("euler", 0.0005),
+            run("symplectic-euler-a", 0.0005),
+            run("verlet", 0.0005),
         ],
         t_end: 2000.0,
         // Every 500 time units.
@@ -186,8 +187,8 @@ const TABLE: &[Preset] = &[
         tangent: Some(true),
         refine_tol: None,
         runs: &[
-            run(Method::Euler, 2.0 * PI / 128.0),
-            run(Method::SymplecticEulerA, 2.0 * PI / 128.0),
+            run("euler", 2.0 * PI / 128.0),
+            run("symplectic-euler-a", 2.0 * PI / 128.0),
         ],
         t_end: 8.0 * PI,
         // 4/9 of a period apart: the rectangle shows up all around the circle
@@ -213,12 +214,12 @@ const TABLE: &[Preset] = &[
         tangent: Some(true),
         refine_tol: None,
         runs: &[
-            run(Method::Euler, PI / 4.0),
-            run(Method::SymplecticEulerA, PI / 4.0),
-            run(Method::SymplecticEulerB, PI / 4.0),
-            run(Method::Verlet, PI / 3.0),
-            run(Method::PositionVerlet, PI / 3.0),
-            run(Method::ImplicitMidpoint, PI / 3.0),
+            run("euler", PI / 4.0),
+            run("symplectic-euler-a", PI / 4.0),
+            run("symplectic-euler-b", PI / 4.0),
+            run("verlet", PI / 3.0),
+            run("position-verlet", PI / 3.0),
+            run("implicit-midpoint", PI / 3.0),
         ],
         t_end: 4.0 * PI,
         portraits: 5,
@@ -236,10 +237,10 @@ const TABLE: &[Preset] = &[
         tangent: None,
         refine_tol: None,
         runs: &[
-            run_in("elastic-pendulum", Method::SymplecticEulerA, 0.2),
-            run_in("elastic-pendulum", Method::SymplecticEulerB, 0.2),
-            run_in("elastic-pendulum-cartesian", Method::SymplecticEulerA, 0.2),
-            run_in("elastic-pendulum-cartesian", Method::SymplecticEulerB, 0.2),
+            run_in("elastic-pendulum", "symplectic-euler-a", 0.2),
+            run_in("elastic-pendulum", "symplectic-euler-b", 0.2),
+            run_in("elastic-pendulum-cartesian", "symplectic-euler-a", 0.2),
+            run_in("elastic-pendulum-cartesian", "symplectic-euler-b", 0.2),
         ],
         t_end: 10_000.0,
         portraits: 2,
@@ -257,10 +258,10 @@ const TABLE: &[Preset] = &[
         tangent: None,
         refine_tol: None,
         runs: &[
-            run(Method::Euler, 0.02),
-            run(Method::SymplecticEulerA, 0.2),
-            run(Method::SymplecticEulerB, 0.2),
-            run(Method::Rk4, 0.002),
+            run("euler", 0.02),
+            run("symplectic-euler-a", 0.2),
+            run("symplectic-euler-b", 0.2),
+            run("rk4", 0.002),
         ],
         t_end: 120.0,
         portraits: 2,
@@ -272,10 +273,10 @@ const TABLE: &[Preset] = &[
         chain_description!("Experiment I: N = 8, h = 1/16384, 200 000 steps (t = 12.207), explicit Euler, RK3, Störmer–Verlet and symplectic Euler. The paper reports that explicit Euler gains energy exponentially from t ≈ 10 while the others keep it, symplectic Euler's oscillation staying below 1e-5 (its figure 6)."),
         &[("n", 8.0), ("alpha", 1.5625e-2)],
         &[
-            run(Method::Euler, CHAIN_I_H),
-            run(Method::Rk3, CHAIN_I_H),
-            run(Method::Verlet, CHAIN_I_H),
-            run(Method::SymplecticEulerA, CHAIN_I_H),
+            run("euler", CHAIN_I_H),
+            run("rk3", CHAIN_I_H),
+            run("verlet", CHAIN_I_H),
+            run("symplectic-euler-a", CHAIN_I_H),
         ],
         200_000.0 * CHAIN_I_H,
     ),
@@ -285,9 +286,9 @@ const TABLE: &[Preset] = &[
         chain_description!("Experiment II: N = 32, h = 1/256, the three methods that survived experiment I (RK3, Störmer–Verlet, symplectic Euler), 100 000 steps (t = 390.6; the paper prints the count ambiguously as \"100,0000\", and 100 000 fits its panel times); the free end's x(t) (its figures 7–8)."),
         &[("n", 32.0), ("alpha", 1.5625e-2)],
         &[
-            run(Method::Rk3, CHAIN_H),
-            run(Method::Verlet, CHAIN_H),
-            run(Method::SymplecticEulerA, CHAIN_H),
+            run("rk3", CHAIN_H),
+            run("verlet", CHAIN_H),
+            run("symplectic-euler-a", CHAIN_H),
         ],
         100_000.0 * CHAIN_H,
     ),
@@ -297,9 +298,9 @@ const TABLE: &[Preset] = &[
         chain_description!("Experiment III: as II with an initial impulse of 2 on the free end, 150 000 steps (t = 585.9); the paper reports that the methods agree at first and drift out of phase later, that RK3 loses energy and that Störmer–Verlet keeps it with smaller oscillations than symplectic Euler (its figures 9–12). Our reading: the free end starts with velocity 2, i.e. momentum α = 2·m_N = 2/32 = 0.0625. Read as a momentum of 2 (velocity 64, a quarter of the cord's length per step), the chain is torn apart and the symplectic methods' energy grows by a factor of thousands at h = 1/256, contrary to the paper; the velocity reading reproduces every observation it reports."),
         &[("n", 32.0), ("alpha", 2.0 / 32.0)],
         &[
-            run(Method::Rk3, CHAIN_H),
-            run(Method::Verlet, CHAIN_H),
-            run(Method::SymplecticEulerA, CHAIN_H),
+            run("rk3", CHAIN_H),
+            run("verlet", CHAIN_H),
+            run("symplectic-euler-a", CHAIN_H),
         ],
         150_000.0 * CHAIN_H,
     ),
@@ -315,9 +316,9 @@ const TABLE: &[Preset] = &[
         tangent: None,
         refine_tol: None,
         runs: &[
-            run(Method::Euler, 0.0005),
-            run(Method::SymplecticEulerA, 0.05),
-            run(Method::Verlet, 0.05),
+            run("euler", 0.0005),
+            run("symplectic-euler-a", 0.05),
+            run("verlet", 0.05),
         ],
         t_end: 200.0,
         portraits: 2,
@@ -354,6 +355,7 @@ pub fn preset(name: &str) -> Result<Study> {
         .chain(seed003::TABLE)
         .find(|p| p.name == name)
         .map(Preset::study)
+        .transpose()?
         .ok_or_else(|| {
             let names: Vec<&str> = PRESETS.iter().map(|p| p.0).collect();
             input_err!(
@@ -365,10 +367,10 @@ pub fn preset(name: &str) -> Result<Study> {
 
 impl Preset {
     /// The preset as a study: its runs to `t_end`, its portraits spread evenly over it.
-    fn study(&self) -> Study {
+    fn study(&self) -> Result<Study> {
         let t_end = self.t_end;
         let last = self.portraits - 1;
-        Study {
+        Ok(Study {
             name: self.name.into(),
             description: self.description.into(),
             base: RunFile {
@@ -389,16 +391,18 @@ impl Preset {
             runs: self
                 .runs
                 .iter()
-                .map(|r| StudyRun {
-                    method: r.method,
-                    dt: r.dt,
-                    steps: (t_end / r.dt).round() as u64,
-                    system: r.system.map(String::from),
+                .map(|r| {
+                    Ok(StudyRun {
+                        method: Method::from_name(r.method)?,
+                        dt: r.dt,
+                        steps: (t_end / r.dt).round() as u64,
+                        system: r.system.map(String::from),
+                    })
                 })
-                .collect(),
+                .collect::<Result<_>>()?,
             portrait_times: (0..=last).map(|k| t_end * k as f64 / last as f64).collect(),
             stats_rows: self.stats_rows,
-        }
+        })
     }
 }
 

@@ -148,6 +148,7 @@ fn resolve_run(study: &Study, r: &StudyRun) -> Result<RunConfig> {
         f.tangent = Some(false);
     }
     f.method = Some(r.method.name().into());
+    (f.method_file, f.method_source) = (None, crate::config::recorded_source(r.method));
     f.dt = Some(r.dt);
     f.steps = Some(r.steps);
     if f.snapshot_every.is_none() {

@@ -7,7 +7,6 @@
 use std::f64::consts::FRAC_PI_2;
 
 use super::{run, run_in, Precision, Preset, PresetEnsemble, PresetRun, SINGLE_POINT};
-use crate::method::Method;
 
 /// One state, the given one or (None) the system's default, in f64, advanced `steps` steps
 /// (`runs`: the variational method at the seed's h, and any comparison run).
@@ -49,7 +48,7 @@ const fn seed003(
 
 /// The variational method at h.
 const fn var(h: f64) -> PresetRun {
-    run(Method::Variational, h)
+    run("variational", h)
 }
 
 /// Seed 003's presets, in the seed's order.
@@ -61,7 +60,7 @@ pub(super) const TABLE: &[Preset] = &[
         "pendulum-variational",
         &[],
         Some(&[0.2, 5e-4]),
-        &[var(0.001), run_in("pendulum", Method::Euler, 0.001)],
+        &[var(0.001), run_in("pendulum", "euler", 0.001)],
         4096,
     ),
     seed003(
@@ -71,7 +70,7 @@ pub(super) const TABLE: &[Preset] = &[
         "pendulum-variational",
         &[],
         Some(&[0.1, 1e-3]),
-        &[var(0.02), run_in("pendulum", Method::Euler, 0.02)],
+        &[var(0.02), run_in("pendulum", "euler", 0.02)],
         4096,
     ),
     seed003(

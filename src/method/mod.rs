@@ -136,7 +136,7 @@ impl Method {
         let variational = self == Method::Variational;
         if variational && !system.variational() {
             return Err(input_err!(
-                "--method variational: system '{}' is a Hamiltonian system; the variational method advances only the variational systems of seed 003 (pendulum-variational, elastic-pendulum-zphi, double-pendulum-variational, vertical-disk, euler-disk, ball-turntable; see `phaseflow list`). For '{}' use a symplectic method, e.g. verlet",
+                "--method variational: system '{}' is a Hamiltonian system; the variational method advances only the variational systems (pendulum-variational, elastic-pendulum-zphi, double-pendulum-variational, vertical-disk, euler-disk, ball-turntable; see `phaseflow list`). For '{}' use a symplectic method, e.g. verlet",
                 system.name(),
                 system.name()
             ));

@@ -11,7 +11,7 @@ pub const INFO: MethodInfo = MethodInfo {
     name: "variational",
     order: 2,
     symplectic: true,
-    summary: "the variational system's own two-step map from its discrete Lagrangian (and discrete constraint): seed 003's discrete Euler–Lagrange / Lagrange–d'Alembert integrators; only for variational systems, whose state is (q, v = (q_{k+1} − q_k)/h); order and symplecticity as each system documents",
+    summary: "the variational system's own two-step map from its discrete Lagrangian (and discrete constraint): Torrente Teruel's discrete Euler–Lagrange / Lagrange–d'Alembert integrators; only for variational systems, whose state is (q, v = (q_{k+1} − q_k)/h); order and symplecticity as each system documents",
 };
 
 /// The method's descriptor, listed in `methods!` (`method/mod.rs`).

@@ -170,7 +170,8 @@ fn explicit_prk<O: Ops>(
     }
 }
 
-/// dst ← base + Σ_j (sign·a_j·h)·k_j over the nonzero a_j, without allocation.
+/// dst ← base + Σ_j (sign·a_j·h)·k_j over the nonzero a_j, summed left to right as `sum`
+/// does (in pieces of five terms), without allocation.
 fn stage_sum<O: Ops>(
     o: &mut O,
     dst: Vector,
@@ -180,20 +181,23 @@ fn stage_sum<O: Ops>(
     k: &[Vector],
     h: O::S,
 ) {
-    let mut terms = [None; MAX_STAGES];
-    let mut n = 0;
+    let mut e: Lin<O::S> = v(base);
+    let mut pending = 0;
     for (j, &aj) in a.iter().enumerate() {
-        if aj != 0.0 {
-            let c = o.lit(sign * aj);
-            terms[n] = Some((o.mul(c, h), k[j]));
-            n += 1;
+        if aj == 0.0 {
+            continue;
         }
+        if pending == 5 {
+            o.assign(dst, &e);
+            e = v(dst);
+            pending = 0;
+        }
+        let c = o.lit(sign * aj);
+        let c = o.mul(c, h);
+        e = e + v(k[j]) * c;
+        pending += 1;
     }
-    let mut flat = [(h, Dq); MAX_STAGES];
-    for (f, t) in flat.iter_mut().zip(&terms[..n]) {
-        *f = t.unwrap();
-    }
-    sum(o, dst, base, &flat[..n]);
+    o.assign(dst, &e);
 }
 
 /// Free derivative slots (at most a tableau's stages).

@@ -408,7 +408,8 @@ impl<T: Real> Ops for Cpu<'_, T> {
         self.b.update(dst, base, c, g);
     }
 
-    #[inline]
+    /// Inlined, so that the vectors' lookups fold where they are constants.
+    #[inline(always)]
     fn partial(&mut self, which: Partial, q: Vector, p: Vector, out: Vector) {
         debug_assert!(out != q && out != p);
         let b = &mut *self.b;

@@ -85,6 +85,7 @@ impl<T: Real> Block<T> {
         self
     }
 
+    #[inline(always)]
     pub(crate) fn vector(&self, v: Vector) -> &[T] {
         match v {
             Vector::Q => &self.q,
@@ -99,6 +100,7 @@ impl<T: Real> Block<T> {
         }
     }
 
+    #[inline(always)]
     pub(crate) fn vector_mut(&mut self, v: Vector) -> &mut Vec<T> {
         match v {
             Vector::Q => &mut self.q,
@@ -112,63 +114,128 @@ impl<T: Real> Block<T> {
             Vector::Stage(i) => {
                 let i = i as usize;
                 if self.stages.len() <= i {
-                    let len = self.q.len();
-                    self.stages.resize_with(i + 1, || vec![T::ZERO; len]);
+                    self.add_stages(i + 1);
                 }
                 &mut self.stages[i]
             }
         }
     }
 
-    /// Allocate the stage slots `e` reads (a slot read before it is written holds zeros).
+    /// Stage slots up to `count`, zero-filled (once per block: the slots are reused by every
+    /// later step).
+    #[cold]
+    #[inline(never)]
+    fn add_stages(&mut self, count: usize) {
+        let len = self.q.len();
+        self.stages.resize_with(count, || vec![T::ZERO; len]);
+    }
+
+    /// Allocate stage slot `x` if it is one and not allocated yet (a slot read before it is
+    /// written holds zeros). Free for the other vectors: the check folds away where the vector
+    /// is a constant, as in every built-in's statements.
     #[inline(always)]
-    fn ensure_stages(&mut self, e: &Lin<T>) {
-        for x in e.vectors() {
-            if let Vector::Stage(_) = x {
+    fn ensure(&mut self, x: Vector) {
+        if let Vector::Stage(i) = x {
+            if self.stages.len() <= i as usize {
                 self.vector_mut(x);
             }
         }
     }
 
-    /// dst ← e for every component: the hot forms (copy, x + c·g, x = −x) as single loops,
-    /// any other form vector by vector through temporaries, each node one loop, which rounds
-    /// as the kernel's per-component expression does.
+    /// dst's buffer, taken out of the block so that the other vectors can be borrowed beside
+    /// it (a move of the Vec; `put` returns it).
+    #[inline(always)]
+    fn take(&mut self, dst: Vector) -> Vec<T> {
+        self.ensure(dst);
+        std::mem::take(self.vector_mut(dst))
+    }
+
+    #[inline(always)]
+    fn put(&mut self, dst: Vector, x: Vec<T>) {
+        *self.vector_mut(dst) = x;
+    }
+
+    /// dst ← src
+    #[inline(always)]
+    pub fn copy(&mut self, dst: Vector, src: Vector) {
+        if src != dst {
+            self.ensure(src);
+            let mut x = self.take(dst);
+            x.copy_from_slice(self.vector(src));
+            self.put(dst, x);
+        }
+    }
+
+    /// dst ← base + c·g (dst may be base, not g)
+    #[inline(always)]
+    pub fn axpy(&mut self, dst: Vector, base: Vector, c: T, g: Vector) {
+        debug_assert!(g != dst);
+        self.ensure(base);
+        self.ensure(g);
+        let mut x = self.take(dst);
+        if base == dst {
+            for (xi, &gi) in x.iter_mut().zip(self.vector(g)) {
+                *xi += c * gi;
+            }
+        } else {
+            for ((xi, &bi), &gi) in x.iter_mut().zip(self.vector(base)).zip(self.vector(g)) {
+                *xi = bi + c * gi;
+            }
+        }
+        self.put(dst, x);
+    }
+
+    /// x ← −x
+    #[inline(always)]
+    pub fn negate(&mut self, x: Vector) {
+        self.ensure(x);
+        for xi in self.vector_mut(x).iter_mut() {
+            *xi = -*xi;
+        }
+    }
+
+    /// dst ← e for every component. Each form the methods write is one loop (copy,
+    /// x + c·g, c·g, −x, b + c·(a·k − m), a·x − y), with the same operations in the same
+    /// order as the general form, so it rounds alike. Inlined into the method's statement,
+    /// where the form and the vectors are constants (`Lin` is built with constant indices
+    /// only), the match and the vector lookups fold away and the statement costs its loop
+    /// alone: at the block's few hundred components a fixed cost per statement would show.
+    /// Any other form goes vector by vector through temporaries.
     #[inline(always)]
     pub fn assign(&mut self, dst: Vector, e: &Lin<T>) {
-        self.ensure_stages(e);
+        use Node::*;
         match *e.nodes() {
-            [Node::V(src)] => {
-                if src != dst {
-                    let s = std::mem::take(self.vector_mut(src));
-                    self.vector_mut(dst).copy_from_slice(&s);
-                    *self.vector_mut(src) = s;
+            [V(src)] => self.copy(dst, src),
+            [V(base), V(g), Scale(c), Add] if g != dst => self.axpy(dst, base, c, g),
+            [V(g), Scale(c)] if g != dst => {
+                self.ensure(g);
+                let mut x = self.take(dst);
+                for (xi, &gi) in x.iter_mut().zip(self.vector(g)) {
+                    *xi = c * gi;
                 }
+                self.put(dst, x);
             }
-            [Node::V(base), Node::V(g), Node::Scale(c), Node::Add] if g != dst => {
-                let mut x = std::mem::take(self.vector_mut(dst));
-                if base == dst {
-                    for (xi, &gi) in x.iter_mut().zip(self.vector(g)) {
-                        *xi += c * gi;
-                    }
-                } else {
-                    for ((xi, &bi), &gi) in x.iter_mut().zip(self.vector(base)).zip(self.vector(g))
-                    {
-                        *xi = bi + c * gi;
-                    }
+            [V(src), Neg] if src == dst => self.negate(dst),
+            [V(y0), V(k), Scale(a), V(m), Sub, Scale(c), Add]
+                if y0 != dst && k != dst && m != dst =>
+            {
+                self.ensure(y0);
+                self.ensure(k);
+                self.ensure(m);
+                let mut x = self.take(dst);
+                let (y0, k, m) = (self.vector(y0), self.vector(k), self.vector(m));
+                for (((xi, &y), &ki), &mi) in x.iter_mut().zip(y0).zip(k).zip(m) {
+                    *xi = y + c * (a * ki - mi);
                 }
-                *self.vector_mut(dst) = x;
+                self.put(dst, x);
             }
-            [Node::V(src), Node::Scale(c)] if src != dst => {
-                let mut x = std::mem::take(self.vector_mut(dst));
-                for (xi, &si) in x.iter_mut().zip(self.vector(src)) {
-                    *xi = c * si;
+            [V(src), Scale(a), V(y), Sub] if src == dst && y != dst => {
+                self.ensure(y);
+                let mut x = self.take(dst);
+                for (xi, &yi) in x.iter_mut().zip(self.vector(y)) {
+                    *xi = a * *xi - yi;
                 }
-                *self.vector_mut(dst) = x;
-            }
-            [Node::V(src), Node::Neg] if src == dst => {
-                for x in self.vector_mut(dst).iter_mut() {
-                    *x = -*x;
-                }
+                self.put(dst, x);
             }
             _ => self.assign_general(dst, e),
         }
@@ -178,6 +245,9 @@ impl<T: Real> Block<T> {
     /// node; the result's buffer is swapped into dst.
     #[inline(never)]
     fn assign_general(&mut self, dst: Vector, e: &Lin<T>) {
+        for x in e.vectors() {
+            self.ensure(x);
+        }
         let len = self.q.len();
         let mut scratch = std::mem::take(&mut self.scratch);
         let mut stack = [Entry::Tmp(0); LIN_NODES];
@@ -319,11 +389,27 @@ impl<T: Real> Ops for Cpu<'_, T> {
     }
 
     #[inline(always)]
+    fn copy(&mut self, dst: Vector, src: Vector) {
+        self.b.copy(dst, src);
+    }
+
+    #[inline(always)]
+    fn axpy(&mut self, dst: Vector, base: Vector, c: T, g: Vector) {
+        self.b.axpy(dst, base, c, g);
+    }
+
+    #[inline(always)]
+    fn negate(&mut self, x: Vector) {
+        self.b.negate(x);
+    }
+
+    #[inline(always)]
     fn update(&mut self, dst: Vector, base: Vector, c: T, g: Vector) {
         self.b.update(dst, base, c, g);
     }
 
-    #[inline]
+    /// Inlined, so that the vectors' lookups fold where they are constants.
+    #[inline(always)]
     fn partial(&mut self, which: Partial, q: Vector, p: Vector, out: Vector) {
         debug_assert!(out != q && out != p);
         let b = &mut *self.b;

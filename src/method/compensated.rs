@@ -30,8 +30,9 @@ use crate::float::Real;
 impl<T: Real> Block<T> {
     /// dst ← base + c·g for every component (dst may be base: an in-place update). `dst` is q,
     /// p, q0 or p0, and `base` owns the current carried error of its kind (see the module
-    /// documentation); compensated when the block is.
-    #[inline]
+    /// documentation); compensated when the block is. Inlined, so that the vectors' lookups
+    /// and the choice of loop fold where the vectors are constants.
+    #[inline(always)]
     pub fn update(&mut self, dst: Vector, base: Vector, c: T, g: Vector) {
         debug_assert!(dst.is_q() == base.is_q() && g != dst);
         // Take dst out of the block so the other vectors can be borrowed beside it (a Vec move).

@@ -77,20 +77,29 @@ pub fn v<S: Copy>(x: Vector) -> Lin<S> {
 }
 
 impl<S: Copy> Lin<S> {
+    /// Append a node. Every store is at a constant index (no indexing by the length): once a
+    /// statement is inlined the compiler then keeps its `Lin` in registers and folds the
+    /// CPU block's match on its form (`Block::assign`), so a statement costs its loop only.
     #[inline(always)]
     fn push(&mut self, n: Node<S>) {
         assert!(
             self.len < LIN_NODES,
             "a linear combination of more than {LIN_NODES} nodes: assign it in pieces"
         );
-        self.nodes[self.len] = n;
+        for (i, slot) in self.nodes.iter_mut().enumerate() {
+            if i == self.len {
+                *slot = n;
+            }
+        }
         self.len += 1;
     }
 
     #[inline(always)]
     fn then(mut self, other: &Lin<S>, op: Node<S>) -> Self {
-        for &n in other.nodes() {
-            self.push(n);
+        for (i, &n) in other.nodes.iter().enumerate() {
+            if i < other.len {
+                self.push(n);
+            }
         }
         self.push(op);
         self
@@ -203,6 +212,21 @@ pub trait Ops {
         self.assign(dst, &v(src));
     }
 
+    /// dst ← base + c·g, plain (dst may be base, not g): a stage value y0 + c·k, an
+    /// accumulation acc + c·k. `assign` of that form; an operation of its own, like `copy`
+    /// and `negate`, so that the CPU block runs the statement as its bare loop, with no cost
+    /// for reading the form (`Block::axpy`): the Runge–Kutta steps are mostly these.
+    #[inline]
+    fn axpy(&mut self, dst: Vector, base: Vector, c: Self::S, g: Vector) {
+        self.assign(dst, &(v(base) + v(g) * c));
+    }
+
+    /// x ← −x
+    #[inline]
+    fn negate(&mut self, x: Vector) {
+        self.assign(x, &-v(x));
+    }
+
     /// dq ← ∂H/∂q at (q, p), with the tangent columns: the kick's force.
     #[inline]
     fn grad_q(&mut self) {
@@ -237,11 +261,11 @@ pub trait Ops {
         for _ in 0..s {
             self.stage_gradients(stage);
             if stage != Stage::Kick {
-                self.assign(Vector::Q, &(v(Vector::Q0) + v(Vector::Dp) * c));
+                self.axpy(Vector::Q, Vector::Q0, c, Vector::Dp);
             }
             if stage != Stage::Drift {
                 let m = self.neg(c);
-                self.assign(Vector::P, &(v(Vector::P0) + v(Vector::Dq) * m));
+                self.axpy(Vector::P, Vector::P0, m, Vector::Dq);
             }
         }
     }

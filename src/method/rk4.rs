@@ -1,6 +1,5 @@
 //! Classic fourth-order Runge–Kutta on y' = f(y) = (∂pH, −∂qH). Not symplectic.
 
-use super::ops::v;
 use super::{MethodInfo, Ops, Partial, Scheme, Vector::*};
 
 pub const INFO: MethodInfo = MethodInfo {
@@ -15,21 +14,21 @@ pub const INFO: MethodInfo = MethodInfo {
 pub(crate) fn vector_field<O: Ops>(o: &mut O) {
     o.partial(Partial::P, Q, P, Dq);
     o.partial(Partial::Q, Q, P, Dp);
-    o.assign(Dp, &-v(Dp));
+    o.negate(Dp);
 }
 
 /// The stage state y = y0 + c·f.
 #[inline]
 pub(crate) fn stage<O: Ops>(o: &mut O, c: O::S) {
-    o.assign(Q, &(v(Q0) + v(Dq) * c));
-    o.assign(P, &(v(P0) + v(Dp) * c));
+    o.axpy(Q, Q0, c, Dq);
+    o.axpy(P, P0, c, Dp);
 }
 
 /// acc += c·f
 #[inline]
 pub(crate) fn accumulate<O: Ops>(o: &mut O, c: O::S) {
-    o.assign(AccQ, &(v(AccQ) + v(Dq) * c));
-    o.assign(AccP, &(v(AccP) + v(Dp) * c));
+    o.axpy(AccQ, AccQ, c, Dq);
+    o.axpy(AccP, AccP, c, Dp);
 }
 
 /// The method's descriptor, listed in `methods!` (`method/mod.rs`).

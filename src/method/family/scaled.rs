@@ -32,6 +32,15 @@ impl<S: Copy> Ops for Scaled<'_, S> {
     fn assign(&mut self, dst: Vector, e: &Lin<S>) {
         self.o.assign(dst, e)
     }
+    fn copy(&mut self, dst: Vector, src: Vector) {
+        self.o.copy(dst, src)
+    }
+    fn axpy(&mut self, dst: Vector, base: Vector, c: S, g: Vector) {
+        self.o.axpy(dst, base, c, g)
+    }
+    fn negate(&mut self, x: Vector) {
+        self.o.negate(x)
+    }
     fn update(&mut self, dst: Vector, base: Vector, c: S, g: Vector) {
         self.o.update(dst, base, c, g)
     }

@@ -40,7 +40,7 @@ fn accumulate<O: Ops>(o: &mut O, acc: Vector, b: f64, k: Vector, first: &mut boo
     if std::mem::take(first) {
         o.assign(acc, &(v(k) * b));
     } else {
-        o.assign(acc, &(v(acc) + v(k) * b));
+        o.axpy(acc, acc, b, k);
     }
 }
 

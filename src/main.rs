@@ -10,7 +10,7 @@ use phaseflow::cli::{Cli, Command, MergeArgs, PlotArgs, StudyArgs};
 use phaseflow::cluster::Peers;
 use phaseflow::config::{BenchConfig, OutputDir, RunJob, ValidateJob};
 use phaseflow::ensemble::KINDS;
-use phaseflow::method::all;
+use phaseflow::method::{all, Method};
 use phaseflow::output::write_csv;
 use phaseflow::system::CATALOGUE;
 use phaseflow::{gpu, note, run, study, Error};
@@ -52,9 +52,33 @@ fn parse_cli() -> Cli {
     let long = format!(
         "A preset study, one of:{long}\nA preset excludes the flags that define a custom study (--config, the system, methods, steps and ensemble flags, --portraits); the others apply to it, and --t-end shortens or lengthens it."
     );
-    let command = Cli::command().mut_subcommand("study", |study| {
+    let mut command = Cli::command().mut_subcommand("study", |study| {
         study.mut_arg("preset", |arg| arg.help(short).long_help(long))
     });
+    // Every --method help names the shipped method files as well as the built-ins it lists.
+    let shipped: Vec<&str> = all()
+        .iter()
+        .filter(|m| matches!(m, Method::Data(_)))
+        .map(|m| m.name())
+        .collect();
+    let with_method: Vec<String> = command
+        .get_subcommands()
+        .filter(|sub| sub.get_arguments().any(|a| a.get_id() == "method"))
+        .map(|sub| sub.get_name().to_string())
+        .collect();
+    for name in with_method {
+        command = command.mut_subcommand(name, |sub| {
+            sub.mut_arg("method", |arg| {
+                let help = arg.get_help().map(|h| h.to_string()).unwrap_or_default();
+                let help = format!(
+                    "{}; shipped as method files: {}",
+                    help.trim_end_matches('.'),
+                    shipped.join(", ")
+                );
+                arg.help(help)
+            })
+        });
+    }
     Cli::from_arg_matches(&command.get_matches()).unwrap_or_else(|e| e.exit())
 }
 

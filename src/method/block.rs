@@ -157,6 +157,13 @@ impl<T: Real> Block<T> {
                 }
                 *self.vector_mut(dst) = x;
             }
+            [Node::V(src), Node::Scale(c)] if src != dst => {
+                let mut x = std::mem::take(self.vector_mut(dst));
+                for (xi, &si) in x.iter_mut().zip(self.vector(src)) {
+                    *xi = c * si;
+                }
+                *self.vector_mut(dst) = x;
+            }
             [Node::V(src), Node::Neg] if src == dst => {
                 for x in self.vector_mut(dst).iter_mut() {
                     *x = -*x;

@@ -128,7 +128,7 @@ impl<T: Real> Cpu<'_, T> {
                 next.copy_from_slice(self.b.vector(eq.base));
                 for &(c, g) in &eq.terms {
                     for (x, &gi) in next.iter_mut().zip(self.b.vector(g)) {
-                        *x = *x + c * gi;
+                        *x += c * gi;
                     }
                 }
                 let b = &mut *self.b;

@@ -8,6 +8,7 @@
 //! on the solved values), then sum. The result is y0 + h·acc as a compensated `update`, as the
 //! built-ins finish.
 
+use crate::method::file::MAX_STAGES;
 use crate::method::ops::{v, Lin, Ops, StageEq, StageSolve, Vector};
 use crate::method::tableau::Tableau;
 use crate::method::Partial;
@@ -56,49 +57,31 @@ pub fn prk<O: Ops>(o: &mut O, q: &Tableau, p: &Tableau, h: O::S) {
     let s = q.stages();
     o.copy(Q0, Q);
     o.copy(P0, P);
-    // h·a_ij for q, −h·â_ij for p (so that every sum adds), built once.
-    let mut cq = vec![vec![None; s]; s];
-    let mut cp = vec![vec![None; s]; s];
-    for i in 0..s {
-        for j in 0..s {
-            if q.a[i][j] != 0.0 {
-                let a = o.lit(q.a[i][j]);
-                cq[i][j] = Some(o.mul(a, h));
-            }
-            if p.a[i][j] != 0.0 {
-                let a = o.lit(-p.a[i][j]);
-                cp[i][j] = Some(o.mul(a, h));
-            }
-        }
-    }
-    let terms = |c: &[Option<O::S>], k: &dyn Fn(usize) -> Vector| -> Vec<(O::S, Vector)> {
-        c.iter()
-            .enumerate()
-            .filter_map(|(j, c)| c.map(|c| (c, k(j))))
-            .collect()
-    };
     let (mut first_q, mut first_p) = (true, true);
     if q.explicit() && p.explicit() {
+        explicit_prk(o, q, p, h, &mut first_q, &mut first_p);
+    } else {
+        // h·a_ij for q, −h·â_ij for p (so that every sum adds), built once.
+        let mut cq = vec![vec![None; s]; s];
+        let mut cp = vec![vec![None; s]; s];
         for i in 0..s {
-            // A derivative later stages read lives in a stage slot, else in dq / dp.
-            let later_q = (i + 1..s).any(|l| cq[l][i].is_some());
-            let later_p = (i + 1..s).any(|l| cp[l][i].is_some());
-            let kq = if later_q { Stage(2 * i as u16) } else { Dq };
-            let kp = if later_p { Stage(2 * i as u16 + 1) } else { Dp };
-            if i > 0 {
-                sum(o, Q, Q0, &terms(&cq[i], &|j| Stage(2 * j as u16)));
-                sum(o, P, P0, &terms(&cp[i], &|j| Stage(2 * j as u16 + 1)));
-            }
-            if later_q || q.b[i] != 0.0 {
-                o.partial(Partial::P, Q, P, kq);
-                accumulate(o, AccQ, q.b[i], kq, &mut first_q);
-            }
-            if later_p || p.b[i] != 0.0 {
-                o.partial(Partial::Q, Q, P, kp);
-                accumulate(o, AccP, p.b[i], kp, &mut first_p);
+            for j in 0..s {
+                if q.a[i][j] != 0.0 {
+                    let a = o.lit(q.a[i][j]);
+                    cq[i][j] = Some(o.mul(a, h));
+                }
+                if p.a[i][j] != 0.0 {
+                    let a = o.lit(-p.a[i][j]);
+                    cp[i][j] = Some(o.mul(a, h));
+                }
             }
         }
-    } else {
+        let terms = |c: &[Option<O::S>], k: &dyn Fn(usize) -> Vector| -> Vec<(O::S, Vector)> {
+            c.iter()
+                .enumerate()
+                .filter_map(|(j, c)| c.map(|c| (c, k(j))))
+                .collect()
+        };
         let mut solve = StageSolve {
             evals: Vec::new(),
             eqs: Vec::new(),
@@ -134,6 +117,109 @@ pub fn prk<O: Ops>(o: &mut O, q: &Tableau, p: &Tableau, h: O::S) {
     o.update(Q, Q0, h, AccQ);
     let minus_h = o.neg(h);
     o.update(P, P0, minus_h, AccP);
+}
+
+/// The stage derivatives of an explicit partitioned method, accumulated into acc_q, acc_p:
+/// straight-line code without allocation (a block's step is a few microseconds). Each
+/// coefficient h·a_ij is built where its stage uses it (once), and a derivative's slot is
+/// reused once no later stage reads it (classic RK4 keeps every k in dq / dp, as the built-in
+/// does).
+fn explicit_prk<O: Ops>(
+    o: &mut O,
+    q: &Tableau,
+    p: &Tableau,
+    h: O::S,
+    first_q: &mut bool,
+    first_p: &mut bool,
+) {
+    let s = q.stages();
+    let read_later = |t: &Tableau, j: usize, after: usize| (after + 1..s).any(|l| t.a[l][j] != 0.0);
+    let (mut at_q, mut at_p) = ([Dq; MAX_STAGES], [Dp; MAX_STAGES]);
+    let (mut free_q, mut free_p) = (Pool::new(Dq), Pool::new(Dp));
+    for i in 0..s {
+        if i > 0 {
+            stage_sum(o, Q, Q0, &q.a[i][..i], 1.0, &at_q, h);
+            stage_sum(o, P, P0, &p.a[i][..i], -1.0, &at_p, h);
+            // Stage i has read its derivatives: free the slots no later stage reads.
+            for j in 0..i {
+                if q.a[i][j] != 0.0 && !read_later(q, j, i) {
+                    free_q.push(at_q[j]);
+                }
+                if p.a[i][j] != 0.0 && !read_later(p, j, i) {
+                    free_p.push(at_p[j]);
+                }
+            }
+        }
+        let (later_q, later_p) = (read_later(q, i, i), read_later(p, i, i));
+        if later_q || q.b[i] != 0.0 {
+            at_q[i] = free_q.pop().unwrap_or(Stage(2 * i as u16));
+            o.partial(Partial::P, Q, P, at_q[i]);
+            accumulate(o, AccQ, q.b[i], at_q[i], first_q);
+            if !later_q {
+                free_q.push(at_q[i]);
+            }
+        }
+        if later_p || p.b[i] != 0.0 {
+            at_p[i] = free_p.pop().unwrap_or(Stage(2 * i as u16 + 1));
+            o.partial(Partial::Q, Q, P, at_p[i]);
+            accumulate(o, AccP, p.b[i], at_p[i], first_p);
+            if !later_p {
+                free_p.push(at_p[i]);
+            }
+        }
+    }
+}
+
+/// dst ← base + Σ_j (sign·a_j·h)·k_j over the nonzero a_j, summed left to right as `sum`
+/// does (in pieces of five terms), without allocation.
+fn stage_sum<O: Ops>(
+    o: &mut O,
+    dst: Vector,
+    base: Vector,
+    a: &[f64],
+    sign: f64,
+    k: &[Vector],
+    h: O::S,
+) {
+    let mut e: Lin<O::S> = v(base);
+    let mut pending = 0;
+    for (j, &aj) in a.iter().enumerate() {
+        if aj == 0.0 {
+            continue;
+        }
+        if pending == 5 {
+            o.assign(dst, &e);
+            e = v(dst);
+            pending = 0;
+        }
+        let c = o.lit(sign * aj);
+        let c = o.mul(c, h);
+        e = e + v(k[j]) * c;
+        pending += 1;
+    }
+    o.assign(dst, &e);
+}
+
+/// Free derivative slots (at most a tableau's stages).
+struct Pool {
+    slots: [Vector; MAX_STAGES],
+    len: usize,
+}
+
+impl Pool {
+    fn new(first: Vector) -> Self {
+        let mut slots = [first; MAX_STAGES];
+        slots[0] = first;
+        Pool { slots, len: 1 }
+    }
+    fn push(&mut self, v: Vector) {
+        self.slots[self.len] = v;
+        self.len += 1;
+    }
+    fn pop(&mut self) -> Option<Vector> {
+        self.len = self.len.checked_sub(1)?;
+        Some(self.slots[self.len])
+    }
 }
 
 /// One step of the Runge–Kutta–Nyström method (ā = `a`, b̄, b, c) of size `h` on

@@ -20,6 +20,7 @@ mod resume;
 mod runs;
 mod shards;
 mod streams;
+mod symplecticity;
 
 use std::path::Path;
 

@@ -318,6 +318,8 @@ pub struct BenchConfig {
     /// `--against`: a built-in system timed beside `system` on the same points.
     pub against: Option<System>,
     pub method: Method,
+    /// `--against-method`: a method timed beside `method` on the same system and points.
+    pub against_method: Option<Method>,
     pub points: usize,
     pub steps: u64,
     pub dt: f64,
@@ -369,6 +371,20 @@ impl TryFrom<&BenchArgs> for BenchConfig {
                 Some(a)
             }
         };
+        let against_method = match &b.against_method {
+            None => None,
+            Some(entry) => {
+                let a = method_by_name_or_file(entry)?;
+                if a.name() == method.name() {
+                    return Err(input_err!(
+                        "--against-method {entry}: it is the method timed already ({}); name another method to compare with",
+                        a.name()
+                    ));
+                }
+                a.check_system(&system)?;
+                Some(a)
+            }
+        };
         if !(b.dt.is_finite() && b.dt > 0.0) {
             return Err(input_err!(
                 "--dt must be a positive finite number, got {}",
@@ -399,6 +415,7 @@ impl TryFrom<&BenchArgs> for BenchConfig {
             system,
             against,
             method,
+            against_method,
             points: b.points,
             steps: b.steps,
             dt: b.dt,

@@ -15,6 +15,7 @@ mod hostile_paths;
 mod integrity;
 mod method_bench;
 mod method_files;
+mod method_validate;
 mod out_folder;
 mod plot;
 mod resume;

@@ -649,9 +649,9 @@ fn normalisation_is_narrow() {
         "cpu f64 cpu (N threads) # # #"
     );
     let csv =
-        "gpu,\"gpu: llvmpipe (LLVM 15.0.6, 256 bits) (Vulkan, Cpu)\",f32,100000,50,0.01,3.4e8,0.86,true,expression,0.97";
+        "gpu,\"gpu: llvmpipe (LLVM 15.0.6, 256 bits) (Vulkan, Cpu)\",f32,100000,50,0.01,3.4e8,0.86,true,expression,0.97,verlet";
     assert_eq!(
         normalise(csv, true),
-        "gpu,\"gpu: llvmpipe (LLVM …) (Vulkan, Cpu)\",f32,100000,50,#,#,#,true,expression,#"
+        "gpu,\"gpu: llvmpipe (LLVM …) (Vulkan, Cpu)\",f32,100000,50,#,#,#,true,expression,#,verlet"
     );
 }

@@ -63,7 +63,9 @@ fn bench_against_method_times_both_methods_side_by_side() {
             let cpu = |method: &str| {
                 rows.iter()
                     .find(|r| {
-                        r["method"] == method && r["backend"] == "cpu" && r["precision"] == precision
+                        r["method"] == method
+                            && r["backend"] == "cpu"
+                            && r["precision"] == precision
                     })
                     .unwrap_or_else(|| panic!("no cpu {precision} row of {method}: {rows:?}"))
             };
@@ -72,7 +74,10 @@ fn bench_against_method_times_both_methods_side_by_side() {
                 r["point_steps_per_s"].parse::<f64>().unwrap()
             };
             let ratio: f64 = m["ratio_to_against"].parse().unwrap();
-            assert!((ratio - rate(m) / rate(a)).abs() <= 1e-9 * ratio, "{rows:?}");
+            assert!(
+                (ratio - rate(m) / rate(a)).abs() <= 1e-9 * ratio,
+                "{rows:?}"
+            );
             assert_eq!(a["ratio_to_against"], "", "the compared method's own rows");
         }
     }

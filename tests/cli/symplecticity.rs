@@ -18,7 +18,9 @@ fn rk_symplecticity_report_names_the_conditions_and_gauss_keeps_the_area() {
     let out = tmp.path().join("study");
     // 1000 steps of the preset's h = 0.05.
     phaseflow()
-        .args(argv("study --preset rk-symplecticity --t-end 50 --quiet --out"))
+        .args(argv(
+            "study --preset rk-symplecticity --t-end 50 --quiet --out",
+        ))
         .arg(&out)
         .assert()
         .success();

@@ -322,6 +322,12 @@ pub struct BenchArgs {
     /// relative to it: e.g. --hamiltonian 'p^2/2 + 1 - cos(q)' --against pendulum.
     #[arg(long, value_name = "SYSTEM")]
     pub against: Option<String>,
+    /// Also time this method (a name as for --method, or a method file: a path holding '/' or
+    /// ending in .toml) on the same points, engine by engine in the same rounds, and give each
+    /// row of the main method its speed relative to it: e.g. --method-file my-rk4.toml
+    /// --against-method rk4.
+    #[arg(long, value_name = "NAME|FILE.toml", conflicts_with = "against")]
+    pub against_method: Option<String>,
     /// Integrator (as for `run --method`).
     #[arg(long, default_value = "symplectic-euler-a")]
     pub method: String,

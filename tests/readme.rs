@@ -278,11 +278,14 @@ fn mask_timings(line: &str) -> String {
         return collapsed;
     }
     if line.starts_with("reference,") || line.starts_with("cpu,") || line.starts_with("gpu,") {
-        // seconds, point_steps_per_s, ratio_to_reference and ratio_to_against (last) vary;
-        // `compensated` and `system` do not
-        let fields: Vec<&str> = line.rsplitn(7, ',').collect();
-        let against = if fields[0].is_empty() { "" } else { "#" };
-        return format!("{},#,#,#,{},{},{against}", fields[6], fields[2], fields[1]);
+        // seconds, point_steps_per_s, ratio_to_reference and ratio_to_against vary;
+        // `compensated`, `system` and `method` (last) do not
+        let fields: Vec<&str> = line.rsplitn(8, ',').collect();
+        let against = if fields[1].is_empty() { "" } else { "#" };
+        return format!(
+            "{},#,#,#,{},{},{against},{}",
+            fields[7], fields[3], fields[2], fields[0]
+        );
     }
     let tokens: Vec<&str> = collapsed.split(' ').collect();
     let keep = tokens.len().saturating_sub(3);
@@ -646,9 +649,9 @@ fn normalisation_is_narrow() {
         "cpu f64 cpu (N threads) # # #"
     );
     let csv =
-        "gpu,\"gpu: llvmpipe (LLVM 15.0.6, 256 bits) (Vulkan, Cpu)\",f32,100000,50,0.01,3.4e8,0.86,true,expression,0.97";
+        "gpu,\"gpu: llvmpipe (LLVM 15.0.6, 256 bits) (Vulkan, Cpu)\",f32,100000,50,0.01,3.4e8,0.86,true,expression,0.97,verlet";
     assert_eq!(
         normalise(csv, true),
-        "gpu,\"gpu: llvmpipe (LLVM …) (Vulkan, Cpu)\",f32,100000,50,#,#,#,true,expression,#"
+        "gpu,\"gpu: llvmpipe (LLVM …) (Vulkan, Cpu)\",f32,100000,50,#,#,#,true,expression,#,verlet"
     );
 }

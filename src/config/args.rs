@@ -318,6 +318,8 @@ pub struct BenchConfig {
     /// `--against`: a built-in system timed beside `system` on the same points.
     pub against: Option<System>,
     pub method: Method,
+    /// `--against-method`: a method timed beside `method` on the same system and points.
+    pub against_method: Option<Method>,
     pub points: usize,
     pub steps: u64,
     pub dt: f64,
@@ -349,26 +351,8 @@ impl TryFrom<&BenchArgs> for BenchConfig {
         };
         method.check_system(&system)?;
         super::check_variational_kernel(&system, false, b.compensated)?;
-        let against = match &b.against {
-            None => None,
-            Some(name) => {
-                let a = System::new(name, &BTreeMap::new())?;
-                if system.expression().is_none() {
-                    return Err(input_err!(
-                        "--against {name}: compares --hamiltonian or --system-file with a built-in system; give one of them instead of --system"
-                    ));
-                }
-                if a.dof() != system.dof() {
-                    return Err(input_err!(
-                        "--against {name}: it has {} degrees of freedom, the Hamiltonian {}; compare systems of the same size",
-                        a.dof(),
-                        system.dof()
-                    ));
-                }
-                method.check_system(&a)?;
-                Some(a)
-            }
-        };
+        let against = against_system(b, &system, method)?;
+        let against_method = against_method(b, &system, method)?;
         if !(b.dt.is_finite() && b.dt > 0.0) {
             return Err(input_err!(
                 "--dt must be a positive finite number, got {}",
@@ -399,6 +383,7 @@ impl TryFrom<&BenchArgs> for BenchConfig {
             system,
             against,
             method,
+            against_method,
             points: b.points,
             steps: b.steps,
             dt: b.dt,
@@ -410,6 +395,48 @@ impl TryFrom<&BenchArgs> for BenchConfig {
             csv: b.csv.clone(),
         })
     }
+}
+
+/// `bench --against SYSTEM`: a built-in system of the formula's size, timed beside it.
+fn against_system(b: &BenchArgs, system: &System, method: Method) -> Result<Option<System>> {
+    Ok(match &b.against {
+        None => None,
+        Some(name) => {
+            let a = System::new(name, &BTreeMap::new())?;
+            if system.expression().is_none() {
+                return Err(input_err!(
+                    "--against {name}: compares --hamiltonian or --system-file with a built-in system; give one of them instead of --system"
+                ));
+            }
+            if a.dof() != system.dof() {
+                return Err(input_err!(
+                    "--against {name}: it has {} degrees of freedom, the Hamiltonian {}; compare systems of the same size",
+                    a.dof(),
+                    system.dof()
+                ));
+            }
+            method.check_system(&a)?;
+            Some(a)
+        }
+    })
+}
+
+/// `bench --against-method NAME|FILE.toml`: another method, timed beside `method`.
+fn against_method(b: &BenchArgs, system: &System, method: Method) -> Result<Option<Method>> {
+    Ok(match &b.against_method {
+        None => None,
+        Some(entry) => {
+            let a = method_by_name_or_file(entry)?;
+            if a.name() == method.name() {
+                return Err(input_err!(
+                    "--against-method {entry}: it is the method timed already ({}); name another method to compare with",
+                    a.name()
+                ));
+            }
+            a.check_system(system)?;
+            Some(a)
+        }
+    })
 }
 
 /// `phaseflow show-kernel`: the system, and the kernel to print.

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use super::figures::{PlottedRun, StudyFigure};
 use super::format::{count, fmt_g, fmt_ratio, opt};
 use super::readback::{engine_used, read_portraits, read_stats, read_trajectory, refine_notes};
-use super::report::start_sentence;
+use super::report::{conditions_line, start_sentence};
 use super::runner::write_figures;
 use super::summary::{summarise, verdict, SummaryRow};
 use super::StudyRun;
@@ -215,12 +215,13 @@ fn run_report_md(
     );
     let _ = writeln!(
         s,
-        "## What happened\n\n- {}\n",
+        "## What happened\n\n- {}\n  - {}\n",
         // A nonholonomic system's discrete Lagrange–d'Alembert map is not symplectic.
         verdict(
             row,
             cfg.method.info().symplectic && !cfg.system.constrained()
-        )
+        ),
+        conditions_line(cfg.method)
     );
     write_final_table(&mut s, row);
     let _ = writeln!(s, "\n## Plots\n");

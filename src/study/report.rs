@@ -90,11 +90,12 @@ fn write_verdicts(s: &mut String, summary: &[SummaryRow]) {
         // A nonholonomic system's discrete Lagrange–d'Alembert map is not symplectic.
         let constrained =
             System::new(&row.system, &Default::default()).is_ok_and(|s| s.constrained());
-        let symplectic = Method::from_name(&row.method)
-            .map(|m| m.info().symplectic)
-            .unwrap_or(false)
-            && !constrained;
+        let method = Method::from_name(&row.method).ok();
+        let symplectic = method.is_some_and(|m| m.info().symplectic) && !constrained;
         let _ = writeln!(s, "- {}", verdict(row, symplectic));
+        if let Some(m) = method {
+            let _ = writeln!(s, "  - {}", conditions_line(m));
+        }
         if let Some(step) = row.refine_capped_at_step {
             let _ = writeln!(
                 s,
@@ -108,6 +109,12 @@ fn write_verdicts(s: &mut String, summary: &[SummaryRow]) {
             );
         }
     }
+}
+
+/// Which of the order and symplecticity conditions the method's coefficients satisfy (what
+/// `phaseflow method check` says), as a line of a report.
+pub(super) fn conditions_line(method: Method) -> String {
+    format!("Conditions: {}.", crate::config::verdict::sentence(method))
 }
 
 /// The summary table (the same numbers as summary.csv).

@@ -71,22 +71,22 @@ fn bench_writes_the_table_and_csv() {
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(
         lines[0],
-        "backend,device,precision,points,steps,seconds,point_steps_per_s,ratio_to_reference,compensated,system,ratio_to_against"
+        "backend,device,precision,points,steps,seconds,point_steps_per_s,ratio_to_reference,compensated,system,ratio_to_against,method"
     );
     // per precision (f64, then f32): reference, cpu, cpu compensated, gpu, gpu compensated
-    // (lavapipe has f64); each row ends with `compensated,system,ratio_to_against` (empty
-    // without --against)
+    // (lavapipe has f64); each row ends with `compensated,system,ratio_to_against,method`
+    // (ratio_to_against empty without --against)
     let expected = [
-        ("reference,", ",f64,", ",false,pendulum,"),
-        ("cpu,", ",f64,", ",false,pendulum,"),
-        ("cpu,", ",f64,", ",true,pendulum,"),
-        ("gpu,", ",f64,", ",false,pendulum,"),
-        ("gpu,", ",f64,", ",true,pendulum,"),
-        ("reference,", ",f32,", ",false,pendulum,"),
-        ("cpu,", ",f32,", ",false,pendulum,"),
-        ("cpu,", ",f32,", ",true,pendulum,"),
-        ("gpu,", ",f32,", ",false,pendulum,"),
-        ("gpu,", ",f32,", ",true,pendulum,"),
+        ("reference,", ",f64,", ",false,pendulum,,symplectic-euler-a"),
+        ("cpu,", ",f64,", ",false,pendulum,,symplectic-euler-a"),
+        ("cpu,", ",f64,", ",true,pendulum,,symplectic-euler-a"),
+        ("gpu,", ",f64,", ",false,pendulum,,symplectic-euler-a"),
+        ("gpu,", ",f64,", ",true,pendulum,,symplectic-euler-a"),
+        ("reference,", ",f32,", ",false,pendulum,,symplectic-euler-a"),
+        ("cpu,", ",f32,", ",false,pendulum,,symplectic-euler-a"),
+        ("cpu,", ",f32,", ",true,pendulum,,symplectic-euler-a"),
+        ("gpu,", ",f32,", ",false,pendulum,,symplectic-euler-a"),
+        ("gpu,", ",f32,", ",true,pendulum,,symplectic-euler-a"),
     ];
     assert_eq!(lines.len(), 1 + expected.len(), "{text}");
     for (line, (backend, precision, compensated)) in lines[1..].iter().zip(expected) {
@@ -97,13 +97,13 @@ fn bench_writes_the_table_and_csv() {
         assert!(line.contains(",20000,20,"), "{line}");
     }
     assert!(
-        lines[1].ends_with(",,false,pendulum,"),
+        lines[1].ends_with(",,false,pendulum,,symplectic-euler-a"),
         "the reference has no ratio: {}",
         lines[1]
     );
     // every other row's ratio to the reference is the quotient of their rates
     for (r, rows) in [(1, 2..6), (6, 7..11)] {
-        let cells = |i: usize| lines[i].rsplit(',').skip(3).take(2).collect::<Vec<&str>>();
+        let cells = |i: usize| lines[i].rsplit(',').skip(4).take(2).collect::<Vec<&str>>();
         let rate = |i: usize| cells(i)[1].parse::<f64>().unwrap();
         for c in rows {
             let ratio: f64 = cells(c)[0].parse().unwrap();

@@ -13,13 +13,16 @@ mod hostile_formulas;
 mod hostile_options;
 mod hostile_paths;
 mod integrity;
+mod method_bench;
 mod method_files;
+mod method_validate;
 mod out_folder;
 mod plot;
 mod resume;
 mod runs;
 mod shards;
 mod streams;
+mod symplecticity;
 
 use std::path::Path;
 

@@ -11,21 +11,21 @@ use tempfile::TempDir;
 use crate::common::{argv, phaseflow, read};
 
 /// Gauss–Legendre with 2 stages, in exact coefficients, under the shipped method's name.
-const GAUSS2: &str = r#"name = "gauss2"
+pub(crate) const GAUSS2: &str = r#"name = "gauss2"
 family = "rk"
 a = [["1/4", "1/4 - sqrt(3)/6"], ["1/4 + sqrt(3)/6", "1/4"]]
 b = ["1/2", "1/2"]
 "#;
 
 /// Yoshida's triple jump of Verlet, as a user's composition.
-const TRIPLE_JUMP: &str = r#"name = "my-triple-jump"
+pub(crate) const TRIPLE_JUMP: &str = r#"name = "my-triple-jump"
 family = "composition"
 base = "verlet"
 weights = ["1/(2 - 2^(1/3))", "-2^(1/3)/(2 - 2^(1/3))", "1/(2 - 2^(1/3))"]
 "#;
 
 /// `text` written to `dir/name`.
-fn file(dir: &Path, name: &str, text: &str) -> PathBuf {
+pub(crate) fn file(dir: &Path, name: &str, text: &str) -> PathBuf {
     let p = dir.join(name);
     std::fs::write(&p, text).unwrap();
     p

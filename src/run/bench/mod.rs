@@ -1,6 +1,8 @@
 //! `phaseflow bench`: at f64 and then at f32, the reference loop, the CPU engine and the GPU
 //! engine (f64 where the adapter has it), each also compensated with `--compensated`, timed on
-//! one seeded disk ensemble, each row with its ratio to the reference loop of its precision.
+//! one seeded disk ensemble, each row with its ratio to the reference loop of its precision;
+//! with `--against SYSTEM` or `--against-method M` the same engines of a second system or
+//! method too, in the same rounds, each main row with its ratio to the second's.
 
 use std::time::Instant;
 
@@ -11,6 +13,7 @@ use crate::engine::{CpuEngine, Engine, GpuEngine, Integrator, ReferenceEngine};
 use crate::ensemble::EnsembleRequest;
 use crate::error::Result;
 use crate::float::Real;
+use crate::method::Method;
 use crate::state::State;
 use crate::system::System;
 
@@ -37,9 +40,11 @@ pub struct BenchRow {
     pub compensated: bool,
     /// The system timed (with `--against`, the rows of both systems).
     pub system: String,
-    /// With `--against`: point_steps_per_s ÷ the `--against` system's row of the same engine,
-    /// precision and summation (on the rows of the formula system).
+    /// With `--against` or `--against-method`: point_steps_per_s ÷ the row of the same engine,
+    /// precision and summation of the system or method compared with (on the main rows).
     pub ratio_to_against: Option<f64>,
+    /// The method timed (with `--against-method`, the rows of both methods).
+    pub method: String,
 }
 
 /// What `bench` measured: the table, and how far the engines' final states lie apart.
@@ -51,8 +56,8 @@ pub struct BenchReport {
     /// Why the GPU did not run (no adapter, no f64, …), when it was asked for.
     pub gpu_error: Vec<String>,
     /// The reference loop against the CPU engine at f64: the same method up to rounding
-    /// (libm's sine is not `sin_poly`).
-    pub reference_vs_cpu: Option<Deviation>,
+    /// (libm's sine is not `sin_poly`); with `--against-method`, the method's name too.
+    pub reference_vs_cpu: Option<(Option<String>, Deviation)>,
 }
 
 impl BenchReport {
@@ -79,6 +84,11 @@ fn timed<T: Real>(engine: &mut dyn Engine<T>, init: &State<T>, steps: u64) -> Re
 /// An engine timed in `bench`, with its best time so far.
 struct Timed<'a, T: Real> {
     system: String,
+    method: Method,
+    /// `Variant::label`.
+    label: String,
+    /// Of the system or method compared with (`--against`, `--against-method`).
+    against: bool,
     backend: &'static str,
     compensated: bool,
     engine: Box<dyn Engine<T> + 'a>,
@@ -87,13 +97,16 @@ struct Timed<'a, T: Real> {
 
 impl<'a, T: Real> Timed<'a, T> {
     fn new(
-        system: &System,
+        variant: &Variant,
         backend: &'static str,
         compensated: bool,
         engine: Box<dyn Engine<T> + 'a>,
     ) -> Self {
         Timed {
-            system: system.name().to_string(),
+            system: variant.system.name().to_string(),
+            method: variant.method,
+            label: variant.label.clone(),
+            against: variant.against,
             backend,
             compensated,
             engine,
@@ -118,19 +131,56 @@ impl<'a, T: Real> Timed<'a, T> {
                 .map(|r| rate / r),
             compensated: self.compensated,
             ratio_to_against: None,
+            method: self.method.name().into(),
         }
     }
 }
 
-/// The engines timed at precision T for `system`: the reference loop (where there is one), the
+/// A system and method timed: the main one, or the one it is compared with.
+struct Variant<'a> {
+    system: &'a System,
+    method: Method,
+    against: bool,
+    /// How the text names its rows: by method with `--against-method`, else by system.
+    label: String,
+}
+
+impl BenchConfig {
+    /// What is timed: the system and method, then the `--against` system or the
+    /// `--against-method` method.
+    fn variants<'a>(&'a self) -> Vec<Variant<'a>> {
+        let variant = |system: &'a System, method: Method, against: bool| Variant {
+            system,
+            method,
+            against,
+            label: if self.against_method.is_some() {
+                method.name().into()
+            } else {
+                system.name().into()
+            },
+        };
+        let main = variant(&self.system, self.method, false);
+        let against = self
+            .against
+            .as_ref()
+            .map(|system| variant(system, self.method, true))
+            .or(self
+                .against_method
+                .map(|method| variant(&self.system, method, true)));
+        std::iter::once(main).chain(against).collect()
+    }
+}
+
+/// The engines timed at precision T for `variant`: the reference loop (where there is one), the
 /// CPU engine, the GPU engine (when asked and possible), each plain and, with `--compensated`,
 /// compensated.
 fn engines_at<T: Real>(
     o: &BenchConfig,
-    system: &System,
+    variant: &Variant,
     start: &State<T>,
     gpu_error: &mut Vec<String>,
 ) -> Vec<Timed<'static, T>> {
+    let system = variant.system;
     let mut engines = Vec::new();
     let summations: &[bool] = if o.compensated {
         &[false, true]
@@ -140,7 +190,7 @@ fn engines_at<T: Real>(
     let integrators: Vec<(bool, Integrator)> = summations
         .iter()
         .map(|&on| {
-            let k = Integrator::with_default_solver::<T>(system.clone(), o.method, o.dt);
+            let k = Integrator::with_default_solver::<T>(system.clone(), variant.method, o.dt);
             (on, k.with_compensation(on))
         })
         .collect();
@@ -148,7 +198,7 @@ fn engines_at<T: Real>(
         if !on {
             if let Some(r) = ReferenceEngine::new(k, start.clone()) {
                 engines.push(Timed::new(
-                    system,
+                    variant,
                     "reference",
                     false,
                     Box::new(r) as Box<dyn Engine<T>>,
@@ -156,7 +206,7 @@ fn engines_at<T: Real>(
             }
         }
         engines.push(Timed::new(
-            system,
+            variant,
             "cpu",
             *on,
             Box::new(CpuEngine::new(k, start.clone())),
@@ -167,9 +217,9 @@ fn engines_at<T: Real>(
     }
     for &(on, ref k) in &integrators {
         match GpuEngine::new(k, start.clone()) {
-            Ok(g) => engines.push(Timed::new(system, "gpu", on, Box::new(g))),
+            Ok(g) => engines.push(Timed::new(variant, "gpu", on, Box::new(g))),
             Err(e) => {
-                gpu_error.push(format!("{} {}: {e}", system.name(), T::NAME));
+                gpu_error.push(format!("{} {}: {e}", variant.label, T::NAME));
                 break;
             }
         }
@@ -177,15 +227,15 @@ fn engines_at<T: Real>(
     engines
 }
 
-/// Time every engine at precision T, of `o.system` and of `o.against`, `rounds` times
+/// Time every engine at precision T, of each variant (`BenchConfig::variants`), `rounds` times
 /// interleaved; append their rows, and each GPU row's deviation from the CPU row of the same
-/// system and summation.
+/// variant and summation.
 fn bench_at<T: Real>(init: &State<f64>, o: &BenchConfig, report: &mut BenchReport) -> Result<()> {
     let start: State<T> = init.convert();
-    let systems: Vec<&System> = std::iter::once(&o.system).chain(&o.against).collect();
-    let mut engines: Vec<Timed<'static, T>> = systems
+    let variants = o.variants();
+    let mut engines: Vec<Timed<'static, T>> = variants
         .iter()
-        .flat_map(|s| engines_at::<T>(o, s, &start, &mut report.gpu_error))
+        .flat_map(|v| engines_at::<T>(o, v, &start, &mut report.gpu_error))
         .collect();
     for _ in 0..o.rounds {
         for e in engines.iter_mut() {
@@ -193,52 +243,51 @@ fn bench_at<T: Real>(init: &State<f64>, o: &BenchConfig, report: &mut BenchRepor
         }
     }
     let work = o.points as f64 * o.steps as f64;
-    let reference = |system: &str| {
+    let reference = |against: bool| {
         engines
             .iter()
-            .find(|e| e.backend == "reference" && e.system == system)
+            .find(|e| e.backend == "reference" && e.against == against)
             .map(|e| work / e.best)
     };
     let mut rows: Vec<BenchRow> = engines
         .iter()
-        .map(|e| e.row(o, reference(&e.system)))
+        .map(|e| e.row(o, reference(e.against)))
         .collect();
-    if let Some(a) = &o.against {
-        let rate_of = |r: &BenchRow, rows: &[BenchRow]| {
-            rows.iter()
-                .find(|x| {
-                    x.system == a.name() && x.backend == r.backend && x.compensated == r.compensated
-                })
-                .map(|x| r.point_steps_per_s / x.point_steps_per_s)
-        };
-        let ratios: Vec<Option<f64>> = rows
-            .iter()
-            .map(|r| (r.system != a.name()).then(|| rate_of(r, &rows)).flatten())
-            .collect();
-        for (r, x) in rows.iter_mut().zip(ratios) {
-            r.ratio_to_against = x;
-        }
+    // Each main row over the compared variant's row of the same engine and summation.
+    let ratios: Vec<Option<f64>> = engines
+        .iter()
+        .zip(&rows)
+        .map(|(e, r)| {
+            let (_, x) = engines.iter().zip(&rows).find(|(a, x)| {
+                !e.against && a.against && x.backend == r.backend && x.compensated == r.compensated
+            })?;
+            Some(r.point_steps_per_s / x.point_steps_per_s)
+        })
+        .collect();
+    for (r, x) in rows.iter_mut().zip(ratios) {
+        r.ratio_to_against = x;
     }
     report.rows.extend(rows);
     let mut states = Vec::new();
     for e in engines.iter_mut() {
         states.push((
-            e.system.clone(),
+            e.against,
+            e.label.clone(),
             e.backend,
             e.compensated,
             e.engine.state()?.clone(),
         ));
     }
-    let cpu = |system: &str, on: bool| {
+    let cpu = |against: bool, on: bool| {
         states
             .iter()
-            .find(|s| s.0 == system && s.1 == "cpu" && s.2 == on)
-            .map(|s| &s.3)
+            .find(|s| s.0 == against && s.2 == "cpu" && s.3 == on)
+            .map(|s| &s.4)
     };
-    let several = systems.len() > 1;
-    for (system, backend, on, s) in states.iter().filter(|s| s.1 == "gpu") {
+    let several = variants.len() > 1;
+    for (against, label, backend, on, s) in states.iter().filter(|s| s.2 == "gpu") {
         let prefix = if several {
-            format!("{system}: ")
+            format!("{label}: ")
         } else {
             String::new()
         };
@@ -247,15 +296,19 @@ fn bench_at<T: Real>(init: &State<f64>, o: &BenchConfig, report: &mut BenchRepor
             T::NAME,
             if *on { " comp" } else { "" },
         );
-        if let Some(c) = cpu(system, *on) {
+        if let Some(c) = cpu(*against, *on) {
             report.gpu_vs_cpu.push((label, compare_states(s, c)));
         }
     }
     if T::NAME == "f64" {
-        let name = o.against.as_ref().unwrap_or(&o.system).name();
-        let reference = states.iter().find(|s| s.0 == name && s.1 == "reference");
-        if let (Some(r), Some(c)) = (reference, cpu(name, false)) {
-            report.reference_vs_cpu = Some(compare_states(&r.3, c));
+        // The first variant with a reference loop (a formula system has none: then the
+        // built-in system of --against).
+        let reference = states.iter().find(|s| s.2 == "reference");
+        if let Some(r) = reference {
+            if let Some(c) = cpu(r.0, false) {
+                let label = o.against_method.is_some().then(|| r.1.clone());
+                report.reference_vs_cpu = Some((label, compare_states(&r.4, c)));
+            }
         }
     }
     Ok(())

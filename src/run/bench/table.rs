@@ -16,18 +16,19 @@ impl BenchReport {
     pub fn table(&self, config: &BenchConfig) -> Vec<String> {
         let mut lines = vec![heading(config)];
         // With --against, the rows of both systems, each formula row's speed relative to the
-        // built-in system's row of the same engine.
-        let against = config.against.is_some();
-        let system_col = |name: &str| {
-            if against {
-                format!("{name:<14} ")
-            } else {
-                String::new()
-            }
+        // built-in system's row of the same engine; with --against-method, of both methods.
+        let by_method = config.against_method.is_some();
+        let against = config.against.is_some() || by_method;
+        let first_col = |r: Option<&BenchRow>| match (r, config.against.is_some(), by_method) {
+            (None, true, _) => format!("{:<14} ", "system"),
+            (None, _, true) => format!("{:<20} ", "method"),
+            (Some(r), true, _) => format!("{:<14} ", r.system),
+            (Some(r), _, true) => format!("{:<20} ", r.method),
+            _ => String::new(),
         };
         lines.push(format!(
             "{}{:<10} {:<10} {:<48} {:>10} {:>16} {:>12}{}",
-            system_col("system"),
+            first_col(None),
             "backend",
             "precision",
             "device",
@@ -39,11 +40,12 @@ impl BenchReport {
         lines.extend(
             self.rows
                 .iter()
-                .map(|r| row(r, &system_col(&r.system), against)),
+                .map(|r| row(r, &first_col(Some(r)), against)),
         );
         lines.push(match &self.reference_vs_cpu {
-            Some(d) => format!(
-                "reference f64 vs cpu f64: max_abs_dev={:.3e} max_rel_dev={:.3e} (libm sin vs sin_poly: rounding only)",
+            Some((label, d)) => format!(
+                "{}reference f64 vs cpu f64: max_abs_dev={:.3e} max_rel_dev={:.3e} (libm sin vs sin_poly: rounding only)",
+                label.as_ref().map(|l| format!("{l}: ")).unwrap_or_default(),
                 d.max_abs, d.max_rel
             ),
             None => "reference: none for this system/method (it covers pendulum and oscillator with the kick-drift methods, compositions and rk4)".into(),
@@ -62,15 +64,20 @@ impl BenchReport {
     }
 }
 
-/// What was timed: the system (and `--against`), method, size and rounds.
+/// What was timed: the system (and `--against`), method (and `--against-method`), size and
+/// rounds.
 fn heading(config: &BenchConfig) -> String {
     let against = config
         .against
         .as_ref()
         .map(|a| format!(" against {}", a.name()))
         .unwrap_or_default();
+    let against_method = config
+        .against_method
+        .map(|m| format!(" against {}", m.name()))
+        .unwrap_or_default();
     format!(
-        "bench: system {}{against}, method {}, {} points × {} steps, dt {}, best of {} round(s) (timed: all steps + final read-back)",
+        "bench: system {}{against}, method {}{against_method}, {} points × {} steps, dt {}, best of {} round(s) (timed: all steps + final read-back)",
         config.system.name(),
         config.method.name(),
         config.points,
@@ -80,8 +87,9 @@ fn heading(config: &BenchConfig) -> String {
     )
 }
 
-/// One timed engine: `system` is the system column's text (empty without `--against`).
-fn row(r: &BenchRow, system: &str, against: bool) -> String {
+/// One timed engine: `first` is the system or method column's text (empty without `--against`
+/// or `--against-method`).
+fn row(r: &BenchRow, first: &str, against: bool) -> String {
     let precision = format!(
         "{}{}",
         r.precision,
@@ -93,7 +101,7 @@ fn row(r: &BenchRow, system: &str, against: bool) -> String {
         String::new()
     };
     format!(
-        "{system}{:<10} {:<10} {:<48} {:>10.4} {:>16.3e} {:>12}{vs}",
+        "{first}{:<10} {:<10} {:<48} {:>10.4} {:>16.3e} {:>12}{vs}",
         r.backend,
         precision,
         r.device,

@@ -375,9 +375,11 @@ fn cmd_list() -> Result<(), Error> {
         "  or your own: --hamiltonian EXPR (e.g. 'p^2/2 + 1 - cos(q)', names other than q, p, q1.., p1.. given with --param) or --system-file FILE.toml; see docs/your-own-hamiltonian.md"
     );
     out!("methods:");
+    // Names padded to the longest, so the verdict columns line up.
+    let width = all().iter().map(|m| m.name().len()).max().unwrap_or(0);
     for m in all() {
         out!(
-            "  {:<20} {} {}",
+            "  {:<width$} {} {}",
             m.name(),
             phaseflow::config::verdict::list_columns(*m),
             m.info().summary

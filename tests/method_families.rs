@@ -277,3 +277,26 @@ fn compositions_over_any_base_have_their_order() {
     println!("two rk4 half steps vs rk4 at h/2: {d:.2e}");
     assert!(d <= 1e-15, "{d:e}");
 }
+
+/// A tableau whose rows have more nonzero coefficients than one linear combination holds
+/// (Kutta's 3/8 rule: row 4 has three) is summed in pieces, not refused or cut short: it has
+/// order 4 and stays within rounding of rk4 at small h.
+#[test]
+fn dense_explicit_rows_are_summed_in_pieces() {
+    let text = "name = \"test-three-eighths\"\nfamily = \"rk\"\na = [[0, 0, 0, 0], [\"1/3\", 0, 0, 0], [\"-1/3\", 1, 0, 0], [1, -1, 1, 0]]\nb = [\"1/8\", \"3/8\", \"3/8\", \"1/8\"]\n";
+    let m = Method::from_source(text, "test.toml").unwrap();
+    assert_eq!(m.info().order, 4);
+    let sys = system("pendulum");
+    let start = [vec![1.2, 0.4]];
+    let exact = run(&sys, method("rk4"), 1e-4, 10_000, &start);
+    let e: Vec<f64> = [8u64, 16]
+        .iter()
+        .map(|&n| distance(&run(&sys, m, 1.0 / n as f64, n, &start), &exact))
+        .collect();
+    let slope = (e[0] / e[1]).log2();
+    println!(
+        "3/8 rule: errors {:.2e} {:.2e}, slope {slope:.2}",
+        e[0], e[1]
+    );
+    assert!((slope - 4.0).abs() <= 0.3, "{slope}");
+}

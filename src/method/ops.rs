@@ -56,6 +56,9 @@ pub enum Node<S> {
 /// ((a·x + b·y) + c·z) rounds the same in one statement or in two.
 pub const LIN_NODES: usize = 8;
 
+/// Most terms c·g one `Lin` of the form base + Σ c·g holds (1 node for the base, 3 per term).
+pub const LIN_TERMS: usize = (LIN_NODES - 1) / 3;
+
 /// A per-component linear combination of vectors with scalar coefficients, e.g.
 /// `v(Q0) + (v(Dq) * two - v(AccQ)) * h` for q0 + h·(2·dq − acc_q): built with `v`, `+`, `-`,
 /// unary `-` and `* s` (rendered and evaluated as s·x), without allocation.

@@ -9,19 +9,19 @@
 //! built-ins finish.
 
 use crate::method::file::MAX_STAGES;
-use crate::method::ops::{v, Lin, Ops, StageEq, StageSolve, Vector};
+use crate::method::ops::{v, Lin, Ops, StageEq, StageSolve, Vector, LIN_TERMS};
 use crate::method::tableau::Tableau;
 use crate::method::Partial;
 use Vector::*;
 
-/// dst ← base + Σ c·g, summed left to right (in pieces of at most five terms: a `Lin` holds
-/// 16 nodes, and ((a + b) + c) rounds the same in one statement or two).
+/// dst ← base + Σ c·g, summed left to right (in pieces of at most `LIN_TERMS` terms, what a
+/// `Lin` holds; ((a + b) + c) rounds the same in one statement or two).
 fn sum<O: Ops>(o: &mut O, dst: Vector, base: Vector, terms: &[(O::S, Vector)]) {
     if terms.is_empty() {
         return o.copy(dst, base);
     }
     let mut from = base;
-    for chunk in terms.chunks(5) {
+    for chunk in terms.chunks(LIN_TERMS) {
         let mut e: Lin<O::S> = v(from);
         for &(c, g) in chunk {
             e = e + v(g) * c;
@@ -187,7 +187,7 @@ fn stage_sum<O: Ops>(
         if aj == 0.0 {
             continue;
         }
-        if pending == 5 {
+        if pending == LIN_TERMS {
             o.assign(dst, &e);
             e = v(dst);
             pending = 0;

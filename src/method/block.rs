@@ -241,6 +241,20 @@ impl<T: Real> Block<T> {
         }
     }
 
+    /// A scratch vector of the block's length from the pool `assign_general` uses, for work
+    /// that runs every step (an implicit solve's new values) without allocating; give it back
+    /// with `return_scratch`.
+    pub(super) fn take_scratch(&mut self) -> Vec<T> {
+        let mut v = self.scratch.pop().unwrap_or_default();
+        v.resize(self.q.len(), T::ZERO);
+        v
+    }
+
+    /// Back into the pool (`take_scratch`).
+    pub(super) fn return_scratch(&mut self, v: Vec<T>) {
+        self.scratch.push(v);
+    }
+
     /// `assign` of any form: a stack of vectors (block vectors or temporaries), one loop per
     /// node; the result's buffer is swapped into dst.
     #[inline(never)]

@@ -41,6 +41,17 @@ impl Solver {
     }
 }
 
+/// x ← next for one component of an active point; `conv` becomes false when a primal
+/// component moved by more than tol·(1 + |next|): the one convergence rule of every CPU solve
+/// (the kernel's: `Kernel::sweep_component`).
+#[inline(always)]
+fn settle<T: Real>(x: &mut T, next: T, primal: bool, tol: T, conv: &mut bool) {
+    if primal && (next - *x).abs() > tol * (T::ONE + next.abs()) {
+        *conv = false;
+    }
+    *x = next;
+}
+
 /// x ← base + c·g for the points still `active`; `conv[i]` becomes false when one of point
 /// i's primal components (k < d) moved by more than tol·(1 + |x|).
 #[allow(clippy::too_many_arguments)]
@@ -64,11 +75,7 @@ fn sweep<T: Real>(
     {
         for i in 0..n {
             if active[i] {
-                let next = bs[i] + c * gs[i];
-                if comp < d && (next - xs[i]).abs() > tol * (T::ONE + next.abs()) {
-                    conv[i] = false;
-                }
-                xs[i] = next;
+                settle(&mut xs[i], bs[i] + c * gs[i], comp < d, tol, &mut conv[i]);
             }
         }
     }
@@ -86,17 +93,17 @@ pub enum Stage {
 }
 
 impl<T: Real> Cpu<'_, T> {
-    /// Solve an implicit stage for every point of the block by Jacobi sweeps from the current
-    /// q, p (base values in q0 / p0) until every point has converged or `max_iter` sweeps
-    /// (`Ops::solve_iterated`). Converged points keep their value; every point's gradients
-    /// are evaluated at each sweep (the block's loops run over all points).
-    pub(crate) fn solve_to_tolerance(&mut self, stage: Stage, c: T) {
+    /// The scaffold of every iterated solve on the block: `sweep(self, tol)` repeated until
+    /// every point has converged (a sweep leaves `conv` true for it) or `max_iter` sweeps, a
+    /// converged point retired from `active` so its values stay as they are (its gradients
+    /// are still evaluated: the block's loops run over all points), the points that hit the
+    /// cap counted in `unconverged`. The kernel's: `Kernel::fixed_point_loop`.
+    fn iterate_to_tolerance(&mut self, mut sweep: impl FnMut(&mut Self, T)) {
         let tol = T::from_f64(self.b.solver.tol);
         self.b.active.fill(true);
         for _ in 0..self.b.solver.max_iter {
             self.b.conv.fill(true);
-            self.stage_gradients(stage);
-            self.b.sweep_stage(stage, c, tol);
+            sweep(self, tol);
             let mut any = false;
             for (a, &ok) in self.b.active.iter_mut().zip(&self.b.conv) {
                 *a &= !ok;
@@ -111,52 +118,45 @@ impl<T: Real> Cpu<'_, T> {
         }
     }
 
-    /// `Ops::solve_stages` on the block: sweeps until every point has converged or
-    /// `max_iter` sweeps, a converged point's stage values kept as they are (its gradients
-    /// are still evaluated: the block's loops run over all points).
+    /// Solve an implicit stage for every point of the block by Jacobi sweeps from the current
+    /// q, p (base values in q0 / p0) (`Ops::solve_iterated`).
+    pub(crate) fn solve_to_tolerance(&mut self, stage: Stage, c: T) {
+        self.iterate_to_tolerance(|cpu, tol| {
+            cpu.stage_gradients(stage);
+            cpu.b.sweep_stage(stage, c, tol);
+        });
+    }
+
+    /// `Ops::solve_stages` on the block: each sweep evaluates the stage derivatives, then
+    /// every equation's new value base + Σ c·g (summed left to right, as the kernel does) into
+    /// a scratch vector, settled into x for the active points.
     pub(crate) fn solve_stages_to_tolerance(&mut self, s: &StageSolve<T>) {
-        let tol = T::from_f64(self.b.solver.tol);
         let (n, d) = (self.b.n, self.b.d);
-        let mut next = vec![T::ZERO; self.b.q.len()];
-        self.b.active.fill(true);
-        for _ in 0..self.b.solver.max_iter {
-            self.b.conv.fill(true);
+        let mut next = self.b.take_scratch();
+        self.iterate_to_tolerance(|cpu, tol| {
             for &(which, q, p, out) in &s.evals {
-                self.partial(which, q, p, out);
+                cpu.partial(which, q, p, out);
             }
             for eq in &s.eqs {
-                next.copy_from_slice(self.b.vector(eq.base));
+                next.copy_from_slice(cpu.b.vector(eq.base));
                 for &(c, g) in &eq.terms {
-                    for (x, &gi) in next.iter_mut().zip(self.b.vector(g)) {
+                    for (x, &gi) in next.iter_mut().zip(cpu.b.vector(g)) {
                         *x += c * gi;
                     }
                 }
-                let b = &mut *self.b;
+                let b = &mut *cpu.b;
                 let mut x = std::mem::take(b.vector_mut(eq.x));
                 for (comp, (xs, ns)) in x.chunks_mut(n).zip(next.chunks(n)).enumerate() {
                     for i in 0..n {
                         if b.active[i] {
-                            if comp < d && (ns[i] - xs[i]).abs() > tol * (T::ONE + ns[i].abs()) {
-                                b.conv[i] = false;
-                            }
-                            xs[i] = ns[i];
+                            settle(&mut xs[i], ns[i], comp < d, tol, &mut b.conv[i]);
                         }
                     }
                 }
                 *b.vector_mut(eq.x) = x;
             }
-            let mut any = false;
-            for (a, &ok) in self.b.active.iter_mut().zip(&self.b.conv) {
-                *a &= !ok;
-                any |= *a;
-            }
-            if !any {
-                return;
-            }
-        }
-        for (u, &a) in self.b.unconverged.iter_mut().zip(&self.b.active) {
-            *u += a as u32;
-        }
+        });
+        self.b.return_scratch(next);
     }
 }
 

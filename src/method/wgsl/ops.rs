@@ -46,6 +46,56 @@ impl Kernel {
         }
         parts
     }
+
+    /// The scaffold of an iterated solve: up to `IMPLICIT_MAX_ITER` sweeps written by `sweep`,
+    /// leaving the loop once a sweep moved no primal component by more than the tolerance
+    /// (`sweep_component` clears `ok`), and counting a solve that hits the cap.
+    fn fixed_point_loop(&mut self, sweep: impl FnOnce(&mut Self)) {
+        let done = self.fresh("converged");
+        self.open("{");
+        self.line(&format!("var {done} = false;"));
+        self.open("for (var it = 0u; it < IMPLICIT_MAX_ITER; it++) {");
+        self.line("var ok = true;");
+        sweep(self);
+        self.open("if (ok) {");
+        self.line(&format!("{done} = true;"));
+        self.line("break;");
+        self.close();
+        self.close();
+        self.open(&format!("if (!{done}) {{"));
+        self.line("unconverged_steps += 1u;");
+        self.close();
+        self.close();
+    }
+
+    /// x ← next for every component (`next(sub)`: the new value's expression, `sub` the
+    /// component's suffix, `_3` or `[k]`), clearing `ok` where a primal component (k < D)
+    /// moved by more than `IMPLICIT_TOL`·(1 + |next|).
+    fn sweep_component(&mut self, x: &str, next: impl Fn(&str) -> String) {
+        let test = |k: &str| {
+            format!("if (abs(next - {x}{k}) > IMPLICIT_TOL * (1.0 + abs(next))) {{ ok = false; }}")
+        };
+        if self.unroll {
+            for k in 0..self.dt {
+                let sub = format!("_{k}");
+                self.open("{");
+                self.line(&format!("let next = {};", next(&sub)));
+                if k < self.d {
+                    self.line(&test(&sub));
+                }
+                self.line(&format!("{x}{sub} = next;"));
+                self.close();
+            }
+        } else {
+            self.open("for (var k = 0u; k < DT; k++) {");
+            self.line(&format!("let next = {};", next("[k]")));
+            self.open("if (k < D) {");
+            self.line(&test("[k]"));
+            self.close();
+            self.line(&format!("{x}[k] = next;"));
+            self.close();
+        }
+    }
 }
 
 impl Ops for Kernel {
@@ -164,112 +214,38 @@ impl Ops for Kernel {
     /// counted.
     fn solve_iterated(&mut self, stage: Stage, c: Scalar) {
         let c = self.scalar(c);
-        let done = self.fresh("converged");
-        self.open("{");
-        self.line(&format!("var {done} = false;"));
-        self.open("for (var it = 0u; it < IMPLICIT_MAX_ITER; it++) {");
-        self.line("var ok = true;");
-        for (x, base, cc, g) in self.sweep_parts(stage, &c) {
-            let step = |k: &str| format!("let next = {base}{k} + {cc} * {g}{k};");
-            let test = |k: &str| {
-                format!(
-                    "if (abs(next - {x}{k}) > IMPLICIT_TOL * (1.0 + abs(next))) {{ ok = false; }}"
-                )
-            };
-            if self.unroll {
-                for k in 0..self.dt {
-                    let sub = format!("_{k}");
-                    self.open("{");
-                    self.line(&step(&sub));
-                    if k < self.d {
-                        self.line(&test(&sub));
-                    }
-                    self.line(&format!("{x}{sub} = next;"));
-                    self.close();
-                }
-            } else {
-                self.open("for (var k = 0u; k < DT; k++) {");
-                self.line(&step("[k]"));
-                self.open("if (k < D) {");
-                self.line(&test("[k]"));
-                self.close();
-                self.line(&format!("{x}[k] = next;"));
-                self.close();
+        self.fixed_point_loop(|k| {
+            for (x, base, cc, g) in k.sweep_parts(stage, &c) {
+                k.sweep_component(x, |sub| format!("{base}{sub} + {cc} * {g}{sub}"));
             }
-        }
-        self.open("if (ok) {");
-        self.line(&format!("{done} = true;"));
-        self.line("break;");
-        self.close();
-        self.close();
-        self.open(&format!("if (!{done}) {{"));
-        self.line("unconverged_steps += 1u;");
-        self.close();
-        self.close();
+        });
     }
 
     /// Up to `IMPLICIT_MAX_ITER` sweeps of the stage equations, leaving the loop once no
     /// equation moved a primal component by more than `IMPLICIT_TOL`·(1 + |x|), as the CPU
     /// block's `solve_stages_to_tolerance`; a solve that hits the cap is counted.
     fn solve_stages(&mut self, s: &StageSolve<Scalar>) {
-        let done = self.fresh("converged");
-        self.open("{");
-        self.line(&format!("var {done} = false;"));
-        self.open("for (var it = 0u; it < IMPLICIT_MAX_ITER; it++) {");
-        self.line("var ok = true;");
-        for &(which, q, p, out) in &s.evals {
-            self.partial(which, q, p, out);
-        }
-        for eq in &s.eqs {
-            let x = self.name(eq.x);
-            let base = self.name(eq.base);
-            let terms: Vec<(String, String)> = eq
-                .terms
-                .iter()
-                .map(|&(c, g)| (self.scalar(c), self.name(g)))
-                .collect();
-            let next = |k: &str| {
-                let mut e = format!("{base}{k}");
-                for (c, g) in &terms {
-                    e = format!("({e} + ({c} * {g}{k}))");
-                }
-                format!("let next = {e};")
-            };
-            let test = |k: &str| {
-                format!(
-                    "if (abs(next - {x}{k}) > IMPLICIT_TOL * (1.0 + abs(next))) {{ ok = false; }}"
-                )
-            };
-            if self.unroll {
-                for k in 0..self.dt {
-                    let sub = format!("_{k}");
-                    self.open("{");
-                    self.line(&next(&sub));
-                    if k < self.d {
-                        self.line(&test(&sub));
-                    }
-                    self.line(&format!("{x}{sub} = next;"));
-                    self.close();
-                }
-            } else {
-                self.open("for (var k = 0u; k < DT; k++) {");
-                self.line(&next("[k]"));
-                self.open("if (k < D) {");
-                self.line(&test("[k]"));
-                self.close();
-                self.line(&format!("{x}[k] = next;"));
-                self.close();
+        self.fixed_point_loop(|k| {
+            for &(which, q, p, out) in &s.evals {
+                k.partial(which, q, p, out);
             }
-        }
-        self.open("if (ok) {");
-        self.line(&format!("{done} = true;"));
-        self.line("break;");
-        self.close();
-        self.close();
-        self.open(&format!("if (!{done}) {{"));
-        self.line("unconverged_steps += 1u;");
-        self.close();
-        self.close();
+            for eq in &s.eqs {
+                let x = k.name(eq.x);
+                let base = k.name(eq.base);
+                let terms: Vec<(String, String)> = eq
+                    .terms
+                    .iter()
+                    .map(|&(c, g)| (k.scalar(c), k.name(g)))
+                    .collect();
+                k.sweep_component(&x, |sub| {
+                    let mut e = format!("{base}{sub}");
+                    for (c, g) in &terms {
+                        e = format!("({e} + ({c} * {g}{sub}))");
+                    }
+                    e
+                });
+            }
+        });
     }
 
     /// The system's WGSL `discrete_step(h, q, v)` returns a `MapStep`

@@ -10,6 +10,7 @@ use phaseflow::cli::{Cli, Command, MergeArgs, PlotArgs, StudyArgs};
 use phaseflow::cluster::Peers;
 use phaseflow::config::{BenchConfig, OutputDir, RunJob, ValidateJob};
 use phaseflow::ensemble::KINDS;
+use phaseflow::measure::energy::columns;
 use phaseflow::method::{all, Method};
 use phaseflow::output::write_csv;
 use phaseflow::system::CATALOGUE;
@@ -213,23 +214,20 @@ fn print_run_summary(summary: &run::RunSummary) -> Result<(), Error> {
         summary.method,
         last.points,
         summary.engine,
-        last.finite,
+        last.count(&columns::FINITE).unwrap_or(0),
         last.points
     );
     print_final(last, &summary.out)
 }
 
 /// The last snapshot's energy statistics and where they were written (`run`, `resume`, `merge`).
-fn print_final(
-    last: &phaseflow::measure::energy::EnergyRow,
-    out: &std::path::Path,
-) -> Result<(), Error> {
+fn print_final(last: &phaseflow::measure::row::Row, out: &std::path::Path) -> Result<(), Error> {
     out!(
         "final t = {}: energy_mean {}  abs_energy_err_max {}  rel_energy_err_max {}",
         phaseflow::error::num(last.t),
-        fmt_opt(last.energy_mean),
-        fmt_opt(last.abs_energy_err_max),
-        fmt_opt(last.rel_energy_err_max)
+        fmt_opt(last.real(&columns::ENERGY_MEAN)),
+        fmt_opt(last.real(&columns::ABS_ERR_MAX)),
+        fmt_opt(last.real(&columns::REL_ERR_MAX))
     );
     out!("wrote {}/stats.csv and config.toml", out.display());
     Ok(())

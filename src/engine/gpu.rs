@@ -8,12 +8,15 @@ use super::gpu_layout::{
     check_device_memory, check_f64_support, check_kernel_size, cpu_driver_steps_cap, dispatch_grid,
     large_kernel, max_chunk_points, steps_per_dispatch, words_per_point, DISPATCHES_PER_SUBMIT,
 };
-use super::{EnergyReduction, Engine, Integrator};
+use super::{Engine, Integrator};
 use crate::error::{Error, Result};
 use crate::float::Real;
 use crate::gpu::energy::{EnergyReducer, StateLayout};
 use crate::gpu::shader::KernelSpec;
 use crate::gpu::{self, shader, GpuContext, RunParams};
+use crate::measure::energy::columns::{energy_part, Energy};
+use crate::measure::measurement::{Acceleration, Measurement, Part};
+use crate::measure::registry::Unconverged;
 use crate::state::State;
 use crate::system::System;
 
@@ -54,7 +57,7 @@ pub struct GpuEngine<T: Real> {
     /// Gradient evaluations per step at most (sizes the dispatches: `steps_per_dispatch`).
     evals_per_step: u64,
     /// The device-side energy statistics (devices with f64), built on the first
-    /// `reduce_energy`: `bench`, `validate` and refinement's engines never compile it.
+    /// `Engine::acceleration`: `bench`, `validate` and refinement's engines never compile it.
     energy: Option<EnergyReducer>,
     /// The system, for building `energy`.
     system: System,
@@ -261,6 +264,13 @@ impl<T: Real> GpuEngine<T> {
         Ok(self.energy.as_ref())
     }
 
+    /// The reducer `Engine::acceleration` found (an error where the device has none).
+    fn built_reducer(&mut self) -> Result<&EnergyReducer> {
+        self.reducer()?.ok_or_else(|| {
+            Error::Gpu("energy statistics are not reduced on this device (no f64)".into())
+        })
+    }
+
     fn upload(&self) {
         let (n, d) = (self.state.n, self.state.comps());
         let st = &self.state;
@@ -412,25 +422,11 @@ impl<T: Real> Engine<T> for GpuEngine<T> {
         self.state.n
     }
 
-    fn reduce_energy(&mut self, record_h0: bool) -> Result<Option<EnergyReduction>> {
-        match self.reducer()? {
-            Some(r) => r.reduce(record_h0).map(Some),
-            None => Ok(None),
-        }
-    }
-
-    fn energy_h0(&mut self) -> Result<Option<Vec<f64>>> {
-        match &self.energy {
-            Some(r) => r.read_h0().map(Some),
-            None => Ok(None),
-        }
-    }
-
-    fn restore_energy_h0(&mut self, h0: &[f64]) -> Result<bool> {
-        match self.reducer()? {
-            Some(r) => r.write_h0(h0).map(|()| true),
-            None => Ok(false),
-        }
+    fn acceleration(&mut self) -> Result<Option<&mut dyn Acceleration>> {
+        Ok(match self.reducer()? {
+            Some(_) => Some(self),
+            None => None,
+        })
     }
 
     fn set_state(&mut self, state: State<T>) -> Result<()> {
@@ -441,5 +437,29 @@ impl<T: Real> Engine<T> for GpuEngine<T> {
             ));
         }
         self.build_chunks(state)
+    }
+}
+
+/// The energy statistics and unconverged counts, reduced on the device (`gpu::energy`); the
+/// engine offers it only once its reducer is built (`Engine::acceleration`).
+impl<T: Real> Acceleration for GpuEngine<T> {
+    fn start(&mut self) -> Result<()> {
+        self.built_reducer()?.reduce(true).map(|_| ())
+    }
+
+    fn parts(&mut self) -> Result<Vec<(&'static str, Part)>> {
+        let (energy, unconverged) = self.built_reducer()?.reduce(false)?;
+        Ok(vec![
+            (Energy.name(), energy_part(&energy)),
+            (Unconverged.name(), Part::Sum(unconverged)),
+        ])
+    }
+
+    fn initial(&mut self) -> Result<Vec<f64>> {
+        self.built_reducer()?.read_h0()
+    }
+
+    fn restore(&mut self, initial: &[f64]) -> Result<()> {
+        self.built_reducer()?.write_h0(initial)
     }
 }

@@ -1,6 +1,7 @@
 //! Engines advance an ensemble: `CpuEngine` (rayon over blocks of points, f32 or f64) and
 //! `GpuEngine` (wgpu compute shaders, f32 or f64). Same inputs, same outputs; the runner only sees
-//! the `Engine` trait. Engines know nothing about files or measurements.
+//! the `Engine` trait. Engines know nothing about files, and of measurements only those they
+//! may take where the state lives (`Engine::acceleration`).
 
 pub mod cpu;
 pub mod gpu;
@@ -11,7 +12,7 @@ pub mod reference;
 
 use crate::error::Result;
 use crate::float::Real;
-use crate::measure::energy::EnergyAccumulator;
+use crate::measure::measurement::Acceleration;
 use crate::method::{Method, Solver};
 use crate::state::State;
 use crate::system::System;
@@ -60,9 +61,6 @@ impl Integrator {
     }
 }
 
-/// A device reduction's accumulators (in point order) and its count of unconverged points.
-pub type EnergyReduction = (Vec<EnergyAccumulator>, u64);
-
 pub trait Engine<T: Real> {
     /// Human-readable backend and device, e.g. "cpu (2 threads)" or "gpu: NVIDIA H100 (Vulkan)".
     fn describe(&self) -> String;
@@ -75,23 +73,11 @@ pub trait Engine<T: Real> {
     fn set_state(&mut self, state: State<T>) -> Result<()>;
     /// Points in the ensemble (no read-back).
     fn points(&self) -> usize;
-    /// Energy statistics of the current state reduced where the state lives (one accumulator
-    /// per workgroup, in point order: `energy::fold_in_order` merges them), and the number
-    /// of points with a non-zero unconverged count; with `record_h0` every point's H is first
-    /// stored as its initial energy. `None` where the engine does not reduce on its own (the
-    /// CPU engine, a GPU without f64): the runner then reads the state and reduces on the host.
-    fn reduce_energy(&mut self, _record_h0: bool) -> Result<Option<EnergyReduction>> {
+    /// The measurements this engine takes where the state lives (`Acceleration`: the GPU
+    /// engine's energy statistics, on devices with f64), so that the state is not read back
+    /// for them; `None` where it takes none (the CPU engine, a GPU without f64): the tracker
+    /// then measures on the host.
+    fn acceleration(&mut self) -> Result<Option<&mut dyn Acceleration>> {
         Ok(None)
-    }
-    /// The initial energies `reduce_energy(true)` recorded, read back in point order (for a
-    /// checkpoint); `None` where the engine keeps none.
-    fn energy_h0(&mut self) -> Result<Option<Vec<f64>>> {
-        Ok(None)
-    }
-    /// Record `h0` as the points' initial energies without measuring the current state (a
-    /// resumed run), so `reduce_energy(false)` measures against them; false where the engine
-    /// does not reduce on its own.
-    fn restore_energy_h0(&mut self, _h0: &[f64]) -> Result<bool> {
-        Ok(false)
     }
 }

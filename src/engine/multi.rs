@@ -3,14 +3,15 @@
 //! `SHARD_ALIGN`, so every device reduction has exactly the whole ensemble's workgroups) and
 //! is an `Engine` like any other: `advance` submits to every device before waiting on any
 //! (each GPU engine's `advance` only submits), `state` reads the slices back and puts them
-//! one after the other, `reduce_energy` appends the devices' workgroup accumulators in
-//! device order. So stats.csv is the one a single device writes, bit for bit.
+//! one after the other, its `Acceleration` appends the devices' parts (workgroup
+//! accumulators, counts) in device order. So stats.csv is the one a single device writes, bit for bit.
 
-use super::{EnergyReduction, Engine, GpuEngine, Integrator};
+use super::{Engine, GpuEngine, Integrator};
 use crate::ensemble::shard::{split, SHARD_ALIGN};
 use crate::error::Result;
 use crate::float::Real;
 use crate::gpu::GpuContext;
+use crate::measure::measurement::{Acceleration, Part};
 use crate::state::State;
 
 /// Several GPU engines, one slice of the ensemble each (see the module doc).
@@ -106,40 +107,56 @@ impl<T: Real> Engine<T> for MultiGpuEngine<T> {
         self.engines.iter().map(|e| e.points()).sum()
     }
 
-    fn reduce_energy(&mut self, record_h0: bool) -> Result<Option<EnergyReduction>> {
-        let mut all: EnergyReduction = (Vec::new(), 0);
+    fn acceleration(&mut self) -> Result<Option<&mut dyn Acceleration>> {
         for e in &mut self.engines {
-            match e.reduce_energy(record_h0)? {
-                Some((groups, unconverged)) => {
-                    all.0.extend(groups);
-                    all.1 += unconverged;
+            if e.acceleration()?.is_none() {
+                return Ok(None);
+            }
+        }
+        Ok(Some(self))
+    }
+}
+
+/// Every device's acceleration (`Engine::acceleration` checked that each has one).
+impl<T: Real> MultiGpuEngine<T> {
+    fn each(&mut self) -> impl Iterator<Item = &mut GpuEngine<T>> {
+        self.engines.iter_mut()
+    }
+}
+
+impl<T: Real> Acceleration for MultiGpuEngine<T> {
+    fn start(&mut self) -> Result<()> {
+        self.each().try_for_each(|e| Acceleration::start(e))
+    }
+
+    fn parts(&mut self) -> Result<Vec<(&'static str, Part)>> {
+        let mut all: Vec<(&'static str, Part)> = Vec::new();
+        for e in self.each() {
+            for (name, part) in Acceleration::parts(e)? {
+                match all.iter_mut().find(|(n, _)| *n == name) {
+                    Some((_, whole)) => whole.append(part),
+                    None => all.push((name, part)),
                 }
-                None => return Ok(None),
             }
         }
-        Ok(Some(all))
+        Ok(all)
     }
 
-    fn energy_h0(&mut self) -> Result<Option<Vec<f64>>> {
+    fn initial(&mut self) -> Result<Vec<f64>> {
         let mut all = Vec::new();
-        for e in &mut self.engines {
-            match e.energy_h0()? {
-                Some(h0) => all.extend(h0),
-                None => return Ok(None),
-            }
+        for e in self.each() {
+            all.extend(Acceleration::initial(e)?);
         }
-        Ok(Some(all))
+        Ok(all)
     }
 
-    fn restore_energy_h0(&mut self, h0: &[f64]) -> Result<bool> {
+    fn restore(&mut self, initial: &[f64]) -> Result<()> {
         let mut at = 0;
-        for e in &mut self.engines {
+        for e in self.each() {
             let n = e.points();
-            if !e.restore_energy_h0(&h0[at..at + n])? {
-                return Ok(false);
-            }
+            Acceleration::restore(e, &initial[at..at + n])?;
             at += n;
         }
-        Ok(true)
+        Ok(())
     }
 }

@@ -5,6 +5,9 @@
 use rayon::prelude::*;
 
 use crate::float::Real;
+use crate::measure::measurement::{
+    Cell, Column, Finish, Measurement, Part, RunSetup, Shape, Snapshot, Summary,
+};
 use crate::state::State;
 use crate::system::System;
 
@@ -27,4 +30,38 @@ pub fn constraint_err_max<T: Real>(system: &System, s: &State<T>) -> Option<f64>
         )
         .flatten()
         .reduce_with(f64::max)
+}
+
+/// The column (stats.csv and summary.csv).
+pub const CONSTRAINT_ERR_MAX: Column = Column::real("constraint_err_max").summarised(Summary::Max);
+
+/// The constraint violation of nonholonomic systems' points (the largest over the finite
+/// points), in stats.csv and, as its largest over the snapshots, in summary.csv.
+pub struct Constraint;
+
+impl Measurement for Constraint {
+    fn name(&self) -> &'static str {
+        "constraint"
+    }
+
+    fn columns(&self) -> &'static [Column] {
+        &[CONSTRAINT_ERR_MAX]
+    }
+
+    fn shape(&self) -> Shape {
+        Shape::Max
+    }
+
+    fn taken(&self, run: &RunSetup) -> bool {
+        run.system.constrained()
+    }
+
+    fn measure(&self, at: &Snapshot) -> Part {
+        let system = at.run.system;
+        Part::Max(on_state!(at.state, s => constraint_err_max(system, s)))
+    }
+
+    fn finish(&self, at: &Finish) -> Vec<Cell> {
+        vec![Cell::Real(at.part(self).max())]
+    }
 }

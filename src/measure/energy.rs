@@ -2,7 +2,6 @@
 //! Non-finite points are counted and excluded, never propagated into the statistics.
 
 use rayon::prelude::*;
-use serde::{Deserialize, Serialize};
 
 use crate::float::Real;
 use crate::state::State;
@@ -138,13 +137,10 @@ impl EnergyAccumulator {
     }
 }
 
-/// One row of stats.csv (written by `run`, read back by `plot`). Columns and units are
-/// documented in README.md.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct EnergyRow {
-    pub step: u64,
-    /// t = step · dt (computed from the step index, never accumulated)
-    pub t: f64,
+/// The energy columns of a snapshot (stats.csv; documented in docs/output-files.md), from
+/// its accumulators folded in order: `Energy`, `Escaped` and `Stayed` (`columns`) write them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EnergyStats {
     pub points: u64,
     pub finite: u64,
     pub energy_mean: Option<f64>,
@@ -153,43 +149,13 @@ pub struct EnergyRow {
     pub abs_energy_err_max: Option<f64>,
     pub rel_energy_err_mean: Option<f64>,
     pub rel_energy_err_max: Option<f64>,
-    /// Loop ensembles only (level, circle, rect): polygon area ∮ p·dq of the nodes, and its ratio
-    /// to the initial area. Empty for filled ensembles and when a node is non-finite.
-    pub area: Option<f64>,
-    pub area_ratio: Option<f64>,
-    /// Loop ensembles: nodes in the (refined) loop at this snapshot.
-    pub loop_nodes: Option<u64>,
-    /// `--tangent` only: det M = det DΦⁿ over the finite points (mean, min, max), and the largest
-    /// symplecticity defect ‖MᵀJM − J‖_F/‖M‖_F² (0 for an exactly symplectic map).
-    pub det_mean: Option<f64>,
-    pub det_min: Option<f64>,
-    pub det_max: Option<f64>,
-    pub defect_max: Option<f64>,
-    /// `--tangent` on a filled disk or grid (d = 1): |A0| · det_mean, the area of the evolved set.
-    pub area_from_det: Option<f64>,
-    /// Systems that conserve angular momentum (kepler, outer-solar-system): the largest
-    /// |L − L(z0)| over the finite points (Euclidean norm of the 3-vector difference).
-    pub ang_mom_err_max: Option<f64>,
-    /// Points whose implicit solve (non-separable H, implicit midpoint) hit the iteration cap at
-    /// least once since t = 0; always 0 for explicit kernels.
-    #[serde(default)]
-    pub unconverged: u64,
     /// Points that escaped (`ESCAPE_FACTOR`) or are not finite, counted on the host and on the
-    /// device alike. Last, so that the older columns keep their positions.
-    #[serde(default)]
+    /// device alike (empty where a part of the points was not counted).
     pub escaped: Option<u64>,
-    /// Nonholonomic (variational) systems: the largest violation of the continuous constraints
-    /// by the finite points' discrete velocities (`Hamiltonian::constraint_error`). After
-    /// `escaped`, so that the older columns keep their positions.
-    #[serde(default)]
-    pub constraint_err_max: Option<f64>,
     /// Where points escaped, the figures of those that did not: the largest |H − H(z0)| and
     /// |H − H(z0)| / |H(z0)| over the finite points not counted in `escaped` at this snapshot
-    /// (empty where escapes are not counted or no point stayed). After `constraint_err_max`,
-    /// so that the older columns keep their positions.
-    #[serde(default)]
+    /// (empty where escapes are not counted or no point stayed).
     pub stayed_abs_energy_err_max: Option<f64>,
-    #[serde(default)]
     pub stayed_rel_energy_err_max: Option<f64>,
 }
 
@@ -362,15 +328,9 @@ fn padded_tail(h: &[f64], h0: &[f64]) -> ([f64; LANES], [f64; LANES]) {
 
 /// Statistics of a snapshot against the initial energies `h0` (one per point): energies one
 /// chunk at a time, in parallel, chunk accumulators merged in order (see `CHUNK`).
-pub fn snapshot_stats<T: Real>(
-    system: &System,
-    s: &State<T>,
-    h0: &[f64],
-    step: u64,
-    dt: f64,
-) -> EnergyRow {
+pub fn snapshot_stats<T: Real>(system: &System, s: &State<T>, h0: &[f64]) -> EnergyStats {
     let acc = fold_in_order(&chunk_accumulators(system, s, h0));
-    row_from(&acc, s.n as u64, step, step as f64 * dt)
+    EnergyStats::from_acc(&acc, s.n as u64)
 }
 
 /// The accumulators of the state's chunks of `CHUNK` points, in point order: what
@@ -404,43 +364,34 @@ pub fn fold_in_order(accs: &[EnergyAccumulator]) -> EnergyAccumulator {
         .fold(EnergyAccumulator::default(), |a, &b| a.merge(b))
 }
 
-pub fn row_from(acc: &EnergyAccumulator, points: u64, step: u64, t: f64) -> EnergyRow {
-    let some = |x: f64| if acc.finite > 0 { Some(x) } else { None };
-    let rel = |x: f64| if acc.rel_count > 0 { Some(x) } else { None };
-    // Some finite point stayed, and escapes were counted.
-    let stayed = acc.counts_escaped && acc.finite > acc.escaped;
-    let std = if acc.finite > 1 {
-        (acc.m2 / (acc.finite - 1) as f64).sqrt()
-    } else {
-        0.0
-    };
-    EnergyRow {
-        step,
-        t,
-        points,
-        finite: acc.finite,
-        energy_mean: some(acc.mean),
-        energy_std: some(std),
-        abs_energy_err_mean: some(acc.abs_err_sum / acc.finite.max(1) as f64),
-        abs_energy_err_max: some(acc.abs_err_max),
-        rel_energy_err_mean: rel(acc.rel_err_sum / acc.rel_count.max(1) as f64),
-        rel_energy_err_max: rel(acc.rel_err_max),
-        area: None,
-        area_ratio: None,
-        loop_nodes: None,
-        det_mean: None,
-        det_min: None,
-        det_max: None,
-        defect_max: None,
-        area_from_det: None,
-        ang_mom_err_max: None,
-        unconverged: 0,
-        escaped: acc
-            .counts_escaped
-            .then(|| acc.escaped + (points - acc.finite)),
-        constraint_err_max: None,
-        stayed_abs_energy_err_max: stayed.then_some(acc.stayed_abs_err_max),
-        stayed_rel_energy_err_max: (stayed && acc.rel_count > 0).then_some(acc.stayed_rel_err_max),
+impl EnergyStats {
+    /// The statistics of `points` points whose finite ones `acc` accumulated.
+    pub fn from_acc(acc: &EnergyAccumulator, points: u64) -> Self {
+        let some = |x: f64| if acc.finite > 0 { Some(x) } else { None };
+        let rel = |x: f64| if acc.rel_count > 0 { Some(x) } else { None };
+        // Some finite point stayed, and escapes were counted.
+        let stayed = acc.counts_escaped && acc.finite > acc.escaped;
+        let std = if acc.finite > 1 {
+            (acc.m2 / (acc.finite - 1) as f64).sqrt()
+        } else {
+            0.0
+        };
+        EnergyStats {
+            points,
+            finite: acc.finite,
+            energy_mean: some(acc.mean),
+            energy_std: some(std),
+            abs_energy_err_mean: some(acc.abs_err_sum / acc.finite.max(1) as f64),
+            abs_energy_err_max: some(acc.abs_err_max),
+            rel_energy_err_mean: rel(acc.rel_err_sum / acc.rel_count.max(1) as f64),
+            rel_energy_err_max: rel(acc.rel_err_max),
+            escaped: acc
+                .counts_escaped
+                .then(|| acc.escaped + (points - acc.finite)),
+            stayed_abs_energy_err_max: stayed.then_some(acc.stayed_abs_err_max),
+            stayed_rel_energy_err_max: (stayed && acc.rel_count > 0)
+                .then_some(acc.stayed_rel_err_max),
+        }
     }
 }
 
@@ -490,6 +441,8 @@ pub fn drift_slope(t: &[f64], y: &[f64]) -> Option<f64> {
     let sxx: f64 = t.iter().map(|a| (a - mt) * (a - mt)).sum();
     (sxx > 0.0).then(|| sxy / sxx)
 }
+
+pub mod columns;
 
 #[cfg(test)]
 mod tests;

@@ -11,6 +11,9 @@ use nalgebra::DMatrix;
 use rayon::prelude::*;
 
 use crate::float::Real;
+use crate::measure::measurement::{
+    Cell, Column, Finish, Measurement, Part, RunSetup, Shape, Snapshot,
+};
 use crate::state::State;
 
 /// Rescale a point's stored tangent columns once their largest entry passes this (far inside
@@ -158,6 +161,75 @@ pub fn renormalise<T: Real>(s: &mut State<T>, log2_scale: &mut [f64]) -> bool {
         }
     }
     changed
+}
+
+/// The columns (stats.csv) these measurements fill.
+pub const DET_MEAN: Column = Column::real("det_mean");
+pub const DET_MIN: Column = Column::real("det_min");
+pub const DET_MAX: Column = Column::real("det_max");
+pub const DEFECT_MAX: Column = Column::real("defect_max");
+pub const AREA_FROM_DET: Column = Column::real("area_from_det");
+
+/// det M and the symplecticity defect over the finite points (`--tangent`), and where the
+/// set is a filled d = 1 one, the evolved set's area |A0| · det_mean.
+pub struct Tangent;
+
+/// Words of a `TangentAcc` in the tangent measurement's parts.
+const TANGENT_WORDS: usize = 5;
+
+impl Measurement for Tangent {
+    fn name(&self) -> &'static str {
+        "tangent"
+    }
+
+    fn columns(&self) -> &'static [Column] {
+        &[DET_MEAN, DET_MIN, DET_MAX, DEFECT_MAX, AREA_FROM_DET]
+    }
+
+    fn shape(&self) -> Shape {
+        Shape::Chunks(TANGENT_WORDS)
+    }
+
+    fn taken(&self, run: &RunSetup) -> bool {
+        run.tangent
+    }
+
+    fn measure(&self, at: &Snapshot) -> Part {
+        let scale = &at.per_point.log2_scale;
+        let chunks = on_state!(at.state, s => tangent_chunks(s, scale));
+        Part::Chunks(
+            chunks
+                .iter()
+                .flat_map(|t| {
+                    [
+                        t.0,
+                        t.1.to_bits(),
+                        t.2.to_bits(),
+                        t.3.to_bits(),
+                        t.4.to_bits(),
+                    ]
+                })
+                .collect(),
+        )
+    }
+
+    fn finish(&self, at: &Finish) -> Vec<Cell> {
+        let f = f64::from_bits;
+        let chunks: Vec<TangentAcc> = at
+            .part(self)
+            .words()
+            .chunks_exact(TANGENT_WORDS)
+            .map(|c| (c[0], f(c[1]), f(c[2]), f(c[3]), f(c[4])))
+            .collect();
+        let t = TangentStats::from_chunks(&chunks);
+        vec![
+            Cell::Real(t.det_mean),
+            Cell::Real(t.det_min),
+            Cell::Real(t.det_max),
+            Cell::Real(t.defect_max),
+            Cell::Real(at.run.filled_area.zip(t.det_mean).map(|(a, m)| a * m)),
+        ]
+    }
 }
 
 #[cfg(test)]

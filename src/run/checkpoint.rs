@@ -24,7 +24,7 @@ use serde::{Deserialize, Serialize};
 use crate::checksum::{self, Sealer};
 use crate::error::{Error, Result};
 use crate::float::Real;
-use crate::measure::energy::EnergyRow;
+use crate::measure::row::{read_rows, Row};
 use crate::output::write_atomic_parts;
 use crate::state::State;
 
@@ -58,8 +58,6 @@ pub struct Checkpoint<T> {
     pub device_h0: Option<Vec<f64>>,
     pub capped_at: Option<u64>,
     pub stuck_at: Option<u64>,
-    /// The loop's initial area that area_ratio divides by, once known.
-    pub area0: Option<f64>,
     /// Loop refinement's absolute distance (from the initial set's size).
     pub refine_dist: Option<f64>,
     pub trajectory: Vec<(f64, Vec<f64>)>,
@@ -85,7 +83,6 @@ pub struct CheckpointRef<'a, T> {
     pub device_h0: Option<&'a [f64]>,
     pub capped_at: Option<u64>,
     pub stuck_at: Option<u64>,
-    pub area0: Option<f64>,
     pub refine_dist: Option<f64>,
     pub trajectory: &'a [(f64, Vec<f64>)],
     pub portraits: &'a [(u64, State<f64>)],
@@ -105,7 +102,6 @@ struct Header {
     compensated: bool,
     capped_at: Option<u64>,
     stuck_at: Option<u64>,
-    area0: Option<f64>,
     refine_dist: Option<f64>,
     stats_bytes: u64,
     stats_crc: u32,
@@ -167,7 +163,6 @@ impl<T: Real> CheckpointRef<'_, T> {
             compensated: st.compensated(),
             capped_at: self.capped_at,
             stuck_at: self.stuck_at,
-            area0: self.area0,
             refine_dist: self.refine_dist,
             stats_bytes: self.stats_bytes,
             stats_crc: self.stats_crc,
@@ -265,7 +260,6 @@ impl<T: Real> Checkpoint<T> {
             device_h0: h.device_h0.then_some(device_h0),
             capped_at: h.capped_at,
             stuck_at: h.stuck_at,
-            area0: h.area0,
             refine_dist: h.refine_dist,
             trajectory: traj
                 .chunks(1 + 2 * h.d)
@@ -431,9 +425,9 @@ fn stats_prefix(run_dir: &Path, bytes: u64) -> Result<(Vec<u8>, u32)> {
 }
 
 /// stats.csv cut back to its first `bytes` bytes (the rows up to the checkpoint), once their
-/// CRC-32 is found to be the checkpoint's `crc`, and those rows read back (`EnergyRow`s,
-/// exact: the file holds shortest round-trip decimals).
-pub fn rewind_stats(run_dir: &Path, bytes: u64, crc: u32) -> Result<Vec<EnergyRow>> {
+/// CRC-32 is found to be the checkpoint's `crc`, and those rows read back (`read_rows`:
+/// exact, the file holds shortest round-trip decimals).
+pub fn rewind_stats(run_dir: &Path, bytes: u64, crc: u32) -> Result<Vec<Row>> {
     let stats = run_dir.join("stats.csv");
     let (prefix, found) = stats_prefix(run_dir, bytes)?;
     if found != crc {
@@ -452,11 +446,8 @@ pub fn rewind_stats(run_dir: &Path, bytes: u64, crc: u32) -> Result<Vec<EnergyRo
             path: stats.clone(),
             source,
         })?;
-    csv::Reader::from_reader(prefix.as_slice())
-        .deserialize()
-        .collect::<std::result::Result<Vec<EnergyRow>, _>>()
-        .map_err(|e| Error::InputFile {
-            path: stats,
-            message: format!("malformed row before the checkpoint: {e}"),
-        })
+    read_rows(&prefix).map_err(|e| Error::InputFile {
+        path: stats,
+        message: format!("malformed row before the checkpoint: {e}"),
+    })
 }

@@ -17,19 +17,19 @@ use crate::config::{load_toml, OutputDir, RunConfig, RunFile};
 use crate::ensemble::shard::Shard;
 use crate::error::Result;
 use crate::input_err;
-use crate::measure::energy::EnergyRow;
-use crate::measure::parts::{PartsFile, RowParts};
+use crate::measure::parts::PartsFile;
+use crate::measure::row::{Row, RowParts};
 use crate::npy;
 use crate::output::target::resolved;
 use crate::output::{folder, write_atomic, write_csv};
 
-use super::tracker::{parts_path, PARTS_DIR};
+use super::tracker::{parts_path, setup, PARTS_DIR};
 
 /// What `merge` reports.
 #[derive(Debug)]
 pub struct MergeSummary {
     pub shards: usize,
-    pub rows: Vec<EnergyRow>,
+    pub rows: Vec<Row>,
     /// Snapshots whose states were stacked.
     pub states: usize,
 }
@@ -240,7 +240,7 @@ pub fn merge(dirs: &[PathBuf], dest: &OutputDir) -> Result<MergeSummary> {
     file.out = Some(dest.path.clone());
     let cfg = RunConfig::resolve(file)?;
     let steps = cfg.snapshot_steps();
-    let filled_area = cfg.ensemble.filled_area(cfg.system.dof());
+    let run = setup(&cfg);
     let points: Vec<usize> = shards
         .iter()
         .map(|s| s.shard.range(cfg.ensemble.points).map(|r| r.len()))
@@ -263,7 +263,8 @@ pub fn merge(dirs: &[PathBuf], dest: &OutputDir) -> Result<MergeSummary> {
                 cfg.ensemble.points
             ));
         }
-        rows.push(all.row(step, cfg.dt, cfg.tangent, filled_area));
+        let row = all.row(&run, step, cfg.dt, rows.first());
+        rows.push(row);
         states_crc.push(crcs);
     }
     if cfg.save_states {

@@ -14,7 +14,7 @@ use crate::ensemble::shard::Shard;
 use crate::error::{Error, Result};
 use crate::float::Real;
 use crate::gpu;
-use crate::measure::energy::EnergyRow;
+use crate::measure::row::Row;
 use crate::output::{folder, npy, write_atomic};
 use crate::state::State;
 use crate::system::System;
@@ -32,7 +32,7 @@ pub struct RunSummary {
     pub engine: String,
     /// The method's name.
     pub method: &'static str,
-    pub rows: Vec<EnergyRow>,
+    pub rows: Vec<Row>,
     pub out: PathBuf,
     /// Loop refinement stopped at --max-nodes at this step (the area is then under-resolved).
     pub refine_capped_at: Option<u64>,
@@ -211,7 +211,7 @@ pub(super) fn run_with<T: Real>(
     note: Option<String>,
     choice: EngineChoice,
     factory: &EngineFactory<T>,
-    from: Option<(Checkpoint<T>, Vec<EnergyRow>)>,
+    from: Option<(Checkpoint<T>, Vec<Row>)>,
 ) -> Result<RunSummary> {
     let out = dest.path.as_path();
     // Under MPI rank 0 writes the files and the other ranks only compute.
@@ -247,7 +247,7 @@ pub(super) fn run_with<T: Real>(
     crate::info!(
         "phaseflow: engine {describe}, precision {}{}",
         cfg.arithmetic(),
-        if tracker.device_energy {
+        if tracker.accelerated {
             ", energy statistics reduced on the device in f64"
         } else {
             ""

@@ -9,7 +9,8 @@ use crate::measure::energy::{angular_momenta, energies};
 use crate::state::State;
 
 use super::progress::{advance_with_progress, Progress};
-use super::tracker::{with_columns, PerPoint, Tracker};
+use super::tracker::{with_columns, Tracker};
+use crate::measure::measurement::PerPoint;
 
 /// Refinement passes allowed at one snapshot before the remaining long gaps are left alone
 /// (each pass at least halves the gaps it treats where the loop is smooth, so a handful do).

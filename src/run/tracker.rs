@@ -5,8 +5,6 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use rayon::prelude::*;
-
 use crate::checksum::crc32;
 use crate::cluster::Peers;
 use crate::config::RunConfig;
@@ -14,11 +12,12 @@ use crate::engine::Engine;
 use crate::ensemble::EnsembleKind;
 use crate::error::{Error, Result};
 use crate::float::Real;
-use crate::measure::area::{loop_area, smooth_loop_area};
-use crate::measure::constraint::constraint_err_max;
-use crate::measure::energy::{ang_mom_err_max, angular_momenta, chunk_accumulators, EnergyRow};
-use crate::measure::parts::{PartsFile, RowParts};
-use crate::measure::tangent::{renormalise, tangent_chunks};
+use crate::measure::energy::angular_momenta;
+use crate::measure::measurement::{HostState, LoopArea, Part, PerPoint, RunSetup, Snapshot};
+use crate::measure::parts::PartsFile;
+use crate::measure::registry::MEASUREMENTS;
+use crate::measure::row::{needs_host_state, Row, RowParts};
+use crate::measure::tangent::renormalise;
 use crate::output::{npy, write_atomic, CsvRows};
 use crate::state::State;
 
@@ -31,32 +30,6 @@ use super::progress::{advance_with_progress, Progress};
 /// uses to integrate inserted nodes from t = 0).
 pub(super) type EngineFactory<'a, T> = dyn Fn(State<T>) -> Result<Box<dyn Engine<T>>> + 'a;
 
-/// What the measurements need of each point besides its state, in the engine's point order
-/// (refinement inserts new nodes into every vector at once).
-#[derive(Default)]
-pub(super) struct PerPoint {
-    /// H(z0) per point, on the host (empty when the engine keeps it: `Tracker::device_energy`).
-    pub(super) h0: Vec<f64>,
-    /// Angular momentum L(z0) per point, for systems that conserve it (else empty).
-    pub(super) l0: Vec<[f64; 3]>,
-    /// Loop parameter s ∈ [0, 1) of every node, increasing around the loop (refined loops
-    /// only, else empty).
-    pub(super) s: Vec<f64>,
-    /// Tangent columns are stored divided by 2^log2_scale (see measure::tangent); --tangent
-    /// only, else empty.
-    pub(super) log2_scale: Vec<f64>,
-}
-
-impl PerPoint {
-    /// Append point `i` of `from` (its entries in the vectors `from` has).
-    pub(super) fn push_from(&mut self, from: &PerPoint, i: usize) {
-        self.s.push(from.s[i]);
-        self.h0.push(from.h0[i]);
-        self.l0.extend(from.l0.get(i));
-        self.log2_scale.extend(from.log2_scale.get(i));
-    }
-}
-
 /// A run in progress: the engine, and per point what the measurements need besides the state.
 pub(super) struct Tracker<'a, T: Real> {
     pub(super) cfg: &'a RunConfig,
@@ -67,10 +40,13 @@ pub(super) struct Tracker<'a, T: Real> {
     /// A file loop's unrefined initial nodes (its polygon is defined by them); else no points.
     pub(super) file_nodes: State<f64>,
     pub(super) points: PerPoint,
-    /// The engine reduces the energy statistics where the state lives (the GPU engine with
-    /// f64, for filled ensembles without --tangent): the state is then read back only for what
-    /// else needs it (angular momentum, single-point trajectories, portraits, --save-states).
-    pub(super) device_energy: bool,
+    /// What the measurements know of the run.
+    pub(super) setup: RunSetup<'a>,
+    /// The engine takes measurements where the state lives (`Engine::acceleration`: the GPU
+    /// engine with f64, for filled ensembles without --tangent): the state is then read back
+    /// only for what else needs it (other measurements, single-point trajectories, portraits,
+    /// --save-states).
+    pub(super) accelerated: bool,
     /// Absolute refinement distance: tol × the initial loop's bounding-box diagonal.
     pub(super) refine_dist: Option<f64>,
     pub(super) capped_at: Option<u64>,
@@ -135,12 +111,11 @@ impl Checkpoints {
     }
 }
 
-/// Where a resumed run continues: the checkpoint's step, the loop's initial area, and the
-/// statistics rows stats.csv already holds.
+/// Where a resumed run continues: the checkpoint's step and the statistics rows stats.csv
+/// already holds.
 pub(super) struct ResumeAt {
     pub(super) step: u64,
-    pub(super) area0: Option<f64>,
-    pub(super) rows: Vec<EnergyRow>,
+    pub(super) rows: Vec<Row>,
     /// The CRC-32 of stats.csv's rows up to the checkpoint, which it goes on from.
     pub(super) stats_crc: u32,
 }
@@ -155,11 +130,15 @@ impl<'a, T: Real> Tracker<'a, T> {
         let mut engine = factory(with_columns(cfg, init.state))?;
         // H(z0) of the points as the run's precision holds them (an f32 run starts from rounded
         // points; `Initial` computed it when it checked it finite): kept by the engine where it
-        // reduces the statistics itself. Loops (refinement inserts nodes with their own H0) and
-        // --tangent (renormalised on the host) read the state at every snapshot anyway.
-        let device_energy =
-            !cfg.ensemble.is_loop() && !cfg.tangent && engine.reduce_energy(true)?.is_some();
-        let h0 = if device_energy { Vec::new() } else { init.h0 };
+        // takes the energy statistics itself. Loops (refinement inserts nodes with their own
+        // H0) and --tangent (renormalised on the host) read the state at every snapshot anyway.
+        let accelerated = !cfg.ensemble.is_loop()
+            && !cfg.tangent
+            && match engine.acceleration()? {
+                Some(a) => a.start().map(|()| true)?,
+                None => false,
+            };
+        let h0 = if accelerated { Vec::new() } else { init.h0 };
         let l0 = angular_momenta(&cfg.system, engine.state()?).unwrap_or_default();
         let refine_dist = cfg.refine.map(|r| r.tol * init.diagonal);
         Ok(Tracker {
@@ -181,7 +160,8 @@ impl<'a, T: Real> Tracker<'a, T> {
                     Vec::new()
                 },
             },
-            device_energy,
+            setup: setup(cfg),
+            accelerated,
             refine_dist,
             capped_at: None,
             stuck_at: None,
@@ -192,24 +172,25 @@ impl<'a, T: Real> Tracker<'a, T> {
     }
 
     /// The run as a checkpoint left it (`phaseflow resume`): the engine built from the saved
-    /// state (and given back the initial energies the GPU keeps), what each point carries, and
+    /// state (and given back the initial values its acceleration keeps), what each point carries, and
     /// where the snapshot loop continues (`rows`: stats.csv's rows up to the checkpoint).
     pub(super) fn from_checkpoint(
         cfg: &'a RunConfig,
         c: Checkpoint<T>,
         factory: &'a EngineFactory<'a, T>,
         file_nodes: State<f64>,
-        rows: Vec<EnergyRow>,
+        rows: Vec<Row>,
     ) -> Result<(Self, ResumeAt)> {
         let mut engine = factory(c.state)?;
-        let device_energy = match &c.device_h0 {
+        let accelerated = match &c.device_h0 {
             Some(h0) => {
-                if !engine.restore_energy_h0(h0)? {
+                let describe = engine.describe();
+                let Some(a) = engine.acceleration()? else {
                     return Err(crate::input_err!(
-                        "the checkpoint comes from an engine that reduced the energy statistics on the device, which this one ({}) cannot; resume on the machine that ran it",
-                        engine.describe()
+                        "the checkpoint comes from an engine that reduced the energy statistics on the device, which this one ({describe}) cannot; resume on the machine that ran it"
                     ));
-                }
+                };
+                a.restore(h0)?;
                 true
             }
             None => false,
@@ -226,7 +207,8 @@ impl<'a, T: Real> Tracker<'a, T> {
                 s: c.s,
                 log2_scale: c.log2_scale,
             },
-            device_energy,
+            setup: setup(cfg),
+            accelerated,
             refine_dist: c.refine_dist,
             capped_at: c.capped_at,
             stuck_at: c.stuck_at,
@@ -236,7 +218,6 @@ impl<'a, T: Real> Tracker<'a, T> {
         };
         let at = ResumeAt {
             step: c.step,
-            area0: c.area0,
             rows,
             stats_crc: c.stats_crc,
         };
@@ -250,16 +231,17 @@ impl<'a, T: Real> Tracker<'a, T> {
         out: &Path,
         ck: &mut Checkpoints,
         resume: Option<ResumeAt>,
-    ) -> Result<Vec<EnergyRow>> {
+    ) -> Result<Vec<Row>> {
         let cfg = self.cfg;
-        let mut area = AreaRatio::new(cfg);
+        for m in MEASUREMENTS.iter().filter(|m| m.taken(&self.setup)) {
+            m.announce(&self.setup);
+        }
         let mut pb = Progress::new(cfg.steps);
         let (mut stats, mut rows, mut done) = match resume {
             // Rank 0 writes the run's files; the other MPI ranks only measure.
             None if !self.peers.is_root() => (CsvRows::discard()?, Vec::new(), 0),
             None => (CsvRows::create(&out.join("stats.csv"))?, Vec::new(), 0),
             Some(r) => {
-                area.area0 = r.area0;
                 pb.inc(r.step);
                 let stats = CsvRows::append(&out.join("stats.csv"), r.stats_crc)?;
                 (stats, r.rows, r.step)
@@ -267,32 +249,35 @@ impl<'a, T: Real> Tracker<'a, T> {
         };
         // A resumed run continues with the snapshots from the checkpoint's step on, except one
         // measured already (a checkpoint written at a snapshot after its row).
-        let (first, measured) = (done, rows.last().map(|r: &EnergyRow| r.step));
+        let (first, measured) = (done, rows.last().map(|r: &Row| r.step));
         let todo = cfg
             .snapshot_steps()
             .into_iter()
             .filter(|&s| s >= first && measured.is_none_or(|m| s > m));
         let gathers = self.gathers();
         for step in todo {
-            self.advance_to(step, done, &mut pb, ck, (&area, &stats))?;
+            self.advance_to(step, done, &mut pb, ck, &stats)?;
             done = step;
-            let device = self.device_parts()?;
+            let accelerated = self.accelerated_parts()?;
+            let names: Vec<&str> = accelerated.iter().map(|(name, _)| *name).collect();
             let single = self.engine.points() == 1 && !cfg.ensemble.is_loop();
             let portrait = cfg.portrait_steps.contains(&step);
-            // The state is read back only when something needs it besides the device's
-            // energy statistics.
-            let needs_state = device.is_none()
-                || !self.points.l0.is_empty()
-                || cfg.system.constrained()
-                || single
-                || portrait
-                || cfg.save_states;
-            let (parts, state) = if needs_state {
-                let state = self.engine.state()?;
-                (self.points.parts(cfg, state, device), Some(state))
+            // The state is read back only when something needs it besides what the engine
+            // measured where the state lives.
+            let needs_state =
+                needs_host_state(&self.setup, &names) || single || portrait || cfg.save_states;
+            let points = self.engine.points() as u64;
+            let state = if needs_state {
+                Some(self.engine.state()?)
             } else {
-                (device.expect("device statistics"), None)
+                None
             };
+            let host = state.map(|s| Snapshot {
+                run: &self.setup,
+                state: HostState::of(s),
+                per_point: &self.points,
+            });
+            let parts = RowParts::measure(&self.setup, points, host.as_ref(), accelerated);
             // Saved states are encoded first: a shard's parts record their CRC-32.
             let saved = state.filter(|_| cfg.save_states).map(npy::encode_state);
             if let Some(shard) = cfg.shard {
@@ -305,16 +290,8 @@ impl<'a, T: Real> Tracker<'a, T> {
                 write_atomic(&parts_path(out, step), &file.encode(&parts))?;
             }
             let parts = gather_parts(&self.peers, gathers, parts)?;
-            let mut row = parts.row(
-                step,
-                cfg.dt,
-                cfg.tangent,
-                cfg.ensemble.filled_area(cfg.system.dof()),
-            );
+            let row = parts.row(&self.setup, step, cfg.dt, rows.first());
             if let Some(state) = state {
-                if cfg.ensemble.is_loop() {
-                    area.measure(state, &self.points.s, &mut row);
-                }
                 if single {
                     let (mut q, mut p) = (vec![0.0; state.d], vec![0.0; state.d]);
                     state.point_f64(0, &mut q, &mut p);
@@ -344,7 +321,7 @@ impl<'a, T: Real> Tracker<'a, T> {
         done: u64,
         pb: &mut Progress,
         ck: &mut Checkpoints,
-        written: (&AreaRatio, &CsvRows),
+        written: &CsvRows,
     ) -> Result<()> {
         let n = self.engine.points().max(1);
         let evals = self.cfg.evals_per_step();
@@ -384,16 +361,10 @@ impl<'a, T: Real> Tracker<'a, T> {
 
     /// Write the run's checkpoint at step `at` (the state advanced to `at`, nothing measured
     /// there yet): the engine state, what each point carries, and the rows written so far.
-    fn write_checkpoint(
-        &mut self,
-        ck: &Checkpoints,
-        at: u64,
-        (area, stats): (&AreaRatio, &CsvRows),
-    ) -> Result<()> {
-        let device_h0 = if self.device_energy {
-            self.engine.energy_h0()?
-        } else {
-            None
+    fn write_checkpoint(&mut self, ck: &Checkpoints, at: u64, stats: &CsvRows) -> Result<()> {
+        let device_h0 = match self.engine.acceleration()? {
+            Some(a) if self.accelerated => Some(a.initial()?),
+            _ => None,
         };
         let state = self.engine.state()?;
         CheckpointRef {
@@ -407,7 +378,6 @@ impl<'a, T: Real> Tracker<'a, T> {
             device_h0: device_h0.as_deref(),
             capped_at: self.capped_at,
             stuck_at: self.stuck_at,
-            area0: area.area0,
             refine_dist: self.refine_dist,
             trajectory: &self.trajectory,
             portraits: &self.portraits,
@@ -424,21 +394,16 @@ impl<'a, T: Real> Tracker<'a, T> {
         self.peers.many() && !self.cfg.ensemble.is_loop()
     }
 
-    /// The energy statistics reduced on the device, where the engine does that
-    /// (`device_energy`); `None` otherwise.
-    fn device_parts(&mut self) -> Result<Option<RowParts>> {
-        let device = if self.device_energy {
-            self.engine.reduce_energy(false)?
-        } else {
-            None
-        };
-        let points = self.engine.points() as u64;
-        Ok(device.map(|(energy, unconverged)| RowParts {
-            points,
-            energy,
-            unconverged,
-            ..RowParts::default()
-        }))
+    /// The parts of the measurements the engine takes where the state lives, where it does
+    /// (`accelerated`); none otherwise.
+    fn accelerated_parts(&mut self) -> Result<Vec<(&'static str, Part)>> {
+        if !self.accelerated {
+            return Ok(Vec::new());
+        }
+        match self.engine.acceleration()? {
+            Some(a) => a.parts(),
+            None => Ok(Vec::new()),
+        }
     }
 }
 
@@ -500,84 +465,18 @@ pub(super) fn with_columns<T: Real>(cfg: &RunConfig, state: State<T>) -> State<T
     }
 }
 
-impl PerPoint {
-    /// What the snapshot's row is reduced from, measured on the host (the energies too
-    /// unless the device reduced them: `device`): energy and tangent chunks, the count of
-    /// points whose implicit solves hit the cap, the angular momentum error.
-    fn parts<T: Real>(
-        &self,
-        cfg: &RunConfig,
-        state: &State<T>,
-        device: Option<RowParts>,
-    ) -> RowParts {
-        let mut parts = device.unwrap_or_else(|| RowParts {
-            points: state.n as u64,
-            energy: chunk_accumulators(&cfg.system, state, &self.h0),
-            unconverged: state
-                .unconverged
-                .par_chunks(1 << 16)
-                .map(|c| c.iter().filter(|&&u| u > 0).count() as u64)
-                .sum(),
-            ..RowParts::default()
-        });
-        if !self.l0.is_empty() {
-            parts.ang_mom_err_max = ang_mom_err_max(&cfg.system, state, &self.l0);
-        }
-        parts.constraint_err_max = constraint_err_max(&cfg.system, state);
-        if cfg.tangent {
-            parts.tangent = tangent_chunks(state, &self.log2_scale);
-        }
-        parts
-    }
-}
-
-/// A loop's area at each snapshot and its ratio to the initial area.
-struct AreaRatio {
-    /// Circles and level curves are smooth: their area is measured with the curved
-    /// correction (rectangles and file loops are polygons).
-    smooth: bool,
-    /// area_ratio's denominator: the initial set's exact area where it is known (circle,
-    /// rectangle, level curve), else the step-0 polygon's (file loops), once measured.
-    area0: Option<f64>,
-}
-
-impl AreaRatio {
-    /// For loop ensembles, says on stderr what area_ratio is relative to.
-    fn new(cfg: &RunConfig) -> Self {
-        let exact0 = if cfg.ensemble.is_loop() {
-            cfg.ensemble.exact_loop_area(&cfg.system)
-        } else {
-            None
-        };
-        if cfg.ensemble.is_loop() {
-            crate::info!(
-                "phaseflow: area_ratio = area / {}",
-                match exact0 {
-                    Some(a) => format!("the exact initial area {a:.15e}"),
-                    None => "the step-0 polygon's area (no exact initial area known)".into(),
-                }
-            );
-        }
-        AreaRatio {
+/// What the measurements know of the run `cfg` configures.
+pub(super) fn setup(cfg: &RunConfig) -> RunSetup<'_> {
+    RunSetup {
+        system: &cfg.system,
+        tangent: cfg.tangent,
+        loop_area: cfg.ensemble.is_loop().then(|| LoopArea {
             smooth: matches!(
                 cfg.ensemble.kind(),
                 EnsembleKind::Circle | EnsembleKind::Level
             ),
-            area0: exact0,
-        }
-    }
-
-    /// Fill in the loop's area, area ratio and node count (`s`: the nodes' loop parameters).
-    fn measure<T: Real>(&mut self, state: &State<T>, s: &[f64], row: &mut EnergyRow) {
-        row.area = if self.smooth {
-            smooth_loop_area(state, s)
-        } else {
-            loop_area(state)
-        };
-        if self.area0.is_none() && row.step == 0 {
-            self.area0 = row.area;
-        }
-        row.area_ratio = row.area.zip(self.area0).map(|(a, a0)| a / a0);
-        row.loop_nodes = Some(state.n as u64);
+            exact0: cfg.ensemble.exact_loop_area(&cfg.system),
+        }),
+        filled_area: cfg.ensemble.filled_area(cfg.system.dof()),
     }
 }

@@ -8,7 +8,10 @@ use std::fmt::Write as _;
 use super::format::fmt_g;
 use super::portrait::{finish_portrait, portrait_data, shared_ranges};
 use super::StudyRun;
-use crate::measure::energy::EnergyRow;
+use crate::measure::area::AREA_RATIO;
+use crate::measure::energy::columns::{ABS_ERR_MEAN, REL_ERR_MEAN};
+use crate::measure::row::Row;
+use crate::measure::tangent::DET_MEAN;
 use crate::plot::{Figure, Series, Style};
 use crate::run::RunSummary;
 use crate::system::System;
@@ -98,7 +101,7 @@ fn time_figure(
     y_label: &str,
     runs: &[PlottedRun],
     labels: &[String],
-    pick: &dyn Fn(&EnergyRow) -> Option<f64>,
+    pick: &dyn Fn(&Row) -> Option<f64>,
 ) -> Figure {
     Figure {
         title: title.into(),
@@ -134,7 +137,7 @@ fn energy_figure(runs: &[PlottedRun], labels: &[String]) -> StudyFigure {
             .rows
             .iter()
             .skip(1)
-            .all(|row| row.rel_energy_err_mean.is_some())
+            .all(|row| row.real(&REL_ERR_MEAN).is_some())
     });
     let figure = if relative {
         time_figure(
@@ -142,7 +145,7 @@ fn energy_figure(runs: &[PlottedRun], labels: &[String]) -> StudyFigure {
             "mean |H − H(z0)| / |H(z0)|",
             runs,
             labels,
-            &|r| r.rel_energy_err_mean,
+            &|r| r.real(&REL_ERR_MEAN),
         )
     } else {
         time_figure(
@@ -150,7 +153,7 @@ fn energy_figure(runs: &[PlottedRun], labels: &[String]) -> StudyFigure {
             "mean |H − H(z0)|",
             runs,
             labels,
-            &|r| r.abs_energy_err_mean,
+            &|r| r.real(&ABS_ERR_MEAN),
         )
     };
     StudyFigure {
@@ -243,10 +246,13 @@ fn path_figure(runs: &[PlottedRun], labels: &[String]) -> Option<StudyFigure> {
 /// apart by two decades). Loops give the area ratio, filled sets with the tangent map the
 /// mean det DΦⁿ; exact zeros (step 0, or an exactly area-preserving step) cannot be drawn.
 fn area_figure(runs: &[PlottedRun], labels: &[String]) -> StudyFigure {
-    let ratio = |r: &EnergyRow| r.area_ratio.or(r.det_mean);
-    let loops = runs
-        .iter()
-        .any(|r| r.result.rows.iter().any(|row| row.area_ratio.is_some()));
+    let ratio = |r: &Row| r.real(&AREA_RATIO).or(r.real(&DET_MEAN));
+    let loops = runs.iter().any(|r| {
+        r.result
+            .rows
+            .iter()
+            .any(|row| row.real(&AREA_RATIO).is_some())
+    });
     let exact = runs.iter().any(|r| {
         r.result
             .rows

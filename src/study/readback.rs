@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use crate::config::RunConfig;
 use crate::error::{Error, Result};
-use crate::measure::energy::EnergyRow;
+use crate::measure::row::{read_rows, Row};
 use crate::npy;
 use crate::output::folder;
 use crate::run::RunSummary;
@@ -44,15 +44,11 @@ fn read_csv(path: &Path, what: &str) -> Result<(csv::StringRecord, Vec<csv::Stri
     Ok((header, rows))
 }
 
-/// stats.csv's rows (at least the step-0 row), each deserialised into the `EnergyRow` that
-/// wrote it (columns by name; an empty cell is a value that was not measured).
-pub(super) fn read_stats(path: &Path) -> Result<Vec<EnergyRow>> {
+/// stats.csv's rows (at least the step-0 row), each read back into the `Row` that wrote it
+/// (columns by name; an empty cell is a value that was not measured).
+pub(super) fn read_stats(path: &Path) -> Result<Vec<Row>> {
     let bytes = read(path, "stats.csv")?;
-    let rows = csv::Reader::from_reader(bytes.as_slice())
-        .deserialize()
-        .enumerate()
-        .map(|(i, row)| row.map_err(|e| file_err(path, format!("row {}: {e}", i + 1))))
-        .collect::<Result<Vec<EnergyRow>>>()?;
+    let rows = read_rows(&bytes).map_err(|e| file_err(path, e))?;
     if rows.is_empty() {
         return Err(file_err(path, "no statistics rows"));
     }

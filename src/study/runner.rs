@@ -103,7 +103,8 @@ fn finish(
         .zip(results)
         .map(|((cfg, r), res)| summarise(cfg.system.name(), r, res))
         .collect();
-    write_csv(&out.join("summary.csv"), &summary)?;
+    let records: Vec<_> = summary.iter().map(SummaryRow::record).collect();
+    write_csv(&out.join("summary.csv"), &records)?;
     files.push(out.join("summary.csv"));
     let plotted: Vec<PlottedRun> = names
         .iter()

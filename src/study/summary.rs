@@ -5,10 +5,19 @@ use serde::Serialize;
 
 use super::format::{count, fmt_g, fmt_ratio, opt};
 use super::StudyRun;
-use crate::measure::energy::{drift_slope, EnergyRow, ESCAPE_FACTOR};
+use crate::measure::area::AREA_RATIO;
+use crate::measure::energy::columns::{
+    ABS_ERR_MAX, ABS_ERR_MEAN, ANG_MOM_ERR_MAX, ESCAPED, FINITE, REL_ERR_MAX, STAYED_ABS_ERR_MAX,
+    STAYED_REL_ERR_MAX,
+};
+use crate::measure::energy::{drift_slope, ESCAPE_FACTOR};
+use crate::measure::registry::UNCONVERGED;
+use crate::measure::row::{summary_cells, NamedCells, Row};
+use crate::measure::tangent::{DET_MAX, DET_MEAN, DET_MIN};
 use crate::run;
 
-/// One row of summary.csv (columns documented in README.md).
+/// One row of summary.csv (columns documented in docs/commands.md): these fields, then the
+/// measurements' summarised columns (`measured`).
 #[derive(Debug, Clone, Serialize)]
 pub struct SummaryRow {
     pub system: String,
@@ -41,7 +50,7 @@ pub struct SummaryRow {
     /// neighbouring nodes had merged); empty if never.
     pub refine_stuck_at_step: Option<u64>,
     pub engine: String,
-    /// The most points that had escaped or blown up at any snapshot (`EnergyRow::escaped`);
+    /// The most points that had escaped or blown up at any snapshot (stats.csv's `escaped`);
     /// empty only where a run's rows have no count. Last, so that the older columns
     /// keep their positions.
     pub escaped: Option<u64>,
@@ -57,6 +66,17 @@ pub struct SummaryRow {
     /// on their way out, not yet past the threshold, whose errors are no figure of the rest.
     #[serde(skip)]
     pub stayed_since: Option<f64>,
+    /// The columns the measurements add (`row::summary_cells`), written after these
+    /// (`SummaryRow::record`).
+    #[serde(skip)]
+    pub measured: NamedCells,
+}
+
+impl SummaryRow {
+    /// The row as summary.csv writes it: these fields, then the measurements' columns.
+    pub fn record(&self) -> (&Self, &NamedCells) {
+        (self, &self.measured)
+    }
 }
 
 /// The largest finite value, if any.
@@ -73,7 +93,7 @@ pub(super) fn summarise(system: &str, r: &StudyRun, res: &run::RunSummary) -> Su
     let stayed = since_the_last_escape(rows);
     let (t, y): (Vec<f64>, Vec<f64>) = rows
         .iter()
-        .filter_map(|row| row.abs_energy_err_mean.map(|e| (row.t, e)))
+        .filter_map(|row| row.real(&ABS_ERR_MEAN).map(|e| (row.t, e)))
         .unzip();
     SummaryRow {
         system: system.into(),
@@ -82,41 +102,42 @@ pub(super) fn summarise(system: &str, r: &StudyRun, res: &run::RunSummary) -> Su
         steps: r.steps,
         t_end: r.steps as f64 * r.dt,
         points: last.points,
-        finite: last.finite,
-        final_area_ratio: last.area_ratio.or(last.det_mean),
+        finite: last.count(&FINITE).unwrap_or(0),
+        final_area_ratio: last.real(&AREA_RATIO).or(last.real(&DET_MEAN)),
         max_abs_det_minus_1: fold_max(rows.iter().flat_map(|row| {
             [
-                row.det_max.map(|d| (d - 1.0).abs()),
-                row.det_min.map(|d| (d - 1.0).abs()),
+                row.real(&DET_MAX).map(|d| (d - 1.0).abs()),
+                row.real(&DET_MIN).map(|d| (d - 1.0).abs()),
             ]
         })),
-        max_rel_energy_err: fold_max(rows.iter().map(|row| row.rel_energy_err_max)),
-        max_abs_energy_err: fold_max(rows.iter().map(|row| row.abs_energy_err_max)),
+        max_rel_energy_err: fold_max(rows.iter().map(|row| row.real(&REL_ERR_MAX))),
+        max_abs_energy_err: fold_max(rows.iter().map(|row| row.real(&ABS_ERR_MAX))),
         mean_abs_energy_err: (!y.is_empty()).then(|| y.iter().sum::<f64>() / y.len() as f64),
         energy_drift_slope: drift_slope(&t, &y),
-        max_ang_mom_err: fold_max(rows.iter().map(|row| row.ang_mom_err_max)),
-        unconverged: last.unconverged,
+        max_ang_mom_err: fold_max(rows.iter().map(|row| row.real(&ANG_MOM_ERR_MAX))),
+        unconverged: last.count(&UNCONVERGED).unwrap_or(0),
         refine_capped_at_step: res.refine_capped_at,
         refine_stuck_at_step: res.refine_stuck_at,
         engine: res.engine.clone(),
         escaped: rows
             .iter()
-            .map(|row| row.escaped)
+            .map(|row| row.count(&ESCAPED))
             .collect::<Option<Vec<u64>>>()
             .map(|counts| counts.into_iter().max().unwrap_or(0)),
-        stayed_max_rel_energy_err: fold_max(stayed.iter().map(|row| row.stayed_rel_energy_err_max)),
-        stayed_max_abs_energy_err: fold_max(stayed.iter().map(|row| row.stayed_abs_energy_err_max)),
+        stayed_max_rel_energy_err: fold_max(stayed.iter().map(|row| row.real(&STAYED_REL_ERR_MAX))),
+        stayed_max_abs_energy_err: fold_max(stayed.iter().map(|row| row.real(&STAYED_ABS_ERR_MAX))),
         stayed_since: stayed.first().map(|row| row.t),
+        measured: summary_cells(rows),
     }
 }
 
 /// The snapshots from the first at which as many points had escaped as ever did (none where
 /// the rows count no escapes).
-fn since_the_last_escape(rows: &[EnergyRow]) -> &[EnergyRow] {
-    let peak = rows.iter().map(|row| row.escaped).max().flatten();
+fn since_the_last_escape(rows: &[Row]) -> &[Row] {
+    let peak = rows.iter().map(|row| row.count(&ESCAPED)).max().flatten();
     let from = rows
         .iter()
-        .position(|row| peak.is_some() && row.escaped == peak);
+        .position(|row| peak.is_some() && row.count(&ESCAPED) == peak);
     from.map_or(&[], |i| &rows[i..])
 }
 

@@ -14,7 +14,10 @@ fn merge_equals_sequential() {
     data[..300].iter().for_each(|&(h, h0)| a.push(h, h0));
     data[300..].iter().for_each(|&(h, h0)| b.push(h, h0));
     let m = a.merge(b);
-    let (r1, r2) = (row_from(&all, 1000, 0, 0.0), row_from(&m, 1000, 0, 0.0));
+    let (r1, r2) = (
+        EnergyStats::from_acc(&all, 1000),
+        EnergyStats::from_acc(&m, 1000),
+    );
     assert!((r1.energy_mean.unwrap() - r2.energy_mean.unwrap()).abs() < 1e-14);
     assert!((r1.energy_std.unwrap() - r2.energy_std.unwrap()).abs() < 1e-12);
     assert_eq!(r1.abs_energy_err_max, r2.abs_energy_err_max);
@@ -43,7 +46,7 @@ fn chunked_stats_match_sequential_welford() {
         .collect();
     s.q[7] = f32::NAN;
     s.p[CHUNK + 1] = f32::INFINITY;
-    let row = snapshot_stats(&sys, &s, &h0, 3, 0.5);
+    let row = snapshot_stats(&sys, &s, &h0);
     let mut seq = EnergyAccumulator::default();
     for (i, &h0i) in h0.iter().enumerate() {
         let h = sys.energy(&[s.q[i] as f64], &[s.p[i] as f64]);
@@ -51,11 +54,8 @@ fn chunked_stats_match_sequential_welford() {
             seq.push(h, h0i);
         }
     }
-    let want = row_from(&seq, n as u64, 3, 1.5);
-    assert_eq!(
-        (row.points, row.finite, row.t),
-        (n as u64, n as u64 - 2, 1.5)
-    );
+    let want = EnergyStats::from_acc(&seq, n as u64);
+    assert_eq!((row.points, row.finite), (n as u64, n as u64 - 2));
     let close = |a: Option<f64>, b: Option<f64>, tol: f64| {
         let (a, b) = (a.unwrap(), b.unwrap());
         assert!((a - b).abs() <= tol * b.abs(), "{a} vs {b}");
@@ -79,7 +79,7 @@ fn stats_do_not_depend_on_the_thread_count() {
             .num_threads(threads)
             .build()
             .unwrap();
-        pool.install(|| (snapshot_stats(&sys, &s, &h0, 1, 1.0), energies(&sys, &s)))
+        pool.install(|| (snapshot_stats(&sys, &s, &h0), energies(&sys, &s)))
     };
     assert_eq!(on(1), on(4));
 }
@@ -89,7 +89,7 @@ fn chunk_with_no_finite_energy_is_empty() {
     let a = EnergyAccumulator::from_chunk(&[f64::NAN, f64::INFINITY], &[1.0, 1.0]);
     assert_eq!(a.finite, 0);
     let b = EnergyAccumulator::from_chunk(&[2.0], &[1.0]);
-    let r = row_from(&a.merge(b), 3, 0, 0.0);
+    let r = EnergyStats::from_acc(&a.merge(b), 3);
     assert_eq!(
         (r.finite, r.energy_mean, r.abs_energy_err_max),
         (1, Some(2.0), Some(1.0))
@@ -104,21 +104,24 @@ fn escapes_are_counted_or_left_unknown() {
     let h0 = [1.0, 1.0, 1.0, 0.0, 1.0];
     let h = [1.5, 2002.0, 1998.0, 1001.0, f64::NAN];
     let acc = EnergyAccumulator::from_chunk(&h, &h0);
-    assert_eq!(row_from(&acc, 5, 0, 0.0).escaped, Some(3));
+    assert_eq!(EnergyStats::from_acc(&acc, 5).escaped, Some(3));
     let mut pushed = EnergyAccumulator::default();
     h.iter()
         .zip(h0)
         .filter(|(h, _)| h.is_finite())
         .for_each(|(&h, h0)| pushed.push(h, h0));
-    assert_eq!(row_from(&pushed, 5, 0, 0.0).escaped, Some(3));
+    assert_eq!(EnergyStats::from_acc(&pushed, 5).escaped, Some(3));
     let all_blown = EnergyAccumulator::from_chunk(&[f64::NAN], &[1.0]);
-    assert_eq!(row_from(&all_blown, 1, 0, 0.0).escaped, Some(1));
+    assert_eq!(EnergyStats::from_acc(&all_blown, 1).escaped, Some(1));
     let device = EnergyAccumulator::from_parts(2, 1.0, 0.0, [0.0; 2], 2, [0.0; 2]);
-    assert_eq!(row_from(&device, 2, 0, 0.0).escaped, None);
-    assert_eq!(row_from(&device.merge(acc), 7, 0, 0.0).escaped, None);
+    assert_eq!(EnergyStats::from_acc(&device, 2).escaped, None);
+    assert_eq!(EnergyStats::from_acc(&device.merge(acc), 7).escaped, None);
     let counted = device.with_escaped(1, [0.0; 2]);
     // 1 + 2 finite escapes, and the one non-finite point of the 7
-    assert_eq!(row_from(&counted.merge(acc), 7, 0, 0.0).escaped, Some(4));
+    assert_eq!(
+        EnergyStats::from_acc(&counted.merge(acc), 7).escaped,
+        Some(4)
+    );
 }
 
 /// The points that stayed keep their own maxima, which the escaped ones' would hide; the
@@ -139,17 +142,20 @@ fn the_points_that_stayed_have_their_own_figures() {
         halves[i / 2].push(h, h0);
     }
     for acc in [chunk, pushed, halves[0].merge(halves[1])] {
-        let row = row_from(&acc, 4, 0, 0.0);
+        let row = EnergyStats::from_acc(&acc, 4);
         assert_eq!(row.escaped, Some(2));
         assert_eq!(row.rel_energy_err_max, Some((1e9 - 2.0) / 2.0));
         assert_eq!(row.stayed_abs_energy_err_max, Some(0.5));
         assert_eq!(row.stayed_rel_energy_err_max, Some(0.25));
     }
-    let gone = row_from(&EnergyAccumulator::from_chunk(&[1e9], &[1.0]), 1, 0, 0.0);
+    let gone = EnergyStats::from_acc(&EnergyAccumulator::from_chunk(&[1e9], &[1.0]), 1);
     assert_eq!(gone.escaped, Some(1));
     assert_eq!(gone.stayed_rel_energy_err_max, None);
     let device = EnergyAccumulator::from_parts(2, 1.0, 0.0, [0.0; 2], 2, [0.0; 2]);
-    assert_eq!(row_from(&device, 2, 0, 0.0).stayed_abs_energy_err_max, None);
+    assert_eq!(
+        EnergyStats::from_acc(&device, 2).stayed_abs_energy_err_max,
+        None
+    );
 }
 
 #[test]

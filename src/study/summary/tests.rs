@@ -29,6 +29,7 @@ fn row(method: &str, max_rel: f64, max_abs: f64, slope: f64) -> SummaryRow {
         stayed_max_rel_energy_err: None,
         stayed_max_abs_energy_err: None,
         stayed_since: None,
+        measured: Default::default(),
     }
 }
 

@@ -1,0 +1,225 @@
+//! The energy measurements: `Energy` (H's statistics per snapshot, from the chunk
+//! accumulators), the columns finished from the same parts (`Escaped`, `Stayed`), and
+//! `AngularMomentum`.
+
+use super::{ang_mom_err_max, chunk_accumulators, fold_in_order, EnergyAccumulator, EnergyStats};
+use crate::measure::measurement::{
+    Cell, Column, Finish, Measurement, Part, RunSetup, Shape, Snapshot,
+};
+
+/// Words of `EnergyAccumulator::to_words`.
+pub const ACCUMULATOR_WORDS: usize = 12;
+
+impl EnergyAccumulator {
+    /// The accumulator as words (counts as they are, floats as their IEEE bits): exact, for a
+    /// shard's parts files and MPI messages (`measure::row::RowParts`).
+    pub fn to_words(&self) -> [u64; ACCUMULATOR_WORDS] {
+        [
+            self.finite,
+            self.escaped,
+            u64::from(self.counts_escaped),
+            self.mean.to_bits(),
+            self.m2.to_bits(),
+            self.abs_err_sum.to_bits(),
+            self.abs_err_max.to_bits(),
+            self.rel_count,
+            self.rel_err_sum.to_bits(),
+            self.rel_err_max.to_bits(),
+            self.stayed_abs_err_max.to_bits(),
+            self.stayed_rel_err_max.to_bits(),
+        ]
+    }
+
+    /// The accumulator `to_words` wrote.
+    pub fn from_words(w: &[u64; ACCUMULATOR_WORDS]) -> Self {
+        EnergyAccumulator {
+            finite: w[0],
+            escaped: w[1],
+            counts_escaped: w[2] != 0,
+            mean: f64::from_bits(w[3]),
+            m2: f64::from_bits(w[4]),
+            abs_err_sum: f64::from_bits(w[5]),
+            abs_err_max: f64::from_bits(w[6]),
+            rel_count: w[7],
+            rel_err_sum: f64::from_bits(w[8]),
+            rel_err_max: f64::from_bits(w[9]),
+            stayed_abs_err_max: f64::from_bits(w[10]),
+            stayed_rel_err_max: f64::from_bits(w[11]),
+        }
+    }
+}
+
+/// The columns (stats.csv) these measurements fill.
+pub const FINITE: Column = Column::count("finite");
+pub const ENERGY_MEAN: Column = Column::real("energy_mean");
+pub const ENERGY_STD: Column = Column::real("energy_std");
+pub const ABS_ERR_MEAN: Column = Column::real("abs_energy_err_mean");
+pub const ABS_ERR_MAX: Column = Column::real("abs_energy_err_max");
+pub const REL_ERR_MEAN: Column = Column::real("rel_energy_err_mean");
+pub const REL_ERR_MAX: Column = Column::real("rel_energy_err_max");
+pub const ESCAPED: Column = Column::count("escaped");
+pub const STAYED_ABS_ERR_MAX: Column = Column::real("stayed_abs_energy_err_max");
+pub const STAYED_REL_ERR_MAX: Column = Column::real("stayed_rel_energy_err_max");
+pub const ANG_MOM_ERR_MAX: Column = Column::real("ang_mom_err_max");
+
+/// The energy measurement's parts: chunk accumulators in point order (the host's chunks or
+/// the device's workgroups).
+pub fn energy_part(accs: &[EnergyAccumulator]) -> Part {
+    Part::Chunks(accs.iter().flat_map(|a| a.to_words()).collect())
+}
+
+/// The energy statistics of a snapshot's merged parts.
+fn stats(at: &Finish) -> EnergyStats {
+    let accs: Vec<EnergyAccumulator> = at
+        .part(&Energy)
+        .words()
+        .chunks_exact(ACCUMULATOR_WORDS)
+        .map(|c| EnergyAccumulator::from_words(c.try_into().unwrap()))
+        .collect();
+    EnergyStats::from_acc(&fold_in_order(&accs), at.parts.points)
+}
+
+/// H's statistics over the finite points against their initial energies (PHYSICS.md §4).
+pub struct Energy;
+
+impl Measurement for Energy {
+    fn name(&self) -> &'static str {
+        "energy"
+    }
+
+    fn columns(&self) -> &'static [Column] {
+        &[
+            FINITE,
+            ENERGY_MEAN,
+            ENERGY_STD,
+            ABS_ERR_MEAN,
+            ABS_ERR_MAX,
+            REL_ERR_MEAN,
+            REL_ERR_MAX,
+        ]
+    }
+
+    fn shape(&self) -> Shape {
+        Shape::Chunks(ACCUMULATOR_WORDS)
+    }
+
+    fn taken(&self, _run: &RunSetup) -> bool {
+        true
+    }
+
+    fn measure(&self, at: &Snapshot) -> Part {
+        let system = at.run.system;
+        energy_part(&on_state!(at.state, s => chunk_accumulators(system, s, &at.per_point.h0)))
+    }
+
+    fn finish(&self, at: &Finish) -> Vec<Cell> {
+        let s = stats(at);
+        vec![
+            Cell::Count(Some(s.finite)),
+            Cell::Real(s.energy_mean),
+            Cell::Real(s.energy_std),
+            Cell::Real(s.abs_energy_err_mean),
+            Cell::Real(s.abs_energy_err_max),
+            Cell::Real(s.rel_energy_err_mean),
+            Cell::Real(s.rel_energy_err_max),
+        ]
+    }
+}
+
+/// Points that escaped or are not finite (`ESCAPE_FACTOR`), from the energy's parts.
+pub struct Escaped;
+
+impl Measurement for Escaped {
+    fn name(&self) -> &'static str {
+        "escaped"
+    }
+
+    fn columns(&self) -> &'static [Column] {
+        &[ESCAPED]
+    }
+
+    fn shape(&self) -> Shape {
+        Shape::Derived
+    }
+
+    fn taken(&self, _run: &RunSetup) -> bool {
+        true
+    }
+
+    fn measure(&self, _at: &Snapshot) -> Part {
+        Part::Derived
+    }
+
+    fn finish(&self, at: &Finish) -> Vec<Cell> {
+        vec![Cell::Count(stats(at).escaped)]
+    }
+}
+
+/// The largest energy errors of the points that did not escape, from the energy's parts.
+pub struct Stayed;
+
+impl Measurement for Stayed {
+    fn name(&self) -> &'static str {
+        "stayed"
+    }
+
+    fn columns(&self) -> &'static [Column] {
+        &[STAYED_ABS_ERR_MAX, STAYED_REL_ERR_MAX]
+    }
+
+    fn shape(&self) -> Shape {
+        Shape::Derived
+    }
+
+    fn taken(&self, _run: &RunSetup) -> bool {
+        true
+    }
+
+    fn measure(&self, _at: &Snapshot) -> Part {
+        Part::Derived
+    }
+
+    fn finish(&self, at: &Finish) -> Vec<Cell> {
+        let s = stats(at);
+        vec![
+            Cell::Real(s.stayed_abs_energy_err_max),
+            Cell::Real(s.stayed_rel_energy_err_max),
+        ]
+    }
+}
+
+/// The largest |L − L(z0)| over the finite points, for systems that conserve angular
+/// momentum.
+pub struct AngularMomentum;
+
+impl Measurement for AngularMomentum {
+    fn name(&self) -> &'static str {
+        "angular_momentum"
+    }
+
+    fn columns(&self) -> &'static [Column] {
+        &[ANG_MOM_ERR_MAX]
+    }
+
+    fn shape(&self) -> Shape {
+        Shape::Max
+    }
+
+    fn taken(&self, run: &RunSetup) -> bool {
+        let zero = vec![0.0; run.system.dof()];
+        run.system.angular_momentum(&zero, &zero).is_some()
+    }
+
+    fn measure(&self, at: &Snapshot) -> Part {
+        let (system, l0) = (at.run.system, &at.per_point.l0);
+        Part::Max(if l0.is_empty() {
+            None
+        } else {
+            on_state!(at.state, s => ang_mom_err_max(system, s, l0))
+        })
+    }
+
+    fn finish(&self, at: &Finish) -> Vec<Cell> {
+        vec![Cell::Real(at.part(self).max())]
+    }
+}

@@ -503,7 +503,15 @@ fn long_advances_are_not_cut_short_by_the_cpu_driver() {
 /// columns' layout (only the first d components are read) on the small systems.
 #[test]
 fn device_energy_statistics_equal_the_host_ones() {
-    use phaseflow::measure::energy::{energies, fold_in_order, row_from, snapshot_stats};
+    use phaseflow::measure::energy::columns::stats_of;
+    use phaseflow::measure::energy::{energies, snapshot_stats, EnergyStats};
+    // The device's energy statistics and unconverged count (its `Acceleration`'s parts).
+    let device = |g: &mut GpuEngine<f32>| -> (EnergyStats, u64) {
+        let a = g.acceleration().unwrap().expect("device reduction");
+        let parts = a.parts().unwrap();
+        let part = |name| parts.iter().find(|(n, _)| *n == name).unwrap().1.clone();
+        (stats_of(&part("energy"), 1000), part("unconverged").sum())
+    };
     let ctx = gpu::context().unwrap();
     assert!(
         ctx.f64,
@@ -542,15 +550,15 @@ fn device_energy_statistics_equal_the_host_ones() {
                 init.convert(),
             )
             .unwrap();
-            let (acc0, _) = g.reduce_energy(true).unwrap().expect("device reduction");
+            let a = g.acceleration().unwrap().expect("device reduction");
+            a.start().unwrap();
             let h0 = energies(&sys, g.state().unwrap());
-            let row0 = row_from(&fold_in_order(&acc0), 1000, 0, 0.0);
+            let (row0, _) = device(&mut g);
             assert_eq!(row0.finite, 999, "{}", sys.name());
             assert_eq!(row0.abs_energy_err_max, Some(0.0), "{}", sys.name());
             g.advance(40).unwrap();
-            let (acc, unconverged) = g.reduce_energy(false).unwrap().unwrap();
-            let dev = row_from(&fold_in_order(&acc), 1000, 40, 40.0 * h);
-            let host = snapshot_stats(&sys, g.state().unwrap(), &h0, 40, h);
+            let (dev, unconverged) = device(&mut g);
+            let host = snapshot_stats(&sys, g.state().unwrap(), &h0);
             assert_eq!(unconverged, 0);
             assert_eq!(dev.finite, host.finite, "{}", sys.name());
             assert_eq!(dev.escaped, host.escaped, "{}", sys.name());

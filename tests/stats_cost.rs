@@ -47,7 +47,7 @@ fn snapshot_in_steps<T: Real>() -> f64 {
     }) / 10.0;
     let state = engine.state().unwrap();
     let stats = best_of(5, || {
-        snapshot_stats(&sys, state, &h0, 10, 0.01);
+        snapshot_stats(&sys, state, &h0);
     });
     let h0_secs = best_of(5, || {
         energies(&sys, state);

@@ -117,21 +117,16 @@ impl<T: Real> Engine<T> for MultiGpuEngine<T> {
     }
 }
 
-/// Every device's acceleration (`Engine::acceleration` checked that each has one).
-impl<T: Real> MultiGpuEngine<T> {
-    fn each(&mut self) -> impl Iterator<Item = &mut GpuEngine<T>> {
-        self.engines.iter_mut()
-    }
-}
-
+/// Every device's acceleration (`Engine::acceleration` checked that each has one), their
+/// parts appended in device order.
 impl<T: Real> Acceleration for MultiGpuEngine<T> {
     fn start(&mut self) -> Result<()> {
-        self.each().try_for_each(|e| Acceleration::start(e))
+        self.engines.iter_mut().try_for_each(Acceleration::start)
     }
 
     fn parts(&mut self) -> Result<Vec<(&'static str, Part)>> {
         let mut all: Vec<(&'static str, Part)> = Vec::new();
-        for e in self.each() {
+        for e in &mut self.engines {
             for (name, part) in Acceleration::parts(e)? {
                 match all.iter_mut().find(|(n, _)| *n == name) {
                     Some((_, whole)) => whole.append(part),
@@ -144,7 +139,7 @@ impl<T: Real> Acceleration for MultiGpuEngine<T> {
 
     fn initial(&mut self) -> Result<Vec<f64>> {
         let mut all = Vec::new();
-        for e in self.each() {
+        for e in &mut self.engines {
             all.extend(Acceleration::initial(e)?);
         }
         Ok(all)
@@ -152,7 +147,7 @@ impl<T: Real> Acceleration for MultiGpuEngine<T> {
 
     fn restore(&mut self, initial: &[f64]) -> Result<()> {
         let mut at = 0;
-        for e in self.each() {
+        for e in &mut self.engines {
             let n = e.points();
             Acceleration::restore(e, &initial[at..at + n])?;
             at += n;

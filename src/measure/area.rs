@@ -148,6 +148,70 @@ fn within_tangent_triangle(corr: f64, dz: &[(f64, f64); 4]) -> f64 {
     corr.clamp(triangle.min(0.0), triangle.max(0.0))
 }
 
+/// The columns (stats.csv) these measurements fill.
+pub const AREA: Column = Column::real("area");
+pub const AREA_RATIO: Column = Column::real("area_ratio");
+pub const LOOP_NODES: Column = Column::count("loop_nodes");
+
+/// A loop's area (`area`, `area_ratio` against the exact initial area or the step-0 one) and
+/// its node count; loop ensembles only. The loop is one piece, measured whole: its parts are
+/// one chunk (the area's bits; none where a node is non-finite).
+pub struct Area;
+
+impl Measurement for Area {
+    fn name(&self) -> &'static str {
+        "area"
+    }
+
+    fn columns(&self) -> &'static [Column] {
+        &[AREA, AREA_RATIO, LOOP_NODES]
+    }
+
+    fn shape(&self) -> Shape {
+        Shape::Chunks(1)
+    }
+
+    fn taken(&self, run: &RunSetup) -> bool {
+        run.loop_area.is_some()
+    }
+
+    fn measure(&self, at: &Snapshot) -> Part {
+        let smooth = at.run.loop_area.is_some_and(|l| l.smooth);
+        let s = &at.per_point.s;
+        let area =
+            on_state!(at.state, st => if smooth { smooth_loop_area(st, s) } else { loop_area(st) });
+        Part::Chunks(area.map(f64::to_bits).into_iter().collect())
+    }
+
+    fn finish(&self, at: &Finish) -> Vec<Cell> {
+        let area = match at.part(self).words() {
+            &[bits] => Some(f64::from_bits(bits)),
+            _ => None,
+        };
+        let first = at.first.filter(|r| r.step == 0 && at.step != 0);
+        let area0 = at.run.loop_area.and_then(|l| l.exact0).or(match first {
+            Some(row) => row.real(&AREA),
+            None if at.step == 0 => area,
+            None => None,
+        });
+        vec![
+            Cell::Real(area),
+            Cell::Real(area.zip(area0).map(|(a, a0)| a / a0)),
+            Cell::Count(Some(at.parts.points)),
+        ]
+    }
+
+    fn announce(&self, run: &RunSetup) {
+        crate::info!(
+            "phaseflow: area_ratio = area / {}",
+            match run.loop_area.and_then(|l| l.exact0) {
+                Some(a) => format!("the exact initial area {a:.15e}"),
+                None => "the step-0 polygon's area (no exact initial area known)".into(),
+            }
+        );
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -219,69 +283,5 @@ mod tests {
             ep: Vec::new(),
         };
         assert_eq!(loop_area(&bad), None);
-    }
-}
-
-/// The columns (stats.csv) these measurements fill.
-pub const AREA: Column = Column::real("area");
-pub const AREA_RATIO: Column = Column::real("area_ratio");
-pub const LOOP_NODES: Column = Column::count("loop_nodes");
-
-/// A loop's area (`area`, `area_ratio` against the exact initial area or the step-0 one) and
-/// its node count; loop ensembles only. The loop is one piece, measured whole: its parts are
-/// one chunk (the area's bits; none where a node is non-finite).
-pub struct Area;
-
-impl Measurement for Area {
-    fn name(&self) -> &'static str {
-        "area"
-    }
-
-    fn columns(&self) -> &'static [Column] {
-        &[AREA, AREA_RATIO, LOOP_NODES]
-    }
-
-    fn shape(&self) -> Shape {
-        Shape::Chunks(1)
-    }
-
-    fn taken(&self, run: &RunSetup) -> bool {
-        run.loop_area.is_some()
-    }
-
-    fn measure(&self, at: &Snapshot) -> Part {
-        let smooth = at.run.loop_area.is_some_and(|l| l.smooth);
-        let s = &at.per_point.s;
-        let area =
-            on_state!(at.state, st => if smooth { smooth_loop_area(st, s) } else { loop_area(st) });
-        Part::Chunks(area.map(f64::to_bits).into_iter().collect())
-    }
-
-    fn finish(&self, at: &Finish) -> Vec<Cell> {
-        let area = match at.part(self).words() {
-            &[bits] => Some(f64::from_bits(bits)),
-            _ => None,
-        };
-        let first = at.first.filter(|r| r.step == 0 && at.step != 0);
-        let area0 = at.run.loop_area.and_then(|l| l.exact0).or(match first {
-            Some(row) => row.real(&AREA),
-            None if at.step == 0 => area,
-            None => None,
-        });
-        vec![
-            Cell::Real(area),
-            Cell::Real(area.zip(area0).map(|(a, a0)| a / a0)),
-            Cell::Count(Some(at.parts.points)),
-        ]
-    }
-
-    fn announce(&self, run: &RunSetup) {
-        crate::info!(
-            "phaseflow: area_ratio = area / {}",
-            match run.loop_area.and_then(|l| l.exact0) {
-                Some(a) => format!("the exact initial area {a:.15e}"),
-                None => "the step-0 polygon's area (no exact initial area known)".into(),
-            }
-        );
     }
 }

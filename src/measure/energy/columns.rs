@@ -68,15 +68,20 @@ pub fn energy_part(accs: &[EnergyAccumulator]) -> Part {
     Part::Chunks(accs.iter().flat_map(|a| a.to_words()).collect())
 }
 
-/// The energy statistics of a snapshot's merged parts.
-fn stats(at: &Finish) -> EnergyStats {
-    let accs: Vec<EnergyAccumulator> = at
-        .part(&Energy)
+/// The energy statistics of `points` points from the energy measurement's parts (chunk
+/// accumulators folded in order).
+pub fn stats_of(part: &Part, points: u64) -> EnergyStats {
+    let accs: Vec<EnergyAccumulator> = part
         .words()
         .chunks_exact(ACCUMULATOR_WORDS)
         .map(|c| EnergyAccumulator::from_words(c.try_into().unwrap()))
         .collect();
-    EnergyStats::from_acc(&fold_in_order(&accs), at.parts.points)
+    EnergyStats::from_acc(&fold_in_order(&accs), points)
+}
+
+/// The energy statistics of a snapshot's merged parts.
+fn stats(at: &Finish) -> EnergyStats {
+    stats_of(at.part(&Energy), at.parts.points)
 }
 
 /// H's statistics over the finite points against their initial energies (PHYSICS.md §4).

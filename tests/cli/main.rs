@@ -13,6 +13,7 @@ mod hostile_formulas;
 mod hostile_options;
 mod hostile_paths;
 mod integrity;
+mod measurements;
 mod method_bench;
 mod method_files;
 mod method_validate;

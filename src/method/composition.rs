@@ -65,33 +65,45 @@ pub const YOSHIDA6: Composition = Composition {
     ],
 };
 
+/// With explicit kicks, the force the first half kick takes over (`kick_drift`): the
+/// statements before a run of steps of a composition of Verlet steps.
+#[inline]
+pub fn prologue_over_verlet<O: Ops>(o: &mut O) {
+    let carries = o.explicit_kicks();
+    kick_drift::prologue(o, carries);
+}
+
+/// One step of the composition of Verlet steps of sizes w_1 h, …, w_s h. With explicit kicks,
+/// the stages' kicks and drifts as one sequence, each stage's closing half kick fused with
+/// the next one's opening half kick, the force carried from step to step (`kick_drift`);
+/// otherwise one implicit Verlet step per weight.
+#[inline]
+pub fn step_over_verlet<O: Ops>(o: &mut O, weights: &[f64]) {
+    if o.explicit_kicks() {
+        let substeps = weights.iter().flat_map(|&w| kick_drift::verlet(w));
+        return kick_drift::step(o, true, substeps);
+    }
+    let h = o.h();
+    for &w in weights {
+        let w = o.lit(w);
+        let h_w = o.mul(w, h);
+        verlet(o, h_w);
+    }
+}
+
 impl Scheme for Composition {
     fn info(&self) -> MethodInfo {
         self.info
     }
 
-    /// With explicit kicks, the force the first half kick takes over (`kick_drift`).
     #[inline]
     fn prologue<O: Ops>(&self, o: &mut O) {
-        let carries = o.explicit_kicks();
-        kick_drift::prologue(o, carries);
+        prologue_over_verlet(o);
     }
 
-    /// With explicit kicks, the stages' kicks and drifts as one sequence, each stage's closing
-    /// half kick fused with the next one's opening half kick, the force carried from step to
-    /// step (`kick_drift`); otherwise one implicit Verlet step per weight.
     #[inline]
     fn step<O: Ops>(&self, o: &mut O) {
-        if o.explicit_kicks() {
-            let substeps = self.weights.iter().flat_map(|&w| kick_drift::verlet(w));
-            return kick_drift::step(o, true, substeps);
-        }
-        let h = o.h();
-        for &w in self.weights {
-            let w = o.lit(w);
-            let h_w = o.mul(w, h);
-            verlet(o, h_w);
-        }
+        step_over_verlet(o, self.weights);
     }
 }
 

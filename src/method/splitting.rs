@@ -47,14 +47,22 @@ pub const BLANES_MOAN4: Splitting = Splitting {
     ],
 };
 
-impl Splitting {
-    /// Whether the last kick's force is the next step's first (`kick_drift::carries`).
-    fn carries(&self) -> bool {
-        kick_drift::carries(
-            self.substeps.first().copied(),
-            self.substeps.last().copied(),
-        )
-    }
+/// Where the sequence starts and ends with a kick, the force the first kick takes over
+/// (`kick_drift`): the statements before a run of steps of the splitting `substeps`.
+#[inline]
+pub fn prologue_of<O: Ops>(o: &mut O, substeps: &[Substep]) {
+    kick_drift::prologue(o, carries(substeps));
+}
+
+/// One step of the splitting `substeps`.
+#[inline]
+pub fn step_of<O: Ops>(o: &mut O, substeps: &[Substep]) {
+    kick_drift::step(o, carries(substeps), substeps.iter().copied());
+}
+
+/// Whether the last kick's force is the next step's first (`kick_drift::carries`).
+fn carries(substeps: &[Substep]) -> bool {
+    kick_drift::carries(substeps.first().copied(), substeps.last().copied())
 }
 
 impl Scheme for Splitting {
@@ -62,16 +70,14 @@ impl Scheme for Splitting {
         self.info
     }
 
-    /// Where the sequence starts and ends with a kick, the force the first kick takes over
-    /// (`kick_drift`).
     #[inline]
     fn prologue<O: Ops>(&self, o: &mut O) {
-        kick_drift::prologue(o, self.carries());
+        prologue_of(o, self.substeps);
     }
 
     #[inline]
     fn step<O: Ops>(&self, o: &mut O) {
-        kick_drift::step(o, self.carries(), self.substeps.iter().copied());
+        step_of(o, self.substeps);
     }
 
     /// A kick or drift is explicit only for H = T(p) + V(q).

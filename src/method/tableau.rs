@@ -18,10 +18,8 @@
 //! - `Composition`: Φ_{w_s h} ∘ … ∘ Φ_{w_1 h} of a named base method (the first weight acts
 //!   first).
 
-use serde::{Deserialize, Serialize};
-
 /// A Butcher tableau with s stages: `a` is s×s, `b` and `c` have s entries.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Tableau {
     pub a: Vec<Vec<f64>>,
     pub b: Vec<f64>,
@@ -43,7 +41,7 @@ impl Tableau {
 }
 
 /// One kick or drift of a splitting method, with its coefficient (times h).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Substep {
     /// p ← p − c h ∂H/∂q
     Kick(f64),
@@ -51,43 +49,13 @@ pub enum Substep {
     Drift(f64),
 }
 
-/// A method's coefficients, by family (conventions in the module documentation).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub enum Family {
-    Rk(Tableau),
-    Prk {
-        q: Tableau,
-        p: Tableau,
-    },
-    Rkn {
-        a: Vec<Vec<f64>>,
-        b_bar: Vec<f64>,
-        b: Vec<f64>,
-        c: Vec<f64>,
-    },
-    Splitting(Vec<Substep>),
-    Composition {
-        /// The base method's name (a built-in or a shipped method file).
-        base: String,
-        weights: Vec<f64>,
-    },
-}
-
-impl Family {
-    /// The family's name as a method file writes it (`family = "rk"`).
-    pub fn name(&self) -> &'static str {
-        match self {
-            Family::Rk(_) => "rk",
-            Family::Prk { .. } => "prk",
-            Family::Rkn { .. } => "rkn",
-            Family::Splitting(_) => "splitting",
-            Family::Composition { .. } => "composition",
-        }
-    }
-}
+pub use super::family::composition::Composition;
+pub use super::family::prk::Prk;
+pub use super::family::rkn::Rkn;
+pub use super::family::Family;
 
 /// A method given as data: a shipped `methods/*.toml` or a user's `--method-file`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct MethodDef {
     /// The name `--method` and the outputs use.
     pub name: String,

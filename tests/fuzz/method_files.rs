@@ -5,8 +5,9 @@
 
 use std::time::{Duration, Instant};
 
+use phaseflow::method::analysis::{builtin, normalise, Normal};
 use phaseflow::method::file::{parse, shipped};
-use phaseflow::method::tableau::{Family, MethodDef, Substep};
+use phaseflow::method::tableau::{Composition, Family, MethodDef, Prk, Rkn, Substep};
 
 use crate::{mutate, Rng};
 
@@ -22,8 +23,8 @@ fn coefficients(def: &MethodDef) -> Vec<f64> {
     };
     match &def.family {
         Family::Rk(t) => tableau(t),
-        Family::Prk { q, p } => [tableau(q), tableau(p)].concat(),
-        Family::Rkn { a, b_bar, b, c } => a
+        Family::Prk(Prk { q, p }) => [tableau(q), tableau(p)].concat(),
+        Family::Rkn(Rkn { a, b_bar, b, c }) => a
             .iter()
             .flatten()
             .chain(b_bar)
@@ -37,7 +38,16 @@ fn coefficients(def: &MethodDef) -> Vec<f64> {
                 Substep::Kick(c) | Substep::Drift(c) => c,
             })
             .collect(),
-        Family::Composition { weights, .. } => weights.clone(),
+        Family::Composition(Composition { weights, .. }) => weights.clone(),
+        // A family added later: the coefficients of the normal form the analysis reads.
+        other => match normalise(other, &builtin::family) {
+            Ok(Normal::Rk(t)) => tableau(&t),
+            Ok(Normal::Prk { q, p } | Normal::Splitting { q, p, .. }) => {
+                [tableau(&q), tableau(&p)].concat()
+            }
+            Ok(Normal::Rkn { a, b_bar, b, c }) => [a.concat(), b_bar, b, c].concat(),
+            Err(e) => panic!("an accepted method the analysis cannot read: {e}"),
+        },
     }
 }
 

@@ -2,7 +2,7 @@
 //! built-in's code computes on any H it serves (the tests step both on a non-separable H and
 //! compare), so `list` can give the built-ins the same verdicts as method files.
 
-use crate::method::tableau::{Family, Tableau};
+use crate::method::tableau::{Composition, Family, Prk, Tableau};
 use crate::method::{composition, splitting, verlet, Method};
 
 /// A Butcher tableau with c the row sums of a.
@@ -25,32 +25,31 @@ fn lobatto_iiib_2() -> Tableau {
 /// discrete Lagrangian map rather than a method of these families.
 pub fn family_of(method: Method) -> Option<Family> {
     let one = |a: f64| tableau(vec![vec![a]], vec![1.0]);
-    let over_verlet = |weights: &[f64]| Family::Composition {
-        base: verlet::INFO.name.to_string(),
-        weights: weights.to_vec(),
+    let over_verlet = |weights: &[f64]| {
+        Family::Composition(Composition::new(verlet::INFO.name, weights.to_vec()))
     };
     Some(match method {
         Method::Euler => Family::Rk(one(0.0)),
         // p1 = p0 − h ∂qH(q0, p1), q1 = q0 + h ∂pH(q0, p1): one stage (q0, p1)
-        Method::SymplecticEulerA => Family::Prk {
+        Method::SymplecticEulerA => Family::Prk(Prk {
             q: one(0.0),
             p: one(1.0),
-        },
+        }),
         // q1 = q0 + h ∂pH(q1, p0), p1 = p0 − h ∂qH(q1, p0): one stage (q1, p0)
-        Method::SymplecticEulerB => Family::Prk {
+        Method::SymplecticEulerB => Family::Prk(Prk {
             q: one(1.0),
             p: one(0.0),
-        },
+        }),
         // stages (q0, p½) and (q1, p½): Lobatto IIIA for q, IIIB for p (GNI II.2.2)
-        Method::Verlet => Family::Prk {
+        Method::Verlet => Family::Prk(Prk {
             q: lobatto_iiia_2(),
             p: lobatto_iiib_2(),
-        },
+        }),
         // stages (q½, p0) and (q½, p1): the same pair the other way round
-        Method::PositionVerlet => Family::Prk {
+        Method::PositionVerlet => Family::Prk(Prk {
             q: lobatto_iiib_2(),
             p: lobatto_iiia_2(),
-        },
+        }),
         // Kutta's third-order method
         Method::Rk3 => Family::Rk(tableau(
             vec![

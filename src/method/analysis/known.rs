@@ -4,7 +4,7 @@
 //! the original papers where GNI gives decimals.
 
 use super::builtin::tableau;
-use crate::method::tableau::{Family, Tableau};
+use crate::method::tableau::{Composition, Family, Prk, Rkn, Tableau};
 
 pub fn rk(a: Vec<Vec<f64>>, b: Vec<f64>) -> Family {
     Family::Rk(tableau(a, b))
@@ -48,7 +48,7 @@ pub fn gauss3() -> Family {
 /// Lobatto IIIA for q, IIIB for p, 3 stages (GNI II.2, Table 2.2).
 pub fn lobatto_iiia_iiib_3() -> Family {
     let b = vec![1.0 / 6.0, 2.0 / 3.0, 1.0 / 6.0];
-    Family::Prk {
+    Family::Prk(Prk {
         q: tableau(
             vec![
                 vec![0.0, 0.0, 0.0],
@@ -65,7 +65,7 @@ pub fn lobatto_iiia_iiib_3() -> Family {
             ],
             b,
         ),
-    }
+    })
 }
 
 pub fn radau_iia_2() -> Family {
@@ -106,10 +106,7 @@ pub fn heun2() -> Family {
 }
 
 fn over_verlet(weights: Vec<f64>) -> Family {
-    Family::Composition {
-        base: "verlet".into(),
-        weights,
-    }
+    Family::Composition(Composition::new("verlet", weights))
 }
 
 /// Yoshida's triple jump from its exact weights 1/(2 − 2^{1/3}), −2^{1/3}/(2 − 2^{1/3}).
@@ -170,22 +167,22 @@ pub fn as_rkn(t: &Tableau) -> Family {
     let b_bar = (0..s)
         .map(|j| (0..s).map(|i| t.b[i] * t.a[i][j]).sum())
         .collect();
-    Family::Rkn {
+    Family::Rkn(Rkn {
         a: a2,
         b_bar,
         b: t.b.clone(),
         c: t.c.clone(),
-    }
+    })
 }
 
 /// Velocity Verlet as a 2-stage Nyström method: Q1 = q0, Q2 = q1.
 pub fn verlet_rkn() -> Family {
-    Family::Rkn {
+    Family::Rkn(Rkn {
         a: vec![vec![0.0, 0.0], vec![0.5, 0.0]],
         b_bar: vec![0.5, 0.0],
         b: vec![0.5, 0.5],
         c: vec![0.0, 1.0],
-    }
+    })
 }
 
 /// One step of `family` from (q, p) on `system` in f64, written independently of the engine:
@@ -202,7 +199,7 @@ pub fn reference_step(
     let d = q.len();
     match family {
         Family::Rk(t) => prk_step(system, t, t, q, p, h),
-        Family::Prk { q: tq, p: tp } => prk_step(system, tq, tp, q, p, h),
+        Family::Prk(Prk { q: tq, p: tp }) => prk_step(system, tq, tp, q, p, h),
         Family::Splitting(steps) => {
             let mut g = vec![0.0; d];
             for s in steps {
@@ -218,16 +215,17 @@ pub fn reference_step(
                 }
             }
         }
-        Family::Composition {
+        Family::Composition(Composition {
             base: name,
             weights,
-        } => {
+            ..
+        }) => {
             let inner = base(name).unwrap();
             for &w in weights {
                 reference_step(system, &inner, base, q, p, w * h);
             }
         }
-        Family::Rkn { .. } => unimplemented!("no built-in is a Nyström method"),
+        other => unimplemented!("no built-in is a {} method", other.name()),
     }
 }
 

@@ -15,7 +15,7 @@
 //! | splitting | bicoloured trees with alternating colours (separable H) | the same, without b = b̂ (always holds) |
 //! | Nyström | special Nyström trees | b̄_i = b_i(1 − c_i), b_i(b̄_j − ā_ij) = b_j(b̄_i − ā_ji) |
 //!
-//! (a, b: the q tableau's, `Family::Prk::q`; â, b̂: the p tableau's, `Family::Prk::p`.) The
+//! (a, b: the q tableau's, `Prk::q`; â, b̂: the p tableau's, `Prk::p`.) The
 //! conditions are checked up to order `MAX_ORDER` = 8: a method reported at order 8 has order
 //! 8 or more.
 
@@ -32,12 +32,12 @@ mod known;
 mod tests;
 
 use crate::error::Result;
+use crate::method::family::Bases;
 use crate::method::tableau::Family;
 pub use normal::{normalise, to_prk, Normal};
 pub use order::{Condition, TOLERANCE};
 use serde::Serialize;
 pub use stability::StabilityInterval;
-use stability::Step;
 pub use trees::MAX_ORDER;
 
 /// The verdicts on one method. Serialised (`serde`), `stability_interval` is `[0, end]` with
@@ -75,7 +75,7 @@ pub struct Verdicts {
 /// The verdicts on `family`; `base` finds a composition's base method by name (a built-in:
 /// `builtin::family`, or a method file). Errors (exit 2): a composition over an unknown base
 /// or one that leads back to itself, tableaus of the wrong shape, non-finite coefficients.
-pub fn analyse(family: &Family, base: &dyn Fn(&str) -> Option<Family>) -> Result<Verdicts> {
+pub fn analyse(family: &Family, base: Bases) -> Result<Verdicts> {
     let n = normalise(family, base)?;
     let found = order::order(&n);
     let nystrom = order::order_nystrom(&n);
@@ -89,27 +89,7 @@ pub fn analyse(family: &Family, base: &dyn Fn(&str) -> Option<Family>) -> Result
         symplectic,
         symplectic_residual,
         symmetric: algebra::symmetric(&n),
-        stability_interval: stability::interval(&step(family, base, n)?),
+        stability_interval: stability::interval(&family.oscillator(base, n)?),
         first_failure: found.first_failure,
     })
-}
-
-/// The step on the oscillator: compositions kept as products of their base's step (one
-/// small solve per weight rather than one over every stacked stage).
-fn step(family: &Family, base: &dyn Fn(&str) -> Option<Family>, n: Normal) -> Result<Step> {
-    match family {
-        Family::Composition {
-            base: name,
-            weights,
-        } => {
-            let inner = base(name)
-                .ok_or_else(|| crate::input_err!("composition: unknown base method '{name}'"))?;
-            let inner_normal = normalise(&inner, base)?;
-            Ok(Step::Composition(
-                Box::new(step(&inner, base, inner_normal)?),
-                weights.clone(),
-            ))
-        }
-        _ => Ok(Step::Normal(n)),
-    }
 }

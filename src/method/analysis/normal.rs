@@ -6,11 +6,8 @@
 
 use crate::error::Result;
 use crate::input_err;
+use crate::method::family::Bases;
 use crate::method::tableau::{Family, Substep, Tableau};
-
-/// Compositions nest (a composition over a composition); deeper than this is taken for a
-/// cycle (a composition whose base is, through others, itself).
-const MAX_NESTING: usize = 16;
 
 /// A method as the conditions read it (conventions of `method::tableau`).
 #[derive(Debug, Clone, PartialEq)]
@@ -35,86 +32,10 @@ pub enum Normal {
     },
 }
 
-/// The normal form of `family`, a composition's base found through `base` by name.
-pub fn normalise(family: &Family, base: &dyn Fn(&str) -> Option<Family>) -> Result<Normal> {
-    normalise_nested(family, base, 0)
-}
-
-fn normalise_nested(
-    family: &Family,
-    base: &dyn Fn(&str) -> Option<Family>,
-    depth: usize,
-) -> Result<Normal> {
-    Ok(match family {
-        Family::Rk(t) => {
-            check_tableau(t, "")?;
-            Normal::Rk(t.clone())
-        }
-        Family::Prk { q, p } => {
-            check_tableau(q, "q.")?;
-            check_tableau(p, "p.")?;
-            if q.stages() != p.stages() {
-                return Err(input_err!(
-                    "prk: the q tableau has {} stages and the p tableau {}; give both the same number of stages (pad with zero rows and columns)",
-                    q.stages(),
-                    p.stages()
-                ));
-            }
-            Normal::Prk {
-                q: q.clone(),
-                p: p.clone(),
-            }
-        }
-        Family::Rkn { a, b_bar, b, c } => {
-            let t = Tableau {
-                a: a.clone(),
-                b: b.clone(),
-                c: c.clone(),
-            };
-            check_tableau(&t, "")?;
-            check_len(b_bar, b.len(), "b_bar")?;
-            Normal::Rkn {
-                a: a.clone(),
-                b_bar: b_bar.clone(),
-                b: b.clone(),
-                c: c.clone(),
-            }
-        }
-        Family::Splitting(steps) => {
-            if steps.is_empty() {
-                return Err(input_err!(
-                    "splitting: no kicks or drifts; give at least one"
-                ));
-            }
-            check_finite(
-                steps.iter().map(|s| match *s {
-                    Substep::Kick(c) | Substep::Drift(c) => c,
-                }),
-                "steps",
-            )?;
-            splitting(steps.clone())
-        }
-        Family::Composition {
-            base: name,
-            weights,
-        } => {
-            if weights.is_empty() {
-                return Err(input_err!("composition: no weights; give at least one"));
-            }
-            check_finite(weights.iter().copied(), "weights")?;
-            if depth >= MAX_NESTING {
-                return Err(input_err!(
-                    "composition over '{name}': compositions nest more than {MAX_NESTING} deep; a composition's base must not lead back to itself"
-                ));
-            }
-            let inner = base(name).ok_or_else(|| {
-                input_err!(
-                    "composition: unknown base method '{name}'; name a built-in method or a shipped method file (see `phaseflow list`)"
-                )
-            })?;
-            compose(normalise_nested(&inner, base, depth + 1)?, weights)
-        }
-    })
+/// The normal form of `family`, a composition's base found through `bases` by name (each
+/// family's `Kind::normal`).
+pub fn normalise(family: &Family, bases: Bases) -> Result<Normal> {
+    family.normal(bases, 0)
 }
 
 /// A splitting with its equivalent partitioned method: stage i is substep i; a drift's stage
@@ -247,7 +168,7 @@ pub fn to_prk(n: &Normal) -> Option<(Tableau, Tableau)> {
     }
 }
 
-fn check_tableau(t: &Tableau, field: &str) -> Result<()> {
+pub(crate) fn check_tableau(t: &Tableau, field: &str) -> Result<()> {
     let s = t.b.len();
     if s == 0 {
         return Err(input_err!("{field}b: no stages; give at least one weight"));
@@ -263,7 +184,7 @@ fn check_tableau(t: &Tableau, field: &str) -> Result<()> {
     check_finite(t.c.iter().copied(), &format!("{field}c"))
 }
 
-fn check_len(v: &[f64], s: usize, field: &str) -> Result<()> {
+pub(crate) fn check_len(v: &[f64], s: usize, field: &str) -> Result<()> {
     if v.len() != s {
         return Err(input_err!(
             "{field}: has {} entries; give one per stage ({s})",
@@ -273,7 +194,7 @@ fn check_len(v: &[f64], s: usize, field: &str) -> Result<()> {
     check_finite(v.iter().copied(), field)
 }
 
-fn check_finite(mut v: impl Iterator<Item = f64>, field: &str) -> Result<()> {
+pub(crate) fn check_finite(mut v: impl Iterator<Item = f64>, field: &str) -> Result<()> {
     match v.find(|x| !x.is_finite()) {
         Some(x) => Err(input_err!(
             "{field}: coefficient {x} is not a finite number; give finite coefficients"

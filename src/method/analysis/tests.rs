@@ -5,7 +5,7 @@
 use super::known::{self, reference_step};
 use super::stability::{spectral_radius, Step};
 use super::*;
-use crate::method::tableau::{Family, Substep};
+use crate::method::tableau::{Composition, Family, Substep};
 use crate::method::{Block, Method, ALL};
 use crate::system::System;
 use std::collections::BTreeMap;
@@ -16,10 +16,7 @@ fn resolve(name: &str) -> Option<Family> {
         "gauss2" => Some(known::gauss2()),
         "verlet-rkn" => Some(known::verlet_rkn()),
         "kick-drift-kick" => Some(kick_drift_kick()),
-        "itself" => Some(Family::Composition {
-            base: "itself".into(),
-            weights: vec![1.0],
-        }),
+        "itself" => Some(Family::Composition(Composition::new("itself", vec![1.0]))),
         _ => builtin::family(name),
     }
 }
@@ -44,10 +41,7 @@ fn analysed(family: &Family) -> Verdicts {
 fn triple_jump(base: &str, p: f64) -> Family {
     let c = 2f64.powf(1.0 / (p + 1.0));
     let w = 1.0 / (2.0 - c);
-    Family::Composition {
-        base: base.into(),
-        weights: vec![w, -c * w, w],
-    }
+    Family::Composition(Composition::new(base, vec![w, -c * w, w]))
 }
 
 /// How a stability interval is expected to end.
@@ -103,7 +97,7 @@ fn known_methods() -> Vec<Known> {
         k("triple jump of Nyström verlet", triple_jump("verlet-rkn", 2.0), 4, true, true, End::Computed),
         k("gauss2 as Nyström", known::as_rkn(&known::gauss2_tableau()), 4, true, true, End::Unbounded),
         k("rk4 as Nyström", known::as_rkn(&known::rk4_tableau()), 4, false, false, End::At(2.0 * s2)),
-        k("verlet weights 0.3, 0.7", Family::Composition { base: "verlet".into(), weights: vec![0.3, 0.7] }, 2, true, false, End::Computed),
+        k("verlet weights 0.3, 0.7", Family::Composition(Composition::new("verlet", vec![0.3, 0.7])), 2, true, false, End::Computed),
     ]
 }
 
@@ -194,10 +188,7 @@ fn inconsistent_methods_have_order_zero() {
     assert_eq!((c.order, c.condition.as_str()), (1, "Σ b_i = 1/1"));
     assert!((c.residual + 0.1).abs() < 1e-15, "{}", c.residual);
     for weights in [vec![0.5, 0.4], vec![1.0, 1.0]] {
-        let w = analysed(&Family::Composition {
-            base: "verlet".into(),
-            weights,
-        });
+        let w = analysed(&Family::Composition(Composition::new("verlet", weights)));
         assert_eq!(w.order, 0);
     }
     let p = analysed(&Family::Splitting(vec![
@@ -240,7 +231,7 @@ fn stacked_compositions_equal_products_of_their_steps() {
         ("nyström tripled", triple_jump("verlet-rkn", 2.0)),
     ] {
         let stacked = Step::Normal(normalise(&family, &resolve).unwrap());
-        let Family::Composition { base, weights } = &family else {
+        let Family::Composition(Composition { base, weights, .. }) = &family else {
             unreachable!()
         };
         let base = normalise(&resolve(base).unwrap(), &resolve).unwrap();
@@ -272,19 +263,13 @@ fn a_stable_methods_keep_the_spectral_radius_at_most_one() {
 
 #[test]
 fn bad_input_is_an_input_error() {
-    let unknown = Family::Composition {
-        base: "nope".into(),
-        weights: vec![1.0],
-    };
+    let unknown = Family::Composition(Composition::new("nope", vec![1.0]));
     let e = analyse(&unknown, &resolve).unwrap_err();
     assert!(
         e.is_input() && e.to_string().contains("unknown base method 'nope'"),
         "{e}"
     );
-    let cycle = Family::Composition {
-        base: "itself".into(),
-        weights: vec![1.0],
-    };
+    let cycle = Family::Composition(Composition::new("itself", vec![1.0]));
     let e = analyse(&cycle, &resolve).unwrap_err();
     assert!(
         e.is_input() && e.to_string().contains("lead back to itself"),
@@ -301,10 +286,7 @@ fn bad_input_is_an_input_error() {
         .unwrap_err()
         .to_string()
         .contains("not a finite number"));
-    let empty = Family::Composition {
-        base: "verlet".into(),
-        weights: vec![],
-    };
+    let empty = Family::Composition(Composition::new("verlet", vec![]));
     assert!(analyse(&empty, &resolve).unwrap_err().is_input());
 }
 

@@ -1,26 +1,150 @@
 //! Methods given as data (`Method::Data`): a shipped `methods/*.toml` or a user's method file,
-//! in one of the coefficient families of `method::tableau`. Here they are loaded (parsed,
-//! checked, leaked once per process so that `Method` stays `Copy`) and described
-//! (`MethodInfo` from the analysis of their coefficients), and run (`step`: every family
-//! written once over `Ops`, so on both engines).
+//! in one of the coefficient families. Each family is one file here implementing `Kind`: how a
+//! method file writes it, what the analysis reads (its normal form), and its step, written once
+//! over `Ops` (so on both engines). `families!` below lists them: a new family is one file and
+//! one line there. This module also loads method files (parsed, checked, leaked once per
+//! process so that `Method` stays `Copy`) and describes them (`MethodInfo` from the analysis
+//! of their coefficients).
 
 use std::path::Path;
 use std::sync::Mutex;
 
 mod scaled;
-mod step;
+mod stages;
 
+use super::analysis::normal::Normal;
+use super::analysis::stability::Step;
 use super::analysis::{analyse, builtin};
-use super::composition::Composition;
+use super::file::read::Doc;
 use super::file::{parse, shipped_by_name};
 use super::ops::Ops;
-use super::splitting::Splitting;
-use super::tableau::{Family, MethodDef};
-use super::{verlet, Method, MethodInfo, Scheme};
+use super::tableau::MethodDef;
+use super::{Method, MethodInfo};
 use crate::error::{Error, Result};
 use crate::input_err;
 use crate::system::System;
-use scaled::Scaled;
+
+/// Finds a composition's base method's coefficients by name (`analysis::builtin::family` for
+/// the registry; the analysis tests pass their own).
+pub type Bases<'a> = &'a dyn Fn(&str) -> Option<Family>;
+
+/// One family of methods given as data: its coefficients (the implementing type), how a method
+/// file writes them, what the analysis reads, and the step. Conventions in `method::tableau`.
+pub(crate) trait Kind: Sized {
+    /// `family = "…"` in a method file.
+    const NAME: &'static str;
+    /// The family's fields besides the common ones (`name`, `family`, `summary`, `reference`);
+    /// any other field is refused before `read`.
+    const FIELDS: &'static [&'static str];
+    /// The coefficients from a method file (`name`: the method's name); errors name the field
+    /// and the fix (`Doc::err`).
+    fn read(doc: &Doc, name: &str) -> Result<Self>;
+    /// The one-line summary of a file that gives none.
+    fn summary(&self) -> String;
+    /// The normal form the analysis reads, with the shape and finiteness checks the reader
+    /// cannot make for coefficients built in code; `depth` counts the compositions around it.
+    fn normal(&self, bases: Bases, depth: usize) -> Result<Normal>;
+    /// The step on the harmonic oscillator the stability analysis takes (by default the
+    /// normal form's).
+    fn oscillator(&self, _bases: Bases, normal: Normal) -> Result<Step> {
+        Ok(Step::Normal(normal))
+    }
+    /// The method this one is built on, by name (a composition's base).
+    fn base(&self) -> Option<&str> {
+        None
+    }
+    /// Whether the method serves only separable H = T(p) + V(q).
+    fn needs_separable(&self) -> bool {
+        false
+    }
+    /// Whether the method, called `method`, can serve `system`, beyond the checks common to
+    /// every method (`Method::check_system`).
+    fn check_system(&self, _method: &str, _system: &System) -> Result<()> {
+        Ok(())
+    }
+    /// Statements before a run of steps (a force carried into the first step).
+    fn prologue<O: Ops>(&self, _o: &mut O) {}
+    /// One step of size `o.h()`.
+    fn step<O: Ops>(&self, o: &mut O);
+}
+
+/// The families: `Variant(Type) in module`, each module a file of this folder whose `Type`
+/// implements `Kind`. Generates `Family` (a method's coefficients, by family) and its
+/// dispatch.
+macro_rules! families {
+    ($($variant:ident($kind:ty) in $module:ident),* $(,)?) => {
+        $(pub mod $module;)*
+
+        /// A method's coefficients, by family (conventions in `method::tableau`). Families
+        /// are added (`families!`), so code outside the crate matches with a wildcard arm.
+        #[derive(Debug, Clone, PartialEq)]
+        #[non_exhaustive]
+        pub enum Family {
+            $($variant($kind),)*
+        }
+
+        impl Family {
+            /// The families' names, as method files write them.
+            pub const NAMES: &'static [&'static str] = &[$(<$kind as Kind>::NAME),*];
+
+            /// The family's name as a method file writes it (`family = "rk"`).
+            pub fn name(&self) -> &'static str {
+                match self { $(Family::$variant(_) => <$kind as Kind>::NAME,)* }
+            }
+
+            /// The coefficients of family `family` (one of `NAMES`) from a method file.
+            pub(crate) fn read(family: &str, doc: &Doc, name: &str) -> Result<Family> {
+                $(if family == <$kind as Kind>::NAME {
+                    doc.allow(family, <$kind as Kind>::FIELDS)?;
+                    return Ok(Family::$variant(<$kind as Kind>::read(doc, name)?));
+                })*
+                unreachable!("Doc::family returns one of {:?}, not {family}", Family::NAMES)
+            }
+
+            pub fn summary(&self) -> String {
+                match self { $(Family::$variant(k) => k.summary(),)* }
+            }
+
+            pub(crate) fn normal(&self, bases: Bases, depth: usize) -> Result<Normal> {
+                match self { $(Family::$variant(k) => k.normal(bases, depth),)* }
+            }
+
+            pub(crate) fn oscillator(&self, bases: Bases, normal: Normal) -> Result<Step> {
+                match self { $(Family::$variant(k) => k.oscillator(bases, normal),)* }
+            }
+
+            pub fn base(&self) -> Option<&str> {
+                match self { $(Family::$variant(k) => k.base(),)* }
+            }
+
+            pub fn needs_separable(&self) -> bool {
+                match self { $(Family::$variant(k) => k.needs_separable(),)* }
+            }
+
+            pub fn check_system(&self, method: &str, system: &System) -> Result<()> {
+                match self { $(Family::$variant(k) => k.check_system(method, system),)* }
+            }
+
+            #[inline]
+            pub fn prologue<O: Ops>(&self, o: &mut O) {
+                match self { $(Family::$variant(k) => k.prologue(o),)* }
+            }
+
+            #[inline]
+            pub fn step<O: Ops>(&self, o: &mut O) {
+                match self { $(Family::$variant(k) => k.step(o),)* }
+            }
+        }
+    };
+}
+
+families! {
+    Rk(rk::Rk) in rk,
+    Prk(prk::Prk) in prk,
+    Rkn(rkn::Rkn) in rkn,
+    Splitting(splitting::Splitting) in splitting,
+    Composition(composition::Composition) in composition,
+}
 
 /// The largest method file read: far above any tableau `method::file` accepts.
 pub const MAX_FILE_BYTES: u64 = 1 << 20;
@@ -83,136 +207,28 @@ pub fn info(d: &'static MethodDef) -> MethodInfo {
     }
 }
 
-/// The composition or splitting built-in code runs for a method given as data: a splitting
-/// as the built-in splittings' `Splitting`, a composition over Verlet as the built-in
-/// compositions' `Composition`, so that a file restating a built-in runs its code (only the
-/// coefficients are read from the descriptor; `info` is the file's).
-enum Builtin {
-    Splitting(Splitting),
-    Verlet(Composition),
-}
-
-fn builtin(d: &'static MethodDef) -> Option<Builtin> {
-    let info = MethodInfo {
-        name: &d.name,
-        order: 0,
-        symplectic: true,
-        summary: &d.summary,
-    };
-    match &d.family {
-        Family::Splitting(substeps) => Some(Builtin::Splitting(Splitting { info, substeps })),
-        Family::Composition { base, weights } if base == verlet::INFO.name => {
-            Some(Builtin::Verlet(Composition { info, weights }))
-        }
-        _ => None,
-    }
-}
-
-/// A composition's base method (checked when the file was loaded).
-fn base(name: &str) -> Method {
-    Method::from_name(name).unwrap_or_else(|e| unreachable!("a loaded composition's base: {e}"))
-}
-
-/// Statements before a run of steps: the built-in code's, or a composition's base's.
+/// Statements before a run of steps of a method given as data.
+#[inline]
 pub fn prologue<O: Ops>(d: &'static MethodDef, o: &mut O) {
-    match builtin(d) {
-        Some(Builtin::Splitting(s)) => s.prologue(o),
-        Some(Builtin::Verlet(c)) => c.prologue(o),
-        None => {
-            if let Family::Composition { base: name, .. } = &d.family {
-                base(name).prologue(o);
-            }
-        }
-    }
+    d.family.prologue(o);
 }
 
 /// One step of a method given as data.
+#[inline]
 pub fn step<O: Ops>(d: &'static MethodDef, o: &mut O) {
-    match builtin(d) {
-        Some(Builtin::Splitting(s)) => return s.step(o),
-        Some(Builtin::Verlet(c)) => return c.step(o),
-        None => {}
-    }
-    let h = o.h();
-    match &d.family {
-        Family::Rk(t) => step::prk(o, t, t, h),
-        Family::Prk { q, p } => step::prk(o, q, p, h),
-        Family::Rkn { a, b_bar, b, c } => step::rkn(o, a, b_bar, b, c, h),
-        Family::Composition {
-            base: name,
-            weights,
-        } => {
-            let m = base(name);
-            for &w in weights {
-                let w = o.lit(w);
-                let h = o.mul(w, h);
-                m.step(&mut Scaled { o, h });
-            }
-        }
-        Family::Splitting(_) => unreachable!("splittings run as the built-in code"),
-    }
+    d.family.step(o);
 }
 
-/// Whether the method serves only separable H: splittings and Nyström methods, and
-/// compositions over them.
+/// Whether the method serves only separable H (splittings, Nyström methods, compositions over
+/// them).
 pub fn needs_separable(d: &MethodDef) -> bool {
-    match &d.family {
-        Family::Splitting(_) | Family::Rkn { .. } => true,
-        Family::Composition { base: name, .. } => base(name).needs_separable(),
-        _ => false,
-    }
+    d.family.needs_separable()
 }
 
 /// Whether the method can serve `system` (after `Method::check_system`'s checks common to every
-/// method): a splitting needs H = T(p) + V(q); a Nyström method also T quadratic, which is
-/// tested as ∂H/∂p linear in p at the system's default state (exact for T = ½pᵀM⁻¹p, the
-/// built-in separable systems' kinetic energy, and for `--hamiltonian` systems written so);
-/// an implicit Nyström tableau is not run (`family = "prk"` runs any tableau pair).
+/// method).
 pub fn check_system(d: &'static MethodDef, system: &System) -> Result<()> {
-    let name = &d.name;
-    match &d.family {
-        Family::Splitting(_) if !system.separable() => Err(input_err!(
-            "--method {name}: system '{}' is not separable (H ≠ T(p) + V(q)), and a splitting's kicks and drifts need separable H; use a composition or a prk method (e.g. gauss2, lobatto-iiia-iiib-3)",
-            system.name()
-        )),
-        Family::Rkn { a, .. } => {
-            let explicit = a.iter().enumerate().all(|(i, row)| row.iter().skip(i).all(|&x| x == 0.0));
-            if !explicit {
-                return Err(input_err!(
-                    "--method {name}: an implicit Runge-Kutta-Nystrom tableau (a nonzero on or above the diagonal of a) is not run; write the method as family prk"
-                ));
-            }
-            if !system.separable() || !kinetic_quadratic(system) {
-                return Err(input_err!(
-                    "--method {name}: a Runge-Kutta-Nystrom method needs H = T(p) + V(q) with T quadratic in p (∂H/∂p linear in p, e.g. T = p²/2m), which system '{}' is not; use family prk",
-                    system.name()
-                ));
-            }
-            Ok(())
-        }
-        Family::Composition { base: b, .. } => base(b).check_system(system),
-        _ => Ok(()),
-    }
-}
-
-/// Whether ∂H/∂p is linear in p at the system's default q: ∂H/∂p(q, 0) = 0 and
-/// ∂H/∂p(q, x + 2y) = ∂H/∂p(q, x) + 2 ∂H/∂p(q, y), to rounding.
-fn kinetic_quadratic(system: &System) -> bool {
-    let d = system.dof();
-    let q: Vec<f64> = system.default_state()[..d].to_vec();
-    let x: Vec<f64> = (0..d).map(|k| 0.7 + 0.3 * k as f64).collect();
-    let y: Vec<f64> = (0..d).map(|k| -0.4 + 0.2 * k as f64).collect();
-    let xy: Vec<f64> = x.iter().zip(&y).map(|(a, b)| a + 2.0 * b).collect();
-    let grad = |p: &[f64]| {
-        let mut out = vec![0.0; d];
-        system.grad_p(&q, p, &mut out);
-        out
-    };
-    let (g0, gx, gy, gxy) = (grad(&vec![0.0; d]), grad(&x), grad(&y), grad(&xy));
-    (0..d).all(|k| {
-        let scale = gx[k].abs() + 2.0 * gy[k].abs() + 1.0;
-        g0[k].abs() <= 1e-12 * scale && (gxy[k] - gx[k] - 2.0 * gy[k]).abs() <= 1e-12 * scale
-    })
+    d.family.check_system(&d.name, system)
 }
 
 /// The method a parsed file describes: the shipped method of that name when the file restates

@@ -79,14 +79,14 @@
 //! `MAX_STEPS` kicks and drifts.
 
 mod coef;
-mod read;
+pub(crate) mod read;
 
 use std::sync::OnceLock;
 
-use super::tableau::{Family, MethodDef, Substep};
+use super::tableau::{Family, MethodDef};
 use crate::error::Result;
 use crate::input_err;
-use read::{counted, Doc, FAMILIES};
+use read::Doc;
 
 /// The most stages of a tableau and the most weights of a composition: far above any method
 /// in use (Kahan–Li's order-8 composition has 17, the order-10 ones 35), and a bound on the
@@ -155,10 +155,7 @@ impl MethodDef {
     /// The method this one is built on (a composition's base), which the caller resolves
     /// against the registry of built-in and shipped methods; `None` for the other families.
     pub fn base_name(&self) -> Option<&str> {
-        match &self.family {
-            Family::Composition { base, .. } => Some(base),
-            _ => None,
-        }
+        self.family.base()
     }
 }
 
@@ -167,23 +164,10 @@ fn parse_file(text: &str, origin: &str) -> Result<MethodDef> {
     let doc = Doc::new(text, origin)?;
     let name = doc.name()?;
     let family_name = doc.family()?;
-    let family = match family_name {
-        "rk" => {
-            doc.allow("rk", &["a", "b", "c"])?;
-            Family::Rk(doc.tableau(doc.table(), "")?)
-        }
-        "prk" => prk(&doc)?,
-        "rkn" => rkn(&doc)?,
-        "splitting" => {
-            doc.allow("splitting", &["steps"])?;
-            Family::Splitting(doc.steps()?)
-        }
-        "composition" => composition(&doc, &name)?,
-        other => unreachable!("Doc::family returns one of {FAMILIES:?}, not {other}"),
-    };
+    let family = Family::read(family_name, &doc, &name)?;
     let summary = match doc.line("summary")? {
         Some(s) => s,
-        None => default_summary(&family),
+        None => family.summary(),
     };
     Ok(MethodDef {
         name,
@@ -192,98 +176,4 @@ fn parse_file(text: &str, origin: &str) -> Result<MethodDef> {
         family,
         source: text.to_string(),
     })
-}
-
-fn prk(doc: &Doc) -> Result<Family> {
-    doc.allow("prk", &["q", "p"])?;
-    let q = doc.tableau(doc.sub_table("q")?, "q.")?;
-    let p = doc.tableau(doc.sub_table("p")?, "p.")?;
-    if q.stages() != p.stages() {
-        return Err(doc.err(
-            "p.a",
-            format!(
-                "{}, but q.a has {}; the q and p tableaus need the same number of stages (pad the shorter with a stage of zero coefficients)",
-                counted(p.stages(), "stage", "stages"),
-                counted(q.stages(), "stage", "stages")
-            ),
-        ));
-    }
-    Ok(Family::Prk { q, p })
-}
-
-fn rkn(doc: &Doc) -> Result<Family> {
-    doc.allow("rkn", &["a", "b_bar", "b", "c"])?;
-    let t = doc.table();
-    let a = doc.square(t, "a", "a")?;
-    let s = a.len();
-    let b_bar = doc.stage_vector(t, "b_bar", "b_bar", s, "a")?;
-    let b = doc.stage_vector(t, "b", "b", s, "a")?;
-    doc.sums_to_one("b", &b, "the b")?;
-    let c = match t.get("c") {
-        Some(_) => doc.stage_vector(t, "c", "c", s, "a")?,
-        None => {
-            return Err(doc.err(
-                "c",
-                "missing; an rkn method gives c, the stage times (ā does not determine them): c = [c_1, …, c_s]",
-            ))
-        }
-    };
-    Ok(Family::Rkn { a, b_bar, b, c })
-}
-
-fn composition(doc: &Doc, name: &str) -> Result<Family> {
-    doc.allow("composition", &["base", "weights"])?;
-    let base = doc.string("base")?.ok_or_else(|| {
-        doc.err(
-            "base",
-            "missing; name the method composed, e.g. base = \"verlet\"",
-        )
-    })?;
-    if base.eq_ignore_ascii_case(name) {
-        return Err(doc.err(
-            "base",
-            format!("{base:?} is this method itself; a composition is over another method, e.g. base = \"verlet\""),
-        ));
-    }
-    let weights = doc.vector(doc.table(), "weights", "weights")?;
-    if weights.is_empty() {
-        return Err(doc.err(
-            "weights",
-            "empty; give the step fractions w_1, …, w_s (they sum to 1), e.g. weights = [1]",
-        ));
-    }
-    if weights.len() > MAX_STAGES {
-        return Err(doc.err(
-            "weights",
-            format!("{} weights; at most {MAX_STAGES}", weights.len()),
-        ));
-    }
-    doc.sums_to_one("weights", &weights, "the weights")?;
-    Ok(Family::Composition { base, weights })
-}
-
-/// The summary a file without one gets.
-fn default_summary(family: &Family) -> String {
-    match family {
-        Family::Rk(t) => format!(
-            "{}-stage {} Runge-Kutta method",
-            t.stages(),
-            if t.explicit() { "explicit" } else { "implicit" }
-        ),
-        Family::Prk { q, .. } => format!("{}-stage partitioned Runge-Kutta method", q.stages()),
-        Family::Rkn { b, .. } => format!("{}-stage Runge-Kutta-Nyström method", b.len()),
-        Family::Splitting(steps) => {
-            let kicks = steps
-                .iter()
-                .filter(|s| matches!(s, Substep::Kick(_)))
-                .count();
-            format!(
-                "splitting of {kicks} kicks and {} drifts (separable H)",
-                steps.len() - kicks
-            )
-        }
-        Family::Composition { base, weights } => {
-            format!("{}-stage composition of {base}", weights.len())
-        }
-    }
 }

@@ -9,12 +9,9 @@ use super::coef;
 use super::{MAX_NAME, MAX_STAGES, MAX_STEPS, TOLERANCE};
 use crate::error::{num, Error};
 use crate::input_err;
-use crate::method::tableau::{Substep, Tableau};
+use crate::method::tableau::{Family, Substep, Tableau};
 
 type Result<T> = std::result::Result<T, Error>;
-
-/// The families, as `family = "…"` writes them.
-pub(super) const FAMILIES: &[&str] = &["rk", "prk", "rkn", "splitting", "composition"];
 
 /// The fields every family has.
 const COMMON: &[&str] = &["name", "family", "summary", "reference"];
@@ -23,13 +20,13 @@ const COMMON: &[&str] = &["name", "family", "summary", "reference"];
 const TABLEAU: &[&str] = &["a", "b", "c"];
 
 /// A parsed method file and how messages name it.
-pub(super) struct Doc<'a> {
+pub(crate) struct Doc<'a> {
     table: Table,
     origin: &'a str,
 }
 
 impl<'a> Doc<'a> {
-    pub(super) fn new(text: &str, origin: &'a str) -> Result<Self> {
+    pub(crate) fn new(text: &str, origin: &'a str) -> Result<Self> {
         let table = text
             .parse::<Table>()
             .map_err(|e| input_err!("{origin}: malformed TOML: {}", e.to_string().trim_end()))?;
@@ -37,17 +34,17 @@ impl<'a> Doc<'a> {
     }
 
     /// The input error `FILE: FIELD: message`.
-    pub(super) fn err(&self, field: &str, message: impl Display) -> Error {
+    pub(crate) fn err(&self, field: &str, message: impl Display) -> Error {
         input_err!("{}: {field}: {message}", self.origin)
     }
 
     /// The file's top-level table.
-    pub(super) fn table(&self) -> &Table {
+    pub(crate) fn table(&self) -> &Table {
         &self.table
     }
 
     /// Refuse a field that is neither common nor one of the family's `fields`.
-    pub(super) fn allow(&self, family: &str, fields: &[&str]) -> Result<()> {
+    pub(crate) fn allow(&self, family: &str, fields: &[&str]) -> Result<()> {
         match self
             .table
             .keys()
@@ -66,7 +63,7 @@ impl<'a> Doc<'a> {
     }
 
     /// `name`: present, safe in a file name, not a built-in method's.
-    pub(super) fn name(&self) -> Result<String> {
+    pub(crate) fn name(&self) -> Result<String> {
         let name = self.string("name")?.ok_or_else(|| {
             self.err(
                 "name",
@@ -115,16 +112,16 @@ impl<'a> Doc<'a> {
         Ok(name)
     }
 
-    /// `family`: one of `FAMILIES`.
-    pub(super) fn family(&self) -> Result<&'static str> {
-        let known = FAMILIES.join(", ");
+    /// `family`: one of `Family::NAMES`.
+    pub(crate) fn family(&self) -> Result<&'static str> {
+        let known = Family::NAMES.join(", ");
         let family = self.string("family")?.ok_or_else(|| {
             self.err(
                 "family",
                 format!("missing; give one of {known}, e.g. family = \"rk\""),
             )
         })?;
-        FAMILIES
+        Family::NAMES
             .iter()
             .copied()
             .find(|f| *f == family)
@@ -137,7 +134,7 @@ impl<'a> Doc<'a> {
     }
 
     /// An optional string field.
-    pub(super) fn string(&self, key: &str) -> Result<Option<String>> {
+    pub(crate) fn string(&self, key: &str) -> Result<Option<String>> {
         match self.table.get(key) {
             None => Ok(None),
             Some(Value::String(s)) => Ok(Some(s.clone())),
@@ -146,7 +143,7 @@ impl<'a> Doc<'a> {
     }
 
     /// An optional string of one line (`summary`, `reference`).
-    pub(super) fn line(&self, key: &str) -> Result<Option<String>> {
+    pub(crate) fn line(&self, key: &str) -> Result<Option<String>> {
         let s = self.string(key)?;
         if s.as_deref()
             .is_some_and(|s| s.chars().any(char::is_control))
@@ -160,7 +157,7 @@ impl<'a> Doc<'a> {
     }
 
     /// A `prk` file's table `[q]` or `[p]`, with a tableau's fields only.
-    pub(super) fn sub_table(&self, key: &str) -> Result<&Table> {
+    pub(crate) fn sub_table(&self, key: &str) -> Result<&Table> {
         let t = match self.table.get(key) {
             Some(Value::Table(t)) => t,
             Some(v) => {
@@ -192,7 +189,7 @@ impl<'a> Doc<'a> {
     }
 
     /// A tableau `a`, `b`, optional `c` from `t`, fields named `{prefix}a` etc.
-    pub(super) fn tableau(&self, t: &Table, prefix: &str) -> Result<Tableau> {
+    pub(crate) fn tableau(&self, t: &Table, prefix: &str) -> Result<Tableau> {
         let a_field = format!("{prefix}a");
         let a = self.square(t, &a_field, "a")?;
         let s = a.len();
@@ -224,7 +221,7 @@ impl<'a> Doc<'a> {
     }
 
     /// An s×s matrix of coefficients, 1 ≤ s ≤ `MAX_STAGES`.
-    pub(super) fn square(&self, t: &Table, field: &str, key: &str) -> Result<Vec<Vec<f64>>> {
+    pub(crate) fn square(&self, t: &Table, field: &str, key: &str) -> Result<Vec<Vec<f64>>> {
         let shape = "s rows of s coefficients, e.g. [[\"1/2\"]] for one stage";
         let rows = match t.get(key) {
             None => return Err(self.err(field, format!("missing; give {field} as {shape}"))),
@@ -273,7 +270,7 @@ impl<'a> Doc<'a> {
     }
 
     /// A vector of one coefficient per stage of the s-stage matrix `of`.
-    pub(super) fn stage_vector(
+    pub(crate) fn stage_vector(
         &self,
         t: &Table,
         field: &str,
@@ -302,7 +299,7 @@ impl<'a> Doc<'a> {
     }
 
     /// An array of coefficients (entries named `{field}, entry i`).
-    pub(super) fn vector(&self, t: &Table, field: &str, key: &str) -> Result<Vec<f64>> {
+    pub(crate) fn vector(&self, t: &Table, field: &str, key: &str) -> Result<Vec<f64>> {
         let items = match t.get(key) {
             None => {
                 return Err(self.err(
@@ -329,7 +326,7 @@ impl<'a> Doc<'a> {
     }
 
     /// One coefficient: a finite number, or a string holding an expression (`coef`).
-    pub(super) fn coef(&self, v: &Value, at: &str) -> Result<f64> {
+    pub(crate) fn coef(&self, v: &Value, at: &str) -> Result<f64> {
         match v {
             Value::Integer(n) => Ok(*n as f64),
             Value::Float(x) if x.is_finite() => Ok(*x),
@@ -360,7 +357,7 @@ impl<'a> Doc<'a> {
     }
 
     /// Refuse weights `xs` that do not sum to 1: the method would not even be consistent.
-    pub(super) fn sums_to_one(&self, field: &str, xs: &[f64], what: &str) -> Result<()> {
+    pub(crate) fn sums_to_one(&self, field: &str, xs: &[f64], what: &str) -> Result<()> {
         let sum: f64 = xs.iter().sum();
         if near(sum, 1.0, xs) {
             return Ok(());
@@ -375,7 +372,7 @@ impl<'a> Doc<'a> {
     }
 
     /// A splitting's `steps`: kicks and drifts in order, each kind's coefficients summing to 1.
-    pub(super) fn steps(&self) -> Result<Vec<Substep>> {
+    pub(crate) fn steps(&self) -> Result<Vec<Substep>> {
         let example = "e.g. steps = [{ kick = \"1/2\" }, { drift = 1 }, { kick = \"1/2\" }]";
         let items = match self.table.get("steps") {
             Some(Value::Array(items)) if !items.is_empty() => items,
@@ -474,6 +471,6 @@ fn shown(v: &Value) -> String {
 }
 
 /// `n` and the noun in its number: "1 entry", "2 entries".
-pub(super) fn counted(n: usize, one: &str, many: &str) -> String {
+pub(crate) fn counted(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }

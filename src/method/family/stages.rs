@@ -9,27 +9,10 @@
 //! built-ins finish.
 
 use crate::method::file::MAX_STAGES;
-use crate::method::ops::{v, Lin, Ops, StageEq, StageSolve, Vector, LIN_TERMS};
-use crate::method::tableau::Tableau;
+use crate::method::ops::{v, Ops, StageEq, StageSolve, Vector};
+use crate::method::tableau::{Rkn, Tableau};
 use crate::method::Partial;
 use Vector::*;
-
-/// dst ← base + Σ c·g, summed left to right (in pieces of at most `LIN_TERMS` terms, what a
-/// `Lin` holds; ((a + b) + c) rounds the same in one statement or two).
-fn sum<O: Ops>(o: &mut O, dst: Vector, base: Vector, terms: &[(O::S, Vector)]) {
-    if terms.is_empty() {
-        return o.copy(dst, base);
-    }
-    let mut from = base;
-    for chunk in terms.chunks(LIN_TERMS) {
-        let mut e: Lin<O::S> = v(from);
-        for &(c, g) in chunk {
-            e = e + v(g) * c;
-        }
-        o.assign(dst, &e);
-        from = dst;
-    }
-}
 
 /// acc ← Σ b_i·k_i over the nonzero b_i (the first term assigned, the others added).
 fn accumulate<O: Ops>(o: &mut O, acc: Vector, b: f64, k: Vector, first: &mut bool) {
@@ -170,8 +153,10 @@ fn explicit_prk<O: Ops>(
     }
 }
 
-/// dst ← base + Σ_j (sign·a_j·h)·k_j over the nonzero a_j, summed left to right as `sum`
-/// does (in pieces of five terms), without allocation.
+/// dst ← base + Σ_j (sign·a_j·h)·k_j over the nonzero a_j, summed left to right as a chain
+/// of `axpy` (((base + t_1) + t_2) + …: how one linear combination would round, without the
+/// run-time reading of a combination's form that a coefficient known only at run time costs
+/// on the CPU), without allocation.
 fn stage_sum<O: Ops>(
     o: &mut O,
     dst: Vector,
@@ -181,23 +166,19 @@ fn stage_sum<O: Ops>(
     k: &[Vector],
     h: O::S,
 ) {
-    let mut e: Lin<O::S> = v(base);
-    let mut pending = 0;
+    let mut from = base;
     for (j, &aj) in a.iter().enumerate() {
         if aj == 0.0 {
             continue;
         }
-        if pending == LIN_TERMS {
-            o.assign(dst, &e);
-            e = v(dst);
-            pending = 0;
-        }
         let c = o.lit(sign * aj);
         let c = o.mul(c, h);
-        e = e + v(k[j]) * c;
-        pending += 1;
+        o.axpy(dst, from, c, k[j]);
+        from = dst;
     }
-    o.assign(dst, &e);
+    if from == base {
+        o.copy(dst, base);
+    }
 }
 
 /// Free derivative slots (at most a tableau's stages).
@@ -222,12 +203,13 @@ impl Pool {
     }
 }
 
-/// One step of the Runge–Kutta–Nyström method (ā = `a`, b̄, b, c) of size `h` on
+/// One step of the Runge–Kutta–Nyström method `m` (ā, b̄, b, c) of size `h` on
 /// H = T(p) + V(q) with ∂H/∂p linear in p, so that M⁻¹x is ∂H/∂p at p = x (`partial(P, q, x)`):
 /// q̇0 = M⁻¹p0, Q_i = q0 + c_i h q̇0 − h² Σ ā_ij M⁻¹∇V(Q_j), q1 = q0 + h (q̇0 − h Σ b̄_i
-/// M⁻¹∇V(Q_i)), p1 = p0 − h Σ b_i ∇V(Q_i). Explicit ā only (`family::check_system`).
-pub fn rkn<O: Ops>(o: &mut O, a: &[Vec<f64>], b_bar: &[f64], b: &[f64], c: &[f64], h: O::S) {
-    let s = b.len();
+/// M⁻¹∇V(Q_i)), p1 = p0 − h Σ b_i ∇V(Q_i). Explicit ā only (`Rkn::check_system`). Sums
+/// run left to right as chains of `axpy` (no allocation per step).
+pub fn rkn<O: Ops>(o: &mut O, m: &Rkn, h: O::S) {
+    let s = m.b.len();
     o.copy(Q0, Q);
     o.copy(P0, P);
     // q̇0 = ∂H/∂p(q0, p0) in dp: the drift's velocity
@@ -238,33 +220,43 @@ pub fn rkn<O: Ops>(o: &mut O, a: &[Vec<f64>], b_bar: &[f64], b: &[f64], c: &[f64
         |j: usize| Stage(2 * j as u16),
         |j: usize| Stage(2 * j as u16 + 1),
     );
-    let mut first_p = true;
-    let mut q_terms: Vec<(O::S, Vector)> = Vec::new();
+    let (mut first_p, mut acc_q_from) = (true, Dp);
     for i in 0..s {
-        let mut terms = Vec::new();
-        if c[i] != 0.0 {
-            let ci = o.lit(c[i]);
-            terms.push((o.mul(ci, h), Dp));
+        // Q_i = q0 + c_i h q̇0 − h² Σ_j ā_ij M⁻¹∇V(Q_j)
+        let mut from = Q0;
+        if m.c[i] != 0.0 {
+            let ci = o.lit(m.c[i]);
+            let c = o.mul(ci, h);
+            o.axpy(Q, from, c, Dp);
+            from = Q;
         }
-        for (j, &aij) in a[i].iter().enumerate().take(i) {
+        for (j, &aij) in m.a[i].iter().enumerate().take(i) {
             if aij != 0.0 {
-                let m = o.lit(-aij);
-                terms.push((o.mul(m, h2), accel(j)));
+                let minus_a = o.lit(-aij);
+                let c = o.mul(minus_a, h2);
+                o.axpy(Q, from, c, accel(j));
+                from = Q;
             }
         }
-        sum(o, Q, Q0, &terms);
+        if from == Q0 {
+            o.copy(Q, Q0);
+        }
         o.partial(Partial::Q, Q, P0, force(i));
-        accumulate(o, AccP, b[i], force(i), &mut first_p);
-        if b_bar[i] != 0.0 || (i + 1..s).any(|l| a[l][i] != 0.0) {
+        accumulate(o, AccP, m.b[i], force(i), &mut first_p);
+        if m.b_bar[i] != 0.0 || (i + 1..s).any(|l| m.a[l][i] != 0.0) {
             o.partial(Partial::P, Q, force(i), accel(i));
         }
-        if b_bar[i] != 0.0 {
-            let m = o.lit(-b_bar[i]);
-            q_terms.push((o.mul(m, h), accel(i)));
+        // acc_q = q̇0 − h Σ b̄_i M⁻¹∇V(Q_i), summed as the stages come
+        if m.b_bar[i] != 0.0 {
+            let minus_b = o.lit(-m.b_bar[i]);
+            let c = o.mul(minus_b, h);
+            o.axpy(AccQ, acc_q_from, c, accel(i));
+            acc_q_from = AccQ;
         }
     }
-    // acc_q = q̇0 − h Σ b̄_i M⁻¹∇V(Q_i), then q1 = q0 + h·acc_q
-    sum(o, AccQ, Dp, &q_terms);
+    if acc_q_from == Dp {
+        o.copy(AccQ, Dp);
+    }
     o.update(Q, Q0, h, AccQ);
     let minus_h = o.neg(h);
     o.update(P, P0, minus_h, AccP);

@@ -74,10 +74,10 @@ fn advance_block<T: Real>(
     let mut vectors = [&mut blk.q, &mut blk.p, &mut blk.eq, &mut blk.ep];
     for (v, comps) in vectors.iter_mut().zip(parts.chunks(d)) {
         for (k, comp) in comps.iter().enumerate() {
+            let dst = &mut v[k * b..(k + 1) * b];
+            dst[..m].copy_from_slice(comp);
             // Pad a short last block with copies of its first point (a valid state for any system).
-            for j in 0..b {
-                v[k * b + j] = comp[if j < m { j } else { 0 }];
-            }
+            dst[m..].fill(comp[0]);
         }
     }
     blk.unconverged.fill(0);

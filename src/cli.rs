@@ -11,6 +11,7 @@ use clap::{Args, Parser, Subcommand};
 
 use crate::options::{Backend, Precision};
 
+pub mod flags;
 pub mod values;
 
 #[derive(Debug, Parser)]

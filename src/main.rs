@@ -159,7 +159,7 @@ fn exit_code(result: Result<ExitCode, Error>) -> ExitCode {
             ExitCode::from(EXIT_INTERRUPTED)
         }
         Err(e) => {
-            note!("Error: {e:#}");
+            note!("Error: {}", phaseflow::cli::flags::message(&e));
             ExitCode::from(if e.is_input() { 2 } else { 1 })
         }
     }
@@ -336,7 +336,7 @@ fn cmd_validate(job: &ValidateJob) -> Result<ExitCode, Error> {
 
 fn cmd_bench(b: &BenchConfig) -> Result<ExitCode, Error> {
     let report = run::bench(b)?;
-    for line in report.table(b) {
+    for line in report.table(b, &phaseflow::cli::flags::message) {
         out!("{line}");
     }
     if let Some(path) = &b.csv {

@@ -17,6 +17,10 @@ pub enum Field {
     Params,
     /// The degrees of freedom of a system given as a formula.
     Dof,
+    /// A system given as a formula.
+    Hamiltonian,
+    /// A system given by a file.
+    SystemFile,
     /// The integrator, by name.
     Method,
     /// The integrator, from a method file.
@@ -36,12 +40,22 @@ pub enum Field {
     Loop,
     /// Starting variational systems from their initial velocities as given.
     RawStart,
+    /// The centre read as two positions one step apart (variational systems).
+    Positions,
     Dt,
     Steps,
+    SnapshotEvery,
     Backend,
     Precision,
+    Compensated,
     Tangent,
+    /// Loop refinement on or off.
+    Refine,
+    RefineTol,
     MaxNodes,
+    ImplicitTol,
+    ImplicitMaxIter,
+    CheckpointEvery,
     /// The shard of the ensemble this run advances.
     Shard,
     /// The GPUs a run spreads over.
@@ -57,6 +71,8 @@ impl Field {
             Field::Params => "parameters",
             Field::System => "system",
             Field::Dof => "dof",
+            Field::Hamiltonian => "hamiltonian",
+            Field::SystemFile => "system_file",
             Field::Method => "method",
             Field::MethodFile => "method_file",
             Field::Ensemble => "ensemble",
@@ -70,12 +86,20 @@ impl Field {
             Field::Input => "input",
             Field::Loop => "loop",
             Field::RawStart => "raw_start",
+            Field::Positions => "positions",
             Field::Dt => "dt",
             Field::Steps => "steps",
+            Field::SnapshotEvery => "snapshot_every",
             Field::Backend => "backend",
             Field::Precision => "precision",
+            Field::Compensated => "compensated",
             Field::Tangent => "tangent",
+            Field::Refine => "refine",
+            Field::RefineTol => "refine_tol",
             Field::MaxNodes => "max_nodes",
+            Field::ImplicitTol => "implicit_tol",
+            Field::ImplicitMaxIter => "implicit_max_iter",
+            Field::CheckpointEvery => "checkpoint_every",
             Field::Shard => "shard",
             Field::Devices => "devices",
         };

@@ -1,14 +1,18 @@
 //! Command-line definitions (clap derive). Only parsing lives here: the flags every subcommand
 //! shares are defined once, as groups (`SystemArgs`, `EnsembleArgs`, `EngineArgs`, `SolverArgs`,
 //! `RefineArgs`) flattened into each subcommand. `config` turns them into a validated
-//! configuration (`TryFrom`), `run` and `study` do the work. This module depends only on the
-//! leaf `options`.
+//! configuration (`TryFrom`), `run` and `study` do the work. Besides the leaf `options` it
+//! reads only the registries (`values`: systems, methods, ensemble kinds), for the lists of
+//! help and shell completions.
 
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
 use crate::options::{Backend, Precision};
+
+pub mod flags;
+pub mod values;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -50,18 +54,36 @@ pub enum Command {
     /// Join the folders of `run --shard K/N` (all N shards) into the whole ensemble's run
     /// folder: stats.csv bit-identical to the unsharded run's, states stacked.
     Merge(MergeArgs),
+    /// Print a shell completion script (systems, methods, ensemble kinds and presets complete
+    /// by name): e.g. `phaseflow completions bash > ~/.local/share/bash-completion/completions/phaseflow`.
+    Completions(CompletionsArgs),
+    /// Print a manual page (roff): phaseflow's, or with a command's name that command's, e.g.
+    /// `phaseflow man run > phaseflow-run.1; man ./phaseflow-run.1`.
+    Man(ManArgs),
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct ManArgs {
+    /// The command whose page to print (its options in full) [default: phaseflow's own page,
+    /// which lists the commands].
+    #[arg(value_name = "COMMAND")]
+    pub command: Option<String>,
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct CompletionsArgs {
+    /// The shell the script is for.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
 }
 
 /// The Hamiltonian.
 #[derive(Debug, Args, Clone, Default)]
 pub struct SystemArgs {
-    /// Hamiltonian system: oscillator, pendulum, kepler, henon-heiles, elastic-pendulum,
-    /// elastic-pendulum-cartesian, double-pendulum, spring-chain, outer-solar-system; or a
-    /// variational system after Torrente's discrete Lagrangians (--method variational, state (q, v)):
-    /// pendulum-variational, elastic-pendulum-zphi, double-pendulum-variational, vertical-disk,
-    /// euler-disk, ball-turntable
-    /// (`phaseflow list` shows each with its parameters).
-    #[arg(long)]
+    /// Hamiltonian system (`phaseflow list` shows each with its parameters). The variational
+    /// systems, after Torrente's discrete Lagrangians, run with --method variational and hold
+    /// the state (q, v).
+    #[arg(long, value_parser = values::systems())]
     pub system: Option<String>,
     /// Your own Hamiltonian instead of --system, as a formula: e.g. 'p^2/2 + 1 - cos(q)'.
     /// Variables q, p (one degree of freedom) or q1..qd, p1..pd; + - * / ^, pi, sin cos tan
@@ -92,9 +114,9 @@ pub struct SystemArgs {
 /// The initial set of points.
 #[derive(Debug, Args, Clone, Default)]
 pub struct EnsembleArgs {
-    /// Initial set: level, circle, rect (ordered closed loops); disk, grid, gaussian (filled);
-    /// point (one state); file (--input). `phaseflow list` describes each.
-    #[arg(long)]
+    /// Initial set: an ordered closed loop (level, circle, rect), a filled set (disk, grid,
+    /// gaussian), one state (point) or the states of --input (file).
+    #[arg(long, value_parser = values::ensembles())]
     pub ensemble: Option<String>,
     /// Number of points [default: 1000; 1 for point].
     #[arg(long)]
@@ -211,11 +233,9 @@ pub struct RunArgs {
     pub config: Option<PathBuf>,
     #[command(flatten)]
     pub system: SystemArgs,
-    /// Integrator (`phaseflow list` shows each with its order): euler, symplectic-euler-a,
-    /// symplectic-euler-b, verlet, position-verlet, rk3, rk4, implicit-midpoint, yoshida4,
-    /// suzuki4, yoshida6, blanes-moan4; variational (the variational systems' own map); or
-    /// a shipped method file by name (`phaseflow list`).
-    #[arg(long)]
+    /// Integrator: a built-in method, or a shipped method file by name (`phaseflow list` shows
+    /// each with its order).
+    #[arg(long, value_parser = values::methods())]
     pub method: Option<String>,
     /// Your own method instead of --method: a TOML file with a Butcher tableau (rk), a
     /// partitioned (prk) or Nyström (rkn) tableau, a kick–drift splitting, or a composition of
@@ -320,7 +340,7 @@ pub struct BenchArgs {
     /// Also time this built-in system (its default parameters) on the same points, engine by
     /// engine in the same rounds, and give each row of --hamiltonian / --system-file its speed
     /// relative to it: e.g. --hamiltonian 'p^2/2 + 1 - cos(q)' --against pendulum.
-    #[arg(long, value_name = "SYSTEM")]
+    #[arg(long, value_name = "SYSTEM", value_parser = values::systems())]
     pub against: Option<String>,
     /// Also time this method (a name as for --method, or a method file: a path holding '/' or
     /// ending in .toml) on the same points, engine by engine in the same rounds, and give each
@@ -329,7 +349,7 @@ pub struct BenchArgs {
     #[arg(long, value_name = "NAME|FILE.toml", conflicts_with = "against")]
     pub against_method: Option<String>,
     /// Integrator (as for `run --method`).
-    #[arg(long, default_value = "symplectic-euler-a")]
+    #[arg(long, default_value = "symplectic-euler-a", value_parser = values::methods())]
     pub method: String,
     /// Your own method file instead of --method (as for `run --method-file`).
     #[arg(long, value_name = "FILE.toml", conflicts_with = "method")]
@@ -371,7 +391,7 @@ pub struct ShowKernelArgs {
     pub system: SystemArgs,
     /// Print the whole integration kernel of this method (the GPU engine's shader) instead of
     /// the system's functions alone.
-    #[arg(long)]
+    #[arg(long, value_parser = values::methods())]
     pub method: Option<String>,
     /// The whole kernel of your own method file (as for `run --method-file`).
     #[arg(long, value_name = "FILE.toml", conflicts_with = "method")]
@@ -453,8 +473,8 @@ mod tests {
     use super::*;
     use clap::CommandFactory;
 
-    /// Every flag of every subcommand has a help text, and the lists written into the help
-    /// texts name every system and method there is (so a new one cannot be left out).
+    /// Every flag of every subcommand has a help text, and the possible values of --system,
+    /// --method and --ensemble (help and shell completions list them) are the registries.
     #[test]
     fn help_is_complete() {
         let cli = Cli::command();
@@ -474,33 +494,26 @@ mod tests {
                 );
             }
         }
+        // The lists of help and completion are the registries, in their order.
         let run = cli.find_subcommand("run").unwrap();
-        let help = |id: &str| {
+        let values = |id: &str| -> Vec<String> {
             run.get_arguments()
                 .find(|a| a.get_id() == id)
-                .and_then(|a| a.get_help())
                 .unwrap()
-                .to_string()
+                .get_possible_values()
+                .iter()
+                .map(|v| v.get_name().to_string())
+                .collect()
         };
-        for s in crate::system::CATALOGUE {
-            assert!(
-                help("system").contains(s.name),
-                "--system help lacks {}",
-                s.name
-            );
-        }
-        for m in crate::method::ALL {
-            assert!(
-                help("method").contains(m.name()),
-                "--method help lacks {}",
-                m.name()
-            );
-        }
-        for (_, name, _) in crate::ensemble::KINDS {
-            assert!(
-                help("ensemble").contains(name),
-                "--ensemble help lacks {name}"
-            );
-        }
+        let systems: Vec<&str> = crate::system::CATALOGUE.iter().map(|s| s.name).collect();
+        assert_eq!(values("system"), systems);
+        let methods: Vec<&str> = crate::method::all().iter().map(|m| m.name()).collect();
+        assert!(
+            methods.len() > crate::method::ALL.len(),
+            "no shipped method"
+        );
+        assert_eq!(values("method"), methods);
+        let kinds: Vec<&str> = crate::ensemble::KINDS.iter().map(|k| k.1).collect();
+        assert_eq!(values("ensemble"), kinds);
     }
 }

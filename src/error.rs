@@ -3,12 +3,21 @@
 
 use std::path::PathBuf;
 
+mod field;
+
+pub use field::{Field, Message, Piece};
+
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
     /// Something the user asked for is invalid. The message names the flag or file and the fix.
     #[error("{0}")]
     Input(String),
+    /// An option's value is invalid: `field` is that option, and the message (the fix
+    /// included) names it and any other option it mentions as data, read with the library's
+    /// names here and with the flags on the command line (`cli::flags::message`).
+    #[error("{message}")]
+    Invalid { field: Field, message: Message },
     /// A file the user named could not be read or parsed.
     #[error("{path}: {message}")]
     InputFile { path: PathBuf, message: String },
@@ -33,7 +42,10 @@ pub enum Error {
 impl Error {
     /// True for errors caused by user input (exit code 2).
     pub fn is_input(&self) -> bool {
-        matches!(self, Error::Input(_) | Error::InputFile { .. })
+        matches!(
+            self,
+            Error::Input(_) | Error::Invalid { .. } | Error::InputFile { .. }
+        )
     }
 }
 
@@ -41,6 +53,19 @@ impl Error {
 #[macro_export]
 macro_rules! input_err {
     ($($arg:tt)*) => { $crate::error::Error::Input(format!($($arg)*)) };
+}
+
+/// An input error about the option `field`, its message given as pieces: text (`String`,
+/// `&str`), an option (`Field`) or an option with its value (`Field::is`), e.g.
+/// `invalid!(Field::Points; Field::Points.is(0), ": use at least 1 point")`.
+#[macro_export]
+macro_rules! invalid {
+    ($field:expr; $($piece:expr),+ $(,)?) => {
+        $crate::error::Error::Invalid {
+            field: $field,
+            message: $crate::error::Message(vec![$($crate::error::Piece::from($piece)),+]),
+        }
+    };
 }
 
 /// `eprintln!` that never panics: a message line on stderr, dropped if stderr cannot be written

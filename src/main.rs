@@ -5,13 +5,15 @@
 use std::io::Write;
 use std::process::ExitCode;
 
+use clap::builder::PossibleValue;
 use clap::{CommandFactory, FromArgMatches};
+use phaseflow::cli::values::Names;
 use phaseflow::cli::{Cli, Command, MergeArgs, PlotArgs, StudyArgs};
 use phaseflow::cluster::Peers;
 use phaseflow::config::{BenchConfig, OutputDir, RunJob, ValidateJob};
 use phaseflow::ensemble::KINDS;
 use phaseflow::measure::energy::columns;
-use phaseflow::method::{all, Method};
+use phaseflow::method::all;
 use phaseflow::output::write_csv;
 use phaseflow::system::CATALOGUE;
 use phaseflow::{gpu, note, run, study, Error};
@@ -38,9 +40,10 @@ const EXIT_BROKEN_PIPE: u8 = 141;
 /// Exit code of a run stopped by SIGINT/SIGTERM after writing its checkpoint (128 + 2).
 const EXIT_INTERRUPTED: u8 = 130;
 
-/// The parsed command line. Help texts that list a registry are generated from it here, where
-/// the binary sees every layer (`cli` sits below `study`): `study --preset` names every preset.
-fn parse_cli() -> Cli {
+/// The command line's definition, completed where it lists a registry above `cli`: the
+/// binary sees every layer (`cli` sits below `study`), so `study --preset` gets its help, which
+/// names every preset, and its possible values (for shell completions) here.
+fn command_line() -> clap::Command {
     let names: Vec<&str> = study::PRESETS.iter().map(|(name, _)| *name).collect();
     let short = format!(
         "A preset study: {} (`phaseflow study --help` says what each runs)",
@@ -53,34 +56,26 @@ fn parse_cli() -> Cli {
     let long = format!(
         "A preset study, one of:{long}\nA preset excludes the flags that define a custom study (--config, the system, methods, steps and ensemble flags, --portraits); the others apply to it, and --t-end shortens or lengthens it."
     );
-    let mut command = Cli::command().mut_subcommand("study", |study| {
-        study.mut_arg("preset", |arg| arg.help(short).long_help(long))
+    let presets = Names::new(|| {
+        study::PRESETS
+            .iter()
+            .map(|(name, summary)| PossibleValue::new(*name).help(*summary))
+            .collect()
     });
-    // Every --method help names the shipped method files as well as the built-ins it lists.
-    let shipped: Vec<&str> = all()
-        .iter()
-        .filter(|m| matches!(m, Method::Data(_)))
-        .map(|m| m.name())
-        .collect();
-    let with_method: Vec<String> = command
-        .get_subcommands()
-        .filter(|sub| sub.get_arguments().any(|a| a.get_id() == "method"))
-        .map(|sub| sub.get_name().to_string())
-        .collect();
-    for name in with_method {
-        command = command.mut_subcommand(name, |sub| {
-            sub.mut_arg("method", |arg| {
-                let help = arg.get_help().map(|h| h.to_string()).unwrap_or_default();
-                let help = format!(
-                    "{}; shipped as method files: {}",
-                    help.trim_end_matches('.'),
-                    shipped.join(", ")
-                );
-                arg.help(help)
-            })
-        });
-    }
-    Cli::from_arg_matches(&command.get_matches()).unwrap_or_else(|e| e.exit())
+    Cli::command().mut_subcommand("study", |study| {
+        study.mut_arg("preset", |arg| {
+            // The help lists them already.
+            arg.help(short)
+                .long_help(long)
+                .value_parser(presets)
+                .hide_possible_values(true)
+        })
+    })
+}
+
+/// The parsed command line.
+fn parse_cli() -> Cli {
+    Cli::from_arg_matches(&command_line().get_matches()).unwrap_or_else(|e| e.exit())
 }
 
 fn main() -> ExitCode {
@@ -146,6 +141,8 @@ fn command(command: Command, peers: &Peers) -> Result<ExitCode, Error> {
             quiet(r.quiet);
             cmd_resume(&r)
         }
+        Command::Completions(c) => cmd_completions(c.shell).map(|()| ExitCode::SUCCESS),
+        Command::Man(m) => cmd_man(m.command.as_deref()).map(|()| ExitCode::SUCCESS),
     }
 }
 
@@ -163,7 +160,7 @@ fn exit_code(result: Result<ExitCode, Error>) -> ExitCode {
             ExitCode::from(EXIT_INTERRUPTED)
         }
         Err(e) => {
-            note!("Error: {e:#}");
+            note!("Error: {}", phaseflow::cli::flags::message(&e));
             ExitCode::from(if e.is_input() { 2 } else { 1 })
         }
     }
@@ -337,7 +334,7 @@ fn cmd_validate(job: &ValidateJob) -> Result<ExitCode, Error> {
 
 fn cmd_bench(b: &BenchConfig) -> Result<ExitCode, Error> {
     let report = run::bench(b)?;
-    for line in report.table(b) {
+    for line in report.table(b, &phaseflow::cli::flags::message) {
         out!("{line}");
     }
     if let Some(path) = &b.csv {
@@ -433,6 +430,36 @@ fn cmd_show_kernel(a: &phaseflow::cli::ShowKernelArgs) -> Result<(), Error> {
     let k = phaseflow::config::ShowKernelJob::try_from(a)?;
     out!("{}", k.listing());
     Ok(())
+}
+
+/// The generators write into memory (clap_complete would panic on a failed write), then the
+/// text goes to standard output as every other command's does.
+fn cmd_completions(shell: clap_complete::Shell) -> Result<(), Error> {
+    let mut script = Vec::new();
+    clap_complete::generate(shell, &mut command_line(), "phaseflow", &mut script);
+    std::io::stdout().write_all(&script).map_err(stdout_error)
+}
+
+/// phaseflow's page, or one command's (`phaseflow-run`, as the main page's list names it).
+fn cmd_man(command: Option<&str>) -> Result<(), Error> {
+    let mut cli = command_line().disable_help_subcommand(true);
+    // Built, the commands carry their pages' names (phaseflow-run) and inherited settings.
+    cli.build();
+    let page_of = match command {
+        None => cli,
+        Some(name) => cli.find_subcommand(name).cloned().ok_or_else(|| {
+            let names: Vec<&str> = cli.get_subcommands().map(|c| c.get_name()).collect();
+            phaseflow::input_err!(
+                "phaseflow man {name}: no such command (the commands: {})",
+                names.join(", ")
+            )
+        })?,
+    };
+    let mut page = Vec::new();
+    clap_mangen::Man::new(page_of)
+        .render(&mut page)
+        .map_err(stdout_error)?;
+    std::io::stdout().write_all(&page).map_err(stdout_error)
 }
 
 fn cmd_devices() -> Result<(), Error> {

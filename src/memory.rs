@@ -3,28 +3,32 @@
 //! allocated. A leaf module: the ensemble reader, the run pipeline, `validate` and `bench` all
 //! use it.
 
-use crate::error::Result;
-use crate::input_err;
+use crate::error::{Field, Result};
+use crate::invalid;
 
 /// Refuse, before anything is allocated, an ensemble of `points` needing `per_point` host
 /// bytes each that would not fit in 90 % of the memory available (MemAvailable, and the
-/// cgroup's limit where there is one). `flag` sets the count (`--points`, or `--max-nodes`
-/// for a refined loop, which grows up to it).
-pub fn check_host_memory(flag: &str, points: usize, per_point: u64) -> Result<()> {
+/// cgroup's limit where there is one). `field` sets the count (`Points`, or `MaxNodes` for a
+/// refined loop, which grows up to it).
+pub fn check_host_memory(field: Field, points: usize, per_point: u64) -> Result<()> {
     let need = points as u128 * per_point as u128;
     let avail = available_memory().unwrap_or(u64::MAX) as u128;
     if need > avail * 9 / 10 {
         let gib = |b: u128| b as f64 / (1u64 << 30) as f64;
-        let fix = if flag == "--points" {
-            "fewer --points"
+        let fix = if field == Field::Points {
+            "fewer "
         } else {
-            "a lower --max-nodes"
+            "a lower "
         };
-        return Err(input_err!(
-            "{flag} {points}: the ensemble needs about {:.1} GiB of memory ({per_point} bytes per point) but only {:.1} GiB is available; use {fix} (at most about {})",
-            gib(need),
-            gib(avail),
-            avail * 9 / 10 / per_point.max(1) as u128
+        return Err(invalid!(field.clone();
+            field.is(points),
+            format!(
+                ": the ensemble needs about {:.1} GiB of memory ({per_point} bytes per point) but only {:.1} GiB is available; use {fix}",
+                gib(need),
+                gib(avail)
+            ),
+            field,
+            format!(" (at most about {})", avail * 9 / 10 / per_point.max(1) as u128)
         ));
     }
     Ok(())
@@ -34,7 +38,7 @@ pub fn check_host_memory(flag: &str, points: usize, per_point: u64) -> Result<()
 /// components of `bytes_per_component` each in q and p, two engines) would not fit in memory.
 pub fn check_memory(points: usize, d: usize, bytes_per_component: usize) -> Result<()> {
     check_host_memory(
-        "--points",
+        Field::Points,
         points,
         (2 * d * (8 + 2 * bytes_per_component) + 16) as u64,
     )

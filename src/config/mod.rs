@@ -7,6 +7,7 @@
 
 mod args;
 mod file;
+mod step;
 pub mod system_file;
 pub mod verdict;
 
@@ -16,14 +17,15 @@ pub use args::{
     ValidateJob,
 };
 pub use file::{load_toml, recorded_source, EnsembleFile, RunFile, MAX_CONFIG_BYTES};
+use step::{check_dt_at_precision, resolve_snapshot_every, resolve_step};
 
 use crate::engine::Integrator;
 use crate::ensemble::shard::Shard;
 use crate::ensemble::{EnsembleKind, EnsembleRequest, EnsembleSpec};
-use crate::error::{num, Result};
-use crate::input_err;
+use crate::error::{num, Field, Result};
 use crate::method::{Method, Solver};
 use crate::system::{ExprSpec, System};
+use crate::{input_err, invalid};
 
 /// A validated run: what to compute (where it goes is `OutputDir`).
 #[derive(Debug, Clone)]
@@ -78,8 +80,9 @@ impl Devices {
             .ok()
             .filter(|l| !l.is_empty())
             .ok_or_else(|| {
-                input_err!(
-                    "--devices {text}: expected `all` or GPU numbers separated by commas (e.g. 0,1; see `phaseflow devices`)"
+                invalid!(Field::Devices;
+                    Field::Devices.is(text),
+                    ": expected `all` or GPU numbers separated by commas (e.g. 0,1; see `phaseflow devices`)"
                 )
             })?;
         Ok(Devices::List(list))
@@ -105,9 +108,11 @@ fn resolve_shard(text: Option<&str>, ensemble: &EnsembleSpec) -> Result<Option<S
     };
     let shard = Shard::parse(text)?;
     if ensemble.is_loop() {
-        return Err(input_err!(
-            "--shard: --ensemble {} is a loop, which refinement keeps whole; shards take filled ensembles (disk, grid, gaussian, point, file); run a loop on one machine or with MPI (mpirun -n R phaseflow run ...)",
-            ensemble.kind().name()
+        return Err(invalid!(Field::Shard;
+            Field::Shard,
+            ": ",
+            Field::Ensemble.is(ensemble.kind().name()),
+            " is a loop, which refinement keeps whole; shards take filled ensembles (disk, grid, gaussian, point, file); run a loop on one machine or with MPI (mpirun -n R phaseflow run ...)"
         ));
     }
     shard.range(ensemble.points)?;
@@ -127,9 +132,6 @@ pub struct Refine {
 pub const DEFAULT_REFINE_TOL: f64 = 5e-4;
 pub const DEFAULT_MAX_NODES: usize = 1_000_000;
 
-/// The largest `--steps`: a GPU dispatch counts steps in u32, in pieces of at most 1024.
-const MAX_STEPS: u64 = u32::MAX as u64 * 1024;
-
 /// Refinement is on by default for loop ensembles; asking for it on a filled set is an error.
 fn resolve_refine(
     ensemble: &EnsembleSpec,
@@ -139,9 +141,15 @@ fn resolve_refine(
 ) -> Result<Option<Refine>> {
     if !ensemble.is_loop() {
         if refine == Some(true) || tol.is_some() || max_nodes.is_some() {
-            return Err(input_err!(
-                "--refine-tol/--max-nodes: loop refinement applies to ordered closed loops (level, circle, rect, or file with --loop); --ensemble {} is a filled set, so drop these flags",
-                ensemble.kind().name()
+            return Err(invalid!(Field::Refine;
+                Field::RefineTol,
+                "/",
+                Field::MaxNodes,
+                ": loop refinement applies to ordered closed loops (level, circle, rect, or file with ",
+                Field::Loop,
+                "); ",
+                Field::Ensemble.is(ensemble.kind().name()),
+                " is a filled set, so drop these flags"
             ));
         }
         return Ok(None);
@@ -151,90 +159,23 @@ fn resolve_refine(
     }
     let tol = tol.unwrap_or(DEFAULT_REFINE_TOL);
     if !(tol.is_finite() && tol > 0.0 && tol < 1.0) {
-        return Err(input_err!(
-            "--refine-tol {}: expected a fraction of the loop's size between 0 and 1, e.g. 5e-4",
-            num(tol)
+        return Err(invalid!(Field::RefineTol;
+            Field::RefineTol.is(num(tol)),
+            ": expected a fraction of the loop's size between 0 and 1, e.g. 5e-4"
         ));
     }
     let max_nodes = max_nodes.unwrap_or(DEFAULT_MAX_NODES.max(ensemble.points));
     if max_nodes < ensemble.points {
-        return Err(input_err!(
-            "--max-nodes {max_nodes} is below the loop's {} initial nodes; raise it or use --no-refine",
-            ensemble.points
+        return Err(invalid!(Field::MaxNodes;
+            Field::MaxNodes.is(max_nodes),
+            format!(
+                " is below the loop's {} initial nodes; raise it or use ",
+                ensemble.points
+            ),
+            Field::Refine.is(false)
         ));
     }
     Ok(Some(Refine { tol, max_nodes }))
-}
-
-/// `--dt` and `--steps`: required, positive, within range.
-fn resolve_step(dt: Option<f64>, steps: Option<u64>) -> Result<(f64, u64)> {
-    let dt = dt.ok_or_else(|| input_err!("--dt is required (the step size h, e.g. --dt 0.01)"))?;
-    if !(dt.is_finite() && dt > 0.0) {
-        return Err(input_err!(
-            "--dt must be a positive finite number, got {}",
-            num(dt)
-        ));
-    }
-    let steps = steps.ok_or_else(|| input_err!("--steps is required (the number of steps)"))?;
-    if steps == 0 {
-        return Err(input_err!("--steps must be at least 1, got 0"));
-    }
-    if steps > MAX_STEPS {
-        return Err(input_err!(
-            "--steps {steps} is too large (at most {MAX_STEPS})"
-        ));
-    }
-    Ok((dt, steps))
-}
-
-/// `--dt` as the run's arithmetic holds it: the engines step in the run's precision, where a
-/// tiny h rounds to 0 (nothing moves while t advances) or to a subnormal that has lost its
-/// digits, and a huge one to infinity; and the run's end time `steps · h` must be finite.
-fn check_dt_at_precision(dt: f64, steps: u64, precision: Precision) -> Result<()> {
-    let (held, smallest, largest) = match precision {
-        Precision::F32 => (
-            f64::from(dt as f32),
-            f64::from(f32::MIN_POSITIVE),
-            f64::from(f32::MAX),
-        ),
-        Precision::F64 => (dt, f64::MIN_POSITIVE, f64::MAX),
-    };
-    let (name, dt_text) = (precision.name(), num(dt));
-    if !held.is_finite() {
-        return Err(input_err!(
-            "--dt {dt_text} overflows to infinity at {name} (its largest number is {largest:.3e}); give a smaller step"
-        ));
-    }
-    if held < smallest {
-        return Err(input_err!(
-            "--dt {dt_text} is below the smallest normal {name} number ({smallest:.3e}): at {name} the step rounds to {} and the points would not move; give a larger step{}",
-            num(held),
-            if precision == Precision::F32 { " or --precision f64" } else { "" }
-        ));
-    }
-    if !(steps as f64 * dt).is_finite() {
-        return Err(input_err!(
-            "--dt {dt_text} × --steps {steps}: the end time overflows to infinity; give a smaller step or fewer steps"
-        ));
-    }
-    Ok(())
-}
-
-/// `--snapshot-every` (default: 100 snapshots), at most a million snapshots.
-fn resolve_snapshot_every(every: Option<u64>, steps: u64) -> Result<u64> {
-    let every = every.unwrap_or_else(|| steps.div_ceil(100).max(1));
-    if every == 0 {
-        return Err(input_err!(
-            "--snapshot-every must be at least 1 (a snapshot every K steps), got 0"
-        ));
-    }
-    if steps / every > 1_000_000 {
-        return Err(input_err!(
-            "--snapshot-every {every}: {} snapshots is too many (at most 1000000); take a larger --snapshot-every",
-            steps / every
-        ));
-    }
-    Ok(every)
 }
 
 /// `--positions`: the centre's 2d values read as q₀, q₁ (one step apart) become the state
@@ -245,21 +186,37 @@ fn two_positions(e: Option<EnsembleFile>, system: &System, dt: f64) -> Result<En
         return Ok(e);
     }
     if !system.variational() {
-        return Err(input_err!(
-            "--positions: system '{}' is Hamiltonian and takes its state as (q, p); --positions (a centre of two positions q0, q1 one step apart) is for the variational systems",
-            system.name()
+        return Err(invalid!(Field::Positions;
+            Field::Positions,
+            format!(
+                ": system '{}' is Hamiltonian and takes its state as (q, p); ",
+                system.name()
+            ),
+            Field::Positions,
+            " (a centre of two positions q0, q1 one step apart) is for the variational systems"
         ));
     }
     let d = system.dof();
     let c = e.center.as_mut().ok_or_else(|| {
-        input_err!("--positions reads --center as q0 (d values) then q1 (d values): give --center")
+        invalid!(Field::Positions;
+            Field::Positions,
+            " reads ",
+            Field::Center,
+            " as q0 (d values) then q1 (d values): give ",
+            Field::Center
+        )
     })?;
     if c.len() != 2 * d {
-        return Err(input_err!(
-            "--positions --center: system '{}' needs {} values, q0 (d = {d}) then q1 (d = {d}); got {}",
-            system.name(),
-            2 * d,
-            c.len()
+        return Err(invalid!(Field::Center;
+            Field::Positions,
+            " ",
+            Field::Center,
+            format!(
+                ": system '{}' needs {} values, q0 (d = {d}) then q1 (d = {d}); got {}",
+                system.name(),
+                2 * d,
+                c.len()
+            )
         ));
     }
     for k in 0..d {
@@ -277,8 +234,9 @@ fn check_variational(system: &System, f: &RunFile, ensemble: &EnsembleSpec) -> R
     }
     let name = system.name();
     if ensemble.is_loop() {
-        return Err(input_err!(
-            "--ensemble: system '{name}' is variational, its state is (q, v) and not a point of a symplectic phase space, so loop areas do not apply; use a filled ensemble (point, disk, gaussian, grid)"
+        return Err(invalid!(Field::Ensemble;
+            Field::Ensemble,
+            format!(": system '{name}' is variational, its state is (q, v) and not a point of a symplectic phase space, so loop areas do not apply; use a filled ensemble (point, disk, gaussian, grid)")
         ));
     }
     check_variational_kernel(system, f.tangent == Some(true), f.compensated == Some(true))
@@ -294,13 +252,18 @@ pub(crate) fn check_variational_kernel(
 ) -> Result<()> {
     let name = system.name();
     if system.variational() && tangent {
-        return Err(input_err!(
-            "--tangent: the tangent map is computed through ∂H; system '{name}' is variational and has no Hamiltonian; drop --tangent"
+        return Err(invalid!(Field::Tangent;
+            Field::Tangent,
+            format!(": the tangent map is computed through ∂H; system '{name}' is variational and has no Hamiltonian; drop "),
+            Field::Tangent
         ));
     }
     if system.variational() && compensated {
-        return Err(input_err!(
-            "--compensated: system '{name}' is advanced by its own two-step map, which does not carry compensated sums; drop --compensated (run in f64 for long runs)"
+        return Err(invalid!(Field::Compensated;
+            Field::Compensated,
+            format!(": system '{name}' is advanced by its own two-step map, which does not carry compensated sums; drop "),
+            Field::Compensated,
+            " (run in f64 for long runs)"
         ));
     }
     Ok(())
@@ -310,8 +273,9 @@ pub(crate) fn check_variational_kernel(
 /// the rest against the system.
 fn resolve_ensemble(e: EnsembleFile, system: &System) -> Result<EnsembleSpec> {
     let kind = EnsembleKind::from_name(e.kind.as_deref().ok_or_else(|| {
-        input_err!(
-            "--ensemble is required (level, circle, rect, disk, grid, gaussian, point, file)"
+        invalid!(Field::Ensemble;
+            Field::Ensemble,
+            " is required (level, circle, rect, disk, grid, gaussian, point, file)"
         )
     })?)?;
     EnsembleRequest {
@@ -342,17 +306,23 @@ pub fn resolve_system(f: &RunFile) -> Result<System> {
         f.system_file.is_some(),
     ];
     if chosen.iter().filter(|&&c| c).count() > 1 {
-        return Err(input_err!(
-            "--system, --hamiltonian and --system-file each choose the system: give one of them"
+        return Err(invalid!(Field::System;
+            Field::System,
+            ", ",
+            Field::Hamiltonian,
+            " and ",
+            Field::SystemFile,
+            " each choose the system: give one of them"
         ));
     }
     let formula_keys =
         f.system_name.is_some() || f.default_state.is_some() || f.coordinates.is_some();
     if let Some(path) = &f.system_file {
         if formula_keys {
-            return Err(input_err!(
-                "system_name, default_state and coordinates come from the --system-file {}; drop them from the settings",
-                path.display()
+            return Err(invalid!(Field::SystemFile;
+                "system_name, default_state and coordinates come from the ",
+                Field::SystemFile.is(path.display()),
+                "; drop them from the settings"
             ));
         }
         return System::from_expression(system_file::load(path, &given, f.dof)?);
@@ -371,13 +341,22 @@ pub fn resolve_system(f: &RunFile) -> Result<System> {
         });
     }
     let name = f.system.as_ref().ok_or_else(|| {
-        input_err!(
-            "--system is required (see `phaseflow list`), or give your own Hamiltonian with --hamiltonian EXPR or --system-file FILE.toml"
+        invalid!(Field::System;
+            Field::System,
+            " is required (see `phaseflow list`), or give your own Hamiltonian with ",
+            Field::Hamiltonian.is("EXPR"),
+            " or ",
+            Field::SystemFile.is("FILE.toml")
         )
     })?;
     if f.dof.is_some() || formula_keys {
-        return Err(input_err!(
-            "--dof (and system_name, default_state, coordinates) apply to --hamiltonian and --system-file; system '{name}' has its own"
+        return Err(invalid!(Field::Dof;
+            Field::Dof,
+            " (and system_name, default_state, coordinates) apply to ",
+            Field::Hamiltonian,
+            " and ",
+            Field::SystemFile,
+            format!("; system '{name}' has its own")
         ));
     }
     System::new(name, &given)
@@ -394,14 +373,15 @@ fn resolve_solver(precision: Precision, tol: Option<f64>, max_iter: Option<u32>)
         max_iter: max_iter.unwrap_or(default.max_iter),
     };
     if !(solver.tol.is_finite() && solver.tol > 0.0 && solver.tol < 1.0) {
-        return Err(input_err!(
-            "--implicit-tol {}: expected a small positive number, e.g. 1e-6 (f32) or 1e-14 (f64)",
-            solver.tol
+        return Err(invalid!(Field::ImplicitTol;
+            Field::ImplicitTol.is(solver.tol),
+            ": expected a small positive number, e.g. 1e-6 (f32) or 1e-14 (f64)"
         ));
     }
     if solver.max_iter == 0 {
-        return Err(input_err!(
-            "--implicit-max-iter must be at least 1 (e.g. 100), got 0"
+        return Err(invalid!(Field::ImplicitMaxIter;
+            Field::ImplicitMaxIter,
+            " must be at least 1 (e.g. 100), got 0"
         ));
     }
     Ok(solver)
@@ -425,7 +405,12 @@ pub fn resolve_method(f: &RunFile) -> Result<Method> {
         return Ok(m);
     }
     Method::from_name(f.method.as_deref().ok_or_else(|| {
-        input_err!("--method NAME or --method-file FILE.toml is required (see `phaseflow list`)")
+        invalid!(Field::Method;
+            Field::Method.is("NAME"),
+            " or ",
+            Field::MethodFile.is("FILE.toml"),
+            " is required (see `phaseflow list`)"
+        )
     })?)
 }
 
@@ -484,8 +469,13 @@ impl RunConfig {
         let devices = f.devices.as_deref().map(Devices::parse).transpose()?;
         let backend = match (&devices, backend) {
             (Some(_), Backend::Cpu) => {
-                return Err(input_err!(
-                    "--devices spreads the run over GPUs; drop --backend cpu (or --devices)"
+                return Err(invalid!(Field::Devices;
+                    Field::Devices,
+                    " spreads the run over GPUs; drop ",
+                    Field::Backend.is("cpu"),
+                    " (or ",
+                    Field::Devices,
+                    ")"
                 ))
             }
             (Some(_), _) => Backend::Gpu,
@@ -508,8 +498,9 @@ impl RunConfig {
             portrait_steps: Vec::new(),
             checkpoint_every: match f.checkpoint_every {
                 Some(0) => {
-                    return Err(input_err!(
-                        "--checkpoint-every must be at least 1 (a checkpoint every K steps), got 0"
+                    return Err(invalid!(Field::CheckpointEvery;
+                        Field::CheckpointEvery,
+                        " must be at least 1 (a checkpoint every K steps), got 0"
                     ))
                 }
                 k => k,

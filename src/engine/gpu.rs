@@ -9,7 +9,7 @@ use super::gpu_layout::{
     large_kernel, max_chunk_points, steps_per_dispatch, words_per_point, DISPATCHES_PER_SUBMIT,
 };
 use super::{Engine, Integrator};
-use crate::error::{Error, Result};
+use crate::error::{Error, Field, Result};
 use crate::float::Real;
 use crate::gpu::energy::{EnergyReducer, StateLayout};
 use crate::gpu::shader::KernelSpec;
@@ -91,7 +91,7 @@ impl<T: Real> GpuEngine<T> {
             check_f64_support(ctx.f64, &ctx.info.name, system)?;
         }
         let words = words_per_point(state.comps(), k.compensated);
-        check_device_memory(ctx, "--points", state.n, words, size_of::<T>())?;
+        check_device_memory(ctx, Field::Points, state.n, words, size_of::<T>())?;
         check_kernel_size(ctx, k, state.comps())?;
         let device = &ctx.device;
         let spec = KernelSpec {

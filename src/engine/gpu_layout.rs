@@ -3,9 +3,10 @@
 //! device memory is allocated (device memory, kernel size, f64 support).
 
 use super::Integrator;
-use crate::error::Result;
+use crate::error::{Field, Result};
 use crate::gpu::energy::EnergyReducer;
 use crate::gpu::{shader, GpuContext};
+use crate::invalid;
 use crate::method::{Method, Solver};
 use crate::system::System;
 
@@ -84,12 +85,12 @@ pub fn device_bytes_per_point(words: usize, value_bytes: usize, f64: bool) -> u6
         }
 }
 
-/// Refuse, before anything is allocated, `points` (given by `flag`) whose device buffers would
+/// Refuse, before anything is allocated, `points` (set by `field`) whose device buffers would
 /// not fit in 90 % of the device's largest device-local memory heap (where the backend reports
 /// one): an input error (exit 2) naming the figure and the fix.
 pub fn check_device_memory(
     ctx: &GpuContext,
-    flag: &str,
+    field: Field,
     points: usize,
     words: usize,
     value_bytes: usize,
@@ -98,31 +99,42 @@ pub fn check_device_memory(
         return Ok(());
     };
     let per_point = device_bytes_per_point(words, value_bytes, ctx.f64);
-    device_memory_fits(flag, points, per_point, memory)
+    device_memory_fits(field, points, per_point, memory)
 }
 
-/// Refuse (exit 2, naming `--precision`) an f64 kernel on an adapter without f64 in shaders,
+/// Refuse (exit 2, naming the precision) an f64 kernel on an adapter without f64 in shaders,
 /// or of a formula whose derivatives call a function shaders lack in f64
 /// (`System::check_gpu_f64`).
 pub fn check_f64_support(has_f64: bool, adapter: &str, system: &System) -> Result<()> {
     if !has_f64 {
-        return Err(crate::input_err!(
-            "--precision f64 --backend gpu: the adapter {adapter} has no f64 in shaders (wgpu SHADER_F64); use --precision f32, or --backend cpu for f64"
+        return Err(invalid!(Field::Precision;
+            Field::Precision.is("f64"),
+            " ",
+            Field::Backend.is("gpu"),
+            format!(": the adapter {adapter} has no f64 in shaders (wgpu SHADER_F64); use "),
+            Field::Precision.is("f32"),
+            ", or ",
+            Field::Backend.is("cpu"),
+            " for f64"
         ));
     }
     system.check_gpu_f64()
 }
 
-fn device_memory_fits(flag: &str, points: usize, per_point: u64, memory: u64) -> Result<()> {
+fn device_memory_fits(field: Field, points: usize, per_point: u64, memory: u64) -> Result<()> {
     let need = points as u128 * per_point as u128;
     let room = memory as u128 * 9 / 10;
     if need > room {
         let gib = |b: u128| b as f64 / (1u64 << 30) as f64;
-        return Err(crate::input_err!(
-            "{flag} {points}: the ensemble needs about {:.1} GiB of GPU memory ({per_point} bytes per point) but the device has {:.1} GiB; use fewer points (at most about {}) or --backend cpu",
-            gib(need),
-            gib(memory as u128),
-            room / per_point.max(1) as u128
+        return Err(invalid!(field.clone();
+            field.is(points),
+            format!(
+                ": the ensemble needs about {:.1} GiB of GPU memory ({per_point} bytes per point) but the device has {:.1} GiB; use fewer points (at most about {}) or ",
+                gib(need),
+                gib(memory as u128),
+                room / per_point.max(1) as u128
+            ),
+            Field::Backend.is("cpu")
         ));
     }
     Ok(())
@@ -178,6 +190,7 @@ pub fn check_kernel_size(ctx: &GpuContext, k: &Integrator, comps: usize) -> Resu
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::Error;
 
     /// A CPU driver is refused the kernels it takes minutes to build: many tangent columns
     /// (the solar system's 666 components), and many degrees of freedom even without them (the
@@ -257,15 +270,33 @@ mod tests {
         // d = 2 with --tangent (comps 10), compensated f32: 41 values
         assert_eq!(words_per_point(10, true), 41);
         let gib = 1u64 << 30;
-        assert!(device_memory_fits("--points", 1_000_000_000, 20, 80 * gib).is_ok());
-        let e = device_memory_fits("--points", 4_000_000_000, 20, 80 * gib).unwrap_err();
-        assert!(e.is_input(), "{e}");
+        assert!(device_memory_fits(Field::Points, 1_000_000_000, 20, 80 * gib).is_ok());
+        let e = device_memory_fits(Field::Points, 4_000_000_000, 20, 80 * gib).unwrap_err();
+        assert!(
+            matches!(
+                &e,
+                Error::Invalid {
+                    field: Field::Points,
+                    ..
+                }
+            ),
+            "{e:?}"
+        );
+        // The library names its options; the command line reads the same error with flags.
         let msg = e.to_string();
         assert!(
-            msg.contains("74.5 GiB") && msg.contains("--backend cpu"),
+            msg.starts_with("points = 4000000000: ")
+                && msg.contains("74.5 GiB")
+                && msg.ends_with("or backend = cpu")
+                && !msg.contains("--"),
             "{msg}"
         );
         assert!(msg.contains("at most about 3865470566"), "{msg}");
+        let cli = crate::cli::flags::message(&e);
+        assert!(
+            cli.starts_with("--points 4000000000: ") && cli.ends_with("or --backend cpu"),
+            "{cli}"
+        );
     }
 
     #[test]
@@ -274,7 +305,12 @@ mod tests {
         assert!(check_f64_support(true, "lavapipe", &pendulum).is_ok());
         let e = check_f64_support(false, "Some GPU", &pendulum).unwrap_err();
         assert!(e.is_input(), "{e}");
-        assert!(e.to_string().contains("--precision f32"), "{e}");
+        assert!(e.to_string().contains("use precision = f32"), "{e}");
+        assert!(
+            crate::cli::flags::message(&e).starts_with("--precision f64 --backend gpu: ")
+                && crate::cli::flags::message(&e).contains("use --precision f32, or --backend cpu"),
+            "{e}"
+        );
     }
 
     #[test]

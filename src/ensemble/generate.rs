@@ -9,7 +9,7 @@ use rand_distr::{Distribution, StandardNormal};
 use super::level::level;
 use super::start::{Start, StartNote};
 use super::{fill, plane_point, read_states, EnsembleSpec, InitialSet};
-use crate::error::Result;
+use crate::error::{Field, Result};
 use crate::float::Real;
 use crate::state::State;
 use crate::system::System;
@@ -90,9 +90,9 @@ impl EnsembleSpec {
                 })
             }
             InitialSet::Level { .. } | InitialSet::Circle { .. } | InitialSet::Rect { .. } => {
-                Err(crate::input_err!(
-                    "--ensemble {}: a loop is refined across its whole length, so it is not split into shards; run it whole, or with MPI (mpirun), which keeps the loop whole on every rank",
-                    self.kind().name()
+                Err(crate::invalid!(Field::Ensemble;
+                    Field::Ensemble.is(self.kind().name()),
+                    ": a loop is refined across its whole length, so it is not split into shards; run it whole, or with MPI (mpirun), which keeps the loop whole on every rank"
                 ))
             }
         }?;

@@ -3,9 +3,9 @@
 //! curve encloses.
 
 use super::fill;
-use crate::error::{num, Result};
+use crate::error::{num, Error, Field, Result};
 use crate::float::Real;
-use crate::input_err;
+use crate::invalid;
 use crate::state::State;
 use crate::system::System;
 
@@ -20,10 +20,12 @@ pub(super) fn level<T: Real>(system: &System, energy: f64, n: usize) -> Result<S
         Ok(())
     })?;
     check_level_loop(&points).map_err(|why| {
-        input_err!(
-            "--energy {}: the level set of '{}' is not one closed curve around its minimum ({why}); choose a lower energy",
-            num(energy),
-            system.name()
+        bad_energy(
+            energy,
+            format!(
+                ": the level set of '{}' is not one closed curve around its minimum ({why}); choose a lower energy",
+                system.name()
+            ),
         )
     })?;
     Ok(s)
@@ -58,12 +60,12 @@ fn check_level_loop(points: &[(f64, f64)]) -> Result<(), String> {
     }
 }
 
-/// The point of the level set H = E along the ray from z* at angle φ: march outwards until H
-/// exceeds E, then bisect to full f64 precision.
-pub(super) fn level_point(system: &System, energy: f64, phi: f64) -> Result<Vec<f64>> {
-    let zmin = system.minimum().ok_or_else(|| {
-        input_err!(
-            "--ensemble level: system '{}' has no stable equilibrium to draw level curves around{}; use circle, rect or another kind",
+/// The error of a level ensemble on a system without a stable equilibrium.
+fn no_minimum(system: &System) -> Error {
+    invalid!(Field::Ensemble;
+        Field::Ensemble.is("level"),
+        format!(
+            ": system '{}' has no stable equilibrium to draw level curves around{}; use circle, rect or another kind",
             system.name(),
             if system.expression().is_some() {
                 " (for a formula of one degree of freedom, Newton's method looks for a minimum of H from the default state: give one near the minimum as a system file's default_state)"
@@ -71,14 +73,27 @@ pub(super) fn level_point(system: &System, energy: f64, phi: f64) -> Result<Vec<
                 ""
             }
         )
-    })?;
+    )
+}
+
+/// The error about the level `energy`: `why` follows it (`: …`).
+fn bad_energy(energy: f64, why: String) -> Error {
+    invalid!(Field::Energy; Field::Energy.is(num(energy)), why)
+}
+
+/// The point of the level set H = E along the ray from z* at angle φ: march outwards until H
+/// exceeds E, then bisect to full f64 precision.
+pub(super) fn level_point(system: &System, energy: f64, phi: f64) -> Result<Vec<f64>> {
+    let zmin = system.minimum().ok_or_else(|| no_minimum(system))?;
     let e_min = system.energy(&zmin[..1], &zmin[1..]);
     if energy <= e_min {
-        return Err(input_err!(
-            "--energy {}: the level must lie above the minimum energy {} of '{}'",
-            num(energy),
-            num(e_min),
-            system.name()
+        return Err(bad_energy(
+            energy,
+            format!(
+                ": the level must lie above the minimum energy {} of '{}'",
+                num(e_min),
+                system.name()
+            ),
         ));
     }
     let h_at =
@@ -119,10 +134,12 @@ pub(super) fn level_point(system: &System, energy: f64, phi: f64) -> Result<Vec<
         }
     }
     if !found {
-        return Err(input_err!(
-            "--energy {}: the level set of '{}' is not a closed curve around its minimum (no crossing along angle {phi:.3}); choose a lower energy",
-            num(energy),
-            system.name()
+        return Err(bad_energy(
+            energy,
+            format!(
+                ": the level set of '{}' is not a closed curve around its minimum (no crossing along angle {phi:.3}); choose a lower energy",
+                system.name()
+            ),
         ));
     }
     for _ in 0..200 {
@@ -143,12 +160,14 @@ pub(super) fn level_point(system: &System, energy: f64, phi: f64) -> Result<Vec<
     let miss = h_at(r, c, s).abs();
     // (NaN, from an H that cannot be evaluated there, fails as well.)
     if miss.is_nan() || miss > 1e-3 * (energy - e_min) {
-        return Err(input_err!(
-            "--energy {}: the level lies too close to the minimum energy {} of '{}' to be drawn in f64 (on the curve H differs from E by {miss:.1e}, the level's own height above the minimum being {:.1e}); choose a higher energy",
-            num(energy),
-            num(e_min),
-            system.name(),
-            energy - e_min
+        return Err(bad_energy(
+            energy,
+            format!(
+                ": the level lies too close to the minimum energy {} of '{}' to be drawn in f64 (on the curve H differs from E by {miss:.1e}, the level's own height above the minimum being {:.1e}); choose a higher energy",
+                num(e_min),
+                system.name(),
+                energy - e_min
+            ),
         ));
     }
     Ok(vec![zmin[0] + r * c, zmin[1] + r * s])

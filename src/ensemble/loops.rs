@@ -4,8 +4,7 @@
 
 use super::level::{level_area, level_point};
 use super::{plane_point, EnsembleSpec, InitialSet};
-use crate::error::Result;
-use crate::input_err;
+use crate::error::{Field, Result};
 use crate::measure::area::loop_area;
 use crate::state::State;
 use crate::system::System;
@@ -49,9 +48,9 @@ impl EnsembleSpec {
             InitialSet::File {
                 closed_loop: true, ..
             } => Ok(polygon_point(file_nodes, d, s)),
-            _ => Err(input_err!(
-                "--ensemble {}: not a loop ensemble, so it has no loop parameter",
-                self.kind().name()
+            _ => Err(crate::invalid!(Field::Ensemble;
+                Field::Ensemble.is(self.kind().name()),
+                ": not a loop ensemble, so it has no loop parameter"
             )),
         }
     }
@@ -114,9 +113,9 @@ fn polygon_point(nodes: &State<f64>, d: usize, s: f64) -> Vec<f64> {
 pub(super) fn check_file_loop(nodes: &State<f64>, path: &std::path::Path) -> Result<()> {
     let (n, d) = (nodes.n, nodes.d);
     let bad = |why: String| {
-        input_err!(
-            "--loop {}: not a closed loop: {why}. A loop file lists N ≥ 3 distinct nodes in order around the loop, each once (the last row joins back to the first)",
-            path.display()
+        crate::invalid!(Field::Loop;
+            Field::Loop.is(path.display()),
+            format!(": not a closed loop: {why}. A loop file lists N ≥ 3 distinct nodes in order around the loop, each once (the last row joins back to the first)")
         )
     };
     if n < 3 {

@@ -17,9 +17,8 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::Result;
+use crate::error::{Field, Result};
 use crate::float::Real;
-use crate::input_err;
 
 pub use crate::state::State;
 pub use file::{read_regular, read_states};
@@ -67,9 +66,9 @@ impl EnsembleKind {
             .map(|k| k.0)
             .ok_or_else(|| {
                 let names: Vec<&str> = KINDS.iter().map(|k| k.1).collect();
-                input_err!(
-                    "--ensemble {name}: unknown ensemble kind (known: {})",
-                    names.join(", ")
+                crate::invalid!(Field::Ensemble;
+                    Field::Ensemble.is(name),
+                    format!(": unknown ensemble kind (known: {})", names.join(", "))
                 )
             })
     }

@@ -6,8 +6,8 @@ use std::path::PathBuf;
 
 use super::loops::check_file_loop;
 use super::{read_states, EnsembleKind, EnsembleSpec, InitialSet};
-use crate::error::{num, Error, Result};
-use crate::input_err;
+use crate::error::{num, Error, Field, Result};
+use crate::invalid;
 use crate::system::System;
 
 /// An initial set as asked for (flags or a TOML file's `[ensemble]` table): the kind, and
@@ -32,38 +32,43 @@ pub struct EnsembleRequest {
     pub raw_start: bool,
 }
 
-/// A value the kind needs, or an error naming the flag that gives it.
-fn need<T: Clone>(v: &Option<T>, flag: &str, kind: &str) -> Result<T> {
-    v.clone()
-        .ok_or_else(|| input_err!("--ensemble {kind} needs {flag}"))
+/// A value the kind needs, or an error naming the option that gives it (`field`, then `what`
+/// it takes).
+fn need<T: Clone>(v: &Option<T>, field: Field, what: &str, kind: &str) -> Result<T> {
+    v.clone().ok_or_else(
+        || invalid!(field.clone(); Field::Ensemble.is(kind), " needs ", field, what.to_string()),
+    )
 }
 
 /// A full state given on the command line: 2d finite values.
-fn check_vec(v: &[f64], flag: &str, d: usize, system: &str) -> Result<()> {
+fn check_vec(v: &[f64], field: Field, d: usize, system: &str) -> Result<()> {
     if v.len() != 2 * d {
-        return Err(input_err!(
-            "{flag}: expected {} comma-separated values (q1..qd, p1..pd) for system '{system}' with d = {d}, got {}",
-            2 * d,
-            v.len()
+        return Err(invalid!(field.clone();
+            field,
+            format!(
+                ": expected {} comma-separated values (q1..qd, p1..pd) for system '{system}' with d = {d}, got {}",
+                2 * d,
+                v.len()
+            )
         ));
     }
     if let Some(x) = v.iter().find(|x| !x.is_finite()) {
-        return Err(input_err!(
-            "{flag}: values must be finite numbers, got {}",
-            num(*x)
+        return Err(invalid!(field.clone();
+            field,
+            format!(": values must be finite numbers, got {}", num(*x))
         ));
     }
     Ok(())
 }
 
 /// `v` itself when it is a positive finite number.
-fn positive(v: f64, flag: &str) -> Result<f64> {
+fn positive(v: f64, field: Field) -> Result<f64> {
     if v.is_finite() && v > 0.0 {
         Ok(v)
     } else {
-        Err(input_err!(
-            "{flag} must be a positive finite number, got {}",
-            num(v)
+        Err(invalid!(field.clone();
+            field,
+            format!(" must be a positive finite number, got {}", num(v))
         ))
     }
 }
@@ -95,7 +100,7 @@ impl EnsembleRequest {
             .points
             .unwrap_or(if kind == EnsembleKind::Point { 1 } else { 1000 });
         if kind != EnsembleKind::File && points == 0 {
-            return Err(input_err!("--points must be at least 1, got 0"));
+            return Err(invalid!(Field::Points; Field::Points, " must be at least 1, got 0"));
         }
         let set = match kind {
             EnsembleKind::Level => self.level(system)?,
@@ -112,7 +117,7 @@ impl EnsembleRequest {
             },
             EnsembleKind::Gaussian => InitialSet::Gaussian {
                 center: self.center(system, system.default_center())?,
-                sigma: positive(self.sigma.unwrap_or(0.1), "--sigma")?,
+                sigma: positive(self.sigma.unwrap_or(0.1), Field::Sigma)?,
             },
             EnsembleKind::Rect => {
                 let (lo, hi) = self.corners(system)?;
@@ -131,15 +136,21 @@ impl EnsembleRequest {
             }
         };
         if self.closed_loop && kind != EnsembleKind::File {
-            return Err(input_err!(
-                "--loop applies to --ensemble file only ({} is already a loop or a filled set)",
-                kind.name()
+            return Err(invalid!(Field::Loop;
+                Field::Loop,
+                " applies to ",
+                Field::Ensemble.is("file"),
+                format!(" only ({} is already a loop or a filled set)", kind.name())
             ));
         }
         if self.raw_start && !system.projects_start() {
-            return Err(input_err!(
-                "--raw-start: system '{}' has no discrete constraint that its initial velocities could violate (only vertical-disk and euler-disk put them on one); drop --raw-start",
-                system.name()
+            return Err(invalid!(Field::RawStart;
+                Field::RawStart,
+                format!(
+                    ": system '{}' has no discrete constraint that its initial velocities could violate (only vertical-disk and euler-disk put them on one); drop ",
+                    system.name()
+                ),
+                Field::RawStart
             ));
         }
         Ok(EnsembleSpec {
@@ -155,16 +166,27 @@ impl EnsembleRequest {
     fn level(&self, system: &System) -> Result<InitialSet> {
         let d = system.dof();
         if d != 1 {
-            return Err(input_err!(
-                "--ensemble level needs a system with one degree of freedom; '{}' has {d}",
-                system.name()
+            return Err(invalid!(Field::Ensemble;
+                Field::Ensemble.is("level"),
+                format!(
+                    " needs a system with one degree of freedom; '{}' has {d}",
+                    system.name()
+                )
             ));
         }
-        let energy = need(&self.energy, "--energy E (the energy level)", "level")?;
+        let energy = need(
+            &self.energy,
+            Field::Energy,
+            " E (the energy level)",
+            "level",
+        )?;
         if !energy.is_finite() {
-            return Err(input_err!(
-                "--energy must be a finite number above the minimum of H, got {}",
-                num(energy)
+            return Err(invalid!(Field::Energy;
+                Field::Energy,
+                format!(
+                    " must be a finite number above the minimum of H, got {}",
+                    num(energy)
+                )
             ));
         }
         Ok(InitialSet::Level { energy })
@@ -172,13 +194,13 @@ impl EnsembleRequest {
 
     /// `--radius` of `circle` and `disk` (default 0.3).
     fn radius(&self) -> Result<f64> {
-        positive(self.radius.unwrap_or(0.3), "--radius")
+        positive(self.radius.unwrap_or(0.3), Field::Radius)
     }
 
     /// `--center`, or `default` where it is unset, checked against the system's d.
     fn center(&self, system: &System, default: Vec<f64>) -> Result<Vec<f64>> {
         let c = self.center.clone().unwrap_or(default);
-        check_vec(&c, "--center", system.dof(), system.name())?;
+        check_vec(&c, Field::Center, system.dof(), system.name())?;
         Ok(c)
     }
 
@@ -195,15 +217,17 @@ impl EnsembleRequest {
             .hi
             .clone()
             .unwrap_or_else(|| c.iter().map(|x| x + 0.25).collect());
-        check_vec(&lo, "--lo", d, name)?;
-        check_vec(&hi, "--hi", d, name)?;
+        check_vec(&lo, Field::Lo, d, name)?;
+        check_vec(&hi, Field::Hi, d, name)?;
         if !(hi[0] > lo[0] && hi[d] > lo[d]) {
-            return Err(input_err!(
-                "--lo/--hi: the box must have hi > lo in q1 and p1 (got q1 {}..{}, p1 {}..{})",
-                lo[0],
-                hi[0],
-                lo[d],
-                hi[d]
+            return Err(invalid!(Field::Lo;
+                Field::Lo,
+                "/",
+                Field::Hi,
+                format!(
+                    ": the box must have hi > lo in q1 and p1 (got q1 {}..{}, p1 {}..{})",
+                    lo[0], hi[0], lo[d], hi[d]
+                )
             ));
         }
         Ok((lo, hi))
@@ -213,7 +237,7 @@ impl EnsembleRequest {
     /// anywhere), read here because the file decides the point count, and reading it also
     /// reports a bad file early; with `--loop`, its rows checked as one closed loop.
     fn file(&self, system: &System) -> Result<(InitialSet, usize)> {
-        let path = need(&self.input, "--input FILE (CSV or .npy)", "file")?;
+        let path = need(&self.input, Field::Input, " FILE (CSV or .npy)", "file")?;
         if !path.exists() {
             return Err(Error::InputFile {
                 path,
@@ -236,8 +260,9 @@ impl EnsembleRequest {
 /// A rect loop needs at least its four corners' worth of points.
 fn check_rect_points(points: usize) -> Result<()> {
     if points < 4 {
-        return Err(input_err!(
-            "--points must be at least 4 for a rect loop, got {points}"
+        return Err(invalid!(Field::Points;
+            Field::Points,
+            format!(" must be at least 4 for a rect loop, got {points}")
         ));
     }
     Ok(())
@@ -247,10 +272,13 @@ fn check_rect_points(points: usize) -> Result<()> {
 fn check_grid_points(points: usize) -> Result<()> {
     let m = (points as f64).sqrt().floor() as usize;
     if m * m != points {
-        return Err(input_err!(
-            "--points {points}: a grid needs a perfect square number of points (try {} or {})",
-            m * m,
-            (m + 1) * (m + 1)
+        return Err(invalid!(Field::Points;
+            Field::Points.is(points),
+            format!(
+                ": a grid needs a perfect square number of points (try {} or {})",
+                m * m,
+                (m + 1) * (m + 1)
+            )
         ));
     }
     Ok(())

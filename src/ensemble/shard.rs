@@ -6,8 +6,8 @@
 
 use std::ops::Range;
 
-use crate::error::Result;
-use crate::input_err;
+use crate::error::{Field, Result};
+use crate::invalid;
 
 /// Shard boundaries fall on multiples of this many points.
 pub const SHARD_ALIGN: usize = 4096;
@@ -23,8 +23,10 @@ impl Shard {
     /// `K/N` as the command line gives it (K from 0 to N − 1).
     pub fn parse(text: &str) -> Result<Shard> {
         let bad = || {
-            input_err!(
-                "--shard {text}: expected K/N with 0 <= K < N (the K-th of N shards, counted from 0), e.g. --shard 0/4"
+            invalid!(Field::Shard;
+                Field::Shard.is(text),
+                ": expected K/N with 0 <= K < N (the K-th of N shards, counted from 0), e.g. ",
+                Field::Shard.is("0/4")
             )
         };
         let (k, n) = text.split_once('/').ok_or_else(bad)?;
@@ -55,8 +57,10 @@ impl Shard {
 pub fn split(n: usize, count: usize) -> Result<Vec<Range<usize>>> {
     let blocks = n.div_ceil(SHARD_ALIGN);
     if count == 0 || count > blocks {
-        return Err(input_err!(
-            "{n} points cannot be split into {count} shards: shards start at multiples of {SHARD_ALIGN} points (so that their statistics merge bit for bit), which gives at most {blocks}; use more --points or fewer shards"
+        return Err(invalid!(Field::Shard;
+            format!("{n} points cannot be split into {count} shards: shards start at multiples of {SHARD_ALIGN} points (so that their statistics merge bit for bit), which gives at most {blocks}; use more "),
+            Field::Points,
+            " or fewer shards"
         ));
     }
     let start = |k: usize| (k * blocks / count * SHARD_ALIGN).min(n);

@@ -33,7 +33,7 @@ pub mod wgsl;
 
 use std::collections::BTreeMap;
 
-use crate::error::Result;
+use crate::error::{Error, Field, Message, Piece, Result};
 use crate::float::Real;
 use dag::{Dag, Id, Var};
 use diff::{directional, partial};
@@ -183,23 +183,44 @@ impl ExprHamiltonian {
                 "is below f32's normal range (the smallest is about 1.2e-38): it would lose its digits or round to 0"
             }
         };
-        let fix = "run with --precision f64, or rescale the formula";
+        let fix = [
+            Piece::from("; run with "),
+            Field::Precision.is("f64"),
+            Piece::from(", or rescale the formula"),
+        ];
         let Some(l) = self.literals.iter().find(|l| !fits(l.value)) else {
-            return Err(crate::input_err!(
-                "--precision f32: the Hamiltonian's derivatives hold the constant {x:e}, folded from its numbers and parameters, which {}; {fix}",
-                range(x)
-            ));
+            let mut message = vec![
+                Field::Precision.is("f32"),
+                Piece::Text(format!(": the Hamiltonian's derivatives hold the constant {x:e}, folded from its numbers and parameters, which {}", range(x))),
+            ];
+            message.extend(fix);
+            return Err(Error::Invalid {
+                field: Field::Precision,
+                message: Message(message),
+            });
         };
         Err(match &l.param {
-            Some(name) => crate::input_err!(
-                "--param {name}={:e}: at --precision f32 the value {}; {fix}",
-                l.value,
-                range(l.value)
-            ),
+            Some(name) => {
+                let field = Field::Param(name.clone());
+                let mut message = vec![
+                    field.is(format!("{:e}", l.value)),
+                    Piece::from(": at "),
+                    Field::Precision.is("f32"),
+                    Piece::Text(format!(" the value {}", range(l.value))),
+                ];
+                message.extend(fix);
+                Error::Invalid {
+                    field,
+                    message: Message(message),
+                }
+            }
             None => parse::error_at(
                 &self.source,
                 l.at,
-                &format!("at --precision f32 this number {}; {fix}", range(l.value)),
+                &format!(
+                    "at --precision f32 this number {}; run with --precision f64, or rescale the formula",
+                    range(l.value)
+                ),
             ),
         })
     }

@@ -45,8 +45,8 @@ pub mod variational;
 pub mod verlet;
 pub mod wgsl;
 
-use crate::error::Result;
-use crate::input_err;
+use crate::error::{Field, Result};
+use crate::invalid;
 use crate::system::System;
 pub use block::{partial, Block, Cpu};
 pub use implicit::{Solver, Stage};
@@ -122,9 +122,11 @@ impl Method {
             .or_else(|| family::loaded_by_name(name))
             .ok_or_else(|| {
                 let names: Vec<&str> = all().iter().map(|m| m.name()).collect();
-                input_err!(
-                    "--method {name}: unknown method (known: {}; or your own with --method-file FILE.toml)",
-                    names.join(", ")
+                invalid!(Field::Method;
+                    Field::Method.is(name),
+                    format!(": unknown method (known: {}; or your own with ", names.join(", ")),
+                    Field::MethodFile.is("FILE.toml"),
+                    ")"
                 )
             })
     }
@@ -135,27 +137,35 @@ impl Method {
     pub fn check_system(self, system: &System) -> Result<()> {
         let variational = self == Method::Variational;
         if variational && !system.variational() {
-            return Err(input_err!(
-                "--method variational: system '{}' is a Hamiltonian system; the variational method advances only the variational systems (pendulum-variational, elastic-pendulum-zphi, double-pendulum-variational, vertical-disk, euler-disk, ball-turntable; see `phaseflow list`). For '{}' use a symplectic method, e.g. verlet",
-                system.name(),
-                system.name()
+            return Err(invalid!(Field::Method;
+                Field::Method.is("variational"),
+                format!(
+                    ": system '{}' is a Hamiltonian system; the variational method advances only the variational systems (pendulum-variational, elastic-pendulum-zphi, double-pendulum-variational, vertical-disk, euler-disk, ball-turntable; see `phaseflow list`). For '{}' use a symplectic method, e.g. verlet",
+                    system.name(),
+                    system.name()
+                )
             ));
         }
         if !variational && system.variational() {
-            return Err(input_err!(
-                "--method {}: system '{}' is a variational system, defined by its discrete Lagrangian rather than by a Hamiltonian; it runs only with --method variational",
-                self.name(),
-                system.name()
+            return Err(invalid!(Field::Method;
+                Field::Method.is(self.name()),
+                format!(
+                    ": system '{}' is a variational system, defined by its discrete Lagrangian rather than by a Hamiltonian; it runs only with ",
+                    system.name()
+                ),
+                Field::Method.is("variational")
             ));
         }
         if let Method::Data(d) = self {
             return family::check_system(d, system);
         }
         if self.needs_separable() && !system.separable() {
-            return Err(input_err!(
-                "--method {}: system '{}' is not separable (H ≠ T(p) + V(q)), and this kick-drift splitting needs separable H; use yoshida4, suzuki4 or yoshida6 (compositions of Verlet) for a high-order symplectic method",
-                self.name(),
-                system.name()
+            return Err(invalid!(Field::Method;
+                Field::Method.is(self.name()),
+                format!(
+                    ": system '{}' is not separable (H ≠ T(p) + V(q)), and this kick-drift splitting needs separable H; use yoshida4, suzuki4 or yoshida6 (compositions of Verlet) for a high-order symplectic method",
+                    system.name()
+                )
             ));
         }
         Ok(())

@@ -11,7 +11,7 @@ use crate::engine::{
     gpu_layout, CpuEngine, Engine, GpuEngine, Integrator, MultiGpuEngine, RankEngine,
 };
 use crate::ensemble::shard::Shard;
-use crate::error::{Error, Result};
+use crate::error::{Error, Field, Result};
 use crate::float::Real;
 use crate::gpu;
 use crate::measure::row::Row;
@@ -74,12 +74,12 @@ fn announce(cfg: &RunConfig, note: Option<String>) {
 pub fn preflight(cfg: &RunConfig) -> Result<(EngineChoice, Option<String>)> {
     let (choice, note) = choose_engine(cfg);
     // A refined loop grows up to --max-nodes.
-    let (flag, n) = match cfg.refine {
-        Some(r) if r.max_nodes > cfg.ensemble.points => ("--max-nodes", r.max_nodes),
-        _ => ("--points", cfg.local_points()),
+    let (field, n) = match cfg.refine {
+        Some(r) if r.max_nodes > cfg.ensemble.points => (Field::MaxNodes, r.max_nodes),
+        _ => (Field::Points, cfg.local_points()),
     };
     check_host_memory(
-        flag,
+        field.clone(),
         n,
         run_bytes_per_point(cfg, choice == EngineChoice::Gpu),
     )?;
@@ -92,7 +92,7 @@ pub fn preflight(cfg: &RunConfig) -> Result<(EngineChoice, Option<String>)> {
         }
         let words = gpu_layout::words_per_point(comps, cfg.compensated);
         let value_bytes = if f64 { 8 } else { 4 };
-        gpu_layout::check_device_memory(ctx, flag, n, words, value_bytes)?;
+        gpu_layout::check_device_memory(ctx, field, n, words, value_bytes)?;
         gpu_layout::check_kernel_size(ctx, &cfg.integrator(), comps)?;
     }
     Ok((choice, note))

@@ -104,6 +104,7 @@ pub fn run_bytes_per_point(cfg: &RunConfig, gpu: bool) -> u64 {
 mod tests {
     use super::*;
     use crate::ensemble::InitialSet;
+    use crate::error::Field;
 
     fn config(extra: &[(&str, &str)], tangent: bool, save_states: bool) -> RunConfig {
         let mut args = vec!["phaseflow", "run", "--method", "verlet", "--dt", "0.1"];
@@ -171,13 +172,19 @@ mod tests {
         };
         assert_eq!(run_bytes_per_point(&cfg, false), 36);
         // refusal names the figure and the fix; a small ensemble passes
-        let err = crate::memory::check_host_memory("--points", usize::MAX / 64, f32_run)
-            .unwrap_err()
-            .to_string();
+        let err =
+            crate::memory::check_host_memory(Field::Points, usize::MAX / 64, f32_run).unwrap_err();
+        let cli = crate::cli::flags::message(&err);
         assert!(
-            err.contains("20 bytes per point") && err.contains("use fewer --points (at most about"),
-            "{err}"
+            cli.contains("20 bytes per point") && cli.contains("use fewer --points (at most about"),
+            "{cli}"
         );
-        assert!(crate::memory::check_host_memory("--points", 1000, f32_run).is_ok());
+        // The library's own reading names the option without a flag.
+        let lib = err.to_string();
+        assert!(
+            lib.starts_with("points = ") && lib.contains("use fewer points") && !lib.contains("--"),
+            "{lib}"
+        );
+        assert!(crate::memory::check_host_memory(Field::Points, 1000, f32_run).is_ok());
     }
 }

@@ -32,7 +32,6 @@ use super::hamiltonian::no_hamiltonian_gradients;
 use super::{require_positive, Hamiltonian, Newton, ParamSpec, SystemDef, SystemInfo};
 use crate::error::Result;
 use crate::float::{cramer3, max3, Real};
-use crate::input_err;
 
 pub const NAME: &str = "ball-turntable";
 pub const INFO: SystemInfo = SystemInfo {
@@ -70,8 +69,10 @@ impl SystemDef for BallTurntable {
         require_positive(NAME, params, &["m", "a"])?;
         let t = params["thesis_constraint"];
         if t != 0.0 && t != 1.0 {
-            return Err(input_err!(
-                "--param thesis_constraint={t}: give 1 (the thesis's discrete constraint) or 0 (its symmetric form, the default)"
+            return Err(super::bad_param(
+                "thesis_constraint",
+                t,
+                ": give 1 (the thesis's discrete constraint) or 0 (its symmetric form, the default)",
             ));
         }
         Ok(BallTurntable {

@@ -12,10 +12,10 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use super::Hamiltonian;
-use crate::error::Result;
+use crate::error::{Field, Result};
 use crate::expr::ExprHamiltonian;
 use crate::float::Real;
-use crate::input_err;
+use crate::{input_err, invalid};
 
 /// The name of a system given by `--hamiltonian` alone (a system file names its own).
 pub const DEFAULT_NAME: &str = "expression";
@@ -63,26 +63,29 @@ impl ExprSystem {
             ));
         }
         if spec.dof == Some(0) {
-            return Err(input_err!(
-                "--dof 0: a system needs at least one degree of freedom"
+            return Err(invalid!(Field::Dof;
+                Field::Dof.is(0),
+                ": a system needs at least one degree of freedom"
             ));
         }
         if let Some((k, v)) = spec.params.iter().find(|(_, v)| !v.is_finite()) {
-            return Err(input_err!(
-                "--param {k}={}: the value must be a finite number",
-                crate::error::num(*v)
+            return Err(super::bad_param(
+                k,
+                crate::error::num(*v),
+                ": the value must be a finite number",
             ));
         }
         let h = ExprHamiltonian::new(&spec.formula, &spec.params, spec.dof)?;
         let d = h.dof;
         if let Some(unused) = spec.params.keys().find(|k| !h.uses_param(k)) {
-            return Err(input_err!(
-                "--param {unused}: the Hamiltonian has no parameter '{unused}' (its names: {})",
-                if h.used_params.is_empty() {
-                    "none".to_string()
-                } else {
-                    h.used_params.join(", ")
-                }
+            let names = if h.used_params.is_empty() {
+                "none".to_string()
+            } else {
+                h.used_params.join(", ")
+            };
+            return Err(invalid!(Field::Param(unused.clone());
+                Field::Param(unused.clone()),
+                format!(": the Hamiltonian has no parameter '{unused}' (its names: {names})")
             ));
         }
         if let Some(z) = &spec.default_state {

@@ -7,7 +7,6 @@ use std::collections::BTreeMap;
 use super::{Hamiltonian, ParamSpec, SystemDef, SystemInfo};
 use crate::error::Result;
 use crate::float::Real;
-use crate::input_err;
 
 pub const NAME: &str = "kepler";
 pub const INFO: SystemInfo = SystemInfo {
@@ -33,8 +32,10 @@ impl SystemDef for Kepler {
     fn new(params: &BTreeMap<String, f64>) -> Result<Self> {
         let e = params["e"];
         if !(0.0..1.0).contains(&e) {
-            return Err(input_err!(
-                "--param e={e}: system 'kepler' needs 0 ≤ e < 1 (a bound elliptic orbit)"
+            return Err(super::bad_param(
+                "e",
+                e,
+                ": system 'kepler' needs 0 ≤ e < 1 (a bound elliptic orbit)",
             ));
         }
         Ok(Kepler { e })

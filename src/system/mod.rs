@@ -45,9 +45,9 @@ mod registry;
 
 use std::collections::BTreeMap;
 
-use crate::error::{num, Result};
+use crate::error::{num, Error, Field, Message, Piece, Result};
 use crate::float::Real;
-use crate::input_err;
+use crate::invalid;
 use crate::options::Precision;
 
 pub use double_pendulum::DoublePendulum;
@@ -115,6 +115,16 @@ pub struct SystemInfo {
     pub variational: bool,
 }
 
+/// The error about the value `value` of the parameter `name`: `why` follows it (`: …`).
+pub(crate) fn bad_param(
+    name: &str,
+    value: impl std::fmt::Display,
+    why: impl Into<String>,
+) -> Error {
+    let field = Field::Param(name.to_string());
+    invalid!(field.clone(); field.is(value), why.into())
+}
+
 /// Resolve parameters: defaults, overridden by `given`; unknown names and non-finite values are errors.
 pub fn resolve_params(
     info: &SystemInfo,
@@ -128,18 +138,18 @@ pub fn resolve_params(
     for (k, v) in given {
         if !out.contains_key(k) && !is_indexed(info, k) {
             let known: Vec<&str> = info.params.iter().map(|p| p.name).collect();
-            return Err(input_err!(
-                "--param {k}={}: system '{}' has no parameter '{k}' (its parameters: {})",
+            return Err(bad_param(
+                k,
                 num(*v),
-                info.name,
-                known.join(", ")
+                format!(
+                    ": system '{}' has no parameter '{k}' (its parameters: {})",
+                    info.name,
+                    known.join(", ")
+                ),
             ));
         }
         if !v.is_finite() {
-            return Err(input_err!(
-                "--param {k}={}: the value must be a finite number",
-                num(*v)
-            ));
+            return Err(bad_param(k, num(*v), ": the value must be a finite number"));
         }
         out.insert(k.clone(), *v);
     }
@@ -163,9 +173,10 @@ pub(crate) fn require_positive(
         let v = params[*n];
         // NaN is refused along with the non-positive values.
         if v.is_nan() || v <= 0.0 {
-            return Err(input_err!(
-                "--param {n}={}: system '{system}' needs {n} > 0 (a non-positive {n} makes the Hamiltonian meaningless)",
-                num(v)
+            return Err(bad_param(
+                n,
+                num(v),
+                format!(": system '{system}' needs {n} > 0 (a non-positive {n} makes the Hamiltonian meaningless)"),
             ));
         }
     }
@@ -184,9 +195,9 @@ impl System {
             .position(|s| s.name == name)
             .ok_or_else(|| {
                 let names: Vec<&str> = CATALOGUE.iter().map(|s| s.name).collect();
-                input_err!(
-                    "--system {name}: unknown system (known: {})",
-                    names.join(", ")
+                invalid!(Field::System;
+                    Field::System.is(name),
+                    format!(": unknown system (known: {})", names.join(", "))
                 )
             })
     }
@@ -203,8 +214,9 @@ impl System {
             .flat_map(|(name, v)| v.iter().map(move |x| (*name, *x)));
         for (constant, value) in system.wgsl_constants().into_iter().chain(array_values) {
             if !(value as f32).is_finite() {
-                return Err(input_err!(
-                    "--param: these parameters make the derived constant {constant} = {value:e} overflow f32; rescale the parameters"
+                return Err(invalid!(Field::Params;
+                    Field::Params,
+                    format!(": these parameters make the derived constant {constant} = {value:e} overflow f32; rescale the parameters")
                 ));
             }
         }
@@ -271,12 +283,22 @@ impl System {
         };
         let constants = each_system!(self, s => s.step_constants());
         match constants.into_iter().find(|&(_, x)| !fits(x)) {
-            Some((name, x)) => Err(input_err!(
-                "--param: system '{}' at --precision {} computes its step with {name} = {x:.2e}, beyond the precision's range (about {range}); lower the parameters or --dt{}",
-                self.name(),
-                precision.name(),
-                if precision == Precision::F32 { ", or run with --precision f64" } else { "" }
-            )),
+            Some((name, x)) => {
+                let mut message = vec![
+                    Piece::Field(Field::Params),
+                    Piece::Text(format!(": system '{}' at ", self.name())),
+                    Field::Precision.is(precision.name()),
+                    Piece::Text(format!(" computes its step with {name} = {x:.2e}, beyond the precision's range (about {range}); lower the parameters or ")),
+                    Piece::Field(Field::Dt),
+                ];
+                if precision == Precision::F32 {
+                    message.extend([Piece::from(", or run with "), Field::Precision.is("f64")]);
+                }
+                Err(Error::Invalid {
+                    field: Field::Params,
+                    message: Message(message),
+                })
+            }
             None => Ok(()),
         }
     }
@@ -284,8 +306,15 @@ impl System {
     /// Refuse an f64 GPU kernel for an expression that calls a function Vulkan lacks in f64.
     pub fn check_gpu_f64(&self) -> Result<()> {
         match self.expression().map(|e| e.h.gpu_f64_ready()) {
-            Some(Err(f)) => Err(input_err!(
-                "--precision f64 --backend gpu: the Hamiltonian's derivatives call {f}, which GPU shaders do not have in f64 (Vulkan offers only sqrt, and sin/cos through phaseflow's polynomial); use --precision f32 on the GPU, or --backend cpu for f64"
+            Some(Err(f)) => Err(invalid!(Field::Precision;
+                Field::Precision.is("f64"),
+                " ",
+                Field::Backend.is("gpu"),
+                format!(": the Hamiltonian's derivatives call {f}, which GPU shaders do not have in f64 (Vulkan offers only sqrt, and sin/cos through phaseflow's polynomial); use "),
+                Field::Precision.is("f32"),
+                " on the GPU, or ",
+                Field::Backend.is("cpu"),
+                " for f64"
             )),
             _ => Ok(()),
         }

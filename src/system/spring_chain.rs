@@ -16,10 +16,9 @@
 
 use std::collections::BTreeMap;
 
-use super::{require_positive, Hamiltonian, ParamSpec, SystemDef, SystemInfo};
+use super::{bad_param, require_positive, Hamiltonian, ParamSpec, SystemDef, SystemInfo};
 use crate::error::Result;
 use crate::float::Real;
-use crate::input_err;
 
 pub const NAME: &str = "spring-chain";
 /// The largest number of masses (d = 2N = 128).
@@ -65,8 +64,10 @@ impl SystemDef for SpringChain {
     fn new(params: &BTreeMap<String, f64>) -> Result<Self> {
         let nf = params["n"];
         if !(nf >= 1.0 && nf <= MAX_MASSES as f64 && nf.fract() == 0.0) {
-            return Err(input_err!(
-                "--param n={nf}: system '{NAME}' needs the number of masses n to be an integer with 1 ≤ n ≤ {MAX_MASSES}"
+            return Err(bad_param(
+                "n",
+                nf,
+                format!(": system '{NAME}' needs the number of masses n to be an integer with 1 ≤ n ≤ {MAX_MASSES}"),
             ));
         }
         let n = nf as usize;
@@ -78,17 +79,25 @@ impl SystemDef for SpringChain {
                 continue;
             };
             let i: usize = i.parse().map_err(|_| {
-                input_err!("--param {key}={v}: expected k_i with i an integer from 1 to n = {n}")
+                bad_param(
+                    key,
+                    v,
+                    format!(": expected k_i with i an integer from 1 to n = {n}"),
+                )
             })?;
             if !(1..=n).contains(&i) {
-                return Err(input_err!(
-                    "--param {key}={v}: system '{NAME}' has springs 1..{n} (n = {n}); use k_i with 1 ≤ i ≤ {n}, or raise n"
+                return Err(bad_param(
+                    key,
+                    v,
+                    format!(": system '{NAME}' has springs 1..{n} (n = {n}); use k_i with 1 ≤ i ≤ {n}, or raise n"),
                 ));
             }
             // resolve_params has already rejected non-finite values.
             if v <= 0.0 {
-                return Err(input_err!(
-                    "--param {key}={v}: system '{NAME}' needs every spring stiffness > 0"
+                return Err(bad_param(
+                    key,
+                    v,
+                    format!(": system '{NAME}' needs every spring stiffness > 0"),
                 ));
             }
             overrides.insert(i, v);
@@ -352,8 +361,18 @@ mod tests {
             vec![("n", 4.0), ("k_5", 1.0)],
             vec![("k_2", 0.0)],
         ] {
-            let err = chain(&bad).unwrap_err().to_string();
-            assert!(err.contains("--param"), "{bad:?}: {err}");
+            // The error names the parameter as data, and its message by name, not by flag.
+            let err = chain(&bad).unwrap_err();
+            let key = bad.last().unwrap().0;
+            assert!(
+                matches!(&err, crate::Error::Invalid { field: crate::error::Field::Param(p), .. } if p == key),
+                "{bad:?}: {err:?}"
+            );
+            let text = err.to_string();
+            assert!(
+                text.starts_with(&format!("parameter {key} = ")) && !text.contains("--"),
+                "{bad:?}: {text}"
+            );
         }
         let sys = chain(&[("n", 32.0), ("k_3", 500.0)]).unwrap();
         assert_eq!(sys.dof(), 64);

@@ -5,6 +5,7 @@
 mod common;
 
 mod commands;
+mod completions;
 mod constrained_start;
 mod errors;
 mod formulas;

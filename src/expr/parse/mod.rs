@@ -28,8 +28,7 @@ mod token;
 
 use super::dag::{Dag, Func, Id, Var};
 use super::{MAX_DEPTH, MAX_DOF, MAX_POWER};
-use crate::error::{Error, Result};
-use crate::input_err;
+use crate::error::{Error, Field, Result};
 pub(crate) use token::error_at;
 use token::{tokenize, Tok, Token};
 
@@ -408,12 +407,14 @@ impl Parser<'_> {
         }
         let largest = self.uses.iter().map(|u| u.index + 1).max().unwrap_or(1);
         match dof {
-            Some(0) => Err(input_err!(
-                "--dof 0: the number of degrees of freedom must be at least 1"
+            Some(0) => Err(crate::invalid!(Field::Dof;
+                Field::Dof.is(0),
+                ": the number of degrees of freedom must be at least 1"
             )),
-            Some(d) if d > MAX_DOF => Err(input_err!(
-                "{d} degrees of freedom (--dof, or a system file's dof): {}",
-                dof_cap_text()
+            Some(d) if d > MAX_DOF => Err(crate::invalid!(Field::Dof;
+                format!("{d} degrees of freedom ("),
+                Field::Dof,
+                format!(", or a system file's dof): {}", dof_cap_text())
             )),
             Some(d) => {
                 if let Some(u) = self.uses.iter().find(|u| u.index >= d) {

@@ -11,7 +11,7 @@ use serde::Serialize;
 use crate::config::BenchConfig;
 use crate::engine::{CpuEngine, Engine, GpuEngine, Integrator, ReferenceEngine};
 use crate::ensemble::EnsembleRequest;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::float::Real;
 use crate::method::Method;
 use crate::state::State;
@@ -53,8 +53,9 @@ pub struct BenchReport {
     /// Each GPU row's final state against the CPU engine's of the same precision and
     /// summation: ("gpu f32 vs cpu f32", its deviation).
     pub gpu_vs_cpu: Vec<(String, Deviation)>,
-    /// Why the GPU did not run (no adapter, no f64, …), when it was asked for.
-    pub gpu_error: Vec<String>,
+    /// Why the GPU did not run (no adapter, no f64, …), when it was asked for: the variant
+    /// and precision ("plain f64"), and the error.
+    pub gpu_error: Vec<(String, Error)>,
     /// The reference loop against the CPU engine at f64: the same method up to rounding
     /// (libm's sine is not `sin_poly`); with `--against-method`, the method's name too.
     pub reference_vs_cpu: Option<(Option<String>, Deviation)>,
@@ -178,7 +179,7 @@ fn engines_at<T: Real>(
     o: &BenchConfig,
     variant: &Variant,
     start: &State<T>,
-    gpu_error: &mut Vec<String>,
+    gpu_error: &mut Vec<(String, Error)>,
 ) -> Vec<Timed<'static, T>> {
     let system = variant.system;
     let mut engines = Vec::new();
@@ -219,7 +220,7 @@ fn engines_at<T: Real>(
         match GpuEngine::new(k, start.clone()) {
             Ok(g) => engines.push(Timed::new(variant, "gpu", on, Box::new(g))),
             Err(e) => {
-                gpu_error.push(format!("{} {}: {e}", variant.label, T::NAME));
+                gpu_error.push((format!("{} {}", variant.label, T::NAME), e));
                 break;
             }
         }

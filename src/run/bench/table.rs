@@ -2,6 +2,7 @@
 //! engine, then how far the engines' final states lie apart.
 
 use crate::config::BenchConfig;
+use crate::error::Error;
 
 use super::{BenchReport, BenchRow};
 
@@ -12,8 +13,9 @@ fn ratio(x: Option<f64>) -> String {
 
 impl BenchReport {
     /// The lines `phaseflow bench` prints for this report of `config`'s run (without the CSV
-    /// and speed-guard lines, which follow from what the binary does with them).
-    pub fn table(&self, config: &BenchConfig) -> Vec<String> {
+    /// and speed-guard lines, which follow from what the binary does with them); `message`
+    /// writes an error (the command line's names its flags).
+    pub fn table(&self, config: &BenchConfig, message: &dyn Fn(&Error) -> String) -> Vec<String> {
         let mut lines = vec![heading(config)];
         // With --against, the rows of both systems, each formula row's speed relative to the
         // built-in system's row of the same engine; with --against-method, of both methods.
@@ -56,7 +58,11 @@ impl BenchReport {
                 d.max_abs, d.max_rel
             ));
         }
-        lines.extend(self.gpu_error.iter().map(|e| format!("gpu: not run ({e})")));
+        lines.extend(
+            self.gpu_error
+                .iter()
+                .map(|(label, e)| format!("gpu: not run ({label}: {})", message(e))),
+        );
         if !config.use_gpu {
             lines.push("gpu: skipped (--no-gpu)".into());
         }

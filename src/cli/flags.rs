@@ -1,0 +1,142 @@
+//! The command line's reading of the library's input errors: an option the library names as
+//! data (`error::Field`) is written as its flag, so `points = 0` reads `--points 0` and
+//! `parameter k = 2` reads `--param k=2` here.
+
+use crate::error::{Error, Field};
+
+/// The flag that sets `field`, followed by `value` where the message gives one.
+pub fn flag(field: &Field, value: Option<&str>) -> String {
+    let flag = match field {
+        Field::Param(name) => {
+            return match value {
+                Some(value) => format!("--param {name}={value}"),
+                None => format!("--param {name}"),
+            }
+        }
+        // Refinement is on unless turned off: the one flag for it is --no-refine.
+        Field::Refine => return "--no-refine".to_string(),
+        Field::Params => "--param",
+        Field::System => "--system",
+        Field::Dof => "--dof",
+        Field::Hamiltonian => "--hamiltonian",
+        Field::SystemFile => "--system-file",
+        Field::Method => "--method",
+        Field::MethodFile => "--method-file",
+        Field::Ensemble => "--ensemble",
+        Field::Points => "--points",
+        Field::Center => "--center",
+        Field::Radius => "--radius",
+        Field::Lo => "--lo",
+        Field::Hi => "--hi",
+        Field::Energy => "--energy",
+        Field::Sigma => "--sigma",
+        Field::Input => "--input",
+        Field::Loop => "--loop",
+        Field::RawStart => "--raw-start",
+        Field::Positions => "--positions",
+        Field::Dt => "--dt",
+        Field::Steps => "--steps",
+        Field::SnapshotEvery => "--snapshot-every",
+        Field::Backend => "--backend",
+        Field::Precision => "--precision",
+        Field::Compensated => "--compensated",
+        Field::Tangent => "--tangent",
+        Field::RefineTol => "--refine-tol",
+        Field::MaxNodes => "--max-nodes",
+        Field::ImplicitTol => "--implicit-tol",
+        Field::ImplicitMaxIter => "--implicit-max-iter",
+        Field::CheckpointEvery => "--checkpoint-every",
+        Field::Shard => "--shard",
+        Field::Devices => "--devices",
+    };
+    match value {
+        Some(value) => format!("{flag} {value}"),
+        None => flag.to_string(),
+    }
+}
+
+/// The error as the command line reports it: its options written as flags.
+pub fn message(error: &Error) -> String {
+    match error {
+        Error::Invalid { message, .. } => message.render(&flag),
+        other => other.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::Cli;
+    use clap::CommandFactory;
+
+    /// Every option the library names is a flag of `run` (or of `study`, for what only a
+    /// study takes), so an error never points a command-line user to a flag that is not there.
+    #[test]
+    fn every_field_is_a_flag() {
+        let cli = Cli::command();
+        let longs: Vec<String> = ["run", "study"]
+            .iter()
+            .flat_map(|name| cli.find_subcommand(name).unwrap().get_arguments())
+            .filter_map(|a| a.get_long().map(|l| format!("--{l}")))
+            .collect();
+        let fields = [
+            Field::System,
+            Field::Params,
+            Field::Dof,
+            Field::Hamiltonian,
+            Field::SystemFile,
+            Field::Method,
+            Field::MethodFile,
+            Field::Ensemble,
+            Field::Points,
+            Field::Center,
+            Field::Radius,
+            Field::Lo,
+            Field::Hi,
+            Field::Energy,
+            Field::Sigma,
+            Field::Input,
+            Field::Loop,
+            Field::RawStart,
+            Field::Positions,
+            Field::Dt,
+            Field::Steps,
+            Field::SnapshotEvery,
+            Field::Backend,
+            Field::Precision,
+            Field::Compensated,
+            Field::Tangent,
+            Field::Refine,
+            Field::RefineTol,
+            Field::MaxNodes,
+            Field::ImplicitTol,
+            Field::ImplicitMaxIter,
+            Field::CheckpointEvery,
+            Field::Shard,
+            Field::Devices,
+        ];
+        for field in fields {
+            let f = flag(&field, None);
+            assert!(longs.contains(&f), "{field:?}: {f} is no flag");
+        }
+        assert_eq!(flag(&Field::Param("k".into()), Some("2")), "--param k=2");
+        assert_eq!(flag(&Field::Points, Some("0")), "--points 0");
+    }
+
+    /// One error, two readings: the library's names its options without flags, the command
+    /// line's with them.
+    #[test]
+    fn an_error_reads_with_names_or_flags() {
+        let e = crate::invalid!(Field::Param("k".into());
+            Field::Param("k".into()).is(-1), ": system 'x' needs ", Field::Param("k".into()), " > 0; or use ", Field::Backend.is("cpu"));
+        assert!(e.is_input());
+        assert_eq!(
+            e.to_string(),
+            "parameter k = -1: system 'x' needs parameter k > 0; or use backend = cpu"
+        );
+        assert_eq!(
+            message(&e),
+            "--param k=-1: system 'x' needs --param k > 0; or use --backend cpu"
+        );
+    }
+}

@@ -1,0 +1,168 @@
+//! Which option of a run an input error is about, as data. The library's messages name an
+//! option by its own name (`points`, `parameter k`, the keys of a config.toml), so a library
+//! caller never reads a command-line flag; the command line renders the same error with its
+//! flags (`cli::flags`), so its users read `--points`, `--param k=…`.
+
+use std::fmt;
+
+/// An option of a run, a study or a system.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Field {
+    /// The built-in system, by name.
+    System,
+    /// One parameter of the system.
+    Param(String),
+    /// The system's parameters taken together.
+    Params,
+    /// The degrees of freedom of a system given as a formula.
+    Dof,
+    /// A system given as a formula.
+    Hamiltonian,
+    /// A system given by a file.
+    SystemFile,
+    /// The integrator, by name.
+    Method,
+    /// The integrator, from a method file.
+    MethodFile,
+    /// The kind of initial set.
+    Ensemble,
+    Points,
+    Center,
+    Radius,
+    Lo,
+    Hi,
+    Energy,
+    Sigma,
+    /// The file of initial states.
+    Input,
+    /// The initial states read as an ordered closed loop.
+    Loop,
+    /// Starting variational systems from their initial velocities as given.
+    RawStart,
+    /// The centre read as two positions one step apart (variational systems).
+    Positions,
+    Dt,
+    Steps,
+    SnapshotEvery,
+    Backend,
+    Precision,
+    Compensated,
+    Tangent,
+    /// Loop refinement on or off.
+    Refine,
+    RefineTol,
+    MaxNodes,
+    ImplicitTol,
+    ImplicitMaxIter,
+    CheckpointEvery,
+    /// The shard of the ensemble this run advances.
+    Shard,
+    /// The GPUs a run spreads over.
+    Devices,
+}
+
+impl Field {
+    /// The library's name of the option: its key in a config.toml (`max_nodes`), or
+    /// `parameter k` for a system parameter.
+    pub fn name(&self) -> String {
+        let key = match self {
+            Field::Param(name) => return format!("parameter {name}"),
+            Field::Params => "parameters",
+            Field::System => "system",
+            Field::Dof => "dof",
+            Field::Hamiltonian => "hamiltonian",
+            Field::SystemFile => "system_file",
+            Field::Method => "method",
+            Field::MethodFile => "method_file",
+            Field::Ensemble => "ensemble",
+            Field::Points => "points",
+            Field::Center => "center",
+            Field::Radius => "radius",
+            Field::Lo => "lo",
+            Field::Hi => "hi",
+            Field::Energy => "energy",
+            Field::Sigma => "sigma",
+            Field::Input => "input",
+            Field::Loop => "loop",
+            Field::RawStart => "raw_start",
+            Field::Positions => "positions",
+            Field::Dt => "dt",
+            Field::Steps => "steps",
+            Field::SnapshotEvery => "snapshot_every",
+            Field::Backend => "backend",
+            Field::Precision => "precision",
+            Field::Compensated => "compensated",
+            Field::Tangent => "tangent",
+            Field::Refine => "refine",
+            Field::RefineTol => "refine_tol",
+            Field::MaxNodes => "max_nodes",
+            Field::ImplicitTol => "implicit_tol",
+            Field::ImplicitMaxIter => "implicit_max_iter",
+            Field::CheckpointEvery => "checkpoint_every",
+            Field::Shard => "shard",
+            Field::Devices => "devices",
+        };
+        key.to_string()
+    }
+
+    /// The option set to `value`, as a piece of a message (`points = 0`, or `--points 0` on
+    /// the command line).
+    pub fn is(&self, value: impl fmt::Display) -> Piece {
+        Piece::Setting(self.clone(), value.to_string())
+    }
+}
+
+/// A piece of a message: text, an option, or an option with its value.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Piece {
+    Text(String),
+    Field(Field),
+    Setting(Field, String),
+}
+
+impl From<String> for Piece {
+    fn from(text: String) -> Piece {
+        Piece::Text(text)
+    }
+}
+
+impl From<&str> for Piece {
+    fn from(text: &str) -> Piece {
+        Piece::Text(text.to_string())
+    }
+}
+
+impl From<Field> for Piece {
+    fn from(field: Field) -> Piece {
+        Piece::Field(field)
+    }
+}
+
+/// A message whose options are data: `render` writes each as a naming function says.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Message(pub Vec<Piece>);
+
+impl Message {
+    /// The text, each option written by `name(option, its value if the piece gives one)`.
+    pub fn render(&self, name: &dyn Fn(&Field, Option<&str>) -> String) -> String {
+        self.0
+            .iter()
+            .map(|piece| match piece {
+                Piece::Text(text) => text.clone(),
+                Piece::Field(field) => name(field, None),
+                Piece::Setting(field, value) => name(field, Some(value)),
+            })
+            .collect()
+    }
+}
+
+/// The library's reading: `points`, `points = 0`, `parameter k = 2`.
+impl fmt::Display for Message {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.render(&|field, value| match value {
+            Some(value) => format!("{} = {value}", field.name()),
+            None => field.name(),
+        }))
+    }
+}

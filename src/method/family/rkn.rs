@@ -2,8 +2,8 @@
 //! b̄ (`b_bar`), b and the stage times c.
 
 use super::{stages, Bases, Kind};
-use crate::error::Result;
-use crate::input_err;
+use crate::error::{Field, Result};
+use crate::invalid;
 use crate::method::analysis::normal::{check_len, check_tableau, Normal};
 use crate::method::file::read::Doc;
 use crate::method::ops::Ops;
@@ -85,14 +85,16 @@ impl Kind for Rkn {
     /// (`family = "prk"` runs any tableau pair).
     fn check_system(&self, name: &str, system: &System) -> Result<()> {
         if !self.explicit() {
-            return Err(input_err!(
-                "--method {name}: an implicit Runge-Kutta-Nystrom tableau (a nonzero on or above the diagonal of a) is not run; write the method as family prk"
+            return Err(invalid!(Field::Method;
+                Field::Method.is(name),
+                ": an implicit Runge-Kutta-Nystrom tableau (a nonzero on or above the diagonal of a) is not run; write the method as family prk"
             ));
         }
         if !system.separable() || !kinetic_quadratic(system) {
-            return Err(input_err!(
-                "--method {name}: a Runge-Kutta-Nystrom method needs H = T(p) + V(q) with T quadratic in p (∂H/∂p linear in p, e.g. T = p²/2m), which system '{}' is not; use family prk",
-                system.name()
+            return Err(invalid!(Field::Method;
+                Field::Method.is(name),
+                format!(": a Runge-Kutta-Nystrom method needs H = T(p) + V(q) with T quadratic in p (∂H/∂p linear in p, e.g. T = p²/2m), which system '{}' is not; use family prk",
+                system.name())
             ));
         }
         Ok(())

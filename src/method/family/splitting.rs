@@ -2,8 +2,8 @@
 //! they act, for separable H; run as the built-in splittings run (`method::splitting`).
 
 use super::{Bases, Kind};
-use crate::error::Result;
-use crate::input_err;
+use crate::error::{Field, Result};
+use crate::{input_err, invalid};
 use crate::method::analysis::normal::{check_finite, splitting, Normal};
 use crate::method::file::read::Doc;
 use crate::method::ops::Ops;
@@ -56,9 +56,10 @@ impl Kind for Vec<Substep> {
         if system.separable() {
             return Ok(());
         }
-        Err(input_err!(
-            "--method {name}: system '{}' is not separable (H ≠ T(p) + V(q)), and a splitting's kicks and drifts need separable H; use a composition or a prk method (e.g. gauss2, lobatto-iiia-iiib-3)",
-            system.name()
+        Err(invalid!(Field::Method;
+            Field::Method.is(name),
+            format!(": system '{}' is not separable (H ≠ T(p) + V(q)), and a splitting's kicks and drifts need separable H; use a composition or a prk method (e.g. gauss2, lobatto-iiia-iiib-3)",
+            system.name())
         ))
     }
 

@@ -84,8 +84,8 @@ pub(crate) mod read;
 use std::sync::OnceLock;
 
 use super::tableau::{Family, MethodDef};
-use crate::error::Result;
-use crate::input_err;
+use crate::error::{Field, Result};
+use crate::invalid;
 use read::Doc;
 
 /// The most stages of a tableau and the most weights of a composition: far above any method
@@ -120,11 +120,13 @@ pub fn parse(text: &str, origin: &str) -> Result<MethodDef> {
     if let Some(taken) = shipped().iter().find(|m| {
         m.name.eq_ignore_ascii_case(&def.name) && !(m.name == def.name && m.family == def.family)
     }) {
-        return Err(input_err!(
-            "{origin}: name = {:?}: a shipped method is called {:?} (use it with --method {}); give this one another name",
-            def.name,
-            taken.name,
-            taken.name
+        return Err(invalid!(Field::MethodFile;
+            format!(
+                "{origin}: name = {:?}: a shipped method is called {:?} (use it with ",
+                def.name, taken.name
+            ),
+            Field::Method.is(&taken.name),
+            "); give this one another name"
         ));
     }
     Ok(def)

@@ -7,9 +7,9 @@ use toml::{Table, Value};
 
 use super::coef;
 use super::{MAX_NAME, MAX_STAGES, MAX_STEPS, TOLERANCE};
-use crate::error::{num, Error};
-use crate::input_err;
+use crate::error::{num, Error, Field};
 use crate::method::tableau::{Family, Substep, Tableau};
+use crate::{input_err, invalid};
 
 type Result<T> = std::result::Result<T, Error>;
 
@@ -100,13 +100,14 @@ impl<'a> Doc<'a> {
             .iter()
             .find(|m| m.name().eq_ignore_ascii_case(&name))
         {
-            return Err(self.err(
-                &field,
+            return Err(invalid!(Field::MethodFile;
                 format!(
-                    "a built-in method is called {:?} (use it with --method {}); give this one another name",
-                    m.name(),
+                    "{}: {field}: a built-in method is called {:?} (use it with ",
+                    self.origin,
                     m.name()
                 ),
+                Field::Method.is(m.name()),
+                "); give this one another name"
             ));
         }
         Ok(name)

@@ -6,6 +6,7 @@ mod common;
 
 mod commands;
 mod constrained_start;
+mod device_limits;
 mod errors;
 mod formulas;
 mod help;

@@ -194,7 +194,7 @@ fn engines_at<T: Real>(
             (on, k.with_compensation(on))
         })
         .collect();
-    for (on, k) in &integrators {
+    for (on, k) in integrators.iter().filter(|_| o.use_cpu) {
         if !on {
             if let Some(r) = ReferenceEngine::new(k, start.clone()) {
                 engines.push(Timed::new(
@@ -334,5 +334,9 @@ pub fn bench(o: &BenchConfig) -> Result<BenchReport> {
     // f64 first; its engines are dropped before the f32 ones take their memory
     bench_at::<f64>(&init, o, &mut report)?;
     bench_at::<f32>(&init, o, &mut report)?;
+    if report.rows.is_empty() {
+        // --gpu-only on a machine whose GPU ran nothing
+        return Err(crate::error::Error::Gpu(report.gpu_error.join("; ")));
+    }
     Ok(report)
 }

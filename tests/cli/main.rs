@@ -9,6 +9,7 @@ mod constrained_start;
 mod device_limits;
 mod errors;
 mod formulas;
+mod gpu_suite;
 mod help;
 mod hostile_formulas;
 mod hostile_options;

@@ -137,15 +137,18 @@ scales() {
     esac
 }
 listing=$("$bin" list)
-# `list`: "  NAME description" lines under "systems:" and "methods:" (parameters are indented
-# further; the systems end with "  or your own: …").
-systems=$(printf '%s\n' "$listing" | sed -n '/^systems:/,/^methods:/p' | grep -v '^  or your own' |
-    sed -n 's/^  \([a-z][a-z0-9-]*\) .*/\1/p')
+# `list`: "  NAME description" lines under the headings "systems:" and "methods:" (parameters
+# are indented further; "  or your own: …" closes a section).
+section() {
+    printf '%s\n' "$listing" | awk -v h="$1:" '$0 == h { on = 1; next } /^[^ ]/ { on = 0 }
+        on && /^  [a-z]/ && !/^  or / { print $1 }'
+}
+systems=$(section systems)
 if [ "$smoke" = 1 ]; then
     # an explicit splitting, an implicit solve, Runge-Kutta stages, the variational map
     methods="verlet implicit-midpoint rk4 variational"
 else
-    methods=$(printf '%s\n' "$listing" | sed -n '/^methods:/,$p' | sed -n 's/^  \([a-z][a-z0-9-]*\) .*/\1/p')
+    methods=$(section methods)
 fi
 jobs=$(nproc 2>/dev/null || echo 2)
 [ "$jobs" -le 8 ] || jobs=8

@@ -197,7 +197,8 @@ impl LimitsChoice {
                 crate::info!(
                     "phaseflow: {LIMITS_VAR}=webgpu: the GPU is opened with WebGPU's default limits"
                 );
-                wgpu::Limits::default()
+                // lowered to the adapter's where it allows less, so the device still opens
+                wgpu::Limits::default().or_worse_values_from(&adapter.limits())
             }
         }
     }

@@ -369,6 +369,10 @@ pub struct BenchArgs {
     /// Skip the GPU even when an adapter exists.
     #[arg(long)]
     pub no_gpu: bool,
+    /// Time the GPU engine alone: no reference loop and no CPU engine (so no GPU-against-CPU
+    /// check; `validate` does that), for GPU sizes whose CPU rows would take minutes.
+    #[arg(long, conflicts_with_all = ["no_gpu", "min_ratio"])]
+    pub gpu_only: bool,
     /// Also time the CPU and GPU engines with compensated summation (rows marked "comp"), to
     /// measure its cost in the same run.
     #[arg(long)]

@@ -325,6 +325,8 @@ pub struct BenchConfig {
     pub dt: f64,
     pub seed: u64,
     pub use_gpu: bool,
+    /// Time the reference loop and the CPU engine (not with `--gpu-only`).
+    pub use_cpu: bool,
     /// Also time the CPU and GPU engines with compensated summation (`--compensated`).
     pub compensated: bool,
     /// Timed rounds per engine, interleaved; each row reports its fastest.
@@ -389,6 +391,7 @@ impl TryFrom<&BenchArgs> for BenchConfig {
             dt: b.dt,
             seed: b.seed,
             use_gpu: !b.no_gpu,
+            use_cpu: !b.gpu_only,
             compensated: b.compensated,
             rounds: b.rounds,
             min_ratio: b.min_ratio,

@@ -5,8 +5,9 @@
 //! before allocating are in `gpu_layout`.
 
 use super::gpu_layout::{
-    check_device_memory, check_f64_support, check_kernel_size, cpu_driver_steps_cap, dispatch_grid,
-    large_kernel, max_chunk_points, steps_per_dispatch, words_per_point, DISPATCHES_PER_SUBMIT,
+    check_device_memory, check_f64_support, check_kernel_size, check_workgroup_size,
+    cpu_driver_steps_cap, dispatch_grid, large_kernel, max_chunk_points, steps_per_dispatch,
+    words_per_point, DISPATCHES_PER_SUBMIT,
 };
 use super::{Engine, Integrator};
 use crate::error::{Error, Field, Result};
@@ -93,6 +94,7 @@ impl<T: Real> GpuEngine<T> {
         let words = words_per_point(state.comps(), k.compensated);
         check_device_memory(ctx, Field::Points, state.n, words, size_of::<T>())?;
         check_kernel_size(ctx, k, state.comps())?;
+        check_workgroup_size(&ctx.limits, &ctx.info.name)?;
         let device = &ctx.device;
         let spec = KernelSpec {
             nt: state.nt,

@@ -102,6 +102,24 @@ pub fn check_device_memory(
     device_memory_fits(field, points, per_point, memory)
 }
 
+/// Refuse a device whose workgroups cannot hold the kernels' `WORKGROUP_SIZE` threads. WebGPU
+/// guarantees 256 invocations per workgroup and 256 in x (`wgpu::Limits::default()`), so only
+/// a device below WebGPU's minimum (some GL drivers) meets this; the integration kernels use
+/// no workgroup memory, and the energy reduction adapts to the device on its own
+/// (`gpu::energy::reduce_size`).
+pub fn check_workgroup_size(limits: &wgpu::Limits, adapter: &str) -> Result<()> {
+    let most = limits
+        .max_compute_invocations_per_workgroup
+        .min(limits.max_compute_workgroup_size_x);
+    if most < shader::WORKGROUP_SIZE {
+        return Err(crate::error::Error::Gpu(format!(
+            "the adapter {adapter} allows {most} threads per workgroup, below the {} of WebGPU's minimum that the GPU kernels use; use --backend cpu",
+            shader::WORKGROUP_SIZE
+        )));
+    }
+    Ok(())
+}
+
 /// Refuse (exit 2, naming the precision) an f64 kernel on an adapter without f64 in shaders,
 /// or of a formula whose derivatives call a function shaders lack in f64
 /// (`System::check_gpu_f64`).
@@ -296,6 +314,21 @@ mod tests {
         assert!(
             cli.starts_with("--points 4000000000: ") && cli.ends_with("or --backend cpu"),
             "{cli}"
+        );
+    }
+
+    #[test]
+    fn kernels_need_webgpus_minimum_workgroup() {
+        assert!(check_workgroup_size(&wgpu::Limits::default(), "any").is_ok());
+        assert!(check_workgroup_size(&wgpu::Limits::downlevel_defaults(), "gl").is_ok());
+        let small = wgpu::Limits {
+            max_compute_invocations_per_workgroup: 128,
+            ..wgpu::Limits::default()
+        };
+        let e = check_workgroup_size(&small, "Old GL").unwrap_err();
+        assert!(
+            e.to_string().contains("allows 128 threads") && e.to_string().contains("--backend cpu"),
+            "{e}"
         );
     }
 

@@ -10,6 +10,11 @@
 //! Needs `wgpu::Features::SHADER_F64` (H100 and lavapipe have it); without it the engine says so
 //! (`GpuEngine::reduce_energy` returns `None`) and the runner reads the state and reduces on the
 //! host as before.
+//!
+//! Each workgroup holds one accumulator per thread in workgroup memory: 256 × 96 B = 24 KiB,
+//! above the 16 KiB every WebGPU device guarantees (`wgpu::Limits::default()`). On a device that
+//! allows less, the workgroup shrinks to the largest power of two that fits (128 threads in
+//! 16 KiB), said once on stderr; below `MIN_REDUCE_SIZE` the statistics are reduced on the host.
 
 use bytemuck::{Pod, Zeroable};
 
@@ -19,8 +24,62 @@ use crate::measure::energy::{EnergyAccumulator, ESCAPE_FACTOR, REL_ENERGY_FLOOR}
 use crate::system::System;
 pub use crate::wgsl_literal::f64_literal;
 
-/// Points per workgroup of the reduction (and accumulators per workgroup: one).
+/// Points per workgroup of the reduction (and accumulators per workgroup: one) where the
+/// device allows it; state chunks and shards start at multiples of it, so that they start at
+/// multiples of any smaller power of two as well (`reduce_size`).
 pub const REDUCE_SIZE: u32 = 256;
+
+/// The smallest reduction workgroup used. Each workgroup writes one 96-byte accumulator, so
+/// with 32 points or more the accumulators take at most 3 B per point, less than any state
+/// chunk's own (12 B), and fit wherever the chunk fits; smaller workgroups would also make the
+/// host's share of the merge grow. Below it the host reduces.
+pub const MIN_REDUCE_SIZE: u32 = 32;
+
+/// Points per reduction workgroup on a device with `limits`: the largest power of two up to
+/// `REDUCE_SIZE` within its invocations per workgroup, workgroup width and workgroup memory
+/// (one accumulator per point), or `None` below `MIN_REDUCE_SIZE` (the host reduces).
+pub fn reduce_size(limits: &wgpu::Limits) -> Option<u32> {
+    let accumulator = std::mem::size_of::<DeviceAccumulator>() as u32;
+    let most = REDUCE_SIZE
+        .min(limits.max_compute_invocations_per_workgroup)
+        .min(limits.max_compute_workgroup_size_x)
+        .min(limits.max_compute_workgroup_storage_size / accumulator);
+    let size = if most == 0 {
+        0
+    } else {
+        1 << (31 - most.leading_zeros())
+    };
+    (size >= MIN_REDUCE_SIZE).then_some(size)
+}
+
+/// What a run says on stderr where the device's limits change where the energy statistics are
+/// reduced; `None` where it has room for the full `REDUCE_SIZE`.
+pub fn reduction_note(limits: &wgpu::Limits) -> Option<String> {
+    let memory = limits.max_compute_workgroup_storage_size;
+    let accumulator = std::mem::size_of::<DeviceAccumulator>() as u32;
+    let full = REDUCE_SIZE * accumulator;
+    match reduce_size(limits) {
+        Some(REDUCE_SIZE) => None,
+        Some(size) => Some(format!(
+            "phaseflow: the GPU allows {memory} B of workgroup memory and {} threads per workgroup (a {REDUCE_SIZE}-point reduction needs {full} B): the energy statistics are reduced on the device in workgroups of {size} points",
+            limits.max_compute_invocations_per_workgroup
+        )),
+        None => Some(format!(
+            "phaseflow: the GPU allows {memory} B of workgroup memory and {} threads per workgroup, too little for the device reduction ({MIN_REDUCE_SIZE} points need {} B): the energy statistics are reduced on the host, from the state read back at each snapshot",
+            limits.max_compute_invocations_per_workgroup,
+            MIN_REDUCE_SIZE * accumulator
+        )),
+    }
+}
+
+/// Says `reduction_note` once per process (every engine of a study or of several devices
+/// would otherwise repeat it).
+fn say_reduction_note(limits: &wgpu::Limits) {
+    static SAID: std::sync::Once = std::sync::Once::new();
+    if let Some(note) = reduction_note(limits) {
+        SAID.call_once(|| crate::info!("{note}"));
+    }
+}
 
 /// Keep in sync with `EnergyParams` in shaders/energy/reduce.wgsl.
 #[repr(C)]
@@ -78,12 +137,13 @@ pub struct StateLayout {
     pub compensated: bool,
 }
 
-/// The reduction kernel for `system` over state chunks laid out as `layout` says (`None` for
-/// an expression whose H Vulkan cannot evaluate in f64: see `System::energy_wgsl_source`).
-pub fn compose(system: &System, layout: StateLayout) -> Option<String> {
+/// The reduction kernel for `system` over state chunks laid out as `layout` says, in
+/// workgroups of `size` points (a power of two: `reduce_size`), or `None` for an expression
+/// whose H Vulkan cannot evaluate in f64 (see `System::energy_wgsl_source`).
+pub fn compose(system: &System, layout: StateLayout, size: u32) -> Option<String> {
     let energy = system.energy_wgsl_source()?;
     let mut src = format!(
-        "// phaseflow energy reduction: system {}\nalias real = {};\nconst D: u32 = {}u;\nconst DT: u32 = {}u;\nconst COMPENSATED: bool = {};\nconst REDUCE_SIZE: u32 = {REDUCE_SIZE}u;\nconst REL_ENERGY_FLOOR: f64 = {};\nconst ESCAPE_FACTOR: f64 = {};\n",
+        "// phaseflow energy reduction: system {}\nalias real = {};\nconst D: u32 = {}u;\nconst DT: u32 = {}u;\nconst COMPENSATED: bool = {};\nconst REDUCE_SIZE: u32 = {size}u;\nconst REL_ENERGY_FLOOR: f64 = {};\nconst ESCAPE_FACTOR: f64 = {};\n",
         system.name(),
         if layout.f64 { "f64" } else { "f32" },
         system.dof(),
@@ -129,6 +189,8 @@ struct ChunkReduce {
 /// The reduction pipeline of one engine, and its per-chunk buffers.
 pub struct EnergyReducer {
     ctx: &'static GpuContext,
+    /// Points per workgroup (`reduce_size`).
+    size: u32,
     pipeline: wgpu::ComputePipeline,
     chunks: Vec<ChunkReduce>,
     staging: Option<wgpu::Buffer>,
@@ -141,8 +203,8 @@ fn grid(groups: u32, max_per_dim: u32) -> (u32, u32) {
 }
 
 impl EnergyReducer {
-    /// The reducer for `system`, or `None` when the device has no f64 or the system's H has
-    /// no f64 WGSL.
+    /// The reducer for `system`, or `None` when the device has no f64, too little workgroup
+    /// memory (said on stderr: `reduction_note`) or the system's H has no f64 WGSL.
     pub fn new(
         ctx: &'static GpuContext,
         system: &System,
@@ -151,7 +213,11 @@ impl EnergyReducer {
         if !ctx.f64 {
             return Ok(None);
         }
-        let Some(source) = compose(system, layout) else {
+        say_reduction_note(&ctx.limits);
+        let Some(size) = reduce_size(&ctx.limits) else {
+            return Ok(None);
+        };
+        let Some(source) = compose(system, layout, size) else {
             return Ok(None);
         };
         let label = format!("{} energy reduction", system.name());
@@ -166,6 +232,7 @@ impl EnergyReducer {
         };
         Ok(Some(EnergyReducer {
             ctx,
+            size,
             pipeline,
             chunks: Vec::new(),
             staging: None,
@@ -184,7 +251,7 @@ impl EnergyReducer {
         let mut out = Vec::new();
         let mut most = 0;
         for &(state, n) in chunks {
-            let groups = (n as u32).div_ceil(REDUCE_SIZE);
+            let groups = (n as u32).div_ceil(self.size);
             let grid = grid(groups, max_dim);
             let slots = (grid.0 * grid.1) as u64;
             let h0 = device.create_buffer(&wgpu::BufferDescriptor {
@@ -378,7 +445,7 @@ mod tests {
                         f64,
                         compensated,
                     };
-                    if let Err(e) = validate(&compose(&system, layout).unwrap()) {
+                    if let Err(e) = validate(&compose(&system, layout, REDUCE_SIZE).unwrap()) {
                         panic!("{} {layout:?}: {e}", info.name);
                     }
                 }
@@ -393,7 +460,12 @@ mod tests {
             f64: false,
             compensated: false,
         };
-        let src = compose(&System::new("pendulum", &BTreeMap::new()).unwrap(), layout).unwrap();
+        let src = compose(
+            &System::new("pendulum", &BTreeMap::new()).unwrap(),
+            layout,
+            REDUCE_SIZE,
+        )
+        .unwrap();
         let (module, _) = validate(&src).unwrap();
         let size_of = |name: &str| {
             module
@@ -411,6 +483,63 @@ mod tests {
             size_of("EnergyParams") as usize,
             std::mem::size_of::<EnergyParams>()
         );
+    }
+
+    /// 256 accumulators take 24 KiB: at WebGPU's default 16 KiB the workgroup halves, and
+    /// the run says so; a device with room for 256 says nothing; one with room for fewer than
+    /// 32 leaves the statistics to the host, and says that.
+    #[test]
+    fn the_reduction_fits_the_device_or_goes_to_the_host() {
+        let webgpu = wgpu::Limits::default();
+        assert_eq!(webgpu.max_compute_workgroup_storage_size, 16384);
+        assert_eq!(reduce_size(&webgpu), Some(128));
+        let note = reduction_note(&webgpu).unwrap();
+        assert!(
+            note.contains("16384 B") && note.contains("in workgroups of 128 points"),
+            "{note}"
+        );
+        // wgpu's downlevel limits: 16352 B, still 128
+        assert_eq!(reduce_size(&wgpu::Limits::downlevel_defaults()), Some(128));
+        let roomy = wgpu::Limits {
+            max_compute_workgroup_storage_size: 32768,
+            ..wgpu::Limits::default()
+        };
+        assert_eq!(reduce_size(&roomy), Some(REDUCE_SIZE));
+        assert_eq!(reduction_note(&roomy), None);
+        // fewer threads per workgroup than memory allows
+        let narrow = wgpu::Limits {
+            max_compute_invocations_per_workgroup: 100,
+            ..roomy.clone()
+        };
+        assert_eq!(reduce_size(&narrow), Some(64));
+        let tiny = wgpu::Limits {
+            max_compute_workgroup_storage_size: 3000,
+            ..roomy
+        };
+        assert_eq!(reduce_size(&tiny), None);
+        let note = reduction_note(&tiny).unwrap();
+        assert!(note.contains("reduced on the host"), "{note}");
+        let none = wgpu::Limits {
+            max_compute_workgroup_storage_size: 0,
+            ..wgpu::Limits::default()
+        };
+        assert_eq!(reduce_size(&none), None);
+    }
+
+    /// A smaller workgroup is still a valid kernel whose shared array shrinks with it.
+    #[test]
+    fn smaller_reductions_validate() {
+        let system = System::new("kepler", &BTreeMap::new()).unwrap();
+        let layout = StateLayout {
+            comps: 2,
+            f64: true,
+            compensated: true,
+        };
+        for size in [MIN_REDUCE_SIZE, 64, 128] {
+            let src = compose(&system, layout, size).unwrap();
+            assert!(src.contains(&format!("const REDUCE_SIZE: u32 = {size}u;")));
+            validate(&src).unwrap();
+        }
     }
 
     #[test]

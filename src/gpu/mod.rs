@@ -3,6 +3,7 @@
 //! failures become `Error::Gpu` instead of panics.
 
 pub mod energy;
+mod probe;
 pub mod shader;
 
 use std::sync::{Arc, Mutex, OnceLock};
@@ -87,14 +88,6 @@ pub struct GpuContext {
     errors: Arc<Mutex<Vec<String>>>,
 }
 
-fn instance() -> wgpu::Instance {
-    let mut desc = wgpu::InstanceDescriptor::new_without_display_handle_from_env();
-    if wgpu::Backends::from_env().is_none() {
-        desc.backends = wgpu::Backends::PRIMARY;
-    }
-    wgpu::Instance::new(desc)
-}
-
 fn is_hardware(info: &wgpu::AdapterInfo) -> bool {
     matches!(
         info.device_type,
@@ -128,15 +121,10 @@ fn rank(info: &wgpu::AdapterInfo) -> u32 {
 
 /// Every adapter wgpu finds.
 pub fn adapters() -> Vec<AdapterSummary> {
-    let inst = instance();
-    pollster::block_on(inst.enumerate_adapters(wgpu::Backends::all() & inst_backends()))
+    probe::adapters()
         .iter()
         .map(|a| summary(&a.get_info()))
         .collect()
-}
-
-fn inst_backends() -> wgpu::Backends {
-    wgpu::Backends::from_env().unwrap_or(wgpu::Backends::PRIMARY)
 }
 
 /// True when a hardware GPU (discrete or integrated) is present: what `--backend auto` asks.
@@ -145,8 +133,7 @@ pub fn hardware_gpu_available() -> bool {
 }
 
 fn pick_adapter() -> Result<wgpu::Adapter> {
-    let inst = instance();
-    let mut list = pollster::block_on(inst.enumerate_adapters(inst_backends()));
+    let mut list = probe::adapters().to_vec();
     if list.is_empty() {
         return Err(Error::Gpu(
             "no wgpu adapter found: install a Vulkan driver (on Debian: apt-get install mesa-vulkan-drivers) \
@@ -174,14 +161,56 @@ fn pick_adapter() -> Result<wgpu::Adapter> {
     Ok(list.swap_remove(0))
 }
 
+/// `PHASEFLOW_GPU_LIMITS`: the limits the device is opened with. `adapter` (the default): all
+/// the adapter allows; `webgpu`: WebGPU's defaults (`wgpu::Limits::default()`), what every
+/// WebGPU device guarantees, to check that a run works on the smallest device it may meet.
+pub const LIMITS_VAR: &str = "PHASEFLOW_GPU_LIMITS";
+
+/// The limits `PHASEFLOW_GPU_LIMITS` asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LimitsChoice {
+    Adapter,
+    WebGpu,
+}
+
+impl LimitsChoice {
+    /// Read from `PHASEFLOW_GPU_LIMITS` (unset: `Adapter`); any other value is an input error
+    /// naming the two.
+    pub fn from_env() -> Result<Self> {
+        Self::parse(std::env::var(LIMITS_VAR).ok().as_deref())
+    }
+
+    fn parse(value: Option<&str>) -> Result<Self> {
+        match value {
+            None | Some("adapter") => Ok(LimitsChoice::Adapter),
+            Some("webgpu") => Ok(LimitsChoice::WebGpu),
+            Some(other) => Err(crate::input_err!(
+                "{LIMITS_VAR}={other}: expected `adapter` (the adapter's own limits, the default) or `webgpu` (WebGPU's default limits)"
+            )),
+        }
+    }
+
+    fn limits(self, adapter: &wgpu::Adapter) -> wgpu::Limits {
+        match self {
+            LimitsChoice::Adapter => adapter.limits(),
+            LimitsChoice::WebGpu => {
+                crate::info!(
+                    "phaseflow: {LIMITS_VAR}=webgpu: the GPU is opened with WebGPU's default limits"
+                );
+                // lowered to the adapter's where it allows less, so the device still opens
+                wgpu::Limits::default().or_worse_values_from(&adapter.limits())
+            }
+        }
+    }
+}
+
 static CONTEXT: OnceLock<std::result::Result<GpuContext, String>> = OnceLock::new();
 
 /// The adapters a run spreads over (`--devices`, MPI ranks on a node): those of the kind the
 /// default pick is (every discrete GPU when there is one, …; Vulkan before GL), in wgpu's
 /// order.
 fn device_adapters() -> Vec<wgpu::Adapter> {
-    let inst = instance();
-    let list = pollster::block_on(inst.enumerate_adapters(inst_backends()));
+    let list = probe::adapters().to_vec();
     let best = list.iter().map(|a| rank(&a.get_info())).min();
     list.into_iter()
         .filter(|a| Some(rank(&a.get_info())) == best)
@@ -210,8 +239,10 @@ pub fn context_at(index: usize) -> Result<&'static GpuContext> {
             list.len()
         ));
     }
-    let ctx: &'static GpuContext =
-        Box::leak(Box::new(GpuContext::create(list.swap_remove(index))?));
+    let ctx: &'static GpuContext = Box::leak(Box::new(GpuContext::create(
+        list.swap_remove(index),
+        LimitsChoice::from_env()?,
+    )?));
     open.push((index, ctx));
     Ok(ctx)
 }
@@ -235,10 +266,11 @@ fn device_local_memory(adapter: &wgpu::Adapter) -> Option<u64> {
 
 /// The process-wide GPU context, created on first use.
 pub fn context() -> Result<&'static GpuContext> {
+    let choice = LimitsChoice::from_env()?;
     CONTEXT
         .get_or_init(|| {
             pick_adapter()
-                .and_then(GpuContext::create)
+                .and_then(|adapter| GpuContext::create(adapter, choice))
                 .map_err(|e| e.to_string())
         })
         .as_ref()
@@ -246,9 +278,9 @@ pub fn context() -> Result<&'static GpuContext> {
 }
 
 impl GpuContext {
-    fn create(adapter: wgpu::Adapter) -> Result<GpuContext> {
+    fn create(adapter: wgpu::Adapter, choice: LimitsChoice) -> Result<GpuContext> {
         let info = adapter.get_info();
-        let limits = adapter.limits();
+        let limits = choice.limits(&adapter);
         // f64 in shaders where the adapter has it: the energy statistics are reduced on the
         // device in f64 (gpu::energy).
         let f64 = adapter.features().contains(wgpu::Features::SHADER_F64);
@@ -343,5 +375,26 @@ impl GpuContext {
             })
             .map_err(|e| Error::Gpu(format!("waiting for the GPU: {e}")))?;
         self.check()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn limits_are_the_adapters_unless_webgpu_is_asked() {
+        assert_eq!(LimitsChoice::parse(None).unwrap(), LimitsChoice::Adapter);
+        assert_eq!(
+            LimitsChoice::parse(Some("adapter")).unwrap(),
+            LimitsChoice::Adapter
+        );
+        assert_eq!(
+            LimitsChoice::parse(Some("webgpu")).unwrap(),
+            LimitsChoice::WebGpu
+        );
+        let e = LimitsChoice::parse(Some("small")).unwrap_err();
+        assert!(e.is_input(), "{e}");
+        assert!(e.to_string().contains("`webgpu`"), "{e}");
     }
 }

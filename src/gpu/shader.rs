@@ -4,7 +4,7 @@
 //! composed with the system's functions: never a hand-written copy per pair.
 
 use crate::error::{Error, Result};
-use crate::method::wgsl::Kernel;
+use crate::method::wgsl::{Kernel, UNROLL_MAX_WORDS};
 use crate::method::{Method, Solver};
 use crate::system::System;
 
@@ -106,12 +106,7 @@ pub fn compose_kernel(system: &System, method: Method, spec: &KernelSpec) -> Str
         src.push_str(part);
     }
     src.push('\n');
-    let mut kernel = Kernel::new(system, nt)
-        .with_compensation(spec.compensated)
-        .with_literals(spec.f64);
-    method.prologue(&mut kernel);
-    let prologue = kernel.take_body();
-    method.step(&mut kernel);
+    let (kernel, prologue) = write_step(system, method, spec);
     for line in DRIVER.lines() {
         match line.trim() {
             "//@declarations" => src.push_str(&kernel.declarations()),
@@ -125,6 +120,28 @@ pub fn compose_kernel(system: &System, method: Method, spec: &KernelSpec) -> Str
         }
     }
     src
+}
+
+/// The method's step (and prologue) written for (system, spec): in registers where DT allows
+/// and the vectors it uses stay within `UNROLL_MAX_WORDS` words a thread, else in arrays
+/// (variational kernels, d ≤ 5 without tangent columns, always in registers).
+fn write_step(system: &System, method: Method, spec: &KernelSpec) -> (Kernel, String) {
+    let write = |registers: bool| {
+        let mut kernel = Kernel::new(system, spec.nt)
+            .with_compensation(spec.compensated)
+            .with_literals(spec.f64)
+            .with_registers(registers);
+        method.prologue(&mut kernel);
+        let prologue = kernel.take_body();
+        method.step(&mut kernel);
+        (kernel, prologue)
+    };
+    let (kernel, prologue) = write(true);
+    if kernel.unrolled() && !system.variational() && kernel.live_words(spec.f64) > UNROLL_MAX_WORDS
+    {
+        return write(false);
+    }
+    (kernel, prologue)
 }
 
 /// What `phaseflow show-kernel` prints: the system's shader functions with a header saying
@@ -240,4 +257,76 @@ pub fn validate(source: &str) -> Result<(naga::Module, naga::valid::ModuleInfo)>
         ))
     })?;
     Ok((module, info))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::method::ALL;
+    use crate::system::CATALOGUE;
+    use std::collections::BTreeMap;
+
+    /// Every built-in kernel of every catalogue system (plain and compensated, f32 and f64,
+    /// with and without tangent columns) in registers keeps within `UNROLL_MAX_WORDS`; past it
+    /// the kernel takes arrays although DT alone would allow registers: the 8-mass spring
+    /// chain (DT = 16) in f64, the two-degree-of-freedom systems with their tangent columns
+    /// (DT = 10) in RK4 at f64. The one-degree-of-freedom kernels and Kepler's without tangent
+    /// columns (the GPU benchmarks') stay in registers.
+    #[test]
+    fn register_kernels_keep_within_the_word_budget() {
+        let kernel = |name: &str, method: Method, nt: usize, f64: bool, compensated: bool| {
+            let system = System::new(name, &BTreeMap::new()).unwrap();
+            let spec = KernelSpec {
+                nt,
+                solver: Solver::default_for::<f32>(),
+                f64,
+                compensated,
+            };
+            let (k, _) = write_step(&system, method, &spec);
+            (k.unrolled(), k.live_words(f64))
+        };
+        for info in CATALOGUE {
+            let system = System::new(info.name, &BTreeMap::new()).unwrap();
+            let d = system.dof();
+            for &method in ALL {
+                if method.check_system(&system).is_err() {
+                    continue;
+                }
+                let columns: &[usize] = if system.variational() {
+                    &[0]
+                } else {
+                    &[0, 2 * d]
+                };
+                for &nt in columns {
+                    for (f64, comp) in [(false, false), (true, false), (false, true), (true, true)]
+                    {
+                        let (registers, words) = kernel(info.name, method, nt, f64, comp);
+                        assert!(
+                            !registers || words <= UNROLL_MAX_WORDS || system.variational(),
+                            "{} / {}: {words} words in registers",
+                            info.name,
+                            method.name()
+                        );
+                        if d == 1 {
+                            assert!(registers, "{} / {}", info.name, method.name());
+                        }
+                    }
+                }
+            }
+        }
+        assert_eq!(
+            kernel("spring-chain", Method::Rk4, 0, true, false),
+            (false, 256)
+        );
+        assert_eq!(
+            kernel("spring-chain", Method::Verlet, 0, false, false),
+            (true, 64)
+        );
+        assert_eq!(kernel("kepler", Method::Rk4, 4, false, false), (true, 80));
+        assert_eq!(kernel("kepler", Method::Rk4, 4, true, false), (false, 160));
+        for f64 in [false, true] {
+            assert!(kernel("kepler", Method::Yoshida4, 0, f64, false).0);
+            assert!(kernel("pendulum", Method::SymplecticEulerA, 2, f64, true).0);
+        }
+    }
 }

@@ -31,8 +31,17 @@ use std::fmt::Write;
 use super::ops::Vector;
 use crate::system::System;
 
-/// Largest DT (components per point in q and in p) kept in scalar registers.
+/// Largest DT (components per point in q and in p) kept in scalar registers: past it the
+/// unrolled kernel text itself grows too large to build quickly.
 pub const UNROLL_MAX_COMPONENTS: usize = 64;
+
+/// Most 32-bit words of vector state a register kernel keeps per thread (`Kernel::live_words`:
+/// every vector the step uses × DT, two words a component in f64). An NVIDIA thread has at
+/// most 255 registers, and the system's functions, the implicit solves and the addresses need
+/// their own; past this budget the generated kernel would spill to local memory anyway, in
+/// an order the compiler chooses, so it takes the array layout instead, whose loops the
+/// compiler keeps in local memory (cached per thread) by design.
+pub const UNROLL_MAX_WORDS: usize = 96;
 
 /// A scalar of the kernel: a `let` name (an index into the kernel's names; 0 is the driver's
 /// `h`) or a literal.
@@ -111,6 +120,21 @@ impl Kernel {
     /// Whether the point lives in scalar registers (else in arrays with loops).
     pub fn unrolled(&self) -> bool {
         self.unroll
+    }
+
+    /// The same writer with the point in arrays (`false`) even where DT would allow registers;
+    /// `true` keeps the choice DT makes.
+    pub fn with_registers(mut self, allowed: bool) -> Self {
+        self.unroll &= allowed;
+        self
+    }
+
+    /// 32-bit words of vector state per thread in the code written so far: every vector used
+    /// (and the carried errors) × DT, two words a component for f64. What `UNROLL_MAX_WORDS`
+    /// bounds for register kernels.
+    pub fn live_words(&self, f64: bool) -> usize {
+        let vectors = self.used.len() + if self.errors { 2 } else { 0 };
+        vectors * self.dt * if f64 { 2 } else { 1 }
     }
 
     fn line(&mut self, s: &str) {

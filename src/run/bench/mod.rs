@@ -195,7 +195,7 @@ fn engines_at<T: Real>(
             (on, k.with_compensation(on))
         })
         .collect();
-    for (on, k) in &integrators {
+    for (on, k) in integrators.iter().filter(|_| o.use_cpu) {
         if !on {
             if let Some(r) = ReferenceEngine::new(k, start.clone()) {
                 engines.push(Timed::new(
@@ -335,5 +335,12 @@ pub fn bench(o: &BenchConfig) -> Result<BenchReport> {
     // f64 first; its engines are dropped before the f32 ones take their memory
     bench_at::<f64>(&init, o, &mut report)?;
     bench_at::<f32>(&init, o, &mut report)?;
+    if report.rows.is_empty() {
+        // --gpu-only on a machine whose GPU ran nothing: its first failure, as it was
+        return Err(match report.gpu_error.into_iter().next() {
+            Some((_, e)) => e,
+            None => crate::error::Error::Gpu("no GPU engine ran".into()),
+        });
+    }
     Ok(report)
 }

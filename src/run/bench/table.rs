@@ -45,6 +45,7 @@ impl BenchReport {
                 .map(|r| row(r, &first_col(Some(r)), against)),
         );
         lines.push(match &self.reference_vs_cpu {
+            None if !config.use_cpu => "not timed (--gpu-only): the reference loop and the CPU engine".into(),
             Some((label, d)) => format!(
                 "{}reference f64 vs cpu f64: max_abs_dev={:.3e} max_rel_dev={:.3e} (libm sin vs sin_poly: rounding only)",
                 label.as_ref().map(|l| format!("{l}: ")).unwrap_or_default(),

@@ -17,6 +17,7 @@ mod method_bench;
 mod method_files;
 mod method_validate;
 mod out_folder;
+mod out_lock;
 mod plot;
 mod resume;
 mod runs;

@@ -19,6 +19,7 @@ mod method_validate;
 mod out_folder;
 mod out_lock;
 mod plot;
+mod portable;
 mod resume;
 mod runs;
 mod shards;

@@ -9,6 +9,7 @@ use super::{Engine, Integrator};
 use crate::error::Result;
 use crate::float::Real;
 use crate::method::{Block, Cpu, Method, Solver};
+use crate::simd::Level;
 use crate::state::State;
 use crate::system::System;
 
@@ -20,6 +21,8 @@ pub struct CpuEngine<T: Real> {
     block_len: usize,
     solver: Solver,
     compensated: bool,
+    /// The vector instructions of the blocks' loops: the processor's fastest (`simd`).
+    level: Level,
 }
 
 /// What every block of one `advance` applies: the integrator at the engine's precision and the
@@ -57,6 +60,7 @@ impl<T: Real> CpuEngine<T> {
             block_len,
             solver: k.solver,
             compensated: k.compensated,
+            level: Level::detected(),
         }
     }
 }
@@ -86,11 +90,18 @@ fn advance_block<T: Real>(
         b: &mut *blk,
         h: a.h,
     };
-    // As the GPU driver does per dispatch: the prologue, then the steps.
-    a.method.prologue(&mut ops);
-    for _ in 0..a.steps {
-        a.method.step(&mut ops);
-    }
+    // As the GPU driver does per dispatch: the prologue, then the steps. Compiled per level
+    // as far as the compiler inlines the method; each loop over the block dispatches anyway.
+    let level = ops.b.level;
+    level.run(
+        #[inline(always)]
+        || {
+            a.method.prologue(&mut ops);
+            for _ in 0..a.steps {
+                a.method.step(&mut ops);
+            }
+        },
+    );
     for (u, &c) in unconverged.iter_mut().zip(&blk.unconverged) {
         *u += c;
     }
@@ -133,10 +144,14 @@ impl<T: Real> Engine<T> for CpuEngine<T> {
             h: self.h,
             steps,
         };
-        let (dof, nt, solver, on) = (st.d, st.nt, self.solver, self.compensated);
+        let (dof, nt, solver, on, level) = (st.d, st.nt, self.solver, self.compensated, self.level);
         let u_parts: Vec<&mut [u32]> = st.unconverged.chunks_mut(b).collect();
         parts.into_par_iter().zip(u_parts).for_each_init(
-            || Block::with_solver(b, dof, nt, solver).with_compensation(on),
+            || {
+                Block::with_solver(b, dof, nt, solver)
+                    .with_compensation(on)
+                    .at_level(level)
+            },
             |blk, (mut parts, us)| advance_block(&a, blk, &mut parts, us),
         );
         Ok(())
@@ -154,5 +169,79 @@ impl<T: Real> Engine<T> for CpuEngine<T> {
         self.block_len = block_len_for(state.comps(), std::mem::size_of::<T>(), state.n);
         self.state = state.with_compensation(self.compensated);
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use super::*;
+    use crate::ensemble::EnsembleRequest;
+    use crate::system::CATALOGUE;
+
+    /// The state after 9 steps of `k` from `init` on the CPU engine with its loops at `level`.
+    fn advanced<T: Real>(k: &Integrator, init: &State<T>, level: Level) -> Vec<u8> {
+        let mut e = CpuEngine::new(k, init.clone());
+        e.level = level;
+        e.advance(9).unwrap();
+        e.state().unwrap().to_bytes()
+    }
+
+    /// The AVX-512 copy of the engine's loops (`simd`) gives the baseline's states bit for bit:
+    /// every built-in system with every method it takes, f64 and f32, with tangent columns and
+    /// with compensated summation. On a processor without AVX-512 both runs take the baseline
+    /// (tests/cli/portable.rs compares the two on other processors through an emulator).
+    #[test]
+    fn the_avx512_loops_advance_as_the_baseline_bit_for_bit() {
+        println!("vector levels of this processor: {:?}", Level::available());
+        let mut compared = 0;
+        for info in CATALOGUE {
+            let system = System::new(info.name, &BTreeMap::new()).unwrap();
+            let disk = EnsembleRequest::disk(37, 0.1, 7)
+                .resolve(&system)
+                .unwrap()
+                .generate(&system)
+                .unwrap();
+            for &method in crate::method::all() {
+                if method.check_system(&system).is_err() {
+                    continue;
+                }
+                for (tangent, compensated) in [(false, false), (true, false), (false, true)] {
+                    if tangent && system.variational() {
+                        continue;
+                    }
+                    let init = if tangent {
+                        disk.with_tangent()
+                    } else {
+                        disk.clone()
+                    };
+                    let k = |solver| {
+                        Integrator::new(system.clone(), method, 0.01, solver)
+                            .with_compensation(compensated)
+                    };
+                    let k64 = k(Solver::default_for::<f64>());
+                    let k32 = k(Solver::default_for::<f32>());
+                    let f32_init = init.convert::<f32>();
+                    let what = format!(
+                        "{} {} tangent {tangent} compensated {compensated}",
+                        info.name,
+                        method.name()
+                    );
+                    assert!(
+                        advanced(&k64, &init, Level::Avx512)
+                            == advanced(&k64, &init, Level::Baseline),
+                        "f64 {what}"
+                    );
+                    assert!(
+                        advanced(&k32, &f32_init, Level::Avx512)
+                            == advanced(&k32, &f32_init, Level::Baseline),
+                        "f32 {what}"
+                    );
+                    compared += 1;
+                }
+            }
+        }
+        assert!(compared > 100, "{compared}");
     }
 }

@@ -191,27 +191,34 @@ impl Program {
             }
             let bytes: &mut [u8] = bytemuck::cast_slice_mut(&mut scratch[..words]);
             let regs: &mut [T] = bytemuck::cast_slice_mut(&mut bytes[..values * size_of::<T>()]);
-            for start in (0..n).step_by(width) {
-                let len = width.min(n - start);
-                let run = Run {
-                    inputs,
-                    n,
-                    start,
-                    len,
-                    width,
-                };
-                for &instr in &self.code {
-                    run.execute(instr, regs, out);
-                }
-                for (j, o) in self.outputs.iter().enumerate() {
-                    let Some(o) = *o else { continue };
-                    let dst = &mut out[j * n + start..][..len];
-                    match run.operand(o, regs) {
-                        Operand::Slice(a) => dst.copy_from_slice(a),
-                        Operand::Scalar(x) => dst.fill(x),
+            // The loops compiled for the processor's vector instructions, as the built-in
+            // systems' are (`simd`).
+            crate::simd::dispatch(
+                #[inline(always)]
+                || {
+                    for start in (0..n).step_by(width) {
+                        let len = width.min(n - start);
+                        let run = Run {
+                            inputs,
+                            n,
+                            start,
+                            len,
+                            width,
+                        };
+                        for &instr in &self.code {
+                            run.execute(instr, regs, out);
+                        }
+                        for (j, o) in self.outputs.iter().enumerate() {
+                            let Some(o) = *o else { continue };
+                            let dst = &mut out[j * n + start..][..len];
+                            match run.operand(o, regs) {
+                                Operand::Slice(a) => dst.copy_from_slice(a),
+                                Operand::Scalar(x) => dst.fill(x),
+                            }
+                        }
                     }
-                }
-            }
+                },
+            )
         });
     }
 }
@@ -234,6 +241,7 @@ struct Run<'a, 'b, T> {
 
 impl<T: Real> Run<'_, '_, T> {
     /// The values of `src` (registers read from `regs`).
+    #[inline(always)]
     fn operand<'r>(&'r self, src: Src, regs: &'r [T]) -> Operand<'r, T> {
         match src {
             Src::Reg(r) => Operand::Slice(&regs[r * self.width..][..self.len]),
@@ -250,7 +258,8 @@ impl<T: Real> Run<'_, '_, T> {
         }
     }
 
-    /// One instruction over the run's points.
+    /// One instruction over the run's points (inlined into each vector level's copy of `run`).
+    #[inline(always)]
     fn execute(&self, instr: Instr, regs: &mut [T], out: &mut [T]) {
         let dst = match instr {
             Instr::Neg(d, _) | Instr::Bin(_, d, _, _) | Instr::Call(_, d, _) => d,

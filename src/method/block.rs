@@ -5,6 +5,7 @@
 use super::ops::{Lin, Node, Ops, Vector, LIN_NODES};
 use super::{Partial, Solver, Stage};
 use crate::float::Real;
+use crate::simd::Level;
 use crate::system::System;
 
 /// Per-block working storage: the state and the scratch arrays the kernels need, all
@@ -43,6 +44,8 @@ pub struct Block<T> {
     pub compensated: bool,
     pub eq: Vec<T>,
     pub ep: Vec<T>,
+    /// The vector instructions of the block's loops (`simd`): the processor's fastest.
+    pub level: Level,
 }
 
 impl<T: Real> Block<T> {
@@ -73,6 +76,7 @@ impl<T: Real> Block<T> {
             compensated: false,
             eq: Vec::new(),
             ep: Vec::new(),
+            level: Level::detected(),
         }
     }
 
@@ -82,6 +86,13 @@ impl<T: Real> Block<T> {
         let len = if on { self.q.len() } else { 0 };
         self.eq = vec![T::ZERO; len];
         self.ep = vec![T::ZERO; len];
+        self
+    }
+
+    /// The same block with its loops compiled for `level` (the baseline's where the processor
+    /// lacks it).
+    pub fn at_level(mut self, level: Level) -> Self {
+        self.level = level;
         self
     }
 
@@ -173,15 +184,22 @@ impl<T: Real> Block<T> {
         self.ensure(base);
         self.ensure(g);
         let mut x = self.take(dst);
-        if base == dst {
-            for (xi, &gi) in x.iter_mut().zip(self.vector(g)) {
-                *xi += c * gi;
-            }
-        } else {
-            for ((xi, &bi), &gi) in x.iter_mut().zip(self.vector(base)).zip(self.vector(g)) {
-                *xi = bi + c * gi;
-            }
-        }
+        let (b, g) = ((base != dst).then(|| self.vector(base)), self.vector(g));
+        self.level.run(
+            #[inline(always)]
+            || match b {
+                None => {
+                    for (xi, &gi) in x.iter_mut().zip(g) {
+                        *xi += c * gi;
+                    }
+                }
+                Some(b) => {
+                    for ((xi, &bi), &gi) in x.iter_mut().zip(b).zip(g) {
+                        *xi = bi + c * gi;
+                    }
+                }
+            },
+        );
         self.put(dst, x);
     }
 
@@ -210,9 +228,15 @@ impl<T: Real> Block<T> {
             [V(g), Scale(c)] if g != dst => {
                 self.ensure(g);
                 let mut x = self.take(dst);
-                for (xi, &gi) in x.iter_mut().zip(self.vector(g)) {
-                    *xi = c * gi;
-                }
+                let g = self.vector(g);
+                self.level.run(
+                    #[inline(always)]
+                    || {
+                        for (xi, &gi) in x.iter_mut().zip(g) {
+                            *xi = c * gi;
+                        }
+                    },
+                );
                 self.put(dst, x);
             }
             [V(src), Neg] if src == dst => self.negate(dst),
@@ -224,17 +248,28 @@ impl<T: Real> Block<T> {
                 self.ensure(m);
                 let mut x = self.take(dst);
                 let (y0, k, m) = (self.vector(y0), self.vector(k), self.vector(m));
-                for (((xi, &y), &ki), &mi) in x.iter_mut().zip(y0).zip(k).zip(m) {
-                    *xi = y + c * (a * ki - mi);
-                }
+                self.level.run(
+                    #[inline(always)]
+                    || {
+                        for (((xi, &y), &ki), &mi) in x.iter_mut().zip(y0).zip(k).zip(m) {
+                            *xi = y + c * (a * ki - mi);
+                        }
+                    },
+                );
                 self.put(dst, x);
             }
             [V(src), Scale(a), V(y), Sub] if src == dst && y != dst => {
                 self.ensure(y);
                 let mut x = self.take(dst);
-                for (xi, &yi) in x.iter_mut().zip(self.vector(y)) {
-                    *xi = a * *xi - yi;
-                }
+                let y = self.vector(y);
+                self.level.run(
+                    #[inline(always)]
+                    || {
+                        for (xi, &yi) in x.iter_mut().zip(y) {
+                            *xi = a * *xi - yi;
+                        }
+                    },
+                );
                 self.put(dst, x);
             }
             _ => self.assign_general(dst, e),
@@ -332,8 +367,12 @@ impl<T: Real> Block<T> {
 /// `out` = ∂H/∂q (or ∂H/∂p) of the block's points (the first n·d entries of q and p), then for
 /// each tangent column (v_q, v_p) its directional derivative along that column, H_qq v_q + H_qp v_p
 /// (or H_pq v_q + H_pp v_p): the exact linearisation of the kernel's update (GNI Lemma VI.4.1).
-#[inline]
+/// Its loops are compiled for `level` (`simd`): one function per float type holding each
+/// level's copy of every built-in system's gradients, inlined into it, so that the copy the
+/// processor takes has its vector instructions all the way into the system's loops.
+#[inline(never)]
 pub fn partial<T: Real>(
+    level: Level,
     system: &System,
     which: Partial,
     nd: usize,
@@ -341,6 +380,15 @@ pub fn partial<T: Real>(
     p: &[T],
     out: &mut [T],
 ) {
+    level.run(
+        #[inline(always)]
+        || gradients(system, which, nd, q, p, out),
+    )
+}
+
+/// `partial`'s work, inlined into each level's copy.
+#[inline(always)]
+fn gradients<T: Real>(system: &System, which: Partial, nd: usize, q: &[T], p: &[T], out: &mut [T]) {
     match which {
         // The system may share work between the force and its linearisation.
         Partial::Q => system.grad_q_tangent(nd, q, p, out),
@@ -349,7 +397,9 @@ pub fn partial<T: Real>(
             q,
             p,
             out,
+            #[inline(always)]
             |q, p, o| system.grad_p(q, p, o),
+            #[inline(always)]
             |q, p, vq, vp, o| system.grad_p_dir(q, p, vq, vp, o),
         ),
     }
@@ -429,7 +479,15 @@ impl<T: Real> Ops for Cpu<'_, T> {
         let b = &mut *self.b;
         let nd = b.n * b.d;
         let mut o = std::mem::take(b.vector_mut(out));
-        partial(self.system, which, nd, b.vector(q), b.vector(p), &mut o);
+        partial(
+            b.level,
+            self.system,
+            which,
+            nd,
+            b.vector(q),
+            b.vector(p),
+            &mut o,
+        );
         *b.vector_mut(out) = o;
     }
 

@@ -46,28 +46,31 @@ impl<T: Real> Block<T> {
         };
         let g = self.vector(g);
         let base = (base != dst).then(|| self.vector(base));
-        match (base, e.is_empty()) {
-            (None, true) => {
-                for (xi, &gi) in x.iter_mut().zip(g) {
-                    *xi += c * gi;
+        self.level.run(
+            #[inline(always)]
+            || match (base, e.is_empty()) {
+                (None, true) => {
+                    for (xi, &gi) in x.iter_mut().zip(g) {
+                        *xi += c * gi;
+                    }
                 }
-            }
-            (Some(b), true) => {
-                for ((xi, &bi), &gi) in x.iter_mut().zip(b).zip(g) {
-                    *xi = bi + c * gi;
+                (Some(b), true) => {
+                    for ((xi, &bi), &gi) in x.iter_mut().zip(b).zip(g) {
+                        *xi = bi + c * gi;
+                    }
                 }
-            }
-            (None, false) => {
-                for ((xi, ei), &gi) in x.iter_mut().zip(e.iter_mut()).zip(g) {
-                    (*xi, *ei) = compensated_sum(*xi, c * gi, *ei);
+                (None, false) => {
+                    for ((xi, ei), &gi) in x.iter_mut().zip(e.iter_mut()).zip(g) {
+                        (*xi, *ei) = compensated_sum(*xi, c * gi, *ei);
+                    }
                 }
-            }
-            (Some(b), false) => {
-                for (((xi, ei), &bi), &gi) in x.iter_mut().zip(e.iter_mut()).zip(b).zip(g) {
-                    (*xi, *ei) = compensated_sum(bi, c * gi, *ei);
+                (Some(b), false) => {
+                    for (((xi, ei), &bi), &gi) in x.iter_mut().zip(e.iter_mut()).zip(b).zip(g) {
+                        (*xi, *ei) = compensated_sum(bi, c * gi, *ei);
+                    }
                 }
-            }
-        }
+            },
+        );
         *self.vector_mut(dst) = x;
         if self.compensated {
             if dst.is_q() {

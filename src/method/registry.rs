@@ -52,7 +52,7 @@ macro_rules! methods {
             }
 
             /// `Scheme::prologue` of the method's descriptor.
-            #[inline]
+            #[inline(always)]
             pub fn prologue<O: Ops>(self, o: &mut O) {
                 match self {
                     $(Method::$variant => $scheme.prologue(o),)+
@@ -60,8 +60,9 @@ macro_rules! methods {
                 }
             }
 
-            /// One step (`Scheme::step`) on any engine's operations.
-            #[inline]
+            /// One step (`Scheme::step`) on any engine's operations. Inlined, so that the CPU
+            /// engine's copy of its block loop for each vector level (`simd`) holds the step.
+            #[inline(always)]
             pub fn step<O: Ops>(self, o: &mut O) {
                 match self {
                     $(Method::$variant => $scheme.step(o),)+

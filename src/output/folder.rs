@@ -1,6 +1,6 @@
 //! The `--out` folder of one run or study: refused when it holds another run (unless
-//! `--force`, which clears only what phaseflow wrote), locked for the run's lifetime
-//! (`DIR/.phaseflow.lock`, holding the pid and host), and marked complete by
+//! `--force`, which clears only what phaseflow wrote), locked for the run's lifetime (a file
+//! lock on `DIR/.phaseflow.lock`, which records the holder's pid and host), and marked complete by
 //! `manifest.toml`, written last.
 
 use std::path::{Path, PathBuf};

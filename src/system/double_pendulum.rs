@@ -194,6 +194,7 @@ impl Hamiltonian for DoublePendulum {
     }
 
     /// ∂H/∂θ1 = A_Δ + G1 sin θ1, ∂H/∂θ2 = −A_Δ + G2 sin θ2.
+    #[inline(always)]
     fn grad_q<T: Real>(&self, q: &[T], p: &[T], out: &mut [T]) {
         let n = q.len() / 2;
         let k = self.coeffs::<T>();
@@ -206,6 +207,7 @@ impl Hamiltonian for DoublePendulum {
     }
 
     /// ∂H/∂p_k = w n_pk.
+    #[inline(always)]
     fn grad_p<T: Real>(&self, q: &[T], p: &[T], out: &mut [T]) {
         let n = q.len() / 2;
         let k = self.coeffs::<T>();
@@ -217,6 +219,7 @@ impl Hamiltonian for DoublePendulum {
     }
 
     /// H_qq vq + H_qp vp = (t + G1 cos θ1 vθ1, −t + G2 cos θ2 vθ2), t = A_ΔΔ dv + X1 vp1 + X2 vp2.
+    #[inline(always)]
     fn grad_q_dir<T: Real>(&self, q: &[T], p: &[T], vq: &[T], vp: &[T], out: &mut [T]) {
         let n = q.len() / 2;
         let k = self.coeffs::<T>();
@@ -232,6 +235,7 @@ impl Hamiltonian for DoublePendulum {
     }
 
     /// H_pq vq + H_pp vp = (X1 dv + w (a vp1 − c cos Δ vp2), X2 dv + w (b vp2 − c cos Δ vp1)).
+    #[inline(always)]
     fn grad_p_dir<T: Real>(&self, q: &[T], p: &[T], vq: &[T], vp: &[T], out: &mut [T]) {
         let n = q.len() / 2;
         let k = self.coeffs::<T>();

@@ -70,6 +70,7 @@ impl Hamiltonian for ElasticPendulum {
     }
 
     /// ∂H/∂r = −p_θ²/r³ + (r − 1) − ĝ cos θ; ∂H/∂θ = ĝ r sin θ.
+    #[inline(always)]
     fn grad_q<T: Real>(&self, q: &[T], p: &[T], out: &mut [T]) {
         let n = q.len() / 2;
         let g_hat = T::from_f64(self.g_hat);
@@ -83,6 +84,7 @@ impl Hamiltonian for ElasticPendulum {
     }
 
     /// ∂H/∂p_r = p_r; ∂H/∂p_θ = p_θ/r².
+    #[inline(always)]
     fn grad_p<T: Real>(&self, q: &[T], p: &[T], out: &mut [T]) {
         let n = q.len() / 2;
         for i in 0..n {
@@ -94,6 +96,7 @@ impl Hamiltonian for ElasticPendulum {
 
     /// H_qq vq + H_qp vp: H_rr = 3 p_θ²/r⁴ + 1, H_rθ = ĝ sin θ, H_θθ = ĝ r cos θ,
     /// H_r,p_θ = −2 p_θ/r³ (the other H_qp entries vanish).
+    #[inline(always)]
     fn grad_q_dir<T: Real>(&self, q: &[T], p: &[T], vq: &[T], vp: &[T], out: &mut [T]) {
         let n = q.len() / 2;
         let g_hat = T::from_f64(self.g_hat);
@@ -112,6 +115,7 @@ impl Hamiltonian for ElasticPendulum {
     }
 
     /// H_pq vq + H_pp vp: H_p_θ,r = −2 p_θ/r³, H_p_r p_r = 1, H_p_θ p_θ = 1/r².
+    #[inline(always)]
     fn grad_p_dir<T: Real>(&self, q: &[T], p: &[T], vq: &[T], vp: &[T], out: &mut [T]) {
         let n = q.len() / 2;
         let two = T::from_f64(2.0);

@@ -74,6 +74,7 @@ impl Hamiltonian for ElasticPendulumCartesian {
     }
 
     /// ∂H/∂q = q (1 − 1/|q|) − (0, ĝ).
+    #[inline(always)]
     fn grad_q<T: Real>(&self, q: &[T], _p: &[T], out: &mut [T]) {
         let n = q.len() / 2;
         let g_hat = T::from_f64(self.g_hat);
@@ -88,11 +89,13 @@ impl Hamiltonian for ElasticPendulumCartesian {
     }
 
     /// ∂H/∂p = p.
+    #[inline(always)]
     fn grad_p<T: Real>(&self, _q: &[T], p: &[T], out: &mut [T]) {
         out.copy_from_slice(p);
     }
 
     /// H_qq v = (1 − 1/|q|) v + q (q·v)/|q|³ (H_qp = 0).
+    #[inline(always)]
     fn grad_q_dir<T: Real>(&self, q: &[T], _p: &[T], vq: &[T], _vp: &[T], out: &mut [T]) {
         let n = q.len() / 2;
         for i in 0..n {
@@ -107,6 +110,7 @@ impl Hamiltonian for ElasticPendulumCartesian {
     }
 
     /// H_pp v = v (H_pq = 0).
+    #[inline(always)]
     fn grad_p_dir<T: Real>(&self, _q: &[T], _p: &[T], _vq: &[T], vp: &[T], out: &mut [T]) {
         out.copy_from_slice(vp);
     }

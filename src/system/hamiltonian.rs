@@ -49,13 +49,18 @@ pub trait Hamiltonian {
     /// `grad_q_dir` per column. A system whose Hessian costs as much as its gradient (the
     /// pendulum's cos beside its sin) overrides it to evaluate that once per point for all
     /// columns, with the same arithmetic and so the same results.
+    #[inline(always)]
     fn grad_q_tangent<T: Real>(&self, nd: usize, q: &[T], p: &[T], out: &mut [T]) {
         with_tangent_columns(
             nd,
             q,
             p,
             out,
+            // Inlined where this is, so that the gradients get the instructions of the CPU
+            // engine's vector level (`method::partial`).
+            #[inline(always)]
             |q, p, o| self.grad_q(q, p, o),
+            #[inline(always)]
             |q, p, vq, vp, o| self.grad_q_dir(q, p, vq, vp, o),
         )
     }
@@ -180,6 +185,7 @@ pub fn energy_per_point<S: Hamiltonian + ?Sized, T: Real>(
 /// A partial derivative of H for a block's `nd` point components (the first `nd` entries of q,
 /// p and out) by `own`, then for each tangent column stored after them (v_q, v_p) its
 /// directional derivative by `dir`: the layout `method::partial` and the tangent map use.
+#[inline(always)]
 pub fn with_tangent_columns<T: Real>(
     nd: usize,
     q: &[T],

@@ -63,6 +63,7 @@ impl Hamiltonian for HenonHeiles {
     }
 
     /// ∂H/∂q = (q1 + 2 q1 q2, q2 + q1² − q2²).
+    #[inline(always)]
     fn grad_q<T: Real>(&self, q: &[T], _p: &[T], out: &mut [T]) {
         let n = q.len() / 2;
         let (x, y) = q.split_at(n);
@@ -75,11 +76,13 @@ impl Hamiltonian for HenonHeiles {
     }
 
     /// ∂H/∂p = p.
+    #[inline(always)]
     fn grad_p<T: Real>(&self, _q: &[T], p: &[T], out: &mut [T]) {
         out.copy_from_slice(p);
     }
 
     /// H_qq v with H_qq = [[1 + 2 q2, 2 q1], [2 q1, 1 − 2 q2]] (H_qp = 0).
+    #[inline(always)]
     fn grad_q_dir<T: Real>(&self, q: &[T], _p: &[T], vq: &[T], _vp: &[T], out: &mut [T]) {
         let n = q.len() / 2;
         let two = T::from_f64(2.0);
@@ -92,6 +95,7 @@ impl Hamiltonian for HenonHeiles {
     }
 
     /// H_pp v = v (H_pq = 0).
+    #[inline(always)]
     fn grad_p_dir<T: Real>(&self, _q: &[T], _p: &[T], _vq: &[T], vp: &[T], out: &mut [T]) {
         out.copy_from_slice(vp);
     }

@@ -60,6 +60,7 @@ impl Hamiltonian for Kepler {
     }
 
     /// ∂H/∂q = q/|q|³.
+    #[inline(always)]
     fn grad_q<T: Real>(&self, q: &[T], _p: &[T], out: &mut [T]) {
         let n = q.len() / 2;
         let (x, y) = q.split_at(n);
@@ -73,11 +74,13 @@ impl Hamiltonian for Kepler {
     }
 
     /// ∂H/∂p = p.
+    #[inline(always)]
     fn grad_p<T: Real>(&self, _q: &[T], p: &[T], out: &mut [T]) {
         out.copy_from_slice(p);
     }
 
     /// H_qq v = v/r³ − 3 q (q·v)/r⁵ (H_qp = 0).
+    #[inline(always)]
     fn grad_q_dir<T: Real>(&self, q: &[T], _p: &[T], vq: &[T], _vp: &[T], out: &mut [T]) {
         let n = q.len() / 2;
         let three = T::from_f64(3.0);
@@ -93,6 +96,7 @@ impl Hamiltonian for Kepler {
     }
 
     /// H_pp v = v (H_pq = 0).
+    #[inline(always)]
     fn grad_p_dir<T: Real>(&self, _q: &[T], _p: &[T], _vq: &[T], vp: &[T], out: &mut [T]) {
         out.copy_from_slice(vp);
     }

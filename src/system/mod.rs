@@ -342,33 +342,33 @@ impl System {
     }
 
     /// ∂H/∂q for a block of points (component-major slices of equal length).
-    #[inline]
+    #[inline(always)]
     pub fn grad_q<T: Real>(&self, q: &[T], p: &[T], out: &mut [T]) {
         each_system!(self, s => s.grad_q(q, p, out))
     }
 
     /// ∂H/∂p for a block of points.
-    #[inline]
+    #[inline(always)]
     pub fn grad_p<T: Real>(&self, q: &[T], p: &[T], out: &mut [T]) {
         each_system!(self, s => s.grad_p(q, p, out))
     }
 
     /// Directional derivative of ∂H/∂q along (vq, vp): H_qq vq + H_qp vp, for a block of points
     /// (the tangent map's linearisation; all slices of equal length, component-major).
-    #[inline]
+    #[inline(always)]
     pub fn grad_q_dir<T: Real>(&self, q: &[T], p: &[T], vq: &[T], vp: &[T], out: &mut [T]) {
         each_system!(self, s => s.grad_q_dir(q, p, vq, vp, out))
     }
 
     /// ∂H/∂q of the points and its directional derivatives along the tangent columns stored
     /// after them (see `Hamiltonian::grad_q_tangent`).
-    #[inline]
+    #[inline(always)]
     pub fn grad_q_tangent<T: Real>(&self, nd: usize, q: &[T], p: &[T], out: &mut [T]) {
         each_system!(self, s => s.grad_q_tangent(nd, q, p, out))
     }
 
     /// Directional derivative of ∂H/∂p along (vq, vp): H_pq vq + H_pp vp.
-    #[inline]
+    #[inline(always)]
     pub fn grad_p_dir<T: Real>(&self, q: &[T], p: &[T], vq: &[T], vp: &[T], out: &mut [T]) {
         each_system!(self, s => s.grad_p_dir(q, p, vq, vp, out))
     }

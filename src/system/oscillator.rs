@@ -77,6 +77,7 @@ impl Hamiltonian for Oscillator {
         vec![("SPRING_K", self.k), ("INV_MASS", 1.0 / self.m)]
     }
 
+    #[inline(always)]
     fn grad_q<T: Real>(&self, q: &[T], _p: &[T], out: &mut [T]) {
         let spring_k = T::from_f64(self.k);
         for (g, &x) in out.iter_mut().zip(q) {
@@ -84,6 +85,7 @@ impl Hamiltonian for Oscillator {
         }
     }
 
+    #[inline(always)]
     fn grad_p<T: Real>(&self, _q: &[T], p: &[T], out: &mut [T]) {
         let inv_mass = T::from_f64(1.0 / self.m);
         for (v, &x) in out.iter_mut().zip(p) {
@@ -92,11 +94,13 @@ impl Hamiltonian for Oscillator {
     }
 
     /// H_qq vq = k vq (H_qp = 0).
+    #[inline(always)]
     fn grad_q_dir<T: Real>(&self, _q: &[T], p: &[T], vq: &[T], _vp: &[T], out: &mut [T]) {
         self.grad_q(vq, p, out);
     }
 
     /// H_pp vp = vp / m (H_pq = 0).
+    #[inline(always)]
     fn grad_p_dir<T: Real>(&self, q: &[T], _p: &[T], _vq: &[T], vp: &[T], out: &mut [T]) {
         self.grad_p(q, vp, out);
     }

@@ -132,6 +132,7 @@ impl Hamiltonian for OuterSolarSystem {
     }
 
     /// ∂H/∂q_i = Σ_{j≠i} G m_i m_j (q_i − q_j)/|q_i − q_j|³, accumulated pair by pair.
+    #[inline(always)]
     fn grad_q<T: Real>(&self, q: &[T], _p: &[T], out: &mut [T]) {
         let np = q.len() / self.dof();
         for o in out.iter_mut() {
@@ -163,6 +164,7 @@ impl Hamiltonian for OuterSolarSystem {
     }
 
     /// ∂H/∂p_i = p_i / m_i.
+    #[inline(always)]
     fn grad_p<T: Real>(&self, _q: &[T], p: &[T], out: &mut [T]) {
         let np = p.len() / self.dof();
         for (b, m) in MASSES.iter().enumerate() {
@@ -176,6 +178,7 @@ impl Hamiltonian for OuterSolarSystem {
 
     /// H_qq vq (H_qp = 0): pair (a, b) adds w = G m_a m_b [v − 3 d (d·v)/r²]/r³ to body a and −w
     /// to body b, with d = q_a − q_b, r = |d|, v = vq_a − vq_b.
+    #[inline(always)]
     fn grad_q_dir<T: Real>(&self, q: &[T], _p: &[T], vq: &[T], _vp: &[T], out: &mut [T]) {
         let np = q.len() / self.dof();
         let three = T::from_f64(3.0);
@@ -212,6 +215,7 @@ impl Hamiltonian for OuterSolarSystem {
     }
 
     /// H_pp vp = vp / m_i (H_pq = 0).
+    #[inline(always)]
     fn grad_p_dir<T: Real>(&self, q: &[T], _p: &[T], _vq: &[T], vp: &[T], out: &mut [T]) {
         self.grad_p(q, vp, out);
     }

@@ -101,6 +101,7 @@ impl Hamiltonian for Pendulum {
         ]
     }
 
+    #[inline(always)]
     fn grad_q<T: Real>(&self, q: &[T], _p: &[T], out: &mut [T]) {
         let m_g_l = T::from_f64(self.m * self.g * self.l);
         for (g, &x) in out.iter_mut().zip(q) {
@@ -108,6 +109,7 @@ impl Hamiltonian for Pendulum {
         }
     }
 
+    #[inline(always)]
     fn grad_p<T: Real>(&self, _q: &[T], p: &[T], out: &mut [T]) {
         let inv_m_l2 = T::from_f64(1.0 / (self.m * self.l * self.l));
         for (v, &x) in out.iter_mut().zip(p) {
@@ -116,6 +118,7 @@ impl Hamiltonian for Pendulum {
     }
 
     /// H_qq vq = m g l cos(q) vq (H_qp = 0).
+    #[inline(always)]
     fn grad_q_dir<T: Real>(&self, q: &[T], _p: &[T], vq: &[T], _vp: &[T], out: &mut [T]) {
         let m_g_l = T::from_f64(self.m * self.g * self.l);
         for ((g, &x), &v) in out.iter_mut().zip(q).zip(vq) {
@@ -126,6 +129,7 @@ impl Hamiltonian for Pendulum {
     /// The force and, for every tangent column, m g l cos(q) vq, with sin and cos evaluated once
     /// per point (in runs of 64 points, each its own plain loop so that it vectorises). Same
     /// arithmetic as `grad_q` and `grad_q_dir`; without tangent columns it is `grad_q`.
+    #[inline(always)]
     fn grad_q_tangent<T: Real>(&self, nd: usize, q: &[T], p: &[T], out: &mut [T]) {
         const RUN: usize = 64;
         if q.len() == nd {
@@ -153,6 +157,7 @@ impl Hamiltonian for Pendulum {
     }
 
     /// H_pp vp = vp / (m l²) (H_pq = 0).
+    #[inline(always)]
     fn grad_p_dir<T: Real>(&self, q: &[T], _p: &[T], _vq: &[T], vp: &[T], out: &mut [T]) {
         self.grad_p(q, vp, out);
     }

@@ -199,6 +199,7 @@ impl Hamiltonian for SpringChain {
 
     /// ∂H/∂r_i = −m_i g ŷ + t_i d_i − t_{i+1} d_{i+1}, with d_i = r_i − r_{i−1} and the
     /// spring's tension per unit length t_i = k_i (1 − l_i/|d_i|).
+    #[inline(always)]
     fn grad_q<T: Real>(&self, q: &[T], _p: &[T], out: &mut [T]) {
         let np = q.len() / self.dof();
         let m_g = T::from_f64(self.particle_mass() * self.g);
@@ -236,6 +237,7 @@ impl Hamiltonian for SpringChain {
     }
 
     /// ∂H/∂p_i = p_i / m_i.
+    #[inline(always)]
     fn grad_p<T: Real>(&self, _q: &[T], p: &[T], out: &mut [T]) {
         let inv_m = T::from_f64(1.0 / self.particle_mass());
         for (v, &x) in out.iter_mut().zip(p) {
@@ -245,6 +247,7 @@ impl Hamiltonian for SpringChain {
 
     /// H_qq vq (H_qp = 0): spring i contributes w = k_i [(1 − l_i/L) v + (l_i/L) u (u·v)] to
     /// mass i and −w to mass i−1, with v = vq_i − vq_{i−1}, L = |d_i|, u = d_i/L.
+    #[inline(always)]
     fn grad_q_dir<T: Real>(&self, q: &[T], _p: &[T], vq: &[T], _vp: &[T], out: &mut [T]) {
         let np = q.len() / self.dof();
         let rest = T::from_f64(self.rest_length());
@@ -286,6 +289,7 @@ impl Hamiltonian for SpringChain {
     }
 
     /// H_pp vp = vp / m_i (H_pq = 0).
+    #[inline(always)]
     fn grad_p_dir<T: Real>(&self, q: &[T], _p: &[T], _vq: &[T], vp: &[T], out: &mut [T]) {
         self.grad_p(q, vp, out);
     }

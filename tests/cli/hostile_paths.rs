@@ -1,6 +1,6 @@
 //! Output paths a hostile but realistic user gives: links, named pipes and devices as file
 //! targets, folders that cannot be folders, another run's folder, user files among a run's,
-//! foreign locks, and a full disk. Each is refused (exit 2, a message naming the fix) or fails
+//! and a full disk (lock files: out_lock.rs). Each is refused (exit 2, a message naming the fix) or fails
 //! cleanly, and what the user's path pointed to is left as it was.
 
 use std::os::unix::fs::{symlink, FileTypeExt};
@@ -192,38 +192,6 @@ fn out_paths_that_cannot_be_folders_are_input_errors() {
     assert_eq!(read(&file), "mine");
     assert!(kind(&dangling).is_symlink() && !tmp.path().join("nowhere").exists());
     assert!(kind(&l1).is_symlink() && kind(&l2).is_symlink());
-}
-
-#[test]
-fn a_lock_says_who_holds_it_and_how_to_proceed() {
-    let tmp = TempDir::new().unwrap();
-    let out = tmp.path().join("o");
-    std::fs::create_dir_all(&out).unwrap();
-    let lock = out.join(".phaseflow.lock");
-    let remove = format!("remove {}", lock.display());
-    // Garbage (as a run that has just created its lock would leave it for a moment).
-    std::fs::write(&lock, "garbage").unwrap();
-    run_into(&out, &[]).assert().code(2).stderr(
-        predicate::str::contains("names no process")
-            .and(predicate::str::contains("garbage"))
-            .and(predicate::str::contains(remove.as_str())),
-    );
-    // A live process that is not phaseflow (this test): its pid and name, and the way out.
-    std::fs::write(&lock, format!("{}\n", std::process::id())).unwrap();
-    run_into(&out, &[]).assert().code(2).stderr(
-        predicate::str::contains(format!("pid {}", std::process::id()))
-            .and(predicate::str::contains("not phaseflow"))
-            .and(predicate::str::contains(remove.as_str())),
-    );
-    // Another machine's run (a shared file system): named, since it cannot be checked.
-    std::fs::write(&lock, "12345\nsome-other-host\n").unwrap();
-    run_into(&out, &[]).assert().code(2).stderr(
-        predicate::str::contains("pid 12345 on host some-other-host")
-            .and(predicate::str::contains(remove.as_str())),
-    );
-    assert!(lock.exists() && !out.join("stats.csv").exists());
-    std::fs::remove_file(&lock).unwrap();
-    run_into(&out, &[]).assert().success();
 }
 
 #[test]

@@ -1,6 +1,5 @@
 //! The --out folder's safety: a used folder needs --force, foreign files are never removed,
-//! a live run's lock is respected and a stale one taken over, and the manifest marks a
-//! complete run (for `run` and `study`).
+//! and the manifest marks a complete run (for `run` and `study`). The lock: out_lock.rs.
 
 use std::path::Path;
 
@@ -9,9 +8,10 @@ use predicates::prelude::*;
 use tempfile::TempDir;
 
 use crate::common::{argv, oscillator_study, pendulum_disk, phaseflow, read};
+use crate::out_lock::hold_as;
 
 /// `run` into `out` with a small disk (`points` points, 10 steps of the pendulum, CPU engine).
-fn small_run(out: &Path, points: usize, extra: &[&str]) -> Command {
+pub fn small_run(out: &Path, points: usize, extra: &[&str]) -> Command {
     let mut c = phaseflow();
     c.arg("run")
         .args(pendulum_disk(points, 0.05, 10))
@@ -98,64 +98,6 @@ fn an_out_folder_with_foreign_files_is_refused_even_with_force() {
     assert_eq!(std::fs::read_dir(&other).unwrap().count(), 1);
 }
 
-/// A process killed when dropped (also when the test fails).
-struct Running(std::process::Child);
-
-impl Drop for Running {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-/// A phaseflow run that goes on until killed (a long run into `dir`), once it holds its lock:
-/// a live phaseflow process whose pid a test can write into another folder's lock.
-fn live_phaseflow(dir: &Path) -> Running {
-    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("phaseflow"))
-        .arg("run")
-        .args(pendulum_disk(10, 0.001, 100_000_000))
-        .args(argv(
-            "--snapshot-every 100000000 --backend cpu --quiet --out",
-        ))
-        .arg(dir)
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let t0 = std::time::Instant::now();
-    while !dir.join(".phaseflow.lock").exists() {
-        if t0.elapsed().as_secs() > 60 || child.try_wait().unwrap().is_some() {
-            let _ = child.kill();
-            panic!("the long run never took its lock");
-        }
-        std::thread::sleep(std::time::Duration::from_millis(10));
-    }
-    Running(child)
-}
-
-#[test]
-fn a_held_lock_refuses_a_second_run_and_a_stale_one_is_taken_over() {
-    let tmp = TempDir::new().unwrap();
-    let out = tmp.path().join("o");
-    std::fs::create_dir_all(&out).unwrap();
-    let lock = out.join(".phaseflow.lock");
-    // A live phaseflow process holds the folder.
-    let holder = live_phaseflow(&tmp.path().join("long"));
-    std::fs::write(&lock, format!("{}\n", holder.0.id())).unwrap();
-    for extra in [&[][..], &["--force"][..]] {
-        small_run(&out, 20, extra).assert().code(2).stderr(
-            predicate::str::contains("another phaseflow run")
-                .and(predicate::str::contains(format!("pid {}", holder.0.id()))),
-        );
-    }
-    drop(holder);
-    assert!(lock.exists() && !out.join("stats.csv").exists());
-    // A pid that is not running (above any pid_max): the lock is stale and taken over.
-    std::fs::write(&lock, "4294967294\n").unwrap();
-    small_run(&out, 20, &[]).assert().success();
-    assert!(!lock.exists(), "the lock is removed at the end");
-    assert!(out.join("stats.csv").exists());
-}
-
 #[test]
 fn the_manifest_marks_a_complete_run_and_is_missing_after_an_interrupted_one() {
     let tmp = TempDir::new().unwrap();
@@ -240,12 +182,11 @@ fn a_used_study_folder_is_refused_without_force_and_replaced_with_it() {
     assert!(!out.join(".phaseflow.lock").exists() && !out.join("verlet/.phaseflow.lock").exists());
     // A method folder that a live run holds is not cleared.
     let lock = out.join("verlet/.phaseflow.lock");
-    let holder = live_phaseflow(&tmp.path().join("long"));
-    std::fs::write(&lock, format!("{}\n", holder.0.id())).unwrap();
-    study("verlet", &["--force"])
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains("another phaseflow run"));
+    let holder = hold_as(&out.join("verlet"), 4321, "node-3");
+    study("verlet", &["--force"]).assert().code(2).stderr(
+        predicate::str::contains("another phaseflow run")
+            .and(predicate::str::contains("pid 4321 on host node-3")),
+    );
     drop(holder);
     assert!(lock.exists() && out.join("verlet/stats.csv").exists());
     std::fs::remove_file(&lock).unwrap();

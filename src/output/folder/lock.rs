@@ -1,8 +1,12 @@
-//! The lock of an output folder, `DIR/.phaseflow.lock`: created exclusively, holding the pid
-//! and the host of the run writing into the folder, removed when that run ends. A lock whose
-//! process is gone is taken over; any other is refused with what it is, who holds it and what
-//! to do.
+//! The lock of an output folder, `DIR/.phaseflow.lock`: an advisory file lock (`flock`) that
+//! the run holds for its lifetime, so the operating system (or, on a shared file system, the
+//! file server) frees it the moment the run ends, however it ends: a lock that nobody holds is
+//! stale, and taken. The file records the pid and host of its holder only for the message that
+//! refuses a second run; nothing is read from `/proc`, so a run on another node of a cluster,
+//! or a pid reused since, cannot make a live lock look stale.
 
+use std::fs::{File, TryLockError};
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
@@ -12,11 +16,14 @@ use crate::output::target::{self, CreatedDirs};
 /// Lock file in an output folder while a run writes into it.
 pub const LOCK: &str = ".phaseflow.lock";
 
-/// The lock of an output folder; dropping it removes `DIR/.phaseflow.lock`, then the folders
-/// taking it created, if they are still empty (a refusal or a failure before any file).
+/// The lock of an output folder, held while this value lives; dropping it removes
+/// `DIR/.phaseflow.lock` (still locked, so no other run can take the file being removed), then
+/// closes it, which releases the lock, then removes the folders taking it created if they are
+/// still empty (a refusal or a failure before any file).
 #[derive(Debug)]
 pub struct OutLock {
     path: PathBuf,
+    file: File,
     _created: CreatedDirs,
 }
 
@@ -35,114 +42,208 @@ fn this_host() -> Option<String> {
         .filter(|h| !h.is_empty())
 }
 
-/// A process as `/proc` shows it.
-enum Process {
-    Gone,
-    /// Running, under this command name (`/proc/<pid>/comm`).
-    Named(String),
-    /// Running, or it cannot be told (no `/proc`).
-    Unknown,
+/// What a lock file records: its holder's pid and host (lines 1 and 2).
+fn record() -> String {
+    format!(
+        "{}\n{}\n",
+        std::process::id(),
+        this_host().unwrap_or_default()
+    )
 }
 
-fn process(pid: u32) -> Process {
-    let proc_fs = Path::new("/proc");
-    if !proc_fs.is_dir() {
-        return Process::Unknown;
-    }
-    let dir = proc_fs.join(pid.to_string());
-    if !dir.exists() {
-        return Process::Gone;
-    }
-    match std::fs::read_to_string(dir.join("comm")) {
-        Ok(name) => Process::Named(name.trim().to_string()),
-        Err(_) => Process::Unknown,
-    }
-}
-
-/// Why the lock file `lock` keeps a run out of `dir`; `None` when it is stale (its process is
-/// gone, or it holds no pid and is over a minute old), so it may be taken over.
-pub(super) fn held(dir: &Path, lock: &Path) -> Option<Error> {
-    // Bounded: a lock replaced by a link to /dev/zero is read no further than a pid and a host.
-    let text = super::read_small(lock, 4096).unwrap_or_default();
-    let mut lines = text.lines();
-    let pid = lines.next().unwrap_or("").trim();
-    let host = lines.next().map(str::trim).filter(|h| !h.is_empty());
-    let (dir_shown, shown) = (dir.display(), lock.display());
-    let remove = format!(
-        "if no phaseflow run is writing into this folder any more, remove {shown} and run again"
-    );
-    let Ok(pid) = pid.parse::<u32>() else {
-        // Being written by a run that has just created it, unless it is old.
-        let young = std::fs::metadata(lock)
-            .and_then(|m| m.modified())
-            .ok()
-            .and_then(|t| t.elapsed().ok())
-            .is_some_and(|age| age.as_secs() < 60);
-        let start: String = text.chars().take(40).collect();
-        return young.then(|| {
-            input_err!(
-                "--out {dir_shown}: the folder's lock file {shown} names no process (it reads {start:?}); a phaseflow run that has just started may be writing it: wait a moment and try again; {remove}"
-            )
-        });
-    };
-    let me = this_host();
-    if let Some(h) = host.filter(|h| me.as_deref().is_some_and(|me| me != *h)) {
-        return Some(input_err!(
-            "--out {dir_shown}: another phaseflow run (pid {pid} on host {h}) holds this folder (its lock file is {shown}), which cannot be checked from here; wait for it to finish or choose another --out; {remove}"
-        ));
-    }
-    let on = host.map(|h| format!(" on host {h}")).unwrap_or_default();
-    let own_name = std::fs::read_to_string("/proc/self/comm").ok();
-    match process(pid) {
-        Process::Gone => None,
-        Process::Named(name) if own_name.as_deref().map(str::trim) != Some(name.as_str()) => {
-            Some(input_err!(
-                "--out {dir_shown}: the folder's lock file {shown} names pid {pid}{on}, which is now `{name}`, not phaseflow: the run that took the lock most likely ended without removing it; {remove}"
-            ))
+/// Opened lock file `lock`, refused when it is not a regular file (a link would make phaseflow
+/// lock and write whatever it points to). `create`: make it when missing; otherwise a missing
+/// file is `None`.
+fn open(dir: &Path, lock: &Path, create: bool) -> Result<Option<File>> {
+    match std::fs::symlink_metadata(lock) {
+        Ok(meta) if !meta.is_file() => {
+            return Err(input_err!(
+            "--out {}: the folder's lock file {} is not a regular file; remove it and run again",
+            dir.display(),
+            lock.display()
+        ))
         }
-        Process::Named(_) | Process::Unknown => Some(input_err!(
-            "--out {dir_shown}: another phaseflow run (pid {pid}{on}) is writing into this folder (its lock file is {shown}); wait for it to finish or choose another --out; {remove}"
-        )),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound && !create => return Ok(None),
+        _ => {}
+    }
+    // Read and write: a lock on a network file system is a write lock, which needs both.
+    match std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(create)
+        .truncate(false)
+        .open(lock)
+    {
+        Ok(f) => Ok(Some(f)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound && !create => Ok(None),
+        Err(source) => Err(target::unwritable(dir, "--out ", source)),
     }
 }
 
-/// Take the lock of `dir` (created if missing): refused while a live process holds it; a lock
-/// left by a process that is gone is taken over.
+/// Take `file`'s lock without waiting: `Ok(true)` when taken, `Ok(false)` when another process
+/// holds it, an error when the file system keeps no locks.
+fn try_lock(dir: &Path, file: &File, lock: &Path) -> Result<bool> {
+    match file.try_lock() {
+        Ok(()) => Ok(true),
+        Err(TryLockError::WouldBlock) => Ok(false),
+        Err(TryLockError::Error(source)) => Err(Error::Input(format!(
+            "--out {}: cannot lock {} ({source}): the folder's file system keeps no file locks, so phaseflow cannot keep two runs from writing into it at once; choose an --out on a file system with locks (a local disk, or a network file system mounted with locking: NFS with its lock service, Lustre with `-o flock`)",
+            dir.display(),
+            lock.display()
+        ))),
+    }
+}
+
+/// The refusal of a run into `dir`, whose lock `file` (at `lock`) another process holds: who,
+/// as its file records it.
+fn refusal(dir: &Path, lock: &Path, file: &mut File) -> Error {
+    // Bounded: the file holds a pid and a host name.
+    let mut text = String::new();
+    let _ = file.take(4096).read_to_string(&mut text);
+    let mut lines = text.lines().map(str::trim);
+    let pid = lines.next().and_then(|p| p.parse::<u32>().ok());
+    let host = lines.next().filter(|h| !h.is_empty());
+    let who = match (pid, host) {
+        (Some(pid), Some(host)) => format!(" (pid {pid} on host {host})"),
+        (Some(pid), None) => format!(" (pid {pid})"),
+        // Taken this instant, its holder not yet written.
+        _ => String::new(),
+    };
+    input_err!(
+        "--out {}: another phaseflow run{who} is writing into this folder and holds its lock {}; wait for it to finish or choose another --out",
+        dir.display(),
+        lock.display()
+    )
+}
+
+/// Why the lock file `lock` keeps a run out of `dir` (another process holds it); `None` when
+/// nobody holds it (or there is none), so a run may take it.
+pub(super) fn held(dir: &Path, lock: &Path) -> Option<Error> {
+    let mut file = match open(dir, lock, false) {
+        Ok(Some(f)) => f,
+        Ok(None) => return None,
+        Err(e) => return Some(e),
+    };
+    // Taken for the instant of the check, and released when `file` closes.
+    match try_lock(dir, &file, lock) {
+        Ok(true) => None,
+        Ok(false) => Some(refusal(dir, lock, &mut file)),
+        Err(e) => Some(e),
+    }
+}
+
+/// Whether `file` is still the one at `path`: a run that ends removes its lock file before it
+/// releases it, so a file locked after that is no longer the folder's lock.
+fn still_at(file: &File, path: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        match (file.metadata(), std::fs::symlink_metadata(path)) {
+            (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
+            _ => false,
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        // No inode to compare: the file's presence is what can be checked.
+        let _ = file;
+        path.exists()
+    }
+}
+
+/// Take the lock of `dir` (created if missing): refused while another process holds it.
 pub fn lock(dir: &Path) -> Result<OutLock> {
     let created = target::make_dir(dir, "--out ")?;
     let path = dir.join(LOCK);
     for _ in 0..3 {
-        match std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&path)
-        {
-            Ok(mut f) => {
-                use std::io::Write;
-                let guard = OutLock {
-                    path: path.clone(),
-                    _created: created,
-                };
-                let host = this_host().unwrap_or_default();
-                writeln!(f, "{}\n{host}", std::process::id()).map_err(|source| Error::Output {
-                    path: path.clone(),
-                    source,
-                })?;
-                return Ok(guard);
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
-                if let Some(refusal) = held(dir, &path) {
-                    return Err(refusal);
-                }
-                // Stale: its process is gone.
-                let _ = std::fs::remove_file(&path);
-            }
-            Err(source) => return Err(target::unwritable(dir, "--out ", source)),
+        let Some(mut file) = open(dir, &path, true)? else {
+            continue;
+        };
+        if !try_lock(dir, &file, &path)? {
+            return Err(refusal(dir, &path, &mut file));
         }
+        if !still_at(&file, &path) {
+            // Removed by the run that held it as it ended: take the folder's new lock file.
+            continue;
+        }
+        // Held from here: a failure to write the record removes the file and the folders.
+        let mut guard = OutLock {
+            path,
+            file,
+            _created: created,
+        };
+        let written = guard
+            .file
+            .set_len(0)
+            .and_then(|()| guard.file.write_all(record().as_bytes()));
+        return match written {
+            Ok(()) => Ok(guard),
+            Err(source) => Err(Error::Output {
+                path: guard.path.clone(),
+                source,
+            }),
+        };
     }
     Err(input_err!(
-        "--out {}: its lock file {} keeps coming back: another phaseflow run is taking this folder; choose another --out",
+        "--out {}: its lock file {} keeps being replaced: another phaseflow run is taking this folder; choose another --out",
         dir.display(),
         path.display()
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Two locks of one folder in one process are two open files, which `flock` keeps apart
+    /// as it keeps two processes apart: the second is refused, naming the first's pid and
+    /// host; once the first is dropped the folder is free at once.
+    #[test]
+    fn a_held_lock_refuses_another_and_is_free_when_dropped() {
+        let tmp = tempfile::TempDir::new().unwrap();
+        let dir = tmp.path().join("o");
+        let first = lock(&dir).unwrap();
+        let text = std::fs::read_to_string(dir.join(LOCK)).unwrap();
+        assert_eq!(text, record());
+        let refused = lock(&dir).unwrap_err().to_string();
+        let pid = std::process::id();
+        assert!(refused.contains(&format!("pid {pid}")), "{refused}");
+        if let Some(host) = this_host() {
+            assert!(refused.contains(&format!("on host {host}")), "{refused}");
+        }
+        assert!(held(&dir, &dir.join(LOCK)).is_some());
+        drop(first);
+        assert!(
+            !dir.exists(),
+            "the folder the lock created, left empty, is removed"
+        );
+        let second = lock(&dir).unwrap();
+        assert!(held(&dir, &dir.join(LOCK)).is_some());
+        drop(second);
+    }
+
+    /// A lock file that nobody holds is stale whatever it says: a pid that is running here
+    /// (this process), a host that is not this one, or nothing readable.
+    #[test]
+    fn a_lock_file_nobody_holds_is_taken() {
+        let tmp = tempfile::TempDir::new().unwrap();
+        let dir = tmp.path();
+        let path = dir.join(LOCK);
+        for text in [
+            format!(
+                "{}\n{}\n",
+                std::process::id(),
+                this_host().unwrap_or_default()
+            ),
+            "12345\nanother-node\n".to_string(),
+            "garbage".to_string(),
+        ] {
+            std::fs::write(&path, text).unwrap();
+            assert!(held(dir, &path).is_none());
+            let l = lock(dir).unwrap();
+            assert_eq!(std::fs::read_to_string(&path).unwrap(), record());
+            drop(l);
+            assert!(!path.exists());
+        }
+    }
 }

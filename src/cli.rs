@@ -253,6 +253,22 @@ pub struct RunArgs {
     /// `phaseflow devices` order (e.g. 0,1); statistics merged bit for bit as on one GPU.
     #[arg(long, value_name = "all|LIST")]
     pub devices: Option<String>,
+    #[command(flatten)]
+    pub accuracy: AccuracyArgs,
+}
+
+/// The run measured against a reference solution and run back (`config::accuracy`).
+#[derive(Debug, Args, Clone, Default)]
+pub struct AccuracyArgs {
+    /// Global error: advance a reference solution of every point beside the run (f64, CPU
+    /// engine) with METHOD, K steps of dt/K per step [default K: 1], e.g. gauss3/16; adds
+    /// global_err_max and global_err_mean (distance in phase space at the same t).
+    #[arg(long, value_name = "METHOD[/K]")]
+    pub reference: Option<String>,
+    /// After --steps, run as many steps with −dt back to t = 0; adds return_err_max and
+    /// return_err_mean (each point's distance to its initial state).
+    #[arg(long)]
+    pub reverse: bool,
 }
 
 #[derive(Debug, Args, Clone, Default)]

@@ -217,6 +217,9 @@ fn print_run_summary(summary: &run::RunSummary) -> Result<(), Error> {
         last.count(&columns::FINITE).unwrap_or(0),
         last.points
     );
+    for line in &summary.accuracy {
+        out!("{line}");
+    }
     print_final(last, &summary.out)
 }
 

@@ -5,6 +5,7 @@
 //! here (`RunJob`, `ValidateJob`, `BenchConfig`; `study::Study` for studies), so `main` only
 //! dispatches.
 
+pub mod accuracy;
 mod args;
 mod file;
 pub mod system_file;
@@ -57,6 +58,10 @@ pub struct RunConfig {
     /// Under MPI with a filled ensemble: this rank's shard (not a setting: config.toml does
     /// not record it).
     pub rank: Option<Shard>,
+    /// `--reference METHOD[/K]`: the global error against a reference solution.
+    pub reference: Option<accuracy::Reference>,
+    /// `--reverse`: after the steps, as many again with −h (the return error).
+    pub reverse: bool,
 }
 
 /// `--devices`: every GPU of the machine, or the given ones.
@@ -166,12 +171,13 @@ fn resolve_refine(
     Ok(Some(Refine { tol, max_nodes }))
 }
 
-/// `--dt` and `--steps`: required, positive, within range.
+/// `--dt` and `--steps`: required, non-zero (a negative step runs the flow backwards,
+/// `accuracy::check_direction`), within range.
 fn resolve_step(dt: Option<f64>, steps: Option<u64>) -> Result<(f64, u64)> {
     let dt = dt.ok_or_else(|| input_err!("--dt is required (the step size h, e.g. --dt 0.01)"))?;
-    if !(dt.is_finite() && dt > 0.0) {
+    if !(dt.is_finite() && dt != 0.0) {
         return Err(input_err!(
-            "--dt must be a positive finite number, got {}",
+            "--dt must be a finite non-zero number (negative runs backwards in time), got {}",
             num(dt)
         ));
     }
@@ -193,11 +199,11 @@ fn resolve_step(dt: Option<f64>, steps: Option<u64>) -> Result<(f64, u64)> {
 fn check_dt_at_precision(dt: f64, steps: u64, precision: Precision) -> Result<()> {
     let (held, smallest, largest) = match precision {
         Precision::F32 => (
-            f64::from(dt as f32),
+            f64::from(dt.abs() as f32),
             f64::from(f32::MIN_POSITIVE),
             f64::from(f32::MAX),
         ),
-        Precision::F64 => (dt, f64::MIN_POSITIVE, f64::MAX),
+        Precision::F64 => (dt.abs(), f64::MIN_POSITIVE, f64::MAX),
     };
     let (name, dt_text) = (precision.name(), num(dt));
     if !held.is_finite() {
@@ -479,6 +485,18 @@ impl RunConfig {
         let ensemble = resolve_ensemble(two_positions(f.ensemble.clone(), &system, dt)?, &system)?;
         check_variational(&system, &f, &ensemble)?;
         let refine = resolve_refine(&ensemble, f.refine, f.refine_tol, f.max_nodes)?;
+        let reverse = f.reverse.unwrap_or(false);
+        accuracy::check_direction(method, dt, reverse, refine)?;
+        let reference = f
+            .reference
+            .as_deref()
+            .map(|r| accuracy::Reference::parse(r, &system))
+            .transpose()?;
+        if reference.is_some() && refine.is_some() {
+            return Err(input_err!(
+                "--reference: loop refinement inserts nodes that have no reference solution; add --no-refine"
+            ));
+        }
         let solver = resolve_solver(precision, f.implicit_tol, f.implicit_max_iter)?;
         let shard = resolve_shard(f.shard.as_deref(), &ensemble)?;
         let devices = f.devices.as_deref().map(Devices::parse).transpose()?;
@@ -517,6 +535,8 @@ impl RunConfig {
             shard,
             devices,
             rank: None,
+            reference,
+            reverse,
         })
     }
 
@@ -539,9 +559,36 @@ impl RunConfig {
         self
     }
 
+    /// Steps the run takes: `steps`, twice that with `--reverse`.
+    pub fn total_steps(&self) -> u64 {
+        if self.reverse {
+            2 * self.steps
+        } else {
+            self.steps
+        }
+    }
+
+    /// The time at step `step`: with `--reverse` it runs back to 0 after `steps`.
+    pub fn time_at(&self, step: u64) -> f64 {
+        let forward = match step > self.steps {
+            true => 2 * self.steps - step.min(2 * self.steps),
+            false => step,
+        };
+        forward as f64 * self.dt
+    }
+
     /// Step indices at which statistics are taken: 0, K, 2K, …, always the last step, and the
-    /// portrait steps.
+    /// portrait steps; with `--reverse` the same times again on the way back.
     pub fn snapshot_steps(&self) -> Vec<u64> {
+        let forward = self.forward_snapshot_steps();
+        let back = forward.iter().rev().map(|s| 2 * self.steps - s);
+        match self.reverse {
+            true => forward.iter().copied().chain(back.skip(1)).collect(),
+            false => forward,
+        }
+    }
+
+    fn forward_snapshot_steps(&self) -> Vec<u64> {
         let mut v: Vec<u64> = (0..=self.steps)
             .step_by(self.snapshot_every as usize)
             .collect();

@@ -138,6 +138,10 @@ fn command(command: Command, peers: &Peers) -> Result<ExitCode, Error> {
             cmd_method_check(&c).map(|()| ExitCode::SUCCESS)
         }
         Command::Devices => cmd_devices().map(|()| ExitCode::SUCCESS),
+        Command::Order(a) => {
+            quiet(a.quiet);
+            phaseflow::config::accuracy::OrderJob::try_from(&a).and_then(|job| cmd_order(&job))
+        }
         Command::Merge(m) => {
             quiet(m.quiet);
             cmd_merge(&m)
@@ -436,6 +440,20 @@ fn cmd_show_kernel(a: &phaseflow::cli::ShowKernelArgs) -> Result<(), Error> {
     let k = phaseflow::config::ShowKernelJob::try_from(a)?;
     out!("{}", k.listing());
     Ok(())
+}
+
+/// `phaseflow order`: the convergence study, its table printed and its files written.
+fn cmd_order(job: &phaseflow::config::accuracy::OrderJob) -> Result<ExitCode, Error> {
+    let study = run::order(job)?;
+    run::write_order(&study, &job.out.path, job.out.force)?;
+    if !phaseflow::console::quiet() {
+        out!("{}", study.table());
+        out!(
+            "wrote {}/order.csv, order.png and order.svg",
+            job.out.path.display()
+        );
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 fn cmd_devices() -> Result<(), Error> {

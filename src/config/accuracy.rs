@@ -10,7 +10,8 @@ use crate::method::{Method, Solver};
 use crate::system::System;
 
 use super::verdict::verdicts;
-use super::{method_by_name_or_file, Refine};
+use super::{method_by_name_or_file, Backend, OutputDir, Precision, Refine, RunConfig, RunFile};
+use crate::cli::OrderArgs;
 
 /// `--reference METHOD[/K]`: a reference solution of every point advanced beside the run in
 /// f64 on the CPU engine, with METHOD and K steps of h/K per step of the run.
@@ -32,7 +33,10 @@ impl Reference {
     pub fn parse(text: &str, system: &System) -> Result<Reference> {
         let (name, substeps) = match text.rsplit_once('/') {
             Some((name, k)) if !k.is_empty() && k.bytes().all(|b| b.is_ascii_digit()) => {
-                let k = k.parse::<u32>().ok().filter(|k| (1..=MAX_SUBSTEPS).contains(k));
+                let k = k
+                    .parse::<u32>()
+                    .ok()
+                    .filter(|k| (1..=MAX_SUBSTEPS).contains(k));
                 let k = k.ok_or_else(|| {
                     input_err!(
                         "--reference {text}: the substeps K in METHOD/K run from 1 to {MAX_SUBSTEPS} (the reference step is dt/K), e.g. --reference rk4/16"
@@ -42,9 +46,13 @@ impl Reference {
             }
             _ => (text, 1),
         };
-        let method = method_by_name_or_file(name).map_err(|e| {
-            input_err!("--reference {text}: {e} (the form is METHOD or METHOD/K, e.g. rk4/16)")
-        })?;
+        // The method's own messages name the flag they were written for.
+        let reword = |e: crate::error::Error| {
+            let e = e.to_string();
+            let e = e.strip_prefix("--method ").unwrap_or(&e).to_string();
+            input_err!("--reference {text}: {e}")
+        };
+        let method = method_by_name_or_file(name).map_err(reword)?;
         let order = verdicts(method)?.map(|v| v.order).ok_or_else(|| {
             input_err!(
                 "--reference {text}: the variational method advances a discrete Lagrangian's state (q, v), not the Hamiltonian state a reference solution is compared in; name a method with a tableau, e.g. rk4/16"
@@ -56,9 +64,7 @@ impl Reference {
                 method.name()
             ));
         }
-        method
-            .check_system(system)
-            .map_err(|e| input_err!("--reference {text}: {e}"))?;
+        method.check_system(system).map_err(reword)?;
         Ok(Reference {
             method,
             substeps,
@@ -106,4 +112,80 @@ pub fn check_direction(
         ));
     }
     Ok(())
+}
+
+/// `phaseflow order`: the method's run at the largest step h0 (f64, CPU engine), how many
+/// times the step is halved, the reference solution and the folder.
+#[derive(Debug, Clone)]
+pub struct OrderJob {
+    /// The run at h0 (`dt`) over `steps` steps: every halving covers the same time.
+    pub config: RunConfig,
+    pub halvings: u32,
+    /// The reference: K (`substeps`) steps per step of the finest h.
+    pub reference: Reference,
+    pub out: OutputDir,
+}
+
+/// `order`'s defaults: steps at h0, halvings, and the reference (an explicit composition of
+/// order 8 on separable H, serving every H).
+pub const ORDER_STEPS: u64 = 100;
+pub const ORDER_HALVINGS: u32 = 5;
+pub const ORDER_REFERENCE: &str = "kahan-li8/4";
+/// The most halvings, and the most steps the reference may take (h0's steps · 2^N · K).
+pub const MAX_HALVINGS: u32 = 20;
+pub const MAX_REFERENCE_STEPS: u64 = 1 << 36;
+
+impl TryFrom<&OrderArgs> for OrderJob {
+    type Error = crate::error::Error;
+
+    fn try_from(a: &OrderArgs) -> Result<OrderJob> {
+        let mut f = RunFile::default();
+        f.lay_system(&a.system)?;
+        f.lay_method(&a.method, &a.method_file);
+        f.lay_ensemble(&a.ensemble)?;
+        if let Some(e) = f.ensemble.as_mut().filter(|e| e.kind.is_none()) {
+            e.kind = Some("point".into());
+        }
+        f.dt = a.dt;
+        f.steps = Some(a.steps.unwrap_or(ORDER_STEPS));
+        f.precision = Some(Precision::F64);
+        f.backend = Some(Backend::Cpu);
+        f.lay_solver(&a.solver);
+        let path = a.out.clone().ok_or_else(|| {
+            input_err!("--out DIR is required (the folder for order.csv and order.png/svg)")
+        })?;
+        let config = RunConfig::resolve(f)?;
+        if config.method == Method::Variational {
+            return Err(input_err!(
+                "--method variational: its state (q, v) has no reference solution to converge to; order takes methods with a tableau on Hamiltonian systems"
+            ));
+        }
+        let halvings = a.halvings.unwrap_or(ORDER_HALVINGS);
+        if !(1..=MAX_HALVINGS).contains(&halvings) {
+            return Err(input_err!(
+                "--halvings {halvings}: give 1 to {MAX_HALVINGS} (a fit needs two step sizes at least)"
+            ));
+        }
+        let reference = Reference::parse(
+            a.reference.as_deref().unwrap_or(ORDER_REFERENCE),
+            &config.system,
+        )?;
+        let total = (config.steps << halvings).saturating_mul(u64::from(reference.substeps));
+        if config.steps > MAX_REFERENCE_STEPS >> halvings || total > MAX_REFERENCE_STEPS {
+            return Err(input_err!(
+                "--steps {} × 2^{halvings} halvings × {} reference substeps is more than {MAX_REFERENCE_STEPS} reference steps; take fewer --steps, --halvings or substeps",
+                config.steps,
+                reference.substeps
+            ));
+        }
+        Ok(OrderJob {
+            config,
+            halvings,
+            reference,
+            out: OutputDir {
+                path,
+                force: a.force,
+            },
+        })
+    }
 }

@@ -46,6 +46,11 @@ pub fn distance_part<T: Real>(s: &State<T>, w: &State<f64>) -> Part {
     Part::Chunks(words.concat())
 }
 
+/// The largest distance |z_i − w_i| over the points of `s` (none without a finite one).
+pub fn distance_max<T: Real>(s: &State<T>, w: &State<f64>) -> Option<f64> {
+    finish_distance(&distance_part(s, w))[0].real()
+}
+
 /// The largest and the mean distance of the merged parts (none without a finite point).
 fn finish_distance(part: &Part) -> Vec<Cell> {
     let (mut count, mut sum, mut max) = (0u64, 0.0f64, 0.0f64);

@@ -148,9 +148,11 @@ impl<'a, T: Real> Tracker<'a, T> {
             true => Some(engine.state()?.primal_f64()),
             false => None,
         };
-        let reference = cfg.reference.as_ref().zip(start.clone()).map(|(r, s)| {
-            CpuEngine::new(&r.integrator(&cfg.system, cfg.dt), s)
-        });
+        let reference = cfg
+            .reference
+            .as_ref()
+            .zip(start.clone())
+            .map(|(r, s)| CpuEngine::new(&r.integrator(&cfg.system, cfg.dt), s));
         Ok(Tracker {
             cfg,
             factory,

@@ -96,6 +96,9 @@ fn parts_files_round_trip_and_refuse_any_change() {
     let mut fullest = parts.clone();
     fullest.points = 1;
     fullest.set("area", Part::Chunks(vec![1, 2]));
+    for distance in ["global_error", "return_error"] {
+        fullest.set(distance, Part::Chunks(vec![1, 2, 3, 4, 5, 6]));
+    }
     assert_eq!(
         file.encode(&fullest).len() as u64,
         PartsFile::max_len(fullest.points as usize)

@@ -301,7 +301,7 @@ fn accuracy_lines(cfg: &RunConfig, last: &Row) -> Vec<String> {
     use crate::measure::distance::{
         GLOBAL_ERR_MAX, GLOBAL_ERR_MEAN, RETURN_ERR_MAX, RETURN_ERR_MEAN,
     };
-    let cell = |c| crate::error::num(last.real(c).unwrap_or(f64::NAN));
+    let cell = |c| last.real(c).map_or("-".into(), |x| format!("{x:.6e}"));
     let mut lines = Vec::new();
     if let Some(r) = &cfg.reference {
         lines.push(format!(

@@ -114,6 +114,27 @@ pub fn check_direction(
     Ok(())
 }
 
+/// Steps and times of a run that may go back (`--reverse`).
+impl RunConfig {
+    /// Steps the run takes: `steps`, twice that with `--reverse`.
+    pub fn total_steps(&self) -> u64 {
+        if self.reverse {
+            2 * self.steps
+        } else {
+            self.steps
+        }
+    }
+
+    /// The time at step `step`: with `--reverse` it runs back to 0 after `steps`.
+    pub fn time_at(&self, step: u64) -> f64 {
+        let forward = match step > self.steps {
+            true => 2 * self.steps - step.min(2 * self.steps),
+            false => step,
+        };
+        forward as f64 * self.dt
+    }
+}
+
 /// `phaseflow order`: the method's run at the largest step h0 (f64, CPU engine), how many
 /// times the step is halved, the reference solution and the folder.
 #[derive(Debug, Clone)]

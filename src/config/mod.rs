@@ -559,24 +559,6 @@ impl RunConfig {
         self
     }
 
-    /// Steps the run takes: `steps`, twice that with `--reverse`.
-    pub fn total_steps(&self) -> u64 {
-        if self.reverse {
-            2 * self.steps
-        } else {
-            self.steps
-        }
-    }
-
-    /// The time at step `step`: with `--reverse` it runs back to 0 after `steps`.
-    pub fn time_at(&self, step: u64) -> f64 {
-        let forward = match step > self.steps {
-            true => 2 * self.steps - step.min(2 * self.steps),
-            false => step,
-        };
-        forward as f64 * self.dt
-    }
-
     /// Step indices at which statistics are taken: 0, K, 2K, …, always the last step, and the
     /// portrait steps; with `--reverse` the same times again on the way back.
     pub fn snapshot_steps(&self) -> Vec<u64> {

@@ -327,7 +327,7 @@ fn cmd_validate(job: &ValidateJob) -> Result<ExitCode, Error> {
     out!(
         "compared {} points × {} steps of {} on {} against the CPU engine ({}); finite_mismatch={} both_nonfinite={} tolerance={tolerance:e}",
         cfg.ensemble.points,
-        cfg.steps,
+        cfg.total_steps(),
         cfg.method.name(),
         v.gpu,
         cfg.arithmetic(),

@@ -376,3 +376,92 @@ fn bad_reference_reverse_and_order_input() {
         assert!(!out.exists(), "{args:?}: --out must stay untouched");
     }
 }
+
+/// The GPU engine (lavapipe) and the CPU engine agree on the new columns, f32 and f64 (where
+/// the device reduces the energy statistics, the state is read back for them), over the run
+/// forward and back; and `validate --reverse` compares the engines on the way back too.
+#[test]
+fn gpu_and_cpu_agree_on_global_and_return_errors() {
+    let tmp = TempDir::new().unwrap();
+    let columns = [
+        "global_err_max",
+        "global_err_mean",
+        "return_err_max",
+        "return_err_mean",
+    ];
+    for (precision, abs, rel) in [("f32", 1e-5, 1e-3), ("f64", 1e-12, 1e-9)] {
+        let args = [
+            pendulum_disk(1000, 0.05, 200),
+            argv(&format!(
+                "--precision {precision} --snapshot-every 50 --reference rk4/4 --reverse --quiet"
+            )),
+        ]
+        .concat();
+        let rows: Vec<_> = ["gpu", "cpu"]
+            .iter()
+            .map(|backend| {
+                let out = tmp.path().join(format!("{precision}-{backend}"));
+                phaseflow()
+                    .args(argv(&format!("run --backend {backend}")))
+                    .args(&args)
+                    .arg("--out")
+                    .arg(&out)
+                    .assert()
+                    .success();
+                stats(&out)
+            })
+            .collect();
+        assert_eq!(rows[0].len(), 9);
+        for (g, c) in rows[0].iter().zip(&rows[1]) {
+            for col in columns {
+                let (g, c) = (g[col], c[col]);
+                assert!(
+                    (g - c).abs() <= abs + rel * c.abs(),
+                    "{precision} {col}: gpu {g:e}, cpu {c:e}"
+                );
+            }
+        }
+        phaseflow()
+            .arg("validate")
+            .args(pendulum_disk(1000, 0.05, 200))
+            .args(argv(&format!("--precision {precision} --reverse --quiet")))
+            .assert()
+            .success()
+            .stdout(predicate::str::contains("× 400 steps"))
+            .stdout(predicate::str::contains("PASS"));
+    }
+}
+
+/// config.toml records --reference and --reverse, and `--config` reproduces the run's
+/// stats.csv byte for byte.
+#[test]
+fn config_records_reference_and_reverse() {
+    let tmp = TempDir::new().unwrap();
+    let first = tmp.path().join("first");
+    run(
+        &pendulum(
+            "yoshida4",
+            -0.05,
+            40,
+            "--reference gauss2/3 --reverse --quiet",
+        ),
+        &first,
+    );
+    let config = std::fs::read_to_string(first.join("config.toml")).unwrap();
+    assert!(
+        config.contains("reference = \"gauss2/3\"") && config.contains("reverse = true"),
+        "{config}"
+    );
+    let again = tmp.path().join("again");
+    phaseflow()
+        .args(["run", "--quiet", "--config"])
+        .arg(first.join("config.toml"))
+        .arg("--out")
+        .arg(&again)
+        .assert()
+        .success();
+    let read = |d: &Path| std::fs::read_to_string(d.join("stats.csv")).unwrap();
+    assert_eq!(read(&first), read(&again));
+    // the header, then steps 0, 10, .., 40 at t = -2
+    assert!(read(&first).lines().nth(5).unwrap().starts_with("40,-2.0,"));
+}

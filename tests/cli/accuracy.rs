@@ -301,6 +301,9 @@ fn bad_reference_reverse_and_order_input() {
     )
     .unwrap();
     let bad = bad.display().to_string();
+    let back = tmp.path().join("back.toml");
+    std::fs::write(&back, "reverse = true\n").unwrap();
+    let back = back.display().to_string();
     let run_with =
         |extra: &str| [argv("run --quiet"), pendulum_disk(10, 0.1, 10), argv(extra)].concat();
     let cases: Vec<(Vec<String>, &str)> = vec![
@@ -347,6 +350,12 @@ fn bad_reference_reverse_and_order_input() {
             ]
             .concat(),
             "validate does not use it",
+        ),
+        (
+            argv(&format!(
+                "study --config {back} --system pendulum --methods verlet --dt 0.1 --steps 10 --ensemble disk"
+            )),
+            "a study does not",
         ),
         (
             argv("order --system pendulum --method verlet --dt 0.1 --halvings 0"),

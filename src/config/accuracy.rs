@@ -114,6 +114,28 @@ pub fn check_direction(
     Ok(())
 }
 
+/// What `--reference` and `--reverse` cannot be combined with: loop refinement (inserted
+/// nodes have no reference solution), and `--checkpoint-every` (the states such runs carry
+/// beside the ensemble are not saved, so they keep no checkpoints).
+pub fn check_beside(
+    reference: bool,
+    reverse: bool,
+    refine: Option<Refine>,
+    checkpoint_every: Option<u64>,
+) -> Result<()> {
+    if reference && refine.is_some() {
+        return Err(input_err!(
+            "--reference: loop refinement inserts nodes that have no reference solution; add --no-refine"
+        ));
+    }
+    if (reference || reverse) && checkpoint_every.is_some() {
+        return Err(input_err!(
+            "--checkpoint-every: runs with --reverse or --reference keep no checkpoints (the initial states and the reference solution they carry are not saved); drop --checkpoint-every"
+        ));
+    }
+    Ok(())
+}
+
 /// Steps and times of a run that may go back (`--reverse`).
 impl RunConfig {
     /// Steps the run takes: `steps`, twice that with `--reverse`.

@@ -492,11 +492,7 @@ impl RunConfig {
             .as_deref()
             .map(|r| accuracy::Reference::parse(r, &system))
             .transpose()?;
-        if reference.is_some() && refine.is_some() {
-            return Err(input_err!(
-                "--reference: loop refinement inserts nodes that have no reference solution; add --no-refine"
-            ));
-        }
+        accuracy::check_beside(reference.is_some(), reverse, refine, f.checkpoint_every)?;
         let solver = resolve_solver(precision, f.implicit_tol, f.implicit_max_iter)?;
         let shard = resolve_shard(f.shard.as_deref(), &ensemble)?;
         let devices = f.devices.as_deref().map(Devices::parse).transpose()?;

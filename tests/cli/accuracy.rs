@@ -311,6 +311,10 @@ fn bad_reference_reverse_and_order_input() {
         (run_with(&format!("--reference {bad}/4")), "order 0"),
         (run_with("--reference rk4/0"), "substeps K"),
         (
+            run_with("--reverse --checkpoint-every 5"),
+            "keep no checkpoints",
+        ),
+        (
             run_with("--reference nope"),
             "--reference nope: nope: unknown method",
         ),

@@ -133,6 +133,10 @@ fn command(command: Command, peers: &Peers) -> Result<ExitCode, Error> {
             cmd_method_check(&c).map(|()| ExitCode::SUCCESS)
         }
         Command::Devices => cmd_devices().map(|()| ExitCode::SUCCESS),
+        Command::Order(a) => {
+            quiet(a.quiet);
+            phaseflow::config::accuracy::OrderJob::try_from(&a).and_then(|job| cmd_order(&job))
+        }
         Command::Merge(m) => {
             quiet(m.quiet);
             cmd_merge(&m)
@@ -214,6 +218,9 @@ fn print_run_summary(summary: &run::RunSummary) -> Result<(), Error> {
         last.count(&columns::FINITE).unwrap_or(0),
         last.points
     );
+    for line in &summary.accuracy {
+        out!("{line}");
+    }
     print_final(last, &summary.out)
 }
 
@@ -317,7 +324,7 @@ fn cmd_validate(job: &ValidateJob) -> Result<ExitCode, Error> {
     out!(
         "compared {} points × {} steps of {} on {} against the CPU engine ({}); finite_mismatch={} both_nonfinite={} tolerance={tolerance:e}",
         cfg.ensemble.points,
-        cfg.steps,
+        cfg.total_steps(),
         cfg.method.name(),
         v.gpu,
         cfg.arithmetic(),
@@ -460,6 +467,20 @@ fn cmd_man(command: Option<&str>) -> Result<(), Error> {
         .render(&mut page)
         .map_err(stdout_error)?;
     std::io::stdout().write_all(&page).map_err(stdout_error)
+}
+
+/// `phaseflow order`: the convergence study, its table printed and its files written.
+fn cmd_order(job: &phaseflow::config::accuracy::OrderJob) -> Result<ExitCode, Error> {
+    let study = run::order(job)?;
+    run::write_order(&study, &job.out.path, job.out.force)?;
+    if !phaseflow::console::quiet() {
+        out!("{}", study.table());
+        out!(
+            "wrote {}/order.csv, order.png and order.svg",
+            job.out.path.display()
+        );
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 fn cmd_devices() -> Result<(), Error> {

@@ -191,6 +191,10 @@ impl RunFile {
         f.lay_output(&a.output);
         over(&a.shard, &mut f.shard);
         over(&a.devices, &mut f.devices);
+        over(&a.accuracy.reference, &mut f.reference);
+        if a.accuracy.reverse {
+            f.reverse = Some(true);
+        }
         Ok(f)
     }
 }
@@ -282,6 +286,11 @@ fn refuse_unused_validate_flags(a: &RunArgs) -> Result<()> {
             a.refine.refine_tol.is_some() || a.refine.max_nodes.is_some(),
             "--refine-tol/--max-nodes",
             "both engines advance the same loop nodes, never refined",
+        ),
+        (
+            a.accuracy.reference.is_some(),
+            "--reference",
+            "it compares the engines' states, which the global error measures against one CPU reference",
         ),
     ];
     match unused.iter().find(|(given, _, _)| *given) {

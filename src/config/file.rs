@@ -83,6 +83,10 @@ pub struct RunFile {
     pub shard: Option<String>,
     /// `--devices all|LIST`: the GPUs the run spreads over.
     pub devices: Option<String>,
+    /// `--reference METHOD[/K]` (`config::accuracy::Reference`).
+    pub reference: Option<String>,
+    /// `--reverse`: the steps run back with −dt.
+    pub reverse: Option<bool>,
     pub params: Option<BTreeMap<String, f64>>,
     pub ensemble: Option<EnsembleFile>,
 }
@@ -181,6 +185,8 @@ impl RunConfig {
             checkpoint_every: self.checkpoint_every,
             shard: self.shard.map(|s| s.text()),
             devices: self.devices.as_ref().map(|d| d.text()),
+            reference: self.reference.as_ref().map(|r| r.text.clone()),
+            reverse: self.reverse.then_some(true),
             params: Some(self.system.params()),
             ensemble: Some(EnsembleFile {
                 raw_start: self.system.projects_start().then_some(e.raw_start),

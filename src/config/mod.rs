@@ -5,6 +5,7 @@
 //! here (`RunJob`, `ValidateJob`, `BenchConfig`; `study::Study` for studies), so `main` only
 //! dispatches.
 
+pub mod accuracy;
 mod args;
 mod file;
 mod step;
@@ -59,6 +60,10 @@ pub struct RunConfig {
     /// Under MPI with a filled ensemble: this rank's shard (not a setting: config.toml does
     /// not record it).
     pub rank: Option<Shard>,
+    /// `--reference METHOD[/K]`: the global error against a reference solution.
+    pub reference: Option<accuracy::Reference>,
+    /// `--reverse`: after the steps, as many again with −h (the return error).
+    pub reverse: bool,
 }
 
 /// `--devices`: every GPU of the machine, or the given ones.
@@ -464,6 +469,14 @@ impl RunConfig {
         let ensemble = resolve_ensemble(two_positions(f.ensemble.clone(), &system, dt)?, &system)?;
         check_variational(&system, &f, &ensemble)?;
         let refine = resolve_refine(&ensemble, f.refine, f.refine_tol, f.max_nodes)?;
+        let reverse = f.reverse.unwrap_or(false);
+        accuracy::check_direction(method, dt, reverse, refine)?;
+        let reference = f
+            .reference
+            .as_deref()
+            .map(|r| accuracy::Reference::parse(r, &system))
+            .transpose()?;
+        accuracy::check_beside(reference.is_some(), reverse, refine, f.checkpoint_every)?;
         let solver = resolve_solver(precision, f.implicit_tol, f.implicit_max_iter)?;
         let shard = resolve_shard(f.shard.as_deref(), &ensemble)?;
         let devices = f.devices.as_deref().map(Devices::parse).transpose()?;
@@ -508,6 +521,8 @@ impl RunConfig {
             shard,
             devices,
             rank: None,
+            reference,
+            reverse,
         })
     }
 
@@ -531,8 +546,17 @@ impl RunConfig {
     }
 
     /// Step indices at which statistics are taken: 0, K, 2K, …, always the last step, and the
-    /// portrait steps.
+    /// portrait steps; with `--reverse` the same times again on the way back.
     pub fn snapshot_steps(&self) -> Vec<u64> {
+        let forward = self.forward_snapshot_steps();
+        let back = forward.iter().rev().map(|s| 2 * self.steps - s);
+        match self.reverse {
+            true => forward.iter().copied().chain(back.skip(1)).collect(),
+            false => forward,
+        }
+    }
+
+    fn forward_snapshot_steps(&self) -> Vec<u64> {
         let mut v: Vec<u64> = (0..=self.steps)
             .step_by(self.snapshot_every as usize)
             .collect();

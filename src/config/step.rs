@@ -8,16 +8,20 @@ use crate::options::Precision;
 /// The largest `--steps`: a GPU dispatch counts steps in u32, in pieces of at most 1024.
 const MAX_STEPS: u64 = u32::MAX as u64 * 1024;
 
-/// `--dt` and `--steps`: required, positive, within range.
+/// `--dt` and `--steps`: required, non-zero (a negative step runs the flow backwards,
+/// `accuracy::check_direction`), within range.
 pub(super) fn resolve_step(dt: Option<f64>, steps: Option<u64>) -> Result<(f64, u64)> {
     let dt = dt.ok_or_else(|| {
         invalid!(Field::Dt;
             Field::Dt, " is required (the step size h, e.g. ", Field::Dt.is("0.01"), ")")
     })?;
-    if !(dt.is_finite() && dt > 0.0) {
+    if !(dt.is_finite() && dt != 0.0) {
         return Err(invalid!(Field::Dt;
             Field::Dt,
-            format!(" must be a positive finite number, got {}", num(dt))
+            format!(
+                " must be a finite non-zero number (negative runs backwards in time), got {}",
+                num(dt)
+            )
         ));
     }
     let steps = steps.ok_or_else(
@@ -41,11 +45,11 @@ pub(super) fn resolve_step(dt: Option<f64>, steps: Option<u64>) -> Result<(f64, 
 pub(super) fn check_dt_at_precision(dt: f64, steps: u64, precision: Precision) -> Result<()> {
     let (held, smallest, largest) = match precision {
         Precision::F32 => (
-            f64::from(dt as f32),
+            f64::from(dt.abs() as f32),
             f64::from(f32::MIN_POSITIVE),
             f64::from(f32::MAX),
         ),
-        Precision::F64 => (dt, f64::MIN_POSITIVE, f64::MAX),
+        Precision::F64 => (dt.abs(), f64::MIN_POSITIVE, f64::MAX),
     };
     let (name, dt_text) = (precision.name(), num(dt));
     if !held.is_finite() {

@@ -165,6 +165,10 @@ impl<T: Real> Engine<T> for CpuEngine<T> {
         self.state.n
     }
 
+    fn reverse(&mut self) {
+        self.h = -self.h;
+    }
+
     fn set_state(&mut self, state: State<T>) -> Result<()> {
         self.block_len = block_len_for(state.comps(), std::mem::size_of::<T>(), state.n);
         self.state = state.with_compensation(self.compensated);

@@ -424,6 +424,11 @@ impl<T: Real> Engine<T> for GpuEngine<T> {
         self.state.n
     }
 
+    // The step goes to the kernels with every dispatch's parameters (`RunParams`).
+    fn reverse(&mut self) {
+        self.h = -self.h;
+    }
+
     fn acceleration(&mut self) -> Result<Option<&mut dyn Acceleration>> {
         Ok(match self.reducer()? {
             Some(_) => Some(self),

@@ -73,6 +73,8 @@ pub trait Engine<T: Real> {
     fn set_state(&mut self, state: State<T>) -> Result<()>;
     /// Points in the ensemble (no read-back).
     fn points(&self) -> usize;
+    /// Step with −h from now on (`run --reverse` runs back the steps it ran forward).
+    fn reverse(&mut self);
     /// The measurements this engine takes where the state lives (`Acceleration`: the GPU
     /// engine's energy statistics, on devices with f64), so that the state is not read back
     /// for them; `None` where it takes none (the CPU engine, a GPU without f64): the tracker

@@ -107,6 +107,14 @@ impl<T: Real> Engine<T> for MultiGpuEngine<T> {
         self.engines.iter().map(|e| e.points()).sum()
     }
 
+    fn reverse(&mut self) {
+        // `set_state` builds the devices' engines again from the integrator.
+        self.integrator.h = -self.integrator.h;
+        for e in &mut self.engines {
+            e.reverse();
+        }
+    }
+
     fn acceleration(&mut self) -> Result<Option<&mut dyn Acceleration>> {
         for e in &mut self.engines {
             if e.acceleration()?.is_none() {

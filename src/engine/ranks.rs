@@ -81,4 +81,8 @@ impl<T: Real> Engine<T> for RankEngine<T> {
     fn points(&self) -> usize {
         self.whole.n
     }
+
+    fn reverse(&mut self) {
+        self.local.reverse();
+    }
 }

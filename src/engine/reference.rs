@@ -175,6 +175,10 @@ impl<T: Real> Engine<T> for ReferenceEngine<T> {
         "plain Rust loop (1 thread, std sin)".into()
     }
 
+    fn reverse(&mut self) {
+        self.h = -self.h;
+    }
+
     fn advance(&mut self, steps: u64) -> Result<()> {
         let (h, inv_mass) = (self.h, self.inv_mass);
         let v = move |p: T| p * inv_mass;

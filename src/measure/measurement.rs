@@ -221,10 +221,15 @@ pub struct PerPoint {
     /// Tangent columns are stored divided by 2^log2_scale (see measure::tangent); --tangent
     /// only, else empty.
     pub log2_scale: Vec<f64>,
+    /// The points' initial states as the run's precision holds them (`--reverse` only).
+    pub z0: Option<State<f64>>,
+    /// The reference solution at the current snapshot (`--reference` only).
+    pub reference: Option<State<f64>>,
 }
 
 impl PerPoint {
-    /// Append point `i` of `from` (its entries in the vectors `from` has).
+    /// Append point `i` of `from` (its entries in the vectors `from` has; refinement, which
+    /// calls it, runs without `z0` and `reference`).
     pub fn push_from(&mut self, from: &PerPoint, i: usize) {
         self.s.push(from.s[i]);
         self.h0.push(from.h0[i]);
@@ -254,6 +259,10 @@ pub struct RunSetup<'a> {
     pub loop_area: Option<LoopArea>,
     /// |A0| of a filled d = 1 set (disk, grid), for area_from_det.
     pub filled_area: Option<f64>,
+    /// `--reference`: a reference solution is advanced beside the run.
+    pub reference: bool,
+    /// `--reverse`: the run goes back to t = 0 after its steps.
+    pub reverse: bool,
 }
 
 /// What a measurement reads on the host at a snapshot.

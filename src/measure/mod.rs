@@ -18,6 +18,7 @@ macro_rules! on_state {
 
 pub mod area;
 pub mod constraint;
+pub mod distance;
 pub mod energy;
 pub mod measurement;
 pub mod parts;

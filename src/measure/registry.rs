@@ -6,6 +6,7 @@ use rayon::prelude::*;
 
 use super::area::Area;
 use super::constraint::Constraint;
+use super::distance::{GlobalError, ReturnError};
 use super::energy::columns::{AngularMomentum, Energy, Escaped, Stayed};
 use super::measurement::{Cell, Column, Finish, Measurement, Part, RunSetup, Shape, Snapshot};
 use super::tangent::Tangent;
@@ -19,6 +20,8 @@ pub static MEASUREMENTS: &[&dyn Measurement] = &[
     &Escaped,
     &Constraint,
     &Stayed,
+    &GlobalError,
+    &ReturnError,
 ];
 
 /// The columns (stats.csv) these measurements fill.

@@ -241,9 +241,9 @@ impl RowParts {
         }
     }
 
-    /// The stats.csv row at `step` (t = step · dt); `first`: the run's step-0 row, once
+    /// The stats.csv row at `step`, time `t` (`RunConfig::time_at`); `first`: the run's step-0 row, once
     /// written.
-    pub fn row(&self, run: &RunSetup, step: u64, dt: f64, first: Option<&Row>) -> Row {
+    pub fn row(&self, run: &RunSetup, step: u64, t: f64, first: Option<&Row>) -> Row {
         let at = Finish {
             run,
             step,
@@ -262,7 +262,7 @@ impl RowParts {
         }
         Row {
             step,
-            t: step as f64 * dt,
+            t,
             points: self.points,
             cells,
         }

@@ -19,6 +19,8 @@ pub const MANIFEST: &str = "manifest.toml";
 pub enum Layout {
     Run,
     Study,
+    /// `phaseflow order`: order.csv and its plot.
+    Order,
 }
 
 const STUDY_FIGURES: [&str; 3] = ["energy_error", "observable", "area_ratio"];
@@ -42,6 +44,7 @@ fn own_file(name: &str, layout: Layout) -> bool {
         || match layout {
             Layout::Run => matches!(name, "stats.csv" | "config.toml" | "trajectory.csv"),
             Layout::Study => matches!(name, "summary.csv" | "study.toml"),
+            Layout::Order => matches!(name, "order.csv" | "order.png" | "order.svg"),
         }
 }
 
@@ -146,6 +149,8 @@ pub fn prepare(dir: &Path, layout: Layout, force: bool) -> Result<OutLock> {
     let other = match layout {
         Layout::Run => Layout::Study,
         Layout::Study => Layout::Run,
+        // A convergence study's folder is replaced only by another.
+        Layout::Order => Layout::Order,
     };
     let mut found = layout;
     if !others.is_empty() {
@@ -180,6 +185,8 @@ pub fn prepare(dir: &Path, layout: Layout, force: bool) -> Result<OutLock> {
         let what = match (found, layout) {
             (Layout::Run, Layout::Run) => "run",
             (Layout::Study, Layout::Study) => "study",
+            (Layout::Order, _) => "convergence study (the files of `phaseflow order`)",
+            (_, Layout::Order) => "run or study",
             (Layout::Run, _) => "run (the files of `phaseflow run`, not a study)",
             (Layout::Study, _) => "study (the files of `phaseflow study`, not a run)",
         };

@@ -7,7 +7,6 @@
 //! covers data.
 
 use plotters::coord::ranged1d::ValueFormatter;
-use plotters::coord::types::RangedCoordf64;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
@@ -94,7 +93,7 @@ impl<'a> Scene<'a> {
             .iter()
             .map(|s| Prepared {
                 series: s,
-                runs: geom::display_runs(&s.points, fig.log_y),
+                runs: geom::display_runs(&s.points, fig.log_x, fig.log_y),
                 color: match (s.style, s.color) {
                     (Style::ThinLine, _) => THIN_LINE_COLOR,
                     (_, Some((r, g, b))) => RGBColor(r, g, b),
@@ -105,7 +104,7 @@ impl<'a> Scene<'a> {
         series.sort_by_key(|p| p.series.style != Style::ThinLine); // stable: order kept
 
         let points = || series.iter().flat_map(|p| p.runs.iter().flatten());
-        let x = Axis::new(false, fig.x_range, geom::extent(points().map(|p| p.0)));
+        let x = Axis::new(fig.log_x, fig.x_range, geom::extent(points().map(|p| p.0)));
         let y = Axis::new(fig.log_y, fig.y_range, geom::extent(points().map(|p| p.1)));
         let has_data = points().next().is_some();
         Scene {
@@ -202,7 +201,7 @@ pub(super) fn draw<DB: DrawingBackend>(
     let (width, height) = area.dim_in_pixel();
     let free_w = width.saturating_sub(2 * MARGIN + Y_LABEL_AREA + legend_w);
     let free_h = height.saturating_sub(2 * MARGIN + X_LABEL_AREA + legend_h);
-    let (box_w, box_h) = if scene.fig.equal_aspect && !scene.y.log {
+    let (box_w, box_h) = if scene.fig.equal_aspect && !scene.x.log && !scene.y.log {
         geom::equal_aspect_box(&scene.x, &scene.y, free_w, free_h)
     } else {
         (free_w, free_h)
@@ -219,13 +218,16 @@ pub(super) fn draw<DB: DrawingBackend>(
         .y_label_area_size(Y_LABEL_AREA);
     let (x_lo, x_hi) = scene.x.data_range();
     let (y_lo, y_hi) = scene.y.data_range();
-    // The two y axis kinds are different types, hence one call each.
-    let plot = if scene.y.log {
-        let chart = builder.build_cartesian_2d(x_lo..x_hi, (y_lo..y_hi).log_scale())?;
-        draw_chart(chart, scene)?
-    } else {
-        let chart = builder.build_cartesian_2d(x_lo..x_hi, y_lo..y_hi)?;
-        draw_chart(chart, scene)?
+    // The axis kinds (linear, log) are different types, hence one call each.
+    let (xs, ys) = (x_lo..x_hi, y_lo..y_hi);
+    let plot = match (scene.x.log, scene.y.log) {
+        (false, false) => draw_chart(builder.build_cartesian_2d(xs, ys)?, scene)?,
+        (false, true) => draw_chart(builder.build_cartesian_2d(xs, ys.log_scale())?, scene)?,
+        (true, false) => draw_chart(builder.build_cartesian_2d(xs.log_scale(), ys)?, scene)?,
+        (true, true) => {
+            let chart = builder.build_cartesian_2d(xs.log_scale(), ys.log_scale())?;
+            draw_chart(chart, scene)?
+        }
     };
     let legend = match legend {
         Some(l) => {
@@ -310,16 +312,23 @@ fn draw_legend<DB: DrawingBackend>(
 }
 
 /// Draw the axes, the data and, without data, a note, on a built chart; returns the plot box.
-fn draw_chart<'a, DB, Y>(
-    chart: ChartContext<'a, DB, Cartesian2d<RangedCoordf64, Y>>,
+fn draw_chart<'a, DB, X, Y>(
+    chart: ChartContext<'a, DB, Cartesian2d<X, Y>>,
     scene: &Scene,
 ) -> Result<Rect, DrawingAreaErrorKind<DB::ErrorType>>
 where
     DB: DrawingBackend + 'a,
+    X: Ranged<ValueType = f64> + ValueFormatter<f64>,
     Y: Ranged<ValueType = f64> + ValueFormatter<f64>,
 {
     let (x_span, y_span) = (scene.x.span(), scene.y.span());
-    let x_tick = |v: &f64| geom::tick_label(*v, x_span);
+    let x_tick = |v: &f64| {
+        if scene.x.log {
+            geom::log_tick_label(*v)
+        } else {
+            geom::tick_label(*v, x_span)
+        }
+    };
     let y_tick = |v: &f64| {
         if scene.y.log {
             geom::log_tick_label(*v)

@@ -116,11 +116,15 @@ pub(super) fn extent(values: impl Iterator<Item = f64>) -> Option<(f64, f64)> {
 /// Split a series into runs of consecutive drawable points, in display coordinates. A point
 /// that cannot be drawn (NaN, ±inf, y ≤ 0 on a log axis) ends the current run, so a line is
 /// broken there instead of joining across the gap.
-pub(super) fn display_runs(points: &[(f64, f64)], log_y: bool) -> Vec<Vec<(f64, f64)>> {
+pub(super) fn display_runs(
+    points: &[(f64, f64)],
+    log_x: bool,
+    log_y: bool,
+) -> Vec<Vec<(f64, f64)>> {
     let mut runs = Vec::new();
     let mut run = Vec::new();
     for &(x, y) in points {
-        match (Axis::display(false, x), Axis::display(log_y, y)) {
+        match (Axis::display(log_x, x), Axis::display(log_y, y)) {
             (Some(x), Some(y)) => run.push((x, y)),
             _ if !run.is_empty() => runs.push(std::mem::take(&mut run)),
             _ => {}
@@ -418,8 +422,8 @@ mod tests {
             (5.0, -1.0),
             (6.0, 1.0),
         ];
-        assert_eq!(display_runs(&pts, false).len(), 3);
-        let log = display_runs(&pts, true);
+        assert_eq!(display_runs(&pts, false, false).len(), 3);
+        let log = display_runs(&pts, false, true);
         assert_eq!(
             log,
             vec![
@@ -428,7 +432,7 @@ mod tests {
                 vec![(6.0, 0.0)]
             ]
         );
-        assert!(display_runs(&[], true).is_empty());
+        assert!(display_runs(&[], true, true).is_empty());
     }
 
     #[test]

@@ -95,8 +95,10 @@ pub struct Figure {
     pub series: Vec<Series>,
     /// log10 y axis; values ≤ 0 are skipped (not drawn).
     pub log_y: bool,
+    /// log10 x axis, as `log_y` (log–log plots of errors against step sizes).
+    pub log_x: bool,
     /// Same scale on x and y (phase portraits): the plot box shrinks on one side, the ranges
-    /// stay as given or computed. Ignored with `log_y`.
+    /// stay as given or computed. Ignored with a log axis.
     pub equal_aspect: bool,
     /// None: from the data with a 5% margin. A reversed range is sorted; an unusable one
     /// (non-finite, or entirely ≤ 0 on a log axis) is ignored.
@@ -123,7 +125,7 @@ impl Figure {
     pub fn has_data(&self) -> bool {
         self.series
             .iter()
-            .any(|s| !geom::display_runs(&s.points, self.log_y).is_empty())
+            .any(|s| !geom::display_runs(&s.points, self.log_x, self.log_y).is_empty())
     }
 }
 
@@ -403,6 +405,31 @@ mod tests {
         assert!(svg.contains("<polyline") && svg.contains("<circle"));
         assert!(svg.contains("1e-6"), "decade tick labels expected");
         assert!(!svg.contains("no finite data"));
+    }
+
+    /// Errors against step sizes on log–log axes: C·h² is drawn (a straight line), with
+    /// decade labels on both axes.
+    #[test]
+    fn log_log_figure_is_drawn_in_both_formats() {
+        let mut fig = Figure::new("Convergence", "h", "error");
+        (fig.log_x, fig.log_y) = (true, true);
+        let h = (0..8).map(|k| 0.4 / f64::from(1 << k));
+        fig.series.push(Series::new(
+            "order 2",
+            h.map(|h| (h, 3.0 * h * h)).collect(),
+            Style::Line,
+        ));
+        let (image, svg) = write_and_check(&fig, "order");
+        assert!(has_pixel(&image, RGBColor(0, 114, 178)));
+        // The x tick labels (centred below the box, in the tick font): decades only.
+        let lines: Vec<&str> = svg.lines().collect();
+        let x_ticks: Vec<&str> = lines
+            .windows(2)
+            .filter(|w| w[0].contains("text-anchor=\"middle\"") && w[0].contains("font-size=\"13."))
+            .map(|w| w[1])
+            .collect();
+        assert_eq!(x_ticks, ["0.01", "0.1"]);
+        assert!(svg.contains("1e-4"), "decade tick labels on y expected");
     }
 
     #[test]

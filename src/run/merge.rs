@@ -263,7 +263,7 @@ pub fn merge(dirs: &[PathBuf], dest: &OutputDir) -> Result<MergeSummary> {
                 cfg.ensemble.points
             ));
         }
-        let row = all.row(&run, step, cfg.dt, rows.first());
+        let row = all.row(&run, step, cfg.time_at(step), rows.first());
         rows.push(row);
         states_crc.push(crcs);
     }

@@ -9,13 +9,15 @@
 //! - `refine`: loop refinement, inserting nodes where the evolved loop's gaps grow too long;
 //! - `validate`: GPU against CPU at f32, and `compare_states`;
 //! - `bench`: the engines and the reference loop timed on one ensemble;
-//! - `merge`: the folders of `run --shard K/N` joined into the whole ensemble's.
+//! - `merge`: the folders of `run --shard K/N` joined into the whole ensemble's;
+//! - `order`: the convergence study, errors per step size against a reference and the fitted order.
 
 mod bench;
 pub mod checkpoint;
 mod initial;
 pub mod interrupt;
 mod merge;
+mod order;
 mod pipeline;
 mod progress;
 mod refine;
@@ -28,6 +30,7 @@ pub use crate::memory::{check_host_memory, check_memory};
 pub use crate::options::DEFAULT_VALIDATE_TOLERANCE;
 pub use bench::{bench, BenchReport, BenchRow};
 pub use merge::{merge, MergeSummary};
+pub use order::{fitted_order, order, write_order, OrderRow, OrderStudy};
 pub use pipeline::{preflight, run, RunSummary};
 pub use resources::{choose_engine, run_bytes_per_point, EngineChoice};
 pub use resume::{resume_in, resume_run, Resumed};

@@ -42,6 +42,8 @@ pub struct RunSummary {
     pub portraits: Vec<(u64, State<f64>)>,
     /// Single-point runs: (t, q1..qd p1..pd) at every snapshot (also written as trajectory.csv).
     pub trajectory: Vec<(f64, Vec<f64>)>,
+    /// What `--reference` and `--reverse` found, a sentence each, for the terminal.
+    pub accuracy: Vec<String>,
 }
 
 /// Say on stderr why `auto` chose its engine, and for a formula what it is.
@@ -267,17 +269,21 @@ pub(super) fn run_with<T: Real>(
         EngineChoice::Gpu => "gpu",
         EngineChoice::Cpu => "cpu",
     };
-    // MPI runs keep no checkpoints (each rank holds only its slice of a filled ensemble).
-    let every = match peers.many() {
-        true => Some(u64::MAX),
-        false => cfg.checkpoint_every,
+    let every = match super::tracker::no_checkpoints(cfg, &peers) {
+        Some(_) => Some(u64::MAX),
+        None => cfg.checkpoint_every,
     };
     let mut ck = Checkpoints::new(out, kind, config, every);
     let rows = tracker.snapshots(out, &mut ck, resume)?;
     if peers.is_root() {
         write_run_files(cfg, out, &tracker)?;
     }
+    let accuracy = rows
+        .last()
+        .map(|last| accuracy_lines(cfg, last))
+        .unwrap_or_default();
     Ok(RunSummary {
+        accuracy,
         engine: describe,
         method: cfg.method.name(),
         rows,
@@ -287,6 +293,49 @@ pub(super) fn run_with<T: Real>(
         portraits: tracker.portraits,
         trajectory: tracker.trajectory,
     })
+}
+
+/// What the last row says of `--reference` (the global error at the end) and `--reverse`
+/// (the return error, and whether the method's symmetry promises a return up to rounding).
+fn accuracy_lines(cfg: &RunConfig, last: &Row) -> Vec<String> {
+    use crate::measure::distance::{
+        GLOBAL_ERR_MAX, GLOBAL_ERR_MEAN, RETURN_ERR_MAX, RETURN_ERR_MEAN,
+    };
+    let cell = |c| last.real(c).map_or("-".into(), |x| format!("{x:.6e}"));
+    let mut lines = Vec::new();
+    if let Some(r) = &cfg.reference {
+        lines.push(format!(
+            "global error against {} (step dt/{}) at t = {}: global_err_max {}  global_err_mean {}",
+            r.method.name(),
+            r.substeps,
+            crate::error::num(last.t),
+            cell(&GLOBAL_ERR_MAX),
+            cell(&GLOBAL_ERR_MEAN)
+        ));
+    }
+    if cfg.reverse {
+        let name = cfg.method.name();
+        let why = match crate::config::verdict::verdicts(cfg.method) {
+            Ok(Some(v)) if v.symmetric => format!(
+                "{name} is symmetric (its adjoint is itself), so the steps with −dt undo those with dt up to rounding"
+            ),
+            Ok(Some(v)) => format!(
+                "{name} is not symmetric (its adjoint is another method), so the steps with −dt do not undo those with dt: the points return off by O(h{})",
+                match v.order {
+                    1 => String::new(),
+                    p => format!("^{p}"),
+                }
+            ),
+            _ => format!("{name} has no tableau whose symmetry could be checked"),
+        };
+        lines.push(format!(
+            "back at t = 0 after {} steps each way: return_err_max {}  return_err_mean {}; {why}",
+            cfg.steps,
+            cell(&RETURN_ERR_MAX),
+            cell(&RETURN_ERR_MEAN)
+        ));
+    }
+    lines
 }
 
 /// What a finished run writes after its snapshots: trajectory.csv, portraits, and the

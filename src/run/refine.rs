@@ -255,6 +255,7 @@ impl<'a, T: Real> Tracker<'a, T> {
             } else {
                 Vec::new()
             },
+            ..PerPoint::default()
         };
         let fresh = with_columns(cfg, fresh);
         let aux = self.aux_engine(d)?;
@@ -309,6 +310,8 @@ mod tests {
         fn points(&self) -> usize {
             self.0.n
         }
+        // Snapping to the nearest direction has no step to reverse.
+        fn reverse(&mut self) {}
         fn set_state(&mut self, state: State<f64>) -> Result<()> {
             self.0 = state;
             Ok(())

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use crate::checksum::crc32;
 use crate::cluster::Peers;
 use crate::config::RunConfig;
-use crate::engine::Engine;
+use crate::engine::{CpuEngine, Engine};
 use crate::ensemble::EnsembleKind;
 use crate::error::{Error, Result};
 use crate::float::Real;
@@ -37,6 +37,8 @@ pub(super) struct Tracker<'a, T: Real> {
     pub(super) engine: Box<dyn Engine<T>>,
     /// Engine for inserted loop nodes (made on first use).
     pub(super) aux: Option<Box<dyn Engine<T>>>,
+    /// `--reference`: the reference solution's engine (CPU, f64), advanced beside `engine`.
+    pub(super) reference: Option<CpuEngine<f64>>,
     /// A file loop's unrefined initial nodes (its polygon is defined by them); else no points.
     pub(super) file_nodes: State<f64>,
     pub(super) points: PerPoint,
@@ -141,11 +143,22 @@ impl<'a, T: Real> Tracker<'a, T> {
         let h0 = if accelerated { Vec::new() } else { init.h0 };
         let l0 = angular_momenta(&cfg.system, engine.state()?).unwrap_or_default();
         let refine_dist = cfg.refine.map(|r| r.tol * init.diagonal);
+        // The reference and the return are measured from the points as the run holds them.
+        let start = match cfg.reverse || cfg.reference.is_some() {
+            true => Some(engine.state()?.primal_f64()),
+            false => None,
+        };
+        let reference = cfg
+            .reference
+            .as_ref()
+            .zip(start.clone())
+            .map(|(r, s)| CpuEngine::new(&r.integrator(&cfg.system, cfg.dt), s));
         Ok(Tracker {
             cfg,
             factory,
             engine,
             aux: None,
+            reference,
             file_nodes: init.file_nodes,
             points: PerPoint {
                 h0,
@@ -159,6 +172,8 @@ impl<'a, T: Real> Tracker<'a, T> {
                 } else {
                     Vec::new()
                 },
+                z0: start.clone().filter(|_| cfg.reverse),
+                reference: start.filter(|_| cfg.reference.is_some()),
             },
             setup: setup(cfg),
             accelerated,
@@ -181,6 +196,11 @@ impl<'a, T: Real> Tracker<'a, T> {
         file_nodes: State<f64>,
         rows: Vec<Row>,
     ) -> Result<(Self, ResumeAt)> {
+        if cfg.reverse || cfg.reference.is_some() {
+            return Err(crate::input_err!(
+                "runs with --reverse or --reference keep no checkpoints (their reference solution and initial states are not saved); run again"
+            ));
+        }
         let mut engine = factory(c.state)?;
         let accelerated = match &c.device_h0 {
             Some(h0) => {
@@ -200,12 +220,15 @@ impl<'a, T: Real> Tracker<'a, T> {
             factory,
             engine,
             aux: None,
+            reference: None,
             file_nodes,
             points: PerPoint {
                 h0: c.h0,
                 l0: c.l0,
                 s: c.s,
                 log2_scale: c.log2_scale,
+                z0: None,
+                reference: None,
             },
             setup: setup(cfg),
             accelerated,
@@ -236,7 +259,7 @@ impl<'a, T: Real> Tracker<'a, T> {
         for m in MEASUREMENTS.iter().filter(|m| m.taken(&self.setup)) {
             m.announce(&self.setup);
         }
-        let mut pb = Progress::new(cfg.steps);
+        let mut pb = Progress::new(cfg.total_steps());
         let (mut stats, mut rows, mut done) = match resume {
             // Rank 0 writes the run's files; the other MPI ranks only measure.
             None if !self.peers.is_root() => (CsvRows::discard()?, Vec::new(), 0),
@@ -257,6 +280,7 @@ impl<'a, T: Real> Tracker<'a, T> {
         let gathers = self.gathers();
         for step in todo {
             self.advance_to(step, done, &mut pb, ck, &stats)?;
+            self.follow_reference(step - done)?;
             done = step;
             let accelerated = self.accelerated_parts()?;
             let names: Vec<&str> = accelerated.iter().map(|(name, _)| *name).collect();
@@ -290,13 +314,13 @@ impl<'a, T: Real> Tracker<'a, T> {
                 write_atomic(&parts_path(out, step), &file.encode(&parts))?;
             }
             let parts = gather_parts(&self.peers, gathers, parts)?;
-            let row = parts.row(&self.setup, step, cfg.dt, rows.first());
+            let row = parts.row(&self.setup, step, cfg.time_at(step), rows.first());
             if let Some(state) = state {
                 if single {
                     let (mut q, mut p) = (vec![0.0; state.d], vec![0.0; state.d]);
                     state.point_f64(0, &mut q, &mut p);
                     q.extend(p);
-                    self.trajectory.push((step as f64 * cfg.dt, q));
+                    self.trajectory.push((cfg.time_at(step), q));
                 }
                 if portrait {
                     self.portraits.push((step, state.primal_f64()));
@@ -307,6 +331,12 @@ impl<'a, T: Real> Tracker<'a, T> {
             }
             stats.push(&row)?;
             rows.push(row);
+            if cfg.reverse && step == cfg.steps {
+                self.engine.reverse();
+                if let Some(r) = &mut self.reference {
+                    r.reverse();
+                }
+            }
         }
         pb.finish();
         Ok(rows)
@@ -328,9 +358,9 @@ impl<'a, T: Real> Tracker<'a, T> {
         let mut at = done;
         while at < step {
             if interrupt::requested() {
-                if self.peers.many() {
+                if let Some(why) = no_checkpoints(self.cfg, &self.peers) {
                     return Err(crate::input_err!(
-                        "interrupted at step {at}: MPI runs keep no checkpoints; run again"
+                        "interrupted at step {at}: {why} keep no checkpoints; run again"
                     ));
                 }
                 self.write_checkpoint(ck, at, written)?;
@@ -355,6 +385,16 @@ impl<'a, T: Real> Tracker<'a, T> {
             if renormalise(&mut st, &mut self.points.log2_scale) {
                 self.engine.set_state(st)?;
             }
+        }
+        Ok(())
+    }
+
+    /// Advance the reference solution (`--reference`) by the run's `steps` and keep its
+    /// state for the measurements.
+    fn follow_reference(&mut self, steps: u64) -> Result<()> {
+        if let (Some(r), Some(k)) = (&mut self.reference, &self.cfg.reference) {
+            r.advance(steps * u64::from(k.substeps))?;
+            self.points.reference = Some(r.state()?.clone());
         }
         Ok(())
     }
@@ -456,6 +496,19 @@ fn save_state(peers: &Peers, gathers: bool, out: &Path, step: u64, bytes: Vec<u8
     }
 }
 
+/// Why a run keeps no checkpoints, if it keeps none: under MPI each rank holds only its
+/// slice of a filled ensemble; `--reverse` and `--reference` carry states beside the
+/// ensemble (the initial states, the reference solution) that a checkpoint does not hold.
+pub(super) fn no_checkpoints(cfg: &RunConfig, peers: &Peers) -> Option<&'static str> {
+    if peers.many() {
+        Some("MPI runs")
+    } else if cfg.reverse || cfg.reference.is_some() {
+        Some("runs with --reverse or --reference")
+    } else {
+        None
+    }
+}
+
 /// `state` with its tangent columns added when the run has --tangent.
 pub(super) fn with_columns<T: Real>(cfg: &RunConfig, state: State<T>) -> State<T> {
     if cfg.tangent {
@@ -478,5 +531,7 @@ pub(super) fn setup(cfg: &RunConfig) -> RunSetup<'_> {
             exact0: cfg.ensemble.exact_loop_area(&cfg.system),
         }),
         filled_area: cfg.ensemble.filled_area(cfg.system.dof()),
+        reference: cfg.reference.is_some(),
+        reverse: cfg.reverse,
     }
 }

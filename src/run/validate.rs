@@ -134,7 +134,7 @@ fn compare_components<T: Real>(
 }
 
 /// `phaseflow validate`: the same ensemble on the GPU and the CPU engine at the run's precision
-/// (and summation), compared at every snapshot.
+/// (and summation), compared at every snapshot (with `--reverse`, on the way back too).
 pub fn validate(cfg: &RunConfig) -> Result<Validation> {
     match cfg.precision {
         Precision::F32 => validate_at::<f32>(cfg),
@@ -155,7 +155,7 @@ fn validate_at<T: Real>(cfg: &RunConfig) -> Result<Validation> {
     let k = cfg.integrator();
     let mut gpu_engine = GpuEngine::<T>::new(&k, init.convert())?;
     let mut cpu_engine = CpuEngine::<T>::new(&k, init.convert());
-    let mut pb = Progress::new(cfg.steps);
+    let mut pb = Progress::new(cfg.total_steps());
     let mut v = Validation {
         max_abs_dev: 0.0,
         max_rel_dev: 0.0,
@@ -195,6 +195,11 @@ fn validate_at<T: Real>(cfg: &RunConfig) -> Result<Validation> {
         v.both_nonfinite = v.both_nonfinite.max(dev.both_nonfinite);
         let finite_on_both = n.saturating_sub(dev.finite_mismatch + dev.both_nonfinite);
         compared = Some(compared.map_or(finite_on_both, |c| c.min(finite_on_both)));
+        // --reverse: both engines run back from the last forward step (`Tracker::snapshots`).
+        if cfg.reverse && step == cfg.steps {
+            gpu_engine.reverse();
+            cpu_engine.reverse();
+        }
     }
     pb.finish();
     v.compared = compared.unwrap_or(0);

@@ -88,6 +88,12 @@ fn custom(a: &StudyArgs) -> Result<Study> {
         Some(p) => load_toml(p)?,
         None => RunFile::default(),
     };
+    // A study's figures and verdicts follow t forward from one initial set.
+    if base.reverse.is_some() || base.reference.is_some() {
+        return Err(input_err!(
+            "study --config: the file sets reverse or reference, which `phaseflow run` takes and a study does not; remove those keys (or run the file with `phaseflow run --config`)"
+        ));
+    }
     base.lay_system(&a.system)?;
     base.lay_ensemble(&a.ensemble)?;
     let system = base

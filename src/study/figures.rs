@@ -122,6 +122,7 @@ fn time_figure(
                 color: None,
             })
             .collect(),
+        log_x: false,
         log_y: true,
         equal_aspect: false,
         x_range: None,
@@ -195,6 +196,7 @@ fn observable_figure(runs: &[PlottedRun], labels: &[String]) -> Option<StudyFigu
             x_label: "t".into(),
             y_label: label.into(),
             series: observed,
+            log_x: false,
             log_y: false,
             equal_aspect: false,
             x_range: None,
@@ -234,6 +236,7 @@ fn path_figure(runs: &[PlottedRun], labels: &[String]) -> Option<StudyFigure> {
             x_label: format!("q{}", i + 1),
             y_label: format!("q{}", j + 1),
             series,
+            log_x: false,
             log_y: false,
             equal_aspect: true,
             x_range: None,

@@ -78,6 +78,7 @@ pub(super) fn portrait_data(
         },
         y_label: p.into(),
         series,
+        log_x: false,
         log_y: false,
         equal_aspect: false,
         x_range: None,

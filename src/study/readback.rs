@@ -201,6 +201,7 @@ pub(super) fn run_summary(cfg: &RunConfig, dir: &Path) -> Result<RunSummary> {
         .collect::<Result<Vec<_>>>()?;
     let (refine_capped_at, refine_stuck_at) = refine_notes(dir);
     Ok(RunSummary {
+        accuracy: Vec::new(),
         engine: engine_used(&dir.join("config.toml"))?,
         method: cfg.method.name(),
         rows: read_stats(&dir.join("stats.csv"))?,

@@ -50,6 +50,7 @@ pub fn plot_run(dir: &Path, out: Option<&Path>) -> Result<PlotOutcome> {
     };
     let (refine_capped_at, refine_stuck_at) = refine_notes(dir);
     let result = RunSummary {
+        accuracy: Vec::new(),
         method: cfg.method.name(),
         engine: engine_used(&config_path)?,
         rows: read_stats(&dir.join("stats.csv"))?,

@@ -4,6 +4,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod accuracy;
 mod commands;
 mod completions;
 mod constrained_start;

@@ -52,6 +52,8 @@ fn setup(system: &System) -> RunSetup<'_> {
         tangent: true,
         loop_area: None,
         filled_area: Some(2.0),
+        reference: false,
+        reverse: false,
     }
 }
 
@@ -68,7 +70,7 @@ fn appended_parts_are_the_whole_and_round_trip() {
     whole.set("unconverged", Part::Sum(4 + 8));
     whole.set("constraint", Part::Max(Some(13.0 * 1e-12)));
     assert_eq!(split, whole);
-    assert_eq!(split.row(&run, 3, 0.5, None), whole.row(&run, 3, 0.5, None));
+    assert_eq!(split.row(&run, 3, 1.5, None), whole.row(&run, 3, 1.5, None));
     let back = RowParts::decode(&whole.encode(), "x").unwrap();
     assert_eq!(back, whole);
     assert_eq!(back.encode(), whole.encode());
@@ -94,6 +96,9 @@ fn parts_files_round_trip_and_refuse_any_change() {
     let mut fullest = parts.clone();
     fullest.points = 1;
     fullest.set("area", Part::Chunks(vec![1, 2]));
+    for distance in ["global_error", "return_error"] {
+        fullest.set(distance, Part::Chunks(vec![1, 2, 3, 4, 5, 6]));
+    }
     assert_eq!(
         file.encode(&fullest).len() as u64,
         PartsFile::max_len(fullest.points as usize)

@@ -1,0 +1,234 @@
+//! The settings that measure a run's accuracy against something other than H: `--reference
+//! METHOD[/K]` (a reference solution beside the ensemble, for the global error) and
+//! `--reverse` (the steps run back with −h, for the return error); and which runs may step
+//! with a negative `--dt` or run back at all.
+
+use crate::engine::Integrator;
+use crate::error::Result;
+use crate::input_err;
+use crate::method::{Method, Solver};
+use crate::system::System;
+
+use super::verdict::verdicts;
+use super::{method_by_name_or_file, Backend, OutputDir, Precision, Refine, RunConfig, RunFile};
+use crate::cli::OrderArgs;
+
+/// `--reference METHOD[/K]`: a reference solution of every point advanced beside the run in
+/// f64 on the CPU engine, with METHOD and K steps of h/K per step of the run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Reference {
+    pub method: Method,
+    /// Reference steps per step of the run (the reference step is dt / K).
+    pub substeps: u32,
+    /// The setting as given (config.toml records it).
+    pub text: String,
+}
+
+/// The most reference steps per step of the run.
+pub const MAX_SUBSTEPS: u32 = 1 << 16;
+
+impl Reference {
+    /// `--reference` as given, for `system`: a convergent method (order ≥ 1 by its order
+    /// conditions) that serves the system, and K from 1 to `MAX_SUBSTEPS` [default 1].
+    pub fn parse(text: &str, system: &System) -> Result<Reference> {
+        let (name, substeps) = match text.rsplit_once('/') {
+            Some((name, k)) if !k.is_empty() && k.bytes().all(|b| b.is_ascii_digit()) => {
+                let k = k
+                    .parse::<u32>()
+                    .ok()
+                    .filter(|k| (1..=MAX_SUBSTEPS).contains(k));
+                let k = k.ok_or_else(|| {
+                    input_err!(
+                        "--reference {text}: the substeps K in METHOD/K run from 1 to {MAX_SUBSTEPS} (the reference step is dt/K), e.g. --reference rk4/16"
+                    )
+                })?;
+                (name, k)
+            }
+            _ => (text, 1),
+        };
+        // The method's own messages name the flag they were written for.
+        let reword = |e: crate::error::Error| {
+            let e = e.to_string();
+            let e = e.strip_prefix("--method ").unwrap_or(&e).to_string();
+            input_err!("--reference {text}: {e}")
+        };
+        let method = method_by_name_or_file(name).map_err(reword)?;
+        let order = verdicts(method)?.map(|v| v.order).ok_or_else(|| {
+            input_err!(
+                "--reference {text}: the variational method advances a discrete Lagrangian's state (q, v), not the Hamiltonian state a reference solution is compared in; name a method with a tableau, e.g. rk4/16"
+            )
+        })?;
+        if order == 0 {
+            return Err(input_err!(
+                "--reference {text}: {} does not converge (its order conditions give order 0: the weights do not sum to 1), so it is no reference; name a convergent method, e.g. rk4/16 or gauss3/4",
+                method.name()
+            ));
+        }
+        method.check_system(system).map_err(reword)?;
+        Ok(Reference {
+            method,
+            substeps,
+            text: text.to_string(),
+        })
+    }
+
+    /// The reference's integrator for a run of step `dt` on `system`: f64, default solver.
+    pub fn integrator(&self, system: &System, dt: f64) -> Integrator {
+        Integrator::new(
+            system.clone(),
+            self.method,
+            dt / f64::from(self.substeps),
+            Solver::default_for::<f64>(),
+        )
+    }
+}
+
+/// Which runs may step with a negative `--dt` or run back (`--reverse`): every method whose
+/// step is a map of (q, p) given h, explicit or implicit (an implicit stage's fixed-point
+/// iteration converges for −h as for h: it contracts with |h|). Not the variational method,
+/// whose systems build their discrete Lagrangian (and rolling constraint) for the step given
+/// and whose state (q, v) holds a difference quotient over it; nor a refined loop run back,
+/// whose inserted nodes are integrated forward from t = 0 only.
+pub fn check_direction(
+    method: Method,
+    dt: f64,
+    reverse: bool,
+    refine: Option<Refine>,
+) -> Result<()> {
+    let what = match (dt < 0.0, reverse) {
+        (true, true) => "a negative --dt and --reverse",
+        (true, false) => "a negative --dt",
+        (false, true) => "--reverse",
+        (false, false) => return Ok(()),
+    };
+    if method == Method::Variational {
+        return Err(input_err!(
+            "{what}: the variational method's systems build their discrete Lagrangian for a positive step, and the state's v is a difference quotient over it; run the variational systems with a positive --dt and without --reverse"
+        ));
+    }
+    if reverse && refine.is_some() {
+        return Err(input_err!(
+            "--reverse: loop refinement integrates inserted nodes forward from t = 0, so a refined loop cannot be run back; add --no-refine"
+        ));
+    }
+    Ok(())
+}
+
+/// What `--reference` and `--reverse` cannot be combined with: loop refinement (inserted
+/// nodes have no reference solution), and `--checkpoint-every` (the states such runs carry
+/// beside the ensemble are not saved, so they keep no checkpoints).
+pub fn check_beside(
+    reference: bool,
+    reverse: bool,
+    refine: Option<Refine>,
+    checkpoint_every: Option<u64>,
+) -> Result<()> {
+    if reference && refine.is_some() {
+        return Err(input_err!(
+            "--reference: loop refinement inserts nodes that have no reference solution; add --no-refine"
+        ));
+    }
+    if (reference || reverse) && checkpoint_every.is_some() {
+        return Err(input_err!(
+            "--checkpoint-every: runs with --reverse or --reference keep no checkpoints (the initial states and the reference solution they carry are not saved); drop --checkpoint-every"
+        ));
+    }
+    Ok(())
+}
+
+/// Steps and times of a run that may go back (`--reverse`).
+impl RunConfig {
+    /// Steps the run takes: `steps`, twice that with `--reverse`.
+    pub fn total_steps(&self) -> u64 {
+        if self.reverse {
+            2 * self.steps
+        } else {
+            self.steps
+        }
+    }
+
+    /// The time at step `step`: with `--reverse` it runs back to 0 after `steps`.
+    pub fn time_at(&self, step: u64) -> f64 {
+        let forward = match step > self.steps {
+            true => 2 * self.steps - step.min(2 * self.steps),
+            false => step,
+        };
+        forward as f64 * self.dt
+    }
+}
+
+/// `phaseflow order`: the method's run at the largest step h0 (f64, CPU engine), how many
+/// times the step is halved, the reference solution and the folder.
+#[derive(Debug, Clone)]
+pub struct OrderJob {
+    /// The run at h0 (`dt`) over `steps` steps: every halving covers the same time.
+    pub config: RunConfig,
+    pub halvings: u32,
+    /// The reference: K (`substeps`) steps per step of the finest h.
+    pub reference: Reference,
+    pub out: OutputDir,
+}
+
+/// `order`'s defaults: steps at h0, halvings, and the reference (an explicit composition of
+/// order 8 on separable H, serving every H).
+pub const ORDER_STEPS: u64 = 100;
+pub const ORDER_HALVINGS: u32 = 5;
+pub const ORDER_REFERENCE: &str = "kahan-li8/4";
+/// The most halvings, and the most steps the reference may take (h0's steps · 2^N · K).
+pub const MAX_HALVINGS: u32 = 20;
+pub const MAX_REFERENCE_STEPS: u64 = 1 << 36;
+
+impl TryFrom<&OrderArgs> for OrderJob {
+    type Error = crate::error::Error;
+
+    fn try_from(a: &OrderArgs) -> Result<OrderJob> {
+        let mut f = RunFile::default();
+        f.lay_system(&a.system)?;
+        f.lay_method(&a.method, &a.method_file);
+        f.lay_ensemble(&a.ensemble)?;
+        if let Some(e) = f.ensemble.as_mut().filter(|e| e.kind.is_none()) {
+            e.kind = Some("point".into());
+        }
+        f.dt = a.dt;
+        f.steps = Some(a.steps.unwrap_or(ORDER_STEPS));
+        f.precision = Some(Precision::F64);
+        f.backend = Some(Backend::Cpu);
+        f.lay_solver(&a.solver);
+        let path = a.out.clone().ok_or_else(|| {
+            input_err!("--out DIR is required (the folder for order.csv and order.png/svg)")
+        })?;
+        let config = RunConfig::resolve(f)?;
+        if config.method == Method::Variational {
+            return Err(input_err!(
+                "--method variational: its state (q, v) has no reference solution to converge to; order takes methods with a tableau on Hamiltonian systems"
+            ));
+        }
+        let halvings = a.halvings.unwrap_or(ORDER_HALVINGS);
+        if !(1..=MAX_HALVINGS).contains(&halvings) {
+            return Err(input_err!(
+                "--halvings {halvings}: give 1 to {MAX_HALVINGS} (a fit needs two step sizes at least)"
+            ));
+        }
+        let reference = Reference::parse(
+            a.reference.as_deref().unwrap_or(ORDER_REFERENCE),
+            &config.system,
+        )?;
+        let total = (config.steps << halvings).saturating_mul(u64::from(reference.substeps));
+        if config.steps > MAX_REFERENCE_STEPS >> halvings || total > MAX_REFERENCE_STEPS {
+            return Err(input_err!(
+                "--steps {} × 2^{halvings} halvings × {} reference substeps is more than {MAX_REFERENCE_STEPS} reference steps; take fewer --steps, --halvings or substeps",
+                config.steps,
+                reference.substeps
+            ));
+        }
+        Ok(OrderJob {
+            config,
+            halvings,
+            reference,
+            out: OutputDir {
+                path,
+                force: a.force,
+            },
+        })
+    }
+}

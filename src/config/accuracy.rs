@@ -46,9 +46,19 @@ impl Reference {
             }
             _ => (text, 1),
         };
-        // The method's own messages name the flag they were written for.
+        // The method's own messages name the method as an option (`method = NAME`); here the
+        // method is the reference's, so it is named by itself.
         let reword = |e: crate::error::Error| {
-            let e = e.to_string();
+            let e = match &e {
+                crate::error::Error::Invalid { message, .. } => {
+                    message.render(&|field, value| match (field, value) {
+                        (crate::error::Field::Method, Some(value)) => value.to_string(),
+                        (field, Some(value)) => format!("{} = {value}", field.name()),
+                        (field, None) => field.name(),
+                    })
+                }
+                other => other.to_string(),
+            };
             let e = e.strip_prefix("--method ").unwrap_or(&e).to_string();
             input_err!("--reference {text}: {e}")
         };

@@ -238,6 +238,10 @@ pub struct RunArgs {
     /// Propagate the tangent map DΦⁿ per point and report det and symplecticity defect per snapshot.
     #[arg(long)]
     pub tangent: bool,
+    /// Add the mod_* columns: the error of the method's modified Hamiltonian truncated after K
+    /// correction terms (0 is H itself; splittings and their compositions, separable H).
+    #[arg(long, value_name = "K")]
+    pub modified_hamiltonian: Option<u32>,
     #[command(flatten)]
     pub refine: RefineArgs,
     #[command(flatten)]

@@ -22,6 +22,7 @@ use crate::ensemble::shard::Shard;
 use crate::ensemble::{EnsembleKind, EnsembleRequest, EnsembleSpec};
 use crate::error::{num, Result};
 use crate::input_err;
+use crate::method::modified::{ModifiedEnergy, ModifiedHamiltonian};
 use crate::method::{Method, Solver};
 use crate::system::{ExprSpec, System};
 
@@ -40,6 +41,9 @@ pub struct RunConfig {
     pub compensated: bool,
     pub save_states: bool,
     pub tangent: bool,
+    /// `--modified-hamiltonian K`: H̃ with K correction terms at `dt`, whose errors the `mod_*`
+    /// columns measure (shared: a configuration is cloned per run).
+    pub modified: Option<std::sync::Arc<ModifiedEnergy>>,
     /// Loop refinement (loop ensembles unless turned off).
     pub refine: Option<Refine>,
     /// Fixed-point solver of the implicit stages (defaults depend on the precision).
@@ -482,6 +486,13 @@ impl RunConfig {
         let solver = resolve_solver(precision, f.implicit_tol, f.implicit_max_iter)?;
         let shard = resolve_shard(f.shard.as_deref(), &ensemble)?;
         let devices = f.devices.as_deref().map(Devices::parse).transpose()?;
+        let modified = f
+            .modified_hamiltonian
+            .map(|k| {
+                ModifiedHamiltonian::of_system(&system, method, k, "--modified-hamiltonian")
+                    .map(|m| std::sync::Arc::new(m.at_step(dt)))
+            })
+            .transpose()?;
         let backend = match (&devices, backend) {
             (Some(_), Backend::Cpu) => {
                 return Err(input_err!(
@@ -503,6 +514,7 @@ impl RunConfig {
             compensated: f.compensated.unwrap_or(false),
             save_states: f.save_states.unwrap_or(false),
             tangent: f.tangent.unwrap_or(false),
+            modified,
             refine,
             solver,
             portrait_steps: Vec::new(),

@@ -8,6 +8,7 @@
 use serde::{Serialize, Serializer};
 
 use crate::error::Result;
+use crate::method::modified::ModifiedEnergy;
 use crate::state::State;
 use crate::system::System;
 
@@ -221,6 +222,9 @@ pub struct PerPoint {
     /// Tangent columns are stored divided by 2^log2_scale (see measure::tangent); --tangent
     /// only, else empty.
     pub log2_scale: Vec<f64>,
+    /// H̃(z0) per point, the modified Hamiltonian's initial values (`--modified-hamiltonian`
+    /// only, else empty).
+    pub mod_h0: Vec<f64>,
 }
 
 impl PerPoint {
@@ -230,6 +234,7 @@ impl PerPoint {
         self.h0.push(from.h0[i]);
         self.l0.extend(from.l0.get(i));
         self.log2_scale.extend(from.log2_scale.get(i));
+        self.mod_h0.extend(from.mod_h0.get(i));
     }
 }
 
@@ -254,6 +259,8 @@ pub struct RunSetup<'a> {
     pub loop_area: Option<LoopArea>,
     /// |A0| of a filled d = 1 set (disk, grid), for area_from_det.
     pub filled_area: Option<f64>,
+    /// `--modified-hamiltonian K`: H̃ with K correction terms at the run's step size.
+    pub modified: Option<&'a ModifiedEnergy>,
 }
 
 /// What a measurement reads on the host at a snapshot.

@@ -20,6 +20,7 @@ pub mod area;
 pub mod constraint;
 pub mod energy;
 pub mod measurement;
+pub mod modified;
 pub mod parts;
 pub mod registry;
 pub mod row;

@@ -8,6 +8,7 @@ use super::area::Area;
 use super::constraint::Constraint;
 use super::energy::columns::{AngularMomentum, Energy, Escaped, Stayed};
 use super::measurement::{Cell, Column, Finish, Measurement, Part, RunSetup, Shape, Snapshot};
+use super::modified::Modified;
 use super::tangent::Tangent;
 
 pub static MEASUREMENTS: &[&dyn Measurement] = &[
@@ -19,6 +20,7 @@ pub static MEASUREMENTS: &[&dyn Measurement] = &[
     &Escaped,
     &Constraint,
     &Stayed,
+    &Modified,
 ];
 
 /// The columns (stats.csv) these measurements fill.

@@ -52,6 +52,7 @@ fn setup(system: &System) -> RunSetup<'_> {
         tangent: true,
         loop_area: None,
         filled_area: Some(2.0),
+        modified: None,
     }
 }
 

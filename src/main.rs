@@ -133,6 +133,7 @@ fn command(command: Command, peers: &Peers) -> Result<ExitCode, Error> {
             cmd_plot(&p)
         }
         Command::ShowKernel(k) => cmd_show_kernel(&k).map(|()| ExitCode::SUCCESS),
+        Command::ShowModifiedHamiltonian(a) => cmd_show_modified(&a).map(|()| ExitCode::SUCCESS),
         Command::List => cmd_list().map(|()| ExitCode::SUCCESS),
         Command::Method(phaseflow::cli::MethodCommand::Check(c)) => {
             cmd_method_check(&c).map(|()| ExitCode::SUCCESS)
@@ -432,6 +433,11 @@ fn cmd_resume(a: &phaseflow::cli::ResumeArgs) -> Result<ExitCode, Error> {
 fn cmd_show_kernel(a: &phaseflow::cli::ShowKernelArgs) -> Result<(), Error> {
     let k = phaseflow::config::ShowKernelJob::try_from(a)?;
     out!("{}", k.listing());
+    Ok(())
+}
+
+fn cmd_show_modified(a: &phaseflow::cli::ShowModifiedArgs) -> Result<(), Error> {
+    out!("{}", phaseflow::config::show_modified(a)?);
     Ok(())
 }
 

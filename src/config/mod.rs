@@ -7,6 +7,7 @@
 
 mod args;
 mod file;
+mod show_modified;
 pub mod system_file;
 pub mod verdict;
 
@@ -16,6 +17,7 @@ pub use args::{
     ValidateJob,
 };
 pub use file::{load_toml, recorded_source, EnsembleFile, RunFile, MAX_CONFIG_BYTES};
+pub use show_modified::show_modified;
 
 use crate::engine::Integrator;
 use crate::ensemble::shard::Shard;

@@ -26,7 +26,7 @@ pub use lie::MAX_DEGREE;
 use lie::{log_brackets, Letter, Word};
 
 use crate::error::Result;
-use crate::expr::dag::{Dag, Id, Var};
+use crate::expr::dag::{Dag, Id, Node, Var};
 use crate::expr::diff::partial;
 use crate::expr::program::Program;
 use crate::expr::{parse, print, run_f64, separable};
@@ -144,7 +144,7 @@ impl ModifiedHamiltonian {
             .collect();
         if !separable(&mut dag, &grad_q) {
             return Err(input_err!(
-                "H is not separable (H ≠ T(p) + V(q)): the modified Hamiltonian of a splitting or composition is computed for separable H only; use a separable system, or drop {flag}"
+                "H is not separable (H ≠ T(p) + V(q)): the modified Hamiltonian of a splitting or composition is computed for separable H only; use a separable system"
             ));
         }
         let factors: Vec<(f64, Letter)> = steps
@@ -183,19 +183,35 @@ impl ModifiedHamiltonian {
         let terms = found[..k as usize]
             .iter()
             .map(|&n| {
-                let node = degrees[n - 1].iter().fold(None, |acc, &(w, c)| {
-                    let sign = if n % 2 == 1 { 1.0 } else { -1.0 };
+                // Words whose brackets are one node (or its negation) are summed first, so
+                // that the printed terms are short and cancellations exact.
+                let sign = if n % 2 == 1 { 1.0 } else { -1.0 };
+                let mut sums: BTreeMap<Id, f64> = BTreeMap::new();
+                for &(w, c) in &degrees[n - 1] {
                     let b = brackets.of(w);
-                    let c = brackets.dag.constant(sign * c);
-                    let t = brackets.dag.mul(c, b);
-                    Some(match acc {
-                        None => t,
-                        Some(a) => brackets.dag.add(a, t),
-                    })
-                });
+                    let (b, c) = match brackets.dag.node(b) {
+                        Node::Neg(a) => (a, -c),
+                        _ => (b, c),
+                    };
+                    *sums.entry(b).or_insert(0.0) += sign * c;
+                }
+                let dag = &mut *brackets.dag;
+                let zero = dag.constant(0.0);
+                let mut node = zero;
+                for (b, c) in sums {
+                    if c.abs() > TINY && !dag.is(b, 0.0) {
+                        let size = dag.constant(c.abs());
+                        let t = dag.mul(size, b);
+                        node = if c > 0.0 {
+                            dag.add(node, t)
+                        } else {
+                            dag.sub(node, t)
+                        };
+                    }
+                }
                 Correction {
                     power: n as u32 - 1,
-                    node: node.unwrap_or_else(|| unreachable!("degree {n} has terms")),
+                    node,
                 }
             })
             .collect();
@@ -212,7 +228,7 @@ impl ModifiedHamiltonian {
     pub fn of_system(system: &System, method: Method, k: u32, flag: &str) -> Result<Self> {
         let Some((formula, params, dof)) = system.formula() else {
             return Err(input_err!(
-                "system '{}' has no formula of its H to build a modified Hamiltonian from; write H with --hamiltonian, or drop {flag}",
+                "system '{}' has no formula of its H to build a modified Hamiltonian from; write H with --hamiltonian",
                 system.name()
             ));
         };

@@ -301,6 +301,10 @@ pub struct StudyArgs {
     /// Do not propagate the tangent map (on by default in studies: det and defect columns).
     #[arg(long)]
     pub no_tangent: bool,
+    /// Add the mod_* columns to every method's run (as `run --modified-hamiltonian K`; every
+    /// method must be a splitting or a composition of splittings).
+    #[arg(long, value_name = "K")]
+    pub modified_hamiltonian: Option<u32>,
     #[command(flatten)]
     pub refine: RefineArgs,
     #[command(flatten)]

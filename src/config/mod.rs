@@ -23,8 +23,9 @@ use crate::engine::Integrator;
 use crate::ensemble::shard::Shard;
 use crate::ensemble::{EnsembleKind, EnsembleRequest, EnsembleSpec};
 use crate::error::{num, Result};
+use crate::expr::modified::ModifiedEnergy;
 use crate::input_err;
-use crate::method::modified::{ModifiedEnergy, ModifiedHamiltonian};
+use crate::method::modified::ModifiedHamiltonian;
 use crate::method::{Method, Solver};
 use crate::system::{ExprSpec, System};
 

@@ -27,6 +27,7 @@
 
 pub mod dag;
 pub mod diff;
+pub mod modified;
 pub mod parse;
 pub mod print;
 pub mod program;

@@ -8,7 +8,7 @@
 use serde::{Serialize, Serializer};
 
 use crate::error::Result;
-use crate::method::modified::ModifiedEnergy;
+use crate::expr::modified::ModifiedEnergy;
 use crate::state::State;
 use crate::system::System;
 

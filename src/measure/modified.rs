@@ -6,11 +6,11 @@ use rayon::prelude::*;
 
 use super::energy::columns::{energy_part, stats_of, ACCUMULATOR_WORDS};
 use super::energy::{EnergyAccumulator, CHUNK};
+use crate::expr::modified::ModifiedEnergy;
 use crate::float::Real;
 use crate::measure::measurement::{
     Cell, Column, Finish, Measurement, Part, RunSetup, Shape, Snapshot, Summary,
 };
-use crate::method::modified::ModifiedEnergy;
 use crate::state::State;
 
 /// H̃ of points `first..first + out.len()`, in f64 with a compensated state's carried errors.

@@ -28,9 +28,9 @@ use lie::{log_brackets, Letter, Word};
 use crate::error::Result;
 use crate::expr::dag::{Dag, Id, Node, Var};
 use crate::expr::diff::partial;
+use crate::expr::modified::ModifiedEnergy;
 use crate::expr::program::Program;
-use crate::expr::{parse, print, run_f64, separable};
-use crate::float::Real;
+use crate::expr::{parse, print, separable};
 use crate::input_err;
 use crate::method::analysis::builtin::family_of;
 use crate::method::family::Family;
@@ -104,6 +104,27 @@ pub struct Correction {
     node: Id,
 }
 
+/// The step's flows as letters with their coefficients (drift: A, kick: B), refusing an
+/// inconsistent method (drifts or kicks not summing to 1), whose H̃ would not start with H.
+fn factors(method: Method, steps: &[Substep]) -> Result<Vec<(f64, Letter)>> {
+    let factors: Vec<(f64, Letter)> = steps
+        .iter()
+        .map(|s| match *s {
+            Substep::Drift(c) => (c, Letter::A),
+            Substep::Kick(c) => (c, Letter::B),
+        })
+        .collect();
+    let sum = |l: Letter| -> f64 { factors.iter().filter(|f| f.1 == l).map(|f| f.0).sum() };
+    let (drifts, kicks) = (sum(Letter::A), sum(Letter::B));
+    if (drifts - 1.0).abs() > 1e-10 || (kicks - 1.0).abs() > 1e-10 {
+        return Err(input_err!(
+            "--method {}: its drifts sum to {drifts} and its kicks to {kicks}; a modified Hamiltonian needs a consistent method (both sums 1)",
+            method.name()
+        ));
+    }
+    Ok(factors)
+}
+
 /// H and the first correction terms of its modified Hamiltonian for one method, as formulas.
 #[derive(Debug, Clone)]
 pub struct ModifiedHamiltonian {
@@ -147,21 +168,7 @@ impl ModifiedHamiltonian {
                 "H is not separable (H ≠ T(p) + V(q)): the modified Hamiltonian of a splitting or composition is computed for separable H only; use a separable system"
             ));
         }
-        let factors: Vec<(f64, Letter)> = steps
-            .iter()
-            .map(|s| match *s {
-                Substep::Drift(c) => (c, Letter::A),
-                Substep::Kick(c) => (c, Letter::B),
-            })
-            .collect();
-        let sum = |l: Letter| -> f64 { factors.iter().filter(|f| f.1 == l).map(|f| f.0).sum() };
-        let (drifts, kicks) = (sum(Letter::A), sum(Letter::B));
-        if (drifts - 1.0).abs() > 1e-10 || (kicks - 1.0).abs() > 1e-10 {
-            return Err(input_err!(
-                "--method {}: its drifts sum to {drifts} and its kicks to {kicks}; a modified Hamiltonian needs a consistent method (both sums 1)",
-                method.name()
-            ));
-        }
+        let factors = factors(method, &steps)?;
         let degrees = log_brackets(&factors, TINY);
         let found: Vec<usize> = (2..=MAX_DEGREE)
             .filter(|&n| !degrees[n - 1].is_empty())
@@ -182,37 +189,9 @@ impl ModifiedHamiltonian {
         };
         let terms = found[..k as usize]
             .iter()
-            .map(|&n| {
-                // Words whose brackets are one node (or its negation) are summed first, so
-                // that the printed terms are short and cancellations exact.
-                let sign = if n % 2 == 1 { 1.0 } else { -1.0 };
-                let mut sums: BTreeMap<Id, f64> = BTreeMap::new();
-                for &(w, c) in &degrees[n - 1] {
-                    let b = brackets.of(w);
-                    let (b, c) = match brackets.dag.node(b) {
-                        Node::Neg(a) => (a, -c),
-                        _ => (b, c),
-                    };
-                    *sums.entry(b).or_insert(0.0) += sign * c;
-                }
-                let dag = &mut *brackets.dag;
-                let zero = dag.constant(0.0);
-                let mut node = zero;
-                for (b, c) in sums {
-                    if c.abs() > TINY && !dag.is(b, 0.0) {
-                        let size = dag.constant(c.abs());
-                        let t = dag.mul(size, b);
-                        node = if c > 0.0 {
-                            dag.add(node, t)
-                        } else {
-                            dag.sub(node, t)
-                        };
-                    }
-                }
-                Correction {
-                    power: n as u32 - 1,
-                    node,
-                }
+            .map(|&n| Correction {
+                power: n as u32 - 1,
+                node: brackets.term(n, &degrees[n - 1]),
             })
             .collect();
         Ok(ModifiedHamiltonian {
@@ -258,11 +237,11 @@ impl ModifiedHamiltonian {
             let term = dag.mul(c, t.node);
             dag.add(acc, term)
         });
-        ModifiedEnergy {
-            dof: self.dof,
-            terms: self.terms.len() as u32,
-            program: Program::compile(&mut dag, &[root]),
-        }
+        ModifiedEnergy::new(
+            self.dof,
+            self.terms.len() as u32,
+            Program::compile(&mut dag, &[root]),
+        )
     }
 }
 
@@ -276,6 +255,36 @@ struct Brackets<'a> {
 }
 
 impl Brackets<'_> {
+    /// The degree-n term Σ_w coefficient · (−1)^{n−1} {H_{w₁}, {…, H_{w_n}}}. Words whose
+    /// brackets are one node (or its negation) are summed first, so that the printed terms
+    /// are short and cancellations exact.
+    fn term(&mut self, n: usize, words: &[(Word, f64)]) -> Id {
+        let sign = if n % 2 == 1 { 1.0 } else { -1.0 };
+        let mut sums: BTreeMap<Id, f64> = BTreeMap::new();
+        for &(w, c) in words {
+            let b = self.of(w);
+            let (b, c) = match self.dag.node(b) {
+                Node::Neg(a) => (a, -c),
+                _ => (b, c),
+            };
+            *sums.entry(b).or_insert(0.0) += sign * c;
+        }
+        let dag = &mut *self.dag;
+        let mut node = dag.constant(0.0);
+        for (b, c) in sums {
+            if c.abs() > TINY && !dag.is(b, 0.0) {
+                let size = dag.constant(c.abs());
+                let t = dag.mul(size, b);
+                node = if c > 0.0 {
+                    dag.add(node, t)
+                } else {
+                    dag.sub(node, t)
+                };
+            }
+        }
+        node
+    }
+
     /// {F, G} = Σ_k ∂F/∂q_k ∂G/∂p_k − ∂F/∂p_k ∂G/∂q_k for F = T: −Σ_k ∂H/∂p_k ∂G/∂q_k, and for
     /// F = V: Σ_k ∂H/∂q_k ∂G/∂p_k, where G's gradients are `gq`, `gp`.
     fn with(&mut self, f: Letter, gq: &[Id], gp: &[Id]) -> Id {
@@ -314,30 +323,6 @@ impl Brackets<'_> {
         };
         self.memo.insert(w, id);
         id
-    }
-}
-
-/// A modified Hamiltonian at the run's step size, compiled: what the `mod_*` columns measure.
-#[derive(Debug, Clone)]
-pub struct ModifiedEnergy {
-    dof: usize,
-    /// The correction terms it holds (K).
-    pub terms: u32,
-    program: Program,
-}
-
-impl ModifiedEnergy {
-    /// H̃ of one point.
-    pub fn energy(&self, q: &[f64], p: &[f64]) -> f64 {
-        let mut out = [0.0];
-        run_f64(&self.program, self.dof, q, p, 1, 0, &mut out);
-        out[0]
-    }
-
-    /// H̃ in f64 of the points `first..first + out.len()` of a component-major block of `n`
-    /// points (as `Hamiltonian::energy_block`).
-    pub fn energy_block<T: Real>(&self, q: &[T], p: &[T], n: usize, first: usize, out: &mut [f64]) {
-        run_f64(&self.program, self.dof, q, p, n, first, out);
     }
 }
 

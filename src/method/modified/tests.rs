@@ -1,4 +1,5 @@
 use super::*;
+use crate::expr::run_f64;
 
 const PENDULUM: &str = "p^2/2 + 1 - cos(q)";
 

@@ -291,3 +291,28 @@ fn bad_input_exits_2_naming_the_fix() {
         .code(2)
         .stderr(predicates::str::contains("--dt"));
 }
+
+/// The points' initial H̃ survive refinement (new loop nodes get their own) and checkpoints:
+/// a refined loop interrupted after its second checkpoint and resumed writes the files of the
+/// uninterrupted run, mod_* columns included.
+#[test]
+fn refined_and_resumed_runs_keep_the_initial_values() {
+    let line = "run --system pendulum --method verlet --ensemble circle --center 0,0.8 \
+                --radius 0.5 --points 200 --dt 0.05 --steps 1500 --snapshot-every 100 \
+                --checkpoint-every 400 --modified-hamiltonian 1 --precision f64 --backend cpu";
+    super::resume::interrupted_equals_uninterrupted(&argv(line), 2);
+    // The same run's columns: refined (more nodes than it started with) and small.
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("r");
+    phaseflow()
+        .args(argv(&format!("{line} --quiet --out")))
+        .arg(&out)
+        .assert()
+        .success();
+    let last = stats(&out).pop().unwrap();
+    assert!(last["loop_nodes"] > 200.0, "{last:?}");
+    assert!(
+        last["mod_abs_energy_err_max"] * 100.0 < last["abs_energy_err_max"],
+        "{last:?}"
+    );
+}

@@ -8,6 +8,10 @@ use crate::method::modified::ModifiedHamiltonian;
 
 use super::{resolve_method, resolve_system, RunFile};
 
+/// Terms written out larger than this many nodes are printed with their shared
+/// subexpressions named instead.
+const INLINE_NODES: u64 = 2000;
+
 /// The listing: H̃'s shape, H and each H_n as formulas, and with --dt the powers h^{n−1}.
 pub fn show_modified(a: &ShowModifiedArgs) -> Result<String> {
     let mut file = RunFile::default();
@@ -35,8 +39,20 @@ pub fn show_modified(a: &ShowModifiedArgs) -> Result<String> {
         if a.order == 1 { "" } else { "s" },
         m.h_text()
     );
-    for (i, t) in m.terms().iter().enumerate() {
-        out.push_str(&format!("{} = {}\n", name(t.power), m.term_text(i)));
+    if m.printable(INLINE_NODES) {
+        for (i, t) in m.terms().iter().enumerate() {
+            out.push_str(&format!("{} = {}\n", name(t.power), m.term_text(i)));
+        }
+    } else {
+        // Written out, the terms would repeat their shared subexpressions exponentially often.
+        let (texts, definitions) = m.shared_texts();
+        for (t, text) in m.terms().iter().zip(texts) {
+            out.push_str(&format!("{} = {text}\n", name(t.power)));
+        }
+        out.push_str("where, each subexpression the terms share written once:\n");
+        for (n, body) in definitions {
+            out.push_str(&format!("{n} = {body}\n"));
+        }
     }
     if let Some(h) = a.dt {
         let at: String = m

@@ -233,6 +233,27 @@ fn show_prints_terms_as_formulas() {
     }
 }
 
+/// Terms whose written-out formula would repeat shared subexpressions many times name them
+/// once (Kepler's H5 under Verlet).
+#[test]
+fn show_names_shared_subexpressions_of_large_terms() {
+    let output = phaseflow()
+        .args(argv(
+            "show-modified-hamiltonian --system kepler --method verlet --order 2",
+        ))
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    let text = String::from_utf8(output.stdout).unwrap();
+    assert!(
+        text.contains(
+            "\nwhere, each subexpression the terms share written once:\ns1 = sqrt(q1^2 + q2^2)\n"
+        ),
+        "{text}"
+    );
+    assert!(text.lines().any(|l| l.starts_with("H5 = ")), "{text}");
+}
+
 /// Bad input exits 2 with the fix: K out of range (run and show), a method with no route, a
 /// non-separable system, a system with no Hamiltonian formula.
 #[test]

@@ -229,6 +229,20 @@ impl ModifiedHamiltonian {
         print::text(&self.dag, self.terms[i].node, self.dof)
     }
 
+    /// Whether writing every term out as one formula stays short (at most `nodes` nodes each).
+    pub fn printable(&self, nodes: u64) -> bool {
+        self.terms
+            .iter()
+            .all(|t| print::tree_size(&self.dag, t.node) <= nodes)
+    }
+
+    /// The terms' formulas with the subexpressions they share named (`print::shared`): each
+    /// term's text, then each name with its definition.
+    pub fn shared_texts(&self) -> (Vec<String>, Vec<(String, String)>) {
+        let roots: Vec<Id> = self.terms.iter().map(|t| t.node).collect();
+        print::shared(&self.dag, &roots, self.dof)
+    }
+
     /// H̃ at step size `h` (H + Σ h^power H_{power+1}), compiled for evaluation.
     pub fn at_step(&self, h: f64) -> ModifiedEnergy {
         let mut dag = self.dag.clone();

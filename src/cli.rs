@@ -44,6 +44,9 @@ pub enum Command {
     /// Print the WGSL a system runs with: its shader functions (for --hamiltonian, generated
     /// from the formula's symbolic derivatives), or with --method the whole integration kernel.
     ShowKernel(ShowKernelArgs),
+    /// Print the modified Hamiltonian H̃ = H + h^p H_{p+1} + … of a splitting or composition
+    /// method (backward error analysis) as formulas, truncated after --order K correction terms.
+    ShowModifiedHamiltonian(ShowModifiedArgs),
     /// List systems (with parameters and defaults), methods (with the verdicts of their order
     /// and symplecticity conditions) and ensemble kinds.
     List,
@@ -262,6 +265,10 @@ pub struct RunArgs {
     /// Propagate the tangent map DΦⁿ per point and report det and symplecticity defect per snapshot.
     #[arg(long)]
     pub tangent: bool,
+    /// Add the mod_* columns: the error of the method's modified Hamiltonian truncated after K
+    /// correction terms (0 is H itself; splittings and their compositions, separable H).
+    #[arg(long, value_name = "K")]
+    pub modified_hamiltonian: Option<u32>,
     #[command(flatten)]
     pub refine: RefineArgs,
     #[command(flatten)]
@@ -334,6 +341,10 @@ pub struct StudyArgs {
     /// Do not propagate the tangent map (on by default in studies: det and defect columns).
     #[arg(long)]
     pub no_tangent: bool,
+    /// Add the mod_* columns to every method's run (as `run --modified-hamiltonian K`; every
+    /// method must be a splitting or a composition of splittings).
+    #[arg(long, value_name = "K")]
+    pub modified_hamiltonian: Option<u32>,
     #[command(flatten)]
     pub refine: RefineArgs,
     #[command(flatten)]
@@ -469,6 +480,24 @@ pub struct ShowKernelArgs {
     /// With --method: the kernel with compensated summation.
     #[arg(long)]
     pub compensated: bool,
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct ShowModifiedArgs {
+    #[command(flatten)]
+    pub system: SystemArgs,
+    /// The method (a splitting or a composition of splittings; names as for `run --method`).
+    #[arg(long)]
+    pub method: Option<String>,
+    /// Your own method file (as for `run --method-file`).
+    #[arg(long, value_name = "FILE.toml", conflicts_with = "method")]
+    pub method_file: Option<PathBuf>,
+    /// Also give the coefficients h^n at this step size.
+    #[arg(long, allow_negative_numbers = true)]
+    pub dt: Option<f64>,
+    /// Correction terms K (0 is H itself).
+    #[arg(long, value_name = "K")]
+    pub order: u32,
 }
 
 #[derive(Debug, Subcommand)]

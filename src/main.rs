@@ -128,6 +128,7 @@ fn command(command: Command, peers: &Peers) -> Result<ExitCode, Error> {
             cmd_plot(&p)
         }
         Command::ShowKernel(k) => cmd_show_kernel(&k).map(|()| ExitCode::SUCCESS),
+        Command::ShowModifiedHamiltonian(a) => cmd_show_modified(&a).map(|()| ExitCode::SUCCESS),
         Command::List => cmd_list().map(|()| ExitCode::SUCCESS),
         Command::Method(phaseflow::cli::MethodCommand::Check(c)) => {
             cmd_method_check(&c).map(|()| ExitCode::SUCCESS)
@@ -481,6 +482,11 @@ fn cmd_order(job: &phaseflow::config::accuracy::OrderJob) -> Result<ExitCode, Er
         );
     }
     Ok(ExitCode::SUCCESS)
+}
+
+fn cmd_show_modified(a: &phaseflow::cli::ShowModifiedArgs) -> Result<(), Error> {
+    out!("{}", phaseflow::config::show_modified(a)?);
+    Ok(())
 }
 
 fn cmd_devices() -> Result<(), Error> {

@@ -186,6 +186,7 @@ impl RunFile {
         if a.tangent {
             f.tangent = Some(true);
         }
+        over(&a.modified_hamiltonian, &mut f.modified_hamiltonian);
         f.lay_refine(&a.refine);
         f.lay_solver(&a.solver);
         f.lay_output(&a.output);

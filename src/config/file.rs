@@ -71,6 +71,8 @@ pub struct RunFile {
     pub compensated: Option<bool>,
     pub save_states: Option<bool>,
     pub tangent: Option<bool>,
+    /// `--modified-hamiltonian K`: the modified Hamiltonian's error columns, K correction terms.
+    pub modified_hamiltonian: Option<u32>,
     pub refine: Option<bool>,
     pub refine_tol: Option<f64>,
     pub max_nodes: Option<usize>,
@@ -176,6 +178,7 @@ impl RunConfig {
             compensated: Some(self.compensated),
             save_states: Some(self.save_states),
             tangent: Some(self.tangent),
+            modified_hamiltonian: self.modified.as_ref().map(|m| m.terms),
             refine: e.is_loop().then_some(self.refine.is_some()),
             refine_tol: self.refine.map(|r| r.tol),
             max_nodes: self.refine.map(|r| r.max_nodes),

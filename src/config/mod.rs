@@ -8,6 +8,7 @@
 pub mod accuracy;
 mod args;
 mod file;
+mod show_modified;
 mod step;
 pub mod system_file;
 pub mod verdict;
@@ -18,12 +19,15 @@ pub use args::{
     ValidateJob,
 };
 pub use file::{load_toml, recorded_source, EnsembleFile, RunFile, MAX_CONFIG_BYTES};
+pub use show_modified::show_modified;
 use step::{check_dt_at_precision, resolve_snapshot_every, resolve_step};
 
 use crate::engine::Integrator;
 use crate::ensemble::shard::Shard;
 use crate::ensemble::{EnsembleKind, EnsembleRequest, EnsembleSpec};
 use crate::error::{num, Field, Result};
+use crate::expr::modified::ModifiedEnergy;
+use crate::method::modified::ModifiedHamiltonian;
 use crate::method::{Method, Solver};
 use crate::system::{ExprSpec, System};
 use crate::{input_err, invalid};
@@ -43,6 +47,9 @@ pub struct RunConfig {
     pub compensated: bool,
     pub save_states: bool,
     pub tangent: bool,
+    /// `--modified-hamiltonian K`: H̃ with K correction terms at `dt`, whose errors the `mod_*`
+    /// columns measure (shared: a configuration is cloned per run).
+    pub modified: Option<std::sync::Arc<ModifiedEnergy>>,
     /// Loop refinement (loop ensembles unless turned off).
     pub refine: Option<Refine>,
     /// Fixed-point solver of the implicit stages (defaults depend on the precision).
@@ -480,6 +487,13 @@ impl RunConfig {
         let solver = resolve_solver(precision, f.implicit_tol, f.implicit_max_iter)?;
         let shard = resolve_shard(f.shard.as_deref(), &ensemble)?;
         let devices = f.devices.as_deref().map(Devices::parse).transpose()?;
+        let modified = f
+            .modified_hamiltonian
+            .map(|k| {
+                ModifiedHamiltonian::of_system(&system, method, k, "--modified-hamiltonian")
+                    .map(|m| std::sync::Arc::new(m.at_step(dt)))
+            })
+            .transpose()?;
         let backend = match (&devices, backend) {
             (Some(_), Backend::Cpu) => {
                 return Err(invalid!(Field::Devices;
@@ -506,6 +520,7 @@ impl RunConfig {
             compensated: f.compensated.unwrap_or(false),
             save_states: f.save_states.unwrap_or(false),
             tangent: f.tangent.unwrap_or(false),
+            modified,
             refine,
             solver,
             portrait_steps: Vec::new(),

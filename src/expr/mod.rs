@@ -27,7 +27,9 @@
 
 pub mod dag;
 pub mod diff;
+pub mod modified;
 pub mod parse;
+pub mod print;
 pub mod program;
 pub mod wgsl;
 
@@ -55,6 +57,45 @@ pub const MAX_DOF: usize = 128;
 /// The largest integer exponent in magnitude: integer powers are exact (repeated squaring, at
 /// most 60 products), and the derivatives' exponents n − 1, n − 2 stay i32.
 pub const MAX_POWER: i32 = 1_000_000_000;
+
+/// Whether H, whose ∂H/∂q_k are `grad_q`, is separable: every ∂²H/∂q_k∂p_j simplifies to
+/// the constant 0.
+pub fn separable(dag: &mut Dag, grad_q: &[Id]) -> bool {
+    grad_q.iter().all(|&g| {
+        (0..grad_q.len()).all(|j| {
+            let h_qp = partial(dag, g, Var::P(j));
+            dag.is(h_qp, 0.0)
+        })
+    })
+}
+
+/// Run a one-output `program` in f64 on the points `first..first + out.len()` of a
+/// component-major block of `n` points with `d` degrees of freedom (components k ≥ d are
+/// not read): H, or a modified Hamiltonian, for the statistics.
+pub fn run_f64<T: Real>(
+    program: &Program,
+    d: usize,
+    q: &[T],
+    p: &[T],
+    n: usize,
+    first: usize,
+    out: &mut [f64],
+) {
+    let len = out.len();
+    let gather = |x: &[T]| -> Vec<f64> {
+        (0..d)
+            .flat_map(|k| x[k * n + first..][..len].iter().map(|v| v.to_f64()))
+            .collect()
+    };
+    let (q, p) = (gather(q), gather(p));
+    let inputs = Inputs {
+        q: &q,
+        p: &p,
+        vq: &[],
+        vp: &[],
+    };
+    program.run(&inputs, len, out);
+}
 
 /// A Hamiltonian given as a formula, compiled.
 #[derive(Debug, Clone)]
@@ -107,12 +148,7 @@ impl ExprHamiltonian {
         let grad_p: Vec<Id> = (0..d).map(|k| partial(&mut dag, h, Var::P(k))).collect();
         let grad_q_dir: Vec<Id> = grad_q.iter().map(|&g| directional(&mut dag, g)).collect();
         let grad_p_dir: Vec<Id> = grad_p.iter().map(|&g| directional(&mut dag, g)).collect();
-        let separable = grad_q.iter().all(|&g| {
-            (0..d).all(|j| {
-                let h_qp = partial(&mut dag, g, Var::P(j));
-                dag.is(h_qp, 0.0)
-            })
-        });
+        let separable = separable(&mut dag, &grad_q);
         let programs = Programs {
             energy: Program::compile(&mut dag, &[h]),
             grad_q: Program::compile(&mut dag, &grad_q),
@@ -241,20 +277,7 @@ impl ExprHamiltonian {
     /// H in f64 of the points `first..first + out.len()` of a component-major block of `n`
     /// points (components k ≥ d are not read): `Hamiltonian::energy_block`, vectorised.
     pub fn energy_block<T: Real>(&self, q: &[T], p: &[T], n: usize, first: usize, out: &mut [f64]) {
-        let (d, len) = (self.dof, out.len());
-        let gather = |x: &[T]| -> Vec<f64> {
-            (0..d)
-                .flat_map(|k| x[k * n + first..][..len].iter().map(|v| v.to_f64()))
-                .collect()
-        };
-        let (q, p) = (gather(q), gather(p));
-        let inputs = Inputs {
-            q: &q,
-            p: &p,
-            vq: &[],
-            vp: &[],
-        };
-        self.programs.energy.run(&inputs, len, out);
+        run_f64(&self.programs.energy, self.dof, q, p, n, first, out);
     }
 
     /// ∂H/∂q for a block (component-major, n = q.len() / d).

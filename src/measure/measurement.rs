@@ -8,6 +8,7 @@
 use serde::{Serialize, Serializer};
 
 use crate::error::Result;
+use crate::expr::modified::ModifiedEnergy;
 use crate::state::State;
 use crate::system::System;
 
@@ -225,6 +226,9 @@ pub struct PerPoint {
     pub z0: Option<State<f64>>,
     /// The reference solution at the current snapshot (`--reference` only).
     pub reference: Option<State<f64>>,
+    /// H̃(z0) per point, the modified Hamiltonian's initial values (`--modified-hamiltonian`
+    /// only, else empty).
+    pub mod_h0: Vec<f64>,
 }
 
 impl PerPoint {
@@ -235,6 +239,7 @@ impl PerPoint {
         self.h0.push(from.h0[i]);
         self.l0.extend(from.l0.get(i));
         self.log2_scale.extend(from.log2_scale.get(i));
+        self.mod_h0.extend(from.mod_h0.get(i));
     }
 }
 
@@ -263,6 +268,8 @@ pub struct RunSetup<'a> {
     pub reference: bool,
     /// `--reverse`: the run goes back to t = 0 after its steps.
     pub reverse: bool,
+    /// `--modified-hamiltonian K`: H̃ with K correction terms at the run's step size.
+    pub modified: Option<&'a ModifiedEnergy>,
 }
 
 /// What a measurement reads on the host at a snapshot.

@@ -21,6 +21,7 @@ pub mod constraint;
 pub mod distance;
 pub mod energy;
 pub mod measurement;
+pub mod modified;
 pub mod parts;
 pub mod registry;
 pub mod row;

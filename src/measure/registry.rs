@@ -9,6 +9,7 @@ use super::constraint::Constraint;
 use super::distance::{GlobalError, ReturnError};
 use super::energy::columns::{AngularMomentum, Energy, Escaped, Stayed};
 use super::measurement::{Cell, Column, Finish, Measurement, Part, RunSetup, Shape, Snapshot};
+use super::modified::Modified;
 use super::tangent::Tangent;
 
 pub static MEASUREMENTS: &[&dyn Measurement] = &[
@@ -22,6 +23,7 @@ pub static MEASUREMENTS: &[&dyn Measurement] = &[
     &Stayed,
     &GlobalError,
     &ReturnError,
+    &Modified,
 ];
 
 /// The columns (stats.csv) these measurements fill.

@@ -31,6 +31,7 @@ pub mod file;
 pub mod implicit;
 pub mod implicit_midpoint;
 pub mod kick_drift;
+pub mod modified;
 pub mod ops;
 pub mod position_verlet;
 #[macro_use]

@@ -54,6 +54,8 @@ pub struct Checkpoint<T> {
     pub l0: Vec<[f64; 3]>,
     pub s: Vec<f64>,
     pub log2_scale: Vec<f64>,
+    /// H̃(z0) per point (`--modified-hamiltonian`; else empty).
+    pub mod_h0: Vec<f64>,
     /// The GPU's own initial energies (runs whose statistics the device reduces).
     pub device_h0: Option<Vec<f64>>,
     pub capped_at: Option<u64>,
@@ -80,6 +82,7 @@ pub struct CheckpointRef<'a, T> {
     pub l0: &'a [[f64; 3]],
     pub s: &'a [f64],
     pub log2_scale: &'a [f64],
+    pub mod_h0: &'a [f64],
     pub device_h0: Option<&'a [f64]>,
     pub capped_at: Option<u64>,
     pub stuck_at: Option<u64>,
@@ -152,6 +155,7 @@ impl<T: Real> CheckpointRef<'_, T> {
             ("device_h0", 8, bytemuck::cast_slice(device_h0)),
             ("trajectory", 8, bytemuck::cast_slice(&traj)),
             ("portraits", 8, bytemuck::cast_slice(&portraits)),
+            ("mod_h0", 8, bytemuck::cast_slice(self.mod_h0)),
         ];
         let header = Header {
             step: self.step,
@@ -227,12 +231,15 @@ impl<T: Real> Checkpoint<T> {
         let device_h0: Vec<f64> = arrays.take("device_h0")?;
         let traj: Vec<f64> = arrays.take("trajectory")?;
         let portraits: Vec<f64> = arrays.take("portraits")?;
+        // Checkpoints written before the modified Hamiltonian's columns have no such array.
+        let mod_h0: Vec<f64> = arrays.take_if_any("mod_h0")?;
         let comps = h.d * (1 + h.nt) * h.n;
         let sizes_ok = q.len() == comps
             && p.len() == comps
             && unconverged.len() == h.n
             && (!h.compensated || (eq.len() == comps && ep.len() == comps))
             && (!h.device_h0 || device_h0.len() == h.n)
+            && (mod_h0.is_empty() || mod_h0.len() == h.n)
             && traj.len() == h.trajectory_len * (1 + 2 * h.d)
             && portraits.len() == 2 * h.d * h.portrait_points.iter().sum::<usize>();
         if !sizes_ok {
@@ -257,6 +264,7 @@ impl<T: Real> Checkpoint<T> {
             l0,
             s,
             log2_scale,
+            mod_h0,
             device_h0: h.device_h0.then_some(device_h0),
             capped_at: h.capped_at,
             stuck_at: h.stuck_at,
@@ -339,6 +347,15 @@ struct Arrays<'a> {
 }
 
 impl Arrays<'_> {
+    /// Array `name` where the header lists it (the next array), else none.
+    fn take_if_any<V: bytemuck::Pod>(&mut self, name: &str) -> Result<Vec<V>> {
+        if self.header.arrays.iter().any(|a| a.0 == name) {
+            self.take(name)
+        } else {
+            Ok(Vec::new())
+        }
+    }
+
     fn take<V: bytemuck::Pod>(&mut self, name: &str) -> Result<Vec<V>> {
         let bad = |m: String| Error::InputFile {
             path: self.file.to_path_buf(),

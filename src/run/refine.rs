@@ -6,6 +6,7 @@ use crate::engine::Engine;
 use crate::error::Result;
 use crate::float::Real;
 use crate::measure::energy::{angular_momenta, energies};
+use crate::measure::modified::modified_energies;
 use crate::state::State;
 
 use super::progress::{advance_with_progress, Progress};
@@ -254,6 +255,10 @@ impl<'a, T: Real> Tracker<'a, T> {
                 vec![0.0; rows.len()]
             } else {
                 Vec::new()
+            },
+            mod_h0: match &cfg.modified {
+                Some(m) => modified_energies(m, &fresh),
+                None => Vec::new(),
             },
             ..PerPoint::default()
         };

@@ -14,6 +14,7 @@ use crate::error::{Error, Result};
 use crate::float::Real;
 use crate::measure::energy::angular_momenta;
 use crate::measure::measurement::{HostState, LoopArea, Part, PerPoint, RunSetup, Snapshot};
+use crate::measure::modified::modified_energies;
 use crate::measure::parts::PartsFile;
 use crate::measure::registry::MEASUREMENTS;
 use crate::measure::row::{needs_host_state, Row, RowParts};
@@ -129,6 +130,10 @@ impl<'a, T: Real> Tracker<'a, T> {
         factory: &'a EngineFactory<'a, T>,
     ) -> Result<Self> {
         let n = init.state.n;
+        let mod_h0 = match &cfg.modified {
+            Some(m) => modified_energies(m, &init.state),
+            None => Vec::new(),
+        };
         let mut engine = factory(with_columns(cfg, init.state))?;
         // H(z0) of the points as the run's precision holds them (an f32 run starts from rounded
         // points; `Initial` computed it when it checked it finite): kept by the engine where it
@@ -174,6 +179,7 @@ impl<'a, T: Real> Tracker<'a, T> {
                 },
                 z0: start.clone().filter(|_| cfg.reverse),
                 reference: start.filter(|_| cfg.reference.is_some()),
+                mod_h0,
             },
             setup: setup(cfg),
             accelerated,
@@ -229,6 +235,7 @@ impl<'a, T: Real> Tracker<'a, T> {
                 log2_scale: c.log2_scale,
                 z0: None,
                 reference: None,
+                mod_h0: c.mod_h0,
             },
             setup: setup(cfg),
             accelerated,
@@ -415,6 +422,7 @@ impl<'a, T: Real> Tracker<'a, T> {
             l0: &self.points.l0,
             s: &self.points.s,
             log2_scale: &self.points.log2_scale,
+            mod_h0: &self.points.mod_h0,
             device_h0: device_h0.as_deref(),
             capped_at: self.capped_at,
             stuck_at: self.stuck_at,
@@ -533,5 +541,6 @@ pub(super) fn setup(cfg: &RunConfig) -> RunSetup<'_> {
         filled_area: cfg.ensemble.filled_area(cfg.system.dof()),
         reference: cfg.reference.is_some(),
         reverse: cfg.reverse,
+        modified: cfg.modified.as_deref(),
     }
 }

@@ -258,6 +258,9 @@ fn apply_overrides(base: &mut RunFile, a: &StudyArgs) {
     base.tangent = Some(!a.no_tangent && base.tangent.unwrap_or(true));
     base.lay_refine(&a.refine);
     base.lay_solver(&a.solver);
+    if a.modified_hamiltonian.is_some() {
+        base.modified_hamiltonian = a.modified_hamiltonian;
+    }
     if a.snapshot_every.is_some() {
         base.snapshot_every = a.snapshot_every;
     }

@@ -24,6 +24,7 @@
 //!
 //! Default state: θ1 = 0.5, θ2 = 1.0, p1 = p2 = 0.
 
+use super::hamiltonian::literal;
 use std::collections::BTreeMap;
 
 use super::{require_positive, Hamiltonian, ParamSpec, SystemDef, SystemInfo};
@@ -184,6 +185,15 @@ impl Hamiltonian for DoublePendulum {
             - 2.0 * m2 * l1 * l2 * p1 * p2 * dl.cos();
         let den = 2.0 * m2 * l1 * l1 * l2 * l2 * (m1 + m2 * dl.sin() * dl.sin());
         num / den - (m1 + m2) * g * l1 * q[0].cos() - m2 * g * l2 * q[1].cos()
+    }
+
+    fn formula(&self) -> Option<String> {
+        let [m1, m2, l1, l2, g] = [self.m1, self.m2, self.l1, self.l2, self.g].map(literal);
+        Some(format!(
+            "({m2}*{l2}^2*p1^2 + ({m1} + {m2})*{l1}^2*p2^2 - 2*{m2}*{l1}*{l2}*p1*p2*cos(q1 - q2)) \
+             / (2*{m2}*{l1}^2*{l2}^2*({m1} + {m2}*sin(q1 - q2)^2)) \
+             - ({m1} + {m2})*{g}*{l1}*cos(q1) - {m2}*{g}*{l2}*cos(q2)"
+        ))
     }
 
     /// WGSL constants: DP_A = 1/l1², DP_B = (m1+m2)/(m2 l2²), DP_C = 1/(l1 l2), DP_M1 = m1,

@@ -10,6 +10,7 @@
 //!
 //! Default state (seed 002): r = 1, θ = π/2, p = 0, so E = 0.
 
+use super::hamiltonian::literal;
 use std::collections::BTreeMap;
 
 use super::{require_positive, Hamiltonian, ParamSpec, SystemDef, SystemInfo};
@@ -62,6 +63,13 @@ impl Hamiltonian for ElasticPendulum {
         let (r, th) = (q[0], q[1]);
         0.5 * (p[0] * p[0] + p[1] * p[1] / (r * r)) + 0.5 * (r - 1.0) * (r - 1.0)
             - self.g_hat * r * th.cos()
+    }
+
+    fn formula(&self) -> Option<String> {
+        let g = literal(self.g_hat);
+        Some(format!(
+            "(p1^2 + p2^2/q1^2)/2 + (q1 - 1)^2/2 - {g}*q1*cos(q2)"
+        ))
     }
 
     /// WGSL constant: G_HAT = ĝ.

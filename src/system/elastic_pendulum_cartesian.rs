@@ -5,6 +5,7 @@
 //!
 //! Default state: x = 1, y = 0, p = 0 (the polar default r = 1, θ = π/2; E = 0).
 
+use super::hamiltonian::literal;
 use std::collections::BTreeMap;
 
 use super::{require_positive, Hamiltonian, ParamSpec, SystemDef, SystemInfo};
@@ -66,6 +67,13 @@ impl Hamiltonian for ElasticPendulumCartesian {
     fn energy(&self, q: &[f64], p: &[f64]) -> f64 {
         let stretch = (q[0] * q[0] + q[1] * q[1]).sqrt() - 1.0;
         0.5 * (p[0] * p[0] + p[1] * p[1]) + 0.5 * stretch * stretch - self.g_hat * q[1]
+    }
+
+    fn formula(&self) -> Option<String> {
+        let g = literal(self.g_hat);
+        Some(format!(
+            "(p1^2 + p2^2)/2 + (sqrt(q1^2 + q2^2) - 1)^2/2 - {g}*q2"
+        ))
     }
 
     /// WGSL constant: G_HAT = ĝ.

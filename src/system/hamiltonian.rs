@@ -29,6 +29,12 @@ pub trait Hamiltonian {
     fn energy_block<T: Real>(&self, q: &[T], p: &[T], n: usize, first: usize, out: &mut [f64]) {
         energy_per_point(self, q, p, n, first, out)
     }
+    /// H written as a formula (`expr` syntax, the parameters' values written in as numbers),
+    /// equal to `energy` and whose derivatives are the gradients: what the modified
+    /// Hamiltonian is built from. `None` where H has no closed formula.
+    fn formula(&self) -> Option<String> {
+        None
+    }
     /// Named scalar f32 constants the system's WGSL expects, from the f64 parameters.
     fn constants(&self) -> Vec<(&'static str, f64)>;
     /// Named constant arrays (`const NAME = array<f32, L>(..)` in the prelude), e.g. per-spring values.
@@ -130,6 +136,12 @@ pub trait Hamiltonian {
     fn projects_start(&self) -> bool {
         false
     }
+}
+
+/// A parameter's value as a formula writes it (`Hamiltonian::formula`): its shortest
+/// round-trip decimal, in parentheses so that a negative value or an exponent stays one factor.
+pub fn literal(x: f64) -> String {
+    format!("({x:?})")
 }
 
 /// The four gradient functions of the `Hamiltonian` trait for a variational system, which has

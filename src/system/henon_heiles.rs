@@ -58,6 +58,10 @@ impl Hamiltonian for HenonHeiles {
         0.5 * (p[0] * p[0] + p[1] * p[1]) + Self::potential(q)
     }
 
+    fn formula(&self) -> Option<String> {
+        Some("(p1^2 + p2^2)/2 + (q1^2 + q2^2)/2 + q1^2*q2 - q2^3/3".into())
+    }
+
     fn constants(&self) -> Vec<(&'static str, f64)> {
         Vec::new()
     }

@@ -55,6 +55,10 @@ impl Hamiltonian for Kepler {
         0.5 * (p[0] * p[0] + p[1] * p[1]) - 1.0 / (q[0] * q[0] + q[1] * q[1]).sqrt()
     }
 
+    fn formula(&self) -> Option<String> {
+        Some("(p1^2 + p2^2)/2 - 1/sqrt(q1^2 + q2^2)".into())
+    }
+
     fn constants(&self) -> Vec<(&'static str, f64)> {
         Vec::new()
     }

@@ -261,6 +261,17 @@ impl System {
         }
     }
 
+    /// H as a formula with its parameters and degrees of freedom (`expr::ExprHamiltonian::new`'s
+    /// arguments): an expression's own, a built-in system's `Hamiltonian::formula`.
+    pub fn formula(&self) -> Option<(String, BTreeMap<String, f64>, Option<usize>)> {
+        match self {
+            System::Expr(e) => Some((e.spec.formula.clone(), e.spec.params.clone(), e.spec.dof)),
+            _ => {
+                each_system!(self, s => s.formula()).map(|f| (f, BTreeMap::new(), Some(self.dof())))
+            }
+        }
+    }
+
     /// The expression system, if this is one.
     pub fn expression(&self) -> Option<&ExprSystem> {
         match self {

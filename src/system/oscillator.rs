@@ -1,5 +1,6 @@
 //! Harmonic oscillator H = p²/(2m) + k q²/2. Mirror: shaders/system/oscillator.wgsl.
 
+use super::hamiltonian::literal;
 use std::collections::BTreeMap;
 
 use super::{require_positive, Hamiltonian, ParamSpec, SystemDef, SystemInfo};
@@ -70,6 +71,11 @@ impl Hamiltonian for Oscillator {
             let (x, y) = (x.to_f64(), y.to_f64());
             *h = y * y / (2.0 * self.m) + self.k * x * x / 2.0;
         }
+    }
+
+    fn formula(&self) -> Option<String> {
+        let (m, k) = (literal(self.m), literal(self.k));
+        Some(format!("p^2/(2*{m}) + {k}*q^2/2"))
     }
 
     /// WGSL constants: SPRING_K = k, INV_MASS = 1/m.

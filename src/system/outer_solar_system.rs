@@ -14,6 +14,7 @@
 // Body and pair loops index several arrays (and the blocks) by body number, as the WGSL does.
 #![allow(clippy::needless_range_loop)]
 
+use super::hamiltonian::literal;
 use std::collections::BTreeMap;
 
 use super::{require_positive, Hamiltonian, ParamSpec, SystemDef, SystemInfo};
@@ -118,6 +119,39 @@ impl Hamiltonian for OuterSolarSystem {
             }
         }
         kinetic + potential
+    }
+
+    fn formula(&self) -> Option<String> {
+        let kinetic: Vec<String> = (0..BODIES)
+            .map(|i| {
+                let k = 3 * i;
+                format!(
+                    "(p{}^2 + p{}^2 + p{}^2)/(2*{})",
+                    k + 1,
+                    k + 2,
+                    k + 3,
+                    literal(MASSES[i])
+                )
+            })
+            .collect();
+        let mut potential = Vec::new();
+        for i in 0..BODIES {
+            for j in i + 1..BODIES {
+                let d = |c: usize| format!("(q{} - q{})^2", 3 * i + c + 1, 3 * j + c + 1);
+                potential.push(format!(
+                    "{}/sqrt({} + {} + {})",
+                    literal(self.g * MASSES[i] * MASSES[j]),
+                    d(0),
+                    d(1),
+                    d(2)
+                ));
+            }
+        }
+        Some(format!(
+            "{} - {}",
+            kinetic.join(" + "),
+            potential.join(" - ")
+        ))
     }
 
     fn constants(&self) -> Vec<(&'static str, f64)> {

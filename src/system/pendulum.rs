@@ -1,5 +1,6 @@
 //! Mathematical pendulum H = p²/(2 m l²) + m g l (1 − cos q). Mirror: shaders/system/pendulum.wgsl.
 
+use super::hamiltonian::literal;
 use std::collections::BTreeMap;
 
 use super::{energy_per_point, require_positive, Hamiltonian, ParamSpec, SystemDef, SystemInfo};
@@ -94,6 +95,11 @@ impl Hamiltonian for Pendulum {
     }
 
     /// WGSL constants: M_G_L = m g l, INV_M_L2 = 1/(m l²).
+    fn formula(&self) -> Option<String> {
+        let (m, g, l) = (literal(self.m), literal(self.g), literal(self.l));
+        Some(format!("p^2/(2*{m}*{l}^2) + {m}*{g}*{l}*(1 - cos(q))"))
+    }
+
     fn constants(&self) -> Vec<(&'static str, f64)> {
         vec![
             ("M_G_L", self.m * self.g * self.l),

@@ -14,6 +14,7 @@
 //! Mirror: shaders/system/spring_chain.wgsl (per-spring arrays CHAIN_K, CHAIN_REST,
 //! CHAIN_INV_M, CHAIN_M_G; the statement order below is the shader's).
 
+use super::hamiltonian::literal;
 use std::collections::BTreeMap;
 
 use super::{bad_param, require_positive, Hamiltonian, ParamSpec, SystemDef, SystemInfo};
@@ -178,6 +179,33 @@ impl Hamiltonian for SpringChain {
             (ax, ay) = (x, y);
         }
         kinetic + elastic - self.g * gravity
+    }
+
+    fn formula(&self) -> Option<String> {
+        let (m, l, g) = (self.particle_mass(), self.rest_length(), self.g);
+        let terms: Vec<String> = (0..self.n)
+            .map(|i| {
+                let (x, y) = (2 * i + 1, 2 * i + 2);
+                let dx = if i == 0 {
+                    format!("q{x}")
+                } else {
+                    format!("(q{x} - q{})", x - 2)
+                };
+                let dy = if i == 0 {
+                    format!("q{y}")
+                } else {
+                    format!("(q{y} - q{})", y - 2)
+                };
+                format!(
+                    "(p{x}^2 + p{y}^2)/(2*{}) + {}*(sqrt({dx}^2 + {dy}^2) - {})^2/2 - {}*q{y}",
+                    literal(m),
+                    literal(self.springs[i]),
+                    literal(l),
+                    literal(g * m)
+                )
+            })
+            .collect();
+        Some(terms.join(" + "))
     }
 
     fn constants(&self) -> Vec<(&'static str, f64)> {

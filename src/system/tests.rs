@@ -243,3 +243,42 @@ fn indexed_parameters_are_accepted_only_where_declared() {
 fn the_formula_dof_cap_is_the_largest_chain() {
     assert_eq!(crate::expr::MAX_DOF, 2 * spring_chain::MAX_MASSES);
 }
+
+/// Every built-in Hamiltonian system (not the variational ones, which have no H) writes its
+/// H as a formula (`Hamiltonian::formula`), with non-default parameters where it has some:
+/// compiled, the formula's H and gradients equal the system's own at sample points.
+#[test]
+fn every_hamiltonian_system_has_a_formula_equal_to_its_h() {
+    for info in CATALOGUE.iter().filter(|i| !i.variational) {
+        // Each parameter moved off its default (a chain's spring count kept).
+        let params: BTreeMap<String, f64> = info
+            .params
+            .iter()
+            .filter(|p| p.name != "n")
+            .map(|p| (p.name.to_string(), p.default * 1.1 + 0.01))
+            .collect();
+        let sys = System::new(info.name, &params).unwrap();
+        let Some((formula, params, dof)) = sys.formula() else {
+            panic!("{}: no formula", info.name);
+        };
+        let e = crate::expr::ExprHamiltonian::new(&formula, &params, dof).unwrap();
+        assert_eq!(e.dof, sys.dof(), "{}", info.name);
+        assert_eq!(e.separable, sys.separable(), "{}", info.name);
+        let d = sys.dof();
+        for z in samples(&sys) {
+            let (q, p) = (&z[..d], &z[d..]);
+            let (h, want) = (e.energy(q, p), sys.energy(q, p));
+            assert!(
+                (h - want).abs() <= 1e-12 * (1.0 + want.abs()),
+                "{}: H {h} vs {want}",
+                info.name
+            );
+            let (mut gq, mut gp) = (vec![0.0; d], vec![0.0; d]);
+            e.grad_q(q, p, &mut gq);
+            e.grad_p(q, p, &mut gp);
+            let (wq, wp) = grads(&sys, &z);
+            let dev = max_dev(&gq, &wq).max(max_dev(&gp, &wp));
+            assert!(dev < 1e-10, "{}: gradients off by {dev:e}", info.name);
+        }
+    }
+}

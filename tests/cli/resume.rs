@@ -58,7 +58,7 @@ fn list(dir: &Path, rel: &Path, out: &mut Vec<std::path::PathBuf>) {
 
 /// Run `run_args` once uninterrupted into `full`, once stopped after its `stop`-th checkpoint
 /// into `part` (exit 130, a checkpoint left), then resume `part`: the same files.
-fn interrupted_equals_uninterrupted(run_args: &[impl AsRef<str>], stop: u32) {
+pub(super) fn interrupted_equals_uninterrupted(run_args: &[impl AsRef<str>], stop: u32) {
     let tmp = TempDir::new().unwrap();
     let (full, part) = (tmp.path().join("full"), tmp.path().join("part"));
     phaseflow().args(args(run_args, &full)).assert().success();

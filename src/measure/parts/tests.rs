@@ -33,6 +33,8 @@ fn parts(seed: u64, chunks: std::ops::Range<usize>) -> RowParts {
     let mut p = RowParts::default();
     p.points = 37 * chunks.len() as u64;
     p.set("energy", energy_part(&energy));
+    // The modified Hamiltonian's accumulators have the energy's shape.
+    p.set("modified", energy_part(&energy));
     p.set("tangent", Part::Chunks(tangent));
     p.set("unconverged", Part::Sum(seed + chunks.start as u64));
     p.set(
@@ -54,6 +56,7 @@ fn setup(system: &System) -> RunSetup<'_> {
         filled_area: Some(2.0),
         reference: false,
         reverse: false,
+        modified: None,
     }
 }
 

@@ -1,0 +1,344 @@
+//! The modified Hamiltonian of a splitting or composition method (backward error analysis,
+//! Hairer, Lubich and Wanner, Geometric Numerical Integration, IX): the numerical map of a
+//! symplectic splitting is, up to exponentially small terms, the exact time-h flow of
+//! H̃ = H + h^p H_{p+1} + h^{p+1} H_{p+2} + …, which the numerical solution conserves far
+//! better than H.
+//!
+//! How it is computed, for separable H = T(p) + V(q): one step is a product of exact flows,
+//! drifts exp(c h A) (A: the flow of T) and kicks exp(d h B) (B: the flow of V). Acting on
+//! functions (F ↦ F ∘ φ), the flows compose in the order they act: F ∘ φ_m ∘ … ∘ φ₁ =
+//! exp(D₁) ⋯ exp(D_m) F, with D F = {F, H} for the flow of H. `lie` takes the logarithm of
+//! that product in the free algebra on {A, B} and writes its degree-n part as right-normed
+//! brackets [w₁, [w₂, …, w_n]]; as [D_F, D_G] = D_{G,F} (the Poisson bracket the other way
+//! round), such a bracket is the Lie operator of (−1)^{n−1} {H_{w₁}, {H_{w₂}, …, H_{w_n}}}, and
+//! H_{n} = Σ_w coefficient · (−1)^{n−1} {…}. The Poisson brackets are built symbolically on the
+//! expression DAG from ∂H/∂q and ∂H/∂p alone (∂T/∂p = ∂H/∂p, ∂V/∂q = ∂H/∂q), shared between
+//! the words by their common tails, and evaluated through `expr::program` in f64.
+//!
+//! Degrees whose terms vanish (those below the order, and the even ones of a symmetric
+//! method) are skipped: the K correction terms are the first K that do not.
+
+mod lie;
+
+use std::collections::{BTreeMap, HashMap};
+
+pub use lie::MAX_DEGREE;
+use lie::{log_brackets, Letter, Word};
+
+use crate::error::Result;
+use crate::expr::dag::{Dag, Id, Node, Var};
+use crate::expr::diff::partial;
+use crate::expr::modified::ModifiedEnergy;
+use crate::expr::program::Program;
+use crate::expr::{parse, print, separable};
+use crate::input_err;
+use crate::method::analysis::builtin::family_of;
+use crate::method::family::Family;
+use crate::method::tableau::Substep;
+use crate::method::{position_verlet, symplectic_euler_a, symplectic_euler_b, verlet, Method};
+use crate::system::System;
+
+/// The most correction terms asked for (the series stops at brackets of `MAX_DEGREE`
+/// letters, which bounds them further per method).
+pub const MAX_TERMS: u32 = 7;
+
+/// Coefficients below this (of unit-size method coefficients) are rounding, not terms.
+const TINY: f64 = 1e-11;
+
+/// Compositions nest at most this deep (as the method files' do).
+const MAX_NESTING: usize = 16;
+
+/// The methods with a modified Hamiltonian, as messages name them.
+pub const COVERED: &str = "splittings (symplectic-euler-a and -b, verlet, position-verlet, blanes-moan4, method files of family \"splitting\") and compositions of them (yoshida4, suzuki4, yoshida6, method files of family \"composition\"), on separable H; Runge–Kutta, partitioned Runge–Kutta and Nyström methods (implicit-midpoint, gauss, rk4, …) would need B-series and are not covered";
+
+/// The kicks and drifts of one step of `method`, in the order they act; an input error for a
+/// method that is not a splitting or a composition of splittings.
+pub fn substeps(method: Method) -> Result<Vec<Substep>> {
+    substeps_at(method, 0)
+}
+
+fn substeps_at(method: Method, depth: usize) -> Result<Vec<Substep>> {
+    use Substep::{Drift, Kick};
+    let name = method.name();
+    let none = || {
+        input_err!(
+            "--method {name}: no modified Hamiltonian for this method; covered are {COVERED}"
+        )
+    };
+    // The built-in partitioned methods that are splittings on separable H (`builtin`):
+    // symplectic Euler A kicks at q0 then drifts, B the other way round; velocity Verlet is
+    // half kick, drift, half kick, position Verlet the dual.
+    Ok(match name {
+        n if n == symplectic_euler_a::INFO.name => vec![Kick(1.0), Drift(1.0)],
+        n if n == symplectic_euler_b::INFO.name => vec![Drift(1.0), Kick(1.0)],
+        n if n == verlet::INFO.name => vec![Kick(0.5), Drift(1.0), Kick(0.5)],
+        n if n == position_verlet::INFO.name => vec![Drift(0.5), Kick(1.0), Drift(0.5)],
+        _ => match family_of(method).ok_or_else(none)? {
+            Family::Splitting(steps) => steps,
+            Family::Composition(c) if depth < MAX_NESTING => {
+                let base = substeps_at(Method::from_name(&c.base)?, depth + 1).map_err(|_| {
+                    input_err!(
+                        "--method {name}: a composition over {}, which has no modified Hamiltonian; covered are {COVERED}",
+                        c.base
+                    )
+                })?;
+                c.weights
+                    .iter()
+                    .flat_map(|&w| {
+                        base.iter().map(move |s| match *s {
+                            Kick(x) => Kick(w * x),
+                            Drift(x) => Drift(w * x),
+                        })
+                    })
+                    .collect()
+            }
+            _ => return Err(none()),
+        },
+    })
+}
+
+/// One correction term: h^power · H_{degree} (power = degree − 1).
+#[derive(Debug, Clone, Copy)]
+pub struct Correction {
+    pub power: u32,
+    node: Id,
+}
+
+/// The step's flows as letters with their coefficients (drift: A, kick: B), refusing an
+/// inconsistent method (drifts or kicks not summing to 1), whose H̃ would not start with H.
+fn factors(method: Method, steps: &[Substep]) -> Result<Vec<(f64, Letter)>> {
+    let factors: Vec<(f64, Letter)> = steps
+        .iter()
+        .map(|s| match *s {
+            Substep::Drift(c) => (c, Letter::A),
+            Substep::Kick(c) => (c, Letter::B),
+        })
+        .collect();
+    let sum = |l: Letter| -> f64 { factors.iter().filter(|f| f.1 == l).map(|f| f.0).sum() };
+    let (drifts, kicks) = (sum(Letter::A), sum(Letter::B));
+    if (drifts - 1.0).abs() > 1e-10 || (kicks - 1.0).abs() > 1e-10 {
+        return Err(input_err!(
+            "--method {}: its drifts sum to {drifts} and its kicks to {kicks}; a modified Hamiltonian needs a consistent method (both sums 1)",
+            method.name()
+        ));
+    }
+    Ok(factors)
+}
+
+/// H and the first correction terms of its modified Hamiltonian for one method, as formulas.
+#[derive(Debug, Clone)]
+pub struct ModifiedHamiltonian {
+    dof: usize,
+    dag: Dag,
+    h: Id,
+    terms: Vec<Correction>,
+}
+
+impl ModifiedHamiltonian {
+    /// The modified Hamiltonian of `method` for H = `formula` (`expr` syntax, with `params`
+    /// and `dof` as `ExprHamiltonian::new` takes them), truncated after `k` correction terms.
+    /// `flag` names the option that gave `k` in messages. Input errors: H not separable, a
+    /// method with no route (`COVERED`), an inconsistent method, k beyond what the series to
+    /// degree `MAX_DEGREE` holds for this method.
+    pub fn new(
+        formula: &str,
+        params: &BTreeMap<String, f64>,
+        dof: Option<usize>,
+        method: Method,
+        k: u32,
+        flag: &str,
+    ) -> Result<Self> {
+        if k > MAX_TERMS {
+            return Err(input_err!(
+                "{flag} {k}: at most {MAX_TERMS} correction terms (0 is H itself); give 0 to {MAX_TERMS}"
+            ));
+        }
+        let steps = substeps(method)?;
+        let parse::Parsed {
+            mut dag, root, dof, ..
+        } = parse::parse(formula, params, dof)?;
+        let grad_q: Vec<Id> = (0..dof)
+            .map(|i| partial(&mut dag, root, Var::Q(i)))
+            .collect();
+        let grad_p: Vec<Id> = (0..dof)
+            .map(|i| partial(&mut dag, root, Var::P(i)))
+            .collect();
+        if !separable(&mut dag, &grad_q) {
+            return Err(input_err!(
+                "H is not separable (H ≠ T(p) + V(q)): the modified Hamiltonian of a splitting or composition is computed for separable H only; use a separable system"
+            ));
+        }
+        let factors = factors(method, &steps)?;
+        let degrees = log_brackets(&factors, TINY);
+        let found: Vec<usize> = (2..=MAX_DEGREE)
+            .filter(|&n| !degrees[n - 1].is_empty())
+            .collect();
+        if k as usize > found.len() {
+            return Err(input_err!(
+                "{flag} {k}: method {} has {} correction terms within brackets of degree {MAX_DEGREE}, where the series is computed; give 0 to {}",
+                method.name(),
+                found.len(),
+                found.len()
+            ));
+        }
+        let mut brackets = Brackets {
+            dag: &mut dag,
+            grad_q: &grad_q,
+            grad_p: &grad_p,
+            memo: HashMap::new(),
+        };
+        let terms = found[..k as usize]
+            .iter()
+            .map(|&n| Correction {
+                power: n as u32 - 1,
+                node: brackets.term(n, &degrees[n - 1]),
+            })
+            .collect();
+        Ok(ModifiedHamiltonian {
+            dof,
+            dag,
+            h: root,
+            terms,
+        })
+    }
+
+    /// The modified Hamiltonian of `method` for `system` (its `System::formula`), truncated
+    /// after `k` correction terms.
+    pub fn of_system(system: &System, method: Method, k: u32, flag: &str) -> Result<Self> {
+        let Some((formula, params, dof)) = system.formula() else {
+            return Err(input_err!(
+                "system '{}' has no formula of its H to build a modified Hamiltonian from; write H with --hamiltonian",
+                system.name()
+            ));
+        };
+        Self::new(&formula, &params, dof, method, k, flag)
+    }
+
+    /// The correction terms, lowest power of h first.
+    pub fn terms(&self) -> &[Correction] {
+        &self.terms
+    }
+
+    /// H as a formula.
+    pub fn h_text(&self) -> String {
+        print::text(&self.dag, self.h, self.dof)
+    }
+
+    /// Correction term `i`'s H_{power+1} (without its h^power) as a formula.
+    pub fn term_text(&self, i: usize) -> String {
+        print::text(&self.dag, self.terms[i].node, self.dof)
+    }
+
+    /// Whether writing every term out as one formula stays short (at most `nodes` nodes each).
+    pub fn printable(&self, nodes: u64) -> bool {
+        self.terms
+            .iter()
+            .all(|t| print::tree_size(&self.dag, t.node) <= nodes)
+    }
+
+    /// The terms' formulas with the subexpressions they share named (`print::shared`): each
+    /// term's text, then each name with its definition.
+    pub fn shared_texts(&self) -> (Vec<String>, Vec<(String, String)>) {
+        let roots: Vec<Id> = self.terms.iter().map(|t| t.node).collect();
+        print::shared(&self.dag, &roots, self.dof)
+    }
+
+    /// H̃ at step size `h` (H + Σ h^power H_{power+1}), compiled for evaluation.
+    pub fn at_step(&self, h: f64) -> ModifiedEnergy {
+        let mut dag = self.dag.clone();
+        let root = self.terms.iter().fold(self.h, |acc, t| {
+            let c = dag.constant(h.powi(t.power as i32));
+            let term = dag.mul(c, t.node);
+            dag.add(acc, term)
+        });
+        ModifiedEnergy::new(
+            self.dof,
+            self.terms.len() as u32,
+            Program::compile(&mut dag, &[root]),
+        )
+    }
+}
+
+/// The nested Poisson brackets {H_{w₁}, {H_{w₂}, …, H_{w_n}}} of T (letter A) and V (letter B),
+/// memoised by word (the words of one degree share their tails).
+struct Brackets<'a> {
+    dag: &'a mut Dag,
+    grad_q: &'a [Id],
+    grad_p: &'a [Id],
+    memo: HashMap<Word, Id>,
+}
+
+impl Brackets<'_> {
+    /// The degree-n term Σ_w coefficient · (−1)^{n−1} {H_{w₁}, {…, H_{w_n}}}. Words whose
+    /// brackets are one node (or its negation) are summed first, so that the printed terms
+    /// are short and cancellations exact.
+    fn term(&mut self, n: usize, words: &[(Word, f64)]) -> Id {
+        let sign = if n % 2 == 1 { 1.0 } else { -1.0 };
+        let mut sums: BTreeMap<Id, f64> = BTreeMap::new();
+        for &(w, c) in words {
+            let b = self.of(w);
+            let (b, c) = match self.dag.node(b) {
+                Node::Neg(a) => (a, -c),
+                _ => (b, c),
+            };
+            *sums.entry(b).or_insert(0.0) += sign * c;
+        }
+        let dag = &mut *self.dag;
+        let mut node = dag.constant(0.0);
+        for (b, c) in sums {
+            if c.abs() > TINY && !dag.is(b, 0.0) {
+                let size = dag.constant(c.abs());
+                let t = dag.mul(size, b);
+                node = if c > 0.0 {
+                    dag.add(node, t)
+                } else {
+                    dag.sub(node, t)
+                };
+            }
+        }
+        node
+    }
+
+    /// {F, G} = Σ_k ∂F/∂q_k ∂G/∂p_k − ∂F/∂p_k ∂G/∂q_k for F = T: −Σ_k ∂H/∂p_k ∂G/∂q_k, and for
+    /// F = V: Σ_k ∂H/∂q_k ∂G/∂p_k, where G's gradients are `gq`, `gp`.
+    fn with(&mut self, f: Letter, gq: &[Id], gp: &[Id]) -> Id {
+        let zero = self.dag.constant(0.0);
+        (0..self.grad_q.len()).fold(zero, |acc, k| match f {
+            Letter::A => {
+                let t = self.dag.mul(self.grad_p[k], gq[k]);
+                self.dag.sub(acc, t)
+            }
+            Letter::B => {
+                let t = self.dag.mul(self.grad_q[k], gp[k]);
+                self.dag.add(acc, t)
+            }
+        })
+    }
+
+    /// The bracket of word `w` (at least two letters, the last two different).
+    fn of(&mut self, w: Word) -> Id {
+        if let Some(&id) = self.memo.get(&w) {
+            return id;
+        }
+        let d = self.grad_q.len();
+        let id = if w.len == 2 {
+            // G = T: ∂T/∂q = 0, ∂T/∂p = ∂H/∂p; G = V: ∂V/∂q = ∂H/∂q, ∂V/∂p = 0.
+            let zero = vec![self.dag.constant(0.0); d];
+            let (gq, gp) = match w.letter(1) {
+                Letter::A => (zero, self.grad_p.to_vec()),
+                Letter::B => (self.grad_q.to_vec(), zero),
+            };
+            self.with(w.letter(0), &gq, &gp)
+        } else {
+            let g = self.of(w.tail());
+            let gq: Vec<Id> = (0..d).map(|k| partial(self.dag, g, Var::Q(k))).collect();
+            let gp: Vec<Id> = (0..d).map(|k| partial(self.dag, g, Var::P(k))).collect();
+            self.with(w.letter(0), &gq, &gp)
+        };
+        self.memo.insert(w, id);
+        id
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -169,11 +169,26 @@ pub const CHUNK: usize = 4096;
 /// register), combined in a fixed order at the end of the chunk.
 const LANES: usize = 8;
 
-/// H of every point of the state (f64; a point with a non-finite component gets a non-finite H).
-pub fn energies<T: Real>(system: &System, s: &State<T>) -> Vec<f64> {
+/// A function of the state measured on every point in f64, with the statistics of the energy
+/// columns: H itself (`System`), or the modified Hamiltonian H̃ (`measure::modified`).
+pub trait EnergyFunction: Sync {
+    /// The values of points `first..first + out.len()` of a component-major state of `n`
+    /// points (`Hamiltonian::energy_block`'s convention).
+    fn energy_block<T: Real>(&self, q: &[T], p: &[T], n: usize, first: usize, out: &mut [f64]);
+}
+
+impl EnergyFunction for System {
+    fn energy_block<T: Real>(&self, q: &[T], p: &[T], n: usize, first: usize, out: &mut [f64]) {
+        System::energy_block(self, q, p, n, first, out)
+    }
+}
+
+/// `e` (H by default: a `System`) of every point of the state (f64; a point with a non-finite
+/// component gets a non-finite value).
+pub fn energies<T: Real, E: EnergyFunction>(e: &E, s: &State<T>) -> Vec<f64> {
     let mut h = vec![0.0; s.n];
     h.par_chunks_mut(CHUNK).enumerate().for_each(|(c, out)| {
-        energy_chunk(system, s, c * CHUNK, out);
+        energy_chunk(e, s, c * CHUNK, out);
     });
     h
 }
@@ -181,7 +196,12 @@ pub fn energies<T: Real>(system: &System, s: &State<T>) -> Vec<f64> {
 /// H of points `first..first + out.len()`. A compensated state's points are q + eq, p + ep
 /// (`State::q_f64`): the chunk is first gathered in f64 with its carried errors, since for f32
 /// the rounded q, p alone are off by up to an ulp, as large as the energy errors measured.
-fn energy_chunk<T: Real>(system: &System, s: &State<T>, first: usize, out: &mut [f64]) {
+fn energy_chunk<T: Real, E: EnergyFunction>(
+    system: &E,
+    s: &State<T>,
+    first: usize,
+    out: &mut [f64],
+) {
     if !s.compensated() {
         return system.energy_block(&s.q, &s.p, s.n, first, out);
     }
@@ -337,8 +357,8 @@ pub fn snapshot_stats<T: Real>(system: &System, s: &State<T>, h0: &[f64]) -> Ene
 /// `snapshot_stats` folds, and what shards of an ensemble hand on to be merged
 /// (`measure::parts`): shards that start at multiples of `CHUNK` have exactly the whole
 /// ensemble's chunks, so folding their lists one after the other gives the same bits.
-pub fn chunk_accumulators<T: Real>(
-    system: &System,
+pub fn chunk_accumulators<T: Real, E: EnergyFunction>(
+    system: &E,
     s: &State<T>,
     h0: &[f64],
 ) -> Vec<EnergyAccumulator> {

@@ -2,10 +2,8 @@
 //! per point, with the statistics of the H columns (`EnergyAccumulator`), H̃ evaluated in f64
 //! on the host state (read back from either engine), as H is.
 
-use rayon::prelude::*;
-
 use super::energy::columns::{energy_part, stats_of, ACCUMULATOR_WORDS};
-use super::energy::{EnergyAccumulator, CHUNK};
+use super::energy::{chunk_accumulators, energies, EnergyFunction};
 use crate::expr::modified::ModifiedEnergy;
 use crate::float::Real;
 use crate::measure::measurement::{
@@ -13,43 +11,15 @@ use crate::measure::measurement::{
 };
 use crate::state::State;
 
-/// H̃ of points `first..first + out.len()`, in f64 with a compensated state's carried errors.
-fn chunk<T: Real>(m: &ModifiedEnergy, s: &State<T>, first: usize, out: &mut [f64]) {
-    let len = out.len();
-    let gather = |at: &dyn Fn(usize) -> f64| -> Vec<f64> {
-        (0..s.d)
-            .flat_map(|k| (first..first + len).map(move |i| k * s.n + i))
-            .map(at)
-            .collect()
-    };
-    let (q, p) = (gather(&|i| s.q_f64(i)), gather(&|i| s.p_f64(i)));
-    m.energy_block(&q, &p, len, 0, out);
+impl EnergyFunction for ModifiedEnergy {
+    fn energy_block<T: Real>(&self, q: &[T], p: &[T], n: usize, first: usize, out: &mut [f64]) {
+        ModifiedEnergy::energy_block(self, q, p, n, first, out)
+    }
 }
 
 /// H̃ of every point of the state: the initial values the columns are measured from.
 pub fn modified_energies<T: Real>(m: &ModifiedEnergy, s: &State<T>) -> Vec<f64> {
-    let mut h = vec![0.0; s.n];
-    h.par_chunks_mut(CHUNK)
-        .enumerate()
-        .for_each(|(c, out)| chunk(m, s, c * CHUNK, out));
-    h
-}
-
-/// The accumulators of the state's chunks of `CHUNK` points in point order, against `h0`
-/// (as `energy::chunk_accumulators` for H, so shards and ranks merge alike).
-fn accumulators<T: Real>(m: &ModifiedEnergy, s: &State<T>, h0: &[f64]) -> Vec<EnergyAccumulator> {
-    (0..s.n.div_ceil(CHUNK))
-        .into_par_iter()
-        .map_init(
-            || vec![0.0; CHUNK],
-            |buf, c| {
-                let first = c * CHUNK;
-                let h = &mut buf[..CHUNK.min(s.n - first)];
-                chunk(m, s, first, h);
-                EnergyAccumulator::from_chunk(h, &h0[first..first + h.len()])
-            },
-        )
-        .collect()
+    energies(m, s)
 }
 
 /// The columns (stats.csv; the maxima also in summary.csv, their largest over the run).
@@ -82,7 +52,7 @@ impl Measurement for Modified {
             return Part::Chunks(Vec::new());
         };
         let h0 = &at.per_point.mod_h0;
-        energy_part(&on_state!(at.state, s => accumulators(m, s, h0)))
+        energy_part(&on_state!(at.state, s => chunk_accumulators(m, s, h0)))
     }
 
     fn finish(&self, at: &Finish) -> Vec<Cell> {

@@ -21,6 +21,15 @@ pub enum Error {
     /// A file the user named could not be read or parsed.
     #[error("{path}: {message}")]
     InputFile { path: PathBuf, message: String },
+    /// A file given for the option `field` (a config, an initial set, a system or method
+    /// file) could not be read or parsed: `path` is the file, and the message (naming the
+    /// option as data, like `Invalid`'s) says why.
+    #[error("{path}: {message}", path = path.display())]
+    InvalidFile {
+        field: Field,
+        path: PathBuf,
+        message: Message,
+    },
     /// No wgpu adapter, device creation failure, shader/pipeline failure, lost device.
     #[error("GPU: {0}")]
     Gpu(String),
@@ -40,11 +49,25 @@ pub enum Error {
 }
 
 impl Error {
+    /// An error about the file `path` given for the option `field`: the message is the
+    /// option's name followed by `rest` (`input: file not found`, or `--input: file not found`
+    /// on the command line).
+    pub fn in_file(field: Field, path: &std::path::Path, rest: impl Into<String>) -> Error {
+        Error::InvalidFile {
+            message: Message(vec![Piece::Field(field.clone()), Piece::Text(rest.into())]),
+            field,
+            path: path.to_path_buf(),
+        }
+    }
+
     /// True for errors caused by user input (exit code 2).
     pub fn is_input(&self) -> bool {
         matches!(
             self,
-            Error::Input(_) | Error::Invalid { .. } | Error::InputFile { .. }
+            Error::Input(_)
+                | Error::Invalid { .. }
+                | Error::InputFile { .. }
+                | Error::InvalidFile { .. }
         )
     }
 }

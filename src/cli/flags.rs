@@ -48,6 +48,13 @@ pub fn flag(field: &Field, value: Option<&str>) -> String {
         Field::CheckpointEvery => "--checkpoint-every",
         Field::Shard => "--shard",
         Field::Devices => "--devices",
+        Field::Out => "--out",
+        Field::Force => "--force",
+        Field::Config => "--config",
+        Field::Reverse => "--reverse",
+        Field::Reference => "--reference",
+        Field::ModifiedHamiltonian => "--modified-hamiltonian",
+        Field::Csv => "--csv",
     };
     match value {
         Some(value) => format!("{flag} {value}"),
@@ -59,6 +66,9 @@ pub fn flag(field: &Field, value: Option<&str>) -> String {
 pub fn message(error: &Error) -> String {
     match error {
         Error::Invalid { message, .. } => message.render(&flag),
+        Error::InvalidFile { path, message, .. } => {
+            format!("{}: {}", path.display(), message.render(&flag))
+        }
         other => other.to_string(),
     }
 }
@@ -69,12 +79,12 @@ mod tests {
     use crate::cli::Cli;
     use clap::CommandFactory;
 
-    /// Every option the library names is a flag of `run` (or of `study`, for what only a
-    /// study takes), so an error never points a command-line user to a flag that is not there.
+    /// Every option the library names is a flag of `run` (or of `study` or `bench`, for what
+    /// only they take), so an error never points a command-line user to a flag that is not there.
     #[test]
     fn every_field_is_a_flag() {
         let cli = Cli::command();
-        let longs: Vec<String> = ["run", "study"]
+        let longs: Vec<String> = ["run", "study", "bench"]
             .iter()
             .flat_map(|name| cli.find_subcommand(name).unwrap().get_arguments())
             .filter_map(|a| a.get_long().map(|l| format!("--{l}")))
@@ -114,6 +124,13 @@ mod tests {
             Field::CheckpointEvery,
             Field::Shard,
             Field::Devices,
+            Field::Out,
+            Field::Force,
+            Field::Config,
+            Field::Reverse,
+            Field::Reference,
+            Field::ModifiedHamiltonian,
+            Field::Csv,
         ];
         for field in fields {
             let f = flag(&field, None);

@@ -4,10 +4,10 @@
 //! with a negative `--dt` or run back at all.
 
 use crate::engine::Integrator;
-use crate::error::Result;
-use crate::input_err;
+use crate::error::{Error, Field, Message, Piece, Result};
 use crate::method::{Method, Solver};
 use crate::system::System;
+use crate::{input_err, invalid};
 
 use super::verdict::verdicts;
 use super::{method_by_name_or_file, Backend, OutputDir, Precision, Refine, RunConfig, RunFile};
@@ -38,8 +38,10 @@ impl Reference {
                     .ok()
                     .filter(|k| (1..=MAX_SUBSTEPS).contains(k));
                 let k = k.ok_or_else(|| {
-                    input_err!(
-                        "--reference {text}: the substeps K in METHOD/K run from 1 to {MAX_SUBSTEPS} (the reference step is dt/K), e.g. --reference rk4/16"
+                    invalid!(Field::Reference;
+                        Field::Reference.is(text),
+                        format!(": the substeps K in METHOD/K run from 1 to {MAX_SUBSTEPS} (the reference step is dt/K), e.g. "),
+                        Field::Reference.is("rk4/16"),
                     )
                 })?;
                 (name, k)
@@ -60,18 +62,19 @@ impl Reference {
                 other => other.to_string(),
             };
             let e = e.strip_prefix("--method ").unwrap_or(&e).to_string();
-            input_err!("--reference {text}: {e}")
+            invalid!(Field::Reference; Field::Reference.is(text), format!(": {e}"))
         };
         let method = method_by_name_or_file(name).map_err(reword)?;
         let order = verdicts(method)?.map(|v| v.order).ok_or_else(|| {
-            input_err!(
-                "--reference {text}: the variational method advances a discrete Lagrangian's state (q, v), not the Hamiltonian state a reference solution is compared in; name a method with a tableau, e.g. rk4/16"
+            invalid!(Field::Reference;
+                Field::Reference.is(text),
+                ": the variational method advances a discrete Lagrangian's state (q, v), not the Hamiltonian state a reference solution is compared in; name a method with a tableau, e.g. rk4/16",
             )
         })?;
         if order == 0 {
-            return Err(input_err!(
-                "--reference {text}: {} does not converge (its order conditions give order 0: the weights do not sum to 1), so it is no reference; name a convergent method, e.g. rk4/16 or gauss3/4",
-                method.name()
+            return Err(invalid!(Field::Reference;
+                Field::Reference.is(text),
+                format!(": {} does not converge (its order conditions give order 0: the weights do not sum to 1), so it is no reference; name a convergent method, e.g. rk4/16 or gauss3/4", method.name()),
             ));
         }
         method.check_system(system).map_err(reword)?;
@@ -105,20 +108,35 @@ pub fn check_direction(
     reverse: bool,
     refine: Option<Refine>,
 ) -> Result<()> {
-    let what = match (dt < 0.0, reverse) {
-        (true, true) => "a negative --dt and --reverse",
-        (true, false) => "a negative --dt",
-        (false, true) => "--reverse",
+    let mut what: Vec<Piece> = match (dt < 0.0, reverse) {
+        (true, true) => vec![
+            "a negative ".into(),
+            Field::Dt.into(),
+            " and ".into(),
+            Field::Reverse.into(),
+        ],
+        (true, false) => vec!["a negative ".into(), Field::Dt.into()],
+        (false, true) => vec![Field::Reverse.into()],
         (false, false) => return Ok(()),
     };
     if method == Method::Variational {
-        return Err(input_err!(
-            "{what}: the variational method's systems build their discrete Lagrangian for a positive step, and the state's v is a difference quotient over it; run the variational systems with a positive --dt and without --reverse"
-        ));
+        what.extend([
+            ": the variational method's systems build their discrete Lagrangian for a positive step, and the state's v is a difference quotient over it; run the variational systems with a positive ".into(),
+            Field::Dt.into(),
+            " and without ".into(),
+            Field::Reverse.into(),
+        ]);
+        let field = if dt < 0.0 { Field::Dt } else { Field::Reverse };
+        return Err(Error::Invalid {
+            field,
+            message: Message(what),
+        });
     }
     if reverse && refine.is_some() {
-        return Err(input_err!(
-            "--reverse: loop refinement integrates inserted nodes forward from t = 0, so a refined loop cannot be run back; add --no-refine"
+        return Err(invalid!(Field::Reverse;
+            Field::Reverse,
+            ": loop refinement integrates inserted nodes forward from t = 0, so a refined loop cannot be run back; add ",
+            Field::Refine,
         ));
     }
     Ok(())
@@ -134,13 +152,21 @@ pub fn check_beside(
     checkpoint_every: Option<u64>,
 ) -> Result<()> {
     if reference && refine.is_some() {
-        return Err(input_err!(
-            "--reference: loop refinement inserts nodes that have no reference solution; add --no-refine"
+        return Err(invalid!(Field::Reference;
+            Field::Reference,
+            ": loop refinement inserts nodes that have no reference solution; add ",
+            Field::Refine,
         ));
     }
     if (reference || reverse) && checkpoint_every.is_some() {
-        return Err(input_err!(
-            "--checkpoint-every: runs with --reverse or --reference keep no checkpoints (the initial states and the reference solution they carry are not saved); drop --checkpoint-every"
+        return Err(invalid!(Field::CheckpointEvery;
+            Field::CheckpointEvery,
+            ": runs with ",
+            Field::Reverse,
+            " or ",
+            Field::Reference,
+            " keep no checkpoints (the initial states and the reference solution they carry are not saved); drop ",
+            Field::CheckpointEvery,
         ));
     }
     Ok(())

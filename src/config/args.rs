@@ -389,7 +389,7 @@ impl TryFrom<&BenchArgs> for BenchConfig {
         }
         // Before the timing rounds, which can take minutes.
         if let Some(csv) = &b.csv {
-            crate::output::target::check_file(csv, "--csv ")?;
+            crate::output::target::check_file(csv, Some(&crate::error::Field::Csv))?;
         }
         Ok(BenchConfig {
             system,

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use super::RunConfig;
 use crate::ensemble::{EnsembleSpec, InitialSet};
-use crate::error::{Error, Result};
+use crate::error::{Error, Field, Result};
 use crate::options::{Backend, Precision};
 
 /// The ensemble table of a TOML file.
@@ -99,15 +99,12 @@ pub const MAX_CONFIG_BYTES: u64 = 1 << 20;
 /// Read a `--config` file: a regular file of at most `MAX_CONFIG_BYTES`, UTF-8 TOML with only
 /// known keys.
 pub fn load_toml(path: &Path) -> Result<RunFile> {
-    let file_err = |message: String| Error::InputFile {
-        path: path.to_path_buf(),
-        message,
-    };
+    let file_err = |message: String| Error::in_file(Field::Config, path, format!(": {message}"));
     let bytes = crate::ensemble::read_regular(path, MAX_CONFIG_BYTES, "a TOML file of settings")
-        .map_err(|m| file_err(format!("--config: {m}")))?;
+        .map_err(file_err)?;
     let text = String::from_utf8(bytes)
-        .map_err(|e| file_err(format!("--config: malformed TOML: not UTF-8 text ({e})")))?;
-    toml::from_str(&text).map_err(|e| file_err(format!("--config: malformed TOML: {e}")))
+        .map_err(|e| file_err(format!("malformed TOML: not UTF-8 text ({e})")))?;
+    toml::from_str(&text).map_err(|e| file_err(format!("malformed TOML: {e}")))
 }
 
 impl From<&EnsembleSpec> for EnsembleFile {

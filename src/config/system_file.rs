@@ -25,8 +25,8 @@ use std::path::Path;
 use serde::Deserialize;
 
 use super::MAX_CONFIG_BYTES;
-use crate::error::{num, Error, Result};
-use crate::input_err;
+use crate::error::{num, Error, Field, Result};
+use crate::invalid;
 use crate::system::ExprSpec;
 
 /// A system file as written.
@@ -55,10 +55,8 @@ struct ParamEntry {
 /// Read `path` and lay the given `--param`s (names the file declares, values within their
 /// ranges) and `--dof` over it.
 pub fn load(path: &Path, given: &BTreeMap<String, f64>, dof: Option<usize>) -> Result<ExprSpec> {
-    let file_err = |message: String| Error::InputFile {
-        path: path.to_path_buf(),
-        message: format!("--system-file: {message}"),
-    };
+    let file_err =
+        |message: String| Error::in_file(Field::SystemFile, path, format!(": {message}"));
     let bytes = crate::ensemble::read_regular(path, MAX_CONFIG_BYTES, "a TOML system file")
         .map_err(file_err)?;
     let text = String::from_utf8(bytes)
@@ -85,23 +83,23 @@ pub fn load(path: &Path, given: &BTreeMap<String, f64>, dof: Option<usize>) -> R
     for (name, &v) in given {
         let Some(p) = f.params.get(name) else {
             let known: Vec<&str> = f.params.keys().map(String::as_str).collect();
-            return Err(input_err!(
-                "--param {name}={}: system '{}' ({}) has no parameter '{name}' (its parameters: {})",
-                num(v),
+            let field = Field::Param(name.clone());
+            return Err(invalid!(field.clone(); field.is(num(v)), format!(
+                ": system '{}' ({}) has no parameter '{name}' (its parameters: {})",
                 f.name,
                 path.display(),
                 if known.is_empty() { "none".to_string() } else { known.join(", ") }
-            ));
+            )));
         };
         if !v.is_finite() || !in_range(v, p.range) {
             let [lo, hi] = p.range.unwrap_or([f64::NEG_INFINITY, f64::INFINITY]);
-            return Err(input_err!(
-                "--param {name}={}: outside the range [{}, {}] that {} gives for {name}",
-                num(v),
+            let field = Field::Param(name.clone());
+            return Err(invalid!(field.clone(); field.is(num(v)), format!(
+                ": outside the range [{}, {}] that {} gives for {name}",
                 num(lo),
                 num(hi),
                 path.display()
-            ));
+            )));
         }
         params.insert(name.clone(), v);
     }

@@ -233,7 +233,7 @@ impl<T: Real> GpuEngine<T> {
         });
         if let Some(e) = pollster::block_on(oom.pop()) {
             return Err(Error::Gpu(format!(
-                "cannot allocate {} MiB of GPU memory for {n} points: {e}; use fewer --points",
+                "cannot allocate {} MiB of GPU memory for {n} points: {e}; use fewer points",
                 (words * n * value) >> 20
             )));
         }

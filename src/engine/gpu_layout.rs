@@ -179,15 +179,28 @@ pub fn large_kernel(d: usize, comps: usize) -> bool {
 
 /// Why a CPU driver (`driver`, e.g. lavapipe) is not given the kernel of `k` with `comps`
 /// components per point, or None when it is small enough to build in seconds.
-pub fn cpu_driver_refusal(k: &Integrator, comps: usize, driver: &str) -> Option<String> {
+pub fn cpu_driver_refusal(
+    k: &Integrator,
+    comps: usize,
+    driver: &str,
+) -> Option<crate::error::Error> {
+    use crate::error::Field;
     let (system, method, d) = (k.system.name(), k.method.name(), k.system.dof());
+    let gpu = Field::Backend.is("gpu");
+    let cpu = Field::Backend.is("cpu");
     if comps > LARGE_KERNEL_COMPONENTS {
-        Some(format!(
-            "--backend gpu: the {system} / {method} kernel carries {comps} components per point (the point and its tangent map's columns), and {driver} is a CPU driver, which takes minutes to build a kernel that large (or fails) and then runs it slower than the CPU engine; use --backend cpu, or drop --tangent"
+        Some(crate::invalid!(Field::Backend;
+            gpu,
+            format!(": the {system} / {method} kernel carries {comps} components per point (the point and its tangent map's columns), and {driver} is a CPU driver, which takes minutes to build a kernel that large (or fails) and then runs it slower than the CPU engine; use "),
+            cpu,
+            ", or drop ",
+            Field::Tangent,
         ))
     } else if d > LARGE_KERNEL_DOF {
-        Some(format!(
-            "--backend gpu: system '{system}' has {d} degrees of freedom, and {driver} is a CPU driver, which takes minutes to build the {method} kernel of a system above {LARGE_KERNEL_DOF} degrees of freedom (about 3 minutes for the 64-mass spring chain) before the first step; use --backend cpu"
+        Some(crate::invalid!(Field::Backend;
+            gpu,
+            format!(": system '{system}' has {d} degrees of freedom, and {driver} is a CPU driver, which takes minutes to build the {method} kernel of a system above {LARGE_KERNEL_DOF} degrees of freedom (about 3 minutes for the 64-mass spring chain) before the first step; use "),
+            cpu,
         ))
     } else {
         None
@@ -200,7 +213,7 @@ pub fn check_kernel_size(ctx: &GpuContext, k: &Integrator, comps: usize) -> Resu
         return Ok(());
     }
     match cpu_driver_refusal(k, comps, &ctx.info.name) {
-        Some(why) => Err(crate::error::Error::Input(why)),
+        Some(refusal) => Err(refusal),
         None => Ok(()),
     }
 }
@@ -234,13 +247,23 @@ mod tests {
             }
         };
         let chain64 = verlet("spring-chain", Some(64.0));
-        let why = cpu_driver_refusal(&chain64, comps(&chain64, false), "llvmpipe").unwrap();
+        let refusal = cpu_driver_refusal(&chain64, comps(&chain64, false), "llvmpipe").unwrap();
+        let why = crate::cli::flags::message(&refusal);
         assert!(
-            why.contains("128 degrees of freedom") && why.contains("--backend cpu"),
+            why.starts_with("--backend gpu: ")
+                && why.contains("128 degrees of freedom")
+                && why.contains("--backend cpu"),
             "{why}"
         );
+        // The library names the option, not the flag.
+        assert!(
+            refusal.to_string().starts_with("backend = gpu: "),
+            "{refusal}"
+        );
         let solar = verlet("outer-solar-system", None);
-        let why = cpu_driver_refusal(&solar, comps(&solar, true), "llvmpipe").unwrap();
+        let why = crate::cli::flags::message(
+            &cpu_driver_refusal(&solar, comps(&solar, true), "llvmpipe").unwrap(),
+        );
         assert!(why.contains("drop --tangent"), "{why}");
         assert!(large_kernel(128, 128) && large_kernel(18, 666));
         for (k, tangent) in [
@@ -249,7 +272,7 @@ mod tests {
             (solar, false),
         ] {
             let c = comps(&k, tangent);
-            assert_eq!(cpu_driver_refusal(&k, c, "llvmpipe"), None, "{c}");
+            assert!(cpu_driver_refusal(&k, c, "llvmpipe").is_none(), "{c}");
             assert!(!large_kernel(k.system.dof(), c));
         }
     }

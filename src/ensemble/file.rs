@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Field, Result};
 use crate::npy;
 use crate::state::State;
 
@@ -11,6 +11,11 @@ fn file_err(path: &Path, message: impl Into<String>) -> Error {
         path: path.to_path_buf(),
         message: message.into(),
     }
+}
+
+/// An error about the initial-states file `path`, its message opening with the option's name.
+fn input_err(path: &Path, rest: impl Into<String>) -> Error {
+    Error::in_file(Field::Input, path, rest)
 }
 
 /// The bytes of a file the user named: a regular file (after symlinks; a device such as
@@ -58,9 +63,9 @@ pub fn read_regular(path: &Path, limit: u64, what: &str) -> Result<Vec<u8>, Stri
 /// Read N×2d states. CSV: comma-separated numbers, an optional header row, `#` comments.
 pub fn read_states(path: &Path, d: usize) -> Result<State<f64>> {
     if !path.exists() {
-        return Err(file_err(
+        return Err(input_err(
             path,
-            "--input: file not found (give a CSV or .npy file with q1..qd p1..pd columns)",
+            ": file not found (give a CSV or .npy file with q1..qd p1..pd columns)",
         ));
     }
     let is_npy = path
@@ -69,7 +74,7 @@ pub fn read_states(path: &Path, d: usize) -> Result<State<f64>> {
     // Parsing takes up to about 10 bytes of memory per byte of file (CSV: text, values, state).
     let limit = crate::memory::available_memory().map_or(u64::MAX, |m| m / 10 * 9 / 10);
     let bytes = read_regular(path, limit, "a CSV or .npy file with q1..qd p1..pd columns")
-        .map_err(|m| file_err(path, format!("--input: {m}")))?;
+        .map_err(|m| input_err(path, format!(": {m}")))?;
     let (rows, cols, data) = if is_npy {
         let arr = npy::decode_f64(&bytes).map_err(|m| file_err(path, m))?;
         (arr.rows, arr.cols, arr.data)
@@ -80,22 +85,25 @@ pub fn read_states(path: &Path, d: usize) -> Result<State<f64>> {
     };
     // Before the column check: an empty file or a header-only CSV has no columns either.
     if rows == 0 {
-        return Err(file_err(
+        return Err(input_err(
             path,
-            "--input holds no points (zero rows): an ensemble needs at least one point",
+            " holds no points (zero rows): an ensemble needs at least one point",
         ));
     }
     if cols != 2 * d {
-        return Err(file_err(
+        return Err(input_err(
             path,
-            format!("--input has {cols} columns but the system has d = {d}: expected {} columns q1..qd p1..pd", 2 * d),
+            format!(
+                " has {cols} columns but the system has d = {d}: expected {} columns q1..qd p1..pd",
+                2 * d
+            ),
         ));
     }
     if let Some(i) = data.iter().position(|x| !x.is_finite()).map(|at| at / cols) {
-        return Err(file_err(
+        return Err(input_err(
             path,
             format!(
-                "--input row {} holds a non-finite value; initial states must be finite",
+                " row {} holds a non-finite value; initial states must be finite",
                 i + 1
             ),
         ));

@@ -60,6 +60,20 @@ pub enum Field {
     Shard,
     /// The GPUs a run spreads over.
     Devices,
+    /// The folder a run, a study or a merge writes.
+    Out,
+    /// Replacing a previous run's folder.
+    Force,
+    /// The configuration file a run is read from.
+    Config,
+    /// Running the steps forward, then back.
+    Reverse,
+    /// The reference solution advanced beside the ensemble.
+    Reference,
+    /// The correction terms of the modified Hamiltonian measured.
+    ModifiedHamiltonian,
+    /// The CSV file a benchmark appends its table to.
+    Csv,
 }
 
 impl Field {
@@ -102,6 +116,13 @@ impl Field {
             Field::CheckpointEvery => "checkpoint_every",
             Field::Shard => "shard",
             Field::Devices => "devices",
+            Field::Out => "out",
+            Field::Force => "force",
+            Field::Config => "config",
+            Field::Reverse => "reverse",
+            Field::Reference => "reference",
+            Field::ModifiedHamiltonian => "modified_hamiltonian",
+            Field::Csv => "csv",
         };
         key.to_string()
     }

@@ -315,7 +315,7 @@ impl EnergyReducer {
         });
         if let Some(e) = pollster::block_on(oom.pop()) {
             return Err(Error::Gpu(format!(
-                "cannot allocate GPU memory for the initial energies ({} B per point): {e}; use fewer --points",
+                "cannot allocate GPU memory for the initial energies ({} B per point): {e}; use fewer points",
                 Self::BYTES_PER_POINT
             )));
         }

@@ -234,9 +234,10 @@ pub fn context_at(index: usize) -> Result<&'static GpuContext> {
     }
     let mut list = device_adapters();
     if index >= list.len() {
-        return Err(crate::input_err!(
-            "--devices: there is no GPU {index}: this machine has {} (see `phaseflow devices`; they are counted from 0)",
-            list.len()
+        use crate::error::Field;
+        return Err(crate::invalid!(Field::Devices;
+            Field::Devices,
+            format!(": there is no GPU {index}: this machine has {} (see `phaseflow devices`; they are counted from 0)", list.len()),
         ));
     }
     let ctx: &'static GpuContext = Box::leak(Box::new(GpuContext::create(

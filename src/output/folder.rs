@@ -5,7 +5,8 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Field, Piece, Result};
+use crate::invalid;
 
 mod lock;
 pub use lock::{lock, OutLock, LOCK};
@@ -166,10 +167,12 @@ pub fn prepare(dir: &Path, layout: Layout, force: bool) -> Result<OutLock> {
             } else {
                 String::new()
             };
-            return Err(Error::Input(format!(
-                "--out {}: the folder holds files phaseflow did not write ({shown}{more}); choose a new or empty folder (--force replaces only a previous phaseflow run)",
-                dir.display()
-            )));
+            return Err(invalid!(Field::Out;
+                Field::Out.is(dir.display()),
+                format!(": the folder holds files phaseflow did not write ({shown}{more}); choose a new or empty folder ("),
+                Field::Force,
+                " replaces only a previous phaseflow run)",
+            ));
         }
     }
     let previous: Vec<_> = read_dir(dir)?
@@ -190,18 +193,33 @@ pub fn prepare(dir: &Path, layout: Layout, force: bool) -> Result<OutLock> {
             (Layout::Run, _) => "run (the files of `phaseflow run`, not a study)",
             (Layout::Study, _) => "study (the files of `phaseflow study`, not a run)",
         };
-        let hint = if interrupted {
-            format!(
-                "an interrupted phaseflow {what}; continue it with `phaseflow resume {}`, or pass --force to replace it",
-                dir.display()
-            )
+        let hint: Vec<Piece> = if interrupted {
+            vec![
+                format!(
+                    "an interrupted phaseflow {what}; continue it with `phaseflow resume {}`, or pass ",
+                    dir.display()
+                )
+                .into(),
+                Field::Force.into(),
+                " to replace it".into(),
+            ]
         } else {
-            format!("a phaseflow {what}; pass --force to replace it (its files are removed first) or choose another --out")
+            vec![
+                format!("a phaseflow {what}; pass ").into(),
+                Field::Force.into(),
+                " to replace it (its files are removed first) or choose another ".into(),
+                Field::Out.into(),
+            ]
         };
-        return Err(Error::Input(format!(
-            "--out {}: the folder already holds {hint}",
-            dir.display()
-        )));
+        let mut message = vec![
+            Field::Out.is(dir.display()),
+            ": the folder already holds ".into(),
+        ];
+        message.extend(hint);
+        return Err(Error::Invalid {
+            field: Field::Out,
+            message: crate::error::Message(message),
+        });
     }
     for e in previous {
         let path = e.path();

@@ -20,9 +20,9 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
 /// `write_atomic` of the concatenation of `parts`, without building it in memory (a
 /// checkpoint's arrays).
 pub fn write_atomic_parts(path: &Path, parts: &[&[u8]]) -> Result<()> {
-    target::check_replaceable(path, "")?;
+    target::check_replaceable(path, None)?;
     // A folder the user may not write into is theirs to change; a full disk is a failure.
-    let out_err = |source| target::unwritable(path, "", source);
+    let out_err = |source| target::unwritable(path, None, source);
     let dir = path
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
@@ -71,7 +71,7 @@ pub struct CsvRows {
 
 impl CsvRows {
     pub fn create(path: &Path) -> Result<Self> {
-        target::check_replaceable(path, "")?;
+        target::check_replaceable(path, None)?;
         let file = std::fs::File::create(path).map_err(|source| Error::Output {
             path: path.to_path_buf(),
             source,

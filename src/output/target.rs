@@ -6,8 +6,17 @@
 
 use std::path::{Component, Path, PathBuf};
 
-use crate::error::{Error, Result};
-use crate::input_err;
+use crate::error::{Error, Field, Result};
+use crate::{input_err, invalid};
+
+/// An input error about the user's `path`, given for the option `field` (the output folder,
+/// `--csv`), or for no option (a file inside an output folder): the path, then `rest`.
+fn about(field: Option<&Field>, path: &Path, rest: String) -> Error {
+    match field {
+        Some(field) => invalid!(field.clone(); field.is(path.display()), rest),
+        None => input_err!("{}{rest}", path.display()),
+    }
+}
 
 /// What `meta` (of the path itself, links not followed) is, in words; `None` for a regular file.
 fn special(meta: &std::fs::Metadata) -> Option<&'static str> {
@@ -42,31 +51,30 @@ fn other_kind(_: &std::fs::FileType) -> &'static str {
     "not a regular file"
 }
 
-/// Refuse to write the file `path` over anything but a regular file (or nothing). `flag` names
-/// the option it came from ("--csv "), or is empty for a file inside an output folder.
-pub fn check_replaceable(path: &Path, flag: &str) -> Result<()> {
+/// Refuse to write the file `path` over anything but a regular file (or nothing). `field` names
+/// the option it came from (`Field::Csv`), or is `None` for a file inside an output folder.
+pub fn check_replaceable(path: &Path, field: Option<&Field>) -> Result<()> {
     match std::fs::symlink_metadata(path).ok().as_ref().and_then(special) {
-        Some(what) => Err(input_err!(
-            "{flag}{}: is {what}; phaseflow writes an output file whole (a new file renamed into place), which would replace it rather than write to it; name a new file or a regular one",
-            path.display()
-        )),
+        Some(what) => Err(about(field, path, format!(
+            ": is {what}; phaseflow writes an output file whole (a new file renamed into place), which would replace it rather than write to it; name a new file or a regular one"
+        ))),
         None => Ok(()),
     }
 }
 
 /// `check_replaceable` for a file path the user gave, which also needs a folder to be in.
-pub fn check_file(path: &Path, flag: &str) -> Result<()> {
-    check_replaceable(path, flag)?;
+pub fn check_file(path: &Path, field: Option<&Field>) -> Result<()> {
+    check_replaceable(path, field)?;
     // A file under something that is not a folder (`notes.txt/out.csv`).
     match path.parent().filter(|p| !p.as_os_str().is_empty()) {
-        Some(parent) => not_a_folder(parent, flag, path).map_or(Ok(()), Err),
+        Some(parent) => not_a_folder(parent, field, path).map_or(Ok(()), Err),
         None => Ok(()),
     }
 }
 
 /// Why the existing path nearest to `dir` (`dir` itself or an ancestor) keeps `dir` from being
-/// a folder, as an input error about the user's `path` of `flag`; `None` when nothing does.
-fn not_a_folder(dir: &Path, flag: &str, path: &Path) -> Option<Error> {
+/// a folder, as an input error about the user's `path` of `field`; `None` when nothing does.
+fn not_a_folder(dir: &Path, field: Option<&Field>, path: &Path) -> Option<Error> {
     let existing = dir
         .ancestors()
         .filter(|p| !p.as_os_str().is_empty())
@@ -88,9 +96,12 @@ fn not_a_folder(dir: &Path, flag: &str, path: &Path) -> Option<Error> {
     } else {
         format!("{} ", existing.display())
     };
-    Some(input_err!(
-        "{flag}{}: {which}is {what}, not a folder; choose another path (missing folders are created)",
-        path.display()
+    Some(about(
+        field,
+        path,
+        format!(
+            ": {which}is {what}, not a folder; choose another path (missing folders are created)"
+        ),
     ))
 }
 
@@ -134,9 +145,9 @@ impl Drop for CreatedDirs {
     }
 }
 
-/// Create the folder `dir` of `flag` and its missing parents. A path that cannot be a folder,
+/// Create the folder `dir` of the option `field` and its missing parents. A path that cannot be a folder,
 /// or one this user may not write into, is an input error naming the fix.
-pub fn make_dir(dir: &Path, flag: &str) -> Result<CreatedDirs> {
+pub fn make_dir(dir: &Path, field: Option<&Field>) -> Result<CreatedDirs> {
     let missing: Vec<PathBuf> = dir
         .ancestors()
         .filter(|p| !p.as_os_str().is_empty())
@@ -148,19 +159,20 @@ pub fn make_dir(dir: &Path, flag: &str) -> Result<CreatedDirs> {
         Err(source) => {
             // Remove what a partial create_dir_all made.
             drop(CreatedDirs(missing));
-            Err(not_a_folder(dir, flag, dir).unwrap_or_else(|| unwritable(dir, flag, source)))
+            Err(not_a_folder(dir, field, dir).unwrap_or_else(|| unwritable(dir, field, source)))
         }
     }
 }
 
 /// An error writing into the output folder `dir`: a permission refusal is the user's to fix
 /// (another folder), anything else (a full disk) a failure.
-pub fn unwritable(dir: &Path, flag: &str, source: std::io::Error) -> Error {
+pub fn unwritable(dir: &Path, field: Option<&Field>, source: std::io::Error) -> Error {
     use std::io::ErrorKind::{PermissionDenied, ReadOnlyFilesystem};
     match source.kind() {
-        PermissionDenied | ReadOnlyFilesystem => input_err!(
-            "{flag}{}: cannot write here ({source}); choose a folder you can write to",
-            dir.display()
+        PermissionDenied | ReadOnlyFilesystem => about(
+            field,
+            dir,
+            format!(": cannot write here ({source}); choose a folder you can write to"),
         ),
         _ => Error::Output {
             path: dir.to_path_buf(),

@@ -5,7 +5,6 @@ use crate::config::RunConfig;
 use crate::ensemble::EnsembleKind;
 use crate::error::Result;
 use crate::float::Real;
-use crate::input_err;
 use crate::measure::energy::energies;
 use crate::state::State;
 use crate::system::System;
@@ -83,11 +82,16 @@ fn finite_energies<T: Real>(system: &System, state: &State<T>) -> Result<Vec<f64
     };
     let (mut q, mut p) = (vec![0.0; state.d], vec![0.0; state.d]);
     state.point_f64(i, &mut q, &mut p);
-    Err(input_err!(
-        "H = {} at initial point {} (q = {q:?}, p = {p:?}): the Hamiltonian of '{}' is not finite there; move the initial set (--center, --radius, --lo/--hi, --input) away from its singularities",
-        h[i],
-        i + 1,
-        system.name()
+    use crate::error::Field;
+    Err(crate::invalid!(Field::Center;
+        format!(
+            "H = {} at initial point {} (q = {q:?}, p = {p:?}): the Hamiltonian of '{}' is not finite there; move the initial set (",
+            h[i],
+            i + 1,
+            system.name()
+        ),
+        Field::Center, ", ", Field::Radius, ", ", Field::Lo, "/", Field::Hi, ", ", Field::Input,
+        ") away from its singularities",
     ))
 }
 

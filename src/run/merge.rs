@@ -165,10 +165,12 @@ fn check_out_apart(dirs: &[PathBuf], out: &Path) -> Result<()> {
         } else {
             continue;
         };
-        return Err(input_err!(
-            "--out {}: {how} {}; merge into a folder apart from the shards (--force would delete the shard before it is read)",
-            out.display(),
-            dir.display()
+        use crate::error::Field;
+        return Err(crate::invalid!(Field::Out;
+            Field::Out.is(out.display()),
+            format!(": {how} {}; merge into a folder apart from the shards (", dir.display()),
+            Field::Force,
+            " would delete the shard before it is read)",
         ));
     }
     Ok(())

@@ -130,8 +130,12 @@ pub fn run(cfg: &RunConfig, out: &OutputDir) -> Result<RunSummary> {
 /// whole (`RankEngine` splits its advance).
 fn for_rank(cfg: &RunConfig, peers: &Peers) -> Result<RunConfig> {
     if cfg.shard.is_some() || cfg.devices.is_some() {
-        return Err(crate::input_err!(
-            "under mpirun the ranks are the shards, one GPU each: drop --shard and --devices"
+        use crate::error::Field;
+        return Err(crate::invalid!(Field::Shard;
+            "under mpirun the ranks are the shards, one GPU each: drop ",
+            Field::Shard,
+            " and ",
+            Field::Devices,
         ));
     }
     let mut cfg = cfg.clone();

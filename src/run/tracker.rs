@@ -203,8 +203,13 @@ impl<'a, T: Real> Tracker<'a, T> {
         rows: Vec<Row>,
     ) -> Result<(Self, ResumeAt)> {
         if cfg.reverse || cfg.reference.is_some() {
-            return Err(crate::input_err!(
-                "runs with --reverse or --reference keep no checkpoints (their reference solution and initial states are not saved); run again"
+            use crate::error::Field;
+            return Err(crate::invalid!(Field::Reverse;
+                "runs with ",
+                Field::Reverse,
+                " or ",
+                Field::Reference,
+                " keep no checkpoints (their reference solution and initial states are not saved); run again",
             ));
         }
         let mut engine = factory(c.state)?;

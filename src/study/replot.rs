@@ -122,7 +122,7 @@ fn figures_folder(dir: &Path, out: &Path) -> Result<CreatedDirs> {
             owner.display()
         ));
     }
-    make_dir(out, "--out ")
+    make_dir(out, Some(&crate::error::Field::Out))
 }
 
 /// Refuse anything but a finished run: a missing folder, a study folder, a folder without a

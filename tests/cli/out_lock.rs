@@ -65,7 +65,13 @@ pub fn hold_as(dir: &Path, pid: u32, host: &str) -> File {
         .truncate(true)
         .open(dir.join(LOCK))
         .unwrap();
-    f.try_lock().unwrap();
+    // Retried briefly: a test running beside this one that forks a process while this file is
+    // open (or was, for the previous holder) shares its lock until the child's exec closes it.
+    let t0 = std::time::Instant::now();
+    while let Err(e) = f.try_lock() {
+        assert!(t0.elapsed().as_secs() < 10, "cannot take the lock: {e}");
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
     write!(f, "{pid}\n{host}\n").unwrap();
     f
 }

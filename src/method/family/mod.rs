@@ -20,7 +20,7 @@ use super::file::{parse, shipped_by_name};
 use super::ops::Ops;
 use super::tableau::MethodDef;
 use super::{Method, MethodInfo};
-use crate::error::{Error, Result};
+use crate::error::{Error, Field, Result};
 use crate::input_err;
 use crate::system::System;
 
@@ -286,10 +286,8 @@ impl Method {
     /// The method in the method file at `path` (a regular file of at most `MAX_FILE_BYTES`,
     /// UTF-8 TOML: the format of `method::file`).
     pub fn from_file(path: &Path) -> Result<Method> {
-        let file_err = |message: String| Error::InputFile {
-            path: path.to_path_buf(),
-            message: format!("--method-file: {message}"),
-        };
+        let file_err =
+            |message: String| Error::in_file(Field::MethodFile, path, format!(": {message}"));
         let bytes = crate::ensemble::read_regular(path, MAX_FILE_BYTES, "a TOML method file")
             .map_err(file_err)?;
         let text = String::from_utf8(bytes)

@@ -9,8 +9,13 @@ use std::fs::{File, TryLockError};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
-use crate::error::{Error, Result};
-use crate::input_err;
+use crate::error::{Error, Field, Result};
+use crate::invalid;
+
+/// An input error about the output folder `dir`: the option set to it, then `rest`.
+fn about(dir: &Path, rest: String) -> Error {
+    invalid!(Field::Out; Field::Out.is(dir.display()), rest)
+}
 use crate::output::target::{self, CreatedDirs};
 
 /// Lock file in an output folder while a run writes into it.
@@ -57,11 +62,13 @@ fn record() -> String {
 fn open(dir: &Path, lock: &Path, create: bool) -> Result<Option<File>> {
     match std::fs::symlink_metadata(lock) {
         Ok(meta) if !meta.is_file() => {
-            return Err(input_err!(
-            "--out {}: the folder's lock file {} is not a regular file; remove it and run again",
-            dir.display(),
-            lock.display()
-        ))
+            return Err(about(
+                dir,
+                format!(
+                    ": the folder's lock file {} is not a regular file; remove it and run again",
+                    lock.display()
+                ),
+            ))
         }
         Err(e) if e.kind() == std::io::ErrorKind::NotFound && !create => return Ok(None),
         _ => {}
@@ -76,7 +83,7 @@ fn open(dir: &Path, lock: &Path, create: bool) -> Result<Option<File>> {
     {
         Ok(f) => Ok(Some(f)),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound && !create => Ok(None),
-        Err(source) => Err(target::unwritable(dir, "--out ", source)),
+        Err(source) => Err(target::unwritable(dir, Some(&Field::Out), source)),
     }
 }
 
@@ -86,11 +93,12 @@ fn try_lock(dir: &Path, file: &File, lock: &Path) -> Result<bool> {
     match file.try_lock() {
         Ok(()) => Ok(true),
         Err(TryLockError::WouldBlock) => Ok(false),
-        Err(TryLockError::Error(source)) => Err(Error::Input(format!(
-            "--out {}: cannot lock {} ({source}): the folder's file system keeps no file locks, so phaseflow cannot keep two runs from writing into it at once; choose an --out on a file system with locks (a local disk, or a network file system mounted with locking: NFS with its lock service, Lustre with `-o flock`)",
-            dir.display(),
-            lock.display()
-        ))),
+        Err(TryLockError::Error(source)) => Err(invalid!(Field::Out;
+            Field::Out.is(dir.display()),
+            format!(": cannot lock {} ({source}): the folder's file system keeps no file locks, so phaseflow cannot keep two runs from writing into it at once; choose ", lock.display()),
+            Field::Out,
+            " on a file system with locks (a local disk, or a network file system mounted with locking: NFS with its lock service, Lustre with `-o flock`)",
+        )),
     }
 }
 
@@ -109,10 +117,10 @@ fn refusal(dir: &Path, lock: &Path, file: &mut File) -> Error {
         // Taken this instant, its holder not yet written.
         _ => String::new(),
     };
-    input_err!(
-        "--out {}: another phaseflow run{who} is writing into this folder and holds its lock {}; wait for it to finish or choose another --out",
-        dir.display(),
-        lock.display()
+    invalid!(Field::Out;
+        Field::Out.is(dir.display()),
+        format!(": another phaseflow run{who} is writing into this folder and holds its lock {}; wait for it to finish or choose another ", lock.display()),
+        Field::Out,
     )
 }
 
@@ -153,7 +161,7 @@ fn still_at(file: &File, path: &Path) -> bool {
 
 /// Take the lock of `dir` (created if missing): refused while another process holds it.
 pub fn lock(dir: &Path) -> Result<OutLock> {
-    let created = target::make_dir(dir, "--out ")?;
+    let created = target::make_dir(dir, Some(&Field::Out))?;
     let path = dir.join(LOCK);
     for _ in 0..3 {
         let Some(mut file) = open(dir, &path, true)? else {
@@ -184,10 +192,10 @@ pub fn lock(dir: &Path) -> Result<OutLock> {
             }),
         };
     }
-    Err(input_err!(
-        "--out {}: its lock file {} keeps being replaced: another phaseflow run is taking this folder; choose another --out",
-        dir.display(),
-        path.display()
+    Err(invalid!(Field::Out;
+        Field::Out.is(dir.display()),
+        format!(": its lock file {} keeps being replaced: another phaseflow run is taking this folder; choose another ", path.display()),
+        Field::Out,
     ))
 }
 

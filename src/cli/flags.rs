@@ -156,4 +156,27 @@ mod tests {
             "--param k=-1: system 'x' needs --param k > 0; or use --backend cpu"
         );
     }
+
+    /// A library caller reads the option's name where the command line reads its flag: for a
+    /// file given for an option, and for a path the user chose to write to.
+    #[test]
+    fn files_and_paths_name_their_option_as_data() {
+        let missing = std::path::Path::new("/nonexistent/initial.csv");
+        let e = crate::ensemble::read_states(missing, 1).unwrap_err();
+        assert!(e.is_input());
+        assert!(
+            e.to_string()
+                .starts_with("/nonexistent/initial.csv: input: file not found"),
+            "{e}"
+        );
+        assert!(message(&e).starts_with("/nonexistent/initial.csv: --input: file not found"));
+        let device = std::path::Path::new("/dev/null");
+        let e = crate::output::target::check_file(device, Some(&Field::Csv)).unwrap_err();
+        assert!(e.to_string().starts_with("csv = /dev/null: is "), "{e}");
+        assert!(
+            message(&e).starts_with("--csv /dev/null: is "),
+            "{}",
+            message(&e)
+        );
+    }
 }

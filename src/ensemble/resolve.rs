@@ -239,10 +239,7 @@ impl EnsembleRequest {
     fn file(&self, system: &System) -> Result<(InitialSet, usize)> {
         let path = need(&self.input, Field::Input, " FILE (CSV or .npy)", "file")?;
         if !path.exists() {
-            return Err(Error::InputFile {
-                path,
-                message: "--input: file not found".into(),
-            });
+            return Err(Error::in_file(Field::Input, &path, ": file not found"));
         }
         let input = std::fs::canonicalize(&path).unwrap_or(path);
         let nodes = read_states(&input, system.dof())?;

@@ -450,6 +450,14 @@ pub struct MethodCheckArgs {
     /// name null for the variational method, which has no tableau).
     #[arg(long)]
     pub json: bool,
+    /// Also draw the step's amplification on q'' = −ω²q (the spectral radius of its matrix
+    /// against hω) into DIR/stability.png and .svg (DIR created if missing; files there are
+    /// not replaced).
+    #[arg(long, value_name = "DIR")]
+    pub plot: Option<PathBuf>,
+    /// Another method (name or file) to draw beside it with --plot (repeat for more).
+    #[arg(long = "with", value_name = "FILE.toml|NAME", requires = "plot")]
+    pub with: Vec<String>,
 }
 
 #[derive(Debug, Args, Clone)]

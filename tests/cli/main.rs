@@ -30,6 +30,7 @@ mod portable;
 mod resume;
 mod runs;
 mod shards;
+mod stability_plot;
 mod streams;
 mod symplecticity;
 

@@ -128,3 +128,28 @@ fn methods_with_no_route_exit_2() {
         }
     }
 }
+
+/// The GPU engine's state, read back, gives the CPU engine's mod_* columns for the implicit
+/// midpoint rule (f64 on both; the columns are computed on the host from either state).
+#[test]
+fn gpu_and_cpu_agree_on_the_midpoint_columns() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |backend: &str| {
+        let out = dir.path().join(backend);
+        phaseflow()
+            .args(argv(&format!(
+                "run --system pendulum --method implicit-midpoint --ensemble disk --points 100 \
+                 --dt 0.05 --steps 100 --precision f64 --backend {backend} --quiet \
+                 --modified-hamiltonian 2 --out"
+            )))
+            .arg(&out)
+            .assert()
+            .success();
+        super::common::stats(&out)
+    };
+    let (gpu, cpu) = (run("gpu"), run("cpu"));
+    for (g, c) in gpu.iter().zip(&cpu).skip(1) {
+        let (a, b) = (g["mod_abs_energy_err_max"], c["mod_abs_energy_err_max"]);
+        assert!(b > 0.0 && (a - b).abs() <= 1e-6 * b, "gpu {a:e}, cpu {b:e}");
+    }
+}

@@ -47,8 +47,9 @@ pub enum Command {
     /// Print the WGSL a system runs with: its shader functions (for --hamiltonian, generated
     /// from the formula's symbolic derivatives), or with --method the whole integration kernel.
     ShowKernel(ShowKernelArgs),
-    /// Print the modified Hamiltonian H̃ = H + h^p H_{p+1} + … of a splitting or composition
-    /// method (backward error analysis) as formulas, truncated after --order K correction terms.
+    /// Print the modified Hamiltonian H̃ = H + h^p H_{p+1} + … of a splitting or composition,
+    /// or of a symplectic Runge–Kutta or partitioned method (backward error analysis) as
+    /// formulas, truncated after --order K correction terms.
     ShowModifiedHamiltonian(ShowModifiedArgs),
     /// List systems (with parameters and defaults), methods (with the verdicts of their order
     /// and symplecticity conditions) and ensemble kinds.
@@ -269,7 +270,8 @@ pub struct RunArgs {
     #[arg(long)]
     pub tangent: bool,
     /// Add the mod_* columns: the error of the method's modified Hamiltonian truncated after K
-    /// correction terms (0 is H itself; splittings and their compositions, separable H).
+    /// correction terms (0 is H itself; splittings and their compositions on separable H,
+    /// symplectic Runge–Kutta and partitioned methods on any H).
     #[arg(long, value_name = "K")]
     pub modified_hamiltonian: Option<u32>,
     #[command(flatten)]
@@ -450,6 +452,14 @@ pub struct MethodCheckArgs {
     /// name null for the variational method, which has no tableau).
     #[arg(long)]
     pub json: bool,
+    /// Also draw the step's amplification on q'' = −ω²q (the spectral radius of its matrix
+    /// against hω) into DIR/stability.png and .svg (DIR created if missing; files there are
+    /// not replaced).
+    #[arg(long, value_name = "DIR")]
+    pub plot: Option<PathBuf>,
+    /// Another method (name or file) to draw beside it with --plot (repeat for more).
+    #[arg(long = "with", value_name = "FILE.toml|NAME", requires = "plot")]
+    pub with: Vec<String>,
 }
 
 #[derive(Debug, Args, Clone)]

@@ -398,10 +398,22 @@ fn cmd_list() -> Result<(), Error> {
 
 fn cmd_method_check(c: &phaseflow::cli::MethodCheckArgs) -> Result<(), Error> {
     let method = phaseflow::config::method_by_name_or_file(&c.method)?;
-    out!(
-        "{}",
-        phaseflow::config::verdict::check_output(method, c.json)?
-    );
+    let text = phaseflow::config::verdict::check_output(method, c.json)?;
+    // the figure first, so that a refused --plot prints no verdicts before its error
+    let mut written = Vec::new();
+    if let Some(dir) = &c.plot {
+        let mut methods = vec![method];
+        for entry in &c.with {
+            methods.push(phaseflow::config::method_by_name_or_file(entry)?);
+        }
+        written.extend(phaseflow::config::stability_plot::write(&methods, dir)?);
+    }
+    out!("{text}");
+    if !c.json && !phaseflow::console::quiet() {
+        for file in written {
+            out!("wrote {}", file.display());
+        }
+    }
     Ok(())
 }
 

@@ -9,6 +9,7 @@ pub mod accuracy;
 mod args;
 mod file;
 mod show_modified;
+pub mod stability_plot;
 mod step;
 pub mod system_file;
 pub mod verdict;

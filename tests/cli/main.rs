@@ -21,6 +21,7 @@ mod measurements;
 mod method_bench;
 mod method_files;
 mod method_validate;
+mod modified_bseries;
 mod modified_hamiltonian;
 mod out_folder;
 mod out_lock;
@@ -29,6 +30,7 @@ mod portable;
 mod resume;
 mod runs;
 mod shards;
+mod stability_plot;
 mod streams;
 mod symplecticity;
 

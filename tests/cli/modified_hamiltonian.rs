@@ -24,7 +24,7 @@ steps = [
 
 /// The largest abs_energy_err_max and mod_abs_energy_err_max over a run's snapshots (one
 /// point, f64, CPU engine) of `line` with `--modified-hamiltonian k`.
-fn errors(dir: &Path, line: &str, k: u32) -> (f64, f64) {
+pub(super) fn errors(dir: &Path, line: &str, k: u32) -> (f64, f64) {
     let out = dir.join(format!("run{k}"));
     phaseflow()
         .args(argv(&format!(
@@ -41,15 +41,16 @@ fn errors(dir: &Path, line: &str, k: u32) -> (f64, f64) {
 
 /// H's error, then H̃_1's and H̃_2's, checked against the factors asked of them: H̃_1 at
 /// least `first` times below H, H̃_2 at least `second` times below H̃_1.
-fn check(line: &str, first: f64, second: f64) {
+pub(super) fn check(line: &str, first: f64, second: f64) {
     let dir = tempfile::tempdir().unwrap();
     let (h, k0) = errors(dir.path(), line, 0);
     let (_, k1) = errors(dir.path(), line, 1);
     let (_, k2) = errors(dir.path(), line, 2);
     println!("{line}: H {h:.3e}, K = 1 {k1:.3e}, K = 2 {k2:.3e}");
-    // K = 0 is H itself (the formula's, to rounding).
+    // K = 0 is H itself (the formula's, to rounding: a few units in the last place of H,
+    // which is of order 1 here, whatever the size of its error).
     assert!(
-        (k0 - h).abs() <= 1e-12 * h,
+        (k0 - h).abs() <= 1e-12 * h + 8.0 * f64::EPSILON,
         "{line}: K = 0 gives {k0:e}, H {h:e}"
     );
     assert!(k1 * first <= h, "{line}: K = 1 {k1:e} vs H {h:e}");
@@ -283,27 +284,19 @@ fn bad_input_exits_2_naming_the_fix() {
     );
     run(
         "--system pendulum --method rk4 --modified-hamiltonian 1",
-        &["no modified Hamiltonian", "splittings", "B-series"],
+        &["not symplectic", "splittings", "covered are"],
     );
     run(
-        "--system pendulum --method implicit-midpoint --modified-hamiltonian 1",
-        &["not covered"],
-    );
-    run(
-        "--system double-pendulum --method yoshida4 --modified-hamiltonian 1",
-        &["not separable", "use a separable system"],
-    );
-    run(
-        "--hamiltonian p^2/2*(1+q^2) --method verlet --modified-hamiltonian 1",
-        &["not separable"],
+        "--system double-pendulum --method blanes-moan4 --modified-hamiltonian 1",
+        &["not separable", "needs separable H"],
     );
     phaseflow()
         .args(argv(
-            "show-modified-hamiltonian --system pendulum --method gauss2 --order 1",
+            "show-modified-hamiltonian --system pendulum --method gauss3 --order 2",
         ))
         .assert()
         .code(2)
-        .stderr(predicates::str::contains("B-series"));
+        .stderr(predicates::str::contains("give 0 to 1"));
     phaseflow()
         .args(argv(
             "show-modified-hamiltonian --system pendulum --method verlet --order 1 --dt -1",

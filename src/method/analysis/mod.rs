@@ -24,7 +24,7 @@ pub mod builtin;
 pub mod normal;
 mod order;
 pub mod stability;
-mod trees;
+pub(crate) mod trees;
 
 #[cfg(test)]
 mod known;

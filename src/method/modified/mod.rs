@@ -17,11 +17,17 @@
 //!
 //! Degrees whose terms vanish (those below the order, and the even ones of a symmetric
 //! method) are skipped: the K correction terms are the first K that do not.
+//!
+//! Every other symplectic Runge–Kutta or partitioned Runge–Kutta method (implicit midpoint,
+//! Gauss, Lobatto IIIA–IIIB, and Verlet and its compositions on non-separable H) takes the
+//! route by trees, on any H (`bseries`).
 
+mod bseries;
 mod lie;
 
 use std::collections::{BTreeMap, HashMap};
 
+use bseries::{Coefficients, Elementary};
 pub use lie::MAX_DEGREE;
 use lie::{log_brackets, Letter, Word};
 
@@ -32,7 +38,9 @@ use crate::expr::modified::ModifiedEnergy;
 use crate::expr::program::Program;
 use crate::expr::{parse, print, separable};
 use crate::input_err;
-use crate::method::analysis::builtin::family_of;
+use crate::method::analysis::builtin::{self, family_of};
+use crate::method::analysis::trees::MAX_ORDER;
+use crate::method::analysis::{normalise, Normal};
 use crate::method::family::Family;
 use crate::method::tableau::Substep;
 use crate::method::{position_verlet, symplectic_euler_a, symplectic_euler_b, verlet, Method};
@@ -49,7 +57,7 @@ const TINY: f64 = 1e-11;
 const MAX_NESTING: usize = 16;
 
 /// The methods with a modified Hamiltonian, as messages name them.
-pub const COVERED: &str = "splittings (symplectic-euler-a and -b, verlet, position-verlet, blanes-moan4, method files of family \"splitting\") and compositions of them (yoshida4, suzuki4, yoshida6, method files of family \"composition\"), on separable H; Runge–Kutta, partitioned Runge–Kutta and Nyström methods (implicit-midpoint, gauss, rk4, …) would need B-series and are not covered";
+pub const COVERED: &str = "splittings (symplectic-euler-a and -b, verlet, position-verlet, blanes-moan4, method files of family \"splitting\") and compositions of them (yoshida4, suzuki4, yoshida6, method files of family \"composition\") on separable H; symplectic Runge–Kutta and partitioned Runge–Kutta methods (implicit-midpoint, gauss1, gauss2, gauss3, lobatto-iiia-iiib-2 and -3, verlet and its compositions, method files of family \"rk\" or \"prk\" that `phaseflow method check` finds symplectic) on any H; not Nyström methods (family \"rkn\") nor methods that are not symplectic (euler, rk3, rk4, …)";
 
 /// The kicks and drifts of one step of `method`, in the order they act; an input error for a
 /// method that is not a splitting or a composition of splittings.
@@ -137,9 +145,9 @@ pub struct ModifiedHamiltonian {
 impl ModifiedHamiltonian {
     /// The modified Hamiltonian of `method` for H = `formula` (`expr` syntax, with `params`
     /// and `dof` as `ExprHamiltonian::new` takes them), truncated after `k` correction terms.
-    /// `flag` names the option that gave `k` in messages. Input errors: H not separable, a
-    /// method with no route (`COVERED`), an inconsistent method, k beyond what the series to
-    /// degree `MAX_DEGREE` holds for this method.
+    /// `flag` names the option that gave `k` in messages. Input errors: a splitting on
+    /// non-separable H, a method with no route (`COVERED`), an inconsistent method, k beyond
+    /// what the series (to `MAX_DEGREE` letters or `MAX_ORDER` vertices) holds for this method.
     pub fn new(
         formula: &str,
         params: &BTreeMap<String, f64>,
@@ -153,7 +161,6 @@ impl ModifiedHamiltonian {
                 "{flag} {k}: at most {MAX_TERMS} correction terms (0 is H itself); give 0 to {MAX_TERMS}"
             ));
         }
-        let steps = substeps(method)?;
         let parse::Parsed {
             mut dag, root, dof, ..
         } = parse::parse(formula, params, dof)?;
@@ -163,37 +170,22 @@ impl ModifiedHamiltonian {
         let grad_p: Vec<Id> = (0..dof)
             .map(|i| partial(&mut dag, root, Var::P(i)))
             .collect();
-        if !separable(&mut dag, &grad_q) {
-            return Err(input_err!(
-                "H is not separable (H ≠ T(p) + V(q)): the modified Hamiltonian of a splitting or composition is computed for separable H only; use a separable system"
-            ));
-        }
-        let factors = factors(method, &steps)?;
-        let degrees = log_brackets(&factors, TINY);
-        let found: Vec<usize> = (2..=MAX_DEGREE)
-            .filter(|&n| !degrees[n - 1].is_empty())
-            .collect();
-        if k as usize > found.len() {
-            return Err(input_err!(
-                "{flag} {k}: method {} has {} correction terms within brackets of degree {MAX_DEGREE}, where the series is computed; give 0 to {}",
-                method.name(),
-                found.len(),
-                found.len()
-            ));
-        }
-        let mut brackets = Brackets {
-            dag: &mut dag,
-            grad_q: &grad_q,
-            grad_p: &grad_p,
-            memo: HashMap::new(),
+        let separable = separable(&mut dag, &grad_q);
+        // Splittings and their compositions on separable H take the brackets (exact to the
+        // coefficients' rounding, short formulas); every symplectic Runge–Kutta or
+        // partitioned method, on any H, the trees.
+        let terms = match substeps(method) {
+            Ok(steps) if separable => {
+                let mut brackets = Brackets {
+                    dag: &mut dag,
+                    grad_q: &grad_q,
+                    grad_p: &grad_p,
+                    memo: HashMap::new(),
+                };
+                brackets.terms(method, &steps, k, flag)?
+            }
+            _ => by_trees(&mut dag, root, dof, method, k, flag)?,
         };
-        let terms = found[..k as usize]
-            .iter()
-            .map(|&n| Correction {
-                power: n as u32 - 1,
-                node: brackets.term(n, &degrees[n - 1]),
-            })
-            .collect();
         Ok(ModifiedHamiltonian {
             dof,
             dag,
@@ -259,6 +251,92 @@ impl ModifiedHamiltonian {
     }
 }
 
+/// Σ coefficient · node over `terms`, the terms whose nodes are one node or its negation
+/// summed first, so that the printed terms are short and cancellations exact.
+fn combine(dag: &mut Dag, terms: &[(Id, f64)]) -> Id {
+    let mut sums: BTreeMap<Id, f64> = BTreeMap::new();
+    for &(b, c) in terms {
+        let (b, c) = match dag.node(b) {
+            Node::Neg(a) => (a, -c),
+            _ => (b, c),
+        };
+        *sums.entry(b).or_insert(0.0) += c;
+    }
+    let mut node = dag.constant(0.0);
+    for (b, c) in sums {
+        if c.abs() > TINY && !dag.is(b, 0.0) {
+            let size = dag.constant(c.abs());
+            let t = dag.mul(size, b);
+            node = if c > 0.0 {
+                dag.add(node, t)
+            } else {
+                dag.sub(node, t)
+            };
+        }
+    }
+    node
+}
+
+/// The first `k` correction terms of a symplectic Runge–Kutta or partitioned Runge–Kutta
+/// method by trees (`bseries`), on any H; input errors for other methods, naming the fix.
+fn by_trees(
+    dag: &mut Dag,
+    root: Id,
+    dof: usize,
+    method: Method,
+    k: u32,
+    flag: &str,
+) -> Result<Vec<Correction>> {
+    let name = method.name();
+    let none = || {
+        input_err!(
+            "--method {name}: no modified Hamiltonian for this method; covered are {COVERED}"
+        )
+    };
+    let family = family_of(method).ok_or_else(none)?;
+    let (q, p) = match normalise(&family, &builtin::family)? {
+        Normal::Rk(t) => (t.clone(), t),
+        Normal::Prk { q, p } => (q, p),
+        Normal::Splitting { .. } => return Err(input_err!(
+            "H is not separable (H ≠ T(p) + V(q)): --method {name} is a splitting, whose modified Hamiltonian is computed for separable H only; use a separable system, or a symplectic Runge–Kutta method (implicit-midpoint, gauss4, verlet, …) for this H"
+        )),
+        Normal::Rkn { .. } => return Err(none()),
+    };
+    if !method.info().symplectic {
+        return Err(input_err!(
+            "--method {name}: not symplectic, so its steps conserve no modified Hamiltonian; covered are {COVERED}"
+        ));
+    }
+    let c = Coefficients::new(&q, &p);
+    // the single black and white vertices: Σb and Σb̂
+    if (c.b[0] - 1.0).abs() > 1e-10 || (c.b[1] - 1.0).abs() > 1e-10 {
+        return Err(input_err!(
+            "--method {name}: its weights sum to {} and {}; a modified Hamiltonian needs a consistent method (both sums 1)",
+            c.b[0],
+            c.b[1]
+        ));
+    }
+    let found: Vec<u32> = (2..=MAX_ORDER).filter(|&n| c.has_order(n, TINY)).collect();
+    if k as usize > found.len() {
+        return Err(input_err!(
+            "{flag} {k}: method {name} has {} correction terms within trees of {MAX_ORDER} vertices, where the series is computed; give 0 to {}",
+            found.len(),
+            found.len()
+        ));
+    }
+    let mut e = Elementary::new(dag, root, dof, c.forest);
+    Ok(found[..k as usize]
+        .iter()
+        .map(|&n| {
+            let terms = bseries::term(&c, &mut e, n, TINY);
+            Correction {
+                power: n - 1,
+                node: combine(e.dag, &terms),
+            }
+        })
+        .collect())
+}
+
 /// The nested Poisson brackets {H_{w₁}, {H_{w₂}, …, H_{w_n}}} of T (letter A) and V (letter B),
 /// memoised by word (the words of one degree share their tails).
 struct Brackets<'a> {
@@ -269,34 +347,44 @@ struct Brackets<'a> {
 }
 
 impl Brackets<'_> {
+    /// The first `k` correction terms of the splitting or composition whose kicks and drifts
+    /// are `steps`.
+    fn terms(
+        &mut self,
+        method: Method,
+        steps: &[Substep],
+        k: u32,
+        flag: &str,
+    ) -> Result<Vec<Correction>> {
+        let factors = factors(method, steps)?;
+        let degrees = log_brackets(&factors, TINY);
+        let found: Vec<usize> = (2..=MAX_DEGREE)
+            .filter(|&n| !degrees[n - 1].is_empty())
+            .collect();
+        if k as usize > found.len() {
+            return Err(input_err!(
+                "{flag} {k}: method {} has {} correction terms within brackets of degree {MAX_DEGREE}, where the series is computed; give 0 to {}",
+                method.name(),
+                found.len(),
+                found.len()
+            ));
+        }
+        Ok(found[..k as usize]
+            .iter()
+            .map(|&n| Correction {
+                power: n as u32 - 1,
+                node: self.term(n, &degrees[n - 1]),
+            })
+            .collect())
+    }
+
     /// The degree-n term Σ_w coefficient · (−1)^{n−1} {H_{w₁}, {…, H_{w_n}}}. Words whose
     /// brackets are one node (or its negation) are summed first, so that the printed terms
     /// are short and cancellations exact.
     fn term(&mut self, n: usize, words: &[(Word, f64)]) -> Id {
         let sign = if n % 2 == 1 { 1.0 } else { -1.0 };
-        let mut sums: BTreeMap<Id, f64> = BTreeMap::new();
-        for &(w, c) in words {
-            let b = self.of(w);
-            let (b, c) = match self.dag.node(b) {
-                Node::Neg(a) => (a, -c),
-                _ => (b, c),
-            };
-            *sums.entry(b).or_insert(0.0) += sign * c;
-        }
-        let dag = &mut *self.dag;
-        let mut node = dag.constant(0.0);
-        for (b, c) in sums {
-            if c.abs() > TINY && !dag.is(b, 0.0) {
-                let size = dag.constant(c.abs());
-                let t = dag.mul(size, b);
-                node = if c > 0.0 {
-                    dag.add(node, t)
-                } else {
-                    dag.sub(node, t)
-                };
-            }
-        }
-        node
+        let terms: Vec<(Id, f64)> = words.iter().map(|&(w, c)| (self.of(w), sign * c)).collect();
+        combine(self.dag, &terms)
     }
 
     /// {F, G} = Σ_k ∂F/∂q_k ∂G/∂p_k − ∂F/∂p_k ∂G/∂q_k for F = T: −Σ_k ∂H/∂p_k ∂G/∂q_k, and for

@@ -78,12 +78,28 @@ fn refusals_name_the_fix() {
             .unwrap_err()
             .to_string()
     };
-    for name in ["rk4", "implicit-midpoint", "gauss2"] {
+    for name in ["rk4", "euler", "backward-euler", "radau-iia-2"] {
         let e = err(PENDULUM, name, 1);
-        assert!(e.contains("not covered") && e.contains("B-series"), "{e}");
+        assert!(
+            e.contains("not symplectic") && e.contains("covered are"),
+            "{e}"
+        );
     }
-    let e = err("p^2/2*(1 + q^2)", "verlet", 1);
-    assert!(e.contains("not separable"), "{e}");
+    let e = err(PENDULUM, "verlet-rkn", 1);
+    assert!(
+        e.contains("no modified Hamiltonian") && e.contains("Nyström"),
+        "{e}"
+    );
+    let e = err("p^2/2*(1 + q^2)", "blanes-moan4", 1);
+    assert!(
+        e.contains("not separable") && e.contains("implicit-midpoint"),
+        "{e}"
+    );
+    let e = err(PENDULUM, "gauss3", 2);
+    assert!(
+        e.contains("give 0 to 1") && e.contains("trees of 8 vertices"),
+        "{e}"
+    );
     let e = err(PENDULUM, "yoshida4", 3);
     assert!(e.contains("give 0 to 2"), "{e}");
     let e = err(PENDULUM, "verlet", MAX_TERMS + 1);
@@ -112,5 +128,144 @@ fn printed_terms_parse_back() {
             (direct - parsed).abs() < 1e-13 * (1.0 + direct.abs()),
             "{text}: {direct} vs {parsed}"
         );
+    }
+}
+
+/// The terms by trees (`by_trees`), for methods that `new` sends to the brackets.
+fn by_trees_of(formula: &str, name: &str, k: u32) -> ModifiedHamiltonian {
+    let parse::Parsed {
+        mut dag, root, dof, ..
+    } = parse::parse(formula, &BTreeMap::new(), None).unwrap();
+    let terms = by_trees(&mut dag, root, dof, method(name), k, "--order").unwrap();
+    ModifiedHamiltonian {
+        dof,
+        dag,
+        h: root,
+        terms,
+    }
+}
+
+const KEPLER: &str = "(p1^2 + p2^2)/2 - 1/sqrt(q1^2 + q2^2)";
+
+/// Splittings written as partitioned methods (Verlet as Lobatto IIIA–IIIB, symplectic Euler as
+/// a one-stage pair, yoshida4 as stacked Verlet steps): the trees give the brackets' modified
+/// Hamiltonian to rounding, same powers, same values, on the pendulum and Kepler. This fixes
+/// the normalisation of the sum over trees (1/(2n) per tree of n vertices, each b̃/σ).
+#[test]
+fn trees_equal_brackets_on_splittings() {
+    for (formula, points) in [
+        (
+            PENDULUM,
+            vec![([1.0, 0.0], [0.0, 0.0]), ([-2.0, 0.0], [0.7, 0.0])],
+        ),
+        (
+            KEPLER,
+            vec![([0.8, -0.3], [0.2, 1.1]), ([-1.2, 0.4], [-0.5, 0.3])],
+        ),
+    ] {
+        let dof = if formula == PENDULUM { 1 } else { 2 };
+        for (name, k) in [("verlet", 2), ("symplectic-euler-a", 2), ("yoshida4", 1)] {
+            let (trees, brackets) = (by_trees_of(formula, name, k), modified(formula, name, k));
+            let powers = |m: &ModifiedHamiltonian| -> Vec<u32> {
+                m.terms().iter().map(|t| t.power).collect()
+            };
+            assert_eq!(powers(&trees), powers(&brackets), "{name}");
+            for h in [0.05, 0.3] {
+                let (a, b) = (trees.at_step(h), brackets.at_step(h));
+                for (q, p) in &points {
+                    let (x, y) = (
+                        a.energy(&q[..dof], &p[..dof]),
+                        b.energy(&q[..dof], &p[..dof]),
+                    );
+                    assert!(
+                        (x - y).abs() < 1e-13 * (1.0 + y.abs()),
+                        "{name} {formula} h={h}: {x} vs {y}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// The value of `node` at (q, p).
+fn value(dag: &mut Dag, dof: usize, node: Id, q: &[f64], p: &[f64]) -> f64 {
+    let program = Program::compile(dag, &[node]);
+    let mut out = [0.0];
+    run_f64(&program, dof, q, p, 1, 0, &mut out);
+    out[0]
+}
+
+/// The defining property, on a non-separable H of two degrees of freedom: each term H_n's
+/// Hamiltonian vector field (∂H_n/∂p, −∂H_n/∂q) is the degree-n part of the modified vector
+/// field, Σ_{|τ|=n} b̃(τ)/σ(τ) F(τ) (black roots the q components, white roots the p ones), for
+/// Runge–Kutta (implicit midpoint, gauss2) and partitioned (symplectic Euler, Verlet) methods.
+#[test]
+fn each_term_is_the_hamiltonian_of_the_modified_vector_field() {
+    let formula = "(p1^2 + p2^2)/2*(1 + q1^2) + q1^2*q2^2/2 + p1*sin(q2) - cos(q1)";
+    let (q, p) = ([0.7, -0.4], [0.3, 1.2]);
+    for (name, orders) in [
+        ("implicit-midpoint", vec![3, 5]),
+        ("gauss2", vec![5]),
+        ("symplectic-euler-a", vec![2, 3, 4]),
+        ("verlet", vec![3, 5]),
+    ] {
+        let normal = normalise(&family_of(method(name)).unwrap(), &builtin::family).unwrap();
+        let (tq, tp) = crate::method::analysis::to_prk(&normal).unwrap();
+        let c = bseries::Coefficients::new(&tq, &tp);
+        let parse::Parsed {
+            mut dag, root, dof, ..
+        } = parse::parse(formula, &BTreeMap::new(), None).unwrap();
+        let mut e = Elementary::new(&mut dag, root, dof, c.forest);
+        for n in orders {
+            let terms = bseries::term(&c, &mut e, n, TINY);
+            let hn = combine(e.dag, &terms);
+            let mut field = vec![0.0; 2 * dof];
+            for id in c.of_order(n) {
+                let w = c.b[id as usize] / c.sigma[id as usize];
+                let white = c.forest.trees[id as usize].colour == bseries::Colour::White;
+                let f = e.differential(id);
+                for (k, &fk) in f.iter().enumerate() {
+                    field[k + if white { dof } else { 0 }] += w * value(e.dag, dof, fk, &q, &p);
+                }
+            }
+            let mut size = 0.0f64;
+            for k in 0..dof {
+                let dp = partial(e.dag, hn, Var::P(k));
+                let dq = partial(e.dag, hn, Var::Q(k));
+                let (a, b) = (
+                    value(e.dag, dof, dp, &q, &p),
+                    -value(e.dag, dof, dq, &q, &p),
+                );
+                size = size.max(field[k].abs()).max(field[k + dof].abs());
+                assert!(
+                    (a - field[k]).abs() < 1e-12 * (1.0 + a.abs()),
+                    "{name} n={n} q{k}: {a} vs {}",
+                    field[k]
+                );
+                assert!(
+                    (b - field[k + dof]).abs() < 1e-12 * (1.0 + b.abs()),
+                    "{name} n={n} p{k}: {b} vs {}",
+                    field[k + dof]
+                );
+            }
+            assert!(
+                size > 1e-3,
+                "{name} n={n}: the field vanishes here ({size})"
+            );
+        }
+    }
+}
+
+/// The implicit midpoint rule's first term is −H''(f, f)/24 (GNI IX.1's modified equation
+/// f + h²(−f''(f,f)/24 + f'f'f/12) integrated): on the pendulum −(p² cos q + sin² q)/24.
+#[test]
+fn midpoint_first_term_is_the_known_one() {
+    let m = modified(PENDULUM, "implicit-midpoint", 1);
+    assert_eq!(m.terms()[0].power, 2);
+    let e = m.at_step(0.3);
+    for (q, p) in [(1.0, 0.0), (0.3, 0.5), (-2.0, 0.1)] {
+        let want =
+            p * p / 2.0 + 1.0 - f64::cos(q) - 0.09 / 24.0 * (p * p * q.cos() + q.sin().powi(2));
+        assert!((e.energy(&[q], &[p]) - want).abs() < 1e-15, "({q},{p})");
     }
 }

@@ -1,0 +1,155 @@
+//! `--modified-hamiltonian K` and `show-modified-hamiltonian` for symplectic Runge–Kutta and
+//! partitioned methods by trees, on any H: the implicit midpoint rule, gauss2 and Verlet on the
+//! pendulum and on the non-separable H = (p²/2)(1 + q²) + q²/2 (from (1, 0), h = 0.05, 2·10⁴
+//! steps, f64), the residual's power of h, the printed terms, and the methods still refused.
+
+use super::common::{argv, phaseflow};
+use super::modified_hamiltonian::{check, errors};
+
+const PENDULUM: &str = "--system pendulum --center 1,0 --dt 0.05 --steps 20000";
+const NON_SEPARABLE: &str =
+    "--hamiltonian (p^2/2)*(1+q^2)+q^2/2 --center 1,0 --dt 0.05 --steps 20000";
+
+/// Measured: pendulum 2.20e-5 → 1.45e-8 → 9.1e-12; non-separable 1.07e-4 → 2.30e-8 → 9.0e-11.
+#[test]
+fn midpoint_modified_energy_is_far_better_conserved() {
+    check(
+        &format!("{PENDULUM} --method implicit-midpoint"),
+        1000.0,
+        100.0,
+    );
+    check(
+        &format!("{NON_SEPARABLE} --method implicit-midpoint"),
+        1000.0,
+        100.0,
+    );
+}
+
+/// gauss2 (order 4): measured 4.48e-8 → 8.2e-11 → 1.2e-13 on the non-separable H; Verlet there
+/// (by trees: not a splitting on this H) 6.25e-4 → 8.9e-7 → 2.1e-9.
+#[test]
+fn gauss_and_verlet_on_non_separable_h() {
+    check(&format!("{NON_SEPARABLE} --method gauss2"), 300.0, 100.0);
+    check(&format!("{NON_SEPARABLE} --method verlet"), 300.0, 100.0);
+}
+
+/// The residual of H̃_K over t = 100 divides by 2^e per halving of h (0.2, 0.1, 0.05), e the
+/// first power of h left out plus one, within 0.2: midpoint K = 1, 2: 4, 6 (measured 3.99,
+/// 4.00; 5.99, 5.98 on the pendulum, 4.03, 4.01 and 6.00, 6.00 on the non-separable H);
+/// gauss2 K = 1: 6 (6.02, 6.01); Verlet K = 1 on the non-separable H: 4 (3.99, 4.00).
+#[test]
+fn the_residual_scales_as_the_first_power_left_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let pendulum = "--system pendulum --center 1,0";
+    let non_separable = "--hamiltonian (p^2/2)*(1+q^2)+q^2/2 --center 1,0";
+    for (system, method, k, exponent) in [
+        (pendulum, "implicit-midpoint", 1, 4.0),
+        (pendulum, "implicit-midpoint", 2, 6.0),
+        (non_separable, "implicit-midpoint", 1, 4.0),
+        (non_separable, "implicit-midpoint", 2, 6.0),
+        (non_separable, "gauss2", 1, 6.0),
+        (non_separable, "verlet", 1, 4.0),
+    ] {
+        let residual = |h: f64| {
+            let steps = (100.0 / h).round() as u64;
+            let line = format!("{system} --method {method} --dt {h} --steps {steps}");
+            errors(dir.path(), &line, k).1
+        };
+        let r: Vec<f64> = [0.2, 0.1, 0.05].into_iter().map(residual).collect();
+        for pair in r.windows(2) {
+            let e = (pair[0] / pair[1]).log2();
+            assert!(
+                (e - exponent).abs() < 0.2,
+                "{system} {method} K = {k}: residuals {r:?}, exponent {e}"
+            );
+        }
+    }
+}
+
+/// The midpoint rule's terms print as formulas phaseflow reads back, the first
+/// −(p² cos q + sin² q)/24 on the pendulum; gauss2's, on the non-separable H, with the
+/// subexpressions they share named once.
+#[test]
+fn show_prints_the_terms_of_runge_kutta_methods() {
+    for (line, want) in [
+        (
+            "show-modified-hamiltonian --system pendulum --method implicit-midpoint --order 2",
+            "H~ = H + h^2 H3 + h^4 H5",
+        ),
+        (
+            "show-modified-hamiltonian --hamiltonian (p^2/2)*(1+q^2)+q^2/2 --method gauss2 --order 1",
+            "H~ = H + h^4 H5",
+        ),
+    ] {
+        let output = phaseflow().args(argv(line)).output().unwrap();
+        assert!(output.status.success(), "{line}");
+        let text = String::from_utf8(output.stdout).unwrap();
+        assert!(text.contains(want), "{text}");
+        if text.contains("\nwhere, each subexpression the terms share written once:\n") {
+            assert!(text.lines().any(|l| l.starts_with("H5 = ")), "{text}");
+            continue;
+        }
+        for l in text.lines().filter(|l| l.starts_with("H") && !l.starts_with("H~")) {
+            let formula = l.split_once(" = ").unwrap().1;
+            phaseflow()
+                .args(["show-kernel", "--hamiltonian"])
+                .arg(formula)
+                .assert()
+                .success();
+        }
+        if line.contains("implicit-midpoint") {
+            assert!(
+                text.contains(
+                    "H3 = -(0.041666666666666664*(p*(p*cos(q)))) - 0.041666666666666664*(sin(q)*sin(q))"
+                ),
+                "{text}"
+            );
+        }
+    }
+}
+
+/// Methods with no modified Hamiltonian exit 2 saying why and what is covered.
+#[test]
+fn methods_with_no_route_exit_2() {
+    for (method, wants) in [
+        ("rk4", ["not symplectic", "covered are"]),
+        ("radau-iia-2", ["not symplectic", "implicit-midpoint"]),
+        ("verlet-rkn", ["no modified Hamiltonian", "Nyström"]),
+    ] {
+        let a = phaseflow()
+            .args(argv(&format!(
+                "show-modified-hamiltonian --system pendulum --method {method} --order 1"
+            )))
+            .assert()
+            .code(2);
+        let err = String::from_utf8_lossy(&a.get_output().stderr).to_string();
+        for w in wants {
+            assert!(err.contains(w), "{method}: {err}");
+        }
+    }
+}
+
+/// The GPU engine's state, read back, gives the CPU engine's mod_* columns for the implicit
+/// midpoint rule (f64 on both; the columns are computed on the host from either state).
+#[test]
+fn gpu_and_cpu_agree_on_the_midpoint_columns() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |backend: &str| {
+        let out = dir.path().join(backend);
+        phaseflow()
+            .args(argv(&format!(
+                "run --system pendulum --method implicit-midpoint --ensemble disk --points 100 \
+                 --dt 0.05 --steps 100 --precision f64 --backend {backend} --quiet \
+                 --modified-hamiltonian 2 --out"
+            )))
+            .arg(&out)
+            .assert()
+            .success();
+        super::common::stats(&out)
+    };
+    let (gpu, cpu) = (run("gpu"), run("cpu"));
+    for (g, c) in gpu.iter().zip(&cpu).skip(1) {
+        let (a, b) = (g["mod_abs_energy_err_max"], c["mod_abs_energy_err_max"]);
+        assert!(b > 0.0 && (a - b).abs() <= 1e-6 * b, "gpu {a:e}, cpu {b:e}");
+    }
+}

@@ -90,6 +90,8 @@ pub struct RunFile {
     /// `--reverse`: the steps run back with −dt.
     pub reverse: Option<bool>,
     pub params: Option<BTreeMap<String, f64>>,
+    /// `--sweep NAME=LO:HI:N`, each as the flag gives it (`sweep`); only `run` takes it.
+    pub sweep: Option<Vec<String>>,
     pub ensemble: Option<EnsembleFile>,
 }
 

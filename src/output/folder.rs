@@ -21,6 +21,9 @@ pub enum Layout {
     Study,
     /// `phaseflow order`: order.csv and its plot.
     Order,
+    /// `phaseflow run --sweep`: a run folder per value (`part_<i>`), stats.csv, sweep.csv,
+    /// sweep.toml and the figure.
+    Sweep,
 }
 
 const STUDY_FIGURES: [&str; 3] = ["energy_error", "observable", "area_ratio"];
@@ -45,6 +48,10 @@ fn own_file(name: &str, layout: Layout) -> bool {
             Layout::Run => matches!(name, "stats.csv" | "config.toml" | "trajectory.csv"),
             Layout::Study => matches!(name, "summary.csv" | "study.toml"),
             Layout::Order => matches!(name, "order.csv" | "order.png" | "order.svg"),
+            Layout::Sweep => matches!(
+                name,
+                "stats.csv" | "sweep.csv" | "sweep.toml" | "sweep.png" | "sweep.svg"
+            ),
         }
 }
 
@@ -109,7 +116,7 @@ fn foreign(dir: &Path, layout: Layout, rel: &Path, found: &mut Vec<PathBuf>) -> 
                     true
                 }
                 // A method folder: a run's files only.
-                (Layout::Study, _) => {
+                (Layout::Study | Layout::Sweep, _) => {
                     foreign(&path, Layout::Run, &rel.join(&name), found)?;
                     true
                 }
@@ -149,8 +156,9 @@ pub fn prepare(dir: &Path, layout: Layout, force: bool) -> Result<OutLock> {
     let other = match layout {
         Layout::Run => Layout::Study,
         Layout::Study => Layout::Run,
-        // A convergence study's folder is replaced only by another.
+        // A convergence study's folder is replaced only by another, and so is a sweep's.
         Layout::Order => Layout::Order,
+        Layout::Sweep => Layout::Sweep,
     };
     let mut found = layout;
     if !others.is_empty() {
@@ -181,10 +189,15 @@ pub fn prepare(dir: &Path, layout: Layout, force: bool) -> Result<OutLock> {
     }
     if !force {
         let interrupted = !dir.join(MANIFEST).exists()
-            && (dir.join("checkpoint").is_dir() || dir.join("study.toml").is_file());
+            && (dir.join("checkpoint").is_dir()
+                || dir.join("study.toml").is_file()
+                || dir.join("sweep.toml").is_file());
         let what = match (found, layout) {
             (Layout::Run, Layout::Run) => "run",
             (Layout::Study, Layout::Study) => "study",
+            (Layout::Sweep, _) | (_, Layout::Sweep) => {
+                "parameter sweep (the files of `phaseflow run --sweep`)"
+            }
             (Layout::Order, _) => "convergence study (the files of `phaseflow order`)",
             (_, Layout::Order) => "run or study",
             (Layout::Run, _) => "run (the files of `phaseflow run`, not a study)",

@@ -30,6 +30,7 @@ mod resume;
 mod runs;
 mod shards;
 mod streams;
+mod sweep;
 mod symplecticity;
 
 use std::path::Path;

@@ -364,3 +364,6 @@ impl Axis {
         format!("{}={}:{}:{}", self.name, self.lo, self.hi, self.n)
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -223,7 +223,7 @@ fn largest(xs: &[f64]) -> f64 {
 /// parameter: the final and the largest abs_energy_err_max; more: the largest, one line per
 /// value of the other parameters. The absolute error, since the relative one divides by
 /// |H0|, which a sweep may take through zero (the elastic pendulum's default state has E = 0).
-fn figure(sweep: &Sweep, parts: &[Part], lines: &[PartLine]) -> Figure {
+pub(super) fn figure(sweep: &Sweep, parts: &[Part], lines: &[PartLine]) -> Figure {
     let first = &sweep.axes[0].name;
     let mut fig = Figure::new(
         format!("energy error against {first}"),

@@ -91,7 +91,9 @@ impl Axis {
         })
     }
 
-    /// The values: LO + (HI − LO)·i/(N − 1), the last exactly HI.
+    /// The values: LO + (HI − LO)·i/(N − 1), the ends exactly LO and HI, the others rounded
+    /// to 15 significant digits, so that 0.01:0.5:50 gives 0.02 rather than
+    /// 0.019999999999999997 (a part is then the run of `--param NAME=0.02` as a user writes it).
     pub fn values(&self) -> Vec<f64> {
         if self.n == 1 {
             return vec![self.lo];
@@ -99,8 +101,13 @@ impl Axis {
         let last = self.n - 1;
         (0..self.n)
             .map(|i| match i {
+                0 => self.lo,
                 i if i == last => self.hi,
-                i => self.lo + (self.hi - self.lo) * (i as f64 / last as f64),
+                i => {
+                    let x = self.lo + (self.hi - self.lo) * (i as f64 / last as f64);
+                    let decimal: f64 = format!("{x:.14e}").parse().unwrap_or(x);
+                    decimal.clamp(self.lo, self.hi)
+                }
             })
             .collect()
     }

@@ -28,6 +28,8 @@ fn values_are_evenly_spaced_and_end_exactly_at_hi() {
     assert_eq!((v[0], v[49]), (0.01, 0.5));
     assert!(v.windows(2).all(|w| w[1] > w[0]));
     assert!((v[1] - v[0] - 0.49 / 49.0).abs() < 1e-15);
+    // decimal steps read as decimals
+    assert_eq!((v[1], v[6], v[34]), (0.02, 0.07, 0.35));
     assert_eq!(Axis::parse(" m = 2:2:1").unwrap().values(), [2.0]);
     // the record's form reads back as the same axis
     assert_eq!(Axis::parse(&a.spec()).unwrap(), a);

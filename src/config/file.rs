@@ -95,6 +95,19 @@ pub struct RunFile {
     pub ensemble: Option<EnsembleFile>,
 }
 
+impl RunFile {
+    /// `run` splits a sweep into one configuration per value (`sweep::Sweep::parts`) before
+    /// resolving; anywhere else a `sweep` is refused.
+    pub fn refuse_sweep(&self) -> Result<()> {
+        match self.sweep {
+            Some(_) => Err(crate::input_err!(
+                "--sweep (the `sweep` key) is taken by `phaseflow run` only: drop it here"
+            )),
+            None => Ok(()),
+        }
+    }
+}
+
 /// The largest `--config` file read (a run's settings take a few kB).
 pub const MAX_CONFIG_BYTES: u64 = 1 << 20;
 

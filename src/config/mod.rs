@@ -463,12 +463,7 @@ impl RunConfig {
     /// Check every setting and fill the defaults: the one place a run's configuration is
     /// validated (input errors name the flag and the fix).
     pub fn resolve(f: RunFile) -> Result<RunConfig> {
-        if f.sweep.is_some() {
-            // `run` splits a sweep into one configuration per value before this point.
-            return Err(input_err!(
-                "--sweep (the `sweep` key) is taken by `phaseflow run` only: drop it here"
-            ));
-        }
+        f.refuse_sweep()?;
         let system = resolve_system(&f)?;
         let method = resolve_method(&f)?;
         method.check_system(&system)?;

@@ -152,19 +152,27 @@ pub fn prepare(dir: &Path, layout: Layout, force: bool) -> Result<OutLock> {
     let guard = lock(dir)?;
     let mut others = Vec::new();
     foreign(dir, layout, Path::new(""), &mut others)?;
-    // A folder of the other layout is phaseflow's too (a run's folder given to `study`).
-    let other = match layout {
-        Layout::Run => Layout::Study,
-        Layout::Study => Layout::Run,
-        // A convergence study's folder is replaced only by another, and so is a sweep's.
-        Layout::Order => Layout::Order,
-        Layout::Sweep => Layout::Sweep,
+    // A folder of another of these layouts is phaseflow's too (a run's folder given to
+    // `study`, a sweep's to `run`).
+    let other_layouts: &[Layout] = match layout {
+        Layout::Run => &[Layout::Study, Layout::Sweep],
+        Layout::Study => &[Layout::Run, Layout::Sweep],
+        Layout::Sweep => &[Layout::Run, Layout::Study],
+        // A convergence study's folder is replaced only by another.
+        Layout::Order => &[Layout::Order],
     };
     let mut found = layout;
     if !others.is_empty() {
-        let mut as_other = Vec::new();
-        foreign(dir, other, Path::new(""), &mut as_other)?;
-        if as_other.is_empty() {
+        let mut matching = None;
+        for &other in other_layouts {
+            let mut as_other = Vec::new();
+            foreign(dir, other, Path::new(""), &mut as_other)?;
+            if as_other.is_empty() {
+                matching = Some(other);
+                break;
+            }
+        }
+        if let Some(other) = matching {
             found = other;
         } else {
             let names: Vec<String> = others.iter().map(|p| p.display().to_string()).collect();
@@ -195,9 +203,10 @@ pub fn prepare(dir: &Path, layout: Layout, force: bool) -> Result<OutLock> {
         let what = match (found, layout) {
             (Layout::Run, Layout::Run) => "run",
             (Layout::Study, Layout::Study) => "study",
-            (Layout::Sweep, _) | (_, Layout::Sweep) => {
-                "parameter sweep (the files of `phaseflow run --sweep`)"
-            }
+            (Layout::Sweep, Layout::Sweep) => "parameter sweep",
+            (Layout::Sweep, _) => "parameter sweep (the files of `phaseflow run --sweep`)",
+            (Layout::Run, Layout::Sweep) => "run (the files of `phaseflow run` without --sweep)",
+            (Layout::Study, Layout::Sweep) => "study (the files of `phaseflow study`)",
             (Layout::Order, _) => "convergence study (the files of `phaseflow order`)",
             (_, Layout::Order) => "run or study",
             (Layout::Run, _) => "run (the files of `phaseflow run`, not a study)",

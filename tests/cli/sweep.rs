@@ -256,3 +256,31 @@ fn bad_sweeps_exit_2_naming_the_fix_and_write_nothing() {
         .code(2)
         .stderr(predicate::str::contains("taken by `phaseflow run` only"));
 }
+
+#[test]
+fn force_replaces_a_sweep_with_a_run_and_a_run_with_a_sweep() {
+    let tmp = TempDir::new().unwrap();
+    let out = tmp.path().join("out");
+    let run = argv(
+        "run --system elastic-pendulum --method verlet --ensemble disk --points 50 --dt 0.05 \
+         --steps 20 --backend cpu --quiet",
+    );
+    let sweep = argv("--sweep g_hat=0.1:0.5:2");
+    run_into(&run, &sweep, &out);
+    let again = |extra: &[String], says: &str| {
+        phaseflow()
+            .args(&run)
+            .args(extra)
+            .arg("--out")
+            .arg(&out)
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(says));
+    };
+    again(&[], "already holds a phaseflow parameter sweep");
+    run_into(&run, &argv("--force"), &out);
+    assert!(!out.join("part_0").exists() && !out.join("sweep.csv").exists());
+    again(&sweep, "already holds a phaseflow run");
+    run_into(&run, &[sweep.clone(), argv("--force")].concat(), &out);
+    assert!(out.join("part_1/manifest.toml").is_file() && !out.join("config.toml").exists());
+}

@@ -145,15 +145,10 @@ fn read_dir(dir: &Path) -> Result<Vec<std::fs::DirEntry>> {
     Ok(v)
 }
 
-/// Make `dir` ready for a run of this layout and lock it. A missing or empty folder is used as
-/// it is; one holding a previous phaseflow run is refused unless `force`, which removes that
-/// run's files first; one holding anything phaseflow did not write is refused, naming it.
-pub fn prepare(dir: &Path, layout: Layout, force: bool) -> Result<OutLock> {
-    let guard = lock(dir)?;
-    let mut others = Vec::new();
-    foreign(dir, layout, Path::new(""), &mut others)?;
-    // A folder of another of these layouts is phaseflow's too (a run's folder given to
-    // `study`, a sweep's to `run`).
+/// The layout whose files `dir` holds: `layout` when nothing in it is foreign to it (`others`
+/// lists what is), else another layout whose folder phaseflow writes (a run's folder given to
+/// `study`, a sweep's to `run`); a folder with files of none of them is refused, naming them.
+fn layout_found(dir: &Path, layout: Layout, others: &[PathBuf]) -> Result<Layout> {
     let other_layouts: &[Layout] = match layout {
         Layout::Run => &[Layout::Study, Layout::Sweep],
         Layout::Study => &[Layout::Run, Layout::Sweep],
@@ -161,33 +156,37 @@ pub fn prepare(dir: &Path, layout: Layout, force: bool) -> Result<OutLock> {
         // A convergence study's folder is replaced only by another.
         Layout::Order => &[Layout::Order],
     };
-    let mut found = layout;
-    if !others.is_empty() {
-        let mut matching = None;
-        for &other in other_layouts {
-            let mut as_other = Vec::new();
-            foreign(dir, other, Path::new(""), &mut as_other)?;
-            if as_other.is_empty() {
-                matching = Some(other);
-                break;
-            }
-        }
-        if let Some(other) = matching {
-            found = other;
-        } else {
-            let names: Vec<String> = others.iter().map(|p| p.display().to_string()).collect();
-            let shown = names.iter().take(5).cloned().collect::<Vec<_>>().join(", ");
-            let more = if names.len() > 5 {
-                format!(" and {} more", names.len() - 5)
-            } else {
-                String::new()
-            };
-            return Err(Error::Input(format!(
-                "--out {}: the folder holds files phaseflow did not write ({shown}{more}); choose a new or empty folder (--force replaces only a previous phaseflow run)",
-                dir.display()
-            )));
+    if others.is_empty() {
+        return Ok(layout);
+    }
+    for &other in other_layouts {
+        let mut as_other = Vec::new();
+        foreign(dir, other, Path::new(""), &mut as_other)?;
+        if as_other.is_empty() {
+            return Ok(other);
         }
     }
+    let names: Vec<String> = others.iter().map(|p| p.display().to_string()).collect();
+    let shown = names.iter().take(5).cloned().collect::<Vec<_>>().join(", ");
+    let more = if names.len() > 5 {
+        format!(" and {} more", names.len() - 5)
+    } else {
+        String::new()
+    };
+    Err(Error::Input(format!(
+        "--out {}: the folder holds files phaseflow did not write ({shown}{more}); choose a new or empty folder (--force replaces only a previous phaseflow run)",
+        dir.display()
+    )))
+}
+
+/// Make `dir` ready for a run of this layout and lock it. A missing or empty folder is used as
+/// it is; one holding a previous phaseflow run is refused unless `force`, which removes that
+/// run's files first; one holding anything phaseflow did not write is refused, naming it.
+pub fn prepare(dir: &Path, layout: Layout, force: bool) -> Result<OutLock> {
+    let guard = lock(dir)?;
+    let mut others = Vec::new();
+    foreign(dir, layout, Path::new(""), &mut others)?;
+    let found = layout_found(dir, layout, &others)?;
     let previous: Vec<_> = read_dir(dir)?
         .into_iter()
         .filter(|e| e.file_name() != LOCK)

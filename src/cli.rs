@@ -291,6 +291,11 @@ pub struct RunArgs {
     pub devices: Option<String>,
     #[command(flatten)]
     pub accuracy: AccuracyArgs,
+    /// Sweep a system parameter, repeatable (a grid): one run per value, N values from LO to
+    /// HI evenly spaced, each into DIR/part_<i>/, with stats.csv gathering them by
+    /// sweep_index (docs/output-files.md).
+    #[arg(long, value_name = "NAME=LO:HI:N")]
+    pub sweep: Vec<String>,
 }
 
 #[derive(Debug, Args, Clone, Default)]

@@ -25,6 +25,7 @@ pub mod run;
 pub mod simd;
 pub mod state;
 pub mod study;
+pub mod sweep;
 pub mod system;
 pub mod wgsl_literal;
 

@@ -112,7 +112,10 @@ fn command(command: Command, peers: &Peers) -> Result<ExitCode, Error> {
     match command {
         Command::Run(a) => {
             quiet(a.output.quiet);
-            RunJob::try_from(&a).and_then(|job| cmd_run(&job))
+            match phaseflow::sweep::SweepJob::from_args(&a)? {
+                Some(job) => cmd_sweep(&job),
+                None => RunJob::try_from(&a).and_then(|job| cmd_run(&job)),
+            }
         }
         Command::Validate(v) => {
             quiet(v.run.output.quiet);
@@ -205,6 +208,36 @@ fn cmd_run(job: &RunJob) -> Result<ExitCode, Error> {
         print_run_summary(&summary)?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// `run --sweep`: the parts in turn, then one line per part and the files written.
+fn cmd_sweep(job: &phaseflow::sweep::SweepJob) -> Result<ExitCode, Error> {
+    let outcome = phaseflow::sweep::run_sweep(job)?;
+    print_sweep_outcome(&outcome)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// What `run --sweep` (and `resume` of a sweep) prints when the sweep is done.
+fn print_sweep_outcome(outcome: &phaseflow::sweep::SweepOutcome) -> Result<(), Error> {
+    if phaseflow::console::quiet() {
+        return Ok(());
+    }
+    for p in &outcome.parts {
+        out!(
+            "part {} ({}): at the end abs_energy_err_max {:.6e}  rel_energy_err_max {:.6e}",
+            p.sweep_index,
+            p.label,
+            p.final_abs_energy_err_max,
+            p.final_rel_energy_err_max
+        );
+    }
+    let files: Vec<String> = outcome
+        .files
+        .iter()
+        .map(|f| f.display().to_string())
+        .collect();
+    out!("wrote {}", files.join(", "));
+    Ok(())
 }
 
 /// The lines `run` (and `resume`) print when a run is done.
@@ -427,6 +460,17 @@ fn cmd_resume(a: &phaseflow::cli::ResumeArgs) -> Result<ExitCode, Error> {
         } else {
             let outcome = study::resume_study(&a.dir)?;
             print_study_outcome(&outcome, &a.dir)?;
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    if a.dir.join(phaseflow::sweep::SWEEP_FILE).is_file() {
+        if a.dir.join(phaseflow::output::folder::MANIFEST).is_file() {
+            out!(
+                "{}: the sweep is complete (manifest.toml); nothing to resume",
+                a.dir.display()
+            );
+        } else {
+            print_sweep_outcome(&phaseflow::sweep::resume_sweep(&a.dir)?)?;
         }
         return Ok(ExitCode::SUCCESS);
     }

@@ -196,6 +196,9 @@ impl RunFile {
         if a.accuracy.reverse {
             f.reverse = Some(true);
         }
+        if !a.sweep.is_empty() {
+            f.sweep = Some(a.sweep.clone());
+        }
         Ok(f)
     }
 }

@@ -90,7 +90,22 @@ pub struct RunFile {
     /// `--reverse`: the steps run back with −dt.
     pub reverse: Option<bool>,
     pub params: Option<BTreeMap<String, f64>>,
+    /// `--sweep NAME=LO:HI:N`, each as the flag gives it (`sweep`); only `run` takes it.
+    pub sweep: Option<Vec<String>>,
     pub ensemble: Option<EnsembleFile>,
+}
+
+impl RunFile {
+    /// `run` splits a sweep into one configuration per value (`sweep::Sweep::parts`) before
+    /// resolving; anywhere else a `sweep` is refused.
+    pub fn refuse_sweep(&self) -> Result<()> {
+        match self.sweep {
+            Some(_) => Err(crate::input_err!(
+                "--sweep (the `sweep` key) is taken by `phaseflow run` only: drop it here"
+            )),
+            None => Ok(()),
+        }
+    }
 }
 
 /// The largest `--config` file read (a run's settings take a few kB).

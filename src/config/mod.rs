@@ -464,6 +464,7 @@ impl RunConfig {
     /// Check every setting and fill the defaults: the one place a run's configuration is
     /// validated (input errors name the flag and the fix).
     pub fn resolve(f: RunFile) -> Result<RunConfig> {
+        f.refuse_sweep()?;
         let system = resolve_system(&f)?;
         let method = resolve_method(&f)?;
         method.check_system(&system)?;

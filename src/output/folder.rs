@@ -22,6 +22,9 @@ pub enum Layout {
     Study,
     /// `phaseflow order`: order.csv and its plot.
     Order,
+    /// `phaseflow run --sweep`: a run folder per value (`part_<i>`), stats.csv, sweep.csv,
+    /// sweep.toml and the figure.
+    Sweep,
 }
 
 const STUDY_FIGURES: [&str; 3] = ["energy_error", "observable", "area_ratio"];
@@ -46,6 +49,10 @@ fn own_file(name: &str, layout: Layout) -> bool {
             Layout::Run => matches!(name, "stats.csv" | "config.toml" | "trajectory.csv"),
             Layout::Study => matches!(name, "summary.csv" | "study.toml"),
             Layout::Order => matches!(name, "order.csv" | "order.png" | "order.svg"),
+            Layout::Sweep => matches!(
+                name,
+                "stats.csv" | "sweep.csv" | "sweep.toml" | "sweep.png" | "sweep.svg"
+            ),
         }
 }
 
@@ -110,7 +117,7 @@ fn foreign(dir: &Path, layout: Layout, rel: &Path, found: &mut Vec<PathBuf>) -> 
                     true
                 }
                 // A method folder: a run's files only.
-                (Layout::Study, _) => {
+                (Layout::Study | Layout::Sweep, _) => {
                     foreign(&path, Layout::Run, &rel.join(&name), found)?;
                     true
                 }
@@ -139,6 +146,42 @@ fn read_dir(dir: &Path) -> Result<Vec<std::fs::DirEntry>> {
     Ok(v)
 }
 
+/// The layout whose files `dir` holds: `layout` when nothing in it is foreign to it (`others`
+/// lists what is), else another layout whose folder phaseflow writes (a run's folder given to
+/// `study`, a sweep's to `run`); a folder with files of none of them is refused, naming them.
+fn layout_found(dir: &Path, layout: Layout, others: &[PathBuf]) -> Result<Layout> {
+    let other_layouts: &[Layout] = match layout {
+        Layout::Run => &[Layout::Study, Layout::Sweep],
+        Layout::Study => &[Layout::Run, Layout::Sweep],
+        Layout::Sweep => &[Layout::Run, Layout::Study],
+        // A convergence study's folder is replaced only by another.
+        Layout::Order => &[Layout::Order],
+    };
+    if others.is_empty() {
+        return Ok(layout);
+    }
+    for &other in other_layouts {
+        let mut as_other = Vec::new();
+        foreign(dir, other, Path::new(""), &mut as_other)?;
+        if as_other.is_empty() {
+            return Ok(other);
+        }
+    }
+    let names: Vec<String> = others.iter().map(|p| p.display().to_string()).collect();
+    let shown = names.iter().take(5).cloned().collect::<Vec<_>>().join(", ");
+    let more = if names.len() > 5 {
+        format!(" and {} more", names.len() - 5)
+    } else {
+        String::new()
+    };
+    Err(invalid!(Field::Out;
+        Field::Out.is(dir.display()),
+        format!(": the folder holds files phaseflow did not write ({shown}{more}); choose a new or empty folder ("),
+        Field::Force,
+        " replaces only a previous phaseflow run)",
+    ))
+}
+
 /// Make `dir` ready for a run of this layout and lock it. A missing or empty folder is used as
 /// it is; one holding a previous phaseflow run is refused unless `force`, which removes that
 /// run's files first; one holding anything phaseflow did not write is refused, naming it.
@@ -146,35 +189,7 @@ pub fn prepare(dir: &Path, layout: Layout, force: bool) -> Result<OutLock> {
     let guard = lock(dir)?;
     let mut others = Vec::new();
     foreign(dir, layout, Path::new(""), &mut others)?;
-    // A folder of the other layout is phaseflow's too (a run's folder given to `study`).
-    let other = match layout {
-        Layout::Run => Layout::Study,
-        Layout::Study => Layout::Run,
-        // A convergence study's folder is replaced only by another.
-        Layout::Order => Layout::Order,
-    };
-    let mut found = layout;
-    if !others.is_empty() {
-        let mut as_other = Vec::new();
-        foreign(dir, other, Path::new(""), &mut as_other)?;
-        if as_other.is_empty() {
-            found = other;
-        } else {
-            let names: Vec<String> = others.iter().map(|p| p.display().to_string()).collect();
-            let shown = names.iter().take(5).cloned().collect::<Vec<_>>().join(", ");
-            let more = if names.len() > 5 {
-                format!(" and {} more", names.len() - 5)
-            } else {
-                String::new()
-            };
-            return Err(invalid!(Field::Out;
-                Field::Out.is(dir.display()),
-                format!(": the folder holds files phaseflow did not write ({shown}{more}); choose a new or empty folder ("),
-                Field::Force,
-                " replaces only a previous phaseflow run)",
-            ));
-        }
-    }
+    let found = layout_found(dir, layout, &others)?;
     let previous: Vec<_> = read_dir(dir)?
         .into_iter()
         .filter(|e| e.file_name() != LOCK)
@@ -184,10 +199,16 @@ pub fn prepare(dir: &Path, layout: Layout, force: bool) -> Result<OutLock> {
     }
     if !force {
         let interrupted = !dir.join(MANIFEST).exists()
-            && (dir.join("checkpoint").is_dir() || dir.join("study.toml").is_file());
+            && (dir.join("checkpoint").is_dir()
+                || dir.join("study.toml").is_file()
+                || dir.join("sweep.toml").is_file());
         let what = match (found, layout) {
             (Layout::Run, Layout::Run) => "run",
             (Layout::Study, Layout::Study) => "study",
+            (Layout::Sweep, Layout::Sweep) => "parameter sweep",
+            (Layout::Sweep, _) => "parameter sweep (the files of `phaseflow run --sweep`)",
+            (Layout::Run, Layout::Sweep) => "run (the files of `phaseflow run` without --sweep)",
+            (Layout::Study, Layout::Sweep) => "study (the files of `phaseflow study`)",
             (Layout::Order, _) => "convergence study (the files of `phaseflow order`)",
             (_, Layout::Order) => "run or study",
             (Layout::Run, _) => "run (the files of `phaseflow run`, not a study)",

@@ -32,6 +32,7 @@ pub use bench::{bench, BenchReport, BenchRow};
 pub use merge::{merge, MergeSummary};
 pub use order::{fitted_order, order, write_order, OrderRow, OrderStudy};
 pub use pipeline::{preflight, run, RunSummary};
+pub use progress::ProgressScope;
 pub use resources::{choose_engine, run_bytes_per_point, EngineChoice};
 pub use resume::{resume_in, resume_run, Resumed};
 pub use validate::{compare_states, validate, Deviation, Validation};

@@ -21,14 +21,48 @@ pub(super) struct Progress {
     /// Plain-line reporting (stderr is not a terminal): total steps, start, last line.
     plain: Option<(u64, Instant, Instant)>,
     done: u64,
+    /// Steps done before this report started (`ProgressScope`): not part of its pace.
+    base: u64,
 }
 
 /// Seconds between plain progress lines.
 const PLAIN_PROGRESS_SECS: u64 = 30;
 
+/// The stretch of a longer job (a sweep's parts, run one after another) that the runs made
+/// now belong to: steps done before them and the job's total, so that one report covers the
+/// whole job instead of restarting with each run.
+static SCOPE: std::sync::Mutex<Option<(u64, u64)>> = std::sync::Mutex::new(None);
+
+/// While alive, every progress report counts `before` steps done of `total` (see `SCOPE`).
+pub struct ProgressScope(());
+
+impl ProgressScope {
+    pub fn new(before: u64, total: u64) -> ProgressScope {
+        *SCOPE.lock().unwrap_or_else(|e| e.into_inner()) = Some((before, total));
+        ProgressScope(())
+    }
+}
+
+impl Drop for ProgressScope {
+    fn drop(&mut self) {
+        *SCOPE.lock().unwrap_or_else(|e| e.into_inner()) = None;
+    }
+}
+
 impl Progress {
     /// A report of `total` steps; hidden with `--quiet` (`console::quiet`).
     pub(super) fn new(total: u64) -> Self {
+        let scope = *SCOPE.lock().unwrap_or_else(|e| e.into_inner());
+        let Some((before, total)) = scope.map(|(b, t)| (b, t.max(b + total))) else {
+            return Self::of(total);
+        };
+        let mut pb = Self::of(total);
+        pb.bar.set_position(before);
+        (pb.done, pb.base) = (before, before);
+        pb
+    }
+
+    fn of(total: u64) -> Self {
         use std::io::IsTerminal;
         if crate::console::quiet() {
             return Self::hidden();
@@ -39,6 +73,7 @@ impl Progress {
                 bar: ProgressBar::hidden(),
                 plain: Some((total, now, now)),
                 done: 0,
+                base: 0,
             };
         }
         let bar = ProgressBar::new(total);
@@ -52,6 +87,7 @@ impl Progress {
             bar,
             plain: None,
             done: 0,
+            base: 0,
         }
     }
 
@@ -60,6 +96,7 @@ impl Progress {
             bar: ProgressBar::hidden(),
             plain: None,
             done: 0,
+            base: 0,
         }
     }
 
@@ -71,8 +108,9 @@ impl Progress {
                 *last = Instant::now();
                 let secs = start.elapsed().as_secs_f64();
                 let frac = self.done as f64 / (*total).max(1) as f64;
-                let eta = if frac > 0.0 {
-                    format!("{:.0} s", secs * (1.0 - frac) / frac)
+                let own = (self.done - self.base) as f64 / (*total - self.base).max(1) as f64;
+                let eta = if own > 0.0 {
+                    format!("{:.0} s", secs * (1.0 - own) / own)
                 } else {
                     "?".into()
                 };

@@ -32,6 +32,7 @@ mod runs;
 mod shards;
 mod stability_plot;
 mod streams;
+mod sweep;
 mod symplecticity;
 
 use std::path::Path;

@@ -24,7 +24,7 @@ fn args(extra: &[impl AsRef<str>], out: &Path) -> Vec<String> {
 }
 
 /// Every file of `a` (recursively) equals the same file of `b`, and `b` has no other.
-fn same_files(a: &Path, b: &Path) {
+pub(super) fn same_files(a: &Path, b: &Path) {
     let mut names = Vec::new();
     list(a, Path::new(""), &mut names);
     let mut other = Vec::new();

@@ -1,0 +1,376 @@
+//! `phaseflow run --sweep NAME=LO:HI:N`: one run per parameter value (a grid of them with
+//! several `--sweep`s), each into its own folder `DIR/part_<i>/`, then stats.csv with every
+//! part's rows under its `sweep_index` and values, sweep.csv (one line per part: its values,
+//! folder and energy errors) and the figure `sweep.png`/`.svg`.
+//!
+//! A system's parameters are compiled into its kernel as literals (and into the CPU system as
+//! constants), so a part is exactly the run `--param NAME=value` would make: same arithmetic,
+//! same rows, bit for bit. The parts run one after another under one progress report, each
+//! with its own checkpoints, so `phaseflow resume DIR` continues a sweep where it stopped.
+//!
+//! - `runner`: `run_sweep` and `resume_sweep`, the parts run in turn, then the sweep's files.
+
+mod runner;
+
+pub use runner::{resume_sweep, run_sweep, SweepOutcome};
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::cli::RunArgs;
+use crate::config::{OutputDir, RunConfig, RunFile};
+use crate::error::{Error, Result};
+use crate::input_err;
+
+/// The file a sweep folder records its sweep in, read by `phaseflow resume`.
+pub const SWEEP_FILE: &str = "sweep.toml";
+
+/// The most parts one sweep makes (each is a run folder of its own).
+pub const MAX_PARTS: usize = 10_000;
+
+/// One `--sweep NAME=LO:HI:N`: N values evenly spaced from LO to HI (both included).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Axis {
+    pub name: String,
+    pub lo: f64,
+    pub hi: f64,
+    pub n: usize,
+}
+
+impl Axis {
+    /// Parse `NAME=LO:HI:N`; refused, naming the fix, when malformed, N = 0, LO > HI with
+    /// N > 1, or N = 1 with LO ≠ HI (which value would be meant is not clear).
+    pub fn parse(spec: &str) -> Result<Axis> {
+        let form = || {
+            input_err!(
+                "--sweep {spec}: expected NAME=LO:HI:N with finite numbers LO ≤ HI and a count N, e.g. --sweep g_hat=0.01:0.5:50"
+            )
+        };
+        let (name, range) = spec.split_once('=').ok_or_else(form)?;
+        let name = name.trim();
+        let fields: Vec<&str> = range.split(':').map(str::trim).collect();
+        let [lo, hi, n] = fields[..] else {
+            return Err(form());
+        };
+        let real = |s: &str| s.parse::<f64>().ok().filter(|x| x.is_finite());
+        let (Some(lo), Some(hi), Ok(n)) = (real(lo), real(hi), n.parse::<usize>()) else {
+            return Err(form());
+        };
+        if name.is_empty() {
+            return Err(form());
+        }
+        if n == 0 {
+            return Err(input_err!(
+                "--sweep {spec}: N = 0 gives no values; give N ≥ 1 (N = 1 with LO = HI runs one value)"
+            ));
+        }
+        if n > 1 && lo > hi {
+            return Err(input_err!(
+                "--sweep {spec}: LO > HI; give the range from low to high: --sweep {name}={}:{}:{n}",
+                crate::error::num(hi),
+                crate::error::num(lo)
+            ));
+        }
+        if n > 1 && lo == hi {
+            return Err(input_err!(
+                "--sweep {spec}: LO = HI gives the same value {n} times; widen the range or give N = 1"
+            ));
+        }
+        if n == 1 && lo != hi {
+            return Err(input_err!(
+                "--sweep {spec}: N = 1 runs one value, but LO ≠ HI; give N ≥ 2 for the range, or LO = HI"
+            ));
+        }
+        Ok(Axis {
+            name: name.to_string(),
+            lo,
+            hi,
+            n,
+        })
+    }
+
+    /// The values: LO + (HI − LO)·i/(N − 1), the ends exactly LO and HI, the others rounded
+    /// to 15 significant digits, so that 0.01:0.5:50 gives 0.02 rather than
+    /// 0.019999999999999997 (a part is then the run of `--param NAME=0.02` as a user writes it).
+    pub fn values(&self) -> Vec<f64> {
+        if self.n == 1 {
+            return vec![self.lo];
+        }
+        let last = self.n - 1;
+        (0..self.n)
+            .map(|i| match i {
+                0 => self.lo,
+                i if i == last => self.hi,
+                i => {
+                    let x = self.lo + (self.hi - self.lo) * (i as f64 / last as f64);
+                    let decimal: f64 = format!("{x:.14e}").parse().unwrap_or(x);
+                    decimal.clamp(self.lo, self.hi)
+                }
+            })
+            .collect()
+    }
+}
+
+/// One part of a sweep: its index, its values (one per axis, in axis order) and the run's
+/// configuration with them set.
+#[derive(Debug, Clone)]
+pub struct Part {
+    pub index: usize,
+    pub values: Vec<f64>,
+    pub config: RunConfig,
+}
+
+/// A sweep: the settings shared by every part and the axes.
+#[derive(Debug, Clone)]
+pub struct Sweep {
+    pub base: RunFile,
+    pub axes: Vec<Axis>,
+}
+
+/// `phaseflow run --sweep`: the sweep and the folder it writes.
+#[derive(Debug, Clone)]
+pub struct SweepJob {
+    pub sweep: Sweep,
+    pub out: OutputDir,
+}
+
+impl SweepJob {
+    /// The sweep the run's flags (and `--config` file) ask for, or None when they give none.
+    pub fn from_args(a: &RunArgs) -> Result<Option<SweepJob>> {
+        let mut base = RunFile::from_run_args(a)?;
+        let Some(specs) = base.sweep.take() else {
+            return Ok(None);
+        };
+        let out = base.out.take().ok_or_else(|| {
+            input_err!(
+                "--out DIR is required (the folder for the sweep's parts, stats.csv and sweep.csv)"
+            )
+        })?;
+        Ok(Some(SweepJob {
+            sweep: Sweep::new(base, &specs)?,
+            out: OutputDir {
+                path: out,
+                force: a.output.force,
+            },
+        }))
+    }
+}
+
+impl Sweep {
+    /// The sweep of `specs` over `base`; each parameter swept once, and not with the flags
+    /// that split one run in other ways.
+    pub fn new(base: RunFile, specs: &[String]) -> Result<Sweep> {
+        if specs.is_empty() {
+            return Err(input_err!(
+                "--sweep: no axis given; give --sweep NAME=LO:HI:N (or drop the empty `sweep` key)"
+            ));
+        }
+        let axes = specs
+            .iter()
+            .map(|s| Axis::parse(s))
+            .collect::<Result<Vec<_>>>()?;
+        for (i, a) in axes.iter().enumerate() {
+            if axes[..i].iter().any(|b| b.name == a.name) {
+                return Err(input_err!(
+                    "--sweep {}: swept twice; give each parameter one --sweep",
+                    a.name
+                ));
+            }
+        }
+        if base.shard.is_some() {
+            return Err(input_err!(
+                "--sweep with --shard: a sweep runs every value of the whole ensemble; drop --shard (or run each value with --param as its own sharded run)"
+            ));
+        }
+        if crate::cluster::Peers::current().many() {
+            return Err(input_err!(
+                "--sweep under mpirun: a sweep runs its parts one after another in one process; run it without mpirun"
+            ));
+        }
+        let parts: usize = axes.iter().map(|a| a.n).product();
+        if parts > MAX_PARTS {
+            return Err(input_err!(
+                "--sweep: {parts} parts, more than {MAX_PARTS}; give fewer values"
+            ));
+        }
+        Ok(Sweep { base, axes })
+    }
+
+    /// Every combination of the axes' values, the first axis slowest (the last fastest):
+    /// part i of a grid N1 × N2 has values (v1[i / N2], v2[i % N2]).
+    pub fn grid(&self) -> Vec<Vec<f64>> {
+        let mut grid = vec![Vec::new()];
+        for axis in &self.axes {
+            let values = axis.values();
+            grid = grid
+                .into_iter()
+                .flat_map(|head| {
+                    values.iter().map(move |&v| {
+                        let mut row = head.clone();
+                        row.push(v);
+                        row
+                    })
+                })
+                .collect();
+        }
+        grid
+    }
+
+    /// Every part's configuration, resolved before anything is written. A parameter the
+    /// system does not have is refused with the system's parameters; a value the system
+    /// refuses, with the part that has it.
+    pub fn parts(&self) -> Result<Vec<Part>> {
+        self.check_names()?;
+        self.grid()
+            .into_iter()
+            .enumerate()
+            .map(|(index, values)| {
+                let config = RunConfig::resolve(self.file_of(&values))
+                    .map_err(|e| self.refused(index, &values, e))?;
+                Ok(Part {
+                    index,
+                    values,
+                    config,
+                })
+            })
+            .collect()
+    }
+
+    /// A part's refusal: said as the sweep's when the settings without the swept values
+    /// pass (the value is what the system refuses), else the settings' own error.
+    fn refused(&self, index: usize, values: &[f64], e: Error) -> Error {
+        let mut f = self.base.clone();
+        if let Some(p) = f.params.as_mut() {
+            p.retain(|k, _| !self.axes.iter().any(|a| &a.name == k));
+        }
+        if RunConfig::resolve(f).is_err() && index == 0 {
+            return e;
+        }
+        input_err!(
+            "--sweep: part {index} ({}) is refused: {e}; choose LO and HI inside the parameter's range",
+            self.label(values)
+        )
+    }
+
+    /// The run file of the part with `values`: the base with the swept parameters set (a
+    /// sweep overrides a `--param` of the same name).
+    fn file_of(&self, values: &[f64]) -> RunFile {
+        let mut f = self.base.clone();
+        let params = f.params.get_or_insert_with(BTreeMap::new);
+        for (axis, &v) in self.axes.iter().zip(values) {
+            params.insert(axis.name.clone(), v);
+        }
+        f
+    }
+
+    /// `name=value` of each axis, comma-separated.
+    pub fn label(&self, values: &[f64]) -> String {
+        self.axes
+            .iter()
+            .zip(values)
+            .map(|(a, v)| format!("{}={}", a.name, crate::error::num(*v)))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
+    /// Every swept name is a parameter of the system (its parameters as the system, with
+    /// the swept ones left at their defaults where it has defaults, lists them).
+    fn check_names(&self) -> Result<()> {
+        let mut f = self.base.clone();
+        if let Some(p) = f.params.as_mut() {
+            p.retain(|k, _| !self.axes.iter().any(|a| &a.name == k));
+        }
+        // A formula's parameter has no default, so the system resolves only with its values;
+        // then the sweep's own values are checked by resolving the parts.
+        let Ok(system) = crate::config::resolve_system(&f) else {
+            return Ok(());
+        };
+        let known = system.params();
+        for a in &self.axes {
+            if !known.contains_key(&a.name) {
+                let names: Vec<&str> = known.keys().map(String::as_str).collect();
+                return Err(input_err!(
+                    "--sweep {}: system '{}' has no parameter '{}' (its parameters: {}); sweep one of them",
+                    a.name,
+                    system.name(),
+                    a.name,
+                    if names.is_empty() { "none".into() } else { names.join(", ") }
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// sweep.toml's first line, before the CRC-32 (8 hex digits) of the rest of the file.
+const RECORD_LINE: &str =
+    "# phaseflow sweep record, read by `phaseflow resume`; an edited record is refused. CRC-32 of the lines below: ";
+
+/// What sweep.toml holds: the axes as given and the settings every part shares.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SweepFile {
+    sweep: Vec<String>,
+    base: RunFile,
+}
+
+impl Sweep {
+    /// sweep.toml's text: the checksum line, then the TOML.
+    fn record(&self, path: &Path) -> Result<String> {
+        let file = SweepFile {
+            sweep: self.axes.iter().map(Axis::spec).collect(),
+            base: self.base.clone(),
+        };
+        let body = toml::to_string(&file).map_err(|e| Error::Output {
+            path: path.to_path_buf(),
+            source: std::io::Error::other(e),
+        })?;
+        let crc = crate::checksum::crc32(body.as_bytes());
+        Ok(format!("{RECORD_LINE}{crc:08x}\n{body}"))
+    }
+
+    /// The sweep `dir/sweep.toml` records, refused when the file changed since the sweep
+    /// wrote it (resumed parts would mix two sweeps).
+    fn read(dir: &Path) -> Result<Sweep> {
+        let path = dir.join(SWEEP_FILE);
+        let bad = |m: String| Error::InputFile {
+            path: path.clone(),
+            message: m,
+        };
+        let again = "start the sweep again with `phaseflow run ... --sweep ... --force`";
+        let bytes = crate::ensemble::read_regular(
+            &path,
+            crate::config::MAX_CONFIG_BYTES,
+            "the sweep.toml the sweep wrote",
+        )
+        .map_err(bad)?;
+        let text = String::from_utf8_lossy(&bytes);
+        let Some((crc, body)) = text
+            .strip_prefix(RECORD_LINE)
+            .and_then(|rest| rest.split_once('\n'))
+        else {
+            return Err(bad(format!(
+                "no checksum line: not a sweep's record; {again}"
+            )));
+        };
+        if u32::from_str_radix(crc, 16).ok() != Some(crate::checksum::crc32(body.as_bytes())) {
+            return Err(bad(format!(
+                "sweep.toml changed since the sweep wrote it (its CRC-32 no longer matches); restore it, or {again}"
+            )));
+        }
+        let f: SweepFile = toml::from_str(body).map_err(|e| bad(format!("malformed: {e}")))?;
+        Sweep::new(f.base, &f.sweep)
+    }
+}
+
+impl Axis {
+    /// `NAME=LO:HI:N` again, with the numbers written so they read back exactly.
+    fn spec(&self) -> String {
+        format!("{}={}:{}:{}", self.name, self.lo, self.hi, self.n)
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -531,7 +531,7 @@ fn cli_runs_the_vertical_disk_and_refuses_mismatches() {
         ],
         &[
             "--system",
-            "pendulum-variational",
+            "vertical-disk",
             "--method",
             "variational",
             "--ensemble",

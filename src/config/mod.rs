@@ -30,7 +30,7 @@ use crate::error::{num, Field, Result};
 use crate::expr::modified::ModifiedEnergy;
 use crate::method::modified::ModifiedHamiltonian;
 use crate::method::{Method, Solver};
-use crate::system::{ExprSpec, System};
+use crate::system::{Constraints, ExprSpec, System};
 use crate::{input_err, invalid};
 
 /// A validated run: what to compute (where it goes is `OutputDir`).
@@ -238,26 +238,42 @@ fn two_positions(e: Option<EnsembleFile>, system: &System, dt: f64) -> Result<En
     Ok(e)
 }
 
-/// What a variational system's run refuses: its state (q, v) is not a point of a symplectic
-/// phase space, so neither loop areas nor the tangent map's symplecticity apply, and its
-/// updates are the system's own map (no compensated sums).
+/// What a discrete map's run refuses. A holonomic map is symplectic in (q, p = −D₁L_d): loop
+/// areas are measured in (q, p) (`measure::area`), and the linearised ones advance tangent
+/// columns of the (q, p) map on the CPU engine. A nonholonomic map (rolling without slipping)
+/// conserves no symplectic form, so loops and `--tangent` are refused for it; compensated
+/// sums are refused for every map (its updates are the system's own).
 fn check_variational(system: &System, f: &RunFile, ensemble: &EnsembleSpec) -> Result<()> {
-    if !system.variational() {
+    let Some(constraints) = system.constraints() else {
         return Ok(());
-    }
+    };
     let name = system.name();
-    if ensemble.is_loop() {
+    let nonholonomic = constraints == Constraints::Nonholonomic;
+    if ensemble.is_loop() && nonholonomic {
         return Err(invalid!(Field::Ensemble;
             Field::Ensemble,
-            format!(": system '{name}' is variational, its state is (q, v) and not a point of a symplectic phase space, so loop areas do not apply; use a filled ensemble (point, disk, gaussian, grid)")
+            format!(": system '{name}' is nonholonomic (it rolls without slipping), so its map conserves no symplectic form and a loop's area measures nothing it keeps; use a filled ensemble (point, disk, gaussian, grid)")
         ));
     }
-    check_variational_kernel(system, f.tangent == Some(true), f.compensated == Some(true))
+    if f.tangent == Some(true) {
+        let why = if nonholonomic {
+            Some(format!(": system '{name}' is nonholonomic, so its map is not symplectic and has no tangent map to measure it by; drop "))
+        } else if !system.has_tangent_map() {
+            Some(format!(": the linearisation of system '{name}''s implicit step is not written (it is for pendulum-variational and elastic-pendulum-zphi); measure its symplecticity by a loop's area (--ensemble circle) and drop "))
+        } else {
+            None
+        };
+        if let Some(why) = why {
+            return Err(invalid!(Field::Tangent; Field::Tangent, why, Field::Tangent));
+        }
+    }
+    check_variational_kernel(system, false, f.compensated == Some(true))
 }
 
-/// What a variational system's kernel cannot do, for every command that builds one (`run`,
-/// `bench`, `show-kernel`): tangent columns (no Hamiltonian to linearise) and compensated sums
-/// (its updates are the system's own map).
+/// What a variational system's GPU kernel cannot do, for every command that builds one (`run`,
+/// `bench`, `show-kernel`): tangent columns (the discrete maps' kernels carry none; `run`
+/// advances a linearised map's columns on the CPU engine) and compensated sums (its updates
+/// are the system's own map).
 pub(crate) fn check_variational_kernel(
     system: &System,
     tangent: bool,
@@ -267,7 +283,7 @@ pub(crate) fn check_variational_kernel(
     if system.variational() && tangent {
         return Err(invalid!(Field::Tangent;
             Field::Tangent,
-            format!(": the tangent map is computed through ∂H; system '{name}' is variational and has no Hamiltonian; drop "),
+            format!(": the GPU kernels of the discrete maps carry no tangent columns (system '{name}'); drop "),
             Field::Tangent
         ));
     }

@@ -87,6 +87,13 @@ impl<T: Real> GpuEngine<T> {
         chunk_limit: usize,
     ) -> Result<Self> {
         let (system, method, h, solver) = (&k.system, k.method, k.h, k.solver);
+        if state.nt > 0 && system.variational() {
+            return Err(crate::invalid!(Field::Tangent;
+                Field::Tangent,
+                format!(": the GPU kernels of the discrete maps carry no tangent columns; run system '{}' with ", system.name()),
+                Field::Backend.is("cpu")
+            ));
+        }
         let f64 = T::NAME == "f64";
         if f64 {
             check_f64_support(ctx.f64, &ctx.info.name, system)?;

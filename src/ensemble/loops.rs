@@ -14,8 +14,12 @@ impl EnsembleSpec {
     /// as `loop_area` measures it; only (q1, p1) varies), where it is known: circle πr²,
     /// rectangle (hi − lo) in q1 × in p1 when its four corners are nodes (else the polygon cuts
     /// them), level curve by `level_area`. None for file loops and wherever no exact value is
-    /// known: `area_ratio` then divides by the step-0 polygon's area.
+    /// known (and for the discrete maps): `area_ratio` then divides by the step-0 area.
     pub fn exact_loop_area(&self, system: &System) -> Option<f64> {
+        // A discrete map's loop is drawn in its state (q, v) and measured in (q, p).
+        if system.variational() {
+            return None;
+        }
         let d = system.dof();
         match &self.set {
             InitialSet::Circle { radius, .. } => Some(std::f64::consts::PI * radius * radius),

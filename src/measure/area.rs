@@ -9,6 +9,7 @@ use crate::measure::measurement::{
     Cell, Column, Finish, Measurement, Part, RunSetup, Shape, Snapshot,
 };
 use crate::state::State;
+use crate::system::System;
 
 /// The loop's area, or None when a node is non-finite (the polygon is then undefined).
 pub fn loop_area<T: Real>(s: &State<T>) -> Option<f64> {
@@ -148,6 +149,44 @@ fn within_tangent_triangle(corr: f64, dz: &[(f64, f64); 4]) -> f64 {
     corr.clamp(triangle.min(0.0), triangle.max(0.0))
 }
 
+/// The loop's area in (q, p): the state's own, or for a holonomic discrete map, whose state is
+/// (q, v), that of its nodes' (q, p = −D₁L_d(q, q + h v)) (`in_phase_space`), the coordinates
+/// its map is symplectic in.
+fn area_of<T: Real>(system: &System, st: &State<T>, smooth: bool, param: &[f64]) -> Option<f64> {
+    fn area<T: Real>(st: &State<T>, smooth: bool, param: &[f64]) -> Option<f64> {
+        if smooth {
+            smooth_loop_area(st, param)
+        } else {
+            loop_area(st)
+        }
+    }
+    if system.holonomic_map() {
+        area(&in_phase_space(system, st), smooth, param)
+    } else {
+        area(st, smooth, param)
+    }
+}
+
+/// The points of a holonomic discrete map's state (q, v) in (q, p), p by the discrete Legendre
+/// transform (`System::momentum`), in f64 with compensated parts; no tangent columns.
+pub fn in_phase_space<T: Real>(system: &System, s: &State<T>) -> State<f64> {
+    let (n, d) = (s.n, s.d);
+    let mut out = State::<f64>::zeros(n, d);
+    let (mut q, mut v, mut p) = (vec![0.0; d], vec![0.0; d], vec![0.0; d]);
+    for i in 0..n {
+        for k in 0..d {
+            q[k] = s.q_f64(k * n + i);
+            v[k] = s.p_f64(k * n + i);
+        }
+        system.momentum(&q, &v, &mut p);
+        for k in 0..d {
+            out.q[k * n + i] = q[k];
+            out.p[k * n + i] = p[k];
+        }
+    }
+    out
+}
+
 /// The columns (stats.csv) these measurements fill.
 pub const AREA: Column = Column::real("area");
 pub const AREA_RATIO: Column = Column::real("area_ratio");
@@ -177,9 +216,7 @@ impl Measurement for Area {
 
     fn measure(&self, at: &Snapshot) -> Part {
         let smooth = at.run.loop_area.is_some_and(|l| l.smooth);
-        let s = &at.per_point.s;
-        let area =
-            on_state!(at.state, st => if smooth { smooth_loop_area(st, s) } else { loop_area(st) });
+        let area = on_state!(at.state, st => area_of(at.run.system, st, smooth, &at.per_point.s));
         Part::Chunks(area.map(f64::to_bits).into_iter().collect())
     }
 

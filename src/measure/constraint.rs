@@ -1,6 +1,6 @@
 //! The `constraint_err_max` column: how far the discrete velocities of a nonholonomic
 //! (variational) system's points violate its continuous constraints
-//! (`Hamiltonian::constraint_error`, evaluated where the discrete constraint is).
+//! (`DiscreteMap::constraint_error`, evaluated where the discrete constraint is).
 
 use rayon::prelude::*;
 
@@ -11,7 +11,7 @@ use crate::measure::measurement::{
 use crate::state::State;
 use crate::system::System;
 
-/// max over the finite points of the constraint violation (`Hamiltonian::constraint_error`),
+/// max over the finite points of the constraint violation (`DiscreteMap::constraint_error`),
 /// None for systems without constraints or without finite points. Exact maximum, so the
 /// order of the parallel reduction does not matter.
 pub fn constraint_err_max<T: Real>(system: &System, s: &State<T>) -> Option<f64> {

@@ -505,8 +505,24 @@ impl<T: Real> Ops for Cpu<'_, T> {
             tol: b.solver.tol,
             max_iter: b.solver.max_iter,
         };
-        self.system
-            .discrete_step(h, &mut b.q, &mut b.p, newton, &mut b.unconverged);
+        let nd = b.n * b.d;
+        // Tangent columns (holonomic maps with `tangent_step`) are linearised about the
+        // points' states before the step, so those are kept for them.
+        let before = (b.nt > 0).then(|| (b.q[..nd].to_vec(), b.p[..nd].to_vec()));
+        self.system.discrete_step(
+            h,
+            &mut b.q[..nd],
+            &mut b.p[..nd],
+            newton,
+            &mut b.unconverged,
+        );
+        if let Some((q, v)) = before {
+            for j in 1..=b.nt {
+                let r = j * nd..(j + 1) * nd;
+                self.system
+                    .tangent_step(h, &q, &v, &mut b.q[r.clone()], &mut b.p[r]);
+            }
+        }
     }
 
     #[inline(always)]

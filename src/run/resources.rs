@@ -18,6 +18,11 @@ pub fn choose_engine(cfg: &RunConfig) -> (EngineChoice, Option<String>) {
     match cfg.backend {
         Backend::Gpu => (EngineChoice::Gpu, None),
         Backend::Cpu => (EngineChoice::Cpu, None),
+        // The discrete maps' GPU kernels carry no tangent columns (`GpuEngine::new`).
+        Backend::Auto if cfg.tangent && cfg.system.variational() => (
+            EngineChoice::Cpu,
+            Some("--backend auto: the GPU kernels of the discrete maps carry no tangent columns, so --tangent runs on the CPU engine".into()),
+        ),
         Backend::Auto => auto_engine(
             gpu::hardware_gpu_available(),
             cfg.precision == Precision::F64,

@@ -15,6 +15,7 @@
 
 use std::collections::BTreeMap;
 
+use super::discrete::{Constraints, DiscreteMap};
 use super::hamiltonian::no_hamiltonian_gradients;
 use super::{require_positive, Hamiltonian, Newton, ParamSpec, SystemDef, SystemInfo};
 use crate::error::Result;
@@ -124,6 +125,27 @@ impl Hamiltonian for DoublePendulumVariational {
 
     fn observable(&self) -> Option<(&'static str, usize)> {
         Some(("θ2", 1))
+    }
+}
+
+impl DiscreteMap for DoublePendulumVariational {
+    fn constraints(&self) -> Constraints {
+        Constraints::Holonomic
+    }
+
+    /// p = −D₁L_d(q, q + h v) = M(q) v − h ∂_qT(q, v) + (h/2)∇V(q), with
+    /// ∂_qT = (−1, 1)·m2 l1 l2 v₁ v₂ sin Δ and ∇V = ((m1+m2) g l1 sin θ1, m2 g l2 sin θ2).
+    fn momentum(&self, q: &[f64], v: &[f64], p: &mut [f64]) {
+        let (m1, m2, l1, l2, g, h) = (self.m1, self.m2, self.l1, self.l2, self.g, self.h);
+        let delta = q[0] - q[1];
+        let c = m2 * l1 * l2;
+        let coupling = c * delta.cos();
+        let twist = h * c * v[0] * v[1] * delta.sin();
+        p[0] = (m1 + m2) * l1 * l1 * v[0]
+            + coupling * v[1]
+            + twist
+            + 0.5 * h * (m1 + m2) * g * l1 * q[0].sin();
+        p[1] = coupling * v[0] + m2 * l2 * l2 * v[1] - twist + 0.5 * h * m2 * g * l2 * q[1].sin();
     }
 
     fn set_step(&mut self, h: f64) {

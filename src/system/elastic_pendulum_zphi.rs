@@ -22,6 +22,7 @@
 
 use std::collections::BTreeMap;
 
+use super::discrete::{Constraints, DiscreteMap};
 use super::hamiltonian::no_hamiltonian_gradients;
 use super::{require_positive, Hamiltonian, Newton, ParamSpec, SystemDef, SystemInfo};
 use crate::error::Result;
@@ -114,6 +115,55 @@ impl Hamiltonian for ElasticPendulumZphi {
 
     fn observable(&self) -> Option<(&'static str, usize)> {
         Some(("φ", 1))
+    }
+}
+
+impl DiscreteMap for ElasticPendulumZphi {
+    fn constraints(&self) -> Constraints {
+        Constraints::Holonomic
+    }
+
+    /// p = −D₁L_d(q, q + h v) = ∂_vT(q, v) − h ∂_qT(q, v) + (h/2)∇V(q) with r = 1 + z:
+    /// p_z = v_z − h r v_φ² + (h/2)(ω_z² z + ω_φ²(1 − cos φ)), p_φ = r² v_φ + (h/2) ω_φ² r sin φ.
+    fn momentum(&self, q: &[f64], v: &[f64], p: &mut [f64]) {
+        let (wz2, wp2, h) = (self.omega_z.powi(2), self.omega_phi.powi(2), self.h);
+        let r = 1.0 + q[0];
+        p[0] = v[0] - h * r * v[1] * v[1] + 0.5 * h * (wz2 * q[0] + wp2 * (1.0 - q[1].cos()));
+        p[1] = r * r * v[1] + 0.5 * h * wp2 * r * q[1].sin();
+    }
+
+    fn linearised(&self) -> bool {
+        true
+    }
+
+    /// The map in (q, p): v from p (inverting `momentum`), q' = q + h v, and
+    /// p' = D₂L_d(q, q') = (v_z − (h/2)∇_zV(q'), r² v_φ − (h/2)∇_φV(q')), linearised term by term.
+    fn tangent_step<T: Real>(&self, h: T, q: &[T], v: &[T], tq: &mut [T], tp: &mut [T]) {
+        let n = q.len() / 2;
+        let c = |x: f64| T::from_f64(x);
+        let (wz2, wp2) = (c(self.omega_z.powi(2)), c(self.omega_phi.powi(2)));
+        let half_h = T::HALF * h;
+        let two = c(2.0);
+        for i in 0..n {
+            let (z, phi, vz, vphi) = (q[i], q[n + i], v[i], v[n + i]);
+            let (dz, dphi, dpz, dpphi) = (tq[i], tq[n + i], tp[i], tp[n + i]);
+            let r = T::ONE + z;
+            // δv_φ from p_φ = r² v_φ + (h/2) ω_φ² r sin φ
+            let dvphi = (dpphi - half_h * wp2 * (sin_poly(phi) * dz + r * cos_poly(phi) * dphi))
+                / (r * r)
+                - two * vphi * dz / r;
+            // δv_z from p_z = v_z − h r v_φ² + (h/2)(ω_z² z + ω_φ²(1 − cos φ))
+            let dvz = dpz + h * (vphi * vphi * dz + two * r * vphi * dvphi)
+                - half_h * (wz2 * dz + wp2 * sin_poly(phi) * dphi);
+            let (z1, phi1) = (z + h * vz, phi + h * vphi);
+            let (dz1, dphi1) = (dz + h * dvz, dphi + h * dvphi);
+            let r1 = T::ONE + z1;
+            tq[i] = dz1;
+            tq[n + i] = dphi1;
+            tp[i] = dvz - half_h * (wz2 * dz1 + wp2 * sin_poly(phi1) * dphi1);
+            tp[n + i] = two * r * vphi * dz + r * r * dvphi
+                - half_h * wp2 * (sin_poly(phi1) * dz1 + r1 * cos_poly(phi1) * dphi1);
+        }
     }
 
     fn set_step(&mut self, h: f64) {

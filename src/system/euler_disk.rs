@@ -22,6 +22,7 @@
 
 use std::collections::BTreeMap;
 
+use super::discrete::{Constraints, DiscreteMap};
 use super::hamiltonian::no_hamiltonian_gradients;
 use super::{require_positive, Hamiltonian, Newton, ParamSpec, SystemDef, SystemInfo};
 use crate::error::Result;
@@ -155,6 +156,12 @@ impl Hamiltonian for EulerDisk {
 
     fn path(&self) -> Option<(&'static str, usize, usize)> {
         Some(("contact point (x, y)", 3, 4))
+    }
+}
+
+impl DiscreteMap for EulerDisk {
+    fn constraints(&self) -> Constraints {
+        Constraints::Nonholonomic
     }
 
     fn set_step(&mut self, h: f64) {

@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 
-use super::{Newton, SystemInfo};
+use super::SystemInfo;
 use crate::error::Result;
 use crate::float::Real;
 
@@ -91,50 +91,6 @@ pub trait Hamiltonian {
     /// label and the two components, x then y), e.g. a rolling disk's contact point.
     fn path(&self) -> Option<(&'static str, usize, usize)> {
         None
-    }
-    /// Variational systems only (`SystemInfo::variational`; the `variational` method, the one
-    /// method `Method::check_system` lets them use, is the only caller): one step of the
-    /// system's two-step map (q_{k−1}, q_k) ↦ (q_k, q_{k+1}) for a block of points, on the state
-    /// stored as (q_k, v_k) with v_k = (q_{k+1} − q_k)/h (component-major, n = len / d points).
-    /// Implicit steps solve per point by Newton iteration to `newton.tol` with at most
-    /// `newton.max_iter` iterations, and add 1 to `unconverged[i]` for a point that hits the
-    /// cap. Mirror: the system's WGSL `discrete_step`. Hamiltonian systems leave it empty.
-    fn discrete_step<T: Real>(
-        &self,
-        _h: T,
-        _q: &mut [T],
-        _v: &mut [T],
-        _newton: Newton,
-        _unconverged: &mut [u32],
-    ) {
-    }
-    /// Variational systems: the step size their energy is evaluated with (their discrete
-    /// Lagrangian's quadrature points depend on h). Set once from `--dt` (`System::with_step`).
-    fn set_step(&mut self, _h: f64) {}
-    /// Variational systems: the coefficients their step computes from the parameters and h
-    /// (named as messages show them), which the run's precision must hold
-    /// (`System::check_precision`). Empty for systems whose kernels use only `constants`.
-    fn step_constants(&self) -> Vec<(&'static str, f64)> {
-        Vec::new()
-    }
-    /// Nonholonomic systems: the largest violation of the continuous constraints by the
-    /// discrete velocity of one point (q_k, v_k), evaluated where the discrete constraint
-    /// evaluates them; None for systems without constraints.
-    fn constraint_error(&self, _q: &[f64], _v: &[f64]) -> Option<f64> {
-        None
-    }
-    /// Nonholonomic systems whose state can hold a velocity off the discrete constraint (an
-    /// initial condition given as two positions rarely satisfies it): replace the initial
-    /// velocity `v` at `q` by the one the scheme takes it for, on the discrete constraint, so
-    /// that the run's first step changes nothing that a later one would not, and the energy
-    /// the errors are measured from is the motion's. Applied once per initial point in f64,
-    /// on the host, before the engine starts (`ensemble::generate`), unless the run asks for
-    /// the raw start. Called only where `projects_start`; the others leave `v` as it is
-    /// (every state consistent).
-    fn project_start(&self, _q: &[f64], _v: &mut [f64]) {}
-    /// Whether the system has a `project_start` (the systems `--raw-start` applies to).
-    fn projects_start(&self) -> bool {
-        false
     }
 }
 

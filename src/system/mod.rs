@@ -14,8 +14,10 @@
 //! 2. `shaders/system/<name>.wgsl`: `grad_q`, `grad_p`, `grad_q_dir`, `grad_p_dir` of one
 //!    point in f32, reading the constants `Hamiltonian::constants` names.
 //! 3. `shaders/energy/<name>.wgsl`: `energy(q, p)` of one point in f64.
-//! 4. Here: `pub mod <name>;` and one line `Variant => <name>::Type,` in `systems!` (the order
-//!    of that list is the order of `CATALOGUE` and of `phaseflow list`).
+//! 4. Here: `pub mod <name>;` and one line `Variant => <name>::Type,` in `systems!`, in its
+//!    `hamiltonian` list, or in its `discrete` list for a discrete map (a variational system:
+//!    `impl DiscreteMap` besides, see `discrete.rs`, and a WGSL `discrete_step`); the order of
+//!    the lists is the order of `CATALOGUE` and of `phaseflow list`.
 //!
 //! Everything that lists the systems (`System`, `each_system!`, `CATALOGUE`, the constructors,
 //! the WGSL lookups) is generated from that line; a missing piece does not compile. The tests
@@ -23,6 +25,7 @@
 //! A worked example: docs/ARCHITECTURE.md, "Adding a system or a method".
 
 pub mod ball_turntable;
+pub mod discrete;
 pub mod double_pendulum;
 pub mod double_pendulum_variational;
 pub mod elastic_pendulum;
@@ -50,6 +53,7 @@ use crate::float::Real;
 use crate::invalid;
 use crate::options::Precision;
 
+pub use discrete::{Constraints, DiscreteMap};
 pub use double_pendulum::DoublePendulum;
 pub use elastic_pendulum::ElasticPendulum;
 pub use elastic_pendulum_cartesian::ElasticPendulumCartesian;
@@ -64,21 +68,25 @@ pub use pendulum::Pendulum;
 pub use spring_chain::SpringChain;
 
 systems! {
-    Oscillator => oscillator::Oscillator,
-    Pendulum => pendulum::Pendulum,
-    Kepler => kepler::Kepler,
-    HenonHeiles => henon_heiles::HenonHeiles,
-    ElasticPendulum => elastic_pendulum::ElasticPendulum,
-    ElasticPendulumCartesian => elastic_pendulum_cartesian::ElasticPendulumCartesian,
-    DoublePendulum => double_pendulum::DoublePendulum,
-    SpringChain => spring_chain::SpringChain,
-    OuterSolarSystem => outer_solar_system::OuterSolarSystem,
-    PendulumVariational => pendulum_variational::PendulumVariational,
-    ElasticPendulumZphi => elastic_pendulum_zphi::ElasticPendulumZphi,
-    DoublePendulumVariational => double_pendulum_variational::DoublePendulumVariational,
-    VerticalDisk => vertical_disk::VerticalDisk,
-    BallTurntable => ball_turntable::BallTurntable,
-    EulerDisk => euler_disk::EulerDisk,
+    hamiltonian {
+        Oscillator => oscillator::Oscillator,
+        Pendulum => pendulum::Pendulum,
+        Kepler => kepler::Kepler,
+        HenonHeiles => henon_heiles::HenonHeiles,
+        ElasticPendulum => elastic_pendulum::ElasticPendulum,
+        ElasticPendulumCartesian => elastic_pendulum_cartesian::ElasticPendulumCartesian,
+        DoublePendulum => double_pendulum::DoublePendulum,
+        SpringChain => spring_chain::SpringChain,
+        OuterSolarSystem => outer_solar_system::OuterSolarSystem,
+    }
+    discrete {
+        PendulumVariational => pendulum_variational::PendulumVariational,
+        ElasticPendulumZphi => elastic_pendulum_zphi::ElasticPendulumZphi,
+        DoublePendulumVariational => double_pendulum_variational::DoublePendulumVariational,
+        VerticalDisk => vertical_disk::VerticalDisk,
+        BallTurntable => ball_turntable::BallTurntable,
+        EulerDisk => euler_disk::EulerDisk,
+    }
 }
 
 /// A named system parameter with its default.
@@ -111,7 +119,7 @@ pub struct SystemInfo {
     /// Lagrangian (and, for nonholonomic systems, a discrete constraint), advanced only by the
     /// `variational` method; its state is (q_k, v_k) with v_k = (q_{k+1} − q_k)/h, and its
     /// "energy" is its continuous energy evaluated from the discrete velocities. See
-    /// `hamiltonian::Hamiltonian::discrete_step`.
+    /// `discrete::DiscreteMap`.
     pub variational: bool,
 }
 
@@ -282,7 +290,7 @@ impl System {
 
     /// Refuse what the kernels cannot compute at the run's `precision`: a formula's constant
     /// outside f32 (`ExprHamiltonian::check_f32`), or a step coefficient of a variational
-    /// system (`Hamiltonian::step_constants`, after `with_step`) that overflows it; the
+    /// system (`DiscreteMap::step_constants`, after `with_step`) that overflows it; the
     /// parameters themselves were checked when the system was built.
     pub fn check_precision(&self, precision: Precision) -> Result<()> {
         if let (Some(e), Precision::F32) = (self.expression(), precision) {
@@ -292,7 +300,7 @@ impl System {
             Precision::F32 => (|x| (x as f32).is_finite(), "3.4e38"),
             Precision::F64 => (f64::is_finite, "1.8e308"),
         };
-        let constants = each_system!(self, s => s.step_constants());
+        let constants = each_discrete!(self, s => s.step_constants(), else Vec::new());
         match constants.into_iter().find(|&(_, x)| !fits(x)) {
             Some((name, x)) => {
                 let mut message = vec![
@@ -423,12 +431,12 @@ impl System {
     /// The same system with its step size set (variational systems evaluate their energy in
     /// their discrete Lagrangian's quadrature, which depends on h); others are unchanged.
     pub fn with_step(mut self, h: f64) -> System {
-        each_system!(&mut self, s => s.set_step(h));
+        each_discrete!(&mut self, s => s.set_step(h), else ());
         self
     }
 
     /// One step of a variational system's two-step map for a block of points (see
-    /// `Hamiltonian::discrete_step`).
+    /// `DiscreteMap::discrete_step`).
     #[inline]
     pub fn discrete_step<T: Real>(
         &self,
@@ -438,33 +446,63 @@ impl System {
         newton: Newton,
         unconverged: &mut [u32],
     ) {
-        each_system!(self, s => s.discrete_step(h, q, v, newton, unconverged))
+        each_discrete!(self, s => s.discrete_step(h, q, v, newton, unconverged), else ())
     }
 
     /// The largest violation of a nonholonomic system's continuous constraints by one point's
     /// discrete velocity (None for systems without constraints).
     pub fn constraint_error(&self, q: &[f64], v: &[f64]) -> Option<f64> {
-        each_system!(self, s => s.constraint_error(q, v))
+        each_discrete!(self, s => s.constraint_error(q, v), else None)
     }
 
     /// Put an initial point (q1..qd, v1..vd) on the system's discrete constraint
-    /// (`Hamiltonian::project_start`); the row untouched where the system has no such
+    /// (`DiscreteMap::project_start`); the row untouched where the system has no such
     /// projection.
     pub fn project_start(&self, row: &mut [f64]) {
         let (q, v) = row.split_at_mut(self.dof());
-        each_system!(self, s => s.project_start(q, v))
+        each_discrete!(self, s => s.project_start(q, v), else ())
     }
 
     /// Whether the system projects its initial velocities (`project_start`): the systems
     /// `--raw-start` applies to.
     pub fn projects_start(&self) -> bool {
-        each_system!(self, s => s.projects_start())
+        each_discrete!(self, s => s.projects_start(), else false)
     }
 
-    /// Whether the system has nonholonomic constraints (the `constraint_err_max` column).
+    /// Whether the system has nonholonomic constraints (the `constraint_err_max` column), as
+    /// its `DiscreteMap::constraints` declares.
     pub fn constrained(&self) -> bool {
-        let zero = vec![0.0; self.dof()];
-        self.constraint_error(&zero, &zero).is_some()
+        self.constraints() == Some(Constraints::Nonholonomic)
+    }
+
+    /// A discrete map's declared constraints (`None` for a Hamiltonian system).
+    pub fn constraints(&self) -> Option<Constraints> {
+        each_discrete!(self, s => Some(s.constraints()), else None)
+    }
+
+    /// A holonomic discrete map (symplectic in (q, p = −D₁L_d)): loop areas are measured in
+    /// (q, p) through `momentum`.
+    pub fn holonomic_map(&self) -> bool {
+        self.constraints() == Some(Constraints::Holonomic)
+    }
+
+    /// The discrete Legendre transform p = −D₁L_d(q, q + h v) of one point of a holonomic
+    /// discrete map, into `p` (see `DiscreteMap::momentum`).
+    pub fn momentum(&self, q: &[f64], v: &[f64], p: &mut [f64]) {
+        each_discrete!(self, s => s.momentum(q, v, p), else ())
+    }
+
+    /// Whether the system's tangent columns can be advanced: every Hamiltonian system (through
+    /// its gradients' linearisation), and the discrete maps whose `tangent_step` is written.
+    pub fn has_tangent_map(&self) -> bool {
+        each_discrete!(self, s => s.linearised(), else true)
+    }
+
+    /// One tangent column of a block of points through one step of a linearised discrete map
+    /// (see `DiscreteMap::tangent_step`).
+    #[inline]
+    pub fn tangent_step<T: Real>(&self, h: T, q: &[T], v: &[T], tq: &mut [T], tp: &mut [T]) {
+        each_discrete!(self, s => s.tangent_step(h, q, v, tq, tp), else ())
     }
 
     /// A configuration plane to draw a single trajectory's path in (label, x and y components).

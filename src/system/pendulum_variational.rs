@@ -14,10 +14,11 @@
 
 use std::collections::BTreeMap;
 
+use super::discrete::{Constraints, DiscreteMap};
 use super::hamiltonian::no_hamiltonian_gradients;
 use super::{require_positive, Hamiltonian, Newton, ParamSpec, SystemDef, SystemInfo};
 use crate::error::Result;
-use crate::float::{sin_poly, Real};
+use crate::float::{cos_poly, sin_poly, Real};
 
 pub const NAME: &str = "pendulum-variational";
 pub const INFO: SystemInfo = SystemInfo {
@@ -85,6 +86,34 @@ impl Hamiltonian for PendulumVariational {
 
     fn observable(&self) -> Option<(&'static str, usize)> {
         Some(("q", 0))
+    }
+}
+
+impl DiscreteMap for PendulumVariational {
+    fn constraints(&self) -> Constraints {
+        Constraints::Holonomic
+    }
+
+    /// p = −D₁L_d(q, q + h v) = v + (h/2) ω² sin q: Störmer–Verlet's momentum.
+    fn momentum(&self, q: &[f64], v: &[f64], p: &mut [f64]) {
+        p[0] = v[0] + 0.5 * self.h * self.omega * self.omega * q[0].sin();
+    }
+
+    fn linearised(&self) -> bool {
+        true
+    }
+
+    /// In (q, p) the map is Verlet's kick, drift, kick: δv = δp − (h/2) ω² cos q δq,
+    /// δq' = δq + h δv, δp' = δv − (h/2) ω² cos q' δq', three shears (det 1 to rounding).
+    fn tangent_step<T: Real>(&self, h: T, q: &[T], v: &[T], tq: &mut [T], tp: &mut [T]) {
+        let hw2 = T::HALF * h * T::from_f64(self.omega * self.omega);
+        for i in 0..q.len() {
+            let q1 = q[i] + h * v[i];
+            let dv = tp[i] - hw2 * cos_poly(q[i]) * tq[i];
+            let dq1 = tq[i] + h * dv;
+            tq[i] = dq1;
+            tp[i] = dv - hw2 * cos_poly(q1) * dq1;
+        }
     }
 
     fn set_step(&mut self, h: f64) {

@@ -4,13 +4,17 @@
 //! lookups of each system's description and WGSL sources. Every piece comes from the
 //! system's `SystemDef` descriptor, so a system missing one is a compile error.
 
-/// Invoked once, in `system/mod.rs`. The second rule receives a `$` token as `$d` so that it
-/// can write the nested `each_system!` macro's own metavariables.
+/// Invoked once, in `system/mod.rs`, with the Hamiltonian systems and then the discrete maps
+/// (variational systems, `DiscreteMap`). The second rule receives a `$` token as `$d` so that it
+/// can write the nested `each_system!` and `each_discrete!` macros' own metavariables.
 macro_rules! systems {
-    ($($variant:ident => $ty:ty,)+) => {
-        systems!(@with_dollar ($) $($variant => $ty,)+);
+    (
+        hamiltonian { $($hvariant:ident => $hty:ty,)+ }
+        discrete { $($mvariant:ident => $mty:ty,)+ }
+    ) => {
+        systems!(@with_dollar ($) [$($mvariant)+] $($hvariant => $hty,)+ $($mvariant => $mty,)+);
     };
-    (@with_dollar ($d:tt) $($variant:ident => $ty:ty,)+) => {
+    (@with_dollar ($d:tt) [$($map:ident)+] $($variant:ident => $ty:ty,)+) => {
         /// Every system phaseflow knows, in the order of the `systems!` list (to add one, see
         /// the module documentation), and a Hamiltonian given as a formula (`Expr`, not in
         /// `CATALOGUE`: built from its description, see `expression.rs`).
@@ -26,6 +30,17 @@ macro_rules! systems {
                 match $d self_ {
                     $(System::$variant($d s) => $d body,)+
                     System::Expr($d s) => $d body,
+                }
+            };
+        }
+
+        /// `match` over the discrete maps (the `discrete` list), binding the inner map
+        /// (`DiscreteMap`) as `$s`; every other system gives `$other`.
+        macro_rules! each_discrete {
+            ($d self_:expr, $d s:ident => $d body:expr, else $d other:expr) => {
+                match $d self_ {
+                    $(System::$map($d s) => $d body,)+
+                    _ => $d other,
                 }
             };
         }

@@ -24,6 +24,7 @@
 
 use std::collections::BTreeMap;
 
+use super::discrete::{Constraints, DiscreteMap};
 use super::hamiltonian::no_hamiltonian_gradients;
 use super::{require_positive, Hamiltonian, Newton, ParamSpec, SystemDef, SystemInfo};
 use crate::error::Result;
@@ -118,6 +119,12 @@ impl Hamiltonian for VerticalDisk {
 
     fn path(&self) -> Option<(&'static str, usize, usize)> {
         Some(("contact point (x, y)", 0, 1))
+    }
+}
+
+impl DiscreteMap for VerticalDisk {
+    fn constraints(&self) -> Constraints {
+        Constraints::Nonholonomic
     }
 
     fn set_step(&mut self, h: f64) {

@@ -9,6 +9,7 @@ mod commands;
 mod completions;
 mod constrained_start;
 mod device_limits;
+mod discrete_maps;
 mod errors;
 mod formulas;
 mod gpu_suite;

@@ -1,0 +1,89 @@
+//! What a discrete map implements: the `DiscreteMap` trait. A variational system
+//! (`SystemInfo::variational`, after Marsden & West, "Discrete mechanics and variational
+//! integrators") is defined by a discrete Lagrangian L_d(q_k, q_{k+1}) and, for rolling bodies,
+//! a discrete constraint, not by a Hamiltonian: its dynamics is its own two-step map, stored as
+//! (q_k, v_k) with v_k = (q_{k+1} − q_k)/h in the state's q and p slots. Its step, its
+//! constraints and its phase-space coordinates live here, apart from the `Hamiltonian` trait's
+//! vector field, and are reached through `System` only for the systems the `systems!` list
+//! names as discrete maps (`each_discrete!`).
+//!
+//! Holonomic maps are symplectic in (q, p) with p_k = −D₁L_d(q_k, q_{k+1}) (the discrete
+//! Legendre transform): `momentum` gives p from the stored (q, v), so loop areas are measured
+//! in (q, p), and `tangent_step` advances tangent columns that hold the (q, p) map's
+//! derivative, so the tangent map's determinant and symplecticity defect keep their meaning.
+//! Nonholonomic maps (rolling without slipping) are not symplectic: they declare it, and loop
+//! areas and the tangent map are refused for them.
+
+use super::Newton;
+use crate::float::Real;
+
+/// The constraints a discrete map declares (`DiscreteMap::constraints`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Constraints {
+    /// None but the configuration space's own (angles, lengths): the map is symplectic in
+    /// (q, p = −D₁L_d), and `momentum` gives p.
+    Holonomic,
+    /// Velocity constraints (rolling without slipping), enforced by a discrete constraint: the
+    /// map conserves no symplectic form; `constraint_error` measures the continuous
+    /// constraints' violation.
+    Nonholonomic,
+}
+
+/// What every variational system implements beside its description (`Hamiltonian`'s `dof`,
+/// `params`, `energy`, `constants`, `default_state`, …).
+pub trait DiscreteMap {
+    /// Holonomic (symplectic in (q, p)) or nonholonomic: what the run may measure.
+    fn constraints(&self) -> Constraints;
+    /// One step of the system's two-step map (q_{k−1}, q_k) ↦ (q_k, q_{k+1}) for a block of
+    /// points, on the state stored as (q_k, v_k) with v_k = (q_{k+1} − q_k)/h (component-major,
+    /// n = len / d points). Implicit steps solve per point by Newton iteration to `newton.tol`
+    /// with at most `newton.max_iter` iterations, and add 1 to `unconverged[i]` for a point
+    /// that hits the cap. Mirror: the system's WGSL `discrete_step`.
+    fn discrete_step<T: Real>(
+        &self,
+        h: T,
+        q: &mut [T],
+        v: &mut [T],
+        newton: Newton,
+        unconverged: &mut [u32],
+    );
+    /// The step size the energy and constraint are evaluated with (the discrete Lagrangian's
+    /// quadrature points depend on h). Set once from `--dt` (`System::with_step`).
+    fn set_step(&mut self, h: f64);
+    /// The coefficients the step computes from the parameters and h (named as messages show
+    /// them), which the run's precision must hold (`System::check_precision`). Empty for
+    /// systems whose kernels use only `constants`.
+    fn step_constants(&self) -> Vec<(&'static str, f64)> {
+        Vec::new()
+    }
+    /// Holonomic maps: the discrete Legendre transform p = −D₁L_d(q, q + h v) of one point, in
+    /// f64, written into `p` (d values). Nonholonomic maps have no such momentum and leave it.
+    fn momentum(&self, _q: &[f64], _v: &[f64], _p: &mut [f64]) {}
+    /// Whether `tangent_step` is written (holonomic maps whose linearisation is derived).
+    fn linearised(&self) -> bool {
+        false
+    }
+    /// Holonomic maps that are `linearised`: advance one tangent column (tq, tp) of a block of
+    /// points (n = len / d) through one step of the map in (q, p) coordinates, from the points'
+    /// states (q, v) before the step: the tangent column then holds the derivative of the
+    /// symplectic map (q_k, p_k) ↦ (q_{k+1}, p_{k+1}), as a Hamiltonian method's does.
+    fn tangent_step<T: Real>(&self, _h: T, _q: &[T], _v: &[T], _tq: &mut [T], _tp: &mut [T]) {}
+    /// Nonholonomic systems: the largest violation of the continuous constraints by the
+    /// discrete velocity of one point (q_k, v_k), evaluated where the discrete constraint
+    /// evaluates them.
+    fn constraint_error(&self, _q: &[f64], _v: &[f64]) -> Option<f64> {
+        None
+    }
+    /// Nonholonomic systems whose state can hold a velocity off the discrete constraint (an
+    /// initial condition given as two positions rarely satisfies it): replace the initial
+    /// velocity `v` at `q` by the one the scheme takes it for, on the discrete constraint, so
+    /// that the run's first step changes nothing that a later one would not, and the energy
+    /// the errors are measured from is the motion's. Applied once per initial point in f64,
+    /// on the host, before the engine starts (`ensemble::generate`), unless the run asks for
+    /// the raw start. Called only where `projects_start`.
+    fn project_start(&self, _q: &[f64], _v: &mut [f64]) {}
+    /// Whether the system has a `project_start` (the systems `--raw-start` applies to).
+    fn projects_start(&self) -> bool {
+        false
+    }
+}

@@ -1,6 +1,7 @@
 //! Progress of a long run on stderr, and advancing an engine in pieces small enough to keep
 //! that report moving.
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 use indicatif::{ProgressBar, ProgressStyle};
@@ -21,6 +22,27 @@ pub(super) struct Progress {
     /// Plain-line reporting (stderr is not a terminal): total steps, start, last line.
     plain: Option<(u64, Instant, Instant)>,
     done: u64,
+    /// Whether `inc` counts towards `steps` (a run's report; not the hidden ones of refinement).
+    counts: bool,
+}
+
+/// The steps of the latest reported run, done and in all, for a host that draws its own
+/// progress bar (the Python module polls `steps` while the run holds no lock of its).
+static STEPS_DONE: AtomicU64 = AtomicU64::new(0);
+static STEPS_TOTAL: AtomicU64 = AtomicU64::new(0);
+
+/// (steps done, steps in all) of the run in progress, or of the last one; hidden reports too.
+pub fn steps() -> (u64, u64) {
+    (
+        STEPS_DONE.load(Ordering::Relaxed),
+        STEPS_TOTAL.load(Ordering::Relaxed),
+    )
+}
+
+/// Forget the last run's steps: a host calls it before starting the next.
+pub fn clear_steps() {
+    STEPS_DONE.store(0, Ordering::Relaxed);
+    STEPS_TOTAL.store(0, Ordering::Relaxed);
 }
 
 /// Seconds between plain progress lines.
@@ -30,8 +52,13 @@ impl Progress {
     /// A report of `total` steps; hidden with `--quiet` (`console::quiet`).
     pub(super) fn new(total: u64) -> Self {
         use std::io::IsTerminal;
+        STEPS_DONE.store(0, Ordering::Relaxed);
+        STEPS_TOTAL.store(total, Ordering::Relaxed);
         if crate::console::quiet() {
-            return Self::hidden();
+            return Progress {
+                counts: true,
+                ..Self::hidden()
+            };
         }
         if !std::io::stderr().is_terminal() {
             let now = Instant::now();
@@ -39,6 +66,7 @@ impl Progress {
                 bar: ProgressBar::hidden(),
                 plain: Some((total, now, now)),
                 done: 0,
+                counts: true,
             };
         }
         let bar = ProgressBar::new(total);
@@ -52,6 +80,7 @@ impl Progress {
             bar,
             plain: None,
             done: 0,
+            counts: true,
         }
     }
 
@@ -60,11 +89,15 @@ impl Progress {
             bar: ProgressBar::hidden(),
             plain: None,
             done: 0,
+            counts: false,
         }
     }
 
     pub(super) fn inc(&mut self, steps: u64) {
         self.bar.inc(steps);
+        if self.counts {
+            STEPS_DONE.fetch_add(steps, Ordering::Relaxed);
+        }
         self.done += steps;
         if let Some((total, start, last)) = &mut self.plain {
             if last.elapsed().as_secs() >= PLAIN_PROGRESS_SECS {

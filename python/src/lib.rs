@@ -143,7 +143,7 @@ fn summary_dict<'py>(py: Python<'py>, s: run::RunSummary) -> PyResult<Bound<'py,
     d.set_item("refine_capped_at", s.refine_capped_at)?;
     d.set_item("refine_stuck_at", s.refine_stuck_at)?;
     match s.final_state {
-        Some(state) => d.set_item("final_state", final_array(py, state)?)?,
+        Some(state) => d.set_item("final_state", final_array(py, *state)?)?,
         None => d.set_item("final_state", py.None())?,
     }
     Ok(d)

@@ -45,7 +45,7 @@ pub struct RunSummary {
     /// What `--reference` and `--reverse` found, a sentence each, for the terminal.
     pub accuracy: Vec<String>,
     /// The state after the last step, when the caller asked for it (`run_keeping_final`).
-    pub final_state: Option<FinalState>,
+    pub final_state: Option<Box<FinalState>>,
 }
 
 /// The points after the last step as rows q1..qd p1..pd, in the run's precision: the values a
@@ -327,7 +327,7 @@ pub(super) fn run_with<T: Real>(
         write_run_files(cfg, out, &tracker)?;
     }
     let final_state = match keep_final && peers.is_root() {
-        true => Some(FinalState::new(tracker.engine.state()?)),
+        true => Some(Box::new(FinalState::new(tracker.engine.state()?))),
         false => None,
     };
     let accuracy = rows

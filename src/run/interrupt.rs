@@ -3,25 +3,44 @@
 //! `Error::Interrupted`); a second one ends the process at once (exit 130).
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Once, OnceLock};
 
 fn flag() -> &'static Arc<AtomicBool> {
     static FLAG: OnceLock<Arc<AtomicBool>> = OnceLock::new();
-    FLAG.get_or_init(|| {
-        let flag = Arc::new(AtomicBool::new(false));
+    FLAG.get_or_init(|| Arc::new(AtomicBool::new(false)))
+}
+
+/// Set when a host process owns SIGINT (the Python module: Python's own handler raises
+/// `KeyboardInterrupt`, and the module calls `request` for it), so `install` leaves the
+/// process's handlers alone and a second Ctrl-C cannot end the interpreter.
+static HOST: AtomicBool = AtomicBool::new(false);
+
+/// Catch SIGINT and SIGTERM from now on (idempotent): called when a run starts writing.
+pub fn install() {
+    if HOST.load(Ordering::SeqCst) {
+        return;
+    }
+    static REGISTER: Once = Once::new();
+    REGISTER.call_once(|| {
+        let flag = flag();
         for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
             // A second signal while the flag is set ends the process at once; the first sets it.
             // Registration fails only for forbidden signals, which these are not.
             let _ = signal_hook::flag::register_conditional_shutdown(signal, 130, flag.clone());
             let _ = signal_hook::flag::register(signal, flag.clone());
         }
-        flag
-    })
+    });
 }
 
-/// Catch SIGINT and SIGTERM from now on (idempotent): called when a run starts writing.
-pub fn install() {
-    flag();
+/// The host process handles SIGINT and SIGTERM itself and calls `request` (the Python module):
+/// `install` registers no handlers from now on.
+pub fn host_handles_signals() {
+    HOST.store(true, Ordering::SeqCst);
+}
+
+/// Forget an earlier request: a host process that ran an interrupted run goes on to the next.
+pub fn clear() {
+    flag().store(false, Ordering::SeqCst);
 }
 
 /// Act as if SIGINT had arrived (the test hook below).

@@ -44,6 +44,47 @@ pub struct RunSummary {
     pub trajectory: Vec<(f64, Vec<f64>)>,
     /// What `--reference` and `--reverse` found, a sentence each, for the terminal.
     pub accuracy: Vec<String>,
+    /// The state after the last step, when the caller asked for it (`run_keeping_final`).
+    pub final_state: Option<Box<FinalState>>,
+}
+
+/// The points after the last step as rows q1..qd p1..pd, in the run's precision: the values a
+/// `--save-states` file holds (`npy::encode_state`), laid out for a host that takes the
+/// buffer as its own array (the Python module hands it to numpy without a copy).
+#[derive(Debug, Clone)]
+pub enum FinalState {
+    F32 { columns: usize, rows: Vec<f32> },
+    F64 { columns: usize, rows: Vec<f64> },
+}
+
+impl FinalState {
+    fn of<T: Real>(s: &State<T>) -> Vec<T> {
+        let mut rows = Vec::with_capacity(s.n * 2 * s.d);
+        for i in 0..s.n {
+            rows.extend((0..s.d).map(|k| s.q[k * s.n + i]));
+            rows.extend((0..s.d).map(|k| s.p[k * s.n + i]));
+        }
+        rows
+    }
+
+    fn new<T: Real>(s: &State<T>) -> FinalState {
+        let columns = 2 * s.d;
+        // T is f32 or f64 (`Real`): the rows move into the matching variant without a copy.
+        let rows: Box<dyn std::any::Any> = Box::new(FinalState::of(s));
+        match rows.downcast::<Vec<f32>>() {
+            Ok(rows) => FinalState::F32 {
+                columns,
+                rows: *rows,
+            },
+            Err(rows) => FinalState::F64 {
+                columns,
+                rows: match rows.downcast::<Vec<f64>>() {
+                    Ok(rows) => *rows,
+                    Err(_) => FinalState::of(&s.primal_f64()),
+                },
+            },
+        }
+    }
 }
 
 /// Say on stderr why `auto` chose its engine, and for a formula what it is.
@@ -102,6 +143,12 @@ pub fn preflight(cfg: &RunConfig) -> Result<(EngineChoice, Option<String>)> {
 
 /// `phaseflow run`.
 pub fn run(cfg: &RunConfig, out: &OutputDir) -> Result<RunSummary> {
+    run_keeping_final(cfg, out, false)
+}
+
+/// `run`, and with `keep_final` the state after the last step in `RunSummary::final_state`
+/// (read back from the GPU once more if nothing else needed it).
+pub fn run_keeping_final(cfg: &RunConfig, out: &OutputDir, keep_final: bool) -> Result<RunSummary> {
     let peers = Peers::current();
     let on_ranks;
     let cfg = if peers.many() {
@@ -116,11 +163,11 @@ pub fn run(cfg: &RunConfig, out: &OutputDir) -> Result<RunSummary> {
     match cfg.precision {
         Precision::F32 => {
             let engines = factory(&k, choice, &gpus, cfg.ensemble.is_loop());
-            run_with::<f32>(cfg, out, note, choice, &engines, None)
+            run_with::<f32>(cfg, out, note, choice, &engines, None, keep_final)
         }
         Precision::F64 => {
             let engines = factory(&k, choice, &gpus, cfg.ensemble.is_loop());
-            run_with::<f64>(cfg, out, note, choice, &engines, None)
+            run_with::<f64>(cfg, out, note, choice, &engines, None, keep_final)
         }
     }
 }
@@ -218,6 +265,7 @@ pub(super) fn run_with<T: Real>(
     choice: EngineChoice,
     factory: &EngineFactory<T>,
     from: Option<(Checkpoint<T>, Vec<Row>)>,
+    keep_final: bool,
 ) -> Result<RunSummary> {
     let out = dest.path.as_path();
     // Under MPI rank 0 writes the files and the other ranks only compute.
@@ -282,6 +330,10 @@ pub(super) fn run_with<T: Real>(
     if peers.is_root() {
         write_run_files(cfg, out, &tracker)?;
     }
+    let final_state = match keep_final && peers.is_root() {
+        true => Some(Box::new(FinalState::new(tracker.engine.state()?))),
+        false => None,
+    };
     let accuracy = rows
         .last()
         .map(|last| accuracy_lines(cfg, last))
@@ -296,6 +348,7 @@ pub(super) fn run_with<T: Real>(
         refine_stuck_at: tracker.stuck_at,
         portraits: tracker.portraits,
         trajectory: tracker.trajectory,
+        final_state,
     })
 }
 

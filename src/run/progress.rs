@@ -1,6 +1,7 @@
 //! Progress of a long run on stderr, and advancing an engine in pieces small enough to keep
 //! that report moving.
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 use indicatif::{ProgressBar, ProgressStyle};
@@ -23,6 +24,27 @@ pub(super) struct Progress {
     done: u64,
     /// Steps done before this report started (`ProgressScope`): not part of its pace.
     base: u64,
+    /// Whether `inc` counts towards `steps` (a run's report; not the hidden ones of refinement).
+    counts: bool,
+}
+
+/// The steps of the latest reported run, done and in all, for a host that draws its own
+/// progress bar (the Python module polls `steps` while the run holds no lock of its).
+static STEPS_DONE: AtomicU64 = AtomicU64::new(0);
+static STEPS_TOTAL: AtomicU64 = AtomicU64::new(0);
+
+/// (steps done, steps in all) of the run in progress, or of the last one; hidden reports too.
+pub fn steps() -> (u64, u64) {
+    (
+        STEPS_DONE.load(Ordering::Relaxed),
+        STEPS_TOTAL.load(Ordering::Relaxed),
+    )
+}
+
+/// Forget the last run's steps: a host calls it before starting the next.
+pub fn clear_steps() {
+    STEPS_DONE.store(0, Ordering::Relaxed);
+    STEPS_TOTAL.store(0, Ordering::Relaxed);
 }
 
 /// Seconds between plain progress lines.
@@ -59,13 +81,19 @@ impl Progress {
         let mut pb = Self::of(total);
         pb.bar.set_position(before);
         (pb.done, pb.base) = (before, before);
+        STEPS_DONE.store(before, Ordering::Relaxed);
         pb
     }
 
     fn of(total: u64) -> Self {
         use std::io::IsTerminal;
+        STEPS_DONE.store(0, Ordering::Relaxed);
+        STEPS_TOTAL.store(total, Ordering::Relaxed);
         if crate::console::quiet() {
-            return Self::hidden();
+            return Progress {
+                counts: true,
+                ..Self::hidden()
+            };
         }
         if !std::io::stderr().is_terminal() {
             let now = Instant::now();
@@ -74,6 +102,7 @@ impl Progress {
                 plain: Some((total, now, now)),
                 done: 0,
                 base: 0,
+                counts: true,
             };
         }
         let bar = ProgressBar::new(total);
@@ -88,6 +117,7 @@ impl Progress {
             plain: None,
             done: 0,
             base: 0,
+            counts: true,
         }
     }
 
@@ -97,11 +127,15 @@ impl Progress {
             plain: None,
             done: 0,
             base: 0,
+            counts: false,
         }
     }
 
     pub(super) fn inc(&mut self, steps: u64) {
         self.bar.inc(steps);
+        if self.counts {
+            STEPS_DONE.fetch_add(steps, Ordering::Relaxed);
+        }
         self.done += steps;
         if let Some((total, start, last)) = &mut self.plain {
             if last.elapsed().as_secs() >= PLAIN_PROGRESS_SECS {

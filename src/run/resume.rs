@@ -102,7 +102,7 @@ fn resume_as<T: Real>(cfg: &RunConfig, dir: &Path) -> Result<RunSummary> {
     let k = cfg.integrator();
     let gpus = gpus(cfg, choice)?;
     let engines = factory(&k, choice, &gpus, cfg.ensemble.is_loop());
-    run_with::<T>(cfg, &out, None, choice, &engines, Some((c, rows)))
+    run_with::<T>(cfg, &out, None, choice, &engines, Some((c, rows)), false)
 }
 
 /// Why the configuration a checkpoint was written with is not config.toml's: the checkpoint

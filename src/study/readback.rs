@@ -210,6 +210,7 @@ pub(super) fn run_summary(cfg: &RunConfig, dir: &Path) -> Result<RunSummary> {
         refine_stuck_at,
         portraits,
         trajectory,
+        final_state: None,
     })
 }
 

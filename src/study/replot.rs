@@ -59,6 +59,7 @@ pub fn plot_run(dir: &Path, out: Option<&Path>) -> Result<PlotOutcome> {
         refine_stuck_at,
         portraits: read_portraits(dir, cfg.system.dof(), cfg.dt, &trajectory)?,
         trajectory,
+        final_state: None,
     };
     let run = StudyRun {
         method: cfg.method,

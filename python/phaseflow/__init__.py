@@ -1,0 +1,416 @@
+"""phaseflow from Python: symplectic integrators for large phase-space ensembles.
+
+Every function here runs the command line's own code: keyword arguments are written as the
+flags of the matching ``phaseflow`` subcommand (``snapshot_every=10`` is ``--snapshot-every 10``,
+``tangent=True`` is ``--tangent``, ``params={"m": 2}`` is ``--param m=2``), parsed by the command
+line's parser and run by the same pipeline. Results come back as numpy arrays (and pandas
+DataFrames when pandas is installed). See docs/python.md.
+
+Bad arguments raise ``ValueError`` with the command line's message; other failures raise
+``RuntimeError``. Ctrl-C raises ``KeyboardInterrupt`` once the run has written a checkpoint
+(resumable with :func:`resume` when ``out`` was given).
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import re
+import shlex
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+
+import numpy as np
+
+from . import _phaseflow
+
+__version__: str = _phaseflow.__version__
+
+__all__ = [
+    "Run",
+    "Study",
+    "run",
+    "study",
+    "validate",
+    "bench",
+    "resume",
+    "systems",
+    "methods",
+    "presets",
+    "ensembles",
+    "method_check",
+]
+
+PathLike = Union[str, "os.PathLike[str]"]
+
+# Keyword arguments whose flag is not their name with "_" → "-".
+_RENAMED = {"params": "param"}
+
+
+def _value(value: Any) -> str:
+    """A keyword argument's value as the command line writes it."""
+    if isinstance(value, (bool, np.bool_)):
+        return "true" if value else "false"
+    if isinstance(value, (int, np.integer)):
+        return str(int(value))
+    if isinstance(value, (float, np.floating)):
+        # repr is the shortest text that reads back as the same double.
+        return repr(float(value))
+    if isinstance(value, os.PathLike):
+        return os.fspath(value)
+    if isinstance(value, (list, tuple, np.ndarray)):
+        return ",".join(_value(v) for v in value)
+    return str(value)
+
+
+def _args(subcommand: str, kwargs: Mapping[str, Any]) -> List[str]:
+    """The command line's arguments for ``kwargs``: each name is a flag of ``subcommand``."""
+    known = {name: (takes, repeats) for name, takes, repeats in _phaseflow.flags(subcommand)}
+    args: List[str] = []
+    for name, value in kwargs.items():
+        if value is None:
+            continue
+        flag = _RENAMED.get(name, name.replace("_", "-"))
+        takes, repeats = known.get(flag, (True, False))
+        if flag == "param" and isinstance(value, Mapping):
+            value = [f"{k}={_value(v)}" for k, v in value.items()]
+        if not takes:
+            # A switch: True sets it, False leaves it off.
+            if value:
+                args.append(f"--{flag}")
+            continue
+        if repeats and isinstance(value, (list, tuple)):
+            for v in value:
+                args += [f"--{flag}", _value(v)]
+        else:
+            args += [f"--{flag}", _value(value)]
+    return args
+
+
+def _progress(enabled: bool, what: str) -> Tuple[Optional[Callable[[int, int], None]], Any]:
+    """A callback drawing a tqdm bar of the run's steps (when tqdm is installed and asked for)."""
+    if not enabled:
+        return None, None
+    try:
+        from tqdm.auto import tqdm
+    except ImportError:
+        return None, None
+    bar = tqdm(total=0, unit="step", desc=what)
+
+    def update(done: int, total: int) -> None:
+        if bar.total != total:
+            bar.reset(total=total)
+        bar.n = done
+        bar.refresh()
+
+    return update, bar
+
+
+def _table(path: Path) -> Any:
+    """A CSV file as a pandas DataFrame when pandas is installed, else a dict of numpy arrays
+    (integer columns as int64, real columns as float64 with empty cells NaN, others str)."""
+    try:
+        import pandas as pd
+    except ImportError:
+        pd = None
+    if pd is not None:
+        # Every number must read back as the double the file was written from: pandas 3 parses
+        # so by default (and deprecates the option), older pandas with "round_trip".
+        exact = {} if int(pd.__version__.split(".")[0]) >= 3 else {"float_precision": "round_trip"}
+        return pd.read_csv(path, **exact)
+    with open(path, newline="") as f:
+        rows = list(csv.reader(f))
+    header, body = rows[0], rows[1:]
+    table: Dict[str, np.ndarray] = {}
+    for j, name in enumerate(header):
+        cells = [r[j] for r in body]
+        table[name] = _column(cells)
+    return table
+
+
+def _column(cells: List[str]) -> np.ndarray:
+    try:
+        return np.array([int(c) for c in cells], dtype=np.int64)
+    except ValueError:
+        pass
+    try:
+        return np.array([float(c) if c != "" else np.nan for c in cells], dtype=np.float64)
+    except ValueError:
+        return np.array(cells, dtype=str)
+
+
+def _read_toml(path: Path) -> Dict[str, Any]:
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - Python 3.9/3.10
+        import tomli as tomllib
+    with open(path, "rb") as f:
+        return tomllib.load(f)
+
+
+class Run:
+    """A finished run: its statistics, saved states, final state and configuration.
+
+    Attributes:
+        stats: stats.csv, one row per snapshot (a pandas DataFrame when pandas is installed,
+            else a dict of numpy arrays keyed by column).
+        states: the saved snapshots (``save_states=True``, or a study's portraits), a dict from
+            step to a numpy array of shape ``(points, 2d)`` (q1..qd, p1..pd), in the run's
+            precision.
+        final_state: the state after the last step, shape ``(points, 2d)``, in the run's
+            precision (its buffer is the library's own: no copy).
+        config: the resolved configuration (config.toml) as a dict.
+        out: the run's folder when ``out`` was given, else None (the results were read from a
+            temporary folder, removed when the Run is).
+        engine: the engine that ran it, as the command line reports it.
+        method: the method's name.
+        accuracy: what ``reference`` and ``reverse`` found, a sentence each.
+    """
+
+    def __init__(self, folder: Path, summary: Mapping[str, Any], out: Optional[Path],
+                 keep: Optional[tempfile.TemporaryDirectory] = None) -> None:
+        self._folder = folder
+        self._keep = keep
+        self.out: Optional[Path] = out
+        self.engine: str = summary.get("engine", "")
+        self.method: str = summary.get("method", "")
+        self.accuracy: List[str] = list(summary.get("accuracy", []))
+        self._final: Optional[np.ndarray] = summary.get("final_state")
+        self.stats: Any = _table(folder / "stats.csv")
+        self.config: Dict[str, Any] = _read_toml(folder / "config.toml")
+        self._states: Optional[Dict[int, np.ndarray]] = None
+
+    @property
+    def states(self) -> Dict[int, np.ndarray]:
+        """The saved snapshots: {step: array of shape (points, 2d)} (empty when none were saved)."""
+        if self._states is None:
+            found = []
+            folder = self._folder / "states"
+            if folder.is_dir():
+                for f in folder.iterdir():
+                    m = re.fullmatch(r"step_(\d+)\.npy", f.name)
+                    if m:
+                        found.append((int(m.group(1)), f))
+            self._states = {step: np.load(f) for step, f in sorted(found)}
+        return self._states
+
+    @property
+    def final_state(self) -> Optional[np.ndarray]:
+        """The state after the last step, shape (points, 2d); for a resumed run the last saved
+        snapshot, or None when none was saved."""
+        if self._final is None and self.states:
+            return self.states[max(self.states)]
+        return self._final
+
+    def __repr__(self) -> str:
+        where = f" in {self.out}" if self.out else ""
+        return f"<phaseflow.Run {self.method} on {self.engine}{where}>"
+
+
+class Study:
+    """A finished study.
+
+    Attributes:
+        summary: summary.csv, one row per method (DataFrame or dict of arrays, as ``Run.stats``).
+        figures: the paths of the figures written (PNG and SVG).
+        files: every file the study wrote (summary.csv, figures, report.md).
+        report: the path of report.md.
+        out: the study's folder.
+    """
+
+    def __init__(self, summary: Mapping[str, Any]) -> None:
+        self.out: Path = Path(summary["out"])
+        self.files: List[Path] = [Path(f) for f in summary["files"]]
+        self.figures: List[Path] = [f for f in self.files if f.suffix in (".png", ".svg")]
+        self.report: Path = self.out / "report.md"
+        self.summary: Any = _table(self.out / "summary.csv")
+
+    def run(self, method: str) -> Run:
+        """One method's run of the study, read back from its folder."""
+        folder = self.out / method
+        if not (folder / "stats.csv").is_file():
+            raise ValueError(f"{self.out}: no run of method {method!r} in this study")
+        return Run(folder, {"method": method}, folder)
+
+    def __repr__(self) -> str:
+        return f"<phaseflow.Study in {self.out}: {len(self.figures)} figures>"
+
+
+def _initial_file(initial: Any, folder: Path) -> Path:
+    """An initial ensemble given as an array, written as the .npy file --input reads."""
+    arr = np.asarray(initial)
+    if arr.dtype not in (np.float32, np.float64):
+        raise ValueError(
+            f"initial: the array's dtype is {arr.dtype}; give float32 or float64 values")
+    if arr.ndim != 2:
+        raise ValueError(
+            f"initial: the array has shape {arr.shape}; give shape (points, 2d): q1..qd, p1..pd per row")
+    path = folder / "initial.npy"
+    np.save(path, np.ascontiguousarray(arr))
+    return path
+
+
+def run(*, out: Optional[PathLike] = None, initial: Any = None, progress: bool = False,
+        verbose: bool = False, **flags: Any) -> Run:
+    """Advance an ensemble, as ``phaseflow run``, and return the :class:`Run`.
+
+    Args:
+        out: the folder for the run's files (``--out``); None writes them to a temporary folder
+            that lives as long as the returned Run.
+        initial: the initial ensemble as an array of shape (points, 2d), float32 or float64
+            (``--ensemble file --input``); with ``loop=True`` its rows are a closed loop's
+            nodes. With ``out`` given the array is kept beside the run (``resume`` reads it).
+        progress: draw a tqdm progress bar (when tqdm is installed).
+        verbose: let the library's notes through to stderr (off: ``--quiet``).
+        **flags: every flag of ``phaseflow run``, named with ``_`` for ``-``: e.g.
+            ``system="pendulum"``, ``hamiltonian="p^2/2 + 1 - cos(q)"``, ``method="verlet"``,
+            ``ensemble="disk"``, ``points=10000``, ``dt=0.01``, ``steps=1000``,
+            ``backend="cpu"``, ``precision="f32"``, ``params={"m": 2}``, ``tangent=True``,
+            ``reference="rk4/16"``, ``reverse=True``, ``save_states=True``.
+
+    Raises:
+        ValueError: bad arguments (the command line's message).
+        RuntimeError: a failure while running.
+        KeyboardInterrupt: Ctrl-C, after the run wrote its checkpoint.
+    """
+    scratch = tempfile.TemporaryDirectory(prefix="phaseflow-")
+    try:
+        folder = Path(out) if out is not None else Path(scratch.name) / "run"
+        if initial is not None:
+            if flags.get("ensemble", "file") != "file" or "input" in flags:
+                raise ValueError("initial: give either the array or --ensemble/--input, not both")
+            keep = Path(tempfile.mkdtemp(prefix="phaseflow-initial-")) if out is not None \
+                else Path(scratch.name)
+            flags = dict(flags, ensemble="file", input=_initial_file(initial, keep))
+        args = _args("run", dict(flags, out=folder, quiet=not verbose))
+        callback, bar = _progress(progress, "phaseflow run")
+        try:
+            summary = _phaseflow.run(args, True, callback)
+        finally:
+            if bar is not None:
+                bar.close()
+        result = Run(folder, summary, Path(out) if out is not None else None,
+                     scratch if out is None else None)
+    except BaseException:
+        scratch.cleanup()
+        raise
+    if out is not None:
+        scratch.cleanup()
+    return result
+
+
+def study(*, out: PathLike, preset: Optional[str] = None,
+          methods: Union[None, str, Sequence[str]] = None, progress: bool = False,
+          verbose: bool = False, **flags: Any) -> Study:
+    """Evolve one initial set with several methods, as ``phaseflow study``.
+
+    Args:
+        out: the study's folder (``--out``, required as on the command line).
+        preset: a preset study (:func:`presets` lists them).
+        methods: the methods of a custom study, a list or a comma-separated string.
+        progress: draw a tqdm progress bar of each run (when tqdm is installed).
+        verbose: let the library's notes through to stderr.
+        **flags: every other flag of ``phaseflow study`` (``system``, ``dt``, ``steps``,
+            ``ensemble``, ``portraits``, ``t_end``, ``force``...).
+
+    Returns:
+        The :class:`Study`: its summary table, figure paths and report.
+    """
+    args = _args("study", dict(flags, out=out, preset=preset, methods=methods,
+                               quiet=not verbose))
+    command_line = "phaseflow study " + " ".join(shlex.quote(a) for a in args)
+    callback, bar = _progress(progress, "phaseflow study")
+    try:
+        return Study(_phaseflow.study(args, command_line, callback))
+    finally:
+        if bar is not None:
+            bar.close()
+
+
+def validate(*, progress: bool = False, verbose: bool = False, **flags: Any) -> Dict[str, Any]:
+    """Run the GPU and CPU engines side by side, as ``phaseflow validate``.
+
+    Returns a dict: max_abs_dev, max_rel_dev, tangent_max_rel_dev, finite_mismatch,
+    both_nonfinite, compared, gpu, tolerance, passed and failure (why it failed, or None).
+    """
+    args = _args("validate", dict(flags, quiet=not verbose))
+    callback, bar = _progress(progress, "phaseflow validate")
+    try:
+        return _phaseflow.validate(args, callback)
+    finally:
+        if bar is not None:
+            bar.close()
+
+
+def bench(*, print_table: bool = False, **flags: Any) -> Any:
+    """Time the reference loop and the engines, as ``phaseflow bench``.
+
+    Returns the table's rows (the columns of ``--csv``) as a DataFrame when pandas is
+    installed, else a list of dicts; ``print_table=True`` also prints the command line's table.
+    """
+    rows_json, lines = _phaseflow.bench(_args("bench", flags), None)
+    if print_table:
+        print("\n".join(lines))
+    rows = json.loads(rows_json)
+    try:
+        import pandas as pd
+    except ImportError:
+        return rows
+    return pd.DataFrame(rows)
+
+
+def resume(out: PathLike, *, progress: bool = False, verbose: bool = False) -> Union[Run, Study]:
+    """Continue an interrupted run or study from its checkpoint, as ``phaseflow resume``;
+    for a complete folder, read it back."""
+    args = _args("resume", {"quiet": not verbose}) + [os.fspath(out)]
+    callback, bar = _progress(progress, "phaseflow resume")
+    try:
+        kind, summary = _phaseflow.resume(args, callback)
+    finally:
+        if bar is not None:
+            bar.close()
+    folder = Path(out)
+    if kind == "study" or (kind == "complete" and (folder / "study.toml").is_file()):
+        files = summary["files"] if summary else [str(f) for f in folder.rglob("*")
+                                                   if f.suffix in (".png", ".svg", ".csv", ".md")]
+        return Study({"out": str(folder), "files": files})
+    return Run(folder, summary or {}, folder)
+
+
+_CATALOGUE: Optional[Dict[str, Any]] = None
+
+
+def _catalogue() -> Dict[str, Any]:
+    global _CATALOGUE
+    if _CATALOGUE is None:
+        _CATALOGUE = json.loads(_phaseflow.catalogue())
+    return _CATALOGUE
+
+
+def systems() -> List[Dict[str, Any]]:
+    """The built-in systems: name, summary, separable and params (name, default, meaning)."""
+    return _catalogue()["systems"]
+
+
+def methods() -> List[Dict[str, Any]]:
+    """The built-in methods: name, summary and verdicts (``phaseflow method check --json``:
+    order, symplectic, symmetric, stability interval...)."""
+    return _catalogue()["methods"]
+
+
+def presets() -> List[Dict[str, Any]]:
+    """The preset studies: name and summary."""
+    return _catalogue()["presets"]
+
+
+def ensembles() -> List[Dict[str, Any]]:
+    """The ensemble kinds: name and summary."""
+    return _catalogue()["ensembles"]
+
+
+def method_check(method: PathLike) -> Dict[str, Any]:
+    """A method's verdicts by name or method file, as ``phaseflow method check --json``."""
+    return json.loads(_phaseflow.method_check(os.fspath(method)))

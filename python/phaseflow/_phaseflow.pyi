@@ -1,0 +1,39 @@
+"""The compiled core of phaseflow: the command line's parser and pipelines.
+
+Each function takes one subcommand's arguments as the command line receives them (the
+package's functions write them from keyword arguments) and raises ValueError for bad input
+(the command line's message), RuntimeError for other failures and KeyboardInterrupt when
+Ctrl-C stopped the work (after its checkpoint). The work runs with the GIL released.
+"""
+
+from typing import Any, Callable, Dict, List, Optional, Tuple
+
+__version__: str
+
+Progress = Optional[Callable[[int, int], Any]]
+
+def run(args: List[str], keep_final: bool = True, progress: Progress = None) -> Dict[str, Any]:
+    """``phaseflow run ARGS``: out, engine, method, accuracy, refine_capped_at,
+    refine_stuck_at and final_state (a numpy array of shape (points, 2d), or None)."""
+
+def study(args: List[str], command_line: str, progress: Progress = None) -> Dict[str, Any]:
+    """``phaseflow study ARGS``: out and files (the paths written); ``command_line`` is
+    recorded in study.toml and report.md."""
+
+def validate(args: List[str], progress: Progress = None) -> Dict[str, Any]:
+    """``phaseflow validate ARGS``: the deviations, tolerance, passed and failure."""
+
+def bench(args: List[str], progress: Progress = None) -> Tuple[str, List[str]]:
+    """``phaseflow bench ARGS``: the rows as JSON and the printed table's lines."""
+
+def resume(args: List[str], progress: Progress = None) -> Tuple[str, Optional[Dict[str, Any]]]:
+    """``phaseflow resume DIR``: ("complete", None), ("run", summary) or ("study", files)."""
+
+def catalogue() -> str:
+    """Systems, methods (with verdicts), presets and ensemble kinds, as JSON."""
+
+def method_check(method: str) -> str:
+    """``phaseflow method check METHOD --json``."""
+
+def flags(subcommand: str) -> List[Tuple[str, bool, bool]]:
+    """A subcommand's flags: (name, takes a value, may repeat)."""

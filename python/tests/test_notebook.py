@@ -1,0 +1,18 @@
+"""examples/liouville.ipynb runs from top to bottom (its last cell checks Liouville's theorem)."""
+
+from pathlib import Path
+
+import nbformat
+from nbclient import NotebookClient
+
+NOTEBOOK = Path(__file__).resolve().parents[2] / "examples" / "liouville.ipynb"
+
+
+def test_liouville_notebook_runs(tmp_path):
+    nb = nbformat.read(NOTEBOOK, as_version=4)
+    NotebookClient(nb, timeout=600, kernel_name="python3",
+                   resources={"metadata": {"path": str(tmp_path)}}).execute()
+    outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])]
+    assert not [o for o in outputs if o.get("output_type") == "error"]
+    last = nb.cells[-1].outputs[-1]["data"]["text/plain"]
+    assert "symplectic Euler" in last

@@ -12,10 +12,12 @@ use clap::{Args, Parser, Subcommand};
 use crate::options::{Backend, Precision};
 
 mod accuracy;
+mod section;
 pub mod flags;
 pub mod values;
 
 pub use accuracy::{AccuracyArgs, OrderArgs, ShowModifiedArgs};
+pub use section::SectionArgs;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -289,6 +291,8 @@ pub struct RunArgs {
     pub devices: Option<String>,
     #[command(flatten)]
     pub accuracy: AccuracyArgs,
+    #[command(flatten)]
+    pub section: SectionArgs,
 }
 
 #[derive(Debug, Args, Clone, Default)]

@@ -196,6 +196,8 @@ impl RunFile {
         if a.accuracy.reverse {
             f.reverse = Some(true);
         }
+        over(&a.section.section, &mut f.section);
+        over(&a.section.section_max, &mut f.section_max);
         Ok(f)
     }
 }

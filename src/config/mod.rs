@@ -6,6 +6,7 @@
 //! dispatches.
 
 pub mod accuracy;
+mod section;
 mod args;
 mod file;
 mod show_modified;
@@ -30,6 +31,7 @@ use crate::expr::modified::ModifiedEnergy;
 use crate::method::modified::ModifiedHamiltonian;
 use crate::method::{Method, Solver};
 use crate::system::{ExprSpec, System};
+use crate::section::Section;
 use crate::{input_err, invalid};
 
 /// A validated run: what to compute (where it goes is `OutputDir`).
@@ -71,6 +73,8 @@ pub struct RunConfig {
     pub reference: Option<accuracy::Reference>,
     /// `--reverse`: after the steps, as many again with −h (the return error).
     pub reverse: bool,
+    /// `--section`: the Poincaré section whose crossings the engine collects.
+    pub section: Option<Section>,
 }
 
 /// `--devices`: every GPU of the machine, or the given ones.
@@ -458,6 +462,7 @@ impl RunConfig {
     pub fn integrator(&self) -> Integrator {
         Integrator::new(self.system.clone(), self.method, self.dt, self.solver)
             .with_compensation(self.compensated)
+            .with_section(self.section)
     }
 
     /// Check every setting and fill the defaults: the one place a run's configuration is
@@ -484,6 +489,7 @@ impl RunConfig {
             .map(|r| accuracy::Reference::parse(r, &system))
             .transpose()?;
         accuracy::check_beside(reference.is_some(), reverse, refine, f.checkpoint_every)?;
+        let section = section::resolve(&f, &system, dt, reverse, refine.is_some())?;
         let solver = resolve_solver(precision, f.implicit_tol, f.implicit_max_iter)?;
         let shard = resolve_shard(f.shard.as_deref(), &ensemble)?;
         let devices = f.devices.as_deref().map(Devices::parse).transpose()?;
@@ -538,6 +544,7 @@ impl RunConfig {
             rank: None,
             reference,
             reverse,
+            section,
         })
     }
 

@@ -16,6 +16,7 @@ use crate::float::Real;
 use crate::gpu;
 use crate::measure::row::Row;
 use crate::output::{folder, npy, write_atomic};
+use crate::section::Crossings;
 use crate::state::State;
 use crate::system::System;
 
@@ -275,8 +276,9 @@ pub(super) fn run_with<T: Real>(
     };
     let mut ck = Checkpoints::new(out, kind, config, every);
     let rows = tracker.snapshots(out, &mut ck, resume)?;
+    let crossings = tracker.engine.crossings()?;
     if peers.is_root() {
-        write_run_files(cfg, out, &tracker)?;
+        write_run_files(cfg, out, &tracker, crossings.as_ref())?;
     }
     let accuracy = rows
         .last()
@@ -340,7 +342,12 @@ fn accuracy_lines(cfg: &RunConfig, last: &Row) -> Vec<String> {
 
 /// What a finished run writes after its snapshots: trajectory.csv, portraits, and the
 /// manifest that marks the folder complete (its checkpoint removed first).
-fn write_run_files<T: Real>(cfg: &RunConfig, out: &Path, tracker: &Tracker<T>) -> Result<()> {
+fn write_run_files<T: Real>(
+    cfg: &RunConfig,
+    out: &Path,
+    tracker: &Tracker<T>,
+    crossings: Option<&Crossings>,
+) -> Result<()> {
     if !tracker.trajectory.is_empty() {
         write_trajectory(
             &out.join("trajectory.csv"),
@@ -361,9 +368,14 @@ fn write_run_files<T: Real>(cfg: &RunConfig, out: &Path, tracker: &Tracker<T>) -
             source,
         })?;
     }
+    let over_cap = match crossings {
+        Some(c) => Some(super::section::write(cfg, out, c)?),
+        None => None,
+    };
     let notes: Vec<(&str, u64)> = [
         ("refine_capped_at_step", tracker.capped_at),
         ("refine_stuck_at_step", tracker.stuck_at),
+        ("section_crossings_over_cap", over_cap),
     ]
     .into_iter()
     .filter_map(|(k, v)| v.map(|v| (k, v)))

@@ -6,6 +6,7 @@
 pub mod cpu;
 pub mod gpu;
 pub mod gpu_layout;
+pub mod gpu_section;
 pub mod multi;
 pub mod ranks;
 pub mod reference;

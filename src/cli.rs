@@ -12,8 +12,8 @@ use clap::{Args, Parser, Subcommand};
 use crate::options::{Backend, Precision};
 
 mod accuracy;
-mod section;
 pub mod flags;
+mod section;
 pub mod values;
 
 pub use accuracy::{AccuracyArgs, OrderArgs, ShowModifiedArgs};

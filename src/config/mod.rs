@@ -6,9 +6,9 @@
 //! dispatches.
 
 pub mod accuracy;
-mod section;
 mod args;
 mod file;
+mod section;
 mod show_modified;
 mod step;
 pub mod system_file;
@@ -30,8 +30,8 @@ use crate::error::{num, Field, Result};
 use crate::expr::modified::ModifiedEnergy;
 use crate::method::modified::ModifiedHamiltonian;
 use crate::method::{Method, Solver};
-use crate::system::{ExprSpec, System};
 use crate::section::Section;
+use crate::system::{ExprSpec, System};
 use crate::{input_err, invalid};
 
 /// A validated run: what to compute (where it goes is `OutputDir`).

@@ -9,6 +9,7 @@ use super::gpu_layout::{
     cpu_driver_steps_cap, dispatch_grid, large_kernel, max_chunk_points, steps_per_dispatch,
     words_per_point, DISPATCHES_PER_SUBMIT,
 };
+use super::gpu_section::GpuSection;
 use super::{Engine, Integrator};
 use crate::error::{Error, Field, Result};
 use crate::float::Real;
@@ -21,7 +22,6 @@ use crate::measure::registry::Unconverged;
 use crate::section::Crossings;
 use crate::state::State;
 use crate::system::System;
-use super::gpu_section::GpuSection;
 
 struct Chunk {
     /// First point of the chunk in the global state, and its point count.
@@ -461,9 +461,11 @@ impl<T: Real> Engine<T> for GpuEngine<T> {
         }
         // Renormalised tangent columns keep the points and so their crossings.
         let kept = match self.section {
-            Some(sec) if state.n == self.state.n => {
-                Some(sec.read_raw::<T>(self.ctx, &self.staging, &Self::chunk_buffers(&self.chunks))?)
-            }
+            Some(sec) if state.n == self.state.n => Some(sec.read_raw::<T>(
+                self.ctx,
+                &self.staging,
+                &Self::chunk_buffers(&self.chunks),
+            )?),
             _ => None,
         };
         self.build_chunks(state)?;
@@ -483,7 +485,8 @@ impl<T: Real> Engine<T> for GpuEngine<T> {
     fn crossings(&mut self) -> Result<Option<Crossings>> {
         match self.section {
             Some(sec) => {
-                let st = sec.read::<T>(self.ctx, &self.staging, &Self::chunk_buffers(&self.chunks))?;
+                let st =
+                    sec.read::<T>(self.ctx, &self.staging, &Self::chunk_buffers(&self.chunks))?;
                 Ok(Some(st.to_f64()))
             }
             None => Ok(None),

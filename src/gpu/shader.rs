@@ -136,7 +136,8 @@ pub fn compose_with_section(
         true => format!("{v}_{k}"),
         false => format!("{v}[{k}u]"),
     };
-    let around = |code: &dyn Fn(&Section) -> String| section.map(|(s, _)| code(s)).unwrap_or_default();
+    let around =
+        |code: &dyn Fn(&Section) -> String| section.map(|(s, _)| code(s)).unwrap_or_default();
     for line in DRIVER.lines() {
         match line.trim() {
             "//@declarations" => {

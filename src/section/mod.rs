@@ -166,7 +166,11 @@ impl Section {
     /// Names of the columns of section.npy.
     pub fn columns(&self) -> Vec<String> {
         let mut c: Vec<String> = ["point", "crossing", "t"].map(String::from).into();
-        c.extend(self.others().into_iter().map(|(m, k)| self.coord_name(m, k)));
+        c.extend(
+            self.others()
+                .into_iter()
+                .map(|(m, k)| self.coord_name(m, k)),
+        );
         c
     }
 

@@ -116,7 +116,11 @@ impl Crossings {
             for r in 0..(self.seen[i] as usize).min(max) {
                 let at = i * max + r;
                 let v = &self.vals[at * w..(at + 1) * w];
-                data.extend([(first + i) as f64, r as f64, (self.ks[at] as f64 + v[0]) * dt]);
+                data.extend([
+                    (first + i) as f64,
+                    r as f64,
+                    (self.ks[at] as f64 + v[0]) * dt,
+                ]);
                 data.extend_from_slice(&v[1..]);
                 rows += 1;
             }

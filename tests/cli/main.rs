@@ -28,6 +28,7 @@ mod plot;
 mod portable;
 mod resume;
 mod runs;
+mod section;
 mod shards;
 mod streams;
 mod symplecticity;

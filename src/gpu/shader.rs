@@ -131,20 +131,26 @@ pub fn compose_with_section(
     }
     src.push('\n');
     let (kernel, prologue) = write_step(system, method, spec);
+    fill_driver(&mut src, &kernel, &prologue, section.map(|(s, _)| s));
+    src
+}
+
+/// The driver with the generated lines filled in: the kernel's declarations, prologue, step
+/// and stores, and around them the section's (`section::wgsl`).
+fn fill_driver(src: &mut String, kernel: &Kernel, prologue: &str, section: Option<&Section>) {
     let unrolled = kernel.unrolled();
     let comp = |v: &str, k: usize| match unrolled {
         true => format!("{v}_{k}"),
         false => format!("{v}[{k}u]"),
     };
-    let around =
-        |code: &dyn Fn(&Section) -> String| section.map(|(s, _)| code(s)).unwrap_or_default();
+    let around = |code: &dyn Fn(&Section) -> String| section.map(code).unwrap_or_default();
     for line in DRIVER.lines() {
         match line.trim() {
             "//@declarations" => {
                 src.push_str(&kernel.declarations());
                 src.push_str(&around(&|_| section::wgsl::start().into()));
             }
-            "//@prologue" => src.push_str(&prologue),
+            "//@prologue" => src.push_str(prologue),
             "//@step" => {
                 src.push_str(&around(&|s| section::wgsl::before_step(s, comp)));
                 src.push_str(kernel.body());
@@ -160,7 +166,6 @@ pub fn compose_with_section(
             }
         }
     }
-    src
 }
 
 /// The method's step (and prologue) written for (system, spec): in registers where DT allows

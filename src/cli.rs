@@ -13,9 +13,11 @@ use crate::options::{Backend, Precision};
 
 mod accuracy;
 pub mod flags;
+mod section;
 pub mod values;
 
 pub use accuracy::{AccuracyArgs, OrderArgs, ShowModifiedArgs};
+pub use section::SectionArgs;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -296,6 +298,8 @@ pub struct RunArgs {
     /// sweep_index (docs/output-files.md).
     #[arg(long, value_name = "NAME=LO:HI:N")]
     pub sweep: Vec<String>,
+    #[command(flatten)]
+    pub section: SectionArgs,
 }
 
 #[derive(Debug, Args, Clone, Default)]

@@ -22,6 +22,7 @@ pub mod options;
 pub mod output;
 pub mod plot;
 pub mod run;
+pub mod section;
 pub mod simd;
 pub mod state;
 pub mod study;

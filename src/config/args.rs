@@ -199,6 +199,8 @@ impl RunFile {
         if !a.sweep.is_empty() {
             f.sweep = Some(a.sweep.clone());
         }
+        over(&a.section.section, &mut f.section);
+        over(&a.section.section_max, &mut f.section_max);
         Ok(f)
     }
 }

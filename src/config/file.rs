@@ -89,6 +89,10 @@ pub struct RunFile {
     pub reference: Option<String>,
     /// `--reverse`: the steps run back with −dt.
     pub reverse: Option<bool>,
+    /// `--section COORD=VALUE[,DIRECTION]` (`crate::section::Section`).
+    pub section: Option<String>,
+    /// `--section-max N`: crossings kept per point.
+    pub section_max: Option<u32>,
     pub params: Option<BTreeMap<String, f64>>,
     /// `--sweep NAME=LO:HI:N`, each as the flag gives it (`sweep`); only `run` takes it.
     pub sweep: Option<Vec<String>>,
@@ -202,6 +206,8 @@ impl RunConfig {
             devices: self.devices.as_ref().map(|d| d.text()),
             reference: self.reference.as_ref().map(|r| r.text.clone()),
             reverse: self.reverse.then_some(true),
+            section: self.section.map(|s| s.text()),
+            section_max: self.section.map(|s| s.max),
             params: Some(self.system.params()),
             ensemble: Some(EnsembleFile {
                 raw_start: self.system.projects_start().then_some(e.raw_start),

@@ -8,6 +8,7 @@
 pub mod accuracy;
 mod args;
 mod file;
+mod section;
 mod show_modified;
 pub mod stability_plot;
 mod step;
@@ -30,6 +31,7 @@ use crate::error::{num, Field, Result};
 use crate::expr::modified::ModifiedEnergy;
 use crate::method::modified::ModifiedHamiltonian;
 use crate::method::{Method, Solver};
+use crate::section::Section;
 use crate::system::{Constraints, ExprSpec, System};
 use crate::{input_err, invalid};
 
@@ -72,6 +74,8 @@ pub struct RunConfig {
     pub reference: Option<accuracy::Reference>,
     /// `--reverse`: after the steps, as many again with −h (the return error).
     pub reverse: bool,
+    /// `--section`: the Poincaré section whose crossings the engine collects.
+    pub section: Option<Section>,
 }
 
 /// `--devices`: every GPU of the machine, or the given ones.
@@ -475,6 +479,7 @@ impl RunConfig {
     pub fn integrator(&self) -> Integrator {
         Integrator::new(self.system.clone(), self.method, self.dt, self.solver)
             .with_compensation(self.compensated)
+            .with_section(self.section)
     }
 
     /// Check every setting and fill the defaults: the one place a run's configuration is
@@ -502,6 +507,7 @@ impl RunConfig {
             .map(|r| accuracy::Reference::parse(r, &system))
             .transpose()?;
         accuracy::check_beside(reference.is_some(), reverse, refine, f.checkpoint_every)?;
+        let section = section::resolve(&f, &system, dt, reverse, refine.is_some())?;
         let solver = resolve_solver(precision, f.implicit_tol, f.implicit_max_iter)?;
         let shard = resolve_shard(f.shard.as_deref(), &ensemble)?;
         let devices = f.devices.as_deref().map(Devices::parse).transpose()?;
@@ -556,6 +562,7 @@ impl RunConfig {
             rank: None,
             reference,
             reverse,
+            section,
         })
     }
 

@@ -9,6 +9,9 @@ use super::{Engine, Integrator};
 use crate::error::Result;
 use crate::float::Real;
 use crate::method::{Block, Cpu, Method, Solver};
+use crate::section::locate::{check_block, BlockStep};
+use crate::section::store::BlockRecords;
+use crate::section::{Crossings, Section, SectionStore};
 use crate::simd::Level;
 use crate::state::State;
 use crate::system::System;
@@ -23,6 +26,8 @@ pub struct CpuEngine<T: Real> {
     compensated: bool,
     /// The vector instructions of the blocks' loops: the processor's fastest (`simd`).
     level: Level,
+    /// `--section`: the crossings so far.
+    section: Option<SectionStore<T>>,
 }
 
 /// What every block of one `advance` applies: the integrator at the engine's precision and the
@@ -32,6 +37,8 @@ struct Advance<'a, T> {
     method: Method,
     h: T,
     steps: u64,
+    /// `--section`, and the index of the advance's first step.
+    section: Option<(&'a Section, u64)>,
 }
 
 /// Points per block for `comps` components per point of `bytes` bytes each and `n` points:
@@ -52,6 +59,7 @@ impl<T: Real> CpuEngine<T> {
     pub fn new(k: &Integrator, state: State<T>) -> Self {
         let state = state.with_compensation(k.compensated);
         let block_len = block_len_for(state.comps(), std::mem::size_of::<T>(), state.n);
+        let section = k.section.map(|s| SectionStore::new(s, state.n));
         CpuEngine {
             system: k.system.clone(),
             method: k.method,
@@ -61,6 +69,7 @@ impl<T: Real> CpuEngine<T> {
             solver: k.solver,
             compensated: k.compensated,
             level: Level::detected(),
+            section,
         }
     }
 }
@@ -72,6 +81,7 @@ fn advance_block<T: Real>(
     blk: &mut Block<T>,
     parts: &mut [&mut [T]],
     unconverged: &mut [u32],
+    records: Option<&mut BlockRecords<T>>,
 ) {
     let (b, d) = (blk.n, blk.d * (1 + blk.nt));
     let m = parts[0].len();
@@ -97,8 +107,30 @@ fn advance_block<T: Real>(
         #[inline(always)]
         || {
             a.method.prologue(&mut ops);
-            for _ in 0..a.steps {
-                a.method.step(&mut ops);
+            match (a.section, records) {
+                (Some((sec, k0)), Some(rec)) => {
+                    // The point as it was before each step, for the crossing test after it.
+                    let (dq, nq) = (ops.b.d * b, ops.b.d * b);
+                    let (mut q0, mut p0) = (vec![T::ZERO; dq], vec![T::ZERO; dq]);
+                    for k in 0..a.steps {
+                        q0.copy_from_slice(&ops.b.q[..nq]);
+                        p0.copy_from_slice(&ops.b.p[..nq]);
+                        a.method.step(&mut ops);
+                        let st = BlockStep {
+                            b,
+                            q0: &q0,
+                            p0: &p0,
+                            q1: &ops.b.q[..nq],
+                            p1: &ops.b.p[..nq],
+                        };
+                        check_block(sec, a.system, a.h, k0 + k, m, &st, rec);
+                    }
+                }
+                _ => {
+                    for _ in 0..a.steps {
+                        a.method.step(&mut ops);
+                    }
+                }
             }
         },
     );
@@ -138,22 +170,37 @@ impl<T: Real> Engine<T> for CpuEngine<T> {
                 }
             }
         }
+        let sec = self.section.as_ref().map(|s| (s.section, s.steps));
         let a = Advance {
             system: &self.system,
             method: self.method,
             h: self.h,
             steps,
+            section: sec.as_ref().map(|(s, k0)| (s, *k0)),
         };
         let (dof, nt, solver, on, level) = (st.d, st.nt, self.solver, self.compensated, self.level);
         let u_parts: Vec<&mut [u32]> = st.unconverged.chunks_mut(b).collect();
-        parts.into_par_iter().zip(u_parts).for_each_init(
-            || {
-                Block::with_solver(b, dof, nt, solver)
-                    .with_compensation(on)
-                    .at_level(level)
-            },
-            |blk, (mut parts, us)| advance_block(&a, blk, &mut parts, us),
-        );
+        let records: Vec<Option<BlockRecords<T>>> = match &mut self.section {
+            Some(s) => s.blocks(b).into_iter().map(Some).collect(),
+            None => (0..nblocks).map(|_| None).collect(),
+        };
+        parts
+            .into_par_iter()
+            .zip(u_parts)
+            .zip(records)
+            .for_each_init(
+                || {
+                    Block::with_solver(b, dof, nt, solver)
+                        .with_compensation(on)
+                        .at_level(level)
+                },
+                |blk, ((mut parts, us), mut rec)| {
+                    advance_block(&a, blk, &mut parts, us, rec.as_mut())
+                },
+            );
+        if let Some(s) = &mut self.section {
+            s.steps += steps;
+        }
         Ok(())
     }
 
@@ -169,7 +216,16 @@ impl<T: Real> Engine<T> for CpuEngine<T> {
         self.h = -self.h;
     }
 
+    fn crossings(&mut self) -> Result<Option<Crossings>> {
+        Ok(self.section.as_ref().map(|s| s.to_f64()))
+    }
+
     fn set_state(&mut self, state: State<T>) -> Result<()> {
+        // Renormalised tangent columns keep the points and so their crossings; a new set of
+        // points starts its own.
+        if let Some(s) = self.section.as_mut().filter(|s| s.n != state.n) {
+            *s = SectionStore::new(s.section, state.n);
+        }
         self.block_len = block_len_for(state.comps(), std::mem::size_of::<T>(), state.n);
         self.state = state.with_compensation(self.compensated);
         Ok(())

@@ -9,6 +9,7 @@ use super::gpu_layout::{
     cpu_driver_steps_cap, dispatch_grid, large_kernel, max_chunk_points, steps_per_dispatch,
     words_per_point, DISPATCHES_PER_SUBMIT,
 };
+use super::gpu_section::GpuSection;
 use super::{Engine, Integrator};
 use crate::error::{Error, Field, Result};
 use crate::float::Real;
@@ -18,6 +19,7 @@ use crate::gpu::{self, shader, GpuContext, RunParams};
 use crate::measure::energy::columns::{energy_part, Energy};
 use crate::measure::measurement::{Acceleration, Measurement, Part};
 use crate::measure::registry::Unconverged;
+use crate::section::Crossings;
 use crate::state::State;
 use crate::system::System;
 
@@ -62,6 +64,8 @@ pub struct GpuEngine<T: Real> {
     energy: Option<EnergyReducer>,
     /// The system, for building `energy`.
     system: System,
+    /// `--section`: its words follow the state's in every chunk (`gpu_section`).
+    section: Option<GpuSection>,
 }
 
 impl<T: Real> GpuEngine<T> {
@@ -99,7 +103,9 @@ impl<T: Real> GpuEngine<T> {
             check_f64_support(ctx.f64, &ctx.info.name, system)?;
         }
         let words = words_per_point(state.comps(), k.compensated);
-        check_device_memory(ctx, Field::Points, state.n, words, size_of::<T>())?;
+        let section = k.section.map(|s| GpuSection::new(s, words));
+        let all_words = words + section.map_or(0, |s| s.words());
+        check_device_memory(ctx, Field::Points, state.n, all_words, size_of::<T>())?;
         check_kernel_size(ctx, k, state.comps())?;
         check_workgroup_size(&ctx.limits, &ctx.info.name)?;
         let device = &ctx.device;
@@ -109,7 +115,12 @@ impl<T: Real> GpuEngine<T> {
             f64,
             compensated: k.compensated,
         };
-        let source = shader::compose_kernel(system, method, &spec);
+        let source = shader::compose_with_section(
+            system,
+            method,
+            &spec,
+            section.as_ref().map(|s| (&s.section, words)),
+        );
         if large_kernel(system.dof(), state.comps()) {
             crate::info!(
                 "phaseflow: building the GPU kernel of {} / {} ({} components per point); a kernel this large can take a while to compile",
@@ -161,6 +172,7 @@ impl<T: Real> GpuEngine<T> {
             evals_per_step: method.evals_per_step(system, solver),
             energy: None,
             system: system.clone(),
+            section,
         };
         engine.set_state(state)?;
         Ok(engine)
@@ -179,7 +191,8 @@ impl<T: Real> GpuEngine<T> {
         let state = state.with_compensation(self.compensated);
         let device = &self.ctx.device;
         let (n, comps) = (state.n, state.comps());
-        let words = words_per_point(comps, self.compensated);
+        let words =
+            words_per_point(comps, self.compensated) + self.section.map_or(0, |s| s.words());
         let value = size_of::<T>();
         let per_chunk = max_chunk_points(&self.ctx.limits, (words * value) as u64)
             .min(self.chunk_limit)
@@ -415,6 +428,9 @@ impl<T: Real> Engine<T> for GpuEngine<T> {
             self.ctx.queue.submit([enc.finish()]);
         }
         self.host_current = false;
+        if let Some(s) = &mut self.section {
+            s.steps += steps;
+        }
         // Reclaim finished submissions without blocking; errors surface here or at read-back.
         let _ = self.ctx.device.poll(wgpu::PollType::Poll);
         self.ctx.check()
@@ -450,7 +466,38 @@ impl<T: Real> Engine<T> for GpuEngine<T> {
                     .into(),
             ));
         }
-        self.build_chunks(state)
+        // Renormalised tangent columns keep the points and so their crossings.
+        let kept = match self.section {
+            Some(sec) if state.n == self.state.n => Some(sec.read_raw::<T>(
+                self.ctx,
+                &self.staging,
+                &Self::chunk_buffers(&self.chunks),
+            )?),
+            _ => None,
+        };
+        self.build_chunks(state)?;
+        match (self.section, kept) {
+            (Some(sec), Some(raw)) => {
+                sec.write_raw(self.ctx, &Self::chunk_buffers(&self.chunks), &raw);
+                self.ctx.check()
+            }
+            (Some(sec), None) => {
+                self.section = Some(GpuSection { steps: 0, ..sec });
+                Ok(())
+            }
+            _ => Ok(()),
+        }
+    }
+
+    fn crossings(&mut self) -> Result<Option<Crossings>> {
+        match self.section {
+            Some(sec) => {
+                let st =
+                    sec.read::<T>(self.ctx, &self.staging, &Self::chunk_buffers(&self.chunks))?;
+                Ok(Some(st.to_f64()))
+            }
+            None => Ok(None),
+        }
     }
 }
 

@@ -6,6 +6,7 @@
 pub mod cpu;
 pub mod gpu;
 pub mod gpu_layout;
+pub mod gpu_section;
 pub mod multi;
 pub mod ranks;
 pub mod reference;
@@ -14,6 +15,7 @@ use crate::error::Result;
 use crate::float::Real;
 use crate::measure::measurement::Acceleration;
 use crate::method::{Method, Solver};
+use crate::section::{Crossings, Section};
 use crate::state::State;
 use crate::system::System;
 
@@ -36,6 +38,8 @@ pub struct Integrator {
     pub solver: Solver,
     /// Compensated summation of every update (`--compensated`, `method::compensated`).
     pub compensated: bool,
+    /// `--section`: the crossings every point makes, collected by the engine.
+    pub section: Option<Section>,
 }
 
 impl Integrator {
@@ -46,7 +50,14 @@ impl Integrator {
             h,
             solver,
             compensated: false,
+            section: None,
         }
+    }
+
+    /// The same integrator collecting the crossings of `section` (or none).
+    pub fn with_section(mut self, section: Option<Section>) -> Self {
+        self.section = section;
+        self
     }
 
     /// The same integrator with compensated summation switched on or off.
@@ -80,6 +91,11 @@ pub trait Engine<T: Real> {
     /// for them; `None` where it takes none (the CPU engine, a GPU without f64): the tracker
     /// then measures on the host.
     fn acceleration(&mut self) -> Result<Option<&mut dyn Acceleration>> {
+        Ok(None)
+    }
+    /// The crossings of the integrator's `--section` so far, in f64 (the GPU engine reads
+    /// them back); `None` without a section.
+    fn crossings(&mut self) -> Result<Option<Crossings>> {
         Ok(None)
     }
 }

@@ -6,6 +6,7 @@
 use crate::error::{Error, Result};
 use crate::method::wgsl::{Kernel, UNROLL_MAX_WORDS};
 use crate::method::{Method, Solver};
+use crate::section::{self, Section};
 use crate::system::System;
 
 /// Threads per workgroup (x only; the dispatch grid is 2-D in workgroups, see `engine::gpu`).
@@ -63,6 +64,17 @@ pub fn compose(system: &System, method: Method, nt: usize) -> String {
 
 /// The full WGSL source for (system, method) as `spec` says.
 pub fn compose_kernel(system: &System, method: Method, spec: &KernelSpec) -> String {
+    compose_with_section(system, method, spec, None)
+}
+
+/// `compose_kernel`, with `section`'s crossings collected per point after the state's `.1`
+/// words (`section::wgsl`).
+pub fn compose_with_section(
+    system: &System,
+    method: Method,
+    spec: &KernelSpec,
+    section: Option<(&Section, usize)>,
+) -> String {
     let (nt, lit) = (spec.nt, |x| spec.literal(x));
     let mut src = format!(
         "// phaseflow kernel: system {}, method {}\nalias real = {};\nconst D: u32 = {}u;\nconst NT: u32 = {nt}u;\nconst DT: u32 = D * (1u + NT);\nconst COMPENSATED: bool = {};\nconst WORKGROUP_SIZE: u32 = {}u;\n",
@@ -101,25 +113,59 @@ pub fn compose_kernel(system: &System, method: Method, spec: &KernelSpec) -> Str
     } else {
         &[]
     };
-    for &part in math.iter().chain(map).chain(&[STATE, system.wgsl_source()]) {
+    if let Some((sec, word)) = section {
+        src.push_str(&section::wgsl::prelude(sec, word, lit));
+    }
+    let sec_source: &[&str] = match section {
+        Some(_) => &[section::wgsl::SOURCE],
+        None => &[],
+    };
+    for &part in math
+        .iter()
+        .chain(map)
+        .chain(&[STATE, system.wgsl_source()])
+        .chain(sec_source)
+    {
         src.push('\n');
         src.push_str(part);
     }
     src.push('\n');
     let (kernel, prologue) = write_step(system, method, spec);
+    fill_driver(&mut src, &kernel, &prologue, section.map(|(s, _)| s));
+    src
+}
+
+/// The driver with the generated lines filled in: the kernel's declarations, prologue, step
+/// and stores, and around them the section's (`section::wgsl`).
+fn fill_driver(src: &mut String, kernel: &Kernel, prologue: &str, section: Option<&Section>) {
+    let unrolled = kernel.unrolled();
+    let comp = |v: &str, k: usize| match unrolled {
+        true => format!("{v}_{k}"),
+        false => format!("{v}[{k}u]"),
+    };
+    let around = |code: &dyn Fn(&Section) -> String| section.map(code).unwrap_or_default();
     for line in DRIVER.lines() {
         match line.trim() {
-            "//@declarations" => src.push_str(&kernel.declarations()),
-            "//@prologue" => src.push_str(&prologue),
-            "//@step" => src.push_str(kernel.body()),
-            "//@stores" => src.push_str(&kernel.stores()),
+            "//@declarations" => {
+                src.push_str(&kernel.declarations());
+                src.push_str(&around(&|_| section::wgsl::start().into()));
+            }
+            "//@prologue" => src.push_str(prologue),
+            "//@step" => {
+                src.push_str(&around(&|s| section::wgsl::before_step(s, comp)));
+                src.push_str(kernel.body());
+                src.push_str(&around(&|s| section::wgsl::after_step(s, comp)));
+            }
+            "//@stores" => {
+                src.push_str(&kernel.stores());
+                src.push_str(&around(&|_| section::wgsl::end().into()));
+            }
             _ => {
                 src.push_str(line);
                 src.push('\n');
             }
         }
     }
-    src
 }
 
 /// The method's step (and prologue) written for (system, spec): in registers where DT allows

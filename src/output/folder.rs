@@ -46,7 +46,15 @@ fn own_file(name: &str, layout: Layout) -> bool {
             .is_some_and(|stem| STUDY_FIGURES.contains(&stem) || stem.starts_with("phase_"));
     figure_or_report
         || match layout {
-            Layout::Run => matches!(name, "stats.csv" | "config.toml" | "trajectory.csv"),
+            Layout::Run => matches!(
+                name,
+                "stats.csv"
+                    | "config.toml"
+                    | "trajectory.csv"
+                    | "section.npy"
+                    | "section.png"
+                    | "section.svg"
+            ),
             Layout::Study => matches!(name, "summary.csv" | "study.toml"),
             Layout::Order => matches!(name, "order.csv" | "order.png" | "order.svg"),
             Layout::Sweep => matches!(

@@ -18,6 +18,7 @@
 
 mod draw;
 mod geom;
+pub mod section;
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;

@@ -23,6 +23,7 @@ mod progress;
 mod refine;
 mod resources;
 mod resume;
+mod section;
 mod tracker;
 mod validate;
 

@@ -16,6 +16,7 @@ use crate::float::Real;
 use crate::gpu;
 use crate::measure::row::Row;
 use crate::output::{folder, npy, write_atomic};
+use crate::section::Crossings;
 use crate::state::State;
 use crate::system::System;
 
@@ -176,6 +177,11 @@ pub fn run_keeping_final(cfg: &RunConfig, out: &OutputDir, keep_final: bool) -> 
 /// (`ensemble::shard`, aligned so that the ranks' statistics merge bit for bit); a loop
 /// whole (`RankEngine` splits its advance).
 fn for_rank(cfg: &RunConfig, peers: &Peers) -> Result<RunConfig> {
+    if cfg.section.is_some() {
+        return Err(crate::input_err!(
+            "--section under mpirun: the ranks' crossings are not gathered yet; run the section on one process"
+        ));
+    }
     if cfg.shard.is_some() || cfg.devices.is_some() {
         use crate::error::Field;
         return Err(crate::invalid!(Field::Shard;
@@ -327,8 +333,9 @@ pub(super) fn run_with<T: Real>(
     };
     let mut ck = Checkpoints::new(out, kind, config, every);
     let rows = tracker.snapshots(out, &mut ck, resume)?;
+    let crossings = tracker.engine.crossings()?;
     if peers.is_root() {
-        write_run_files(cfg, out, &tracker)?;
+        write_run_files(cfg, out, &tracker, crossings.as_ref())?;
     }
     let final_state = match keep_final && peers.is_root() {
         true => Some(Box::new(FinalState::new(tracker.engine.state()?))),
@@ -397,7 +404,12 @@ fn accuracy_lines(cfg: &RunConfig, last: &Row) -> Vec<String> {
 
 /// What a finished run writes after its snapshots: trajectory.csv, portraits, and the
 /// manifest that marks the folder complete (its checkpoint removed first).
-fn write_run_files<T: Real>(cfg: &RunConfig, out: &Path, tracker: &Tracker<T>) -> Result<()> {
+fn write_run_files<T: Real>(
+    cfg: &RunConfig,
+    out: &Path,
+    tracker: &Tracker<T>,
+    crossings: Option<&Crossings>,
+) -> Result<()> {
     if !tracker.trajectory.is_empty() {
         write_trajectory(
             &out.join("trajectory.csv"),
@@ -418,9 +430,14 @@ fn write_run_files<T: Real>(cfg: &RunConfig, out: &Path, tracker: &Tracker<T>) -
             source,
         })?;
     }
+    let over_cap = match crossings {
+        Some(c) => Some(super::section::write(cfg, out, c)?),
+        None => None,
+    };
     let notes: Vec<(&str, u64)> = [
         ("refine_capped_at_step", tracker.capped_at),
         ("refine_stuck_at_step", tracker.stuck_at),
+        ("section_crossings_over_cap", over_cap),
     ]
     .into_iter()
     .filter_map(|(k, v)| v.map(|v| (k, v)))

@@ -102,6 +102,15 @@ pub fn run_bytes_per_point(cfg: &RunConfig, gpu: bool) -> u64 {
     }
     // portraits (studies): the points in f64 at each portrait step, kept to the end
     per_point += cfg.portrait_steps.len() as u64 * (16 * d + 4);
+    if let Some(s) = &cfg.section {
+        // the engine's crossings, their f64 copy and the rows of section.npy (2 f64 values
+        // more per crossing); on the GPU also its words' read-back
+        let kept = s.bytes_per_point(bytes as usize) as u64;
+        per_point += kept + s.bytes_per_point(8) as u64 + s.max as u64 * (2 * d + 2) * 8;
+        if gpu {
+            per_point += crate::section::wgsl::words(s) as u64 * bytes;
+        }
+    }
     per_point
 }
 

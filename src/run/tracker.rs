@@ -517,6 +517,8 @@ pub(super) fn no_checkpoints(cfg: &RunConfig, peers: &Peers) -> Option<&'static 
         Some("MPI runs")
     } else if cfg.reverse || cfg.reference.is_some() {
         Some("runs with --reverse or --reference")
+    } else if cfg.section.is_some() {
+        Some("runs with --section")
     } else {
         None
     }

@@ -30,6 +30,7 @@ mod plot;
 mod portable;
 mod resume;
 mod runs;
+mod section;
 mod shards;
 mod stability_plot;
 mod streams;

@@ -272,6 +272,11 @@ pub struct RunArgs {
     /// correction terms (0 is H itself; splittings and their compositions, separable H).
     #[arg(long, value_name = "K")]
     pub modified_hamiltonian: Option<u32>,
+    /// Per-point chaos indicators, e.g. megno,lyapunov: one deviation vector per point through
+    /// the method's linearisation; adds megno_mean, lyapunov_mean, lyapunov_max,
+    /// chaotic_fraction (⟨Y⟩ > 4), chaos_blown_up and, per snapshot, chaos/step_<k>.npy.
+    #[arg(long, value_name = "LIST")]
+    pub chaos: Option<String>,
     #[command(flatten)]
     pub refine: RefineArgs,
     #[command(flatten)]
@@ -334,6 +339,11 @@ pub struct StudyArgs {
     /// method must be a splitting or a composition of splittings).
     #[arg(long, value_name = "K")]
     pub modified_hamiltonian: Option<u32>,
+    /// Per-point chaos indicators, e.g. megno,lyapunov: one deviation vector per point through
+    /// the method's linearisation; adds megno_mean, lyapunov_mean, lyapunov_max,
+    /// chaotic_fraction (⟨Y⟩ > 4), chaos_blown_up and, per snapshot, chaos/step_<k>.npy.
+    #[arg(long, value_name = "LIST")]
+    pub chaos: Option<String>,
     #[command(flatten)]
     pub refine: RefineArgs,
     #[command(flatten)]

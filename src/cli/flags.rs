@@ -48,6 +48,8 @@ pub fn flag(field: &Field, value: Option<&str>) -> String {
         Field::CheckpointEvery => "--checkpoint-every",
         Field::Shard => "--shard",
         Field::Devices => "--devices",
+        Field::Chaos => "--chaos",
+        Field::GridAxes => "--grid-axes",
     };
     match value {
         Some(value) => format!("{flag} {value}"),

@@ -187,6 +187,7 @@ impl RunFile {
             f.tangent = Some(true);
         }
         over(&a.modified_hamiltonian, &mut f.modified_hamiltonian);
+        over(&a.chaos, &mut f.chaos);
         f.lay_refine(&a.refine);
         f.lay_solver(&a.solver);
         f.lay_output(&a.output);

@@ -89,6 +89,8 @@ pub struct RunFile {
     pub reference: Option<String>,
     /// `--reverse`: the steps run back with −dt.
     pub reverse: Option<bool>,
+    /// `--chaos LIST`: the per-point chaos indicators (`chaos::Chaos`).
+    pub chaos: Option<String>,
     pub params: Option<BTreeMap<String, f64>>,
     pub ensemble: Option<EnsembleFile>,
 }
@@ -190,6 +192,7 @@ impl RunConfig {
             devices: self.devices.as_ref().map(|d| d.text()),
             reference: self.reference.as_ref().map(|r| r.text.clone()),
             reverse: self.reverse.then_some(true),
+            chaos: self.chaos.as_ref().map(|c| c.text()),
             params: Some(self.system.params()),
             ensemble: Some(EnsembleFile {
                 raw_start: self.system.projects_start().then_some(e.raw_start),

@@ -7,6 +7,7 @@
 
 pub mod accuracy;
 mod args;
+mod chaos;
 mod file;
 mod show_modified;
 mod step;
@@ -71,6 +72,8 @@ pub struct RunConfig {
     pub reference: Option<accuracy::Reference>,
     /// `--reverse`: after the steps, as many again with −h (the return error).
     pub reverse: bool,
+    /// `--chaos`: the per-point chaos indicators (`crate::chaos`).
+    pub chaos: Option<crate::chaos::Chaos>,
 }
 
 /// `--devices`: every GPU of the machine, or the given ones.
@@ -494,6 +497,7 @@ impl RunConfig {
                     .map(|m| std::sync::Arc::new(m.at_step(dt)))
             })
             .transpose()?;
+        let chaos = chaos::resolve(&f, &system, &ensemble, backend)?;
         let backend = match (&devices, backend) {
             (Some(_), Backend::Cpu) => {
                 return Err(invalid!(Field::Devices;
@@ -506,6 +510,8 @@ impl RunConfig {
                 ))
             }
             (Some(_), _) => Backend::Gpu,
+            // The indicators are advanced by the CPU engine (`chaos::resolve`).
+            (None, Backend::Auto) if chaos.is_some() => Backend::Cpu,
             (None, b) => b,
         };
         Ok(RunConfig {
@@ -538,6 +544,7 @@ impl RunConfig {
             rank: None,
             reference,
             reverse,
+            chaos,
         })
     }
 

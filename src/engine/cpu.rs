@@ -6,6 +6,7 @@
 use rayon::prelude::*;
 
 use super::{Engine, Integrator};
+use crate::chaos;
 use crate::error::Result;
 use crate::float::Real;
 use crate::method::{Block, Cpu, Method, Solver};
@@ -69,11 +70,13 @@ impl<T: Real> CpuEngine<T> {
 /// q components, then the p components, then (compensated) those of eq and of ep.
 fn advance_block<T: Real>(
     a: &Advance<T>,
-    blk: &mut Block<T>,
+    (blk, acc): &mut (Block<T>, Vec<T>),
     parts: &mut [&mut [T]],
     unconverged: &mut [u32],
+    chaos: &mut [&mut [T]],
 ) {
     let (b, d) = (blk.n, blk.d * (1 + blk.nt));
+    let blk = &mut *blk;
     let m = parts[0].len();
     let mut vectors = [&mut blk.q, &mut blk.p, &mut blk.eq, &mut blk.ep];
     for (v, comps) in vectors.iter_mut().zip(parts.chunks(d)) {
@@ -85,6 +88,13 @@ fn advance_block<T: Real>(
         }
     }
     blk.unconverged.fill(0);
+    // --chaos: the block's accumulators, padded like the state (`chaos::update`).
+    acc.resize(chaos.len() * b, T::ZERO);
+    for (dst, comp) in acc.chunks_mut(b).zip(chaos.iter()) {
+        dst[..m].copy_from_slice(comp);
+        dst[m..].fill(comp[0]);
+    }
+    let with_chaos = !chaos.is_empty();
     let mut ops = Cpu {
         system: a.system,
         b: &mut *blk,
@@ -99,11 +109,18 @@ fn advance_block<T: Real>(
             a.method.prologue(&mut ops);
             for _ in 0..a.steps {
                 a.method.step(&mut ops);
+                if with_chaos {
+                    let k = &mut *ops.b;
+                    chaos::update([&mut k.q, &mut k.p], [&mut k.dq, &mut k.dp], acc, b, k.d);
+                }
             }
         },
     );
     for (u, &c) in unconverged.iter_mut().zip(&blk.unconverged) {
         *u += c;
+    }
+    for (comp, src) in chaos.iter_mut().zip(acc.chunks(b)) {
+        comp.copy_from_slice(&src[..m]);
     }
     let vectors = [&blk.q, &blk.p, &blk.eq, &blk.ep];
     for (v, comps) in vectors.iter().zip(parts.chunks_mut(d)) {
@@ -146,13 +163,23 @@ impl<T: Real> Engine<T> for CpuEngine<T> {
         };
         let (dof, nt, solver, on, level) = (st.d, st.nt, self.solver, self.compensated, self.level);
         let u_parts: Vec<&mut [u32]> = st.unconverged.chunks_mut(b).collect();
-        parts.into_par_iter().zip(u_parts).for_each_init(
+        // Per block, its slice of every chaos accumulator (none without --chaos).
+        let mut c_parts: Vec<Vec<&mut [T]>> = (0..nblocks).map(|_| Vec::new()).collect();
+        for comp in st.chaos.chunks_mut(n) {
+            for (i, part) in comp.chunks_mut(b).enumerate() {
+                c_parts[i].push(part);
+            }
+        }
+        parts.into_par_iter().zip(u_parts).zip(c_parts).for_each_init(
             || {
-                Block::with_solver(b, dof, nt, solver)
+                let blk = Block::with_solver(b, dof, nt, solver)
                     .with_compensation(on)
-                    .at_level(level)
+                    .at_level(level);
+                (blk, Vec::new())
             },
-            |blk, (mut parts, us)| advance_block(&a, blk, &mut parts, us),
+            |scratch, ((mut parts, us), mut cs)| {
+                advance_block(&a, scratch, &mut parts, us, &mut cs)
+            },
         );
         Ok(())
     }

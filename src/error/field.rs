@@ -60,6 +60,10 @@ pub enum Field {
     Shard,
     /// The GPUs a run spreads over.
     Devices,
+    /// The per-point chaos indicators.
+    Chaos,
+    /// The two coordinates a grid spans.
+    GridAxes,
 }
 
 impl Field {
@@ -102,6 +106,8 @@ impl Field {
             Field::CheckpointEvery => "checkpoint_every",
             Field::Shard => "shard",
             Field::Devices => "devices",
+            Field::Chaos => "chaos",
+            Field::GridAxes => "grid_axes",
         };
         key.to_string()
     }

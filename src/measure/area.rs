@@ -239,6 +239,7 @@ mod tests {
             unconverged: vec![0; n],
             eq: Vec::new(),
             ep: Vec::new(),
+            chaos: Vec::new(),
         };
         let exact = std::f64::consts::PI * r * r;
         let poly = loop_area(&circle).unwrap();
@@ -259,6 +260,7 @@ mod tests {
             unconverged: vec![0; 4],
             eq: Vec::new(),
             ep: Vec::new(),
+            chaos: Vec::new(),
         };
         assert_eq!(loop_area(&ccw), Some(1.0));
         let cw = State {
@@ -270,6 +272,7 @@ mod tests {
             unconverged: vec![0; 4],
             eq: Vec::new(),
             ep: Vec::new(),
+            chaos: Vec::new(),
         };
         assert_eq!(loop_area(&cw), Some(-1.0));
         let bad = State {
@@ -281,6 +284,7 @@ mod tests {
             unconverged: vec![0; 4],
             eq: Vec::new(),
             ep: Vec::new(),
+            chaos: Vec::new(),
         };
         assert_eq!(loop_area(&bad), None);
     }

@@ -13,6 +13,7 @@ use crate::ensemble::EnsembleKind;
 use crate::error::{Error, Result};
 use crate::float::Real;
 use crate::measure::energy::angular_momenta;
+use crate::measure::chaos::indicator_rows;
 use crate::measure::measurement::{HostState, LoopArea, Part, PerPoint, RunSetup, Snapshot};
 use crate::measure::modified::modified_energies;
 use crate::measure::parts::PartsFile;
@@ -311,6 +312,16 @@ impl<'a, T: Real> Tracker<'a, T> {
             let parts = RowParts::measure(&self.setup, points, host.as_ref(), accelerated);
             // Saved states are encoded first: a shard's parts record their CRC-32.
             let saved = state.filter(|_| cfg.save_states).map(npy::encode_state);
+            // --chaos: the points' indicators, at every saved snapshot and at the end.
+            let indicators = cfg
+                .chaos
+                .as_ref()
+                .zip(state)
+                .filter(|_| cfg.save_states || step == cfg.snapshot_steps().last().copied().unwrap_or(0))
+                .map(|(c, s)| {
+                    let rows = indicator_rows(s, cfg.dt, &c.indicators);
+                    npy::encode(s.n, c.indicators.len(), &rows)
+                });
             if let Some(shard) = cfg.shard {
                 let file = PartsFile {
                     step,
@@ -333,7 +344,10 @@ impl<'a, T: Real> Tracker<'a, T> {
                     self.portraits.push((step, state.primal_f64()));
                 }
                 if let Some(bytes) = saved {
-                    save_state(&self.peers, gathers, out, step, bytes)?;
+                    save_state(&self.peers, gathers, &out.join("states"), step, bytes)?;
+                }
+                if let Some(bytes) = indicators {
+                    save_state(&self.peers, gathers, &out.join(CHAOS_DIR), step, bytes)?;
                 }
             }
             stats.push(&row)?;
@@ -484,10 +498,14 @@ fn gather_parts(peers: &Peers, gathers: bool, parts: RowParts) -> Result<RowPart
     Ok(whole)
 }
 
-/// states/step_<step>.npy: the state's `bytes` (`npy::encode_state`), or under MPI with a
-/// filled ensemble every rank's slice stacked on rank 0 in rank order; only rank 0 writes.
-fn save_state(peers: &Peers, gathers: bool, out: &Path, step: u64, bytes: Vec<u8>) -> Result<()> {
-    let path = out.join("states").join(format!("step_{step}.npy"));
+/// The folder of the per-point chaos indicators (`--chaos`): `chaos/step_<k>.npy`.
+pub const CHAOS_DIR: &str = "chaos";
+
+/// `dir`/step_<step>.npy (states/: the state's `bytes`, `npy::encode_state`; chaos/: the
+/// indicators), or under MPI with a filled ensemble every rank's slice stacked on rank 0 in
+/// rank order; only rank 0 writes.
+fn save_state(peers: &Peers, gathers: bool, dir: &Path, step: u64, bytes: Vec<u8>) -> Result<()> {
+    let path = dir.join(format!("step_{step}.npy"));
     if !gathers {
         return if peers.is_root() {
             write_atomic(&path, &bytes)
@@ -517,10 +535,13 @@ pub(super) fn no_checkpoints(cfg: &RunConfig, peers: &Peers) -> Option<&'static 
     }
 }
 
-/// `state` with its tangent columns added when the run has --tangent.
+/// `state` with its tangent columns added when the run has --tangent, or its deviation
+/// vector and indicator accumulators with --chaos.
 pub(super) fn with_columns<T: Real>(cfg: &RunConfig, state: State<T>) -> State<T> {
     if cfg.tangent {
         state.with_tangent()
+    } else if cfg.chaos.is_some() {
+        state.with_deviation()
     } else {
         state
     }
@@ -542,5 +563,7 @@ pub(super) fn setup(cfg: &RunConfig) -> RunSetup<'_> {
         reference: cfg.reference.is_some(),
         reverse: cfg.reverse,
         modified: cfg.modified.as_deref(),
+        chaos: cfg.chaos.as_ref(),
+        dt: cfg.dt,
     }
 }

@@ -57,6 +57,8 @@ fn setup(system: &System) -> RunSetup<'_> {
         reference: false,
         reverse: false,
         modified: None,
+        chaos: None,
+        dt: 0.1,
     }
 }
 

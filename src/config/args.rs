@@ -114,6 +114,7 @@ impl RunFile {
         over(&vec_of("--hi", &a.hi).transpose()?, &mut e.hi);
         over(&a.radius, &mut e.radius);
         over(&a.energy, &mut e.energy);
+        over(&a.grid_axes, &mut e.grid_axes);
         over(&a.sigma, &mut e.sigma);
         over(&a.seed, &mut e.seed);
         over(&a.input, &mut e.input);

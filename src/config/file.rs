@@ -35,6 +35,8 @@ pub struct EnsembleFile {
     /// put on its discrete constraint before the run. config.toml records it (true or false)
     /// for the systems that project them.
     pub raw_start: Option<bool>,
+    /// `--grid-axes A,B`: the grid's two coordinates (default q1,p1).
+    pub grid_axes: Option<String>,
 }
 
 /// Everything a run can be told, each optional (a TOML file, flags, or both merged).
@@ -128,9 +130,15 @@ impl From<&EnsembleSpec> for EnsembleFile {
                 table.center = Some(center.clone());
                 table.radius = Some(*radius);
             }
-            InitialSet::Rect { lo, hi } | InitialSet::Grid { lo, hi } => {
+            InitialSet::Rect { lo, hi } => {
                 table.lo = Some(lo.clone());
                 table.hi = Some(hi.clone());
+            }
+            InitialSet::Grid { lo, hi, plane } => {
+                table.lo = Some(lo.clone());
+                table.hi = Some(hi.clone());
+                table.grid_axes = Some(plane.axes_text(lo.len() / 2));
+                table.energy = plane.energy;
             }
             InitialSet::Gaussian { center, sigma } => {
                 table.center = Some(center.clone());

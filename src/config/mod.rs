@@ -306,6 +306,7 @@ fn resolve_ensemble(e: EnsembleFile, system: &System) -> Result<EnsembleSpec> {
         input: e.input,
         closed_loop: e.closed_loop.unwrap_or(false),
         raw_start: e.raw_start.unwrap_or(false),
+        grid_axes: e.grid_axes,
     }
     .resolve(system)
 }

@@ -18,7 +18,7 @@ pub const MEGNO_MEAN: Column = Column::real("megno_mean").summarised(Summary::Ma
 pub const LYAPUNOV_MEAN: Column = Column::real("lyapunov_mean");
 pub const LYAPUNOV_MAX: Column = Column::real("lyapunov_max").summarised(Summary::Max);
 pub const CHAOTIC_FRACTION: Column = Column::real("chaotic_fraction").summarised(Summary::Max);
-pub const CHAOS_BLOWN_UP: Column = Column::count("chaos_blown_up");
+pub const CHAOS_UNDEFINED: Column = Column::count("chaos_undefined");
 
 /// Words per chunk: points with indicators, Σ⟨Y⟩, Σλ, max λ, chaotic points, blown-up points.
 const WORDS: usize = 6;
@@ -85,7 +85,7 @@ impl Measurement for ChaosColumns {
             LYAPUNOV_MEAN,
             LYAPUNOV_MAX,
             CHAOTIC_FRACTION,
-            CHAOS_BLOWN_UP,
+            CHAOS_UNDEFINED,
         ]
     }
 

@@ -247,7 +247,11 @@ impl<T: Real> State<T> {
         }
         .with_compensation(first.compensated());
         s.chaos = (0..first.chaos_width())
-            .flat_map(|k| parts.iter().flat_map(move |p| &p.chaos[k * p.n..(k + 1) * p.n]))
+            .flat_map(|k| {
+                parts
+                    .iter()
+                    .flat_map(move |p| &p.chaos[k * p.n..(k + 1) * p.n])
+            })
             .copied()
             .collect();
         let mut at = 0;

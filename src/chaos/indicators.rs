@@ -77,7 +77,10 @@ mod tests {
         assert_eq!(c.indicators, vec![Indicator::Megno, Indicator::Lyapunov]);
         assert_eq!(c.text(), "megno,lyapunov");
         let e = Chaos::parse("megno,fli").unwrap_err().to_string();
-        assert!(e.contains("unknown indicator 'fli'") && e.contains("megno, lyapunov"), "{e}");
+        assert!(
+            e.contains("unknown indicator 'fli'") && e.contains("megno, lyapunov"),
+            "{e}"
+        );
         assert!(Chaos::parse("").is_err());
     }
 }

@@ -160,8 +160,8 @@ mod tests {
                 let y32 = y as f32;
                 if y32 > 0.0 && y32.is_finite() {
                     let e32 = (y32 as f64).ln();
-                    worst32 = worst32
-                        .max((f64::from(ln_poly(y32)) - e32).abs() / e32.abs().max(1.0));
+                    worst32 =
+                        worst32.max((f64::from(ln_poly(y32)) - e32).abs() / e32.abs().max(1.0));
                 }
             }
             x *= 1.7;
@@ -203,8 +203,14 @@ mod tests {
         let lambda = 0.3;
         let (megno, lyap) = run(&|k| (lambda * k as f64 * h).exp());
         let t = n as f64 * h;
-        println!("exponential growth: <Y> {megno} (lambda t/2 = {})", lambda * t / 2.0);
+        println!(
+            "exponential growth: <Y> {megno} (lambda t/2 = {})",
+            lambda * t / 2.0
+        );
         assert!((lyap - lambda).abs() < 1e-9, "{lyap}");
-        assert!((megno - lambda * (t + 3.0 * h) / 2.0).abs() < 1e-6 * megno, "{megno}");
+        assert!(
+            (megno - lambda * (t + 3.0 * h) / 2.0).abs() < 1e-6 * megno,
+            "{megno}"
+        );
     }
 }

@@ -170,17 +170,21 @@ impl<T: Real> Engine<T> for CpuEngine<T> {
                 c_parts[i].push(part);
             }
         }
-        parts.into_par_iter().zip(u_parts).zip(c_parts).for_each_init(
-            || {
-                let blk = Block::with_solver(b, dof, nt, solver)
-                    .with_compensation(on)
-                    .at_level(level);
-                (blk, Vec::new())
-            },
-            |scratch, ((mut parts, us), mut cs)| {
-                advance_block(&a, scratch, &mut parts, us, &mut cs)
-            },
-        );
+        parts
+            .into_par_iter()
+            .zip(u_parts)
+            .zip(c_parts)
+            .for_each_init(
+                || {
+                    let blk = Block::with_solver(b, dof, nt, solver)
+                        .with_compensation(on)
+                        .at_level(level);
+                    (blk, Vec::new())
+                },
+                |scratch, ((mut parts, us), mut cs)| {
+                    advance_block(&a, scratch, &mut parts, us, &mut cs)
+                },
+            );
         Ok(())
     }
 

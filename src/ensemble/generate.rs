@@ -7,8 +7,8 @@ use rand::SeedableRng;
 use rand_distr::{Distribution, StandardNormal};
 
 use super::level::level;
-use super::start::{Start, StartNote};
 use super::plane::solve_p1;
+use super::start::{Start, StartNote};
 use super::{fill, plane_point, read_states, EnsembleSpec, GridPlane, InitialSet};
 use crate::error::{Field, Result};
 use crate::float::Real;

@@ -63,7 +63,11 @@ fn coordinate_name(i: usize, d: usize) -> String {
 }
 
 fn axes_text(axes: [usize; 2], d: usize) -> String {
-    format!("{},{}", coordinate_name(axes[0], d), coordinate_name(axes[1], d))
+    format!(
+        "{},{}",
+        coordinate_name(axes[0], d),
+        coordinate_name(axes[1], d)
+    )
 }
 
 fn parse_axes(text: &str, d: usize) -> Result<[usize; 2]> {
@@ -76,7 +80,10 @@ fn parse_axes(text: &str, d: usize) -> Result<[usize; 2]> {
     };
     let words: Vec<&str> = text.split(',').map(str::trim).collect();
     if words.len() != 2 {
-        return Err(bad(format!(": expected two coordinates, got {}", words.len())));
+        return Err(bad(format!(
+            ": expected two coordinates, got {}",
+            words.len()
+        )));
     }
     let mut axes = [0; 2];
     for (slot, word) in axes.iter_mut().zip(&words) {
@@ -134,13 +141,23 @@ mod tests {
 
     #[test]
     fn axes_parse_and_bad_ones_name_the_coordinates() {
-        assert_eq!(GridPlane::resolve(Some("q2, p2"), None, 2).unwrap().axes, [1, 3]);
+        assert_eq!(
+            GridPlane::resolve(Some("q2, p2"), None, 2).unwrap().axes,
+            [1, 3]
+        );
         assert_eq!(GridPlane::resolve(None, None, 2).unwrap().axes, [0, 2]);
-        let e = GridPlane::resolve(Some("q3,p1"), None, 2).unwrap_err().to_string();
-        assert!(e.contains("no coordinate 'q3'") && e.contains("q1, q2, p1, p2"), "{e}");
+        let e = GridPlane::resolve(Some("q3,p1"), None, 2)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("no coordinate 'q3'") && e.contains("q1, q2, p1, p2"),
+            "{e}"
+        );
         assert!(GridPlane::resolve(Some("q1,q1"), None, 2).is_err());
         assert!(GridPlane::resolve(Some("q1"), None, 2).is_err());
-        let e = GridPlane::resolve(Some("q2,p1"), Some(0.1), 2).unwrap_err().to_string();
+        let e = GridPlane::resolve(Some("q2,p1"), Some(0.1), 2)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("p1 is solved"), "{e}");
     }
 

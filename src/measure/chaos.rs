@@ -68,7 +68,14 @@ fn chunk_words<T: Real>(s: &State<T>, dt: f64, range: std::ops::Range<usize>) ->
             None => blown += u64::from(acc[crate::chaos::STEPS] >= 1.0),
         }
     }
-    [n, megno.to_bits(), lyap.to_bits(), max.to_bits(), chaotic, blown]
+    [
+        n,
+        megno.to_bits(),
+        lyap.to_bits(),
+        max.to_bits(),
+        chaotic,
+        blown,
+    ]
 }
 
 /// The indicators' statistics (module doc).

@@ -12,8 +12,8 @@ use crate::engine::{CpuEngine, Engine};
 use crate::ensemble::EnsembleKind;
 use crate::error::{Error, Result};
 use crate::float::Real;
-use crate::measure::energy::angular_momenta;
 use crate::measure::chaos::indicator_rows;
+use crate::measure::energy::angular_momenta;
 use crate::measure::measurement::{HostState, LoopArea, Part, PerPoint, RunSetup, Snapshot};
 use crate::measure::modified::modified_energies;
 use crate::measure::parts::PartsFile;
@@ -317,7 +317,9 @@ impl<'a, T: Real> Tracker<'a, T> {
                 .chaos
                 .as_ref()
                 .zip(state)
-                .filter(|_| cfg.save_states || step == cfg.snapshot_steps().last().copied().unwrap_or(0))
+                .filter(|_| {
+                    cfg.save_states || step == cfg.snapshot_steps().last().copied().unwrap_or(0)
+                })
                 .map(|(c, s)| {
                     let rows = indicator_rows(s, cfg.dt, &c.indicators);
                     npy::encode(s.n, c.indicators.len(), &rows)

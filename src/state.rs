@@ -87,11 +87,7 @@ impl<T: Real> State<T> {
 
     /// Accumulators per point in `chaos` (0 without `--chaos`).
     pub fn chaos_width(&self) -> usize {
-        if self.n == 0 {
-            0
-        } else {
-            self.chaos.len() / self.n
-        }
+        self.chaos.len().checked_div(self.n).unwrap_or(0)
     }
 
     /// The same points with one deviation vector appended as the one tangent column (all its

@@ -89,7 +89,8 @@ fn advance_block<T: Real>(
     }
     blk.unconverged.fill(0);
     // --chaos: the block's accumulators, padded like the state (`chaos::update`).
-    acc.resize(chaos.len() * b, T::ZERO);
+    // and two scratch rows after them.
+    acc.resize((chaos.len() + 2) * b, T::ZERO);
     for (dst, comp) in acc.chunks_mut(b).zip(chaos.iter()) {
         dst[..m].copy_from_slice(comp);
         dst[m..].fill(comp[0]);
@@ -111,7 +112,10 @@ fn advance_block<T: Real>(
                 a.method.step(&mut ops);
                 if with_chaos {
                     let k = &mut *ops.b;
-                    chaos::update([&mut k.q, &mut k.p], [&mut k.dq, &mut k.dp], acc, b, k.d);
+                    let (sums, scratch) = acc.split_at_mut(chaos::WIDTH * b);
+                    let x: [&mut [T]; 2] = [&mut k.q, &mut k.p];
+                    let y: [&mut [T]; 2] = [&mut k.dq, &mut k.dp];
+                    chaos::update(x, y, sums, scratch, (b, k.d));
                 }
             }
         },

@@ -242,7 +242,7 @@ impl<T: Real> Checkpoint<T> {
             && (!h.compensated || (eq.len() == comps && ep.len() == comps))
             && (!h.device_h0 || device_h0.len() == h.n)
             && (mod_h0.is_empty() || mod_h0.len() == h.n)
-            && chaos.len() % h.n.max(1) == 0
+            && chaos.len().is_multiple_of(h.n.max(1))
             && traj.len() == h.trajectory_len * (1 + 2 * h.d)
             && portraits.len() == 2 * h.d * h.portrait_points.iter().sum::<usize>();
         if !sizes_ok {

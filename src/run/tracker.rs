@@ -312,18 +312,6 @@ impl<'a, T: Real> Tracker<'a, T> {
             let parts = RowParts::measure(&self.setup, points, host.as_ref(), accelerated);
             // Saved states are encoded first: a shard's parts record their CRC-32.
             let saved = state.filter(|_| cfg.save_states).map(npy::encode_state);
-            // --chaos: the points' indicators, at every saved snapshot and at the end.
-            let indicators = cfg
-                .chaos
-                .as_ref()
-                .zip(state)
-                .filter(|_| {
-                    cfg.save_states || step == cfg.snapshot_steps().last().copied().unwrap_or(0)
-                })
-                .map(|(c, s)| {
-                    let rows = indicator_rows(s, cfg.dt, &c.indicators);
-                    npy::encode(s.n, c.indicators.len(), &rows)
-                });
             if let Some(shard) = cfg.shard {
                 let file = PartsFile {
                     step,
@@ -345,12 +333,7 @@ impl<'a, T: Real> Tracker<'a, T> {
                 if portrait {
                     self.portraits.push((step, state.primal_f64()));
                 }
-                if let Some(bytes) = saved {
-                    save_state(&self.peers, gathers, &out.join("states"), step, bytes)?;
-                }
-                if let Some(bytes) = indicators {
-                    save_state(&self.peers, gathers, &out.join(CHAOS_DIR), step, bytes)?;
-                }
+                save_files(&self.peers, gathers, out, cfg, (step, state, saved))?;
             }
             stats.push(&row)?;
             rows.push(row);
@@ -498,6 +481,34 @@ fn gather_parts(peers: &Peers, gathers: bool, parts: RowParts) -> Result<RowPart
         )?);
     }
     Ok(whole)
+}
+
+/// A snapshot's files: its `saved` states (--save-states) and its indicators (--chaos).
+fn save_files<T: Real>(
+    peers: &Peers,
+    gathers: bool,
+    out: &Path,
+    cfg: &RunConfig,
+    (step, state, saved): (u64, &State<T>, Option<Vec<u8>>),
+) -> Result<()> {
+    let indicators = encode_indicators(cfg, step, state);
+    for (dir, bytes) in [("states", saved), (CHAOS_DIR, indicators)] {
+        if let Some(bytes) = bytes {
+            save_state(peers, gathers, &out.join(dir), step, bytes)?;
+        }
+    }
+    Ok(())
+}
+
+/// --chaos: the points' indicators as `chaos/step_<step>.npy` holds them, at every saved
+/// snapshot and at the last (else None).
+fn encode_indicators<T: Real>(cfg: &RunConfig, step: u64, s: &State<T>) -> Option<Vec<u8>> {
+    let c = cfg.chaos.as_ref()?;
+    let last = cfg.snapshot_steps().last().copied().unwrap_or(0);
+    (cfg.save_states || step == last).then(|| {
+        let rows = indicator_rows(s, cfg.dt, &c.indicators);
+        npy::encode(s.n, c.indicators.len(), &rows)
+    })
 }
 
 /// The folder of the per-point chaos indicators (`--chaos`): `chaos/step_<k>.npy`.

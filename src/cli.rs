@@ -146,9 +146,13 @@ pub struct EnsembleArgs {
     /// Upper corner (q1..qd,p1..pd) for rect and grid.
     #[arg(long, value_name = "V,V,..", allow_hyphen_values = true)]
     pub hi: Option<String>,
-    /// Energy level H = E for the level ensemble (1 degree of freedom, a closed curve around the minimum).
+    /// Energy level H = E for the level ensemble (1 degree of freedom, a closed curve around
+    /// the minimum); for grid, the energy surface its points lie on (p1 ≥ 0 solved from H = E).
     #[arg(long, allow_negative_numbers = true)]
     pub energy: Option<f64>,
+    /// The grid's two coordinates, the first varying fastest (e.g. q2,p2) [default: q1,p1].
+    #[arg(long, value_name = "A,B")]
+    pub grid_axes: Option<String>,
     /// Standard deviation for the gaussian ensemble [default: 0.1].
     #[arg(long, allow_negative_numbers = true)]
     pub sigma: Option<f64>,
@@ -276,6 +280,11 @@ pub struct RunArgs {
     /// symplectic Runge–Kutta and partitioned methods on any H).
     #[arg(long, value_name = "K")]
     pub modified_hamiltonian: Option<u32>,
+    /// Per-point chaos indicators, e.g. megno,lyapunov: one deviation vector per point through
+    /// the method's linearisation; adds megno_mean, lyapunov_mean, lyapunov_max,
+    /// chaotic_fraction (⟨Y⟩ > 4), chaos_undefined and, at the end (every snapshot with --save-states), chaos/step_<k>.npy.
+    #[arg(long, value_name = "LIST")]
+    pub chaos: Option<String>,
     #[command(flatten)]
     pub refine: RefineArgs,
     #[command(flatten)]
@@ -345,6 +354,11 @@ pub struct StudyArgs {
     /// method must be a splitting or a composition of splittings).
     #[arg(long, value_name = "K")]
     pub modified_hamiltonian: Option<u32>,
+    /// Per-point chaos indicators, e.g. megno,lyapunov: one deviation vector per point through
+    /// the method's linearisation; adds megno_mean, lyapunov_mean, lyapunov_max,
+    /// chaotic_fraction (⟨Y⟩ > 4), chaos_undefined and, at the end (every snapshot with --save-states), chaos/step_<k>.npy.
+    #[arg(long, value_name = "LIST")]
+    pub chaos: Option<String>,
     #[command(flatten)]
     pub refine: RefineArgs,
     #[command(flatten)]

@@ -3,6 +3,7 @@
 
 #![warn(clippy::too_many_lines)]
 
+pub mod chaos;
 pub mod checksum;
 pub mod cli;
 pub mod cluster;

@@ -254,6 +254,7 @@ mod tests {
             unconverged: vec![0; 3],
             eq: Vec::new(),
             ep: Vec::new(),
+            chaos: Vec::new(),
         };
         let rows = [
             1.0f32, 10.0, -1.0, -10.0, 2.0, 20.0, -2.0, -20.0, 3.0, 30.0, -3.0, -30.0,

@@ -28,6 +28,10 @@ pub struct State<T> {
     /// `primal_f64` read). Empty when the run is not compensated.
     pub eq: Vec<T>,
     pub ep: Vec<T>,
+    /// `--chaos`: per point, the chaos indicators' accumulators (`chaos::WIDTH` of them,
+    /// component-major like q: `[c·n + i]`), advanced by the engines with the deviation
+    /// vector that is then the state's one tangent column. Empty otherwise.
+    pub chaos: Vec<T>,
 }
 
 impl<T: Real> State<T> {
@@ -41,6 +45,7 @@ impl<T: Real> State<T> {
             unconverged: vec![0; n],
             eq: Vec::new(),
             ep: Vec::new(),
+            chaos: Vec::new(),
         }
     }
 
@@ -80,6 +85,32 @@ impl<T: Real> State<T> {
         self.d * (1 + self.nt)
     }
 
+    /// Accumulators per point in `chaos` (0 without `--chaos`).
+    pub fn chaos_width(&self) -> usize {
+        self.chaos.len().checked_div(self.n).unwrap_or(0)
+    }
+
+    /// The same points with one deviation vector appended as the one tangent column (all its
+    /// 2d components 1/√(2d), so every direction has a share of the most unstable one), and
+    /// zero chaos accumulators (`--chaos`, `crate::chaos`).
+    pub fn with_deviation(&self) -> State<T> {
+        let (n, d) = (self.n, self.d);
+        let mut s = State {
+            nt: 1,
+            q: vec![T::ZERO; 2 * n * d],
+            p: vec![T::ZERO; 2 * n * d],
+            chaos: vec![T::ZERO; crate::chaos::WIDTH * n],
+            ..State::zeros(n, d)
+        };
+        s.unconverged.clone_from(&self.unconverged);
+        s.q[..n * d].copy_from_slice(&self.q[..n * d]);
+        s.p[..n * d].copy_from_slice(&self.p[..n * d]);
+        let unit = T::from_f64(1.0 / ((2 * d) as f64).sqrt());
+        s.q[n * d..].fill(unit);
+        s.p[n * d..].fill(unit);
+        s
+    }
+
     /// The same points with the 2d tangent columns appended, each set to the identity
     /// (DΦ⁰ = I): column j is the unit vector e_j of (q1..qd, p1..pd).
     pub fn with_tangent(&self) -> State<T> {
@@ -94,6 +125,7 @@ impl<T: Real> State<T> {
             unconverged: self.unconverged.clone(),
             eq: Vec::new(),
             ep: Vec::new(),
+            chaos: Vec::new(),
         };
         s.q[..n * d].copy_from_slice(&self.q[..n * d]);
         s.p[..n * d].copy_from_slice(&self.p[..n * d]);
@@ -126,6 +158,7 @@ impl<T: Real> State<T> {
             unconverged: self.unconverged.clone(),
             eq: Vec::new(),
             ep: Vec::new(),
+            chaos: Vec::new(),
         }
     }
 
@@ -142,8 +175,13 @@ impl<T: Real> State<T> {
             unconverged: idx.iter().map(|&i| self.unconverged[i]).collect(),
             eq: Vec::new(),
             ep: Vec::new(),
+            chaos: Vec::new(),
         }
         .with_compensation(self.compensated());
+        let w = self.chaos_width();
+        s.chaos = (0..w * m)
+            .map(|at| self.chaos[(at / m) * n + idx[at % m]])
+            .collect();
         let pairs = s.vectors_mut().into_iter().zip(self.vectors());
         for (dst, src) in pairs {
             for k in 0..c {
@@ -168,8 +206,13 @@ impl<T: Real> State<T> {
             unconverged: self.unconverged[range.clone()].to_vec(),
             eq: Vec::new(),
             ep: Vec::new(),
+            chaos: Vec::new(),
         }
         .with_compensation(self.compensated());
+        s.chaos = (0..self.chaos_width())
+            .flat_map(|k| &self.chaos[k * n + range.start..k * n + range.end])
+            .copied()
+            .collect();
         for (dst, src) in s.vectors_mut().into_iter().zip(self.vectors()) {
             for k in 0..c {
                 dst[k * m..(k + 1) * m]
@@ -196,13 +239,22 @@ impl<T: Real> State<T> {
                 .collect(),
             eq: Vec::new(),
             ep: Vec::new(),
+            chaos: Vec::new(),
         }
         .with_compensation(first.compensated());
+        s.chaos = (0..first.chaos_width())
+            .flat_map(|k| {
+                parts
+                    .iter()
+                    .flat_map(move |p| &p.chaos[k * p.n..(k + 1) * p.n])
+            })
+            .copied()
+            .collect();
         let mut at = 0;
         for part in parts {
             assert_eq!(
-                (part.d, part.nt, part.compensated()),
-                (d, nt, s.compensated())
+                (part.d, part.nt, part.compensated(), part.chaos_width()),
+                (d, nt, s.compensated(), first.chaos_width())
             );
             for (dst, src) in s.vectors_mut().into_iter().zip(part.vectors()) {
                 for k in 0..c {
@@ -219,13 +271,15 @@ impl<T: Real> State<T> {
     /// stored): what MPI ranks exchange.
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut out = Vec::new();
-        for x in [self.n, self.d, self.nt, usize::from(self.compensated())] {
+        let head = [self.n, self.d, self.nt, usize::from(self.compensated())];
+        for x in head.into_iter().chain([self.chaos_width()]) {
             out.extend((x as u64).to_le_bytes());
         }
         for v in self.vectors() {
             out.extend_from_slice(bytemuck::cast_slice(v));
         }
         out.extend_from_slice(bytemuck::cast_slice(&self.unconverged));
+        out.extend_from_slice(bytemuck::cast_slice(&self.chaos));
         out
     }
 
@@ -234,7 +288,7 @@ impl<T: Real> State<T> {
         let word = |i: usize| -> Option<usize> {
             Some(u64::from_le_bytes(bytes.get(8 * i..8 * i + 8)?.try_into().ok()?) as usize)
         };
-        let (n, d, nt, comp) = (word(0)?, word(1)?, word(2)?, word(3)? != 0);
+        let (n, d, nt, comp, width) = (word(0)?, word(1)?, word(2)?, word(3)? != 0, word(4)?);
         let mut s = State {
             n,
             d,
@@ -244,30 +298,32 @@ impl<T: Real> State<T> {
             unconverged: Vec::new(),
             eq: Vec::new(),
             ep: Vec::new(),
+            chaos: Vec::new(),
         };
         let len = n.checked_mul(s.comps())?;
-        let width = std::mem::size_of::<T>();
-        let mut at = 32;
+        let width_bytes = std::mem::size_of::<T>();
+        let mut at = 40;
         let mut take = |count: usize, size: usize| -> Option<&[u8]> {
             let b = bytes.get(at..at + count * size)?;
             at += count * size;
             Some(b)
         };
         let vector = |b: &[u8]| -> Vec<T> {
-            b.chunks_exact(width)
+            b.chunks_exact(width_bytes)
                 .map(|c| bytemuck::pod_read_unaligned(c))
                 .collect()
         };
-        s.q = vector(take(len, width)?);
-        s.p = vector(take(len, width)?);
+        s.q = vector(take(len, width_bytes)?);
+        s.p = vector(take(len, width_bytes)?);
         if comp {
-            s.eq = vector(take(len, width)?);
-            s.ep = vector(take(len, width)?);
+            s.eq = vector(take(len, width_bytes)?);
+            s.ep = vector(take(len, width_bytes)?);
         }
         s.unconverged = take(n, 4)?
             .chunks_exact(4)
             .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
             .collect();
+        s.chaos = vector(take(n.checked_mul(width)?, width_bytes)?);
         (at == bytes.len()).then_some(s)
     }
 
@@ -305,12 +361,18 @@ impl<T: Real> State<T> {
             unconverged: vec![0; m],
             eq: Vec::new(),
             ep: Vec::new(),
+            chaos: Vec::new(),
         }
         .with_compensation(a.compensated() || b.compensated());
+        let w = a.chaos_width();
+        s.chaos = vec![T::ZERO; w * m];
         let (mut ia, mut ib) = (0, 0);
         for (j, &take_a) in from_a.iter().enumerate() {
             let (src, i) = if take_a { (a, ia) } else { (b, ib) };
             s.unconverged[j] = src.unconverged[i];
+            for k in 0..w {
+                s.chaos[k * m + j] = src.chaos[k * src.n + i];
+            }
             for k in 0..c {
                 let at = k * src.n + i;
                 s.q[k * m + j] = src.q[at];
@@ -340,6 +402,7 @@ impl<T: Real> State<T> {
             unconverged: self.unconverged.clone(),
             eq: self.eq.iter().map(|x| U::from_f64(x.to_f64())).collect(),
             ep: self.ep.iter().map(|x| U::from_f64(x.to_f64())).collect(),
+            chaos: self.chaos.iter().map(|x| U::from_f64(x.to_f64())).collect(),
         }
     }
 

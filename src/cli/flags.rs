@@ -55,6 +55,8 @@ pub fn flag(field: &Field, value: Option<&str>) -> String {
         Field::Reference => "--reference",
         Field::ModifiedHamiltonian => "--modified-hamiltonian",
         Field::Csv => "--csv",
+        Field::Chaos => "--chaos",
+        Field::GridAxes => "--grid-axes",
     };
     match value {
         Some(value) => format!("{flag} {value}"),
@@ -131,6 +133,8 @@ mod tests {
             Field::Reference,
             Field::ModifiedHamiltonian,
             Field::Csv,
+            Field::Chaos,
+            Field::GridAxes,
         ];
         for field in fields {
             let f = flag(&field, None);

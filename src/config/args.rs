@@ -114,6 +114,7 @@ impl RunFile {
         over(&vec_of("--hi", &a.hi).transpose()?, &mut e.hi);
         over(&a.radius, &mut e.radius);
         over(&a.energy, &mut e.energy);
+        over(&a.grid_axes, &mut e.grid_axes);
         over(&a.sigma, &mut e.sigma);
         over(&a.seed, &mut e.seed);
         over(&a.input, &mut e.input);
@@ -187,6 +188,7 @@ impl RunFile {
             f.tangent = Some(true);
         }
         over(&a.modified_hamiltonian, &mut f.modified_hamiltonian);
+        over(&a.chaos, &mut f.chaos);
         f.lay_refine(&a.refine);
         f.lay_solver(&a.solver);
         f.lay_output(&a.output);

@@ -35,6 +35,8 @@ pub struct EnsembleFile {
     /// put on its discrete constraint before the run. config.toml records it (true or false)
     /// for the systems that project them.
     pub raw_start: Option<bool>,
+    /// `--grid-axes A,B`: the grid's two coordinates (default q1,p1).
+    pub grid_axes: Option<String>,
 }
 
 /// Everything a run can be told, each optional (a TOML file, flags, or both merged).
@@ -93,6 +95,8 @@ pub struct RunFile {
     pub section: Option<String>,
     /// `--section-max N`: crossings kept per point.
     pub section_max: Option<u32>,
+    /// `--chaos LIST`: the per-point chaos indicators (`chaos::Chaos`).
+    pub chaos: Option<String>,
     pub params: Option<BTreeMap<String, f64>>,
     /// `--sweep NAME=LO:HI:N`, each as the flag gives it (`sweep`); only `run` takes it.
     pub sweep: Option<Vec<String>>,
@@ -142,9 +146,15 @@ impl From<&EnsembleSpec> for EnsembleFile {
                 table.center = Some(center.clone());
                 table.radius = Some(*radius);
             }
-            InitialSet::Rect { lo, hi } | InitialSet::Grid { lo, hi } => {
+            InitialSet::Rect { lo, hi } => {
                 table.lo = Some(lo.clone());
                 table.hi = Some(hi.clone());
+            }
+            InitialSet::Grid { lo, hi, plane } => {
+                table.lo = Some(lo.clone());
+                table.hi = Some(hi.clone());
+                table.grid_axes = Some(plane.axes_text(lo.len() / 2));
+                table.energy = plane.energy;
             }
             InitialSet::Gaussian { center, sigma } => {
                 table.center = Some(center.clone());
@@ -208,6 +218,7 @@ impl RunConfig {
             reverse: self.reverse.then_some(true),
             section: self.section.map(|s| s.text()),
             section_max: self.section.map(|s| s.max),
+            chaos: self.chaos.as_ref().map(|c| c.text()),
             params: Some(self.system.params()),
             ensemble: Some(EnsembleFile {
                 raw_start: self.system.projects_start().then_some(e.raw_start),

@@ -6,6 +6,7 @@
 use rayon::prelude::*;
 
 use super::{Engine, Integrator};
+use crate::chaos;
 use crate::error::Result;
 use crate::float::Real;
 use crate::method::{Block, Cpu, Method, Solver};
@@ -74,16 +75,28 @@ impl<T: Real> CpuEngine<T> {
     }
 }
 
+/// `--chaos` after a step of the block `k`: its deviation vector renormalised and the step's
+/// growth added to the accumulators `acc` (then two scratch rows), all padded to `b` points.
+#[inline(always)]
+fn chaos_after_step<T: Real>(k: &mut Block<T>, acc: &mut [T], b: usize) {
+    let (sums, scratch) = acc.split_at_mut(chaos::WIDTH * b);
+    let x: [&mut [T]; 2] = [&mut k.q, &mut k.p];
+    let y: [&mut [T]; 2] = [&mut k.dq, &mut k.dp];
+    chaos::update(x, y, sums, scratch, (b, k.d));
+}
+
 /// Advance one block of points, given as per-component slices of the global SoA state: the
 /// q components, then the p components, then (compensated) those of eq and of ep.
 fn advance_block<T: Real>(
     a: &Advance<T>,
-    blk: &mut Block<T>,
+    (blk, acc): &mut (Block<T>, Vec<T>),
     parts: &mut [&mut [T]],
     unconverged: &mut [u32],
     records: Option<&mut BlockRecords<T>>,
+    chaos: &mut [&mut [T]],
 ) {
     let (b, d) = (blk.n, blk.d * (1 + blk.nt));
+    let blk = &mut *blk;
     let m = parts[0].len();
     let mut vectors = [&mut blk.q, &mut blk.p, &mut blk.eq, &mut blk.ep];
     for (v, comps) in vectors.iter_mut().zip(parts.chunks(d)) {
@@ -95,6 +108,14 @@ fn advance_block<T: Real>(
         }
     }
     blk.unconverged.fill(0);
+    // --chaos: the block's accumulators, padded like the state (`chaos::update`).
+    // and two scratch rows after them.
+    acc.resize((chaos.len() + 2) * b, T::ZERO);
+    for (dst, comp) in acc.chunks_mut(b).zip(chaos.iter()) {
+        dst[..m].copy_from_slice(comp);
+        dst[m..].fill(comp[0]);
+    }
+    let with_chaos = !chaos.is_empty();
     let mut ops = Cpu {
         system: a.system,
         b: &mut *blk,
@@ -116,6 +137,9 @@ fn advance_block<T: Real>(
                         q0.copy_from_slice(&ops.b.q[..nq]);
                         p0.copy_from_slice(&ops.b.p[..nq]);
                         a.method.step(&mut ops);
+                        if with_chaos {
+                            chaos_after_step(ops.b, acc, b);
+                        }
                         let st = BlockStep {
                             b,
                             q0: &q0,
@@ -129,6 +153,9 @@ fn advance_block<T: Real>(
                 _ => {
                     for _ in 0..a.steps {
                         a.method.step(&mut ops);
+                        if with_chaos {
+                            chaos_after_step(ops.b, acc, b);
+                        }
                     }
                 }
             }
@@ -136,6 +163,9 @@ fn advance_block<T: Real>(
     );
     for (u, &c) in unconverged.iter_mut().zip(&blk.unconverged) {
         *u += c;
+    }
+    for (comp, src) in chaos.iter_mut().zip(acc.chunks(b)) {
+        comp.copy_from_slice(&src[..m]);
     }
     let vectors = [&blk.q, &blk.p, &blk.eq, &blk.ep];
     for (v, comps) in vectors.iter().zip(parts.chunks_mut(d)) {
@@ -184,18 +214,27 @@ impl<T: Real> Engine<T> for CpuEngine<T> {
             Some(s) => s.blocks(b).into_iter().map(Some).collect(),
             None => (0..nblocks).map(|_| None).collect(),
         };
+        // Per block, its slice of every chaos accumulator (none without --chaos).
+        let mut c_parts: Vec<Vec<&mut [T]>> = (0..nblocks).map(|_| Vec::new()).collect();
+        for comp in st.chaos.chunks_mut(n) {
+            for (i, part) in comp.chunks_mut(b).enumerate() {
+                c_parts[i].push(part);
+            }
+        }
         parts
             .into_par_iter()
             .zip(u_parts)
             .zip(records)
+            .zip(c_parts)
             .for_each_init(
                 || {
-                    Block::with_solver(b, dof, nt, solver)
+                    let blk = Block::with_solver(b, dof, nt, solver)
                         .with_compensation(on)
-                        .at_level(level)
+                        .at_level(level);
+                    (blk, Vec::new())
                 },
-                |blk, ((mut parts, us), mut rec)| {
-                    advance_block(&a, blk, &mut parts, us, rec.as_mut())
+                |scratch, (((mut parts, us), mut rec), mut cs)| {
+                    advance_block(&a, scratch, &mut parts, us, rec.as_mut(), &mut cs)
                 },
             );
         if let Some(s) = &mut self.section {

@@ -7,8 +7,9 @@ use rand::SeedableRng;
 use rand_distr::{Distribution, StandardNormal};
 
 use super::level::level;
+use super::plane::solve_p1;
 use super::start::{Start, StartNote};
-use super::{fill, plane_point, read_states, EnsembleSpec, InitialSet};
+use super::{fill, plane_point, read_states, EnsembleSpec, GridPlane, InitialSet};
 use crate::error::{Field, Result};
 use crate::float::Real;
 use crate::state::State;
@@ -64,7 +65,9 @@ impl EnsembleSpec {
             InitialSet::Disk { center, radius } => {
                 uniform_disk(center, *radius, range, d, self.seed, s)
             }
-            InitialSet::Grid { lo, hi } => grid(lo, hi, self.points, range, d, s),
+            InitialSet::Grid { lo, hi, plane } => {
+                grid(system, (lo, hi), plane, self.points, range, s)
+            }
             InitialSet::Point { center } => fill_from(range, d, s, |_, row| {
                 row.copy_from_slice(center);
                 Ok(())
@@ -158,16 +161,19 @@ fn uniform_disk<T: Real>(
     })
 }
 
-/// `grid`: a √n × √n lattice filling the box `lo..hi` in (q1, p1), q1 varying fastest;
-/// the other components at the box's middle.
+/// `grid`: a √n × √n lattice filling the box `lo..hi` in the plane's two coordinates, the
+/// first varying fastest; the other components at the box's middle, or p1 on the plane's
+/// energy surface (NaN where there is none: `plane`).
 fn grid<T: Real>(
-    lo: &[f64],
-    hi: &[f64],
+    system: &System,
+    (lo, hi): (&[f64], &[f64]),
+    plane: &GridPlane,
     n: usize,
     range: Range<usize>,
-    d: usize,
     start: &mut Start,
 ) -> Result<State<T>> {
+    let d = system.dof();
+    let [a, b] = plane.axes;
     let mid: Vec<f64> = lo.iter().zip(hi).map(|(a, b)| 0.5 * (a + b)).collect();
     let m = (n as f64).sqrt().round() as usize;
     let at = |a: f64, b: f64, j: usize| {
@@ -178,8 +184,14 @@ fn grid<T: Real>(
         }
     };
     fill_from(range, d, start, |idx, row| {
-        let (x, y) = (at(lo[0], hi[0], idx % m), at(lo[d], hi[d], idx / m));
-        plane_point(row, &mid, d, x, y);
+        row.copy_from_slice(&mid);
+        row[a] = at(lo[a], hi[a], idx % m);
+        row[b] = at(lo[b], hi[b], idx / m);
+        if let Some(e) = plane.energy {
+            if solve_p1(system, row, e).is_none() {
+                row.fill(f64::NAN);
+            }
+        }
         Ok(())
     })
 }

@@ -336,6 +336,7 @@ mod tests {
             unconverged: vec![0; rows.len()],
             eq: Vec::new(),
             ep: Vec::new(),
+            chaos: Vec::new(),
         }
     }
 

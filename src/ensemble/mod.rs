@@ -9,6 +9,7 @@ mod file;
 mod generate;
 mod level;
 mod loops;
+pub mod plane;
 mod resolve;
 pub mod shard;
 mod start;
@@ -23,6 +24,7 @@ use crate::float::Real;
 pub use crate::state::State;
 pub use file::{read_regular, read_states};
 pub use level::level_area;
+pub use plane::GridPlane;
 pub use resolve::EnsembleRequest;
 pub use start::StartNote;
 
@@ -88,8 +90,13 @@ pub enum InitialSet {
     Rect { lo: Vec<f64>, hi: Vec<f64> },
     /// Seeded points uniform in the disk of `radius` around `center`.
     Disk { center: Vec<f64>, radius: f64 },
-    /// A √N × √N lattice filling the box `lo..hi`, the other components at its middle.
-    Grid { lo: Vec<f64>, hi: Vec<f64> },
+    /// A √N × √N lattice filling the box `lo..hi` in the plane of two coordinates, the other
+    /// components at its middle (or p1 on the energy surface: `plane::GridPlane`).
+    Grid {
+        lo: Vec<f64>,
+        hi: Vec<f64>,
+        plane: GridPlane,
+    },
     /// Seeded points around `center`, standard deviation `sigma` in every component.
     Gaussian { center: Vec<f64>, sigma: f64 },
     /// N copies of the state `center`.
@@ -153,7 +160,10 @@ impl EnsembleSpec {
         }
         match &self.set {
             InitialSet::Disk { radius, .. } => Some(std::f64::consts::PI * radius * radius),
-            InitialSet::Grid { lo, hi } => Some((hi[0] - lo[0]) * (hi[1] - lo[1])),
+            InitialSet::Grid { lo, hi, plane } if plane.energy.is_none() => {
+                let [a, b] = plane.axes;
+                Some((hi[a] - lo[a]) * (hi[b] - lo[b]))
+            }
             _ => None,
         }
     }

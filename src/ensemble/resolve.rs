@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 
 use super::loops::check_file_loop;
-use super::{read_states, EnsembleKind, EnsembleSpec, InitialSet};
+use super::{read_states, EnsembleKind, EnsembleSpec, GridPlane, InitialSet};
 use crate::error::{num, Error, Field, Result};
 use crate::invalid;
 use crate::system::System;
@@ -30,6 +30,8 @@ pub struct EnsembleRequest {
     pub closed_loop: bool,
     /// `--raw-start`: keep the initial velocities as given (systems that project them only).
     pub raw_start: bool,
+    /// `grid` only: its two coordinates (`--grid-axes`, default q1,p1).
+    pub grid_axes: Option<String>,
 }
 
 /// A value the kind needs, or an error naming the option that gives it (`field`, then `what`
@@ -89,6 +91,7 @@ impl EnsembleRequest {
             input: None,
             closed_loop: false,
             raw_start: false,
+            grid_axes: None,
         }
     }
 
@@ -120,14 +123,16 @@ impl EnsembleRequest {
                 sigma: positive(self.sigma.unwrap_or(0.1), Field::Sigma)?,
             },
             EnsembleKind::Rect => {
-                let (lo, hi) = self.corners(system)?;
+                let (lo, hi) = self.corners(system, [0, system.dof()])?;
                 check_rect_points(points)?;
                 InitialSet::Rect { lo, hi }
             }
             EnsembleKind::Grid => {
-                let (lo, hi) = self.corners(system)?;
+                let d = system.dof();
+                let plane = GridPlane::resolve(self.grid_axes.as_deref(), self.energy, d)?;
+                let (lo, hi) = self.corners(system, plane.axes)?;
                 check_grid_points(points)?;
-                InitialSet::Grid { lo, hi }
+                InitialSet::Grid { lo, hi, plane }
             }
             EnsembleKind::File => {
                 let (set, rows) = self.file(system)?;
@@ -135,6 +140,14 @@ impl EnsembleRequest {
                 set
             }
         };
+        if self.grid_axes.is_some() && kind != EnsembleKind::Grid {
+            return Err(invalid!(Field::GridAxes;
+                Field::GridAxes,
+                " applies to ",
+                Field::Ensemble.is("grid"),
+                format!(" only, not to {}", kind.name())
+            ));
+        }
         if self.closed_loop && kind != EnsembleKind::File {
             return Err(invalid!(Field::Loop;
                 Field::Loop,
@@ -205,8 +218,8 @@ impl EnsembleRequest {
     }
 
     /// The box of `rect` and `grid`: `--lo`/`--hi` (default ±0.25 around the system's centre),
-    /// which must be proper in (q1, p1).
-    fn corners(&self, system: &System) -> Result<(Vec<f64>, Vec<f64>)> {
+    /// which must be proper in the plane's two coordinates `[a, b]` ((q1, p1) for `rect`).
+    fn corners(&self, system: &System, [a, b]: [usize; 2]) -> Result<(Vec<f64>, Vec<f64>)> {
         let (d, name) = (system.dof(), system.name());
         let c = system.default_center();
         let lo = self
@@ -219,14 +232,21 @@ impl EnsembleRequest {
             .unwrap_or_else(|| c.iter().map(|x| x + 0.25).collect());
         check_vec(&lo, Field::Lo, d, name)?;
         check_vec(&hi, Field::Hi, d, name)?;
-        if !(hi[0] > lo[0] && hi[d] > lo[d]) {
+        if !(hi[a] > lo[a] && hi[b] > lo[b]) {
+            let name = |i: usize| {
+                if i < d {
+                    format!("q{}", i + 1)
+                } else {
+                    format!("p{}", i - d + 1)
+                }
+            };
             return Err(invalid!(Field::Lo;
                 Field::Lo,
                 "/",
                 Field::Hi,
                 format!(
-                    ": the box must have hi > lo in q1 and p1 (got q1 {}..{}, p1 {}..{})",
-                    lo[0], hi[0], lo[d], hi[d]
+                    ": the box must have hi > lo in {} and {} (got {} {}..{}, {} {}..{})",
+                    name(a), name(b), name(a), lo[a], hi[a], name(b), lo[b], hi[b]
                 )
             ));
         }
@@ -331,7 +351,14 @@ mod tests {
         });
         let lo = c.iter().map(|x| x - 0.25).collect();
         let hi = c.iter().map(|x| x + 0.25).collect();
-        assert_eq!(grid.set, InitialSet::Grid { lo, hi });
+        assert_eq!(
+            grid.set,
+            InitialSet::Grid {
+                lo,
+                hi,
+                plane: GridPlane::q1_p1(1)
+            }
+        );
         let gaussian = resolve(request(EnsembleKind::Gaussian));
         assert_eq!(
             gaussian.set,

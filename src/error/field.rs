@@ -74,6 +74,10 @@ pub enum Field {
     ModifiedHamiltonian,
     /// The CSV file a benchmark appends its table to.
     Csv,
+    /// The per-point chaos indicators.
+    Chaos,
+    /// The two coordinates a grid spans.
+    GridAxes,
 }
 
 impl Field {
@@ -123,6 +127,8 @@ impl Field {
             Field::Reference => "reference",
             Field::ModifiedHamiltonian => "modified_hamiltonian",
             Field::Csv => "csv",
+            Field::Chaos => "chaos",
+            Field::GridAxes => "grid_axes",
         };
         key.to_string()
     }

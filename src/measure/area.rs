@@ -276,6 +276,7 @@ mod tests {
             unconverged: vec![0; n],
             eq: Vec::new(),
             ep: Vec::new(),
+            chaos: Vec::new(),
         };
         let exact = std::f64::consts::PI * r * r;
         let poly = loop_area(&circle).unwrap();
@@ -296,6 +297,7 @@ mod tests {
             unconverged: vec![0; 4],
             eq: Vec::new(),
             ep: Vec::new(),
+            chaos: Vec::new(),
         };
         assert_eq!(loop_area(&ccw), Some(1.0));
         let cw = State {
@@ -307,6 +309,7 @@ mod tests {
             unconverged: vec![0; 4],
             eq: Vec::new(),
             ep: Vec::new(),
+            chaos: Vec::new(),
         };
         assert_eq!(loop_area(&cw), Some(-1.0));
         let bad = State {
@@ -318,6 +321,7 @@ mod tests {
             unconverged: vec![0; 4],
             eq: Vec::new(),
             ep: Vec::new(),
+            chaos: Vec::new(),
         };
         assert_eq!(loop_area(&bad), None);
     }

@@ -7,6 +7,7 @@
 
 use serde::{Serialize, Serializer};
 
+use crate::chaos::Chaos;
 use crate::error::Result;
 use crate::expr::modified::ModifiedEnergy;
 use crate::state::State;
@@ -270,6 +271,10 @@ pub struct RunSetup<'a> {
     pub reverse: bool,
     /// `--modified-hamiltonian K`: H̃ with K correction terms at the run's step size.
     pub modified: Option<&'a ModifiedEnergy>,
+    /// `--chaos`: the indicators the run computes.
+    pub chaos: Option<&'a Chaos>,
+    /// The step size (the indicators' time is step · |dt|).
+    pub dt: f64,
 }
 
 /// What a measurement reads on the host at a snapshot.

@@ -17,6 +17,7 @@ macro_rules! on_state {
 }
 
 pub mod area;
+pub mod chaos;
 pub mod constraint;
 pub mod distance;
 pub mod energy;

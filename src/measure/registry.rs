@@ -5,6 +5,7 @@
 use rayon::prelude::*;
 
 use super::area::Area;
+use super::chaos::ChaosColumns;
 use super::constraint::Constraint;
 use super::distance::{GlobalError, ReturnError};
 use super::energy::columns::{AngularMomentum, Energy, Escaped, Stayed};
@@ -24,6 +25,7 @@ pub static MEASUREMENTS: &[&dyn Measurement] = &[
     &GlobalError,
     &ReturnError,
     &Modified,
+    &ChaosColumns,
 ];
 
 /// The columns (stats.csv) these measurements fill.

@@ -106,7 +106,7 @@ fn foreign(dir: &Path, layout: Layout, rel: &Path, found: &mut Vec<PathBuf>) -> 
             match (layout, name.as_str()) {
                 // A run's checkpoint (`phaseflow resume`) and its saved states: their files
                 // and write_atomic's temporaries of them.
-                (Layout::Run, sub @ ("checkpoint" | "states" | "parts")) => {
+                (Layout::Run, sub @ ("checkpoint" | "states" | "parts" | "chaos")) => {
                     for e in read_dir(&path)? {
                         let n = e.file_name().to_string_lossy().into_owned();
                         let n = temporary_of(&n).unwrap_or(&n);

@@ -156,6 +156,7 @@ impl<T: Real> CheckpointRef<'_, T> {
             ("trajectory", 8, bytemuck::cast_slice(&traj)),
             ("portraits", 8, bytemuck::cast_slice(&portraits)),
             ("mod_h0", 8, bytemuck::cast_slice(self.mod_h0)),
+            ("chaos", size_of::<T>(), bytemuck::cast_slice(&st.chaos)),
         ];
         let header = Header {
             step: self.step,
@@ -233,6 +234,7 @@ impl<T: Real> Checkpoint<T> {
         let portraits: Vec<f64> = arrays.take("portraits")?;
         // Checkpoints written before the modified Hamiltonian's columns have no such array.
         let mod_h0: Vec<f64> = arrays.take_if_any("mod_h0")?;
+        let chaos: Vec<T> = arrays.take_if_any("chaos")?;
         let comps = h.d * (1 + h.nt) * h.n;
         let sizes_ok = q.len() == comps
             && p.len() == comps
@@ -240,6 +242,7 @@ impl<T: Real> Checkpoint<T> {
             && (!h.compensated || (eq.len() == comps && ep.len() == comps))
             && (!h.device_h0 || device_h0.len() == h.n)
             && (mod_h0.is_empty() || mod_h0.len() == h.n)
+            && chaos.len().is_multiple_of(h.n.max(1))
             && traj.len() == h.trajectory_len * (1 + 2 * h.d)
             && portraits.len() == 2 * h.d * h.portrait_points.iter().sum::<usize>();
         if !sizes_ok {
@@ -254,6 +257,7 @@ impl<T: Real> Checkpoint<T> {
             unconverged,
             eq,
             ep,
+            chaos,
         };
         let portrait_states = split_portraits(&h, &portraits);
         Ok(Some(Checkpoint {

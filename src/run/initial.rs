@@ -2,7 +2,7 @@
 //! ensembles what refinement needs of the f64 set.
 
 use crate::config::RunConfig;
-use crate::ensemble::EnsembleKind;
+use crate::ensemble::{EnsembleKind, InitialSet};
 use crate::error::Result;
 use crate::float::Real;
 use crate::measure::energy::energies;
@@ -33,8 +33,14 @@ impl<T: Real> Initial<T> {
                 None => 0..spec.points,
             };
             let (state, note) = spec.generate_noted(system, range)?;
-            // H0 is taken below, from the points as they start: after the projection.
-            let h0 = finite_energies(system, &state)?;
+            // H0 is taken below, from the points as they start: after the projection. A grid
+            // on an energy surface marks the points off it (all NaN: `ensemble::plane`).
+            let h0 = match spec.set {
+                InitialSet::Grid { ref plane, .. } if plane.energy.is_some() => {
+                    off_surface(system, &state)
+                }
+                _ => finite_energies(system, &state)?,
+            };
             if let Some(note) = note {
                 crate::info!("phaseflow: {}", note.describe(system.name()));
             }
@@ -93,6 +99,20 @@ fn finite_energies<T: Real>(system: &System, state: &State<T>) -> Result<Vec<f64
         Field::Center, ", ", Field::Radius, ", ", Field::Lo, "/", Field::Hi, ", ", Field::Input,
         ") away from its singularities",
     ))
+}
+
+/// H of every point of a grid on an energy surface, saying how many of its points lie off
+/// it (marked NaN by the generator: no real p1 there).
+fn off_surface<T: Real>(system: &System, state: &State<T>) -> Vec<f64> {
+    let h = energies(system, state);
+    let off = h.iter().filter(|x| !x.is_finite()).count();
+    if off > 0 {
+        crate::info!(
+            "phaseflow: {off} of {} grid points have no p1 >= 0 on the energy surface; they are NaN in the states and take part in no statistic",
+            state.n
+        );
+    }
+    h
 }
 
 /// Bounding-box diagonal of the points' (q, p) in f64.

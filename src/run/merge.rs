@@ -23,7 +23,7 @@ use crate::npy;
 use crate::output::target::resolved;
 use crate::output::{folder, write_atomic, write_csv};
 
-use super::tracker::{parts_path, setup, PARTS_DIR};
+use super::tracker::{parts_path, setup, CHAOS_DIR, PARTS_DIR};
 
 /// What `merge` reports.
 #[derive(Debug)]
@@ -234,6 +234,26 @@ fn read_states(s: &ShardDir, step: u64, crc: Option<u32>) -> Result<Vec<u8>> {
     Ok(bytes)
 }
 
+/// `--chaos`: each snapshot's per-point indicators that the first shard wrote
+/// (`chaos/step_<k>.npy`), stacked in shard order like the states.
+fn merge_indicators(shards: &[ShardDir], steps: &[u64], out: &Path) -> Result<()> {
+    let limit = crate::memory::available_memory().map_or(u64::MAX, |m| m / 2);
+    for &step in steps {
+        let name = format!("step_{step}.npy");
+        if !shards[0].dir.join(CHAOS_DIR).join(&name).is_file() {
+            continue;
+        }
+        let files = shards
+            .iter()
+            .map(|s| read(&s.dir.join(CHAOS_DIR).join(&name), limit))
+            .collect::<Result<Vec<_>>>()?;
+        let stacked = npy::stack_rows(&files)
+            .map_err(|m| input_err!("merge: {CHAOS_DIR}/{name}: {m}; rerun the shards"))?;
+        write_atomic(&out.join(CHAOS_DIR).join(&name), &stacked)?;
+    }
+    Ok(())
+}
+
 /// `phaseflow merge SHARD_DIR... --out DIR`.
 pub fn merge(dirs: &[PathBuf], dest: &OutputDir) -> Result<MergeSummary> {
     check_out_apart(dirs, &dest.path)?;
@@ -295,6 +315,7 @@ pub fn merge(dirs: &[PathBuf], dest: &OutputDir) -> Result<MergeSummary> {
             states += 1;
         }
     }
+    merge_indicators(&shards, &steps, out)?;
     write_csv(&out.join("stats.csv"), &rows)?;
     let engine = shards[0]
         .engine_line

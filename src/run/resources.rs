@@ -95,6 +95,11 @@ pub fn run_bytes_per_point(cfg: &RunConfig, gpu: bool) -> u64 {
     if cfg.save_states {
         per_point += 2 * d * bytes;
     }
+    if cfg.chaos.is_some() {
+        // the deviation vector (2d values), the accumulators, the plain initial state beside
+        // the one with the vector, and chaos/step_<k>.npy's f64 rows with their encoding
+        per_point += (2 * d + crate::chaos::WIDTH as u64) * bytes + 2 * d * bytes + 32;
+    }
     if cfg.ensemble.kind() == EnsembleKind::File {
         // reading the file, before the rest exists: a .npy's bytes and its f64 values, then
         // those values and the f64 state, then that state and the run's copy of it

@@ -168,7 +168,18 @@ fn fits<T: Real>(c: &Checkpoint<T>, cfg: &RunConfig, dir: &Path) -> Result<()> {
     let (n, d) = (c.state.n, c.state.d);
     let per_point = |len: usize| len == 0 || len == n;
     let ok = d == cfg.system.dof()
-        && c.state.nt == if cfg.tangent { 2 * d } else { 0 }
+        && c.state.nt
+            == if cfg.tangent {
+                2 * d
+            } else {
+                usize::from(cfg.chaos.is_some())
+            }
+        && c.state.chaos_width()
+            == if cfg.chaos.is_some() {
+                crate::chaos::WIDTH
+            } else {
+                0
+            }
         && c.step <= cfg.steps
         && per_point(c.h0.len())
         && per_point(c.l0.len())

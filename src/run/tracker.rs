@@ -12,6 +12,7 @@ use crate::engine::{CpuEngine, Engine};
 use crate::ensemble::EnsembleKind;
 use crate::error::{Error, Result};
 use crate::float::Real;
+use crate::measure::chaos::indicator_rows;
 use crate::measure::energy::angular_momenta;
 use crate::measure::measurement::{HostState, LoopArea, Part, PerPoint, RunSetup, Snapshot};
 use crate::measure::modified::modified_energies;
@@ -337,9 +338,7 @@ impl<'a, T: Real> Tracker<'a, T> {
                 if portrait {
                     self.portraits.push((step, state.primal_f64()));
                 }
-                if let Some(bytes) = saved {
-                    save_state(&self.peers, gathers, out, step, bytes)?;
-                }
+                save_files(&self.peers, gathers, out, cfg, (step, state, saved))?;
             }
             stats.push(&row)?;
             rows.push(row);
@@ -489,10 +488,42 @@ fn gather_parts(peers: &Peers, gathers: bool, parts: RowParts) -> Result<RowPart
     Ok(whole)
 }
 
-/// states/step_<step>.npy: the state's `bytes` (`npy::encode_state`), or under MPI with a
-/// filled ensemble every rank's slice stacked on rank 0 in rank order; only rank 0 writes.
-fn save_state(peers: &Peers, gathers: bool, out: &Path, step: u64, bytes: Vec<u8>) -> Result<()> {
-    let path = out.join("states").join(format!("step_{step}.npy"));
+/// A snapshot's files: its `saved` states (--save-states) and its indicators (--chaos).
+fn save_files<T: Real>(
+    peers: &Peers,
+    gathers: bool,
+    out: &Path,
+    cfg: &RunConfig,
+    (step, state, saved): (u64, &State<T>, Option<Vec<u8>>),
+) -> Result<()> {
+    let indicators = encode_indicators(cfg, step, state);
+    for (dir, bytes) in [("states", saved), (CHAOS_DIR, indicators)] {
+        if let Some(bytes) = bytes {
+            save_state(peers, gathers, &out.join(dir), step, bytes)?;
+        }
+    }
+    Ok(())
+}
+
+/// --chaos: the points' indicators as `chaos/step_<step>.npy` holds them, at every saved
+/// snapshot and at the last (else None).
+fn encode_indicators<T: Real>(cfg: &RunConfig, step: u64, s: &State<T>) -> Option<Vec<u8>> {
+    let c = cfg.chaos.as_ref()?;
+    let last = cfg.snapshot_steps().last().copied().unwrap_or(0);
+    (cfg.save_states || step == last).then(|| {
+        let rows = indicator_rows(s, cfg.dt, &c.indicators);
+        npy::encode(s.n, c.indicators.len(), &rows)
+    })
+}
+
+/// The folder of the per-point chaos indicators (`--chaos`): `chaos/step_<k>.npy`.
+pub const CHAOS_DIR: &str = "chaos";
+
+/// `dir`/step_<step>.npy (states/: the state's `bytes`, `npy::encode_state`; chaos/: the
+/// indicators), or under MPI with a filled ensemble every rank's slice stacked on rank 0 in
+/// rank order; only rank 0 writes.
+fn save_state(peers: &Peers, gathers: bool, dir: &Path, step: u64, bytes: Vec<u8>) -> Result<()> {
+    let path = dir.join(format!("step_{step}.npy"));
     if !gathers {
         return if peers.is_root() {
             write_atomic(&path, &bytes)
@@ -524,10 +555,13 @@ pub(super) fn no_checkpoints(cfg: &RunConfig, peers: &Peers) -> Option<&'static 
     }
 }
 
-/// `state` with its tangent columns added when the run has --tangent.
+/// `state` with its tangent columns added when the run has --tangent, or its deviation
+/// vector and indicator accumulators with --chaos.
 pub(super) fn with_columns<T: Real>(cfg: &RunConfig, state: State<T>) -> State<T> {
     if cfg.tangent {
         state.with_tangent()
+    } else if cfg.chaos.is_some() {
+        state.with_deviation()
     } else {
         state
     }
@@ -549,5 +583,7 @@ pub(super) fn setup(cfg: &RunConfig) -> RunSetup<'_> {
         reference: cfg.reference.is_some(),
         reverse: cfg.reverse,
         modified: cfg.modified.as_deref(),
+        chaos: cfg.chaos.as_ref(),
+        dt: cfg.dt,
     }
 }

@@ -250,6 +250,7 @@ mod tests {
             unconverged: vec![0; 2],
             eq: Vec::new(),
             ep: Vec::new(),
+            chaos: Vec::new(),
         };
         assert_eq!(compare_tangents(&base, &base), None);
         let cpu = base.with_tangent();
@@ -284,6 +285,7 @@ mod tests {
             unconverged: vec![0; 2],
             eq: Vec::new(),
             ep: Vec::new(),
+            chaos: Vec::new(),
         };
         let b = State {
             n: 2,
@@ -294,6 +296,7 @@ mod tests {
             unconverged: vec![0; 2],
             eq: Vec::new(),
             ep: Vec::new(),
+            chaos: Vec::new(),
         };
         let dev = compare_states(&a, &b);
         assert_eq!(

@@ -5,6 +5,7 @@
 mod common;
 
 mod accuracy;
+mod chaos;
 mod commands;
 mod completions;
 mod constrained_start;

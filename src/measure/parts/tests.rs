@@ -57,6 +57,8 @@ fn setup(system: &System) -> RunSetup<'_> {
         reference: false,
         reverse: false,
         modified: None,
+        chaos: None,
+        dt: 0.1,
     }
 }
 
@@ -102,6 +104,7 @@ fn parts_files_round_trip_and_refuse_any_change() {
     for distance in ["global_error", "return_error"] {
         fullest.set(distance, Part::Chunks(vec![1, 2, 3, 4, 5, 6]));
     }
+    fullest.set("chaos", Part::Chunks((1..=12).collect()));
     assert_eq!(
         file.encode(&fullest).len() as u64,
         PartsFile::max_len(fullest.points as usize)

@@ -1,0 +1,71 @@
+//! `--chaos`: which runs may carry the per-point chaos indicators (`crate::chaos`).
+
+use crate::chaos::Chaos;
+use crate::ensemble::EnsembleSpec;
+use crate::error::{Field, Result};
+use crate::invalid;
+use crate::options::Backend;
+use crate::system::System;
+
+use super::RunFile;
+
+/// The indicators `f` asks for, refused where the deviation vector cannot be carried: it is
+/// the state's one tangent column (so not beside `--tangent`), renormalised every step (so
+/// neither compensated, whose carried errors would be scaled away, nor run back), linearised
+/// through ∂H (so not for variational systems), and its accumulators are not inserted with
+/// refined loop nodes. The indicators are advanced by the CPU engine.
+pub fn resolve(
+    f: &RunFile,
+    system: &System,
+    ensemble: &EnsembleSpec,
+    backend: Backend,
+) -> Result<Option<Chaos>> {
+    let Some(text) = f.chaos.as_deref() else {
+        return Ok(None);
+    };
+    let chaos = Chaos::parse(text)?;
+    let refuse = |with: Field, why: &str| {
+        Err(invalid!(Field::Chaos;
+            Field::Chaos,
+            format!(": {why}; drop "),
+            with
+        ))
+    };
+    if f.tangent == Some(true) {
+        return refuse(Field::Tangent, "its deviation vector is the state's one tangent column, so it cannot be combined with the full tangent map");
+    }
+    if f.compensated == Some(true) {
+        return refuse(Field::Compensated, "the deviation vector is renormalised every step, which compensated summation's carried errors would not follow");
+    }
+    if f.reverse == Some(true) {
+        return Err(invalid!(Field::Chaos;
+            Field::Chaos,
+            ": the deviation vector is renormalised every step and cannot be run back; drop --reverse"
+        ));
+    }
+    if system.variational() {
+        return Err(invalid!(Field::Chaos;
+            Field::Chaos,
+            format!(": the deviation vector is linearised through ∂H; system '{}' is variational and has no Hamiltonian; choose a Hamiltonian system or drop ", system.name()),
+            Field::Chaos
+        ));
+    }
+    if ensemble.is_loop() {
+        return Err(invalid!(Field::Chaos;
+            Field::Chaos,
+            format!(": the indicators are per point of a filled set, not of a loop ({}); use a filled ensemble such as ", ensemble.kind().name()),
+            Field::Ensemble.is("grid"),
+            " or disk"
+        ));
+    }
+    if backend == Backend::Gpu || f.devices.is_some() {
+        return Err(invalid!(Field::Chaos;
+            Field::Chaos,
+            ": the indicators are advanced by the CPU engine; use ",
+            Field::Backend.is("cpu"),
+            " without ",
+            Field::Devices
+        ));
+    }
+    Ok(Some(chaos))
+}

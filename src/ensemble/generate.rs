@@ -243,9 +243,11 @@ mod tests {
         ] {
             let sys = System::new(system, &BTreeMap::new()).unwrap();
             for kind in kinds {
+                let kind_of = EnsembleKind::from_name(kind).unwrap();
+                // The level's energy only: a grid given an energy lies on the energy surface.
                 let spec = EnsembleRequest {
-                    kind: EnsembleKind::from_name(kind).unwrap(),
-                    energy: Some(0.5),
+                    kind: kind_of,
+                    energy: (kind_of == EnsembleKind::Level).then_some(0.5),
                     ..EnsembleRequest::disk(49, 0.3, 7)
                 }
                 .resolve(&sys)

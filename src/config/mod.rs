@@ -346,6 +346,26 @@ pub fn resolve_method(f: &RunFile) -> Result<Method> {
     })?)
 }
 
+/// The engine asked for, as the other settings fix it: `--devices` means the GPU engine, and
+/// the chaos indicators are advanced by the CPU engine (`chaos::resolve` refuses the GPU).
+fn resolve_backend(backend: Backend, devices: bool, chaos: bool) -> Result<Backend> {
+    Ok(match (devices, backend) {
+        (true, Backend::Cpu) => {
+            return Err(invalid!(Field::Devices;
+                Field::Devices,
+                " spreads the run over GPUs; drop ",
+                Field::Backend.is("cpu"),
+                " (or ",
+                Field::Devices,
+                ")"
+            ))
+        }
+        (true, _) => Backend::Gpu,
+        (false, Backend::Auto) if chaos => Backend::Cpu,
+        (false, b) => b,
+    })
+}
+
 impl RunConfig {
     /// Gradient evaluations one step takes at most (`Method::evals_per_step`): sizes `run`'s
     /// progress pieces and the GPU's dispatches.
@@ -418,22 +438,7 @@ impl RunConfig {
             })
             .transpose()?;
         let chaos = chaos::resolve(&f, &system, &ensemble, backend)?;
-        let backend = match (&devices, backend) {
-            (Some(_), Backend::Cpu) => {
-                return Err(invalid!(Field::Devices;
-                    Field::Devices,
-                    " spreads the run over GPUs; drop ",
-                    Field::Backend.is("cpu"),
-                    " (or ",
-                    Field::Devices,
-                    ")"
-                ))
-            }
-            (Some(_), _) => Backend::Gpu,
-            // The indicators are advanced by the CPU engine (`chaos::resolve`).
-            (None, Backend::Auto) if chaos.is_some() => Backend::Cpu,
-            (None, b) => b,
-        };
+        let backend = resolve_backend(backend, devices.is_some(), chaos.is_some())?;
         Ok(RunConfig {
             system,
             method,

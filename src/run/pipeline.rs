@@ -262,6 +262,29 @@ fn engine_for<T: Real>(
     }
 }
 
+/// The engine's description (with the MPI ranks it gathers), said on stderr with the run's
+/// arithmetic.
+fn announce_engine<T: Real>(cfg: &RunConfig, tracker: &Tracker<T>, peers: &Peers) -> String {
+    let describe = match tracker.gathers() {
+        true => format!(
+            "{} MPI ranks, each {}",
+            peers.size(),
+            tracker.engine.describe()
+        ),
+        false => tracker.engine.describe(),
+    };
+    crate::info!(
+        "phaseflow: engine {describe}, precision {}{}",
+        cfg.arithmetic(),
+        if tracker.accelerated {
+            ", energy statistics reduced on the device in f64"
+        } else {
+            ""
+        }
+    );
+    describe
+}
+
 /// A run from its initial set (`from`: `None`), or from a checkpoint and the statistics rows
 /// stats.csv holds up to it (`resume`).
 pub(super) fn run_with<T: Real>(
@@ -296,23 +319,7 @@ pub(super) fn run_with<T: Real>(
         }
     };
     interrupt::install();
-    let describe = match tracker.gathers() {
-        true => format!(
-            "{} MPI ranks, each {}",
-            peers.size(),
-            tracker.engine.describe()
-        ),
-        false => tracker.engine.describe(),
-    };
-    crate::info!(
-        "phaseflow: engine {describe}, precision {}{}",
-        cfg.arithmetic(),
-        if tracker.accelerated {
-            ", energy statistics reduced on the device in f64"
-        } else {
-            ""
-        }
-    );
+    let describe = announce_engine(cfg, &tracker, &peers);
     let config = match config {
         Some(text) => text,
         None => {

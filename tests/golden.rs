@@ -57,10 +57,15 @@ fn systems() -> Vec<(System, f64, f64)> {
         .collect()
 }
 
-/// FNV-1a, 64 bits, of the state's bytes (sizes, q, p, eq, ep, unconverged counts).
+/// FNV-1a, 64 bits, of the state's bytes (sizes, q, p, eq, ep, unconverged counts). The fifth
+/// header word of `to_bytes` (the chaos indicators' width, 0 here: these runs carry none) is
+/// left out, so the records taken before the state carried indicators still apply.
 fn hash<T: Real>(s: &State<T>) -> String {
+    let mut bytes = s.to_bytes();
+    assert_eq!(bytes[32..40], [0; 8], "a golden run carries no chaos indicators");
+    bytes.drain(32..40);
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in s.to_bytes() {
+    for b in bytes {
         h ^= b as u64;
         h = h.wrapping_mul(0x100_0000_01b3);
     }

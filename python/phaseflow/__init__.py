@@ -31,6 +31,7 @@ __version__: str = _phaseflow.__version__
 
 __all__ = [
     "Run",
+    "Sweep",
     "Study",
     "run",
     "study",
@@ -198,6 +199,26 @@ class Run:
         return self._states
 
     @property
+    def chaos(self) -> Dict[int, np.ndarray]:
+        """With ``chaos="megno,lyapunov"``: the per-point indicators, {step: array of shape
+        (points, indicators)} in the order asked for (chaos/step_<k>.npy; empty without)."""
+        found = []
+        folder = self._folder / "chaos"
+        if folder.is_dir():
+            for f in folder.iterdir():
+                m = re.fullmatch(r"step_(\d+)\.npy", f.name)
+                if m:
+                    found.append((int(m.group(1)), f))
+        return {step: np.load(f) for step, f in sorted(found)}
+
+    @property
+    def section(self) -> Optional[np.ndarray]:
+        """With ``section="q1=0"``: every crossing, one row each (point index, crossing number,
+        time, the other coordinates: section.npy); None without a section."""
+        path = self._folder / "section.npy"
+        return np.load(path) if path.is_file() else None
+
+    @property
     def final_state(self) -> Optional[np.ndarray]:
         """The state after the last step, shape (points, 2d); for a resumed run the last saved
         snapshot, or None when none was saved."""
@@ -208,6 +229,31 @@ class Run:
     def __repr__(self) -> str:
         where = f" in {self.out}" if self.out else ""
         return f"<phaseflow.Run {self.method} on {self.engine}{where}>"
+
+
+class Sweep:
+    """A finished parameter sweep (``sweep="NAME=LO:HI:N"`` or a list of them): one run per
+    value.
+
+    Attributes:
+        stats: every part's stats.csv rows, after the columns ``sweep_index`` and one per swept
+            parameter (DataFrame or dict of arrays, as ``Run.stats``).
+        table: sweep.csv, one row per part: its values, folder and energy errors.
+        parts: each part as a :class:`Run`, in sweep_index order.
+        out: the sweep's folder when ``out`` was given, else None (a temporary folder).
+    """
+
+    def __init__(self, folder: Path, dirs: List[str], out: Optional[Path],
+                 keep: Optional[tempfile.TemporaryDirectory] = None) -> None:
+        self._keep = keep
+        self.out: Optional[Path] = out
+        self.stats: Any = _table(folder / "stats.csv")
+        self.table: Any = _table(folder / "sweep.csv")
+        self.parts: List[Run] = [Run(folder / d, {}, folder / d if out else None) for d in dirs]
+
+    def __repr__(self) -> str:
+        where = f" in {self.out}" if self.out else ""
+        return f"<phaseflow.Sweep of {len(self.parts)} parts{where}>"
 
 
 class Study:
@@ -254,8 +300,9 @@ def _initial_file(initial: Any, folder: Path) -> Path:
 
 
 def run(*, out: Optional[PathLike] = None, initial: Any = None, progress: bool = False,
-        verbose: bool = False, **flags: Any) -> Run:
-    """Advance an ensemble, as ``phaseflow run``, and return the :class:`Run`.
+        verbose: bool = False, **flags: Any) -> Union[Run, "Sweep"]:
+    """Advance an ensemble, as ``phaseflow run``, and return the :class:`Run` (a
+    :class:`Sweep` when ``sweep`` is given).
 
     Args:
         out: the folder for the run's files (``--out``); None writes them to a temporary folder
@@ -269,7 +316,9 @@ def run(*, out: Optional[PathLike] = None, initial: Any = None, progress: bool =
             ``system="pendulum"``, ``hamiltonian="p^2/2 + 1 - cos(q)"``, ``method="verlet"``,
             ``ensemble="disk"``, ``points=10000``, ``dt=0.01``, ``steps=1000``,
             ``backend="cpu"``, ``precision="f32"``, ``params={"m": 2}``, ``tangent=True``,
-            ``reference="rk4/16"``, ``reverse=True``, ``save_states=True``.
+            ``reference="rk4/16"``, ``reverse=True``, ``save_states=True``,
+            ``chaos="megno,lyapunov"`` (``Run.chaos``), ``section="q1=0"`` (``Run.section``),
+            ``sweep="g=1:2:3"`` or a list of them (a :class:`Sweep`).
 
     Raises:
         ValueError: bad arguments (the command line's message).
@@ -292,8 +341,13 @@ def run(*, out: Optional[PathLike] = None, initial: Any = None, progress: bool =
         finally:
             if bar is not None:
                 bar.close()
-        result = Run(folder, summary, Path(out) if out is not None else None,
-                     scratch if out is None else None)
+        keep_scratch = scratch if out is None else None
+        if "sweep_parts" in summary:
+            result: Union[Run, "Sweep"] = Sweep(folder, list(summary["sweep_parts"]),
+                                               Path(out) if out is not None else None,
+                                               keep_scratch)
+        else:
+            result = Run(folder, summary, Path(out) if out is not None else None, keep_scratch)
     except BaseException:
         scratch.cleanup()
         raise

@@ -14,7 +14,8 @@ Progress = Optional[Callable[[int, int], Any]]
 
 def run(args: List[str], keep_final: bool = True, progress: Progress = None) -> Dict[str, Any]:
     """``phaseflow run ARGS``: out, engine, method, accuracy, refine_capped_at,
-    refine_stuck_at and final_state (a numpy array of shape (points, 2d), or None)."""
+    refine_stuck_at and final_state (a numpy array of shape (points, 2d), or None); for a
+    sweep (``--sweep``) out and sweep_parts (the parts' folders, in sweep_index order)."""
 
 def study(args: List[str], command_line: str, progress: Progress = None) -> Dict[str, Any]:
     """``phaseflow study ARGS``: out and files (the paths written); ``command_line`` is

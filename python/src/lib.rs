@@ -162,6 +162,15 @@ fn py_run<'py>(
         return Err(PyRuntimeError::new_err("not a run"));
     };
     quiet(a.output.quiet);
+    // A sweep (`sweep=`) is run by the command line's own sweep runner: one run per part.
+    if let Some(job) = phaseflow::sweep::SweepJob::from_args(&a).map_err(|e| py_error(&e))? {
+        let outcome = drive(py, progress.as_ref(), || phaseflow::sweep::run_sweep(&job))?;
+        let d = PyDict::new(py);
+        d.set_item("out", job.out.path.display().to_string())?;
+        let dirs: Vec<&str> = outcome.parts.iter().map(|p| p.dir.as_str()).collect();
+        d.set_item("sweep_parts", PyList::new(py, dirs)?)?;
+        return Ok(d);
+    }
     let job = RunJob::try_from(&a).map_err(|e| py_error(&e))?;
     let summary = drive(py, progress.as_ref(), || {
         run::run_keeping_final(&job.config, &job.out, keep_final)

@@ -1,0 +1,55 @@
+"""Per-point features through the Python package: chaos indicators, Poincaré sections and
+parameter sweeps, each equal to the command line's files for the same arguments."""
+
+import numpy as np
+
+import phaseflow
+
+
+def flags_of(kwargs):
+    """The command line's flags for keyword arguments, written out by hand (lists joined by
+    commas, as the package's own translation, which is what is under test, does)."""
+    out = []
+    for k, v in kwargs.items():
+        text = ",".join(map(str, v)) if isinstance(v, list) else str(v)
+        out += ["--" + k.replace("_", "-"), text]
+    return out
+
+
+def test_chaos_indicators_equal_the_command_line(cli, tmp_path):
+    kw = dict(system="pendulum", method="verlet", ensemble="disk", points=64, dt=0.05,
+              steps=400, backend="cpu", precision="f64", chaos="megno,lyapunov")
+    r = phaseflow.run(**kw)
+    cli("run", *flags_of(kw), "--out", tmp_path / "cli", "--quiet")
+    assert list(r.chaos) == [400]
+    theirs = np.load(tmp_path / "cli" / "chaos" / "step_400.npy")
+    assert r.chaos[400].shape == (64, 2)
+    assert np.array_equal(r.chaos[400], theirs, equal_nan=True)
+    # A pendulum disk near the bottom librates: MEGNO near 2, not chaotic.
+    assert np.all(np.abs(r.chaos[400][:, 0] - 2.0) < 0.5)
+    assert np.asarray(r.stats["chaotic_fraction"])[-1] == 0.0
+
+
+def test_section_equals_the_command_line(cli, tmp_path):
+    kw = dict(system="henon-heiles", method="verlet", ensemble="point", center=[0, 0.1, 0.35, 0],
+              dt=0.05, steps=2000, backend="cpu", precision="f64", section="q1=0")
+    r = phaseflow.run(**kw)
+    cli("run", *flags_of(kw), "--out", tmp_path / "cli", "--quiet")
+    theirs = np.load(tmp_path / "cli" / "section.npy")
+    assert r.section is not None and r.section.shape[0] > 5
+    assert np.array_equal(r.section, theirs)
+    assert phaseflow.run(**dict(kw, section=None)).section is None
+
+
+def test_sweep_parts_equal_param_runs(tmp_path):
+    kw = dict(system="pendulum", method="verlet", ensemble="disk", points=500, dt=0.05,
+              steps=100, backend="cpu")
+    s = phaseflow.run(out=tmp_path / "sweep", sweep="g=1:2:3", **kw)
+    assert isinstance(s, phaseflow.Sweep) and len(s.parts) == 3
+    assert list(np.asarray(s.table["g"])) == [1.0, 1.5, 2.0]
+    for part, g in zip(s.parts, [1.0, 1.5, 2.0]):
+        alone = phaseflow.run(params={"g": g}, **kw)
+        for column in alone.stats.keys():
+            a, b = np.asarray(part.stats[column]), np.asarray(alone.stats[column])
+            assert np.array_equal(a, b, equal_nan=a.dtype.kind == "f"), column
+    assert np.array_equal(np.unique(np.asarray(s.stats["sweep_index"])), [0, 1, 2])

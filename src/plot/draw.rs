@@ -108,7 +108,9 @@ impl<'a> Scene<'a> {
                 color: match (s.style, s.color) {
                     (Style::ThinLine, _) => THIN_LINE_COLOR,
                     (_, Some((r, g, b))) => RGBColor(r, g, b),
-                    (Style::Line | Style::Markers | Style::Dashed, None) => next_color.next().unwrap_or(BLACK),
+                    (Style::Line | Style::Markers | Style::Dashed, None) => {
+                        next_color.next().unwrap_or(BLACK)
+                    }
                 },
             })
             .collect();
@@ -456,11 +458,17 @@ fn dashes(lines: Vec<Vec<(i32, i32)>>) -> Vec<Vec<(i32, i32)>> {
         let (mut on, mut left) = (true, DASH_ON);
         let mut current = vec![];
         for w in line.windows(2) {
-            let (a, b) = ((w[0].0 as f64, w[0].1 as f64), (w[1].0 as f64, w[1].1 as f64));
+            let (a, b) = (
+                (w[0].0 as f64, w[0].1 as f64),
+                (w[1].0 as f64, w[1].1 as f64),
+            );
             let len = (b.0 - a.0).hypot(b.1 - a.1);
             let at = |s: f64| {
                 let f = if len > 0.0 { s / len } else { 0.0 };
-                ((a.0 + f * (b.0 - a.0)).round() as i32, (a.1 + f * (b.1 - a.1)).round() as i32)
+                (
+                    (a.0 + f * (b.0 - a.0)).round() as i32,
+                    (a.1 + f * (b.1 - a.1)).round() as i32,
+                )
             };
             let mut s = 0.0;
             if on && current.is_empty() {
@@ -487,4 +495,23 @@ fn dashes(lines: Vec<Vec<(i32, i32)>>) -> Vec<Vec<(i32, i32)>> {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::dashes;
+
+    #[test]
+    fn dashes_alternate_8_px_on_5_px_off_across_vertices() {
+        // 30 px along x with a vertex at 10: dashes [0, 8], [13, 21], [26, 30].
+        let got = dashes(vec![vec![(0, 0), (10, 0), (30, 0)]]);
+        assert_eq!(
+            got,
+            [
+                vec![(0, 0), (8, 0)],
+                vec![(13, 0), (21, 0)],
+                vec![(26, 0), (30, 0)]
+            ]
+        );
+    }
 }

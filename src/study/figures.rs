@@ -136,9 +136,12 @@ fn time_figure(
 /// E = 0) makes it undefined, and then the absolute error is plotted. Runs with the modified
 /// Hamiltonian's columns (`--modified-hamiltonian`) get H's and H̃'s errors side by side.
 fn energy_figure(runs: &[PlottedRun], labels: &[String]) -> StudyFigure {
-    let modified = runs
-        .iter()
-        .any(|r| r.result.rows.iter().any(|row| row.real(&MOD_ABS_ERR_MAX).is_some()));
+    let modified = runs.iter().any(|r| {
+        r.result
+            .rows
+            .iter()
+            .any(|row| row.real(&MOD_ABS_ERR_MAX).is_some())
+    });
     if modified {
         return modified_energy_figure(runs, labels);
     }

@@ -140,7 +140,7 @@ fn write_modified(s: &mut String, cfg: &RunConfig, summary: &[SummaryRow]) {
                     fmt_g(mh)
                 );
             }
-            (_, Some(mh)) if mh == 0.0 => {
+            (_, Some(0.0)) => {
                 let _ = writeln!(s, "- {name}: H̃ kept exactly (max |H̃ − H̃(z0)| = 0).");
             }
             _ => {

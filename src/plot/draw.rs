@@ -68,6 +68,17 @@ pub(super) const PALETTE: [RGBColor; 12] = [
     RGBColor(68, 170, 153),  // teal
 ];
 
+/// The palette's `i`-th colour (cycling), which a series given no colour would get in that
+/// place: for series that share a colour (a run's solid and dashed lines).
+pub fn palette_color(i: usize) -> (u8, u8, u8) {
+    let c = PALETTE[i % PALETTE.len()];
+    (c.0, c.1, c.2)
+}
+
+/// Dashes of `Style::Dashed`: drawn and skipped lengths in pixels.
+const DASH_ON: f64 = 8.0;
+const DASH_OFF: f64 = 5.0;
+
 /// A series made ready to draw: its runs of drawable points in display coordinates.
 struct Prepared<'a> {
     series: &'a Series,
@@ -97,7 +108,9 @@ impl<'a> Scene<'a> {
                 color: match (s.style, s.color) {
                     (Style::ThinLine, _) => THIN_LINE_COLOR,
                     (_, Some((r, g, b))) => RGBColor(r, g, b),
-                    (Style::Line | Style::Markers, None) => next_color.next().unwrap_or(BLACK),
+                    (Style::Line | Style::Markers | Style::Dashed, None) => {
+                        next_color.next().unwrap_or(BLACK)
+                    }
                 },
             })
             .collect();
@@ -304,6 +317,11 @@ fn draw_legend<DB: DrawingBackend>(
             Style::ThinLine => {
                 root.draw(&PathElement::new([(x, y), (x + LEGEND_SAMPLE, y)], p.color))?;
             }
+            Style::Dashed => {
+                for line in dashes(vec![vec![(x, y), (x + LEGEND_SAMPLE, y)]]) {
+                    root.draw(&PathElement::new(line, p.color.stroke_width(LINE_WIDTH)))?;
+                }
+            }
         }
         let at = (x + LEGEND_SAMPLE + LEGEND_PAD, y);
         root.draw(&Text::new(p.series.label.as_str(), at, text.clone()))?;
@@ -421,6 +439,79 @@ fn draw_series<DB: DrawingBackend>(
                 screen.draw(&PathElement::new(line, style))?;
             }
         }
+        Style::Dashed => {
+            let style = p.color.stroke_width(LINE_WIDTH);
+            for dash in dashes(map.polylines(&p.runs)) {
+                screen.draw(&PathElement::new(dash, style))?;
+            }
+        }
     }
     Ok(())
+}
+
+/// Pixel polylines cut into dashes, `DASH_ON` drawn then `DASH_OFF` skipped along their length
+/// (the pattern runs on across vertices, so dense lines stay dashed).
+fn dashes(lines: Vec<Vec<(i32, i32)>>) -> Vec<Vec<(i32, i32)>> {
+    let mut out = Vec::new();
+    for line in lines {
+        // Distance left in the current dash (on) or gap (off).
+        let (mut on, mut left) = (true, DASH_ON);
+        let mut current = vec![];
+        for w in line.windows(2) {
+            let (a, b) = (
+                (w[0].0 as f64, w[0].1 as f64),
+                (w[1].0 as f64, w[1].1 as f64),
+            );
+            let len = (b.0 - a.0).hypot(b.1 - a.1);
+            let at = |s: f64| {
+                let f = if len > 0.0 { s / len } else { 0.0 };
+                (
+                    (a.0 + f * (b.0 - a.0)).round() as i32,
+                    (a.1 + f * (b.1 - a.1)).round() as i32,
+                )
+            };
+            let mut s = 0.0;
+            if on && current.is_empty() {
+                current.push(w[0]);
+            }
+            while len - s >= left {
+                s += left;
+                if on {
+                    current.push(at(s));
+                    out.push(std::mem::take(&mut current));
+                } else {
+                    current.push(at(s));
+                }
+                on = !on;
+                left = if on { DASH_ON } else { DASH_OFF };
+            }
+            left -= len - s;
+            if on {
+                current.push(w[1]);
+            }
+        }
+        if current.len() > 1 {
+            out.push(current);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::dashes;
+
+    #[test]
+    fn dashes_alternate_8_px_on_5_px_off_across_vertices() {
+        // 30 px along x with a vertex at 10: dashes [0, 8], [13, 21], [26, 30].
+        let got = dashes(vec![vec![(0, 0), (10, 0), (30, 0)]]);
+        assert_eq!(
+            got,
+            [
+                vec![(0, 0), (8, 0)],
+                vec![(13, 0), (21, 0)],
+                vec![(26, 0), (30, 0)]
+            ]
+        );
+    }
 }

@@ -27,6 +27,7 @@ use plotters::prelude::*;
 
 use crate::error::{Error, Result};
 use crate::output::write_atomic;
+pub use draw::palette_color;
 
 /// How a series is drawn.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -39,6 +40,8 @@ pub enum Style {
     /// A thin light-grey line, for reference curves such as exact level curves. Drawn below
     /// the other series; in the legend only when labelled (like every series).
     ThinLine,
+    /// As `Line`, in 8 px dashes: a second quantity of the same run beside its solid line.
+    Dashed,
 }
 
 /// One data series. An empty label keeps it out of the legend.

@@ -4,6 +4,7 @@
 
 use std::f64::consts::PI;
 
+mod modified;
 mod seed003;
 
 use super::{Study, StudyRun};
@@ -20,6 +21,11 @@ struct Preset {
     /// What the study reproduces and with which parameters (first paragraph of report.md).
     description: &'static str,
     system: &'static str,
+    /// A Hamiltonian given as a formula in one degree of freedom, in place of `system`
+    /// (which then names it in the report).
+    formula: Option<&'static str>,
+    /// `--modified-hamiltonian K`: the mod_* columns, K correction terms.
+    modified_hamiltonian: Option<u32>,
     /// Parameters set apart from the system's defaults (none: the defaults).
     params: &'static [(&'static str, f64)],
     ensemble: PresetEnsemble,
@@ -136,6 +142,8 @@ const fn chain(
         summary,
         description,
         system: "spring-chain",
+        formula: None,
+        modified_hamiltonian: None,
         params,
         ensemble: SINGLE_POINT,
         precision: Some(Precision::F64),
@@ -157,6 +165,8 @@ const TABLE: &[Preset] = &[
         summary: "González-Santos: 2000 points on the pendulum level E = 1 − cos(π/6), explicit Euler vs symplectic Euler and Verlet at h = 0.0005 to t = 2000",
         description: "González-Santos's experiment: the pendulum H = p²/2 + 1 − cos q (m = g = l = 1), 2000 points evenly spaced in angle on the level curve E = 1 − cos(π/6) = 0.1339746 (the orbit through q = π/6 at rest), each method at h = 0.0005 up to t = 2000 (4 000 000 steps), phase portraits every 500 time units (as in the paper's figure 3). Loop refinement at 2e-3 of the loop's size (area resolved to ~2e-6). It runs with compensated summation by default, which keeps f32 within a few 1e-8 of the f64 figures (--precision f64 for the reference figures); without it (--compensated false) the round-off of 4 000 000 f32 steps is as large as symplectic Euler's energy error and larger than Verlet's, and sheared neighbouring nodes can merge.",
         system: "pendulum",
+        formula: None,
+        modified_hamiltonian: None,
         params: &[],
         ensemble: PENDULUM_LEVEL,
         precision: None,
@@ -178,6 +188,8 @@ const TABLE: &[Preset] = &[
         summary: "GNI VI.4: the pendulum level loop under Gauss and Lobatto IIIA–IIIB (symplectic) against Radau IIA and RK4 (not), f64, h = 0.05 for 100 000 steps; area",
         description: "The symplecticity conditions of Runge–Kutta methods (Hairer, Lubich and Wanner, Geometric Numerical Integration, Section VI.4: b_i a_ij + b_j a_ji = b_i b_j, and its form for partitioned methods) seen on a loop: the pendulum H = p²/2 + 1 − cos q, the 2000 points of the pendulum-level preset on the level E = 1 − cos(π/6) (loop refinement at 2e-3 of the loop's size), in f64 with compensated summation, under the 2-stage Gauss method (order 4) and the 3-stage Lobatto IIIA–IIIB pair (order 4), which satisfy the conditions, and under the 2-stage Radau IIA method (order 3) and the classical Runge–Kutta method RK4 (order 4), which do not; all at h = 0.05 for 100 000 steps (t = 5000, about 780 periods), phase portraits every 1250 time units. The loop's area (∮ p·dq, measured with the curved correction) is kept by a symplectic map: Gauss and Lobatto keep it to within 1e-11 of the initial area, while Radau IIA, dissipative, shrinks it by about 1.6 % and RK4 by about 2e-5. Under What happened, each method's second line says which conditions its coefficients satisfy (as `phaseflow method check` does).",
         system: "pendulum",
+        formula: None,
+        modified_hamiltonian: None,
         params: &[],
         ensemble: PENDULUM_LEVEL,
         precision: Some(Precision::F64),
@@ -200,6 +212,8 @@ const TABLE: &[Preset] = &[
         summary: "Brorson: a small rectangle at 12 o'clock on the unit circle of the oscillator, forward Euler vs symplectic Euler for four periods",
         description: "Brorson's experiment: the harmonic oscillator H = (p² + q²)/2, the boundary of the rectangle q ∈ [−0.15, 0.15], p ∈ [0.85, 1.15] (at 12 o'clock on the unit circle, 400 nodes), forward Euler against symplectic Euler at h = 2π/128 for four periods (512 steps), portraits every 4/9 of a period (as in Brorson's figures 7.6 and 7.7).",
         system: "oscillator",
+        formula: None,
+        modified_hamiltonian: None,
         params: &[],
         ensemble: PresetEnsemble {
             kind: "rect",
@@ -226,6 +240,8 @@ const TABLE: &[Preset] = &[
         summary: "GNI Example VI.3.2: a disk of pendulum states under the first-order methods at h = π/4 and the second-order ones at h = π/3",
         description: "After Hairer, Lubich and Wanner, Geometric Numerical Integration, Example VI.3.2: a disk of initial values of the pendulum H = p²/2 − cos q evolved by the first-order methods (explicit Euler, symplectic Euler A and B) at h = π/4 and the second-order ones (Störmer–Verlet, position Verlet, implicit midpoint) at h = π/3, to t = 4π (16 resp. 12 steps). The disk (our choice, not GNI's): 4000 points uniform in the disk of radius 0.5 about (q, p) = (0, 1), seed 0, librations with energies 0.125 to 1.2. Area from the tangent map, |A0| · mean det DΦⁿ; portraits at t = 0, π, 2π, 3π, 4π.",
         system: "pendulum",
+        formula: None,
+        modified_hamiltonian: None,
         params: &[],
         ensemble: PresetEnsemble {
             kind: "disk",
@@ -256,6 +272,8 @@ const TABLE: &[Preset] = &[
         summary: "Takács and Fülöp: the elastic pendulum (ĝ = 0.2) from r = 1, θ = π/2 at rest, polar against Cartesian stepping with symplectic Euler A and B at h = 0.2 to t = 10000",
         description: "Takács and Fülöp's comparison of coordinates: the elastic pendulum H = (p_r² + p_θ²/r²)/2 + (r − 1)²/2 − ĝ r cos θ with ĝ = 0.2, started at r = 1, θ = π/2 at rest (E = 0), advanced with symplectic Euler A and B at h = 0.2 to t = 10000 (50 000 steps) once in polar coordinates (r, θ; not separable, but both variants are explicit with the sub-updates ordered) and once in Cartesian coordinates (x = r sin θ, y = r cos θ; separable). The same physical motion, different discretisations: the energy-error statistics (absolute, since E = 0) differ with the coordinates.",
         system: "elastic-pendulum",
+        formula: None,
+        modified_hamiltonian: None,
         params: &[],
         ensemble: SINGLE_POINT,
         precision: Some(Precision::F64),
@@ -277,6 +295,8 @@ const TABLE: &[Preset] = &[
         summary: "Takács and Fülöp: the elastic pendulum to t = 120 with explicit Euler (h = 0.02), symplectic Euler A and B (h = 0.2) and RK4 (h = 0.002) as the reference",
         description: "Takács and Fülöp's short run: the polar elastic pendulum (ĝ = 0.2) from r = 1, θ = π/2 at rest to t = 120 with explicit Euler at h = 0.02, symplectic Euler A and B at h = 0.2, and RK4 at h = 0.002 as the reference solution.",
         system: "elastic-pendulum",
+        formula: None,
+        modified_hamiltonian: None,
         params: &[],
         ensemble: SINGLE_POINT,
         precision: Some(Precision::F64),
@@ -335,6 +355,8 @@ const TABLE: &[Preset] = &[
         summary: "GNI I.2.3: the Kepler orbit of eccentricity 0.6, explicit Euler against symplectic Euler and Störmer–Verlet; energy and angular momentum",
         description: "After Hairer, Lubich and Wanner, Geometric Numerical Integration, Section I.2.3: the Kepler problem H = |p|²/2 − 1/|q| from the pericentre of the orbit of eccentricity e = 0.6 (q = (0.4, 0), p = (0, 2), H0 = −1/2, L0 = 0.8, period 2π), to t = 200 (about 32 periods). Steps (our choice, in the spirit of GNI's figure I.2.2): explicit Euler at h = 0.0005 (400 000 steps), symplectic Euler A and Störmer–Verlet at h = 0.05 (4000 steps). Explicit Euler's energy error grows like t·h and it loses angular momentum; the symplectic methods keep L to roundoff and their energy error bounded.",
         system: "kepler",
+        formula: None,
+        modified_hamiltonian: None,
         params: &[],
         ensemble: SINGLE_POINT,
         precision: Some(Precision::F64),
@@ -355,18 +377,22 @@ const TABLE: &[Preset] = &[
 /// Preset names with a one-line description (for errors and `phaseflow list`).
 pub const PRESETS: &[(&str, &str)] = &summaries();
 
-/// Every preset: this file's table, then seed 003's (`seed003.rs`).
-const COUNT: usize = TABLE.len() + seed003::TABLE.len();
+/// Every preset: this file's table, the modified Hamiltonian's (`modified.rs`), then seed
+/// 003's (`seed003.rs`).
+const COUNT: usize = TABLE.len() + modified::TABLE.len() + seed003::TABLE.len();
 
 /// The tables' names and one-line summaries, in order.
 const fn summaries() -> [(&'static str, &'static str); COUNT] {
     let mut out = [("", ""); COUNT];
     let mut i = 0;
     while i < COUNT {
+        let m = TABLE.len() + modified::TABLE.len();
         let p = if i < TABLE.len() {
             &TABLE[i]
+        } else if i < m {
+            &modified::TABLE[i - TABLE.len()]
         } else {
-            &seed003::TABLE[i - TABLE.len()]
+            &seed003::TABLE[i - m]
         };
         out[i] = (p.name, p.summary);
         i += 1;
@@ -378,6 +404,7 @@ const fn summaries() -> [(&'static str, &'static str); COUNT] {
 pub fn preset(name: &str) -> Result<Study> {
     TABLE
         .iter()
+        .chain(modified::TABLE)
         .chain(seed003::TABLE)
         .find(|p| p.name == name)
         .map(Preset::study)
@@ -400,7 +427,11 @@ impl Preset {
             name: self.name.into(),
             description: self.description.into(),
             base: RunFile {
-                system: Some(self.system.into()),
+                system: self.formula.is_none().then(|| self.system.into()),
+                hamiltonian: self.formula.map(String::from),
+                dof: self.formula.map(|_| 1),
+                system_name: self.formula.map(|_| self.system.into()),
+                modified_hamiltonian: self.modified_hamiltonian,
                 params: (!self.params.is_empty()).then(|| {
                     self.params
                         .iter()

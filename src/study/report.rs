@@ -8,6 +8,7 @@ use super::format::{count, fmt_g, fmt_ratio, opt};
 use super::summary::{verdict, SummaryRow};
 use super::Study;
 use crate::config::RunConfig;
+use crate::measure::modified::MOD_ABS_ERR_MAX;
 use crate::method::Method;
 use crate::system::System;
 
@@ -22,6 +23,7 @@ pub(super) fn report_md(
     let mut s = String::new();
     write_header(&mut s, study, cfg, summary, command_line);
     write_verdicts(&mut s, summary);
+    write_modified(&mut s, cfg, summary);
     write_table(&mut s, summary);
     let _ = writeln!(s, "\n## Plots\n");
     for fig in figures {
@@ -108,6 +110,61 @@ fn write_verdicts(s: &mut String, summary: &[SummaryRow]) {
                 "  - From step {step} a loop gap could not be refined at this precision (neighbouring nodes had merged): the loop area after that is under-resolved; run with `--precision f64`."
             );
         }
+    }
+}
+
+/// With `--modified-hamiltonian K`: per method, how many times better the numerical solution
+/// keeps the modified Hamiltonian H̃ than H (the largest |H − H(z0)| over the largest
+/// |H̃ − H̃(z0)|, both over every snapshot and point).
+fn write_modified(s: &mut String, cfg: &RunConfig, summary: &[SummaryRow]) {
+    let Some(m) = &cfg.modified else { return };
+    let _ = writeln!(
+        s,
+        "\n## Modified Hamiltonian\n\nH̃ with {} (`--modified-hamiltonian {}`), at each method's step; the factor is the largest |H − H(z0)| over the largest |H̃ − H̃(z0)|.\n",
+        count(m.terms as u64, "correction term"),
+        m.terms
+    );
+    for r in summary {
+        let name = if summary.iter().any(|o| o.dt != r.dt) {
+            format!("{}, h = {}", r.method, fmt_g(r.dt))
+        } else {
+            r.method.clone()
+        };
+        match (r.max_abs_energy_err, modified_error(r)) {
+            (Some(h), Some(mh)) if mh > 0.0 => {
+                let _ = writeln!(
+                    s,
+                    "- {name}: the numerical solution conserves the modified Hamiltonian {}× better than H (max |H − H(z0)| {}, max |H̃ − H̃(z0)| {}).",
+                    fmt_factor(h / mh),
+                    fmt_g(h),
+                    fmt_g(mh)
+                );
+            }
+            (_, Some(0.0)) => {
+                let _ = writeln!(s, "- {name}: H̃ kept exactly (max |H̃ − H̃(z0)| = 0).");
+            }
+            _ => {
+                let _ = writeln!(s, "- {name}: no finite error of H or H̃ to compare.");
+            }
+        }
+    }
+}
+
+/// The largest |H̃ − H̃(z0)| of a run (summary.csv's `mod_abs_energy_err_max`).
+pub(super) fn modified_error(r: &SummaryRow) -> Option<f64> {
+    r.measured
+        .0
+        .iter()
+        .find(|(name, _)| *name == MOD_ABS_ERR_MAX.name)
+        .and_then(|(_, cell)| cell.real())
+}
+
+/// A factor: whole from 100 on ("2346"), else as `fmt_g` writes numbers.
+fn fmt_factor(f: f64) -> String {
+    if f >= 100.0 {
+        format!("{f:.0}")
+    } else {
+        fmt_g(f)
     }
 }
 

@@ -25,6 +25,7 @@ mod method_files;
 mod method_validate;
 mod modified_bseries;
 mod modified_hamiltonian;
+mod modified_presets;
 mod out_folder;
 mod out_lock;
 mod plot;

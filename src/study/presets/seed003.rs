@@ -33,6 +33,8 @@ const fn seed003(
         summary,
         description,
         system,
+        formula: None,
+        modified_hamiltonian: None,
         params,
         ensemble,
         precision: Some(Precision::F64),

@@ -25,9 +25,10 @@ def test_chaos_indicators_equal_the_command_line(cli, tmp_path):
     theirs = np.load(tmp_path / "cli" / "chaos" / "step_400.npy")
     assert r.chaos[400].shape == (64, 2)
     assert np.array_equal(r.chaos[400], theirs, equal_nan=True)
-    # A pendulum disk near the bottom librates: MEGNO on its way to 2 (at t = 20), none chaotic.
-    megno = r.chaos[400][:, 0]
-    assert abs(megno.mean() - 2.0) < 0.3 and np.all(megno < 4.0)
+    # A pendulum disk near the bottom librates, nearly isochronously: no point is chaotic,
+    # and the finite-time Lyapunov exponents (second column) are small and decaying.
+    megno, lyapunov = r.chaos[400][:, 0], r.chaos[400][:, 1]
+    assert np.all(megno < 4.0) and np.all(np.abs(lyapunov) < 0.5)
     assert np.asarray(r.stats["chaotic_fraction"])[-1] == 0.0
 
 

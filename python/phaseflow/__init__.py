@@ -32,6 +32,9 @@ __version__: str = _phaseflow.__version__
 __all__ = [
     "Run",
     "Sweep",
+    "Order",
+    "order",
+    "show_modified_hamiltonian",
     "Study",
     "run",
     "study",
@@ -382,6 +385,55 @@ def study(*, out: PathLike, preset: Optional[str] = None,
     finally:
         if bar is not None:
             bar.close()
+
+
+class Order:
+    """A finished convergence study (``phaseflow order``).
+
+    Attributes:
+        table: order.csv, one row per step size: the global and energy errors (DataFrame or
+            dict of arrays, as ``Run.stats``).
+        printed: the table with the fitted orders, as the command line prints it.
+        figures: order.png and order.svg.
+        out: the study's folder.
+    """
+
+    def __init__(self, summary: Mapping[str, Any]) -> None:
+        self.out: Path = Path(summary["out"])
+        self.printed: str = summary["table"]
+        self.table: Any = _table(self.out / "order.csv")
+        self.figures: List[Path] = [self.out / "order.png", self.out / "order.svg"]
+
+    def __repr__(self) -> str:
+        return f"<phaseflow.Order in {self.out}>"
+
+
+def order(*, out: PathLike, progress: bool = False, verbose: bool = False,
+          **flags: Any) -> Order:
+    """Measure a method's order of convergence, as ``phaseflow order``: the global and energy
+    errors at h0, h0/2, ... against a reference solution, with the fitted orders.
+
+    Args:
+        out: the folder for order.csv and the figure (``--out``, required).
+        progress: draw a tqdm progress bar (when tqdm is installed).
+        verbose: let the library's notes through to stderr.
+        **flags: every other flag of ``phaseflow order`` (``system``, ``method``, ``dt``,
+            ``steps``, ``halvings``, ``reference``...).
+    """
+    args = _args("order", dict(flags, out=out, quiet=not verbose))
+    callback, bar = _progress(progress, "phaseflow order")
+    try:
+        return Order(_phaseflow.order(args, callback))
+    finally:
+        if bar is not None:
+            bar.close()
+
+
+def show_modified_hamiltonian(**flags: Any) -> str:
+    """The modified Hamiltonian's correction terms as formulas, as
+    ``phaseflow show-modified-hamiltonian`` prints them (``system`` or ``hamiltonian``,
+    ``method``, ``dt``, ``order``)."""
+    return _phaseflow.show_modified_hamiltonian(_args("show-modified-hamiltonian", flags))
 
 
 def validate(*, progress: bool = False, verbose: bool = False, **flags: Any) -> Dict[str, Any]:

@@ -38,3 +38,9 @@ def method_check(method: str) -> str:
 
 def flags(subcommand: str) -> List[Tuple[str, bool, bool]]:
     """A subcommand's flags: (name, takes a value, may repeat)."""
+
+def order(args: List[str], progress: Progress = None) -> Dict[str, Any]:
+    """``phaseflow order ARGS``: out and table (the printed table with the fitted orders)."""
+
+def show_modified_hamiltonian(args: List[str]) -> str:
+    """``phaseflow show-modified-hamiltonian ARGS``: the correction terms as printed."""

@@ -359,6 +359,41 @@ fn py_flags(subcommand: &str) -> PyResult<Vec<(String, bool, bool)>> {
         .collect())
 }
 
+/// `phaseflow order ARGS`: the convergence study written into its folder (order.csv and the
+/// figure), and the table the command line prints.
+#[pyfunction(name = "order")]
+#[pyo3(signature = (args, progress = None))]
+fn py_order<'py>(
+    py: Python<'py>,
+    args: Vec<String>,
+    progress: Option<Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let Command::Order(a) = parse("order", args)? else {
+        return Err(PyRuntimeError::new_err("not a convergence study"));
+    };
+    quiet(a.quiet);
+    let job = phaseflow::config::accuracy::OrderJob::try_from(&a).map_err(|e| py_error(&e))?;
+    let table = drive(py, progress.as_ref(), || {
+        let study = run::order(&job)?;
+        run::write_order(&study, &job.out.path, job.out.force)?;
+        Ok(study.table())
+    })?;
+    let d = PyDict::new(py);
+    d.set_item("out", job.out.path.display().to_string())?;
+    d.set_item("table", table)?;
+    Ok(d)
+}
+
+/// `phaseflow show-modified-hamiltonian ARGS`: the correction terms as the command line
+/// prints them.
+#[pyfunction(name = "show_modified_hamiltonian")]
+fn py_show_modified_hamiltonian(args: Vec<String>) -> PyResult<String> {
+    let Command::ShowModifiedHamiltonian(a) = parse("show-modified-hamiltonian", args)? else {
+        return Err(PyRuntimeError::new_err("not show-modified-hamiltonian"));
+    };
+    phaseflow::config::show_modified(&a).map_err(|e| py_error(&e))
+}
+
 #[pymodule]
 fn _phaseflow(m: &Bound<'_, PyModule>) -> PyResult<()> {
     // Python's SIGINT handler stays: `drive` polls it and asks the run to stop.
@@ -371,6 +406,8 @@ fn _phaseflow(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(py_catalogue, m)?)?;
     m.add_function(wrap_pyfunction!(py_method_check, m)?)?;
     m.add_function(wrap_pyfunction!(py_flags, m)?)?;
+    m.add_function(wrap_pyfunction!(py_order, m)?)?;
+    m.add_function(wrap_pyfunction!(py_show_modified_hamiltonian, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

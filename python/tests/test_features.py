@@ -2,6 +2,7 @@
 parameter sweeps, each equal to the command line's files for the same arguments."""
 
 import numpy as np
+import pytest
 
 import phaseflow
 
@@ -55,3 +56,21 @@ def test_sweep_parts_equal_param_runs(tmp_path):
             a, b = np.asarray(part.stats[column]), np.asarray(alone.stats[column])
             assert np.array_equal(a, b, equal_nan=a.dtype.kind == "f"), column
     assert np.array_equal(np.unique(np.asarray(s.stats["sweep_index"])), [0, 1, 2])
+
+
+def test_order_equals_the_command_line(cli, tmp_path):
+    kw = dict(system="pendulum", method="verlet", dt=0.1, steps=100, halvings=3)
+    o = phaseflow.order(out=tmp_path / "py", **kw)
+    cli("order", *flags_of(kw), "--out", tmp_path / "cli", "--quiet")
+    assert (tmp_path / "py" / "order.csv").read_bytes() == (tmp_path / "cli" / "order.csv").read_bytes()
+    assert all(f.is_file() for f in o.figures)
+    assert len(np.asarray(o.table["h"])) == 5  # four step sizes, then the fitted orders
+    assert "order" in o.printed
+
+
+def test_show_modified_hamiltonian_equals_the_command_line(cli):
+    kw = dict(system="pendulum", method="verlet", dt=0.05, order=2)
+    text = phaseflow.show_modified_hamiltonian(**kw)
+    assert text.strip() == cli("show-modified-hamiltonian", *flags_of(kw)).stdout.strip()
+    with pytest.raises(ValueError, match="--order"):
+        phaseflow.show_modified_hamiltonian(system="pendulum", method="verlet", order=99)

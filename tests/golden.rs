@@ -62,7 +62,11 @@ fn systems() -> Vec<(System, f64, f64)> {
 /// left out, so the records taken before the state carried indicators still apply.
 fn hash<T: Real>(s: &State<T>) -> String {
     let mut bytes = s.to_bytes();
-    assert_eq!(bytes[32..40], [0; 8], "a golden run carries no chaos indicators");
+    assert_eq!(
+        bytes[32..40],
+        [0; 8],
+        "a golden run carries no chaos indicators"
+    );
     bytes.drain(32..40);
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for b in bytes {

@@ -35,6 +35,8 @@ __all__ = [
     "Order",
     "order",
     "show_modified_hamiltonian",
+    "merge",
+    "plot",
     "Study",
     "run",
     "study",
@@ -434,6 +436,24 @@ def show_modified_hamiltonian(**flags: Any) -> str:
     ``phaseflow show-modified-hamiltonian`` prints them (``system`` or ``hamiltonian``,
     ``method``, ``dt``, ``order``)."""
     return _phaseflow.show_modified_hamiltonian(_args("show-modified-hamiltonian", flags))
+
+
+def merge(shards: Sequence[PathLike], *, out: PathLike, force: bool = False,
+          verbose: bool = False) -> Run:
+    """Merge the folders of a run split with ``shard="K/N"`` into one, as ``phaseflow merge``,
+    and return it as a :class:`Run` (statistics bit for bit those of the unsplit run)."""
+    args = [os.fspath(s) for s in shards] + _args("merge", dict(out=out, force=force,
+                                                                 quiet=not verbose))
+    folder = Path(_phaseflow.merge(args))
+    return Run(folder, {}, folder)
+
+
+def plot(folder: PathLike, *, out: Optional[PathLike] = None,
+         verbose: bool = False) -> List[Path]:
+    """Draw a run's or a study's figures and report again from its files, as
+    ``phaseflow plot`` (into ``out`` when given, else into the folder); the files written."""
+    args = [os.fspath(folder)] + _args("plot", dict(out=out, quiet=not verbose))
+    return [Path(f) for f in _phaseflow.plot(args)]
 
 
 def validate(*, progress: bool = False, verbose: bool = False, **flags: Any) -> Dict[str, Any]:

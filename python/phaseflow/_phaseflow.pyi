@@ -44,3 +44,9 @@ def order(args: List[str], progress: Progress = None) -> Dict[str, Any]:
 
 def show_modified_hamiltonian(args: List[str]) -> str:
     """``phaseflow show-modified-hamiltonian ARGS``: the correction terms as printed."""
+
+def merge(args: List[str]) -> str:
+    """``phaseflow merge SHARD_DIR... --out DIR``: the merged folder."""
+
+def plot(args: List[str]) -> List[str]:
+    """``phaseflow plot DIR [--out FIGDIR]``: the files written."""

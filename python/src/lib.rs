@@ -394,6 +394,38 @@ fn py_show_modified_hamiltonian(args: Vec<String>) -> PyResult<String> {
     phaseflow::config::show_modified(&a).map_err(|e| py_error(&e))
 }
 
+/// `phaseflow merge SHARD_DIR... --out DIR`: the shards' statistics and states merged into
+/// `--out`; the folder.
+#[pyfunction(name = "merge")]
+fn py_merge(py: Python<'_>, args: Vec<String>) -> PyResult<String> {
+    let Command::Merge(m) = parse("merge", args)? else {
+        return Err(PyRuntimeError::new_err("not a merge"));
+    };
+    quiet(m.quiet);
+    let dest = phaseflow::config::OutputDir {
+        path: m.out.clone(),
+        force: m.force,
+    };
+    drive(py, None, || run::merge(&m.shards, &dest).map(|_| ()))?;
+    Ok(m.out.display().to_string())
+}
+
+/// `phaseflow plot DIR [--out FIGDIR]`: a run's or study's figures and report drawn again from
+/// its files; the files written.
+#[pyfunction(name = "plot")]
+fn py_plot(py: Python<'_>, args: Vec<String>) -> PyResult<Vec<String>> {
+    let Command::Plot(a) = parse("plot", args)? else {
+        return Err(PyRuntimeError::new_err("not a plot"));
+    };
+    quiet(a.quiet);
+    let outcome = drive(py, None, || study::plot_run(&a.dir, a.out.as_deref()))?;
+    Ok(outcome
+        .files
+        .iter()
+        .map(|f| f.display().to_string())
+        .collect())
+}
+
 #[pymodule]
 fn _phaseflow(m: &Bound<'_, PyModule>) -> PyResult<()> {
     // Python's SIGINT handler stays: `drive` polls it and asks the run to stop.
@@ -407,6 +439,8 @@ fn _phaseflow(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(py_method_check, m)?)?;
     m.add_function(wrap_pyfunction!(py_flags, m)?)?;
     m.add_function(wrap_pyfunction!(py_order, m)?)?;
+    m.add_function(wrap_pyfunction!(py_merge, m)?)?;
+    m.add_function(wrap_pyfunction!(py_plot, m)?)?;
     m.add_function(wrap_pyfunction!(py_show_modified_hamiltonian, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

@@ -74,3 +74,19 @@ def test_show_modified_hamiltonian_equals_the_command_line(cli):
     assert text.strip() == cli("show-modified-hamiltonian", *flags_of(kw)).stdout.strip()
     with pytest.raises(ValueError, match="--order"):
         phaseflow.show_modified_hamiltonian(system="pendulum", method="verlet", order=99)
+
+
+def test_shards_merge_to_the_unsplit_run_and_plot_redraws(tmp_path):
+    kw = dict(system="pendulum", method="verlet", ensemble="disk", points=10000, dt=0.05,
+              steps=60, backend="cpu")
+    whole = phaseflow.run(out=tmp_path / "whole", **kw)
+    for k in (0, 1):
+        phaseflow.run(out=tmp_path / f"s{k}", shard=f"{k}/2", **kw)
+    merged = phaseflow.merge([tmp_path / "s0", tmp_path / "s1"], out=tmp_path / "merged")
+    assert (tmp_path / "merged" / "stats.csv").read_bytes() == (tmp_path / "whole" / "stats.csv").read_bytes()
+    assert np.array_equal(np.asarray(merged.stats["rel_energy_err_max"]),
+                          np.asarray(whole.stats["rel_energy_err_max"]), equal_nan=True)
+    files = phaseflow.plot(tmp_path / "whole", out=tmp_path / "figs")
+    assert any(f.name == "energy_error.png" for f in files) and all(f.is_file() for f in files)
+    with pytest.raises(ValueError):
+        phaseflow.merge([tmp_path / "s1"], out=tmp_path / "merged2")

@@ -157,7 +157,8 @@ def test_gil_released_while_the_engine_runs():
     t.start()
     try:
         start = time.perf_counter()
-        phaseflow.run(**dict(PENDULUM, points=200000, steps=600))
+        # Long enough on any machine for the counter to tick many times (about 1 s here).
+        phaseflow.run(**dict(PENDULUM, points=200000, steps=4000))
         elapsed = time.perf_counter() - start
     finally:
         stop.set()

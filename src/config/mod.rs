@@ -10,6 +10,7 @@ mod args;
 mod chaos;
 mod discrete;
 mod file;
+pub mod record;
 mod section;
 mod show_modified;
 pub mod stability_plot;

@@ -124,12 +124,7 @@ impl StudyFile {
 
     /// study.toml's text: a first line with the CRC-32 of the TOML after it, then the TOML.
     fn to_text(&self, path: &std::path::Path) -> Result<String> {
-        let body = toml::to_string(self).map_err(|e| Error::Output {
-            path: path.to_path_buf(),
-            source: std::io::Error::other(e),
-        })?;
-        let crc = crate::checksum::crc32(body.as_bytes());
-        Ok(format!("{RECORD_LINE}{crc:08x}\n{body}"))
+        crate::config::record::seal(RECORD_LINE, self, path)
     }
 
     /// The study and its command line, read back from `dir/study.toml`, refused when the file
@@ -137,32 +132,21 @@ impl StudyFile {
     /// two studies in one summary).
     fn read(dir: &std::path::Path) -> Result<(Study, String)> {
         let path = dir.join(STUDY_FILE);
+        let again = "start the study again with `phaseflow study ... --force`";
+        let body = crate::config::record::open(
+            &path,
+            RECORD_LINE,
+            crate::config::record::Expect {
+                what: "the study.toml the study wrote",
+                no_line: format!("no checksum line: written by an earlier version of phaseflow, or not a study's record; {again}"),
+                changed: format!("study.toml changed since the study wrote it (its CRC-32 no longer matches): resuming would mix runs of two different studies; restore it, or {again}"),
+            },
+        )?;
         let bad = |m: String| Error::InputFile {
             path: path.clone(),
             message: m,
         };
-        let again = "start the study again with `phaseflow study ... --force`";
-        let bytes = crate::ensemble::read_regular(
-            &path,
-            crate::config::MAX_CONFIG_BYTES,
-            "the study.toml the study wrote",
-        )
-        .map_err(bad)?;
-        let text = String::from_utf8_lossy(&bytes);
-        let Some((crc, body)) = text
-            .strip_prefix(RECORD_LINE)
-            .and_then(|rest| rest.split_once('\n'))
-        else {
-            return Err(bad(format!(
-                "no checksum line: written by an earlier version of phaseflow, or not a study's record; {again}"
-            )));
-        };
-        if u32::from_str_radix(crc, 16).ok() != Some(crate::checksum::crc32(body.as_bytes())) {
-            return Err(bad(format!(
-                "study.toml changed since the study wrote it (its CRC-32 no longer matches): resuming would mix runs of two different studies; restore it, or {again}"
-            )));
-        }
-        let f: StudyFile = toml::from_str(body).map_err(|e| bad(format!("malformed: {e}")))?;
+        let f: StudyFile = toml::from_str(&body).map_err(|e| bad(format!("malformed: {e}")))?;
         let runs = f
             .runs
             .iter()

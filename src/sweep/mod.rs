@@ -323,44 +323,28 @@ impl Sweep {
             sweep: self.axes.iter().map(Axis::spec).collect(),
             base: self.base.clone(),
         };
-        let body = toml::to_string(&file).map_err(|e| Error::Output {
-            path: path.to_path_buf(),
-            source: std::io::Error::other(e),
-        })?;
-        let crc = crate::checksum::crc32(body.as_bytes());
-        Ok(format!("{RECORD_LINE}{crc:08x}\n{body}"))
+        crate::config::record::seal(RECORD_LINE, &file, path)
     }
 
     /// The sweep `dir/sweep.toml` records, refused when the file changed since the sweep
     /// wrote it (resumed parts would mix two sweeps).
     fn read(dir: &Path) -> Result<Sweep> {
         let path = dir.join(SWEEP_FILE);
+        let again = "start the sweep again with `phaseflow run ... --sweep ... --force`";
+        let body = crate::config::record::open(
+            &path,
+            RECORD_LINE,
+            crate::config::record::Expect {
+                what: "the sweep.toml the sweep wrote",
+                no_line: format!("no checksum line: not a sweep's record; {again}"),
+                changed: format!("sweep.toml changed since the sweep wrote it (its CRC-32 no longer matches); restore it, or {again}"),
+            },
+        )?;
         let bad = |m: String| Error::InputFile {
             path: path.clone(),
             message: m,
         };
-        let again = "start the sweep again with `phaseflow run ... --sweep ... --force`";
-        let bytes = crate::ensemble::read_regular(
-            &path,
-            crate::config::MAX_CONFIG_BYTES,
-            "the sweep.toml the sweep wrote",
-        )
-        .map_err(bad)?;
-        let text = String::from_utf8_lossy(&bytes);
-        let Some((crc, body)) = text
-            .strip_prefix(RECORD_LINE)
-            .and_then(|rest| rest.split_once('\n'))
-        else {
-            return Err(bad(format!(
-                "no checksum line: not a sweep's record; {again}"
-            )));
-        };
-        if u32::from_str_radix(crc, 16).ok() != Some(crate::checksum::crc32(body.as_bytes())) {
-            return Err(bad(format!(
-                "sweep.toml changed since the sweep wrote it (its CRC-32 no longer matches); restore it, or {again}"
-            )));
-        }
-        let f: SweepFile = toml::from_str(body).map_err(|e| bad(format!("malformed: {e}")))?;
+        let f: SweepFile = toml::from_str(&body).map_err(|e| bad(format!("malformed: {e}")))?;
         Sweep::new(f.base, &f.sweep)
     }
 }

@@ -4,7 +4,7 @@
 //! steps, f64), the residual's power of h, the printed terms, and the methods still refused.
 
 use super::common::{argv, phaseflow};
-use super::modified_hamiltonian::{check, errors};
+use super::modified_hamiltonian::{assert_residual_exponent, check};
 
 const PENDULUM: &str = "--system pendulum --center 1,0 --dt 0.05 --steps 20000";
 const NON_SEPARABLE: &str =
@@ -50,19 +50,7 @@ fn the_residual_scales_as_the_first_power_left_out() {
         (non_separable, "gauss2", 1, 6.0),
         (non_separable, "verlet", 1, 4.0),
     ] {
-        let residual = |h: f64| {
-            let steps = (100.0 / h).round() as u64;
-            let line = format!("{system} --method {method} --dt {h} --steps {steps}");
-            errors(dir.path(), &line, k).1
-        };
-        let r: Vec<f64> = [0.2, 0.1, 0.05].into_iter().map(residual).collect();
-        for pair in r.windows(2) {
-            let e = (pair[0] / pair[1]).log2();
-            assert!(
-                (e - exponent).abs() < 0.2,
-                "{system} {method} K = {k}: residuals {r:?}, exponent {e}"
-            );
-        }
+        assert_residual_exponent(dir.path(), system, method, k, exponent);
     }
 }
 

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::RunConfig;
-use crate::ensemble::{EnsembleSpec, InitialSet};
+use crate::ensemble::EnsembleSpec;
 use crate::error::{Error, Field, Result};
 use crate::options::{Backend, Precision};
 
@@ -132,41 +132,24 @@ pub fn load_toml(path: &Path) -> Result<RunFile> {
 
 impl From<&EnsembleSpec> for EnsembleFile {
     /// The `[ensemble]` table of a resolved set: its kind, point count and seed, and the values
-    /// its kind uses (config.toml's keys keep the table's field order).
+    /// its kind uses (`EnsembleSpec::request`; config.toml's keys keep the table's field order).
     fn from(e: &EnsembleSpec) -> Self {
-        let mut table = EnsembleFile {
-            kind: Some(e.kind().name().into()),
-            points: Some(e.points),
-            seed: Some(e.seed),
+        let r = e.request();
+        EnsembleFile {
+            kind: Some(r.kind.name().into()),
+            points: r.points,
+            seed: r.seed,
+            center: r.center,
+            radius: r.radius,
+            lo: r.lo,
+            hi: r.hi,
+            energy: r.energy,
+            sigma: r.sigma,
+            input: r.input,
+            closed_loop: r.closed_loop.then_some(true),
+            grid_axes: r.grid_axes,
             ..EnsembleFile::default()
-        };
-        match &e.set {
-            InitialSet::Level { energy } => table.energy = Some(*energy),
-            InitialSet::Circle { center, radius } | InitialSet::Disk { center, radius } => {
-                table.center = Some(center.clone());
-                table.radius = Some(*radius);
-            }
-            InitialSet::Rect { lo, hi } => {
-                table.lo = Some(lo.clone());
-                table.hi = Some(hi.clone());
-            }
-            InitialSet::Grid { lo, hi, plane } => {
-                table.lo = Some(lo.clone());
-                table.hi = Some(hi.clone());
-                table.grid_axes = Some(plane.axes_text(lo.len() / 2));
-                table.energy = plane.energy;
-            }
-            InitialSet::Gaussian { center, sigma } => {
-                table.center = Some(center.clone());
-                table.sigma = Some(*sigma);
-            }
-            InitialSet::Point { center } => table.center = Some(center.clone()),
-            InitialSet::File { input, closed_loop } => {
-                table.input = Some(input.clone());
-                table.closed_loop = closed_loop.then_some(true);
-            }
         }
-        table
     }
 }
 

@@ -205,9 +205,10 @@ fn resolve_refine(
 /// the rest against the system.
 fn resolve_ensemble(e: EnsembleFile, system: &System) -> Result<EnsembleSpec> {
     let kind = EnsembleKind::from_name(e.kind.as_deref().ok_or_else(|| {
+        let kinds: Vec<&str> = crate::ensemble::KINDS.iter().map(|k| k.1).collect();
         invalid!(Field::Ensemble;
             Field::Ensemble,
-            " is required (level, circle, rect, disk, grid, gaussian, point, file)"
+            format!(" is required ({})", kinds.join(", "))
         )
     })?)?;
     EnsembleRequest {

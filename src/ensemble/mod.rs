@@ -28,29 +28,67 @@ pub use plane::GridPlane;
 pub use resolve::EnsembleRequest;
 pub use start::StartNote;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum EnsembleKind {
-    Level,
-    Circle,
-    Rect,
-    Disk,
-    Grid,
-    Gaussian,
-    Point,
-    File,
+/// The ensemble kinds, written once: each kind's name, its one-line help and the values its
+/// resolved set holds. From this list `ensemble_kinds!` makes `EnsembleKind` (the name as a
+/// type), `KINDS` (what `--ensemble` accepts and `list` shows) and `InitialSet` with its
+/// `kind`, so a new kind is one entry here, one arm in `resolve` and one in `generate`.
+macro_rules! ensemble_kinds {
+    ($(
+        $(#[$doc:meta])*
+        $kind:ident $name:literal $help:literal { $($field:ident: $ty:ty),* $(,)? }
+    )*) => {
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+        #[serde(rename_all = "lowercase")]
+        pub enum EnsembleKind {
+            $($kind,)*
+        }
+
+        pub const KINDS: &[(EnsembleKind, &str, &str)] = &[
+            $((EnsembleKind::$kind, $name, $help),)*
+        ];
+
+        /// A resolved initial set: one variant per ensemble kind, holding exactly the values
+        /// that kind needs, with the system's defaults filled in and every value checked
+        /// (`EnsembleRequest::resolve`). Points and vectors are full states (q1..qd, p1..pd);
+        /// the planar kinds vary only (q1, p1).
+        #[derive(Debug, Clone, PartialEq)]
+        pub enum InitialSet {
+            $(
+                $(#[$doc])*
+                $kind { $($field: $ty),* },
+            )*
+        }
+
+        impl InitialSet {
+            pub fn kind(&self) -> EnsembleKind {
+                match self {
+                    $(InitialSet::$kind { .. } => EnsembleKind::$kind,)*
+                }
+            }
+        }
+    };
 }
 
-pub const KINDS: &[(EnsembleKind, &str, &str)] = &[
-    (EnsembleKind::Level, "level", "N points on the energy level H = --energy around the minimum (1 DOF); ordered closed loop"),
-    (EnsembleKind::Circle, "circle", "N points on the circle --center/--radius in the (q1, p1) plane; ordered closed loop"),
-    (EnsembleKind::Rect, "rect", "N points on the boundary of the rectangle --lo..--hi in the (q1, p1) plane; ordered closed loop"),
-    (EnsembleKind::Disk, "disk", "N points uniform in the disk --center/--radius in the (q1, p1) plane (seeded)"),
-    (EnsembleKind::Grid, "grid", "√N × √N lattice filling the box --lo..--hi in the (q1, p1) plane (N a perfect square)"),
-    (EnsembleKind::Gaussian, "gaussian", "N points around --center with standard deviation --sigma in every component (seeded)"),
-    (EnsembleKind::Point, "point", "the single state --center (default: the system's named initial state, see `list`); N > 1 gives N copies"),
-    (EnsembleKind::File, "file", "states read from --input (CSV or .npy, N rows × 2d columns q1..qd p1..pd)"),
-];
+ensemble_kinds! {
+    /// The level curve H = `energy` around the minimum (1 DOF); an ordered closed loop.
+    Level "level" "N points on the energy level H = --energy around the minimum (1 DOF); ordered closed loop" { energy: f64 }
+    /// The circle of `radius` around `center`; an ordered closed loop.
+    Circle "circle" "N points on the circle --center/--radius in the (q1, p1) plane; ordered closed loop" { center: Vec<f64>, radius: f64 }
+    /// The boundary of the box `lo..hi`, the other components at its middle; an ordered closed loop.
+    Rect "rect" "N points on the boundary of the rectangle --lo..--hi in the (q1, p1) plane; ordered closed loop" { lo: Vec<f64>, hi: Vec<f64> }
+    /// Seeded points uniform in the disk of `radius` around `center`.
+    Disk "disk" "N points uniform in the disk --center/--radius in the (q1, p1) plane (seeded)" { center: Vec<f64>, radius: f64 }
+    /// A √N × √N lattice filling the box `lo..hi` in the plane of two coordinates, the other
+    /// components at its middle (or p1 on the energy surface: `plane::GridPlane`).
+    Grid "grid" "√N × √N lattice filling the box --lo..--hi in the (q1, p1) plane (N a perfect square)" { lo: Vec<f64>, hi: Vec<f64>, plane: GridPlane }
+    /// Seeded points around `center`, standard deviation `sigma` in every component.
+    Gaussian "gaussian" "N points around --center with standard deviation --sigma in every component (seeded)" { center: Vec<f64>, sigma: f64 }
+    /// N copies of the state `center`.
+    Point "point" "the single state --center (default: the system's named initial state, see `list`); N > 1 gives N copies" { center: Vec<f64> }
+    /// The rows of `input` (an absolute path); with `closed_loop` (`--loop`) they are the
+    /// nodes of an ordered closed loop.
+    File "file" "states read from --input (CSV or .npy, N rows × 2d columns q1..qd p1..pd)" { input: PathBuf, closed_loop: bool }
+}
 
 impl EnsembleKind {
     pub fn name(self) -> &'static str {
@@ -73,51 +111,6 @@ impl EnsembleKind {
                     format!(": unknown ensemble kind (known: {})", names.join(", "))
                 )
             })
-    }
-}
-
-/// A resolved initial set: one variant per ensemble kind, holding exactly the values that kind
-/// needs, with the system's defaults filled in and every value checked
-/// (`EnsembleRequest::resolve`). Points and vectors are full states (q1..qd, p1..pd); the
-/// planar kinds vary only (q1, p1).
-#[derive(Debug, Clone, PartialEq)]
-pub enum InitialSet {
-    /// The level curve H = `energy` around the minimum (1 DOF); an ordered closed loop.
-    Level { energy: f64 },
-    /// The circle of `radius` around `center`; an ordered closed loop.
-    Circle { center: Vec<f64>, radius: f64 },
-    /// The boundary of the box `lo..hi`, the other components at its middle; an ordered closed loop.
-    Rect { lo: Vec<f64>, hi: Vec<f64> },
-    /// Seeded points uniform in the disk of `radius` around `center`.
-    Disk { center: Vec<f64>, radius: f64 },
-    /// A √N × √N lattice filling the box `lo..hi` in the plane of two coordinates, the other
-    /// components at its middle (or p1 on the energy surface: `plane::GridPlane`).
-    Grid {
-        lo: Vec<f64>,
-        hi: Vec<f64>,
-        plane: GridPlane,
-    },
-    /// Seeded points around `center`, standard deviation `sigma` in every component.
-    Gaussian { center: Vec<f64>, sigma: f64 },
-    /// N copies of the state `center`.
-    Point { center: Vec<f64> },
-    /// The rows of `input` (an absolute path); with `closed_loop` (`--loop`) they are the
-    /// nodes of an ordered closed loop.
-    File { input: PathBuf, closed_loop: bool },
-}
-
-impl InitialSet {
-    pub fn kind(&self) -> EnsembleKind {
-        match self {
-            InitialSet::Level { .. } => EnsembleKind::Level,
-            InitialSet::Circle { .. } => EnsembleKind::Circle,
-            InitialSet::Rect { .. } => EnsembleKind::Rect,
-            InitialSet::Disk { .. } => EnsembleKind::Disk,
-            InitialSet::Grid { .. } => EnsembleKind::Grid,
-            InitialSet::Gaussian { .. } => EnsembleKind::Gaussian,
-            InitialSet::Point { .. } => EnsembleKind::Point,
-            InitialSet::File { .. } => EnsembleKind::File,
-        }
     }
 }
 

@@ -76,14 +76,14 @@ fn positive(v: f64, field: Field) -> Result<f64> {
 }
 
 impl EnsembleRequest {
-    /// A seeded uniform disk of `radius` around the system's default centre.
-    pub fn disk(points: usize, radius: f64, seed: u64) -> Self {
+    /// A request for `kind` with no value given: each resolves to the kind's default.
+    pub fn new(kind: EnsembleKind) -> Self {
         EnsembleRequest {
-            kind: EnsembleKind::Disk,
-            points: Some(points),
-            seed: Some(seed),
+            kind,
+            points: None,
+            seed: None,
             center: None,
-            radius: Some(radius),
+            radius: None,
             lo: None,
             hi: None,
             energy: None,
@@ -92,6 +92,16 @@ impl EnsembleRequest {
             closed_loop: false,
             raw_start: false,
             grid_axes: None,
+        }
+    }
+
+    /// A seeded uniform disk of `radius` around the system's default centre.
+    pub fn disk(points: usize, radius: f64, seed: u64) -> Self {
+        EnsembleRequest {
+            points: Some(points),
+            seed: Some(seed),
+            radius: Some(radius),
+            ..EnsembleRequest::new(EnsembleKind::Disk)
         }
     }
 
@@ -301,19 +311,54 @@ fn check_grid_points(points: usize) -> Result<()> {
     Ok(())
 }
 
+impl EnsembleSpec {
+    /// The request that resolves to this spec again: its kind, point count and seed, and the
+    /// values its kind uses (config.toml's `[ensemble]` table is written from it). The inverse
+    /// of `EnsembleRequest::resolve`, beside it so that a new kind adds its arm to both here.
+    pub fn request(&self) -> EnsembleRequest {
+        let mut r = EnsembleRequest {
+            points: Some(self.points),
+            seed: Some(self.seed),
+            raw_start: self.raw_start,
+            ..EnsembleRequest::new(self.kind())
+        };
+        match &self.set {
+            InitialSet::Level { energy } => r.energy = Some(*energy),
+            InitialSet::Circle { center, radius } | InitialSet::Disk { center, radius } => {
+                r.center = Some(center.clone());
+                r.radius = Some(*radius);
+            }
+            InitialSet::Rect { lo, hi } => {
+                r.lo = Some(lo.clone());
+                r.hi = Some(hi.clone());
+            }
+            InitialSet::Grid { lo, hi, plane } => {
+                r.lo = Some(lo.clone());
+                r.hi = Some(hi.clone());
+                r.grid_axes = Some(plane.axes_text(lo.len() / 2));
+                r.energy = plane.energy;
+            }
+            InitialSet::Gaussian { center, sigma } => {
+                r.center = Some(center.clone());
+                r.sigma = Some(*sigma);
+            }
+            InitialSet::Point { center } => r.center = Some(center.clone()),
+            InitialSet::File { input, closed_loop } => {
+                r.input = Some(input.clone());
+                r.closed_loop = *closed_loop;
+            }
+        }
+        r
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use std::collections::BTreeMap;
 
     fn request(kind: EnsembleKind) -> EnsembleRequest {
-        EnsembleRequest {
-            kind,
-            points: None,
-            seed: None,
-            radius: None,
-            ..EnsembleRequest::disk(0, 0.0, 0)
-        }
+        EnsembleRequest::new(kind)
     }
 
     /// Resolution fills each kind's defaults into its own variant, and keeps only the values
@@ -373,5 +418,41 @@ mod tests {
         });
         assert_eq!(level.set, InitialSet::Level { energy: 0.5 });
         assert!(level.is_loop() && !disk.is_loop());
+    }
+
+    /// `EnsembleSpec::request` is the inverse of `resolve` for every kind but `file` (whose
+    /// rows need a file): the request it gives resolves to the same spec, which is what makes
+    /// config.toml reproduce the set.
+    #[test]
+    fn the_request_of_a_spec_resolves_to_the_same_spec() {
+        let hh = System::new("henon-heiles", &BTreeMap::new()).unwrap();
+        let pend = System::new("pendulum", &BTreeMap::new()).unwrap();
+        for &(kind, name, _) in super::super::KINDS {
+            let system = if kind == EnsembleKind::Level { &pend } else { &hh };
+            let given = match kind {
+                EnsembleKind::File => continue,
+                EnsembleKind::Level => EnsembleRequest {
+                    energy: Some(0.5),
+                    ..request(kind)
+                },
+                EnsembleKind::Grid => EnsembleRequest {
+                    points: Some(16),
+                    grid_axes: Some("q2,p2".into()),
+                    energy: Some(0.125),
+                    ..request(kind)
+                },
+                EnsembleKind::Rect => EnsembleRequest {
+                    points: Some(40),
+                    ..request(kind)
+                },
+                _ => EnsembleRequest {
+                    points: Some(7),
+                    seed: Some(3),
+                    ..request(kind)
+                },
+            };
+            let spec = given.resolve(system).unwrap();
+            assert_eq!(spec.request().resolve(system).unwrap(), spec, "{name}");
+        }
     }
 }

@@ -183,6 +183,15 @@ pub fn sin_poly<T: Real>(x: T) -> T {
     y + y * y2 * acc
 }
 
+/// 1/c where c = ±2^k and its reciprocal is a normal number, else `None`. Then
+/// x / c and x · (1/c) are the same real number rounded once, so they are the same bits for
+/// every x (a multiplication in place of a division in a loop over points).
+pub fn exact_reciprocal(c: f64) -> Option<f64> {
+    let inv = 1.0 / c;
+    let power_of_two = c.is_normal() && c.to_bits() & ((1u64 << 52) - 1) == 0;
+    (power_of_two && inv.is_normal()).then_some(inv)
+}
+
 /// |x| up to which the f64 `sin_poly` is accurate to a few ulp: `TWO_PI_HI` has 32 significant
 /// bits, so k·2π_hi is exact for |k| < 2^21, i.e. |x| < 1.3e7. Beyond it, f64 energies fall back to libm.
 pub const SIN_POLY_F64_RANGE: f64 = 1.0e7;
@@ -259,6 +268,52 @@ mod tests {
             let x = i as f64 * 0.0123;
             assert!((cos_poly(x) - x.cos()).abs() < 1e-14, "x = {x}");
         }
+    }
+
+    /// `exact_reciprocal` is given for ±2^k only, and then x / c and x · (1/c) are the same
+    /// bits for normal, subnormal, huge, zero and non-finite x (NaN stays NaN).
+    #[test]
+    fn exact_reciprocal_divides_bit_for_bit() {
+        for c in [
+            3.0,
+            0.3,
+            1.5,
+            0.0,
+            f64::INFINITY,
+            f64::NAN,
+            f64::MIN_POSITIVE / 4.0,
+        ] {
+            assert_eq!(exact_reciprocal(c), None, "{c}");
+        }
+        let mut xs = vec![
+            0.0,
+            -0.0,
+            f64::INFINITY,
+            f64::MAX,
+            f64::MIN_POSITIVE,
+            5e-324,
+        ];
+        let mut x = 1e-320_f64;
+        while x < 1e300 {
+            xs.extend([x, -x, x * 1.234_567_89, x * 0.987_654_321]);
+            x *= 3.7;
+        }
+        let mut compared = 0;
+        for k in -1000..=1000 {
+            let c = 2.0_f64.powi(k);
+            for c in [c, -c] {
+                let Some(inv) = exact_reciprocal(c) else {
+                    assert!(k.abs() > 1021, "2^{k}");
+                    continue;
+                };
+                for &x in &xs {
+                    assert_eq!((x / c).to_bits(), (x * inv).to_bits(), "{x} / {c}");
+                    compared += 1;
+                }
+                assert!((f64::NAN / c).is_nan() && (f64::NAN * inv).is_nan());
+            }
+        }
+        assert!(compared > 1_000_000, "{compared}");
     }
 
     /// The two coefficients written shorter (clippy's excessive_precision) are the same f64s

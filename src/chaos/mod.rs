@@ -145,20 +145,31 @@ pub fn update<T: Real>(
     for (l, &n) in ln_r.iter_mut().zip(&*ns) {
         *l = T::HALF * ln_reduced(n, T::ZERO);
     }
-    for (l, &n) in ln_r.iter_mut().zip(&*ns) {
-        if !in_reduced_range(n) {
-            *l = T::HALF * ln_poly(n);
+    // Whether any point needs `ln_poly`, found by a branch-free loop that vectorises, so the
+    // usual block (every point in range) skips the scalar loop with its branch per point.
+    let outside = ns.iter().fold(false, |o, &n| o | !in_reduced_range(n));
+    if outside {
+        for (l, &n) in ln_r.iter_mut().zip(&*ns) {
+            if !in_reduced_range(n) {
+                *l = T::HALF * ln_poly(n);
+            }
         }
     }
     let (steps, rest) = acc.split_at_mut(b);
     let (growth, rest) = rest.split_at_mut(b);
     let (weighted, ysum) = rest.split_at_mut(b);
-    for i in 0..b {
-        let k = steps[i] + T::ONE;
-        steps[i] = k;
-        growth[i] += ln_r[i];
-        weighted[i] += k * ln_r[i];
-        ysum[i] += two * weighted[i] / k;
+    // Zipped rows rather than indices: no bounds checks, so the loop vectorises.
+    let rows = steps
+        .iter_mut()
+        .zip(growth)
+        .zip(weighted)
+        .zip(&mut ysum[..b]);
+    for ((((steps, growth), weighted), ysum), &ln_r) in rows.zip(&*ln_r) {
+        let k = *steps + T::ONE;
+        *steps = k;
+        *growth += ln_r;
+        *weighted += k * ln_r;
+        *ysum += two * *weighted / k;
     }
 }
 

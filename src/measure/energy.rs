@@ -222,6 +222,16 @@ impl EnergyAccumulator {
     /// values `h0`. Two passes over the chunk (the mean, then M2 = Σ (h − mean)²), each a
     /// branch-free loop over `LANES` partial sums with no division but the relative error's.
     pub fn from_chunk(h: &[f64], h0: &[f64]) -> Self {
+        // At the engine's vector level (`simd`): every snapshot reduces every point here.
+        crate::simd::dispatch(
+            #[inline(always)]
+            || Self::from_chunk_here(h, h0),
+        )
+    }
+
+    /// `from_chunk` compiled into the caller's vector level.
+    #[inline(always)]
+    fn from_chunk_here(h: &[f64], h0: &[f64]) -> Self {
         assert_eq!(h.len(), h0.len());
         // Lane l takes the points l, l + LANES, …; the tail of the chunk is padded with
         // non-finite energies, which every statistic ignores.
@@ -304,23 +314,35 @@ impl Lanes {
             self.sum[l] += if finite { x } else { 0.0 };
             let err = if finite { (x - x0).abs() } else { 0.0 };
             self.abs_err_sum[l] += err;
-            // (f64::max leaves out a NaN error, from a NaN h0; it compiles to vector max
-            // instructions, where a select becomes a masked store)
-            self.abs_err_max[l] = self.abs_err_max[l].max(err);
+            self.abs_err_max[l] = keep_max(self.abs_err_max[l], err);
             let abs_h0 = x0.abs();
             let with_rel = finite && abs_h0 > REL_ENERGY_FLOOR;
             self.rel_count[l] += if with_rel { 1.0 } else { 0.0 };
             let rel = if with_rel { err / abs_h0 } else { 0.0 };
             self.rel_err_sum[l] += rel;
-            self.rel_err_max[l] = self.rel_err_max[l].max(rel);
+            self.rel_err_max[l] = keep_max(self.rel_err_max[l], rel);
             // `has_escaped` inlined on `err` (0 for a non-finite point, which row_from counts)
             let escaped = err > ESCAPE_FACTOR * (1.0 + abs_h0);
             self.escaped[l] += if escaped { 1.0 } else { 0.0 };
             // (a non-finite point's err and rel are 0 here, so it leaves the maxima alone)
             let (stayed_err, stayed_rel) = if escaped { (0.0, 0.0) } else { (err, rel) };
-            self.stayed_abs_err_max[l] = self.stayed_abs_err_max[l].max(stayed_err);
-            self.stayed_rel_err_max[l] = self.stayed_rel_err_max[l].max(stayed_rel);
+            self.stayed_abs_err_max[l] = keep_max(self.stayed_abs_err_max[l], stayed_err);
+            self.stayed_rel_err_max[l] = keep_max(self.stayed_rel_err_max[l], stayed_rel);
         }
+    }
+}
+
+/// The larger of a lane's maximum `m` and a new value `x`, leaving out a NaN `x` (an error
+/// from a NaN h0): `f64::max` for the values a lane meets (m starts at +0 and is never NaN;
+/// errors are never −0), in one vector max instruction where `f64::max` takes three (the
+/// max, a NaN test and a blend), written as a select on the value rather than a conditional
+/// store, which would become a masked store.
+#[inline(always)]
+fn keep_max(m: f64, x: f64) -> f64 {
+    if x > m {
+        x
+    } else {
+        m
     }
 }
 

@@ -164,3 +164,49 @@ fn slope_of_a_line() {
     let y = [1.0, 3.0, 5.0, 7.0];
     assert!((drift_slope(&t, &y).unwrap() - 2.0).abs() < 1e-12);
 }
+
+/// The chunk's maxima (`keep_max`) are `f64::max`'s (`push`), bit for bit, where initial
+/// energies are NaN, infinite, zero or tiny and energies non-finite or escaped: a NaN error
+/// is left out, an infinite one kept, in every lane and in the chunk's tail.
+#[test]
+fn chunk_maxima_are_those_of_f64_max() {
+    let h0s = [f64::NAN, f64::INFINITY, 0.0, 1e-300, -3.0, 0.25, 7.0];
+    let hs = [
+        0.5,
+        f64::NAN,
+        f64::INFINITY,
+        1e6,
+        -3.0,
+        0.3,
+        f64::MAX,
+        1e-310,
+    ];
+    let (mut h, mut h0) = (Vec::new(), Vec::new());
+    for (i, &a) in hs.iter().enumerate() {
+        for (j, &b) in h0s.iter().enumerate() {
+            // every value in every lane position, and a tail of 56 % 8 + 3 = 3 points
+            h.push(a * (1.0 + (i + j) as f64 * 1e-3));
+            h0.push(b);
+        }
+    }
+    h.extend([2.0, 0.1, f64::NAN]);
+    h0.extend([f64::NAN, 1.0, 1.0]);
+    let chunk = EnergyAccumulator::from_chunk(&h, &h0);
+    let mut pushed = EnergyAccumulator::default();
+    h.iter()
+        .zip(&h0)
+        .filter(|(h, _)| h.is_finite())
+        .for_each(|(&h, &h0)| pushed.push(h, h0));
+    let maxima = |a: &EnergyAccumulator| {
+        [
+            a.abs_err_max,
+            a.rel_err_max,
+            a.stayed_abs_err_max,
+            a.stayed_rel_err_max,
+        ]
+        .map(f64::to_bits)
+    };
+    assert_eq!(maxima(&chunk), maxima(&pushed));
+    assert_eq!(chunk.abs_err_max, f64::INFINITY);
+    println!("maxima: {:?}", maxima(&chunk).map(f64::from_bits));
+}

@@ -28,6 +28,7 @@
 pub mod dag;
 pub mod diff;
 pub mod modified;
+pub mod normal;
 pub mod parse;
 pub mod print;
 pub mod program;

@@ -257,9 +257,7 @@ mod tests {
         let v = g.div(one, r);
         let mut roots = Vec::new();
         for order in [[0, 0, 1], [0, 1, 0], [1, 0, 0]] {
-            let d = order
-                .iter()
-                .fold(v, |e, &k| partial(&mut g, e, Var::Q(k)));
+            let d = order.iter().fold(v, |e, &k| partial(&mut g, e, Var::Q(k)));
             roots.push(d);
         }
         assert_ne!(roots[0], roots[1], "the DAG alone keeps the orders apart");
@@ -300,7 +298,10 @@ mod tests {
         for (q, p) in [(0.4, 1.5), (-2.0, 0.25)] {
             for (&old, &new) in [a, b, back, cancel].iter().zip(&ids) {
                 let (want, got) = (value(&g, old, &[q], &[p]), value(&n, new, &[q], &[p]));
-                assert!((got - want).abs() <= 1e-15 * (1.0 + want.abs()), "{got} vs {want}");
+                assert!(
+                    (got - want).abs() <= 1e-15 * (1.0 + want.abs()),
+                    "{got} vs {want}"
+                );
             }
         }
     }

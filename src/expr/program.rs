@@ -272,24 +272,33 @@ impl<T: Real> Run<'_, '_, T> {
         match dst {
             Dst::Out(j) => {
                 let d = &mut out[j * self.n + self.start..][..self.len];
-                self.apply(instr, d, |s| self.operand(s, regs));
+                self.apply(
+                    instr,
+                    d,
+                    #[inline(always)]
+                    |s| self.operand(s, regs),
+                );
             }
             Dst::Reg(r) => {
                 // The destination's slice apart from the registers the operands are read from.
                 let (below, rest) = regs.split_at_mut(r * self.width);
                 let (d, above) = rest.split_at_mut(self.width);
-                let get = |s: Src| -> Operand<'_, T> {
-                    match s {
-                        Src::Reg(a) if a < r => {
-                            Operand::Slice(&below[a * self.width..][..self.len])
+                self.apply(
+                    instr,
+                    &mut d[..self.len],
+                    #[inline(always)]
+                    |s: Src| -> Operand<'_, T> {
+                        match s {
+                            Src::Reg(a) if a < r => {
+                                Operand::Slice(&below[a * self.width..][..self.len])
+                            }
+                            Src::Reg(a) => {
+                                Operand::Slice(&above[(a - r - 1) * self.width..][..self.len])
+                            }
+                            other => self.operand(other, &[]),
                         }
-                        Src::Reg(a) => {
-                            Operand::Slice(&above[(a - r - 1) * self.width..][..self.len])
-                        }
-                        other => self.operand(other, &[]),
-                    }
-                };
-                self.apply(instr, &mut d[..self.len], get);
+                    },
+                );
             }
         }
     }

@@ -28,6 +28,7 @@
 pub mod dag;
 pub mod diff;
 pub mod modified;
+pub mod normal;
 pub mod parse;
 pub mod print;
 pub mod program;
@@ -82,10 +83,13 @@ pub fn run_f64<T: Real>(
     out: &mut [f64],
 ) {
     let len = out.len();
+    // one plain loop per component (a flat_map's collect does not vectorise the conversion)
     let gather = |x: &[T]| -> Vec<f64> {
-        (0..d)
-            .flat_map(|k| x[k * n + first..][..len].iter().map(|v| v.to_f64()))
-            .collect()
+        let mut v = Vec::with_capacity(d * len);
+        for k in 0..d {
+            v.extend(x[k * n + first..][..len].iter().map(|v| v.to_f64()));
+        }
+        v
     };
     let (q, p) = (gather(q), gather(p));
     let inputs = Inputs {

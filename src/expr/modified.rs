@@ -23,6 +23,11 @@ impl ModifiedEnergy {
         }
     }
 
+    /// The compiled program's (instructions, registers).
+    pub fn size(&self) -> (usize, usize) {
+        self.program.size()
+    }
+
     /// H̃ of one point.
     pub fn energy(&self, q: &[f64], p: &[f64]) -> f64 {
         let mut out = [0.0];

@@ -177,6 +177,11 @@ impl Program {
         }
     }
 
+    /// Its size: (instructions, registers), what an evaluation costs per point.
+    pub fn size(&self) -> (usize, usize) {
+        (self.code.len(), self.registers)
+    }
+
     /// Evaluate for the `n` points of `inputs`: output j of point i goes to `out[j*n + i]`.
     pub fn run<T: Real>(&self, inputs: &Inputs<'_, T>, n: usize, out: &mut [T]) {
         let width = (REGISTER_VALUES / self.registers.max(1))
@@ -267,31 +272,42 @@ impl<T: Real> Run<'_, '_, T> {
         match dst {
             Dst::Out(j) => {
                 let d = &mut out[j * self.n + self.start..][..self.len];
-                self.apply(instr, d, &|s| self.operand(s, regs));
+                self.apply(
+                    instr,
+                    d,
+                    #[inline(always)]
+                    |s| self.operand(s, regs),
+                );
             }
             Dst::Reg(r) => {
                 // The destination's slice apart from the registers the operands are read from.
                 let (below, rest) = regs.split_at_mut(r * self.width);
                 let (d, above) = rest.split_at_mut(self.width);
-                let get = |s: Src| -> Operand<'_, T> {
-                    match s {
-                        Src::Reg(a) if a < r => {
-                            Operand::Slice(&below[a * self.width..][..self.len])
+                self.apply(
+                    instr,
+                    &mut d[..self.len],
+                    #[inline(always)]
+                    |s: Src| -> Operand<'_, T> {
+                        match s {
+                            Src::Reg(a) if a < r => {
+                                Operand::Slice(&below[a * self.width..][..self.len])
+                            }
+                            Src::Reg(a) => {
+                                Operand::Slice(&above[(a - r - 1) * self.width..][..self.len])
+                            }
+                            other => self.operand(other, &[]),
                         }
-                        Src::Reg(a) => {
-                            Operand::Slice(&above[(a - r - 1) * self.width..][..self.len])
-                        }
-                        other => self.operand(other, &[]),
-                    }
-                };
-                self.apply(instr, &mut d[..self.len], &get);
+                    },
+                );
             }
         }
     }
 
-    /// The instruction's operation into `d`, its operands through `get`.
+    /// The instruction's operation into `d`, its operands through `get` (generic, not `dyn`:
+    /// inlined, the operands are found without a call per operand per instruction, which in
+    /// long programs over short runs cost as much as the arithmetic).
     #[inline(always)]
-    fn apply<'g>(&self, instr: Instr, d: &mut [T], get: &dyn Fn(Src) -> Operand<'g, T>) {
+    fn apply<'g>(&self, instr: Instr, d: &mut [T], get: impl Fn(Src) -> Operand<'g, T>) {
         match instr {
             Instr::Neg(_, a) => unary(d, get(a), |x| -x),
             Instr::Bin(op, _, a, b) => {

@@ -36,7 +36,7 @@ use crate::expr::dag::{Dag, Id, Node, Var};
 use crate::expr::diff::partial;
 use crate::expr::modified::ModifiedEnergy;
 use crate::expr::program::Program;
-use crate::expr::{parse, print, separable};
+use crate::expr::{normal, parse, print, separable};
 use crate::input_err;
 use crate::method::analysis::builtin::{self, family_of};
 use crate::method::analysis::trees::MAX_ORDER;
@@ -235,7 +235,9 @@ impl ModifiedHamiltonian {
         print::shared(&self.dag, &roots, self.dof)
     }
 
-    /// H̃ at step size `h` (H + Σ h^power H_{power+1}), compiled for evaluation.
+    /// H̃ at step size `h` (H + Σ h^power H_{power+1}), compiled for evaluation. The terms
+    /// are put in normal form first (`normal`): nested brackets reach the same derivative by
+    /// many routes, which the program then computes once.
     pub fn at_step(&self, h: f64) -> ModifiedEnergy {
         let mut dag = self.dag.clone();
         let root = self.terms.iter().fold(self.h, |acc, t| {
@@ -243,10 +245,11 @@ impl ModifiedHamiltonian {
             let term = dag.mul(c, t.node);
             dag.add(acc, term)
         });
+        let (mut dag, roots) = normal::normalise(&dag, &[root]);
         ModifiedEnergy::new(
             self.dof,
             self.terms.len() as u32,
-            Program::compile(&mut dag, &[root]),
+            Program::compile(&mut dag, &roots),
         )
     }
 }
@@ -337,6 +340,24 @@ fn by_trees(
         .collect())
 }
 
+/// The word with the same bracket up to sign whose last two letters are B then A, and that sign:
+/// a bracket is linear in its innermost one, and {T, V} = −{V, T}, so a word ending in A B is
+/// the word ending in B A negated. Building one of the two halves the bracket nodes of every
+/// degree, and lets `combine` sum the pair's coefficients on one node, where the two
+/// (the same terms with opposite signs, spelled differently) would each be evaluated.
+fn innermost_ba(w: Word) -> (Word, f64) {
+    // the last letter is the lowest bit (B = 1): A B is 0b01, B A is 0b10
+    if w.bits & 0b11 == 0b01 {
+        let ba = Word {
+            len: w.len,
+            bits: w.bits ^ 0b11,
+        };
+        (ba, -1.0)
+    } else {
+        (w, 1.0)
+    }
+}
+
 /// The nested Poisson brackets {H_{w₁}, {H_{w₂}, …, H_{w_n}}} of T (letter A) and V (letter B),
 /// memoised by word (the words of one degree share their tails).
 struct Brackets<'a> {
@@ -383,7 +404,13 @@ impl Brackets<'_> {
     /// are short and cancellations exact.
     fn term(&mut self, n: usize, words: &[(Word, f64)]) -> Id {
         let sign = if n % 2 == 1 { 1.0 } else { -1.0 };
-        let terms: Vec<(Id, f64)> = words.iter().map(|&(w, c)| (self.of(w), sign * c)).collect();
+        let terms: Vec<(Id, f64)> = words
+            .iter()
+            .map(|&(w, c)| {
+                let (w, s) = innermost_ba(w);
+                (self.of(w), s * sign * c)
+            })
+            .collect();
         combine(self.dag, &terms)
     }
 
@@ -403,7 +430,7 @@ impl Brackets<'_> {
         })
     }
 
-    /// The bracket of word `w` (at least two letters, the last two different).
+    /// The bracket of word `w` (at least two letters, the last two B then A: `innermost_ba`).
     fn of(&mut self, w: Word) -> Id {
         if let Some(&id) = self.memo.get(&w) {
             return id;

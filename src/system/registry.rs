@@ -72,6 +72,12 @@ macro_rules! systems {
             };
         }
 
+        // Each system's `SystemInfo::variational` is the list it is in, checked at compile time.
+        const _: () = {
+            $(assert!(!<$hty as SystemDef>::INFO.variational, "a Hamiltonian system marked variational");)+
+            $(assert!(<$mty as SystemDef>::INFO.variational, "a discrete map not marked variational");)+
+        };
+
         /// Every system's description, in the order of the `systems!` list.
         pub const CATALOGUE: &[SystemInfo] = &[
             $(<$hty as SystemDef>::INFO,)+

@@ -12,9 +12,9 @@ use phaseflow::ensemble::State;
 use phaseflow::method::Method;
 use phaseflow::system::{Constraints, System};
 
-fn system(name: &str, params: &[(&str, f64)], h: f64) -> System {
+fn system(name: &str, params: &[(&str, f64)]) -> System {
     let given: BTreeMap<String, f64> = params.iter().map(|&(k, v)| (k.into(), v)).collect();
-    System::new(name, &given).unwrap().with_step(h)
+    System::new(name, &given).unwrap()
 }
 
 /// One point after `steps` steps of `method`, its tangent columns too when `tangent`.
@@ -34,12 +34,12 @@ fn advance(
     e.state().unwrap().clone()
 }
 
-/// (q, p) of a discrete map's state (q, v), by the discrete Legendre transform.
-fn phase(sys: &System, s: &State<f64>) -> Vec<f64> {
+/// (q, p) of a discrete map's state (q, v) at step h, by the discrete Legendre transform.
+fn phase(sys: &System, h: f64, s: &State<f64>) -> Vec<f64> {
     let d = sys.dof();
     let (q, v): (Vec<f64>, Vec<f64>) = (s.q[..d].to_vec(), s.p[..d].to_vec());
     let mut p = vec![0.0; d];
-    sys.momentum(&q, &v, &mut p);
+    sys.momentum(h, &q, &v, &mut p);
     q.into_iter().chain(p).collect()
 }
 
@@ -84,7 +84,7 @@ fn tangent_columns_are_the_derivative_of_the_q_p_map() {
         ),
     ];
     for (name, params, h, z) in cases {
-        let sys = system(name, params, h);
+        let sys = system(name, params);
         assert_eq!(sys.constraints(), Some(Constraints::Holonomic));
         let d = sys.dof();
         let z = &z[..2 * d];
@@ -101,6 +101,7 @@ fn tangent_columns_are_the_derivative_of_the_q_p_map() {
             let at = |y: &[f64], steps| {
                 phase(
                     &sys,
+                    h,
                     &advance(&sys, Method::Variational, h, y, steps, false),
                 )
             };
@@ -125,8 +126,8 @@ fn tangent_columns_are_the_derivative_of_the_q_p_map() {
 #[test]
 fn the_pendulum_maps_tangent_is_verlets() {
     let (h, w2) = (0.02, 1.7f64);
-    let var = system("pendulum-variational", &[("omega", w2.sqrt())], h);
-    let ham = system("pendulum", &[("g", w2)], h);
+    let var = system("pendulum-variational", &[("omega", w2.sqrt())]);
+    let ham = system("pendulum", &[("g", w2)]);
     let (q0, v0) = (0.9f64, 0.3);
     let p0 = v0 + 0.5 * h * w2 * q0.sin();
     let a = columns(&advance(

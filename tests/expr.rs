@@ -40,6 +40,7 @@ fn against_builtin(expr: &ExprHamiltonian, system: &System, q: &[f64], p: &[f64]
         block(&mut rng, 1, len, -1.0, 1.0),
         block(&mut rng, 1, len, -1.0, 1.0),
     );
+    let system = system.hamiltonian().expect("a Hamiltonian system");
     let (mut a, mut b) = (vec![0.0; len], vec![0.0; len]);
     expr.grad_q(q, p, &mut a);
     system.grad_q(q, p, &mut b);

@@ -217,7 +217,7 @@ fn exp_runs_on_the_gpu_in_f32_and_is_refused_in_f64() {
     let h = |s: &State<f64>, i: usize| {
         let (mut q, mut p) = (vec![0.0; 3], vec![0.0; 3]);
         s.point_f64(i, &mut q, &mut p);
-        toda.energy(&q, &p)
+        toda.hamiltonian().unwrap().energy(&q, &p)
     };
     let drift = (0..init.n)
         .map(|i| (h(&end, i) - h(&init, i)).abs())

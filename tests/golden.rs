@@ -21,7 +21,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
-use common::disk;
+use common::disk_at;
 use phaseflow::engine::{CpuEngine, Engine, GpuEngine, Integrator};
 use phaseflow::ensemble::State;
 use phaseflow::float::Real;
@@ -94,7 +94,7 @@ fn run_cases<T: Real>(compensated: bool) -> BTreeMap<String, Case> {
             if m.check_system(&sys).is_err() {
                 continue;
             }
-            let plain = disk(&sys, POINTS, radius);
+            let plain = disk_at(&sys, h, POINTS, radius);
             let inits = if tangent {
                 vec![("", plain.clone()), ("+tangent", plain.with_tangent())]
             } else {

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{below, disk, state_1d, system};
+use common::{below, disk, disk_at, state_1d, system};
 use phaseflow::engine::{CpuEngine, Engine, GpuEngine, Integrator};
 use phaseflow::ensemble::State;
 use phaseflow::float::Real;
@@ -224,7 +224,7 @@ fn every_pair_disagreement<T: Real>(compensated: bool, tol: f64) -> Vec<String> 
             "double-pendulum-variational" => (0.01, 0.05, 200),
             _ => (0.05, 0.3, 400),
         };
-        let init = disk(&sys, 512, radius);
+        let init = disk_at(&sys, h, 512, radius);
         for &m in ALL {
             if m.check_system(&sys).is_err() {
                 continue; // refused to users too (blanes-moan4 on non-separable H)
@@ -504,7 +504,7 @@ fn long_advances_are_not_cut_short_by_the_cpu_driver() {
 #[test]
 fn device_energy_statistics_equal_the_host_ones() {
     use phaseflow::measure::energy::columns::stats_of;
-    use phaseflow::measure::energy::{energies, snapshot_stats, EnergyStats};
+    use phaseflow::measure::energy::{energies, snapshot_stats, EnergyStats, RunEnergy};
     // The device's energy statistics and unconverged count (its `Acceleration`'s parts).
     let device = |g: &mut GpuEngine<f32>| -> (EnergyStats, u64) {
         let a = g.acceleration().unwrap().expect("device reduction");
@@ -540,7 +540,7 @@ fn device_energy_statistics_equal_the_host_ones() {
             &[false]
         };
         for &tangent in layouts {
-            let mut init: State<f64> = disk(&sys, 1000, radius);
+            let mut init: State<f64> = disk_at(&sys, h, 1000, radius);
             if tangent {
                 init = init.with_tangent();
             }
@@ -552,13 +552,19 @@ fn device_energy_statistics_equal_the_host_ones() {
             .unwrap();
             let a = g.acceleration().unwrap().expect("device reduction");
             a.start().unwrap();
-            let h0 = energies(&sys, g.state().unwrap());
+            let h0 = energies(
+                &RunEnergy {
+                    system: &sys,
+                    dt: h,
+                },
+                g.state().unwrap(),
+            );
             let (row0, _) = device(&mut g);
             assert_eq!(row0.finite, 999, "{}", sys.name());
             assert_eq!(row0.abs_energy_err_max, Some(0.0), "{}", sys.name());
             g.advance(40).unwrap();
             let (dev, unconverged) = device(&mut g);
-            let host = snapshot_stats(&sys, g.state().unwrap(), &h0);
+            let host = snapshot_stats(&sys, h, g.state().unwrap(), &h0);
             assert_eq!(unconverged, 0);
             assert_eq!(dev.finite, host.finite, "{}", sys.name());
             assert_eq!(dev.escaped, host.escaped, "{}", sys.name());

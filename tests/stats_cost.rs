@@ -8,7 +8,7 @@ use std::time::Instant;
 use phaseflow::engine::{CpuEngine, Engine, Integrator};
 use phaseflow::ensemble::{EnsembleRequest, State};
 use phaseflow::float::Real;
-use phaseflow::measure::energy::{energies, snapshot_stats};
+use phaseflow::measure::energy::{energies, snapshot_stats, RunEnergy};
 use phaseflow::method::Method;
 use phaseflow::system::System;
 
@@ -30,13 +30,15 @@ fn snapshot_in_steps<T: Real>() -> f64 {
     let spec = EnsembleRequest::disk(1_000_000, 0.3, 0)
         .resolve(&sys)
         .unwrap();
-    let init: State<T> = spec.generate(&sys).unwrap().convert();
+    let dt = 0.01;
+    let init: State<T> = spec.generate(&sys, dt).unwrap().convert();
     let method = Method::from_name("symplectic-euler-a").unwrap();
     let mut engine = CpuEngine::<T>::new(
-        &Integrator::with_default_solver::<T>(sys.clone(), method, 0.01),
+        &Integrator::with_default_solver::<T>(sys.clone(), method, dt),
         init,
     );
-    let h0 = energies(&sys, engine.state().unwrap());
+    let energy = RunEnergy { system: &sys, dt };
+    let h0 = energies(&energy, engine.state().unwrap());
     let step = best_of(5, || engine.advance(10).unwrap()) / 10.0;
     // The same steps as ten calls of one step: what the engine costs per call (a run calls
     // `advance` once per snapshot interval), beside what the statistics cost.
@@ -47,10 +49,10 @@ fn snapshot_in_steps<T: Real>() -> f64 {
     }) / 10.0;
     let state = engine.state().unwrap();
     let stats = best_of(5, || {
-        snapshot_stats(&sys, state, &h0);
+        snapshot_stats(&sys, dt, state, &h0);
     });
     let h0_secs = best_of(5, || {
-        energies(&sys, state);
+        energies(&energy, state);
     });
     eprintln!(
         "{}: step {:.3} ms ({:.3} ms as advance(1)), snapshot_stats {:.3} ms ({:.2} steps), energies (h0) {:.3} ms ({:.2} steps)",

@@ -99,7 +99,7 @@ fn kepler_run(method: Method, h: f64, t_end: f64, samples: usize) -> (Vec<f64>, 
         e.advance(per).unwrap();
         let s = e.state().unwrap();
         let (q, p) = ([s.q[0], s.q[1]], [s.p[0], s.p[1]]);
-        energy_err.push((sys.energy(&q, &p) + 0.5).abs());
+        energy_err.push((sys.energy(h, &q, &p) + 0.5).abs());
         l_err.push((sys.angular_momentum(&q, &p).unwrap()[2] - 0.8).abs());
     }
     (energy_err, l_err)
@@ -324,6 +324,10 @@ fn every_system_has_a_default_state_of_the_right_size_and_finite_energy() {
         let z = sys.default_state();
         let d = sys.dof();
         assert_eq!(z.len(), 2 * d, "{}", info.name);
-        assert!(sys.energy(&z[..d], &z[d..]).is_finite(), "{}", info.name);
+        assert!(
+            sys.energy(0.01, &z[..d], &z[d..]).is_finite(),
+            "{}",
+            info.name
+        );
     }
 }

@@ -12,9 +12,9 @@ use phaseflow::ensemble::State;
 use phaseflow::method::Method;
 use phaseflow::system::System;
 
-fn system(name: &str, params: &[(&str, f64)], h: f64) -> System {
+fn system(name: &str, params: &[(&str, f64)]) -> System {
     let given: BTreeMap<String, f64> = params.iter().map(|&(k, v)| (k.into(), v)).collect();
-    System::new(name, &given).unwrap().with_step(h)
+    System::new(name, &given).unwrap()
 }
 
 /// One state (q, v) advanced `steps` steps of the variational method, with the state after
@@ -55,12 +55,12 @@ fn from_positions(q0: &[f64], q1: &[f64], h: f64) -> Vec<f64> {
 #[test]
 fn vertical_disk_keeps_its_rates_and_rolls_on_a_circle() {
     let h = 0.01;
-    let sys = system("vertical-disk", &[], h);
+    let sys = system("vertical-disk", &[]);
     let z0 = from_positions(&[-2.0, 3.0, 2.0, 0.0], &[-2.0, 3.1, 2.01, 0.1], h);
     let path = trajectory(&sys, h, &z0, 4096);
     let (vphi, vth) = (path[1][6], path[1][7]);
     assert!((vphi - 1.0).abs() < 1e-12 && vth > 0.0);
-    let e1 = sys.energy(&path[1][..4], &path[1][4..]);
+    let e1 = sys.energy(h, &path[1][..4], &path[1][4..]);
     let r_discrete = h * vth / (2.0 * (h * vphi / 2.0).sin());
     let r_continuous = vth / vphi;
     assert!((r_discrete / r_continuous - 1.0).abs() < 1e-5);
@@ -68,12 +68,12 @@ fn vertical_disk_keeps_its_rates_and_rolls_on_a_circle() {
     let centre = circumcentre(&path[1], &path[2], &path[3]);
     for z in &path[1..] {
         assert!((z[6] - vphi).abs() < 1e-12 && (z[7] - vth).abs() < 1e-10 * vth);
-        let e = sys.energy(&z[..4], &z[4..]);
+        let e = sys.energy(h, &z[..4], &z[4..]);
         // Rounding only: the polynomial sine's last-bit errors random-walk θ̇ (4096 steps).
         assert!((e - e1).abs() < 1e-11 * e1, "energy {e} vs {e1}");
         let r = (z[0] - centre.0).hypot(z[1] - centre.1);
         assert!((r - r_discrete).abs() < 1e-9, "radius {r} vs {r_discrete}");
-        assert!(sys.constraint_error(&z[..4], &z[4..]).unwrap() < 1e-12);
+        assert!(sys.constraint_error(h, &z[..4], &z[4..]).unwrap() < 1e-12);
     }
     // φ̇ = 0: a straight line at speed a θ̇.
     let (c, s) = (0.7f64.cos(), 0.7f64.sin());
@@ -97,26 +97,22 @@ fn vertical_disk_keeps_its_rates_and_rolls_on_a_circle() {
 #[test]
 fn projected_starts_are_the_schemes_own_states() {
     let h = 0.01;
-    let disk = system(
-        "vertical-disk",
-        &[("inertia", 0.3), ("j", 0.2), ("a", 0.7)],
-        h,
-    );
+    let disk = system("vertical-disk", &[("inertia", 0.3), ("j", 0.2), ("a", 0.7)]);
     for z0 in [
         from_positions(&[-2.0, 3.0, 2.0, 0.0], &[-2.0, 3.1, 2.01, 0.1], h),
         vec![10.01, -2.0, 2.0, 0.0, 3.0, -2.0, 0.0, 10.0],
         vec![0.3, -1.0, -0.4, 2.0, 1.5, 0.25, -3.0, 4.0],
     ] {
-        assert!(disk.constraint_error(&z0[..4], &z0[4..]).unwrap() > 0.1);
+        assert!(disk.constraint_error(h, &z0[..4], &z0[4..]).unwrap() > 0.1);
         let mut z = z0.clone();
         assert!(disk.projects_start());
-        disk.project_start(&mut z);
+        disk.project_start(h, &mut z);
         assert_eq!(
             (z[..4].to_vec(), z[6]),
             (z0[..4].to_vec(), z0[6]),
             "q and φ̇ kept"
         );
-        assert!(disk.constraint_error(&z[..4], &z[4..]).unwrap() < 1e-13);
+        assert!(disk.constraint_error(h, &z[..4], &z[4..]).unwrap() < 1e-13);
         // φ̇, θ̇ and the speed a θ̇ of the contact point are what the first step keeps.
         let next = advance(&disk, h, &z, 1);
         let speed = |z: &[f64]| z[4].hypot(z[5]);
@@ -124,29 +120,29 @@ fn projected_starts_are_the_schemes_own_states() {
             assert!((a - b).abs() < 1e-13 * z[7].abs(), "{next:?} vs {z:?}");
         }
         let mut again = next.clone();
-        disk.project_start(&mut again);
+        disk.project_start(h, &mut again);
         for k in 4..8 {
             assert!((again[k] - next[k]).abs() < 1e-13 * z[7].abs());
         }
     }
     let h = 0.001;
-    let euler = system("euler-disk", &[], h);
+    let euler = system("euler-disk", &[]);
     let raw = euler.default_state();
     let mut z = raw.clone();
-    euler.project_start(&mut z);
-    assert!(euler.constraint_error(&raw[..5], &raw[5..]).unwrap() > 1.0);
-    assert!(euler.constraint_error(&z[..5], &z[5..]).unwrap() < 1e-15);
+    euler.project_start(h, &mut z);
+    assert!(euler.constraint_error(h, &raw[..5], &raw[5..]).unwrap() > 1.0);
+    assert!(euler.constraint_error(h, &z[..5], &z[5..]).unwrap() < 1e-15);
     let (from_raw, from_projected) = (advance(&euler, h, &raw, 50), advance(&euler, h, &z, 50));
     for k in [0, 1, 2, 5, 6, 7, 8, 9] {
         assert_eq!(from_raw[k], from_projected[k], "component {k}");
     }
     let mut again = from_projected.clone();
-    euler.project_start(&mut again);
+    euler.project_start(h, &mut again);
     for k in 8..10 {
         assert!((again[k] - from_projected[k]).abs() < 1e-13);
     }
     // The energy at t = 0 is the motion's (24.1, within the scheme's O(h²)), not 25.1.
-    let e = |z: &[f64]| euler.energy(&z[..5], &z[5..]);
+    let e = |z: &[f64]| euler.energy(h, &z[..5], &z[5..]);
     assert!((e(&z) / e(&from_projected) - 1.0).abs() < 1e-5 && (e(&raw) - 25.1).abs() < 1e-9);
 }
 
@@ -166,8 +162,8 @@ fn circumcentre(a: &[f64], b: &[f64], c: &[f64]) -> (f64, f64) {
 #[test]
 fn variational_pendulum_is_stormer_verlet() {
     let (h, w2, steps) = (0.02, 1.7f64, 3000);
-    let var = system("pendulum-variational", &[("omega", w2.sqrt())], h);
-    let ham = system("pendulum", &[("g", w2)], h);
+    let var = system("pendulum-variational", &[("omega", w2.sqrt())]);
+    let ham = system("pendulum", &[("g", w2)]);
     let (q0, v0) = (0.1, 1e-3 / 0.02);
     let z = advance(&var, h, &[q0, v0], steps);
     let k = Integrator::with_default_solver::<f64>(ham, Method::Verlet, h);
@@ -190,11 +186,10 @@ fn elastic_pendulum_zphi_follows_the_hamiltonian_elastic_pendulum() {
     let sys = system(
         "elastic-pendulum-zphi",
         &[("omega_z", wz), ("omega_phi", 1.0)],
-        h,
     );
     let (z0, phi0, vz0, vphi0) = (0.05, 0.4, 0.1, -0.3);
     let z = advance(&sys, h, &[z0, phi0, vz0, vphi0], (t_end / h) as u64);
-    let ham = system("elastic-pendulum", &[("g_hat", 1.0 / (wz * wz * l0))], 1e-3);
+    let ham = system("elastic-pendulum", &[("g_hat", 1.0 / (wz * wz * l0))]);
     let r0 = (1.0 + z0) / l0;
     let start = vec![r0, phi0, vz0 / (l0 * wz), r0 * r0 * vphi0 / wz];
     let k = Integrator::with_default_solver::<f64>(ham, Method::Rk4, 1e-3);
@@ -218,7 +213,7 @@ fn elastic_pendulum_zphi_follows_the_hamiltonian_elastic_pendulum() {
 fn consistent_start(name: &str, params: &[(&str, f64)], z: &[f64], h: f64) -> Vec<f64> {
     let delta = 1e-6;
     let d = z.len() / 2;
-    let next = advance(&system(name, params, delta), delta, z, 1);
+    let next = advance(&system(name, params), delta, z, 1);
     let mut out = z.to_vec();
     for k in d..2 * d {
         out[k] += 0.5 * h * (next[k] - z[k]) / delta;
@@ -234,7 +229,7 @@ fn double_pendulum_variational_follows_the_hamiltonian_double_pendulum() {
     let params = [("m1", m1), ("m2", m2), ("l1", l1), ("l2", l2), ("g", 1.0)];
     let (t_end, h) = (2.0, 1e-4);
     let z0 = [0.3, -0.2, 0.5, 0.4];
-    let var = system("double-pendulum-variational", &params, h);
+    let var = system("double-pendulum-variational", &params);
     let z = advance(
         &var,
         h,
@@ -246,7 +241,7 @@ fn double_pendulum_variational_follows_the_hamiltonian_double_pendulum() {
         (m1 + m2) * l1 * l1 * z0[2] + c * z0[3],
         c * z0[2] + m2 * l2 * l2 * z0[3],
     ];
-    let ham = system("double-pendulum", &params, 1e-3);
+    let ham = system("double-pendulum", &params);
     let k = Integrator::with_default_solver::<f64>(ham, Method::Rk4, 1e-3);
     let mut e = CpuEngine::<f64>::new(&k, State::from_rows(&[vec![z0[0], z0[1], p[0], p[1]]], 2));
     e.advance((t_end / 1e-3) as u64).unwrap();
@@ -263,7 +258,7 @@ fn double_pendulum_variational_follows_the_hamiltonian_double_pendulum() {
 fn observed_order(name: &str, params: &[(&str, f64)], z: &[f64], h: f64, c: usize) -> f64 {
     let t_end = 1.0;
     let at = |h: f64| {
-        let sys = system(name, params, h);
+        let sys = system(name, params);
         let start = consistent_start(name, params, z, h);
         advance(&sys, h, &start, (t_end / h).round() as u64)[c]
     };
@@ -378,7 +373,7 @@ fn convergence_orders() {
 #[test]
 fn euler_disk_reproduces_the_reference_and_keeps_its_energy() {
     let h = 0.001;
-    let sys = system("euler-disk", &[], h);
+    let sys = system("euler-disk", &[]);
     let half_pi = std::f64::consts::FRAC_PI_2;
     let z0 = from_positions(&[half_pi, 0.0, 0.0, 0.0, 0.0], &[half_pi, h, h, h, h], h);
     let z2 = advance(&sys, h, &z0, 2);
@@ -398,18 +393,18 @@ fn euler_disk_reproduces_the_reference_and_keeps_its_energy() {
         );
     }
     let mut z = advance(&sys, h, &z0, 1);
-    let e1 = sys.energy(&z[..5], &z[5..]);
+    let e1 = sys.energy(h, &z[..5], &z[5..]);
     let (mut first, mut second, mut worst) = (0.0, 0.0, 0.0f64);
     for k in 0..1000 {
         z = advance(&sys, h, &z, 100);
-        let e = sys.energy(&z[..5], &z[5..]);
+        let e = sys.energy(h, &z[..5], &z[5..]);
         worst = worst.max(((e - e1) / e1).abs());
         if k < 500 {
             first += e - e1
         } else {
             second += e - e1
         }
-        assert!(sys.constraint_error(&z[..5], &z[5..]).unwrap() < 1e-12);
+        assert!(sys.constraint_error(h, &z[..5], &z[5..]).unwrap() < 1e-12);
     }
     assert!(worst < 3e-6, "energy error {worst}");
     // No drift: the mean error of the second 50 000 steps is that of the first.
@@ -420,14 +415,14 @@ fn euler_disk_reproduces_the_reference_and_keeps_its_energy() {
     // The error is the scheme's O(h²) truncation, not a defect: halving h quarters it (the
     // seed's motion to t = 2, sampled every 5 steps).
     let max_err = |h: f64| {
-        let sys = system("euler-disk", &[], h);
+        let sys = system("euler-disk", &[]);
         let start = from_positions(&[half_pi, 0.0, 0.0, 0.0, 0.0], &[half_pi, h, h, h, h], h);
         let mut z = advance(&sys, h, &start, 1);
-        let e1 = sys.energy(&z[..5], &z[5..]);
+        let e1 = sys.energy(h, &z[..5], &z[5..]);
         let mut worst = 0.0f64;
         for _ in 0..(2.0 / h / 5.0) as usize {
             z = advance(&sys, h, &z, 5);
-            worst = worst.max(((sys.energy(&z[..5], &z[5..]) - e1) / e1).abs());
+            worst = worst.max(((sys.energy(h, &z[..5], &z[5..]) - e1) / e1).abs());
         }
         worst
     };
@@ -438,7 +433,7 @@ fn euler_disk_reproduces_the_reference_and_keeps_its_energy() {
     );
     // Figure 16: upright, spinning about the vertical only; θ stays at π/2 and E is constant.
     let upright = advance(
-        &system("euler-disk", &[], 0.01),
+        &system("euler-disk", &[]),
         0.01,
         &[half_pi, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0],
         4096,
@@ -576,7 +571,7 @@ fn cli_runs_the_vertical_disk_and_refuses_mismatches() {
 /// The ball's centre in the fixed frame (the plane has turned by Ω t), sampled every `every`
 /// steps of h up to `steps`.
 fn ball_path(omega: f64, h: f64, z0: &[f64], steps: u64, every: u64) -> Vec<(f64, f64, f64)> {
-    let sys = system("ball-turntable", &[("omega", omega)], h);
+    let sys = system("ball-turntable", &[("omega", omega)]);
     let mut z = z0.to_vec();
     let mut out = vec![(0.0, z[0], z[1])];
     for k in 1..=steps / every {

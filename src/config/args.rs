@@ -379,10 +379,7 @@ impl TryFrom<&BenchArgs> for BenchConfig {
             ));
         }
         // Its f32 rows run the f32 kernels.
-        system
-            .clone()
-            .with_step(b.dt)
-            .check_precision(Precision::F32)?;
+        system.check_precision(b.dt, Precision::F32)?;
         for (flag, n) in [("--points", b.points as u64), ("--steps", b.steps)] {
             if n == 0 {
                 return Err(input_err!("{flag} must be at least 1, got 0"));

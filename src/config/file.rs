@@ -160,7 +160,7 @@ impl RunFile {
         let spec = &x.spec;
         self.system = None;
         self.hamiltonian = Some(spec.formula.clone());
-        self.dof = Some(crate::system::Hamiltonian::dof(x));
+        self.dof = Some(crate::system::SystemDescription::dof(x));
         self.system_file = None;
         self.system_name =
             (spec.name != crate::system::expression::DEFAULT_NAME).then(|| spec.name.clone());

@@ -411,12 +411,11 @@ impl RunConfig {
         let method = resolve_method(&f)?;
         method.check_system(&system)?;
         let (dt, steps) = resolve_step(f.dt, f.steps)?;
-        let system = system.with_step(dt);
         let snapshot_every = resolve_snapshot_every(f.snapshot_every, steps)?;
         let backend = f.backend.unwrap_or_default();
         let precision = f.precision.unwrap_or_default();
         check_dt_at_precision(dt, steps, precision)?;
-        system.check_precision(precision)?;
+        system.check_precision(dt, precision)?;
         let ensemble = resolve_ensemble(two_positions(f.ensemble.clone(), &system, dt)?, &system)?;
         check_variational(&system, &f, &ensemble)?;
         let refine = resolve_refine(&ensemble, f.refine, f.refine_tol, f.max_nodes)?;

@@ -300,7 +300,7 @@ mod tests {
             let disk = EnsembleRequest::disk(37, 0.1, 7)
                 .resolve(&system)
                 .unwrap()
-                .generate(&system)
+                .generate(&system, 0.01)
                 .unwrap();
             for &method in crate::method::all() {
                 if method.check_system(&system).is_err() {

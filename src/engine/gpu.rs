@@ -47,6 +47,9 @@ pub struct GpuEngine<T: Real> {
     /// False after `advance` until the next read-back.
     host_current: bool,
     h: f64,
+    /// The run's step as given (`h` changes sign on `reverse`): what a discrete map's energy
+    /// is evaluated at (`EnergyReducer::new`), as on the host.
+    dt: f64,
     /// The kernel carries compensated summation's errors (after the unconverged counts).
     compensated: bool,
     chunk_limit: usize,
@@ -160,6 +163,7 @@ impl<T: Real> GpuEngine<T> {
             state: State::zeros(0, state.d),
             host_current: true,
             h,
+            dt: h,
             compensated: k.compensated,
             chunk_limit,
             grid_width: ctx.limits.max_compute_workgroups_per_dimension,
@@ -277,7 +281,7 @@ impl<T: Real> GpuEngine<T> {
                 f64: T::NAME == "f64",
                 compensated: self.compensated,
             };
-            let Some(mut r) = EnergyReducer::new(self.ctx, &self.system, layout)? else {
+            let Some(mut r) = EnergyReducer::new(self.ctx, &self.system, self.dt, layout)? else {
                 return Ok(None); // no f64 on this device, or no f64 WGSL of H
             };
             r.bind(&Self::chunk_buffers(&self.chunks))?;

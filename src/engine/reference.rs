@@ -19,7 +19,7 @@ use crate::error::Result;
 use crate::float::Real;
 use crate::method::{composition, Method};
 use crate::state::State;
-use crate::system::System;
+use crate::system::{HamiltonianSystem, System};
 
 /// Force ∂H/∂q = V'(q) of the systems the reference covers.
 #[derive(Debug, Clone, Copy)]
@@ -44,8 +44,12 @@ impl<T: Real> ReferenceEngine<T> {
     pub fn new(k: &Integrator, state: State<T>) -> Option<Self> {
         let (method, h) = (k.method, k.h);
         let (force, inv_mass) = match &k.system {
-            System::Pendulum(s) => (Force::Pendulum(s.m * s.g * s.l), 1.0 / (s.m * s.l * s.l)),
-            System::Oscillator(s) => (Force::Spring(s.k), 1.0 / s.m),
+            System::Hamiltonian(HamiltonianSystem::Pendulum(s)) => {
+                (Force::Pendulum(s.m * s.g * s.l), 1.0 / (s.m * s.l * s.l))
+            }
+            System::Hamiltonian(HamiltonianSystem::Oscillator(s)) => {
+                (Force::Spring(s.k), 1.0 / s.m)
+            }
             _ => return None,
         };
         let covered = matches!(

@@ -16,15 +16,16 @@ use crate::state::State;
 use crate::system::System;
 
 impl EnsembleSpec {
-    /// Generate the initial states (f64) for the system.
-    pub fn generate(&self, system: &System) -> Result<State<f64>> {
-        self.generate_as(system)
+    /// Generate the initial states (f64) for the system run at step `dt` (a discrete map's
+    /// discrete constraint and energy depend on it).
+    pub fn generate(&self, system: &System, dt: f64) -> Result<State<f64>> {
+        self.generate_as(system, dt)
     }
 
     /// Generate the initial states straight into precision `T`: each point is computed in f64
     /// and rounded once, exactly as `generate` followed by `State::convert`, but without the f64
     /// copy, and with one row buffer for all points rather than an allocation per point.
-    pub fn generate_as<T: Real>(&self, system: &System) -> Result<State<T>> {
+    pub fn generate_as<T: Real>(&self, system: &System, dt: f64) -> Result<State<T>> {
         let d = system.dof();
         let n = self.points;
         match &self.set {
@@ -36,7 +37,7 @@ impl EnsembleSpec {
                     Ok(())
                 })
             }
-            _ => self.generate_range_as(system, 0..n),
+            _ => self.generate_range_as(system, dt, 0..n),
         }
     }
 
@@ -46,9 +47,10 @@ impl EnsembleSpec {
     pub fn generate_range_as<T: Real>(
         &self,
         system: &System,
+        dt: f64,
         range: Range<usize>,
     ) -> Result<State<T>> {
-        Ok(self.generate_noted(system, range)?.0)
+        Ok(self.generate_noted(system, dt, range)?.0)
     }
 
     /// `generate_range_as`, with what putting the points on the system's discrete constraint
@@ -56,10 +58,11 @@ impl EnsembleSpec {
     pub fn generate_noted<T: Real>(
         &self,
         system: &System,
+        dt: f64,
         range: Range<usize>,
     ) -> Result<(State<T>, Option<StartNote>)> {
         let d = system.dof();
-        let mut start = Start::new(system, self.raw_start);
+        let mut start = Start::new(system, dt, self.raw_start);
         let s = &mut start;
         let state = match &self.set {
             InitialSet::Disk { center, radius } => {
@@ -106,9 +109,9 @@ impl EnsembleSpec {
     /// they start as generated), for the reports written after a run: the set generated again
     /// in pieces of `NOTE_CHUNK` points, so that a large one is never held whole (a file set,
     /// read whole anyway, in one piece).
-    pub fn start_note(&self, system: &System) -> Result<Option<StartNote>> {
+    pub fn start_note(&self, system: &System, dt: f64) -> Result<Option<StartNote>> {
         const NOTE_CHUNK: usize = 1 << 16;
-        if !Start::new(system, self.raw_start).projects() {
+        if !Start::new(system, dt, self.raw_start).projects() {
             return Ok(None);
         }
         let chunk = match self.set {
@@ -118,7 +121,7 @@ impl EnsembleSpec {
         let mut note = None;
         for lo in (0..self.points).step_by(chunk) {
             let range = lo..(lo + chunk).min(self.points);
-            let (_, part) = self.generate_noted::<f64>(system, range)?;
+            let (_, part) = self.generate_noted::<f64>(system, dt, range)?;
             note = StartNote::merged(note, part);
         }
         Ok(note)
@@ -183,12 +186,13 @@ fn grid<T: Real>(
             a + (b - a) * j as f64 / (m - 1) as f64
         }
     };
+    let dt = start.dt();
     fill_from(range, d, start, |idx, row| {
         row.copy_from_slice(&mid);
         row[a] = at(lo[a], hi[a], idx % m);
         row[b] = at(lo[b], hi[b], idx / m);
         if let Some(e) = plane.energy {
-            if solve_p1(system, row, e).is_none() {
+            if solve_p1(system, dt, row, e).is_none() {
                 row.fill(f64::NAN);
             }
         }
@@ -252,10 +256,10 @@ mod tests {
                 }
                 .resolve(&sys)
                 .unwrap();
-                let f64_state = spec.generate(&sys).unwrap();
+                let f64_state = spec.generate(&sys, 0.01).unwrap();
                 assert_eq!(f64_state.n, 49);
                 assert_eq!(
-                    spec.generate_as::<f32>(&sys).unwrap(),
+                    spec.generate_as::<f32>(&sys, 0.01).unwrap(),
                     f64_state.convert::<f32>(),
                     "{system} {kind}"
                 );
@@ -275,11 +279,11 @@ mod tests {
             }
             .resolve(&sys)
             .unwrap();
-            let whole = spec.generate_as::<f32>(&sys).unwrap();
+            let whole = spec.generate_as::<f32>(&sys, 0.01).unwrap();
             for range in [0..100, 37..64, 99..100] {
                 let idx: Vec<usize> = range.clone().collect();
                 assert_eq!(
-                    spec.generate_range_as::<f32>(&sys, range).unwrap(),
+                    spec.generate_range_as::<f32>(&sys, 0.01, range).unwrap(),
                     whole.select(&idx),
                     "{kind}"
                 );

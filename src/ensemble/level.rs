@@ -85,7 +85,9 @@ fn bad_energy(energy: f64, why: String) -> Error {
 /// exceeds E, then bisect to full f64 precision.
 pub(super) fn level_point(system: &System, energy: f64, phi: f64) -> Result<Vec<f64>> {
     let zmin = system.minimum().ok_or_else(|| no_minimum(system))?;
-    let e_min = system.energy(&zmin[..1], &zmin[1..]);
+    // Level curves of H: a discrete map has no H (nor a minimum).
+    let h = system.hamiltonian().ok_or_else(|| no_minimum(system))?;
+    let e_min = h.energy(&zmin[..1], &zmin[1..]);
     if energy <= e_min {
         return Err(bad_energy(
             energy,
@@ -96,8 +98,7 @@ pub(super) fn level_point(system: &System, energy: f64, phi: f64) -> Result<Vec<
             ),
         ));
     }
-    let h_at =
-        |r: f64, c: f64, s: f64| system.energy(&[zmin[0] + r * c], &[zmin[1] + r * s]) - energy;
+    let h_at = |r: f64, c: f64, s: f64| h.energy(&[zmin[0] + r * c], &[zmin[1] + r * s]) - energy;
     let (c, s) = (phi.cos(), phi.sin());
     // March with a step that grows slowly so small and large levels both bracket quickly.
     // Near a separatrix the region where H > E along the ray can be much narrower than the
@@ -270,7 +271,7 @@ mod tests {
             let s: State<f64> = level(&sys, e, n).unwrap();
             let mut area = 0.0;
             for i in 0..n {
-                let h = sys.energy(&[s.q[i]], &[s.p[i]]);
+                let h = sys.energy(0.01, &[s.q[i]], &[s.p[i]]);
                 assert!((h - e).abs() < 1e-12, "E = {e}, point {i}: H = {h}");
                 assert!(
                     s.q[i].abs() < std::f64::consts::PI,
@@ -302,7 +303,7 @@ mod tests {
         let e = 1.0 - (std::f64::consts::PI / 6.0).cos();
         let s: State<f64> = level(&sys, e, 64).unwrap();
         for i in 0..64 {
-            let h = sys.energy(&[s.q[i]], &[s.p[i]]);
+            let h = sys.energy(0.01, &[s.q[i]], &[s.p[i]]);
             assert!((h - e).abs() < 1e-14, "point {i}: H = {h}");
         }
     }

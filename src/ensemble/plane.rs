@@ -102,12 +102,12 @@ fn parse_axes(text: &str, d: usize) -> Result<[usize; 2]> {
 /// none: H already above E at p1 = 0, or no p1 up to 1e6 reaches E). H grows with p1 ≥ 0 for
 /// the kinetic energies of the built-in systems; bisection to the last bit keeps the point
 /// on the surface to rounding.
-pub fn solve_p1(system: &System, row: &mut [f64], energy: f64) -> Option<f64> {
+pub fn solve_p1(system: &System, dt: f64, row: &mut [f64], energy: f64) -> Option<f64> {
     let d = row.len() / 2;
     let mut h_at = |p1: f64| {
         row[d] = p1;
         let (q, p) = row.split_at(d);
-        system.energy(q, p) - energy
+        system.energy(dt, q, p) - energy
     };
     if h_at(0.0).partial_cmp(&0.0)? == std::cmp::Ordering::Greater {
         return None;
@@ -167,10 +167,10 @@ mod tests {
     fn p1_is_solved_on_the_energy_surface() {
         let system = System::new("henon-heiles", &Default::default()).unwrap();
         let mut row = vec![0.0, 0.1, 0.0, 0.2];
-        let p1 = solve_p1(&system, &mut row, 0.125).unwrap();
+        let p1 = solve_p1(&system, 0.01, &mut row, 0.125).unwrap();
         assert!(p1 > 0.0);
-        assert!((system.energy(&row[..2], &row[2..]) - 0.125).abs() < 1e-15);
+        assert!((system.energy(0.01, &row[..2], &row[2..]) - 0.125).abs() < 1e-15);
         let mut off = vec![0.0, 0.1, 0.0, 0.6];
-        assert_eq!(solve_p1(&system, &mut off, 0.125), None);
+        assert_eq!(solve_p1(&system, 0.01, &mut off, 0.125), None);
     }
 }

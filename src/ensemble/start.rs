@@ -9,6 +9,8 @@ use crate::system::System;
 pub(super) struct Start<'a> {
     /// The system that projects the points; None: they start as generated.
     system: Option<&'a System>,
+    /// The run's step: a discrete map's constraint and energy depend on it.
+    dt: f64,
     note: Option<StartNote>,
 }
 
@@ -23,12 +25,19 @@ pub struct StartNote {
 }
 
 impl<'a> Start<'a> {
-    /// The points of `system` start projected unless `raw` (or the system has no projection).
-    pub(super) fn new(system: &'a System, raw: bool) -> Self {
+    /// The points of `system` run at step `dt` start projected unless `raw` (or the system
+    /// has no projection).
+    pub(super) fn new(system: &'a System, dt: f64, raw: bool) -> Self {
         Start {
             system: (!raw && system.projects_start()).then_some(system),
+            dt,
             note: None,
         }
+    }
+
+    /// The run's step.
+    pub(super) fn dt(&self) -> f64 {
+        self.dt
     }
 
     /// Whether the points are put on a constraint (else they start as generated).
@@ -42,9 +51,9 @@ impl<'a> Start<'a> {
             return;
         };
         let d = system.dof();
-        let before = system.energy(&row[..d], &row[d..]);
-        system.project_start(row);
-        let after = system.energy(&row[..d], &row[d..]);
+        let before = system.energy(self.dt, &row[..d], &row[d..]);
+        system.project_start(self.dt, row);
+        let after = system.energy(self.dt, &row[..d], &row[d..]);
         let change = relative_change;
         let note = self.note.get_or_insert(StartNote {
             points: 0,

@@ -140,7 +140,7 @@ pub struct StateLayout {
 /// The reduction kernel for `system` over state chunks laid out as `layout` says, in
 /// workgroups of `size` points (a power of two: `reduce_size`), or `None` for an expression
 /// whose H Vulkan cannot evaluate in f64 (see `System::energy_wgsl_source`).
-pub fn compose(system: &System, layout: StateLayout, size: u32) -> Option<String> {
+pub fn compose(system: &System, dt: f64, layout: StateLayout, size: u32) -> Option<String> {
     let energy = system.energy_wgsl_source()?;
     let mut src = format!(
         "// phaseflow energy reduction: system {}\nalias real = {};\nconst D: u32 = {}u;\nconst DT: u32 = {}u;\nconst COMPENSATED: bool = {};\nconst REDUCE_SIZE: u32 = {size}u;\nconst REL_ENERGY_FLOOR: f64 = {};\nconst ESCAPE_FACTOR: f64 = {};\n",
@@ -152,7 +152,7 @@ pub fn compose(system: &System, layout: StateLayout, size: u32) -> Option<String
         f64_literal(REL_ENERGY_FLOOR),
         f64_literal(ESCAPE_FACTOR)
     );
-    for (name, value) in system.wgsl_constants() {
+    for (name, value) in system.energy_constants(dt) {
         src.push_str(&format!("const {name}: f64 = {};\n", f64_literal(value)));
     }
     for (name, values) in system.wgsl_arrays() {
@@ -208,6 +208,7 @@ impl EnergyReducer {
     pub fn new(
         ctx: &'static GpuContext,
         system: &System,
+        dt: f64,
         layout: StateLayout,
     ) -> Result<Option<Self>> {
         if !ctx.f64 {
@@ -217,7 +218,7 @@ impl EnergyReducer {
         let Some(size) = reduce_size(&ctx.limits) else {
             return Ok(None);
         };
-        let Some(source) = compose(system, layout, size) else {
+        let Some(source) = compose(system, dt, layout, size) else {
             return Ok(None);
         };
         let label = format!("{} energy reduction", system.name());
@@ -445,7 +446,8 @@ mod tests {
                         f64,
                         compensated,
                     };
-                    if let Err(e) = validate(&compose(&system, layout, REDUCE_SIZE).unwrap()) {
+                    if let Err(e) = validate(&compose(&system, 0.01, layout, REDUCE_SIZE).unwrap())
+                    {
                         panic!("{} {layout:?}: {e}", info.name);
                     }
                 }
@@ -462,6 +464,7 @@ mod tests {
         };
         let src = compose(
             &System::new("pendulum", &BTreeMap::new()).unwrap(),
+            0.01,
             layout,
             REDUCE_SIZE,
         )
@@ -536,7 +539,7 @@ mod tests {
             compensated: true,
         };
         for size in [MIN_REDUCE_SIZE, 64, 128] {
-            let src = compose(&system, layout, size).unwrap();
+            let src = compose(&system, 0.01, layout, size).unwrap();
             assert!(src.contains(&format!("const REDUCE_SIZE: u32 = {size}u;")));
             validate(&src).unwrap();
         }

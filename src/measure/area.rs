@@ -152,7 +152,13 @@ fn within_tangent_triangle(corr: f64, dz: &[(f64, f64); 4]) -> f64 {
 /// The loop's area in (q, p): the state's own, or for a holonomic discrete map, whose state is
 /// (q, v), that of its nodes' (q, p = −D₁L_d(q, q + h v)) (`in_phase_space`), the coordinates
 /// its map is symplectic in.
-fn area_of<T: Real>(system: &System, st: &State<T>, smooth: bool, param: &[f64]) -> Option<f64> {
+fn area_of<T: Real>(
+    system: &System,
+    dt: f64,
+    st: &State<T>,
+    smooth: bool,
+    param: &[f64],
+) -> Option<f64> {
     fn area<T: Real>(st: &State<T>, smooth: bool, param: &[f64]) -> Option<f64> {
         if smooth {
             smooth_loop_area(st, param)
@@ -161,7 +167,7 @@ fn area_of<T: Real>(system: &System, st: &State<T>, smooth: bool, param: &[f64])
         }
     }
     if system.holonomic_map() {
-        area(&in_phase_space(system, st), smooth, param)
+        area(&in_phase_space(system, dt, st), smooth, param)
     } else {
         area(st, smooth, param)
     }
@@ -169,7 +175,7 @@ fn area_of<T: Real>(system: &System, st: &State<T>, smooth: bool, param: &[f64])
 
 /// The points of a holonomic discrete map's state (q, v) in (q, p), p by the discrete Legendre
 /// transform (`System::momentum`), in f64 with compensated parts; no tangent columns.
-pub fn in_phase_space<T: Real>(system: &System, s: &State<T>) -> State<f64> {
+pub fn in_phase_space<T: Real>(system: &System, dt: f64, s: &State<T>) -> State<f64> {
     let (n, d) = (s.n, s.d);
     let mut out = State::<f64>::zeros(n, d);
     let (mut q, mut v, mut p) = (vec![0.0; d], vec![0.0; d], vec![0.0; d]);
@@ -178,7 +184,7 @@ pub fn in_phase_space<T: Real>(system: &System, s: &State<T>) -> State<f64> {
             q[k] = s.q_f64(k * n + i);
             v[k] = s.p_f64(k * n + i);
         }
-        system.momentum(&q, &v, &mut p);
+        system.momentum(dt, &q, &v, &mut p);
         for k in 0..d {
             out.q[k * n + i] = q[k];
             out.p[k * n + i] = p[k];
@@ -216,7 +222,7 @@ impl Measurement for Area {
 
     fn measure(&self, at: &Snapshot) -> Part {
         let smooth = at.run.loop_area.is_some_and(|l| l.smooth);
-        let area = on_state!(at.state, st => area_of(at.run.system, st, smooth, &at.per_point.s));
+        let area = on_state!(at.state, st => area_of(at.run.system, at.run.dt, st, smooth, &at.per_point.s));
         Part::Chunks(area.map(f64::to_bits).into_iter().collect())
     }
 

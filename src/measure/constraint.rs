@@ -14,7 +14,7 @@ use crate::system::System;
 /// max over the finite points of the constraint violation (`DiscreteMap::constraint_error`),
 /// None for systems without constraints or without finite points. Exact maximum, so the
 /// order of the parallel reduction does not matter.
-pub fn constraint_err_max<T: Real>(system: &System, s: &State<T>) -> Option<f64> {
+pub fn constraint_err_max<T: Real>(system: &System, dt: f64, s: &State<T>) -> Option<f64> {
     if !system.constrained() {
         return None;
     }
@@ -25,7 +25,7 @@ pub fn constraint_err_max<T: Real>(system: &System, s: &State<T>) -> Option<f64>
             || (vec![0.0; d], vec![0.0; d]),
             |(q, v), i| {
                 s.point_f64(i, q, v);
-                system.constraint_error(q, v).filter(|e| e.is_finite())
+                system.constraint_error(dt, q, v).filter(|e| e.is_finite())
             },
         )
         .flatten()
@@ -57,8 +57,8 @@ impl Measurement for Constraint {
     }
 
     fn measure(&self, at: &Snapshot) -> Part {
-        let system = at.run.system;
-        Part::Max(on_state!(at.state, s => constraint_err_max(system, s)))
+        let (system, dt) = (at.run.system, at.run.dt);
+        Part::Max(on_state!(at.state, s => constraint_err_max(system, dt, s)))
     }
 
     fn finish(&self, at: &Finish) -> Vec<Cell> {

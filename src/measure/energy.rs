@@ -177,9 +177,16 @@ pub trait EnergyFunction: Sync {
     fn energy_block<T: Real>(&self, q: &[T], p: &[T], n: usize, first: usize, out: &mut [f64]);
 }
 
-impl EnergyFunction for System {
+/// A system's energy at the run's step: H of a Hamiltonian system, a discrete map's energy
+/// at step `dt` (`System::energy`).
+pub struct RunEnergy<'a> {
+    pub system: &'a System,
+    pub dt: f64,
+}
+
+impl EnergyFunction for RunEnergy<'_> {
     fn energy_block<T: Real>(&self, q: &[T], p: &[T], n: usize, first: usize, out: &mut [f64]) {
-        System::energy_block(self, q, p, n, first, out)
+        self.system.energy_block(self.dt, q, p, n, first, out)
     }
 }
 
@@ -370,8 +377,8 @@ fn padded_tail(h: &[f64], h0: &[f64]) -> ([f64; LANES], [f64; LANES]) {
 
 /// Statistics of a snapshot against the initial energies `h0` (one per point): energies one
 /// chunk at a time, in parallel, chunk accumulators merged in order (see `CHUNK`).
-pub fn snapshot_stats<T: Real>(system: &System, s: &State<T>, h0: &[f64]) -> EnergyStats {
-    let acc = fold_in_order(&chunk_accumulators(system, s, h0));
+pub fn snapshot_stats<T: Real>(system: &System, dt: f64, s: &State<T>, h0: &[f64]) -> EnergyStats {
+    let acc = fold_in_order(&chunk_accumulators(&RunEnergy { system, dt }, s, h0));
     EnergyStats::from_acc(&acc, s.n as u64)
 }
 

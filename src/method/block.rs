@@ -6,7 +6,7 @@ use super::ops::{Lin, Node, Ops, Vector, LIN_NODES};
 use super::{Partial, Solver, Stage};
 use crate::float::Real;
 use crate::simd::Level;
-use crate::system::System;
+use crate::system::{HamiltonianSystem, System};
 
 /// Per-block working storage: the state and the scratch arrays the kernels need, all
 /// component-major with `n` points (`q[k*n + i]`). With `nt` tangent columns every array holds
@@ -373,7 +373,7 @@ impl<T: Real> Block<T> {
 #[inline(never)]
 pub fn partial<T: Real>(
     level: Level,
-    system: &System,
+    system: &HamiltonianSystem,
     which: Partial,
     nd: usize,
     q: &[T],
@@ -388,7 +388,14 @@ pub fn partial<T: Real>(
 
 /// `partial`'s work, inlined into each level's copy.
 #[inline(always)]
-fn gradients<T: Real>(system: &System, which: Partial, nd: usize, q: &[T], p: &[T], out: &mut [T]) {
+fn gradients<T: Real>(
+    system: &HamiltonianSystem,
+    which: Partial,
+    nd: usize,
+    q: &[T],
+    p: &[T],
+    out: &mut [T],
+) {
     match which {
         // The system may share work between the force and its linearisation.
         Partial::Q => system.grad_q_tangent(nd, q, p, out),
@@ -476,18 +483,15 @@ impl<T: Real> Ops for Cpu<'_, T> {
     #[inline(always)]
     fn partial(&mut self, which: Partial, q: Vector, p: Vector, out: Vector) {
         debug_assert!(out != q && out != p);
+        // `Method::check_system` pairs a discrete map with `variational` alone, whose step
+        // is `discrete_step`: the methods that take derivatives run on Hamiltonian systems.
+        let Some(system) = self.system.hamiltonian() else {
+            unreachable!("a discrete map has no vector field to differentiate")
+        };
         let b = &mut *self.b;
         let nd = b.n * b.d;
         let mut o = std::mem::take(b.vector_mut(out));
-        partial(
-            b.level,
-            self.system,
-            which,
-            nd,
-            b.vector(q),
-            b.vector(p),
-            &mut o,
-        );
+        partial(b.level, system, which, nd, b.vector(q), b.vector(p), &mut o);
         *b.vector_mut(out) = o;
     }
 
@@ -500,6 +504,10 @@ impl<T: Real> Ops for Cpu<'_, T> {
     }
 
     fn discrete_step(&mut self, h: T) {
+        // `Method::check_system` gives `variational` (this step's only caller) discrete maps alone.
+        let Some(map) = self.system.discrete() else {
+            unreachable!("a Hamiltonian system has no discrete map")
+        };
         let b = &mut *self.b;
         let newton = crate::system::Newton {
             tol: b.solver.tol,
@@ -509,7 +517,7 @@ impl<T: Real> Ops for Cpu<'_, T> {
         // Tangent columns (holonomic maps with `tangent_step`) are linearised about the
         // points' states before the step, so those are kept for them.
         let before = (b.nt > 0).then(|| (b.q[..nd].to_vec(), b.p[..nd].to_vec()));
-        self.system.discrete_step(
+        map.discrete_step(
             h,
             &mut b.q[..nd],
             &mut b.p[..nd],
@@ -519,8 +527,7 @@ impl<T: Real> Ops for Cpu<'_, T> {
         if let Some((q, v)) = before {
             for j in 1..=b.nt {
                 let r = j * nd..(j + 1) * nd;
-                self.system
-                    .tangent_step(h, &q, &v, &mut b.q[r.clone()], &mut b.p[r]);
+                map.tangent_step(h, &q, &v, &mut b.q[r.clone()], &mut b.p[r]);
             }
         }
     }

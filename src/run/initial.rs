@@ -5,7 +5,7 @@ use crate::config::RunConfig;
 use crate::ensemble::{EnsembleKind, InitialSet};
 use crate::error::Result;
 use crate::float::Real;
-use crate::measure::energy::energies;
+use crate::measure::energy::{energies, RunEnergy};
 use crate::state::State;
 use crate::system::System;
 
@@ -32,14 +32,14 @@ impl<T: Real> Initial<T> {
                 Some(shard) => shard.range(spec.points)?,
                 None => 0..spec.points,
             };
-            let (state, note) = spec.generate_noted(system, range)?;
+            let (state, note) = spec.generate_noted(system, cfg.dt, range)?;
             // H0 is taken below, from the points as they start: after the projection. A grid
             // on an energy surface marks the points off it (all NaN: `ensemble::plane`).
             let h0 = match spec.set {
                 InitialSet::Grid { ref plane, .. } if plane.energy.is_some() => {
-                    off_surface(system, &state)
+                    off_surface(system, cfg.dt, &state)
                 }
-                _ => finite_energies(system, &state)?,
+                _ => finite_energies(system, cfg.dt, &state)?,
             };
             if let Some(note) = note {
                 crate::info!("phaseflow: {}", note.describe(system.name()));
@@ -51,10 +51,10 @@ impl<T: Real> Initial<T> {
                 h0,
             });
         }
-        let init = spec.generate(system)?;
+        let init = spec.generate(system, cfg.dt)?;
         let diagonal = bbox_diagonal(&init);
         let state = init.convert();
-        let h0 = finite_energies(system, &state)?;
+        let h0 = finite_energies(system, cfg.dt, &state)?;
         Ok(Initial {
             state,
             file_nodes: if keeps_nodes(cfg) { init } else { none },
@@ -73,7 +73,7 @@ fn keeps_nodes(cfg: &RunConfig) -> bool {
 /// does not generate its initial set again, gives refinement.
 pub(super) fn file_loop_nodes(cfg: &RunConfig) -> Result<State<f64>> {
     if keeps_nodes(cfg) {
-        return cfg.ensemble.generate(&cfg.system);
+        return cfg.ensemble.generate(&cfg.system, cfg.dt);
     }
     Ok(State::zeros(0, cfg.system.dof()))
 }
@@ -81,8 +81,8 @@ pub(super) fn file_loop_nodes(cfg: &RunConfig) -> Result<State<f64>> {
 /// H of every point, refusing an initial set with a point where H is not finite (a
 /// singularity of the Hamiltonian, e.g. `1/q` at q = 0): its energy error would be
 /// meaningless from the start.
-fn finite_energies<T: Real>(system: &System, state: &State<T>) -> Result<Vec<f64>> {
-    let h = energies(system, state);
+fn finite_energies<T: Real>(system: &System, dt: f64, state: &State<T>) -> Result<Vec<f64>> {
+    let h = energies(&RunEnergy { system, dt }, state);
     let Some(i) = h.iter().position(|x| !x.is_finite()) else {
         return Ok(h);
     };
@@ -103,8 +103,8 @@ fn finite_energies<T: Real>(system: &System, state: &State<T>) -> Result<Vec<f64
 
 /// H of every point of a grid on an energy surface, saying how many of its points lie off
 /// it (marked NaN by the generator: no real p1 there).
-fn off_surface<T: Real>(system: &System, state: &State<T>) -> Vec<f64> {
-    let h = energies(system, state);
+fn off_surface<T: Real>(system: &System, dt: f64, state: &State<T>) -> Vec<f64> {
+    let h = energies(&RunEnergy { system, dt }, state);
     let off = h.iter().filter(|x| !x.is_finite()).count();
     if off > 0 {
         crate::info!(

@@ -17,7 +17,7 @@ use crate::config::accuracy::OrderJob;
 use crate::engine::{CpuEngine, Engine, Integrator};
 use crate::error::{num, Result};
 use crate::measure::distance::distance_max;
-use crate::measure::energy::{energies, snapshot_stats};
+use crate::measure::energy::{energies, snapshot_stats, RunEnergy};
 use crate::output::{folder, write_atomic};
 use crate::plot::{write_figure, Figure, Series, Style};
 use crate::state::State;
@@ -88,8 +88,12 @@ fn sample_steps(steps: u64) -> Vec<u64> {
 /// Run the convergence study (`phaseflow order`).
 pub fn order(job: &OrderJob) -> Result<OrderStudy> {
     let cfg = &job.config;
-    let init = cfg.ensemble.generate(&cfg.system)?;
-    let h0 = energies(&cfg.system, &init);
+    let init = cfg.ensemble.generate(&cfg.system, cfg.dt)?;
+    let energy = RunEnergy {
+        system: &cfg.system,
+        dt: cfg.dt,
+    };
+    let h0 = energies(&energy, &init);
     let samples = sample_steps(cfg.steps);
     let finest = job.halvings;
     // The reference's states at the sample times.
@@ -117,7 +121,7 @@ pub fn order(job: &OrderJob) -> Result<OrderStudy> {
             global = larger(global, distance_max(s, r));
             energy = larger(
                 energy,
-                snapshot_stats(&cfg.system, s, &h0).abs_energy_err_max,
+                snapshot_stats(&cfg.system, cfg.dt, s, &h0).abs_energy_err_max,
             );
         }
         let steps = (cfg.steps << halving) as f64;

@@ -421,6 +421,7 @@ fn write_run_files<T: Real>(
         write_trajectory(
             &out.join("trajectory.csv"),
             &cfg.system,
+            cfg.dt,
             &tracker.trajectory,
         )?;
     }
@@ -453,7 +454,7 @@ fn write_run_files<T: Real>(
 }
 
 /// trajectory.csv: t, then q1..qd, p1..pd of the single point, then H (f64), per snapshot.
-fn write_trajectory(path: &Path, system: &System, traj: &[(f64, Vec<f64>)]) -> Result<()> {
+fn write_trajectory(path: &Path, system: &System, dt: f64, traj: &[(f64, Vec<f64>)]) -> Result<()> {
     let d = system.dof();
     let mut header = vec!["t".to_string()];
     header.extend((1..=d).map(|k| format!("q{k}")));
@@ -468,7 +469,7 @@ fn write_trajectory(path: &Path, system: &System, traj: &[(f64, Vec<f64>)]) -> R
     for (t, z) in traj {
         let mut rec = vec![format!("{t}")];
         rec.extend(z.iter().map(|x| format!("{x}")));
-        rec.push(format!("{}", system.energy(&z[..d], &z[d..])));
+        rec.push(format!("{}", system.energy(dt, &z[..d], &z[d..])));
         w.write_record(&rec).map_err(io)?;
     }
     let bytes = w.into_inner().map_err(|e| io(e.into_error().into()))?;

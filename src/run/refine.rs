@@ -5,7 +5,7 @@
 use crate::engine::Engine;
 use crate::error::Result;
 use crate::float::Real;
-use crate::measure::energy::{angular_momenta, energies};
+use crate::measure::energy::{angular_momenta, energies, RunEnergy};
 use crate::measure::modified::modified_energies;
 use crate::state::State;
 
@@ -248,7 +248,13 @@ impl<'a, T: Real> Tracker<'a, T> {
             .collect::<Result<Vec<_>>>()?;
         let fresh = State::<f64>::from_rows(&rows, d).convert::<T>();
         let points = PerPoint {
-            h0: energies(&cfg.system, &fresh),
+            h0: energies(
+                &RunEnergy {
+                    system: &cfg.system,
+                    dt: cfg.dt,
+                },
+                &fresh,
+            ),
             l0: angular_momenta(&cfg.system, &fresh).unwrap_or_default(),
             s: new_s,
             log2_scale: if cfg.tangent {

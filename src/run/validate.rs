@@ -151,7 +151,7 @@ fn validate_at<T: Real>(cfg: &RunConfig) -> Result<Validation> {
         per_component,
     )?;
     // With --tangent both engines carry the tangent columns, compared as well.
-    let init = with_columns(cfg, cfg.ensemble.generate(&cfg.system)?);
+    let init = with_columns(cfg, cfg.ensemble.generate(&cfg.system, cfg.dt)?);
     let k = cfg.integrator();
     let mut gpu_engine = GpuEngine::<T>::new(&k, init.convert())?;
     let mut cpu_engine = CpuEngine::<T>::new(&k, init.convert());

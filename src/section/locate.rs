@@ -4,7 +4,7 @@
 use super::store::BlockRecords;
 use super::{Direction, Section};
 use crate::float::Real;
-use crate::system::System;
+use crate::system::{HamiltonianSystem, System};
 
 /// Newton iterations on the Hermite cubic, from the secant's root: the secant is within
 /// O(h) of the root in s, and each iteration squares the error, so four reach rounding.
@@ -86,7 +86,7 @@ fn coordinate<T: Real>(q: &[T], p: &[T], (momentum, k): (bool, usize)) -> T {
 /// (`Section::others` order) written into `out` (2d values).
 pub fn locate_crossing<T: Real>(
     sec: &Section,
-    system: &System,
+    system: &HamiltonianSystem,
     h: T,
     e: &Ends<T>,
     (d0, d1): (T, T),
@@ -144,6 +144,11 @@ pub fn check_block<T: Real>(
     rec: &mut BlockRecords<T>,
 ) {
     let (b, d, max) = (st.b, sec.d, sec.max as usize);
+    // `Section::parse` refuses discrete maps (their p slots hold velocities): a run with a
+    // section is a Hamiltonian system's.
+    let Some(system) = system.hamiltonian() else {
+        unreachable!("a discrete map has no section")
+    };
     let value = T::from_f64(sec.value);
     let (x0, x1) = match sec.momentum {
         true => (st.p0, st.p1),

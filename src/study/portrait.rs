@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 use super::format::fmt_t;
 use crate::plot::{self, Figure, Series, Style};
 use crate::state::State;
-use crate::system::System;
+use crate::system::{HamiltonianSystem, System};
 
 /// Whether q1 of `system` is an angle, which a reader expects wrapped to (−π, π].
 fn q_is_angle(system: &System) -> bool {
@@ -186,6 +186,10 @@ pub(super) fn finish_portrait(
     let Some(z) = system.minimum().filter(|_| system.dof() == 1) else {
         return;
     };
+    // Level curves of H: only a Hamiltonian system has them (and a minimum).
+    let Some(system) = system.hamiltonian() else {
+        return;
+    };
     // Levels: the range of H over the initial set, and a few around it.
     let mut energies = Vec::new();
     if let Some((_, s0)) = snaps.first() {
@@ -226,7 +230,7 @@ pub(super) fn finish_portrait(
 /// Branches p(q) ≥ 0 and ≤ 0 of the level set H(q, p) = e over a q range, for 1-DOF systems whose
 /// H grows with |p| (pendulum, oscillator): bisection in p at each q; runs split where no solution.
 fn level_curves(
-    system: &System,
+    system: &HamiltonianSystem,
     e: f64,
     (qa, qb): (f64, f64),
     (pa, pb): (f64, f64),

@@ -78,7 +78,7 @@ pub(super) fn start_sentence(cfg: &RunConfig) -> Option<String> {
     if cfg.ensemble.raw_start {
         return Some("Initial state: the velocities as given (`--raw-start`); one off the discrete rolling constraint is projected by the first step, and the energy errors include that one change.".into());
     }
-    let note = cfg.ensemble.start_note(&cfg.system).ok()??;
+    let note = cfg.ensemble.start_note(&cfg.system, cfg.dt).ok()??;
     Some(format!(
         "Initial state: {}.",
         note.describe(cfg.system.name())

@@ -29,8 +29,7 @@
 use std::collections::BTreeMap;
 
 use super::discrete::{Constraints, DiscreteMap};
-use super::hamiltonian::no_hamiltonian_gradients;
-use super::{require_positive, Hamiltonian, Newton, ParamSpec, SystemDef, SystemInfo};
+use super::{require_positive, Newton, ParamSpec, SystemDef, SystemDescription, SystemInfo};
 use crate::error::Result;
 use crate::float::{cramer3, max3, Real};
 
@@ -57,8 +56,6 @@ pub struct BallTurntable {
     pub omega: f64,
     /// 1.0: the seed's constraint (34); 0.0: the symmetric one.
     pub t: f64,
-    /// The run's step (`set_step`): ξ = h v/2 in the energy and the constraint error.
-    pub h: f64,
 }
 
 impl SystemDef for BallTurntable {
@@ -81,19 +78,14 @@ impl SystemDef for BallTurntable {
             a: params["a"],
             omega: params["omega"],
             t,
-            h: 0.001,
         })
     }
 }
 
 impl BallTurntable {
     /// ξ, s = 2/(1 + |ξ|²) and the centre's displacement ΔX of a state's step, in f64.
-    fn step_geometry(&self, v: &[f64]) -> ([f64; 3], f64, [f64; 2]) {
-        let xi = [
-            0.5 * self.h * v[0],
-            0.5 * self.h * v[1],
-            0.5 * self.h * v[2],
-        ];
+    fn step_geometry(&self, h: f64, v: &[f64]) -> ([f64; 3], f64, [f64; 2]) {
+        let xi = [0.5 * h * v[0], 0.5 * h * v[1], 0.5 * h * v[2]];
         let s = 2.0 / (1.0 + xi[0] * xi[0] + xi[1] * xi[1] + xi[2] * xi[2]);
         let dx = [
             self.a * s * (xi[1] + self.t * xi[2] * xi[0]),
@@ -103,7 +95,7 @@ impl BallTurntable {
     }
 }
 
-impl Hamiltonian for BallTurntable {
+impl SystemDescription for BallTurntable {
     fn dof(&self) -> usize {
         3
     }
@@ -117,19 +109,8 @@ impl Hamiltonian for BallTurntable {
         ])
     }
 
-    /// E = ½m|ΔX/h|² + ½J|sξ/h|² − ½mΩ²|X + ½ΔX|² (J = ⅖ m a²).
-    fn energy(&self, q: &[f64], v: &[f64]) -> f64 {
-        let (xi, s, dx) = self.step_geometry(v);
-        let h2 = self.h * self.h;
-        let j = 0.4 * self.m * self.a * self.a;
-        let w2 = s * s * (xi[0] * xi[0] + xi[1] * xi[1] + xi[2] * xi[2]) / h2;
-        let (mx, my) = (q[0] + 0.5 * dx[0], q[1] + 0.5 * dx[1]);
-        0.5 * self.m * (dx[0] * dx[0] + dx[1] * dx[1]) / h2 + 0.5 * j * w2
-            - 0.5 * self.m * self.omega * self.omega * (mx * mx + my * my)
-    }
-
     /// BALL_A = a, BALL_KAPPA = 2 m a²/J = 5, BALL_OMEGA = Ω, BALL_T (the constraint's form),
-    /// BALL_M, BALL_J and H_STEP (energy).
+    /// BALL_M and BALL_J (energy).
     fn constants(&self) -> Vec<(&'static str, f64)> {
         vec![
             ("BALL_A", self.a),
@@ -138,11 +119,8 @@ impl Hamiltonian for BallTurntable {
             ("BALL_T", self.t),
             ("BALL_M", self.m),
             ("BALL_J", 0.4 * self.m * self.a * self.a),
-            ("H_STEP", self.h),
         ]
     }
-
-    no_hamiltonian_gradients!();
 
     /// The seed's figure 21: X₁ = (2, 0) at Ω = 1.5, h = 0.001, F₁ the rotation about y by
     /// 0.002 (seed convention: ξ = (0, −tan 0.001, 0)), so v = 2ξ/h.
@@ -160,18 +138,25 @@ impl Hamiltonian for BallTurntable {
 }
 
 impl DiscreteMap for BallTurntable {
+    /// E = ½m|ΔX/h|² + ½J|sξ/h|² − ½mΩ²|X + ½ΔX|² (J = ⅖ m a²).
+    fn energy(&self, h: f64, q: &[f64], v: &[f64]) -> f64 {
+        let (xi, s, dx) = self.step_geometry(h, v);
+        let h2 = h * h;
+        let j = 0.4 * self.m * self.a * self.a;
+        let w2 = s * s * (xi[0] * xi[0] + xi[1] * xi[1] + xi[2] * xi[2]) / h2;
+        let (mx, my) = (q[0] + 0.5 * dx[0], q[1] + 0.5 * dx[1]);
+        0.5 * self.m * (dx[0] * dx[0] + dx[1] * dx[1]) / h2 + 0.5 * j * w2
+            - 0.5 * self.m * self.omega * self.omega * (mx * mx + my * my)
+    }
+
     fn constraints(&self) -> Constraints {
         Constraints::Nonholonomic
     }
 
-    fn set_step(&mut self, h: f64) {
-        self.h = h;
-    }
-
     /// The step's coefficients, and the cube of the largest: Cramer's rule multiplies three
     /// entries of the Newton matrix (each about 2·qc), so that product must be finite too.
-    fn step_constants(&self) -> Vec<(&'static str, f64)> {
-        let k = BallStep::<f64>::new(self, self.h);
+    fn step_constants(&self, h: f64) -> Vec<(&'static str, f64)> {
+        let k = BallStep::<f64>::new(self, h);
         let largest = [k.hw, k.ka, k.qc, k.c, k.c3, k.cx]
             .into_iter()
             .fold(0.0, |m: f64, x| m.max(x.abs()));
@@ -187,9 +172,9 @@ impl DiscreteMap for BallTurntable {
     }
 
     /// |ΔX/h − a w × γ| with w = sξ/h: a s t |ξ₃| |(ξ₁, ξ₂)|/h.
-    fn constraint_error(&self, _q: &[f64], v: &[f64]) -> Option<f64> {
-        let (xi, s, _) = self.step_geometry(v);
-        Some(self.a * s * self.t * xi[2].abs() * xi[0].hypot(xi[1]) / self.h)
+    fn constraint_error(&self, h: f64, _q: &[f64], v: &[f64]) -> Option<f64> {
+        let (xi, s, _) = self.step_geometry(h, v);
+        Some(self.a * s * self.t * xi[2].abs() * xi[0].hypot(xi[1]) / h)
     }
 
     fn discrete_step<T: Real>(

@@ -3,9 +3,12 @@
 //! integrators") is defined by a discrete Lagrangian L_d(q_k, q_{k+1}) and, for rolling bodies,
 //! a discrete constraint, not by a Hamiltonian: its dynamics is its own two-step map, stored as
 //! (q_k, v_k) with v_k = (q_{k+1} − q_k)/h in the state's q and p slots. Its step, its
-//! constraints and its phase-space coordinates live here, apart from the `Hamiltonian` trait's
-//! vector field, and are reached through `System` only for the systems the `systems!` list
-//! names as discrete maps (`each_discrete!`).
+//! energy, its constraints and its phase-space coordinates live here, beside its description
+//! (`SystemDescription`); it has no Hamiltonian vector field, so no gradients: `System` holds
+//! it as its own kind (`System::DiscreteMap`), which the Hamiltonian methods cannot reach.
+//! The step size h is an argument of every function that depends on it (the discrete
+//! Lagrangian's quadrature points move with h): a map holds only its parameters, and the
+//! run passes its `--dt`.
 //!
 //! Holonomic maps are symplectic in (q, p) with p_k = −D₁L_d(q_k, q_{k+1}) (the discrete
 //! Legendre transform): `momentum` gives p from the stored (q, v), so loop areas are measured
@@ -14,7 +17,7 @@
 //! Nonholonomic maps (rolling without slipping) are not symplectic: they declare it, and loop
 //! areas and the tangent map are refused for them.
 
-use super::Newton;
+use super::{energy_per_point, Newton, SystemDescription};
 use crate::float::Real;
 
 /// The constraints a discrete map declares (`DiscreteMap::constraints`).
@@ -29,9 +32,27 @@ pub enum Constraints {
     Nonholonomic,
 }
 
-/// What every variational system implements beside its description (`Hamiltonian`'s `dof`,
-/// `params`, `energy`, `constants`, `default_state`, …).
-pub trait DiscreteMap {
+/// What every variational system implements beside its description (`dof`, `params`,
+/// `constants`, `default_state`, …).
+pub trait DiscreteMap: SystemDescription {
+    /// The energy of one point (q_k, v_k) at step h, in f64: the continuous energy evaluated
+    /// from the discrete velocity, where the discrete Lagrangian's quadrature evaluates it
+    /// (each system documents which). Mirror: the system's f64 WGSL `energy`, which reads h
+    /// as `H_STEP`.
+    fn energy(&self, h: f64, q: &[f64], v: &[f64]) -> f64;
+    /// `energy` of the points `first..first + out.len()` of a component-major state of `n`
+    /// points (see `Hamiltonian::energy_block`), point by point.
+    fn energy_block<T: Real>(
+        &self,
+        h: f64,
+        q: &[T],
+        v: &[T],
+        n: usize,
+        first: usize,
+        out: &mut [f64],
+    ) {
+        energy_per_point(self.dof(), |q, v| self.energy(h, q, v), q, v, n, first, out)
+    }
     /// Holonomic (symplectic in (q, p)) or nonholonomic: what the run may measure.
     fn constraints(&self) -> Constraints;
     /// One step of the system's two-step map (q_{k−1}, q_k) ↦ (q_k, q_{k+1}) for a block of
@@ -47,18 +68,15 @@ pub trait DiscreteMap {
         newton: Newton,
         unconverged: &mut [u32],
     );
-    /// The step size the energy and constraint are evaluated with (the discrete Lagrangian's
-    /// quadrature points depend on h). Set once from `--dt` (`System::with_step`).
-    fn set_step(&mut self, h: f64);
     /// The coefficients the step computes from the parameters and h (named as messages show
     /// them), which the run's precision must hold (`System::check_precision`). Empty for
     /// systems whose kernels use only `constants`.
-    fn step_constants(&self) -> Vec<(&'static str, f64)> {
+    fn step_constants(&self, _h: f64) -> Vec<(&'static str, f64)> {
         Vec::new()
     }
     /// Holonomic maps: the discrete Legendre transform p = −D₁L_d(q, q + h v) of one point, in
     /// f64, written into `p` (d values). Nonholonomic maps have no such momentum and leave it.
-    fn momentum(&self, _q: &[f64], _v: &[f64], _p: &mut [f64]) {}
+    fn momentum(&self, _h: f64, _q: &[f64], _v: &[f64], _p: &mut [f64]) {}
     /// Whether `tangent_step` is written (holonomic maps whose linearisation is derived).
     fn linearised(&self) -> bool {
         false
@@ -69,9 +87,9 @@ pub trait DiscreteMap {
     /// symplectic map (q_k, p_k) ↦ (q_{k+1}, p_{k+1}), as a Hamiltonian method's does.
     fn tangent_step<T: Real>(&self, _h: T, _q: &[T], _v: &[T], _tq: &mut [T], _tp: &mut [T]) {}
     /// Nonholonomic systems: the largest violation of the continuous constraints by the
-    /// discrete velocity of one point (q_k, v_k), evaluated where the discrete constraint
-    /// evaluates them.
-    fn constraint_error(&self, _q: &[f64], _v: &[f64]) -> Option<f64> {
+    /// discrete velocity of one point (q_k, v_k) at step h, evaluated where the discrete
+    /// constraint evaluates them.
+    fn constraint_error(&self, _h: f64, _q: &[f64], _v: &[f64]) -> Option<f64> {
         None
     }
     /// Nonholonomic systems whose state can hold a velocity off the discrete constraint (an
@@ -81,7 +99,7 @@ pub trait DiscreteMap {
     /// the errors are measured from is the motion's. Applied once per initial point in f64,
     /// on the host, before the engine starts (`ensemble::generate`), unless the run asks for
     /// the raw start. Called only where `projects_start`.
-    fn project_start(&self, _q: &[f64], _v: &mut [f64]) {}
+    fn project_start(&self, _h: f64, _q: &[f64], _v: &mut [f64]) {}
     /// Whether the system has a `project_start` (the systems `--raw-start` applies to).
     fn projects_start(&self) -> bool {
         false

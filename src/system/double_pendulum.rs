@@ -27,7 +27,7 @@
 use super::hamiltonian::literal;
 use std::collections::BTreeMap;
 
-use super::{require_positive, Hamiltonian, ParamSpec, SystemDef, SystemInfo};
+use super::{require_positive, Hamiltonian, ParamSpec, SystemDef, SystemDescription, SystemInfo};
 use crate::error::Result;
 use crate::float::{cos_poly, sin_poly, Real};
 
@@ -162,7 +162,7 @@ fn second<T: Real>(k: &Coeffs<T>, z: &Core<T>, p1: T, p2: T) -> (T, T, T) {
     (x1, x2, a_dd)
 }
 
-impl Hamiltonian for DoublePendulum {
+impl SystemDescription for DoublePendulum {
     fn dof(&self) -> usize {
         2
     }
@@ -177,6 +177,20 @@ impl Hamiltonian for DoublePendulum {
         ])
     }
 
+    /// WGSL constants: DP_A = 1/l1², DP_B = (m1+m2)/(m2 l2²), DP_C = 1/(l1 l2), DP_M1 = m1,
+    /// DP_M2 = m2, DP_G1 = (m1+m2) g l1, DP_G2 = m2 g l2.
+    fn constants(&self) -> Vec<(&'static str, f64)> {
+        let names = ["DP_A", "DP_B", "DP_C", "DP_M1", "DP_M2", "DP_G1", "DP_G2"];
+        names.into_iter().zip(self.coeff_values()).collect()
+    }
+
+    /// θ1 = 0.5, θ2 = 1.0, p1 = p2 = 0.
+    fn default_state(&self) -> Vec<f64> {
+        vec![0.5, 1.0, 0.0, 0.0]
+    }
+}
+
+impl Hamiltonian for DoublePendulum {
     fn energy(&self, q: &[f64], p: &[f64]) -> f64 {
         let (m1, m2, l1, l2, g) = (self.m1, self.m2, self.l1, self.l2, self.g);
         let (p1, p2) = (p[0], p[1]);
@@ -194,13 +208,6 @@ impl Hamiltonian for DoublePendulum {
              / (2*{m2}*{l1}^2*{l2}^2*({m1} + {m2}*sin(q1 - q2)^2)) \
              - ({m1} + {m2})*{g}*{l1}*cos(q1) - {m2}*{g}*{l2}*cos(q2)"
         ))
-    }
-
-    /// WGSL constants: DP_A = 1/l1², DP_B = (m1+m2)/(m2 l2²), DP_C = 1/(l1 l2), DP_M1 = m1,
-    /// DP_M2 = m2, DP_G1 = (m1+m2) g l1, DP_G2 = m2 g l2.
-    fn constants(&self) -> Vec<(&'static str, f64)> {
-        let names = ["DP_A", "DP_B", "DP_C", "DP_M1", "DP_M2", "DP_G1", "DP_G2"];
-        names.into_iter().zip(self.coeff_values()).collect()
     }
 
     /// ∂H/∂θ1 = A_Δ + G1 sin θ1, ∂H/∂θ2 = −A_Δ + G2 sin θ2.
@@ -257,11 +264,6 @@ impl Hamiltonian for DoublePendulum {
             out[i] = x1 * dv + z.w * (k.a * vp[i] - k.c * z.co * vp[n + i]);
             out[n + i] = x2 * dv + z.w * (k.b * vp[n + i] - k.c * z.co * vp[i]);
         }
-    }
-
-    /// θ1 = 0.5, θ2 = 1.0, p1 = p2 = 0.
-    fn default_state(&self) -> Vec<f64> {
-        vec![0.5, 1.0, 0.0, 0.0]
     }
 }
 

@@ -16,8 +16,7 @@
 use std::collections::BTreeMap;
 
 use super::discrete::{Constraints, DiscreteMap};
-use super::hamiltonian::no_hamiltonian_gradients;
-use super::{require_positive, Hamiltonian, Newton, ParamSpec, SystemDef, SystemInfo};
+use super::{require_positive, Newton, ParamSpec, SystemDef, SystemDescription, SystemInfo};
 use crate::error::Result;
 use crate::float::{cos_poly, sin_poly, Real};
 
@@ -45,8 +44,6 @@ pub struct DoublePendulumVariational {
     pub l1: f64,
     pub l2: f64,
     pub g: f64,
-    /// The run's step (`set_step`): the energy's second quadrature point q_k + h v_k.
-    pub h: f64,
 }
 
 impl SystemDef for DoublePendulumVariational {
@@ -64,7 +61,6 @@ impl SystemDef for DoublePendulumVariational {
             l1: params["l1"],
             l2: params["l2"],
             g: params["g"],
-            h: 0.01,
         })
     }
 }
@@ -76,7 +72,7 @@ impl DoublePendulumVariational {
     }
 }
 
-impl Hamiltonian for DoublePendulumVariational {
+impl SystemDescription for DoublePendulumVariational {
     fn dof(&self) -> usize {
         2
     }
@@ -91,19 +87,8 @@ impl Hamiltonian for DoublePendulumVariational {
         ])
     }
 
-    /// T(q_k, v_k) + ½(V(q_k) + V(q_k + h v_k)).
-    fn energy(&self, q: &[f64], v: &[f64]) -> f64 {
-        let (m1, m2, l1, l2) = (self.m1, self.m2, self.l1, self.l2);
-        let t = 0.5
-            * ((m1 + m2) * l1 * l1 * v[0] * v[0]
-                + m2 * l2 * l2 * v[1] * v[1]
-                + 2.0 * m2 * l1 * l2 * v[0] * v[1] * (q[0] - q[1]).cos());
-        let (t1, t2) = (q[0] + self.h * v[0], q[1] + self.h * v[1]);
-        t + 0.5 * (self.potential(q[0], q[1]) + self.potential(t1, t2))
-    }
-
     /// DPV_A = (m1+m2) l1², DPV_B = m2 l2², DPV_C = m2 l1 l2, DPV_G1 = (m1+m2) g l1,
-    /// DPV_G2 = m2 g l2, H_STEP = h (energy).
+    /// DPV_G2 = m2 g l2.
     fn constants(&self) -> Vec<(&'static str, f64)> {
         let (m1, m2, l1, l2, g) = (self.m1, self.m2, self.l1, self.l2, self.g);
         vec![
@@ -112,11 +97,8 @@ impl Hamiltonian for DoublePendulumVariational {
             ("DPV_C", m2 * l1 * l2),
             ("DPV_G1", (m1 + m2) * g * l1),
             ("DPV_G2", m2 * g * l2),
-            ("H_STEP", self.h),
         ]
     }
-
-    no_hamiltonian_gradients!();
 
     /// The seed's figure 5: q₀ = (0.1, 0.1), q₁ = (0.108, 0.108) at h = 0.01, as (q₀, v₀).
     fn default_state(&self) -> Vec<f64> {
@@ -129,14 +111,25 @@ impl Hamiltonian for DoublePendulumVariational {
 }
 
 impl DiscreteMap for DoublePendulumVariational {
+    /// T(q_k, v_k) + ½(V(q_k) + V(q_k + h v_k)).
+    fn energy(&self, h: f64, q: &[f64], v: &[f64]) -> f64 {
+        let (m1, m2, l1, l2) = (self.m1, self.m2, self.l1, self.l2);
+        let t = 0.5
+            * ((m1 + m2) * l1 * l1 * v[0] * v[0]
+                + m2 * l2 * l2 * v[1] * v[1]
+                + 2.0 * m2 * l1 * l2 * v[0] * v[1] * (q[0] - q[1]).cos());
+        let (t1, t2) = (q[0] + h * v[0], q[1] + h * v[1]);
+        t + 0.5 * (self.potential(q[0], q[1]) + self.potential(t1, t2))
+    }
+
     fn constraints(&self) -> Constraints {
         Constraints::Holonomic
     }
 
     /// p = −D₁L_d(q, q + h v) = M(q) v − h ∂_qT(q, v) + (h/2)∇V(q), with
     /// ∂_qT = (−1, 1)·m2 l1 l2 v₁ v₂ sin Δ and ∇V = ((m1+m2) g l1 sin θ1, m2 g l2 sin θ2).
-    fn momentum(&self, q: &[f64], v: &[f64], p: &mut [f64]) {
-        let (m1, m2, l1, l2, g, h) = (self.m1, self.m2, self.l1, self.l2, self.g, self.h);
+    fn momentum(&self, h: f64, q: &[f64], v: &[f64], p: &mut [f64]) {
+        let (m1, m2, l1, l2, g) = (self.m1, self.m2, self.l1, self.l2, self.g);
         let delta = q[0] - q[1];
         let c = m2 * l1 * l2;
         let coupling = c * delta.cos();
@@ -146,10 +139,6 @@ impl DiscreteMap for DoublePendulumVariational {
             + twist
             + 0.5 * h * (m1 + m2) * g * l1 * q[0].sin();
         p[1] = coupling * v[0] + m2 * l2 * l2 * v[1] - twist + 0.5 * h * m2 * g * l2 * q[1].sin();
-    }
-
-    fn set_step(&mut self, h: f64) {
-        self.h = h;
     }
 
     fn discrete_step<T: Real>(

@@ -13,7 +13,7 @@
 use super::hamiltonian::literal;
 use std::collections::BTreeMap;
 
-use super::{require_positive, Hamiltonian, ParamSpec, SystemDef, SystemInfo};
+use super::{require_positive, Hamiltonian, ParamSpec, SystemDef, SystemDescription, SystemInfo};
 use crate::error::Result;
 use crate::float::{cos_poly, sin_poly, Real};
 
@@ -50,7 +50,7 @@ impl SystemDef for ElasticPendulum {
     }
 }
 
-impl Hamiltonian for ElasticPendulum {
+impl SystemDescription for ElasticPendulum {
     fn dof(&self) -> usize {
         2
     }
@@ -59,6 +59,18 @@ impl Hamiltonian for ElasticPendulum {
         BTreeMap::from([("g_hat".into(), self.g_hat)])
     }
 
+    /// WGSL constant: G_HAT = ĝ.
+    fn constants(&self) -> Vec<(&'static str, f64)> {
+        vec![("G_HAT", self.g_hat)]
+    }
+
+    /// r = 1, θ = π/2, p = 0 (E = 0; seed 002).
+    fn default_state(&self) -> Vec<f64> {
+        vec![1.0, std::f64::consts::FRAC_PI_2, 0.0, 0.0]
+    }
+}
+
+impl Hamiltonian for ElasticPendulum {
     fn energy(&self, q: &[f64], p: &[f64]) -> f64 {
         let (r, th) = (q[0], q[1]);
         0.5 * (p[0] * p[0] + p[1] * p[1] / (r * r)) + 0.5 * (r - 1.0) * (r - 1.0)
@@ -70,11 +82,6 @@ impl Hamiltonian for ElasticPendulum {
         Some(format!(
             "(p1^2 + p2^2/q1^2)/2 + (q1 - 1)^2/2 - {g}*q1*cos(q2)"
         ))
-    }
-
-    /// WGSL constant: G_HAT = ĝ.
-    fn constants(&self) -> Vec<(&'static str, f64)> {
-        vec![("G_HAT", self.g_hat)]
     }
 
     /// ∂H/∂r = −p_θ²/r³ + (r − 1) − ĝ cos θ; ∂H/∂θ = ĝ r sin θ.
@@ -134,11 +141,6 @@ impl Hamiltonian for ElasticPendulum {
             out[i] = vp[i];
             out[n + i] = vp[n + i] * inv_r2 - two * w * inv_r2 * vq[i];
         }
-    }
-
-    /// r = 1, θ = π/2, p = 0 (E = 0; seed 002).
-    fn default_state(&self) -> Vec<f64> {
-        vec![1.0, std::f64::consts::FRAC_PI_2, 0.0, 0.0]
     }
 
     // Angular momentum p_θ is not conserved (gravity), so no `angular_momentum`.

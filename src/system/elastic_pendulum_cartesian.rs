@@ -8,7 +8,7 @@
 use super::hamiltonian::literal;
 use std::collections::BTreeMap;
 
-use super::{require_positive, Hamiltonian, ParamSpec, SystemDef, SystemInfo};
+use super::{require_positive, Hamiltonian, ParamSpec, SystemDef, SystemDescription, SystemInfo};
 use crate::error::Result;
 use crate::float::Real;
 
@@ -55,7 +55,7 @@ impl SystemDef for ElasticPendulumCartesian {
     }
 }
 
-impl Hamiltonian for ElasticPendulumCartesian {
+impl SystemDescription for ElasticPendulumCartesian {
     fn dof(&self) -> usize {
         2
     }
@@ -64,6 +64,18 @@ impl Hamiltonian for ElasticPendulumCartesian {
         BTreeMap::from([("g_hat".into(), self.g_hat)])
     }
 
+    /// WGSL constant: G_HAT = ĝ.
+    fn constants(&self) -> Vec<(&'static str, f64)> {
+        vec![("G_HAT", self.g_hat)]
+    }
+
+    /// x = 1, y = 0, p = 0: the polar default r = 1, θ = π/2 (E = 0).
+    fn default_state(&self) -> Vec<f64> {
+        vec![1.0, 0.0, 0.0, 0.0]
+    }
+}
+
+impl Hamiltonian for ElasticPendulumCartesian {
     fn energy(&self, q: &[f64], p: &[f64]) -> f64 {
         let stretch = (q[0] * q[0] + q[1] * q[1]).sqrt() - 1.0;
         0.5 * (p[0] * p[0] + p[1] * p[1]) + 0.5 * stretch * stretch - self.g_hat * q[1]
@@ -74,11 +86,6 @@ impl Hamiltonian for ElasticPendulumCartesian {
         Some(format!(
             "(p1^2 + p2^2)/2 + (sqrt(q1^2 + q2^2) - 1)^2/2 - {g}*q2"
         ))
-    }
-
-    /// WGSL constant: G_HAT = ĝ.
-    fn constants(&self) -> Vec<(&'static str, f64)> {
-        vec![("G_HAT", self.g_hat)]
     }
 
     /// ∂H/∂q = q (1 − 1/|q|) − (0, ĝ).
@@ -121,11 +128,6 @@ impl Hamiltonian for ElasticPendulumCartesian {
     #[inline(always)]
     fn grad_p_dir<T: Real>(&self, _q: &[T], _p: &[T], _vq: &[T], vp: &[T], out: &mut [T]) {
         out.copy_from_slice(vp);
-    }
-
-    /// x = 1, y = 0, p = 0: the polar default r = 1, θ = π/2 (E = 0).
-    fn default_state(&self) -> Vec<f64> {
-        vec![1.0, 0.0, 0.0, 0.0]
     }
 }
 

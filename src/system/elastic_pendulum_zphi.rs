@@ -23,8 +23,7 @@
 use std::collections::BTreeMap;
 
 use super::discrete::{Constraints, DiscreteMap};
-use super::hamiltonian::no_hamiltonian_gradients;
-use super::{require_positive, Hamiltonian, Newton, ParamSpec, SystemDef, SystemInfo};
+use super::{require_positive, Newton, ParamSpec, SystemDef, SystemDescription, SystemInfo};
 use crate::error::Result;
 use crate::float::{cos_poly, sin_poly, Real};
 
@@ -46,8 +45,6 @@ pub const INFO: SystemInfo = SystemInfo {
 pub struct ElasticPendulumZphi {
     pub omega_z: f64,
     pub omega_phi: f64,
-    /// The run's step (`set_step`): the energy's second quadrature point q_k + h v_k.
-    pub h: f64,
 }
 
 impl SystemDef for ElasticPendulumZphi {
@@ -61,7 +58,6 @@ impl SystemDef for ElasticPendulumZphi {
         Ok(ElasticPendulumZphi {
             omega_z: params["omega_z"],
             omega_phi: params["omega_phi"],
-            h: 0.002,
         })
     }
 }
@@ -75,7 +71,7 @@ impl ElasticPendulumZphi {
     }
 }
 
-impl Hamiltonian for ElasticPendulumZphi {
+impl SystemDescription for ElasticPendulumZphi {
     fn dof(&self) -> usize {
         2
     }
@@ -87,26 +83,11 @@ impl Hamiltonian for ElasticPendulumZphi {
         ])
     }
 
-    /// T(q_k, v_k) + ½(V(q_k) + V(q_k + h v_k)).
-    fn energy(&self, q: &[f64], v: &[f64]) -> f64 {
-        let r = 1.0 + q[0];
-        let t = 0.5 * (v[0] * v[0] + r * r * v[1] * v[1]);
-        let (z1, phi1) = (q[0] + self.h * v[0], q[1] + self.h * v[1]);
-        t + 0.5 * (self.potential(q[0], q[1]) + self.potential(z1, phi1))
-    }
-
-    /// WZ2 = ω_z², WP2 = ω_φ², SHIFT = ω_φ²/ω_z², H_STEP = h (energy).
+    /// WZ2 = ω_z², WP2 = ω_φ², SHIFT = ω_φ²/ω_z².
     fn constants(&self) -> Vec<(&'static str, f64)> {
         let (wz2, wp2) = (self.omega_z.powi(2), self.omega_phi.powi(2));
-        vec![
-            ("WZ2", wz2),
-            ("WP2", wp2),
-            ("SHIFT", wp2 / wz2),
-            ("H_STEP", self.h),
-        ]
+        vec![("WZ2", wz2), ("WP2", wp2), ("SHIFT", wp2 / wz2)]
     }
-
-    no_hamiltonian_gradients!();
 
     /// The seed's figure 7: q₀ = (1.011, 0.01), q₁ = (1.01, 0.0101) at h = 0.002, as (q₀, v₀).
     fn default_state(&self) -> Vec<f64> {
@@ -119,14 +100,22 @@ impl Hamiltonian for ElasticPendulumZphi {
 }
 
 impl DiscreteMap for ElasticPendulumZphi {
+    /// T(q_k, v_k) + ½(V(q_k) + V(q_k + h v_k)).
+    fn energy(&self, h: f64, q: &[f64], v: &[f64]) -> f64 {
+        let r = 1.0 + q[0];
+        let t = 0.5 * (v[0] * v[0] + r * r * v[1] * v[1]);
+        let (z1, phi1) = (q[0] + h * v[0], q[1] + h * v[1]);
+        t + 0.5 * (self.potential(q[0], q[1]) + self.potential(z1, phi1))
+    }
+
     fn constraints(&self) -> Constraints {
         Constraints::Holonomic
     }
 
     /// p = −D₁L_d(q, q + h v) = ∂_vT(q, v) − h ∂_qT(q, v) + (h/2)∇V(q) with r = 1 + z:
     /// p_z = v_z − h r v_φ² + (h/2)(ω_z² z + ω_φ²(1 − cos φ)), p_φ = r² v_φ + (h/2) ω_φ² r sin φ.
-    fn momentum(&self, q: &[f64], v: &[f64], p: &mut [f64]) {
-        let (wz2, wp2, h) = (self.omega_z.powi(2), self.omega_phi.powi(2), self.h);
+    fn momentum(&self, h: f64, q: &[f64], v: &[f64], p: &mut [f64]) {
+        let (wz2, wp2) = (self.omega_z.powi(2), self.omega_phi.powi(2));
         let r = 1.0 + q[0];
         p[0] = v[0] - h * r * v[1] * v[1] + 0.5 * h * (wz2 * q[0] + wp2 * (1.0 - q[1].cos()));
         p[1] = r * r * v[1] + 0.5 * h * wp2 * r * q[1].sin();
@@ -164,10 +153,6 @@ impl DiscreteMap for ElasticPendulumZphi {
             tp[n + i] = two * r * vphi * dz + r * r * dvphi
                 - half_h * wp2 * (sin_poly(phi1) * dz1 + r1 * cos_poly(phi1) * dphi1);
         }
-    }
-
-    fn set_step(&mut self, h: f64) {
-        self.h = h;
     }
 
     fn discrete_step<T: Real>(

@@ -23,8 +23,7 @@
 use std::collections::BTreeMap;
 
 use super::discrete::{Constraints, DiscreteMap};
-use super::hamiltonian::no_hamiltonian_gradients;
-use super::{require_positive, Hamiltonian, Newton, ParamSpec, SystemDef, SystemInfo};
+use super::{require_positive, Newton, ParamSpec, SystemDef, SystemDescription, SystemInfo};
 use crate::error::Result;
 use crate::float::{cos_poly, cramer3, max3, sin_poly, Real};
 
@@ -54,8 +53,6 @@ pub struct EulerDisk {
     pub i3: f64,
     pub g: f64,
     pub e: f64,
-    /// The run's step (`set_step`): the energy's midpoint configuration.
-    pub h: f64,
 }
 
 impl SystemDef for EulerDisk {
@@ -72,7 +69,6 @@ impl SystemDef for EulerDisk {
             i3: params["i3"],
             g: params["g"],
             e: params["e"],
-            h: 0.001,
         })
     }
 }
@@ -102,7 +98,7 @@ impl EulerDisk {
     }
 }
 
-impl Hamiltonian for EulerDisk {
+impl SystemDescription for EulerDisk {
     fn dof(&self) -> usize {
         5
     }
@@ -118,13 +114,8 @@ impl Hamiltonian for EulerDisk {
         ])
     }
 
-    /// K + V at the midpoint configuration q + h v/2, with v.
-    fn energy(&self, q: &[f64], v: &[f64]) -> f64 {
-        self.energy_at(q[0] + 0.5 * self.h * v[0], q[1] + 0.5 * self.h * v[1], v)
-    }
-
     /// ED_A = 1 + Ī₁ + ē², ED_K2 = 1 − Ī₁ + Ī₃ − ē², ED_I1E = Ī₁ + ē², ED_I3 = Ī₃, ED_E = ē,
-    /// ED_G_R = g/r, ED_R = r; ED_I1 and H_STEP for the energy.
+    /// ED_G_R = g/r, ED_R = r; ED_I1 for the energy.
     fn constants(&self) -> Vec<(&'static str, f64)> {
         let (i1, i3, e) = self.scaled();
         vec![
@@ -136,11 +127,8 @@ impl Hamiltonian for EulerDisk {
             ("ED_G_R", self.g / self.r),
             ("ED_R", self.r),
             ("ED_I1", i1),
-            ("H_STEP", self.h),
         ]
     }
-
-    no_hamiltonian_gradients!();
 
     /// The seed's figure 17 at h = 0.001: q₁ = (π/2, 0, 0, 0, 0), q₂ = (π/2, h, h, h, h), as
     /// (q₁, v₁ = (0, 1, 1, 1, 1)); v₁'s (x, y) part is off the constraint, and the scheme does
@@ -160,17 +148,18 @@ impl Hamiltonian for EulerDisk {
 }
 
 impl DiscreteMap for EulerDisk {
+    /// K + V at the midpoint configuration q + h v/2, with v.
+    fn energy(&self, h: f64, q: &[f64], v: &[f64]) -> f64 {
+        self.energy_at(q[0] + 0.5 * h * v[0], q[1] + 0.5 * h * v[1], v)
+    }
+
     fn constraints(&self) -> Constraints {
         Constraints::Nonholonomic
     }
 
-    fn set_step(&mut self, h: f64) {
-        self.h = h;
-    }
-
     /// |(v^x, v^y) + r v^ψ (cos, sin) φ_{k+½}|, the larger component.
-    fn constraint_error(&self, q: &[f64], v: &[f64]) -> Option<f64> {
-        let mid = q[1] + 0.5 * self.h * v[1];
+    fn constraint_error(&self, h: f64, q: &[f64], v: &[f64]) -> Option<f64> {
+        let mid = q[1] + 0.5 * h * v[1];
         let ex = v[3] + self.r * v[2] * mid.cos();
         let ey = v[4] + self.r * v[2] * mid.sin();
         Some(ex.abs().max(ey.abs()))
@@ -183,8 +172,8 @@ impl DiscreteMap for EulerDisk {
     /// −r v^ψ (cos, sin)(φ + h v^φ/2), as `DiskStep::velocities` sets them after every step.
     /// The angles then move exactly as from the raw start; only the first drift of (x, y) and
     /// the energy at t = 0, which depends on (v^x, v^y), change.
-    fn project_start(&self, q: &[f64], v: &mut [f64]) {
-        let heading = q[1] + 0.5 * self.h * v[1];
+    fn project_start(&self, h: f64, q: &[f64], v: &mut [f64]) {
+        let heading = q[1] + 0.5 * h * v[1];
         v[3] = -self.r * v[2] * heading.cos();
         v[4] = -self.r * v[2] * heading.sin();
     }

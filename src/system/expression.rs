@@ -11,7 +11,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use super::Hamiltonian;
+use super::{Hamiltonian, SystemDescription};
 use crate::error::{Field, Result};
 use crate::expr::ExprHamiltonian;
 use crate::float::Real;
@@ -211,7 +211,7 @@ fn strict_minimum(h: &ExprHamiltonian, q: f64, p: f64) -> bool {
     })
 }
 
-impl Hamiltonian for ExprSystem {
+impl SystemDescription for ExprSystem {
     fn dof(&self) -> usize {
         self.h.dof
     }
@@ -220,17 +220,30 @@ impl Hamiltonian for ExprSystem {
         self.spec.params.clone()
     }
 
+    /// None: parameters are folded into the generated WGSL as literals.
+    fn constants(&self) -> Vec<(&'static str, f64)> {
+        Vec::new()
+    }
+
+    fn minimum(&self) -> Option<Vec<f64>> {
+        self.minimum.clone()
+    }
+
+    fn default_state(&self) -> Vec<f64> {
+        self.spec
+            .default_state
+            .clone()
+            .unwrap_or_else(|| vec![0.0; 2 * self.h.dof])
+    }
+}
+
+impl Hamiltonian for ExprSystem {
     fn energy(&self, q: &[f64], p: &[f64]) -> f64 {
         self.h.energy(q, p)
     }
 
     fn energy_block<T: Real>(&self, q: &[T], p: &[T], n: usize, first: usize, out: &mut [f64]) {
         self.h.energy_block(q, p, n, first, out)
-    }
-
-    /// None: parameters are folded into the generated WGSL as literals.
-    fn constants(&self) -> Vec<(&'static str, f64)> {
-        Vec::new()
     }
 
     fn grad_q<T: Real>(&self, q: &[T], p: &[T], out: &mut [T]) {
@@ -247,16 +260,5 @@ impl Hamiltonian for ExprSystem {
 
     fn grad_p_dir<T: Real>(&self, q: &[T], p: &[T], vq: &[T], vp: &[T], out: &mut [T]) {
         self.h.grad_p_dir(q, p, vq, vp, out)
-    }
-
-    fn minimum(&self) -> Option<Vec<f64>> {
-        self.minimum.clone()
-    }
-
-    fn default_state(&self) -> Vec<f64> {
-        self.spec
-            .default_state
-            .clone()
-            .unwrap_or_else(|| vec![0.0; 2 * self.h.dof])
     }
 }

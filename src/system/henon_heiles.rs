@@ -6,7 +6,7 @@
 
 use std::collections::BTreeMap;
 
-use super::{Hamiltonian, SystemDef, SystemInfo};
+use super::{Hamiltonian, SystemDef, SystemDescription, SystemInfo};
 use crate::error::Result;
 use crate::float::Real;
 
@@ -45,7 +45,7 @@ impl HenonHeiles {
     }
 }
 
-impl Hamiltonian for HenonHeiles {
+impl SystemDescription for HenonHeiles {
     fn dof(&self) -> usize {
         2
     }
@@ -54,16 +54,25 @@ impl Hamiltonian for HenonHeiles {
         BTreeMap::new()
     }
 
+    fn constants(&self) -> Vec<(&'static str, f64)> {
+        Vec::new()
+    }
+
+    /// q = (0, 0.1), p = (√(2 (1/12 − V(q))), 0): H = 1/12.
+    fn default_state(&self) -> Vec<f64> {
+        let q = [0.0, 0.1];
+        let p1 = (2.0 * (DEFAULT_ENERGY - Self::potential(&q))).sqrt();
+        vec![q[0], q[1], p1, 0.0]
+    }
+}
+
+impl Hamiltonian for HenonHeiles {
     fn energy(&self, q: &[f64], p: &[f64]) -> f64 {
         0.5 * (p[0] * p[0] + p[1] * p[1]) + Self::potential(q)
     }
 
     fn formula(&self) -> Option<String> {
         Some("(p1^2 + p2^2)/2 + (q1^2 + q2^2)/2 + q1^2*q2 - q2^3/3".into())
-    }
-
-    fn constants(&self) -> Vec<(&'static str, f64)> {
-        Vec::new()
     }
 
     /// ∂H/∂q = (q1 + 2 q1 q2, q2 + q1² − q2²).
@@ -110,13 +119,6 @@ impl Hamiltonian for HenonHeiles {
     #[inline(always)]
     fn grad_p_dir<T: Real>(&self, _q: &[T], _p: &[T], _vq: &[T], vp: &[T], out: &mut [T]) {
         out.copy_from_slice(vp);
-    }
-
-    /// q = (0, 0.1), p = (√(2 (1/12 − V(q))), 0): H = 1/12.
-    fn default_state(&self) -> Vec<f64> {
-        let q = [0.0, 0.1];
-        let p1 = (2.0 * (DEFAULT_ENERGY - Self::potential(&q))).sqrt();
-        vec![q[0], q[1], p1, 0.0]
     }
 }
 

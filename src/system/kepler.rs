@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use super::{Hamiltonian, ParamSpec, SystemDef, SystemInfo};
+use super::{Hamiltonian, ParamSpec, SystemDef, SystemDescription, SystemInfo};
 use crate::error::Result;
 use crate::float::Real;
 
@@ -42,7 +42,7 @@ impl SystemDef for Kepler {
     }
 }
 
-impl Hamiltonian for Kepler {
+impl SystemDescription for Kepler {
     fn dof(&self) -> usize {
         2
     }
@@ -51,16 +51,27 @@ impl Hamiltonian for Kepler {
         BTreeMap::from([("e".into(), self.e)])
     }
 
+    fn constants(&self) -> Vec<(&'static str, f64)> {
+        Vec::new()
+    }
+
+    fn default_state(&self) -> Vec<f64> {
+        let e = self.e;
+        vec![1.0 - e, 0.0, 0.0, ((1.0 + e) / (1.0 - e)).sqrt()]
+    }
+
+    fn angular_momentum(&self, q: &[f64], p: &[f64]) -> Option<[f64; 3]> {
+        Some([0.0, 0.0, q[0] * p[1] - q[1] * p[0]])
+    }
+}
+
+impl Hamiltonian for Kepler {
     fn energy(&self, q: &[f64], p: &[f64]) -> f64 {
         0.5 * (p[0] * p[0] + p[1] * p[1]) - 1.0 / (q[0] * q[0] + q[1] * q[1]).sqrt()
     }
 
     fn formula(&self) -> Option<String> {
         Some("(p1^2 + p2^2)/2 - 1/sqrt(q1^2 + q2^2)".into())
-    }
-
-    fn constants(&self) -> Vec<(&'static str, f64)> {
-        Vec::new()
     }
 
     /// ∂H/∂q = q/|q|³.
@@ -103,14 +114,5 @@ impl Hamiltonian for Kepler {
     #[inline(always)]
     fn grad_p_dir<T: Real>(&self, _q: &[T], _p: &[T], _vq: &[T], vp: &[T], out: &mut [T]) {
         out.copy_from_slice(vp);
-    }
-
-    fn default_state(&self) -> Vec<f64> {
-        let e = self.e;
-        vec![1.0 - e, 0.0, 0.0, ((1.0 + e) / (1.0 - e)).sqrt()]
-    }
-
-    fn angular_momentum(&self, q: &[f64], p: &[f64]) -> Option<[f64; 3]> {
-        Some([0.0, 0.0, q[0] * p[1] - q[1] * p[0]])
     }
 }

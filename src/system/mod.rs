@@ -9,22 +9,26 @@
 //! # Adding a system
 //!
 //! 1. `src/system/<name>.rs`: `pub const NAME`, `pub const INFO: SystemInfo`, the struct,
-//!    `impl Hamiltonian` (see `hamiltonian.rs`) and `impl SystemDef` (its `INFO`, its two WGSL
-//!    files through `include_str!`, and `new` from the resolved parameters).
+//!    `impl SystemDescription` and `impl SystemDef` (see `description.rs`: its `INFO`, its two
+//!    WGSL files through `include_str!`, and `new` from the resolved parameters), and its
+//!    dynamics: `impl Hamiltonian` (see `hamiltonian.rs`) or, for a discrete map,
+//!    `impl DiscreteMap` (see `discrete.rs`).
 //! 2. `shaders/system/<name>.wgsl`: `grad_q`, `grad_p`, `grad_q_dir`, `grad_p_dir` of one
 //!    point in f32, reading the constants `Hamiltonian::constants` names.
 //! 3. `shaders/energy/<name>.wgsl`: `energy(q, p)` of one point in f64.
 //! 4. Here: `pub mod <name>;` and one line `Variant => <name>::Type,` in `systems!`, in its
-//!    `hamiltonian` list, or in its `discrete` list for a discrete map (a variational system:
-//!    `impl DiscreteMap` besides, see `discrete.rs`, and a WGSL `discrete_step`); the order of
-//!    the lists is the order of `CATALOGUE` and of `phaseflow list`.
+//!    `hamiltonian` list, or in its `discrete` list for a discrete map (whose WGSL file holds
+//!    a `discrete_step` instead of the gradients); the order of the lists is the order of
+//!    `CATALOGUE` and of `phaseflow list`.
 //!
-//! Everything that lists the systems (`System`, `each_system!`, `CATALOGUE`, the constructors,
-//! the WGSL lookups) is generated from that line; a missing piece does not compile. The tests
+//! Everything that lists the systems (`System` and its kinds, the dispatch macros,
+//! `CATALOGUE`, the constructors, the WGSL lookups) is generated from that line; a missing
+//! piece does not compile, and a discrete map has no gradients to call. The tests
 //! (`system/tests.rs`, `tests/gpu.rs`) walk `CATALOGUE`, so they cover the new system at once.
 //! A worked example: docs/ARCHITECTURE.md, "Adding a system or a method".
 
 pub mod ball_turntable;
+pub mod description;
 pub mod discrete;
 pub mod double_pendulum;
 pub mod double_pendulum_variational;
@@ -53,12 +57,13 @@ use crate::float::Real;
 use crate::invalid;
 use crate::options::Precision;
 
+pub use description::{SystemDef, SystemDescription};
 pub use discrete::{Constraints, DiscreteMap};
 pub use double_pendulum::DoublePendulum;
 pub use elastic_pendulum::ElasticPendulum;
 pub use elastic_pendulum_cartesian::ElasticPendulumCartesian;
 pub use expression::{ExprSpec, ExprSystem};
-pub use hamiltonian::{energy_per_point, with_tangent_columns, Hamiltonian, SystemDef};
+pub use hamiltonian::{energy_per_point, with_tangent_columns, Hamiltonian};
 pub use henon_heiles::HenonHeiles;
 pub use kepler::Kepler;
 pub use newton::Newton;
@@ -88,6 +93,9 @@ systems! {
         EulerDisk => euler_disk::EulerDisk,
     }
 }
+
+// After `systems!`: it uses the dispatch macros the invocation defines.
+mod kinds;
 
 /// A named system parameter with its default.
 #[derive(Debug, Clone, Copy)]
@@ -233,12 +241,14 @@ impl System {
 
     /// A Hamiltonian given as a formula (`--hamiltonian`, `--system-file`).
     pub fn from_expression(spec: ExprSpec) -> Result<System> {
-        Ok(System::Expr(ExprSystem::new(spec)?))
+        Ok(System::Hamiltonian(HamiltonianSystem::Expr(
+            ExprSystem::new(spec)?,
+        )))
     }
 
     pub fn name(&self) -> &str {
         match self {
-            System::Expr(e) => e.name(),
+            System::Hamiltonian(HamiltonianSystem::Expr(e)) => e.name(),
             _ => self.builtin_info().map_or("", |i| i.name),
         }
     }
@@ -246,7 +256,9 @@ impl System {
     /// The name in backticks, and for a formula the formula: how reports name the system.
     pub fn describe(&self) -> String {
         match self {
-            System::Expr(e) => format!("`{}`, H = `{}`", e.name(), e.spec.formula),
+            System::Hamiltonian(HamiltonianSystem::Expr(e)) => {
+                format!("`{}`, H = `{}`", e.name(), e.spec.formula)
+            }
             _ => format!("`{}`", self.name()),
         }
     }
@@ -255,7 +267,7 @@ impl System {
     /// explicit.
     pub fn separable(&self) -> bool {
         match self {
-            System::Expr(e) => e.separable(),
+            System::Hamiltonian(HamiltonianSystem::Expr(e)) => e.separable(),
             _ => self.builtin_info().is_some_and(|i| i.separable),
         }
     }
@@ -264,35 +276,37 @@ impl System {
     /// explicit (one sweep) when it is separable, else iterated to the tolerance.
     pub fn sweeps(&self) -> Option<u32> {
         match self {
-            System::Expr(e) => e.separable().then_some(1),
+            System::Hamiltonian(HamiltonianSystem::Expr(e)) => e.separable().then_some(1),
             _ => self.builtin_info().and_then(|i| i.sweeps),
         }
     }
 
     /// H as a formula with its parameters and degrees of freedom (`expr::ExprHamiltonian::new`'s
-    /// arguments): an expression's own, a built-in system's `Hamiltonian::formula`.
+    /// arguments): an expression's own, a built-in system's `Hamiltonian::formula` (none for
+    /// a discrete map).
     pub fn formula(&self) -> Option<(String, BTreeMap<String, f64>, Option<usize>)> {
         match self {
-            System::Expr(e) => Some((e.spec.formula.clone(), e.spec.params.clone(), e.spec.dof)),
-            _ => {
-                each_system!(self, s => s.formula()).map(|f| (f, BTreeMap::new(), Some(self.dof())))
+            System::Hamiltonian(HamiltonianSystem::Expr(e)) => {
+                Some((e.spec.formula.clone(), e.spec.params.clone(), e.spec.dof))
             }
+            System::Hamiltonian(h) => h.formula().map(|f| (f, BTreeMap::new(), Some(self.dof()))),
+            System::DiscreteMap(_) => None,
         }
     }
 
     /// The expression system, if this is one.
     pub fn expression(&self) -> Option<&ExprSystem> {
         match self {
-            System::Expr(e) => Some(e),
+            System::Hamiltonian(HamiltonianSystem::Expr(e)) => Some(e),
             _ => None,
         }
     }
 
     /// Refuse what the kernels cannot compute at the run's `precision`: a formula's constant
     /// outside f32 (`ExprHamiltonian::check_f32`), or a step coefficient of a variational
-    /// system (`DiscreteMap::step_constants`, after `with_step`) that overflows it; the
+    /// system at the run's step `dt` (`DiscreteMap::step_constants`) that overflows it; the
     /// parameters themselves were checked when the system was built.
-    pub fn check_precision(&self, precision: Precision) -> Result<()> {
+    pub fn check_precision(&self, dt: f64, precision: Precision) -> Result<()> {
         if let (Some(e), Precision::F32) = (self.expression(), precision) {
             e.h.check_f32()?;
         }
@@ -300,7 +314,10 @@ impl System {
             Precision::F32 => (|x| (x as f32).is_finite(), "3.4e38"),
             Precision::F64 => (f64::is_finite, "1.8e308"),
         };
-        let constants = each_discrete!(self, s => s.step_constants(), else Vec::new());
+        let constants = match self {
+            System::DiscreteMap(m) => each_discrete!(m, s => s.step_constants(dt)),
+            System::Hamiltonian(_) => Vec::new(),
+        };
         match constants.into_iter().find(|&(_, x)| !fits(x)) {
             Some((name, x)) => {
                 let mut message = vec![
@@ -349,52 +366,65 @@ impl System {
         each_system!(self, s => s.params())
     }
 
-    /// H(q, p) of one point, in f64.
-    pub fn energy(&self, q: &[f64], p: &[f64]) -> f64 {
-        each_system!(self, s => s.energy(q, p))
+    /// The energy of one point in f64: H(q, p) of a Hamiltonian system, a discrete map's
+    /// energy of (q, v) at the run's step `dt` (`DiscreteMap::energy`; a Hamiltonian system
+    /// does not read `dt`).
+    pub fn energy(&self, dt: f64, q: &[f64], p: &[f64]) -> f64 {
+        match self {
+            System::Hamiltonian(h) => h.energy(q, p),
+            System::DiscreteMap(m) => each_discrete!(m, s => s.energy(dt, q, p)),
+        }
     }
 
-    /// H in f64 of points `first..first + out.len()` of a component-major state of `n` points
-    /// (see `Hamiltonian::energy_block`).
-    pub fn energy_block<T: Real>(&self, q: &[T], p: &[T], n: usize, first: usize, out: &mut [f64]) {
-        each_system!(self, s => s.energy_block(q, p, n, first, out))
+    /// `energy` in f64 of points `first..first + out.len()` of a component-major state of `n`
+    /// points (see `Hamiltonian::energy_block`).
+    pub fn energy_block<T: Real>(
+        &self,
+        dt: f64,
+        q: &[T],
+        p: &[T],
+        n: usize,
+        first: usize,
+        out: &mut [f64],
+    ) {
+        match self {
+            System::Hamiltonian(h) => h.energy_block(q, p, n, first, out),
+            System::DiscreteMap(m) => {
+                each_discrete!(m, s => s.energy_block(dt, q, p, n, first, out))
+            }
+        }
     }
 
-    /// ∂H/∂q for a block of points (component-major slices of equal length).
-    #[inline(always)]
-    pub fn grad_q<T: Real>(&self, q: &[T], p: &[T], out: &mut [T]) {
-        each_system!(self, s => s.grad_q(q, p, out))
+    /// The system's gradients, if it is a Hamiltonian system (a discrete map has none: it is
+    /// advanced by its own map, `DiscreteSystem::discrete_step`).
+    pub fn hamiltonian(&self) -> Option<&HamiltonianSystem> {
+        match self {
+            System::Hamiltonian(h) => Some(h),
+            System::DiscreteMap(_) => None,
+        }
     }
 
-    /// ∂H/∂p for a block of points.
-    #[inline(always)]
-    pub fn grad_p<T: Real>(&self, q: &[T], p: &[T], out: &mut [T]) {
-        each_system!(self, s => s.grad_p(q, p, out))
-    }
-
-    /// Directional derivative of ∂H/∂q along (vq, vp): H_qq vq + H_qp vp, for a block of points
-    /// (the tangent map's linearisation; all slices of equal length, component-major).
-    #[inline(always)]
-    pub fn grad_q_dir<T: Real>(&self, q: &[T], p: &[T], vq: &[T], vp: &[T], out: &mut [T]) {
-        each_system!(self, s => s.grad_q_dir(q, p, vq, vp, out))
-    }
-
-    /// ∂H/∂q of the points and its directional derivatives along the tangent columns stored
-    /// after them (see `Hamiltonian::grad_q_tangent`).
-    #[inline(always)]
-    pub fn grad_q_tangent<T: Real>(&self, nd: usize, q: &[T], p: &[T], out: &mut [T]) {
-        each_system!(self, s => s.grad_q_tangent(nd, q, p, out))
-    }
-
-    /// Directional derivative of ∂H/∂p along (vq, vp): H_pq vq + H_pp vp.
-    #[inline(always)]
-    pub fn grad_p_dir<T: Real>(&self, q: &[T], p: &[T], vq: &[T], vp: &[T], out: &mut [T]) {
-        each_system!(self, s => s.grad_p_dir(q, p, vq, vp, out))
+    /// The system's map, if it is a discrete map.
+    pub fn discrete(&self) -> Option<&DiscreteSystem> {
+        match self {
+            System::DiscreteMap(m) => Some(m),
+            System::Hamiltonian(_) => None,
+        }
     }
 
     /// Named f32 constants the system's WGSL expects, computed from the f64 parameters.
     pub fn wgsl_constants(&self) -> Vec<(&'static str, f64)> {
         each_system!(self, s => s.constants())
+    }
+
+    /// The constants of the system's f64 energy WGSL (`gpu::energy`): `wgsl_constants`, and
+    /// for a discrete map the run's step `dt` as `H_STEP` (its energy's quadrature points).
+    pub fn energy_constants(&self, dt: f64) -> Vec<(&'static str, f64)> {
+        let mut constants = self.wgsl_constants();
+        if let System::DiscreteMap(_) = self {
+            constants.push(("H_STEP", dt));
+        }
+        constants
     }
 
     /// Named constant arrays the system's WGSL expects.
@@ -425,48 +455,29 @@ impl System {
 
     /// A variational system (`SystemInfo::variational`): advanced by its own two-step map.
     pub fn variational(&self) -> bool {
-        self.builtin_info().is_some_and(|i| i.variational)
-    }
-
-    /// The same system with its step size set (variational systems evaluate their energy in
-    /// their discrete Lagrangian's quadrature, which depends on h); others are unchanged.
-    pub fn with_step(mut self, h: f64) -> System {
-        each_discrete!(&mut self, s => s.set_step(h), else ());
-        self
-    }
-
-    /// One step of a variational system's two-step map for a block of points (see
-    /// `DiscreteMap::discrete_step`).
-    #[inline]
-    pub fn discrete_step<T: Real>(
-        &self,
-        h: T,
-        q: &mut [T],
-        v: &mut [T],
-        newton: Newton,
-        unconverged: &mut [u32],
-    ) {
-        each_discrete!(self, s => s.discrete_step(h, q, v, newton, unconverged), else ())
+        matches!(self, System::DiscreteMap(_))
     }
 
     /// The largest violation of a nonholonomic system's continuous constraints by one point's
-    /// discrete velocity (None for systems without constraints).
-    pub fn constraint_error(&self, q: &[f64], v: &[f64]) -> Option<f64> {
-        each_discrete!(self, s => s.constraint_error(q, v), else None)
+    /// discrete velocity at step `dt` (None for systems without constraints).
+    pub fn constraint_error(&self, dt: f64, q: &[f64], v: &[f64]) -> Option<f64> {
+        self.discrete().and_then(|m| m.constraint_error(dt, q, v))
     }
 
-    /// Put an initial point (q1..qd, v1..vd) on the system's discrete constraint
+    /// Put an initial point (q1..qd, v1..vd) on the system's discrete constraint at step `dt`
     /// (`DiscreteMap::project_start`); the row untouched where the system has no such
     /// projection.
-    pub fn project_start(&self, row: &mut [f64]) {
+    pub fn project_start(&self, dt: f64, row: &mut [f64]) {
         let (q, v) = row.split_at_mut(self.dof());
-        each_discrete!(self, s => s.project_start(q, v), else ())
+        if let Some(m) = self.discrete() {
+            m.project_start(dt, q, v);
+        }
     }
 
     /// Whether the system projects its initial velocities (`project_start`): the systems
     /// `--raw-start` applies to.
     pub fn projects_start(&self) -> bool {
-        each_discrete!(self, s => s.projects_start(), else false)
+        self.discrete().is_some_and(|m| m.projects_start())
     }
 
     /// Whether the system has nonholonomic constraints (the `constraint_err_max` column), as
@@ -477,7 +488,7 @@ impl System {
 
     /// A discrete map's declared constraints (`None` for a Hamiltonian system).
     pub fn constraints(&self) -> Option<Constraints> {
-        each_discrete!(self, s => Some(s.constraints()), else None)
+        self.discrete().map(|m| m.constraints())
     }
 
     /// A holonomic discrete map (symplectic in (q, p = −D₁L_d)): loop areas are measured in
@@ -486,23 +497,18 @@ impl System {
         self.constraints() == Some(Constraints::Holonomic)
     }
 
-    /// The discrete Legendre transform p = −D₁L_d(q, q + h v) of one point of a holonomic
+    /// The discrete Legendre transform p = −D₁L_d(q, q + dt v) of one point of a holonomic
     /// discrete map, into `p` (see `DiscreteMap::momentum`).
-    pub fn momentum(&self, q: &[f64], v: &[f64], p: &mut [f64]) {
-        each_discrete!(self, s => s.momentum(q, v, p), else ())
+    pub fn momentum(&self, dt: f64, q: &[f64], v: &[f64], p: &mut [f64]) {
+        if let Some(m) = self.discrete() {
+            m.momentum(dt, q, v, p);
+        }
     }
 
     /// Whether the system's tangent columns can be advanced: every Hamiltonian system (through
     /// its gradients' linearisation), and the discrete maps whose `tangent_step` is written.
     pub fn has_tangent_map(&self) -> bool {
-        each_discrete!(self, s => s.linearised(), else true)
-    }
-
-    /// One tangent column of a block of points through one step of a linearised discrete map
-    /// (see `DiscreteMap::tangent_step`).
-    #[inline]
-    pub fn tangent_step<T: Real>(&self, h: T, q: &[T], v: &[T], tq: &mut [T], tp: &mut [T]) {
-        each_discrete!(self, s => s.tangent_step(h, q, v, tq, tp), else ())
+        self.discrete().is_none_or(|m| m.linearised())
     }
 
     /// A configuration plane to draw a single trajectory's path in (label, x and y components).

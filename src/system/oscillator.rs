@@ -3,7 +3,7 @@
 use super::hamiltonian::literal;
 use std::collections::BTreeMap;
 
-use super::{require_positive, Hamiltonian, ParamSpec, SystemDef, SystemInfo};
+use super::{require_positive, Hamiltonian, ParamSpec, SystemDef, SystemDescription, SystemInfo};
 use crate::error::Result;
 use crate::float::Real;
 
@@ -41,7 +41,7 @@ impl SystemDef for Oscillator {
     }
 }
 
-impl Hamiltonian for Oscillator {
+impl SystemDescription for Oscillator {
     fn dof(&self) -> usize {
         1
     }
@@ -59,6 +59,13 @@ impl Hamiltonian for Oscillator {
         BTreeMap::from([("m".into(), self.m), ("k".into(), self.k)])
     }
 
+    /// WGSL constants: SPRING_K = k, INV_MASS = 1/m.
+    fn constants(&self) -> Vec<(&'static str, f64)> {
+        vec![("SPRING_K", self.k), ("INV_MASS", 1.0 / self.m)]
+    }
+}
+
+impl Hamiltonian for Oscillator {
     fn energy(&self, q: &[f64], p: &[f64]) -> f64 {
         p[0] * p[0] / (2.0 * self.m) + self.k * q[0] * q[0] / 2.0
     }
@@ -76,11 +83,6 @@ impl Hamiltonian for Oscillator {
     fn formula(&self) -> Option<String> {
         let (m, k) = (literal(self.m), literal(self.k));
         Some(format!("p^2/(2*{m}) + {k}*q^2/2"))
-    }
-
-    /// WGSL constants: SPRING_K = k, INV_MASS = 1/m.
-    fn constants(&self) -> Vec<(&'static str, f64)> {
-        vec![("SPRING_K", self.k), ("INV_MASS", 1.0 / self.m)]
     }
 
     #[inline(always)]

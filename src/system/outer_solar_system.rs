@@ -17,7 +17,7 @@
 use super::hamiltonian::literal;
 use std::collections::BTreeMap;
 
-use super::{require_positive, Hamiltonian, ParamSpec, SystemDef, SystemInfo};
+use super::{require_positive, Hamiltonian, ParamSpec, SystemDef, SystemDescription, SystemInfo};
 use crate::error::Result;
 use crate::float::Real;
 
@@ -94,7 +94,7 @@ impl OuterSolarSystem {
     }
 }
 
-impl Hamiltonian for OuterSolarSystem {
+impl SystemDescription for OuterSolarSystem {
     fn dof(&self) -> usize {
         3 * BODIES
     }
@@ -103,6 +103,41 @@ impl Hamiltonian for OuterSolarSystem {
         BTreeMap::from([("G".into(), self.g)])
     }
 
+    fn constants(&self) -> Vec<(&'static str, f64)> {
+        Vec::new()
+    }
+
+    fn arrays(&self) -> Vec<(&'static str, Vec<f64>)> {
+        vec![
+            ("SOLAR_INV_M", MASSES.iter().map(|m| 1.0 / m).collect()),
+            ("SOLAR_GMM", self.pair_couplings()),
+        ]
+    }
+
+    /// GNI Table I.2.2 with p_i = m_i v_i.
+    fn default_state(&self) -> Vec<f64> {
+        let q = POSITIONS.iter().flatten().copied();
+        let p = MASSES
+            .iter()
+            .zip(&VELOCITIES)
+            .flat_map(|(m, v)| v.iter().map(move |x| m * x));
+        q.chain(p).collect()
+    }
+
+    fn angular_momentum(&self, q: &[f64], p: &[f64]) -> Option<[f64; 3]> {
+        let mut l = [0.0; 3];
+        for i in 0..BODIES {
+            let (x, y, z) = (q[3 * i], q[3 * i + 1], q[3 * i + 2]);
+            let (px, py, pz) = (p[3 * i], p[3 * i + 1], p[3 * i + 2]);
+            l[0] += y * pz - z * py;
+            l[1] += z * px - x * pz;
+            l[2] += x * py - y * px;
+        }
+        Some(l)
+    }
+}
+
+impl Hamiltonian for OuterSolarSystem {
     fn energy(&self, q: &[f64], p: &[f64]) -> f64 {
         let mut kinetic = 0.0;
         for i in 0..BODIES {
@@ -152,17 +187,6 @@ impl Hamiltonian for OuterSolarSystem {
             kinetic.join(" + "),
             potential.join(" - ")
         ))
-    }
-
-    fn constants(&self) -> Vec<(&'static str, f64)> {
-        Vec::new()
-    }
-
-    fn arrays(&self) -> Vec<(&'static str, Vec<f64>)> {
-        vec![
-            ("SOLAR_INV_M", MASSES.iter().map(|m| 1.0 / m).collect()),
-            ("SOLAR_GMM", self.pair_couplings()),
-        ]
     }
 
     /// ∂H/∂q_i = Σ_{j≠i} G m_i m_j (q_i − q_j)/|q_i − q_j|³, accumulated pair by pair.
@@ -253,37 +277,18 @@ impl Hamiltonian for OuterSolarSystem {
     fn grad_p_dir<T: Real>(&self, q: &[T], _p: &[T], _vq: &[T], vp: &[T], out: &mut [T]) {
         self.grad_p(q, vp, out);
     }
-
-    /// GNI Table I.2.2 with p_i = m_i v_i.
-    fn default_state(&self) -> Vec<f64> {
-        let q = POSITIONS.iter().flatten().copied();
-        let p = MASSES
-            .iter()
-            .zip(&VELOCITIES)
-            .flat_map(|(m, v)| v.iter().map(move |x| m * x));
-        q.chain(p).collect()
-    }
-
-    fn angular_momentum(&self, q: &[f64], p: &[f64]) -> Option<[f64; 3]> {
-        let mut l = [0.0; 3];
-        for i in 0..BODIES {
-            let (x, y, z) = (q[3 * i], q[3 * i + 1], q[3 * i + 2]);
-            let (px, py, pz) = (p[3 * i], p[3 * i + 1], p[3 * i + 2]);
-            l[0] += y * pz - z * py;
-            l[1] += z * px - x * pz;
-            l[2] += x * py - y * px;
-        }
-        Some(l)
-    }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::super::System;
+    use super::super::{HamiltonianSystem, System};
     use super::*;
 
-    fn system() -> System {
-        System::new(NAME, &BTreeMap::new()).unwrap()
+    fn system() -> OuterSolarSystem {
+        match System::new(NAME, &BTreeMap::new()).unwrap() {
+            System::Hamiltonian(HamiltonianSystem::OuterSolarSystem(s)) => s,
+            other => panic!("not the solar system: {}", other.name()),
+        }
     }
 
     fn norm(v: &[f64]) -> f64 {
@@ -331,7 +336,7 @@ mod tests {
         assert_eq!(p[3], MASSES[1] * 0.00565429);
         assert_eq!(&q[15..], &[-15.5387357, -25.2225594, -3.1902382]);
         // Every derived f32 constant is a normal f32 (System::new checks finiteness only).
-        for (_, values) in sys.wgsl_arrays() {
+        for (_, values) in sys.arrays() {
             assert!(values.iter().all(|&v| (v as f32).is_normal()));
         }
     }
@@ -340,9 +345,7 @@ mod tests {
     /// (the generic test's tolerance, 1e-6 (1 + |value|), cannot see forces of 1e-8).
     #[test]
     fn gradients_match_finite_differences_relatively() {
-        let System::OuterSolarSystem(sys) = system() else {
-            panic!("not the solar system")
-        };
+        let sys = system();
         let z0 = sys.default_state();
         let d = 18;
         // The table's state and two perturbed ones (positions by up to 0.3 AU, momenta by 20 %).

@@ -3,7 +3,10 @@
 use super::hamiltonian::literal;
 use std::collections::BTreeMap;
 
-use super::{energy_per_point, require_positive, Hamiltonian, ParamSpec, SystemDef, SystemInfo};
+use super::{
+    energy_per_point, require_positive, Hamiltonian, ParamSpec, SystemDef, SystemDescription,
+    SystemInfo,
+};
 use crate::error::Result;
 use crate::float::{cos_poly, exact_reciprocal, sin_poly, Real, SIN_POLY_F64_RANGE};
 
@@ -44,7 +47,7 @@ impl SystemDef for Pendulum {
     }
 }
 
-impl Hamiltonian for Pendulum {
+impl SystemDescription for Pendulum {
     fn dof(&self) -> usize {
         1
     }
@@ -66,6 +69,15 @@ impl Hamiltonian for Pendulum {
         ])
     }
 
+    fn constants(&self) -> Vec<(&'static str, f64)> {
+        vec![
+            ("M_G_L", self.m * self.g * self.l),
+            ("INV_M_L2", 1.0 / (self.m * self.l * self.l)),
+        ]
+    }
+}
+
+impl Hamiltonian for Pendulum {
     fn energy(&self, q: &[f64], p: &[f64]) -> f64 {
         p[0] * p[0] / (2.0 * self.m * self.l * self.l)
             + self.m * self.g * self.l * (1.0 - q[0].cos())
@@ -83,7 +95,7 @@ impl Hamiltonian for Pendulum {
             out_of_range |= x.to_f64().abs() > SIN_POLY_F64_RANGE;
         }
         if out_of_range {
-            return energy_per_point(self, q, p, len, 0, out);
+            return energy_per_point(1, |q, p| self.energy(q, p), q, p, len, 0, out);
         }
         let two_m_l2 = 2.0 * self.m * self.l * self.l;
         let two_m_g_l = 2.0 * (self.m * self.g * self.l);
@@ -103,13 +115,6 @@ impl Hamiltonian for Pendulum {
     fn formula(&self) -> Option<String> {
         let (m, g, l) = (literal(self.m), literal(self.g), literal(self.l));
         Some(format!("p^2/(2*{m}*{l}^2) + {m}*{g}*{l}*(1 - cos(q))"))
-    }
-
-    fn constants(&self) -> Vec<(&'static str, f64)> {
-        vec![
-            ("M_G_L", self.m * self.g * self.l),
-            ("INV_M_L2", 1.0 / (self.m * self.l * self.l)),
-        ]
     }
 
     #[inline(always)]

@@ -15,8 +15,7 @@
 use std::collections::BTreeMap;
 
 use super::discrete::{Constraints, DiscreteMap};
-use super::hamiltonian::no_hamiltonian_gradients;
-use super::{require_positive, Hamiltonian, Newton, ParamSpec, SystemDef, SystemInfo};
+use super::{require_positive, Newton, ParamSpec, SystemDef, SystemDescription, SystemInfo};
 use crate::error::Result;
 use crate::float::{cos_poly, sin_poly, Real};
 
@@ -38,8 +37,6 @@ pub const INFO: SystemInfo = SystemInfo {
 #[derive(Debug, Clone)]
 pub struct PendulumVariational {
     pub omega: f64,
-    /// The run's step (`set_step`): the energy's second quadrature point q_k + h v_k.
-    pub h: f64,
 }
 
 impl SystemDef for PendulumVariational {
@@ -52,12 +49,11 @@ impl SystemDef for PendulumVariational {
         require_positive(NAME, params, &["omega"])?;
         Ok(PendulumVariational {
             omega: params["omega"],
-            h: 0.001,
         })
     }
 }
 
-impl Hamiltonian for PendulumVariational {
+impl SystemDescription for PendulumVariational {
     fn dof(&self) -> usize {
         1
     }
@@ -66,18 +62,10 @@ impl Hamiltonian for PendulumVariational {
         BTreeMap::from([("omega".into(), self.omega)])
     }
 
-    /// E_d = ½v_k² − ½ω²(cos q_k + cos(q_k + h v_k)).
-    fn energy(&self, q: &[f64], v: &[f64]) -> f64 {
-        let w2 = self.omega * self.omega;
-        0.5 * v[0] * v[0] - 0.5 * w2 * (q[0].cos() + (q[0] + self.h * v[0]).cos())
-    }
-
-    /// W2 = ω², H_STEP = h (energy).
+    /// W2 = ω².
     fn constants(&self) -> Vec<(&'static str, f64)> {
-        vec![("W2", self.omega * self.omega), ("H_STEP", self.h)]
+        vec![("W2", self.omega * self.omega)]
     }
-
-    no_hamiltonian_gradients!();
 
     /// The seed's figure 1: q₀ = 0.2, v₀ = 5e-4.
     fn default_state(&self) -> Vec<f64> {
@@ -90,13 +78,19 @@ impl Hamiltonian for PendulumVariational {
 }
 
 impl DiscreteMap for PendulumVariational {
+    /// E_d = ½v_k² − ½ω²(cos q_k + cos(q_k + h v_k)).
+    fn energy(&self, h: f64, q: &[f64], v: &[f64]) -> f64 {
+        let w2 = self.omega * self.omega;
+        0.5 * v[0] * v[0] - 0.5 * w2 * (q[0].cos() + (q[0] + h * v[0]).cos())
+    }
+
     fn constraints(&self) -> Constraints {
         Constraints::Holonomic
     }
 
     /// p = −D₁L_d(q, q + h v) = v + (h/2) ω² sin q: Störmer–Verlet's momentum.
-    fn momentum(&self, q: &[f64], v: &[f64], p: &mut [f64]) {
-        p[0] = v[0] + 0.5 * self.h * self.omega * self.omega * q[0].sin();
+    fn momentum(&self, h: f64, q: &[f64], v: &[f64], p: &mut [f64]) {
+        p[0] = v[0] + 0.5 * h * self.omega * self.omega * q[0].sin();
     }
 
     fn linearised(&self) -> bool {
@@ -114,10 +108,6 @@ impl DiscreteMap for PendulumVariational {
             tq[i] = dq1;
             tp[i] = dv - hw2 * cos_poly(q1) * dq1;
         }
-    }
-
-    fn set_step(&mut self, h: f64) {
-        self.h = h;
     }
 
     fn discrete_step<T: Real>(

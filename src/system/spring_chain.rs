@@ -17,7 +17,9 @@
 use super::hamiltonian::literal;
 use std::collections::BTreeMap;
 
-use super::{bad_param, require_positive, Hamiltonian, ParamSpec, SystemDef, SystemInfo};
+use super::{
+    bad_param, require_positive, Hamiltonian, ParamSpec, SystemDef, SystemDescription, SystemInfo,
+};
 use crate::error::Result;
 use crate::float::Real;
 
@@ -144,7 +146,7 @@ impl SpringChain {
     }
 }
 
-impl Hamiltonian for SpringChain {
+impl SystemDescription for SpringChain {
     fn dof(&self) -> usize {
         2 * self.n
     }
@@ -164,6 +166,38 @@ impl Hamiltonian for SpringChain {
         out
     }
 
+    fn constants(&self) -> Vec<(&'static str, f64)> {
+        Vec::new()
+    }
+
+    /// Per-spring / per-mass arrays, index i = 0..N−1 for spring i+1 and mass i+1:
+    /// CHAIN_K = k_i, CHAIN_REST = l_i, CHAIN_INV_M = 1/m_i, CHAIN_M_G = m_i g.
+    fn arrays(&self) -> Vec<(&'static str, Vec<f64>)> {
+        let n = self.n;
+        let (m, l) = (self.particle_mass(), self.rest_length());
+        vec![
+            ("CHAIN_K", self.springs.clone()),
+            ("CHAIN_REST", vec![l; n]),
+            ("CHAIN_INV_M", vec![1.0 / m; n]),
+            ("CHAIN_M_G", vec![m * self.g; n]),
+        ]
+    }
+
+    /// The free end's horizontal position x_N (seed 000's figures 7–11).
+    fn observable(&self) -> Option<(&'static str, usize)> {
+        Some(("x of the free end", 2 * (self.n - 1)))
+    }
+
+    /// The equilibrium, at rest except for p_x = alpha on the free end (mass N).
+    fn default_state(&self) -> Vec<f64> {
+        let mut z = self.equilibrium();
+        let d = self.dof();
+        z[d + 2 * (self.n - 1)] = self.alpha;
+        z
+    }
+}
+
+impl Hamiltonian for SpringChain {
     fn energy(&self, q: &[f64], p: &[f64]) -> f64 {
         let (m, l) = (self.particle_mass(), self.rest_length());
         let mut kinetic = 0.0;
@@ -206,23 +240,6 @@ impl Hamiltonian for SpringChain {
             })
             .collect();
         Some(terms.join(" + "))
-    }
-
-    fn constants(&self) -> Vec<(&'static str, f64)> {
-        Vec::new()
-    }
-
-    /// Per-spring / per-mass arrays, index i = 0..N−1 for spring i+1 and mass i+1:
-    /// CHAIN_K = k_i, CHAIN_REST = l_i, CHAIN_INV_M = 1/m_i, CHAIN_M_G = m_i g.
-    fn arrays(&self) -> Vec<(&'static str, Vec<f64>)> {
-        let n = self.n;
-        let (m, l) = (self.particle_mass(), self.rest_length());
-        vec![
-            ("CHAIN_K", self.springs.clone()),
-            ("CHAIN_REST", vec![l; n]),
-            ("CHAIN_INV_M", vec![1.0 / m; n]),
-            ("CHAIN_M_G", vec![m * self.g; n]),
-        ]
     }
 
     /// ∂H/∂r_i = −m_i g ŷ + t_i d_i − t_{i+1} d_{i+1}, with d_i = r_i − r_{i−1} and the
@@ -321,29 +338,19 @@ impl Hamiltonian for SpringChain {
     fn grad_p_dir<T: Real>(&self, q: &[T], _p: &[T], _vq: &[T], vp: &[T], out: &mut [T]) {
         self.grad_p(q, vp, out);
     }
-
-    /// The free end's horizontal position x_N (seed 000's figures 7–11).
-    fn observable(&self) -> Option<(&'static str, usize)> {
-        Some(("x of the free end", 2 * (self.n - 1)))
-    }
-
-    /// The equilibrium, at rest except for p_x = alpha on the free end (mass N).
-    fn default_state(&self) -> Vec<f64> {
-        let mut z = self.equilibrium();
-        let d = self.dof();
-        z[d + 2 * (self.n - 1)] = self.alpha;
-        z
-    }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::super::System;
+    use super::super::{HamiltonianSystem, System};
     use super::*;
 
-    fn chain(given: &[(&str, f64)]) -> Result<System> {
+    fn chain(given: &[(&str, f64)]) -> Result<SpringChain> {
         let given: BTreeMap<String, f64> = given.iter().map(|(k, v)| (k.to_string(), *v)).collect();
-        System::new(NAME, &given)
+        match System::new(NAME, &given)? {
+            System::Hamiltonian(HamiltonianSystem::SpringChain(c)) => Ok(c),
+            other => panic!("not a spring chain: {}", other.name()),
+        }
     }
 
     /// At the equilibrium (alpha = 0) every force balances: |∂H/∂q| is roundoff next to the
@@ -367,9 +374,7 @@ mod tests {
 
     #[test]
     fn default_state_is_the_seed_table_1() {
-        let System::SpringChain(c) = chain(&[]).unwrap() else {
-            panic!("not a spring chain")
-        };
+        let c = chain(&[]).unwrap();
         assert_eq!((c.n, c.dof()), (8, 16));
         assert_eq!(c.particle_mass(), 0.125);
         assert_eq!(c.rest_length(), 0.125);
@@ -414,7 +419,7 @@ mod tests {
         let again = System::new(NAME, &params).unwrap();
         assert_eq!(again.params(), params);
         assert_eq!(again.default_state(), sys.default_state());
-        assert_eq!(sys.wgsl_arrays()[0].1[2], 500.0);
+        assert_eq!(sys.arrays()[0].1[2], 500.0);
     }
 
     /// The block kernels (component-major, several points) agree with the single-point ones,

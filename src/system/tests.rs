@@ -3,6 +3,14 @@
 
 use super::*;
 
+/// The step the discrete maps' energies are evaluated at (a run's `--dt`).
+const DT: f64 = 0.01;
+
+/// A Hamiltonian system's gradients (every system the tests differentiate is one).
+fn ham(sys: &System) -> &HamiltonianSystem {
+    sys.hamiltonian().expect("a Hamiltonian system")
+}
+
 /// Sample states near the default state of a system (deterministic perturbations). Each
 /// half (q, p) is perturbed on the scale of the default state's largest entry there, at
 /// most 1 (1 where it is 0): the outer solar system's momenta are ~1e-6, and perturbing
@@ -37,8 +45,8 @@ fn samples(sys: &System) -> Vec<Vec<f64>> {
 fn grads(sys: &System, z: &[f64]) -> (Vec<f64>, Vec<f64>) {
     let d = sys.dof();
     let (mut gq, mut gp) = (vec![0.0; d], vec![0.0; d]);
-    sys.grad_q(&z[..d], &z[d..], &mut gq);
-    sys.grad_p(&z[..d], &z[d..], &mut gp);
+    ham(sys).grad_q(&z[..d], &z[d..], &mut gq);
+    ham(sys).grad_p(&z[..d], &z[d..], &mut gp);
     (gq, gp)
 }
 
@@ -66,11 +74,11 @@ fn energy_block_matches_energy() {
             }
         }
         let mut out = vec![0.0; zs.len()];
-        sys.energy_block(&s.q, &s.p, n, 2, &mut out);
+        sys.energy_block(DT, &s.q, &s.p, n, 2, &mut out);
         for (j, &h) in out.iter().enumerate() {
             let q: Vec<f64> = (0..d).map(|k| s.q[k * n + j + 2].to_f64()).collect();
             let p: Vec<f64> = (0..d).map(|k| s.p[k * n + j + 2].to_f64()).collect();
-            let want = sys.energy(&q, &p);
+            let want = sys.energy(DT, &q, &p);
             if !q.iter().chain(&p).all(|x| x.is_finite()) {
                 assert!(!h.is_finite(), "{}: {h} at {q:?} {p:?}", sys.name());
             } else {
@@ -148,12 +156,12 @@ fn grad_q_tangent_equals_the_per_column_evaluation() {
             })
             .collect();
         let mut fused = vec![T::ZERO; len];
-        sys.grad_q_tangent(nd, &q, &p, &mut fused);
+        ham(sys).grad_q_tangent(nd, &q, &p, &mut fused);
         let mut apart = vec![T::ZERO; len];
-        sys.grad_q(&q[..nd], &p[..nd], &mut apart[..nd]);
+        ham(sys).grad_q(&q[..nd], &p[..nd], &mut apart[..nd]);
         for j in 1..=cols {
             let r = j * nd..(j + 1) * nd;
-            sys.grad_q_dir(
+            ham(sys).grad_q_dir(
                 &q[..nd],
                 &p[..nd],
                 &q[r.clone()],
@@ -170,7 +178,7 @@ fn grad_q_tangent_equals_the_per_column_evaluation() {
             );
         }
     }
-    // Variational systems have no Hamiltonian gradients (`no_hamiltonian_gradients`).
+    // Variational systems have no Hamiltonian gradients (`System::hamiltonian` is None).
     for info in CATALOGUE.iter().filter(|i| !i.variational) {
         let sys = System::new(info.name, &BTreeMap::new()).unwrap();
         check::<f32>(&sys, 70);
@@ -194,7 +202,8 @@ fn gradients_match_finite_differences_for_every_system() {
                 let (mut a, mut b) = (z.clone(), z.clone());
                 a[c] += eps;
                 b[c] -= eps;
-                fd[c] = (sys.energy(&a[..d], &a[d..]) - sys.energy(&b[..d], &b[d..])) / (2.0 * eps);
+                let h = ham(&sys);
+                fd[c] = (h.energy(&a[..d], &a[d..]) - h.energy(&b[..d], &b[d..])) / (2.0 * eps);
             }
             let analytic: Vec<f64> = gq.iter().chain(&gp).copied().collect();
             assert!(
@@ -209,8 +218,8 @@ fn gradients_match_finite_differences_for_every_system() {
             dirs.push((0..2 * d).map(|k| 0.3 + 0.1 * k as f64).collect());
             for v in dirs {
                 let (mut oq, mut op) = (vec![0.0; d], vec![0.0; d]);
-                sys.grad_q_dir(&z[..d], &z[d..], &v[..d], &v[d..], &mut oq);
-                sys.grad_p_dir(&z[..d], &z[d..], &v[..d], &v[d..], &mut op);
+                ham(&sys).grad_q_dir(&z[..d], &z[d..], &v[..d], &v[d..], &mut oq);
+                ham(&sys).grad_p_dir(&z[..d], &z[d..], &v[..d], &v[d..], &mut op);
                 let a: Vec<f64> = z.iter().zip(&v).map(|(x, w)| x + eps * w).collect();
                 let b: Vec<f64> = z.iter().zip(&v).map(|(x, w)| x - eps * w).collect();
                 let (aq, ap) = grads(&sys, &a);
@@ -267,7 +276,7 @@ fn every_hamiltonian_system_has_a_formula_equal_to_its_h() {
         let d = sys.dof();
         for z in samples(&sys) {
             let (q, p) = (&z[..d], &z[d..]);
-            let (h, want) = (e.energy(q, p), sys.energy(q, p));
+            let (h, want) = (e.energy(q, p), ham(&sys).energy(q, p));
             assert!(
                 (h - want).abs() <= 1e-12 * (1.0 + want.abs()),
                 "{}: H {h} vs {want}",
@@ -281,4 +290,53 @@ fn every_hamiltonian_system_has_a_formula_equal_to_its_h() {
             assert!(dev < 1e-10, "{}: gradients off by {dev:e}", info.name);
         }
     }
+}
+
+/// The `systems!` lists decide each system's kind: the `discrete` list's systems are discrete
+/// maps (no gradients to reach: `hamiltonian` is None), the others Hamiltonian systems (no
+/// map), and `SystemInfo::variational` says the same.
+#[test]
+fn each_system_is_of_the_kind_its_list_gives() {
+    for info in CATALOGUE {
+        let sys = System::new(info.name, &BTreeMap::new()).unwrap();
+        assert_eq!(sys.variational(), info.variational, "{}", info.name);
+        assert_eq!(
+            sys.hamiltonian().is_none(),
+            info.variational,
+            "{}",
+            info.name
+        );
+        assert_eq!(sys.discrete().is_some(), info.variational, "{}", info.name);
+        assert_eq!(
+            sys.constraints().is_some(),
+            info.variational,
+            "{}",
+            info.name
+        );
+    }
+}
+
+/// A discrete map holds no step size: its energy is evaluated at the step it is given (the
+/// pendulum's E_d = ½v² − ½ω²(cos q + cos(q + h v))), and its energy kernel's `H_STEP` is
+/// that step; a Hamiltonian system's H and constants do not depend on it.
+#[test]
+fn a_discrete_maps_energy_is_evaluated_at_the_step_it_is_given() {
+    let map = System::new(pendulum_variational::NAME, &BTreeMap::new()).unwrap();
+    let (q, v) = (0.3f64, 0.7f64);
+    for h in [0.001, 0.05, -0.02] {
+        let want = 0.5 * v * v - 0.5 * (q.cos() + (q + h * v).cos());
+        assert_eq!(map.energy(h, &[q], &[v]), want);
+        let constants = map.energy_constants(h);
+        assert_eq!(constants.last(), Some(&("H_STEP", h)));
+    }
+    assert!(!map
+        .wgsl_constants()
+        .iter()
+        .any(|(name, _)| *name == "H_STEP"));
+    let pendulum = System::new(pendulum::NAME, &BTreeMap::new()).unwrap();
+    assert_eq!(
+        pendulum.energy(0.001, &[q], &[v]),
+        pendulum.energy(0.05, &[q], &[v])
+    );
+    assert_eq!(pendulum.energy_constants(0.05), pendulum.wgsl_constants());
 }

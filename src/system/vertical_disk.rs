@@ -25,8 +25,7 @@
 use std::collections::BTreeMap;
 
 use super::discrete::{Constraints, DiscreteMap};
-use super::hamiltonian::no_hamiltonian_gradients;
-use super::{require_positive, Hamiltonian, Newton, ParamSpec, SystemDef, SystemInfo};
+use super::{require_positive, Newton, ParamSpec, SystemDef, SystemDescription, SystemInfo};
 use crate::error::Result;
 use crate::float::{cos_poly, sin_poly, Real};
 
@@ -52,8 +51,6 @@ pub struct VerticalDisk {
     pub a: f64,
     pub inertia: f64,
     pub j: f64,
-    /// The run's step (`set_step`), for the constraint at the midpoint heading.
-    pub h: f64,
 }
 
 impl SystemDef for VerticalDisk {
@@ -68,12 +65,11 @@ impl SystemDef for VerticalDisk {
             a: params["a"],
             inertia: params["inertia"],
             j: params["j"],
-            h: 0.01,
         })
     }
 }
 
-impl Hamiltonian for VerticalDisk {
+impl SystemDescription for VerticalDisk {
     fn dof(&self) -> usize {
         4
     }
@@ -87,13 +83,6 @@ impl Hamiltonian for VerticalDisk {
         ])
     }
 
-    /// E = ½m(v^x² + v^y²) + ½I v^θ² + ½J v^φ².
-    fn energy(&self, _q: &[f64], v: &[f64]) -> f64 {
-        0.5 * self.m * (v[0] * v[0] + v[1] * v[1])
-            + 0.5 * self.inertia * v[3] * v[3]
-            + 0.5 * self.j * v[2] * v[2]
-    }
-
     /// DISK_A = a, DISK_I = I, DISK_MA = m a, DISK_MA2 = m a², DISK_M, DISK_J (energy).
     fn constants(&self) -> Vec<(&'static str, f64)> {
         vec![
@@ -105,8 +94,6 @@ impl Hamiltonian for VerticalDisk {
             ("DISK_J", self.j),
         ]
     }
-
-    no_hamiltonian_gradients!();
 
     /// The seed's figure 14: q₀ = (−2, 3, 2, 0), q₁ = (−2, 3.1, 2.01, 0.1) at h = 0.01, as (q₀, v₀).
     fn default_state(&self) -> Vec<f64> {
@@ -123,17 +110,20 @@ impl Hamiltonian for VerticalDisk {
 }
 
 impl DiscreteMap for VerticalDisk {
+    /// E = ½m(v^x² + v^y²) + ½I v^θ² + ½J v^φ².
+    fn energy(&self, _h: f64, _q: &[f64], v: &[f64]) -> f64 {
+        0.5 * self.m * (v[0] * v[0] + v[1] * v[1])
+            + 0.5 * self.inertia * v[3] * v[3]
+            + 0.5 * self.j * v[2] * v[2]
+    }
+
     fn constraints(&self) -> Constraints {
         Constraints::Nonholonomic
     }
 
-    fn set_step(&mut self, h: f64) {
-        self.h = h;
-    }
-
     /// max |v^{x,y} − a v^θ (cos, sin) φ_{k+½}|: zero up to rounding once on the discrete constraint.
-    fn constraint_error(&self, q: &[f64], v: &[f64]) -> Option<f64> {
-        let mid = q[2] + 0.5 * self.h * v[2];
+    fn constraint_error(&self, h: f64, q: &[f64], v: &[f64]) -> Option<f64> {
+        let mid = q[2] + 0.5 * h * v[2];
         let ex = v[0] - self.a * v[3] * mid.cos();
         let ey = v[1] - self.a * v[3] * mid.sin();
         Some(ex.abs().max(ey.abs()))
@@ -151,9 +141,9 @@ impl DiscreteMap for VerticalDisk {
     /// the map's own formula with φ₀ for φ_{k+1}. The first step then changes nothing: from a
     /// state on the discrete constraint the map returns v^θ (module doc). For φ̇ = 0 this is
     /// exactly the velocity the raw start's first step computes.
-    fn project_start(&self, q: &[f64], v: &mut [f64]) {
+    fn project_start(&self, h: f64, q: &[f64], v: &mut [f64]) {
         let (phi, vphi) = (q[2], v[2]);
-        let turn = 0.5 * self.h * vphi;
+        let turn = 0.5 * h * vphi;
         let ma = self.m * self.a;
         let vth = (self.inertia * v[3] + ma * (v[0] * phi.cos() + v[1] * phi.sin()))
             / (self.inertia + ma * self.a * turn.cos());

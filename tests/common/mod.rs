@@ -152,12 +152,20 @@ pub fn advance_f64(
     e.state().unwrap().clone()
 }
 
-/// A seeded disk of points around the system's default centre.
+/// A seeded disk of points around a Hamiltonian system's default centre (a discrete map's
+/// start depends on the run's step: `disk_at`).
 pub fn disk(sys: &System, points: usize, radius: f64) -> State<f64> {
+    assert!(!sys.variational(), "{}: use disk_at", sys.name());
+    disk_at(sys, 1.0, points, radius)
+}
+
+/// A seeded disk of points around the system's default centre, for a run at step `h` (a
+/// nonholonomic map's points start on its discrete constraint at that step).
+pub fn disk_at(sys: &System, h: f64, points: usize, radius: f64) -> State<f64> {
     EnsembleRequest::disk(points, radius, 7)
         .resolve(sys)
         .unwrap()
-        .generate(sys)
+        .generate(sys, h)
         .unwrap()
 }
 

@@ -2,6 +2,7 @@
 //! accumulators), the columns finished from the same parts (`Escaped`, `Stayed`), and
 //! `AngularMomentum`.
 
+use super::RunEnergy;
 use super::{ang_mom_err_max, chunk_accumulators, fold_in_order, EnergyAccumulator, EnergyStats};
 use crate::measure::measurement::{
     Cell, Column, Finish, Measurement, Part, RunSetup, Shape, Snapshot,
@@ -113,8 +114,11 @@ impl Measurement for Energy {
     }
 
     fn measure(&self, at: &Snapshot) -> Part {
-        let system = at.run.system;
-        energy_part(&on_state!(at.state, s => chunk_accumulators(system, s, &at.per_point.h0)))
+        let e = RunEnergy {
+            system: at.run.system,
+            dt: at.run.dt,
+        };
+        energy_part(&on_state!(at.state, s => chunk_accumulators(&e, s, &at.per_point.h0)))
     }
 
     fn finish(&self, at: &Finish) -> Vec<Cell> {

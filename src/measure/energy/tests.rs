@@ -3,6 +3,9 @@
 
 use super::*;
 
+/// The step the energies are evaluated at (the pendulum's H does not read it).
+const DT: f64 = 0.01;
+
 #[test]
 fn merge_equals_sequential() {
     let data: Vec<(f64, f64)> = (0..1000)
@@ -42,14 +45,14 @@ fn chunked_stats_match_sequential_welford() {
     let n = 3 * CHUNK + 123;
     let mut s = pendulum_disk(n);
     let h0: Vec<f64> = (0..n)
-        .map(|i| sys.energy(&[s.q[i] as f64], &[s.p[i] as f64]) * (1.0 + 1e-7 * (i % 5) as f64))
+        .map(|i| sys.energy(DT, &[s.q[i] as f64], &[s.p[i] as f64]) * (1.0 + 1e-7 * (i % 5) as f64))
         .collect();
     s.q[7] = f32::NAN;
     s.p[CHUNK + 1] = f32::INFINITY;
-    let row = snapshot_stats(&sys, &s, &h0);
+    let row = snapshot_stats(&sys, DT, &s, &h0);
     let mut seq = EnergyAccumulator::default();
     for (i, &h0i) in h0.iter().enumerate() {
-        let h = sys.energy(&[s.q[i] as f64], &[s.p[i] as f64]);
+        let h = sys.energy(DT, &[s.q[i] as f64], &[s.p[i] as f64]);
         if h.is_finite() {
             seq.push(h, h0i);
         }
@@ -79,7 +82,18 @@ fn stats_do_not_depend_on_the_thread_count() {
             .num_threads(threads)
             .build()
             .unwrap();
-        pool.install(|| (snapshot_stats(&sys, &s, &h0), energies(&sys, &s)))
+        pool.install(|| {
+            (
+                snapshot_stats(&sys, DT, &s, &h0),
+                energies(
+                    &RunEnergy {
+                        system: &sys,
+                        dt: DT,
+                    },
+                    &s,
+                ),
+            )
+        })
     };
     assert_eq!(on(1), on(4));
 }

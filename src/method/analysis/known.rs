@@ -189,7 +189,7 @@ pub fn verlet_rkn() -> Family {
 /// (partitioned) Runge–Kutta stages solved by fixed-point iteration to convergence, kicks and
 /// drifts as written, compositions as repeated steps (`base` finds the base by name).
 pub fn reference_step(
-    system: &crate::system::System,
+    system: &crate::system::HamiltonianSystem,
     family: &Family,
     base: &dyn Fn(&str) -> Option<Family>,
     q: &mut [f64],
@@ -230,7 +230,7 @@ pub fn reference_step(
 }
 
 fn prk_step(
-    system: &crate::system::System,
+    system: &crate::system::HamiltonianSystem,
     tq: &Tableau,
     tp: &Tableau,
     q: &mut [f64],

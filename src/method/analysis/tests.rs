@@ -343,7 +343,14 @@ fn builtin_tableaus_match_their_code() {
         let h = 0.05;
         step_block(m, &system, &mut b, h, true);
         let (mut q, mut p) = (q0, p0);
-        reference_step(&system, &family, &resolve, &mut q, &mut p, h);
+        reference_step(
+            system.hamiltonian().unwrap(),
+            &family,
+            &resolve,
+            &mut q,
+            &mut p,
+            h,
+        );
         for k in 0..2 {
             let (dq, dp) = ((b.q[k] - q[k]).abs(), (b.p[k] - p[k]).abs());
             assert!(

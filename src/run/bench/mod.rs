@@ -325,7 +325,7 @@ pub fn bench(o: &BenchConfig) -> Result<BenchReport> {
     let system = o.against.as_ref().unwrap_or(&o.system);
     check_memory(o.points, system.dof(), if o.compensated { 16 } else { 8 })?;
     let spec = EnsembleRequest::disk(o.points, 0.3, o.seed).resolve(system)?;
-    let init = spec.generate(system)?;
+    let init = spec.generate(system, o.dt)?;
     let mut report = BenchReport {
         rows: Vec::new(),
         gpu_vs_cpu: Vec::new(),

@@ -1,0 +1,68 @@
+//! What every system describes, whichever kind it is: the `SystemDescription` trait, shared by
+//! the Hamiltonian systems (`Hamiltonian`) and the discrete maps (`DiscreteMap`), and the
+//! `SystemDef` descriptor through which the `systems!` list in `system/mod.rs` registers a
+//! system (its description, its WGSL files and its constructor).
+
+use std::collections::BTreeMap;
+
+use super::SystemInfo;
+use crate::error::Result;
+
+/// What a system is, apart from how it moves: its size, parameters, shader constants and the
+/// named states and projections the run and the plots use. `System`'s dispatch over every
+/// system (`each_system!`) reaches only these; the dynamics live in `Hamiltonian` (a vector
+/// field) or `DiscreteMap` (a map of step h), which `System` reaches per kind.
+pub trait SystemDescription {
+    /// Degrees of freedom d (the state has 2d components).
+    fn dof(&self) -> usize;
+    /// The resolved parameters (for config.toml).
+    fn params(&self) -> BTreeMap<String, f64>;
+    /// Named scalar f32 constants the system's WGSL expects, from the f64 parameters (a
+    /// discrete map's step size is not one of them: `System::energy_constants` adds the
+    /// run's as `H_STEP`).
+    fn constants(&self) -> Vec<(&'static str, f64)>;
+    /// Named constant arrays (`const NAME = array<f32, L>(..)` in the prelude), e.g. per-spring values.
+    fn arrays(&self) -> Vec<(&'static str, Vec<f64>)> {
+        Vec::new()
+    }
+    /// The named default initial state (q1..qd, p1..pd): `--ensemble point`, and the centre of
+    /// the other ensemble kinds when none is given.
+    fn default_state(&self) -> Vec<f64>;
+    /// The stable equilibrium (q*, p*) that `level` ensembles are star-shaped around (1 DOF).
+    fn minimum(&self) -> Option<Vec<f64>> {
+        None
+    }
+    /// Total angular momentum (3-vector; planar systems use the z component), for systems
+    /// where it is conserved: its error is the `ang_mom_err_max` column.
+    fn angular_momentum(&self, _q: &[f64], _p: &[f64]) -> Option<[f64; 3]> {
+        None
+    }
+    /// A state component worth plotting against time for a single trajectory (its label and
+    /// index in q1..qd p1..pd), e.g. the free end's x for the spring chain.
+    fn observable(&self) -> Option<(&'static str, usize)> {
+        None
+    }
+    /// A path in a plane of the configuration worth drawing for a single trajectory (its
+    /// label and the two components, x then y), e.g. a rolling disk's contact point.
+    fn path(&self) -> Option<(&'static str, usize, usize)> {
+        None
+    }
+}
+
+/// A system's registration: everything `systems!` needs besides the system's own trait
+/// (`Hamiltonian` or `DiscreteMap`). Each item is required, so a system that lacks one does
+/// not compile.
+pub trait SystemDef: SystemDescription + Sized {
+    /// Its name, summary, parameters and solver properties (`CATALOGUE`, `System::info`).
+    const INFO: SystemInfo;
+    /// `shaders/system/<name>.wgsl` (`include_str!`): for a Hamiltonian system `grad_q`,
+    /// `grad_p`, `grad_q_dir` and `grad_p_dir` of one point, for a discrete map its
+    /// `discrete_step`, in f32, for the integration kernels.
+    const WGSL: &'static str;
+    /// `shaders/energy/<name>.wgsl` (`include_str!`): `energy(q, p)` of one point, in f64, for
+    /// the device reduction of the energy statistics (`gpu::energy`).
+    const ENERGY_WGSL: &'static str;
+    /// Build the system from its resolved parameters (every name of `INFO.params` present,
+    /// indexed ones possibly added); invalid values are input errors.
+    fn new(params: &BTreeMap<String, f64>) -> Result<Self>;
+}

@@ -28,7 +28,11 @@ fn henon_heiles(backend: &str) -> String {
 }
 
 /// The GPU's indicators are the CPU's bit for bit on lavapipe: every `chaos/step_<k>.npy`
-/// byte for byte and stats.csv's chaos columns cell for cell.
+/// byte for byte and stats.csv's chaos columns cell for cell. (Hénon–Heiles' states are equal
+/// to the bit on both engines, and the 100-step snapshot pieces are shorter than lavapipe's
+/// steps per dispatch, so both engines cut the run at the same steps: a kick–drift method
+/// recomputes its carried force from the renormalised δ where an advance starts, which moves
+/// the last bits.)
 #[test]
 fn gpu_run_writes_the_cpu_indicators() {
     let tmp = TempDir::new().unwrap();
@@ -54,9 +58,10 @@ fn gpu_run_writes_the_cpu_indicators() {
             "chaotic_fraction",
             "chaos_undefined",
         ] {
+            // (empty at step 0, before the first step, on both)
             assert_eq!(
-                a[col].to_bits(),
-                b[col].to_bits(),
+                a.get(col).map(|x| x.to_bits()),
+                b.get(col).map(|x| x.to_bits()),
                 "{col} at step {}",
                 a["step"]
             );

@@ -80,7 +80,7 @@ fn disagreements<T: Real>(
                 .map(|(a, b)| (a.to_f64() - b.to_f64()).abs() / b.to_f64().abs().max(1.0))
                 .fold(0.0, f64::max);
             let pair = format!("{} / {}", info.name, m.name());
-            if (same_state && !same_chaos) || !(worst <= bound) {
+            if (same_state && !same_chaos) || worst.is_nan() || worst > bound {
                 failures.push(format!(
                     "{pair}: accumulators differ by up to {worst:e} (states equal: {same_state})"
                 ));

@@ -348,12 +348,13 @@ fn cmd_validate(job: &ValidateJob) -> Result<ExitCode, Error> {
     let (cfg, tolerance) = (&job.config, job.tolerance);
     let v = run::validate(cfg)?;
     out!(
-        "max_abs_dev={:.3e} max_rel_dev={:.3e}{}",
+        "max_abs_dev={:.3e} max_rel_dev={:.3e}{}{}",
         v.max_abs_dev,
         v.max_rel_dev,
         v.tangent_max_rel_dev
             .map(|t| format!(" tangent_max_rel_dev={t:.3e}"))
-            .unwrap_or_default()
+            .unwrap_or_default(),
+        v.extras_line()
     );
     out!(
         "compared {} points × {} steps of {} on {} against the CPU engine ({}); finite_mismatch={} both_nonfinite={} tolerance={tolerance:e}",

@@ -459,8 +459,10 @@ def plot(folder: PathLike, *, out: Optional[PathLike] = None,
 def validate(*, progress: bool = False, verbose: bool = False, **flags: Any) -> Dict[str, Any]:
     """Run the GPU and CPU engines side by side, as ``phaseflow validate``.
 
-    Returns a dict: max_abs_dev, max_rel_dev, tangent_max_rel_dev, finite_mismatch,
-    both_nonfinite, compared, gpu, tolerance, passed and failure (why it failed, or None).
+    Returns a dict: max_abs_dev, max_rel_dev, tangent_max_rel_dev, chaos_max_rel_dev
+    (with ``chaos``), section_max_rel_dev and section_count_mismatch (with ``section``),
+    finite_mismatch, both_nonfinite, compared, gpu, tolerance, passed and failure (why it
+    failed, or None).
     """
     args = _args("validate", dict(flags, quiet=not verbose))
     callback, bar = _progress(progress, "phaseflow validate")

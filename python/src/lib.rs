@@ -234,6 +234,12 @@ fn py_validate<'py>(
     d.set_item("max_abs_dev", v.max_abs_dev)?;
     d.set_item("max_rel_dev", v.max_rel_dev)?;
     d.set_item("tangent_max_rel_dev", v.tangent_max_rel_dev)?;
+    d.set_item("chaos_max_rel_dev", v.chaos.map(|c| c.max_rel))?;
+    d.set_item("section_max_rel_dev", v.section.map(|s| s.max_rel))?;
+    d.set_item(
+        "section_count_mismatch",
+        v.section.map(|s| s.count_mismatch),
+    )?;
     d.set_item("finite_mismatch", v.finite_mismatch)?;
     d.set_item("both_nonfinite", v.both_nonfinite)?;
     d.set_item("compared", v.compared)?;

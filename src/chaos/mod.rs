@@ -15,6 +15,7 @@
 //! order per point, so that it can be mirrored operation for operation by a GPU kernel.
 
 mod indicators;
+pub mod wgsl;
 
 pub use indicators::{Chaos, Indicator, CHAOTIC_ABOVE};
 
@@ -78,6 +79,18 @@ pub fn in_reduced_range<T: Real>(x: T) -> bool {
     x >= T::from_f64(std::f64::consts::FRAC_1_SQRT_2) && x < T::from_f64(std::f64::consts::SQRT_2)
 }
 
+/// The high part of ln 2 in `ln_reduced` (and its GPU mirror, `wgsl`): 15 significant bits.
+const LN2_HI: f64 = 0.693_145_751_953_125;
+
+/// Terms of `ln_reduced`'s series in f64 (`f64`) or f32: below half an ulp.
+fn series_terms(f64: bool) -> usize {
+    if f64 {
+        11
+    } else {
+        6
+    }
+}
+
 /// e·ln 2 + ln m for m in [1/√2, √2): 2 atanh(s) by its odd series (11 terms in f64, 6 in
 /// f32: below half an ulp), ln 2 split so that e · ln2_hi is exact (ln2_hi = 22713/2^15 has 15
 /// significant bits and |e| < 2^11 in f64, 2^8 in f32).
@@ -86,14 +99,14 @@ fn ln_reduced<T: Real>(m: T, e: T) -> T {
     let two = T::from_f64(2.0);
     let s = (m - T::ONE) / (m + T::ONE);
     let s2 = s * s;
-    let terms = if std::mem::size_of::<T>() == 8 { 11 } else { 6 };
+    let terms = series_terms(std::mem::size_of::<T>() == 8);
     // Horner from the highest term 1/(2k+1) down to 1.
     let mut acc = T::from_f64(1.0 / (2 * terms - 1) as f64);
     for k in (0..terms - 1).rev() {
         acc = acc * s2 + T::from_f64(1.0 / (2 * k + 1) as f64);
     }
-    let ln2_hi = T::from_f64(0.693_145_751_953_125);
-    let ln2_lo = T::from_f64(std::f64::consts::LN_2 - 0.693_145_751_953_125);
+    let ln2_hi = T::from_f64(LN2_HI);
+    let ln2_lo = T::from_f64(std::f64::consts::LN_2 - LN2_HI);
     e * ln2_hi + (two * s * acc + e * ln2_lo)
 }
 

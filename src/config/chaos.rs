@@ -4,7 +4,6 @@ use crate::chaos::Chaos;
 use crate::ensemble::EnsembleSpec;
 use crate::error::{Field, Result};
 use crate::invalid;
-use crate::options::Backend;
 use crate::system::System;
 
 use super::RunFile;
@@ -13,13 +12,8 @@ use super::RunFile;
 /// the state's one tangent column (so not beside `--tangent`), renormalised every step (so
 /// neither compensated, whose carried errors would be scaled away, nor run back), linearised
 /// through ∂H (so not for variational systems), and its accumulators are not inserted with
-/// refined loop nodes. The indicators are advanced by the CPU engine.
-pub fn resolve(
-    f: &RunFile,
-    system: &System,
-    ensemble: &EnsembleSpec,
-    backend: Backend,
-) -> Result<Option<Chaos>> {
+/// refined loop nodes. Both engines advance them (the GPU's kernel: `chaos::wgsl`).
+pub fn resolve(f: &RunFile, system: &System, ensemble: &EnsembleSpec) -> Result<Option<Chaos>> {
     let Some(text) = f.chaos.as_deref() else {
         return Ok(None);
     };
@@ -56,15 +50,6 @@ pub fn resolve(
             format!(": the indicators are per point of a filled set, not of a loop ({}); use a filled ensemble such as ", ensemble.kind().name()),
             Field::Ensemble.is("grid"),
             " or disk"
-        ));
-    }
-    if backend == Backend::Gpu || f.devices.is_some() {
-        return Err(invalid!(Field::Chaos;
-            Field::Chaos,
-            ": the indicators are advanced by the CPU engine; use ",
-            Field::Backend.is("cpu"),
-            " without ",
-            Field::Devices
         ));
     }
     Ok(Some(chaos))

@@ -348,9 +348,8 @@ pub fn resolve_method(f: &RunFile) -> Result<Method> {
     })?)
 }
 
-/// The engine asked for, as the other settings fix it: `--devices` means the GPU engine, and
-/// the chaos indicators are advanced by the CPU engine (`chaos::resolve` refuses the GPU).
-fn resolve_backend(backend: Backend, devices: bool, chaos: bool) -> Result<Backend> {
+/// The engine asked for, as the other settings fix it: `--devices` means the GPU engine.
+fn resolve_backend(backend: Backend, devices: bool) -> Result<Backend> {
     Ok(match (devices, backend) {
         (true, Backend::Cpu) => {
             return Err(invalid!(Field::Devices;
@@ -363,7 +362,6 @@ fn resolve_backend(backend: Backend, devices: bool, chaos: bool) -> Result<Backe
             ))
         }
         (true, _) => Backend::Gpu,
-        (false, Backend::Auto) if chaos => Backend::Cpu,
         (false, b) => b,
     })
 }
@@ -438,8 +436,8 @@ impl RunConfig {
                     .map(|m| std::sync::Arc::new(m.at_step(dt)))
             })
             .transpose()?;
-        let chaos = chaos::resolve(&f, &system, &ensemble, backend)?;
-        let backend = resolve_backend(backend, devices.is_some(), chaos.is_some())?;
+        let chaos = chaos::resolve(&f, &system, &ensemble)?;
+        let backend = resolve_backend(backend, devices.is_some())?;
         Ok(RunConfig {
             system,
             method,

@@ -67,8 +67,12 @@ pub struct GpuEngine<T: Real> {
     energy: Option<EnergyReducer>,
     /// The system, for building `energy`.
     system: System,
-    /// `--section`: its words follow the state's in every chunk (`gpu_section`).
+    /// `--section`: its words follow the state's (and the chaos accumulators') in every chunk
+    /// (`gpu_section`).
     section: Option<GpuSection>,
+    /// `--chaos`: the accumulators per point (`chaos::WIDTH`, or 0), after the state's words
+    /// in every chunk (`chaos::wgsl`).
+    chaos: usize,
 }
 
 impl<T: Real> GpuEngine<T> {
@@ -106,8 +110,9 @@ impl<T: Real> GpuEngine<T> {
             check_f64_support(ctx.f64, &ctx.info.name, system)?;
         }
         let words = words_per_point(state.comps(), k.compensated);
-        let section = k.section.map(|s| GpuSection::new(s, words));
-        let all_words = words + section.map_or(0, |s| s.words());
+        let chaos = state.chaos_width();
+        let section = k.section.map(|s| GpuSection::new(s, words + chaos));
+        let all_words = words + chaos + section.map_or(0, |s| s.words());
         check_device_memory(ctx, Field::Points, state.n, all_words, size_of::<T>())?;
         check_kernel_size(ctx, k, state.comps())?;
         check_workgroup_size(&ctx.limits, &ctx.info.name)?;
@@ -118,11 +123,12 @@ impl<T: Real> GpuEngine<T> {
             f64,
             compensated: k.compensated,
         };
-        let source = shader::compose_with_section(
+        let source = shader::compose_with_extras(
             system,
             method,
             &spec,
-            section.as_ref().map(|s| (&s.section, words)),
+            section.as_ref().map(|s| (&s.section, s.state_words)),
+            (chaos > 0).then_some(words),
         );
         if large_kernel(system.dof(), state.comps()) {
             crate::info!(
@@ -177,6 +183,7 @@ impl<T: Real> GpuEngine<T> {
             energy: None,
             system: system.clone(),
             section,
+            chaos,
         };
         engine.set_state(state)?;
         Ok(engine)
@@ -195,8 +202,9 @@ impl<T: Real> GpuEngine<T> {
         let state = state.with_compensation(self.compensated);
         let device = &self.ctx.device;
         let (n, comps) = (state.n, state.comps());
-        let words =
-            words_per_point(comps, self.compensated) + self.section.map_or(0, |s| s.words());
+        let words = words_per_point(comps, self.compensated)
+            + self.chaos
+            + self.section.map_or(0, |s| s.words());
         let value = size_of::<T>();
         let per_chunk = max_chunk_points(&self.ctx.limits, (words * value) as u64)
             .min(self.chunk_limit)
@@ -321,6 +329,9 @@ impl<T: Real> GpuEngine<T> {
                     data.extend_from_slice(&e[range(k)]);
                 }
             }
+            for k in 0..self.chaos {
+                data.extend_from_slice(&st.chaos[range(k)]);
+            }
             self.ctx
                 .queue
                 .write_buffer(&c.buffer, 0, bytemuck::cast_slice(&data));
@@ -335,8 +346,9 @@ impl<T: Real> GpuEngine<T> {
     fn read_back(&mut self) -> Result<()> {
         let (n, d) = (self.state.n, self.state.comps());
         let words = words_per_point(d, self.compensated);
+        let chaos = self.chaos;
         for c in &self.chunks {
-            let bytes = (words * c.n * size_of::<T>()) as u64;
+            let bytes = ((words + chaos) * c.n * size_of::<T>()) as u64;
             let mut enc = self
                 .ctx
                 .device
@@ -359,6 +371,9 @@ impl<T: Real> GpuEngine<T> {
                             state.eq[range(k)].copy_from_slice(run(2 * d + 1 + k));
                             state.ep[range(k)].copy_from_slice(run(3 * d + 1 + k));
                         }
+                    }
+                    for k in 0..chaos {
+                        state.chaos[range(k)].copy_from_slice(run(words + k));
                     }
                     for (u, &x) in state.unconverged[c.offset..c.offset + c.n]
                         .iter_mut()
@@ -464,9 +479,9 @@ impl<T: Real> Engine<T> for GpuEngine<T> {
     }
 
     fn set_state(&mut self, state: State<T>) -> Result<()> {
-        if state.nt != self.nt {
+        if state.nt != self.nt || state.chaos_width() != self.chaos {
             return Err(Error::Gpu(
-                "set_state: the kernel was compiled for a different number of tangent columns"
+                "set_state: the kernel was compiled for a different number of tangent columns or chaos accumulators"
                     .into(),
             ));
         }

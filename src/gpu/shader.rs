@@ -5,7 +5,7 @@
 
 use crate::error::{Error, Result};
 use crate::method::wgsl::{Kernel, UNROLL_MAX_WORDS};
-use crate::method::{Method, Solver};
+use crate::method::{Method, Solver, Vector};
 use crate::section::{self, Section};
 use crate::system::System;
 
@@ -75,6 +75,19 @@ pub fn compose_with_section(
     spec: &KernelSpec,
     section: Option<(&Section, usize)>,
 ) -> String {
+    compose_with_extras(system, method, spec, section, None)
+}
+
+/// `compose_with_section`, and with `chaos` (`--chaos`: the point's first accumulator word)
+/// the chaos indicators' update after every step (`chaos::wgsl`; the kernel's one tangent
+/// column, NT = 1, is the deviation vector).
+pub fn compose_with_extras(
+    system: &System,
+    method: Method,
+    spec: &KernelSpec,
+    section: Option<(&Section, usize)>,
+    chaos: Option<usize>,
+) -> String {
     let (nt, lit) = (spec.nt, |x| spec.literal(x));
     let mut src = format!(
         "// phaseflow kernel: system {}, method {}\nalias real = {};\nconst D: u32 = {}u;\nconst NT: u32 = {nt}u;\nconst DT: u32 = D * (1u + NT);\nconst COMPENSATED: bool = {};\nconst WORKGROUP_SIZE: u32 = {}u;\n",
@@ -120,45 +133,77 @@ pub fn compose_with_section(
         Some(_) => &[section::wgsl::SOURCE],
         None => &[],
     };
+    if let Some(word) = chaos {
+        src.push_str(&crate::chaos::wgsl::prelude(word, spec.f64, lit));
+    }
+    let chaos_source: &[&str] = match chaos {
+        Some(_) => &[crate::chaos::wgsl::SOURCE],
+        None => &[],
+    };
     for &part in math
         .iter()
         .chain(map)
         .chain(&[STATE, system.wgsl_source()])
         .chain(sec_source)
+        .chain(chaos_source)
     {
         src.push('\n');
         src.push_str(part);
     }
     src.push('\n');
     let (kernel, prologue) = write_step(system, method, spec);
-    fill_driver(&mut src, &kernel, &prologue, section.map(|(s, _)| s));
+    fill_driver(
+        &mut src,
+        &kernel,
+        &prologue,
+        (section.map(|(s, _)| s), chaos.is_some()),
+    );
     src
 }
 
 /// The driver with the generated lines filled in: the kernel's declarations, prologue, step
-/// and stores, and around them the section's (`section::wgsl`).
-fn fill_driver(src: &mut String, kernel: &Kernel, prologue: &str, section: Option<&Section>) {
+/// and stores, and around them the section's (`section::wgsl`) and the chaos indicators'
+/// (`chaos::wgsl`: after the step, before the crossing test, as the CPU engine runs them).
+fn fill_driver(
+    src: &mut String,
+    kernel: &Kernel,
+    prologue: &str,
+    (section, chaos): (Option<&Section>, bool),
+) {
     let unrolled = kernel.unrolled();
     let comp = |v: &str, k: usize| match unrolled {
         true => format!("{v}_{k}"),
         false => format!("{v}[{k}u]"),
     };
     let around = |code: &dyn Fn(&Section) -> String| section.map(code).unwrap_or_default();
+    let with_chaos = |code: &dyn Fn() -> String| if chaos { code() } else { String::new() };
+    // The derivative vectors `chaos::update` scales with δ (those a kick–drift method carries).
+    let carried: Vec<&str> = [(Vector::Dq, "dq"), (Vector::Dp, "dp")]
+        .into_iter()
+        .filter(|&(v, _)| kernel.uses(v))
+        .map(|(_, name)| name)
+        .collect();
+    let d = kernel.dof();
     for line in DRIVER.lines() {
         match line.trim() {
             "//@declarations" => {
                 src.push_str(&kernel.declarations());
                 src.push_str(&around(&|_| section::wgsl::start().into()));
+                src.push_str(&with_chaos(&crate::chaos::wgsl::start));
             }
             "//@prologue" => src.push_str(prologue),
             "//@step" => {
                 src.push_str(&around(&|s| section::wgsl::before_step(s, comp)));
                 src.push_str(kernel.body());
+                src.push_str(&with_chaos(&|| {
+                    crate::chaos::wgsl::after_step(d, &carried, comp)
+                }));
                 src.push_str(&around(&|s| section::wgsl::after_step(s, comp)));
             }
             "//@stores" => {
                 src.push_str(&kernel.stores());
                 src.push_str(&around(&|_| section::wgsl::end().into()));
+                src.push_str(&with_chaos(&crate::chaos::wgsl::end));
             }
             _ => {
                 src.push_str(line);

@@ -26,6 +26,7 @@ mod resume;
 mod section;
 mod tracker;
 mod validate;
+mod validate_extras;
 
 pub use crate::memory::{check_host_memory, check_memory};
 pub use crate::options::DEFAULT_VALIDATE_TOLERANCE;
@@ -37,3 +38,4 @@ pub use progress::{clear_steps, steps, ProgressScope};
 pub use resources::{choose_engine, run_bytes_per_point, EngineChoice};
 pub use resume::{resume_in, resume_run, Resumed};
 pub use validate::{compare_states, validate, Deviation, Validation};
+pub use validate_extras::{ChaosDeviation, SectionDeviation};

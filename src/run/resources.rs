@@ -90,7 +90,12 @@ pub fn run_bytes_per_point(cfg: &RunConfig, gpu: bool) -> u64 {
     if gpu {
         // the upload vector and wgpu's staging copy of a chunk, or the read-back staging buffer
         let words = crate::engine::gpu_layout::words_per_point(comps as usize, cfg.compensated);
-        per_point += 2 * words as u64 * bytes;
+        // --chaos: the deviation vector's 2d words and the accumulators
+        let chaos = match cfg.chaos {
+            Some(_) => 2 * d + crate::chaos::WIDTH as u64,
+            None => 0,
+        };
+        per_point += 2 * (words as u64 + chaos) * bytes;
     }
     if cfg.save_states {
         per_point += 2 * d * bytes;

@@ -1,5 +1,6 @@
 //! `phaseflow validate`: the GPU and CPU engines at f32 side by side over the same snapshot
-//! steps, compared component by component (`compare_states`).
+//! steps, compared component by component (`compare_states`), and with `--chaos` and
+//! `--section` their indicators and crossings (`validate_extras`).
 
 use crate::config::{Precision, RunConfig};
 use crate::engine::{CpuEngine, Engine, GpuEngine};
@@ -9,6 +10,7 @@ use crate::state::State;
 
 use super::progress::{advance_with_progress, Progress};
 use super::tracker::with_columns;
+use super::validate_extras::{compare_chaos, compare_sections, ChaosDeviation, SectionDeviation};
 use crate::memory::check_memory;
 
 /// Result of `phaseflow validate`.
@@ -26,6 +28,10 @@ pub struct Validation {
     /// RMS size (measured apart from the points, whose scale differs), over the points whose
     /// columns are finite on both engines.
     pub tangent_max_rel_dev: Option<f64>,
+    /// With `--chaos`: the indicators' deviation at every snapshot, the worst (`compare_chaos`).
+    pub chaos: Option<ChaosDeviation>,
+    /// With `--section`: the crossings' deviation at the last step (`compare_sections`).
+    pub section: Option<SectionDeviation>,
     pub gpu: String,
 }
 
@@ -51,13 +57,55 @@ impl Validation {
                 "GPU and CPU disagree beyond the tolerance (max_rel_dev {:.3e} > {tolerance:e}, or points finite on one engine only)",
                 self.max_rel_dev
             ))
+        } else if let Some(dev) = self
+            .tangent_max_rel_dev
+            .filter(|dev| !(dev.is_finite() && *dev <= tolerance))
+        {
+            Some(format!(
+                "GPU and CPU tangent maps disagree beyond the tolerance (tangent_max_rel_dev {dev:.3e} > {tolerance:e})"
+            ))
         } else {
-            self.tangent_max_rel_dev
-                .filter(|dev| !(dev.is_finite() && *dev <= tolerance))
-                .map(|dev| format!(
-                    "GPU and CPU tangent maps disagree beyond the tolerance (tangent_max_rel_dev {dev:.3e} > {tolerance:e})"
-                ))
+            self.extras_failure(tolerance)
         }
+    }
+
+    /// The chaos indicators' and the crossings' share of `failure`.
+    fn extras_failure(&self, tolerance: f64) -> Option<String> {
+        let within = |dev: f64| dev.is_finite() && dev <= tolerance;
+        if let Some(c) = self
+            .chaos
+            .filter(|c| c.undefined_mismatch > 0 || !within(c.max_rel))
+        {
+            return Some(format!(
+                "GPU and CPU chaos indicators disagree beyond the tolerance (chaos_max_rel_dev {:.3e} > {tolerance:e}, or chaos_undefined_mismatch {} > 0)",
+                c.max_rel, c.undefined_mismatch
+            ));
+        }
+        self.section
+            .filter(|s| s.count_mismatch > 0 || !within(s.max_rel))
+            .map(|s| format!(
+                "GPU and CPU section crossings disagree (section_count_mismatch {} > 0, or section_max_rel_dev {:.3e} > {tolerance:e})",
+                s.count_mismatch, s.max_rel
+            ))
+    }
+
+    /// The chaos indicators' and the crossings' figures, as `validate` prints them after the
+    /// states' (empty without `--chaos` and `--section`).
+    pub fn extras_line(&self) -> String {
+        let mut s = String::new();
+        if let Some(c) = self.chaos {
+            s.push_str(&format!(
+                " chaos_max_rel_dev={:.3e} chaos_undefined_mismatch={}",
+                c.max_rel, c.undefined_mismatch
+            ));
+        }
+        if let Some(x) = self.section {
+            s.push_str(&format!(
+                " section_crossings={} section_count_mismatch={} section_max_rel_dev={:.3e}",
+                x.crossings, x.count_mismatch, x.max_rel
+            ));
+        }
+        s
     }
 }
 
@@ -163,6 +211,8 @@ fn validate_at<T: Real>(cfg: &RunConfig) -> Result<Validation> {
         both_nonfinite: 0,
         compared: 0,
         tangent_max_rel_dev: None,
+        chaos: None,
+        section: None,
         gpu: gpu_engine.describe(),
     };
     let mut done = 0;
@@ -188,6 +238,13 @@ fn validate_at<T: Real>(cfg: &RunConfig) -> Result<Validation> {
                 worst
             });
         }
+        if let Some(c) = &cfg.chaos {
+            let dev = compare_chaos(gpu_state, cpu_state, cfg.dt, &c.indicators);
+            v.chaos = Some(v.chaos.map_or(dev, |w| ChaosDeviation {
+                max_rel: w.max_rel.max(dev.max_rel),
+                undefined_mismatch: w.undefined_mismatch.max(dev.undefined_mismatch),
+            }));
+        }
         let dev = compare_states(gpu_state, cpu_state);
         v.max_abs_dev = v.max_abs_dev.max(dev.max_abs);
         v.max_rel_dev = v.max_rel_dev.max(dev.max_rel);
@@ -202,6 +259,10 @@ fn validate_at<T: Real>(cfg: &RunConfig) -> Result<Validation> {
         }
     }
     pb.finish();
+    // The crossings accumulate from t = 0: compared once, at the last step.
+    if let (Some(g), Some(c)) = (gpu_engine.crossings()?, cpu_engine.crossings()?) {
+        v.section = Some(compare_sections(&g, &c));
+    }
     v.compared = compared.unwrap_or(0);
     Ok(v)
 }
@@ -219,6 +280,8 @@ mod tests {
             both_nonfinite: 0,
             compared: 10,
             tangent_max_rel_dev: None,
+            chaos: None,
+            section: None,
             gpu: String::new(),
         };
         assert!(v(1e-6, 0).passes(1e-3));
@@ -268,6 +331,8 @@ mod tests {
             both_nonfinite: 0,
             compared: 2,
             tangent_max_rel_dev: Some(t.max_rel),
+            chaos: None,
+            section: None,
             gpu: String::new(),
         };
         let why = failing.failure(1e-3).unwrap();

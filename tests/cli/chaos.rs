@@ -183,7 +183,6 @@ fn bad_chaos_and_grid_input_is_refused() {
         (format!("{base} --chaos megno,fli"), "unknown indicator 'fli'"),
         (format!("{base} --chaos megno --tangent"), "--tangent"),
         (format!("{base} --chaos megno --compensated"), "--compensated"),
-        (format!("{base} --chaos megno --backend gpu"), "--backend cpu"),
         (
             "run --system vertical-disk --method variational --ensemble disk --points 4 --steps 10 --dt 0.01 --chaos megno".into(),
             "variational",

@@ -13,6 +13,7 @@ mod device_limits;
 mod discrete_maps;
 mod errors;
 mod formulas;
+mod gpu_chaos;
 mod gpu_suite;
 mod help;
 mod hostile_formulas;

@@ -117,6 +117,16 @@ impl Kernel {
         self
     }
 
+    /// Whether the body refers to vector `v` (declared by `declarations`).
+    pub fn uses(&self, v: Vector) -> bool {
+        self.used.contains(&v)
+    }
+
+    /// The point's degrees of freedom (its tangent columns follow at components d·(1 + j)).
+    pub fn dof(&self) -> usize {
+        self.d
+    }
+
     /// Whether the point lives in scalar registers (else in arrays with loops).
     pub fn unrolled(&self) -> bool {
         self.unroll

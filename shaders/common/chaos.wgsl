@@ -1,0 +1,59 @@
+// Chaos indicators (--chaos, src/chaos/mod.rs): after every step the point's deviation vector
+// (its one tangent column, components D..2D) is renormalised to |δ| = 1 and the step's log
+// growth ln r = ½ ln |δ|² is added to the point's accumulators, which live in registers for
+// the dispatch (loaded with the point, stored with it). CPU mirror, the same operations in the
+// same order: `chaos::update`, `ln_poly` and `ln_reduced` (keep in sync). The host prelude
+// (src/chaos/wgsl.rs) defines CHAOS_WORD (the point's first accumulator word, after its
+// state), the constants below and `chaos_series(s2)`, the series' Horner polynomial with the
+// coefficients 1/(2k + 1) of the kernel's precision.
+// Per point, at [(CHAOS_WORD + j)·n + i]: j = 0 the steps taken, 1 Σ ln r, 2 Σ k ln r, 3 Σ Y.
+
+// e·ln 2 + ln m for m in [1/√2, √2): ln m = 2 atanh(s), s = (m − 1)/(m + 1).
+fn chaos_ln_reduced(m: real, e: real) -> real {
+    let s = (m - real(1.0)) / (m + real(1.0));
+    let s2 = s * s;
+    let acc = chaos_series(s2);
+    return e * CHAOS_LN2_HI + (real(2.0) * s * acc + e * CHAOS_LN2_LO);
+}
+
+// ln x by exact scalings by 2 into [1/√2, √2); 0 gives −∞, anything else not positive and
+// finite NaN (made at run time from `params.zero_bits`, which is always 0: WGSL has no
+// literal for either).
+fn chaos_ln_poly(x: real) -> real {
+    if (!(x > real(0.0) && x <= CHAOS_REAL_MAX)) {
+        let zero = real(params.zero_bits);
+        if (x == real(0.0)) {
+            return real(-1.0) / zero;
+        }
+        return zero / zero;
+    }
+    var m = x;
+    var e = real(0.0);
+    // Coarse steps first, as on the CPU.
+    while (m >= CHAOS_BIG) {
+        m = m * CHAOS_INV_BIG;
+        e = e + real(16.0);
+    }
+    while (m < CHAOS_INV_BIG) {
+        m = m * CHAOS_BIG;
+        e = e - real(16.0);
+    }
+    while (m >= CHAOS_SQRT_2) {
+        m = m * real(0.5);
+        e = e + real(1.0);
+    }
+    while (m < CHAOS_FRAC_1_SQRT_2) {
+        m = m * real(2.0);
+        e = e - real(1.0);
+    }
+    return chaos_ln_reduced(m, e);
+}
+
+// ½ ln of the squared growth `ns`: the series alone where it is in range (as the CPU's
+// vectorised loop takes it), else through the scalings.
+fn chaos_half_ln(ns: real) -> real {
+    if (ns >= CHAOS_FRAC_1_SQRT_2 && ns < CHAOS_SQRT_2) {
+        return real(0.5) * chaos_ln_reduced(ns, real(0.0));
+    }
+    return real(0.5) * chaos_ln_poly(ns);
+}

@@ -1,0 +1,192 @@
+//! `validate --chaos` and `validate --section`: the chaos indicators and the Poincaré section
+//! crossings of the GPU engine against the CPU engine's, in the style of `compare_states`:
+//! each compared quantity's largest deviation relative to the RMS size of the CPU's values.
+
+use crate::chaos::Indicator;
+use crate::float::Real;
+use crate::measure::chaos::indicators;
+use crate::section::Crossings;
+use crate::state::State;
+
+/// How far the GPU's chaos indicators are from the CPU's, over the points where both engines
+/// define them (finite, after the first step).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ChaosDeviation {
+    /// Per indicator asked for, the largest |g − c| over the points divided by the RMS of the
+    /// CPU's values (the deviation itself where that RMS is 0); the worst indicator.
+    pub max_rel: f64,
+    /// Points whose indicators are defined on one engine only.
+    pub undefined_mismatch: usize,
+}
+
+/// The chosen indicators of two states (GPU `g`, CPU `c`) at step size `dt`.
+pub fn compare_chaos<T: Real>(
+    g: &State<T>,
+    c: &State<T>,
+    dt: f64,
+    chosen: &[Indicator],
+) -> ChaosDeviation {
+    let (gi, ci) = (indicators(g, dt), indicators(c, dt));
+    let pick = |i: Indicator, v: (f64, f64)| match i {
+        Indicator::Megno => v.0,
+        Indicator::Lyapunov => v.1,
+    };
+    let mismatch = gi
+        .iter()
+        .zip(&ci)
+        .filter(|(a, b)| a.0.is_finite() != b.0.is_finite())
+        .count();
+    let max_rel = chosen
+        .iter()
+        .map(|&ind| {
+            let pairs = gi
+                .iter()
+                .zip(&ci)
+                .map(|(&a, &b)| (pick(ind, a), pick(ind, b)))
+                .filter(|(a, b)| a.is_finite() && b.is_finite());
+            relative(pairs)
+        })
+        .fold(0.0, f64::max);
+    ChaosDeviation {
+        max_rel,
+        undefined_mismatch: mismatch,
+    }
+}
+
+/// How far the GPU's section crossings are from the CPU's.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SectionDeviation {
+    /// Points whose crossing count, or the step of a recorded crossing, differs.
+    pub count_mismatch: usize,
+    /// Over the crossings both engines recorded at the same step: the largest deviation of
+    /// the fraction of the step and the other coordinates, relative to the RMS size of the
+    /// CPU's values.
+    pub max_rel: f64,
+    /// Crossings compared.
+    pub crossings: u64,
+}
+
+/// The crossings of the GPU (`g`) and the CPU (`c`), point by point.
+pub fn compare_sections(g: &Crossings, c: &Crossings) -> SectionDeviation {
+    let (max, rv) = (c.max(), c.section.record_values());
+    let mut count_mismatch = 0;
+    let mut pairs = Vec::new();
+    for i in 0..c.n {
+        let kept = (c.seen[i] as usize).min(max);
+        let records = i * max..i * max + kept;
+        if g.seen[i] != c.seen[i] || g.ks[records.clone()] != c.ks[records.clone()] {
+            count_mismatch += 1;
+            continue;
+        }
+        let values = records.start * rv..records.end * rv;
+        pairs.extend(g.vals[values.clone()].iter().zip(&c.vals[values]));
+    }
+    let crossings = (pairs.len() / rv.max(1)) as u64;
+    SectionDeviation {
+        count_mismatch,
+        max_rel: relative(pairs.into_iter().map(|(&a, &b)| (a, b))),
+        crossings,
+    }
+}
+
+/// max |g − c| over `pairs` (GPU, CPU) divided by the RMS of the CPU's values, or the maximum
+/// itself when that RMS is 0 (as `compare_states` measures); non-finite pairs count as an
+/// infinite deviation unless both are the same non-finite value.
+fn relative(pairs: impl Iterator<Item = (f64, f64)>) -> f64 {
+    let (mut max_abs, mut sum_sq, mut count) = (0.0f64, 0.0f64, 0usize);
+    for (g, c) in pairs {
+        let dev = if g.is_finite() && c.is_finite() {
+            (g - c).abs()
+        } else if g.to_bits() == c.to_bits() || (g.is_nan() && c.is_nan()) {
+            0.0
+        } else {
+            f64::INFINITY
+        };
+        max_abs = max_abs.max(dev);
+        if c.is_finite() {
+            sum_sq += c * c;
+            count += 1;
+        }
+    }
+    let rms = if count > 0 {
+        (sum_sq / count as f64).sqrt()
+    } else {
+        0.0
+    };
+    if rms > 0.0 {
+        max_abs / rms
+    } else {
+        max_abs
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::section::Section;
+
+    fn chaos_state(acc: [f64; 8]) -> State<f64> {
+        let mut s = State::<f64>::zeros(2, 1).with_deviation();
+        s.chaos = acc.to_vec();
+        s
+    }
+
+    /// Equal indicators deviate by 0; a changed ⟨Y⟩ by its share of the RMS; a point defined
+    /// on one engine only is counted.
+    #[test]
+    fn chaos_indicators_are_compared_per_point() {
+        // Two points after 10 steps: (k, Σ ln r, Σ k ln r, Σ Y), component-major.
+        let cpu = chaos_state([10.0, 10.0, 0.1, 0.2, 0.5, 1.0, 20.0, 20.0]);
+        let same = compare_chaos(&cpu, &cpu, 0.1, &Indicator::ALL);
+        assert_eq!((same.max_rel, same.undefined_mismatch), (0.0, 0));
+        let mut gpu = cpu.clone();
+        gpu.chaos[7] = 22.0; // point 1's ⟨Y⟩: 2.2 against 2
+        let dev = compare_chaos(&gpu, &cpu, 0.1, &[Indicator::Megno]);
+        assert!((dev.max_rel - 0.2 / 2.0).abs() < 1e-12, "{dev:?}");
+        // λ alone does not see it.
+        assert_eq!(
+            compare_chaos(&gpu, &cpu, 0.1, &[Indicator::Lyapunov]).max_rel,
+            0.0
+        );
+        gpu.chaos[1] = f64::NAN; // point 1 blew up on the GPU only
+        assert_eq!(
+            compare_chaos(&gpu, &cpu, 0.1, &Indicator::ALL).undefined_mismatch,
+            1
+        );
+    }
+
+    /// Crossing counts and steps must be equal; coordinates deviate relative to their RMS.
+    #[test]
+    fn section_crossings_are_compared_per_point() {
+        let hh = crate::system::System::new("henon-heiles", &Default::default()).unwrap();
+        let sec = Section::parse("q1=0", None, &hh).unwrap();
+        let mut cpu = Crossings::new(sec, 2);
+        let (max, rv) = (cpu.max(), sec.record_values());
+        cpu.seen = vec![1, 1];
+        cpu.ks[0] = 5;
+        cpu.ks[max] = 7;
+        for (j, v) in [0.5, 1.0].into_iter().enumerate() {
+            cpu.vals[j] = v;
+            cpu.vals[max * rv + j] = v;
+        }
+        let same = compare_sections(&cpu, &cpu);
+        assert_eq!(
+            (same.count_mismatch, same.max_rel, same.crossings),
+            (0, 0.0, 2)
+        );
+        let mut gpu = cpu.clone();
+        gpu.vals[1] = 1.1;
+        let dev = compare_sections(&gpu, &cpu);
+        // The CPU's values: (0.5, 1, 0, 0) twice, RMS √(2.5/8).
+        assert!(
+            (dev.max_rel - 0.1 / 0.3125f64.sqrt()).abs() < 1e-12,
+            "{dev:?}"
+        );
+        gpu.seen[1] = 2;
+        let dev = compare_sections(&gpu, &cpu);
+        assert_eq!((dev.count_mismatch, dev.crossings), (1, 1));
+        gpu.seen[1] = 1;
+        gpu.ks[max] = 8;
+        assert_eq!(compare_sections(&gpu, &cpu).count_mismatch, 1);
+    }
+}

@@ -164,6 +164,12 @@ impl DiscreteMap for BallTurntable {
         Constraints::Nonholonomic
     }
 
+    /// The centre moves by the step's rotation (y = x + a s (…)), not by h v: `next` is not
+    /// its step.
+    fn drifts(&self) -> bool {
+        false
+    }
+
     fn set_step(&mut self, h: f64) {
         self.h = h;
     }
@@ -196,7 +202,9 @@ impl DiscreteMap for BallTurntable {
         &self,
         h: T,
         q: &mut [T],
+        _next: &[T],
         v: &mut [T],
+        _ev: &mut [T],
         solver: Newton,
         unconverged: &mut [u32],
     ) {

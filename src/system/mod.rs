@@ -438,15 +438,24 @@ impl System {
     /// One step of a variational system's two-step map for a block of points (see
     /// `DiscreteMap::discrete_step`).
     #[inline]
+    #[allow(clippy::too_many_arguments)]
     pub fn discrete_step<T: Real>(
         &self,
         h: T,
         q: &mut [T],
+        next: &[T],
         v: &mut [T],
+        ev: &mut [T],
         newton: Newton,
         unconverged: &mut [u32],
     ) {
-        each_discrete!(self, s => s.discrete_step(h, q, v, newton, unconverged), else ())
+        each_discrete!(self, s => s.discrete_step(h, q, next, v, ev, newton, unconverged), else ())
+    }
+
+    /// A discrete map whose configuration steps by its stored velocity
+    /// (`DiscreteMap::drifts`); true for the Hamiltonian systems, which have no such map.
+    pub fn drifts(&self) -> bool {
+        each_discrete!(self, s => s.drifts(), else true)
     }
 
     /// The largest violation of a nonholonomic system's continuous constraints by one point's

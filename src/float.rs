@@ -196,6 +196,15 @@ pub fn exact_reciprocal(c: f64) -> Option<f64> {
 /// bits, so k·2π_hi is exact for |k| < 2^21, i.e. |x| < 1.3e7. Beyond it, f64 energies fall back to libm.
 pub const SIN_POLY_F64_RANGE: f64 = 1.0e7;
 
+/// base + δ with carried error e: (sum, its new carried error). Kahan: δ' = δ + e,
+/// x = base + δ', e' = (base − x) + δ' (`method::compensated`, `--compensated`).
+#[inline(always)]
+pub fn compensated_sum<T: Real>(base: T, delta: T, e: T) -> (T, T) {
+    let d = delta + e;
+    let x = base + d;
+    (x, (base - x) + d)
+}
+
 /// cos(x) = sin(x + π/2), mirrored in WGSL as `cos_poly`.
 #[inline(always)]
 pub fn cos_poly<T: Real>(x: T) -> T {

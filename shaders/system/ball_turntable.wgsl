@@ -3,7 +3,9 @@
 // step's spatial rotation F = cay(ξ̂); Newton on the cubic residual G(z) with its exact Jacobian
 // (Cramer's rule), from the previous ξ, to IMPLICIT_TOL relative, at most IMPLICIT_MAX_ITER.
 // CPU mirror: BallStep::step (src/system/ball_turntable.rs), the same statements in order.
-fn discrete_step(h: real, q: array<real, D>, v: array<real, D>) -> MapStep {
+// `next` (the drift q + h v) is not the ball's step: its centre moves by the rotation.
+fn discrete_step(h: real, q: array<real, D>, next: array<real, D>, v: array<real, D>,
+    ev: array<real, D>) -> MapStep {
     let t = BALL_T;
     let hw = h * BALL_OMEGA;
     let ka = BALL_KAPPA * (0.25 * hw * hw - 1.0);
@@ -57,5 +59,5 @@ fn discrete_step(h: real, q: array<real, D>, v: array<real, D>) -> MapStep {
         }
     }
     let to_v = 2.0 / h;
-    return MapStep(array<real, D>(y1, y2, q[2]), array<real, D>(to_v * z0, to_v * z1, to_v * z2), capped);
+    return MapStep(array<real, D>(y1, y2, q[2]), array<real, D>(to_v * z0, to_v * z1, to_v * z2), ev, capped);
 }

@@ -2,10 +2,11 @@
 // bilinear system for the new velocity, by Newton iteration from the old one (Cramer's rule),
 // to IMPLICIT_TOL relative, at most IMPLICIT_MAX_ITER. CPU mirror:
 // DoublePendulumVariational::discrete_step (src/system/double_pendulum_variational.rs).
-fn discrete_step(h: real, q: array<real, D>, v: array<real, D>) -> MapStep {
+fn discrete_step(h: real, q: array<real, D>, next: array<real, D>, v: array<real, D>,
+    ev: array<real, D>) -> MapStep {
     let co = DPV_C * cos_poly(q[0] - q[1]);
-    let n1 = q[0] + h * v[0];
-    let n2 = q[1] + h * v[1];
+    let n1 = next[0];
+    let n2 = next[1];
     let d1 = DPV_A * v[0] + co * v[1] - h * DPV_G1 * sin_poly(n1);
     let d2 = co * v[0] + DPV_B * v[1] - h * DPV_G2 * sin_poly(n2);
     let dn = n1 - n2;
@@ -31,5 +32,5 @@ fn discrete_step(h: real, q: array<real, D>, v: array<real, D>) -> MapStep {
             break;
         }
     }
-    return MapStep(array<real, D>(n1, n2), array<real, D>(w1, w2), capped);
+    return MapStep(array<real, D>(n1, n2), array<real, D>(w1, w2), ev, capped);
 }

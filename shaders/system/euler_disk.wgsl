@@ -3,6 +3,7 @@
 // three equations in the new increments (Δθ, Δφ, Δψ) with the exact Jacobian (Cramer's rule),
 // from the old increments, to IMPLICIT_TOL relative, at most IMPLICIT_MAX_ITER iterations.
 // CPU mirror: DiskStep (src/system/euler_disk.rs), the same statements in the same order.
+// `next` is the drift q0 + h v the method summed (compensated when the run is): the new q.
 
 struct DiskAngles {
     s: real,
@@ -27,12 +28,10 @@ fn disk_angles(t: real) -> DiskAngles {
         ED_K2 * c2 - 2.0 * ED_E * s2);
 }
 
-fn discrete_step(h: real, q0: array<real, D>, v: array<real, D>) -> MapStep {
+fn discrete_step(h: real, q0: array<real, D>, next: array<real, D>, v: array<real, D>,
+    ev: array<real, D>) -> MapStep {
     let gamma = h * h * ED_G_R;
-    var q = q0;
-    for (var k = 0u; k < D; k++) {
-        q[k] = q[k] + h * v[k];
-    }
+    let q = next;
     let a0 = h * v[0];
     let b0 = h * v[1];
     let c0 = h * v[2];
@@ -83,5 +82,5 @@ fn discrete_step(h: real, q0: array<real, D>, v: array<real, D>) -> MapStep {
     let inv_h = 1.0 / h;
     let vx = -ED_R * c * cos_poly(heading) * inv_h;
     let vy = -ED_R * c * sin_poly(heading) * inv_h;
-    return MapStep(q, array<real, D>(a * inv_h, b * inv_h, c * inv_h, vx, vy), capped);
+    return MapStep(q, array<real, D>(a * inv_h, b * inv_h, c * inv_h, vx, vy), ev, capped);
 }

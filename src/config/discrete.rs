@@ -62,7 +62,7 @@ pub(super) fn two_positions(
 /// areas are measured in (q, p) (`measure::area`), and the linearised ones advance tangent
 /// columns of the (q, p) map on the CPU engine. A nonholonomic map (rolling without slipping)
 /// conserves no symplectic form, so loops and `--tangent` are refused for it; compensated
-/// sums are refused for every map (its updates are the system's own).
+/// sums carry the drift of the maps that `drift` (`method::variational`).
 pub(super) fn check_variational(
     system: &System,
     f: &RunFile,
@@ -91,13 +91,22 @@ pub(super) fn check_variational(
             return Err(invalid!(Field::Tangent; Field::Tangent, why, Field::Tangent));
         }
     }
-    check_variational_kernel(system, false, f.compensated == Some(true))
+    check_variational_kernel(system, false, f.compensated == Some(true))?;
+    if f.compensated == Some(true) && f.tangent == Some(true) {
+        return Err(invalid!(Field::Compensated;
+            Field::Compensated,
+            format!(": the tangent columns of system '{name}' are its map's derivative, which compensated sums would not follow; drop "),
+            Field::Compensated,
+            " or --tangent"
+        ));
+    }
+    Ok(())
 }
 
 /// What a variational system's GPU kernel cannot do, for every command that builds one (`run`,
 /// `bench`, `show-kernel`): tangent columns (the discrete maps' kernels carry none; `run`
-/// advances a linearised map's columns on the CPU engine) and compensated sums (its updates
-/// are the system's own map).
+/// advances a linearised map's columns on the CPU engine) and compensated sums for a map
+/// whose configuration does not step by its stored velocity (`DiscreteMap::drifts`).
 pub(crate) fn check_variational_kernel(
     system: &System,
     tangent: bool,
@@ -111,10 +120,10 @@ pub(crate) fn check_variational_kernel(
             Field::Tangent
         ));
     }
-    if system.variational() && compensated {
+    if system.variational() && compensated && !system.drifts() {
         return Err(invalid!(Field::Compensated;
             Field::Compensated,
-            format!(": system '{name}' is advanced by its own two-step map, which does not carry compensated sums; drop "),
+            format!(": system '{name}' moves its configuration by its own rotation formula, not by the stored velocity, so there is no drift to carry compensated; drop "),
             Field::Compensated,
             " (run in f64 for long runs)"
         ));

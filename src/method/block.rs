@@ -520,7 +520,13 @@ impl<T: Real> Ops for Cpu<'_, T> {
         map.discrete_step(
             h,
             &mut b.q[..nd],
+            &b.q0[..nd],
             &mut b.p[..nd],
+            if b.compensated {
+                &mut b.ep[..nd]
+            } else {
+                &mut []
+            },
             newton,
             &mut b.unconverged,
         );

@@ -82,14 +82,9 @@ impl<T: Real> Block<T> {
     }
 }
 
-/// base + δ with carried error e: (sum, its new carried error). Kahan: δ' = δ + e,
-/// x = base + δ', e' = (base − x) + δ'.
-#[inline(always)]
-pub fn compensated_sum<T: Real>(base: T, delta: T, e: T) -> (T, T) {
-    let d = delta + e;
-    let x = base + d;
-    (x, (base - x) + d)
-}
+/// Defined beside `Real` so that the discrete maps (`system`), which sum their own velocity
+/// increments, share it without importing `method`.
+pub use crate::float::compensated_sum;
 
 #[cfg(test)]
 mod tests {

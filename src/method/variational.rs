@@ -4,7 +4,16 @@
 //! Lagrange–d'Alembert equations), so this one method only runs the system's `discrete_step`
 //! (`Ops::discrete_step`: the system's Rust map on the CPU, its WGSL one on the GPU). The state
 //! is stored as (q_k, v_k) with v_k = (q_{k+1} − q_k)/h in the `q` and `p` slots.
+//!
+//! The drift q_{k+1} = q_k + h v_k is summed here, into q0, through `Ops::update`, the one
+//! state update every method writes, so `--compensated` carries its rounding as it does for
+//! the Hamiltonian methods: in f32 a configuration that grows (a heading turning for 10⁴
+//! steps) rounds each increment h v to its ulp, the same way every step, and a map that
+//! compares the new configuration with the old one (the vertical disk's heading against its
+//! velocity's direction) turns that bias into an energy drift. The map then reads q0 as its
+//! new configuration (`DiscreteMap::discrete_step`'s `next`).
 
+use super::ops::Vector;
 use super::{MethodInfo, Ops, Scheme};
 
 pub const INFO: MethodInfo = MethodInfo {
@@ -25,6 +34,7 @@ impl Scheme for Variational {
     #[inline]
     fn step<O: Ops>(&self, o: &mut O) {
         let h = o.h();
+        o.update(Vector::Q0, Vector::Q, h, Vector::P);
         o.discrete_step(h);
     }
 }

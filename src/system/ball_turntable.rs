@@ -153,6 +153,12 @@ impl DiscreteMap for BallTurntable {
         Constraints::Nonholonomic
     }
 
+    /// The centre moves by the step's rotation (y = x + a s (…)), not by h v: `next` is not
+    /// its step.
+    fn drifts(&self) -> bool {
+        false
+    }
+
     /// The step's coefficients, and the cube of the largest: Cramer's rule multiplies three
     /// entries of the Newton matrix (each about 2·qc), so that product must be finite too.
     fn step_constants(&self, h: f64) -> Vec<(&'static str, f64)> {
@@ -181,7 +187,9 @@ impl DiscreteMap for BallTurntable {
         &self,
         h: T,
         q: &mut [T],
+        _next: &[T],
         v: &mut [T],
+        _ev: &mut [T],
         solver: Newton,
         unconverged: &mut [u32],
     ) {

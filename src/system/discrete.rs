@@ -57,17 +57,35 @@ pub trait DiscreteMap: SystemDescription {
     fn constraints(&self) -> Constraints;
     /// One step of the system's two-step map (q_{k−1}, q_k) ↦ (q_k, q_{k+1}) for a block of
     /// points, on the state stored as (q_k, v_k) with v_k = (q_{k+1} − q_k)/h (component-major,
-    /// n = len / d points). Implicit steps solve per point by Newton iteration to `newton.tol`
-    /// with at most `newton.max_iter` iterations, and add 1 to `unconverged[i]` for a point
-    /// that hits the cap. Mirror: the system's WGSL `discrete_step`.
+    /// n = len / d points). `next` holds the drift q_k + h v_k, summed by the caller
+    /// (`method::variational`) as every method sums its state updates, so compensated when the
+    /// run is: a map that `drifts` takes it for q_{k+1}, stores it in q and computes the new
+    /// velocity at it, so the configuration the map works with is the one the state holds.
+    /// Implicit steps solve per point by Newton iteration to `newton.tol` with at most
+    /// `newton.max_iter` iterations, and add 1 to `unconverged[i]` for a point that hits the
+    /// cap. `ev` is empty, or with `--compensated` the velocities' carried errors (`State::ep`):
+    /// a map that writes a velocity as an increment of the old one sums it compensated
+    /// (`method::compensated::compensated_sum`) where a conserved velocity would otherwise
+    /// collect one rounding per step; the others leave it. Mirror: the system's WGSL
+    /// `discrete_step(h, q, next, v, ev)`.
+    #[allow(clippy::too_many_arguments)]
     fn discrete_step<T: Real>(
         &self,
         h: T,
         q: &mut [T],
+        next: &[T],
         v: &mut [T],
+        ev: &mut [T],
         newton: Newton,
         unconverged: &mut [u32],
     );
+    /// Whether the configuration steps by the stored velocity, q_{k+1} = q_k + h v_k, so that
+    /// `discrete_step` takes `next` for it and `--compensated` carries the configuration's
+    /// rounding (`config::check_variational_kernel`). The ball on the turntable stores a
+    /// rotation vector in v and moves its centre by its own formula: not so.
+    fn drifts(&self) -> bool {
+        true
+    }
     /// The coefficients the step computes from the parameters and h (named as messages show
     /// them), which the run's precision must hold (`System::check_precision`). Empty for
     /// systems whose kernels use only `constants`.

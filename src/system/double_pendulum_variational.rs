@@ -145,7 +145,9 @@ impl DiscreteMap for DoublePendulumVariational {
         &self,
         h: T,
         q: &mut [T],
+        next: &[T],
         v: &mut [T],
+        _ev: &mut [T],
         solver: Newton,
         unconverged: &mut [u32],
     ) {
@@ -173,7 +175,7 @@ impl DiscreteMap for DoublePendulumVariational {
             let (t1, t2, v1, v2) = (t1s[i], t2s[i], w1s[i], w2s[i]);
             // The old momentum M(q_k) v_k, then the kick of the potential at q_{k+1}.
             let co = c * cos_poly(t1 - t2);
-            let (n1, n2) = (t1 + h * v1, t2 + h * v2);
+            let (n1, n2) = (next[i], next[n + i]);
             d1s[i] = a * v1 + co * v2 - h * g1 * sin_poly(n1);
             d2s[i] = co * v1 + b * v2 - h * g2 * sin_poly(n2);
             let dn = n1 - n2;

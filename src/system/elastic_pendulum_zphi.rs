@@ -159,7 +159,9 @@ impl DiscreteMap for ElasticPendulumZphi {
         &self,
         h: T,
         q: &mut [T],
+        next: &[T],
         v: &mut [T],
+        _ev: &mut [T],
         _newton: Newton,
         _unconverged: &mut [u32],
     ) {
@@ -170,8 +172,7 @@ impl DiscreteMap for ElasticPendulumZphi {
         let (vzs, vphis) = v.split_at_mut(n);
         for i in 0..n {
             let r0 = T::ONE + zs[i];
-            let z = zs[i] + h * vzs[i];
-            let phi = phis[i] + h * vphis[i];
+            let (z, phi) = (next[i], next[n + i]);
             let r = T::ONE + z;
             let vphi = (r0 * r0 * vphis[i] - h * wp2 * r * sin_poly(phi)) / (r * r);
             let vz = vzs[i] + h * (r * vphi * vphi - wz2 * z - wp2 * (T::ONE - cos_poly(phi)));

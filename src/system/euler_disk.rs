@@ -186,18 +186,18 @@ impl DiscreteMap for EulerDisk {
         &self,
         h: T,
         q: &mut [T],
+        next: &[T],
         v: &mut [T],
+        _ev: &mut [T],
         solver: Newton,
         unconverged: &mut [u32],
     ) {
         let n = q.len() / 5;
         let k = DiskStep::new(self, h);
         let tol = T::from_f64(solver.tol);
-        // Column loops over the block (vectorisable): the drift and the old step's momenta per
+        // Column loops over the block (vectorisable): the drift (`next`) and the old step's momenta per
         // point, then Newton's sweeps (`Newton::solve`), then the new velocities.
-        for (qk, vk) in q.iter_mut().zip(v.iter()) {
-            *qk += h * *vk;
-        }
+        q.copy_from_slice(next);
         let mut momenta = vec![T::ZERO; 3 * n];
         let (p0, rest) = momenta.split_at_mut(n);
         let (p1, p2) = rest.split_at_mut(n);

@@ -65,15 +65,23 @@ impl HamiltonianSystem {
 impl DiscreteSystem {
     /// One step of the map for a block of points (see `DiscreteMap::discrete_step`).
     #[inline]
+    #[allow(clippy::too_many_arguments)]
     pub fn discrete_step<T: Real>(
         &self,
         h: T,
         q: &mut [T],
+        next: &[T],
         v: &mut [T],
+        ev: &mut [T],
         newton: Newton,
         unconverged: &mut [u32],
     ) {
-        each_discrete!(self, s => s.discrete_step(h, q, v, newton, unconverged))
+        each_discrete!(self, s => s.discrete_step(h, q, next, v, ev, newton, unconverged))
+    }
+
+    /// Whether the configuration steps by the stored velocity (`DiscreteMap::drifts`).
+    pub fn drifts(&self) -> bool {
+        each_discrete!(self, s => s.drifts())
     }
 
     /// One tangent column of a block of points through one step of a linearised map (see

@@ -458,6 +458,12 @@ impl System {
         matches!(self, System::DiscreteMap(_))
     }
 
+    /// A discrete map whose configuration steps by its stored velocity
+    /// (`DiscreteMap::drifts`); true for the Hamiltonian systems, which have no such map.
+    pub fn drifts(&self) -> bool {
+        self.discrete().is_none_or(|m| m.drifts())
+    }
+
     /// The largest violation of a nonholonomic system's continuous constraints by one point's
     /// discrete velocity at step `dt` (None for systems without constraints).
     pub fn constraint_error(&self, dt: f64, q: &[f64], v: &[f64]) -> Option<f64> {

@@ -114,13 +114,14 @@ impl DiscreteMap for PendulumVariational {
         &self,
         h: T,
         q: &mut [T],
+        next: &[T],
         v: &mut [T],
+        _ev: &mut [T],
         _newton: Newton,
         _unconverged: &mut [u32],
     ) {
         let w2 = T::from_f64(self.omega * self.omega);
-        for (qi, vi) in q.iter_mut().zip(v.iter_mut()) {
-            let q1 = *qi + h * *vi;
+        for ((qi, &q1), vi) in q.iter_mut().zip(next).zip(v.iter_mut()) {
             *vi -= h * w2 * sin_poly(q1);
             *qi = q1;
         }

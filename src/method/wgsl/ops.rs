@@ -248,10 +248,10 @@ impl Ops for Kernel {
         });
     }
 
-    /// The system's WGSL `discrete_step(h, q, v)` returns a `MapStep`
-    /// (shaders/common/variational.wgsl) with the new q and v and whether its Newton iteration
-    /// hit the cap (counted). Variational systems have no tangent columns and d ≤ 5, so the
-    /// point is always in registers.
+    /// The system's WGSL `discrete_step(h, q, next, v)` (`next`: the drift q0 the method summed
+    /// before) returns a `MapStep` (shaders/common/variational.wgsl) with the new q and v and
+    /// whether its Newton iteration hit the cap (counted). Variational systems have no tangent
+    /// columns and d ≤ 5, so the point is always in registers.
     fn discrete_step(&mut self, h: Scalar) {
         assert!(
             self.unroll && self.nt == 0,
@@ -259,11 +259,26 @@ impl Ops for Kernel {
         );
         let h = self.scalar(h);
         self.open("{");
+        let next = self.name(Vector::Q0);
         let (aq, av) = (self.reg_array("q", None), self.reg_array("p", None));
-        self.line(&format!("let s = discrete_step({h}, {aq}, {av});"));
+        let an = self.reg_array(&next, None);
+        // The velocities' carried errors (`DiscreteMap::discrete_step`'s `ev`): the ep
+        // registers when compensated, zeros (which the map returns unread) when not.
+        let ev = if self.compensated {
+            self.errors = true;
+            self.reg_array("ep", None)
+        } else {
+            "array<real, D>()".to_string()
+        };
+        self.line(&format!(
+            "let s = discrete_step({h}, {aq}, {an}, {av}, {ev});"
+        ));
         for k in 0..self.d {
             self.line(&format!("{} = s.q[{k}];", Self::reg("q", k)));
             self.line(&format!("{} = s.v[{k}];", Self::reg("p", k)));
+            if self.compensated {
+                self.line(&format!("{} = s.ev[{k}];", Self::reg("ep", k)));
+            }
         }
         self.open("if (s.capped) {");
         self.line("unconverged_steps += 1u;");

@@ -454,6 +454,7 @@ impl Preset {
                         dt: r.dt,
                         steps: (t_end / r.dt).round() as u64,
                         system: r.system.map(String::from),
+                        vary: None,
                     })
                 })
                 .collect::<Result<_>>()?,

@@ -69,6 +69,7 @@ pub fn plot_run(dir: &Path, out: Option<&Path>) -> Result<PlotOutcome> {
         dt: cfg.dt,
         steps: cfg.steps,
         system: None,
+        vary: None,
     };
     let plotted = [PlottedRun {
         name: cfg.method.name(),

@@ -12,7 +12,7 @@ use crate::config::{RunConfig, RunFile};
 use crate::measure::chaos::{CHAOS_UNDEFINED, CHAOTIC_FRACTION, LYAPUNOV_MAX, MEGNO_MEAN};
 use crate::measure::energy::columns::ABS_ERR_MAX;
 use crate::options::Backend;
-use crate::plot::{Figure, Series, Style};
+use crate::plot::{palette_color, Figure, Series, Style};
 
 /// The run's energy surface and parameters laid over the study's.
 pub(super) fn apply_variation(f: &mut RunFile, v: &Variation) {
@@ -41,7 +41,10 @@ pub(super) fn chaos_backend(f: &mut RunFile) {
 /// The quantity the runs vary, as (axis label, value per run), when every run varies the same
 /// one (its energy, or one parameter) and there are at least two runs.
 fn varied(runs: &[PlottedRun]) -> Option<(String, Vec<f64>)> {
-    let vary: Vec<&Variation> = runs.iter().map(|r| r.run.vary.as_ref()).collect::<Option<_>>()?;
+    let vary: Vec<&Variation> = runs
+        .iter()
+        .map(|r| r.run.vary.as_ref())
+        .collect::<Option<_>>()?;
     if vary.len() < 2 {
         return None;
     }
@@ -51,7 +54,11 @@ fn varied(runs: &[PlottedRun]) -> Option<(String, Vec<f64>)> {
     let name = vary[0].params.keys().next()?.clone();
     let values = vary
         .iter()
-        .map(|v| (v.params.len() == 1).then(|| v.params.get(&name).copied()).flatten())
+        .map(|v| {
+            (v.params.len() == 1)
+                .then(|| v.params.get(&name).copied())
+                .flatten()
+        })
         .collect::<Option<Vec<f64>>>()?;
     Some((name, values))
 }
@@ -77,10 +84,12 @@ pub(super) fn parameter_figures(runs: &[PlottedRun]) -> Vec<StudyFigure> {
     };
     let figure = |title: String, y_label: &str, pts: Vec<(f64, f64)>, log_y: bool| Figure {
         log_y,
-        series: vec![
-            Series::new("", pts.clone(), Style::Line),
-            Series::new("", pts, Style::Markers),
-        ],
+        series: [Style::Line, Style::Markers]
+            .map(|style| Series {
+                color: Some(palette_color(0)),
+                ..Series::new("", pts.clone(), style)
+            })
+            .to_vec(),
         ..Figure::new(title, name.clone(), y_label)
     };
     let mut out = vec![StudyFigure {
@@ -135,9 +144,16 @@ pub(super) fn report_section(runs: &[PlottedRun], configs: &[RunConfig]) -> Stri
         );
     }
     for r in runs {
-        for (file, what) in [("map", "map of the indicator"), ("section", "Poincaré section")] {
+        for (file, what) in [
+            ("map", "map of the indicator"),
+            ("section", "Poincaré section"),
+        ] {
             if r.result.out.join(format!("{file}.png")).is_file() {
-                let _ = writeln!(s, "\n### {}: {what}\n\n![{what}]({}/{file}.png)", r.name, r.name);
+                let _ = writeln!(
+                    s,
+                    "\n### {}: {what}\n\n![{what}]({}/{file}.png)",
+                    r.name, r.name
+                );
             }
         }
     }

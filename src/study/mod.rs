@@ -69,6 +69,20 @@ pub struct Variation {
     pub params: std::collections::BTreeMap<String, f64>,
 }
 
+impl Variation {
+    /// The run's folder name: the label with every character but letters, digits and `=._-`
+    /// replaced by `_` ("E=1/8" → "E=1_8").
+    pub fn folder(&self) -> String {
+        self.label
+            .chars()
+            .map(|c| match c.is_ascii_alphanumeric() || "=._-".contains(c) {
+                true => c,
+                false => '_',
+            })
+            .collect()
+    }
+}
+
 /// A study: the shared settings (system, ensemble, backend, …) and the methods to compare.
 #[derive(Debug, Clone)]
 pub struct Study {

@@ -240,7 +240,7 @@ pub(super) fn write_figures(
 /// study's), with the step appended when that name appears twice.
 fn run_names(runs: &[StudyRun], base_system: Option<&str>) -> Vec<String> {
     let stem = |r: &StudyRun| match (&r.vary, r.system.as_deref()) {
-        (Some(v), _) => v.label.clone(),
+        (Some(v), _) => v.folder(),
         (None, Some(sys)) if Some(sys) != base_system => format!("{sys}_{}", r.method.name()),
         _ => r.method.name().to_string(),
     };

@@ -64,10 +64,10 @@ const HH_HI: &[f64] = &[0.0, 1.0, 0.0, 0.6];
 pub(super) const TABLE: &[ChaosPreset] = &[
     ChaosPreset {
         name: "henon-heiles-section",
-        summary: "Hénon & Heiles 1964: sections q1 = 0 at E = 1/12, 1/8, 1/6 from a 40 × 40 grid in (q2, p2), coloured by MEGNO; the chaotic fraction per energy",
+        summary: "Hénon & Heiles 1964: sections q1 = 0 at E = 1/12, 1/8, 1/6 from a 60 × 60 grid in (q2, p2), coloured by MEGNO; the chaotic fraction per energy",
         description: concat!(
             "The Hénon–Heiles system H = (p1² + p2²)/2 + (q1² + q2²)/2 + q1² q2 − q2³/3 at the three energies of Hénon & Heiles 1964, \"The applicability of the third integral of motion: some numerical experiments\": E = 1/12, 1/8 and 1/6. ",
-            "At each energy a 40 × 40 grid of initial conditions in (q2, p2) on q1 = 0 (q2 from −0.5 to 1, p2 from −0.6 to 0.6; p1 ≥ 0 solved from H = E, grid points outside the energy surface left out), Yoshida's fourth-order composition at h = 0.05 to t = 1000, in f64. ",
+            "At each energy a 60 × 60 grid of initial conditions in (q2, p2) on q1 = 0 (q2 from −0.5 to 1, p2 from −0.6 to 0.6; p1 ≥ 0 solved from H = E, grid points outside the energy surface left out), Yoshida's fourth-order composition at h = 0.05 to t = 1000, in f64. ",
             "Each energy's folder holds the Poincaré section q1 = 0 (upward crossings, the first 200 of each orbit) coloured by the orbit's MEGNO ⟨Y⟩ (Cincotta & Simó 2000, \"Simple tools to study global dynamics in non-axisymmetric galactic potentials\") and the MEGNO map over the grid. ",
             "Hénon and Heiles found the section filled by invariant curves at E = 1/12, a chaotic sea between islands at E = 1/8 and almost all of it chaotic at E = 1/6; the chaotic fraction (points with ⟨Y⟩ > 4) grows accordingly."
         ),
@@ -75,7 +75,7 @@ pub(super) const TABLE: &[ChaosPreset] = &[
         axes: "q2,p2",
         lo: HH_LO,
         hi: HH_HI,
-        points: 1600,
+        points: 3600,
         energy: None,
         method: "yoshida4",
         dt: 0.05,
@@ -121,17 +121,17 @@ pub(super) const TABLE: &[ChaosPreset] = &[
     },
     ChaosPreset {
         name: "elastic-pendulum-sweep",
-        summary: "Lynch 2002: the elastic pendulum released from rest over a 16 × 16 grid of positions, ĝ from 0.01 to 0.5 in 8 values; energy error and chaotic fraction against ĝ",
-        description: "The elastic pendulum (a mass on a spring of natural length 1 swinging in a plane; Lynch 2002, \"The swinging spring: a simple model of atmospheric balance\") in Cartesian coordinates, H = |p|²/2 + (|q| − 1)²/2 − ĝ y with y downwards, where ĝ = g m/(k l) measures gravity against the spring. For each of 8 values of ĝ from 0.01 to 0.5 (step 0.07) the mass is released from rest at every position of a 16 × 16 grid (x from 0.5 to 1.2, y from 0 to 0.8), Störmer–Verlet at h = 0.02 to t = 300, in f64. The figures show, against ĝ, the largest energy error over each run's points and times and the fraction of points whose MEGNO ⟨Y⟩ exceeds 4 at the end; each value's folder holds its MEGNO map over the grid.",
+        summary: "Lynch 2002: the elastic pendulum released from rest over a 32 × 32 grid of positions, ĝ from 0.01 to 0.5 in 8 values; energy error and chaotic fraction against ĝ",
+        description: "The elastic pendulum (a mass on a spring of natural length 1 swinging in a plane; Lynch 2002, \"The swinging spring: a simple model of atmospheric balance\") in Cartesian coordinates, H = |p|²/2 + (|q| − 1)²/2 − ĝ y with y downwards, where ĝ = g m/(k l) measures gravity against the spring. For each of 8 values of ĝ from 0.01 to 0.5 (step 0.07) the mass is released from rest at every position of a 32 × 32 grid (x from 0.5 to 1.2, y from 0 to 0.8), Störmer–Verlet at h = 0.02 to t = 1000, in f64. The figures show, against ĝ, the largest energy error over each run's points and times and the fraction of points whose MEGNO ⟨Y⟩ exceeds 4 at the end; each value's folder holds its MEGNO map over the grid.",
         system: "elastic-pendulum-cartesian",
         axes: "q1,q2",
         lo: &[0.5, 0.0, 0.0, 0.0],
         hi: &[1.2, 0.8, 0.0, 0.0],
-        points: 256,
+        points: 1024,
         energy: None,
         method: "verlet",
         dt: 0.02,
-        t_end: 300.0,
+        t_end: 1000.0,
         section: None,
         vary: &[
             g_hat("g_hat=0.01", 0.01),

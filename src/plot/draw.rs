@@ -21,9 +21,9 @@ pub(super) const HEIGHT: u32 = 700;
 /// The font family the embedded font is registered under (see `super::register_font`). SVG
 /// files name it, so a viewer falls back to its own sans-serif font.
 pub(super) const FONT: &str = "sans-serif";
-const TITLE_SIZE: f64 = 26.0;
-const AXIS_LABEL_SIZE: f64 = 20.0;
-const TICK_LABEL_SIZE: f64 = 17.0;
+pub(super) const TITLE_SIZE: f64 = 26.0;
+pub(super) const AXIS_LABEL_SIZE: f64 = 20.0;
+pub(super) const TICK_LABEL_SIZE: f64 = 17.0;
 const LEGEND_SIZE: f64 = 17.0;
 /// Legend geometry: row height, the sample (line or dot) width, gaps and the widest legend
 /// that goes to the right of the plot box (a wider one goes below it).

@@ -13,11 +13,11 @@
 //! - Lines are clipped and markers dropped at the plot box, so nothing is drawn over the
 //!   title, tick labels or legend; the legend sits outside the plot box.
 //!   [`check_figure`] verifies both on the rendered bitmap (used by the tests).
-//! - Submodules: `geom` (ranges, clipping, pixel mapping, tick labels; no plotters) and
-//!   `draw` (the plotters drawing, the same for both formats).
+//! - Submodules: `geom` (ranges, clipping, pixels, ticks), `draw` (plotters, both formats).
 
 mod draw;
 mod geom;
+pub mod map;
 pub mod section;
 
 use std::path::{Path, PathBuf};

@@ -2,20 +2,29 @@
 //! first degree of freedom the section does not fix, (q_j, p_j), coloured per point by a
 //! value the caller chooses (`Colour`).
 
+use super::map::MISSING;
 use super::{time_color, Figure, Series, Style};
 use crate::section::Crossings;
 
 /// Colour bands of the figure: points are grouped into this many series by their colour value.
 const BANDS: usize = 16;
+/// Bands of a value on a fixed scale (`Colour::Value`), each a legend entry, so that the
+/// legend reads as the map's colour bar in steps.
+const VALUE_BANDS: usize = 8;
 
 /// What colours a point's crossings.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub enum Colour<'a> {
     /// Its index in the ensemble.
     Point,
-    /// A value per point (e.g. a chaos indicator), named for the title; non-finite values
-    /// take the lowest colour.
-    Value { name: &'a str, values: &'a [f64] },
+    /// A value per point (e.g. a chaos indicator) on the colour scale `range` (values beyond
+    /// it take its end colours), named for the title; non-finite values are drawn in
+    /// `map::MISSING` and listed as "no value".
+    Value {
+        name: String,
+        values: &'a [f64],
+        range: (f64, f64),
+    },
 }
 
 /// The figure of `c` (first point's index `first` in the ensemble).
@@ -25,24 +34,26 @@ pub fn section_figure(c: &Crossings, first: usize, colour: Colour) -> Figure {
     let others = sec.others();
     let col = |m: bool| 1 + others.iter().position(|&o| o == (m, j)).unwrap_or(0);
     let (xc, yc) = (col(false), col(true));
-    let (by, value): (&str, Box<dyn Fn(usize) -> f64>) = match colour {
-        Colour::Point => ("point index", Box::new(|i| (first + i) as f64)),
-        Colour::Value { name, values } => (name, Box::new(move |i| values[i])),
+    let (by, bands) = match &colour {
+        Colour::Point => {
+            let index: Vec<f64> = (0..c.n).map(|i| (first + i) as f64).collect();
+            let lo = first as f64;
+            let hi = (first + c.n.max(1) - 1) as f64;
+            ("point index".to_string(), banded(&index, (lo, hi), BANDS))
+        }
+        Colour::Value {
+            name,
+            values,
+            range,
+        } => (name.clone(), banded(values, *range, VALUE_BANDS)),
     };
-    let finite: Vec<f64> = (0..c.n).map(&value).filter(|v| v.is_finite()).collect();
-    let lo = finite.iter().copied().fold(f64::INFINITY, f64::min);
-    let hi = finite.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    let band = |v: f64| match v.is_finite() && hi > lo {
-        true => (((v - lo) / (hi - lo) * BANDS as f64) as usize).min(BANDS - 1),
-        false => 0,
-    };
-    let mut bands = vec![Vec::new(); BANDS];
+    let mut points = vec![Vec::new(); bands.count + 1];
     let (max, w) = (c.max(), sec.record_values());
     for i in 0..c.n {
-        let b = band(value(i));
+        let b = bands.of[i];
         for r in 0..(c.seen[i] as usize).min(max) {
             let v = &c.vals[(i * max + r) * w..(i * max + r + 1) * w];
-            bands[b].push((v[xc], v[yc]));
+            points[b].push((v[xc], v[yc]));
         }
     }
     let direction = sec.direction.name();
@@ -56,14 +67,81 @@ pub fn section_figure(c: &Crossings, first: usize, colour: Colour) -> Figure {
         format!("q{}", j + 1),
         format!("p{}", j + 1),
     );
-    fig.series = bands
+    let labelled = matches!(colour, Colour::Value { .. });
+    // Highest band first, so a value legend reads from top to bottom as a colour bar does.
+    fig.series = points
         .into_iter()
         .enumerate()
+        .rev()
         .filter(|(_, pts)| !pts.is_empty())
-        .map(|(b, points)| Series {
-            color: Some(time_color(b as f64 / (BANDS - 1) as f64)),
-            ..Series::new("", points, Style::Markers)
+        .map(|(b, points)| {
+            let (label, color) = match b == bands.count {
+                true => ("no value".to_string(), MISSING),
+                false => (
+                    bands.label(b),
+                    time_color(b as f64 / (bands.count - 1) as f64),
+                ),
+            };
+            Series {
+                color: Some(color),
+                ..Series::new(
+                    if labelled { label } else { String::new() },
+                    points,
+                    Style::Markers,
+                )
+            }
         })
         .collect();
     fig
+}
+
+/// Each point's band (`count` for a non-finite value) on the scale `range` cut in `count`.
+struct Bands {
+    of: Vec<usize>,
+    count: usize,
+    range: (f64, f64),
+}
+
+fn banded(values: &[f64], range: (f64, f64), count: usize) -> Bands {
+    let (lo, hi) = range;
+    let of = values
+        .iter()
+        .map(|&v| match (v.is_finite(), hi > lo) {
+            (false, _) => count,
+            (true, true) => {
+                ((v - lo) / (hi - lo) * count as f64).clamp(0.0, (count - 1) as f64) as usize
+            }
+            (true, false) => 0,
+        })
+        .collect();
+    Bands { of, count, range }
+}
+
+impl Bands {
+    /// A band's legend label: its interval, the end bands open beyond the scale.
+    fn label(&self, b: usize) -> String {
+        let (lo, hi) = self.range;
+        let at = |k: usize| short(lo + (hi - lo) * k as f64 / self.count as f64);
+        if b == 0 {
+            format!("< {}", at(1))
+        } else if b + 1 == self.count {
+            format!("≥ {}", at(b))
+        } else {
+            format!("{}–{}", at(b), at(b + 1))
+        }
+    }
+}
+
+/// A band edge with three significant digits at most.
+fn short(x: f64) -> String {
+    let s = format!("{:.3}", x);
+    let s = if x != 0.0 && x.abs() < 0.01 {
+        format!("{x:.2e}")
+    } else {
+        s
+    };
+    match s.contains('.') && !s.contains('e') {
+        true => s.trim_end_matches('0').trim_end_matches('.').to_string(),
+        false => s,
+    }
 }

@@ -409,8 +409,8 @@ fn accuracy_lines(cfg: &RunConfig, last: &Row) -> Vec<String> {
     lines
 }
 
-/// What a finished run writes after its snapshots: trajectory.csv, portraits, and the
-/// manifest that marks the folder complete (its checkpoint removed first).
+/// What a finished run writes after its snapshots: trajectory.csv, portraits, the section, the
+/// chaos map, and the manifest that marks the folder complete (its checkpoint removed first).
 fn write_run_files<T: Real>(
     cfg: &RunConfig,
     out: &Path,
@@ -442,6 +442,7 @@ fn write_run_files<T: Real>(
         Some(c) => Some(super::section::write(cfg, out, c)?),
         None => None,
     };
+    super::chaos_map::write(cfg, out, out)?;
     let notes: Vec<(&str, u64)> = [
         ("refine_capped_at_step", tracker.capped_at),
         ("refine_stuck_at_step", tracker.stuck_at),

@@ -1,5 +1,5 @@
 //! A finished run's Poincaré section: section.npy (`Crossings::encode`), section.png/svg
-//! (`plot::section`), and the crossings past `--section-max` said on stderr.
+//! (`plot::section`; with --chaos coloured by each point's final indicator), and the crossings past `--section-max` said on stderr.
 
 use std::path::Path;
 
@@ -18,10 +18,20 @@ pub(super) fn write(cfg: &RunConfig, out: &Path, c: &Crossings) -> Result<u64> {
         .and_then(|s| s.range(cfg.ensemble.points).ok())
         .map_or(0, |r| r.start);
     write_atomic(&out.join("section.npy"), &c.encode(cfg.dt, first))?;
-    crate::plot::write_figure(
-        &section_figure(c, first, Colour::Point),
-        &out.join("section"),
-    )?;
+    // With --chaos the crossings take their point's final MEGNO (or λ), on the map's scale.
+    let chaos = super::chaos_map::final_indicator(cfg, out)?;
+    let colour = match &chaos {
+        Some((which, values)) => {
+            let (name, range) = super::chaos_map::scale(*which, values);
+            Colour::Value {
+                name,
+                values,
+                range,
+            }
+        }
+        None => Colour::Point,
+    };
+    crate::plot::write_figure(&section_figure(c, first, colour), &out.join("section"))?;
     let (over, points) = c.over_cap();
     if over > 0 {
         crate::note!(

@@ -185,6 +185,7 @@ fn custom_runs(a: &StudyArgs, file: &RunFile) -> Result<Vec<StudyRun>> {
             dt,
             steps,
             system: None,
+            vary: None,
         })
         .collect())
 }

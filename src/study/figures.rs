@@ -44,6 +44,7 @@ pub(super) fn study_figures(runs: &[PlottedRun]) -> Vec<StudyFigure> {
     figures.extend(observable_figure(runs, &labels));
     figures.extend(path_figure(runs, &labels));
     figures.push(area_figure(runs, &labels));
+    figures.extend(super::chaos::parameter_figures(runs));
     figures
 }
 
@@ -61,6 +62,9 @@ fn legend_labels(runs: &[&StudyRun], systems: &[&str]) -> Vec<String> {
             }
             if mixed_h {
                 let _ = write!(label, ", h = {}", fmt_g(r.dt));
+            }
+            if let Some(v) = &r.vary {
+                let _ = write!(label, ", {}", v.label);
             }
             label
         })
@@ -357,6 +361,7 @@ mod tests {
             dt,
             steps: 10,
             system: system.map(String::from),
+            vary: None,
         };
         let same = [
             &run(Method::Euler, 0.1, None),

@@ -12,10 +12,13 @@
 //! - `portrait`: a phase portrait's data, plot ranges and level curves.
 //! - `report`: report.md.
 //! - `format`: number formatting shared by the report, legends and messages.
+//! - `chaos`: studies across energies or parameter values with `--chaos`: their runs'
+//!   settings, figures against the parameter and report.md's chaos section.
 //! - `replot`: `plot DIR`, a finished run's figures and report.md drawn again from its files
 //!   (read back by `readback`).
 
 mod args;
+mod chaos;
 mod figures;
 mod format;
 mod portrait;
@@ -48,6 +51,36 @@ pub struct StudyRun {
     pub steps: u64,
     /// Overrides the study's system for this run.
     pub system: Option<String>,
+    /// What else the run changes of the study's settings (a study across energies or
+    /// parameter values rather than methods); None for a study of methods.
+    pub vary: Option<Variation>,
+}
+
+/// A run's own energy surface or parameter values, named by `label` (its folder name and
+/// legend label).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Variation {
+    pub label: String,
+    /// The grid's energy surface (`--energy`).
+    pub energy: Option<f64>,
+    /// Parameters set over the study's.
+    #[serde(default)]
+    pub params: std::collections::BTreeMap<String, f64>,
+}
+
+impl Variation {
+    /// The run's folder name: the label with every character but letters, digits and `=._-`
+    /// replaced by `_` ("E=1/8" → "E=1_8").
+    pub fn folder(&self) -> String {
+        self.label
+            .chars()
+            .map(|c| match c.is_ascii_alphanumeric() || "=._-".contains(c) {
+                true => c,
+                false => '_',
+            })
+            .collect()
+    }
 }
 
 /// A study: the shared settings (system, ensemble, backend, …) and the methods to compare.
@@ -90,6 +123,8 @@ struct StudyRunFile {
     dt: f64,
     steps: u64,
     system: Option<String>,
+    #[serde(default)]
+    vary: Option<Variation>,
 }
 
 /// The file a study folder records its study in.
@@ -116,6 +151,7 @@ impl StudyFile {
                     dt: r.dt,
                     steps: r.steps,
                     system: r.system.clone(),
+                    vary: r.vary.clone(),
                 })
                 .collect(),
             base: study.base.clone(),
@@ -160,6 +196,7 @@ impl StudyFile {
                     dt: r.dt,
                     steps: r.steps,
                     system: r.system.clone(),
+                    vary: r.vary.clone(),
                 })
             })
             .collect::<Result<Vec<_>>>()?;

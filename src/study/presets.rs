@@ -4,6 +4,7 @@
 
 use std::f64::consts::PI;
 
+mod chaos;
 mod modified;
 mod seed003;
 
@@ -377,9 +378,10 @@ const TABLE: &[Preset] = &[
 /// Preset names with a one-line description (for errors and `phaseflow list`).
 pub const PRESETS: &[(&str, &str)] = &summaries();
 
-/// Every preset: this file's table, the modified Hamiltonian's (`modified.rs`), then seed
-/// 003's (`seed003.rs`).
-const COUNT: usize = TABLE.len() + modified::TABLE.len() + seed003::TABLE.len();
+/// Every preset: this file's table, the modified Hamiltonian's (`modified.rs`), seed 003's
+/// (`seed003.rs`), then the chaos presets (`chaos.rs`).
+const COUNT: usize =
+    TABLE.len() + modified::TABLE.len() + seed003::TABLE.len() + chaos::TABLE.len();
 
 /// The tables' names and one-line summaries, in order.
 const fn summaries() -> [(&'static str, &'static str); COUNT] {
@@ -387,14 +389,17 @@ const fn summaries() -> [(&'static str, &'static str); COUNT] {
     let mut i = 0;
     while i < COUNT {
         let m = TABLE.len() + modified::TABLE.len();
-        let p = if i < TABLE.len() {
-            &TABLE[i]
+        let s = m + seed003::TABLE.len();
+        out[i] = if i < TABLE.len() {
+            (TABLE[i].name, TABLE[i].summary)
         } else if i < m {
-            &modified::TABLE[i - TABLE.len()]
+            let p = &modified::TABLE[i - TABLE.len()];
+            (p.name, p.summary)
+        } else if i < s {
+            (seed003::TABLE[i - m].name, seed003::TABLE[i - m].summary)
         } else {
-            &seed003::TABLE[i - m]
+            (chaos::TABLE[i - s].name, chaos::TABLE[i - s].summary)
         };
-        out[i] = (p.name, p.summary);
         i += 1;
     }
     out
@@ -408,6 +413,11 @@ pub fn preset(name: &str) -> Result<Study> {
         .chain(seed003::TABLE)
         .find(|p| p.name == name)
         .map(Preset::study)
+        .or_else(|| {
+            (chaos::TABLE.iter())
+                .find(|p| p.name == name)
+                .map(chaos::ChaosPreset::study)
+        })
         .transpose()?
         .ok_or_else(|| {
             let names: Vec<&str> = PRESETS.iter().map(|p| p.0).collect();
@@ -454,6 +464,7 @@ impl Preset {
                         dt: r.dt,
                         steps: (t_end / r.dt).round() as u64,
                         system: r.system.map(String::from),
+                        vary: None,
                     })
                 })
                 .collect::<Result<_>>()?,

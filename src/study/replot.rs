@@ -35,6 +35,9 @@ pub struct PlotOutcome {
 /// Draw the figures and report.md of the finished run in `dir` into `out` (default: `dir`
 /// itself, whose manifest then lists them too, so the folder stays complete).
 pub fn plot_run(dir: &Path, out: Option<&Path>) -> Result<PlotOutcome> {
+    if dir.join(crate::sweep::SWEEP_FILE).is_file() {
+        return plot_sweep(dir, out);
+    }
     check_finished(dir)?;
     let _created = match out {
         Some(out) => figures_folder(dir, out)?,
@@ -66,6 +69,7 @@ pub fn plot_run(dir: &Path, out: Option<&Path>) -> Result<PlotOutcome> {
         dt: cfg.dt,
         steps: cfg.steps,
         system: None,
+        vary: None,
     };
     let plotted = [PlottedRun {
         name: cfg.method.name(),
@@ -76,6 +80,7 @@ pub fn plot_run(dir: &Path, out: Option<&Path>) -> Result<PlotOutcome> {
     let target = out.unwrap_or(dir);
     let mut files = Vec::new();
     let drawn = write_figures(&plotted, target, &mut files)?;
+    files.extend(crate::run::chaos_map::write(&cfg, dir, target)?);
     let summary = summarise(cfg.system.name(), &run, &result);
     let portraits = !result.portraits.is_empty();
     let report = run_report_md(&cfg, &summary, &drawn, dir, portraits);
@@ -87,6 +92,30 @@ pub fn plot_run(dir: &Path, out: Option<&Path>) -> Result<PlotOutcome> {
         figures: drawn.into_iter().map(|f| (f.stem, f.figure)).collect(),
         portraits,
     })
+}
+
+/// A sweep's folder: every part's figures and report.md, each into its own folder (or
+/// `out`/part_<i>), as `plot` draws them for a run; the parts must all be finished.
+fn plot_sweep(dir: &Path, out: Option<&Path>) -> Result<PlotOutcome> {
+    let mut all = PlotOutcome {
+        files: Vec::new(),
+        figures: Vec::new(),
+        portraits: false,
+    };
+    for part in crate::sweep::part_folders(dir)? {
+        let target = match (out, part.file_name()) {
+            (Some(out), Some(name)) => Some(out.join(name)),
+            _ => None,
+        };
+        let one = plot_run(&part, target.as_deref())?;
+        all.files.extend(one.files);
+        all.figures.extend(one.figures);
+        all.portraits |= one.portraits;
+    }
+    if dir.join(MANIFEST).is_file() && out.is_none() {
+        folder::write_manifest(dir)?;
+    }
+    Ok(all)
 }
 
 /// Figures written into the run's folder (by default, or --out naming it) join its manifest,

@@ -118,7 +118,8 @@ fn finish(
         })
         .collect();
     let drawn = write_figures(&plotted, out, &mut files)?;
-    let report = report_md(study, &configs[0], &summary, &drawn, command_line);
+    let mut report = report_md(study, &configs[0], &summary, &drawn, command_line);
+    report.push_str(&super::chaos::report_section(&plotted, &configs));
     write_atomic(&out.join("report.md"), report.as_bytes())?;
     files.push(out.join("report.md"));
     folder::write_manifest(out)?;
@@ -148,6 +149,10 @@ fn resolve_run(study: &Study, r: &StudyRun) -> Result<RunConfig> {
     if variational {
         f.tangent = Some(false);
     }
+    if let Some(v) = &r.vary {
+        super::chaos::apply_variation(&mut f, v);
+    }
+    super::chaos::chaos_backend(&mut f);
     f.method = Some(r.method.name().into());
     (f.method_file, f.method_source) = (None, crate::config::recorded_source(r.method));
     f.dt = Some(r.dt);
@@ -234,8 +239,9 @@ pub(super) fn write_figures(
 /// Folder names: the method name (prefixed by the run's own system where it overrides the
 /// study's), with the step appended when that name appears twice.
 fn run_names(runs: &[StudyRun], base_system: Option<&str>) -> Vec<String> {
-    let stem = |r: &StudyRun| match r.system.as_deref() {
-        Some(sys) if Some(sys) != base_system => format!("{sys}_{}", r.method.name()),
+    let stem = |r: &StudyRun| match (&r.vary, r.system.as_deref()) {
+        (Some(v), _) => v.folder(),
+        (None, Some(sys)) if Some(sys) != base_system => format!("{sys}_{}", r.method.name()),
         _ => r.method.name().to_string(),
     };
     runs.iter()

@@ -97,7 +97,10 @@ pub(super) fn summarise(system: &str, r: &StudyRun, res: &run::RunSummary) -> Su
         .unzip();
     SummaryRow {
         system: system.into(),
-        method: r.method.name().into(),
+        method: match &r.vary {
+            Some(v) => format!("{} ({})", r.method.name(), v.label),
+            None => r.method.name().into(),
+        },
         dt: r.dt,
         steps: r.steps,
         t_end: r.steps as f64 * r.dt,

@@ -12,7 +12,7 @@
 
 mod runner;
 
-pub use runner::{resume_sweep, run_sweep, SweepOutcome};
+pub use runner::{part_folders, resume_sweep, run_sweep, SweepOutcome};
 
 use std::collections::BTreeMap;
 use std::path::Path;

@@ -59,6 +59,16 @@ pub fn resume_sweep(out: &Path) -> Result<SweepOutcome> {
     finish(&sweep, &parts, out)
 }
 
+/// The part folders of the finished or interrupted sweep in `out`, in part order, as its
+/// sweep.toml records the sweep (`phaseflow plot` draws each part's figures).
+pub fn part_folders(out: &Path) -> Result<Vec<PathBuf>> {
+    let parts = Sweep::read(out)?.parts()?;
+    Ok(parts
+        .iter()
+        .map(|p| out.join(part_dir(p.index, parts.len())))
+        .collect())
+}
+
 /// Part i's folder name: `part_<i>`, i zero-padded to the width of the last index so the
 /// folders list in order.
 fn part_dir(index: usize, count: usize) -> String {

@@ -6,6 +6,8 @@ mod common;
 
 mod accuracy;
 mod chaos;
+mod chaos_maps;
+mod chaos_presets;
 mod commands;
 mod completions;
 mod constrained_start;

@@ -1,0 +1,129 @@
+//! A finished `--chaos` run's pictures of its indicators: over a grid ensemble, map.png/svg
+//! (the indicator per grid point over the grid's two coordinates, `plot::map`), and the final
+//! MEGNO per point that colours the Poincaré section. Both read the indicators back from
+//! `chaos/step_<last>.npy`, so `phaseflow plot DIR` draws the same map from the files alone.
+
+use std::path::{Path, PathBuf};
+
+use crate::chaos::Indicator;
+use crate::config::RunConfig;
+use crate::ensemble::InitialSet;
+use crate::error::Result;
+use crate::plot::map::{write_map, Map};
+
+use super::tracker::CHAOS_DIR;
+
+/// MEGNO's colour scale: regular orbits approach 2 and chaotic ones grow without bound, so
+/// the colours stop at 8 (twice the chaotic threshold), where every chaotic orbit looks alike.
+pub const MEGNO_SCALE: (f64, f64) = (0.0, 8.0);
+
+/// The indicator the pictures show (MEGNO where the run has it, else λ) and its values per
+/// point at the last snapshot, read from `dir`/chaos/step_<last>.npy; None without --chaos.
+pub fn final_indicator(cfg: &RunConfig, dir: &Path) -> Result<Option<(Indicator, Vec<f64>)>> {
+    let Some(chaos) = &cfg.chaos else {
+        return Ok(None);
+    };
+    let last = cfg.snapshot_steps().last().copied().unwrap_or(0);
+    let path = dir.join(CHAOS_DIR).join(format!("step_{last}.npy"));
+    let bad = |message: String| crate::error::Error::InputFile {
+        path: path.clone(),
+        message,
+    };
+    let bytes = std::fs::read(&path).map_err(|e| bad(e.to_string()))?;
+    let a = crate::npy::decode_f64(&bytes).map_err(bad)?;
+    let which = if chaos.has(Indicator::Megno) {
+        Indicator::Megno
+    } else {
+        Indicator::Lyapunov
+    };
+    let col = chaos.indicators.iter().position(|&i| i == which);
+    match col {
+        Some(c) if a.cols == chaos.indicators.len() => Ok(Some((
+            which,
+            (0..a.rows).map(|r| a.data[r * a.cols + c]).collect(),
+        ))),
+        _ => Err(bad(format!(
+            "{} columns, where --chaos {} writes {}",
+            a.cols,
+            chaos.text(),
+            chaos.indicators.len()
+        ))),
+    }
+}
+
+/// The colour-bar label and colour range of an indicator's `values`: MEGNO on `MEGNO_SCALE`,
+/// λ from 0 to its largest finite value.
+pub fn scale(which: Indicator, values: &[f64]) -> (String, (f64, f64)) {
+    match which {
+        Indicator::Megno => (
+            format!(
+                "MEGNO ⟨Y⟩ (colours clipped to {}–{})",
+                MEGNO_SCALE.0, MEGNO_SCALE.1
+            ),
+            MEGNO_SCALE,
+        ),
+        Indicator::Lyapunov => {
+            let hi = values
+                .iter()
+                .copied()
+                .filter(|v| v.is_finite())
+                .fold(0.0, f64::max);
+            ("Lyapunov exponent λ".into(), (0.0, hi))
+        }
+    }
+}
+
+/// Write map.png/svg into `target` when the run in `dir` has --chaos and a whole grid
+/// ensemble (not one shard's slice of it); returns the files written.
+pub fn write(cfg: &RunConfig, dir: &Path, target: &Path) -> Result<Vec<PathBuf>> {
+    let InitialSet::Grid { lo, hi, plane } = &cfg.ensemble.set else {
+        return Ok(Vec::new());
+    };
+    if cfg.shard.is_some() || cfg.rank.is_some() {
+        return Ok(Vec::new());
+    }
+    let Some((which, values)) = final_indicator(cfg, dir)? else {
+        return Ok(Vec::new());
+    };
+    let d = cfg.system.dof();
+    let axes = plane.axes_text(d);
+    let (x_name, y_name) = axes.split_once(',').unwrap_or((&axes, ""));
+    let m = (cfg.ensemble.points as f64).sqrt().round() as usize;
+    let [a, b] = plane.axes;
+    // A 1 × 1 grid's point sits at the box's middle (`ensemble::generate`).
+    let span = |i: usize| match m {
+        1 => (0.5 * (lo[i] + hi[i]), 0.5 * (lo[i] + hi[i])),
+        _ => (lo[i], hi[i]),
+    };
+    let (bar_label, range) = scale(which, &values);
+    let surface = match plane.energy {
+        Some(e) => format!(" on H = {}", crate::error::num(e)),
+        None => String::new(),
+    };
+    let t = cfg.steps as f64 * cfg.dt.abs();
+    let map = Map {
+        title: format!(
+            "{}: {} at t = {}{surface}",
+            cfg.system.name(),
+            match which {
+                Indicator::Megno => "MEGNO ⟨Y⟩",
+                Indicator::Lyapunov => "Lyapunov exponent λ",
+            },
+            crate::error::num(t)
+        ),
+        x_label: x_name.into(),
+        y_label: y_name.into(),
+        x: span(a),
+        y: span(b),
+        columns: m,
+        rows: m,
+        values,
+        scale: range,
+        bar_label,
+        missing_label: match plane.energy {
+            Some(_) => "no value: no real p1 ≥ 0 on the energy surface, or blown up".into(),
+            None => "no value: blown up".into(),
+        },
+    };
+    Ok(write_map(&map, &target.join("map"))?.to_vec())
+}

@@ -1,0 +1,161 @@
+//! Studies across energies or parameter values (`StudyRun::vary`) with `--chaos`: each run's
+//! own settings, the figures against the varied quantity (largest energy error, chaotic
+//! fraction) and report.md's chaos section (the final indicators per run, with each run's
+//! map and Poincaré section embedded).
+
+use std::fmt::Write as _;
+
+use super::figures::{PlottedRun, StudyFigure};
+use super::format::fmt_g;
+use super::Variation;
+use crate::config::{RunConfig, RunFile};
+use crate::measure::chaos::{CHAOS_UNDEFINED, CHAOTIC_FRACTION, LYAPUNOV_MAX, MEGNO_MEAN};
+use crate::measure::energy::columns::ABS_ERR_MAX;
+use crate::options::Backend;
+use crate::plot::{palette_color, Figure, Series, Style};
+
+/// The run's energy surface and parameters laid over the study's.
+pub(super) fn apply_variation(f: &mut RunFile, v: &Variation) {
+    if let Some(e) = v.energy {
+        f.ensemble.get_or_insert_with(Default::default).energy = Some(e);
+    }
+    if !v.params.is_empty() {
+        let params = f.params.get_or_insert_with(Default::default);
+        params.extend(v.params.iter().map(|(k, x)| (k.clone(), *x)));
+    }
+}
+
+/// The chaos indicators are advanced by the CPU engine only: a study run with --chaos that
+/// asks for the GPU runs on the CPU instead, said once on stderr, rather than being refused
+/// for a flag that applies to the study's other settings. (The one place to change when the
+/// GPU engine advances the indicators too.)
+pub(super) fn chaos_backend(f: &mut RunFile) {
+    if f.chaos.is_some() && f.backend == Some(Backend::Gpu) {
+        crate::note!(
+            "phaseflow: the chaos indicators are computed on the CPU engine: this run uses it instead of --backend gpu"
+        );
+        f.backend = Some(Backend::Cpu);
+    }
+}
+
+/// The quantity the runs vary, as (axis label, value per run), when every run varies the same
+/// one (its energy, or one parameter) and there are at least two runs.
+fn varied(runs: &[PlottedRun]) -> Option<(String, Vec<f64>)> {
+    let vary: Vec<&Variation> = runs
+        .iter()
+        .map(|r| r.run.vary.as_ref())
+        .collect::<Option<_>>()?;
+    if vary.len() < 2 {
+        return None;
+    }
+    if let Some(e) = vary.iter().map(|v| v.energy).collect::<Option<Vec<f64>>>() {
+        return Some(("energy E".into(), e));
+    }
+    let name = vary[0].params.keys().next()?.clone();
+    let values = vary
+        .iter()
+        .map(|v| {
+            (v.params.len() == 1)
+                .then(|| v.params.get(&name).copied())
+                .flatten()
+        })
+        .collect::<Option<Vec<f64>>>()?;
+    Some((name, values))
+}
+
+/// Against the varied quantity: the largest |H − H(z0)| over the run (log axis) and, with
+/// --chaos, the final chaotic fraction.
+pub(super) fn parameter_figures(runs: &[PlottedRun]) -> Vec<StudyFigure> {
+    let Some((name, x)) = varied(runs) else {
+        return Vec::new();
+    };
+    let last = |r: &PlottedRun, column| r.result.rows.last().and_then(|row| row.real(column));
+    let largest = |r: &PlottedRun| {
+        (r.result.rows.iter())
+            .filter_map(|row| row.real(&ABS_ERR_MAX))
+            .filter(|e| e.is_finite())
+            .reduce(f64::max)
+    };
+    let points = |y: &dyn Fn(&PlottedRun) -> Option<f64>| {
+        runs.iter()
+            .zip(&x)
+            .filter_map(|(r, &x)| y(r).map(|y| (x, y)))
+            .collect::<Vec<_>>()
+    };
+    let figure = |title: String, y_label: &str, pts: Vec<(f64, f64)>, log_y: bool| Figure {
+        log_y,
+        series: [Style::Line, Style::Markers]
+            .map(|style| Series {
+                color: Some(palette_color(0)),
+                ..Series::new("", pts.clone(), style)
+            })
+            .to_vec(),
+        ..Figure::new(title, name.clone(), y_label)
+    };
+    let mut out = vec![StudyFigure {
+        stem: "energy_error_against_parameter".into(),
+        title: format!("Largest energy error against {name}"),
+        figure: figure(
+            format!("Largest |H − H(z0)| over each run against {name}"),
+            "max |H − H(z0)|",
+            points(&largest),
+            true,
+        ),
+    }];
+    out.push(StudyFigure {
+        stem: "chaotic_fraction".into(),
+        title: format!("Chaotic fraction against {name}"),
+        figure: Figure {
+            y_range: Some((0.0, 1.0)),
+            ..figure(
+                format!("Fraction of points with MEGNO ⟨Y⟩ > 4 at the end, against {name}"),
+                "chaotic fraction",
+                points(&|r| last(r, &CHAOTIC_FRACTION)),
+                false,
+            )
+        },
+    });
+    out
+}
+
+/// report.md's chaos section (empty without --chaos): per run its final chaotic fraction,
+/// mean ⟨Y⟩, largest λ and points without indicators, then each run's map and section.
+pub(super) fn report_section(runs: &[PlottedRun], configs: &[RunConfig]) -> String {
+    if configs.iter().all(|c| c.chaos.is_none()) {
+        return String::new();
+    }
+    let mut s = String::from(
+        "\n## Chaos indicators\n\nAt the end of each run, over the points with indicators (MEGNO ⟨Y⟩ after Cincotta & Simó 2000, \"Simple tools to study global dynamics in non-axisymmetric galactic potentials\"; a point counts as chaotic when ⟨Y⟩ > 4, as regular orbits approach 2 and chaotic ones grow like λt/2):\n\n| run | chaotic fraction | mean ⟨Y⟩ | largest λ | points without indicators |\n|---|---|---|---|---|\n",
+    );
+    let cell = |x: Option<f64>| x.map_or("–".to_string(), fmt_g);
+    for r in runs {
+        let Some(last) = r.result.rows.last() else {
+            continue;
+        };
+        let label = r.run.vary.as_ref().map_or(r.name, |v| v.label.as_str());
+        let _ = writeln!(
+            s,
+            "| {label} | {} | {} | {} | {} |",
+            cell(last.real(&CHAOTIC_FRACTION)),
+            cell(last.real(&MEGNO_MEAN)),
+            cell(last.real(&LYAPUNOV_MAX)),
+            last.count(&CHAOS_UNDEFINED)
+                .map_or("–".to_string(), |n| n.to_string()),
+        );
+    }
+    for r in runs {
+        for (file, what) in [
+            ("map", "map of the indicator"),
+            ("section", "Poincaré section"),
+        ] {
+            if r.result.out.join(format!("{file}.png")).is_file() {
+                let _ = writeln!(
+                    s,
+                    "\n### {}: {what}\n\n![{what}]({}/{file}.png)",
+                    r.name, r.name
+                );
+            }
+        }
+    }
+    s
+}

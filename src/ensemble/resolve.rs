@@ -428,7 +428,11 @@ mod tests {
         let hh = System::new("henon-heiles", &BTreeMap::new()).unwrap();
         let pend = System::new("pendulum", &BTreeMap::new()).unwrap();
         for &(kind, name, _) in super::super::KINDS {
-            let system = if kind == EnsembleKind::Level { &pend } else { &hh };
+            let system = if kind == EnsembleKind::Level {
+                &pend
+            } else {
+                &hh
+            };
             let given = match kind {
                 EnsembleKind::File => continue,
                 EnsembleKind::Level => EnsembleRequest {

@@ -11,7 +11,6 @@ use super::Variation;
 use crate::config::{RunConfig, RunFile};
 use crate::measure::chaos::{CHAOS_UNDEFINED, CHAOTIC_FRACTION, LYAPUNOV_MAX, MEGNO_MEAN};
 use crate::measure::energy::columns::ABS_ERR_MAX;
-use crate::options::Backend;
 use crate::plot::{palette_color, Figure, Series, Style};
 
 /// The run's energy surface and parameters laid over the study's.
@@ -22,19 +21,6 @@ pub(super) fn apply_variation(f: &mut RunFile, v: &Variation) {
     if !v.params.is_empty() {
         let params = f.params.get_or_insert_with(Default::default);
         params.extend(v.params.iter().map(|(k, x)| (k.clone(), *x)));
-    }
-}
-
-/// The chaos indicators are advanced by the CPU engine only: a study run with --chaos that
-/// asks for the GPU runs on the CPU instead, said once on stderr, rather than being refused
-/// for a flag that applies to the study's other settings. (The one place to change when the
-/// GPU engine advances the indicators too.)
-pub(super) fn chaos_backend(f: &mut RunFile) {
-    if f.chaos.is_some() && f.backend == Some(Backend::Gpu) {
-        crate::note!(
-            "phaseflow: the chaos indicators are computed on the CPU engine: this run uses it instead of --backend gpu"
-        );
-        f.backend = Some(Backend::Cpu);
     }
 }
 

@@ -152,7 +152,6 @@ fn resolve_run(study: &Study, r: &StudyRun) -> Result<RunConfig> {
     if let Some(v) = &r.vary {
         super::chaos::apply_variation(&mut f, v);
     }
-    super::chaos::chaos_backend(&mut f);
     f.method = Some(r.method.name().into());
     (f.method_file, f.method_source) = (None, crate::config::recorded_source(r.method));
     f.dt = Some(r.dt);

@@ -98,17 +98,8 @@ impl<T: Real> GpuEngine<T> {
         chunk_limit: usize,
     ) -> Result<Self> {
         let (system, method, h, solver) = (&k.system, k.method, k.h, k.solver);
-        if state.nt > 0 && system.variational() {
-            return Err(crate::invalid!(Field::Tangent;
-                Field::Tangent,
-                format!(": the GPU kernels of the discrete maps carry no tangent columns; run system '{}' with ", system.name()),
-                Field::Backend.is("cpu")
-            ));
-        }
+        check_kernel_supported::<T>(ctx, system, state.nt)?;
         let f64 = T::NAME == "f64";
-        if f64 {
-            check_f64_support(ctx.f64, &ctx.info.name, system)?;
-        }
         let words = words_per_point(state.comps(), k.compensated);
         let chaos = state.chaos_width();
         let section = k.section.map(|s| GpuSection::new(s, words + chaos));
@@ -542,4 +533,20 @@ impl<T: Real> Acceleration for GpuEngine<T> {
     fn restore(&mut self, initial: &[f64]) -> Result<()> {
         self.built_reducer()?.write_h0(initial)
     }
+}
+
+/// What the GPU kernels cannot run, refused before anything is built: tangent columns of a
+/// discrete map, and f64 on an adapter without it.
+fn check_kernel_supported<T: Real>(ctx: &GpuContext, system: &System, nt: usize) -> Result<()> {
+    if nt > 0 && system.variational() {
+        return Err(crate::invalid!(Field::Tangent;
+            Field::Tangent,
+            format!(": the GPU kernels of the discrete maps carry no tangent columns; run system '{}' with ", system.name()),
+            Field::Backend.is("cpu")
+        ));
+    }
+    if T::NAME == "f64" {
+        check_f64_support(ctx.f64, &ctx.info.name, system)?;
+    }
+    Ok(())
 }

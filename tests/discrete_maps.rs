@@ -1,6 +1,7 @@
 //! The discrete maps' (q, p) coordinates: the tangent columns a linearised holonomic map
 //! advances are the derivative of its map in (q, p = −D₁L_d) (`DiscreteMap::tangent_step`),
-//! checked against central differences of the map itself, and, for the pendulum, whose map in
+//! checked against central differences of the map itself (the double pendulum's implicit step
+//! included), and, for the pendulum, whose map in
 //! (q, p) is Störmer–Verlet, against Verlet's tangent map. CPU engine in f64.
 
 mod common;
@@ -69,7 +70,7 @@ type Case = (&'static str, &'static [(&'static str, f64)], f64, [f64; 4]);
 /// e_j, which is M · J₀ e_j with J₀ = ∂(q, p)/∂(q, v) at z.
 #[test]
 fn tangent_columns_are_the_derivative_of_the_q_p_map() {
-    let cases: [Case; 2] = [
+    let cases: [Case; 3] = [
         (
             "pendulum-variational",
             &[("omega", 1.3)],
@@ -81,6 +82,14 @@ fn tangent_columns_are_the_derivative_of_the_q_p_map() {
             &[("omega_z", 2.0), ("omega_phi", 1.0)],
             0.01,
             [0.2, 0.3, 0.1, 0.2],
+        ),
+        // The implicit step (Newton on the bilinear system for v), with the thesis's masses and
+        // rods, far from the linear regime: both angles large, the coupling's sin Δ too.
+        (
+            "double-pendulum-variational",
+            &[],
+            0.01,
+            [0.9, -0.6, 0.4, -0.7],
         ),
     ];
     for (name, params, h, z) in cases {

@@ -83,7 +83,7 @@ pub(super) fn check_variational(
         let why = if nonholonomic {
             Some(format!(": system '{name}' is nonholonomic, so its map is not symplectic and has no tangent map to measure it by; drop "))
         } else if !system.has_tangent_map() {
-            Some(format!(": the linearisation of system '{name}''s implicit step is not written (it is for pendulum-variational and elastic-pendulum-zphi); measure its symplecticity by a loop's area (--ensemble circle) and drop "))
+            Some(format!(": the linearisation of system '{name}''s step is not written; measure its symplecticity by a loop's area (--ensemble circle) and drop "))
         } else {
             None
         };

@@ -70,6 +70,43 @@ impl DoublePendulumVariational {
     fn potential(&self, t1: f64, t2: f64) -> f64 {
         -(self.m1 + self.m2) * self.g * self.l1 * t1.cos() - self.m2 * self.g * self.l2 * t2.cos()
     }
+
+    /// The step's coefficients in T: [(m1+m2) l1², m2 l2², m2 l1 l2, (m1+m2) g l1, m2 g l2]
+    /// (`constants`' DPV_A, DPV_B, DPV_C, DPV_G1, DPV_G2).
+    fn coefficients<T: Real>(&self) -> [T; 5] {
+        let (m1, m2, l1, l2, g) = (self.m1, self.m2, self.l1, self.l2, self.g);
+        [
+            (m1 + m2) * l1 * l1,
+            m2 * l2 * l2,
+            m2 * l1 * l2,
+            (m1 + m2) * g * l1,
+            m2 * g * l2,
+        ]
+        .map(T::from_f64)
+    }
+}
+
+/// ∂p/∂v = M(q) − h ∂_v∂_qT(q, v) at velocity w, with cn = m2 l1 l2 cos Δ and
+/// sn = h m2 l1 l2 sin Δ at q: the Jacobian of the momentum's bilinear form
+/// (a w₁ + cn w₂ + sn w₁w₂, cn w₁ + b w₂ − sn w₁w₂) in w, which the step's Newton iteration
+/// inverts at q_{k+1} and `tangent_step` at q_k.
+#[inline(always)]
+fn momentum_jacobian<T: Real>(a: T, b: T, cn: T, sn: T, w: [T; 2]) -> [[T; 2]; 2] {
+    [
+        [a + sn * w[1], cn + sn * w[0]],
+        [cn - sn * w[1], b - sn * w[0]],
+    ]
+}
+
+/// The solution x of J x = r for a 2×2 system by Cramer's rule, in this fixed order of
+/// operations (mirrored by the Newton step of shaders/system/double_pendulum_variational.wgsl).
+#[inline(always)]
+fn cramer2<T: Real>(j: [[T; 2]; 2], r: [T; 2]) -> [T; 2] {
+    let det = j[0][0] * j[1][1] - j[0][1] * j[1][0];
+    [
+        (r[0] * j[1][1] - r[1] * j[0][1]) / det,
+        (j[0][0] * r[1] - j[1][0] * r[0]) / det,
+    ]
 }
 
 impl SystemDescription for DoublePendulumVariational {
@@ -141,6 +178,53 @@ impl DiscreteMap for DoublePendulumVariational {
         p[1] = coupling * v[0] + m2 * l2 * l2 * v[1] - twist + 0.5 * h * m2 * g * l2 * q[1].sin();
     }
 
+    fn linearised(&self) -> bool {
+        true
+    }
+
+    /// The map in (q, p) is the step read through the discrete Legendre transform:
+    /// p_k = −D₁L_d(q_k, q_{k+1}) = M(q_k) v_k − h ∂_qT(q_k, v_k) + (h/2)∇V(q_k) (`momentum`)
+    /// fixes v_k implicitly, then q_{k+1} = q_k + h v_k and p_{k+1} = D₂L_d(q_k, q_{k+1}) =
+    /// M(q_k) v_k − (h/2)∇V(q_{k+1}) are explicit. The equation the step solves by Newton for
+    /// v_{k+1} is p_{k+1} = −D₁L_d(q_{k+1}, q_{k+2}), the same transform one step on, so the
+    /// only implicit part of the (q, p) map is that transform's inverse p ↦ v. By the implicit
+    /// function theorem its derivative at the root is the inverse of ∂p/∂v (the step's Newton
+    /// Jacobian, `momentum_jacobian`) at (q_k, v_k), the root the previous step found and the
+    /// state keeps: one 2×2 solve per point, no iteration, and the new velocity's Jacobian is
+    /// the next step's. With Δ = θ1 − θ2, C = m2 l1 l2 and δΔ = δθ1 − δθ2:
+    /// - δv = J⁻¹(δp − ∂_q p δq), where ∂_q p δq = (k₁ δΔ + (h/2) g₁ cos θ1 δθ1,
+    ///   k₂ δΔ + (h/2) g₂ cos θ2 δθ2) with k₁ = h C v₁v₂ cos Δ − C sin Δ v₂ and
+    ///   k₂ = −h C v₁v₂ cos Δ − C sin Δ v₁ (g₁ = (m1+m2) g l1, g₂ = m2 g l2);
+    /// - δq' = δq + h δv;
+    /// - δp' = M(q) δv − C sin Δ (v₂, v₁) δΔ − (h/2)(g₁ cos θ1' δθ1', g₂ cos θ2' δθ2').
+    ///
+    /// A Newton root found only to `--implicit-tol` leaves the state's (q, p) off this map by
+    /// that much; the columns are the derivative of the exact map.
+    fn tangent_step<T: Real>(&self, h: T, q: &[T], v: &[T], tq: &mut [T], tp: &mut [T]) {
+        let n = q.len() / 2;
+        let [a, b, c, g1, g2] = self.coefficients::<T>();
+        let half_h = T::HALF * h;
+        let (tq1, tq2) = tq.split_at_mut(n);
+        let (tp1, tp2) = tp.split_at_mut(n);
+        for i in 0..n {
+            let (t1, t2, v1, v2) = (q[i], q[n + i], v[i], v[n + i]);
+            let (dt1, dt2, dp1, dp2) = (tq1[i], tq2[i], tp1[i], tp2[i]);
+            let delta = t1 - t2;
+            let (cn, sc) = (c * cos_poly(delta), c * sin_poly(delta));
+            let twist = h * cn * v1 * v2;
+            let dd = dt1 - dt2;
+            let r1 = dp1 - (twist - sc * v2) * dd - half_h * g1 * cos_poly(t1) * dt1;
+            let r2 = dp2 + (twist + sc * v1) * dd - half_h * g2 * cos_poly(t2) * dt2;
+            let [dv1, dv2] = cramer2(momentum_jacobian(a, b, cn, h * sc, [v1, v2]), [r1, r2]);
+            let (n1, n2) = (t1 + h * v1, t2 + h * v2);
+            let (dn1, dn2) = (dt1 + h * dv1, dt2 + h * dv2);
+            tq1[i] = dn1;
+            tq2[i] = dn2;
+            tp1[i] = a * dv1 + cn * dv2 - sc * v2 * dd - half_h * g1 * cos_poly(n1) * dn1;
+            tp2[i] = cn * dv1 + b * dv2 - sc * v1 * dd - half_h * g2 * cos_poly(n2) * dn2;
+        }
+    }
+
     fn discrete_step<T: Real>(
         &self,
         h: T,
@@ -152,17 +236,8 @@ impl DiscreteMap for DoublePendulumVariational {
         unconverged: &mut [u32],
     ) {
         let n = q.len() / 2;
-        let f = T::from_f64;
-        let (a, b, c) = (
-            f((self.m1 + self.m2) * self.l1 * self.l1),
-            f(self.m2 * self.l2 * self.l2),
-            f(self.m2 * self.l1 * self.l2),
-        );
-        let (g1, g2) = (
-            f((self.m1 + self.m2) * self.g * self.l1),
-            f(self.m2 * self.g * self.l2),
-        );
-        let tol = f(solver.tol);
+        let [a, b, c, g1, g2] = self.coefficients::<T>();
+        let tol = T::from_f64(solver.tol);
         // Column loops over the block (vectorisable): the known side per point, then Newton's
         // sweeps (`Newton::solve`).
         let mut scratch = vec![T::ZERO; 4 * n];
@@ -188,11 +263,7 @@ impl DiscreteMap for DoublePendulumVariational {
             let (cn, sn) = (cns[i], sns[i]);
             let r1 = a * w1 + cn * w2 + sn * w1 * w2 - d1s[i];
             let r2 = cn * w1 + b * w2 - sn * w1 * w2 - d2s[i];
-            let (j11, j12) = (a + sn * w2, cn + sn * w1);
-            let (j21, j22) = (cn - sn * w2, b - sn * w1);
-            let det = j11 * j22 - j12 * j21;
-            let e1 = (r1 * j22 - r2 * j12) / det;
-            let e2 = (j11 * r2 - j21 * r1) / det;
+            let [e1, e2] = cramer2(momentum_jacobian(a, b, cn, sn, [w1, w2]), [r1, r2]);
             let (n1, n2) = (w1 - e1, w2 - e2);
             let step = if e1.abs() > e2.abs() {
                 e1.abs()

@@ -24,7 +24,7 @@ fn run(system: &str, extra: &str) -> Vec<std::collections::BTreeMap<String, f64>
 /// pendulum-variational, a circle loop in f64 over 10⁴ steps: its area in (q, p) is kept to
 /// rounding at every snapshot. The elastic pendulum in (z, φ), whose momentum p = −D₁L_d mixes
 /// q and v (p_φ = (1 + z)² v_φ + …), keeps it too, where the loop's area in the stored
-/// (q, v) would not be kept.
+/// (q, v) would not be kept, and so does the double pendulum, whose step is implicit.
 #[test]
 fn holonomic_maps_keep_a_loops_area_in_q_p() {
     for (system, extra, tol) in [
@@ -37,6 +37,11 @@ fn holonomic_maps_keep_a_loops_area_in_q_p() {
             "elastic-pendulum-zphi",
             "--dt 0.002 --steps 10000 --snapshot-every 2500 --center 0.2,0.3,0.1,0.2 --radius 0.05",
             1e-11,
+        ),
+        (
+            "double-pendulum-variational",
+            "--dt 0.01 --steps 10000 --snapshot-every 2500 --center 0.5,0.3,0.2,-0.1 --radius 0.05",
+            1e-12,
         ),
     ] {
         let rows = run(
@@ -59,8 +64,8 @@ fn holonomic_maps_keep_a_loops_area_in_q_p() {
     }
 }
 
-/// --tangent on a linearised holonomic map (pendulum-variational, elastic-pendulum-zphi) in
-/// f64 over 10⁴ steps: the tangent columns hold the derivative of the (q, p) map, whose
+/// --tangent on the holonomic maps (pendulum-variational, elastic-pendulum-zphi and the double
+/// pendulum's implicit map) in f64 over 10⁴ steps: the tangent columns hold the derivative of the (q, p) map, whose
 /// determinant stays 1 and symplecticity defect at rounding. `--backend auto` runs them on the
 /// CPU engine (the discrete maps' GPU kernels carry no tangent columns).
 #[test]
@@ -70,6 +75,10 @@ fn the_tangent_map_of_holonomic_maps_is_symplectic() {
         (
             "elastic-pendulum-zphi",
             "--dt 0.002 --center 0.2,0.3,0.1,0.2",
+        ),
+        (
+            "double-pendulum-variational",
+            "--dt 0.01 --center 0.5,0.3,0.2,-0.1",
         ),
     ] {
         let rows = run(
@@ -94,8 +103,7 @@ fn the_tangent_map_of_holonomic_maps_is_symplectic() {
 }
 
 /// What stays refused, and why: loops and the tangent map of the nonholonomic maps (not
-/// symplectic), the tangent map of the double pendulum's implicit step (its linearisation is not
-/// written; its loops are measured), and tangent columns on the GPU.
+/// symplectic), and tangent columns on the GPU.
 #[test]
 fn nonholonomic_maps_keep_loops_and_the_tangent_map_refused() {
     for (args, says) in [
@@ -106,10 +114,6 @@ fn nonholonomic_maps_keep_loops_and_the_tangent_map_refused() {
         (
             "--system euler-disk --ensemble point --tangent",
             "nonholonomic, so its map is not symplectic",
-        ),
-        (
-            "--system double-pendulum-variational --ensemble point --tangent",
-            "linearisation of system 'double-pendulum-variational'",
         ),
         (
             "--system pendulum-variational --ensemble point --tangent --backend gpu",
@@ -129,10 +133,27 @@ fn nonholonomic_maps_keep_loops_and_the_tangent_map_refused() {
         assert!(err.contains(says), "{args}: {err}");
         assert!(!out.exists(), "{args} wrote output");
     }
+}
+
+/// A loop and the tangent map in one run of the double pendulum's map (`--backend auto`, so
+/// the CPU engine): the loop's area in (q, p) is kept, and every node's tangent map keeps its
+/// determinant 1 and its symplecticity defect at rounding.
+#[test]
+fn a_loop_and_the_tangent_map_together() {
     let rows = run(
         "double-pendulum-variational",
-        "--dt 0.01 --steps 1000 --snapshot-every 500 --ensemble circle --points 200 --radius 0.05 --backend cpu",
+        "--dt 0.01 --steps 2000 --snapshot-every 1000 --center 0.5,0.3,0.2,-0.1 --ensemble circle --points 200 --radius 0.05 --tangent",
     );
     let last = rows.last().unwrap();
-    assert!((last["area_ratio"] - 1.0).abs() < 1e-9, "{last:?}");
+    eprintln!(
+        "double-pendulum-variational, loop and --tangent: |area_ratio − 1| {:.2e}, det in [{}, {}], defect {:.2e}",
+        (last["area_ratio"] - 1.0).abs(),
+        last["det_min"],
+        last["det_max"],
+        last["defect_max"]
+    );
+    assert!((last["area_ratio"] - 1.0).abs() < 1e-12, "{last:?}");
+    assert!((last["det_min"] - 1.0).abs() < 1e-12, "{last:?}");
+    assert!((last["det_max"] - 1.0).abs() < 1e-12, "{last:?}");
+    assert!(last["defect_max"] < 1e-12, "{last:?}");
 }

@@ -36,8 +36,15 @@ fn splits_agree<T: Real>() {
             let k = Integrator::with_default_solver::<T>(sys.clone(), m, h);
             let whole = run::<T>(&k, &init, &[2000]);
             let growth = &whole.chaos[whole.n..2 * whole.n];
-            let finite = growth.iter().filter(|x| x.is_finite() && **x != T::ZERO).count();
-            println!("{name} / {}: {finite} of {} points finite", m.name(), whole.n);
+            let finite = growth
+                .iter()
+                .filter(|x| x.is_finite() && **x != T::ZERO)
+                .count();
+            println!(
+                "{name} / {}: {finite} of {} points finite",
+                m.name(),
+                whole.n
+            );
             assert!(finite >= whole.n / 2, "{name}: {finite} points finite");
             for splits in [&[500, 500, 500, 500][..], &[1000, 1000], &[1, 1237, 762]] {
                 let got = run::<T>(&k, &init, splits);
@@ -47,8 +54,17 @@ fn splits_agree<T: Real>() {
                     ("p", &got.p, &whole.p),
                     ("accumulators", &got.chaos, &whole.chaos),
                 ] {
-                    let differ = bits(a).iter().zip(bits(b)).filter(|(x, y)| **x != *y).count();
-                    assert_eq!(differ, 0, "{what}: {differ} of {} words of {part} differ", a.len());
+                    let differ = bits(a)
+                        .iter()
+                        .zip(bits(b))
+                        .filter(|(x, y)| **x != *y)
+                        .count();
+                    assert_eq!(
+                        differ,
+                        0,
+                        "{what}: {differ} of {} words of {part} differ",
+                        a.len()
+                    );
                 }
             }
         }

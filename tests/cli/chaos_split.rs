@@ -37,7 +37,10 @@ fn chaos_files_do_not_depend_on_snapshot_every() {
         let a = phaseflow::npy::decode_f64(&files[0]).unwrap();
         let megno: Vec<f64> = a.data.chunks(2).map(|r| r[0]).collect();
         let chaotic = megno.iter().filter(|y| **y > 4.0).count();
-        println!("{precision}: {chaotic} of {} points with <Y> > 4", megno.len());
+        println!(
+            "{precision}: {chaotic} of {} points with <Y> > 4",
+            megno.len()
+        );
         assert!(chaotic > 0 && chaotic < megno.len(), "{chaotic}");
         for (every, f) in [1000, 2000].iter().zip(&files[1..]) {
             assert!(

@@ -1,12 +1,15 @@
 // Chaos indicators (--chaos, src/chaos/mod.rs): after every step the point's deviation vector
-// (its one tangent column, components D..2D) is renormalised to |δ| = 1 and the step's log
-// growth ln r = ½ ln |δ|² is added to the point's accumulators, which live in registers for
-// the dispatch (loaded with the point, stored with it). CPU mirror, the same operations in the
-// same order: `chaos::update`, `ln_poly` and `ln_reduced` (keep in sync). The host prelude
+// (its one tangent column, components D..2D) is rescaled by the power of two `chaos_scale`
+// finds (|δ|² into [1, 4): exact, so a dispatch's prologue recomputes the carried force on it
+// to the bit) and the step's log growth ln r = ½ ln(|δ|² / |δ_prev|²) is added to the point's
+// accumulators, which live in registers for the dispatch (loaded with the point, stored with
+// it). CPU mirror, the same operations in the same order: `chaos::update`, `binade_scale`,
+// `ln_poly` and `ln_reduced` (keep in sync). The host prelude
 // (src/chaos/wgsl.rs) defines CHAOS_WORD (the point's first accumulator word, after its
 // state), the constants below and `chaos_series(s2)`, the series' Horner polynomial with the
 // coefficients 1/(2k + 1) of the kernel's precision.
-// Per point, at [(CHAOS_WORD + j)·n + i]: j = 0 the steps taken, 1 Σ ln r, 2 Σ k ln r, 3 Σ Y.
+// Per point, at [(CHAOS_WORD + j)·n + i]: j = 0 the steps taken, 1 Σ ln r, 2 Σ k ln r, 3 Σ Y,
+// 4 |δ|² after the last rescaling (0 before the first step, read as 1).
 
 // e·ln 2 + ln m for m in [1/√2, √2): ln m = 2 atanh(s), s = (m − 1)/(m + 1).
 fn chaos_ln_reduced(m: real, e: real) -> real {
@@ -47,6 +50,33 @@ fn chaos_ln_poly(x: real) -> real {
         e = e - real(1.0);
     }
     return chaos_ln_reduced(m, e);
+}
+
+// The power of two s with ns·s² in [1, 4), by exact scalings by 4 and 1/4 as
+// `binade_scale` finds it; 1/√ns for a zero or non-finite ns.
+fn chaos_scale(ns: real) -> real {
+    if (!(ns > real(0.0) && ns <= CHAOS_REAL_MAX)) {
+        return real(1.0) / sqrt(ns);
+    }
+    var m = ns;
+    var s = real(1.0);
+    while (m >= CHAOS_BIG) {
+        m = m * CHAOS_INV_BIG;
+        s = s * real(0.00390625);
+    }
+    while (m < CHAOS_INV_BIG) {
+        m = m * CHAOS_BIG;
+        s = s * real(256.0);
+    }
+    while (m >= real(4.0)) {
+        m = m * real(0.25);
+        s = s * real(0.5);
+    }
+    while (m < real(1.0)) {
+        m = m * real(4.0);
+        s = s * real(2.0);
+    }
+    return s;
 }
 
 // ½ ln of the squared growth `ns`: the series alone where it is in range (as the CPU's

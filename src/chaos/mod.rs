@@ -1,6 +1,8 @@
 //! Per-point chaos indicators (`--chaos`): one deviation vector δ per point, carried as a
 //! single tangent column (nt = 1) so every method advances it with its own linearisation, and
-//! after every step renormalised to |δ| = 1 with the step's log growth accumulated per point.
+//! after every step rescaled by an exact power of two to |δ|² in [1, 4) with the step's log
+//! growth accumulated per point (exact, so the rescaled δ is the same however a run splits its
+//! steps: `update`).
 //!
 //! From the accumulators (per point, `WIDTH` values carried in `State::chaos`):
 //!
@@ -21,14 +23,16 @@ pub use indicators::{Chaos, Indicator, CHAOTIC_ABOVE};
 
 use crate::float::Real;
 
-/// Accumulators per point: the steps taken k, Σ ln r_j, Σ j ln r_j and Σ Y_j.
-pub const WIDTH: usize = 4;
+/// Accumulators per point: the steps taken k, Σ ln r_j, Σ j ln r_j, Σ Y_j and |δ|² after the
+/// last step's rescaling (in [1, 4); 0 before the first step, read as 1).
+pub const WIDTH: usize = 5;
 
 /// Index of each accumulator (component-major in `State::chaos`: `[c·n + i]`).
 pub const STEPS: usize = 0;
 pub const LOG_GROWTH: usize = 1;
 pub const WEIGHTED: usize = 2;
 pub const Y_SUM: usize = 3;
+pub const NORM: usize = 4;
 
 /// ln x for x > 0 with only exact scalings by 2, comparisons and a division: x = 2^e · m with
 /// m in [1/√2, √2), then ln m = 2 atanh(s), s = (m − 1)/(m + 1), |s| ≤ 0.172, by its odd
@@ -71,8 +75,8 @@ pub fn ln_poly<T: Real>(x: T) -> T {
     ln_reduced(m, e)
 }
 
-/// Whether `ln_reduced(x, 0)` is `ln_poly(x)`: x in [1/√2, √2), where renormalised steps'
-/// squared growths nearly always are (the engine's loop takes the series alone, vectorised,
+/// Whether `ln_reduced(x, 0)` is `ln_poly(x)`: x in [1/√2, √2), where steps' squared growths
+/// nearly always are (the engine's loop takes the series alone, vectorised,
 /// and `ln_poly` for the rest).
 #[inline(always)]
 pub fn in_reduced_range<T: Real>(x: T) -> bool {
@@ -110,19 +114,59 @@ fn ln_reduced<T: Real>(m: T, e: T) -> T {
     e * ln2_hi + (two * s * acc + e * ln2_lo)
 }
 
+/// The power of two s = 2^−e that brings the squared norm `n` into [1, 4) (n·s² there), found
+/// by exact scalings by 4 and 1/4 (coarse steps first, as in `ln_poly`), so the GPU mirror
+/// (`chaos_scale` in `shaders/common/chaos.wgsl`) finds the same. Scaling by it is exact, so
+/// the carried force's tangent part scaled by it equals the force recomputed on the scaled δ
+/// bit for bit. A zero or non-finite `n` gives 1/√n, as a division by the norm would (the
+/// point's deviation vector and accumulators become NaN).
+#[inline(always)]
+pub fn binade_scale<T: Real>(n: T) -> T {
+    if !(n > T::ZERO && n.is_finite()) {
+        return T::ONE / n.sqrt();
+    }
+    let four = T::from_f64(4.0);
+    let quarter = T::from_f64(0.25);
+    let (big, inv_big) = (T::from_f64(65536.0), T::from_f64(1.0 / 65536.0));
+    let (mut m, mut s) = (n, T::ONE);
+    while m >= big {
+        m *= inv_big;
+        s *= T::from_f64(1.0 / 256.0);
+    }
+    while m < inv_big {
+        m *= big;
+        s *= T::from_f64(256.0);
+    }
+    while m >= four {
+        m *= quarter;
+        s *= T::HALF;
+    }
+    while m < T::ONE {
+        m *= four;
+        s *= T::from_f64(2.0);
+    }
+    s
+}
+
 /// One step's bookkeeping for the `b` points of a block (component-major, `b` per component)
 /// whose deviation vector is the single tangent column at components d..2d of `q` and `p`:
-/// r = |δ| (it was 1 after the previous step), δ ← δ / r, then the accumulators `acc`
-/// (`WIDTH` × `b`) take k ← k + 1, Σ ln r, Σ k ln r and Σ Y with Y = 2 Σ k ln r / k.
+/// n = |δ|², δ ← s·δ with s = `binade_scale(n)` an exact power of two (|sδ|² in [1, 4)), the
+/// step's growth r² = n / |δ_prev|² (the `NORM` accumulator, read as 1 while 0: before the
+/// first step |δ| is 1), `NORM` ← s²n, then the accumulators `acc` (`WIDTH` × `b`) take
+/// k ← k + 1, Σ ln r, Σ k ln r and Σ Y with Y = 2 Σ k ln r / k.
 ///
 /// `carried` are the kernel's derivative vectors (∂H/∂q, ∂H/∂p, same layout): a kick–drift
 /// method carries the last force into the next step (`method::kick_drift`), and its tangent
 /// part H_qq δ is linear in δ, so it is scaled with δ; otherwise the next step would kick
-/// the renormalised δ with the force of the old one, and ln r would drift.
+/// the rescaled δ with the force of the old one, and ln r would drift. The scale being a power
+/// of two, the scaled force is exactly the one the method's prologue recomputes from the
+/// scaled δ at the start of every `advance`, so the indicators do not depend on where a run
+/// splits its steps (snapshots, checkpoints, GPU dispatches).
 ///
-/// `scratch` holds 2·`b` values (the squared growths and their logarithms): the step runs
-/// as loops over the block's points that vectorise, the logarithm's series for every point
-/// and `ln_poly` only for the rare point outside its range.
+/// `scratch` holds 2·`b` values (the squared growths, the scales and then the logarithms):
+/// the step runs as loops over the block's points that vectorise, the scale by a select
+/// where n is in [1/4, 16) and the logarithm by its series where r² is in range, with
+/// `binade_scale` and `ln_poly` only for the rare point outside.
 #[inline(always)]
 pub fn update<T: Real>(
     [q, p]: [&mut [T]; 2],
@@ -132,6 +176,9 @@ pub fn update<T: Real>(
     (b, d): (usize, usize),
 ) {
     let two = T::from_f64(2.0);
+    let four = T::from_f64(4.0);
+    let quarter = T::from_f64(0.25);
+    let sixteen = T::from_f64(16.0);
     let (dq, dp) = (&mut q[d * b..2 * d * b], &mut p[d * b..2 * d * b]);
     let [fq, fp] = carried;
     let (fq, fp) = (&mut fq[d * b..2 * d * b], &mut fp[d * b..2 * d * b]);
@@ -144,16 +191,45 @@ pub fn update<T: Real>(
             }
         }
     }
-    // 1/r first (in the logarithms' row), then δ and the carried force scaled by it.
-    for (inv, &n) in ln_r.iter_mut().zip(&*ns) {
-        *inv = T::ONE / n.sqrt();
+    // The scale first (in the logarithms' row): one binade either side of [1, 4) by a
+    // select, as `binade_scale` would find it, and `binade_scale` for the rest.
+    for (s, &n) in ln_r.iter_mut().zip(&*ns) {
+        *s = if n >= four {
+            T::HALF
+        } else if n < T::ONE {
+            two
+        } else {
+            T::ONE
+        };
+    }
+    let outside = ns
+        .iter()
+        .fold(false, |o, &n| o | !(n >= quarter && n < sixteen));
+    if outside {
+        for (s, &n) in ln_r.iter_mut().zip(&*ns) {
+            if !(n >= quarter && n < sixteen) {
+                *s = binade_scale(n);
+            }
+        }
     }
     for v in [dq, dp, fq, fp] {
         for k in 0..d {
-            for (x, &inv) in v[k * b..(k + 1) * b].iter_mut().zip(&*ln_r) {
-                *x *= inv;
+            for (x, &s) in v[k * b..(k + 1) * b].iter_mut().zip(&*ln_r) {
+                *x *= s;
             }
         }
+    }
+    let (steps, rest) = acc.split_at_mut(b);
+    let (growth, rest) = rest.split_at_mut(b);
+    let (weighted, rest) = rest.split_at_mut(b);
+    let (ysum, norm) = rest.split_at_mut(b);
+    let norm = &mut norm[..b];
+    // The squared growth n / |δ_prev|² (in the squared norms' row) and the new squared norm
+    // s²n, exact: (n·s)·s.
+    for ((n, norm), &s) in ns.iter_mut().zip(norm.iter_mut()).zip(&*ln_r) {
+        let prev = if *norm == T::ZERO { T::ONE } else { *norm };
+        *norm = *n * s * s;
+        *n = *n / prev;
     }
     for (l, &n) in ln_r.iter_mut().zip(&*ns) {
         *l = T::HALF * ln_reduced(n, T::ZERO);
@@ -168,9 +244,6 @@ pub fn update<T: Real>(
             }
         }
     }
-    let (steps, rest) = acc.split_at_mut(b);
-    let (growth, rest) = rest.split_at_mut(b);
-    let (weighted, ysum) = rest.split_at_mut(b);
     // Zipped rows rather than indices: no bounds checks, so the loop vectorises.
     let rows = steps
         .iter_mut()
@@ -229,6 +302,31 @@ mod tests {
         assert!(ln_poly(f64::INFINITY).is_nan());
     }
 
+    /// `binade_scale` gives a power of two that brings the squared norm into [1, 4), at
+    /// both precisions and over their whole range (subnormals included), and 1/√n for a zero
+    /// or non-finite norm.
+    #[test]
+    fn binade_scale_is_a_power_of_two_into_one_to_four() {
+        let mut x = f64::from_bits(1);
+        while x.is_finite() {
+            for y in [x, x * 1.37, x * 0.71] {
+                let s = binade_scale(y);
+                assert_eq!(s.to_bits() & ((1 << 52) - 1), 0, "{y}: {s}");
+                assert!((1.0..4.0).contains(&(y * s * s)), "{y}: {s}");
+                let y32 = y as f32;
+                if y32 > 0.0 && y32.is_finite() {
+                    let s = binade_scale(y32);
+                    assert_eq!(s.to_bits() & ((1 << 23) - 1), 0, "{y32}: {s}");
+                    assert!((1.0..4.0).contains(&(y32 * s * s)), "{y32}: {s}");
+                }
+            }
+            x *= 3.1;
+        }
+        assert_eq!(binade_scale(0.0_f64), f64::INFINITY);
+        assert!(binade_scale(f64::NAN).is_nan());
+        assert_eq!(binade_scale(f64::INFINITY), 0.0);
+    }
+
     /// A deviation vector growing linearly (|δ_k| ∝ 1 + k, a shear) gives ⟨Y⟩ → 2 and a
     /// Lyapunov exponent ln(1 + k)/(k h); growing as e^{λt} gives ⟨Y⟩ = λ(t + 3h)/2 exactly
     /// in this discrete form (Y_k = λ h (k + 1)), and λ.
@@ -237,13 +335,13 @@ mod tests {
         let h = 0.1;
         let n = 20000;
         let run = |growth: &dyn Fn(usize) -> f64| {
-            let (mut q, mut p, mut acc) = (vec![1.0, 0.0], vec![0.0, 0.0], vec![0.0; WIDTH]);
+            let (mut q, mut p, mut acc) = (vec![1.0, 0.0], vec![0.0, 1.0], vec![0.0; WIDTH]);
             let (mut fq, mut fp) = (vec![0.0; 2], vec![0.0; 2]);
             let mut prev = 1.0;
             for k in 1..=n {
                 let now = growth(k);
-                // What a step would leave: the unit vector (0, 1) stretched by now/prev.
-                (q[1], p[1]) = (0.0, now / prev);
+                // What a step would leave: the rescaled vector (0, p) stretched by now/prev.
+                (q[1], p[1]) = (0.0, p[1] * (now / prev));
                 update(
                     [&mut q, &mut p],
                     [&mut fq, &mut fp],
@@ -251,10 +349,11 @@ mod tests {
                     &mut [0.0; 2],
                     (1, 1),
                 );
-                assert!((p[1] - 1.0).abs() < 1e-15);
+                assert!((1.0..4.0).contains(&(p[1] * p[1])), "{}", p[1]);
+                assert_eq!(acc[NORM], p[1] * p[1]);
                 prev = now;
             }
-            point_indicators([acc[0], acc[1], acc[2], acc[3]], h).unwrap()
+            point_indicators(std::array::from_fn(|c| acc[c]), h).unwrap()
         };
         let (megno, lyap) = run(&|k| 1.0 + k as f64);
         println!("linear growth: <Y> {megno} lambda {lyap}");

@@ -9,12 +9,13 @@ use super::WIDTH;
 pub const SOURCE: &str = include_str!("../../shaders/common/chaos.wgsl");
 
 /// The accumulators' names in the kernel, in `State::chaos`'s order (`STEPS`, `LOG_GROWTH`,
-/// `WEIGHTED`, `Y_SUM`).
+/// `WEIGHTED`, `Y_SUM`, `NORM`).
 const NAMES: [&str; WIDTH] = [
     "chaos_steps",
     "chaos_growth",
     "chaos_weighted",
     "chaos_ysum",
+    "chaos_norm",
 ];
 
 /// The prelude: `word` is the point's first accumulator word (the state's words per point),
@@ -58,7 +59,7 @@ pub fn start() -> String {
 
 /// After each step, `update` on the point: the deviation vector (components d..2d of q and
 /// p) and the carried derivative vectors `dq`, `dp` where the kernel uses them (`carried`)
-/// scaled by 1/r, then the accumulators. `comp(vector, k)` names a component of the kernel's
+/// scaled by the power of two `binade_scale` finds, then the accumulators. `comp(vector, k)` names a component of the kernel's
 /// registers or arrays.
 pub fn after_step(d: usize, carried: &[&str], comp: impl Fn(&str, usize) -> String) -> String {
     let mut s = String::from("        {\n            var chaos_ns = real(0.0);\n");
@@ -68,15 +69,15 @@ pub fn after_step(d: usize, carried: &[&str], comp: impl Fn(&str, usize) -> Stri
             s.push_str(&format!("            chaos_ns = chaos_ns + {x} * {x};\n"));
         }
     }
-    s.push_str("            let chaos_inv = real(1.0) / sqrt(chaos_ns);\n");
+    s.push_str("            let chaos_s = chaos_scale(chaos_ns);\n");
     for v in ["q", "p"].iter().chain(carried) {
         for k in d..2 * d {
             let x = comp(v, k);
-            s.push_str(&format!("            {x} = {x} * chaos_inv;\n"));
+            s.push_str(&format!("            {x} = {x} * chaos_s;\n"));
         }
     }
     s.push_str(
-        "            let chaos_l = chaos_half_ln(chaos_ns);\n            let chaos_k = chaos_steps + real(1.0);\n            chaos_steps = chaos_k;\n            chaos_growth = chaos_growth + chaos_l;\n            chaos_weighted = chaos_weighted + chaos_k * chaos_l;\n            chaos_ysum = chaos_ysum + real(2.0) * chaos_weighted / chaos_k;\n        }\n",
+        "            let chaos_prev = select(chaos_norm, real(1.0), chaos_norm == real(0.0));\n            chaos_norm = chaos_ns * chaos_s * chaos_s;\n            let chaos_l = chaos_half_ln(chaos_ns / chaos_prev);\n            let chaos_k = chaos_steps + real(1.0);\n            chaos_steps = chaos_k;\n            chaos_growth = chaos_growth + chaos_l;\n            chaos_weighted = chaos_weighted + chaos_k * chaos_l;\n            chaos_ysum = chaos_ysum + real(2.0) * chaos_weighted / chaos_k;\n        }\n",
     );
     s
 }

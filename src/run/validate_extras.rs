@@ -125,7 +125,7 @@ mod tests {
     use super::*;
     use crate::section::Section;
 
-    fn chaos_state(acc: [f64; 8]) -> State<f64> {
+    fn chaos_state(acc: [f64; 2 * crate::chaos::WIDTH]) -> State<f64> {
         let mut s = State::<f64>::zeros(2, 1).with_deviation();
         s.chaos = acc.to_vec();
         s
@@ -135,8 +135,8 @@ mod tests {
     /// on one engine only is counted.
     #[test]
     fn chaos_indicators_are_compared_per_point() {
-        // Two points after 10 steps: (k, Σ ln r, Σ k ln r, Σ Y), component-major.
-        let cpu = chaos_state([10.0, 10.0, 0.1, 0.2, 0.5, 1.0, 20.0, 20.0]);
+        // Two points after 10 steps: (k, Σ ln r, Σ k ln r, Σ Y, |δ|²), component-major.
+        let cpu = chaos_state([10.0, 10.0, 0.1, 0.2, 0.5, 1.0, 20.0, 20.0, 1.5, 2.5]);
         let same = compare_chaos(&cpu, &cpu, 0.1, &Indicator::ALL);
         assert_eq!((same.max_rel, same.undefined_mismatch), (0.0, 0));
         let mut gpu = cpu.clone();

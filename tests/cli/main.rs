@@ -8,6 +8,7 @@ mod accuracy;
 mod chaos;
 mod chaos_maps;
 mod chaos_presets;
+mod chaos_split;
 mod commands;
 mod completions;
 mod constrained_start;

@@ -7,16 +7,7 @@ use std::path::Path;
 
 use tempfile::TempDir;
 
-use crate::common::{argv, phaseflow, read, stats};
-
-fn run(args: &str, out: &Path) {
-    phaseflow()
-        .args(argv(args))
-        .args(["--quiet", "--out"])
-        .arg(out)
-        .assert()
-        .success();
-}
+use crate::common::{argv, phaseflow, read, run_quiet as run, stats};
 
 /// `chaos/step_<k>.npy` of a run: its rows (f64).
 fn rows(dir: &Path, step: u64, cols: usize) -> Vec<Vec<f64>> {

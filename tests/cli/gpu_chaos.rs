@@ -3,20 +3,10 @@
 //! pendulum orbit, resume equal to the uninterrupted GPU run, and `validate --chaos --section`
 //! reporting the indicators' and the crossings' deviations.
 
-use std::path::Path;
 
 use tempfile::TempDir;
 
-use crate::common::{argv, phaseflow, read, stats};
-
-fn run(args: &str, out: &Path) {
-    phaseflow()
-        .args(argv(args))
-        .args(["--quiet", "--out"])
-        .arg(out)
-        .assert()
-        .success();
-}
+use crate::common::{argv, phaseflow, read, run_quiet as run, stats};
 
 /// A Hénon–Heiles disk with both indicators on `backend`.
 fn henon_heiles(backend: &str) -> String {

@@ -3,7 +3,6 @@
 //! pendulum orbit, resume equal to the uninterrupted GPU run, and `validate --chaos --section`
 //! reporting the indicators' and the crossings' deviations.
 
-
 use tempfile::TempDir;
 
 use crate::common::{argv, phaseflow, read, run_quiet as run, stats};

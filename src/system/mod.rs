@@ -16,7 +16,7 @@
 //! 2. `shaders/system/<name>.wgsl`: `grad_q`, `grad_p`, `grad_q_dir`, `grad_p_dir` of one
 //!    point in f32, reading the constants `Hamiltonian::constants` names.
 //! 3. `shaders/energy/<name>.wgsl`: `energy(q, p)` of one point in f64.
-//! 4. Here: `pub mod <name>;` and one line `Variant => <name>::Type,` in `systems!`, in its
+//! 4. Here: one line `Variant => <name>::Type,` in `systems!` (it declares the module too), in its
 //!    `hamiltonian` list, or in its `discrete` list for a discrete map (whose WGSL file holds
 //!    a `discrete_step` instead of the gradients); the order of the lists is the order of
 //!    `CATALOGUE` and of `phaseflow list`.
@@ -27,26 +27,11 @@
 //! (`system/tests.rs`, `tests/gpu.rs`) walk `CATALOGUE`, so they cover the new system at once.
 //! A worked example: docs/ARCHITECTURE.md, "Adding a system or a method".
 
-pub mod ball_turntable;
 pub mod description;
 pub mod discrete;
-pub mod double_pendulum;
-pub mod double_pendulum_variational;
-pub mod elastic_pendulum;
-pub mod elastic_pendulum_cartesian;
-pub mod elastic_pendulum_zphi;
-pub mod euler_disk;
 pub mod expression;
 pub mod hamiltonian;
-pub mod henon_heiles;
-pub mod kepler;
 pub mod newton;
-pub mod oscillator;
-pub mod outer_solar_system;
-pub mod pendulum;
-pub mod pendulum_variational;
-pub mod spring_chain;
-pub mod vertical_disk;
 #[macro_use]
 mod registry;
 

@@ -1,20 +1,25 @@
-//! The `systems!` macro: from one line per system (`Variant => path::Type,`) it generates
-//! everything that must list every system, so a list cannot fall out of step with another:
-//! the `System` enum and its two kinds (`HamiltonianSystem`, `DiscreteSystem`), the
-//! `each_system!`, `each_hamiltonian!` and `each_discrete!` dispatch, `CATALOGUE`, the
-//! constructor table and the lookups of each system's description and WGSL sources. Every
-//! piece comes from the system's `SystemDef` descriptor, so a system missing one is a compile
-//! error.
+//! The `systems!` macro: from one line per system (`Variant => module::Type,`) it generates
+//! everything that must list every system, so a list cannot fall out of step with another: the
+//! system's `pub mod`, the `System` enum and its two kinds (`HamiltonianSystem`,
+//! `DiscreteSystem`), the `each_system!`, `each_hamiltonian!` and `each_discrete!` dispatch,
+//! `CATALOGUE`, the constructor table and the lookups of each system's description and WGSL
+//! sources. Every piece comes from the system's `SystemDef` descriptor, so a system missing one
+//! is a compile error.
 
 /// Invoked once, in `system/mod.rs`, with the Hamiltonian systems and then the discrete maps
 /// (variational systems, `DiscreteMap`). The second rule receives a `$` token as `$d` so that it
 /// can write the nested dispatch macros' own metavariables.
 macro_rules! systems {
     (
-        hamiltonian { $($hvariant:ident => $hty:ty,)+ }
-        discrete { $($mvariant:ident => $mty:ty,)+ }
+        hamiltonian { $($hvariant:ident => $hmod:ident::$hname:ident,)+ }
+        discrete { $($mvariant:ident => $mmod:ident::$mname:ident,)+ }
     ) => {
-        systems!(@with_dollar ($) [$($hvariant => $hty,)+] [$($mvariant => $mty,)+]);
+        // Each system's module (`src/system/<module>.rs`), declared from its line. rustfmt does
+        // not reach modules declared inside a macro: `scripts/test` checks their formatting by
+        // name (`rustfmt --check src/system/*.rs`).
+        $(pub mod $hmod;)+
+        $(pub mod $mmod;)+
+        systems!(@with_dollar ($) [$($hvariant => $hmod::$hname,)+] [$($mvariant => $mmod::$mname,)+]);
     };
     (@with_dollar ($d:tt) [$($hvariant:ident => $hty:ty,)+] [$($mvariant:ident => $mty:ty,)+]) => {
         /// Every system phaseflow knows, by kind: a Hamiltonian system (a vector field, which

@@ -236,7 +236,8 @@ impl DiscreteMap for DoublePendulumVariational {
         let mut rows = [[T::ZERO; LANES]; LINEARISATION_ROWS];
         // The run's points, then a column's entries, copied into arrays of fixed length: the
         // loops below then run over LANES values that alias nothing, and vectorise. A short
-        // last run computes its unused lanes from zeros and keeps only its own.
+        // last run also computes its unused lanes (from zeros, or an earlier run's values)
+        // and writes back only its own.
         let mut point = [[T::ZERO; LANES]; 4];
         let mut column = [[T::ZERO; LANES]; 4];
         for start in (0..n).step_by(LANES) {

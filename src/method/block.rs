@@ -531,10 +531,8 @@ impl<T: Real> Ops for Cpu<'_, T> {
             &mut b.unconverged,
         );
         if let Some((q, v)) = before {
-            for j in 1..=b.nt {
-                let r = j * nd..(j + 1) * nd;
-                map.tangent_step(h, &q, &v, &mut b.q[r.clone()], &mut b.p[r]);
-            }
+            let r = nd..(1 + b.nt) * nd;
+            map.tangent_columns(h, &q, &v, &mut b.q[r.clone()], &mut b.p[r]);
         }
     }
 

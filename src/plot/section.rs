@@ -1,10 +1,13 @@
 //! The figure of a Poincaré section (section.png/svg): the crossings in the plane of the
 //! first degree of freedom the section does not fix, (q_j, p_j), coloured per point by a
-//! value the caller chooses (`Colour`).
+//! value the caller chooses (`Colour`). It is drawn from section.npy's rows, which the run
+//! writes and `phaseflow plot` reads back, so both draw the same bytes.
+
+use std::ops::Range;
 
 use super::map::MISSING;
 use super::{time_color, Figure, Series, Style};
-use crate::section::Crossings;
+use crate::section::Section;
 
 /// Colour bands of the figure: points are grouped into this many series by their colour value.
 const BANDS: usize = 16;
@@ -27,18 +30,21 @@ pub enum Colour<'a> {
     },
 }
 
-/// The figure of `c` (first point's index `first` in the ensemble).
-pub fn section_figure(c: &Crossings, first: usize, colour: Colour) -> Figure {
-    let sec = &c.section;
+/// The figure of the crossings `rows` of `sec` (section.npy's rows, `sec.columns()` values
+/// each: point index, crossing, t, the other coordinates) of the ensemble's points `points`.
+/// Every row's point index lies in `points`, and a `Colour::Value` has one value per point.
+pub fn section_figure(sec: &Section, points: Range<usize>, rows: &[f64], colour: Colour) -> Figure {
+    let (first, n) = (points.start, points.len());
     let j = (0..sec.d).find(|&j| j != sec.index).unwrap_or(0);
     let others = sec.others();
-    let col = |m: bool| 1 + others.iter().position(|&o| o == (m, j)).unwrap_or(0);
+    // A row holds point, crossing and t, then the others: `Section::others`' k-th at 3 + k.
+    let col = |m: bool| 3 + others.iter().position(|&o| o == (m, j)).unwrap_or(0);
     let (xc, yc) = (col(false), col(true));
     let (by, bands) = match &colour {
         Colour::Point => {
-            let index: Vec<f64> = (0..c.n).map(|i| (first + i) as f64).collect();
+            let index: Vec<f64> = points.clone().map(|i| i as f64).collect();
             let lo = first as f64;
-            let hi = (first + c.n.max(1) - 1) as f64;
+            let hi = (first + n.max(1) - 1) as f64;
             ("point index".to_string(), banded(&index, (lo, hi), BANDS))
         }
         Colour::Value {
@@ -47,14 +53,10 @@ pub fn section_figure(c: &Crossings, first: usize, colour: Colour) -> Figure {
             range,
         } => (name.clone(), banded(values, *range, VALUE_BANDS)),
     };
-    let mut points = vec![Vec::new(); bands.count + 1];
-    let (max, w) = (c.max(), sec.record_values());
-    for i in 0..c.n {
-        let b = bands.of[i];
-        for r in 0..(c.seen[i] as usize).min(max) {
-            let v = &c.vals[(i * max + r) * w..(i * max + r + 1) * w];
-            points[b].push((v[xc], v[yc]));
-        }
+    let mut drawn = vec![Vec::new(); bands.count + 1];
+    for row in rows.chunks_exact(sec.columns().len()) {
+        let b = bands.of[row[0] as usize - first];
+        drawn[b].push((row[xc], row[yc]));
     }
     let direction = sec.direction.name();
     let own = if sec.momentum { 'p' } else { 'q' };
@@ -69,7 +71,7 @@ pub fn section_figure(c: &Crossings, first: usize, colour: Colour) -> Figure {
     );
     let labelled = matches!(colour, Colour::Value { .. });
     // Highest band first, so a value legend reads from top to bottom as a colour bar does.
-    fig.series = points
+    fig.series = drawn
         .into_iter()
         .enumerate()
         .rev()

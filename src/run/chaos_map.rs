@@ -23,8 +23,7 @@ pub fn final_indicator(cfg: &RunConfig, dir: &Path) -> Result<Option<(Indicator,
     let Some(chaos) = &cfg.chaos else {
         return Ok(None);
     };
-    let last = cfg.snapshot_steps().last().copied().unwrap_or(0);
-    let path = dir.join(CHAOS_DIR).join(format!("step_{last}.npy"));
+    let path = final_path(cfg, dir);
     let bad = |message: String| crate::error::Error::InputFile {
         path: path.clone(),
         message,
@@ -49,6 +48,12 @@ pub fn final_indicator(cfg: &RunConfig, dir: &Path) -> Result<Option<(Indicator,
             chaos.indicators.len()
         ))),
     }
+}
+
+/// The run's last chaos file, chaos/step_<last>.npy in `dir`.
+pub fn final_path(cfg: &RunConfig, dir: &Path) -> PathBuf {
+    let last = cfg.snapshot_steps().last().copied().unwrap_or(0);
+    dir.join(CHAOS_DIR).join(format!("step_{last}.npy"))
 }
 
 /// The colour-bar label and colour range of an indicator's `values`: MEGNO on `MEGNO_SCALE`,

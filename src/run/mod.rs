@@ -24,7 +24,7 @@ mod progress;
 mod refine;
 mod resources;
 mod resume;
-mod section;
+pub mod section;
 mod tracker;
 mod validate;
 mod validate_extras;

@@ -127,10 +127,4 @@ impl Crossings {
         }
         (rows, data)
     }
-
-    /// section.npy's bytes.
-    pub fn encode(&self, dt: f64, first: usize) -> Vec<u8> {
-        let (rows, data) = self.rows(dt, first);
-        crate::npy::encode(rows, 2 + self.section.record_values(), &data)
-    }
 }

@@ -104,6 +104,18 @@ pub trait DiscreteMap: SystemDescription {
     /// states (q, v) before the step: the tangent column then holds the derivative of the
     /// symplectic map (q_k, p_k) ↦ (q_{k+1}, p_{k+1}), as a Hamiltonian method's does.
     fn tangent_step<T: Real>(&self, _h: T, _q: &[T], _v: &[T], _tq: &mut [T], _tp: &mut [T]) {}
+    /// `tangent_step` for every tangent column of the block at once: column j's (q, p) rows
+    /// at `j·len..(j + 1)·len` of `tq`, `tp` (len = q.len(), the block's d·n values). The
+    /// default advances one column after another; a map whose linearisation costs more to
+    /// evaluate than to apply (sines, cosines, an implicit step's Jacobian) overrides it to
+    /// evaluate that once per point for all columns, with `tangent_step`'s arithmetic, so
+    /// the columns come out bit for bit the same.
+    fn tangent_columns<T: Real>(&self, h: T, q: &[T], v: &[T], tq: &mut [T], tp: &mut [T]) {
+        let len = q.len();
+        for (cq, cp) in tq.chunks_exact_mut(len).zip(tp.chunks_exact_mut(len)) {
+            self.tangent_step(h, q, v, cq, cp);
+        }
+    }
     /// Nonholonomic systems: the largest violation of the continuous constraints by the
     /// discrete velocity of one point (q_k, v_k) at step h, evaluated where the discrete
     /// constraint evaluates them.

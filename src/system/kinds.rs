@@ -84,11 +84,11 @@ impl DiscreteSystem {
         each_discrete!(self, s => s.drifts())
     }
 
-    /// One tangent column of a block of points through one step of a linearised map (see
-    /// `DiscreteMap::tangent_step`).
+    /// The tangent columns of a block of points through one step of a linearised map (see
+    /// `DiscreteMap::tangent_columns`).
     #[inline]
-    pub fn tangent_step<T: Real>(&self, h: T, q: &[T], v: &[T], tq: &mut [T], tp: &mut [T]) {
-        each_discrete!(self, s => s.tangent_step(h, q, v, tq, tp))
+    pub fn tangent_columns<T: Real>(&self, h: T, q: &[T], v: &[T], tq: &mut [T], tp: &mut [T]) {
+        each_discrete!(self, s => s.tangent_columns(h, q, v, tq, tp))
     }
 
     /// The map's declared constraints.

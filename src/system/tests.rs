@@ -340,3 +340,53 @@ fn a_discrete_maps_energy_is_evaluated_at_the_step_it_is_given() {
     );
     assert_eq!(pendulum.energy_constants(0.05), pendulum.wgsl_constants());
 }
+
+/// Every linearised discrete map advances a block's tangent columns together
+/// (`tangent_columns`, which the CPU engine calls) as it advances each column alone, bit for
+/// bit: columns do not mix, whichever maps override the per-column default.
+#[test]
+fn discrete_maps_advance_their_tangent_columns_together_as_each_alone() {
+    fn check<T: Real>(map: &DiscreteSystem, name: &str, d: usize, n: usize) {
+        let (nd, cols) = (n * d, 2 * d);
+        let val = |k: usize, s: f64| T::from_f64(s * (((k * 37) % 101) as f64 / 101.0 - 0.5));
+        let q: Vec<T> = (0..nd).map(|k| val(k, 1.0)).collect();
+        let v: Vec<T> = (0..nd).map(|k| val(k + 3, 1.0)).collect();
+        let tq0: Vec<T> = (0..nd * cols).map(|k| val(k + 7, 2.0)).collect();
+        let tp0: Vec<T> = (0..nd * cols).map(|k| val(k + 13, 2.0)).collect();
+        let h = T::from_f64(DT);
+        let (mut tq, mut tp) = (tq0.clone(), tp0.clone());
+        map.tangent_columns(h, &q, &v, &mut tq, &mut tp);
+        let (mut aq, mut ap) = (tq0, tp0);
+        for j in 0..cols {
+            let r = j * nd..(j + 1) * nd;
+            map.tangent_columns(h, &q, &v, &mut aq[r.clone()], &mut ap[r]);
+        }
+        let bits = |x: &[T]| x.iter().map(|y| y.to_f64().to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(&tq), bits(&aq), "{name} ({}) q rows, n = {n}", T::NAME);
+        assert_eq!(bits(&tp), bits(&ap), "{name} ({}) p rows, n = {n}", T::NAME);
+        assert!(tq.iter().chain(&tp).all(|x| x.to_f64().is_finite()));
+    }
+    let mut linearised = Vec::new();
+    for info in CATALOGUE.iter().filter(|i| i.variational) {
+        let sys = System::new(info.name, &BTreeMap::new()).unwrap();
+        let Some(map) = sys.discrete().filter(|m| m.linearised()) else {
+            continue;
+        };
+        for n in [1, 16, 37] {
+            check::<f32>(map, info.name, sys.dof(), n);
+            check::<f64>(map, info.name, sys.dof(), n);
+        }
+        linearised.push(info.name);
+    }
+    // The maps this test covers: the two that take the per-column default and the one that
+    // overrides it.
+    linearised.sort();
+    assert_eq!(
+        linearised,
+        [
+            "double-pendulum-variational",
+            "elastic-pendulum-zphi",
+            "pendulum-variational"
+        ]
+    );
+}

@@ -37,6 +37,7 @@ mod portable;
 mod resume;
 mod runs;
 mod section;
+mod section_plot;
 mod shards;
 mod stability_plot;
 mod streams;

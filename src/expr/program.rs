@@ -90,6 +90,77 @@ impl Registers {
     }
 }
 
+/// When `Program::compile` may free each value's register: the position in `order` of a
+/// node's last use and of an inverted divisor's inverse's (`Program::compile_inverting`);
+/// outputs live to the end.
+struct Liveness {
+    /// The divisors inverted: those of at least two quotients (none unless inverting).
+    inverted: Vec<bool>,
+    last_use: Vec<usize>,
+    last_inverse_use: Vec<usize>,
+    /// Whether an instruction reads the node.
+    read: Vec<bool>,
+}
+
+impl Liveness {
+    fn new(dag: &Dag, order: &[Id], outputs: &[Id], invert: bool) -> Self {
+        let mut quotients = vec![0usize; dag.len()];
+        for &id in order {
+            if let (true, Node::Div(_, b)) = (invert, dag.node(id)) {
+                quotients[b] += 1;
+            }
+        }
+        let mut live = Liveness {
+            inverted: quotients.iter().map(|&n| n >= 2).collect(),
+            last_use: vec![0; dag.len()],
+            last_inverse_use: vec![0; dag.len()],
+            read: vec![false; dag.len()],
+        };
+        for (pos, &id) in order.iter().enumerate() {
+            // an inverted divisor is read where its inverse is computed, right after it
+            let own = live.inverted[id].then_some((id, false));
+            for (a, inverse) in live.reads(dag, id).into_iter().chain(own) {
+                if inverse {
+                    live.last_inverse_use[a] = pos;
+                } else {
+                    live.last_use[a] = pos;
+                    live.read[a] = true;
+                }
+            }
+        }
+        for &o in outputs {
+            live.last_use[o] = usize::MAX;
+        }
+        live
+    }
+
+    /// What node `id` reads: its operands, a quotient's inverted divisor as its inverse (`true`).
+    fn reads(&self, dag: &Dag, id: Id) -> Vec<(Id, bool)> {
+        match dag.node(id) {
+            Node::Div(a, b) if self.inverted[b] => vec![(a, false), (b, true)],
+            node => node.operands().into_iter().map(|a| (a, false)).collect(),
+        }
+    }
+}
+
+/// The instruction of operation `node` into `dst`, its operands `reads` (`Liveness::reads`)
+/// found through `src`: a quotient by an inverted divisor is a product by its inverse.
+fn instruction(node: Node, dst: Dst, reads: &[(Id, bool)], src: impl Fn(Id, bool) -> Src) -> Instr {
+    let r = |k: usize| src(reads[k].0, reads[k].1);
+    match node {
+        Node::Neg(_) => Instr::Neg(dst, r(0)),
+        Node::Add(..) => Instr::Bin(BinOp::Add, dst, r(0), r(1)),
+        Node::Sub(..) => Instr::Bin(BinOp::Sub, dst, r(0), r(1)),
+        Node::Mul(..) => Instr::Bin(BinOp::Mul, dst, r(0), r(1)),
+        Node::Div(..) if reads[1].1 => Instr::Bin(BinOp::Mul, dst, r(0), r(1)),
+        Node::Div(..) => Instr::Bin(BinOp::Div, dst, r(0), r(1)),
+        Node::Call(f, _) => Instr::Call(f, dst, r(0)),
+        Node::Const(_) | Node::Var(_) | Node::Powi(..) => {
+            unreachable!("leaves are operands; lower_powers removed every power")
+        }
+    }
+}
+
 thread_local! {
     /// Each thread's register file, reused from call to call (8-byte words, viewed as f32 or f64).
     static SCRATCH: std::cell::RefCell<Vec<u64>> = const { std::cell::RefCell::new(Vec::new()) };
@@ -99,70 +170,79 @@ impl Program {
     /// Compile `outputs` (integer powers are lowered to products first, in `dag`). Inputs and
     /// constants are operands read in place; each operation gets a register.
     pub fn compile(dag: &mut Dag, outputs: &[Id]) -> Program {
+        Self::compile_with(dag, outputs, false)
+    }
+
+    /// `compile`, with each divisor that several quotients share inverted once and those
+    /// quotients multiplied by its inverse: x·(1/y) for x/y, a multiplication where a division
+    /// costs several (a vector division issues far more slowly). The value moves by up to an
+    /// ulp, so this is for values whose bits nothing else must reproduce: the modified
+    /// Hamiltonian's, where the nested form (`normal`) divides by powers of |q| at every level.
+    pub fn compile_inverting(dag: &mut Dag, outputs: &[Id]) -> Program {
+        Self::compile_with(dag, outputs, true)
+    }
+
+    fn compile_with(dag: &mut Dag, outputs: &[Id], invert: bool) -> Program {
         let outputs = lower_powers(dag, outputs);
         let order = dag.reachable(&outputs);
-        // The position in `order` of each node's last use; outputs live to the end.
-        let mut last_use = vec![0usize; dag.len()];
-        let mut read = vec![false; dag.len()];
-        for (pos, &id) in order.iter().enumerate() {
-            for a in dag.node(id).operands() {
-                last_use[a] = pos;
-                read[a] = true;
-            }
-        }
-        for &o in &outputs {
-            last_use[o] = usize::MAX;
-        }
+        let live = Liveness::new(dag, &order, &outputs, invert);
         // An operation whose value is an output that no instruction reads and no other output
         // repeats is written straight into its output (inputs and constants are copied).
         let mut direct = vec![None; dag.len()];
         for (j, &o) in outputs.iter().enumerate() {
             let operation = !matches!(dag.node(o), Node::Const(_) | Node::Var(_));
-            if operation && !read[o] && outputs.iter().filter(|&&x| x == o).count() == 1 {
+            if operation && !live.read[o] && outputs.iter().filter(|&&x| x == o).count() == 1 {
                 direct[o] = Some(j);
             }
         }
         let mut regs = Registers::default();
         let mut src_of = vec![Src::Const(0.0); dag.len()];
+        let mut inverse_of = vec![Src::Const(0.0); dag.len()];
         let mut code = Vec::with_capacity(order.len());
         for (pos, &id) in order.iter().enumerate() {
-            let node = dag.node(id);
-            match node {
-                Node::Const(bits) => {
-                    src_of[id] = Src::Const(f64::from_bits(bits));
-                    continue;
+            match dag.node(id) {
+                Node::Const(bits) => src_of[id] = Src::Const(f64::from_bits(bits)),
+                Node::Var(v) => src_of[id] = Src::In(v),
+                node => {
+                    // The destination is taken before the operands' registers are freed: an
+                    // instruction never writes a register it reads.
+                    let dst = match direct[id] {
+                        Some(j) => Dst::Out(j),
+                        None => Dst::Reg(regs.take()),
+                    };
+                    let src = |a: Id, inverse: bool| {
+                        if inverse {
+                            inverse_of[a]
+                        } else {
+                            src_of[a]
+                        }
+                    };
+                    code.push(instruction(node, dst, &live.reads(dag, id), src));
+                    if let Dst::Reg(reg) = dst {
+                        src_of[id] = Src::Reg(reg);
+                    }
                 }
-                Node::Var(v) => {
-                    src_of[id] = Src::In(v);
-                    continue;
-                }
-                _ => {}
             }
-            // The destination is taken before the operands' registers are freed: an
-            // instruction never writes a register it reads.
-            let dst = match direct[id] {
-                Some(j) => Dst::Out(j),
-                None => Dst::Reg(regs.take()),
-            };
-            let r = |a: Id| src_of[a];
-            code.push(match node {
-                Node::Neg(a) => Instr::Neg(dst, r(a)),
-                Node::Add(a, b) => Instr::Bin(BinOp::Add, dst, r(a), r(b)),
-                Node::Sub(a, b) => Instr::Bin(BinOp::Sub, dst, r(a), r(b)),
-                Node::Mul(a, b) => Instr::Bin(BinOp::Mul, dst, r(a), r(b)),
-                Node::Div(a, b) => Instr::Bin(BinOp::Div, dst, r(a), r(b)),
-                Node::Call(f, a) => Instr::Call(f, dst, r(a)),
-                Node::Const(_) | Node::Var(_) | Node::Powi(..) => {
-                    unreachable!("leaves are operands; lower_powers removed every power")
-                }
-            });
-            if let Dst::Reg(reg) = dst {
-                src_of[id] = Src::Reg(reg);
+            let mut freed = live.reads(dag, id);
+            if live.inverted[id] {
+                inverse_of[id] = match src_of[id] {
+                    Src::Const(c) => Src::Const(1.0 / c),
+                    x => {
+                        let reg = regs.take();
+                        code.push(Instr::Bin(BinOp::Div, Dst::Reg(reg), Src::Const(1.0), x));
+                        Src::Reg(reg)
+                    }
+                };
+                freed.push((id, false));
             }
-            let mut operands = dag.node(id).operands();
-            operands.dedup();
-            for a in operands {
-                if let (true, Src::Reg(ra)) = (last_use[a] == pos, src_of[a]) {
+            freed.dedup();
+            for (a, inverse) in freed {
+                let (last, src) = if inverse {
+                    (live.last_inverse_use[a], inverse_of[a])
+                } else {
+                    (live.last_use[a], src_of[a])
+                };
+                if let (true, Src::Reg(ra)) = (last == pos, src) {
                     regs.free.push(ra);
                 }
             }
@@ -397,6 +477,57 @@ mod tests {
             assert_eq!(out[n + i], ps[i]);
         }
         assert!(prog.registers <= 3, "{} registers", prog.registers);
+    }
+
+    /// `compile_inverting`: the quotients by a divisor shared by several (a register, an input,
+    /// a constant) multiply by its inverse, computed once; a divisor of one quotient still
+    /// divides. The values are the quotients' to within an ulp or two, over a partial run.
+    #[test]
+    fn inverting_divides_once_per_shared_divisor() {
+        let mut g = Dag::new();
+        let (q, p) = (g.var(Var::Q(0)), g.var(Var::P(0)));
+        let (one, three) = (g.constant(1.0), g.constant(3.0));
+        let pp = g.mul(p, p);
+        let d = g.add(one, pp);
+        let s = g.call(Func::Sin, q);
+        let outs = [
+            g.div(q, d),
+            g.div(s, d),
+            g.div(three, d),
+            g.div(p, q),
+            g.div(s, q),
+            g.div(q, three),
+            g.div(p, three),
+            g.div(s, p),
+        ];
+        let divisions = |prog: &Program| {
+            prog.code
+                .iter()
+                .filter(|i| matches!(i, Instr::Bin(BinOp::Div, ..)))
+                .count()
+        };
+        let plain = Program::compile(&mut g, &outs);
+        let inverting = Program::compile_inverting(&mut g, &outs);
+        // 1/d and 1/q once each, s/p as it was; q/3 and p/3 are products by the constant 1/3
+        assert_eq!((divisions(&plain), divisions(&inverting)), (8, 3));
+        let n = 90;
+        let qs: Vec<f64> = (0..n).map(|i| 0.5 + i as f64 * 0.02).collect();
+        let ps: Vec<f64> = (0..n).map(|i| -1.5 + i as f64 * 0.031).collect();
+        let inputs = Inputs {
+            q: &qs,
+            p: &ps,
+            vq: &[],
+            vp: &[],
+        };
+        let (mut want, mut got) = (vec![0.0; outs.len() * n], vec![0.0; outs.len() * n]);
+        plain.run(&inputs, n, &mut want);
+        inverting.run(&inputs, n, &mut got);
+        for (k, (a, b)) in got.iter().zip(&want).enumerate() {
+            assert!(
+                (a - b).abs() <= 4.0 * f64::EPSILON * b.abs(),
+                "{k}: {a} vs {b}"
+            );
+        }
     }
 
     /// Every kind of output: an operation written directly, an operation other instructions

@@ -249,7 +249,7 @@ impl ModifiedHamiltonian {
         ModifiedEnergy::new(
             self.dof,
             self.terms.len() as u32,
-            Program::compile(&mut dag, &roots),
+            Program::compile_inverting(&mut dag, &roots),
         )
     }
 }

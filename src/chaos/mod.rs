@@ -244,8 +244,8 @@ pub fn update<T: Real>(
     let (steps, ysum, norm) = (&mut steps[..b], &mut ysum[..b], &mut norm[..b]);
     // Per point: the scale (one binade either side of [1, 4) by a select, as `binade_scale`
     // would find it) and the log growth by the series, with flags for the rare points that
-    // need `binade_scale` or `ln_poly`, for a scale other than 1, and whether the points'
-    // steps differ. Zipped rows rather than indices: no bounds checks, so the loop vectorises.
+    // need `binade_scale` or more of the series, and for a scale other than 1. Zipped rows
+    // rather than indices: no bounds checks, so the loop vectorises.
     let (mut far, mut not_near, mut rescale) = (false, false, false);
     let rows = scales.iter_mut().zip(&mut *ln_r).zip(&*ns).zip(&*norm);
     for (((s, l), &n), &norm) in rows {
@@ -270,25 +270,8 @@ pub fn update<T: Real>(
             }
         }
     }
-    // The farther growths: the whole series where in range (a loop that vectorises), and
-    // then `ln_poly` for the rest.
     if not_near {
-        let mut out_of_range = false;
-        for ((l, &n), &norm) in ln_r.iter_mut().zip(&*ns).zip(&*norm) {
-            let prev = if norm == T::ZERO { T::ONE } else { norm };
-            if !is_near(n, prev) {
-                *l = half_ln_ratio(n, prev, false);
-                out_of_range |= !in_reduced_range(n, prev);
-            }
-        }
-        if out_of_range {
-            for ((l, &n), &norm) in ln_r.iter_mut().zip(&*ns).zip(&*norm) {
-                let prev = if norm == T::ZERO { T::ONE } else { norm };
-                if !in_reduced_range(n, prev) {
-                    *l = T::HALF * ln_poly(n / prev);
-                }
-            }
-        }
+        far_growths(ln_r, ns, norm);
     }
     if rescale {
         for v in [dq, dp, fq, fp] {
@@ -303,8 +286,37 @@ pub fn update<T: Real>(
     for ((norm, &n), &s) in norm.iter_mut().zip(&*ns).zip(&*scales) {
         *norm = n * s * s;
     }
-    // 2/k once for the block where its points have all taken the same steps (always in a
-    // run); the same quotient per point otherwise.
+    accumulate([steps, growth, weighted, ysum], ln_r);
+}
+
+/// The log growths of the points whose growth is not near 1 (`is_near`): the whole series
+/// where in range (a loop that vectorises), then `ln_poly` for the rest.
+#[inline(always)]
+fn far_growths<T: Real>(ln_r: &mut [T], ns: &[T], norm: &[T]) {
+    let mut out_of_range = false;
+    for ((l, &n), &norm) in ln_r.iter_mut().zip(ns).zip(norm) {
+        let prev = if norm == T::ZERO { T::ONE } else { norm };
+        if !is_near(n, prev) {
+            *l = half_ln_ratio(n, prev, false);
+            out_of_range |= !in_reduced_range(n, prev);
+        }
+    }
+    if out_of_range {
+        for ((l, &n), &norm) in ln_r.iter_mut().zip(ns).zip(norm) {
+            let prev = if norm == T::ZERO { T::ONE } else { norm };
+            if !in_reduced_range(n, prev) {
+                *l = T::HALF * ln_poly(n / prev);
+            }
+        }
+    }
+}
+
+/// The accumulators k, Σ ln r, W = Σ k ln r and Σ Y (Y = W · (2/k)) after a step of log
+/// growths `ln_r`, with 2/k once for the block where its points have all taken the same
+/// steps (always in a run), the same quotient per point otherwise.
+#[inline(always)]
+fn accumulate<T: Real>([steps, growth, weighted, ysum]: [&mut [T]; 4], ln_r: &[T]) {
+    let two = T::from_f64(2.0);
     let k0 = steps[0] + T::ONE;
     let shared = steps
         .iter()
@@ -312,14 +324,14 @@ pub fn update<T: Real>(
     let rows = steps.iter_mut().zip(growth).zip(weighted).zip(ysum);
     if shared {
         let two_over_k = two / k0;
-        for ((((steps, growth), weighted), ysum), &ln_r) in rows.zip(&*ln_r) {
+        for ((((steps, growth), weighted), ysum), &ln_r) in rows.zip(ln_r) {
             *steps = k0;
             *growth += ln_r;
             *weighted += k0 * ln_r;
             *ysum += *weighted * two_over_k;
         }
     } else {
-        for ((((steps, growth), weighted), ysum), &ln_r) in rows.zip(&*ln_r) {
+        for ((((steps, growth), weighted), ysum), &ln_r) in rows.zip(ln_r) {
             let k = *steps + T::ONE;
             *steps = k;
             *growth += ln_r;
@@ -469,7 +481,7 @@ mod tests {
             let (mut x, mut prev) = (Vec::new(), Vec::new());
             for &r in &ratios {
                 for &pv in &prevs {
-                    x.push(T::from_f64((r * pv as f64).sqrt()));
+                    x.push(T::from_f64((r * pv).sqrt()));
                     prev.push(T::from_f64(pv));
                 }
             }

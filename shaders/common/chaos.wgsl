@@ -4,10 +4,11 @@
 // to the bit) and the step's log growth ln r = ½ ln(|δ|² / |δ_prev|²) is added to the point's
 // accumulators, which live in registers for the dispatch (loaded with the point, stored with
 // it). CPU mirror, the same operations in the same order: `chaos::update`, `binade_scale`,
-// `ln_poly` and `ln_reduced` (keep in sync). The host prelude
+// `half_ln_ratio`, `ln_poly` and `ln_reduced` (keep in sync). The host prelude
 // (src/chaos/wgsl.rs) defines CHAOS_WORD (the point's first accumulator word, after its
-// state), the constants below and `chaos_series(s2)`, the series' Horner polynomial with the
-// coefficients 1/(2k + 1) of the kernel's precision.
+// state), the constants below, `chaos_series(s2)`, the series' Horner polynomial with the
+// coefficients 1/(2k + 1) of the kernel's precision, and `chaos_series_near(s2)`, its first
+// terms (enough where the growth is near 1).
 // Per point, at [(CHAOS_WORD + j)·n + i]: j = 0 the steps taken, 1 Σ ln r, 2 Σ k ln r, 3 Σ Y,
 // 4 |δ|² after the last rescaling (0 before the first step, read as 1).
 
@@ -79,11 +80,17 @@ fn chaos_scale(ns: real) -> real {
     return s;
 }
 
-// ½ ln of the squared growth `ns`: the series alone where it is in range (as the CPU's
-// vectorised loop takes it), else through the scalings.
-fn chaos_half_ln(ns: real) -> real {
-    if (ns >= CHAOS_FRAC_1_SQRT_2 && ns < CHAOS_SQRT_2) {
-        return real(0.5) * chaos_ln_reduced(ns, real(0.0));
+// ½ ln(ns / prev), the step's log growth, with one division where the growth is in range:
+// ln(ns / prev) = 2 atanh(t), t = (ns − prev)/(ns + prev), by the short series where
+// ns / prev is in [15/16, 17/16), the whole one in [1/√2, √2), both tested on the products;
+// else through the scalings (`half_ln_ratio` and `update` on the CPU).
+fn chaos_half_ln_ratio(ns: real, prev: real) -> real {
+    let t = (ns - prev) / (ns + prev);
+    if (ns >= prev * CHAOS_NEAR_LOW && ns < prev * CHAOS_NEAR_HIGH) {
+        return t * chaos_series_near(t * t);
     }
-    return real(0.5) * chaos_ln_poly(ns);
+    if (ns >= prev * CHAOS_FRAC_1_SQRT_2 && ns < prev * CHAOS_SQRT_2) {
+        return t * chaos_series(t * t);
+    }
+    return real(0.5) * chaos_ln_poly(ns / prev);
 }

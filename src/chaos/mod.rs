@@ -75,24 +75,74 @@ pub fn ln_poly<T: Real>(x: T) -> T {
     ln_reduced(m, e)
 }
 
-/// Whether `ln_reduced(x, 0)` is `ln_poly(x)`: x in [1/√2, √2), where steps' squared growths
-/// nearly always are (the engine's loop takes the series alone, vectorised,
-/// and `ln_poly` for the rest).
+/// Whether the squared growth n / prev is in [1/√2, √2), where the series of `half_ln_ratio`
+/// is within half an ulp: tested on the products (no division), the same way on the GPU
+/// (`chaos_half_ln_ratio`).
 #[inline(always)]
-pub fn in_reduced_range<T: Real>(x: T) -> bool {
-    x >= T::from_f64(std::f64::consts::FRAC_1_SQRT_2) && x < T::from_f64(std::f64::consts::SQRT_2)
+pub fn in_reduced_range<T: Real>(n: T, prev: T) -> bool {
+    n >= prev * T::from_f64(std::f64::consts::FRAC_1_SQRT_2)
+        && n < prev * T::from_f64(std::f64::consts::SQRT_2)
+}
+
+/// Whether the squared growth n / prev is in [15/16, 17/16), where a step's growth nearly
+/// always is and `half_ln_ratio` needs `NEAR_TERMS` of the series (|t| ≤ 1/31).
+#[inline(always)]
+pub fn is_near<T: Real>(n: T, prev: T) -> bool {
+    n >= prev * T::from_f64(NEAR_LOW) && n < prev * T::from_f64(NEAR_HIGH)
+}
+
+/// The bounds of `is_near`: exact in both precisions.
+const NEAR_LOW: f64 = 15.0 / 16.0;
+const NEAR_HIGH: f64 = 17.0 / 16.0;
+
+/// ½ ln(n / prev) for n / prev in range (`in_reduced_range`) with one division:
+/// ln(n / prev) = 2 atanh(t), t = (n − prev)/(n + prev) (|t| ≤ 0.172), so ½ ln = t · S(t²)
+/// with S `ln_reduced`'s series, of `near_terms` terms where `is_near` (|t| ≤ 1/31: the
+/// omitted terms below half an ulp there too), of `series_terms` otherwise. n − prev is
+/// exact (Sterbenz: the two are within a factor of 2), so t is correctly rounded.
+#[inline(always)]
+pub fn half_ln_ratio<T: Real>(n: T, prev: T, near: bool) -> T {
+    let t = (n - prev) / (n + prev);
+    let f64 = std::mem::size_of::<T>() == 8;
+    let terms = if near {
+        near_terms(f64)
+    } else {
+        series_terms(f64)
+    };
+    t * series(t * t, terms)
 }
 
 /// The high part of ln 2 in `ln_reduced` (and its GPU mirror, `wgsl`): 15 significant bits.
 const LN2_HI: f64 = 0.693_145_751_953_125;
 
-/// Terms of `ln_reduced`'s series in f64 (`f64`) or f32: below half an ulp.
+/// Terms of `ln_reduced`'s series in f64 (`f64`) or f32: below half an ulp for |s| ≤ 0.172.
 fn series_terms(f64: bool) -> usize {
     if f64 {
         11
     } else {
         6
     }
+}
+
+/// Terms of the series for |s| ≤ 1/31 (`is_near`): the highest omitted, s^12/13 in f64 and
+/// s^6/7 in f32, below 1e-19 and 2e-10 of the sum.
+fn near_terms(f64: bool) -> usize {
+    if f64 {
+        6
+    } else {
+        3
+    }
+}
+
+/// Σ_{k<terms} s2^k / (2k + 1) (atanh(s)/s at s2 = s²), by Horner from the highest term
+/// down.
+#[inline(always)]
+fn series<T: Real>(s2: T, terms: usize) -> T {
+    let mut acc = T::from_f64(1.0 / (2 * terms - 1) as f64);
+    for k in (0..terms - 1).rev() {
+        acc = acc * s2 + T::from_f64(1.0 / (2 * k + 1) as f64);
+    }
+    acc
 }
 
 /// e·ln 2 + ln m for m in [1/√2, √2): 2 atanh(s) by its odd series (11 terms in f64, 6 in
@@ -102,13 +152,7 @@ fn series_terms(f64: bool) -> usize {
 fn ln_reduced<T: Real>(m: T, e: T) -> T {
     let two = T::from_f64(2.0);
     let s = (m - T::ONE) / (m + T::ONE);
-    let s2 = s * s;
-    let terms = series_terms(std::mem::size_of::<T>() == 8);
-    // Horner from the highest term 1/(2k+1) down to 1.
-    let mut acc = T::from_f64(1.0 / (2 * terms - 1) as f64);
-    for k in (0..terms - 1).rev() {
-        acc = acc * s2 + T::from_f64(1.0 / (2 * k + 1) as f64);
-    }
+    let acc = series(s * s, series_terms(std::mem::size_of::<T>() == 8));
     let ln2_hi = T::from_f64(LN2_HI);
     let ln2_lo = T::from_f64(std::f64::consts::LN_2 - LN2_HI);
     e * ln2_hi + (two * s * acc + e * ln2_lo)
@@ -148,12 +192,15 @@ pub fn binade_scale<T: Real>(n: T) -> T {
     s
 }
 
+/// Scratch rows `update` needs after the accumulators, per point of the block.
+pub const SCRATCH: usize = 3;
+
 /// One step's bookkeeping for the `b` points of a block (component-major, `b` per component)
 /// whose deviation vector is the single tangent column at components d..2d of `q` and `p`:
 /// n = |δ|², δ ← s·δ with s = `binade_scale(n)` an exact power of two (|sδ|² in [1, 4)), the
-/// step's growth r² = n / |δ_prev|² (the `NORM` accumulator, read as 1 while 0: before the
-/// first step |δ| is 1), `NORM` ← s²n, then the accumulators `acc` (`WIDTH` × `b`) take
-/// k ← k + 1, Σ ln r, Σ k ln r and Σ Y with Y = 2 Σ k ln r / k.
+/// step's log growth ln r = ½ ln(n / prev) with prev = |δ_prev|² (the `NORM` accumulator,
+/// read as 1 while 0: before the first step |δ| is 1), `NORM` ← s²n, then the accumulators
+/// `acc` (`WIDTH` × `b`) take k ← k + 1, Σ ln r, W = Σ k ln r and Σ Y with Y = W · (2/k).
 ///
 /// `carried` are the kernel's derivative vectors (∂H/∂q, ∂H/∂p, same layout): a kick–drift
 /// method carries the last force into the next step (`method::kick_drift`), and its tangent
@@ -163,10 +210,15 @@ pub fn binade_scale<T: Real>(n: T) -> T {
 /// scaled δ at the start of every `advance`, so the indicators do not depend on where a run
 /// splits its steps (snapshots, checkpoints, GPU dispatches).
 ///
-/// `scratch` holds 2·`b` values (the squared growths, the scales and then the logarithms):
-/// the step runs as loops over the block's points that vectorise, the scale by a select
-/// where n is in [1/4, 16) and the logarithm by its series where r² is in range, with
-/// `binade_scale` and `ln_poly` only for the rare point outside.
+/// Cost (it runs after every step, beside a step of a few gradient evaluations): one
+/// division per point (`half_ln_ratio`, with the short series where the growth `is_near`
+/// 1; 2/k once per block, whose points have all taken
+/// the same steps in a run), three loops over the block's points (the squared norms, the
+/// scales and logarithms, the accumulators), and δ and the carried force multiplied only in
+/// a block where some point's scale is not 1 (a multiplication by 1 is exact, so the GPU,
+/// which always multiplies, has the same bits). `scratch` holds `SCRATCH`·`b` values (the
+/// squared norms, the scales, the log growths); `binade_scale` and `ln_poly` run only for
+/// the rare point outside the selects' ranges.
 #[inline(always)]
 pub fn update<T: Real>(
     [q, p]: [&mut [T]; 2],
@@ -182,18 +234,21 @@ pub fn update<T: Real>(
     let (dq, dp) = (&mut q[d * b..2 * d * b], &mut p[d * b..2 * d * b]);
     let [fq, fp] = carried;
     let (fq, fp) = (&mut fq[d * b..2 * d * b], &mut fp[d * b..2 * d * b]);
-    let (ns, ln_r) = scratch[..2 * b].split_at_mut(b);
-    ns.fill(T::ZERO);
-    for v in [&*dq, &*dp] {
-        for k in 0..d {
-            for (n, &x) in ns.iter_mut().zip(&v[k * b..(k + 1) * b]) {
-                *n += x * x;
-            }
-        }
-    }
-    // The scale first (in the logarithms' row): one binade either side of [1, 4) by a
-    // select, as `binade_scale` would find it, and `binade_scale` for the rest.
-    for (s, &n) in ln_r.iter_mut().zip(&*ns) {
+    let (ns, rest) = scratch[..SCRATCH * b].split_at_mut(b);
+    let (scales, ln_r) = rest.split_at_mut(b);
+    squared_norms(dq, dp, (b, d), ns);
+    let (steps, rest) = acc.split_at_mut(b);
+    let (growth, rest) = rest.split_at_mut(b);
+    let (weighted, rest) = rest.split_at_mut(b);
+    let (ysum, norm) = rest.split_at_mut(b);
+    let (steps, ysum, norm) = (&mut steps[..b], &mut ysum[..b], &mut norm[..b]);
+    // Per point: the scale (one binade either side of [1, 4) by a select, as `binade_scale`
+    // would find it) and the log growth by the series, with flags for the rare points that
+    // need `binade_scale` or more of the series, and for a scale other than 1. Zipped rows
+    // rather than indices: no bounds checks, so the loop vectorises.
+    let (mut far, mut not_near, mut rescale) = (false, false, false);
+    let rows = scales.iter_mut().zip(&mut *ln_r).zip(&*ns).zip(&*norm);
+    for (((s, l), &n), &norm) in rows {
         *s = if n >= four {
             T::HALF
         } else if n < T::ONE {
@@ -201,61 +256,122 @@ pub fn update<T: Real>(
         } else {
             T::ONE
         };
+        far |= !(n >= quarter && n < sixteen);
+        rescale |= *s != T::ONE;
+        let prev = if norm == T::ZERO { T::ONE } else { norm };
+        not_near |= !is_near(n, prev);
+        *l = half_ln_ratio(n, prev, true);
     }
-    let outside = ns
-        .iter()
-        .fold(false, |o, &n| o | !(n >= quarter && n < sixteen));
-    if outside {
-        for (s, &n) in ln_r.iter_mut().zip(&*ns) {
+    if far {
+        for (s, &n) in scales.iter_mut().zip(&*ns) {
             if !(n >= quarter && n < sixteen) {
                 *s = binade_scale(n);
+                rescale = true;
             }
         }
     }
-    for v in [dq, dp, fq, fp] {
-        for k in 0..d {
-            for (x, &s) in v[k * b..(k + 1) * b].iter_mut().zip(&*ln_r) {
-                *x *= s;
+    if not_near {
+        far_growths(ln_r, ns, norm);
+    }
+    if rescale {
+        for v in [dq, dp, fq, fp] {
+            for k in 0..d {
+                for (x, &s) in v[k * b..(k + 1) * b].iter_mut().zip(&*scales) {
+                    *x *= s;
+                }
             }
         }
     }
-    let (steps, rest) = acc.split_at_mut(b);
-    let (growth, rest) = rest.split_at_mut(b);
-    let (weighted, rest) = rest.split_at_mut(b);
-    let (ysum, norm) = rest.split_at_mut(b);
-    let norm = &mut norm[..b];
-    // The squared growth n / |δ_prev|² (in the squared norms' row) and the new squared norm
-    // s²n, exact: (n·s)·s.
-    for ((n, norm), &s) in ns.iter_mut().zip(norm.iter_mut()).zip(&*ln_r) {
-        let prev = if *norm == T::ZERO { T::ONE } else { *norm };
-        *norm = *n * s * s;
-        *n = *n / prev;
+    // The new squared norm s²n, exact: (n·s)·s.
+    for ((norm, &n), &s) in norm.iter_mut().zip(&*ns).zip(&*scales) {
+        *norm = n * s * s;
     }
-    for (l, &n) in ln_r.iter_mut().zip(&*ns) {
-        *l = T::HALF * ln_reduced(n, T::ZERO);
+    accumulate([steps, growth, weighted, ysum], ln_r);
+}
+
+/// The log growths of the points whose growth is not near 1 (`is_near`): the whole series
+/// where in range (a loop that vectorises), then `ln_poly` for the rest.
+#[inline(always)]
+fn far_growths<T: Real>(ln_r: &mut [T], ns: &[T], norm: &[T]) {
+    let mut out_of_range = false;
+    for ((l, &n), &norm) in ln_r.iter_mut().zip(ns).zip(norm) {
+        let prev = if norm == T::ZERO { T::ONE } else { norm };
+        if !is_near(n, prev) {
+            *l = half_ln_ratio(n, prev, false);
+            out_of_range |= !in_reduced_range(n, prev);
+        }
     }
-    // Whether any point needs `ln_poly`, found by a branch-free loop that vectorises, so the
-    // usual block (every point in range) skips the scalar loop with its branch per point.
-    let outside = ns.iter().fold(false, |o, &n| o | !in_reduced_range(n));
-    if outside {
-        for (l, &n) in ln_r.iter_mut().zip(&*ns) {
-            if !in_reduced_range(n) {
-                *l = T::HALF * ln_poly(n);
+    if out_of_range {
+        for ((l, &n), &norm) in ln_r.iter_mut().zip(ns).zip(norm) {
+            let prev = if norm == T::ZERO { T::ONE } else { norm };
+            if !in_reduced_range(n, prev) {
+                *l = T::HALF * ln_poly(n / prev);
             }
         }
     }
-    // Zipped rows rather than indices: no bounds checks, so the loop vectorises.
-    let rows = steps
-        .iter_mut()
-        .zip(growth)
-        .zip(weighted)
-        .zip(&mut ysum[..b]);
-    for ((((steps, growth), weighted), ysum), &ln_r) in rows.zip(&*ln_r) {
-        let k = *steps + T::ONE;
-        *steps = k;
-        *growth += ln_r;
-        *weighted += k * ln_r;
-        *ysum += two * *weighted / k;
+}
+
+/// The accumulators k, Σ ln r, W = Σ k ln r and Σ Y (Y = W · (2/k)) after a step of log
+/// growths `ln_r`, with 2/k once for the block where its points have all taken the same
+/// steps (always in a run), the same quotient per point otherwise.
+#[inline(always)]
+fn accumulate<T: Real>([steps, growth, weighted, ysum]: [&mut [T]; 4], ln_r: &[T]) {
+    let two = T::from_f64(2.0);
+    let k0 = steps[0] + T::ONE;
+    let shared = steps
+        .iter()
+        .fold(true, |same, &k| same & (k + T::ONE == k0));
+    let rows = steps.iter_mut().zip(growth).zip(weighted).zip(ysum);
+    if shared {
+        let two_over_k = two / k0;
+        for ((((steps, growth), weighted), ysum), &ln_r) in rows.zip(ln_r) {
+            *steps = k0;
+            *growth += ln_r;
+            *weighted += k0 * ln_r;
+            *ysum += *weighted * two_over_k;
+        }
+    } else {
+        for ((((steps, growth), weighted), ysum), &ln_r) in rows.zip(ln_r) {
+            let k = *steps + T::ONE;
+            *steps = k;
+            *growth += ln_r;
+            *weighted += k * ln_r;
+            *ysum += *weighted * (two / k);
+        }
+    }
+}
+
+/// The squared norms |δ|² of the block's deviation vectors into `ns`, summed over the
+/// components of `dq` and then of `dp` in order from 0 (as the GPU's `after_step` sums
+/// them): in one loop over the points for one or two degrees of freedom, a pass per
+/// component otherwise.
+#[inline(always)]
+fn squared_norms<T: Real>(dq: &[T], dp: &[T], (b, d): (usize, usize), ns: &mut [T]) {
+    let ns = &mut ns[..b];
+    match d {
+        1 => {
+            for ((n, &x), &y) in ns.iter_mut().zip(&dq[..b]).zip(&dp[..b]) {
+                *n = T::ZERO + x * x + y * y;
+            }
+        }
+        2 => {
+            let (q0, q1) = dq[..2 * b].split_at(b);
+            let (p0, p1) = dp[..2 * b].split_at(b);
+            let rows = ns.iter_mut().zip(q0).zip(q1).zip(p0.iter().zip(p1));
+            for (((n, &a), &c), (&e, &f)) in rows {
+                *n = T::ZERO + a * a + c * c + e * e + f * f;
+            }
+        }
+        _ => {
+            ns.fill(T::ZERO);
+            for v in [dq, dp] {
+                for k in 0..d {
+                    for (n, &x) in ns.iter_mut().zip(&v[k * b..(k + 1) * b]) {
+                        *n += x * x;
+                    }
+                }
+            }
+        }
     }
 }
 
@@ -327,6 +443,89 @@ mod tests {
         assert_eq!(binade_scale(f64::INFINITY), 0.0);
     }
 
+    /// `update` on one block of `b` points with d = 1: deviation vectors (x_i, 0) after the
+    /// step, the previous squared norms `prev` and steps `k`; the accumulators after it.
+    fn one_update<T: Real>(x: &[T], prev: &[T], k: &[T]) -> Vec<T> {
+        let b = x.len();
+        let mut q: Vec<T> = vec![T::ZERO; b]
+            .into_iter()
+            .chain(x.iter().copied())
+            .collect();
+        let mut p = vec![T::ZERO; 2 * b];
+        let (mut fq, mut fp) = (vec![T::ZERO; 2 * b], vec![T::ZERO; 2 * b]);
+        let mut acc = vec![T::ZERO; WIDTH * b];
+        acc[STEPS * b..(STEPS + 1) * b].copy_from_slice(k);
+        acc[NORM * b..(NORM + 1) * b].copy_from_slice(prev);
+        let mut scratch = vec![T::ZERO; SCRATCH * b];
+        update(
+            [&mut q, &mut p],
+            [&mut fq, &mut fp],
+            &mut acc,
+            &mut scratch,
+            (b, 1),
+        );
+        acc
+    }
+
+    /// The step's log growth ½ ln(n / prev) agrees with the library logarithm to within a few
+    /// ulp on all three of its paths (the short series near 1, the whole series, `ln_poly`),
+    /// in f64 and f32, in one block where the paths mix.
+    #[test]
+    fn the_log_growth_matches_the_library_logarithm_on_every_path() {
+        fn check<T: Real>(tol: f64) {
+            let ratios = [
+                1.0, 1.0001, 0.9999, 1.03, 0.97, 1.0624, 0.9376, 1.2, 0.8, 1.41, 0.71, 2.5, 0.3,
+                1e6, 1e-6,
+            ];
+            let prevs = [1.0, 1.7, 3.99];
+            let (mut x, mut prev) = (Vec::new(), Vec::new());
+            for &r in &ratios {
+                for &pv in &prevs {
+                    x.push(T::from_f64((r * pv).sqrt()));
+                    prev.push(T::from_f64(pv));
+                }
+            }
+            let k = vec![T::ZERO; x.len()];
+            let acc = one_update(&x, &prev, &k);
+            let b = x.len();
+            let mut worst: f64 = 0.0;
+            for i in 0..b {
+                let n = x[i].to_f64() * x[i].to_f64();
+                let want = 0.5 * (n / prev[i].to_f64()).ln();
+                let got = acc[LOG_GROWTH * b + i].to_f64();
+                worst = worst.max((got - want).abs() / want.abs().max(1.0));
+            }
+            println!("log growth: worst relative error {worst:.2e} ({})", T::NAME);
+            assert!(worst < tol, "{worst}");
+        }
+        check::<f64>(1e-15);
+        check::<f32>(1e-6);
+    }
+
+    /// 2/k taken once for a block whose points have all taken the same steps gives each
+    /// point the bits that its own 2/k gives in a block whose points' steps differ.
+    #[test]
+    fn a_block_shared_step_count_gives_the_per_point_bits() {
+        let x: Vec<f64> = (0..37).map(|i| 1.0 + 0.013 * i as f64).collect();
+        let prev: Vec<f64> = (0..37).map(|i| 1.0 + 0.011 * i as f64).collect();
+        let same = one_update(&x, &prev, &[6.0; 37]);
+        let mut k = [6.0; 37];
+        k[36] = 9.0;
+        let mixed = one_update(&x, &prev, &k);
+        for c in 0..WIDTH {
+            for i in 0..36 {
+                assert_eq!(
+                    same[c * 37 + i].to_bits(),
+                    mixed[c * 37 + i].to_bits(),
+                    "{c} {i}"
+                );
+            }
+        }
+        assert_eq!(mixed[STEPS * 37 + 36], 10.0);
+        let (w, y) = (mixed[WEIGHTED * 37 + 36], mixed[Y_SUM * 37 + 36]);
+        assert_eq!(y, w * (2.0 / 10.0));
+    }
+
     /// A deviation vector growing linearly (|δ_k| ∝ 1 + k, a shear) gives ⟨Y⟩ → 2 and a
     /// Lyapunov exponent ln(1 + k)/(k h); growing as e^{λt} gives ⟨Y⟩ = λ(t + 3h)/2 exactly
     /// in this discrete form (Y_k = λ h (k + 1)), and λ.
@@ -346,7 +545,7 @@ mod tests {
                     [&mut q, &mut p],
                     [&mut fq, &mut fp],
                     &mut acc,
-                    &mut [0.0; 2],
+                    &mut [0.0; SCRATCH],
                     (1, 1),
                 );
                 assert!((1.0..4.0).contains(&(p[1] * p[1])), "{}", p[1]);

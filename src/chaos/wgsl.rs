@@ -1,7 +1,8 @@
 //! The GPU side of the chaos indicators: the prelude constants of `shaders/common/chaos.wgsl`
 //! and the lines `gpu::shader::compose_kernel` puts into the driver: the accumulators loaded
 //! with the point, `update`'s renormalisation and bookkeeping after each step, and the
-//! accumulators stored with the point. The constants are those `ln_poly` and `ln_reduced` use,
+//! accumulators stored with the point. The constants are those `ln_poly`, `ln_reduced` and
+//! `half_ln_ratio` use,
 //! rounded to the kernel's precision as `T::from_f64` rounds them.
 
 use super::WIDTH;
@@ -31,18 +32,25 @@ pub fn prelude(word: usize, f64: bool, literal: impl Fn(f64) -> String) -> Strin
         ("CHAOS_LN2_HI", super::LN2_HI),
         ("CHAOS_LN2_LO", std::f64::consts::LN_2 - super::LN2_HI),
         ("CHAOS_REAL_MAX", max),
+        ("CHAOS_NEAR_LOW", super::NEAR_LOW),
+        ("CHAOS_NEAR_HIGH", super::NEAR_HIGH),
     ] {
         s.push_str(&format!("const {name}: real = {};\n", literal(value)));
     }
-    // Horner from the highest term down, as `ln_reduced` runs it.
-    let terms = super::series_terms(f64);
-    let mut acc = literal(1.0 / (2 * terms - 1) as f64);
-    for k in (0..terms - 1).rev() {
-        acc = format!("({acc} * s2 + {})", literal(1.0 / (2 * k + 1) as f64));
+    // Horner from the highest term down, as `series` runs it: the whole series and the
+    // short one of `half_ln_ratio` where the growth is near 1.
+    for (name, terms) in [
+        ("chaos_series", super::series_terms(f64)),
+        ("chaos_series_near", super::near_terms(f64)),
+    ] {
+        let mut acc = literal(1.0 / (2 * terms - 1) as f64);
+        for k in (0..terms - 1).rev() {
+            acc = format!("({acc} * s2 + {})", literal(1.0 / (2 * k + 1) as f64));
+        }
+        s.push_str(&format!(
+            "fn {name}(s2: real) -> real {{\n    return {acc};\n}}\n"
+        ));
     }
-    s.push_str(&format!(
-        "fn chaos_series(s2: real) -> real {{\n    return {acc};\n}}\n"
-    ));
     s
 }
 
@@ -77,7 +85,7 @@ pub fn after_step(d: usize, carried: &[&str], comp: impl Fn(&str, usize) -> Stri
         }
     }
     s.push_str(
-        "            let chaos_prev = select(chaos_norm, real(1.0), chaos_norm == real(0.0));\n            chaos_norm = chaos_ns * chaos_s * chaos_s;\n            let chaos_l = chaos_half_ln(chaos_ns / chaos_prev);\n            let chaos_k = chaos_steps + real(1.0);\n            chaos_steps = chaos_k;\n            chaos_growth = chaos_growth + chaos_l;\n            chaos_weighted = chaos_weighted + chaos_k * chaos_l;\n            chaos_ysum = chaos_ysum + real(2.0) * chaos_weighted / chaos_k;\n        }\n",
+        "            let chaos_prev = select(chaos_norm, real(1.0), chaos_norm == real(0.0));\n            let chaos_l = chaos_half_ln_ratio(chaos_ns, chaos_prev);\n            chaos_norm = chaos_ns * chaos_s * chaos_s;\n            let chaos_k = chaos_steps + real(1.0);\n            chaos_steps = chaos_k;\n            chaos_growth = chaos_growth + chaos_l;\n            chaos_weighted = chaos_weighted + chaos_k * chaos_l;\n            chaos_ysum = chaos_ysum + chaos_weighted * (real(2.0) / chaos_k);\n        }\n",
     );
     s
 }

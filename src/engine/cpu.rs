@@ -56,10 +56,25 @@ pub fn block_len_for(comps: usize, bytes: usize, n: usize) -> usize {
     cache.min(per_thread.max(8))
 }
 
+/// The points per block of `state` (`block_len_for`). A `--chaos` run's deviation vector
+/// (one tangent column) doubles the components, but its blocks keep the points of the plain
+/// run's: at half the points each statement's fixed cost (a few dozen cycles, the
+/// gradients' call, the vectors' lookups) would weigh twice as much per point. The working
+/// set stays small: a kick–drift method's q, p, ∂H/∂q, ∂H/∂p at d = 2 and 128 f64 points
+/// are 16 KiB.
+fn block_len_of<T: Real>(state: &State<T>) -> usize {
+    let comps = if state.chaos_width() > 0 {
+        state.d
+    } else {
+        state.comps()
+    };
+    block_len_for(comps, std::mem::size_of::<T>(), state.n)
+}
+
 impl<T: Real> CpuEngine<T> {
     pub fn new(k: &Integrator, state: State<T>) -> Self {
         let state = state.with_compensation(k.compensated);
-        let block_len = block_len_for(state.comps(), std::mem::size_of::<T>(), state.n);
+        let block_len = block_len_of(&state);
         let section = k.section.map(|s| SectionStore::new(s, state.n));
         CpuEngine {
             system: k.system.clone(),
@@ -76,7 +91,8 @@ impl<T: Real> CpuEngine<T> {
 }
 
 /// `--chaos` after a step of the block `k`: its deviation vector renormalised and the step's
-/// growth added to the accumulators `acc` (then two scratch rows), all padded to `b` points.
+/// growth added to the accumulators `acc` (then `chaos::SCRATCH` scratch rows), all padded to
+/// `b` points.
 #[inline(always)]
 fn chaos_after_step<T: Real>(k: &mut Block<T>, acc: &mut [T], b: usize) {
     let (sums, scratch) = acc.split_at_mut(chaos::WIDTH * b);
@@ -108,9 +124,9 @@ fn advance_block<T: Real>(
         }
     }
     blk.unconverged.fill(0);
-    // --chaos: the block's accumulators, padded like the state (`chaos::update`).
-    // and two scratch rows after them.
-    acc.resize((chaos.len() + 2) * b, T::ZERO);
+    // --chaos: the block's accumulators, padded like the state, and `chaos::update`'s
+    // scratch rows after them.
+    acc.resize((chaos.len() + chaos::SCRATCH) * b, T::ZERO);
     for (dst, comp) in acc.chunks_mut(b).zip(chaos.iter()) {
         dst[..m].copy_from_slice(comp);
         dst[m..].fill(comp[0]);
@@ -265,7 +281,7 @@ impl<T: Real> Engine<T> for CpuEngine<T> {
         if let Some(s) = self.section.as_mut().filter(|s| s.n != state.n) {
             *s = SectionStore::new(s.section, state.n);
         }
-        self.block_len = block_len_for(state.comps(), std::mem::size_of::<T>(), state.n);
+        self.block_len = block_len_of(&state);
         self.state = state.with_compensation(self.compensated);
         Ok(())
     }

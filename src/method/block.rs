@@ -399,16 +399,7 @@ fn gradients<T: Real>(
     match which {
         // The system may share work between the force and its linearisation.
         Partial::Q => system.grad_q_tangent(nd, q, p, out),
-        Partial::P => crate::system::with_tangent_columns(
-            nd,
-            q,
-            p,
-            out,
-            #[inline(always)]
-            |q, p, o| system.grad_p(q, p, o),
-            #[inline(always)]
-            |q, p, vq, vp, o| system.grad_p_dir(q, p, vq, vp, o),
-        ),
+        Partial::P => system.grad_p_tangent(nd, q, p, out),
     }
 }
 

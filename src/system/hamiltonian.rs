@@ -57,6 +57,23 @@ pub trait Hamiltonian: SystemDescription {
             |q, p, vq, vp, o| self.grad_q_dir(q, p, vq, vp, o),
         )
     }
+    /// ∂H/∂p of a block's `nd` point components, then for each tangent column its
+    /// H_pq v_q + H_pp v_p (`grad_q_tangent`'s partner for the drift). The default calls
+    /// `grad_p` and then `grad_p_dir` per column; a system whose ∂H/∂p is p and H_pp the
+    /// identity (Hénon–Heiles) overrides it with one copy of the block.
+    #[inline(always)]
+    fn grad_p_tangent<T: Real>(&self, nd: usize, q: &[T], p: &[T], out: &mut [T]) {
+        with_tangent_columns(
+            nd,
+            q,
+            p,
+            out,
+            #[inline(always)]
+            |q, p, o| self.grad_p(q, p, o),
+            #[inline(always)]
+            |q, p, vq, vp, o| self.grad_p_dir(q, p, vq, vp, o),
+        )
+    }
 }
 
 /// A parameter's value as a formula writes it (`Hamiltonian::formula`): its shortest

@@ -115,6 +115,54 @@ impl Hamiltonian for HenonHeiles {
         }
     }
 
+    /// With one tangent column (the chaos indicators' deviation vector), the force and its
+    /// linearisation in one loop over the points, so that q is loaded once for both: the same
+    /// arithmetic as `grad_q` and `grad_q_dir`, so the same bits. Other column counts take
+    /// the default (one pass per column).
+    #[inline(always)]
+    fn grad_q_tangent<T: Real>(&self, nd: usize, q: &[T], p: &[T], out: &mut [T]) {
+        if q.len() != 2 * nd {
+            return super::with_tangent_columns(
+                nd,
+                q,
+                p,
+                out,
+                #[inline(always)]
+                |q, p, o| self.grad_q(q, p, o),
+                #[inline(always)]
+                |q, p, vq, vp, o| self.grad_q_dir(q, p, vq, vp, o),
+            );
+        }
+        let n = nd / 2;
+        let two = T::from_f64(2.0);
+        let (q, out) = (&q[..4 * n], &mut out[..4 * n]);
+        let (x, rest) = q.split_at(n);
+        let (y, rest) = rest.split_at(n);
+        let (vx, vy) = rest.split_at(n);
+        let (gx, rest) = out.split_at_mut(n);
+        let (gy, rest) = rest.split_at_mut(n);
+        let (ox, oy) = rest.split_at_mut(n);
+        let points = gx
+            .iter_mut()
+            .zip(gy)
+            .zip(ox.iter_mut().zip(oy))
+            .zip(x.iter().zip(y))
+            .zip(vx.iter().zip(vy));
+        for ((((gx, gy), (ox, oy)), (&x, &y)), (&vx, &vy)) in points {
+            *gx = x + two * x * y;
+            *gy = y + x * x - y * y;
+            *ox = (T::ONE + two * y) * vx + two * x * vy;
+            *oy = two * x * vx + (T::ONE - two * y) * vy;
+        }
+    }
+
+    /// ∂H/∂p = p of the points and H_pp v = v of their tangent columns: one copy of the
+    /// whole block.
+    #[inline(always)]
+    fn grad_p_tangent<T: Real>(&self, _nd: usize, _q: &[T], p: &[T], out: &mut [T]) {
+        out.copy_from_slice(p);
+    }
+
     /// H_pp v = v (H_pq = 0).
     #[inline(always)]
     fn grad_p_dir<T: Real>(&self, _q: &[T], _p: &[T], _vq: &[T], vp: &[T], out: &mut [T]) {

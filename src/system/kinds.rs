@@ -55,6 +55,13 @@ impl HamiltonianSystem {
         each_hamiltonian!(self, s => s.grad_q_tangent(nd, q, p, out))
     }
 
+    /// ∂H/∂p of the points and its directional derivatives along the tangent columns stored
+    /// after them (see `Hamiltonian::grad_p_tangent`).
+    #[inline(always)]
+    pub fn grad_p_tangent<T: Real>(&self, nd: usize, q: &[T], p: &[T], out: &mut [T]) {
+        each_hamiltonian!(self, s => s.grad_p_tangent(nd, q, p, out))
+    }
+
     /// Directional derivative of ∂H/∂p along (vq, vp): H_pq vq + H_pp vp.
     #[inline(always)]
     pub fn grad_p_dir<T: Real>(&self, q: &[T], p: &[T], vq: &[T], vp: &[T], out: &mut [T]) {

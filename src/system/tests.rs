@@ -124,15 +124,15 @@ fn energy_block_matches_energy() {
     );
 }
 
-/// `grad_q_tangent` (overridden where a system shares work between the force and its
-/// linearisation) gives exactly what `grad_q` and `grad_q_dir` per column give, in f32 and
-/// f64, over a block longer than the pendulum's run of 64 points.
+/// `grad_q_tangent` and `grad_p_tangent` (overridden where a system shares work between the
+/// gradient and its linearisation) give exactly what `grad_q` and `grad_q_dir` (`grad_p` and
+/// `grad_p_dir`) per column give, in f32 and f64, over a block longer than the pendulum's run
+/// of 64 points, with 2d columns (`--tangent`) and with one (`--chaos`'s deviation vector).
 #[test]
 fn grad_q_tangent_equals_the_per_column_evaluation() {
-    fn check<T: Real>(sys: &System, n: usize) {
+    fn check<T: Real>(sys: &System, n: usize, cols: usize) {
         let d = sys.dof();
         let nd = n * d;
-        let cols = 2 * d;
         let len = nd * (1 + cols);
         let val = |k: usize, s: f64| T::from_f64(s * (((k * 37) % 101) as f64 / 101.0 - 0.5));
         let z0 = sys.default_state();
@@ -155,9 +155,10 @@ fn grad_q_tangent_equals_the_per_column_evaluation() {
                 }
             })
             .collect();
-        let mut fused = vec![T::ZERO; len];
-        ham(sys).grad_q_tangent(nd, &q, &p, &mut fused);
-        let mut apart = vec![T::ZERO; len];
+        // ∂H/∂q's then ∂H/∂p's.
+        let mut fused = vec![T::ZERO; 2 * len];
+        ham(sys).grad_q_tangent(nd, &q, &p, &mut fused[..len]);
+        let mut apart = vec![T::ZERO; 2 * len];
         ham(sys).grad_q(&q[..nd], &p[..nd], &mut apart[..nd]);
         for j in 1..=cols {
             let r = j * nd..(j + 1) * nd;
@@ -169,10 +170,22 @@ fn grad_q_tangent_equals_the_per_column_evaluation() {
                 &mut apart[r],
             );
         }
-        for k in 0..len {
+        ham(sys).grad_p_tangent(nd, &q, &p, &mut fused[len..]);
+        ham(sys).grad_p(&q[..nd], &p[..nd], &mut apart[len..len + nd]);
+        for j in 1..=cols {
+            let r = j * nd..(j + 1) * nd;
+            ham(sys).grad_p_dir(
+                &q[..nd],
+                &p[..nd],
+                &q[r.clone()],
+                &p[r.clone()],
+                &mut apart[len + r.start..len + r.end],
+            );
+        }
+        for k in 0..2 * len {
             assert!(
                 fused[k].to_f64() == apart[k].to_f64(),
-                "{} ({}): entry {k}",
+                "{} ({}, {cols} columns): entry {k}",
                 sys.name(),
                 T::NAME
             );
@@ -181,8 +194,10 @@ fn grad_q_tangent_equals_the_per_column_evaluation() {
     // Variational systems have no Hamiltonian gradients (`System::hamiltonian` is None).
     for info in CATALOGUE.iter().filter(|i| !i.variational) {
         let sys = System::new(info.name, &BTreeMap::new()).unwrap();
-        check::<f32>(&sys, 70);
-        check::<f64>(&sys, 70);
+        for cols in [1, 2 * sys.dof()] {
+            check::<f32>(&sys, 70, cols);
+            check::<f64>(&sys, 70, cols);
+        }
     }
 }
 

@@ -11,8 +11,8 @@ use phaseflow::method::Method;
 use phaseflow::system::System;
 
 /// How a run starts from the f64 point: f64; f32 plain; f32 compensated from the f32-rounded
-/// point with zero carried errors (as the command line starts it); f32 compensated from the
-/// point's pairs (the f32 value and what rounding to it lost).
+/// point with zero carried errors; f32 compensated from the point's pairs (the f32 value and
+/// what rounding to it lost, as the command line starts a compensated run).
 #[derive(Clone, Copy, PartialEq, Debug)]
 enum Run {
     F64,
@@ -48,13 +48,11 @@ fn energy_errors(name: &str, h: f64, steps: u64, every: u64, run: Run) -> Vec<f6
         return errors;
     }
     let compensated = run != Run::F32;
-    let mut init = exact.convert::<f32>().with_compensation(compensated);
-    if run == Run::Pairs {
-        for c in 0..d {
-            init.eq[c] = (exact.q[c] - init.q[c] as f64) as f32;
-            init.ep[c] = (exact.p[c] - init.p[c] as f64) as f32;
-        }
-    }
+    let init = match run {
+        // As the command line starts a compensated run (`State::convert_pairs`).
+        Run::Pairs => exact.convert_pairs::<f32>(),
+        _ => exact.convert::<f32>().with_compensation(compensated),
+    };
     let k = Integrator::with_default_solver::<f32>(sys.clone(), Method::Variational, h)
         .with_compensation(compensated);
     let e0 = energy(&|q, v| init.point_f64(0, q, v));

@@ -139,6 +139,26 @@ pub fn check_f64_support(has_f64: bool, adapter: &str, system: &System) -> Resul
     system.check_gpu_f64()
 }
 
+/// Refuse (exit 2, naming `--backend cpu`) a compensated f32 run of a discrete map that drifts
+/// on an adapter without f64 in shaders: its kernel takes the map's steps in f64 from the
+/// state's pairs, as the CPU engine does (`KernelSpec::pairs`), and an f32 map instead would
+/// give another, far less accurate run (the vertical disk's energy 10⁸ times further off).
+pub fn check_pairs_support(has_f64: bool, adapter: &str, system: &System) -> Result<()> {
+    if has_f64 {
+        return Ok(());
+    }
+    Err(invalid!(Field::Compensated;
+        Field::Compensated,
+        " ",
+        Field::Precision.is("f32"),
+        format!(
+            ": the GPU kernel of system '{}' takes its compensated steps in f64, and the adapter {adapter} has no f64 in shaders (wgpu SHADER_F64); use ",
+            system.name()
+        ),
+        Field::Backend.is("cpu")
+    ))
+}
+
 fn device_memory_fits(field: Field, points: usize, per_point: u64, memory: u64) -> Result<()> {
     let need = points as u128 * per_point as u128;
     let room = memory as u128 * 9 / 10;

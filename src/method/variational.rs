@@ -53,12 +53,16 @@ impl Scheme for Variational {
 }
 
 /// Whether a CPU block of precision `T` takes a discrete map's step in f64 from its pairs
-/// (`Ops::drifts_in_map`): compensated, narrower than f64 (f64 holds an f32 pair's sum
-/// exactly), and a map that drifts (the others take no `--compensated`).
+/// (`Ops::drifts_in_map`; `map_in_f64`).
 pub(super) fn in_f64<T: Real>(compensated: bool, system: &System) -> bool {
-    compensated
-        && std::mem::size_of::<T>() < std::mem::size_of::<f64>()
-        && system.discrete().is_some_and(|m| m.drifts())
+    map_in_f64(compensated, T::NAME == "f64", system)
+}
+
+/// Whether a run takes its discrete map's steps in f64 from the state's pairs, on either
+/// engine (the GPU's kernel: `gpu::shader`): compensated, below f64 (f64 holds an f32
+/// pair's sum exactly), and a map that drifts (the others take no `--compensated`).
+pub fn map_in_f64(compensated: bool, f64: bool, system: &System) -> bool {
+    compensated && !f64 && system.discrete().is_some_and(|m| m.drifts())
 }
 
 impl<T: Real> Block<T> {
@@ -94,10 +98,9 @@ impl<T: Real> Block<T> {
     }
 }
 
-/// x as the nearest `T` and the rest, the pair a compensated state holds.
+/// x as the nearest `T` and the rest, the pairs a compensated state holds.
 fn split<T: Real>(x: &[f64], hi: &mut [T], lo: &mut [T]) {
     for ((&x, hi), lo) in x.iter().zip(hi).zip(lo) {
-        *hi = T::from_f64(x);
-        *lo = T::from_f64(x - hi.to_f64());
+        (*hi, *lo) = crate::float::split_f64(x);
     }
 }

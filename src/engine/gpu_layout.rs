@@ -389,6 +389,23 @@ mod tests {
         );
     }
 
+    /// A compensated f32 run of a discrete map needs f64 in shaders: refused without it,
+    /// naming `--backend cpu` (exit 2), never run with the f32 map.
+    #[test]
+    fn compensated_f32_maps_without_gpu_f64_are_refused_naming_the_cpu_backend() {
+        let disk = System::new("vertical-disk", &Default::default()).unwrap();
+        assert!(check_pairs_support(true, "lavapipe", &disk).is_ok());
+        let e = check_pairs_support(false, "Some GPU", &disk).unwrap_err();
+        assert!(e.is_input(), "{e}");
+        let m = crate::cli::flags::message(&e);
+        assert!(
+            m.starts_with("--compensated --precision f32: the GPU kernel of system 'vertical-disk' takes its compensated steps in f64")
+                && m.contains("Some GPU has no f64 in shaders")
+                && m.ends_with("use --backend cpu"),
+            "{m}"
+        );
+    }
+
     #[test]
     fn dispatch_grid_covers_every_point_in_rows() {
         // 1e7 points: one row of 39 063 workgroups of 256, a single dispatch

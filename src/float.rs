@@ -205,6 +205,15 @@ pub fn compensated_sum<T: Real>(base: T, delta: T, e: T) -> (T, T) {
     (x, (base - x) + d)
 }
 
+/// x as a compensated state holds it in `T`: the nearest `T` and what rounding to it lost
+/// (x − T(x), rounded to `T`: for f32 the pair then holds x to about 48 bits; for f64 the rest
+/// is zero).
+#[inline]
+pub fn split_f64<T: Real>(x: f64) -> (T, T) {
+    let hi = T::from_f64(x);
+    (hi, T::from_f64(x - hi.to_f64()))
+}
+
 /// cos(x) = sin(x + π/2), mirrored in WGSL as `cos_poly`.
 #[inline(always)]
 pub fn cos_poly<T: Real>(x: T) -> T {

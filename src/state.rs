@@ -406,6 +406,30 @@ impl<T: Real> State<T> {
         }
     }
 
+    /// The state in precision `U` as a compensated run starts it: every component (q + eq in
+    /// f64) split into the nearest `U` and, in its carried error, what rounding to it lost
+    /// (`float::split_f64`). An f32 run so starts from the f64 points to about 48 bits
+    /// rather than from their f32 roundings, which are off a discrete map's constraint by
+    /// a rounding (the vertical disk's energy jumps by 10× f64's error at the first step).
+    pub fn convert_pairs<U: Real>(&self) -> State<U> {
+        let pairs = |n: usize, at: &dyn Fn(usize) -> f64| -> (Vec<U>, Vec<U>) {
+            (0..n).map(|i| crate::float::split_f64::<U>(at(i))).unzip()
+        };
+        let (q, eq) = pairs(self.q.len(), &|i| self.q_f64(i));
+        let (p, ep) = pairs(self.p.len(), &|i| self.p_f64(i));
+        State {
+            n: self.n,
+            d: self.d,
+            nt: self.nt,
+            q,
+            p,
+            unconverged: self.unconverged.clone(),
+            eq,
+            ep,
+            chaos: self.chaos.iter().map(|x| U::from_f64(x.to_f64())).collect(),
+        }
+    }
+
     /// Point i as f64 (q1..qd, p1..pd) into the given buffers, carried errors folded in.
     #[inline]
     pub fn point_f64(&self, i: usize, q: &mut [f64], p: &mut [f64]) {
@@ -454,5 +478,28 @@ mod tests {
         let bytes = s.to_bytes();
         assert_eq!(State::<f32>::from_bytes(&bytes[..bytes.len() - 1]), None);
         assert_eq!(State::<f64>::from_bytes(&bytes), None);
+    }
+
+    /// An f64 state's f32 pairs hold each component to about 48 bits (the f32 rounding alone
+    /// to 24); in f64 the carried errors are zero and the values the state's own.
+    #[test]
+    fn pairs_carry_what_rounding_to_f32_lost() {
+        let mut s = State::<f64>::zeros(5, 2).with_tangent();
+        for (i, x) in s.q.iter_mut().chain(s.p.iter_mut()).enumerate() {
+            *x = (i as f64 + 1.0).sqrt() * 300.0;
+        }
+        s.unconverged[1] = 3;
+        let pairs = s.convert_pairs::<f32>();
+        assert!(pairs.compensated() && pairs.nt == s.nt && pairs.unconverged == s.unconverged);
+        assert_eq!(pairs.q, s.convert::<f32>().q);
+        for i in 0..s.q.len() {
+            for (x, paired) in [(s.q[i], pairs.q_f64(i)), (s.p[i], pairs.p_f64(i))] {
+                assert!((paired - x).abs() <= x * 2f64.powi(-47), "{x} {paired}");
+            }
+            assert!(pairs.eq[i] != 0.0 || s.q[i] == pairs.q[i] as f64);
+        }
+        let same = s.convert_pairs::<f64>();
+        assert_eq!((same.q, same.p), (s.q.clone(), s.p.clone()));
+        assert!(same.eq.iter().chain(&same.ep).all(|&e| e == 0.0));
     }
 }

@@ -103,9 +103,14 @@ fn run_cases<T: Real>(compensated: bool) -> BTreeMap<String, Case> {
             for (label, init) in inits {
                 let k = Integrator::with_default_solver::<T>(sys.clone(), m, h)
                     .with_compensation(compensated);
-                let mut c = CpuEngine::<T>::new(&k, init.convert());
+                // As the command line starts it: compensated, from the f64 points' pairs.
+                let start = match compensated {
+                    true => init.convert_pairs(),
+                    false => init.convert(),
+                };
+                let mut c = CpuEngine::<T>::new(&k, start.clone());
                 c.advance(STEPS).unwrap();
-                let mut g = GpuEngine::<T>::new(&k, init.convert()).unwrap();
+                let mut g = GpuEngine::<T>::new(&k, start).unwrap();
                 g.advance(STEPS).unwrap();
                 let cs = c.state().unwrap().clone();
                 let gs = g.state().unwrap().clone();

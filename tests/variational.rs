@@ -663,7 +663,8 @@ fn ball_on_a_turntable_circles_at_two_sevenths_of_omega() {
 /// plain sum rounds every increment h φ̇ = 0.01 the same way within a binade: the heading ends
 /// ~10⁻² off f64's. Compensated, it stays within a few ulp. The energy, a function of the
 /// velocities only, stays within the f32 map's own floor (its trigonometric and velocity
-/// roundings, ~10⁻³ relative over the run) either way.
+/// roundings, ~10⁻³ relative over the run) plain; compensated, the CPU engine takes the
+/// step in f64 from the pairs, and it follows f64's (tests/compensated_maps.rs).
 #[test]
 fn compensated_f32_disk_keeps_its_heading() {
     let (h, steps) = (0.01, 30_000);

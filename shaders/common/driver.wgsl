@@ -27,6 +27,6 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     // The point's count of implicit solves that hit the cap, kept after its 2·DT components
     // (a float holding a whole number: exact up to 2^24 in f32).
     if (unconverged_steps > 0u) {
-        state[2u * DT * n + i] = state[2u * DT * n + i] + real(unconverged_steps);
+        state[2u * DT * n + i] = state[2u * DT * n + i] + stored(unconverged_steps);
     }
 }

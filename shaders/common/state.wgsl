@@ -1,6 +1,6 @@
 // The bindings, shared by every kernel (the point itself lives in the generated `main`'s
 // scalar registers, see src/method/wgsl.rs).
-// The host prelude (src/gpu/shader.rs) defines `real` (f32 or f64: the kernel's precision), D
+// The host prelude (src/gpu/shader.rs) defines `real` (f32 or f64: the kernel's precision), `stored`, D
 // (degrees of freedom), NT (tangent columns: 0, or 2D with --tangent), DT = D·(1 + NT)
 // (components per point), COMPENSATED, WORKGROUP_SIZE and the system's constants before this file.
 
@@ -27,8 +27,9 @@ struct RunParams {
 // components k ≥ D are the tangent columns (layout: `State` in src/state.rs); then one value
 // per point at [2·DT·n + i]: its count of implicit solves that hit the iteration cap; then, with
 // COMPENSATED, the carried errors eq at [(2·DT + 1 + k)·n + i] and ep at [(3·DT + 1 + k)·n + i]
-// (src/method/compensated.rs).
-@group(0) @binding(1) var<storage, read_write> state: array<real>;
+// (src/method/compensated.rs). `stored` is `real`, or f32 where the kernel computes in f64 on
+// f32 pairs (`KernelSpec::pairs` in src/gpu/shader.rs).
+@group(0) @binding(1) var<storage, read_write> state: array<stored>;
 
 // The f64 step rebuilt from its parts (exact: each part holds the next 24 bits).
 fn step_size() -> real {

@@ -5,9 +5,9 @@
 //! before allocating are in `gpu_layout`.
 
 use super::gpu_layout::{
-    check_device_memory, check_f64_support, check_kernel_size, check_workgroup_size,
-    cpu_driver_steps_cap, dispatch_grid, large_kernel, max_chunk_points, steps_per_dispatch,
-    words_per_point, DISPATCHES_PER_SUBMIT,
+    check_device_memory, check_f64_support, check_kernel_size, check_pairs_support,
+    check_workgroup_size, cpu_driver_steps_cap, dispatch_grid, large_kernel, max_chunk_points,
+    steps_per_dispatch, words_per_point, DISPATCHES_PER_SUBMIT,
 };
 use super::gpu_section::GpuSection;
 use super::{Engine, Integrator};
@@ -100,6 +100,9 @@ impl<T: Real> GpuEngine<T> {
         let (system, method, h, solver) = (&k.system, k.method, k.h, k.solver);
         check_kernel_supported::<T>(ctx, system, state.nt)?;
         let f64 = T::NAME == "f64";
+        if crate::method::variational::map_in_f64(k.compensated, f64, system) {
+            check_pairs_support(ctx.f64, &ctx.info.name, system)?;
+        }
         let words = words_per_point(state.comps(), k.compensated);
         let chaos = state.chaos_width();
         let section = k.section.map(|s| GpuSection::new(s, words + chaos));

@@ -139,6 +139,26 @@ pub fn check_f64_support(has_f64: bool, adapter: &str, system: &System) -> Resul
     system.check_gpu_f64()
 }
 
+/// Refuse (exit 2, naming `--backend cpu`) a compensated f32 run of a discrete map that drifts
+/// on an adapter without f64 in shaders: its kernel takes the map's steps in f64 from the
+/// state's pairs, as the CPU engine does (`KernelSpec::pairs`), and an f32 map instead would
+/// give another, far less accurate run (the vertical disk's energy 10⁸ times further off).
+pub fn check_pairs_support(has_f64: bool, adapter: &str, system: &System) -> Result<()> {
+    if has_f64 {
+        return Ok(());
+    }
+    Err(invalid!(Field::Compensated;
+        Field::Compensated,
+        " ",
+        Field::Precision.is("f32"),
+        format!(
+            ": the GPU kernel of system '{}' takes its compensated steps in f64, and the adapter {adapter} has no f64 in shaders (wgpu SHADER_F64); use ",
+            system.name()
+        ),
+        Field::Backend.is("cpu")
+    ))
+}
+
 fn device_memory_fits(field: Field, points: usize, per_point: u64, memory: u64) -> Result<()> {
     let need = points as u128 * per_point as u128;
     let room = memory as u128 * 9 / 10;
@@ -366,6 +386,23 @@ mod tests {
             crate::cli::flags::message(&e).starts_with("--precision f64 --backend gpu: ")
                 && crate::cli::flags::message(&e).contains("use --precision f32, or --backend cpu"),
             "{e}"
+        );
+    }
+
+    /// A compensated f32 run of a discrete map needs f64 in shaders: refused without it,
+    /// naming `--backend cpu` (exit 2), never run with the f32 map.
+    #[test]
+    fn compensated_f32_maps_without_gpu_f64_are_refused_naming_the_cpu_backend() {
+        let disk = System::new("vertical-disk", &Default::default()).unwrap();
+        assert!(check_pairs_support(true, "lavapipe", &disk).is_ok());
+        let e = check_pairs_support(false, "Some GPU", &disk).unwrap_err();
+        assert!(e.is_input(), "{e}");
+        let m = crate::cli::flags::message(&e);
+        assert!(
+            m.starts_with("--compensated --precision f32: the GPU kernel of system 'vertical-disk' takes its compensated steps in f64")
+                && m.contains("Some GPU has no f64 in shaders")
+                && m.ends_with("use --backend cpu"),
+            "{m}"
         );
     }
 

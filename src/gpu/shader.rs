@@ -55,6 +55,28 @@ impl KernelSpec {
     pub fn literal(&self, x: f64) -> String {
         crate::wgsl_literal::real_literal(self.f64, x)
     }
+
+    /// Whether the kernel stores f32 pairs and computes in f64 (`method::variational`'s
+    /// `map_in_f64`: a compensated f32 run of a discrete map that drifts, as the CPU engine
+    /// takes it): then `real` is f64, the state buffer's words `stored` (f32), q and p
+    /// loaded as q + eq, p + ep, and stored split back into pairs (`Kernel::with_pairs`).
+    /// Such a kernel needs `SHADER_F64` (`GpuEngine::new` checks).
+    pub fn pairs(&self, system: &System) -> bool {
+        crate::method::variational::map_in_f64(self.compensated, self.f64, system)
+    }
+
+    /// The spec the kernel's arithmetic follows: with `pairs`, an f64 kernel whose updates
+    /// are plain (the f64 run's step, on the pairs' sums); else `self`.
+    fn compute(&self, system: &System) -> KernelSpec {
+        match self.pairs(system) {
+            true => KernelSpec {
+                f64: true,
+                compensated: false,
+                ..*self
+            },
+            false => *self,
+        }
+    }
 }
 
 /// The full WGSL source for (system, method) as a plain f32 kernel with `nt` tangent columns.
@@ -88,9 +110,12 @@ pub fn compose_with_extras(
     section: Option<(&Section, usize)>,
     chaos: Option<usize>,
 ) -> String {
+    // The words the state buffer holds: the run's precision (f32 for pairs).
+    let (pairs, stored) = (spec.pairs(system), spec.real());
+    let spec = &spec.compute(system);
     let (nt, lit) = (spec.nt, |x| spec.literal(x));
     let mut src = format!(
-        "// phaseflow kernel: system {}, method {}\nalias real = {};\nconst D: u32 = {}u;\nconst NT: u32 = {nt}u;\nconst DT: u32 = D * (1u + NT);\nconst COMPENSATED: bool = {};\nconst WORKGROUP_SIZE: u32 = {}u;\n",
+        "// phaseflow kernel: system {}, method {}\nalias real = {};\nalias stored = {stored};\nconst D: u32 = {}u;\nconst NT: u32 = {nt}u;\nconst DT: u32 = D * (1u + NT);\nconst COMPENSATED: bool = {};\nconst WORKGROUP_SIZE: u32 = {}u;\n",
         system.name(),
         method.name(),
         spec.real(),
@@ -151,7 +176,8 @@ pub fn compose_with_extras(
         src.push_str(part);
     }
     src.push('\n');
-    let (kernel, prologue) = write_step(system, method, spec);
+    let (mut kernel, prologue) = write_step(system, method, spec);
+    kernel = kernel.with_pairs(pairs);
     fill_driver(
         &mut src,
         &kernel,

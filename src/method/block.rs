@@ -504,6 +504,9 @@ impl<T: Real> Ops for Cpu<'_, T> {
             tol: b.solver.tol,
             max_iter: b.solver.max_iter,
         };
+        if super::variational::in_f64::<T>(b.compensated, self.system) {
+            return b.discrete_step_f64(map, h, newton);
+        }
         let nd = b.n * b.d;
         // Tangent columns (holonomic maps with `tangent_step`) are linearised about the
         // points' states before the step, so those are kept for them.
@@ -540,6 +543,10 @@ impl<T: Real> Ops for Cpu<'_, T> {
     #[inline(always)]
     fn compensated(&self) -> bool {
         self.b.compensated
+    }
+
+    fn drifts_in_map(&self) -> bool {
+        super::variational::in_f64::<T>(self.b.compensated, self.system)
     }
 }
 

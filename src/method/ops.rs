@@ -208,6 +208,12 @@ pub trait Ops {
     fn explicit_kicks(&self) -> bool;
     /// Whether updates are compensated (`--compensated`).
     fn compensated(&self) -> bool;
+    /// Whether `discrete_step` sums the drift q + h v itself, so the method does not: the CPU
+    /// engine's compensated runs below f64, which take the whole step in f64 from the state's
+    /// (value, carried error) pairs (`method::variational`).
+    fn drifts_in_map(&self) -> bool {
+        false
+    }
 
     /// dst ← src
     #[inline]

@@ -32,7 +32,15 @@ impl<T: Real> Initial<T> {
                 Some(shard) => shard.range(spec.points)?,
                 None => 0..spec.points,
             };
-            let (state, note) = spec.generate_noted(system, cfg.dt, range)?;
+            let (state, note) = match cfg.compensated {
+                // The f64 points split into pairs (`State::convert_pairs`): held in f64 for
+                // the moment, the size the pairs take anyway.
+                true => {
+                    let (points, note) = spec.generate_noted::<f64>(system, cfg.dt, range)?;
+                    (points.convert_pairs(), note)
+                }
+                false => spec.generate_noted(system, cfg.dt, range)?,
+            };
             // H0 is taken below, from the points as they start: after the projection. A grid
             // on an energy surface marks the points off it (all NaN: `ensemble::plane`).
             let h0 = match spec.set {
@@ -53,7 +61,7 @@ impl<T: Real> Initial<T> {
         }
         let init = spec.generate(system, cfg.dt)?;
         let diagonal = bbox_diagonal(&init);
-        let state = init.convert();
+        let state = start_state(cfg, &init);
         let h0 = finite_energies(system, cfg.dt, &state)?;
         Ok(Initial {
             state,
@@ -61,6 +69,15 @@ impl<T: Real> Initial<T> {
             diagonal,
             h0,
         })
+    }
+}
+
+/// The f64 points `points` in the run's precision, as its engines start them: a compensated
+/// run's carry what rounding to `T` lost in their error terms (`State::convert_pairs`).
+pub(super) fn start_state<T: Real>(cfg: &RunConfig, points: &State<f64>) -> State<T> {
+    match cfg.compensated {
+        true => points.convert_pairs(),
+        false => points.convert(),
     }
 }
 

@@ -246,7 +246,7 @@ impl<'a, T: Real> Tracker<'a, T> {
             .iter()
             .map(|&s| cfg.ensemble.loop_point(&cfg.system, s, &self.file_nodes))
             .collect::<Result<Vec<_>>>()?;
-        let fresh = State::<f64>::from_rows(&rows, d).convert::<T>();
+        let fresh = super::initial::start_state(cfg, &State::<f64>::from_rows(&rows, d));
         let points = PerPoint {
             h0: energies(
                 &RunEnergy {

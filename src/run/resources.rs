@@ -25,26 +25,38 @@ pub fn choose_engine(cfg: &RunConfig) -> (EngineChoice, Option<String>) {
         ),
         Backend::Auto => auto_engine(
             gpu::hardware_gpu_available(),
-            cfg.precision == Precision::F64,
+            computes_in_f64(cfg),
             || cfg.system.check_gpu_f64().is_ok() && gpu::context().map(|c| c.f64).unwrap_or(false),
         ),
     }
 }
 
+/// What of the run computes in f64 on the GPU, as `auto_engine`'s note names it: f64 runs, and
+/// compensated f32 runs of the discrete maps that drift (`KernelSpec::pairs`); None for the rest.
+fn computes_in_f64(cfg: &RunConfig) -> Option<&'static str> {
+    let f64 = cfg.precision == Precision::F64;
+    if f64 {
+        return Some("f64");
+    }
+    crate::method::variational::map_in_f64(cfg.compensated, f64, &cfg.system)
+        .then_some("this compensated f32 run of a discrete map (its steps taken in f64)")
+}
+
 /// `--backend auto`'s choice: the GPU when there is a hardware one (`hardware`) that can run the
-/// precision (`has_f64`, asked only for f64 runs), else the CPU engine with a note saying why.
+/// precision (`has_f64`, asked only of runs that compute in f64, `in_f64`: what they are, as
+/// the note names them), else the CPU engine with a note saying why.
 fn auto_engine(
     hardware: bool,
-    f64: bool,
+    in_f64: Option<&str>,
     has_f64: impl FnOnce() -> bool,
 ) -> (EngineChoice, Option<String>) {
     if !hardware {
         let note = "--backend auto: no hardware GPU found, using the CPU engine";
         return (EngineChoice::Cpu, Some(note.into()));
     }
-    if f64 && !has_f64() {
-        let note = "--backend auto: the GPU has no f64 in shaders (or not for this Hamiltonian's functions), so f64 runs on the CPU engine";
-        return (EngineChoice::Cpu, Some(note.into()));
+    if let Some(what) = in_f64.filter(|_| !has_f64()) {
+        let note = format!("--backend auto: the GPU has no f64 in shaders (or not for this Hamiltonian's functions), so {what} runs on the CPU engine");
+        return (EngineChoice::Cpu, Some(note));
     }
     (EngineChoice::Gpu, None)
 }
@@ -147,6 +159,35 @@ mod tests {
             panic!("not a run")
         };
         crate::config::RunJob::try_from(&a).unwrap().config
+    }
+
+    /// `--backend auto` on a hardware GPU without f64 in shaders: f64 runs and compensated f32
+    /// runs of a drifting discrete map go to the CPU engine with a note; a plain f32 run of the
+    /// map and a compensated f32 run of a Hamiltonian stay on the GPU.
+    #[test]
+    fn auto_sends_what_computes_in_f64_to_the_cpu_without_gpu_f64() {
+        let run = |args: &str| {
+            let args =
+                format!("phaseflow run --dt 0.01 --steps 10 --ensemble point --out unused {args}");
+            let cli = <crate::cli::Cli as clap::Parser>::try_parse_from(args.split(' ')).unwrap();
+            let crate::cli::Command::Run(a) = cli.command else {
+                panic!("not a run")
+            };
+            let cfg = crate::config::RunJob::try_from(&a).unwrap().config;
+            auto_engine(true, computes_in_f64(&cfg), || false)
+        };
+        let disk = "--system vertical-disk --method variational --precision f32";
+        let (choice, note) = run(&format!("{disk} --compensated"));
+        assert_eq!(choice, EngineChoice::Cpu);
+        assert!(note
+            .unwrap()
+            .contains("compensated f32 run of a discrete map"));
+        assert_eq!(run(disk), (EngineChoice::Gpu, None));
+        let pendulum = "--system pendulum --method verlet --precision f32 --compensated";
+        assert_eq!(run(pendulum), (EngineChoice::Gpu, None));
+        let (choice, note) = run("--system pendulum --method verlet --precision f64");
+        assert_eq!(choice, EngineChoice::Cpu);
+        assert!(note.unwrap().contains("so f64 runs on the CPU engine"));
     }
 
     /// The per-point estimate: the measured figure for an f32 d = 1 run (20 B, the ≤ 28 B

@@ -10,6 +10,7 @@ mod chaos_maps;
 mod chaos_presets;
 mod chaos_split;
 mod commands;
+mod compensated_maps;
 mod completions;
 mod constrained_start;
 mod device_limits;

@@ -65,4 +65,7 @@ impl<S: Copy> Ops for Scaled<'_, S> {
     fn compensated(&self) -> bool {
         self.o.compensated()
     }
+    fn drifts_in_map(&self) -> bool {
+        self.o.drifts_in_map()
+    }
 }

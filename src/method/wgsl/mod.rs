@@ -74,6 +74,9 @@ pub struct Kernel {
     compensated: bool,
     /// Literals (`Ops::lit`) at f64 rather than f32.
     f64_literals: bool,
+    /// q and p stored as f32 pairs (value, carried error) and computed in f64
+    /// (`KernelSpec::pairs`).
+    pairs: bool,
 }
 
 impl Kernel {
@@ -102,7 +105,16 @@ impl Kernel {
             scalars: vec!["h".to_string()],
             compensated: false,
             f64_literals: false,
+            pairs: false,
         }
+    }
+
+    /// The same writer loading q and p as the f64 sums of their stored f32 pairs and storing
+    /// them split back into pairs (`KernelSpec::pairs`: the step in f64 on a state held to
+    /// 2⁻⁴⁸, as the CPU engine's `Block::discrete_step_f64`), or not.
+    pub fn with_pairs(mut self, on: bool) -> Self {
+        self.pairs = on;
+        self
     }
 
     /// The same writer with coefficients written as f64 literals (f64 kernels).
@@ -233,7 +245,17 @@ impl Kernel {
         let errors = ["eq", "ep"].map(String::from);
         let all = names.chain(errors.into_iter().filter(|_| self.errors));
         for v in all {
-            let load = |k: &str| stored_slot(&v, k).map(|at| format!("state[{at} * n + i]"));
+            let word = |v: &str, k: &str| {
+                let at = stored_slot(v, k)?;
+                Some(match self.pairs {
+                    true => format!("real(state[{at} * n + i])"),
+                    false => format!("state[{at} * n + i]"),
+                })
+            };
+            let load = |k: &str| match (self.pairs, error_of(&v)) {
+                (true, Some(e)) => Some(format!("{} + {}", word(&v, k)?, word(e, k)?)),
+                _ => word(&v, k),
+            };
             if self.unroll {
                 for k in 0..self.dt {
                     match load(&format!("{k}u")) {
@@ -252,7 +274,8 @@ impl Kernel {
         s
     }
 
-    /// The statements that write the point back.
+    /// The statements that write the point back (with pairs: each value split into the
+    /// nearest f32 and the rest, `float::split_f64`).
     pub fn stores(&self) -> String {
         let mut s = String::new();
         let stored: &[&str] = if self.errors {
@@ -260,18 +283,27 @@ impl Kernel {
         } else {
             &["q", "p"]
         };
+        let store = |s: &mut String, indent: &str, v: &str, k: &str, x: &str| {
+            let at = stored_slot(v, k).unwrap();
+            match error_of(v).filter(|_| self.pairs) {
+                Some(e) => {
+                    let at_e = stored_slot(e, k).unwrap();
+                    writeln!(s, "{indent}{{ let hi = stored({x}); state[{at} * n + i] = hi; state[{at_e} * n + i] = stored({x} - real(hi)); }}")
+                }
+                None => writeln!(s, "{indent}state[{at} * n + i] = {x};"),
+            }
+            .unwrap();
+        };
         if self.unroll {
             for k in 0..self.dt {
                 for v in stored {
-                    let at = stored_slot(v, &format!("{k}u")).unwrap();
-                    writeln!(s, "    state[{at} * n + i] = {};", Self::reg(v, k)).unwrap();
+                    store(&mut s, "    ", v, &format!("{k}u"), &Self::reg(v, k));
                 }
             }
         } else {
             s.push_str("    for (var k = 0u; k < DT; k++) {\n");
             for v in stored {
-                let at = stored_slot(v, "k").unwrap();
-                writeln!(s, "        state[{at} * n + i] = {v}[k];").unwrap();
+                store(&mut s, "        ", v, "k", &format!("{v}[k]"));
             }
             s.push_str("    }\n");
         }
@@ -302,6 +334,15 @@ fn vector_name(v: Vector) -> String {
         Vector::AccQ => "acc_q".into(),
         Vector::AccP => "acc_p".into(),
         Vector::Stage(i) => format!("stage{i}"),
+    }
+}
+
+/// The carried error stored beside vector `v` in a compensated state (`None`: not q or p).
+fn error_of(v: &str) -> Option<&'static str> {
+    match v {
+        "q" => Some("eq"),
+        "p" => Some("ep"),
+        _ => None,
     }
 }
 

@@ -73,7 +73,6 @@ pub fn limit_file_size(c: &mut std::process::Command, limit: u64) {
     }
 }
 
-/// A text file's contents; the panic names the file.
 /// `phaseflow ARGS --quiet --out OUT`, which must succeed.
 pub fn run_quiet(args: &str, out: &Path) {
     phaseflow()
@@ -84,6 +83,7 @@ pub fn run_quiet(args: &str, out: &Path) {
         .success();
 }
 
+/// A text file's contents; the panic names the file.
 pub fn read(p: &Path) -> String {
     std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
 }

@@ -24,7 +24,8 @@ pub struct Block<T> {
     pub dq: Vec<T>,
     /// … and ∂H/∂p (or p').
     pub dp: Vec<T>,
-    /// Runge–Kutta: the state at the start of the step and the stage accumulators.
+    /// Runge–Kutta: the state at the start of the step and the stage accumulators (a
+    /// discrete map with tangent columns: the points before its step).
     pub q0: Vec<T>,
     pub p0: Vec<T>,
     pub acc_q: Vec<T>,
@@ -509,8 +510,13 @@ impl<T: Real> Ops for Cpu<'_, T> {
         }
         let nd = b.n * b.d;
         // Tangent columns (holonomic maps with `tangent_step`) are linearised about the
-        // points' states before the step, so those are kept for them.
-        let before = (b.nt > 0).then(|| (b.q[..nd].to_vec(), b.p[..nd].to_vec()));
+        // points' states before the step, so those are kept for them, in the Runge–Kutta
+        // accumulators (a discrete map's step has no other use for them; no allocation per step).
+        let with_tangent = b.nt > 0;
+        if with_tangent {
+            b.acc_q[..nd].copy_from_slice(&b.q[..nd]);
+            b.acc_p[..nd].copy_from_slice(&b.p[..nd]);
+        }
         map.discrete_step(
             h,
             &mut b.q[..nd],
@@ -524,9 +530,10 @@ impl<T: Real> Ops for Cpu<'_, T> {
             newton,
             &mut b.unconverged,
         );
-        if let Some((q, v)) = before {
+        if with_tangent {
             let r = nd..(1 + b.nt) * nd;
-            map.tangent_columns(h, &q, &v, &mut b.q[r.clone()], &mut b.p[r]);
+            let (q, v) = (&b.acc_q[..nd], &b.acc_p[..nd]);
+            map.tangent_columns(h, q, v, &mut b.q[r.clone()], &mut b.p[r]);
         }
     }
 

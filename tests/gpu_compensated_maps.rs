@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{disk_at, run_quiet, stats};
+use common::disk_at;
 use phaseflow::engine::{CpuEngine, Engine, GpuEngine, Integrator};
 use phaseflow::ensemble::State;
 use phaseflow::gpu::shader::{self, KernelSpec};
@@ -130,35 +130,5 @@ fn deviations(sys: &System, h: f64, g: &State<f32>, c: &State<f32>) -> (u32, f64
 /// kernel computed its map in f32 before, 3.1e-3).
 #[test]
 fn gpu_compensated_f32_vertical_disk_keeps_its_energy_within_ten_times_f64() {
-    let dir = tempfile::tempdir().unwrap();
-    let worst_error = |name: &str, precision: &str| {
-        let out = dir.path().join(name);
-        run_quiet(
-            &format!(
-                "run --system vertical-disk --method variational --dt 0.01 --steps 30000 \
-                 --snapshot-every 1000 --ensemble point --backend gpu --precision {precision}"
-            ),
-            &out,
-        );
-        let rows = stats(&out);
-        assert_eq!(
-            rows.len(),
-            31,
-            "{name}: a row every 1000 steps, from step 0"
-        );
-        rows.iter()
-            .map(|row| row["rel_energy_err_max"])
-            .fold(0.0, f64::max)
-    };
-    let f64e = worst_error("f64", "f64");
-    let plain = worst_error("f32", "f32");
-    let carried = worst_error("compensated", "f32 --compensated");
-    eprintln!(
-        "GPU vertical disk, 3e4 steps, worst over the run: f64 {f64e:.2e}, f32 {plain:.2e}, f32 compensated {carried:.2e}"
-    );
-    assert!(f64e > 0.0 && plain > 1e-5, "f64 {f64e:e}, f32 {plain:e}");
-    assert!(
-        carried <= 10.0 * f64e,
-        "f32 compensated {carried:e} against f64 {f64e:e}"
-    );
+    common::compensated_vertical_disk_within_ten_times_f64("gpu");
 }

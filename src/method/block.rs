@@ -47,6 +47,9 @@ pub struct Block<T> {
     pub ep: Vec<T>,
     /// The vector instructions of the block's loops (`simd`): the processor's fastest.
     pub level: Level,
+    /// A compensated discrete map's step in f64 (`Block::discrete_step_f64`): q, v and the
+    /// drifted q as f64 (allocated on first use, then reused).
+    pub wide: Vec<f64>,
 }
 
 impl<T: Real> Block<T> {
@@ -78,6 +81,7 @@ impl<T: Real> Block<T> {
             eq: Vec::new(),
             ep: Vec::new(),
             level: Level::detected(),
+            wide: Vec::new(),
         }
     }
 

@@ -74,27 +74,23 @@ impl<T: Real> Block<T> {
     pub(super) fn discrete_step_f64(&mut self, map: &DiscreteSystem, h: T, newton: Newton) {
         debug_assert!(self.nt == 0 && self.compensated);
         let nd = self.n * self.d;
-        let pairs = |x: &[T], e: &[T]| -> Vec<f64> {
-            x.iter()
-                .zip(e)
-                .map(|(x, e)| x.to_f64() + e.to_f64())
-                .collect()
+        self.wide.resize(3 * nd, 0.0);
+        let (q, rest) = self.wide.split_at_mut(nd);
+        let (v, next) = rest.split_at_mut(nd);
+        let pairs = |x: &[T], e: &[T], out: &mut [f64]| {
+            for ((o, x), e) in out.iter_mut().zip(x).zip(e) {
+                *o = x.to_f64() + e.to_f64();
+            }
         };
-        let mut q = pairs(&self.q[..nd], &self.eq[..nd]);
-        let mut v = pairs(&self.p[..nd], &self.ep[..nd]);
+        pairs(&self.q[..nd], &self.eq[..nd], q);
+        pairs(&self.p[..nd], &self.ep[..nd], v);
         let h = h.to_f64();
-        let next: Vec<f64> = q.iter().zip(&v).map(|(q, v)| q + h * v).collect();
-        map.discrete_step(
-            h,
-            &mut q,
-            &next,
-            &mut v,
-            &mut [],
-            newton,
-            &mut self.unconverged,
-        );
-        split(&q, &mut self.q[..nd], &mut self.eq[..nd]);
-        split(&v, &mut self.p[..nd], &mut self.ep[..nd]);
+        for ((n, q), v) in next.iter_mut().zip(&*q).zip(&*v) {
+            *n = q + h * v;
+        }
+        map.discrete_step(h, q, next, v, &mut [], newton, &mut self.unconverged);
+        split(q, &mut self.q[..nd], &mut self.eq[..nd]);
+        split(v, &mut self.p[..nd], &mut self.ep[..nd]);
     }
 }
 

@@ -44,18 +44,7 @@ pub trait Hamiltonian: SystemDescription {
     /// columns, with the same arithmetic and so the same results.
     #[inline(always)]
     fn grad_q_tangent<T: Real>(&self, nd: usize, q: &[T], p: &[T], out: &mut [T]) {
-        with_tangent_columns(
-            nd,
-            q,
-            p,
-            out,
-            // Inlined where this is, so that the gradients get the instructions of the CPU
-            // engine's vector level (`method::partial`).
-            #[inline(always)]
-            |q, p, o| self.grad_q(q, p, o),
-            #[inline(always)]
-            |q, p, vq, vp, o| self.grad_q_dir(q, p, vq, vp, o),
-        )
+        grad_q_per_column(self, nd, q, p, out)
     }
     /// ∂H/∂p of a block's `nd` point components, then for each tangent column its
     /// H_pq v_q + H_pp v_p (`grad_q_tangent`'s partner for the drift). The default calls
@@ -74,6 +63,30 @@ pub trait Hamiltonian: SystemDescription {
             |q, p, vq, vp, o| self.grad_p_dir(q, p, vq, vp, o),
         )
     }
+}
+
+/// `Hamiltonian::grad_q_tangent`'s default, `grad_q` and then `grad_q_dir` per tangent column,
+/// for an override that takes it for the column counts it does not fuse (Hénon–Heiles).
+#[inline(always)]
+pub fn grad_q_per_column<H: Hamiltonian + ?Sized, T: Real>(
+    system: &H,
+    nd: usize,
+    q: &[T],
+    p: &[T],
+    out: &mut [T],
+) {
+    with_tangent_columns(
+        nd,
+        q,
+        p,
+        out,
+        // Inlined where this is, so that the gradients get the instructions of the CPU
+        // engine's vector level (`method::partial`).
+        #[inline(always)]
+        |q, p, o| system.grad_q(q, p, o),
+        #[inline(always)]
+        |q, p, vq, vp, o| system.grad_q_dir(q, p, vq, vp, o),
+    )
 }
 
 /// A parameter's value as a formula writes it (`Hamiltonian::formula`): its shortest

@@ -81,11 +81,9 @@ impl Hamiltonian for HenonHeiles {
         let n = q.len() / 2;
         let (x, y) = q.split_at(n);
         let (gx, gy) = out.split_at_mut(n);
-        let two = T::from_f64(2.0);
         // Zipped slices rather than indices: no bounds checks, so the loop vectorises.
         for (((gx, gy), &x), &y) in gx.iter_mut().zip(gy).zip(x).zip(y) {
-            *gx = x + two * x * y;
-            *gy = y + x * x - y * y;
+            (*gx, *gy) = force(x, y);
         }
     }
 
@@ -99,7 +97,6 @@ impl Hamiltonian for HenonHeiles {
     #[inline(always)]
     fn grad_q_dir<T: Real>(&self, q: &[T], _p: &[T], vq: &[T], _vp: &[T], out: &mut [T]) {
         let n = q.len() / 2;
-        let two = T::from_f64(2.0);
         let ((x, y), (vx, vy)) = (q.split_at(n), vq.split_at(n));
         let (ox, oy) = out.split_at_mut(n);
         // Zipped slices (as `grad_q`): the chaos indicators' deviation vector goes through
@@ -110,8 +107,7 @@ impl Hamiltonian for HenonHeiles {
             .zip(x.iter().zip(y))
             .zip(vx.iter().zip(vy));
         for (((ox, oy), (&x, &y)), (&vx, &vy)) in points {
-            *ox = (T::ONE + two * y) * vx + two * x * vy;
-            *oy = two * x * vx + (T::ONE - two * y) * vy;
+            (*ox, *oy) = force_dir(x, y, vx, vy);
         }
     }
 
@@ -122,19 +118,9 @@ impl Hamiltonian for HenonHeiles {
     #[inline(always)]
     fn grad_q_tangent<T: Real>(&self, nd: usize, q: &[T], p: &[T], out: &mut [T]) {
         if q.len() != 2 * nd {
-            return super::with_tangent_columns(
-                nd,
-                q,
-                p,
-                out,
-                #[inline(always)]
-                |q, p, o| self.grad_q(q, p, o),
-                #[inline(always)]
-                |q, p, vq, vp, o| self.grad_q_dir(q, p, vq, vp, o),
-            );
+            return super::hamiltonian::grad_q_per_column(self, nd, q, p, out);
         }
         let n = nd / 2;
-        let two = T::from_f64(2.0);
         let (q, out) = (&q[..4 * n], &mut out[..4 * n]);
         let (x, rest) = q.split_at(n);
         let (y, rest) = rest.split_at(n);
@@ -149,10 +135,8 @@ impl Hamiltonian for HenonHeiles {
             .zip(x.iter().zip(y))
             .zip(vx.iter().zip(vy));
         for ((((gx, gy), (ox, oy)), (&x, &y)), (&vx, &vy)) in points {
-            *gx = x + two * x * y;
-            *gy = y + x * x - y * y;
-            *ox = (T::ONE + two * y) * vx + two * x * vy;
-            *oy = two * x * vx + (T::ONE - two * y) * vy;
+            (*gx, *gy) = force(x, y);
+            (*ox, *oy) = force_dir(x, y, vx, vy);
         }
     }
 
@@ -168,6 +152,24 @@ impl Hamiltonian for HenonHeiles {
     fn grad_p_dir<T: Real>(&self, _q: &[T], _p: &[T], _vq: &[T], vp: &[T], out: &mut [T]) {
         out.copy_from_slice(vp);
     }
+}
+
+/// ∂H/∂q of one point (x, y) = (q1, q2): (x + 2xy, y + x² − y²). The block loops
+/// (`grad_q`, `grad_q_tangent`) and the WGSL file compute it in this order.
+#[inline(always)]
+fn force<T: Real>(x: T, y: T) -> (T, T) {
+    let two = T::from_f64(2.0);
+    (x + two * x * y, y + x * x - y * y)
+}
+
+/// H_qq v of one point: ((1 + 2y) vx + 2x vy, 2x vx + (1 − 2y) vy).
+#[inline(always)]
+fn force_dir<T: Real>(x: T, y: T, vx: T, vy: T) -> (T, T) {
+    let two = T::from_f64(2.0);
+    (
+        (T::ONE + two * y) * vx + two * x * vy,
+        two * x * vx + (T::ONE - two * y) * vy,
+    )
 }
 
 #[cfg(test)]

@@ -48,7 +48,7 @@ pub use double_pendulum::DoublePendulum;
 pub use elastic_pendulum::ElasticPendulum;
 pub use elastic_pendulum_cartesian::ElasticPendulumCartesian;
 pub use expression::{ExprSpec, ExprSystem};
-pub use hamiltonian::{energy_per_point, with_tangent_columns, Hamiltonian};
+pub use hamiltonian::{energy_per_point, Hamiltonian};
 pub use henon_heiles::HenonHeiles;
 pub use kepler::Kepler;
 pub use newton::Newton;

@@ -83,6 +83,45 @@ pub fn run_quiet(args: &str, out: &Path) {
         .success();
 }
 
+/// The vertical disk at h = 0.01 for 3·10⁴ steps on `backend` (f64, f32 plain and f32
+/// compensated), each run's worst `rel_energy_err_max` over its rows (every 1000 steps), and
+/// the compensated run's within 10× of the f64 run's: what `--compensated` promises for
+/// discrete maps on either engine (each takes the f32 step in f64 from the state's pairs and
+/// starts from the f64 point's pairs).
+pub fn compensated_vertical_disk_within_ten_times_f64(backend: &str) {
+    let dir = tempfile::tempdir().unwrap();
+    let worst_error = |name: &str, precision: &str| {
+        let out = dir.path().join(name);
+        run_quiet(
+            &format!(
+                "run --system vertical-disk --method variational --dt 0.01 --steps 30000 \
+                 --snapshot-every 1000 --ensemble point --backend {backend} --precision {precision}"
+            ),
+            &out,
+        );
+        let rows = stats(&out);
+        assert_eq!(
+            rows.len(),
+            31,
+            "{name}: a row every 1000 steps, from step 0"
+        );
+        rows.iter()
+            .map(|row| row["rel_energy_err_max"])
+            .fold(0.0, f64::max)
+    };
+    let f64e = worst_error("f64", "f64");
+    let plain = worst_error("f32", "f32");
+    let carried = worst_error("compensated", "f32 --compensated");
+    eprintln!(
+        "vertical disk on {backend}, 3e4 steps, worst over the run: f64 {f64e:.2e}, f32 {plain:.2e}, f32 compensated {carried:.2e}"
+    );
+    assert!(f64e > 0.0 && plain > 1e-5, "f64 {f64e:e}, f32 {plain:e}");
+    assert!(
+        carried <= 10.0 * f64e,
+        "f32 compensated {carried:e} against f64 {f64e:e}"
+    );
+}
+
 /// A text file's contents; the panic names the file.
 pub fn read(p: &Path) -> String {
     std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))

@@ -8,6 +8,7 @@ mod accuracy;
 mod chaos;
 mod chaos_maps;
 mod chaos_presets;
+mod chaos_deviation;
 mod chaos_split;
 mod commands;
 mod compensated_maps;

@@ -159,10 +159,12 @@ impl Deviation {
         }
     }
 
-    /// The weights 1/s_k² of the squared norm (2d, q then p), or `None` where every scale
-    /// is 1: what the engines' renormalisation sums (`chaos::update`, `chaos::wgsl`).
+    /// The weights w_k = 1/s_k of the squared norm Σ (w_k δ_k)² (2d, q then p), or `None`
+    /// where every scale is 1: what the engines' renormalisation sums (`chaos::update`,
+    /// `chaos::wgsl`). Each component is scaled before it is squared, so the sum takes the
+    /// form of the unit metric's (n + y·y), which a GPU compiler treats alike.
     pub fn weights(&self) -> Option<Vec<f64>> {
-        (!self.scales.is_empty()).then(|| self.scales.iter().map(|s| 1.0 / (s * s)).collect())
+        (!self.scales.is_empty()).then(|| self.scales.iter().map(|s| 1.0 / s).collect())
     }
 
     /// The scale of component k (1 where the metric is unit).
@@ -236,7 +238,7 @@ mod tests {
         assert_ne!(a, dev.vector(7, 4, d));
         assert_ne!(a, dev.vector(8, 3, d));
         let w = dev.weights().unwrap();
-        let n: f64 = a.iter().zip(&w).map(|(x, w)| x * x * w).sum();
+        let n: f64 = a.iter().zip(&w).map(|(x, w)| (x * w) * (x * w)).sum();
         assert!((n - 1.0).abs() < 1e-12, "{n}");
         // Pluto's momenta are its mass times a velocity of the size of its position's.
         let pluto_p = a[2 * d - 1].abs() / (1.0 / 1.3e8);
@@ -260,7 +262,7 @@ mod tests {
         assert_eq!(dev.weights(), None);
         let dev = Deviation::resolve(Some("1,0,0,0"), Some("1,1,2,0.5"), &sys).unwrap();
         assert_eq!(dev.vector(0, 9, 2), vec![1.0, 0.0, 0.0, 0.0]);
-        assert_eq!(dev.weights(), Some(vec![1.0, 1.0, 0.25, 4.0]));
+        assert_eq!(dev.weights(), Some(vec![1.0, 1.0, 0.5, 2.0]));
         let back = Deviation::resolve(
             Some(&dev.start_text()),
             Some(&dev.metric_text()),

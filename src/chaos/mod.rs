@@ -1,4 +1,6 @@
-//! Per-point chaos indicators (`--chaos`): one deviation vector δ per point, carried as a
+//! Per-point chaos indicators (`--chaos`): one deviation vector δ per point, started and
+//! measured as `Deviation` says (a seeded random direction per point, its length in the
+//! system's natural metric by default), carried as a
 //! single tangent column (nt = 1) so every method advances it with its own linearisation, and
 //! after every step rescaled by an exact power of two to |δ|² in [1, 4) with the step's log
 //! growth accumulated per point (exact, so the rescaled δ is the same however a run splits its
@@ -199,7 +201,7 @@ pub const SCRATCH: usize = 3;
 
 /// One step's bookkeeping for the `b` points of a block (component-major, `b` per component)
 /// whose deviation vector is the single tangent column at components d..2d of `q` and `p`:
-/// n = |δ|² (in the metric: Σ w_k δ_k² with the 2d `weights`, q then p, where given;
+/// n = |δ|² (in the metric: Σ (w_k δ_k)² with the 2d `weights`, q then p, where given;
 /// `Deviation::weights`), δ ← s·δ with s = `binade_scale(n)` an exact power of two (|sδ|² in [1, 4)), the
 /// step's log growth ln r = ½ ln(n / prev) with prev = |δ_prev|² (the `NORM` accumulator,
 /// read as 1 while 0: before the first step |δ| is 1), `NORM` ← s²n, then the accumulators
@@ -347,7 +349,8 @@ fn accumulate<T: Real>([steps, growth, weighted, ysum]: [&mut [T]; 4], ln_r: &[T
 
 /// The squared norms |δ|² of the block's deviation vectors into `ns`, summed over the
 /// components of `dq` and then of `dp` in order from 0 (as the GPU's `after_step` sums
-/// them), each square times its weight where the metric has `weights`: in one loop over the
+/// them), each component times its weight before it is squared where the metric has
+/// `weights`: in one loop over the
 /// points for one or two degrees of freedom, a pass per component otherwise.
 #[inline(always)]
 fn squared_norms<T: Real>(
@@ -363,7 +366,8 @@ fn squared_norms<T: Real>(
         for (v, w) in [dq, dp].into_iter().zip(w.chunks(d)) {
             for (k, &w) in w.iter().enumerate() {
                 for (n, &x) in ns.iter_mut().zip(&v[k * b..(k + 1) * b]) {
-                    *n += x * x * w;
+                    let y = x * w;
+                    *n += y * y;
                 }
             }
         }

@@ -77,7 +77,8 @@ pub fn start() -> String {
 /// After each step, `update` on the point: the deviation vector (components d..2d of q and
 /// p) and the carried derivative vectors `dq`, `dp` where the kernel uses them (`carried`)
 /// scaled by the power of two `binade_scale` finds, then the accumulators; its squared norm
-/// `weighted` by the prelude's `CHAOS_W<k>` where the metric has weights. `comp(vector, k)`
+/// `weighted` (each component times the prelude's `CHAOS_W<k>` before it is squared) where
+/// the metric has weights. `comp(vector, k)`
 /// names a component of the kernel's registers or arrays.
 pub fn after_step(
     d: usize,
@@ -88,12 +89,11 @@ pub fn after_step(
     let mut s = String::from("        {\n            var chaos_ns = real(0.0);\n");
     for (j, v) in ["q", "p"].into_iter().enumerate() {
         for k in d..2 * d {
-            let x = comp(v, k);
-            let w = match weighted {
-                true => format!(" * CHAOS_W{}", j * d + k - d),
-                false => String::new(),
+            let x = match weighted {
+                true => format!("({} * CHAOS_W{})", comp(v, k), j * d + k - d),
+                false => comp(v, k),
             };
-            s.push_str(&format!("            chaos_ns = chaos_ns + {x} * {x}{w};\n"));
+            s.push_str(&format!("            chaos_ns = chaos_ns + {x} * {x};\n"));
         }
     }
     s.push_str("            let chaos_s = chaos_scale(chaos_ns);\n");

@@ -40,8 +40,8 @@ pub struct Integrator {
     pub compensated: bool,
     /// `--section`: the crossings every point makes, collected by the engine.
     pub section: Option<Section>,
-    /// `--chaos`: the weights of the deviation vector's squared norm, 2d of them (q then
-    /// p), or `None` for the unit metric (`chaos::Deviation::weights`).
+    /// `--chaos`: the weights w_k of the deviation vector's squared norm Σ (w_k δ_k)², 2d
+    /// of them (q then p), or `None` for the unit metric (`chaos::Deviation::weights`).
     pub chaos_weights: Option<Vec<f64>>,
 }
 

@@ -92,7 +92,7 @@ impl<T: Real> State<T> {
 
     /// The same points with one deviation vector appended as the one tangent column, point
     /// i's 2d components (q then p) written by `start(i, row)`, and zero chaos accumulators
-    /// (`--chaos`, `crate::chaos`; `chaos::Deviation::start_state` chooses the vectors).
+    /// (`--chaos`, `crate::chaos`; `chaos::Deviation::write` writes a run's).
     pub fn with_deviation(&self, mut start: impl FnMut(usize, &mut [T])) -> State<T> {
         let (n, d) = (self.n, self.d);
         let mut s = State {

@@ -38,6 +38,15 @@ fn settings(name: &str) -> (f64, f64, u64) {
     }
 }
 
+/// The largest difference between the GPU's accumulators `gpu` and the CPU's `cpu`, relative
+/// to the CPU's value (at least 1).
+fn worst_difference<T: Real>(gpu: &[T], cpu: &[T]) -> f64 {
+    gpu.iter()
+        .zip(cpu)
+        .map(|(a, b)| (a.to_f64() - b.to_f64()).abs() / b.to_f64().abs().max(1.0))
+        .fold(0.0, f64::max)
+}
+
 /// A kick–drift method, a Runge–Kutta method and an implicit one.
 const KINDS: [Method; 3] = [Method::Verlet, Method::Rk4, Method::ImplicitMidpoint];
 
@@ -73,12 +82,7 @@ fn disagreements<T: Real>(
             assert_eq!(cs.chaos[..cs.n], vec![T::from_f64(steps as f64); cs.n][..]);
             let same_state = bits(&gs.q) == bits(&cs.q) && bits(&gs.p) == bits(&cs.p);
             let same_chaos = bits(&gs.chaos) == bits(&cs.chaos);
-            let worst = gs
-                .chaos
-                .iter()
-                .zip(&cs.chaos)
-                .map(|(a, b)| (a.to_f64() - b.to_f64()).abs() / b.to_f64().abs().max(1.0))
-                .fold(0.0, f64::max);
+            let worst = worst_difference(&gs.chaos, &cs.chaos);
             let pair = format!("{} / {}", info.name, m.name());
             if (same_state && !same_chaos) || worst.is_nan() || worst > bound {
                 failures.push(format!(
@@ -232,14 +236,16 @@ fn weighted_metric_agrees<T: Real>(bound: f64) -> bool {
     let (gs, cs) = (g.state().unwrap(), c.state().unwrap());
     assert_ne!(u.state().unwrap().chaos, cs.chaos, "{}", T::NAME);
     let same_state = gs.q == cs.q && gs.p == cs.p;
-    let worst = gs
-        .chaos
-        .iter()
-        .zip(&cs.chaos)
-        .map(|(a, b)| (a.to_f64() - b.to_f64()).abs() / b.to_f64().abs().max(1.0))
-        .fold(0.0, f64::max);
-    println!("{}: states equal {same_state}, accumulators differ by up to {worst:e}", T::NAME);
-    assert!(worst <= bound && (!same_state || worst == 0.0), "{}: {worst:e}", T::NAME);
+    let worst = worst_difference(&gs.chaos, &cs.chaos);
+    println!(
+        "{}: states equal {same_state}, accumulators differ by up to {worst:e}",
+        T::NAME
+    );
+    assert!(
+        worst <= bound && (!same_state || worst == 0.0),
+        "{}: {worst:e}",
+        T::NAME
+    );
     same_state
 }
 
@@ -247,5 +253,8 @@ fn weighted_metric_agrees<T: Real>(bound: f64) -> bool {
 fn gpu_weighted_metric_equals_the_cpu_one() {
     weighted_metric_agrees::<f32>(1e-4);
     assert!(gpu::context().unwrap().f64, "lavapipe has f64");
-    assert!(weighted_metric_agrees::<f64>(1e-12), "f64 states equal to the bit");
+    assert!(
+        weighted_metric_agrees::<f64>(1e-12),
+        "f64 states equal to the bit"
+    );
 }

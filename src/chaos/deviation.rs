@@ -21,7 +21,6 @@ use rand_distr::{Distribution, StandardNormal};
 use crate::error::{Field, Result};
 use crate::float::Real;
 use crate::invalid;
-use crate::state::State;
 use crate::system::System;
 
 /// Where every point's deviation vector starts.
@@ -74,7 +73,12 @@ fn parse_list(field: Field, text: &str, d: usize, what: &str) -> Result<Vec<f64>
         .split(',')
         .map(|w| w.trim().parse::<f64>())
         .collect::<std::result::Result<_, _>>()
-        .map_err(|_| bad(format!(": expected {what} or 2d = {} numbers separated by commas (q1..qd, p1..pd)", 2 * d)))?;
+        .map_err(|_| {
+            bad(format!(
+                ": expected {what} or 2d = {} numbers separated by commas (q1..qd, p1..pd)",
+                2 * d
+            ))
+        })?;
     if values.len() != 2 * d {
         return Err(bad(format!(
             ": {} numbers given, the system has 2d = {} components (q1..qd, p1..pd)",
@@ -196,18 +200,12 @@ impl Deviation {
         unscaled.into_iter().map(|x| x / norm).collect()
     }
 
-    /// `state`'s points, whose first is point `first` of the whole ensemble, with their
-    /// deviation vectors appended as the one tangent column and zero accumulators
-    /// (`State::with_deviation`).
-    pub fn start_state<T: Real>(&self, state: &State<T>, seed: u64, first: usize) -> State<T> {
-        let (n, d) = (state.n, state.d);
-        state.with_deviation(|i, row| {
-            for (dst, x) in row.iter_mut().zip(self.vector(seed, first + i, d)) {
-                *dst = T::from_f64(x);
-            }
-            debug_assert_eq!(row.len(), 2 * d);
-            debug_assert!(i < n);
-        })
+    /// The start of the point with index `index` in the whole ensemble, rounded into
+    /// `row` (2d components): what `State::with_deviation` writes for a run.
+    pub fn write<T: Real>(&self, seed: u64, index: usize, row: &mut [T]) {
+        for (dst, x) in row.iter_mut().zip(self.vector(seed, index, row.len() / 2)) {
+            *dst = T::from_f64(x);
+        }
     }
 }
 
@@ -227,7 +225,7 @@ mod tests {
     }
 
     /// Random starts are unit vectors in the metric, reproducible, different per point and
-    /// per seed, and the same for a point whatever block of points it is generated in.
+    /// per seed, and written into a run's precision as drawn.
     #[test]
     fn random_starts_are_reproducible_unit_vectors_that_differ_per_point() {
         let sys = system("outer-solar-system");
@@ -243,13 +241,9 @@ mod tests {
         // Pluto's momenta are its mass times a velocity of the size of its position's.
         let pluto_p = a[2 * d - 1].abs() / (1.0 / 1.3e8);
         assert!(pluto_p < 10.0, "{pluto_p}");
-        let s = State::<f64>::zeros(10, d);
-        let whole = dev.start_state(&s, 7, 0);
-        let tail = dev.start_state(&s.range(4..10), 7, 4);
-        for k in d..2 * d {
-            assert_eq!(whole.q[k * 10 + 4..k * 10 + 10], tail.q[k * 6..k * 6 + 6]);
-            assert_eq!(whole.p[k * 10 + 4..k * 10 + 10], tail.p[k * 6..k * 6 + 6]);
-        }
+        let mut row = vec![0.0_f32; 2 * d];
+        dev.write(7, 3, &mut row);
+        assert!(row.iter().zip(&a).all(|(&r, &x)| r == x as f32));
     }
 
     /// `ones` in the unit metric is the fixed (1, …, 1)/√(2d); lists are checked and read
@@ -263,12 +257,8 @@ mod tests {
         let dev = Deviation::resolve(Some("1,0,0,0"), Some("1,1,2,0.5"), &sys).unwrap();
         assert_eq!(dev.vector(0, 9, 2), vec![1.0, 0.0, 0.0, 0.0]);
         assert_eq!(dev.weights(), Some(vec![1.0, 1.0, 0.5, 2.0]));
-        let back = Deviation::resolve(
-            Some(&dev.start_text()),
-            Some(&dev.metric_text()),
-            &sys,
-        )
-        .unwrap();
+        let back =
+            Deviation::resolve(Some(&dev.start_text()), Some(&dev.metric_text()), &sys).unwrap();
         assert_eq!(back, dev);
         for (start, metric) in [
             (Some("1,2,3"), None),
@@ -278,7 +268,10 @@ mod tests {
             (None, Some("1,1,inf,1")),
             (None, Some("velocity")),
         ] {
-            assert!(Deviation::resolve(start, metric, &sys).is_err(), "{start:?} {metric:?}");
+            assert!(
+                Deviation::resolve(start, metric, &sys).is_err(),
+                "{start:?} {metric:?}"
+            );
         }
     }
 }

@@ -1,10 +1,8 @@
 //! Per-point chaos indicators (`--chaos`): one deviation vector δ per point, started and
-//! measured as `Deviation` says (a seeded random direction per point, its length in the
-//! system's natural metric by default), carried as a
-//! single tangent column (nt = 1) so every method advances it with its own linearisation, and
-//! after every step rescaled by an exact power of two to |δ|² in [1, 4) with the step's log
-//! growth accumulated per point (exact, so the rescaled δ is the same however a run splits its
-//! steps: `update`).
+//! measured as `Deviation` says, carried as a single tangent column (nt = 1) so every
+//! method advances it with its own linearisation, and after every step rescaled by an exact
+//! power of two to |δ|² in [1, 4) with the step's log growth accumulated per point (exact, so
+//! the rescaled δ is the same however a run splits its steps: `update`).
 //!
 //! From the accumulators (per point, `WIDTH` values carried in `State::chaos`):
 //!
@@ -350,8 +348,7 @@ fn accumulate<T: Real>([steps, growth, weighted, ysum]: [&mut [T]; 4], ln_r: &[T
 /// The squared norms |δ|² of the block's deviation vectors into `ns`, summed over the
 /// components of `dq` and then of `dp` in order from 0 (as the GPU's `after_step` sums
 /// them), each component times its weight before it is squared where the metric has
-/// `weights`: in one loop over the
-/// points for one or two degrees of freedom, a pass per component otherwise.
+/// `weights`: one loop over the points for d ≤ 2, a pass per component otherwise.
 #[inline(always)]
 fn squared_norms<T: Real>(
     dq: &[T],

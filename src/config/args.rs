@@ -9,8 +9,8 @@ use std::path::PathBuf;
 use super::file::{load_toml, EnsembleFile, RunFile};
 use super::RunConfig;
 use crate::cli::{
-    BenchArgs, ChaosArgs, EngineArgs, EnsembleArgs, OutputArgs, RefineArgs, RunArgs, ShowKernelArgs,
-    SolverArgs, SystemArgs, ValidateArgs,
+    BenchArgs, ChaosArgs, EngineArgs, EnsembleArgs, OutputArgs, RefineArgs, RunArgs,
+    ShowKernelArgs, SolverArgs, SystemArgs, ValidateArgs,
 };
 use crate::engine::Integrator;
 use crate::error::{Error, Result};

@@ -563,9 +563,8 @@ pub(super) fn with_columns<T: Real>(cfg: &RunConfig, state: State<T>) -> State<T
     if cfg.tangent {
         state.with_tangent()
     } else if let Some(chaos) = &cfg.chaos {
-        chaos
-            .deviation
-            .start_state(&state, cfg.ensemble.seed, cfg.first_point())
+        let (seed, first) = (cfg.ensemble.seed, cfg.first_point());
+        state.with_deviation(|i, row| chaos.deviation.write(seed, first + i, row))
     } else {
         state
     }

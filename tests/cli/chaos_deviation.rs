@@ -7,15 +7,8 @@ use std::path::Path;
 
 use tempfile::TempDir;
 
+use crate::chaos::{each_refused, rows, shards_merge_to_the_whole_run};
 use crate::common::{argv, phaseflow, read, run_quiet as run, stats};
-
-/// `chaos/step_<k>.npy` of a run: its rows (f64).
-fn rows(dir: &Path, step: u64, cols: usize) -> Vec<Vec<f64>> {
-    let bytes = std::fs::read(dir.join(format!("chaos/step_{step}.npy"))).unwrap();
-    let a = phaseflow::npy::decode_f64(&bytes).unwrap();
-    assert_eq!(a.cols, cols);
-    a.data.chunks(cols).map(<[f64]>::to_vec).collect()
-}
 
 /// The outer solar system from GNI's 1994 state, 4 copies, yoshida4 at h = 10 days to
 /// t = 10⁵ days (f64), with `extra` flags.
@@ -49,7 +42,10 @@ fn outer_solar_system_megno_is_near_two_on_its_regular_orbit() {
     let r = rows(&old, 10000, 2);
     println!("fixed vector: {:?}", r[0]);
     assert!(r.iter().all(|x| x == &r[0]), "one vector for every copy");
-    assert!((r[0][0] - 1.3436).abs() < 1e-3 && (r[0][1] - 2.766e-4).abs() < 1e-6, "{r:?}");
+    assert!(
+        (r[0][0] - 1.3436).abs() < 1e-3 && (r[0][1] - 2.766e-4).abs() < 1e-6,
+        "{r:?}"
+    );
 }
 
 /// Copies of one state get different deviation vectors, hence different indicators; the run
@@ -87,12 +83,16 @@ fn the_default_start_is_seeded_per_point_and_recorded() {
     run(&format!("{args} --seed 5"), &seeded);
     assert_ne!(npy(&a), npy(&seeded));
     let given = tmp.path().join("given");
-    run(&format!("{args} --deviation 1,0,0,0 --deviation-metric 1,1,2,2"), &given);
+    run(
+        &format!("{args} --deviation 1,0,0,0 --deviation-metric 1,1,2,2"),
+        &given,
+    );
     let rg = rows(&given, 400, 1);
     assert!(rg.iter().all(|x| x == &rg[0]), "{rg:?}");
     let config = read(&given.join("config.toml"));
     assert!(
-        config.contains("deviation = \"1,0,0,0\"") && config.contains("deviation_metric = \"1,1,2,2\""),
+        config.contains("deviation = \"1,0,0,0\"")
+            && config.contains("deviation_metric = \"1,1,2,2\""),
         "{config}"
     );
 }
@@ -103,34 +103,15 @@ fn the_default_start_is_seeded_per_point_and_recorded() {
 #[test]
 fn shards_give_each_point_the_whole_runs_start() {
     let tmp = TempDir::new().unwrap();
-    let args = "run --system pendulum --method verlet --ensemble point --center 1,0.5 \
-                --points 8200 --dt 0.1 --steps 40 --snapshot-every 40 --chaos megno,lyapunov";
-    let whole = tmp.path().join("whole");
-    run(args, &whole);
-    let shards: Vec<_> = (0..2)
-        .map(|k| {
-            let dir = tmp.path().join(format!("s{k}"));
-            run(&format!("{args} --shard {k}/2"), &dir);
-            dir
-        })
-        .collect();
-    let merged = tmp.path().join("merged");
-    phaseflow()
-        .args(["merge", "--quiet"])
-        .args(&shards)
-        .arg("--out")
-        .arg(&merged)
-        .assert()
-        .success();
-    for name in ["stats.csv", "chaos/step_40.npy"] {
-        assert_eq!(
-            std::fs::read(whole.join(name)).unwrap(),
-            std::fs::read(merged.join(name)).unwrap(),
-            "{name}"
-        );
-    }
+    let whole = shards_merge_to_the_whole_run(
+        tmp.path(),
+        "run --system pendulum --method verlet --ensemble point --center 1,0.5 --points 8200 \
+         --dt 0.1 --steps 40 --snapshot-every 40 --chaos megno,lyapunov",
+        &["stats.csv", "chaos/step_40.npy"],
+    );
     let r = rows(&whole, 40, 2);
     assert_ne!(r[0], r[4096]);
+    let merged = tmp.path().join("merged");
     assert!(read(&merged.join("config.toml")).contains("deviation = \"random\""));
 }
 
@@ -151,29 +132,39 @@ fn resume_keeps_the_recorded_metric() {
 /// Bad starts and metrics, and either without --chaos, exit 2 naming the flag and the fix.
 #[test]
 fn bad_deviation_input_is_refused() {
-    let tmp = TempDir::new().unwrap();
     let base = "run --system henon-heiles --method verlet --ensemble disk --points 4 --dt 0.01 \
                 --steps 10";
     let cases = [
-        ("--chaos megno --deviation 1,2,3", "--deviation 1,2,3: 3 numbers given"),
+        (
+            "--chaos megno --deviation 1,2,3",
+            "--deviation 1,2,3: 3 numbers given",
+        ),
         ("--chaos megno --deviation 0,0,0,0", "the direction is zero"),
-        ("--chaos megno --deviation random,1", "expected random, ones or 2d = 4 numbers"),
-        ("--chaos megno --deviation-metric 1,1,0,1", "every scale must be positive"),
-        ("--chaos megno --deviation-metric 1,1,nan,1", "not a finite number"),
-        ("--chaos megno --deviation-metric velocity", "expected natural, unit or 2d = 4"),
-        ("--deviation ones", "--deviation sets the chaos indicators' deviation vector: add --chaos"),
+        (
+            "--chaos megno --deviation random,1",
+            "expected random, ones or 2d = 4 numbers",
+        ),
+        (
+            "--chaos megno --deviation-metric 1,1,0,1",
+            "every scale must be positive",
+        ),
+        (
+            "--chaos megno --deviation-metric 1,1,nan,1",
+            "not a finite number",
+        ),
+        (
+            "--chaos megno --deviation-metric velocity",
+            "expected natural, unit or 2d = 4",
+        ),
+        (
+            "--deviation ones",
+            "--deviation sets the chaos indicators' deviation vector: add --chaos",
+        ),
         ("--deviation-metric unit", "--deviation-metric sets"),
     ];
-    for (k, (extra, want)) in cases.iter().enumerate() {
-        let out = tmp.path().join(format!("bad{k}"));
-        let a = phaseflow()
-            .args(argv(&format!("{base} {extra}")))
-            .arg("--out")
-            .arg(&out)
-            .assert()
-            .code(2);
-        let err = String::from_utf8_lossy(&a.get_output().stderr).to_string();
-        assert!(err.contains(want), "{extra}: {err}");
-        assert!(!out.exists(), "{extra}: --out was touched");
-    }
+    let cases: Vec<(String, &str)> = cases
+        .iter()
+        .map(|(extra, want)| (format!("{base} {extra}"), *want))
+        .collect();
+    each_refused(TempDir::new().unwrap().path(), &cases);
 }

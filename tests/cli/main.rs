@@ -6,9 +6,9 @@ mod common;
 
 mod accuracy;
 mod chaos;
+mod chaos_deviation;
 mod chaos_maps;
 mod chaos_presets;
-mod chaos_deviation;
 mod chaos_split;
 mod commands;
 mod compensated_maps;

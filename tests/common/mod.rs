@@ -188,7 +188,8 @@ pub fn deviation(sys: &System) -> phaseflow::chaos::Deviation {
 /// `state` with the default deviation vectors (`deviation`) drawn from seed 7 (its points the
 /// ensemble's first), as `run --chaos` starts them.
 pub fn with_deviation(sys: &System, state: &State<f64>) -> State<f64> {
-    deviation(sys).start_state(state, 7, 0)
+    let deviation = deviation(sys);
+    state.with_deviation(|i, row| deviation.write(7, i, row))
 }
 
 /// An integrator of `sys` at precision `T` that measures the deviation vector in the

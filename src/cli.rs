@@ -12,11 +12,13 @@ use clap::{Args, Parser, Subcommand};
 use crate::options::{Backend, Precision};
 
 mod accuracy;
+mod chaos;
 pub mod flags;
 mod section;
 pub mod values;
 
 pub use accuracy::{AccuracyArgs, OrderArgs, ShowModifiedArgs};
+pub use chaos::ChaosArgs;
 pub use section::SectionArgs;
 
 #[derive(Debug, Parser)]
@@ -280,11 +282,8 @@ pub struct RunArgs {
     /// symplectic Runge–Kutta and partitioned methods on any H).
     #[arg(long, value_name = "K")]
     pub modified_hamiltonian: Option<u32>,
-    /// Per-point chaos indicators, e.g. megno,lyapunov: one deviation vector per point through
-    /// the method's linearisation; adds megno_mean, lyapunov_mean, lyapunov_max,
-    /// chaotic_fraction (⟨Y⟩ > 4), chaos_undefined and, at the end (every snapshot with --save-states), chaos/step_<k>.npy.
-    #[arg(long, value_name = "LIST")]
-    pub chaos: Option<String>,
+    #[command(flatten)]
+    pub chaos: ChaosArgs,
     #[command(flatten)]
     pub refine: RefineArgs,
     #[command(flatten)]
@@ -354,11 +353,8 @@ pub struct StudyArgs {
     /// method must be a splitting or a composition of splittings).
     #[arg(long, value_name = "K")]
     pub modified_hamiltonian: Option<u32>,
-    /// Per-point chaos indicators, e.g. megno,lyapunov: one deviation vector per point through
-    /// the method's linearisation; adds megno_mean, lyapunov_mean, lyapunov_max,
-    /// chaotic_fraction (⟨Y⟩ > 4), chaos_undefined and, at the end (every snapshot with --save-states), chaos/step_<k>.npy.
-    #[arg(long, value_name = "LIST")]
-    pub chaos: Option<String>,
+    #[command(flatten)]
+    pub chaos: ChaosArgs,
     #[command(flatten)]
     pub refine: RefineArgs,
     #[command(flatten)]

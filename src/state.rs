@@ -90,10 +90,10 @@ impl<T: Real> State<T> {
         self.chaos.len().checked_div(self.n).unwrap_or(0)
     }
 
-    /// The same points with one deviation vector appended as the one tangent column (all its
-    /// 2d components 1/√(2d), so every direction has a share of the most unstable one), and
-    /// zero chaos accumulators (`--chaos`, `crate::chaos`).
-    pub fn with_deviation(&self) -> State<T> {
+    /// The same points with one deviation vector appended as the one tangent column, point
+    /// i's 2d components (q then p) written by `start(i, row)`, and zero chaos accumulators
+    /// (`--chaos`, `crate::chaos`; `chaos::Deviation::write` writes a run's).
+    pub fn with_deviation(&self, mut start: impl FnMut(usize, &mut [T])) -> State<T> {
         let (n, d) = (self.n, self.d);
         let mut s = State {
             nt: 1,
@@ -105,9 +105,14 @@ impl<T: Real> State<T> {
         s.unconverged.clone_from(&self.unconverged);
         s.q[..n * d].copy_from_slice(&self.q[..n * d]);
         s.p[..n * d].copy_from_slice(&self.p[..n * d]);
-        let unit = T::from_f64(1.0 / ((2 * d) as f64).sqrt());
-        s.q[n * d..].fill(unit);
-        s.p[n * d..].fill(unit);
+        let mut row = vec![T::ZERO; 2 * d];
+        for i in 0..n {
+            start(i, &mut row);
+            for k in 0..d {
+                s.q[(d + k) * n + i] = row[k];
+                s.p[(d + k) * n + i] = row[d + k];
+            }
+        }
         s
     }
 

@@ -31,9 +31,9 @@ fn bits<T: Real>(v: &[T]) -> Vec<u64> {
 fn splits_agree<T: Real>() {
     for (name, h, radius) in [("henon-heiles", 0.05, 0.25), ("kepler", 0.05, 0.05)] {
         let sys = system(name);
-        let init = disk(&sys, 256, radius).with_deviation();
+        let init = common::with_deviation(&sys, &disk(&sys, 256, radius));
         for m in [Method::Yoshida4, Method::Verlet] {
-            let k = Integrator::with_default_solver::<T>(sys.clone(), m, h);
+            let k = common::chaos_integrator::<T>(&sys, m, h);
             let whole = run::<T>(&k, &init, &[2000]);
             let growth = &whole.chaos[whole.n..2 * whole.n];
             let finite = growth

@@ -38,6 +38,15 @@ fn settings(name: &str) -> (f64, f64, u64) {
     }
 }
 
+/// The largest difference between the GPU's accumulators `gpu` and the CPU's `cpu`, relative
+/// to the CPU's value (at least 1).
+fn worst_difference<T: Real>(gpu: &[T], cpu: &[T]) -> f64 {
+    gpu.iter()
+        .zip(cpu)
+        .map(|(a, b)| (a.to_f64() - b.to_f64()).abs() / b.to_f64().abs().max(1.0))
+        .fold(0.0, f64::max)
+}
+
 /// A kick–drift method, a Runge–Kutta method and an implicit one.
 const KINDS: [Method; 3] = [Method::Verlet, Method::Rk4, Method::ImplicitMidpoint];
 
@@ -56,12 +65,12 @@ fn disagreements<T: Real>(
             continue; // refused by --chaos: no ∂H to linearise through
         }
         let (h, radius, steps) = settings(info.name);
-        let init = disk(&sys, 40, radius).with_deviation();
+        let init = common::with_deviation(&sys, &disk(&sys, 40, radius));
         for &m in methods(info.name) {
             if m.check_system(&sys).is_err() {
                 continue;
             }
-            let k = Integrator::with_default_solver::<T>(sys.clone(), m, h);
+            let k = common::chaos_integrator::<T>(&sys, m, h);
             let mut g = GpuEngine::<T>::new(&k, init.convert()).unwrap();
             let mut c = CpuEngine::<T>::new(&k, init.convert());
             for e in [&mut g as &mut dyn Engine<T>, &mut c] {
@@ -73,12 +82,7 @@ fn disagreements<T: Real>(
             assert_eq!(cs.chaos[..cs.n], vec![T::from_f64(steps as f64); cs.n][..]);
             let same_state = bits(&gs.q) == bits(&cs.q) && bits(&gs.p) == bits(&cs.p);
             let same_chaos = bits(&gs.chaos) == bits(&cs.chaos);
-            let worst = gs
-                .chaos
-                .iter()
-                .zip(&cs.chaos)
-                .map(|(a, b)| (a.to_f64() - b.to_f64()).abs() / b.to_f64().abs().max(1.0))
-                .fold(0.0, f64::max);
+            let worst = worst_difference(&gs.chaos, &cs.chaos);
             let pair = format!("{} / {}", info.name, m.name());
             if (same_state && !same_chaos) || worst.is_nan() || worst > bound {
                 failures.push(format!(
@@ -132,7 +136,7 @@ fn gpu_indicators_equal_the_cpu_ones_bit_for_bit_at_f64() {
 #[test]
 fn gpu_megno_tends_to_two_on_a_libration() {
     let sys = system("pendulum");
-    let init = common::state_1d(&[(0.0, 1.0), (0.0, 0.5)]).with_deviation();
+    let init = common::with_deviation(&sys, &common::state_1d(&[(0.0, 1.0), (0.0, 0.5)]));
     let k = Integrator::with_default_solver::<f64>(sys, Method::Yoshida4, 0.1);
     let mut g = GpuEngine::<f64>::new(&k, init).unwrap();
     g.advance(100_000).unwrap();
@@ -152,7 +156,7 @@ fn gpu_megno_tends_to_two_on_a_libration() {
 #[test]
 fn accumulators_travel_with_chunks_and_slices() {
     let sys = system("henon-heiles");
-    let init = disk(&sys, 600, 0.05).with_deviation();
+    let init = common::with_deviation(&sys, &disk(&sys, 600, 0.05));
     let k = Integrator::with_default_solver::<f32>(sys, Method::Verlet, 0.05);
     let mut whole = GpuEngine::<f32>::new(&k, init.convert()).unwrap();
     let mut chunked = GpuEngine::<f32>::with_chunk_limit(&k, init.convert(), 256).unwrap();
@@ -175,7 +179,7 @@ fn split_runs_agree<T: Real>() {
     for name in ["henon-heiles", "kepler"] {
         let sys = system(name);
         let (h, radius, steps) = settings(name);
-        let init = disk(&sys, 40, radius).with_deviation();
+        let init = common::with_deviation(&sys, &disk(&sys, 40, radius));
         let k = Integrator::with_default_solver::<T>(sys, Method::Yoshida4, h);
         let uneven = [1, steps / 3, steps - 1 - steps / 3];
         let mut g = GpuEngine::<T>::new(&k, init.convert()).unwrap();
@@ -209,4 +213,48 @@ fn gpu_indicators_do_not_depend_on_the_split() {
     split_runs_agree::<f32>();
     assert!(gpu::context().unwrap().f64, "lavapipe has f64");
     split_runs_agree::<f64>();
+}
+
+/// The outer solar system's natural metric (velocities p_i / m_i beside the positions: the
+/// kernel's norm weighted by `CHAOS_W<k>`) and its random start: the GPU engine's
+/// accumulators are the CPU engine's to the bit where the states are (f64), else within
+/// `bound` as in `disagreements`; and the weights matter (the unit metric gives other
+/// accumulators).
+fn weighted_metric_agrees<T: Real>(bound: f64) -> bool {
+    let sys = system("outer-solar-system");
+    let (h, radius, steps) = settings(sys.name());
+    let init = common::with_deviation(&sys, &disk(&sys, 40, radius));
+    let k = common::chaos_integrator::<T>(&sys, Method::Verlet, h);
+    assert!(k.chaos_weights.is_some());
+    let mut g = GpuEngine::<T>::new(&k, init.convert()).unwrap();
+    let mut c = CpuEngine::<T>::new(&k, init.convert());
+    let unit = Integrator::with_default_solver::<T>(sys.clone(), Method::Verlet, h);
+    let mut u = CpuEngine::<T>::new(&unit, init.convert());
+    for e in [&mut g as &mut dyn Engine<T>, &mut c, &mut u] {
+        e.advance(steps).unwrap();
+    }
+    let (gs, cs) = (g.state().unwrap(), c.state().unwrap());
+    assert_ne!(u.state().unwrap().chaos, cs.chaos, "{}", T::NAME);
+    let same_state = gs.q == cs.q && gs.p == cs.p;
+    let worst = worst_difference(&gs.chaos, &cs.chaos);
+    println!(
+        "{}: states equal {same_state}, accumulators differ by up to {worst:e}",
+        T::NAME
+    );
+    assert!(
+        worst <= bound && (!same_state || worst == 0.0),
+        "{}: {worst:e}",
+        T::NAME
+    );
+    same_state
+}
+
+#[test]
+fn gpu_weighted_metric_equals_the_cpu_one() {
+    weighted_metric_agrees::<f32>(1e-4);
+    assert!(gpu::context().unwrap().f64, "lavapipe has f64");
+    assert!(
+        weighted_metric_agrees::<f64>(1e-12),
+        "f64 states equal to the bit"
+    );
 }

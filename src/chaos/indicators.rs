@@ -1,5 +1,6 @@
 //! Which indicators a run writes (`--chaos megno,lyapunov`), as data.
 
+use super::Deviation;
 use crate::error::{Field, Result};
 use crate::invalid;
 
@@ -30,15 +31,17 @@ impl Indicator {
 }
 
 /// The indicators a run computes, in the fixed order megno, lyapunov (the columns of
-/// `chaos/step_<k>.npy`).
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// `chaos/step_<k>.npy`), and the deviation vector they follow.
+#[derive(Debug, Clone, PartialEq)]
 pub struct Chaos {
     pub indicators: Vec<Indicator>,
+    pub deviation: Deviation,
 }
 
 impl Chaos {
-    /// `--chaos LIST`: names separated by commas, each known, at least one.
-    pub fn parse(text: &str) -> Result<Chaos> {
+    /// `--chaos LIST`: names separated by commas, each known, at least one; the deviation
+    /// vector `deviation`.
+    pub fn parse(text: &str, deviation: Deviation) -> Result<Chaos> {
         let mut indicators = Vec::new();
         for word in text.split(',').map(str::trim) {
             let Some(i) = Indicator::ALL.into_iter().find(|i| i.name() == word) else {
@@ -53,7 +56,10 @@ impl Chaos {
         }
         indicators.sort();
         indicators.dedup();
-        Ok(Chaos { indicators })
+        Ok(Chaos {
+            indicators,
+            deviation,
+        })
     }
 
     pub fn has(&self, i: Indicator) -> bool {
@@ -73,14 +79,17 @@ mod tests {
 
     #[test]
     fn lists_parse_in_a_fixed_order_and_unknown_names_are_refused() {
-        let c = Chaos::parse("lyapunov, megno,megno").unwrap();
+        let sys = crate::system::System::new("pendulum", &Default::default()).unwrap();
+        let deviation = Deviation::resolve(None, None, &sys).unwrap();
+        let parse = |text: &str| Chaos::parse(text, deviation.clone());
+        let c = parse("lyapunov, megno,megno").unwrap();
         assert_eq!(c.indicators, vec![Indicator::Megno, Indicator::Lyapunov]);
         assert_eq!(c.text(), "megno,lyapunov");
-        let e = Chaos::parse("megno,fli").unwrap_err().to_string();
+        let e = parse("megno,fli").unwrap_err().to_string();
         assert!(
             e.contains("unknown indicator 'fli'") && e.contains("megno, lyapunov"),
             "{e}"
         );
-        assert!(Chaos::parse("").is_err());
+        assert!(parse("").is_err());
     }
 }

@@ -1,8 +1,8 @@
-//! Per-point chaos indicators (`--chaos`): one deviation vector δ per point, carried as a
-//! single tangent column (nt = 1) so every method advances it with its own linearisation, and
-//! after every step rescaled by an exact power of two to |δ|² in [1, 4) with the step's log
-//! growth accumulated per point (exact, so the rescaled δ is the same however a run splits its
-//! steps: `update`).
+//! Per-point chaos indicators (`--chaos`): one deviation vector δ per point, started and
+//! measured as `Deviation` says, carried as a single tangent column (nt = 1) so every
+//! method advances it with its own linearisation, and after every step rescaled by an exact
+//! power of two to |δ|² in [1, 4) with the step's log growth accumulated per point (exact, so
+//! the rescaled δ is the same however a run splits its steps: `update`).
 //!
 //! From the accumulators (per point, `WIDTH` values carried in `State::chaos`):
 //!
@@ -16,9 +16,11 @@
 //! The update (`update`) uses only +, −, ×, ÷ and √ (its logarithm is `ln_poly`), in a fixed
 //! order per point, so that it can be mirrored operation for operation by a GPU kernel.
 
+mod deviation;
 mod indicators;
 pub mod wgsl;
 
+pub use deviation::{Deviation, Metric, Start};
 pub use indicators::{Chaos, Indicator, CHAOTIC_ABOVE};
 
 use crate::float::Real;
@@ -197,7 +199,8 @@ pub const SCRATCH: usize = 3;
 
 /// One step's bookkeeping for the `b` points of a block (component-major, `b` per component)
 /// whose deviation vector is the single tangent column at components d..2d of `q` and `p`:
-/// n = |δ|², δ ← s·δ with s = `binade_scale(n)` an exact power of two (|sδ|² in [1, 4)), the
+/// n = |δ|² (in the metric: Σ (w_k δ_k)² with the 2d `weights`, q then p, where given;
+/// `Deviation::weights`), δ ← s·δ with s = `binade_scale(n)` an exact power of two (|sδ|² in [1, 4)), the
 /// step's log growth ln r = ½ ln(n / prev) with prev = |δ_prev|² (the `NORM` accumulator,
 /// read as 1 while 0: before the first step |δ| is 1), `NORM` ← s²n, then the accumulators
 /// `acc` (`WIDTH` × `b`) take k ← k + 1, Σ ln r, W = Σ k ln r and Σ Y with Y = W · (2/k).
@@ -226,6 +229,7 @@ pub fn update<T: Real>(
     acc: &mut [T],
     scratch: &mut [T],
     (b, d): (usize, usize),
+    weights: Option<&[T]>,
 ) {
     let two = T::from_f64(2.0);
     let four = T::from_f64(4.0);
@@ -236,7 +240,7 @@ pub fn update<T: Real>(
     let (fq, fp) = (&mut fq[d * b..2 * d * b], &mut fp[d * b..2 * d * b]);
     let (ns, rest) = scratch[..SCRATCH * b].split_at_mut(b);
     let (scales, ln_r) = rest.split_at_mut(b);
-    squared_norms(dq, dp, (b, d), ns);
+    squared_norms(dq, dp, (b, d), weights, ns);
     let (steps, rest) = acc.split_at_mut(b);
     let (growth, rest) = rest.split_at_mut(b);
     let (weighted, rest) = rest.split_at_mut(b);
@@ -343,11 +347,29 @@ fn accumulate<T: Real>([steps, growth, weighted, ysum]: [&mut [T]; 4], ln_r: &[T
 
 /// The squared norms |δ|² of the block's deviation vectors into `ns`, summed over the
 /// components of `dq` and then of `dp` in order from 0 (as the GPU's `after_step` sums
-/// them): in one loop over the points for one or two degrees of freedom, a pass per
-/// component otherwise.
+/// them), each component times its weight before it is squared where the metric has
+/// `weights`: one loop over the points for d ≤ 2, a pass per component otherwise.
 #[inline(always)]
-fn squared_norms<T: Real>(dq: &[T], dp: &[T], (b, d): (usize, usize), ns: &mut [T]) {
+fn squared_norms<T: Real>(
+    dq: &[T],
+    dp: &[T],
+    (b, d): (usize, usize),
+    weights: Option<&[T]>,
+    ns: &mut [T],
+) {
     let ns = &mut ns[..b];
+    if let Some(w) = weights {
+        ns.fill(T::ZERO);
+        for (v, w) in [dq, dp].into_iter().zip(w.chunks(d)) {
+            for (k, &w) in w.iter().enumerate() {
+                for (n, &x) in ns.iter_mut().zip(&v[k * b..(k + 1) * b]) {
+                    let y = x * w;
+                    *n += y * y;
+                }
+            }
+        }
+        return;
+    }
     match d {
         1 => {
             for ((n, &x), &y) in ns.iter_mut().zip(&dq[..b]).zip(&dp[..b]) {
@@ -463,6 +485,7 @@ mod tests {
             &mut acc,
             &mut scratch,
             (b, 1),
+            None,
         );
         acc
     }
@@ -547,6 +570,7 @@ mod tests {
                     &mut acc,
                     &mut [0.0; SCRATCH],
                     (1, 1),
+                    None,
                 );
                 assert!((1.0..4.0).contains(&(p[1] * p[1])), "{}", p[1]);
                 assert_eq!(acc[NORM], p[1] * p[1]);

@@ -20,10 +20,19 @@ const NAMES: [&str; WIDTH] = [
 ];
 
 /// The prelude: `word` is the point's first accumulator word (the state's words per point),
-/// `f64` the kernel's precision and `literal` writes a value of it.
-pub fn prelude(word: usize, f64: bool, literal: impl Fn(f64) -> String) -> String {
+/// `weights` the metric's (`CHAOS_W<k>`, none for the unit metric), `f64` the kernel's
+/// precision and `literal` writes a value of it.
+pub fn prelude(
+    word: usize,
+    weights: Option<&[f64]>,
+    f64: bool,
+    literal: impl Fn(f64) -> String,
+) -> String {
     let max = if f64 { f64::MAX } else { f32::MAX as f64 };
     let mut s = format!("const CHAOS_WORD: u32 = {word}u;\n");
+    for (k, &w) in weights.unwrap_or_default().iter().enumerate() {
+        s.push_str(&format!("const CHAOS_W{k}: real = {};\n", literal(w)));
+    }
     for (name, value) in [
         ("CHAOS_SQRT_2", std::f64::consts::SQRT_2),
         ("CHAOS_FRAC_1_SQRT_2", std::f64::consts::FRAC_1_SQRT_2),
@@ -67,13 +76,23 @@ pub fn start() -> String {
 
 /// After each step, `update` on the point: the deviation vector (components d..2d of q and
 /// p) and the carried derivative vectors `dq`, `dp` where the kernel uses them (`carried`)
-/// scaled by the power of two `binade_scale` finds, then the accumulators. `comp(vector, k)` names a component of the kernel's
-/// registers or arrays.
-pub fn after_step(d: usize, carried: &[&str], comp: impl Fn(&str, usize) -> String) -> String {
+/// scaled by the power of two `binade_scale` finds, then the accumulators; its squared norm
+/// `weighted` (each component times the prelude's `CHAOS_W<k>` before it is squared) where
+/// the metric has weights. `comp(vector, k)`
+/// names a component of the kernel's registers or arrays.
+pub fn after_step(
+    d: usize,
+    carried: &[&str],
+    weighted: bool,
+    comp: impl Fn(&str, usize) -> String,
+) -> String {
     let mut s = String::from("        {\n            var chaos_ns = real(0.0);\n");
-    for v in ["q", "p"] {
+    for (j, v) in ["q", "p"].into_iter().enumerate() {
         for k in d..2 * d {
-            let x = comp(v, k);
+            let x = match weighted {
+                true => format!("({} * CHAOS_W{})", comp(v, k), j * d + k - d),
+                false => comp(v, k),
+            };
             s.push_str(&format!("            chaos_ns = chaos_ns + {x} * {x};\n"));
         }
     }

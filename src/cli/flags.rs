@@ -56,6 +56,8 @@ pub fn flag(field: &Field, value: Option<&str>) -> String {
         Field::ModifiedHamiltonian => "--modified-hamiltonian",
         Field::Csv => "--csv",
         Field::Chaos => "--chaos",
+        Field::Deviation => "--deviation",
+        Field::DeviationMetric => "--deviation-metric",
         Field::GridAxes => "--grid-axes",
     };
     match value {

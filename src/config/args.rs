@@ -9,8 +9,8 @@ use std::path::PathBuf;
 use super::file::{load_toml, EnsembleFile, RunFile};
 use super::RunConfig;
 use crate::cli::{
-    BenchArgs, EngineArgs, EnsembleArgs, OutputArgs, RefineArgs, RunArgs, ShowKernelArgs,
-    SolverArgs, SystemArgs, ValidateArgs,
+    BenchArgs, ChaosArgs, EngineArgs, EnsembleArgs, OutputArgs, RefineArgs, RunArgs,
+    ShowKernelArgs, SolverArgs, SystemArgs, ValidateArgs,
 };
 use crate::engine::Integrator;
 use crate::error::{Error, Result};
@@ -140,6 +140,13 @@ impl RunFile {
         }
     }
 
+    /// `--chaos` and its deviation vector's start and metric.
+    pub fn lay_chaos(&mut self, a: &ChaosArgs) {
+        over(&a.chaos, &mut self.chaos);
+        over(&a.deviation, &mut self.deviation);
+        over(&a.deviation_metric, &mut self.deviation_metric);
+    }
+
     /// `--backend` and `--precision`.
     pub fn lay_engine(&mut self, a: &EngineArgs) {
         over(&a.backend, &mut self.backend);
@@ -188,7 +195,7 @@ impl RunFile {
             f.tangent = Some(true);
         }
         over(&a.modified_hamiltonian, &mut f.modified_hamiltonian);
-        over(&a.chaos, &mut f.chaos);
+        f.lay_chaos(&a.chaos);
         f.lay_refine(&a.refine);
         f.lay_solver(&a.solver);
         f.lay_output(&a.output);

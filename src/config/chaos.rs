@@ -1,6 +1,6 @@
 //! `--chaos`: which runs may carry the per-point chaos indicators (`crate::chaos`).
 
-use crate::chaos::Chaos;
+use crate::chaos::{Chaos, Deviation};
 use crate::ensemble::EnsembleSpec;
 use crate::error::{Field, Result};
 use crate::invalid;
@@ -12,12 +12,31 @@ use super::RunFile;
 /// the state's one tangent column (so not beside `--tangent`), renormalised every step (so
 /// neither compensated, whose carried errors would be scaled away, nor run back), linearised
 /// through ∂H (so not for variational systems), and its accumulators are not inserted with
-/// refined loop nodes. Both engines advance them (the GPU's kernel: `chaos::wgsl`).
+/// refined loop nodes. Both engines advance them (the GPU's kernel: `chaos::wgsl`). The
+/// deviation vector's start and metric (`chaos::Deviation`) are taken only with them.
 pub fn resolve(f: &RunFile, system: &System, ensemble: &EnsembleSpec) -> Result<Option<Chaos>> {
     let Some(text) = f.chaos.as_deref() else {
+        for (given, field) in [
+            (&f.deviation, Field::Deviation),
+            (&f.deviation_metric, Field::DeviationMetric),
+        ] {
+            if given.is_some() {
+                return Err(invalid!(field.clone();
+                    field,
+                    " sets the chaos indicators' deviation vector: add ",
+                    Field::Chaos.is("megno,lyapunov"),
+                    " or drop it"
+                ));
+            }
+        }
         return Ok(None);
     };
-    let chaos = Chaos::parse(text)?;
+    let deviation = Deviation::resolve(
+        f.deviation.as_deref(),
+        f.deviation_metric.as_deref(),
+        system,
+    )?;
+    let chaos = Chaos::parse(text, deviation)?;
     let refuse = |with: Field, why: &str| {
         Err(invalid!(Field::Chaos;
             Field::Chaos,

@@ -97,6 +97,10 @@ pub struct RunFile {
     pub section_max: Option<u32>,
     /// `--chaos LIST`: the per-point chaos indicators (`chaos::Chaos`).
     pub chaos: Option<String>,
+    /// `--deviation random|ones|LIST`: where the deviation vector starts (`chaos::Deviation`).
+    pub deviation: Option<String>,
+    /// `--deviation-metric natural|unit|LIST`: how its length is measured.
+    pub deviation_metric: Option<String>,
     pub params: Option<BTreeMap<String, f64>>,
     /// `--sweep NAME=LO:HI:N`, each as the flag gives it (`sweep`); only `run` takes it.
     pub sweep: Option<Vec<String>>,
@@ -202,6 +206,8 @@ impl RunConfig {
             section: self.section.map(|s| s.text()),
             section_max: self.section.map(|s| s.max),
             chaos: self.chaos.as_ref().map(|c| c.text()),
+            deviation: self.chaos.as_ref().map(|c| c.deviation.start_text()),
+            deviation_metric: self.chaos.as_ref().map(|c| c.deviation.metric_text()),
             params: Some(self.system.params()),
             ensemble: Some(EnsembleFile {
                 raw_start: self.system.projects_start().then_some(e.raw_start),

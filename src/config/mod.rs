@@ -399,6 +399,7 @@ impl RunConfig {
         Integrator::new(self.system.clone(), self.method, self.dt, self.solver)
             .with_compensation(self.compensated)
             .with_section(self.section)
+            .with_chaos_weights(self.chaos.as_ref().and_then(|c| c.deviation.weights()))
     }
 
     /// Check every setting and fill the defaults: the one place a run's configuration is
@@ -480,6 +481,15 @@ impl RunConfig {
             .or(self.rank)
             .and_then(|s| s.range(self.ensemble.points).ok())
             .map_or(self.ensemble.points, |r| r.len())
+    }
+
+    /// The index in the whole ensemble of the first point this process generates and
+    /// advances (`local_points`): its shard's start, else 0.
+    pub fn first_point(&self) -> usize {
+        self.shard
+            .or(self.rank)
+            .and_then(|s| s.range(self.ensemble.points).ok())
+            .map_or(0, |r| r.start)
     }
 
     /// The same run, also keeping the points at these times for phase portraits (each rounded

@@ -29,6 +29,8 @@ pub struct CpuEngine<T: Real> {
     level: Level,
     /// `--section`: the crossings so far.
     section: Option<SectionStore<T>>,
+    /// `--chaos`: the weights of the deviation vector's metric (`Integrator::chaos_weights`).
+    chaos_weights: Option<Vec<T>>,
 }
 
 /// What every block of one `advance` applies: the integrator at the engine's precision and the
@@ -40,6 +42,8 @@ struct Advance<'a, T> {
     steps: u64,
     /// `--section`, and the index of the advance's first step.
     section: Option<(&'a Section, u64)>,
+    /// `--chaos`: the deviation vector's metric (`chaos::update`).
+    chaos_weights: Option<&'a [T]>,
 }
 
 /// Points per block for `comps` components per point of `bytes` bytes each and `n` points:
@@ -86,6 +90,10 @@ impl<T: Real> CpuEngine<T> {
             compensated: k.compensated,
             level: Level::detected(),
             section,
+            chaos_weights: k
+                .chaos_weights
+                .as_ref()
+                .map(|w| w.iter().map(|&x| T::from_f64(x)).collect()),
         }
     }
 }
@@ -94,11 +102,11 @@ impl<T: Real> CpuEngine<T> {
 /// growth added to the accumulators `acc` (then `chaos::SCRATCH` scratch rows), all padded to
 /// `b` points.
 #[inline(always)]
-fn chaos_after_step<T: Real>(k: &mut Block<T>, acc: &mut [T], b: usize) {
+fn chaos_after_step<T: Real>(k: &mut Block<T>, acc: &mut [T], b: usize, weights: Option<&[T]>) {
     let (sums, scratch) = acc.split_at_mut(chaos::WIDTH * b);
     let x: [&mut [T]; 2] = [&mut k.q, &mut k.p];
     let y: [&mut [T]; 2] = [&mut k.dq, &mut k.dp];
-    chaos::update(x, y, sums, scratch, (b, k.d));
+    chaos::update(x, y, sums, scratch, (b, k.d), weights);
 }
 
 /// Advance one block of points, given as per-component slices of the global SoA state: the
@@ -154,7 +162,7 @@ fn advance_block<T: Real>(
                         p0.copy_from_slice(&ops.b.p[..nq]);
                         a.method.step(&mut ops);
                         if with_chaos {
-                            chaos_after_step(ops.b, acc, b);
+                            chaos_after_step(ops.b, acc, b, a.chaos_weights);
                         }
                         let st = BlockStep {
                             b,
@@ -170,7 +178,7 @@ fn advance_block<T: Real>(
                     for _ in 0..a.steps {
                         a.method.step(&mut ops);
                         if with_chaos {
-                            chaos_after_step(ops.b, acc, b);
+                            chaos_after_step(ops.b, acc, b, a.chaos_weights);
                         }
                     }
                 }
@@ -223,6 +231,7 @@ impl<T: Real> Engine<T> for CpuEngine<T> {
             h: self.h,
             steps,
             section: sec.as_ref().map(|(s, k0)| (s, *k0)),
+            chaos_weights: self.chaos_weights.as_deref(),
         };
         let (dof, nt, solver, on, level) = (st.d, st.nt, self.solver, self.compensated, self.level);
         let u_parts: Vec<&mut [u32]> = st.unconverged.chunks_mut(b).collect();

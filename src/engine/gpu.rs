@@ -122,7 +122,7 @@ impl<T: Real> GpuEngine<T> {
             method,
             &spec,
             section.as_ref().map(|s| (&s.section, s.state_words)),
-            (chaos > 0).then_some(words),
+            (chaos > 0).then_some((words, k.chaos_weights.as_deref())),
         );
         if large_kernel(system.dof(), state.comps()) {
             crate::info!(

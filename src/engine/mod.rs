@@ -40,6 +40,9 @@ pub struct Integrator {
     pub compensated: bool,
     /// `--section`: the crossings every point makes, collected by the engine.
     pub section: Option<Section>,
+    /// `--chaos`: the weights w_k of the deviation vector's squared norm Σ (w_k δ_k)², 2d
+    /// of them (q then p), or `None` for the unit metric (`chaos::Deviation::weights`).
+    pub chaos_weights: Option<Vec<f64>>,
 }
 
 impl Integrator {
@@ -51,12 +54,20 @@ impl Integrator {
             solver,
             compensated: false,
             section: None,
+            chaos_weights: None,
         }
     }
 
     /// The same integrator collecting the crossings of `section` (or none).
     pub fn with_section(mut self, section: Option<Section>) -> Self {
         self.section = section;
+        self
+    }
+
+    /// The same integrator measuring the chaos indicators' deviation vector with `weights`
+    /// (`Integrator::chaos_weights`).
+    pub fn with_chaos_weights(mut self, weights: Option<Vec<f64>>) -> Self {
+        self.chaos_weights = weights;
         self
     }
 

@@ -76,6 +76,10 @@ pub enum Field {
     Csv,
     /// The per-point chaos indicators.
     Chaos,
+    /// Where the chaos indicators' deviation vector starts.
+    Deviation,
+    /// How the chaos indicators' deviation vector is measured.
+    DeviationMetric,
     /// The two coordinates a grid spans.
     GridAxes,
 }
@@ -128,6 +132,8 @@ impl Field {
             Field::ModifiedHamiltonian => "modified_hamiltonian",
             Field::Csv => "csv",
             Field::Chaos => "chaos",
+            Field::Deviation => "deviation",
+            Field::DeviationMetric => "deviation_metric",
             Field::GridAxes => "grid_axes",
         };
         key.to_string()

@@ -100,15 +100,16 @@ pub fn compose_with_section(
     compose_with_extras(system, method, spec, section, None)
 }
 
-/// `compose_with_section`, and with `chaos` (`--chaos`: the point's first accumulator word)
-/// the chaos indicators' update after every step (`chaos::wgsl`; the kernel's one tangent
-/// column, NT = 1, is the deviation vector).
+/// `compose_with_section`, and with `chaos` (`--chaos`: the point's first accumulator word
+/// and the metric's weights, `Integrator::chaos_weights`) the chaos indicators' update after
+/// every step (`chaos::wgsl`; the kernel's one tangent column, NT = 1, is the deviation
+/// vector).
 pub fn compose_with_extras(
     system: &System,
     method: Method,
     spec: &KernelSpec,
     section: Option<(&Section, usize)>,
-    chaos: Option<usize>,
+    chaos: Option<(usize, Option<&[f64]>)>,
 ) -> String {
     // The words the state buffer holds: the run's precision (f32 for pairs).
     let (pairs, stored) = (spec.pairs(system), spec.real());
@@ -158,8 +159,8 @@ pub fn compose_with_extras(
         Some(_) => &[section::wgsl::SOURCE],
         None => &[],
     };
-    if let Some(word) = chaos {
-        src.push_str(&crate::chaos::wgsl::prelude(word, spec.f64, lit));
+    if let Some((word, weights)) = chaos {
+        src.push_str(&crate::chaos::wgsl::prelude(word, weights, spec.f64, lit));
     }
     let chaos_source: &[&str] = match chaos {
         Some(_) => &[crate::chaos::wgsl::SOURCE],
@@ -182,19 +183,20 @@ pub fn compose_with_extras(
         &mut src,
         &kernel,
         &prologue,
-        (section.map(|(s, _)| s), chaos.is_some()),
+        (section.map(|(s, _)| s), chaos.map(|(_, w)| w.is_some())),
     );
     src
 }
 
 /// The driver with the generated lines filled in: the kernel's declarations, prologue, step
 /// and stores, and around them the section's (`section::wgsl`) and the chaos indicators'
-/// (`chaos::wgsl`: after the step, before the crossing test, as the CPU engine runs them).
+/// (`chaos::wgsl`: after the step, before the crossing test, as the CPU engine runs them;
+/// `chaos` says whether its norm is weighted).
 fn fill_driver(
     src: &mut String,
     kernel: &Kernel,
     prologue: &str,
-    (section, chaos): (Option<&Section>, bool),
+    (section, chaos): (Option<&Section>, Option<bool>),
 ) {
     let unrolled = kernel.unrolled();
     let comp = |v: &str, k: usize| match unrolled {
@@ -202,7 +204,10 @@ fn fill_driver(
         false => format!("{v}[{k}u]"),
     };
     let around = |code: &dyn Fn(&Section) -> String| section.map(code).unwrap_or_default();
-    let with_chaos = |code: &dyn Fn() -> String| if chaos { code() } else { String::new() };
+    let with_chaos = |code: &dyn Fn() -> String| match chaos {
+        Some(_) => code(),
+        None => String::new(),
+    };
     // The derivative vectors `chaos::update` scales with δ (those a kick–drift method carries).
     let carried: Vec<&str> = [(Vector::Dq, "dq"), (Vector::Dp, "dp")]
         .into_iter()
@@ -222,7 +227,7 @@ fn fill_driver(
                 src.push_str(&around(&|s| section::wgsl::before_step(s, comp)));
                 src.push_str(kernel.body());
                 src.push_str(&with_chaos(&|| {
-                    crate::chaos::wgsl::after_step(d, &carried, comp)
+                    crate::chaos::wgsl::after_step(d, &carried, chaos == Some(true), comp)
                 }));
                 src.push_str(&around(&|s| section::wgsl::after_step(s, comp)));
             }

@@ -556,12 +556,15 @@ pub(super) fn no_checkpoints(cfg: &RunConfig, peers: &Peers) -> Option<&'static 
 }
 
 /// `state` with its tangent columns added when the run has --tangent, or its deviation
-/// vector and indicator accumulators with --chaos.
+/// vector and indicator accumulators with --chaos (`state` holds the process's points: its
+/// shard's or MPI rank's, whose first index in the whole ensemble the deviation vectors'
+/// seeded start is drawn at).
 pub(super) fn with_columns<T: Real>(cfg: &RunConfig, state: State<T>) -> State<T> {
     if cfg.tangent {
         state.with_tangent()
-    } else if cfg.chaos.is_some() {
-        state.with_deviation()
+    } else if let Some(chaos) = &cfg.chaos {
+        let (seed, first) = (cfg.ensemble.seed, cfg.first_point());
+        state.with_deviation(|i, row| chaos.deviation.write(seed, first + i, row))
     } else {
         state
     }

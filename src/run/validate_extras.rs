@@ -126,7 +126,7 @@ mod tests {
     use crate::section::Section;
 
     fn chaos_state(acc: [f64; 2 * crate::chaos::WIDTH]) -> State<f64> {
-        let mut s = State::<f64>::zeros(2, 1).with_deviation();
+        let mut s = State::<f64>::zeros(2, 1).with_deviation(|_, _| {});
         s.chaos = acc.to_vec();
         s
     }

@@ -254,9 +254,11 @@ fn portrait_times(count: usize, runs: &[StudyRun]) -> Result<Vec<f64>> {
 /// loop refinement, implicit solver, snapshot spacing, state output and checkpoints.
 fn apply_overrides(base: &mut RunFile, a: &StudyArgs) {
     base.lay_engine(&a.engine);
+    base.lay_chaos(&a.chaos);
     // The tangent map is on unless turned off, or the preset leaves it off (the chains of
-    // 64 degrees of freedom would carry 128 tangent columns each).
-    base.tangent = Some(!a.no_tangent && base.tangent.unwrap_or(true));
+    // 64 degrees of freedom would carry 128 tangent columns each), or the chaos indicators'
+    // deviation vector takes the one tangent column.
+    base.tangent = Some(!a.no_tangent && base.tangent.unwrap_or(base.chaos.is_none()));
     base.lay_refine(&a.refine);
     base.lay_solver(&a.solver);
     if a.modified_hamiltonian.is_some() {

@@ -37,6 +37,12 @@ pub trait SystemDescription {
     fn angular_momentum(&self, _q: &[f64], _p: &[f64]) -> Option<[f64; 3]> {
         None
     }
+    /// The masses m_k of a system whose momenta are p_k = m_k q̇_k with masses other than 1
+    /// (d of them): the chaos indicators' natural metric measures velocities p_k / m_k
+    /// (`chaos::Deviation`). None where the momenta are the velocities or not of that form.
+    fn masses(&self) -> Option<Vec<f64>> {
+        None
+    }
     /// A state component worth plotting against time for a single trajectory (its label and
     /// index in q1..qd p1..pd), e.g. the free end's x for the spring chain.
     fn observable(&self) -> Option<(&'static str, usize)> {

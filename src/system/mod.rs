@@ -507,6 +507,11 @@ impl System {
         each_system!(self, s => s.path())
     }
 
+    /// The masses of p = m q̇ where they are not 1 (`SystemDescription::masses`).
+    pub fn masses(&self) -> Option<Vec<f64>> {
+        each_system!(self, s => s.masses())
+    }
+
     /// Total angular momentum where the system conserves it.
     pub fn angular_momentum(&self, q: &[f64], p: &[f64]) -> Option<[f64; 3]> {
         each_system!(self, s => s.angular_momentum(q, p))

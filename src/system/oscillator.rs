@@ -59,6 +59,11 @@ impl SystemDescription for Oscillator {
         BTreeMap::from([("m".into(), self.m), ("k".into(), self.k)])
     }
 
+    /// p = m q̇.
+    fn masses(&self) -> Option<Vec<f64>> {
+        Some(vec![self.m])
+    }
+
     /// WGSL constants: SPRING_K = k, INV_MASS = 1/m.
     fn constants(&self) -> Vec<(&'static str, f64)> {
         vec![("SPRING_K", self.k), ("INV_MASS", 1.0 / self.m)]

@@ -124,6 +124,11 @@ impl SystemDescription for OuterSolarSystem {
         q.chain(p).collect()
     }
 
+    /// p_i = m_i v_i: each body's mass for its three momenta.
+    fn masses(&self) -> Option<Vec<f64>> {
+        Some(MASSES.iter().flat_map(|&m| [m; 3]).collect())
+    }
+
     fn angular_momentum(&self, q: &[f64], p: &[f64]) -> Option<[f64; 3]> {
         let mut l = [0.0; 3];
         for i in 0..BODIES {

@@ -69,11 +69,22 @@ fn svg_with(path: &Path, labels: &[&str]) -> String {
 fn a_chaos_grid_run_draws_its_map_and_a_section_coloured_by_megno() {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("hh");
+    // The fixed deviation vector (1, 1, 1, 1)/2 in (q, p), with which a point of this grid
+    // has ⟨Y⟩ < 1 at t = 300, so the legend shows its lowest bin; `plot` reads it back.
     henon_heiles_grid(
         &out,
         "0.125",
         "100",
-        &["--chaos", "megno,lyapunov", "--section", "q1=0"],
+        &[
+            "--chaos",
+            "megno,lyapunov",
+            "--section",
+            "q1=0",
+            "--deviation",
+            "ones",
+            "--deviation-metric",
+            "unit",
+        ],
     );
     assert_eq!(png_size(&out.join("map.png")), (900, 700));
     let undefined = stats(&out).last().unwrap()["chaos_undefined"];

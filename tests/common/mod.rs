@@ -179,6 +179,26 @@ pub fn system(name: &str) -> System {
     System::new(name, &BTreeMap::new()).unwrap()
 }
 
+/// The chaos indicators' default deviation vector for `sys`: a seeded random direction per
+/// point, measured in the system's natural metric.
+pub fn deviation(sys: &System) -> phaseflow::chaos::Deviation {
+    phaseflow::chaos::Deviation::resolve(None, None, sys).unwrap()
+}
+
+/// `state` with the default deviation vectors (`deviation`) drawn from seed 7 (its points the
+/// ensemble's first), as `run --chaos` starts them.
+pub fn with_deviation(sys: &System, state: &State<f64>) -> State<f64> {
+    let deviation = deviation(sys);
+    state.with_deviation(|i, row| deviation.write(7, i, row))
+}
+
+/// An integrator of `sys` at precision `T` that measures the deviation vector in the
+/// default metric (`deviation`), as `run --chaos` builds it.
+pub fn chaos_integrator<T: phaseflow::float::Real>(sys: &System, m: Method, h: f64) -> Integrator {
+    Integrator::with_default_solver::<T>(sys.clone(), m, h)
+        .with_chaos_weights(deviation(sys).weights())
+}
+
 /// A state from (q, p) pairs (d = 1).
 pub fn state_1d(points: &[(f64, f64)]) -> State<f64> {
     let rows: Vec<Vec<f64>> = points.iter().map(|&(q, p)| vec![q, p]).collect();

@@ -111,9 +111,11 @@ fn value_after_flag(rest: &str) -> &str {
     let word = next.split([' ', ',', ';', ')']).next().unwrap_or("");
     let placeholder = !word.is_empty() && word.chars().all(|c| c.is_ascii_uppercase() || c == '_');
     let value = word.trim_end_matches(':').parse::<f64>().is_ok() || word.contains('=');
-    if let Some(metavar) = next.strip_prefix('<') {
-        // clap's `<N>`: the keyword alone says it.
-        return metavar.split_once('>').map_or(rest, |(_, tail)| tail);
+    if let Some(metavar) = next.strip_prefix('<').or_else(|| next.strip_prefix("[<")) {
+        // clap's `<N>` (or `[<BOOL>]`, an optional value): the keyword alone says it.
+        return metavar
+            .split_once('>')
+            .map_or(rest, |(_, tail)| tail.strip_prefix(']').unwrap_or(tail));
     }
     if placeholder || value {
         next

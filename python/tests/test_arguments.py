@@ -99,6 +99,8 @@ def test_errors_name_keyword_arguments_not_flags():
     message = value_error("warp_speed", **dict(TINY, warp_speed=9))
     assert "no such option" in message
     assert "did you mean" in value_error("snapshot_evry", **dict(TINY, snapshot_evry=2))
+    message = value_error("system_file", **dict(TINY, system_file="mine.toml"))
+    assert "'system='" in message and "cannot be used with" in message
     with pytest.raises(ValueError) as e:
         phaseflow.run(**dict(TINY, params={"g": -1}))
     assert 'params={"g": -1}' in str(e.value) and "--param" not in str(e.value)

@@ -60,6 +60,20 @@ impl Error {
         }
     }
 
+    /// The message with each option an `Invalid` or `InvalidFile` names written by `name`
+    /// (the option and, where the message gives one, its value): the command line writes
+    /// flags (`cli::flags::message`), the Python module keyword arguments; other errors as
+    /// `Display` writes them.
+    pub fn render(&self, name: &dyn Fn(&Field, Option<&str>) -> String) -> String {
+        match self {
+            Error::Invalid { message, .. } => message.render(name),
+            Error::InvalidFile { path, message, .. } => {
+                format!("{}: {}", path.display(), message.render(name))
+            }
+            other => other.to_string(),
+        }
+    }
+
     /// True for errors caused by user input (exit code 2).
     pub fn is_input(&self) -> bool {
         matches!(

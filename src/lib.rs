@@ -22,6 +22,7 @@ pub mod npy;
 pub mod options;
 pub mod output;
 pub mod plot;
+pub mod resume;
 pub mod run;
 pub mod section;
 pub mod simd;

@@ -452,37 +452,21 @@ fn cmd_method_check(c: &phaseflow::cli::MethodCheckArgs) -> Result<(), Error> {
 }
 
 fn cmd_resume(a: &phaseflow::cli::ResumeArgs) -> Result<ExitCode, Error> {
-    if a.dir.join(study::STUDY_FILE).is_file() {
-        if a.dir.join(phaseflow::output::folder::MANIFEST).is_file() {
-            out!(
-                "{}: the study is complete (manifest.toml); nothing to resume",
-                a.dir.display()
-            );
-        } else {
-            let outcome = study::resume_study(&a.dir)?;
-            print_study_outcome(&outcome, &a.dir)?;
-        }
-        return Ok(ExitCode::SUCCESS);
-    }
-    if a.dir.join(phaseflow::sweep::SWEEP_FILE).is_file() {
-        if a.dir.join(phaseflow::output::folder::MANIFEST).is_file() {
-            out!(
-                "{}: the sweep is complete (manifest.toml); nothing to resume",
-                a.dir.display()
-            );
-        } else {
-            print_sweep_outcome(&phaseflow::sweep::resume_sweep(&a.dir)?)?;
-        }
-        return Ok(ExitCode::SUCCESS);
-    }
-    match run::resume_run(&a.dir)? {
-        run::Resumed::Complete => {
-            out!(
-                "{}: the run is complete (manifest.toml); nothing to resume",
-                a.dir.display()
-            );
-        }
-        run::Resumed::Finished(summary) => {
+    use phaseflow::resume::Resumption;
+    let complete = |what: &str| -> Result<(), Error> {
+        out!(
+            "{}: the {what} is complete (manifest.toml); nothing to resume",
+            a.dir.display()
+        );
+        Ok(())
+    };
+    match phaseflow::resume::resume(&a.dir)? {
+        Resumption::StudyComplete => complete("study")?,
+        Resumption::Study(outcome) => print_study_outcome(&outcome, &a.dir)?,
+        Resumption::SweepComplete => complete("sweep")?,
+        Resumption::Sweep(outcome) => print_sweep_outcome(&outcome)?,
+        Resumption::Run(run::Resumed::Complete) => complete("run")?,
+        Resumption::Run(run::Resumed::Finished(summary)) => {
             if !phaseflow::console::quiet() {
                 print_run_summary(&summary)?;
             }

@@ -55,9 +55,39 @@ PathLike = Union[str, "os.PathLike[str]"]
 # Keyword arguments whose flag is not their name with "_" → "-".
 _RENAMED = {"params": "param"}
 
+_SCALARS = (str, int, float, np.integer, np.floating)
 
-def _value(value: Any) -> str:
-    """A keyword argument's value as the command line writes it."""
+
+def _bad(keyword: str, value: Any, want: str) -> ValueError:
+    """The error for a keyword argument phaseflow cannot take: it names the keyword."""
+    return ValueError(f"{keyword}={value!r}: {want}")
+
+
+def _text(keyword: str, value: Any, text: str) -> str:
+    """``text`` as one argument of the command line: NUL cannot be passed to a program."""
+    if "\0" in text:
+        raise _bad(keyword, value, "contains a NUL character, which no option or path may hold")
+    return text
+
+
+def _switch(keyword: str, value: Any) -> bool:
+    """A yes/no keyword argument: True or False only (the string "false" is not False)."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise _bad(keyword, value, "give True or False")
+    return bool(value)
+
+
+def _path(keyword: str, value: Any) -> str:
+    """A path keyword argument: a str or an os.PathLike naming one."""
+    if isinstance(value, os.PathLike):
+        value = os.fspath(value)
+    if not isinstance(value, str):
+        raise _bad(keyword, value, "give a path: a str or a pathlib.Path")
+    return _text(keyword, value, value)
+
+
+def _scalar(keyword: str, value: Any) -> str:
+    """One number or word as the command line writes it."""
     if isinstance(value, (bool, np.bool_)):
         return "true" if value else "false"
     if isinstance(value, (int, np.integer)):
@@ -66,39 +96,84 @@ def _value(value: Any) -> str:
         # repr is the shortest text that reads back as the same double.
         return repr(float(value))
     if isinstance(value, os.PathLike):
-        return os.fspath(value)
-    if isinstance(value, (list, tuple, np.ndarray)):
-        return ",".join(_value(v) for v in value)
-    return str(value)
+        return _path(keyword, value)
+    if isinstance(value, str):
+        return _text(keyword, value, value)
+    raise _bad(keyword, value, "give a number, a string, or a list or tuple of them")
+
+
+def _value(keyword: str, value: Any) -> str:
+    """A keyword argument's value as the command line writes it: a list's items joined by
+    commas."""
+    if isinstance(value, np.ndarray):
+        if value.ndim != 1:
+            raise _bad(keyword, value, "give a one-dimensional list of values")
+        value = value.tolist()
+    if isinstance(value, (list, tuple)):
+        items = [_scalar(keyword, v) for v in value]
+        if any("," in item for item in items):
+            raise _bad(keyword, value, "an item holds a comma, which separates the items")
+        return ",".join(items)
+    return _scalar(keyword, value)
+
+
+def _params(value: Any) -> List[str]:
+    """``params={"m": 2}`` as the values of ``--param``: NAME=VALUE each."""
+    if not isinstance(value, Mapping):
+        return value
+    for name in value:
+        if not isinstance(name, str) or not name or "=" in name:
+            raise _bad("params", value, f"the parameter name {name!r} is not a name")
+    return [f"{name}={_scalar('params', v)}" for name, v in value.items()]
 
 
 def _args(subcommand: str, kwargs: Mapping[str, Any]) -> List[str]:
-    """The command line's arguments for ``kwargs``: each name is a flag of ``subcommand``."""
-    known = {name: (takes, repeats) for name, takes, repeats in _phaseflow.flags(subcommand)}
+    """The command line's arguments for ``kwargs``: each name is a flag of ``subcommand``,
+    written ``--flag=VALUE`` so that a value starting with "-" (``dt=-1e-05``) is not taken
+    for a flag."""
+    known = {name: (takes, repeats, kind)
+             for name, takes, repeats, kind in _phaseflow.flags(subcommand)}
     args: List[str] = []
-    for name, value in kwargs.items():
+    for keyword, value in kwargs.items():
         if value is None:
             continue
-        flag = _RENAMED.get(name, name.replace("_", "-"))
-        takes, repeats = known.get(flag, (True, False))
-        if flag == "param" and isinstance(value, Mapping):
-            value = [f"{k}={_value(v)}" for k, v in value.items()]
+        flag = _RENAMED.get(keyword, keyword.replace("_", "-"))
+        if flag not in known:
+            raise _unknown(subcommand, keyword, known)
+        takes, repeats, kind = known[flag]
+        if kind == "path":
+            value = _path(keyword, value)
+        elif kind == "bool":
+            value = _switch(keyword, value)
+        if keyword == "params":
+            value = _params(value)
         if not takes:
             # A switch: True sets it, False leaves it off.
-            if value:
+            if _switch(keyword, value):
                 args.append(f"--{flag}")
             continue
         if repeats and isinstance(value, (list, tuple)):
-            for v in value:
-                args += [f"--{flag}", _value(v)]
+            args += [f"--{flag}={_scalar(keyword, v)}" for v in value]
         else:
-            args += [f"--{flag}", _value(value)]
+            args.append(f"--{flag}={_value(keyword, value)}")
     return args
+
+
+def _unknown(subcommand: str, keyword: str, known: Mapping[str, Any]) -> ValueError:
+    """The error for a keyword that is no flag of ``subcommand``, with the nearest ones."""
+    import difflib
+
+    keywords = [next((k for k, f in _RENAMED.items() if f == flag), flag.replace("-", "_"))
+                for flag in known]
+    near = difflib.get_close_matches(keyword, keywords, n=3)
+    hint = f"; did you mean {', '.join(k + '=' for k in near)}" if near else ""
+    return ValueError(f"{keyword}=: phaseflow {subcommand} has no such option{hint} "
+                      f"(the options are the flags of `phaseflow {subcommand} --help`)")
 
 
 def _progress(enabled: bool, what: str) -> Tuple[Optional[Callable[[int, int], None]], Any]:
     """A callback drawing a tqdm bar of the run's steps (when tqdm is installed and asked for)."""
-    if not enabled:
+    if not _switch("progress", enabled):
         return None, None
     try:
         from tqdm.auto import tqdm
@@ -291,16 +366,22 @@ class Study:
 
 
 def _initial_file(initial: Any, folder: Path) -> Path:
-    """An initial ensemble given as an array, written as the .npy file --input reads."""
-    arr = np.asarray(initial)
-    if arr.dtype not in (np.float32, np.float64):
+    """An initial ensemble given as an array, written as the .npy file --input reads: float32
+    or float64 values in the machine's byte order, C order (a big-endian or strided array is
+    converted, its values unchanged)."""
+    try:
+        arr = np.asarray(initial)
+    except (TypeError, ValueError) as e:
+        raise ValueError(f"initial=: not an array of numbers ({e})") from None
+    if arr.dtype.kind != "f" or arr.dtype.itemsize not in (4, 8):
         raise ValueError(
-            f"initial: the array's dtype is {arr.dtype}; give float32 or float64 values")
+            f"initial=: the array's dtype is {arr.dtype}; give float32 or float64 values")
     if arr.ndim != 2:
         raise ValueError(
-            f"initial: the array has shape {arr.shape}; give shape (points, 2d): q1..qd, p1..pd per row")
+            f"initial=: the array has shape {arr.shape}; give shape (points, 2d): q1..qd, p1..pd per row")
+    native = arr.astype(arr.dtype.newbyteorder("="), order="C", copy=False)
     path = folder / "initial.npy"
-    np.save(path, np.ascontiguousarray(arr))
+    np.save(path, native)
     return path
 
 
@@ -332,14 +413,15 @@ def run(*, out: Optional[PathLike] = None, initial: Any = None, progress: bool =
     """
     scratch = tempfile.TemporaryDirectory(prefix="phaseflow-")
     try:
-        folder = Path(out) if out is not None else Path(scratch.name) / "run"
+        folder = Path(_path("out", out)) if out is not None else Path(scratch.name) / "run"
         if initial is not None:
             if flags.get("ensemble", "file") != "file" or "input" in flags:
-                raise ValueError("initial: give either the array or --ensemble/--input, not both")
+                raise ValueError(
+                    "initial=: give either the array or ensemble=/input=, not both")
             keep = Path(tempfile.mkdtemp(prefix="phaseflow-initial-")) if out is not None \
                 else Path(scratch.name)
             flags = dict(flags, ensemble="file", input=_initial_file(initial, keep))
-        args = _args("run", dict(flags, out=folder, quiet=not verbose))
+        args = _args("run", dict(flags, out=folder, quiet=not _switch("verbose", verbose)))
         callback, bar = _progress(progress, "phaseflow run")
         try:
             summary = _phaseflow.run(args, True, callback)
@@ -379,7 +461,7 @@ def study(*, out: PathLike, preset: Optional[str] = None,
         The :class:`Study`: its summary table, figure paths and report.
     """
     args = _args("study", dict(flags, out=out, preset=preset, methods=methods,
-                               quiet=not verbose))
+                               quiet=not _switch("verbose", verbose)))
     command_line = "phaseflow study " + " ".join(shlex.quote(a) for a in args)
     callback, bar = _progress(progress, "phaseflow study")
     try:
@@ -422,7 +504,7 @@ def order(*, out: PathLike, progress: bool = False, verbose: bool = False,
         **flags: every other flag of ``phaseflow order`` (``system``, ``method``, ``dt``,
             ``steps``, ``halvings``, ``reference``...).
     """
-    args = _args("order", dict(flags, out=out, quiet=not verbose))
+    args = _args("order", dict(flags, out=out, quiet=not _switch("verbose", verbose)))
     callback, bar = _progress(progress, "phaseflow order")
     try:
         return Order(_phaseflow.order(args, callback))
@@ -442,8 +524,10 @@ def merge(shards: Sequence[PathLike], *, out: PathLike, force: bool = False,
           verbose: bool = False) -> Run:
     """Merge the folders of a run split with ``shard="K/N"`` into one, as ``phaseflow merge``,
     and return it as a :class:`Run` (statistics bit for bit those of the unsplit run)."""
-    args = [os.fspath(s) for s in shards] + _args("merge", dict(out=out, force=force,
-                                                                 quiet=not verbose))
+    if isinstance(shards, (str, bytes, os.PathLike)) or not isinstance(shards, Sequence):
+        raise _bad("shards", shards, "give a list of the shards' folders")
+    args = _args("merge", dict(out=out, force=force, quiet=not _switch("verbose", verbose)))
+    args += ["--", *(_path("shards", s) for s in shards)]
     folder = Path(_phaseflow.merge(args))
     return Run(folder, {}, folder)
 
@@ -452,7 +536,8 @@ def plot(folder: PathLike, *, out: Optional[PathLike] = None,
          verbose: bool = False) -> List[Path]:
     """Draw a run's or a study's figures and report again from its files, as
     ``phaseflow plot`` (into ``out`` when given, else into the folder); the files written."""
-    args = [os.fspath(folder)] + _args("plot", dict(out=out, quiet=not verbose))
+    args = _args("plot", dict(out=out, quiet=not _switch("verbose", verbose)))
+    args += ["--", _path("folder", folder)]
     return [Path(f) for f in _phaseflow.plot(args)]
 
 
@@ -464,7 +549,7 @@ def validate(*, progress: bool = False, verbose: bool = False, **flags: Any) -> 
     finite_mismatch, both_nonfinite, compared, gpu, tolerance, passed and failure (why it
     failed, or None).
     """
-    args = _args("validate", dict(flags, quiet=not verbose))
+    args = _args("validate", dict(flags, quiet=not _switch("verbose", verbose)))
     callback, bar = _progress(progress, "phaseflow validate")
     try:
         return _phaseflow.validate(args, callback)
@@ -480,7 +565,7 @@ def bench(*, print_table: bool = False, **flags: Any) -> Any:
     installed, else a list of dicts; ``print_table=True`` also prints the command line's table.
     """
     rows_json, lines = _phaseflow.bench(_args("bench", flags), None)
-    if print_table:
+    if _switch("print_table", print_table):
         print("\n".join(lines))
     rows = json.loads(rows_json)
     try:
@@ -490,10 +575,11 @@ def bench(*, print_table: bool = False, **flags: Any) -> Any:
     return pd.DataFrame(rows)
 
 
-def resume(out: PathLike, *, progress: bool = False, verbose: bool = False) -> Union[Run, Study]:
-    """Continue an interrupted run or study from its checkpoint, as ``phaseflow resume``;
-    for a complete folder, read it back."""
-    args = _args("resume", {"quiet": not verbose}) + [os.fspath(out)]
+def resume(out: PathLike, *, progress: bool = False,
+           verbose: bool = False) -> Union[Run, Study, Sweep]:
+    """Continue an interrupted run, study or sweep from its checkpoint, as ``phaseflow
+    resume``; for a complete folder, read it back."""
+    args = _args("resume", {"quiet": not _switch("verbose", verbose)}) + ["--", _path("out", out)]
     callback, bar = _progress(progress, "phaseflow resume")
     try:
         kind, summary = _phaseflow.resume(args, callback)
@@ -501,7 +587,9 @@ def resume(out: PathLike, *, progress: bool = False, verbose: bool = False) -> U
         if bar is not None:
             bar.close()
     folder = Path(out)
-    if kind == "study" or (kind == "complete" and (folder / "study.toml").is_file()):
+    if kind == "sweep":
+        return Sweep(folder, list(summary["sweep_parts"]), folder)
+    if kind == "study":
         files = summary["files"] if summary else [str(f) for f in folder.rglob("*")
                                                    if f.suffix in (".png", ".svg", ".csv", ".md")]
         return Study({"out": str(folder), "files": files})
@@ -541,4 +629,6 @@ def ensembles() -> List[Dict[str, Any]]:
 
 def method_check(method: PathLike) -> Dict[str, Any]:
     """A method's verdicts by name or method file, as ``phaseflow method check --json``."""
-    return json.loads(_phaseflow.method_check(os.fspath(method)))
+    if not isinstance(method, (str, os.PathLike)):
+        raise _bad("method", method, "give a method's name or a method file's path")
+    return json.loads(_phaseflow.method_check(_path("method", method)))

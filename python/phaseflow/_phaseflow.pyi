@@ -2,7 +2,7 @@
 
 Each function takes one subcommand's arguments as the command line receives them (the
 package's functions write them from keyword arguments) and raises ValueError for bad input
-(the command line's message), RuntimeError for other failures and KeyboardInterrupt when
+(the command line's message, its options named as keyword arguments), RuntimeError for other failures and KeyboardInterrupt when
 Ctrl-C stopped the work (after its checkpoint). The work runs with the GIL released.
 """
 
@@ -28,7 +28,9 @@ def bench(args: List[str], progress: Progress = None) -> Tuple[str, List[str]]:
     """``phaseflow bench ARGS``: the rows as JSON and the printed table's lines."""
 
 def resume(args: List[str], progress: Progress = None) -> Tuple[str, Optional[Dict[str, Any]]]:
-    """``phaseflow resume DIR``: ("complete", None), ("run", summary) or ("study", files)."""
+    """``phaseflow resume DIR``: what DIR holds, "run", "study" or "sweep", and what was
+    continued: a run's summary, a study's files (None for a complete run or study), a sweep's
+    out and sweep_parts (also when it was complete)."""
 
 def catalogue() -> str:
     """Systems, methods (with verdicts), presets and ensemble kinds, as JSON."""
@@ -36,8 +38,9 @@ def catalogue() -> str:
 def method_check(method: str) -> str:
     """``phaseflow method check METHOD --json``."""
 
-def flags(subcommand: str) -> List[Tuple[str, bool, bool]]:
-    """A subcommand's flags: (name, takes a value, may repeat)."""
+def flags(subcommand: str) -> List[Tuple[str, bool, bool, str]]:
+    """A subcommand's flags: (name, takes a value, may repeat, what the value is: "path",
+    "bool" or "text")."""
 
 def order(args: List[str], progress: Progress = None) -> Dict[str, Any]:
     """``phaseflow order ARGS``: out and table (the printed table with the fitted orders)."""

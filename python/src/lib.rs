@@ -12,7 +12,7 @@
 //! turns an interrupt into the library's request to stop (`run::interrupt`: a checkpoint,
 //! then `Error::Interrupted`), and reports progress to a Python callback.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use clap::{ArgAction, CommandFactory, Parser};
@@ -23,6 +23,7 @@ use pyo3::types::{PyDict, PyList};
 
 use phaseflow::cli::{Cli, Command};
 use phaseflow::config::{BenchConfig, RunJob, ValidateJob};
+use phaseflow::error::Field;
 use phaseflow::run::{self, interrupt, FinalState};
 use phaseflow::{study, Error};
 
@@ -30,27 +31,117 @@ use phaseflow::{study, Error};
 const POLL: Duration = Duration::from_millis(50);
 
 /// The library's error as Python's: input errors (the command line's exit code 2) are
-/// `ValueError` with the command line's message, an interrupt is `KeyboardInterrupt`, anything
-/// else `RuntimeError`.
+/// `ValueError` with the options named as keyword arguments (`dt=-1e-05`, not `--dt -1e-05`),
+/// an interrupt is `KeyboardInterrupt`, anything else `RuntimeError`.
 fn py_error(e: &Error) -> PyErr {
-    let message = phaseflow::cli::flags::message(e);
     match e {
-        Error::Interrupted { .. } => PyKeyboardInterrupt::new_err(message),
-        e if e.is_input() => PyValueError::new_err(message),
-        _ => PyRuntimeError::new_err(message),
+        Error::Interrupted { .. } => PyKeyboardInterrupt::new_err(e.to_string()),
+        e if e.is_input() => PyValueError::new_err(keywords_in(&e.render(&keyword))),
+        _ => PyRuntimeError::new_err(phaseflow::cli::flags::message(e)),
     }
 }
 
+/// An option as a Python caller sets it: the keyword argument and, where the message gives
+/// one, its value (`dt=-1e-05`, `backend="gpu"`, `params={"k": 2}`).
+fn keyword(field: &Field, value: Option<&str>) -> String {
+    let literal = |v: &str| match v.parse::<f64>() {
+        Ok(_) => v.to_string(),
+        Err(_) => format!("{v:?}"),
+    };
+    match (field, value) {
+        (Field::Param(name), Some(v)) => format!("params={{{name:?}: {}}}", literal(v)),
+        (Field::Param(name), None) => format!("params[{name:?}]"),
+        (field, value) => {
+            let flag = phaseflow::cli::flags::flag(field, None);
+            let name = keyword_of(flag.trim_start_matches("--"));
+            match value {
+                Some(v) => format!("{name}={}", literal(v)),
+                None => format!("{name}="),
+            }
+        }
+    }
+}
+
+/// A flag's keyword argument: `snapshot-every` → `snapshot_every`, `param` → `params`.
+fn keyword_of(flag: &str) -> String {
+    match flag {
+        "param" => "params".to_string(),
+        flag => flag.replace('-', "_"),
+    }
+}
+
+/// A message written for the command line, its flags written as keyword arguments:
+/// `--out DIR` → `out=DIR`, `'--points <N>'` → `'points='`, `--dt 5` → `dt=5`, any other
+/// `--flag` → `flag=`.
+fn keywords_in(message: &str) -> String {
+    let message = message.trim_start_matches("error: ");
+    // clap's closing paragraphs (a tip, the usage, `--help`) are for the command line; its
+    // list of possible values joins the line it belongs to.
+    let message = message.split("\n\n").next().unwrap_or(message).trim_end();
+    let message = message.replace("\n  ", " ");
+    let longs = long_flags();
+    let mut out = String::with_capacity(message.len());
+    let mut rest = message.as_str();
+    while let Some(at) = rest.find("--") {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + 2..];
+        let len = after
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '-'))
+            .unwrap_or(after.len());
+        let flag = &after[..len];
+        if !longs.iter().any(|l| l == flag) {
+            out.push_str("--");
+            rest = after;
+            continue;
+        }
+        out.push_str(&keyword_of(flag));
+        out.push('=');
+        rest = value_after_flag(&after[len..]);
+    }
+    out.push_str(rest);
+    out
+}
+
+/// What follows a flag in a message, less the space before its value or placeholder
+/// (` DIR`, ` <N>`, ` 5`, ` g=1:2:3`), which then reads as the keyword's value.
+fn value_after_flag(rest: &str) -> &str {
+    let Some(next) = rest.strip_prefix(' ') else {
+        return rest;
+    };
+    let word = next.split([' ', ',', ';', ')']).next().unwrap_or("");
+    let placeholder = !word.is_empty() && word.chars().all(|c| c.is_ascii_uppercase() || c == '_');
+    let value = word.trim_end_matches(':').parse::<f64>().is_ok() || word.contains('=');
+    if let Some(metavar) = next.strip_prefix('<').or_else(|| next.strip_prefix("[<")) {
+        // clap's `<N>` (or `[<BOOL>]`, an optional value): the keyword alone says it.
+        return metavar
+            .split_once('>')
+            .map_or(rest, |(_, tail)| tail.strip_prefix(']').unwrap_or(tail));
+    }
+    if placeholder || value {
+        next
+    } else {
+        rest
+    }
+}
+
+/// Every long flag of every subcommand (`dt`, `out`, `snapshot-every`, ...).
+fn long_flags() -> Vec<String> {
+    Cli::command()
+        .get_subcommands()
+        .flat_map(|sub| sub.get_arguments().filter_map(|a| a.get_long()))
+        .map(str::to_string)
+        .collect()
+}
+
 /// `phaseflow SUBCOMMAND ARGS...` parsed by the command line's own definitions; a malformed
-/// argument is a `ValueError` with clap's message (what the command line prints, without its
-/// colours).
+/// argument is a `ValueError` with clap's message, its flags named as keyword arguments.
 fn parse(subcommand: &str, args: Vec<String>) -> PyResult<Command> {
     let argv = ["phaseflow".to_string(), subcommand.to_string()]
         .into_iter()
         .chain(args);
     Cli::try_parse_from(argv)
         .map(|cli| cli.command)
-        .map_err(|e| PyValueError::new_err(e.render().to_string().trim_end().to_string()))
+        .map_err(|e| PyValueError::new_err(keywords_in(&e.render().to_string())))
 }
 
 /// Run `work` on a thread of its own with the GIL released, polling Python's signal handlers
@@ -165,11 +256,8 @@ fn py_run<'py>(
     // A sweep (`sweep=`) is run by the command line's own sweep runner: one run per part.
     if let Some(job) = phaseflow::sweep::SweepJob::from_args(&a).map_err(|e| py_error(&e))? {
         let outcome = drive(py, progress.as_ref(), || phaseflow::sweep::run_sweep(&job))?;
-        let d = PyDict::new(py);
-        d.set_item("out", job.out.path.display().to_string())?;
-        let dirs: Vec<&str> = outcome.parts.iter().map(|p| p.dir.as_str()).collect();
-        d.set_item("sweep_parts", PyList::new(py, dirs)?)?;
-        return Ok(d);
+        let names = outcome.parts.iter().map(|p| p.dir.as_str());
+        return sweep_dict(py, &job.out.path, names);
     }
     let job = RunJob::try_from(&a).map_err(|e| py_error(&e))?;
     let summary = drive(py, progress.as_ref(), || {
@@ -197,6 +285,18 @@ fn py_study<'py>(
         study::run_study(&st, &out, a.output.force, &command_line)
     })?;
     study_dict(py, &out, &outcome)
+}
+
+/// What a finished sweep hands back: its folder and its parts' folder names, in part order.
+fn sweep_dict<'py, 'a>(
+    py: Python<'py>,
+    out: &Path,
+    parts: impl Iterator<Item = &'a str>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    d.set_item("out", out.display().to_string())?;
+    d.set_item("sweep_parts", PyList::new(py, parts.collect::<Vec<_>>())?)?;
+    Ok(d)
 }
 
 fn study_dict<'py>(
@@ -268,32 +368,39 @@ fn py_bench(
     Ok((rows, report.table(&config, &phaseflow::cli::flags::message)))
 }
 
-/// `phaseflow resume DIR`: ("complete", None) for a finished folder, ("run", summary) or
-/// ("study", files) for what was continued.
+/// `phaseflow resume DIR`: what the folder holds ("run", "study" or "sweep") and what was
+/// continued: a run's summary, a study's files or a sweep's part folders; None for a run or
+/// study found complete (a complete sweep's part folders are listed all the same).
 #[pyfunction(name = "resume")]
 #[pyo3(signature = (args, progress = None))]
 fn py_resume<'py>(
     py: Python<'py>,
     args: Vec<String>,
     progress: Option<Bound<'py, PyAny>>,
-) -> PyResult<(String, Option<Bound<'py, PyDict>>)> {
+) -> PyResult<(&'static str, Option<Bound<'py, PyDict>>)> {
+    use phaseflow::resume::Resumption;
     let Command::Resume(a) = parse("resume", args)? else {
         return Err(PyRuntimeError::new_err("not a resume"));
     };
     quiet(a.quiet);
     let dir = a.dir;
-    let complete = dir.join(phaseflow::output::folder::MANIFEST).is_file();
-    if dir.join(study::STUDY_FILE).is_file() {
-        if complete {
-            return Ok(("complete".into(), None));
-        }
-        let outcome = drive(py, progress.as_ref(), || study::resume_study(&dir))?;
-        return Ok(("study".into(), Some(study_dict(py, &dir, &outcome)?)));
-    }
-    match drive(py, progress.as_ref(), || run::resume_run(&dir))? {
-        run::Resumed::Complete => Ok(("complete".into(), None)),
-        run::Resumed::Finished(s) => Ok(("run".into(), Some(summary_dict(py, s)?))),
-    }
+    Ok(
+        match drive(py, progress.as_ref(), || phaseflow::resume::resume(&dir))? {
+            Resumption::StudyComplete => ("study", None),
+            Resumption::Study(outcome) => ("study", Some(study_dict(py, &dir, &outcome)?)),
+            Resumption::SweepComplete => {
+                let folders = phaseflow::sweep::part_folders(&dir).map_err(|e| py_error(&e))?;
+                let names = folders.iter().filter_map(|f| f.file_name()?.to_str());
+                ("sweep", Some(sweep_dict(py, &dir, names)?))
+            }
+            Resumption::Sweep(outcome) => {
+                let names = outcome.parts.iter().map(|p| p.dir.as_str());
+                ("sweep", Some(sweep_dict(py, &dir, names)?))
+            }
+            Resumption::Run(run::Resumed::Complete) => ("run", None),
+            Resumption::Run(run::Resumed::Finished(s)) => ("run", Some(summary_dict(py, s)?)),
+        },
+    )
 }
 
 /// The systems, methods (with `method check --json`'s verdicts), presets and ensemble kinds,
@@ -343,10 +450,12 @@ fn py_method_check(method: &str) -> PyResult<String> {
     phaseflow::config::verdict::check_output(m, true).map_err(|e| py_error(&e))
 }
 
-/// The flags of a subcommand: (name, takes a value, may repeat), so keyword arguments map
-/// onto them (`snapshot_every=10` → `--snapshot-every 10`; `tangent=True` → `--tangent`).
+/// The flags of a subcommand: (name, takes a value, may repeat, what the value is: "path",
+/// "bool" or "text"), so keyword arguments map onto them (`snapshot_every=10` →
+/// `--snapshot-every=10`; `tangent=True` → `--tangent`) and a path or yes/no keyword is given
+/// one.
 #[pyfunction(name = "flags")]
-fn py_flags(subcommand: &str) -> PyResult<Vec<(String, bool, bool)>> {
+fn py_flags(subcommand: &str) -> PyResult<Vec<(String, bool, bool, &'static str)>> {
     let cli = Cli::command();
     let sub = cli
         .find_subcommand(subcommand)
@@ -356,10 +465,19 @@ fn py_flags(subcommand: &str) -> PyResult<Vec<(String, bool, bool)>> {
         .filter_map(|arg| {
             let long = arg.get_long()?;
             let action = arg.get_action();
+            let value = arg.get_value_parser().type_id();
+            let kind = if value == std::any::TypeId::of::<PathBuf>() {
+                "path"
+            } else if value == std::any::TypeId::of::<bool>() {
+                "bool"
+            } else {
+                "text"
+            };
             Some((
                 long.to_string(),
                 action.takes_values(),
                 matches!(action, ArgAction::Append),
+                kind,
             ))
         })
         .collect())

@@ -27,14 +27,16 @@ def cli_error(cli, *args):
 def test_malformed_argument_is_value_error_with_the_cli_message(cli):
     with pytest.raises(ValueError) as e:
         phaseflow.run(system="pendulum", points="many")
-    assert str(e.value) == cli_error(cli, "--system", "pendulum", "--points", "many")
-    assert "invalid value 'many' for '--points" in str(e.value)
+    theirs = cli_error(cli, "--system", "pendulum", "--points", "many")
+    # The command line's reason, the option named as the keyword argument.
+    assert "invalid value 'many' for '--points <" in theirs
+    assert str(e.value).startswith("invalid value 'many' for 'points='")
+    assert str(e.value).split("': ", 1)[1] in theirs
 
 
-def test_unknown_keyword_is_value_error(cli):
-    with pytest.raises(ValueError) as e:
+def test_unknown_keyword_is_value_error():
+    with pytest.raises(ValueError, match="warp_speed=: phaseflow run has no such option"):
         phaseflow.run(system="pendulum", warp_speed=9)
-    assert str(e.value) == cli_error(cli, "--system", "pendulum", "--warp-speed", "9")
 
 
 def test_input_error_is_value_error_with_the_cli_message(cli, tmp_path):
@@ -43,8 +45,9 @@ def test_input_error_is_value_error_with_the_cli_message(cli, tmp_path):
     theirs = cli_error(cli, "--system", "pendulum", "--method", "verlet", "--ensemble", "disk",
                        "--points", "0", "--dt", "0.05", "--steps", "40", "--backend", "cpu",
                        "--out", tmp_path / "x")
-    assert theirs == f"Error: {e.value}"
-    assert str(e.value).startswith("--points")
+    assert theirs.startswith("Error: --points")
+    assert str(e.value).startswith("points=")
+    assert theirs == "Error: " + str(e.value).replace("points=", "--points", 1)
 
 
 def test_bad_initial_array():
@@ -135,7 +138,7 @@ def test_study(tmp_path):
 
 
 def test_study_needs_out_as_on_the_command_line():
-    with pytest.raises(ValueError, match="--out DIR is required"):
+    with pytest.raises(ValueError, match="out=DIR is required"):
         phaseflow.study(out=None, preset="pendulum-disks")
 
 

@@ -1,6 +1,9 @@
 """Per-point features through the Python package: chaos indicators, Poincaré sections and
 parameter sweeps, each equal to the command line's files for the same arguments."""
 
+import _thread
+import threading
+
 import numpy as np
 import pytest
 
@@ -72,7 +75,7 @@ def test_show_modified_hamiltonian_equals_the_command_line(cli):
     kw = dict(system="pendulum", method="verlet", dt=0.05, order=2)
     text = phaseflow.show_modified_hamiltonian(**kw)
     assert text.strip() == cli("show-modified-hamiltonian", *flags_of(kw)).stdout.strip()
-    with pytest.raises(ValueError, match="--order"):
+    with pytest.raises(ValueError, match="order="):
         phaseflow.show_modified_hamiltonian(system="pendulum", method="verlet", order=99)
 
 
@@ -90,3 +93,30 @@ def test_shards_merge_to_the_unsplit_run_and_plot_redraws(tmp_path):
     assert any(f.name == "energy_error.png" for f in files) and all(f.is_file() for f in files)
     with pytest.raises(ValueError):
         phaseflow.merge([tmp_path / "s1"], out=tmp_path / "merged2")
+
+
+SWEEP = dict(system="pendulum", method="verlet", ensemble="disk", points=200000, dt=0.01,
+             steps=400, snapshot_every=100, backend="cpu", checkpoint_every=10,
+             sweep=["g=1:2:2", "l=1:1.5:2"])
+
+
+def test_interrupted_sweep_resumes_to_the_uninterrupted_files(tmp_path):
+    timer = threading.Timer(1.0, _thread.interrupt_main)
+    timer.start()
+    with pytest.raises(KeyboardInterrupt) as e:
+        phaseflow.run(out=tmp_path / "a", **SWEEP)
+    timer.cancel()
+    assert "resume" in str(e.value)
+    assert not (tmp_path / "a" / "manifest.toml").exists()
+    resumed = phaseflow.resume(tmp_path / "a")
+    assert isinstance(resumed, phaseflow.Sweep) and len(resumed.parts) == 4
+    whole = phaseflow.run(out=tmp_path / "b", **SWEEP)
+    for name in ("stats.csv", "sweep.csv"):
+        assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes(), name
+    assert np.array_equal(np.asarray(resumed.table["g"]), np.asarray(whole.table["g"]))
+    # A complete sweep is read back, not run again.
+    again = phaseflow.resume(tmp_path / "b")
+    assert isinstance(again, phaseflow.Sweep) and again.out == tmp_path / "b"
+    assert [p.out for p in again.parts] == [p.out for p in whole.parts]
+    assert np.array_equal(np.asarray(again.stats["rel_energy_err_max"]),
+                          np.asarray(whole.stats["rel_energy_err_max"]), equal_nan=True)

@@ -68,13 +68,7 @@ pub fn flag(field: &Field, value: Option<&str>) -> String {
 
 /// The error as the command line reports it: its options written as flags.
 pub fn message(error: &Error) -> String {
-    match error {
-        Error::Invalid { message, .. } => message.render(&flag),
-        Error::InvalidFile { path, message, .. } => {
-            format!("{}: {}", path.display(), message.render(&flag))
-        }
-        other => other.to_string(),
-    }
+    error.render(&flag)
 }
 
 #[cfg(test)]

@@ -11,6 +11,26 @@ pub fn crc32(bytes: &[u8]) -> u32 {
     crc32fast::hash(bytes)
 }
 
+/// The length and CRC-32 of the file at `path`, read a piece at a time (a manifest records
+/// them of every file of a run, saved states too, without holding one whole in memory).
+pub fn crc32_file(path: &std::path::Path) -> std::io::Result<(u64, u32)> {
+    use std::io::Read;
+    let mut file = std::fs::File::open(path)?;
+    let mut buf = vec![0; 1 << 20];
+    let (mut len, mut hasher) = (0, crc32fast::Hasher::new());
+    loop {
+        match file.read(&mut buf) {
+            Ok(0) => return Ok((len, hasher.finalize())),
+            Ok(n) => {
+                hasher.update(&buf[..n]);
+                len += n as u64;
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+}
+
 /// The CRC-32 of data given in pieces: a checkpoint's arrays, written without being copied
 /// into one buffer, and stats.csv's rows as they are written (so a checkpoint records their
 /// CRC-32 without reading the file back).

@@ -9,10 +9,9 @@ use crate::error::{Error, Field, Piece, Result};
 use crate::invalid;
 
 mod lock;
+mod manifest;
 pub use lock::{lock, OutLock, LOCK};
-
-/// Completion marker, written last: the folder's files and their sizes.
-pub const MANIFEST: &str = "manifest.toml";
+pub use manifest::{manifest_notes, write_manifest, write_manifest_noting, Manifest, MANIFEST};
 
 /// What a folder holds: a `run`'s files, or a study's (summary, figures, report, one run
 /// folder per method).
@@ -54,6 +53,8 @@ fn own_file(name: &str, layout: Layout) -> bool {
                     | "section.npy"
                     | "section.png"
                     | "section.svg"
+                    | "map.png"
+                    | "map.svg"
             ),
             Layout::Study => matches!(name, "summary.csv" | "study.toml"),
             Layout::Order => matches!(name, "order.csv" | "order.png" | "order.svg"),
@@ -80,18 +81,28 @@ fn step_file(name: &str, ext: &str) -> bool {
         .is_some()
 }
 
-/// The most a manifest read back may hold (about 10⁶ files listed).
-const MAX_MANIFEST_BYTES: u64 = 1 << 27;
-
-/// A small text file phaseflow wrote, read whole when it is a regular file of at most `limit`
-/// bytes (`None` otherwise, or when it is not UTF-8).
-fn read_small(path: &Path, limit: u64) -> Option<String> {
-    let bytes = crate::ensemble::read_regular(path, limit, "").ok()?;
-    String::from_utf8(bytes).ok()
+/// Which files count as phaseflow's in `foreign`: those it names so in the layout only (what
+/// tells the layouts apart), or also those a folder's manifest lists (the files of the run
+/// that wrote it, whatever they are named).
+#[derive(Clone, Copy, PartialEq)]
+enum Own {
+    Named,
+    NamedOrListed,
 }
 
-/// Entries of `dir` that phaseflow did not write (relative paths), given its layout.
-fn foreign(dir: &Path, layout: Layout, rel: &Path, found: &mut Vec<PathBuf>) -> Result<()> {
+/// Entries of `dir` that phaseflow did not write (relative paths), given its layout: not a
+/// name phaseflow gives in that layout, nor (`Own::NamedOrListed`) a file `dir`'s manifest
+/// lists.
+fn foreign(
+    dir: &Path,
+    (layout, own): (Layout, Own),
+    rel: &Path,
+    found: &mut Vec<PathBuf>,
+) -> Result<()> {
+    let manifest = (own == Own::NamedOrListed)
+        .then(|| Manifest::read(dir))
+        .flatten();
+    let listed = |file: &Path| manifest.as_ref().is_some_and(|m| m.lists(file));
     for entry in read_dir(dir)? {
         let name = entry.file_name().to_string_lossy().into_owned();
         let path = entry.path();
@@ -106,7 +117,7 @@ fn foreign(dir: &Path, layout: Layout, rel: &Path, found: &mut Vec<PathBuf>) -> 
             match (layout, name.as_str()) {
                 // A run's checkpoint (`phaseflow resume`) and its saved states: their files
                 // and write_atomic's temporaries of them.
-                (Layout::Run, sub @ ("checkpoint" | "states" | "parts" | "chaos")) => {
+                (Layout::Run, sub) if RUN_SUBFOLDERS.contains(&sub) => {
                     for e in read_dir(&path)? {
                         let n = e.file_name().to_string_lossy().into_owned();
                         let n = temporary_of(&n).unwrap_or(&n);
@@ -118,7 +129,8 @@ fn foreign(dir: &Path, layout: Layout, rel: &Path, found: &mut Vec<PathBuf>) -> 
                             "parts" => step_file(n, "bin"),
                             _ => step_file(n, "npy"),
                         };
-                        if !(file && own) {
+                        let listed = listed(&Path::new(sub).join(e.file_name()));
+                        if !(file && (own || listed)) {
                             found.push(rel.join(sub).join(e.file_name()));
                         }
                     }
@@ -126,13 +138,14 @@ fn foreign(dir: &Path, layout: Layout, rel: &Path, found: &mut Vec<PathBuf>) -> 
                 }
                 // A method folder: a run's files only.
                 (Layout::Study | Layout::Sweep, _) => {
-                    foreign(&path, Layout::Run, &rel.join(&name), found)?;
+                    foreign(&path, (Layout::Run, own), &rel.join(&name), found)?;
                     true
                 }
                 _ => false,
             }
         } else {
-            entry.file_type().map(|t| t.is_file()).unwrap_or(false) && own_file(&name, layout)
+            entry.file_type().map(|t| t.is_file()).unwrap_or(false)
+                && (own_file(&name, layout) || listed(Path::new(&name)))
         };
         if !ok {
             found.push(rel.join(&name));
@@ -154,10 +167,22 @@ fn read_dir(dir: &Path) -> Result<Vec<std::fs::DirEntry>> {
     Ok(v)
 }
 
-/// The layout whose files `dir` holds: `layout` when nothing in it is foreign to it (`others`
-/// lists what is), else another layout whose folder phaseflow writes (a run's folder given to
-/// `study`, a sweep's to `run`); a folder with files of none of them is refused, naming them.
-fn layout_found(dir: &Path, layout: Layout, others: &[PathBuf]) -> Result<Layout> {
+/// The file that a folder of `layout` holds from its start, and no other layout's does.
+fn record_file(layout: Layout) -> &'static str {
+    match layout {
+        Layout::Run => "config.toml",
+        Layout::Study => "study.toml",
+        Layout::Sweep => "sweep.toml",
+        Layout::Order => "order.csv",
+    }
+}
+
+/// The layout whose files `dir` holds: `layout` when nothing in it is foreign to it, else
+/// another layout whose folder phaseflow writes (a run's folder given to `study`, a sweep's to
+/// `run`), told apart by the names of their files first, then (a folder with its layout's
+/// `record_file`) with the files its manifest lists counted too; a folder with files of none
+/// of them is refused, naming those foreign to `layout`.
+fn layout_found(dir: &Path, layout: Layout) -> Result<Layout> {
     let other_layouts: &[Layout] = match layout {
         Layout::Run => &[Layout::Study, Layout::Sweep],
         Layout::Study => &[Layout::Run, Layout::Sweep],
@@ -165,16 +190,28 @@ fn layout_found(dir: &Path, layout: Layout, others: &[PathBuf]) -> Result<Layout
         // A convergence study's folder is replaced only by another.
         Layout::Order => &[Layout::Order],
     };
-    if others.is_empty() {
-        return Ok(layout);
-    }
-    for &other in other_layouts {
-        let mut as_other = Vec::new();
-        foreign(dir, other, Path::new(""), &mut as_other)?;
-        if as_other.is_empty() {
-            return Ok(other);
+    let foreign_to = |candidate: Layout, own: Own| -> Result<Vec<PathBuf>> {
+        let mut found = Vec::new();
+        foreign(dir, (candidate, own), Path::new(""), &mut found)?;
+        Ok(found)
+    };
+    // (files not named so in the layout, the layout) of those whose manifests list the rest.
+    let mut listed: Option<(usize, Layout)> = None;
+    for &candidate in std::iter::once(&layout).chain(other_layouts) {
+        let named = foreign_to(candidate, Own::Named)?.len();
+        if named == 0 {
+            return Ok(candidate);
+        }
+        let closer = listed.is_none_or(|(fewest, _)| named < fewest);
+        let its_kind = dir.join(record_file(candidate)).is_file();
+        if closer && its_kind && foreign_to(candidate, Own::NamedOrListed)?.is_empty() {
+            listed = Some((named, candidate));
         }
     }
+    if let Some((_, candidate)) = listed {
+        return Ok(candidate);
+    }
+    let others = foreign_to(layout, Own::NamedOrListed)?;
     let names: Vec<String> = others.iter().map(|p| p.display().to_string()).collect();
     let shown = names.iter().take(5).cloned().collect::<Vec<_>>().join(", ");
     let more = if names.len() > 5 {
@@ -195,9 +232,7 @@ fn layout_found(dir: &Path, layout: Layout, others: &[PathBuf]) -> Result<Layout
 /// run's files first; one holding anything phaseflow did not write is refused, naming it.
 pub fn prepare(dir: &Path, layout: Layout, force: bool) -> Result<OutLock> {
     let guard = lock(dir)?;
-    let mut others = Vec::new();
-    foreign(dir, layout, Path::new(""), &mut others)?;
-    let found = layout_found(dir, layout, &others)?;
+    let found = layout_found(dir, layout)?;
     let previous: Vec<_> = read_dir(dir)?
         .into_iter()
         .filter(|e| e.file_name() != LOCK)
@@ -263,79 +298,56 @@ pub fn prepare(dir: &Path, layout: Layout, force: bool) -> Result<OutLock> {
     Ok(guard)
 }
 
+/// The folders of a run's own files besides its top level: its checkpoint, saved states,
+/// chaos indicators and a shard's parts.
+const RUN_SUBFOLDERS: [&str; 4] = ["checkpoint", "states", "parts", "chaos"];
+
+/// Remove the temporary files that write_atomic leaves when its process is killed mid-write
+/// (`.<name>.tmp-<pid>`) from `dir` and its run subfolders; the caller holds `dir`'s lock, so
+/// no live process is writing them. Nothing else is touched, nested run folders (a sweep's
+/// parts, a study's methods) neither: each is cleaned when it is resumed under its own lock.
+pub fn remove_temporaries(dir: &Path) -> Result<()> {
+    let subfolders = RUN_SUBFOLDERS
+        .iter()
+        .map(|s| dir.join(s))
+        .filter(|d| std::fs::symlink_metadata(d).is_ok_and(|m| m.is_dir()));
+    for folder in std::iter::once(dir.to_path_buf()).chain(subfolders) {
+        for e in read_dir(&folder)? {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let file = e.file_type().is_ok_and(|t| t.is_file());
+            if file && temporary_of(&name).is_some() {
+                let path = e.path();
+                std::fs::remove_file(&path).map_err(|source| Error::Output { path, source })?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Check that the finished run in `dir`, a part of the sweep or study in `whole` that is being
+/// resumed, still holds the files its manifest records (sizes and CRC-32s), so that none
+/// changed since enters the sweep's or study's results; refused naming the file otherwise.
+pub fn verify_finished(dir: &Path, whole: &Path) -> Result<()> {
+    let fix = format!(
+        "restore it, or delete {} and `phaseflow resume {}` runs it again",
+        dir.display(),
+        whole.display()
+    );
+    match Manifest::read(dir) {
+        Some(m) => m.verify(&fix),
+        None => Err(Error::InputFile {
+            path: dir.join(MANIFEST),
+            message: format!("not a manifest phaseflow wrote, or unreadable; {fix}"),
+        }),
+    }
+}
+
 /// Whether `dir` is the folder of a phaseflow run or study, finished (its manifest) or not
 /// (a lock, a checkpoint, study.toml, or a run's config.toml beside its stats.csv).
 pub fn holds_phaseflow(dir: &Path) -> bool {
-    let manifest = read_small(&dir.join(MANIFEST), MAX_MANIFEST_BYTES).unwrap_or_default();
-    manifest.starts_with("# phaseflow")
+    Manifest::read(dir).is_some()
         || dir.join(LOCK).exists()
         || dir.join("checkpoint").join("run.ckpt").exists()
         || dir.join("study.toml").is_file()
         || dir.join("config.toml").is_file() && dir.join("stats.csv").is_file()
-}
-
-/// Write `DIR/manifest.toml` last: every file under `dir` (relative path and size in bytes),
-/// `complete = true`. A folder without it holds an interrupted (or failed) run. Notes an
-/// earlier manifest of the folder held (`manifest_notes`) are kept.
-pub fn write_manifest(dir: &Path) -> Result<()> {
-    let notes = manifest_notes(dir);
-    let notes: Vec<(&str, u64)> = notes.iter().map(|(k, v)| (k.as_str(), *v)).collect();
-    write_manifest_noting(dir, &notes)
-}
-
-/// `write_manifest` with notes on what the run found that its other files do not record
-/// (`refine_capped_at_step`, `refine_stuck_at_step`), written as `key = value` lines before
-/// the file list, so a study resumed later summarises the run as it was.
-pub fn write_manifest_noting(dir: &Path, notes: &[(&str, u64)]) -> Result<()> {
-    let mut files = Vec::new();
-    list(dir, Path::new(""), &mut files)?;
-    let mut text = format!(
-        "# phaseflow {}: written last; a folder without this file holds an interrupted run\ncomplete = true\n",
-        env!("CARGO_PKG_VERSION")
-    );
-    for (key, value) in notes {
-        text.push_str(&format!("{key} = {value}\n"));
-    }
-    text.push_str("\n[files]\n");
-    for (rel, size) in files {
-        let key = rel
-            .to_string_lossy()
-            .replace('\\', "\\\\")
-            .replace('"', "\\\"");
-        text.push_str(&format!("\"{key}\" = {size}\n"));
-    }
-    super::write_atomic(&dir.join(MANIFEST), text.as_bytes())
-}
-
-/// The notes of `dir`'s manifest (`key = integer` lines before its file list, but
-/// `complete`); none without a manifest.
-pub fn manifest_notes(dir: &Path) -> Vec<(String, u64)> {
-    let text = read_small(&dir.join(MANIFEST), MAX_MANIFEST_BYTES).unwrap_or_default();
-    text.lines()
-        .take_while(|l| !l.starts_with('['))
-        .filter_map(|l| {
-            let (k, v) = l.split_once(" = ")?;
-            (k != "complete").then_some((k.to_string(), v.trim().parse().ok()?))
-        })
-        .collect()
-}
-
-fn list(dir: &Path, rel: &Path, files: &mut Vec<(PathBuf, u64)>) -> Result<()> {
-    for e in read_dir(dir)? {
-        let name = e.file_name();
-        let n = name.to_string_lossy();
-        if rel.as_os_str().is_empty() && (n == LOCK || n == MANIFEST) || n.starts_with('.') {
-            continue;
-        }
-        let meta = e.metadata().map_err(|source| Error::Output {
-            path: e.path(),
-            source,
-        })?;
-        if meta.is_dir() {
-            list(&e.path(), &rel.join(&name), files)?;
-        } else {
-            files.push((rel.join(&name), meta.len()));
-        }
-    }
-    Ok(())
 }

@@ -69,6 +69,9 @@ pub struct CsvRows {
     crc: crate::checksum::Sealer,
 }
 
+/// Where `CsvRows::discard` writes.
+const DISCARDED: &str = if cfg!(windows) { "NUL" } else { "/dev/null" };
+
 impl CsvRows {
     pub fn create(path: &Path) -> Result<Self> {
         target::check_replaceable(path, None)?;
@@ -88,7 +91,7 @@ impl CsvRows {
     /// Rows that go nowhere: an MPI rank other than 0 measures as rank 0 does but writes no
     /// files.
     pub fn discard() -> Result<Self> {
-        let path = std::path::PathBuf::from(if cfg!(windows) { "NUL" } else { "/dev/null" });
+        let path = std::path::PathBuf::from(DISCARDED);
         let file = std::fs::OpenOptions::new()
             .write(true)
             .open(&path)
@@ -134,6 +137,37 @@ impl CsvRows {
     /// The CRC-32 of the file so far.
     pub fn crc(&self) -> u32 {
         self.crc.crc()
+    }
+
+    /// Check that the file holds what this writer wrote, byte for byte (its length and
+    /// CRC-32), before the run is marked complete: another process that cut or wrote into it
+    /// meanwhile (it is appended to in place, not replaced) makes this a failure naming it.
+    pub fn check_unchanged(&self) -> Result<()> {
+        if self.discards() {
+            return Ok(());
+        }
+        let found = crate::checksum::crc32_file(&self.path).map_err(|source| Error::Output {
+            path: self.path.clone(),
+            source,
+        })?;
+        if found == (self.len, self.crc()) {
+            return Ok(());
+        }
+        let how = match found.0 == self.len {
+            true => format!("other contents of the same {} bytes", self.len),
+            false => format!("{} bytes, where it wrote {}", found.0, self.len),
+        };
+        Err(Error::Output {
+            path: self.path.clone(),
+            source: std::io::Error::other(format!(
+                "another process changed the file while this run was writing it ({how}); the run is not marked complete (no manifest.toml): run it again into a folder nothing else writes to"
+            )),
+        })
+    }
+
+    /// Whether the rows go nowhere (`discard`).
+    fn discards(&self) -> bool {
+        self.path == Path::new(DISCARDED)
     }
 
     /// Append one row (the header first, before the first row), written in one piece; on a

@@ -4,26 +4,30 @@
 //! so stats.csv is the one the unsharded run writes, bit for bit. Saved states are stacked
 //! row after row (`npy::stack_rows`).
 //!
-//! Nothing is merged unchecked: each parts file must be whole (its seal) and say that it holds
-//! this snapshot of this shard of this run (its step, shard and the CRC-32 of the shard's
-//! config.toml), and each saved states file must have the CRC-32 its shard's parts record.
-//! All of it is read and checked before --out is touched, and --out must lie apart from the
-//! shards' folders (`--force` would otherwise delete a shard before it is read).
+//! Nothing is merged unchecked: every file read from a shard (config.toml, parts, saved
+//! states, chaos indicators) must have the size and CRC-32 the shard's manifest records; each
+//! parts file must be whole (its seal) and say that it holds this snapshot of this shard of
+//! this run (its step, shard and the CRC-32 of the shard's config.toml), and each saved states
+//! file must have the CRC-32 its shard's parts record. All of it is read and checked before
+//! --out is touched, and --out must lie apart from the shards' folders (`--force` would
+//! otherwise delete a shard before it is read). The merged folder holds the files the
+//! unsharded run writes: stats.csv, config.toml, states/, chaos/ and a grid's map.
 
 use std::path::{Path, PathBuf};
 
 use crate::checksum::crc32;
-use crate::config::{load_toml, OutputDir, RunConfig, RunFile};
+use crate::config::{load_toml, OutputDir, RunConfig, RunFile, MAX_CONFIG_BYTES};
 use crate::ensemble::shard::Shard;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::input_err;
 use crate::measure::parts::PartsFile;
 use crate::measure::row::{Row, RowParts};
 use crate::npy;
+use crate::output::folder::{self, Manifest};
 use crate::output::target::resolved;
-use crate::output::{folder, write_atomic, write_csv};
+use crate::output::{write_atomic, write_csv};
 
-use super::tracker::{parts_path, setup, CHAOS_DIR, PARTS_DIR};
+use super::tracker::{parts_path, setup, writes_indicators, CHAOS_DIR, PARTS_DIR};
 
 /// What `merge` reports.
 #[derive(Debug)]
@@ -43,6 +47,25 @@ struct ShardDir {
     engine_line: String,
     /// CRC-32 of its config.toml, which its parts files record.
     config_crc: u32,
+    /// Its manifest: the size and CRC-32 of every file merge reads from it.
+    manifest: Manifest,
+}
+
+impl ShardDir {
+    /// The shard's file `rel` read whole (a regular file of at most `limit` bytes) and checked
+    /// against the shard's manifest.
+    fn read(&self, rel: &Path, limit: u64) -> Result<Vec<u8>> {
+        let path = self.dir.join(rel);
+        let bytes = crate::ensemble::read_regular(
+            &path,
+            limit,
+            "the file the shard wrote, or rerun that shard",
+        )
+        .map_err(|m| input_err!("{}: {m}", path.display()))?;
+        self.manifest
+            .check(rel, &bytes, "restore it, or rerun that shard")?;
+        Ok(bytes)
+    }
 }
 
 fn read_shard(dir: &Path) -> Result<ShardDir> {
@@ -71,15 +94,25 @@ fn read_shard(dir: &Path) -> Result<ShardDir> {
             dir.display()
         ));
     }
-    let text = std::fs::read_to_string(&config).unwrap_or_default();
-    let engine_line = text.lines().nth(1).unwrap_or("").to_string();
-    Ok(ShardDir {
+    let Some(manifest) = Manifest::read(dir) else {
+        return Err(Error::InputFile {
+            path: dir.join(folder::MANIFEST),
+            message: "not a manifest phaseflow wrote, or unreadable; rerun that shard".into(),
+        });
+    };
+    let mut s = ShardDir {
         dir: dir.to_path_buf(),
         shard,
         file,
-        engine_line,
-        config_crc: crc32(text.as_bytes()),
-    })
+        engine_line: String::new(),
+        config_crc: 0,
+        manifest,
+    };
+    let text = s.read(Path::new("config.toml"), MAX_CONFIG_BYTES)?;
+    let text = String::from_utf8_lossy(&text);
+    s.engine_line = text.lines().nth(1).unwrap_or("").to_string();
+    s.config_crc = crc32(text.as_bytes());
+    Ok(s)
 }
 
 /// The shards' settings, which must be one run's but for `shard` and `out`.
@@ -144,12 +177,6 @@ fn in_order(mut shards: Vec<ShardDir>) -> Result<Vec<ShardDir>> {
     Ok(shards)
 }
 
-/// A shard's file read whole: a regular file of at most `limit` bytes.
-fn read(path: &Path, limit: u64) -> Result<Vec<u8>> {
-    crate::ensemble::read_regular(path, limit, "the file the shard wrote, or rerun that shard")
-        .map_err(|m| input_err!("{}: {m}", path.display()))
-}
-
 /// Refuse an --out that is one of the shards' folders, lies inside one, or holds one (compared
 /// resolved: symlinks, `.` and `..`), before anything is deleted.
 fn check_out_apart(dirs: &[PathBuf], out: &Path) -> Result<()> {
@@ -187,7 +214,8 @@ fn read_parts(s: &ShardDir, step: u64, points: usize) -> Result<(RowParts, Optio
         ));
     }
     let limit = PartsFile::max_len(points);
-    let (file, parts) = PartsFile::decode(&read(&path, limit)?, &path.display().to_string())?;
+    let rel = path.strip_prefix(&s.dir).unwrap_or(&path);
+    let (file, parts) = PartsFile::decode(&s.read(rel, limit)?, &path.display().to_string())?;
     let (index, count) = (s.shard.index as u64, s.shard.count as u64);
     let wrong = if file.step != step {
         format!(
@@ -220,10 +248,11 @@ fn read_parts(s: &ShardDir, step: u64, points: usize) -> Result<(RowParts, Optio
 
 /// Shard `s`'s saved states of snapshot `step`, checked against the CRC-32 its parts record.
 fn read_states(s: &ShardDir, step: u64, crc: Option<u32>) -> Result<Vec<u8>> {
-    let path = s.dir.join("states").join(format!("step_{step}.npy"));
+    let rel = Path::new("states").join(format!("step_{step}.npy"));
+    let path = s.dir.join(&rel);
     // Stacking holds every shard's file and the whole: at most half the memory each.
     let limit = crate::memory::available_memory().map_or(u64::MAX, |m| m / 2);
-    let bytes = read(&path, limit)?;
+    let bytes = s.read(&rel, limit)?;
     if crc != Some(crc32(&bytes)) {
         return Err(input_err!(
             "{}: not the states shard {} saved at step {step} (its CRC-32 differs from the one the shard's parts record: changed, or copied from another step, shard or run); rerun that shard",
@@ -234,22 +263,26 @@ fn read_states(s: &ShardDir, step: u64, crc: Option<u32>) -> Result<Vec<u8>> {
     Ok(bytes)
 }
 
-/// `--chaos`: each snapshot's per-point indicators that the first shard wrote
-/// (`chaos/step_<k>.npy`), stacked in shard order like the states.
-fn merge_indicators(shards: &[ShardDir], steps: &[u64], out: &Path) -> Result<()> {
+/// `--chaos`: each snapshot's per-point indicators that the shards wrote
+/// (`chaos/step_<k>.npy` where `writes_indicators`), stacked in shard order like the states
+/// into `out`; with `out` None only read, checked and stacked.
+fn merge_indicators(cfg: &RunConfig, shards: &[ShardDir], out: Option<&Path>) -> Result<()> {
     let limit = crate::memory::available_memory().map_or(u64::MAX, |m| m / 2);
-    for &step in steps {
-        let name = format!("step_{step}.npy");
-        if !shards[0].dir.join(CHAOS_DIR).join(&name).is_file() {
+    for step in cfg.snapshot_steps() {
+        if !writes_indicators(cfg, step) {
             continue;
         }
+        let name = format!("step_{step}.npy");
+        let rel = Path::new(CHAOS_DIR).join(&name);
         let files = shards
             .iter()
-            .map(|s| read(&s.dir.join(CHAOS_DIR).join(&name), limit))
+            .map(|s| s.read(&rel, limit))
             .collect::<Result<Vec<_>>>()?;
         let stacked = npy::stack_rows(&files)
             .map_err(|m| input_err!("merge: {CHAOS_DIR}/{name}: {m}; rerun the shards"))?;
-        write_atomic(&out.join(CHAOS_DIR).join(&name), &stacked)?;
+        if let Some(out) = out {
+            write_atomic(&out.join(rel), &stacked)?;
+        }
     }
     Ok(())
 }
@@ -297,6 +330,7 @@ pub fn merge(dirs: &[PathBuf], dest: &OutputDir) -> Result<MergeSummary> {
             }
         }
     }
+    merge_indicators(&cfg, &shards, None)?;
     // Everything is read and checked: only now touch --out.
     let out = dest.path.as_path();
     let _lock = folder::prepare(out, folder::Layout::Run, dest.force)?;
@@ -315,8 +349,10 @@ pub fn merge(dirs: &[PathBuf], dest: &OutputDir) -> Result<MergeSummary> {
             states += 1;
         }
     }
-    merge_indicators(&shards, &steps, out)?;
+    merge_indicators(&cfg, &shards, Some(out))?;
     write_csv(&out.join("stats.csv"), &rows)?;
+    // A grid's map, drawn from the merged indicators as the unsharded run draws it.
+    super::chaos_map::write(&cfg, out, out)?;
     let engine = shards[0]
         .engine_line
         .strip_prefix("# engine used: ")

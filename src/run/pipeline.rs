@@ -285,15 +285,15 @@ fn announce_engine<T: Real>(cfg: &RunConfig, tracker: &Tracker<T>, peers: &Peers
     describe
 }
 
-/// A run from its initial set (`from`: `None`), or from a checkpoint and the statistics rows
-/// stats.csv holds up to it (`resume`).
+/// A run from its initial set (`from`: `None`), or from a checkpoint, the statistics rows
+/// stats.csv holds up to it and the folder's lock, taken before they were read (`resume`).
 pub(super) fn run_with<T: Real>(
     cfg: &RunConfig,
     dest: &OutputDir,
     note: Option<String>,
     choice: EngineChoice,
     factory: &EngineFactory<T>,
-    from: Option<(Checkpoint<T>, Vec<Row>)>,
+    from: Option<(Checkpoint<T>, Vec<Row>, folder::OutLock)>,
     keep_final: bool,
 ) -> Result<RunSummary> {
     let out = dest.path.as_path();
@@ -311,8 +311,8 @@ pub(super) fn run_with<T: Real>(
             announce(cfg, note);
             (Tracker::new(cfg, init, factory)?, None, None, lock)
         }
-        Some((c, rows)) => {
-            let lock = Some(folder::lock(out)?);
+        Some((c, rows, lock)) => {
+            let lock = Some(lock);
             let config = c.config.clone();
             let (t, r) = Tracker::from_checkpoint(cfg, c, factory, file_loop_nodes(cfg)?, rows)?;
             (t, Some(r), Some(config), lock)

@@ -2,8 +2,10 @@
 //! DIR/checkpoint/run.ckpt, stats.csv cut back to the checkpoint's rows, and the run continued
 //! on the engine kind that wrote the checkpoint, so its files come out as an uninterrupted
 //! run's would (tested with `cmp`). Without a checkpoint the run starts again from step 0.
-//! A checkpoint is used only when it is whole (`Checkpoint::read`), was written with this
-//! folder's config.toml, fits it, and stats.csv still holds the rows it records.
+//! The folder's lock is taken before anything in it is read, so a resume never touches a
+//! folder that a run is still writing (a paused one included). A checkpoint is used only when
+//! it is whole (`Checkpoint::read`), was written with this folder's config.toml, fits it, and
+//! stats.csv still holds the rows it records.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -40,26 +42,40 @@ pub fn resume_run(dir: &Path) -> Result<Resumed> {
         ));
     }
     let config = dir.join("config.toml");
-    if !config.is_file() {
-        return Err(input_err!(
+    let no_run = || {
+        input_err!(
             "{}: no config.toml, so no phaseflow run to resume (a study folder holds study.toml)",
             dir.display()
-        ));
+        )
+    };
+    if !dir.is_dir() {
+        return Err(no_run());
+    }
+    // Before anything in the folder is read: a run still writing into it keeps it.
+    let lock = folder::lock(dir)?;
+    if !config.is_file() {
+        return Err(no_run());
     }
     let cfg = RunConfig::resolve(load_toml(&config)?)?;
-    resume_in(&cfg, dir).map(Resumed::Finished)
+    resume_locked(&cfg, dir, lock).map(Resumed::Finished)
 }
 
 /// Continue the run of `cfg` in `dir` from its checkpoint (a study passes its own
-/// configuration, with the portrait steps config.toml does not hold).
+/// configuration, with the portrait steps config.toml does not hold), once its lock is taken.
 pub fn resume_in(cfg: &RunConfig, dir: &Path) -> Result<RunSummary> {
+    resume_locked(cfg, dir, folder::lock(dir)?)
+}
+
+fn resume_locked(cfg: &RunConfig, dir: &Path, lock: folder::OutLock) -> Result<RunSummary> {
+    // Held: no other run writes here, so temporaries are those of a run that was killed.
+    folder::remove_temporaries(dir)?;
     match cfg.precision {
-        Precision::F32 => resume_as::<f32>(cfg, dir),
-        Precision::F64 => resume_as::<f64>(cfg, dir),
+        Precision::F32 => resume_as::<f32>(cfg, dir, lock),
+        Precision::F64 => resume_as::<f64>(cfg, dir, lock),
     }
 }
 
-fn resume_as<T: Real>(cfg: &RunConfig, dir: &Path) -> Result<RunSummary> {
+fn resume_as<T: Real>(cfg: &RunConfig, dir: &Path, lock: folder::OutLock) -> Result<RunSummary> {
     let out = OutputDir {
         path: dir.to_path_buf(),
         force: true,
@@ -69,6 +85,8 @@ fn resume_as<T: Real>(cfg: &RunConfig, dir: &Path) -> Result<RunSummary> {
             "phaseflow: {}: no checkpoint; running it again from step 0",
             dir.display()
         );
+        // `run` takes the lock again: nothing was read or changed meanwhile that it relies on.
+        drop(lock);
         return run(cfg, &out);
     };
     let config = dir.join("config.toml");
@@ -102,7 +120,15 @@ fn resume_as<T: Real>(cfg: &RunConfig, dir: &Path) -> Result<RunSummary> {
     let k = cfg.integrator();
     let gpus = gpus(cfg, choice)?;
     let engines = factory(&k, choice, &gpus, cfg.ensemble.is_loop());
-    run_with::<T>(cfg, &out, None, choice, &engines, Some((c, rows)), false)
+    run_with::<T>(
+        cfg,
+        &out,
+        None,
+        choice,
+        &engines,
+        Some((c, rows, lock)),
+        false,
+    )
 }
 
 /// Why the configuration a checkpoint was written with is not config.toml's: the checkpoint

@@ -350,6 +350,8 @@ impl<'a, T: Real> Tracker<'a, T> {
             }
         }
         pb.finish();
+        // The run is complete only over the rows it wrote.
+        stats.check_unchanged()?;
         Ok(rows)
     }
 
@@ -505,15 +507,21 @@ fn save_files<T: Real>(
     Ok(())
 }
 
-/// --chaos: the points' indicators as `chaos/step_<step>.npy` holds them, at every saved
-/// snapshot and at the last (else None).
+/// --chaos: the points' indicators as `chaos/step_<step>.npy` holds them, where the run
+/// writes them (`writes_indicators`; else None).
 fn encode_indicators<T: Real>(cfg: &RunConfig, step: u64, s: &State<T>) -> Option<Vec<u8>> {
     let c = cfg.chaos.as_ref()?;
-    let last = cfg.snapshot_steps().last().copied().unwrap_or(0);
-    (cfg.save_states || step == last).then(|| {
+    writes_indicators(cfg, step).then(|| {
         let rows = indicator_rows(s, cfg.dt, &c.indicators);
         npy::encode(s.n, c.indicators.len(), &rows)
     })
+}
+
+/// Whether a run with --chaos writes `chaos/step_<step>.npy`: at every saved snapshot
+/// (--save-states) and at the last.
+pub fn writes_indicators(cfg: &RunConfig, step: u64) -> bool {
+    let last = cfg.snapshot_steps().last().copied().unwrap_or(0);
+    cfg.chaos.is_some() && (cfg.save_states || step == last)
 }
 
 /// The folder of the per-point chaos indicators (`--chaos`): `chaos/step_<k>.npy`.

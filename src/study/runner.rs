@@ -51,9 +51,11 @@ pub fn run_study(
 /// back from their folders (not run again), an interrupted one continued from its checkpoint,
 /// the rest run; then the summary, figures and report an uninterrupted study writes.
 pub fn resume_study(out: &Path) -> Result<StudyOutcome> {
+    // Taken before anything is read: a study still running keeps its folder.
+    let _lock = folder::lock(out)?;
+    folder::remove_temporaries(out)?;
     let (study, command_line) = StudyFile::read(out)?;
     let (names, configs) = resolve_all(&study, out)?;
-    let _lock = folder::lock(out)?;
     let results = run_all(&study, &configs, out, true)?;
     finish(&study, out, &names, configs, &results, &command_line)
 }
@@ -163,8 +165,8 @@ fn resolve_run(study: &Study, r: &StudyRun) -> Result<RunConfig> {
 }
 
 /// Run each configuration into its folder in turn, announcing it (unless --quiet). When
-/// resuming, a finished method is read back from its folder and an interrupted one continued
-/// from its checkpoint. An interrupt names the study's folder for `resume`.
+/// resuming, a finished method is read back from its folder (once its files are found to be
+/// those its manifest records) and an interrupted one continued from its checkpoint. An interrupt names the study's folder for `resume`.
 fn run_all(
     study: &Study,
     configs: &[(RunConfig, OutputDir)],
@@ -193,7 +195,7 @@ fn run_all(
                 }
             );
             let result = if finished {
-                run_summary(cfg, &dir.path)
+                folder::verify_finished(&dir.path, out).and_then(|()| run_summary(cfg, &dir.path))
             } else if resume && std::fs::symlink_metadata(run::checkpoint::path(&dir.path)).is_ok()
             {
                 // Anything at the checkpoint's path (a symlink too) is read, or refused.

@@ -52,9 +52,11 @@ pub fn run_sweep(job: &SweepJob) -> Result<SweepOutcome> {
 /// `phaseflow resume DIR` for a sweep: the sweep from DIR/sweep.toml; finished parts kept, an
 /// interrupted one continued from its checkpoint, the rest run; then the sweep's files.
 pub fn resume_sweep(out: &Path) -> Result<SweepOutcome> {
+    // Taken before anything is read: a sweep still running keeps its folder.
+    let _lock = folder::lock(out)?;
+    folder::remove_temporaries(out)?;
     let sweep = Sweep::read(out)?;
     let parts = sweep.parts()?;
-    let _lock = folder::lock(out)?;
     run_all(&sweep, &parts, out, true)?;
     finish(&sweep, &parts, out)
 }
@@ -77,8 +79,8 @@ fn part_dir(index: usize, count: usize) -> String {
 }
 
 /// Run each part into its folder, the progress report covering the whole sweep. When
-/// resuming, a finished part (its manifest written) is kept and an interrupted one continued
-/// from its checkpoint. An interrupt names the sweep's folder for `resume`.
+/// resuming, a finished part (its manifest written) is kept once its files are found to be
+/// those its manifest records, and an interrupted one continued from its checkpoint. An interrupt names the sweep's folder for `resume`.
 fn run_all(sweep: &Sweep, parts: &[Part], out: &Path, resume: bool) -> Result<()> {
     let total: u64 = parts.iter().map(|p| p.config.total_steps()).sum();
     let mut before = 0;
@@ -95,7 +97,7 @@ fn run_all(sweep: &Sweep, parts: &[Part], out: &Path, resume: bool) -> Result<()
         let _scope = run::ProgressScope::new(before, total);
         before += p.config.total_steps();
         let result = if finished {
-            Ok(())
+            folder::verify_finished(&dir, out)
         } else if resume && std::fs::symlink_metadata(run::checkpoint::path(&dir)).is_ok() {
             // Anything at the checkpoint's path (a symlink too) is read, or refused.
             run::resume_in(&p.config, &dir).map(drop)

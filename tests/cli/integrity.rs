@@ -12,7 +12,7 @@ use std::time::Duration;
 use predicates::prelude::*;
 use tempfile::TempDir;
 
-use crate::common::{argv, pendulum_disk, phaseflow, same_stats_and_states};
+use crate::common::{argv, files, pendulum_disk, phaseflow, same_stats_and_states};
 
 /// A small run with a checkpoint every 20 of its 100 steps; callers add --out.
 fn small_run() -> Vec<String> {
@@ -29,29 +29,6 @@ fn interrupted(run_args: &[String], out: &Path, stop: u32) {
         .arg(out)
         .assert()
         .code(130);
-}
-
-/// Every file under `dir` (symlinks as their targets' names), to tell that a refusal changed
-/// nothing.
-fn files(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
-    fn walk(dir: &Path, rel: &Path, out: &mut BTreeMap<PathBuf, Vec<u8>>) {
-        for e in std::fs::read_dir(dir).unwrap() {
-            let e = e.unwrap();
-            let (path, rel) = (e.path(), rel.join(e.file_name()));
-            let kind = e.file_type().unwrap();
-            if kind.is_symlink() {
-                let target = std::fs::read_link(&path).unwrap();
-                out.insert(rel, target.display().to_string().into_bytes());
-            } else if kind.is_dir() {
-                walk(&path, &rel, out);
-            } else {
-                out.insert(rel, std::fs::read(&path).unwrap());
-            }
-        }
-    }
-    let mut out = BTreeMap::new();
-    walk(dir, Path::new(""), &mut out);
-    out
 }
 
 /// `args` (resume or merge) exits 2 promptly with `needle` in its message and leaves every file
@@ -386,4 +363,71 @@ fn merge_refuses_damaged_or_swapped_parts_and_states() {
     let args: Vec<&std::ffi::OsStr> = merge_args.iter().map(|a| a.as_os_str()).collect();
     phaseflow().args(args).assert().success();
     same_stats_and_states(&whole, &merged, "merged after the refusals");
+}
+
+/// A Hénon–Heiles chaos grid of 96 × 96 points (9216: three shards of whole 4096-point
+/// blocks) with its indicators saved at steps 0, 100 and 200; callers add --shard and --out.
+fn chaos_grid() -> Vec<String> {
+    argv(
+        "run --system henon-heiles --ensemble grid --grid-axes q2,p2 --energy 0.125 \
+         --lo 0,-0.5,0,-0.6 --hi 0,1,0,0.6 --points 9216 --method verlet --dt 0.05 \
+         --steps 200 --snapshot-every 100 --save-states --chaos megno,lyapunov --backend cpu \
+         --quiet",
+    )
+}
+
+/// `merge` checks every file it reads against its shard's manifest: a chaos file with a
+/// changed byte, or another step's or shard's copied over it, is refused naming it, nothing
+/// written (before: exit 0, its 8192 values merged and drawn). Restored, the merge holds
+/// the unsharded run's files, its map.png/svg too (before: none).
+#[test]
+fn merge_checks_the_chaos_files_and_draws_the_whole_map() {
+    let tmp = TempDir::new().unwrap();
+    let whole = tmp.path().join("whole");
+    let run = |out: &Path, extra: &[&str]| {
+        phaseflow()
+            .args(chaos_grid())
+            .args(extra)
+            .arg("--out")
+            .arg(out)
+            .assert()
+            .success();
+    };
+    run(&whole, &[]);
+    let shards = [0, 1, 2].map(|k| {
+        let dir = tmp.path().join(format!("shard-{k}"));
+        run(&dir, &["--shard", &format!("{k}/3")]);
+        dir
+    });
+    let merged = tmp.path().join("merged");
+    let mut args: Vec<&std::ffi::OsStr> = vec!["merge".as_ref()];
+    args.extend(shards.iter().map(|s| s.as_os_str()));
+    args.extend(["--out".as_ref(), merged.as_os_str()]);
+    let chaos = shards[1].join("chaos/step_100.npy");
+    let bytes = std::fs::read(&chaos).unwrap();
+    let other = |p: PathBuf| std::fs::read(p).unwrap();
+    for changed in [
+        flipped(&bytes, bytes.len() / 2),
+        flipped(&bytes, bytes.len() - 1),
+        other(shards[1].join("chaos/step_200.npy")),
+        other(shards[2].join("chaos/step_100.npy")),
+    ] {
+        with_contents(&chaos, &changed, || {
+            refused(&args, tmp.path(), "shard-1/chaos/step_100.npy");
+            assert!(!merged.exists());
+        });
+    }
+    phaseflow().args(&args).assert().success();
+    same_stats_and_states(&whole, &merged, "merged chaos grid");
+    for name in [
+        "chaos/step_0.npy",
+        "chaos/step_100.npy",
+        "chaos/step_200.npy",
+        "map.png",
+        "map.svg",
+    ] {
+        let read = |d: &Path| std::fs::read(d.join(name)).unwrap_or_default();
+        assert!(!read(&whole).is_empty(), "the whole run wrote no {name}");
+        assert!(read(&whole) == read(&merged), "merged {name} differs");
+    }
 }

@@ -98,6 +98,67 @@ fn an_out_folder_with_foreign_files_is_refused_even_with_force() {
     assert_eq!(std::fs::read_dir(&other).unwrap().count(), 1);
 }
 
+/// A chaos run over a grid writes map.png/svg: its own files, which `--force` replaces (before:
+/// "the folder holds files phaseflow did not write (map.png, map.svg)"), with `run` and with
+/// `study` (before: every file named foreign), also after `plot` drew into the folder.
+#[test]
+fn force_replaces_a_chaos_run_with_its_map() {
+    let tmp = TempDir::new().unwrap();
+    let out = tmp.path().join("o");
+    let chaos_run = |extra: &[&str]| {
+        phaseflow()
+            .args(argv(
+                "run --system pendulum --method verlet --ensemble grid --lo -0.5,-0.5 \
+                 --hi 0.5,0.5 --points 16 --dt 0.05 --steps 10 --chaos megno --backend cpu \
+                 --quiet --out",
+            ))
+            .arg(&out)
+            .args(extra)
+            .assert()
+            .success();
+    };
+    chaos_run(&[]);
+    assert!(out.join("map.png").is_file() && out.join("map.svg").is_file());
+    chaos_run(&["--force"]);
+    phaseflow()
+        .arg("plot")
+        .arg(&out)
+        .arg("--quiet")
+        .assert()
+        .success();
+    phaseflow()
+        .args(oscillator_study("verlet"))
+        .arg("--force")
+        .arg("--out")
+        .arg(&out)
+        .assert()
+        .success();
+    assert!(!out.join("map.png").exists() && out.join("verlet/manifest.toml").is_file());
+}
+
+/// A run folder's files are those its manifest lists, whatever their names (a file of a name
+/// this version does not write, as another version's run may hold): `--force` replaces them
+/// (before: refused as files phaseflow did not write); a file the manifest does not list is
+/// still refused.
+#[test]
+fn force_replaces_the_files_a_manifest_lists() {
+    let tmp = TempDir::new().unwrap();
+    let out = tmp.path().join("o");
+    small_run(&out, 20, &[]).assert().success();
+    let manifest = out.join("manifest.toml");
+    let text = read(&manifest).replace("[files]\n", "[files]\n\"later.csv\" = 4\n");
+    std::fs::write(&manifest, text).unwrap();
+    std::fs::write(out.join("later.csv"), "1,2\n").unwrap();
+    std::fs::write(out.join("notes.txt"), "mine").unwrap();
+    small_run(&out, 20, &["--force"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("notes.txt").and(predicate::str::contains("later").not()));
+    std::fs::remove_file(out.join("notes.txt")).unwrap();
+    small_run(&out, 20, &["--force"]).assert().success();
+    assert!(!out.join("later.csv").exists());
+}
+
 #[test]
 fn the_manifest_marks_a_complete_run_and_is_missing_after_an_interrupted_one() {
     let tmp = TempDir::new().unwrap();

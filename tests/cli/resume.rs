@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 use predicates::prelude::*;
 use tempfile::TempDir;
 
-use crate::common::{argv, pendulum_disk, phaseflow, read};
+use crate::common::{argv, files, manifest_but_config, pendulum_disk, phaseflow, read, signal};
 
 fn args(extra: &[impl AsRef<str>], out: &Path) -> Vec<String> {
     let mut a: Vec<String> = extra.iter().map(|s| s.as_ref().to_string()).collect();
@@ -84,8 +84,7 @@ pub(super) fn interrupted_equals_uninterrupted(run_args: &[impl AsRef<str>], sto
         "a finished run drops its checkpoint"
     );
     same_files(&full, &part);
-    let manifest = |d: &Path| read(&d.join("manifest.toml"));
-    assert_eq!(manifest(&full), manifest(&part));
+    assert_eq!(manifest_but_config(&full), manifest_but_config(&part));
 }
 
 /// A compensated pendulum disk with a checkpoint every 700 steps (of 3000) on `backend`.
@@ -307,6 +306,107 @@ fn signals_leave_a_resumable_folder() {
             "{signal}: stats.csv differs from the uninterrupted run's"
         );
     }
+}
+
+/// A run that checkpoints every 1000 of 20 000 steps and takes a row every 100.
+fn paused_run() -> Vec<String> {
+    let tail = "--snapshot-every 100 --checkpoint-every 1000 --backend cpu";
+    [argv("run"), pendulum_disk(20000, 0.01, 20000), argv(tail)].concat()
+}
+
+/// `paused_run` into `out`, started and let run until stats.csv holds rows after its first
+/// checkpoint (the header, the rows of steps 0 to 900 that the checkpoint records, then those
+/// of steps 1000 and 1100), so that cutting it back to the checkpoint would change it.
+fn start_past_checkpoint(out: &Path) -> std::process::Child {
+    let child = start_until_checkpoint(&paused_run(), out);
+    let t0 = Instant::now();
+    while read(&out.join("stats.csv")).lines().count() < 13 {
+        assert!(
+            t0.elapsed() < Duration::from_secs(120),
+            "no rows after the checkpoint"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    child
+}
+
+/// A resume against a folder that a paused (SIGSTOP) run is writing is refused before it
+/// reads or changes anything (before: it cut stats.csv back to the checkpoint, then found the
+/// lock, and the run, continued, finished "complete" with NUL bytes in stats.csv). Continued,
+/// the run ends as if alone; killed instead, it leaves the folder to a resume that finishes it
+/// as the uninterrupted run.
+#[test]
+fn resume_leaves_a_folder_that_a_paused_run_writes_untouched() {
+    let tmp = TempDir::new().unwrap();
+    let full = tmp.path().join("full");
+    phaseflow()
+        .args(args(&paused_run(), &full))
+        .assert()
+        .success();
+    for (name, then) in [("continued", libc::SIGCONT), ("killed", libc::SIGKILL)] {
+        let out = tmp.path().join(name);
+        let child = start_past_checkpoint(&out);
+        signal(&child, libc::SIGSTOP);
+        let before = files(&out);
+        phaseflow()
+            .arg("resume")
+            .arg(&out)
+            .timeout(Duration::from_secs(60))
+            .assert()
+            .code(2)
+            .stderr(
+                predicate::str::contains("another phaseflow run")
+                    .and(predicate::str::contains(format!("pid {}", child.id()))),
+            );
+        assert!(
+            files(&out) == before,
+            "{name}: the refused resume changed the folder"
+        );
+        signal(&child, then);
+        let status = child.wait_with_output().unwrap().status;
+        if then == libc::SIGKILL {
+            phaseflow()
+                .args(["resume", "--quiet"])
+                .arg(&out)
+                .assert()
+                .success();
+        } else {
+            assert!(status.success(), "{name}: {status}");
+        }
+        assert!(read(&out.join("manifest.toml")).contains("complete = true"));
+        assert!(
+            read(&full.join("stats.csv")) == read(&out.join("stats.csv")),
+            "{name}: stats.csv differs from the uninterrupted run's"
+        );
+    }
+}
+
+/// A run whose stats.csv another process cuts while the run is paused is not marked complete
+/// when it goes on (before: exit 0, `complete = true` over a file with a hole of NUL bytes):
+/// it fails naming the file, and leaves no manifest.
+#[test]
+fn a_run_whose_stats_csv_changed_under_it_is_not_marked_complete() {
+    let tmp = TempDir::new().unwrap();
+    let out = tmp.path().join("o");
+    let child = start_past_checkpoint(&out);
+    signal(&child, libc::SIGSTOP);
+    let stats = out.join("stats.csv");
+    let header = read(&stats).lines().next().unwrap().len() as u64 + 1;
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&stats)
+        .unwrap()
+        .set_len(header)
+        .unwrap();
+    signal(&child, libc::SIGCONT);
+    let output = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("stats.csv") && stderr.contains("another process changed"),
+        "{stderr}"
+    );
+    assert!(!out.join("manifest.toml").exists(), "marked complete");
 }
 
 /// What `resume` refuses or has nothing to do for.

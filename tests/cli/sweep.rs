@@ -9,7 +9,7 @@ use std::path::Path;
 use predicates::prelude::*;
 use tempfile::TempDir;
 
-use crate::common::{argv, phaseflow, read};
+use crate::common::{argv, files, phaseflow, read};
 
 /// A small elastic pendulum run (a disk of 300 points, Verlet, 200 steps of 0.05, snapshots
 /// every 50) on `backend`; callers add the parameter flags.
@@ -197,18 +197,104 @@ fn an_interrupted_sweep_resumed_equals_an_uninterrupted_one() {
         .assert()
         .code(2)
         .stderr(predicate::str::contains("phaseflow resume"));
-    phaseflow()
-        .args(["resume", "--quiet"])
-        .arg(&part)
-        .assert()
-        .success();
-    super::resume::same_files(&full, &part);
+    resumes_as_uninterrupted(&full, &part);
     phaseflow()
         .arg("resume")
         .arg(&part)
         .assert()
         .success()
         .stdout(predicate::str::contains("the sweep is complete"));
+}
+
+/// `resume` of the interrupted sweep `part` succeeds and writes the files of `full`, the
+/// uninterrupted one.
+fn resumes_as_uninterrupted(full: &Path, part: &Path) {
+    phaseflow()
+        .args(["resume", "--quiet"])
+        .arg(part)
+        .assert()
+        .success();
+    super::resume::same_files(full, part);
+}
+
+/// The sweep of `an_interrupted_sweep_resumed_equals_an_uninterrupted_one` with saved states,
+/// run whole into `full` and stopped in part 1 into `part` (part 0 finished).
+fn full_and_interrupted(full: &Path, part: &Path) -> Vec<String> {
+    let run = [
+        elastic("cpu"),
+        argv("--checkpoint-every 70 --save-states --sweep g_hat=0.1:0.3:3"),
+    ]
+    .concat();
+    run_into(&run, &[], full);
+    phaseflow()
+        .env("PHASEFLOW_STOP_AFTER_CHECKPOINTS", "4")
+        .args(&run)
+        .arg("--out")
+        .arg(part)
+        .assert()
+        .code(130);
+    assert!(part.join("part_0/manifest.toml").is_file());
+    assert!(part.join("part_1/checkpoint/run.ckpt").is_file());
+    run
+}
+
+/// `resume` checks the files of the parts that finished before against their manifests: a
+/// changed digit of part 0's stats.csv, a changed byte of its saved states or its config.toml
+/// is refused naming the file, changing nothing (before: exit 0, the sweep's stats.csv
+/// carrying the changed value). Restored, the sweep resumes to the uninterrupted one.
+#[test]
+fn resume_refuses_a_changed_file_of_a_finished_part() {
+    let tmp = TempDir::new().unwrap();
+    let (full, part) = (tmp.path().join("full"), tmp.path().join("part"));
+    full_and_interrupted(&full, &part);
+    for name in ["stats.csv", "states/step_100.npy", "config.toml"] {
+        let path = part.join("part_0").join(name);
+        let good = std::fs::read(&path).unwrap();
+        let mut changed = good.clone();
+        // The last digit of the file (stats.csv: of the last row's last value).
+        let at = changed.iter().rposition(u8::is_ascii_digit).unwrap();
+        changed[at] = if changed[at] == b'7' { b'3' } else { b'7' };
+        std::fs::write(&path, &changed).unwrap();
+        let before = files(&part);
+        phaseflow()
+            .arg("resume")
+            .arg(&part)
+            .assert()
+            .code(2)
+            .stderr(
+                predicate::str::contains(format!("part_0/{name}"))
+                    .and(predicate::str::contains("changed since the run wrote it")),
+            );
+        assert!(
+            files(&part) == before,
+            "{name}: the refused resume changed the sweep"
+        );
+        std::fs::write(&path, &good).unwrap();
+    }
+    resumes_as_uninterrupted(&full, &part);
+}
+
+/// `resume` removes the temporary files that writes killed midway left (a sweep killed three
+/// times left `part_1/states/.step_200000.npy.tmp-30824` behind before), in the sweep's folder
+/// and in the part it continues.
+#[test]
+fn resume_removes_the_temporaries_of_killed_writes() {
+    let tmp = TempDir::new().unwrap();
+    let (full, part) = (tmp.path().join("full"), tmp.path().join("part"));
+    full_and_interrupted(&full, &part);
+    let left = [
+        ".stats.csv.tmp-4194305",
+        "part_1/.stats.csv.tmp-4194306",
+        "part_1/states/.step_200.npy.tmp-4194307",
+        "part_1/checkpoint/.run.ckpt.tmp-4194308",
+    ];
+    for name in left {
+        std::fs::write(part.join(name), "cut short").unwrap();
+    }
+    resumes_as_uninterrupted(&full, &part);
+    for name in left {
+        assert!(!part.join(name).exists(), "{name} left behind");
+    }
 }
 
 #[test]

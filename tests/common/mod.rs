@@ -5,7 +5,7 @@
 #![allow(dead_code)]
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
 use phaseflow::engine::{CpuEngine, Engine, Integrator};
@@ -125,6 +125,56 @@ pub fn compensated_vertical_disk_within_ten_times_f64(backend: &str) {
 /// A text file's contents; the panic names the file.
 pub fn read(p: &Path) -> String {
     std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+}
+
+/// Every file under `dir` (a link as the path it points to), to tell that a refusal changed
+/// nothing.
+pub fn files(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+    fn walk(dir: &Path, rel: &Path, out: &mut BTreeMap<PathBuf, Vec<u8>>) {
+        for e in std::fs::read_dir(dir).unwrap() {
+            let e = e.unwrap();
+            let (path, rel) = (e.path(), rel.join(e.file_name()));
+            let kind = e.file_type().unwrap();
+            if kind.is_symlink() {
+                let target = std::fs::read_link(&path).unwrap();
+                out.insert(rel, target.display().to_string().into_bytes());
+            } else if kind.is_dir() {
+                walk(&path, &rel, out);
+            } else {
+                out.insert(rel, std::fs::read(&path).unwrap());
+            }
+        }
+    }
+    let mut out = BTreeMap::new();
+    walk(dir, Path::new(""), &mut out);
+    out
+}
+
+/// Send `sig` to the child (not yet waited for) and, for SIGSTOP, wait until it has stopped.
+pub fn signal(child: &std::process::Child, sig: libc::c_int) {
+    // SAFETY: kill(2) on the child's pid, which has not been waited for yet.
+    assert_eq!(unsafe { libc::kill(child.id() as libc::pid_t, sig) }, 0);
+    let stat = format!("/proc/{}/stat", child.id());
+    let t0 = std::time::Instant::now();
+    // The state follows the name in parentheses: T once stopped.
+    let stopped = || {
+        let text = std::fs::read_to_string(&stat).unwrap();
+        text.rsplit(')').next().unwrap().starts_with(" T")
+    };
+    while sig == libc::SIGSTOP && !stopped() {
+        assert!(t0.elapsed().as_secs() < 10, "the run never stopped");
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+}
+
+/// The run folder `dir`'s manifest but the lines of config.toml, which records the folder's
+/// own --out (its size and CRC-32 differ between two folders of one run).
+pub fn manifest_but_config(dir: &Path) -> String {
+    read(&dir.join("manifest.toml"))
+        .lines()
+        .filter(|l| !l.starts_with("\"config.toml\" = "))
+        .map(|l| format!("{l}\n"))
+        .collect()
 }
 
 /// `stats.csv` and every `states/*.npy` of the run folder `want` are byte for byte those of

@@ -29,6 +29,9 @@ fn row(method: &str, max_rel: f64, max_abs: f64, slope: f64) -> SummaryRow {
         stayed_max_rel_energy_err: None,
         stayed_max_abs_energy_err: None,
         stayed_since: None,
+        energy_drift_slope_stderr: None,
+        arithmetic: "f64".into(),
+        floor_from_solver: false,
         measured: Default::default(),
     }
 }

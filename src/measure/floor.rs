@@ -4,7 +4,7 @@
 //!
 //! Every floor is the relative error one step leaves in a stored component (`StepError`),
 //! accumulated over the steps, times how far that moves the quantity at this snapshot (its
-//! conditioning: |H| for the energy, `tangent::det_conditioning` for det DΦⁿ,
+//! conditioning: |H| for the energy, `tangent::det_conditioning` for `det_mean`,
 //! `area::area_rounding_scale` for a loop's area).
 
 use super::area::{measured_of, Area};
@@ -110,9 +110,10 @@ impl Measurement for Floors {
         let det_floor = at
             .run
             .tangent
-            .then(|| tangent_stats_of(at.part(&Tangent)).conditioning_max)
+            .then(|| tangent_stats_of(at.part(&Tangent)).conditioning_mean)
             .flatten()
-            .map(|c| grown * c);
+            .map(|c| grown * c)
+            .filter(|f| f.is_finite());
         let area_floor = at
             .run
             .loop_area

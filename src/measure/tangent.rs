@@ -28,9 +28,9 @@ pub struct TangentStats {
     pub det_min: Option<f64>,
     pub det_max: Option<f64>,
     pub defect_max: Option<f64>,
-    /// The largest `det_conditioning` over the points: det − 1's rounding floor is the
+    /// The mean `det_conditioning` over the points: `det_mean`'s rounding floor is the
     /// run's relative error per entry times this (`measure::floor`).
-    pub conditioning_max: Option<f64>,
+    pub conditioning_mean: Option<f64>,
 }
 
 /// M of point i (2d × 2d, column-major: column j is ∂z/∂z0_j) as f64, unscaled.
@@ -49,7 +49,7 @@ fn matrix<T: Real>(s: &State<T>, i: usize) -> DMatrix<f64> {
 }
 
 /// What one point's tangent map measures: ln|det M|, det's sign, the symplecticity defect and
-/// the determinant's conditioning (`det_conditioning`).
+/// the determinant's conditioning (`det_conditioning`, of M unscaled).
 struct PointMeasures {
     log_det: f64,
     sign: f64,
@@ -57,19 +57,31 @@ struct PointMeasures {
     conditioning: f64,
 }
 
-/// How much relative rounding of M's entries moves det M, relative to det M: perturbing every
-/// entry by at most a fraction u moves det M by at most u · Σ_ij |M_ij (M⁻¹)_ji| · |det M| to
-/// first order (det(M + δM) = det M · (1 + tr(M⁻¹ δM)) + O(u²)). For d = 1 the sum is
-/// 2 (|a d| + |b c|) / |a d − b c|; it does not depend on the stored scale 2^log2_scale. Infinite
-/// where M is singular (no determinant is resolved then).
+/// How far relative rounding of M's entries moves det M: perturbing every entry by at most a
+/// fraction u moves det M by at most u times this, to first order (det(M + δM) = det M +
+/// Σ_ij δM_ij C_ij, C the cofactors): Σ_ij |M_ij C_ij|, for d = 1 2 (|a d| + |b c|). C_ij is
+/// det M · (M⁻¹)_ji where M is invertible; else Hadamard's inequality bounds it by the product
+/// of the other columns' norms. Of the stored M (scale 2^log2_scale: the caller multiplies by
+/// 2^(2d · log2_scale)).
 pub fn det_conditioning(mm: &DMatrix<f64>, det: f64) -> f64 {
     if mm.nrows() == 2 {
         let (a, b, c, d) = (mm[(0, 0)], mm[(0, 1)], mm[(1, 0)], mm[(1, 1)]);
-        return 2.0 * ((a * d).abs() + (b * c).abs()) / det.abs();
+        return 2.0 * ((a * d).abs() + (b * c).abs());
     }
     match mm.clone().try_inverse() {
-        Some(inv) => mm.component_mul(&inv.transpose()).abs().sum(),
-        None => f64::INFINITY,
+        Some(inv) => det.abs() * mm.component_mul(&inv.transpose()).abs().sum(),
+        None => {
+            let norms: Vec<f64> = mm.column_iter().map(|c| c.norm()).collect();
+            (0..mm.ncols())
+                .map(|j| {
+                    let others: f64 = (0..mm.ncols())
+                        .filter(|&k| k != j)
+                        .map(|k| norms[k])
+                        .product();
+                    mm.column(j).abs().sum() * others
+                })
+                .sum()
+        }
     }
 }
 
@@ -101,12 +113,12 @@ fn point_measures<T: Real>(s: &State<T>, i: usize, log2_scale: f64) -> Option<Po
         log_det,
         sign: det.signum(),
         defect,
-        conditioning: det_conditioning(&mm, det),
+        conditioning: det_conditioning(&mm, det) * (2.0 * d as f64 * log2_scale).exp2(),
     })
 }
 
-/// One chunk's tangent statistics: (finite points, Σ det, min det, max det, max defect, max
-/// finite `det_conditioning`).
+/// One chunk's tangent statistics: (finite points, Σ det, min det, max det, max defect,
+/// Σ `det_conditioning`).
 pub type TangentAcc = (u64, f64, f64, f64, f64, f64);
 
 /// The accumulator of no points.
@@ -123,7 +135,7 @@ fn merge(a: TangentAcc, b: TangentAcc) -> TangentAcc {
         a.2.min(b.2),
         a.3.max(b.3),
         a.4.max(b.4),
-        a.5.max(b.5),
+        a.5 + b.5,
     )
 }
 
@@ -143,13 +155,7 @@ pub fn tangent_chunks<T: Real>(s: &State<T>, log2_scale: &[f64]) -> Vec<TangentA
             for &i in ch {
                 if let Some(m) = point_measures(s, i, log2_scale[i]) {
                     let det = m.sign * m.log_det.exp();
-                    // a singular M's infinite conditioning is left out, like a non-finite det
-                    let cond = if m.conditioning.is_finite() {
-                        m.conditioning
-                    } else {
-                        0.0
-                    };
-                    a = merge(a, (1, det, det, det, m.defect, cond));
+                    a = merge(a, (1, det, det, det, m.defect, m.conditioning));
                 }
             }
             a
@@ -168,7 +174,7 @@ impl TangentStats {
             det_min: some(acc.2),
             det_max: some(acc.3),
             defect_max: some(acc.4),
-            conditioning_max: some(acc.5),
+            conditioning_mean: some(acc.5 / acc.0.max(1) as f64),
         }
     }
 }

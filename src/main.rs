@@ -267,6 +267,18 @@ fn print_final(last: &phaseflow::measure::row::Row, out: &std::path::Path) -> Re
         fmt_opt(last.real(&columns::ABS_ERR_MAX)),
         fmt_opt(last.real(&columns::REL_ERR_MAX))
     );
+    // The statistics above include points that left the bounded region; say how many, and
+    // what the others did.
+    if let Some(escaped) = last.count(&columns::ESCAPED).filter(|&n| n > 0) {
+        out!(
+            "escaped: {escaped} of {} points (non-finite, or energy error above {} × (1 + |H(z0)|)); the {} that stayed: abs_energy_err_max {}  rel_energy_err_max {}",
+            last.points,
+            phaseflow::error::num(phaseflow::measure::energy::ESCAPE_FACTOR),
+            last.points - escaped,
+            fmt_opt(last.real(&columns::STAYED_ABS_ERR_MAX)),
+            fmt_opt(last.real(&columns::STAYED_REL_ERR_MAX))
+        );
+    }
     out!("wrote {}/stats.csv and config.toml", out.display());
     Ok(())
 }

@@ -30,6 +30,15 @@ pub enum Precision {
 }
 
 impl Precision {
+    /// The unit roundoff: the largest relative error of rounding a real to this precision
+    /// (2⁻²⁴, 2⁻⁵³).
+    pub fn unit_roundoff(self) -> f64 {
+        match self {
+            Precision::F32 => f64::from(f32::EPSILON) / 2.0,
+            Precision::F64 => f64::EPSILON / 2.0,
+        }
+    }
+
     /// The name the flag, config.toml and the messages use.
     pub fn name(self) -> &'static str {
         match self {

@@ -384,6 +384,32 @@ impl RunConfig {
         }
     }
 
+    /// The relative error one step leaves in a stored component, which the rounding floors
+    /// grow from (`measure::floor`).
+    pub fn step_error(&self) -> crate::measure::floor::StepError {
+        crate::measure::floor::StepError::new(
+            self.precision.unit_roundoff(),
+            self.compensated,
+            self.dt,
+            self.iterates().then_some(self.solver.tol),
+        )
+    }
+
+    /// Whether the method's steps iterate implicit stages on this system (non-separable H,
+    /// the implicit midpoint rule): a step's evaluations then depend on the iteration cap.
+    pub fn iterates(&self) -> bool {
+        let evals = |max_iter| {
+            self.method.evals_per_step(
+                &self.system,
+                crate::method::Solver {
+                    max_iter,
+                    ..self.solver
+                },
+            )
+        };
+        evals(1) != evals(2)
+    }
+
     /// Components per point the engines carry (`State::comps`): d, or with `--tangent` the
     /// point and its 2d tangent columns, d·(1 + 2d).
     pub fn components_per_point(&self) -> usize {

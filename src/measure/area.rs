@@ -47,10 +47,17 @@ pub fn loop_area<T: Real>(s: &State<T>) -> Option<f64> {
 /// as the fourth power of the node spacing instead of the polygon's square. None when a node is
 /// non-finite.
 pub fn smooth_loop_area<T: Real>(s: &State<T>, param: &[f64]) -> Option<f64> {
+    let (polygon, corr) = polygon_and_correction(s, param)?;
+    let total = polygon + corr;
+    total.is_finite().then_some(total)
+}
+
+/// `smooth_loop_area`'s two terms: the polygon's area and the curved correction.
+fn polygon_and_correction<T: Real>(s: &State<T>, param: &[f64]) -> Option<(f64, f64)> {
     let (n, d) = (s.n, s.d);
     let polygon = loop_area(s)?;
     if n < 4 {
-        return Some(polygon);
+        return Some((polygon, 0.0));
     }
     // Parameters unwrapped around the seam: u(m) for node index m ∈ [−1, n + 1].
     let u = |m: isize| {
@@ -121,8 +128,28 @@ pub fn smooth_loop_area<T: Real>(s: &State<T>, param: &[f64]) -> Option<f64> {
             corr += within_tangent_triangle(0.5 * seg * h, &dz);
         }
     }
-    let total = polygon + corr;
-    total.is_finite().then_some(total)
+    Some((polygon, corr))
+}
+
+/// How far rounding the nodes' coordinates moves the loop's area, per unit of relative error:
+/// moving node i by δz_i changes the shoelace sum by ½ (δq_i (p_{i+1} − p_{i−1}) −
+/// δp_i (q_{i+1} − q_{i−1})), so relative errors of at most u in every stored coordinate
+/// move the area by at most u times this sum of ½ (|q_i| |p_{i+1} − p_{i−1}| + |p_i|
+/// |q_{i+1} − q_{i−1}|) over the nodes and planes. The coordinates' own magnitudes count (not
+/// their distance from the centroid): rounding is relative to what is stored.
+pub fn area_rounding_scale<T: Real>(s: &State<T>) -> f64 {
+    let (n, d) = (s.n, s.d);
+    let mut total = 0.0;
+    for k in 0..d {
+        let q = |i: usize| s.q_f64(k * n + i % n);
+        let p = |i: usize| s.p_f64(k * n + i % n);
+        for i in 0..n {
+            let (next, prev) = (i + 1, i + n - 1);
+            total += 0.5
+                * (q(i).abs() * (p(next) - p(prev)).abs() + p(i).abs() * (q(next) - q(prev)).abs());
+        }
+    }
+    total
 }
 
 /// A segment's curved correction, kept within what the loop's own nodes allow. Where the
@@ -149,27 +176,65 @@ fn within_tangent_triangle(corr: f64, dz: &[(f64, f64); 4]) -> f64 {
     corr.clamp(triangle.min(0.0), triangle.max(0.0))
 }
 
+/// A loop's measured area with what bounds its resolution (`Area`'s parts).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct MeasuredArea {
+    pub area: f64,
+    /// `area_rounding_scale` of the nodes.
+    pub rounding_scale: f64,
+    /// The estimated error of the area's discretisation: for a smooth loop the curved
+    /// correction's square over the area (the correction is the polygon's error, of the
+    /// square of the node spacing; the corrected area's is of its fourth power, about the
+    /// correction's relative size squared); 0 for polygon loops, whose nodes are the set.
+    pub discretisation: f64,
+}
+
 /// The loop's area in (q, p): the state's own, or for a holonomic discrete map, whose state is
 /// (q, v), that of its nodes' (q, p = −D₁L_d(q, q + h v)) (`in_phase_space`), the coordinates
-/// its map is symplectic in.
+/// its map is symplectic in. The rounding scale is the stored nodes' (q, v for a map: its
+/// p are computed in f64 from them).
 fn area_of<T: Real>(
     system: &System,
     dt: f64,
     st: &State<T>,
     smooth: bool,
     param: &[f64],
-) -> Option<f64> {
-    fn area<T: Real>(st: &State<T>, smooth: bool, param: &[f64]) -> Option<f64> {
+) -> Option<MeasuredArea> {
+    fn area<T: Real>(st: &State<T>, smooth: bool, param: &[f64]) -> Option<(f64, f64)> {
         if smooth {
-            smooth_loop_area(st, param)
+            let (polygon, corr) = polygon_and_correction(st, param)?;
+            let total = polygon + corr;
+            total
+                .is_finite()
+                .then(|| (total, corr * corr / total.abs().max(f64::MIN_POSITIVE)))
         } else {
-            loop_area(st)
+            loop_area(st).map(|a| (a, 0.0))
         }
     }
-    if system.holonomic_map() {
-        area(&in_phase_space(system, dt, st), smooth, param)
+    let (area, discretisation) = if system.holonomic_map() {
+        area(&in_phase_space(system, dt, st), smooth, param)?
     } else {
-        area(st, smooth, param)
+        area(st, smooth, param)?
+    };
+    Some(MeasuredArea {
+        area,
+        rounding_scale: area_rounding_scale(st),
+        discretisation,
+    })
+}
+
+/// Words of `Area`'s parts: the area, its rounding scale and its discretisation estimate.
+const AREA_WORDS: usize = 3;
+
+/// The measured area of `Area`'s merged parts (None where a node was non-finite).
+pub fn measured_of(part: &Part) -> Option<MeasuredArea> {
+    match *part.words() {
+        [a, r, d] => Some(MeasuredArea {
+            area: f64::from_bits(a),
+            rounding_scale: f64::from_bits(r),
+            discretisation: f64::from_bits(d),
+        }),
+        _ => None,
     }
 }
 
@@ -200,7 +265,7 @@ pub const LOOP_NODES: Column = Column::count("loop_nodes");
 
 /// A loop's area (`area`, `area_ratio` against the exact initial area or the step-0 one) and
 /// its node count; loop ensembles only. The loop is one piece, measured whole: its parts are
-/// one chunk (the area's bits; none where a node is non-finite).
+/// one chunk (`MeasuredArea`'s bits; none where a node is non-finite).
 pub struct Area;
 
 impl Measurement for Area {
@@ -213,7 +278,7 @@ impl Measurement for Area {
     }
 
     fn shape(&self) -> Shape {
-        Shape::Chunks(1)
+        Shape::Chunks(AREA_WORDS)
     }
 
     fn taken(&self, run: &RunSetup) -> bool {
@@ -223,14 +288,15 @@ impl Measurement for Area {
     fn measure(&self, at: &Snapshot) -> Part {
         let smooth = at.run.loop_area.is_some_and(|l| l.smooth);
         let area = on_state!(at.state, st => area_of(at.run.system, at.run.dt, st, smooth, &at.per_point.s));
-        Part::Chunks(area.map(f64::to_bits).into_iter().collect())
+        Part::Chunks(
+            area.iter()
+                .flat_map(|m| [m.area, m.rounding_scale, m.discretisation].map(f64::to_bits))
+                .collect(),
+        )
     }
 
     fn finish(&self, at: &Finish) -> Vec<Cell> {
-        let area = match at.part(self).words() {
-            &[bits] => Some(f64::from_bits(bits)),
-            _ => None,
-        };
+        let area = measured_of(at.part(self)).map(|m| m.area);
         let first = at.first.filter(|r| r.step == 0 && at.step != 0);
         let area0 = at.run.loop_area.and_then(|l| l.exact0).or(match first {
             Some(row) => row.real(&AREA),

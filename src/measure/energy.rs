@@ -479,8 +479,16 @@ pub fn ang_mom_err_max<T: Real>(system: &System, s: &State<T>, l0: &[[f64; 3]]) 
         .reduce_with(f64::max)
 }
 
-/// Least-squares slope of y against t (the energy drift), None with fewer than two points.
-pub fn drift_slope(t: &[f64], y: &[f64]) -> Option<f64> {
+/// A least-squares line through a run's errors against time: its slope and the slope's
+/// standard error (from the residuals; None with fewer than three points).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct DriftFit {
+    pub slope: f64,
+    pub stderr: Option<f64>,
+}
+
+/// The least-squares line of y against t, None with fewer than two points or one time.
+pub fn drift_fit(t: &[f64], y: &[f64]) -> Option<DriftFit> {
     let n = t.len() as f64;
     if t.len() < 2 {
         return None;
@@ -488,7 +496,17 @@ pub fn drift_slope(t: &[f64], y: &[f64]) -> Option<f64> {
     let (mt, my) = (t.iter().sum::<f64>() / n, y.iter().sum::<f64>() / n);
     let sxy: f64 = t.iter().zip(y).map(|(a, b)| (a - mt) * (b - my)).sum();
     let sxx: f64 = t.iter().map(|a| (a - mt) * (a - mt)).sum();
-    (sxx > 0.0).then(|| sxy / sxx)
+    if sxx <= 0.0 {
+        return None;
+    }
+    let slope = sxy / sxx;
+    let residuals: f64 = t
+        .iter()
+        .zip(y)
+        .map(|(a, b)| (b - my - slope * (a - mt)).powi(2))
+        .sum();
+    let stderr = (t.len() > 2).then(|| (residuals / (n - 2.0) / sxx).sqrt());
+    Some(DriftFit { slope, stderr })
 }
 
 pub mod columns;

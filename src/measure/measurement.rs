@@ -275,6 +275,8 @@ pub struct RunSetup<'a> {
     pub chaos: Option<&'a Chaos>,
     /// The step size (the indicators' time is step · |dt|).
     pub dt: f64,
+    /// The relative error one step leaves in a stored component (the rounding floors').
+    pub step_error: super::floor::StepError,
 }
 
 /// What a measurement reads on the host at a snapshot.

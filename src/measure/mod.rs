@@ -1,7 +1,7 @@
 //! Measurements on snapshots, each one `measurement::Measurement` registered in
 //! `registry::MEASUREMENTS`: energy statistics (f64, mergeable across chunks) and drift fits,
 //! loop area, the tangent map's det and symplecticity defect, angular momentum, the
-//! constraint violation of nonholonomic systems; a snapshot's row (`row`) and its mergeable
+//! constraint violation of nonholonomic systems, the rounding floors of these (`floor`); a snapshot's row (`row`) and its mergeable
 //! parts (`row::RowParts`, `parts` for shards' files).
 //! Knows nothing about engines: it reads a `State`.
 
@@ -21,6 +21,7 @@ pub mod chaos;
 pub mod constraint;
 pub mod distance;
 pub mod energy;
+pub mod floor;
 pub mod measurement;
 pub mod modified;
 pub mod parts;

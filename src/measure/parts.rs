@@ -1,5 +1,5 @@
 //! A shard's parts files: each snapshot's parts (`row::RowParts`) in a file (`PartsFile`,
-//! format `PFPARTS6`) that also says which snapshot and shard it holds, carries the CRC-32
+//! format `PFPARTS7`) that also says which snapshot and shard it holds, carries the CRC-32
 //! of the shard's config.toml and of its saved states of that snapshot, and is sealed
 //! (`crate::checksum`): `merge` refuses a changed, cut, renamed or foreign file instead of
 //! merging it into wrong statistics.
@@ -9,7 +9,7 @@ use crate::error::{Error, Result};
 use crate::measure::row::RowParts;
 
 /// The first bytes of a shard's parts file.
-const FILE_MAGIC: &[u8; 8] = b"PFPARTS6";
+const FILE_MAGIC: &[u8; 8] = b"PFPARTS7";
 
 /// What a shard's parts file says of itself besides the parts.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -61,7 +61,7 @@ impl PartsFile {
             ))
         };
         // Earlier parts files were a bare `RowParts` (PFPARTS2, then PFPARTS3), then other
-        // measurements' parts (PFPARTS4).
+        // measurements' parts (PFPARTS4 to PFPARTS6).
         if bytes.starts_with(b"PFPARTS") && !bytes.starts_with(FILE_MAGIC) {
             return Err(bad(
                 "written by an earlier version of phaseflow, in a format this one does not merge",

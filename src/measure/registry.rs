@@ -9,6 +9,7 @@ use super::chaos::ChaosColumns;
 use super::constraint::Constraint;
 use super::distance::{GlobalError, ReturnError};
 use super::energy::columns::{AngularMomentum, Energy, Escaped, Stayed};
+use super::floor::Floors;
 use super::measurement::{Cell, Column, Finish, Measurement, Part, RunSetup, Shape, Snapshot};
 use super::modified::Modified;
 use super::tangent::Tangent;
@@ -26,6 +27,7 @@ pub static MEASUREMENTS: &[&dyn Measurement] = &[
     &ReturnError,
     &Modified,
     &ChaosColumns,
+    &Floors,
 ];
 
 /// The columns (stats.csv) these measurements fill.

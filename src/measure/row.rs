@@ -187,7 +187,7 @@ pub fn needs_host_state(run: &RunSetup, accelerated: &[&str]) -> bool {
 }
 
 /// The first bytes of an encoded `RowParts`.
-const MAGIC: &[u8; 8] = b"PFPARTS5";
+const MAGIC: &[u8; 8] = b"PFPARTS6";
 
 /// Words before the measurements' parts: points, the number of measurements.
 const HEADER: usize = 2;

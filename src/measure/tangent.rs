@@ -28,6 +28,9 @@ pub struct TangentStats {
     pub det_min: Option<f64>,
     pub det_max: Option<f64>,
     pub defect_max: Option<f64>,
+    /// The mean `det_conditioning` over the points: `det_mean`'s rounding floor is the
+    /// run's relative error per entry times this (`measure::floor`).
+    pub conditioning_mean: Option<f64>,
 }
 
 /// M of point i (2d × 2d, column-major: column j is ∂z/∂z0_j) as f64, unscaled.
@@ -45,8 +48,45 @@ fn matrix<T: Real>(s: &State<T>, i: usize) -> DMatrix<f64> {
     })
 }
 
-/// (ln|det M|, sign, defect) of point i, or None when anything is non-finite.
-fn point_measures<T: Real>(s: &State<T>, i: usize, log2_scale: f64) -> Option<(f64, f64, f64)> {
+/// What one point's tangent map measures: ln|det M|, det's sign, the symplecticity defect and
+/// the determinant's conditioning (`det_conditioning`, of M unscaled).
+struct PointMeasures {
+    log_det: f64,
+    sign: f64,
+    defect: f64,
+    conditioning: f64,
+}
+
+/// How far relative rounding of M's entries moves det M: perturbing every entry by at most a
+/// fraction u moves det M by at most u times this, to first order (det(M + δM) = det M +
+/// Σ_ij δM_ij C_ij, C the cofactors): Σ_ij |M_ij C_ij|, for d = 1 2 (|a d| + |b c|). C_ij is
+/// det M · (M⁻¹)_ji where M is invertible; else Hadamard's inequality bounds it by the product
+/// of the other columns' norms. Of the stored M (scale 2^log2_scale: the caller multiplies by
+/// 2^(2d · log2_scale)).
+pub fn det_conditioning(mm: &DMatrix<f64>, det: f64) -> f64 {
+    if mm.nrows() == 2 {
+        let (a, b, c, d) = (mm[(0, 0)], mm[(0, 1)], mm[(1, 0)], mm[(1, 1)]);
+        return 2.0 * ((a * d).abs() + (b * c).abs());
+    }
+    match mm.clone().try_inverse() {
+        Some(inv) => det.abs() * mm.component_mul(&inv.transpose()).abs().sum(),
+        None => {
+            let norms: Vec<f64> = mm.column_iter().map(|c| c.norm()).collect();
+            (0..mm.ncols())
+                .map(|j| {
+                    let others: f64 = (0..mm.ncols())
+                        .filter(|&k| k != j)
+                        .map(|k| norms[k])
+                        .product();
+                    mm.column(j).abs().sum() * others
+                })
+                .sum()
+        }
+    }
+}
+
+/// The measures of point i, or None when anything is non-finite.
+fn point_measures<T: Real>(s: &State<T>, i: usize, log2_scale: f64) -> Option<PointMeasures> {
     let d = s.d;
     let mm = matrix(s, i);
     if mm.iter().any(|x| !x.is_finite())
@@ -69,14 +109,20 @@ fn point_measures<T: Real>(s: &State<T>, i: usize, log2_scale: f64) -> Option<(f
     }
     let j_scale = (-2.0 * log2_scale * ln2).exp();
     let defect = (mm.transpose() * &j * &mm - j * j_scale).norm() / mm.norm_squared();
-    Some((log_det, det.signum(), defect))
+    Some(PointMeasures {
+        log_det,
+        sign: det.signum(),
+        defect,
+        conditioning: det_conditioning(&mm, det) * (2.0 * d as f64 * log2_scale).exp2(),
+    })
 }
 
-/// One chunk's tangent statistics: (finite points, Σ det, min det, max det, max defect).
-pub type TangentAcc = (u64, f64, f64, f64, f64);
+/// One chunk's tangent statistics: (finite points, Σ det, min det, max det, max defect,
+/// Σ `det_conditioning`).
+pub type TangentAcc = (u64, f64, f64, f64, f64, f64);
 
 /// The accumulator of no points.
-pub const TANGENT_EMPTY: TangentAcc = (0, 0.0, f64::INFINITY, f64::NEG_INFINITY, 0.0);
+pub const TANGENT_EMPTY: TangentAcc = (0, 0.0, f64::INFINITY, f64::NEG_INFINITY, 0.0, 0.0);
 
 /// Points per chunk of `tangent_chunks` (the energy statistics' chunk, so a shard boundary at
 /// a multiple of it splits neither).
@@ -89,6 +135,7 @@ fn merge(a: TangentAcc, b: TangentAcc) -> TangentAcc {
         a.2.min(b.2),
         a.3.max(b.3),
         a.4.max(b.4),
+        a.5 + b.5,
     )
 }
 
@@ -106,9 +153,9 @@ pub fn tangent_chunks<T: Real>(s: &State<T>, log2_scale: &[f64]) -> Vec<TangentA
         .map(|ch| {
             let mut a = TANGENT_EMPTY;
             for &i in ch {
-                if let Some((log_det, sign, defect)) = point_measures(s, i, log2_scale[i]) {
-                    let det = sign * log_det.exp();
-                    a = merge(a, (1, det, det, det, defect));
+                if let Some(m) = point_measures(s, i, log2_scale[i]) {
+                    let det = m.sign * m.log_det.exp();
+                    a = merge(a, (1, det, det, det, m.defect, m.conditioning));
                 }
             }
             a
@@ -127,6 +174,7 @@ impl TangentStats {
             det_min: some(acc.2),
             det_max: some(acc.3),
             defect_max: some(acc.4),
+            conditioning_mean: some(acc.5 / acc.0.max(1) as f64),
         }
     }
 }
@@ -175,7 +223,18 @@ pub const AREA_FROM_DET: Column = Column::real("area_from_det");
 pub struct Tangent;
 
 /// Words of a `TangentAcc` in the tangent measurement's parts.
-const TANGENT_WORDS: usize = 5;
+const TANGENT_WORDS: usize = 6;
+
+/// The tangent statistics of the tangent measurement's merged parts.
+pub fn stats_of(part: &Part) -> TangentStats {
+    let f = f64::from_bits;
+    let chunks: Vec<TangentAcc> = part
+        .words()
+        .chunks_exact(TANGENT_WORDS)
+        .map(|c| (c[0], f(c[1]), f(c[2]), f(c[3]), f(c[4]), f(c[5])))
+        .collect();
+    TangentStats::from_chunks(&chunks)
+}
 
 impl Measurement for Tangent {
     fn name(&self) -> &'static str {
@@ -207,6 +266,7 @@ impl Measurement for Tangent {
                         t.2.to_bits(),
                         t.3.to_bits(),
                         t.4.to_bits(),
+                        t.5.to_bits(),
                     ]
                 })
                 .collect(),
@@ -214,14 +274,7 @@ impl Measurement for Tangent {
     }
 
     fn finish(&self, at: &Finish) -> Vec<Cell> {
-        let f = f64::from_bits;
-        let chunks: Vec<TangentAcc> = at
-            .part(self)
-            .words()
-            .chunks_exact(TANGENT_WORDS)
-            .map(|c| (c[0], f(c[1]), f(c[2]), f(c[3]), f(c[4])))
-            .collect();
-        let t = TangentStats::from_chunks(&chunks);
+        let t = stats_of(at.part(self));
         vec![
             Cell::Real(t.det_mean),
             Cell::Real(t.det_min),

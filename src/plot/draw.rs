@@ -47,6 +47,8 @@ const LINE_WIDTH: u32 = 2;
 
 pub(super) const BACKGROUND: RGBColor = WHITE;
 const THIN_LINE_COLOR: RGBColor = RGBColor(185, 185, 185);
+/// `Style::Band`'s fill.
+const BAND_COLOR: RGBColor = RGBColor(222, 222, 222);
 const NOTE_COLOR: RGBColor = RGBColor(110, 110, 110);
 
 /// Series colours, 12 before the cycle repeats: the Okabe–Ito palette (which stays
@@ -107,6 +109,7 @@ impl<'a> Scene<'a> {
                 runs: geom::display_runs(&s.points, fig.log_x, fig.log_y),
                 color: match (s.style, s.color) {
                     (Style::ThinLine, _) => THIN_LINE_COLOR,
+                    (Style::Band, _) => BAND_COLOR,
                     (_, Some((r, g, b))) => RGBColor(r, g, b),
                     (Style::Line | Style::Markers | Style::Dashed, None) => {
                         next_color.next().unwrap_or(BLACK)
@@ -114,7 +117,12 @@ impl<'a> Scene<'a> {
                 },
             })
             .collect();
-        series.sort_by_key(|p| p.series.style != Style::ThinLine); // stable: order kept
+        // stable: order kept within bands, thin lines and the rest
+        series.sort_by_key(|p| match p.series.style {
+            Style::Band => 0,
+            Style::ThinLine => 1,
+            _ => 2,
+        });
 
         let points = || series.iter().flat_map(|p| p.runs.iter().flatten());
         let x = Axis::new(fig.log_x, fig.x_range, geom::extent(points().map(|p| p.0)));
@@ -138,7 +146,7 @@ impl<'a> Scene<'a> {
     pub fn series_colors(&self) -> Vec<RGBColor> {
         self.series
             .iter()
-            .filter(|p| p.series.style != Style::ThinLine)
+            .filter(|p| !matches!(p.series.style, Style::ThinLine | Style::Band))
             .map(|p| p.color)
             .collect()
     }
@@ -317,6 +325,10 @@ fn draw_legend<DB: DrawingBackend>(
             Style::ThinLine => {
                 root.draw(&PathElement::new([(x, y), (x + LEGEND_SAMPLE, y)], p.color))?;
             }
+            Style::Band => {
+                let corners = [(x, y - 5), (x + LEGEND_SAMPLE, y + 5)];
+                root.draw(&Rectangle::new(corners, p.color.filled()))?;
+            }
             Style::Dashed => {
                 for line in dashes(vec![vec![(x, y), (x + LEGEND_SAMPLE, y)]]) {
                     root.draw(&PathElement::new(line, p.color.stroke_width(LINE_WIDTH)))?;
@@ -443,6 +455,16 @@ fn draw_series<DB: DrawingBackend>(
             let style = p.color.stroke_width(LINE_WIDTH);
             for dash in dashes(map.polylines(&p.runs)) {
                 screen.draw(&PathElement::new(dash, style))?;
+            }
+        }
+        Style::Band => {
+            let bottom = map.bottom as i32;
+            for mut line in map.polylines(&p.runs) {
+                let (Some(&(first, _)), Some(&(last, _))) = (line.first(), line.last()) else {
+                    continue;
+                };
+                line.extend([(last, bottom), (first, bottom)]);
+                screen.draw(&Polygon::new(line, p.color.filled()))?;
             }
         }
     }

@@ -42,6 +42,9 @@ pub enum Style {
     ThinLine,
     /// As `Line`, in 8 px dashes: a second quantity of the same run beside its solid line.
     Dashed,
+    /// A light grey area from the bottom of the plot up to the line (e.g. a rounding floor:
+    /// what lies inside it is not resolved). Drawn below the other series.
+    Band,
 }
 
 /// One data series. An empty label keeps it out of the legend.

@@ -596,5 +596,6 @@ pub(super) fn setup(cfg: &RunConfig) -> RunSetup<'_> {
         modified: cfg.modified.as_deref(),
         chaos: cfg.chaos.as_ref(),
         dt: cfg.dt,
+        step_error: cfg.step_error(),
     }
 }

@@ -7,7 +7,7 @@ use super::format::fmt_g;
 use super::presets::preset;
 use super::{Study, StudyRun};
 use crate::cli::StudyArgs;
-use crate::config::{load_toml, parse_vec, RunFile};
+use crate::config::{load_toml, parse_vec, Backend, Precision, RunFile};
 use crate::error::{num, Error, Result};
 use crate::input_err;
 
@@ -49,8 +49,29 @@ impl TryFrom<&StudyArgs> for Study {
             None => custom(a)?,
         };
         apply_overrides(&mut study.base, a);
+        if a.preset.is_none() {
+            custom_precision(&mut study);
+        }
         Ok(study)
     }
+}
+
+/// A custom study's precision, and why, in its description: f64 on the CPU engine unless a
+/// precision was given, or the GPU or compensated summation asked for (f32). Its verdicts
+/// rest on det DΦⁿ − 1 and on long runs' energy errors, which f32 often cannot resolve: the
+/// tangent map's entries grow along the motion, and the rounding of many small steps adds up.
+fn custom_precision(study: &mut Study) {
+    let base = &mut study.base;
+    let why = if let Some(p) = base.precision {
+        format!("It runs in {}, as given.", p.name())
+    } else if base.backend == Some(Backend::Gpu) || base.compensated == Some(true) {
+        "It runs in f32, the GPU engine's and compensated summation's precision.".into()
+    } else {
+        base.precision = Some(Precision::F64);
+        "It runs in f64 on the CPU engine, custom studies' default: f32 often cannot resolve what the verdicts rest on (det DΦⁿ − 1 once the tangent map's entries grow, the energy error of many small steps); `--precision f32` runs in f32, where the verdicts say what it does not resolve.".into()
+    };
+    study.description.push(' ');
+    study.description.push_str(&why);
 }
 
 /// The preset, shortened or lengthened to `t_end` when given (its portraits spread evenly

@@ -8,8 +8,10 @@ use std::fmt::Write as _;
 use super::format::fmt_g;
 use super::portrait::{finish_portrait, portrait_data, shared_ranges};
 use super::StudyRun;
+use crate::config::RunConfig;
 use crate::measure::area::AREA_RATIO;
-use crate::measure::energy::columns::{ABS_ERR_MAX, ABS_ERR_MEAN, REL_ERR_MEAN};
+use crate::measure::energy::columns::{ABS_ERR_MAX, ABS_ERR_MEAN, ENERGY_MEAN, REL_ERR_MEAN};
+use crate::measure::floor::{AREA_FLOOR, DET_FLOOR, ENERGY_FLOOR};
 use crate::measure::measurement::Column;
 use crate::measure::modified::MOD_ABS_ERR_MAX;
 use crate::measure::row::Row;
@@ -25,6 +27,37 @@ pub(super) struct PlottedRun<'a> {
     pub run: &'a StudyRun,
     pub system: &'a System,
     pub result: &'a RunSummary,
+    /// What its rounding floors are, for the floor band's legend (`floor_label`).
+    pub floor_label: String,
+}
+
+/// The legend of a run's floor band: "f32 rounding floor", "f32 compensated rounding floor",
+/// or the implicit solver's tolerance where that sets the floor.
+pub(super) fn floor_label(cfg: &RunConfig) -> String {
+    if cfg.step_error().from_solver {
+        return "implicit solver's tolerance".into();
+    }
+    let compensated = if cfg.compensated { " compensated" } else { "" };
+    format!("{}{compensated} rounding floor", cfg.precision.name())
+}
+
+/// The shaded band of what the runs' arithmetic cannot resolve: the run with the largest
+/// final floor's floor at each snapshot (`floor` of its rows), from the plot's bottom up.
+/// None where no run has one.
+fn floor_band(runs: &[PlottedRun], floor: &dyn Fn(&Row) -> Option<f64>) -> Option<Series> {
+    let last = |r: &PlottedRun| r.result.rows.last().and_then(floor);
+    let run = runs
+        .iter()
+        .filter(|r| last(r).is_some_and(f64::is_finite))
+        .max_by(|a, b| last(a).unwrap_or(0.0).total_cmp(&last(b).unwrap_or(0.0)))?;
+    Some(Series {
+        label: run.floor_label.clone(),
+        points: (run.result.rows.iter())
+            .filter_map(|row| floor(row).map(|f| (row.t, f)))
+            .collect(),
+        style: Style::Band,
+        color: None,
+    })
 }
 
 /// A figure with the file stem it is written to and its heading in report.md.
@@ -156,7 +189,7 @@ fn energy_figure(runs: &[PlottedRun], labels: &[String]) -> StudyFigure {
             .skip(1)
             .all(|row| row.real(&REL_ERR_MEAN).is_some())
     });
-    let figure = if relative {
+    let mut figure = if relative {
         time_figure(
             "Mean relative energy error",
             "mean |H − H(z0)| / |H(z0)|",
@@ -173,6 +206,18 @@ fn energy_figure(runs: &[PlottedRun], labels: &[String]) -> StudyFigure {
             &|r| r.real(&ABS_ERR_MEAN),
         )
     };
+    // The floor is in energy units; relative to the mean |H| where the errors are relative.
+    let band = if relative {
+        floor_band(runs, &|r| {
+            let mean = r.real(&ENERGY_MEAN)?.abs();
+            r.real(&ENERGY_FLOOR)
+                .filter(|_| mean > 0.0)
+                .map(|f| f / mean)
+        })
+    } else {
+        floor_band(runs, &|r| r.real(&ENERGY_FLOOR))
+    };
+    figure.series.extend(band);
     StudyFigure {
         stem: "energy_error".into(),
         title: format!(
@@ -327,7 +372,7 @@ fn area_figure(runs: &[PlottedRun], labels: &[String]) -> StudyFigure {
             .skip(1)
             .any(|row| ratio(row) == Some(1.0))
     });
-    let figure = time_figure(
+    let mut figure = time_figure(
         if exact {
             "Deviation from area preservation (exact zeros not drawn)"
         } else {
@@ -342,6 +387,9 @@ fn area_figure(runs: &[PlottedRun], labels: &[String]) -> StudyFigure {
         labels,
         &|r| ratio(r).map(|v| (v - 1.0).abs()),
     );
+    figure.series.extend(floor_band(runs, &|r| {
+        r.real(&AREA_FLOOR).or(r.real(&DET_FLOOR))
+    }));
     StudyFigure {
         stem: "area_ratio".into(),
         title: "Area ratio against time: |ratio − 1|".into(),

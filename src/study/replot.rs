@@ -76,13 +76,14 @@ pub fn plot_run(dir: &Path, out: Option<&Path>) -> Result<PlotOutcome> {
         run: &run,
         system: &cfg.system,
         result: &result,
+        floor_label: super::figures::floor_label(&cfg),
     }];
     let target = out.unwrap_or(dir);
     let mut files = Vec::new();
     let drawn = write_figures(&plotted, target, &mut files)?;
     files.extend(crate::run::chaos_map::write(&cfg, dir, target)?);
     files.extend(crate::run::section::redraw(&cfg, dir, target)?);
-    let summary = summarise(cfg.system.name(), &run, &result);
+    let summary = summarise(&cfg, &run, &result);
     let portraits = !result.portraits.is_empty();
     let report = run_report_md(&cfg, &summary, &drawn, dir, portraits);
     write_atomic(&target.join("report.md"), report.as_bytes())?;

@@ -152,11 +152,7 @@ fn write_modified(s: &mut String, cfg: &RunConfig, summary: &[SummaryRow]) {
 
 /// The largest |H̃ − H̃(z0)| of a run (summary.csv's `mod_abs_energy_err_max`).
 pub(super) fn modified_error(r: &SummaryRow) -> Option<f64> {
-    r.measured
-        .0
-        .iter()
-        .find(|(name, _)| *name == MOD_ABS_ERR_MAX.name)
-        .and_then(|(_, cell)| cell.real())
+    r.measured(&MOD_ABS_ERR_MAX)
 }
 
 /// A factor: whole from 100 on ("2346"), else as `fmt_g` writes numbers.

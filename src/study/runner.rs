@@ -103,7 +103,7 @@ fn finish(
         .iter()
         .zip(&study.runs)
         .zip(results)
-        .map(|((cfg, r), res)| summarise(cfg.system.name(), r, res))
+        .map(|((cfg, r), res)| summarise(cfg, r, res))
         .collect();
     let records: Vec<_> = summary.iter().map(SummaryRow::record).collect();
     write_csv(&out.join("summary.csv"), &records)?;
@@ -117,6 +117,7 @@ fn finish(
             run,
             system: &cfg.system,
             result,
+            floor_label: super::figures::floor_label(cfg),
         })
         .collect();
     let drawn = write_figures(&plotted, out, &mut files)?;

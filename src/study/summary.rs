@@ -5,12 +5,15 @@ use serde::Serialize;
 
 use super::format::{count, fmt_g, fmt_ratio, opt};
 use super::StudyRun;
+use crate::config::RunConfig;
 use crate::measure::area::AREA_RATIO;
 use crate::measure::energy::columns::{
     ABS_ERR_MAX, ABS_ERR_MEAN, ANG_MOM_ERR_MAX, ESCAPED, FINITE, REL_ERR_MAX, STAYED_ABS_ERR_MAX,
     STAYED_REL_ERR_MAX,
 };
-use crate::measure::energy::{drift_slope, ESCAPE_FACTOR};
+use crate::measure::energy::{drift_fit, ESCAPE_FACTOR};
+use crate::measure::floor::{AREA_FLOOR, DET_FLOOR, ENERGY_FLOOR};
+use crate::measure::measurement::Column;
 use crate::measure::registry::UNCONVERGED;
 use crate::measure::row::{summary_cells, NamedCells, Row};
 use crate::measure::tangent::{DET_MAX, DET_MEAN, DET_MIN};
@@ -66,16 +69,56 @@ pub struct SummaryRow {
     /// on their way out, not yet past the threshold, whose errors are no figure of the rest.
     #[serde(skip)]
     pub stayed_since: Option<f64>,
+    /// The standard error of `energy_drift_slope`, from the fit's residuals (summary.csv's
+    /// last column, `SummaryTail`).
+    #[serde(skip)]
+    pub energy_drift_slope_stderr: Option<f64>,
+    /// The run's arithmetic as reports name it (`RunConfig::arithmetic`): "f32", "f64", "f32
+    /// with compensated summation".
+    #[serde(skip)]
+    pub arithmetic: String,
+    /// Whether the rounding floors are the implicit solver's tolerance (it is larger than the
+    /// rounding: `measure::floor::StepError`).
+    #[serde(skip)]
+    pub floor_from_solver: bool,
     /// The columns the measurements add (`row::summary_cells`), written after these
     /// (`SummaryRow::record`).
     #[serde(skip)]
     pub measured: NamedCells,
 }
 
+/// The columns summary.csv writes after the measurements' (added last, so that the older
+/// columns keep their positions).
+#[derive(Debug, Clone, Serialize)]
+pub struct SummaryTail {
+    pub energy_drift_slope_stderr: Option<f64>,
+}
+
 impl SummaryRow {
-    /// The row as summary.csv writes it: these fields, then the measurements' columns.
-    pub fn record(&self) -> (&Self, &NamedCells) {
-        (self, &self.measured)
+    /// The row as summary.csv writes it: these fields, the measurements' columns, the tail.
+    pub fn record(&self) -> (&Self, &NamedCells, SummaryTail) {
+        (
+            self,
+            &self.measured,
+            SummaryTail {
+                energy_drift_slope_stderr: self.energy_drift_slope_stderr,
+            },
+        )
+    }
+
+    /// The value of a summarised measurement's column (`row::summary_cells`).
+    pub fn measured(&self, column: &Column) -> Option<f64> {
+        self.measured
+            .0
+            .iter()
+            .find(|(name, _)| *name == column.name)
+            .and_then(|(_, cell)| cell.real())
+    }
+
+    /// The rounding floor of the final area ratio − 1 (`final_area_ratio`'s: the loop's
+    /// area floor, else the tangent map's det floor), where the run has one.
+    fn area_floor(&self) -> Option<f64> {
+        self.measured(&AREA_FLOOR).or(self.measured(&DET_FLOOR))
     }
 }
 
@@ -86,8 +129,9 @@ fn fold_max(it: impl Iterator<Item = Option<f64>>) -> Option<f64> {
         .fold(None, |m, x| Some(m.map_or(x, |m: f64| m.max(x))))
 }
 
-/// The summary row of one run of the study (`system`: the run's system) from its statistics rows.
-pub(super) fn summarise(system: &str, r: &StudyRun, res: &run::RunSummary) -> SummaryRow {
+/// The summary row of one run of the study (`cfg`: the run's configuration) from its
+/// statistics rows.
+pub(super) fn summarise(cfg: &RunConfig, r: &StudyRun, res: &run::RunSummary) -> SummaryRow {
     let rows = &res.rows;
     let last = rows.last().expect("a run has at least the step-0 row");
     let stayed = since_the_last_escape(rows);
@@ -95,8 +139,9 @@ pub(super) fn summarise(system: &str, r: &StudyRun, res: &run::RunSummary) -> Su
         .iter()
         .filter_map(|row| row.real(&ABS_ERR_MEAN).map(|e| (row.t, e)))
         .unzip();
+    let drift = drift_fit(&t, &y);
     SummaryRow {
-        system: system.into(),
+        system: cfg.system.name().into(),
         method: match &r.vary {
             Some(v) => format!("{} ({})", r.method.name(), v.label),
             None => r.method.name().into(),
@@ -116,7 +161,7 @@ pub(super) fn summarise(system: &str, r: &StudyRun, res: &run::RunSummary) -> Su
         max_rel_energy_err: fold_max(rows.iter().map(|row| row.real(&REL_ERR_MAX))),
         max_abs_energy_err: fold_max(rows.iter().map(|row| row.real(&ABS_ERR_MAX))),
         mean_abs_energy_err: (!y.is_empty()).then(|| y.iter().sum::<f64>() / y.len() as f64),
-        energy_drift_slope: drift_slope(&t, &y),
+        energy_drift_slope: drift.map(|f| f.slope),
         max_ang_mom_err: fold_max(rows.iter().map(|row| row.real(&ANG_MOM_ERR_MAX))),
         unconverged: last.count(&UNCONVERGED).unwrap_or(0),
         refine_capped_at_step: res.refine_capped_at,
@@ -130,6 +175,9 @@ pub(super) fn summarise(system: &str, r: &StudyRun, res: &run::RunSummary) -> Su
         stayed_max_rel_energy_err: fold_max(stayed.iter().map(|row| row.real(&STAYED_REL_ERR_MAX))),
         stayed_max_abs_energy_err: fold_max(stayed.iter().map(|row| row.real(&STAYED_ABS_ERR_MAX))),
         stayed_since: stayed.first().map(|row| row.t),
+        energy_drift_slope_stderr: drift.and_then(|f| f.stderr),
+        arithmetic: cfg.arithmetic(),
+        floor_from_solver: cfg.step_error().from_solver,
         measured: summary_cells(rows),
     }
 }
@@ -170,13 +218,75 @@ fn energy_unbounded(s: &SummaryRow) -> bool {
     }
 }
 
-/// Drift: the run's least-squares growth of the mean |H − H(z0)| (slope × duration) against
-/// the largest |H − H(z0)| seen, both in energy units. A bounded oscillating error has a small
-/// slope; a drifting one accounts for most of its largest value.
+/// A fitted slope counts only where it is this many standard errors above zero.
+const SIGNIFICANT: f64 = 3.0;
+
+/// Drift, from the least-squares line through the mean |H − H(z0)| over the whole run (not
+/// its endpoints): the slope is significant (`SIGNIFICANT` standard errors above zero), its
+/// growth over the run (slope × duration) is a material part of the error (more than half
+/// its time average, or of its largest value where no average is known: a ramp from a to b
+/// passes this once b − a > 2a/3) and more than the energy's rounding floor, whose random
+/// walk grows too. A bounded oscillating error has a slope within its standard error.
 fn is_drifting(s: &SummaryRow) -> bool {
-    match (s.max_abs_energy_err, s.energy_drift_slope) {
-        (Some(e), Some(slope)) => slope > 0.0 && slope * s.t_end > 0.5 * e.max(1e-300),
-        _ => false,
+    let Some(slope) = s.energy_drift_slope else {
+        return false;
+    };
+    let growth = slope * s.t_end;
+    let significant = slope > 0.0
+        && s.energy_drift_slope_stderr
+            .is_none_or(|se| slope > SIGNIFICANT * se);
+    let size = s
+        .mean_abs_energy_err
+        .or(s.max_abs_energy_err)
+        .unwrap_or(0.0);
+    let beyond_rounding = s.measured(&ENERGY_FLOOR).is_none_or(|f| growth > f);
+    significant && growth > 0.5 * size.max(1e-300) && beyond_rounding
+}
+
+/// Deviations from 1 of the area ratio below this are "kept"; a rounding floor above it
+/// cannot tell a kept area from a changed one.
+const KEPT: f64 = 1e-4;
+
+/// What a run's deviations within their floors are kept to.
+fn kept_to(s: &SummaryRow) -> &'static str {
+    if s.floor_from_solver {
+        "the implicit solver's tolerance"
+    } else {
+        "rounding"
+    }
+}
+
+/// "not resolved at f32 (what) : rerun with …": a floor too coarse to decide, what lies
+/// within it, and the remedy.
+fn not_resolved(s: &SummaryRow, what: &str) -> String {
+    let remedy = if s.floor_from_solver {
+        ": rerun with a smaller --implicit-tol"
+    } else if s.arithmetic == "f32" {
+        ": rerun with --precision f64 (or --compensated)"
+    } else if s.arithmetic.starts_with("f32") {
+        ": rerun with --precision f64"
+    } else {
+        ""
+    };
+    format!("not resolved at {} ({what}){remedy}", s.arithmetic)
+}
+
+/// How a measurable final area ratio compares with its rounding floor.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum AreaReading {
+    /// Within a floor fine enough to decide: kept to rounding.
+    KeptToFloor(f64),
+    /// Within a floor too coarse to decide.
+    Unresolved(f64),
+    /// Beyond its floor, or no floor known: the ratio is what it says.
+    Measured,
+}
+
+fn area_reading(s: &SummaryRow, r: f64) -> AreaReading {
+    match s.area_floor() {
+        Some(f) if (r - 1.0).abs() <= f && f > KEPT => AreaReading::Unresolved(f),
+        Some(f) if (r - 1.0).abs() <= f => AreaReading::KeptToFloor(f),
+        _ => AreaReading::Measured,
     }
 }
 
@@ -227,31 +337,116 @@ fn area_clause(s: &SummaryRow) -> Option<String> {
         return Some(format!("the area is not measurable: {who}"));
     }
     let r = s.final_area_ratio?;
-    Some(if !is_measurable_ratio(r) {
-        format!("the area is not measurable (final ratio {})", fmt_g(r))
-    } else if (r - 1.0).abs() < 1e-4 {
-        format!("the area was kept (final ratio {})", fmt_ratio(r))
-    } else {
-        let how = if r > 1.0 { "grew" } else { "shrank" };
-        format!("the area {how} by a factor {}", fmt_g(r))
+    if !is_measurable_ratio(r) {
+        return Some(format!(
+            "the area is not measurable (final ratio {})",
+            fmt_g(r)
+        ));
+    }
+    Some(match area_reading(s, r) {
+        AreaReading::KeptToFloor(f) => format!(
+            "the area was kept to {} (final ratio {}, floor {})",
+            kept_to(s),
+            fmt_ratio(r),
+            fmt_g(f)
+        ),
+        AreaReading::Unresolved(f) => format!(
+            "the area is {}",
+            not_resolved(
+                s,
+                &format!(
+                    "final ratio {}, within its rounding floor {}",
+                    fmt_ratio(r),
+                    fmt_g(f)
+                )
+            ),
+        ),
+        AreaReading::Measured if s.area_floor().is_none() && (r - 1.0).abs() < KEPT => {
+            format!("the area was kept (final ratio {})", fmt_ratio(r))
+        }
+        AreaReading::Measured => {
+            let how = if r > 1.0 { "grew" } else { "shrank" };
+            let beyond = s
+                .area_floor()
+                .map(|f| format!(" (beyond its rounding floor {})", fmt_g(f)))
+                .unwrap_or_default();
+            format!("the area {how} by a factor {}{beyond}", fmt_ratio(r))
+        }
     })
+}
+
+/// Whether the final area ratio changed beyond its rounding floor (a measurable ratio, no
+/// escape).
+fn area_changed(s: &SummaryRow) -> bool {
+    escaped_points(s) == 0
+        && s.final_area_ratio.is_some_and(|r| {
+            is_measurable_ratio(r)
+                && area_reading(s, r) == AreaReading::Measured
+                && (s.area_floor().is_some() || (r - 1.0).abs() >= KEPT)
+        })
+}
+
+/// Whether the final area ratio lies within a floor too coarse to decide.
+fn area_unresolved(s: &SummaryRow) -> bool {
+    escaped_points(s) == 0
+        && s.final_area_ratio.is_some_and(|r| {
+            is_measurable_ratio(r) && matches!(area_reading(s, r), AreaReading::Unresolved(_))
+        })
+}
+
+/// Whether the largest energy error is within the energy's rounding floor.
+fn energy_within_floor(s: &SummaryRow) -> Option<f64> {
+    let floor = s.measured(&ENERGY_FLOOR)?;
+    (s.max_abs_energy_err? <= floor).then_some(floor)
+}
+
+/// Whether the largest energy error lies within a floor too coarse to decide: relative to
+/// the energy (the largest relative error over the largest absolute one: |H(z0)| of a single
+/// point) above `KEPT`. Where H(z0) ≈ 0 there is no relative floor, and none is too coarse.
+fn energy_unresolved(s: &SummaryRow) -> bool {
+    let (Some(floor), Some(rel), Some(abs)) = (
+        energy_within_floor(s),
+        s.max_rel_energy_err,
+        s.max_abs_energy_err,
+    ) else {
+        return false;
+    };
+    abs > 0.0 && floor * rel / abs > KEPT
 }
 
 /// The largest energy error and what kind it is.
 fn energy_clause(s: &SummaryRow) -> String {
     let (drifting, unbounded) = (is_drifting(s), energy_unbounded(s));
+    let trend = match (s.energy_drift_slope, s.energy_drift_slope_stderr) {
+        (Some(slope), Some(se)) => format!(
+            ": fitted slope {} ± {} per unit time",
+            fmt_g(slope),
+            fmt_g(se)
+        ),
+        _ => String::new(),
+    };
     let kind = if drifting && unbounded {
-        ", of order one or more (drifting upwards)"
+        format!(", of order one or more (drifting upwards{trend})")
     } else if drifting {
-        " (drifting upwards)"
+        format!(" (drifting upwards{trend})")
     } else if escaped_points(s) > 0 {
-        " (not bounded: the escaped points' error)"
+        " (not bounded: the escaped points' error)".into()
     } else if unbounded {
-        " (of order one or more: not bounded)"
+        " (of order one or more: not bounded)".into()
+    } else if let Some(floor) = energy_within_floor(s) {
+        let within = format!(
+            "the absolute error is within its rounding floor {}",
+            fmt_g(floor)
+        );
+        if energy_unresolved(s) {
+            format!(", {}", not_resolved(s, &within))
+        } else {
+            format!(" (kept to {}: {within})", kept_to(s))
+        }
     } else if s.energy_drift_slope.is_some() {
-        " (bounded, without systematic drift)"
+        " (bounded, without systematic drift)".into()
     } else {
-        ""
+        String::new()
     };
     match (s.max_rel_energy_err, s.max_abs_energy_err) {
         (Some(e), _) => format!("the relative energy error reached {}{kind}", fmt_g(e)),
@@ -310,13 +505,28 @@ fn closing(s: &SummaryRow, symplectic: bool) -> &'static str {
             "a symplectic method, but part of the ensemble left the region where its guarantees (kept area, bounded energy error) hold."
         };
     }
-    // A symplectic method whose energy error drifts or reaches order one is past its step
-    // size's range (instability or an unresolved motion), not showing symplectic behaviour.
-    if is_drifting(s) || energy_unbounded(s) {
-        "a symplectic method, yet its energy was not kept: the step is too large for this motion."
-    } else {
-        "as expected of a symplectic method."
+    // A symplectic method whose energy error reaches order one is past its step size's
+    // range (instability or an unresolved motion), not showing symplectic behaviour.
+    if energy_unbounded(s) {
+        return "a symplectic method, yet its energy was not kept: the step is too large for this motion.";
     }
+    // A steady rise of a small error is either that, or a bounded error still rising
+    // towards its bound: the slowest points' periods can be longer than the run.
+    if is_drifting(s) {
+        return "a symplectic method, yet its energy error grew over the run: either the step does not resolve the motion, or the run is shorter than the slowest points' periods and the bounded error is still rising towards its bound (a longer run tells them apart).";
+    }
+    match (area_unresolved(s), energy_unresolved(s)) {
+        (true, true) => return "a symplectic method, but at this precision the run cannot show whether it kept the area and bounded its energy error.",
+        (true, false) => return "a symplectic method, but at this precision the run cannot show whether it kept the area.",
+        (false, true) => return "a symplectic method, but at this precision the run cannot show whether its energy error stays bounded.",
+        (false, false) => {}
+    }
+    // A symplectic map keeps the area exactly: a change beyond the rounding floor is the
+    // measurement's (an under-resolved loop) or an unstable step's, never the method's.
+    if area_changed(s) {
+        return "a symplectic method, yet the area changed beyond rounding: the loop or the step does not resolve the motion.";
+    }
+    "as expected of a symplectic method."
 }
 
 /// One sentence on what happened to a method's set (for report.md): its clauses joined by

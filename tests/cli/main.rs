@@ -36,6 +36,7 @@ mod out_folder;
 mod out_lock;
 mod plot;
 mod portable;
+mod report_truths;
 mod resume;
 mod runs;
 mod section;

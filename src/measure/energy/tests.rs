@@ -176,7 +176,14 @@ fn the_points_that_stayed_have_their_own_figures() {
 fn slope_of_a_line() {
     let t = [0.0, 1.0, 2.0, 3.0];
     let y = [1.0, 3.0, 5.0, 7.0];
-    assert!((drift_slope(&t, &y).unwrap() - 2.0).abs() < 1e-12);
+    let fit = drift_fit(&t, &y).unwrap();
+    assert!((fit.slope - 2.0).abs() < 1e-12);
+    assert_eq!(fit.stderr, Some(0.0));
+    // An error oscillating about a constant: a slope within its standard error.
+    let t: Vec<f64> = (0..200).map(f64::from).collect();
+    let y: Vec<f64> = t.iter().map(|x| 1.0 + (0.7 * x).sin()).collect();
+    let fit = drift_fit(&t, &y).unwrap();
+    assert!(fit.slope.abs() < 3.0 * fit.stderr.unwrap(), "{fit:?}");
 }
 
 /// The chunk's maxima (`keep_max`) are `f64::max`'s (`push`), bit for bit, where initial

@@ -27,6 +27,7 @@ fn parts(seed: u64, chunks: std::ops::Range<usize>) -> RowParts {
                 0.9f64.to_bits(),
                 1.1f64.to_bits(),
                 (1e-7 * c as f64).to_bits(),
+                (2.0 + c as f64).to_bits(),
             ]
         })
         .collect();
@@ -59,6 +60,7 @@ fn setup(system: &System) -> RunSetup<'_> {
         modified: None,
         chaos: None,
         dt: 0.1,
+        step_error: crate::measure::floor::StepError::new(f64::EPSILON / 2.0, false, 0.1, None),
     }
 }
 

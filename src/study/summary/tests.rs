@@ -29,6 +29,9 @@ fn row(method: &str, max_rel: f64, max_abs: f64, slope: f64) -> SummaryRow {
         stayed_max_rel_energy_err: None,
         stayed_max_abs_energy_err: None,
         stayed_since: None,
+        energy_drift_slope_stderr: None,
+        arithmetic: "f64".into(),
+        floor_from_solver: false,
         measured: Default::default(),
     }
 }
@@ -86,9 +89,158 @@ fn verdict_tells_drift_from_bounded_error() {
             "**symplectic-euler-a** (h = 5.000e-4, 4000000 steps to t = 2000): the area was kept (final ratio 1 (exactly)); the relative energy error reached 4.917e-4 (bounded, without systematic drift): as expected of a symplectic method.",
         ],
     );
-    // A symplectic method whose error drifts has too large a step.
+    // A symplectic method whose small error drifts: too large a step, or too short a run.
     let bad = verdict(&row("verlet", 1e-3, 1e-4, 1e-7), true);
-    says(&bad, &["(drifting upwards)", "step is too large"]);
+    says(
+        &bad,
+        &[
+            "(drifting upwards)",
+            "yet its energy error grew over the run",
+        ],
+    );
+    never_says(&bad, &["as expected"]);
+}
+
+/// `row` with the measurements' floors (`det_floor`, `area_floor`, `energy_floor`) set.
+fn with_floors(r: SummaryRow, floors: &[(&'static str, f64)]) -> SummaryRow {
+    SummaryRow {
+        measured: NamedCells(
+            floors
+                .iter()
+                .map(|&(name, f)| (name, crate::measure::measurement::Cell::Real(Some(f))))
+                .collect(),
+        ),
+        ..r
+    }
+}
+
+/// The Kepler study in f32: det 1.0195 and 0.947 within a floor of 41 (tangent entries of
+/// order 10², 20000 steps). Neither "grew … as expected" nor "step too large": not resolved.
+#[test]
+fn a_deviation_within_a_coarse_floor_is_not_resolved() {
+    let kepler = |ratio: f64| {
+        with_floors(
+            SummaryRow {
+                system: "kepler".into(),
+                dt: 0.01,
+                steps: 20_000,
+                t_end: 200.0,
+                points: 1,
+                finite: 1,
+                final_area_ratio: Some(ratio),
+                arithmetic: "f32".into(),
+                ..row("verlet", 7.5e-4, 3.8e-4, -4.2e-8)
+            },
+            &[("det_floor", 41.5), ("energy_floor", 6e-4)],
+        )
+    };
+    for ratio in [1.01948, 0.947126] {
+        let v = verdict(&kepler(ratio), true);
+        says(
+            &v,
+            &[
+                "the area is not resolved at f32 (final ratio",
+                "within its rounding floor 41.5): rerun with --precision f64 (or --compensated)",
+                "the relative energy error reached 7.500e-4, not resolved at f32 (the absolute error is within its rounding floor 6.000e-4)",
+                "cannot show whether it kept the area and bounded its energy error.",
+            ],
+        );
+        never_says(&v, &["grew", "shrank", "as expected", "too large"]);
+    }
+    // Compensated f32 needs f64 for more; f64 itself has no precision to suggest.
+    let compensated = SummaryRow {
+        arithmetic: "f32 with compensated summation".into(),
+        ..kepler(1.01948)
+    };
+    says(
+        &verdict(&compensated, true),
+        &["not resolved at f32 with compensated summation (final ratio 1.01948, within its rounding floor 41.5): rerun with --precision f64;"],
+    );
+}
+
+/// Within a fine floor the area is kept to rounding; beyond it, a change is measured even
+/// below 1e-4 (RK4's contraction), and a symplectic method is never said to change it as
+/// expected.
+#[test]
+fn deviations_against_fine_floors() {
+    let kept = with_floors(
+        SummaryRow {
+            final_area_ratio: Some(1.0 - 6.4e-12),
+            ..kept()
+        },
+        &[("det_floor", 7.9e-8)],
+    );
+    says(
+        &verdict(&kept, true),
+        &[
+            "the area was kept to rounding (final ratio 1 − 6.4e-12, floor 7.900e-8);",
+            "as expected of a symplectic method.",
+        ],
+    );
+    let solver = SummaryRow {
+        floor_from_solver: true,
+        ..kept.clone()
+    };
+    says(
+        &verdict(&solver, true),
+        &["the area was kept to the implicit solver's tolerance (final ratio"],
+    );
+    let contracted = with_floors(
+        SummaryRow {
+            final_area_ratio: Some(0.9998613),
+            ..kept()
+        },
+        &[("det_floor", 2.2e-12)],
+    );
+    says(
+        &verdict(&contracted, false),
+        &["the area shrank by a factor 1 − 1.4e-4 (beyond its rounding floor 2.200e-12);"],
+    );
+    let v = verdict(&contracted, true);
+    says(&v, &["yet the area changed beyond rounding"]);
+    never_says(&v, &["as expected"]);
+}
+
+/// Drift is a fitted slope significant against its standard error, growing by a material
+/// part of the error and by more than the rounding floor; not the endpoints.
+#[test]
+fn drift_needs_a_significant_slope_beyond_rounding() {
+    // The tour's quartic run in f32: the mean error rises 20× over t = 10 (slope × t = 0.95 of
+    // its largest value), all of it rounding: kept to rounding, not drifting.
+    let quartic = with_floors(
+        SummaryRow {
+            t_end: 10.0,
+            max_rel_energy_err: Some(1.9e-5),
+            max_abs_energy_err: Some(5.7e-7),
+            mean_abs_energy_err: Some(1.8e-8),
+            energy_drift_slope: Some(3.4e-9),
+            energy_drift_slope_stderr: Some(2e-11),
+            arithmetic: "f32".into(),
+            ..kept()
+        },
+        &[("energy_floor", 2.7e-6)],
+    );
+    let v = verdict(&quartic, true);
+    says(
+        &v,
+        &["(kept to rounding: the absolute error is within its rounding floor 2.700e-6): as expected"],
+    );
+    never_says(&v, &["drifting", "bounded, without"]);
+    // The same rise at f64, far above its floor: drifting, with the fitted slope.
+    let drifting = with_floors(quartic.clone(), &[("energy_floor", 1e-13)]);
+    says(
+        &verdict(&drifting, true),
+        &["(drifting upwards: fitted slope 3.400e-9 ± 2.000e-11 per unit time)"],
+    );
+    // A slope within three standard errors is no drift, however the endpoints lie.
+    let noisy = SummaryRow {
+        energy_drift_slope_stderr: Some(2e-9),
+        ..drifting
+    };
+    says(
+        &verdict(&noisy, true),
+        &["(bounded, without systematic drift)"],
+    );
 }
 
 #[test]

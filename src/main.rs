@@ -223,8 +223,15 @@ fn print_sweep_outcome(outcome: &phaseflow::sweep::SweepOutcome) -> Result<(), E
         return Ok(());
     }
     for p in &outcome.parts {
+        // With --chaos, the chaos columns at the end too (a fraction in four decimals).
+        let chaos: String = (p.chaos.iter())
+            .map(|&(name, v)| match name {
+                "chaotic_fraction" => format!("  {name} {v:.4}"),
+                _ => format!("  {name} {v:.6e}"),
+            })
+            .collect();
         out!(
-            "part {} ({}): at the end abs_energy_err_max {:.6e}  rel_energy_err_max {:.6e}",
+            "part {} ({}): at the end abs_energy_err_max {:.6e}  rel_energy_err_max {:.6e}{chaos}",
             p.sweep_index,
             p.label,
             p.final_abs_energy_err_max,

@@ -111,7 +111,7 @@ impl<'a> Scene<'a> {
                     (Style::ThinLine, _) => THIN_LINE_COLOR,
                     (Style::Band, _) => BAND_COLOR,
                     (_, Some((r, g, b))) => RGBColor(r, g, b),
-                    (Style::Line | Style::Markers | Style::Dashed, None) => {
+                    (Style::Line | Style::Markers | Style::MixedMarkers | Style::Dashed, None) => {
                         next_color.next().unwrap_or(BLACK)
                     }
                 },
@@ -241,14 +241,23 @@ pub(super) fn draw<DB: DrawingBackend>(
     let (y_lo, y_hi) = scene.y.data_range();
     // The axis kinds (linear, log) are different types, hence one call each.
     let (xs, ys) = (x_lo..x_hi, y_lo..y_hi);
+    // A log axis takes the ticks `geom` chooses (plotters labels decades only, so an axis
+    // inside one decade would get one label or none).
+    let x_log = || {
+        xs.clone()
+            .log_scale()
+            .with_key_points(scene.x.log_ticks().values)
+    };
+    let y_log = || {
+        ys.clone()
+            .log_scale()
+            .with_key_points(scene.y.log_ticks().values)
+    };
     let plot = match (scene.x.log, scene.y.log) {
-        (false, false) => draw_chart(builder.build_cartesian_2d(xs, ys)?, scene)?,
-        (false, true) => draw_chart(builder.build_cartesian_2d(xs, ys.log_scale())?, scene)?,
-        (true, false) => draw_chart(builder.build_cartesian_2d(xs.log_scale(), ys)?, scene)?,
-        (true, true) => {
-            let chart = builder.build_cartesian_2d(xs.log_scale(), ys.log_scale())?;
-            draw_chart(chart, scene)?
-        }
+        (false, false) => draw_chart(builder.build_cartesian_2d(xs.clone(), ys.clone())?, scene)?,
+        (false, true) => draw_chart(builder.build_cartesian_2d(xs.clone(), y_log())?, scene)?,
+        (true, false) => draw_chart(builder.build_cartesian_2d(x_log(), ys.clone())?, scene)?,
+        (true, true) => draw_chart(builder.build_cartesian_2d(x_log(), y_log())?, scene)?,
     };
     let legend = match legend {
         Some(l) => {
@@ -311,7 +320,7 @@ fn draw_legend<DB: DrawingBackend>(
         let y = rect.y0 + LEGEND_PAD / 2 + (row as i32 * LEGEND_ROW as i32) + LEGEND_ROW as i32 / 2;
         let x = rect.x0 + LEGEND_PAD;
         match p.series.style {
-            Style::Markers => {
+            Style::Markers | Style::MixedMarkers => {
                 root.draw(&Circle::new(
                     (x + LEGEND_SAMPLE / 2, y),
                     4,
@@ -351,21 +360,8 @@ where
     X: Ranged<ValueType = f64> + ValueFormatter<f64>,
     Y: Ranged<ValueType = f64> + ValueFormatter<f64>,
 {
-    let (x_span, y_span) = (scene.x.span(), scene.y.span());
-    let x_tick = |v: &f64| {
-        if scene.x.log {
-            geom::log_tick_label(*v)
-        } else {
-            geom::tick_label(*v, x_span)
-        }
-    };
-    let y_tick = |v: &f64| {
-        if scene.y.log {
-            geom::log_tick_label(*v)
-        } else {
-            geom::tick_label(*v, y_span)
-        }
-    };
+    let x_tick = |v: &f64| scene.x.tick_label(*v);
+    let y_tick = |v: &f64| scene.y.tick_label(*v);
     let mut chart = chart;
     chart
         .configure_mesh()
@@ -392,8 +388,15 @@ where
         top: f64::from(ys.start),
         bottom: f64::from(ys.end - 1),
     };
+    let mut mixed_drawn = false;
     for p in &scene.series {
-        draw_series(&screen, &map, p)?;
+        if p.series.style != Style::MixedMarkers {
+            draw_series(&screen, &map, p)?;
+        } else if !mixed_drawn {
+            // All of them at the place of the first.
+            draw_mixed_markers(&screen, &map, &scene.series)?;
+            mixed_drawn = true;
+        }
     }
 
     if !scene.has_data {
@@ -411,6 +414,40 @@ where
     })
 }
 
+/// A series' marker radius: `SPARSE_MARKER_RADIUS` up to `SPARSE_MARKERS` pixels in use,
+/// `DENSE_MARKER_RADIUS` beyond.
+fn marker_radius(pixels: usize) -> u32 {
+    if pixels <= SPARSE_MARKERS {
+        SPARSE_MARKER_RADIUS
+    } else {
+        DENSE_MARKER_RADIUS
+    }
+}
+
+/// Draw every `MixedMarkers` series' markers at once, in the order of `geom::mixing_rank` of
+/// (pixel, series), so that no series is drawn entirely over another.
+fn draw_mixed_markers<DB: DrawingBackend>(
+    screen: &DrawingArea<DB, Shift>,
+    map: &PixelMap,
+    series: &[Prepared],
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    let mut markers: Vec<(u64, (i32, i32), u32, RGBColor)> = Vec::new();
+    for (i, p) in series.iter().enumerate() {
+        if p.series.style != Style::MixedMarkers {
+            continue;
+        }
+        let pixels = map.marker_pixels(&p.runs);
+        let radius = marker_radius(pixels.len());
+        markers
+            .extend((pixels.into_iter()).map(|px| (geom::mixing_rank(px, i), px, radius, p.color)));
+    }
+    markers.sort_unstable_by_key(|m| m.0);
+    for (_, px, radius, color) in markers {
+        screen.draw(&Circle::new(px, radius, color.filled()))?;
+    }
+    Ok(())
+}
+
 /// Draw one series' points or polylines, in pixels.
 fn draw_series<DB: DrawingBackend>(
     screen: &DrawingArea<DB, Shift>,
@@ -418,14 +455,10 @@ fn draw_series<DB: DrawingBackend>(
     p: &Prepared,
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
     match p.series.style {
-        Style::Markers => {
+        Style::Markers | Style::MixedMarkers => {
             let style = p.color.filled();
             let pixels = map.marker_pixels(&p.runs);
-            let radius = if pixels.len() <= SPARSE_MARKERS {
-                SPARSE_MARKER_RADIUS
-            } else {
-                DENSE_MARKER_RADIUS
-            };
+            let radius = marker_radius(pixels.len());
             for pixel in pixels {
                 screen.draw(&Circle::new(pixel, radius, style))?;
             }

@@ -289,6 +289,17 @@ pub(super) fn split_sharp_turns(lines: Vec<Vec<(i32, i32)>>) -> Vec<Vec<(i32, i3
     out
 }
 
+/// A fixed pseudo-random rank of marker pixel `px` of series `series` (SplitMix64's
+/// finaliser of the three numbers): sorting markers by it mixes the series pixel by pixel,
+/// the same way every time.
+pub(super) fn mixing_rank(px: (i32, i32), series: usize) -> u64 {
+    let mut z = (px.0 as u32 as u64) << 32 | px.1 as u32 as u64;
+    z = z.wrapping_add((series as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
 /// Move a polyline with at least two pixels into `lines`; drop a shorter one.
 fn finish_polyline(lines: &mut Vec<Vec<(i32, i32)>>, line: &mut Vec<(i32, i32)>) {
     if line.len() >= 2 {
@@ -342,9 +353,99 @@ pub(super) fn tick_label(v: f64, span: f64) -> String {
     }
 }
 
-/// A tick label for `v` on a log axis: enough digits for `v` itself (2e-6, 0.05, 300).
-pub(super) fn log_tick_label(v: f64) -> String {
-    tick_label(v, v)
+/// The most tick labels an axis gets; a log axis over more decades labels every k-th one.
+const MAX_TICKS: usize = 8;
+/// A log axis spanning fewer decades than this also labels 2·10^k and 5·10^k: with decade
+/// labels alone a reader could not read values off it.
+const ONE_TWO_FIVE_BELOW: f64 = 2.5;
+/// The fewest labels a log axis gets before it takes finer mantissas (1 to 9), and then
+/// evenly spaced values, as a linear axis would.
+const MIN_LOG_TICKS: usize = 3;
+
+/// Where a log axis puts its ticks (data values, increasing) and how they are labelled.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct LogTicks {
+    pub values: Vec<f64>,
+    /// The ticks are evenly spaced (an axis spanning a small fraction of a decade): labelled
+    /// as on a linear axis, with the digits the spacing needs.
+    pub linear: bool,
+}
+
+impl Axis {
+    /// The ticks of a log axis: decades (every k-th where there are more than `MAX_TICKS`);
+    /// over fewer than `ONE_TWO_FIVE_BELOW` decades also 2·10^k and 5·10^k; where that still
+    /// gives fewer than `MIN_LOG_TICKS`, every mantissa 1 to 9; and inside a small fraction of
+    /// a decade evenly spaced round values.
+    pub fn log_ticks(&self) -> LogTicks {
+        let (lo, hi) = (self.lo, self.hi);
+        let span = hi - lo;
+        let inside = |v: f64| {
+            let d = v.log10();
+            d >= lo - 1e-9 * span && d <= hi + 1e-9 * span
+        };
+        let decades = (lo.floor() as i32)..=(hi.ceil() as i32);
+        let with = |mantissas: &[f64]| -> Vec<f64> {
+            decades
+                .clone()
+                .flat_map(|k| mantissas.iter().map(move |m| m * 10f64.powi(k)))
+                .filter(|&v| inside(v))
+                .collect()
+        };
+        if span >= ONE_TWO_FIVE_BELOW {
+            let all = with(&[1.0]);
+            let every = all.len().div_ceil(MAX_TICKS).max(1) as i32;
+            let values = all
+                .into_iter()
+                .filter(|v| (v.log10().round() as i32).rem_euclid(every) == 0)
+                .collect();
+            return LogTicks {
+                values,
+                linear: false,
+            };
+        }
+        for mantissas in [
+            &[1.0, 2.0, 5.0][..],
+            &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0],
+        ] {
+            let values = with(mantissas);
+            if values.len() >= MIN_LOG_TICKS {
+                return LogTicks {
+                    values,
+                    linear: false,
+                };
+            }
+        }
+        let (a, b) = self.data_range();
+        LogTicks {
+            values: linear_ticks(a, b),
+            linear: true,
+        }
+    }
+
+    /// The label of the tick at data value `v`.
+    pub fn tick_label(&self, v: f64) -> String {
+        let (a, b) = self.data_range();
+        if !self.log || self.log_ticks().linear {
+            tick_label(v, b - a)
+        } else {
+            // Enough digits for `v` itself: 2e-6, 0.05, 300.
+            tick_label(v, v)
+        }
+    }
+}
+
+/// Round values (1, 2 or 5 times a power of ten apart) from `lo` to `hi`, about five of them.
+fn linear_ticks(lo: f64, hi: f64) -> Vec<f64> {
+    let rough = (hi - lo) / 5.0;
+    let power = 10f64.powf(rough.log10().floor());
+    let step = [1.0, 2.0, 5.0, 10.0]
+        .into_iter()
+        .map(|m| m * power)
+        .find(|&s| s >= rough)
+        .unwrap_or(10.0 * power);
+    let first = (lo / step).ceil() as i64;
+    let last = (hi / step).floor() as i64;
+    (first..=last).map(|k| k as f64 * step).collect()
 }
 
 /// "1.500" → "1.5", "2.000" → "2", "300" → "300".
@@ -497,8 +598,73 @@ mod tests {
         assert_eq!(tick_label(1.00005, 1e-4), "1.00005");
         assert_eq!(tick_label(2.5e-7, 1e-6), "2.5e-7");
         assert_eq!(tick_label(300000.0, 1e6), "3e5");
-        assert_eq!(log_tick_label(1e-6), "1e-6");
-        assert_eq!(log_tick_label(0.05), "0.05");
-        assert_eq!(log_tick_label(300.0), "300");
+        let log = Axis::new(true, Some((1e-7, 1e3)), None);
+        assert_eq!(log.tick_label(1e-6), "1e-6");
+        assert_eq!(log.tick_label(0.05), "0.05");
+        assert_eq!(log.tick_label(300.0), "300");
+        assert_eq!(tick_label(-1e-17, 2.0), "0");
+        assert_eq!(tick_label(-0.0, 2.0), "0");
+    }
+
+    /// A log axis from `lo` to `hi` (data values), as an automatic range would be.
+    fn log_axis(lo: f64, hi: f64) -> Axis {
+        Axis::new(true, Some((lo, hi)), None)
+    }
+
+    /// The labels of a log axis's ticks, checked on the way: increasing values inside the
+    /// axis, distinct labels, none a negative zero.
+    fn log_labels(axis: &Axis) -> Vec<String> {
+        let ticks = axis.log_ticks();
+        let (a, b) = axis.data_range();
+        assert!(ticks.values.windows(2).all(|w| w[0] < w[1]), "{ticks:?}");
+        assert!(
+            (ticks.values.iter()).all(|&v| v >= a * (1.0 - 1e-9) && v <= b * (1.0 + 1e-9)),
+            "{ticks:?} outside {a}..{b}"
+        );
+        let labels: Vec<String> = ticks.values.iter().map(|&v| axis.tick_label(v)).collect();
+        let distinct: HashSet<&String> = labels.iter().collect();
+        assert_eq!(distinct.len(), labels.len(), "{labels:?}");
+        assert!(!labels.iter().any(|l| l.starts_with("-0")), "{labels:?}");
+        labels
+    }
+
+    #[test]
+    fn log_axes_inside_a_decade_or_two_label_values_between_the_decades() {
+        // Less than two decades: 1, 2 and 5 times the powers of ten.
+        assert_eq!(
+            log_labels(&log_axis(3e-7, 4e-5)),
+            ["5e-7", "1e-6", "2e-6", "5e-6", "1e-5", "2e-5"]
+        );
+        // The energy error of a run that grows twentyfold inside a decade and a half.
+        assert_eq!(
+            log_labels(&log_axis(1.5e-9, 3e-8)),
+            ["2e-9", "5e-9", "1e-8", "2e-8"]
+        );
+        // Inside one decade with one decade tick or none: every mantissa.
+        assert_eq!(
+            log_labels(&log_axis(2.2e-6, 9.5e-6)),
+            ["3e-6", "4e-6", "5e-6", "6e-6", "7e-6", "8e-6", "9e-6"]
+        );
+        assert_eq!(
+            log_labels(&log_axis(0.35, 1.4)),
+            ["0.4", "0.5", "0.6", "0.7", "0.8", "0.9", "1"]
+        );
+        // A small fraction of a decade: round values, as on a linear axis.
+        assert_eq!(
+            log_labels(&log_axis(1.01, 1.09)),
+            ["1.02", "1.04", "1.06", "1.08"]
+        );
+        assert!(log_axis(1.01, 1.09).log_ticks().linear);
+    }
+
+    #[test]
+    fn wide_log_axes_label_decades_at_most_eight() {
+        assert_eq!(
+            log_labels(&log_axis(1e-9, 2e-6)),
+            ["1e-9", "1e-8", "1e-7", "1e-6"]
+        );
+        let wide = log_labels(&log_axis(1e-30, 1e10));
+        assert!(wide.len() <= MAX_TICKS && wide.len() >= 4, "{wide:?}");
+        assert!(wide.contains(&"1".to_string()), "{wide:?}");
     }
 }

@@ -10,6 +10,7 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::draw::{AXIS_LABEL_SIZE, BACKGROUND, FONT, HEIGHT, TICK_LABEL_SIZE, TITLE_SIZE, WIDTH};
+use super::geom::tick_label;
 use super::{encode_png, output_error, register_font, time_color, with_suffix};
 use crate::error::Result;
 use crate::output::write_atomic;
@@ -126,11 +127,16 @@ fn draw<DB: DrawingBackend>(
         .x_label_area_size(60)
         .y_label_area_size(90)
         .build_cartesian_2d(x0..x1, y0..y1)?;
+    // Labels as the other figures write them: no float noise, no negative zero.
+    let x_tick = |v: &f64| tick_label(*v, x1 - x0);
+    let y_tick = |v: &f64| tick_label(*v, y1 - y0);
     chart
         .configure_mesh()
         .disable_mesh()
         .x_desc(map.x_label.as_str())
         .y_desc(map.y_label.as_str())
+        .x_label_formatter(&x_tick)
+        .y_label_formatter(&y_tick)
         .label_style((FONT, TICK_LABEL_SIZE))
         .axis_desc_style((FONT, AXIS_LABEL_SIZE))
         .draw()?;
@@ -160,10 +166,12 @@ fn draw<DB: DrawingBackend>(
         .margin_right(30)
         .y_label_area_size(110)
         .build_cartesian_2d(0.0..1.0, lo..hi)?;
+    let bar_tick = |v: &f64| tick_label(*v, hi - lo);
     scale
         .configure_mesh()
         .disable_mesh()
         .disable_x_axis()
+        .y_label_formatter(&bar_tick)
         .y_desc(map.bar_label.as_str())
         .label_style((FONT, TICK_LABEL_SIZE))
         .axis_desc_style((FONT, AXIS_LABEL_SIZE))
@@ -239,6 +247,34 @@ mod tests {
         let text = std::fs::read_to_string(svg).unwrap();
         for label in ["test map", "q2", "p2", "MEGNO ⟨Y⟩", "no value (1 of 6)"] {
             assert!(text.contains(label), "SVG lacks {label}");
+        }
+    }
+
+    /// Axes and colour bar through zero, in steps that are not exact in binary: every tick
+    /// label is a short number, and zero is "0", never "-0" or "-0.0".
+    #[test]
+    fn tick_labels_have_no_negative_zero_or_float_noise() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut m = map((0..49).map(|k| k as f64 * 0.1 - 2.4).collect());
+        (m.x, m.y, m.columns, m.rows) = ((-0.3, 0.3), (-0.7, 0.5), 7, 7);
+        m.scale = (-0.3, 0.3);
+        let [_, svg] = write_map(&m, &dir.path().join("map")).unwrap();
+        let text = std::fs::read_to_string(svg).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        let labels: Vec<&str> = (lines.windows(2))
+            .filter(|w| w[0].contains("<text"))
+            .map(|w| w[1].trim())
+            .filter(|l| l.parse::<f64>().is_ok())
+            .collect();
+        assert!(labels.len() > 10, "{labels:?}");
+        assert!(labels.contains(&"0"), "{labels:?}");
+        for l in &labels {
+            assert!(
+                !l.starts_with("-0") || l.starts_with("-0."),
+                "{l} in {labels:?}"
+            );
+            assert!(l.parse::<f64>().unwrap() != 0.0 || *l == "0", "{l}");
+            assert!(l.len() <= 5, "float noise: {l}");
         }
     }
 }

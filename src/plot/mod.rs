@@ -45,6 +45,11 @@ pub enum Style {
     /// A light grey area from the bottom of the plot up to the line (e.g. a rounding floor:
     /// what lies inside it is not resolved). Drawn below the other series.
     Band,
+    /// As `Markers`, drawn together with the figure's other `MixedMarkers` series in an order
+    /// mixed pixel by pixel (fixed, not random), instead of one series after another: where
+    /// sets coincide (a phase portrait's times on an invariant curve) each keeps a share of
+    /// the pixels, where the last drawn would otherwise hide the earlier ones.
+    MixedMarkers,
 }
 
 /// One data series. An empty label keeps it out of the legend.
@@ -435,7 +440,11 @@ mod tests {
             .filter(|w| w[0].contains("text-anchor=\"middle\"") && w[0].contains("font-size=\"13."))
             .map(|w| w[1])
             .collect();
-        assert_eq!(x_ticks, ["0.01", "0.1"]);
+        // Two decades: 1, 2 and 5 times the powers of ten, so values can be read off.
+        assert_eq!(
+            x_ticks,
+            ["0.005", "0.01", "0.02", "0.05", "0.1", "0.2", "0.5"]
+        );
         assert!(svg.contains("1e-4"), "decade tick labels on y expected");
     }
 
@@ -578,6 +587,43 @@ mod tests {
             .series
             .push(Series::new("spikes", points, Style::Line));
         write_and_check(&spiky, "spiky");
+    }
+
+    /// Three phase-portrait times on the same invariant circle: drawn one after another the
+    /// last hides the others; drawn mixed each keeps a share of the pixels.
+    #[test]
+    fn mixed_markers_keep_every_coinciding_set_visible() {
+        let colors = [time_color(0.0), time_color(0.5), time_color(1.0)];
+        let count = |style: Style| -> Vec<usize> {
+            let mut fig = Figure::new("Coinciding sets", "q", "p");
+            fig.equal_aspect = true;
+            for (k, &c) in colors.iter().enumerate() {
+                // The same circle, its 1500 points shifted along it from time to time.
+                let points = (0..1500)
+                    .map(|i| 2.0 * PI * (i as f64 + 0.3 * k as f64) / 1500.0)
+                    .map(|t| (t.cos(), t.sin()))
+                    .collect();
+                fig.series.push(Series {
+                    color: Some(c),
+                    ..Series::new(format!("t = {k}"), points, style)
+                });
+            }
+            let (image, _) = write_and_check(&fig, "mixed");
+            (colors.iter())
+                .map(|c| {
+                    image
+                        .pixels
+                        .iter()
+                        .filter(|p| **p == [c.0, c.1, c.2])
+                        .count()
+                })
+                .collect()
+        };
+        let stacked = count(Style::Markers);
+        assert!(stacked[0] < stacked[2] / 20, "{stacked:?}");
+        let mixed = count(Style::MixedMarkers);
+        let total: usize = mixed.iter().sum();
+        assert!(mixed.iter().all(|&n| n > total / 5), "{mixed:?}");
     }
 
     #[test]

@@ -19,7 +19,7 @@ use crate::error::{num, Result};
 use crate::measure::distance::distance_max;
 use crate::measure::energy::{energies, snapshot_stats, RunEnergy};
 use crate::output::{folder, write_atomic};
-use crate::plot::{write_figure, Figure, Series, Style};
+use crate::plot::{palette_color, write_figure, Figure, Series, Style};
 use crate::state::State;
 
 /// Times per step size at which the errors are measured (the last at the end of the span).
@@ -43,6 +43,9 @@ pub struct OrderRow {
 #[derive(Debug, Clone)]
 pub struct OrderStudy {
     pub method: &'static str,
+    /// The method's order as it is listed (`phaseflow list`): the slope of the figure's
+    /// reference lines h^p.
+    pub method_order: u32,
     pub system: String,
     pub reference: String,
     /// The time span every step size covers.
@@ -138,6 +141,7 @@ pub fn order(job: &OrderJob) -> Result<OrderStudy> {
     };
     Ok(OrderStudy {
         method: cfg.method.name(),
+        method_order: cfg.method.info().order,
         system: cfg.system.name().to_string(),
         reference: format!(
             "{} (step h/{} at the finest h)",
@@ -235,19 +239,23 @@ pub fn write_order(study: &OrderStudy, out: &Path, force: bool) -> Result<()> {
     folder::write_manifest(out)
 }
 
-/// The log–log plot: both errors against |h|, each labelled with its fitted order.
+/// The log–log plot: both errors against |h|, a line through a marker at each step size,
+/// each labelled with its fitted order, and beside each a dashed reference line C·h^p of the
+/// method's order p through its error at the largest step above the rounding floor, so a
+/// reader sees at a glance where the errors follow h^p and where rounding takes over.
 fn figure(study: &OrderStudy) -> Figure {
     let label = |what: &str, f: Option<(f64, usize)>| match f {
         Some((p, _)) => format!("{what} (fitted order {p:.2})"),
         None => format!("{what} (no fit)"),
     };
-    let series = |err: fn(&OrderRow) -> Option<f64>| -> Vec<(f64, f64)> {
-        study
-            .rows
-            .iter()
-            .map(|r| (r.h.abs(), err(r).unwrap_or(f64::NAN)))
-            .collect()
-    };
+    let errors: [(&str, fn(&OrderRow) -> Option<f64>, Option<(f64, usize)>); 2] = [
+        ("global_err_max", |r| r.global_err_max, study.global_order),
+        (
+            "abs_energy_err_max",
+            |r| r.abs_energy_err_max,
+            study.energy_order,
+        ),
+    ];
     let mut fig = Figure::new(
         format!("Convergence of {} on {}", study.method, study.system),
         "step size |h|",
@@ -255,24 +263,53 @@ fn figure(study: &OrderStudy) -> Figure {
     );
     fig.log_x = true;
     fig.log_y = true;
-    fig.series = vec![
-        Series::new(
-            label("global_err_max", study.global_order),
-            series(|r| r.global_err_max),
-            Style::Line,
-        ),
-        Series::new(
-            label("abs_energy_err_max", study.energy_order),
-            series(|r| r.abs_energy_err_max),
-            Style::Line,
-        ),
-        Series::new(
-            "rounding floor of the fit",
-            study.rows.iter().map(|r| (r.h.abs(), r.floor)).collect(),
-            Style::ThinLine,
-        ),
-    ];
+    let p = study.method_order;
+    for (i, (name, err, fit)) in errors.into_iter().enumerate() {
+        let color = Some(palette_color(i));
+        let points: Vec<(f64, f64)> = (study.rows.iter())
+            .map(|r| (r.h.abs(), err(r).unwrap_or(f64::NAN)))
+            .collect();
+        fig.series.push(Series {
+            color,
+            ..Series::new(label(name, fit), points.clone(), Style::Line)
+        });
+        fig.series.push(Series {
+            color,
+            ..Series::new("", points, Style::Markers)
+        });
+        if let Some(reference) = reference_slope(&study.rows, err, p) {
+            fig.series.push(Series {
+                color,
+                ..Series::new(format!("h^{p} through {name}"), reference, Style::Dashed)
+            });
+        }
+    }
+    fig.series.push(Series::new(
+        "rounding floor of the fit",
+        study.rows.iter().map(|r| (r.h.abs(), r.floor)).collect(),
+        Style::ThinLine,
+    ));
     fig
+}
+
+/// The line C·|h|^p over the study's step sizes through the error at the largest step whose
+/// error is above its floor (the one rounding affects least); none when no error is.
+fn reference_slope(
+    rows: &[OrderRow],
+    err: fn(&OrderRow) -> Option<f64>,
+    p: u32,
+) -> Option<Vec<(f64, f64)>> {
+    let (h0, e0) = rows.iter().find_map(|r| {
+        err(r)
+            .filter(|e| e.is_finite() && *e > r.floor)
+            .map(|e| (r.h.abs(), e))
+    })?;
+    let order = f64::from(p);
+    Some(
+        rows.iter()
+            .map(|r| (r.h.abs(), e0 * (r.h.abs() / h0).powf(order)))
+            .collect(),
+    )
 }
 
 #[cfg(test)]
@@ -304,5 +341,59 @@ mod tests {
             (1..=10).map(|j| 10 * j).collect::<Vec<_>>()
         );
         assert_eq!(sample_steps(3), vec![1, 2, 3]);
+    }
+
+    /// The figure marks every step size's errors and draws h^p of the method's order through
+    /// the largest step above the floor; a step size without an error gets no marker.
+    #[test]
+    fn figure_marks_each_step_size_beside_reference_slopes() {
+        let rows: Vec<OrderRow> = (0..5)
+            .map(|k| {
+                let h = 0.2 / f64::from(1 << k);
+                OrderRow {
+                    h,
+                    floor: 1e-7,
+                    global_err_max: Some(if k == 0 { 1e-8 } else { 5.0 * h.powi(4) }),
+                    abs_energy_err_max: (k != 2).then(|| 0.3 * h.powi(4)),
+                }
+            })
+            .collect();
+        let study = OrderStudy {
+            method: "rk4",
+            method_order: 4,
+            system: "pendulum".into(),
+            reference: "rk4".into(),
+            t_end: 1.0,
+            points: 1,
+            global_order: None,
+            energy_order: None,
+            rows,
+        };
+        let fig = figure(&study);
+        let markers: Vec<&Series> = (fig.series.iter())
+            .filter(|s| s.style == Style::Markers)
+            .collect();
+        assert_eq!(markers.len(), 2);
+        let drawn = |s: &Series| s.points.iter().filter(|p| p.1.is_finite()).count();
+        assert_eq!((drawn(markers[0]), drawn(markers[1])), (5, 4));
+        let slopes: Vec<&Series> = (fig.series.iter())
+            .filter(|s| s.style == Style::Dashed)
+            .collect();
+        assert_eq!(slopes.len(), 2);
+        for (s, anchor) in slopes
+            .iter()
+            .zip([(0.1, 5.0 * 0.1f64.powi(4)), (0.2, 0.3 * 0.2f64.powi(4))])
+        {
+            assert!(s.label.starts_with("h^4"), "{}", s.label);
+            assert_eq!(s.points.len(), 5);
+            let (a, b) = (s.points[0], s.points[4]);
+            let slope = (b.1 / a.1).ln() / (b.0 / a.0).ln();
+            assert!((slope - 4.0).abs() < 1e-9, "{slope}");
+            // Through the error at the largest step above the floor (the first global error,
+            // 1e-8, is below it).
+            let at = s.points.iter().find(|p| p.0 == anchor.0).unwrap();
+            assert!((at.1 / anchor.1 - 1.0).abs() < 1e-12, "{at:?} {anchor:?}");
+        }
+        crate::plot::check_figure(&fig).unwrap();
     }
 }

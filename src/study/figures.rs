@@ -6,7 +6,7 @@
 use std::fmt::Write as _;
 
 use super::format::fmt_g;
-use super::portrait::{finish_portrait, portrait_data, shared_ranges};
+use super::portrait::{finish_portrait, path_stride, portrait_data, shared_ranges, through_every};
 use super::StudyRun;
 use crate::config::RunConfig;
 use crate::measure::area::AREA_RATIO;
@@ -315,36 +315,35 @@ fn observable_figure(runs: &[PlottedRun], labels: &[String]) -> Option<StudyFigu
 }
 
 /// Single trajectories of systems with a configuration plane (`System::path`): the path
-/// drawn in it, e.g. the rolling disk's contact point; none otherwise, or when every path
-/// stays at one point.
+/// drawn in it, e.g. Kepler's orbit in (q1, q2) or a rolling disk's contact point, for the
+/// runs whose system draws the same path as the first run's; none otherwise, or when every
+/// path stays at one point. The title says how densely the path is sampled.
 fn path_figure(runs: &[PlottedRun], labels: &[String]) -> Option<StudyFigure> {
-    let (label, i, j) = runs[0].system.path()?;
-    let series: Vec<Series> = runs
+    let (label, ..) = runs[0].system.path()?;
+    let (x_label, y_label) = runs[0].system.path_axes()?;
+    let drawn: Vec<(&PlottedRun, Series)> = runs
         .iter()
         .zip(labels)
+        .filter(|(r, _)| r.system.path().is_some_and(|p| p.0 == label))
         .filter(|(r, _)| !r.result.trajectory.is_empty())
-        .map(|(r, label)| Series {
-            label: label.clone(),
-            points: r
-                .result
-                .trajectory
-                .iter()
-                .map(|(_, z)| (z[i], z[j]))
-                .collect(),
-            style: Style::Line,
-            color: None,
+        .map(|(r, label)| {
+            let points = (r.result.trajectory.iter())
+                .filter_map(|(_, z)| r.system.path_point(&z[..r.system.dof()]))
+                .collect();
+            (r, Series::new(label.clone(), points, Style::Line))
         })
         // A path that stays at one point (a disk spinning in place) has nothing to draw.
-        .filter(|s| s.points.iter().any(|p| *p != s.points[0]))
+        .filter(|(_, s)| s.points.iter().any(|p| *p != s.points[0]))
         .collect();
-    (!series.is_empty()).then(|| StudyFigure {
+    let sampling = path_sampling(drawn.iter().map(|(r, _)| *r))?;
+    Some(StudyFigure {
         stem: "path".into(),
         title: format!("Path of the {label}"),
         figure: Figure {
-            title: format!("Path of the {label}"),
-            x_label: format!("q{}", i + 1),
-            y_label: format!("q{}", j + 1),
-            series,
+            title: format!("Path of the {label}, {sampling}"),
+            x_label,
+            y_label,
+            series: drawn.into_iter().map(|(_, s)| s).collect(),
             log_x: false,
             log_y: false,
             equal_aspect: true,
@@ -352,6 +351,15 @@ fn path_figure(runs: &[PlottedRun], labels: &[String]) -> Option<StudyFigure> {
             y_range: None,
         },
     })
+}
+
+/// How densely the paths of `runs` are sampled (`through_every` of the sparsest); None
+/// without a run.
+fn path_sampling<'a>(runs: impl Iterator<Item = &'a PlottedRun<'a>>) -> Option<String> {
+    let every = runs
+        .map(|r| path_stride(&r.result.trajectory, r.run.dt))
+        .max()?;
+    Some(through_every(every))
 }
 
 /// Area: the deviation from exact conservation, |ratio − 1|, on a log axis (1e-8 and 1e-6

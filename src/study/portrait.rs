@@ -53,7 +53,11 @@ pub(super) fn portrait_data(
         }
         let t_end = traj.last().map_or(0.0, |(t, _)| *t);
         series.push(Series {
-            label: format!("path, t = 0 to {}", fmt_t(t_end)),
+            label: format!(
+                "path {}, t = 0 to {}",
+                through_every(path_stride(traj, dt)),
+                fmt_t(t_end)
+            ),
             points,
             style: Style::Line,
             color: None,
@@ -64,7 +68,8 @@ pub(super) fn portrait_data(
         series.push(Series {
             label: format!("t = {}", fmt_t(*step as f64 * dt)),
             points: (0..s.n).map(|i| (q_of(s.q[i]), s.p[i])).collect(),
-            style: Style::Markers,
+            // Mixed, so that a later time never hides an earlier one where they coincide.
+            style: Style::MixedMarkers,
             color: Some(plot::time_color(k as f64 / last)),
         });
     }
@@ -83,6 +88,31 @@ pub(super) fn portrait_data(
         equal_aspect: false,
         x_range: None,
         y_range: None,
+    }
+}
+
+/// Steps of `dt` between a single state's kept states (from the times of the first two; 1
+/// with fewer).
+pub(super) fn path_stride(traj: &[(f64, Vec<f64>)], dt: f64) -> u64 {
+    match traj {
+        [(t0, _), (t1, _), ..] => ((t1 - t0) / dt).round().max(1.0) as u64,
+        _ => 1,
+    }
+}
+
+/// How a path through every `k`-th step is described: "through every step", "through
+/// every 8th step".
+pub(super) fn through_every(k: u64) -> String {
+    let suffix = match (k % 10, k % 100) {
+        (_, 11..=13) => "th",
+        (1, _) => "st",
+        (2, _) => "nd",
+        (3, _) => "rd",
+        _ => "th",
+    };
+    match k {
+        0 | 1 => "through every step".to_string(),
+        k => format!("through every {k}{suffix} step"),
     }
 }
 
@@ -227,43 +257,57 @@ pub(super) fn finish_portrait(
     }
 }
 
-/// Branches p(q) ≥ 0 and ≤ 0 of the level set H(q, p) = e over a q range, for 1-DOF systems whose
-/// H grows with |p| (pendulum, oscillator): bisection in p at each q; runs split where no solution.
+/// Samples of a level curve evenly in q before refinement.
+const LEVEL_SAMPLES: usize = 600;
+/// The longest step between neighbouring points of a drawn level curve, as a fraction of the
+/// plot range (the larger of its q and p parts): under 2 px in a 700 px box.
+const LEVEL_STEP: f64 = 0.0025;
+/// How often a step is halved at most: 2⁻²⁴ of the q sampling, far below a pixel.
+const LEVEL_DEPTH: u32 = 24;
+
+/// The level set H(q, p) = e over a q range, for 1-DOF systems whose H grows with |p|
+/// (pendulum, oscillator, p²/2 + V(q)): its branches p(q) ≥ 0 and ≤ 0, solved for p by
+/// bisection at each q. Evenly spaced q alone would leave gaps where the curve turns
+/// vertical, at the turning points p = 0 and along a separatrix, so each branch also ends at
+/// its turning points (located by bisection in q) and is refined by halving every step
+/// longer than `LEVEL_STEP` of the plot range: the curve is drawn by arc length, not by q.
 fn level_curves(
     system: &HamiltonianSystem,
     e: f64,
     (qa, qb): (f64, f64),
     (pa, pb): (f64, f64),
 ) -> Vec<Series> {
-    let pmax = pa.abs().max(pb.abs()) * 4.0 + 1.0;
+    let level = Level {
+        system,
+        e,
+        pmax: pa.abs().max(pb.abs()) * 4.0 + 1.0,
+        scale: ((qb - qa).abs().max(1e-300), (pb - pa).abs().max(1e-300)),
+    };
+    let q_at = |k: usize| qa + (qb - qa) * k as f64 / LEVEL_SAMPLES as f64;
     let mut out = Vec::new();
     for sign in [1.0, -1.0] {
         let mut run: Vec<(f64, f64)> = Vec::new();
-        for k in 0..=600 {
-            let q = qa + (qb - qa) * k as f64 / 600.0;
-            let f = |p: f64| system.energy(&[q], &[sign * p]) - e;
-            let sol = if f(0.0) <= 0.0 && f(pmax) > 0.0 {
-                let (mut lo, mut hi) = (0.0, pmax);
-                for _ in 0..80 {
-                    let mid = 0.5 * (lo + hi);
-                    if f(mid) > 0.0 {
-                        hi = mid
-                    } else {
-                        lo = mid
+        for k in 0..=LEVEL_SAMPLES {
+            let q = q_at(k);
+            match level.p(q, sign) {
+                Some(p) => {
+                    if run.is_empty() && k > 0 {
+                        // The branch begins between the previous sample and this one.
+                        let turn = level.turning_point(q_at(k - 1), q);
+                        run.extend(level.p(turn, sign).map(|p| (turn, p)));
                     }
+                    run.push((q, p));
                 }
-                Some(sign * 0.5 * (lo + hi))
-            } else {
-                None
-            };
-            match sol {
-                Some(p) => run.push((q, p)),
-                None if !run.is_empty() => out.push(std::mem::take(&mut run)),
+                None if !run.is_empty() => {
+                    let turn = level.turning_point(q_at(k), run[run.len() - 1].0);
+                    run.extend(level.p(turn, sign).map(|p| (turn, p)));
+                    out.push(level.refined(&std::mem::take(&mut run), sign));
+                }
                 None => {}
             }
         }
         if !run.is_empty() {
-            out.push(run);
+            out.push(level.refined(&run, sign));
         }
     }
     out.into_iter()
@@ -274,6 +318,92 @@ fn level_curves(
             color: None,
         })
         .collect()
+}
+
+/// One level H = e of a 1-DOF system, and the plot scale its steps are measured in.
+struct Level<'a> {
+    system: &'a HamiltonianSystem,
+    e: f64,
+    /// p is searched in [0, pmax].
+    pmax: f64,
+    /// The plot range's q and p spans.
+    scale: (f64, f64),
+}
+
+impl Level<'_> {
+    fn excess(&self, q: f64, p: f64) -> f64 {
+        self.system.energy(&[q], &[p]) - self.e
+    }
+
+    /// The p of sign `sign` with H(q, p) = e, or None where the level does not reach q.
+    fn p(&self, q: f64, sign: f64) -> Option<f64> {
+        let f = |p: f64| self.excess(q, sign * p);
+        if !(f(0.0) <= 0.0 && f(self.pmax) > 0.0) {
+            return None;
+        }
+        let (mut lo, mut hi) = (0.0, self.pmax);
+        for _ in 0..80 {
+            let mid = 0.5 * (lo + hi);
+            if f(mid) > 0.0 {
+                hi = mid
+            } else {
+                lo = mid
+            }
+        }
+        Some(sign * 0.5 * (lo + hi))
+    }
+
+    /// The turning point (H(q, 0) = e) between `outside`, where the level does not reach, and
+    /// `inside`, where it does; the end on the inside, so the level reaches it.
+    fn turning_point(&self, outside: f64, inside: f64) -> f64 {
+        let (mut out, mut inn) = (outside, inside);
+        for _ in 0..60 {
+            let mid = 0.5 * (out + inn);
+            if self.excess(mid, 0.0) <= 0.0 {
+                inn = mid
+            } else {
+                out = mid
+            }
+        }
+        inn
+    }
+
+    /// The step from a to b as a fraction of the plot range.
+    fn step(&self, a: (f64, f64), b: (f64, f64)) -> f64 {
+        ((b.0 - a.0).abs() / self.scale.0).max((b.1 - a.1).abs() / self.scale.1)
+    }
+
+    /// The branch through `run` with every step longer than `LEVEL_STEP` halved in q (at
+    /// most `LEVEL_DEPTH` times); a midpoint the level does not reach (two arcs of the level
+    /// between neighbouring samples) breaks the line there (a NaN point).
+    fn refined(&self, run: &[(f64, f64)], sign: f64) -> Vec<(f64, f64)> {
+        let mut out = Vec::with_capacity(2 * run.len());
+        out.extend(run.first());
+        for w in run.windows(2) {
+            // Depth-first: the stack holds the pieces still to add, the nearest last.
+            let mut stack = vec![(w[1], 0)];
+            let mut from = w[0];
+            while let Some((to, depth)) = stack.pop() {
+                if depth >= LEVEL_DEPTH || self.step(from, to) <= LEVEL_STEP {
+                    out.push(to);
+                    from = to;
+                    continue;
+                }
+                let mid_q = 0.5 * (from.0 + to.0);
+                match self.p(mid_q, sign) {
+                    Some(p) => {
+                        stack.push((to, depth + 1));
+                        stack.push(((mid_q, p), depth + 1));
+                    }
+                    None => {
+                        out.extend([(f64::NAN, f64::NAN), to]);
+                        from = to;
+                    }
+                }
+            }
+        }
+        out
+    }
 }
 
 #[cfg(test)]
@@ -288,6 +418,49 @@ mod tests {
         assert_eq!(wrap_angle(-PI), PI);
         assert!((wrap_angle(3.0 * PI + 0.25) - (-PI + 0.25)).abs() < 1e-12);
         assert!((wrap_angle(-20.0) - (-20.0 + 6.0 * PI)).abs() < 1e-12);
+    }
+
+    /// Level curves of the pendulum, a libration well inside the well and one just below the
+    /// separatrix: no step between neighbouring points longer than `LEVEL_STEP` of the plot
+    /// range, and every branch ends at a turning point (p = 0) or at the edge of the range.
+    #[test]
+    fn level_curves_have_no_gaps_at_turning_points_or_near_the_separatrix() {
+        use std::f64::consts::PI;
+        let system = System::new("pendulum", &Default::default()).unwrap();
+        let h = system.hamiltonian().unwrap();
+        let energy = |q: f64| h.energy(&[q], &[0.0]);
+        let (q_range, p_range) = ((-PI, PI), (-2.4, 2.4));
+        let (bottom, saddle) = (energy(0.0), energy(PI));
+        for e in [bottom + 0.134, saddle - 1e-4, saddle + 0.05] {
+            let curves = level_curves(h, e, q_range, p_range);
+            assert!(curves.len() >= 2, "e = {e}: {} branches", curves.len());
+            for c in &curves {
+                let points: Vec<(f64, f64)> = c
+                    .points
+                    .iter()
+                    .copied()
+                    .filter(|p| p.0.is_finite())
+                    .collect();
+                assert_eq!(points.len(), c.points.len(), "e = {e}: a break in a branch");
+                for w in points.windows(2) {
+                    let step =
+                        ((w[1].0 - w[0].0).abs() / (2.0 * PI)).max((w[1].1 - w[0].1).abs() / 4.8);
+                    assert!(
+                        step <= LEVEL_STEP * 1.000001,
+                        "e = {e}: step {step} at {w:?}"
+                    );
+                }
+                for end in [points[0], points[points.len() - 1]] {
+                    let at_edge =
+                        (end.0 - q_range.0).abs() < 1e-12 || (end.0 - q_range.1).abs() < 1e-12;
+                    assert!(
+                        at_edge || end.1.abs() < 1e-6,
+                        "e = {e}: a branch ends at {end:?}, neither a turning point nor the edge"
+                    );
+                    assert!((h.energy(&[end.0], &[end.1]) - e).abs() < 1e-9);
+                }
+            }
+        }
     }
 
     #[test]

@@ -159,11 +159,25 @@ fn resolve_run(study: &Study, r: &StudyRun) -> Result<RunConfig> {
     (f.method_file, f.method_source) = (None, crate::config::recorded_source(r.method));
     f.dt = Some(r.dt);
     f.steps = Some(r.steps);
-    if f.snapshot_every.is_none() {
+    let chosen = f.snapshot_every.is_some();
+    if !chosen {
         f.snapshot_every = Some((r.steps / study.stats_rows.max(1)).max(1));
     }
-    Ok(RunConfig::resolve(f)?.with_portraits_at(&study.portrait_times))
+    let mut cfg = RunConfig::resolve(f)?;
+    // A single state's path is drawn through its snapshots: every step, or as many as
+    // `PATH_SNAPSHOTS` allows.
+    if !chosen && cfg.ensemble.points == 1 && !cfg.ensemble.is_loop() {
+        cfg.snapshot_every = cfg
+            .snapshot_every
+            .min(r.steps.div_ceil(PATH_SNAPSHOTS).max(1));
+    }
+    Ok(cfg.with_portraits_at(&study.portrait_times))
 }
+
+/// The most snapshots a single state's run in a study takes for its path (one per step up to
+/// this many steps): enough for a smooth orbit at every step of the presets' runs up to
+/// 50 000 steps, while stats.csv and trajectory.csv stay a few megabytes.
+const PATH_SNAPSHOTS: u64 = 50_000;
 
 /// Run each configuration into its folder in turn, announcing it (unless --quiet). When
 /// resuming, a finished method is read back from its folder (once its files are found to be

@@ -5,8 +5,10 @@
 use std::path::{Path, PathBuf};
 
 use super::{Part, Sweep, SweepJob, SWEEP_FILE};
+use crate::chaos::{Indicator, CHAOTIC_ABOVE};
 use crate::config::OutputDir;
 use crate::error::{Error, Result};
+use crate::measure::chaos::{CHAOTIC_FRACTION, LYAPUNOV_MAX, LYAPUNOV_MEAN, MEGNO_MEAN};
 use crate::measure::energy::columns::{ABS_ERR_MAX, REL_ERR_MAX};
 use crate::output::folder::{self, Layout};
 use crate::output::{write_atomic, write_csv};
@@ -32,6 +34,26 @@ pub struct PartLine {
     pub max_rel_energy_err_max: f64,
     pub final_abs_energy_err_max: f64,
     pub max_abs_energy_err_max: f64,
+    /// With `--chaos`: the chaos columns of the last snapshot (`chaos_columns`), as (stats.csv
+    /// column, value; NaN where the row has none); empty without.
+    pub chaos: Vec<(&'static str, f64)>,
+}
+
+/// The stats.csv chaos columns sweep.csv takes at the last snapshot, for the indicators the
+/// parts compute, the headline first (the one the sweep's chaos figure draws): with MEGNO the
+/// fraction of chaotic points and the mean ⟨Y⟩, with λ its largest and mean value.
+fn chaos_columns(parts: &[Part]) -> Vec<&'static str> {
+    let Some(chaos) = parts.first().and_then(|p| p.config.chaos.as_ref()) else {
+        return Vec::new();
+    };
+    let mut names = Vec::new();
+    if chaos.indicators.contains(&Indicator::Megno) {
+        names.extend([CHAOTIC_FRACTION.name, MEGNO_MEAN.name]);
+    }
+    if chaos.indicators.contains(&Indicator::Lyapunov) {
+        names.extend([LYAPUNOV_MAX.name, LYAPUNOV_MEAN.name]);
+    }
+    names
 }
 
 /// `phaseflow run --sweep`: every part resolved and checked before `--out` is touched, then
@@ -146,22 +168,31 @@ fn finish(sweep: &Sweep, parts: &[Part], out: &Path) -> Result<SweepOutcome> {
         }
         let rel = column(&text, REL_ERR_MAX.name);
         let abs = column(&text, ABS_ERR_MAX.name);
+        let chaos = (chaos_columns(parts).into_iter())
+            .map(|name| (name, last(&column(&text, name))))
+            .collect();
         lines.push(PartLine {
             sweep_index: p.index,
             label: sweep.label(&p.values),
             dir,
-            final_rel_energy_err_max: rel.last().copied().unwrap_or(f64::NAN),
+            final_rel_energy_err_max: last(&rel),
             max_rel_energy_err_max: largest(&rel),
-            final_abs_energy_err_max: abs.last().copied().unwrap_or(f64::NAN),
+            final_abs_energy_err_max: last(&abs),
             max_abs_energy_err_max: largest(&abs),
+            chaos,
         });
     }
     let mut files = vec![out.join("stats.csv"), out.join("sweep.csv")];
     write_atomic(&files[0], stats.as_bytes())?;
     write_sweep_csv(&files[1], sweep, parts, &lines)?;
-    let fig = figure(sweep, parts, &lines);
-    if fig.has_data() {
-        files.extend(plot::write_figure(&fig, &out.join("sweep"))?);
+    let figures = [
+        (figure(sweep, parts, &lines), "sweep"),
+        (chaos_figure(sweep, parts, &lines), "sweep_chaos"),
+    ];
+    for (fig, stem) in figures {
+        if fig.has_data() {
+            files.extend(plot::write_figure(&fig, &out.join(stem))?);
+        }
     }
     folder::write_manifest(out)?;
     Ok(SweepOutcome {
@@ -170,7 +201,8 @@ fn finish(sweep: &Sweep, parts: &[Part], out: &Path) -> Result<SweepOutcome> {
     })
 }
 
-/// sweep.csv: sweep_index, each swept parameter's value, then the part's folder and errors.
+/// sweep.csv: sweep_index, each swept parameter's value, then the part's folder and errors,
+/// and with `--chaos` the chaos columns at the last snapshot (`final_<column>`).
 fn write_sweep_csv(path: &Path, sweep: &Sweep, parts: &[Part], lines: &[PartLine]) -> Result<()> {
     let mut header = vec!["sweep_index".to_string()];
     header.extend(sweep.axes.iter().map(|a| a.name.clone()));
@@ -184,6 +216,7 @@ fn write_sweep_csv(path: &Path, sweep: &Sweep, parts: &[Part], lines: &[PartLine
         ]
         .map(String::from),
     );
+    header.extend(chaos_columns(parts).iter().map(|c| format!("final_{c}")));
     let mut records = vec![header];
     for (p, l) in parts.iter().zip(lines) {
         let mut r = vec![p.index.to_string()];
@@ -198,6 +231,7 @@ fn write_sweep_csv(path: &Path, sweep: &Sweep, parts: &[Part], lines: &[PartLine
             ]
             .map(|x| format!("{x}")),
         );
+        r.extend(l.chaos.iter().map(|(_, x)| format!("{x}")));
         records.push(r);
     }
     write_csv(path, &records)
@@ -223,6 +257,11 @@ fn column(text: &str, name: &str) -> Vec<f64> {
         .collect()
 }
 
+/// The last value, NaN when there is none.
+fn last(xs: &[f64]) -> f64 {
+    xs.last().copied().unwrap_or(f64::NAN)
+}
+
 /// The largest finite value, NaN when there is none.
 fn largest(xs: &[f64]) -> f64 {
     xs.iter()
@@ -243,47 +282,105 @@ pub(super) fn figure(sweep: &Sweep, parts: &[Part], lines: &[PartLine]) -> Figur
         "abs_energy_err_max",
     );
     fig.log_y = true;
-    if sweep.axes.len() == 1 {
-        let points = |f: fn(&PartLine) -> f64| {
-            parts
-                .iter()
-                .zip(lines)
-                .map(|(p, l)| (p.values[0], f(l)))
-                .collect()
-        };
-        fig.series = vec![
-            Series::new(
-                "at the end",
-                points(|l| l.final_abs_energy_err_max),
-                Style::Line,
-            ),
-            Series::new(
-                "largest over the run",
-                points(|l| l.max_abs_energy_err_max),
-                Style::Line,
-            ),
-        ];
-        return fig;
+    fig.series = if sweep.axes.len() == 1 {
+        let final_err = against_first(parts, lines, |l| l.final_abs_energy_err_max);
+        let largest_err = against_first(parts, lines, |l| l.max_abs_energy_err_max);
+        [
+            marked_line("at the end", final_err),
+            marked_line("largest over the run", largest_err),
+        ]
+        .concat()
+    } else {
+        per_other_values(sweep, parts, lines, "largest", |l| l.max_abs_energy_err_max)
+    };
+    fig
+}
+
+/// sweep_chaos.png/svg, with `--chaos`: the headline chaos column at the last snapshot (the
+/// fraction of chaotic points, or with λ alone its largest value) against the first swept
+/// parameter, one line per value of the others; no series without `--chaos`.
+pub(super) fn chaos_figure(sweep: &Sweep, parts: &[Part], lines: &[PartLine]) -> Figure {
+    let first = &sweep.axes[0].name;
+    let Some(&(name, _)) = lines.first().and_then(|l| l.chaos.first()) else {
+        return Figure::default();
+    };
+    let (title, y_label) = if name == CHAOTIC_FRACTION.name {
+        (
+            format!("chaotic fraction against {first}"),
+            format!("fraction of points with MEGNO ⟨Y⟩ > {CHAOTIC_ABOVE} at the end"),
+        )
+    } else {
+        (
+            format!("largest Lyapunov exponent against {first}"),
+            "largest λ over the points at the end".to_string(),
+        )
+    };
+    let mut fig = Figure::new(title, first.clone(), y_label);
+    let headline = |l: &PartLine| l.chaos.first().map_or(f64::NAN, |c| c.1);
+    fig.series = if sweep.axes.len() == 1 {
+        marked_line("", against_first(parts, lines, headline))
+    } else {
+        per_other_values(sweep, parts, lines, "", headline)
+    };
+    if name == CHAOTIC_FRACTION.name {
+        fig.y_range = Some((-0.02, 1.02));
     }
-    // The first axis is the slowest, so the parts that share the other axes' values are
-    // every (N/N1)-th.
+    fig
+}
+
+/// (first parameter's value, `value` of the part) of each part.
+fn against_first(
+    parts: &[Part],
+    lines: &[PartLine],
+    value: impl Fn(&PartLine) -> f64,
+) -> Vec<(f64, f64)> {
+    parts
+        .iter()
+        .zip(lines)
+        .map(|(p, l)| (p.values[0], value(l)))
+        .collect()
+}
+
+/// A labelled line through `points` and, in its colour, a marker at each (unlabelled): a
+/// sweep's values are the parts that ran, the line only guides the eye between them.
+fn marked_line(label: &str, points: Vec<(f64, f64)>) -> Vec<Series> {
+    vec![
+        Series::new(label, points.clone(), Style::Line),
+        Series::new("", points, Style::Markers),
+    ]
+}
+
+/// One marked line per combination of the other parameters' values, against the first (the
+/// first axis is the slowest, so the parts that share the other values are every
+/// (N/N1)-th), labelled with those values after `prefix`.
+fn per_other_values(
+    sweep: &Sweep,
+    parts: &[Part],
+    lines: &[PartLine],
+    prefix: &str,
+    value: impl Fn(&PartLine) -> f64,
+) -> Vec<Series> {
     let stride = parts.len() / sweep.axes[0].n;
-    fig.series = (0..stride)
-        .map(|j| {
+    (0..stride)
+        .flat_map(|j| {
             let members: Vec<(&Part, &PartLine)> =
                 parts.iter().zip(lines).skip(j).step_by(stride).collect();
-            let label = sweep.axes[1..]
+            let values = sweep.axes[1..]
                 .iter()
                 .zip(&members[0].0.values[1..])
                 .map(|(a, v)| format!("{}={}", a.name, crate::error::num(*v)))
                 .collect::<Vec<_>>()
                 .join(", ");
+            let label = if prefix.is_empty() {
+                values
+            } else {
+                format!("{prefix}, {values}")
+            };
             let points = members
                 .iter()
-                .map(|(p, l)| (p.values[0], l.max_abs_energy_err_max))
+                .map(|(p, l)| (p.values[0], value(l)))
                 .collect();
-            Series::new(format!("largest, {label}"), points, Style::Line)
+            marked_line(&label, points)
         })
-        .collect();
-    fig
+        .collect()
 }

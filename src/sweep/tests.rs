@@ -1,8 +1,9 @@
 //! The axes' values, the grid's order and the sweep figure.
 
-use super::runner::{figure, PartLine};
+use super::runner::{chaos_figure, figure, PartLine};
 use super::{Axis, Sweep};
 use crate::config::RunFile;
+use crate::plot::Style;
 
 fn pendulum(specs: &[&str]) -> Sweep {
     let base = RunFile {
@@ -70,6 +71,10 @@ fn lines(s: &Sweep) -> (Vec<super::Part>, Vec<PartLine>) {
                 max_rel_energy_err_max: e,
                 final_abs_energy_err_max: e / 2.0,
                 max_abs_energy_err_max: e,
+                chaos: vec![
+                    ("chaotic_fraction", p.index as f64 / 10.0),
+                    ("megno_mean", 2.0),
+                ],
             }
         })
         .collect();
@@ -81,10 +86,32 @@ fn one_axis_draws_the_final_and_largest_error_against_the_parameter() {
     let s = pendulum(&["g=1:2:5"]);
     let (parts, lines) = lines(&s);
     let fig = figure(&s, &parts, &lines);
-    assert_eq!(fig.series.len(), 2);
-    assert_eq!(fig.series[1].points[4], (2.0, 1e-5));
+    // Each line with a marker at every part.
+    let styles: Vec<Style> = fig.series.iter().map(|x| x.style).collect();
+    assert_eq!(
+        styles,
+        [Style::Line, Style::Markers, Style::Line, Style::Markers]
+    );
+    assert_eq!(fig.series[2].points[4], (2.0, 1e-5));
     assert_eq!(fig.series[0].points[0], (1.0, 0.05));
+    assert_eq!(fig.series[1].points, fig.series[0].points);
     crate::plot::check_figure(&fig).unwrap();
+}
+
+#[test]
+fn the_chaos_figure_draws_the_chaotic_fraction_against_the_parameter() {
+    let s = pendulum(&["g=1:2:5"]);
+    let (parts, mut lines) = lines(&s);
+    let fig = chaos_figure(&s, &parts, &lines);
+    assert!(fig.title.starts_with("chaotic fraction"), "{}", fig.title);
+    assert_eq!(fig.series[0].points[3], (1.75, 0.3));
+    assert_eq!(fig.y_range, Some((-0.02, 1.02)));
+    crate::plot::check_figure(&fig).unwrap();
+    // Without --chaos: nothing to draw, and no file written for it.
+    for l in &mut lines {
+        l.chaos.clear();
+    }
+    assert!(!chaos_figure(&s, &parts, &lines).has_data());
 }
 
 #[test]
@@ -93,10 +120,10 @@ fn two_axes_draw_one_line_per_value_of_the_second() {
     let (parts, lines) = lines(&s);
     let fig = figure(&s, &parts, &lines);
     let labels: Vec<&str> = fig.series.iter().map(|x| x.label.as_str()).collect();
-    assert_eq!(labels, ["largest, l=1", "largest, l=2"]);
+    assert_eq!(labels, ["largest, l=1", "", "largest, l=2", ""]);
     // l = 2 is parts 1, 3, 5
     assert_eq!(
-        fig.series[1].points,
+        fig.series[2].points,
         [(1.0, 1e-2), (1.5, 1e-4), (2.0, 1e-6)]
     );
     crate::plot::check_figure(&fig).unwrap();

@@ -53,6 +53,18 @@ pub trait SystemDescription {
     fn path(&self) -> Option<(&'static str, usize, usize)> {
         None
     }
+    /// The point of a state's path (`path`) from its q: its two components, unless the
+    /// system draws the path in other coordinates (the polar elastic pendulum: the bob's x, y).
+    fn path_point(&self, q: &[f64]) -> Option<(f64, f64)> {
+        let (_, i, j) = self.path()?;
+        Some((q[i], q[j]))
+    }
+    /// The names of the path's axes: q1, q2, … of its components, unless the system draws
+    /// the path in other coordinates.
+    fn path_axes(&self) -> Option<(String, String)> {
+        let (_, i, j) = self.path()?;
+        Some((format!("q{}", i + 1), format!("q{}", j + 1)))
+    }
 }
 
 /// A system's registration: everything `systems!` needs besides the system's own trait

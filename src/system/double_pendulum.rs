@@ -188,6 +188,10 @@ impl SystemDescription for DoublePendulum {
     fn default_state(&self) -> Vec<f64> {
         vec![0.5, 1.0, 0.0, 0.0]
     }
+
+    fn path(&self) -> Option<(&'static str, usize, usize)> {
+        Some(("angles (θ1, θ2)", 0, 1))
+    }
 }
 
 impl Hamiltonian for DoublePendulum {

@@ -165,6 +165,10 @@ impl SystemDescription for DoublePendulumVariational {
     fn observable(&self) -> Option<(&'static str, usize)> {
         Some(("θ2", 1))
     }
+
+    fn path(&self) -> Option<(&'static str, usize, usize)> {
+        Some(("angles (θ1, θ2)", 0, 1))
+    }
 }
 
 impl DiscreteMap for DoublePendulumVariational {

@@ -68,6 +68,24 @@ impl SystemDescription for ElasticPendulum {
     fn default_state(&self) -> Vec<f64> {
         vec![1.0, std::f64::consts::FRAC_PI_2, 0.0, 0.0]
     }
+
+    /// The bob in Cartesian (x, y), as the Cartesian pendulum's path: the two coordinates'
+    /// runs of one motion are drawn in one plane.
+    fn path(&self) -> Option<(&'static str, usize, usize)> {
+        Some((super::elastic_pendulum_cartesian::BOB_PATH, 0, 1))
+    }
+
+    fn path_point(&self, q: &[f64]) -> Option<(f64, f64)> {
+        Some((q[0] * q[1].sin(), q[0] * q[1].cos()))
+    }
+
+    fn path_axes(&self) -> Option<(String, String)> {
+        Some(
+            super::elastic_pendulum_cartesian::BOB_AXES
+                .map(String::from)
+                .into(),
+        )
+    }
 }
 
 impl Hamiltonian for ElasticPendulum {

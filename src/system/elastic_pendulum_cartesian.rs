@@ -73,7 +73,20 @@ impl SystemDescription for ElasticPendulumCartesian {
     fn default_state(&self) -> Vec<f64> {
         vec![1.0, 0.0, 0.0, 0.0]
     }
+
+    fn path(&self) -> Option<(&'static str, usize, usize)> {
+        Some((BOB_PATH, 0, 1))
+    }
+
+    fn path_axes(&self) -> Option<(String, String)> {
+        Some(BOB_AXES.map(String::from).into())
+    }
 }
+
+/// The path of the bob, in the same plane for the polar and the Cartesian pendulum.
+pub const BOB_PATH: &str = "bob (x, y)";
+/// Its axes: x = r sin θ, y = r cos θ, downwards.
+pub const BOB_AXES: [&str; 2] = ["x", "y (downwards)"];
 
 impl Hamiltonian for ElasticPendulumCartesian {
     fn energy(&self, q: &[f64], p: &[f64]) -> f64 {

@@ -97,6 +97,10 @@ impl SystemDescription for ElasticPendulumZphi {
     fn observable(&self) -> Option<(&'static str, usize)> {
         Some(("φ", 1))
     }
+
+    fn path(&self) -> Option<(&'static str, usize, usize)> {
+        Some(("configuration (z, φ)", 0, 1))
+    }
 }
 
 impl DiscreteMap for ElasticPendulumZphi {

@@ -64,6 +64,10 @@ impl SystemDescription for HenonHeiles {
         let p1 = (2.0 * (DEFAULT_ENERGY - Self::potential(&q))).sqrt();
         vec![q[0], q[1], p1, 0.0]
     }
+
+    fn path(&self) -> Option<(&'static str, usize, usize)> {
+        Some(("orbit in the plane (q1, q2)", 0, 1))
+    }
 }
 
 impl Hamiltonian for HenonHeiles {

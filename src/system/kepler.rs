@@ -63,6 +63,10 @@ impl SystemDescription for Kepler {
     fn angular_momentum(&self, q: &[f64], p: &[f64]) -> Option<[f64; 3]> {
         Some([0.0, 0.0, q[0] * p[1] - q[1] * p[0]])
     }
+
+    fn path(&self) -> Option<(&'static str, usize, usize)> {
+        Some(("orbit in the plane (q1, q2)", 0, 1))
+    }
 }
 
 impl Hamiltonian for Kepler {

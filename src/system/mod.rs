@@ -512,6 +512,16 @@ impl System {
         each_system!(self, s => s.masses())
     }
 
+    /// The point of a state's path from its q (`SystemDescription::path_point`).
+    pub fn path_point(&self, q: &[f64]) -> Option<(f64, f64)> {
+        each_system!(self, s => s.path_point(q))
+    }
+
+    /// The names of the path's axes (`SystemDescription::path_axes`).
+    pub fn path_axes(&self) -> Option<(String, String)> {
+        each_system!(self, s => s.path_axes())
+    }
+
     /// Total angular momentum where the system conserves it.
     pub fn angular_momentum(&self, q: &[f64], p: &[f64]) -> Option<[f64; 3]> {
         each_system!(self, s => s.angular_momentum(q, p))

@@ -96,6 +96,66 @@ fn sweep_parts_equal_separate_runs_on_the_gpu() {
     parts_equal_separate_runs(&[elastic("gpu"), argv("--precision f64")].concat());
 }
 
+/// `--chaos megno` over a sweep: sweep.csv carries each part's chaotic fraction and mean ⟨Y⟩
+/// at the last snapshot (its own stats.csv's last row), stdout prints them per part, and the
+/// fraction is drawn against the parameter in sweep_chaos.png.
+#[test]
+fn a_chaos_sweep_carries_the_chaotic_fraction_per_part() {
+    let tmp = TempDir::new().unwrap();
+    let out = tmp.path().join("sweep");
+    let run = [
+        elastic("cpu"),
+        argv("--chaos megno --sweep g_hat=0.1:0.3:3"),
+    ]
+    .concat();
+    let run: Vec<String> = run.into_iter().filter(|a| a != "--quiet").collect();
+    let printed = phaseflow()
+        .args(&run)
+        .arg("--out")
+        .arg(&out)
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let printed = String::from_utf8(printed).unwrap();
+    let text = read(&out.join("sweep.csv"));
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    assert_eq!(
+        header[header.len() - 2..],
+        ["final_chaotic_fraction", "final_megno_mean"]
+    );
+    for (i, line) in lines.enumerate() {
+        let cells: Vec<f64> = line.split(',').skip(3).map(crate::common::num).collect();
+        let last = crate::common::stats(&out.join(format!("part_{i}")))
+            .pop()
+            .unwrap();
+        let (fraction, megno) = (cells[cells.len() - 2], cells[cells.len() - 1]);
+        assert_eq!(fraction, last["chaotic_fraction"], "part {i}");
+        assert_eq!(megno, last["megno_mean"], "part {i}");
+        assert!(
+            megno.is_finite() && (0.0..=1.0).contains(&fraction),
+            "{line}"
+        );
+        let said = format!("chaotic_fraction {fraction:.4}  megno_mean {megno:.6e}");
+        assert!(
+            printed
+                .lines()
+                .any(|l| l.starts_with(&format!("part {i} ")) && l.contains(&said)),
+            "part {i}: {said} not in\n{printed}"
+        );
+    }
+    for f in ["sweep_chaos.png", "sweep_chaos.svg"] {
+        assert!(out.join(f).is_file(), "{f} missing");
+    }
+    // Without --chaos: no chaos columns and no chaos figure.
+    let plain = tmp.path().join("plain");
+    run_into(&elastic("cpu"), &argv("--sweep g_hat=0.1:0.3:3"), &plain);
+    assert!(!read(&plain.join("sweep.csv")).contains("megno"));
+    assert!(!plain.join("sweep_chaos.png").exists());
+}
+
 #[test]
 fn two_sweeps_make_a_grid_first_parameter_slowest() {
     let tmp = TempDir::new().unwrap();

@@ -57,6 +57,7 @@ pub fn flag(field: &Field, value: Option<&str>) -> String {
         Field::Csv => "--csv",
         Field::Chaos => "--chaos",
         Field::GridAxes => "--grid-axes",
+        Field::SectionMax => "--section-max",
     };
     match value {
         Some(value) => format!("{flag} {value}"),
@@ -73,6 +74,14 @@ pub fn message(error: &Error) -> String {
         }
         other => other.to_string(),
     }
+}
+
+/// A parsing error of clap's (an unknown flag, a bad value, a missing one) in the style of
+/// the program's own errors: `Error: ` and the message, then clap's usage line and tip.
+pub fn parse_error(e: &clap::Error) -> String {
+    let text = e.render().to_string();
+    let text = text.strip_prefix("error: ").unwrap_or(&text);
+    format!("Error: {}", text.trim_end())
 }
 
 #[cfg(test)]
@@ -135,6 +144,7 @@ mod tests {
             Field::Csv,
             Field::Chaos,
             Field::GridAxes,
+            Field::SectionMax,
         ];
         for field in fields {
             let f = flag(&field, None);

@@ -78,6 +78,8 @@ pub enum Field {
     Chaos,
     /// The two coordinates a grid spans.
     GridAxes,
+    /// The crossings of a Poincaré section kept per point.
+    SectionMax,
 }
 
 impl Field {
@@ -129,6 +131,7 @@ impl Field {
             Field::Csv => "csv",
             Field::Chaos => "chaos",
             Field::GridAxes => "grid_axes",
+            Field::SectionMax => "section_max",
         };
         key.to_string()
     }

@@ -13,6 +13,7 @@ use crate::options::{Backend, Precision};
 
 mod accuracy;
 mod chaos;
+pub mod examples;
 pub mod flags;
 mod section;
 pub mod values;
@@ -35,10 +36,13 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Advance an ensemble and write energy statistics (and optionally states) to --out.
+    #[command(override_usage = examples::RUN_USAGE)]
     Run(RunArgs),
     /// Advance the ensemble on the GPU and the CPU engine (both f32) and compare point by point.
+    #[command(override_usage = examples::VALIDATE_USAGE)]
     Validate(ValidateArgs),
     /// Evolve one initial set with several methods side by side: data, plots and report.md.
+    #[command(override_usage = examples::STUDY_USAGE)]
     Study(StudyArgs),
     /// Time the reference loop, CPU f64, CPU f32 and GPU f32 on the same ensemble, in one run.
     Bench(BenchArgs),
@@ -113,7 +117,7 @@ pub struct SystemArgs {
     pub hamiltonian: Option<String>,
     /// Degrees of freedom of --hamiltonian or --system-file, when more than the largest index
     /// its formula uses, at most 128 [default: that index].
-    #[arg(long, value_name = "D")]
+    #[arg(long, value_name = "D", allow_hyphen_values = true, value_parser = values::count_usize(1))]
     pub dof: Option<usize>,
     /// Your own system from a TOML file instead of --system: name, hamiltonian, parameters
     /// with defaults and ranges, optional dof, default_state and coordinates
@@ -133,14 +137,14 @@ pub struct EnsembleArgs {
     /// gaussian), one state (point) or the states of --input (file).
     #[arg(long, value_parser = values::ensembles())]
     pub ensemble: Option<String>,
-    /// Number of points [default: 1000; 1 for point].
-    #[arg(long)]
+    /// Number of points, a whole number (1000, 1e5) [default: 1000; 1 for point].
+    #[arg(long, allow_hyphen_values = true, value_parser = values::count_usize(1))]
     pub points: Option<usize>,
     /// Centre (q1..qd,p1..pd) for circle, disk, gaussian and point [default: the system's default state].
     #[arg(long, value_name = "V,V,..", allow_hyphen_values = true)]
     pub center: Option<String>,
     /// Radius for circle and disk [default: 0.3].
-    #[arg(long, allow_negative_numbers = true)]
+    #[arg(long, allow_hyphen_values = true, value_parser = values::real())]
     pub radius: Option<f64>,
     /// Lower corner (q1..qd,p1..pd) for rect and grid.
     #[arg(long, value_name = "V,V,..", allow_hyphen_values = true)]
@@ -150,16 +154,16 @@ pub struct EnsembleArgs {
     pub hi: Option<String>,
     /// Energy level H = E for the level ensemble (1 degree of freedom, a closed curve around
     /// the minimum); for grid, the energy surface its points lie on (p1 ≥ 0 solved from H = E).
-    #[arg(long, allow_negative_numbers = true)]
+    #[arg(long, allow_hyphen_values = true, value_parser = values::real())]
     pub energy: Option<f64>,
     /// The grid's two coordinates, the first varying fastest (e.g. q2,p2) [default: q1,p1].
     #[arg(long, value_name = "A,B")]
     pub grid_axes: Option<String>,
     /// Standard deviation for the gaussian ensemble [default: 0.1].
-    #[arg(long, allow_negative_numbers = true)]
+    #[arg(long, allow_hyphen_values = true, value_parser = values::real())]
     pub sigma: Option<f64>,
     /// Random seed for disk and gaussian [default: 0].
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true, value_parser = values::count(0))]
     pub seed: Option<u64>,
     /// Initial states for the file ensemble: CSV or .npy, N rows × 2d columns q1..qd p1..pd.
     #[arg(long, value_name = "FILE")]
@@ -201,10 +205,10 @@ pub struct EngineArgs {
 pub struct SolverArgs {
     /// Implicit stages (non-separable H, implicit midpoint): a point's fixed-point iteration has
     /// converged when no component moves by more than TOL·(1 + |x|) [default: 4e-7 for f32, 1e-14 for f64].
-    #[arg(long, value_name = "TOL")]
+    #[arg(long, value_name = "TOL", allow_hyphen_values = true, value_parser = values::real())]
     pub implicit_tol: Option<f64>,
     /// Implicit stages: give up after this many sweeps and count the point as unconverged [default: 100].
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", allow_hyphen_values = true, value_parser = values::count_u32(1))]
     pub implicit_max_iter: Option<u32>,
 }
 
@@ -216,10 +220,10 @@ pub struct RefineArgs {
     pub no_refine: bool,
     /// Loop refinement: insert a node between neighbours farther apart than this fraction of the
     /// initial loop's size (its bounding-box diagonal) [default: 5e-4].
-    #[arg(long, value_name = "FRACTION")]
+    #[arg(long, value_name = "FRACTION", allow_hyphen_values = true, value_parser = values::real())]
     pub refine_tol: Option<f64>,
     /// Loop refinement: never grow the loop beyond this many nodes (reported when hit) [default: 1000000].
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", allow_hyphen_values = true, value_parser = values::count_usize(1))]
     pub max_nodes: Option<usize>,
 }
 
@@ -238,7 +242,7 @@ pub struct OutputArgs {
     pub save_states: bool,
     /// Write a checkpoint (DIR/checkpoint/) every K steps, from which `phaseflow resume DIR`
     /// continues [default: after every 10 minutes of work; and always on SIGINT/SIGTERM].
-    #[arg(long, value_name = "K")]
+    #[arg(long, value_name = "K", allow_hyphen_values = true, value_parser = values::count(1))]
     pub checkpoint_every: Option<u64>,
     /// No progress bar, notes or summary on the terminal (warnings and errors still go to stderr).
     #[arg(long)]
@@ -263,14 +267,14 @@ pub struct RunArgs {
     pub method_file: Option<PathBuf>,
     #[command(flatten)]
     pub ensemble: EnsembleArgs,
-    /// Step size h.
-    #[arg(long, allow_negative_numbers = true)]
+    /// Step size h (negative: backwards in time).
+    #[arg(long, allow_hyphen_values = true, value_parser = values::real())]
     pub dt: Option<f64>,
-    /// Number of steps.
-    #[arg(long)]
+    /// Number of steps, a whole number (1000, 1e5).
+    #[arg(long, allow_hyphen_values = true, value_parser = values::count(1))]
     pub steps: Option<u64>,
     /// Write statistics every K steps (step 0 and the last step are always included) [default: steps/100].
-    #[arg(long, value_name = "K")]
+    #[arg(long, value_name = "K", allow_hyphen_values = true, value_parser = values::count(1))]
     pub snapshot_every: Option<u64>,
     #[command(flatten)]
     pub engine: EngineArgs,
@@ -280,7 +284,7 @@ pub struct RunArgs {
     /// Add the mod_* columns: the error of the method's modified Hamiltonian truncated after K
     /// correction terms (0 is H itself; splittings and their compositions on separable H,
     /// symplectic Runge–Kutta and partitioned methods on any H).
-    #[arg(long, value_name = "K")]
+    #[arg(long, value_name = "K", allow_hyphen_values = true, value_parser = values::count_u32(0))]
     pub modified_hamiltonian: Option<u32>,
     #[command(flatten)]
     pub chaos: ChaosArgs,
@@ -328,21 +332,21 @@ pub struct StudyArgs {
     #[arg(long, value_name = "M,M,..")]
     pub methods: Option<String>,
     /// Custom study: step size, one for all methods or one per method (comma-separated).
-    #[arg(long, value_name = "H[,H,..]")]
+    #[arg(long, value_name = "H[,H,..]", allow_hyphen_values = true)]
     pub dt: Option<String>,
     /// Custom study: steps per method (one for all, or one per method); or give --t-end.
-    #[arg(long, value_name = "N[,N,..]")]
+    #[arg(long, value_name = "N[,N,..]", allow_hyphen_values = true)]
     pub steps: Option<String>,
     /// End time: each method takes round(t_end / h) steps (with a preset: shorten or lengthen it).
-    #[arg(long, value_name = "T")]
+    #[arg(long, value_name = "T", allow_hyphen_values = true, value_parser = values::real())]
     pub t_end: Option<f64>,
     #[command(flatten)]
     pub ensemble: EnsembleArgs,
     /// Custom study: number of phase portraits, evenly spaced in time from 0 to the end [default: 5].
-    #[arg(long, value_name = "K")]
+    #[arg(long, value_name = "K", allow_hyphen_values = true, value_parser = values::count_usize(0))]
     pub portraits: Option<usize>,
     /// Write statistics every K steps of each method [default: steps/200, 200 rows per method].
-    #[arg(long, value_name = "K")]
+    #[arg(long, value_name = "K", allow_hyphen_values = true, value_parser = values::count(1))]
     pub snapshot_every: Option<u64>,
     #[command(flatten)]
     pub engine: EngineArgs,
@@ -351,7 +355,7 @@ pub struct StudyArgs {
     pub no_tangent: bool,
     /// Add the mod_* columns to every method's run (as `run --modified-hamiltonian K`; every
     /// method must be a splitting or a composition of splittings).
-    #[arg(long, value_name = "K")]
+    #[arg(long, value_name = "K", allow_hyphen_values = true, value_parser = values::count_u32(0))]
     pub modified_hamiltonian: Option<u32>,
     #[command(flatten)]
     pub chaos: ChaosArgs,
@@ -369,7 +373,7 @@ pub struct ValidateArgs {
     pub run: RunArgs,
     /// Largest allowed max_rel_dev (deviation relative to the RMS size of the state components)
     /// [default: 1e-3 at f32, 1e-12 at f64].
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true, value_parser = values::real())]
     pub tolerance: Option<f64>,
 }
 
@@ -396,16 +400,16 @@ pub struct BenchArgs {
     #[arg(long, value_name = "FILE.toml", conflicts_with = "method")]
     pub method_file: Option<PathBuf>,
     /// Points of the benchmark ensemble.
-    #[arg(long, default_value_t = 1_000_000)]
+    #[arg(long, default_value_t = 1_000_000, allow_hyphen_values = true, value_parser = values::count_usize(1))]
     pub points: usize,
     /// Steps per timed round.
-    #[arg(long, default_value_t = 200)]
+    #[arg(long, default_value_t = 200, allow_hyphen_values = true, value_parser = values::count(1))]
     pub steps: u64,
     /// Step size h.
-    #[arg(long, default_value_t = 0.01, allow_negative_numbers = true)]
+    #[arg(long, default_value_t = 0.01, allow_hyphen_values = true, value_parser = values::real())]
     pub dt: f64,
     /// Seed of the benchmark ensemble (a disk of radius 0.3 around the system's default centre).
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 0, allow_hyphen_values = true, value_parser = values::count(0))]
     pub seed: u64,
     /// Skip the GPU even when an adapter exists.
     #[arg(long)]
@@ -422,11 +426,11 @@ pub struct BenchArgs {
     #[arg(long, value_name = "FILE")]
     pub csv: Option<PathBuf>,
     /// Timed rounds per engine, interleaved (reference, CPU, …); each row reports its fastest.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, allow_hyphen_values = true, value_parser = values::count_u32(1))]
     pub rounds: u32,
     /// Speed guard: exit 1 when a CPU engine row's ratio to the reference loop (a plain
     /// single-threaded Rust loop of the same step, timed in the same run) is below this.
-    #[arg(long, value_name = "RATIO")]
+    #[arg(long, value_name = "RATIO", allow_hyphen_values = true, value_parser = values::real())]
     pub min_ratio: Option<f64>,
 }
 

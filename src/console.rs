@@ -2,10 +2,42 @@
 //! (which engine runs, what a study is doing, progress) are dropped when the binary has set
 //! `--quiet`; `warn!` lines (results to distrust) and errors are always written. Both go to
 //! stderr, never panic, and are dropped if stderr cannot be written (`2> /dev/full`).
+//! `info_once!` lines (the engine a run uses) are said once while a study runs its methods,
+//! which share them.
 
+use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
 
 static QUIET: AtomicBool = AtomicBool::new(false);
+
+/// The `info_once!` lines said so far, while repeats are dropped (`Repeats::dropped`).
+static SAID: Mutex<Option<BTreeSet<String>>> = Mutex::new(None);
+
+/// While it lives, an `info_once!` line already said is not said again (a study's methods
+/// run on the same engine); dropped, every line is said again.
+pub struct Repeats(());
+
+impl Repeats {
+    pub fn dropped() -> Repeats {
+        *SAID.lock().unwrap_or_else(|e| e.into_inner()) = Some(BTreeSet::new());
+        Repeats(())
+    }
+}
+
+impl Drop for Repeats {
+    fn drop(&mut self) {
+        *SAID.lock().unwrap_or_else(|e| e.into_inner()) = None;
+    }
+}
+
+/// Whether `line` is to be said: always, unless repeats are dropped and it was said already.
+pub fn first_time(line: &str) -> bool {
+    match SAID.lock().unwrap_or_else(|e| e.into_inner()).as_mut() {
+        Some(said) => said.insert(line.to_string()),
+        None => true,
+    }
+}
 
 /// `--quiet`: drop the informational lines and the progress report from here on.
 pub fn set_quiet(quiet: bool) {
@@ -32,5 +64,19 @@ macro_rules! info {
 macro_rules! warn {
     ($($arg:tt)*) => {{
         $crate::note!($($arg)*);
+    }};
+}
+
+/// An informational line on stderr, unless `--quiet` or said already while repeats are
+/// dropped (`Repeats`).
+#[macro_export]
+macro_rules! info_once {
+    ($($arg:tt)*) => {{
+        if !$crate::console::quiet() {
+            let line = format!($($arg)*);
+            if $crate::console::first_time(&line) {
+                $crate::note!("{line}");
+            }
+        }
     }};
 }

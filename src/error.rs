@@ -128,3 +128,58 @@ pub fn num(x: f64) -> String {
         plain
     }
 }
+
+/// The name of `known` closest to `name` by edit distance (letters inserted, removed or
+/// changed), where it is close enough to be a typo: at most a third of the letters, and at
+/// least one, changed. For the "did you mean" of an unknown name.
+pub fn closest<'a>(name: &str, known: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    let limit = (name.chars().count() / 3).max(1);
+    known
+        .into_iter()
+        .map(|k| (edit_distance(name, k), k))
+        .filter(|&(d, _)| d <= limit)
+        .min_by_key(|&(d, _)| d)
+        .map(|(_, k)| k)
+}
+
+/// `; did you mean NAME?` for the closest of `known` to `name`, or nothing.
+pub fn did_you_mean<'a>(name: &str, known: impl IntoIterator<Item = &'a str>) -> String {
+    closest(name, known)
+        .map(|k| format!("; did you mean {k}?"))
+        .unwrap_or_default()
+}
+
+/// Levenshtein distance, by characters.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, &cb) in b.iter().enumerate() {
+            let next = (diagonal + usize::from(ca != cb))
+                .min(row[j] + 1)
+                .min(row[j + 1] + 1);
+            diagonal = row[j + 1];
+            row[j + 1] = next;
+        }
+    }
+    row[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_typo_finds_the_closest_name() {
+        let known = ["pendulum", "kepler", "henon-heiles", "verlet"];
+        assert_eq!(closest("pendulm", known), Some("pendulum"));
+        assert_eq!(closest("keplr", known), Some("kepler"));
+        assert_eq!(closest("henon_heiles", known), Some("henon-heiles"));
+        assert_eq!(closest("blackhole", known), None);
+        assert_eq!(closest("x", known), None);
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
+        assert_eq!(did_you_mean("verlte", known), "; did you mean verlet?");
+    }
+}

@@ -62,7 +62,8 @@ fn command_line() -> clap::Command {
             .map(|(name, summary)| PossibleValue::new(*name).help(*summary))
             .collect()
     });
-    Cli::command().mut_subcommand("study", |study| {
+    let cli = phaseflow::cli::examples::with_examples(Cli::command());
+    cli.mut_subcommand("study", |study| {
         study.mut_arg("preset", |arg| {
             // The help lists them already.
             arg.help(short)
@@ -73,9 +74,24 @@ fn command_line() -> clap::Command {
     })
 }
 
-/// The parsed command line.
+/// The parsed command line; a bad one is reported as every other input error is (exit 2).
 fn parse_cli() -> Cli {
-    Cli::from_arg_matches(&command_line().get_matches()).unwrap_or_else(|e| e.exit())
+    let parsed = command_line()
+        .try_get_matches()
+        .and_then(|m| Cli::from_arg_matches(&m));
+    parsed.unwrap_or_else(|e| {
+        use clap::error::ErrorKind;
+        let shown = [
+            ErrorKind::DisplayHelp,
+            ErrorKind::DisplayVersion,
+            ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand,
+        ];
+        if shown.contains(&e.kind()) {
+            e.exit()
+        }
+        note!("{}", phaseflow::cli::flags::parse_error(&e));
+        std::process::exit(2)
+    })
 }
 
 fn main() -> ExitCode {
@@ -291,8 +307,9 @@ fn print_final(last: &phaseflow::measure::row::Row, out: &std::path::Path) -> Re
 }
 
 fn cmd_study(a: &StudyArgs) -> Result<ExitCode, Error> {
-    let out = study::out_dir(a.output.out.clone())?;
+    // The study first: a custom study names every flag it lacks, --out among them.
     let st = study::Study::try_from(a)?;
+    let out = study::out_dir(a.output.out.clone())?;
     let command_line = std::env::args()
         .map(|x| if x.contains(' ') { format!("'{x}'") } else { x })
         .collect::<Vec<_>>()
@@ -523,10 +540,7 @@ fn cmd_man(command: Option<&str>) -> Result<(), Error> {
             )
         })?,
     };
-    let mut page = Vec::new();
-    clap_mangen::Man::new(page_of)
-        .render(&mut page)
-        .map_err(stdout_error)?;
+    let page = phaseflow::cli::examples::man_page(page_of).map_err(stdout_error)?;
     std::io::stdout().write_all(&page).map_err(stdout_error)
 }
 

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use super::{EnsembleArgs, SolverArgs, SystemArgs};
+use super::{values, EnsembleArgs, SolverArgs, SystemArgs};
 
 /// The run measured against a reference solution and run back (`config::accuracy`).
 #[derive(Debug, Args, Clone, Default)]
@@ -36,13 +36,13 @@ pub struct OrderArgs {
     #[command(flatten)]
     pub ensemble: EnsembleArgs,
     /// The largest step size h0 (negative: backwards in time).
-    #[arg(long, allow_negative_numbers = true)]
+    #[arg(long, allow_hyphen_values = true, value_parser = values::real())]
     pub dt: Option<f64>,
     /// Steps at h0; each halving doubles them, so every h covers the same time [default: 100].
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true, value_parser = values::count(1))]
     pub steps: Option<u64>,
     /// Halvings of the step: h0, h0/2, …, h0/2^N [default: 5].
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", allow_hyphen_values = true, value_parser = values::count_u32(0))]
     pub halvings: Option<u32>,
     /// The reference solution: METHOD/K, K steps per step of the finest h
     /// [default: kahan-li8/4, order 8].
@@ -73,9 +73,9 @@ pub struct ShowModifiedArgs {
     #[arg(long, value_name = "FILE.toml", conflicts_with = "method")]
     pub method_file: Option<PathBuf>,
     /// Also give the coefficients h^n at this step size.
-    #[arg(long, allow_negative_numbers = true)]
+    #[arg(long, allow_hyphen_values = true, value_parser = values::real())]
     pub dt: Option<f64>,
     /// Correction terms K (0 is H itself).
-    #[arg(long, value_name = "K")]
+    #[arg(long, value_name = "K", allow_hyphen_values = true, value_parser = values::count_u32(0))]
     pub order: u32,
 }

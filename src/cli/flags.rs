@@ -59,6 +59,7 @@ pub fn flag(field: &Field, value: Option<&str>) -> String {
         Field::Deviation => "--deviation",
         Field::DeviationMetric => "--deviation-metric",
         Field::GridAxes => "--grid-axes",
+        Field::SectionMax => "--section-max",
     };
     match value {
         Some(value) => format!("{flag} {value}"),
@@ -69,6 +70,14 @@ pub fn flag(field: &Field, value: Option<&str>) -> String {
 /// The error as the command line reports it: its options written as flags.
 pub fn message(error: &Error) -> String {
     error.render(&flag)
+}
+
+/// A parsing error of clap's (an unknown flag, a bad value, a missing one) in the style of
+/// the program's own errors: `Error: ` and the message, then clap's usage line and tip.
+pub fn parse_error(e: &clap::Error) -> String {
+    let text = e.render().to_string();
+    let text = text.strip_prefix("error: ").unwrap_or(&text);
+    format!("Error: {}", text.trim_end())
 }
 
 #[cfg(test)]
@@ -131,6 +140,7 @@ mod tests {
             Field::Csv,
             Field::Chaos,
             Field::GridAxes,
+            Field::SectionMax,
         ];
         for field in fields {
             let f = flag(&field, None);

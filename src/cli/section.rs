@@ -2,6 +2,8 @@
 
 use clap::Args;
 
+use super::values;
+
 #[derive(Debug, Args, Clone, Default)]
 pub struct SectionArgs {
     /// Poincaré section: record every point's crossings of the plane COORD = VALUE (q1..qd,
@@ -14,6 +16,6 @@ pub struct SectionArgs {
     )]
     pub section: Option<String>,
     /// Crossings kept per point (those past it are counted and reported) [default: 100].
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", allow_hyphen_values = true, value_parser = values::count_u32(1))]
     pub section_max: Option<u32>,
 }

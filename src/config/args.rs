@@ -106,6 +106,14 @@ impl RunFile {
     /// The ensemble flags, into the file's `[ensemble]` table.
     pub fn lay_ensemble(&mut self, a: &EnsembleArgs) -> Result<()> {
         let e = self.ensemble.get_or_insert_with(EnsembleFile::default);
+        if a.ensemble.is_some() && a.ensemble != e.kind {
+            // Another kind: the file's values for its own kind do not apply to it.
+            *e = EnsembleFile {
+                points: e.points,
+                seed: e.seed,
+                ..EnsembleFile::default()
+            };
+        }
         over(&a.ensemble, &mut e.kind);
         over(&a.points, &mut e.points);
         let vec_of = |flag: &str, v: &Option<String>| v.as_deref().map(|s| parse_vec(flag, s));
@@ -214,6 +222,59 @@ impl RunFile {
     }
 }
 
+/// How a missing system is asked for (`run` and `study`).
+pub const SYSTEM_FLAGS: &str = "--system NAME (or --hamiltonian EXPR, --system-file FILE.toml)";
+
+/// Every required setting left out, said at once: `missing` pairs whether each is left out
+/// with the flag that gives it; `example` is a complete command. One alone is left to its
+/// own message, where the setting is checked.
+pub fn require_all(missing: &[(bool, &str)], example: &str) -> Result<()> {
+    let flags: Vec<&str> = missing
+        .iter()
+        .filter_map(|&(left_out, flag)| left_out.then_some(flag))
+        .collect();
+    if flags.len() < 2 {
+        return Ok(());
+    }
+    let command = example.split(' ').take(2).collect::<Vec<_>>().join(" ");
+    Err(input_err!(
+        "missing {}; e.g. {example} (`{command} --help` lists every option)",
+        flags.join(", ")
+    ))
+}
+
+impl RunFile {
+    /// `run` (`out`: true) and `validate`: the system, method, ensemble, step and steps (and
+    /// the folder), from the flags or the `--config` file.
+    pub fn require(&self, command: &str, out: bool) -> Result<()> {
+        let kind = self.ensemble.as_ref().and_then(|e| e.kind.as_ref());
+        let method = self.method.is_some() || self.method_file.is_some();
+        let example = format!(
+            "phaseflow {command} --system pendulum --method verlet --ensemble disk --dt 0.01 --steps 1000{}",
+            if out { " --out results" } else { "" }
+        );
+        require_all(
+            &[
+                (
+                    self.system.is_none()
+                        && self.hamiltonian.is_none()
+                        && self.system_file.is_none(),
+                    SYSTEM_FLAGS,
+                ),
+                (
+                    !method && self.method_source.is_none(),
+                    "--method NAME (or --method-file FILE.toml)",
+                ),
+                (kind.is_none(), "--ensemble KIND"),
+                (self.dt.is_none(), "--dt H"),
+                (self.steps.is_none(), "--steps N"),
+                (out && self.out.is_none(), "--out DIR"),
+            ],
+            &example,
+        )
+    }
+}
+
 /// The folder a run writes to.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OutputDir {
@@ -234,6 +295,7 @@ impl TryFrom<&RunArgs> for RunJob {
 
     fn try_from(a: &RunArgs) -> Result<RunJob> {
         let file = RunFile::from_run_args(a)?;
+        file.require("run", true)?;
         let path = file.out.clone().ok_or_else(|| {
             input_err!("--out DIR is required (the folder for stats.csv and config.toml)")
         })?;
@@ -260,7 +322,9 @@ impl TryFrom<&ValidateArgs> for ValidateJob {
 
     fn try_from(a: &ValidateArgs) -> Result<ValidateJob> {
         refuse_unused_validate_flags(&a.run)?;
-        let config = RunConfig::resolve(RunFile::from_run_args(&a.run)?)?;
+        let file = RunFile::from_run_args(&a.run)?;
+        file.require("validate", false)?;
+        let config = RunConfig::resolve(file)?;
         let tolerance = a.tolerance.unwrap_or(match config.precision {
             Precision::F32 => DEFAULT_VALIDATE_TOLERANCE,
             Precision::F64 => DEFAULT_VALIDATE_TOLERANCE_F64,

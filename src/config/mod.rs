@@ -20,8 +20,8 @@ pub mod verdict;
 
 pub use crate::options::{Backend, Precision};
 pub use args::{
-    method_by_name_or_file, parse_params, parse_vec, BenchConfig, OutputDir, RunJob, ShowKernelJob,
-    ValidateJob,
+    method_by_name_or_file, parse_params, parse_vec, require_all, BenchConfig, OutputDir, RunJob,
+    ShowKernelJob, ValidateJob, SYSTEM_FLAGS,
 };
 use discrete::{check_variational, check_variational_kernel, two_positions};
 pub use file::{load_toml, recorded_source, EnsembleFile, RunFile, MAX_CONFIG_BYTES};

@@ -229,6 +229,16 @@ mod tests {
     use crate::ensemble::{EnsembleKind, EnsembleRequest};
     use std::collections::BTreeMap;
 
+    /// A request for `kind` of `points` points from `seed`, of radius 0.3 where it has one.
+    fn seeded(kind: EnsembleKind, points: usize, seed: u64) -> EnsembleRequest {
+        let round = [EnsembleKind::Circle, EnsembleKind::Disk].contains(&kind);
+        EnsembleRequest {
+            kind,
+            radius: round.then_some(0.3),
+            ..EnsembleRequest::disk(points, 0.3, seed)
+        }
+    }
+
     /// `generate_as::<f32>` gives exactly `generate` rounded to f32, for every generated kind
     /// (d = 1 and d = 2), so runs start from the same points as with an f64 copy.
     #[test]
@@ -250,9 +260,8 @@ mod tests {
                 let kind_of = EnsembleKind::from_name(kind).unwrap();
                 // The level's energy only: a grid given an energy lies on the energy surface.
                 let spec = EnsembleRequest {
-                    kind: kind_of,
                     energy: (kind_of == EnsembleKind::Level).then_some(0.5),
-                    ..EnsembleRequest::disk(49, 0.3, 7)
+                    ..seeded(kind_of, 49, 7)
                 }
                 .resolve(&sys)
                 .unwrap();
@@ -273,12 +282,9 @@ mod tests {
     fn ranges_are_slices_of_the_whole_set() {
         let sys = System::new("kepler", &BTreeMap::new()).unwrap();
         for kind in ["disk", "grid", "gaussian", "point"] {
-            let spec = EnsembleRequest {
-                kind: EnsembleKind::from_name(kind).unwrap(),
-                ..EnsembleRequest::disk(100, 0.3, 11)
-            }
-            .resolve(&sys)
-            .unwrap();
+            let spec = seeded(EnsembleKind::from_name(kind).unwrap(), 100, 11)
+                .resolve(&sys)
+                .unwrap();
             let whole = spec.generate_as::<f32>(&sys, 0.01).unwrap();
             for range in [0..100, 37..64, 99..100] {
                 let idx: Vec<usize> = range.clone().collect();

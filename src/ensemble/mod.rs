@@ -108,7 +108,11 @@ impl EnsembleKind {
                 let names: Vec<&str> = KINDS.iter().map(|k| k.1).collect();
                 crate::invalid!(Field::Ensemble;
                     Field::Ensemble.is(name),
-                    format!(": unknown ensemble kind (known: {})", names.join(", "))
+                    format!(
+                        ": unknown ensemble kind{} (known: {})",
+                        crate::error::did_you_mean(name, names.iter().copied()),
+                        names.join(", ")
+                    )
                 )
             })
     }

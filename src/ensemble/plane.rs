@@ -54,7 +54,8 @@ impl GridPlane {
     }
 }
 
-fn coordinate_name(i: usize, d: usize) -> String {
+/// The name of state component `i` of a system with `d` degrees of freedom: q1..qd, p1..pd.
+pub(super) fn coordinate_name(i: usize, d: usize) -> String {
     if i < d {
         format!("q{}", i + 1)
     } else {

@@ -5,6 +5,7 @@
 use std::path::PathBuf;
 
 use super::loops::check_file_loop;
+use super::plane::coordinate_name;
 use super::{read_states, EnsembleKind, EnsembleSpec, GridPlane, InitialSet};
 use crate::error::{num, Error, Field, Result};
 use crate::invalid;
@@ -115,6 +116,7 @@ impl EnsembleRequest {
         if kind != EnsembleKind::File && points == 0 {
             return Err(invalid!(Field::Points; Field::Points, " must be at least 1, got 0"));
         }
+        self.refuse_unused()?;
         let set = match kind {
             EnsembleKind::Level => self.level(system)?,
             EnsembleKind::Circle => InitialSet::Circle {
@@ -133,14 +135,14 @@ impl EnsembleRequest {
                 sigma: positive(self.sigma.unwrap_or(0.1), Field::Sigma)?,
             },
             EnsembleKind::Rect => {
-                let (lo, hi) = self.corners(system, [0, system.dof()])?;
+                let (lo, hi) = self.corners(system, [0, system.dof()], None)?;
                 check_rect_points(points)?;
                 InitialSet::Rect { lo, hi }
             }
             EnsembleKind::Grid => {
                 let d = system.dof();
                 let plane = GridPlane::resolve(self.grid_axes.as_deref(), self.energy, d)?;
-                let (lo, hi) = self.corners(system, plane.axes)?;
+                let (lo, hi) = self.corners(system, plane.axes, Some(&plane))?;
                 check_grid_points(points)?;
                 InitialSet::Grid { lo, hi, plane }
             }
@@ -150,22 +152,6 @@ impl EnsembleRequest {
                 set
             }
         };
-        if self.grid_axes.is_some() && kind != EnsembleKind::Grid {
-            return Err(invalid!(Field::GridAxes;
-                Field::GridAxes,
-                " applies to ",
-                Field::Ensemble.is("grid"),
-                format!(" only, not to {}", kind.name())
-            ));
-        }
-        if self.closed_loop && kind != EnsembleKind::File {
-            return Err(invalid!(Field::Loop;
-                Field::Loop,
-                " applies to ",
-                Field::Ensemble.is("file"),
-                format!(" only ({} is already a loop or a filled set)", kind.name())
-            ));
-        }
         if self.raw_start && !system.projects_start() {
             return Err(invalid!(Field::RawStart;
                 Field::RawStart,
@@ -182,6 +168,41 @@ impl EnsembleRequest {
             set,
             raw_start: self.raw_start,
         })
+    }
+
+    /// Refuse a value the kind does not use (`--energy` with a disk was dropped without a
+    /// word): each option with the kinds that read it.
+    fn refuse_unused(&self) -> Result<()> {
+        use EnsembleKind::*;
+        let given: [(bool, Field, &[EnsembleKind]); 9] = [
+            (
+                self.center.is_some(),
+                Field::Center,
+                &[Circle, Disk, Gaussian, Point],
+            ),
+            (self.radius.is_some(), Field::Radius, &[Circle, Disk]),
+            (self.lo.is_some(), Field::Lo, &[Rect, Grid]),
+            (self.hi.is_some(), Field::Hi, &[Rect, Grid]),
+            (self.energy.is_some(), Field::Energy, &[Level, Grid]),
+            (self.sigma.is_some(), Field::Sigma, &[Gaussian]),
+            (self.input.is_some(), Field::Input, &[File]),
+            (self.closed_loop, Field::Loop, &[File]),
+            (self.grid_axes.is_some(), Field::GridAxes, &[Grid]),
+        ];
+        let Some((_, field, kinds)) = given
+            .into_iter()
+            .find(|(set, _, kinds)| *set && !kinds.contains(&self.kind))
+        else {
+            return Ok(());
+        };
+        let names: Vec<&str> = kinds.iter().map(|k| k.name()).collect();
+        Err(invalid!(field.clone();
+            field.clone(),
+            " applies to ",
+            Field::Ensemble.is(names.join(", ")),
+            format!(" only, not to {}; drop ", self.kind.name()),
+            field
+        ))
     }
 
     /// `level`: a 1-DOF system and a finite `--energy` (above the minimum of H: checked where
@@ -227,38 +248,68 @@ impl EnsembleRequest {
         Ok(c)
     }
 
-    /// The box of `rect` and `grid`: `--lo`/`--hi` (default ±0.25 around the system's centre),
-    /// which must be proper in the plane's two coordinates `[a, b]` ((q1, p1) for `rect`).
-    fn corners(&self, system: &System, [a, b]: [usize; 2]) -> Result<(Vec<f64>, Vec<f64>)> {
-        let (d, name) = (system.dof(), system.name());
+    /// The box of `rect` and `grid`: `--lo`/`--hi` (default ±0.25 around the system's centre
+    /// in the plane's two coordinates `[a, b]`, (q1, p1) for `rect`), which must be proper in
+    /// them. A grid holds its other coordinates at one value (the middle of lo and hi): they
+    /// default to the centre, and given, must have lo = hi (a range there would be dropped).
+    fn corners(
+        &self,
+        system: &System,
+        [a, b]: [usize; 2],
+        grid: Option<&GridPlane>,
+    ) -> Result<(Vec<f64>, Vec<f64>)> {
+        let (d, system_name) = (system.dof(), system.name());
         let c = system.default_center();
-        let lo = self
-            .lo
-            .clone()
-            .unwrap_or_else(|| c.iter().map(|x| x - 0.25).collect());
-        let hi = self
-            .hi
-            .clone()
-            .unwrap_or_else(|| c.iter().map(|x| x + 0.25).collect());
-        check_vec(&lo, Field::Lo, d, name)?;
-        check_vec(&hi, Field::Hi, d, name)?;
+        let spans = |i: usize| grid.is_none() || i == a || i == b;
+        let corner = |sign: f64| -> Vec<f64> {
+            let half = |i: usize| if spans(i) { sign * 0.25 } else { 0.0 };
+            c.iter().enumerate().map(|(i, x)| x + half(i)).collect()
+        };
+        let lo = self.lo.clone().unwrap_or_else(|| corner(-1.0));
+        let hi = self.hi.clone().unwrap_or_else(|| corner(1.0));
+        check_vec(&lo, Field::Lo, d, system_name)?;
+        check_vec(&hi, Field::Hi, d, system_name)?;
+        let name = |i: usize| coordinate_name(i, d);
+        let range = |i: usize| format!("{} {}..{}", name(i), num(lo[i]), num(hi[i]));
         if !(hi[a] > lo[a] && hi[b] > lo[b]) {
-            let name = |i: usize| {
-                if i < d {
-                    format!("q{}", i + 1)
-                } else {
-                    format!("p{}", i - d + 1)
-                }
+            // A box spanning two other coordinates was meant for them: name --grid-axes.
+            let others: Vec<String> = (0..2 * d)
+                .filter(|&i| i != a && i != b && hi[i] > lo[i])
+                .map(name)
+                .collect();
+            let hint = match (&others[..], grid.is_some()) {
+                ([x, y], true) => format!("; to span {x} and {y} instead, add --grid-axes {x},{y}"),
+                _ => String::new(),
             };
             return Err(invalid!(Field::Lo;
                 Field::Lo,
                 "/",
                 Field::Hi,
                 format!(
-                    ": the box must have hi > lo in {} and {} (got {} {}..{}, {} {}..{})",
-                    name(a), name(b), name(a), lo[a], hi[a], name(b), lo[b], hi[b]
+                    ": the box must have hi > lo in {} and {} (got {}, {}){hint}",
+                    name(a), name(b), range(a), range(b)
                 )
             ));
+        }
+        if let Some(plane) = grid {
+            // With an energy surface p1 is solved, whatever lo and hi say.
+            let solved = |i: usize| plane.energy.is_some() && i == d;
+            let dropped: Vec<String> = (0..2 * d)
+                .filter(|&i| !spans(i) && !solved(i) && lo[i] != hi[i])
+                .map(range)
+                .collect();
+            if !dropped.is_empty() {
+                return Err(invalid!(Field::Lo;
+                    Field::Lo,
+                    "/",
+                    Field::Hi,
+                    format!(
+                        ": the grid spans {} and {} and holds the other coordinates at one value, but {} give a range; give lo = hi there (the value to hold), or span two other coordinates with ",
+                        name(a), name(b), dropped.join(", ")
+                    ),
+                    Field::GridAxes
+                ));
+            }
         }
         Ok((lo, hi))
     }
@@ -361,18 +412,14 @@ mod tests {
         EnsembleRequest::new(kind)
     }
 
-    /// Resolution fills each kind's defaults into its own variant, and keeps only the values
+    /// Resolution fills each kind's defaults into its own variant, which holds only the values
     /// the kind uses (config.toml is written from the resolved set).
     #[test]
     fn resolution_fills_the_kinds_defaults_and_keeps_only_what_the_kind_uses() {
         let pend = System::new("pendulum", &BTreeMap::new()).unwrap();
         let c = pend.default_center();
         let resolve = |r: EnsembleRequest| r.resolve(&pend).unwrap();
-        let disk = resolve(EnsembleRequest {
-            sigma: Some(0.2),
-            energy: Some(0.5),
-            ..request(EnsembleKind::Disk)
-        });
+        let disk = resolve(request(EnsembleKind::Disk));
         assert_eq!((disk.points, disk.seed), (1000, 0));
         let radius = 0.3;
         assert_eq!(
@@ -418,6 +465,92 @@ mod tests {
         });
         assert_eq!(level.set, InitialSet::Level { energy: 0.5 });
         assert!(level.is_loop() && !disk.is_loop());
+    }
+
+    /// A value the kind does not use is refused, naming the kinds that use it (`--energy`
+    /// with a disk was dropped without a word).
+    #[test]
+    fn a_value_the_kind_does_not_use_is_refused() {
+        let pend = System::new("pendulum", &BTreeMap::new()).unwrap();
+        let refused = |r: EnsembleRequest| r.resolve(&pend).unwrap_err().to_string();
+        let e = refused(EnsembleRequest {
+            energy: Some(0.1),
+            ..request(EnsembleKind::Disk)
+        });
+        assert_eq!(
+            e,
+            "energy applies to ensemble = level, grid only, not to disk; drop energy"
+        );
+        let e = refused(EnsembleRequest {
+            radius: Some(0.1),
+            ..request(EnsembleKind::Gaussian)
+        });
+        assert!(
+            e.starts_with("radius applies to ensemble = circle, disk only"),
+            "{e}"
+        );
+        let e = refused(EnsembleRequest {
+            sigma: Some(0.1),
+            ..request(EnsembleKind::Grid)
+        });
+        assert!(
+            e.starts_with("sigma applies to ensemble = gaussian only"),
+            "{e}"
+        );
+        let e = refused(EnsembleRequest {
+            center: Some(vec![0.0, 0.0]),
+            ..request(EnsembleKind::Rect)
+        });
+        assert!(e.starts_with("center applies to"), "{e}");
+    }
+
+    /// A grid's `lo`/`hi` give a range only in the two coordinates it spans (the others are
+    /// held at one value); a box that spans two other coordinates names `grid_axes`.
+    #[test]
+    fn a_grid_box_ranges_only_its_axes() {
+        let hh = System::new("henon-heiles", &BTreeMap::new()).unwrap();
+        let grid = |lo: [f64; 4], hi: [f64; 4], axes: Option<&str>| {
+            EnsembleRequest {
+                points: Some(16),
+                lo: Some(lo.to_vec()),
+                hi: Some(hi.to_vec()),
+                grid_axes: axes.map(String::from),
+                ..request(EnsembleKind::Grid)
+            }
+            .resolve(&hh)
+        };
+        let e = grid([0.0, -0.5, 0.0, -0.5], [0.0, 0.5, 0.0, 0.5], None)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("to span q2 and p2 instead, add --grid-axes q2,p2"),
+            "{e}"
+        );
+        let e = grid([-0.1, -0.5, 0.0, -0.5], [0.1, 0.5, 0.0, 0.5], Some("q2,p2"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("the grid spans q2 and p2 and holds the other coordinates at one value, but q1 -0.1..0.1 give a range"),
+            "{e}"
+        );
+        assert!(grid([0.1, -0.5, 0.0, -0.5], [0.1, 0.5, 0.0, 0.5], Some("q2,p2")).is_ok());
+        // By default the other coordinates are held at the centre.
+        let Ok(EnsembleSpec {
+            set: InitialSet::Grid { lo, hi, .. },
+            ..
+        }) = EnsembleRequest {
+            points: Some(16),
+            grid_axes: Some("q2,p2".into()),
+            ..request(EnsembleKind::Grid)
+        }
+        .resolve(&hh)
+        else {
+            panic!("default grid refused")
+        };
+        let c = hh.default_center();
+        assert_eq!((lo[0], hi[0], lo[2], hi[2]), (c[0], c[0], c[2], c[2]));
+        assert_eq!((lo[1], hi[1]), (c[1] - 0.25, c[1] + 0.25));
+        assert_eq!((lo[3], hi[3]), (c[3] - 0.25, c[3] + 0.25));
     }
 
     /// `EnsembleSpec::request` is the inverse of `resolve` for every kind but `file` (whose

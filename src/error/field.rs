@@ -82,6 +82,8 @@ pub enum Field {
     DeviationMetric,
     /// The two coordinates a grid spans.
     GridAxes,
+    /// The crossings of a Poincaré section kept per point.
+    SectionMax,
 }
 
 impl Field {
@@ -135,6 +137,7 @@ impl Field {
             Field::Deviation => "deviation",
             Field::DeviationMetric => "deviation_metric",
             Field::GridAxes => "grid_axes",
+            Field::SectionMax => "section_max",
         };
         key.to_string()
     }

@@ -125,7 +125,11 @@ impl Method {
                 let names: Vec<&str> = all().iter().map(|m| m.name()).collect();
                 invalid!(Field::Method;
                     Field::Method.is(name),
-                    format!(": unknown method (known: {}; or your own with ", names.join(", ")),
+                    format!(
+                        ": unknown method{} (known: {}; or your own with ",
+                        crate::error::did_you_mean(name, names.iter().copied()),
+                        names.join(", ")
+                    ),
                     Field::MethodFile.is("FILE.toml"),
                     ")"
                 )

@@ -23,7 +23,7 @@ use crate::system::System;
 use super::checkpoint::{self, Checkpoint};
 use super::initial::{file_loop_nodes, Initial};
 use super::interrupt;
-use super::resources::{choose_engine, run_bytes_per_point, EngineChoice};
+use super::resources::{check_section_memory, choose_engine, run_bytes_per_point, EngineChoice};
 use super::tracker::{Checkpoints, EngineFactory, Tracker};
 use crate::memory::check_host_memory;
 
@@ -91,7 +91,7 @@ impl FinalState {
 /// Say on stderr why `auto` chose its engine, and for a formula what it is.
 fn announce(cfg: &RunConfig, note: Option<String>) {
     if let Some(n) = note {
-        crate::info!("phaseflow: {n}");
+        crate::info_once!("phaseflow: {n}");
     }
     if let Some(x) = cfg.system.expression() {
         let coordinates = match &x.spec.coordinates {
@@ -122,6 +122,7 @@ pub fn preflight(cfg: &RunConfig) -> Result<(EngineChoice, Option<String>)> {
         Some(r) if r.max_nodes > cfg.ensemble.points => (Field::MaxNodes, r.max_nodes),
         _ => (Field::Points, cfg.local_points()),
     };
+    check_section_memory(cfg, choice == EngineChoice::Gpu, n)?;
     check_host_memory(
         field.clone(),
         n,
@@ -273,7 +274,7 @@ fn announce_engine<T: Real>(cfg: &RunConfig, tracker: &Tracker<T>, peers: &Peers
         ),
         false => tracker.engine.describe(),
     };
-    crate::info!(
+    crate::info_once!(
         "phaseflow: engine {describe}, precision {}{}",
         cfg.arithmetic(),
         if tracker.accelerated {

@@ -3,7 +3,10 @@
 
 use crate::config::{Backend, Precision, RunConfig};
 use crate::ensemble::EnsembleKind;
+use crate::error::{Field, Result};
 use crate::gpu;
+use crate::invalid;
+use crate::section::Section;
 
 /// Which engine a run uses after `auto` is resolved.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -125,15 +128,60 @@ pub fn run_bytes_per_point(cfg: &RunConfig, gpu: bool) -> u64 {
     // portraits (studies): the points in f64 at each portrait step, kept to the end
     per_point += cfg.portrait_steps.len() as u64 * (16 * d + 4);
     if let Some(s) = &cfg.section {
-        // the engine's crossings, their f64 copy and the rows of section.npy (2 f64 values
-        // more per crossing); on the GPU also its words' read-back
-        let kept = s.bytes_per_point(bytes as usize) as u64;
-        per_point += kept + s.bytes_per_point(8) as u64 + s.max as u64 * (2 * d + 2) * 8;
-        if gpu {
-            per_point += crate::section::wgsl::words(s) as u64 * bytes;
-        }
+        per_point += section_bytes_per_point(s, bytes, gpu);
     }
     per_point
+}
+
+/// Host bytes per point of a section's crossings, `value_bytes` the run's precision: the
+/// engine's crossings, their f64 copy and the rows of section.npy (2 f64 values more per
+/// crossing); on the GPU also its words' read-back.
+fn section_bytes_per_point(s: &Section, value_bytes: u64, gpu: bool) -> u64 {
+    let kept = s.bytes_per_point(value_bytes as usize) as u64;
+    let d = s.d as u64;
+    let mut bytes = kept + s.bytes_per_point(8) as u64 + s.max as u64 * (2 * d + 2) * 8;
+    if gpu {
+        bytes += crate::section::wgsl::words(s) as u64 * value_bytes;
+    }
+    bytes
+}
+
+/// `--section-max`: a run whose kept crossings would not fit in memory, while the run without
+/// them would, is refused naming `--section-max` and the cap that fits (`check_host_memory`
+/// would ask for fewer points, down to none).
+pub fn check_section_memory(cfg: &RunConfig, gpu: bool, points: usize) -> Result<()> {
+    let Some(s) = cfg.section else {
+        return Ok(());
+    };
+    let value_bytes = if cfg.precision == Precision::F64 {
+        8
+    } else {
+        4
+    };
+    let share = |max: u32| section_bytes_per_point(&Section { max, ..s }, value_bytes, gpu);
+    let per_point = run_bytes_per_point(cfg, gpu);
+    let avail = crate::memory::available_memory().unwrap_or(u64::MAX) as u128 * 9 / 10;
+    let points = points.max(1) as u128;
+    if points * per_point as u128 <= avail {
+        return Ok(());
+    }
+    let without = (per_point - share(s.max) + share(0)) as u128;
+    let per_crossing = (share(1) - share(0)) as u128;
+    let fits = (avail / points).saturating_sub(without) / per_crossing.max(1);
+    if fits == 0 {
+        return Ok(());
+    }
+    let gib = |b: u128| b as f64 / (1u64 << 30) as f64;
+    Err(invalid!(Field::SectionMax;
+        Field::SectionMax.is(s.max),
+        format!(
+            ": keeping that many crossings of each of the {points} points needs about {:.1} GiB of memory ({per_crossing} bytes per crossing) but only {:.1} GiB is available; use a lower ",
+            gib(points * per_point as u128),
+            gib(avail * 10 / 9)
+        ),
+        Field::SectionMax,
+        format!(" (at most about {})", fits.min(u32::MAX as u128))
+    ))
 }
 
 #[cfg(test)]

@@ -117,6 +117,28 @@ fn custom(a: &StudyArgs) -> Result<Study> {
     }
     base.lay_system(&a.system)?;
     base.lay_ensemble(&a.ensemble)?;
+    let kind = base.ensemble.as_ref().and_then(|e| e.kind.as_ref());
+    let method = base.method.is_some() || base.method_file.is_some();
+    crate::config::require_all(
+        &[
+            (
+                base.system.is_none() && base.hamiltonian.is_none() && base.system_file.is_none(),
+                crate::config::SYSTEM_FLAGS,
+            ),
+            (
+                a.methods.is_none() && !method && base.method_source.is_none(),
+                "--methods M,M,..",
+            ),
+            (a.dt.is_none() && base.dt.is_none(), "--dt H"),
+            (
+                a.steps.is_none() && a.t_end.is_none() && base.steps.is_none(),
+                "--steps N (or --t-end T)",
+            ),
+            (kind.is_none(), "--ensemble KIND"),
+            (a.output.out.is_none(), "--out DIR"),
+        ],
+        "phaseflow study --system pendulum --methods euler,verlet --ensemble circle --dt 0.05 --steps 400 --out study (or --preset NAME --out DIR)",
+    )?;
     let system = base
         .system
         .clone()
@@ -221,9 +243,8 @@ fn step_counts(steps: Option<&str>, t_end: Option<f64>, dts: &[f64]) -> Result<V
             let v = s
                 .split(',')
                 .map(|x| {
-                    x.trim().parse::<u64>().map_err(|_| {
-                        input_err!("--steps {s}: '{x}' is not a whole number of steps")
-                    })
+                    crate::cli::values::parse_count(x, u64::MAX)
+                        .map_err(|e| input_err!("--steps {s}: '{x}' {}", e.needs(1)))
                 })
                 .collect::<Result<Vec<_>>>()?;
             one_or_per_method(v, dts.len(), |n| {

@@ -423,7 +423,8 @@ pub fn preset(name: &str) -> Result<Study> {
         .ok_or_else(|| {
             let names: Vec<&str> = PRESETS.iter().map(|p| p.0).collect();
             input_err!(
-                "--preset {name}: unknown study preset (known: {})",
+                "--preset {name}: unknown study preset{} (known: {})",
+                crate::error::did_you_mean(name, names.iter().copied()),
                 names.join(", ")
             )
         })

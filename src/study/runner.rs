@@ -188,6 +188,8 @@ fn run_all(
     out: &Path,
     resume: bool,
 ) -> Result<Vec<RunSummary>> {
+    // The methods share the engine: it is said once.
+    let _once = crate::console::Repeats::dropped();
     configs
         .iter()
         .zip(&study.runs)

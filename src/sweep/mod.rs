@@ -143,6 +143,7 @@ impl SweepJob {
         let Some(specs) = base.sweep.take() else {
             return Ok(None);
         };
+        base.require("run", true)?;
         let out = base.out.take().ok_or_else(|| {
             input_err!(
                 "--out DIR is required (the folder for the sweep's parts, stats.csv and sweep.csv)"
@@ -189,10 +190,16 @@ impl Sweep {
                 "--sweep under mpirun: a sweep runs its parts one after another in one process; run it without mpirun"
             ));
         }
-        let parts: usize = axes.iter().map(|a| a.n).product();
-        if parts > MAX_PARTS {
+        // Checked: counts of 2^32 each would wrap a 64-bit product to a small number.
+        let parts = axes
+            .iter()
+            .try_fold(1usize, |product, a| product.checked_mul(a.n))
+            .filter(|&parts| parts <= MAX_PARTS);
+        if parts.is_none() {
+            let counts: Vec<String> = axes.iter().map(|a| a.n.to_string()).collect();
             return Err(input_err!(
-                "--sweep: {parts} parts, more than {MAX_PARTS}; give fewer values"
+                "--sweep: {} parts, more than {MAX_PARTS}; give fewer values",
+                counts.join(" × ")
             ));
         }
         Ok(Sweep { base, axes })

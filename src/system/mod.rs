@@ -198,7 +198,11 @@ impl System {
                 let names: Vec<&str> = CATALOGUE.iter().map(|s| s.name).collect();
                 invalid!(Field::System;
                     Field::System.is(name),
-                    format!(": unknown system (known: {})", names.join(", "))
+                    format!(
+                        ": unknown system{} (known: {})",
+                        crate::error::did_you_mean(name, names.iter().copied()),
+                        names.join(", ")
+                    )
                 )
             })
     }

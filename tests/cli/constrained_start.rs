@@ -237,9 +237,9 @@ fn the_points_that_stayed_get_their_own_energy_figure() {
             "100",
         ])
         .args([
-            "--lo=-1,-1,-0.1,-0.1",
+            "--lo=-1,0,-0.1,0",
             "--hi",
-            "1,1,0.1,0.1",
+            "1,0,0.1,0",
             "--backend",
             "cpu",
             "--quiet",

@@ -405,3 +405,113 @@ fn many_degrees_of_freedom_are_refused_on_a_cpu_driver() {
         run.success();
     }
 }
+
+/// `refused` of extra flags given as one line (no value holds a space).
+fn refused_line(extra: &str, needle: &str) -> String {
+    let args = argv(extra);
+    refused(&args.iter().map(String::as_str).collect::<Vec<_>>(), needle)
+}
+
+/// A tiny disk run's step flags, before the flags a test adds.
+const TINY: &str = "--ensemble disk --points 8 --dt 0.1 --steps 2";
+
+/// Round 3, row 2: two sweeps of 2^32 values each make 2^64 parts, which the part count's
+/// 64-bit product wrapped to 0, past the 10 000-part cap: the values were allocated and the
+/// process aborted (exit 134). Refused with exit 2, from the flags and from a `--config` file's
+/// `sweep` key alike.
+#[test]
+fn a_sweep_past_64_bits_of_parts_is_refused() {
+    let needle = "--sweep: 4294967296 × 4294967296 parts, more than 10000; give fewer values";
+    refused_line(
+        &format!("{TINY} --sweep g=1:2:4294967296 --sweep l=0.5:1.5:4294967296"),
+        needle,
+    );
+    let tmp = TempDir::new().unwrap();
+    let config = tmp.path().join("sweep.toml");
+    let sweep = "sweep = [\"g=1:2:4294967296\", \"l=0.5:1.5:4294967296\"]\n";
+    std::fs::write(&config, sweep).unwrap();
+    refused_line(&format!("{TINY} --config {}", config.display()), needle);
+}
+
+/// Round 3, row 7: a negative number after an option was read as a flag ("unexpected argument
+/// '-1' found"), so a valid backward step `--dt -1e-5` (how Python writes -0.00001) could not be
+/// given. Negative steps now run; negative counts are refused naming the option.
+#[test]
+fn negative_numbers_reach_their_option() {
+    let tmp = TempDir::new().unwrap();
+    for dt in ["-1e-5", "-1E-5", "-0.01"] {
+        let out = tmp.path().join(format!("dt{dt}"));
+        let args = argv(&format!("--ensemble disk --points 8 --steps 2 --dt {dt}"));
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        phaseflow().args(run_args(&args, &out)).assert().success();
+        let config = read(&out.join("config.toml"));
+        assert!(config.contains("\ndt = -"), "{dt}: {config}");
+    }
+    refused_line(
+        "--ensemble disk --points 8 --steps 2 --dt -inf",
+        "--dt must be a finite non-zero number (negative runs backwards in time), got -inf",
+    );
+    for (flag, value, line) in [
+        (
+            "--steps",
+            "-5",
+            "--ensemble disk --points 8 --dt 0.1 --steps -5",
+        ),
+        (
+            "--steps",
+            "-1e3",
+            "--ensemble disk --points 8 --dt 0.1 --steps -1e3",
+        ),
+        (
+            "--points",
+            "-5",
+            "--ensemble disk --points -5 --dt 0.1 --steps 2",
+        ),
+        (
+            "--snapshot-every",
+            "-1",
+            &format!("{TINY} --snapshot-every -1"),
+        ),
+    ] {
+        let err = refused_line(line, "must be positive");
+        assert!(
+            err.starts_with(&format!("Error: invalid value '{value}' for '{flag} <")),
+            "{err}"
+        );
+        assert!(!err.contains("unexpected argument"), "{err}");
+    }
+    let err = refused_line(&format!("{TINY} --seed -3"), "must not be negative");
+    assert!(err.contains("'--seed <SEED>'"), "{err}");
+    // `order` takes a negative h0 (backwards in time) too.
+    phaseflow()
+        .args(argv(
+            "order --system pendulum --method verlet --dt -0.1 --steps 10 --halvings 2",
+        ))
+        .args(["--quiet", "--out"])
+        .arg(tmp.path().join("order"))
+        .assert()
+        .success();
+}
+
+/// Counts written in exponent form (`1e5`, as Python and shells write large numbers) are the
+/// same counts; one that is not a whole number is refused naming the option.
+#[test]
+fn counts_in_exponent_form_are_whole_numbers() {
+    let tmp = TempDir::new().unwrap();
+    let out = tmp.path().join("exp");
+    let args = argv("--ensemble disk --points 2.5e1 --dt 0.1 --steps 1e1");
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    phaseflow().args(run_args(&args, &out)).assert().success();
+    let config = read(&out.join("config.toml"));
+    assert!(config.contains("steps = 10\n"), "{config}");
+    assert!(config.contains("points = 25\n"), "{config}");
+    for (value, why) in [
+        ("1.5e0", "is not a whole number"),
+        ("1e-1", "is not a whole number"),
+        ("1e30", "is too large (at most 18446744073709551615)"),
+        ("ten", "is not a number"),
+    ] {
+        let line = format!("--ensemble disk --points 8 --dt 0.1 --steps {value}");
+        refused_line(&line, &format!("'{value}' for '--steps <STEPS>': {why}"));
+    }
+}

@@ -17,6 +17,7 @@ mod constrained_start;
 mod device_limits;
 mod discrete_maps;
 mod errors;
+mod first_hour;
 mod formulas;
 mod gpu_chaos;
 mod gpu_suite;

@@ -1,6 +1,7 @@
 //! Bounded fuzzing from fixed seeds, so every CI run tries the same cases: the input parsers
-//! (`parsers`), and the areas a hostile but realistic user reaches through the binary. One module
-//! an area; the generator and the mutator here serve all of them.
+//! (`parsers`), the command line's numbers (`options`), and the areas a hostile but realistic
+//! user reaches through the binary. One module an area; the generator and the mutator here
+//! serve all of them.
 
 #[path = "../common/mod.rs"]
 mod common;
@@ -8,6 +9,7 @@ mod common;
 mod checkpoints;
 mod formulas;
 mod method_files;
+mod options;
 mod parsers;
 mod paths;
 

@@ -10,7 +10,7 @@ use std::path::Path;
 use predicates::prelude::*;
 use tempfile::TempDir;
 
-use crate::common::{argv, pendulum_disk, read};
+use crate::common::{argv, pendulum_disk, read, Reaped};
 use crate::out_folder::small_run;
 
 const LOCK: &str = ".phaseflow.lock";
@@ -19,18 +19,8 @@ const LOCK: &str = ".phaseflow.lock";
 /// another node.
 const PID_ELSEWHERE: u32 = 1 << 22;
 
-/// A process killed (SIGKILL) when dropped, also when the test fails.
-struct Running(std::process::Child);
-
-impl Drop for Running {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
 /// A phaseflow run into `dir` that goes on until killed, once its lock records it.
-fn live_phaseflow(dir: &Path) -> Running {
+fn live_phaseflow(dir: &Path) -> Reaped {
     let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("phaseflow"))
         .arg("run")
         .args(pendulum_disk(10, 0.001, 100_000_000))
@@ -50,7 +40,7 @@ fn live_phaseflow(dir: &Path) -> Running {
         }
         std::thread::sleep(std::time::Duration::from_millis(10));
     }
-    Running(child)
+    Reaped::new(child)
 }
 
 /// The lock of `dir` held by this test process as a run with `pid` on `host` holds it (the
@@ -87,7 +77,7 @@ fn a_killed_run_leaves_its_folder_free_at_once() {
     let tmp = TempDir::new().unwrap();
     let out = tmp.path().join("o");
     let holder = live_phaseflow(&out);
-    let pid = holder.0.id();
+    let pid = holder.id();
     for extra in [&[][..], &["--force"][..]] {
         small_run(&out, 20, extra).assert().code(2).stderr(
             predicate::str::contains("another phaseflow run").and(predicate::str::contains(

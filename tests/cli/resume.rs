@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 use predicates::prelude::*;
 use tempfile::TempDir;
 
-use crate::common::{argv, files, manifest_but_config, pendulum_disk, phaseflow, read, signal};
+use crate::common::{argv, files, manifest_but_config, pendulum_disk, phaseflow, read, Reaped};
 
 fn args(extra: &[impl AsRef<str>], out: &Path) -> Vec<String> {
     let mut a: Vec<String> = extra.iter().map(|s| s.as_ref().to_string()).collect();
@@ -317,8 +317,8 @@ fn paused_run() -> Vec<String> {
 /// `paused_run` into `out`, started and let run until stats.csv holds rows after its first
 /// checkpoint (the header, the rows of steps 0 to 900 that the checkpoint records, then those
 /// of steps 1000 and 1100), so that cutting it back to the checkpoint would change it.
-fn start_past_checkpoint(out: &Path) -> std::process::Child {
-    let child = start_until_checkpoint(&paused_run(), out);
+fn start_past_checkpoint(out: &Path) -> Reaped {
+    let child = Reaped::new(start_until_checkpoint(&paused_run(), out));
     let t0 = Instant::now();
     while read(&out.join("stats.csv")).lines().count() < 13 {
         assert!(
@@ -346,7 +346,7 @@ fn resume_leaves_a_folder_that_a_paused_run_writes_untouched() {
     for (name, then) in [("continued", libc::SIGCONT), ("killed", libc::SIGKILL)] {
         let out = tmp.path().join(name);
         let child = start_past_checkpoint(&out);
-        signal(&child, libc::SIGSTOP);
+        child.signal(libc::SIGSTOP);
         let before = files(&out);
         phaseflow()
             .arg("resume")
@@ -362,8 +362,8 @@ fn resume_leaves_a_folder_that_a_paused_run_writes_untouched() {
             files(&out) == before,
             "{name}: the refused resume changed the folder"
         );
-        signal(&child, then);
-        let status = child.wait_with_output().unwrap().status;
+        child.signal(then);
+        let status = child.wait().status;
         if then == libc::SIGKILL {
             phaseflow()
                 .args(["resume", "--quiet"])
@@ -389,7 +389,7 @@ fn a_run_whose_stats_csv_changed_under_it_is_not_marked_complete() {
     let tmp = TempDir::new().unwrap();
     let out = tmp.path().join("o");
     let child = start_past_checkpoint(&out);
-    signal(&child, libc::SIGSTOP);
+    child.signal(libc::SIGSTOP);
     let stats = out.join("stats.csv");
     let header = read(&stats).lines().next().unwrap().len() as u64 + 1;
     std::fs::OpenOptions::new()
@@ -398,8 +398,8 @@ fn a_run_whose_stats_csv_changed_under_it_is_not_marked_complete() {
         .unwrap()
         .set_len(header)
         .unwrap();
-    signal(&child, libc::SIGCONT);
-    let output = child.wait_with_output().unwrap();
+    child.signal(libc::SIGCONT);
+    let output = child.wait();
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(1), "{stderr}");
     assert!(

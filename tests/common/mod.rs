@@ -150,20 +150,49 @@ pub fn files(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
     out
 }
 
-/// Send `sig` to the child (not yet waited for) and, for SIGSTOP, wait until it has stopped.
-pub fn signal(child: &std::process::Child, sig: libc::c_int) {
-    // SAFETY: kill(2) on the child's pid, which has not been waited for yet.
-    assert_eq!(unsafe { libc::kill(child.id() as libc::pid_t, sig) }, 0);
-    let stat = format!("/proc/{}/stat", child.id());
-    let t0 = std::time::Instant::now();
-    // The state follows the name in parentheses: T once stopped.
-    let stopped = || {
-        let text = std::fs::read_to_string(&stat).unwrap();
-        text.rsplit(')').next().unwrap().starts_with(" T")
-    };
-    while sig == libc::SIGSTOP && !stopped() {
-        assert!(t0.elapsed().as_secs() < 10, "the run never stopped");
-        std::thread::sleep(std::time::Duration::from_millis(5));
+/// A child process killed (SIGKILL) and reaped when dropped before it was waited for, so that
+/// a test that fails while the process runs, or is paused, leaves none behind.
+pub struct Reaped(Option<std::process::Child>);
+
+impl Reaped {
+    pub fn new(child: std::process::Child) -> Self {
+        Reaped(Some(child))
+    }
+
+    pub fn id(&self) -> u32 {
+        self.0.as_ref().map_or(0, std::process::Child::id)
+    }
+
+    /// Send `sig`; for SIGSTOP, wait until the process has stopped.
+    pub fn signal(&self, sig: libc::c_int) {
+        // SAFETY: kill(2) on the child's pid, which has not been waited for (`wait` takes it).
+        assert_eq!(unsafe { libc::kill(self.id() as libc::pid_t, sig) }, 0);
+        let stat = format!("/proc/{}/stat", self.id());
+        let t0 = std::time::Instant::now();
+        // The state follows the name in parentheses: T once stopped.
+        let stopped = || {
+            let text = std::fs::read_to_string(&stat).unwrap();
+            text.rsplit(')').next().unwrap().starts_with(" T")
+        };
+        while sig == libc::SIGSTOP && !stopped() {
+            assert!(t0.elapsed().as_secs() < 10, "the process never stopped");
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+    }
+
+    /// Wait for the process to end: its status and output.
+    pub fn wait(mut self) -> std::process::Output {
+        let child = self.0.take().expect("not waited for yet");
+        child.wait_with_output().unwrap()
+    }
+}
+
+impl Drop for Reaped {
+    fn drop(&mut self) {
+        if let Some(child) = &mut self.0 {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
     }
 }
 

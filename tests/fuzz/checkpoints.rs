@@ -12,7 +12,7 @@ use std::time::Duration;
 use assert_cmd::Command;
 use tempfile::TempDir;
 
-use crate::common::{argv, files, manifest_but_config, pendulum_disk, phaseflow, signal};
+use crate::common::{argv, files, manifest_but_config, pendulum_disk, phaseflow, Reaped};
 use crate::{mutate, Rng};
 
 /// A run of `points` points small enough to resume in a few milliseconds, with saved states;
@@ -241,7 +241,7 @@ fn live_args(every: u64) -> Vec<String> {
 
 /// `live_args(every)` into `out`, started and paused (SIGSTOP) once stats.csv holds `past`
 /// rows after those of its first checkpoint, so that cutting it back would change it.
-fn paused_past_checkpoint(every: u64, past: usize, out: &Path) -> std::process::Child {
+fn paused_past_checkpoint(every: u64, past: usize, out: &Path) -> Reaped {
     let child = std::process::Command::new(env!("CARGO_BIN_EXE_phaseflow"))
         .args(live_args(every))
         .arg("--out")
@@ -249,6 +249,7 @@ fn paused_past_checkpoint(every: u64, past: usize, out: &Path) -> std::process::
         .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
+    let child = Reaped::new(child);
     // The header, the rows of steps 0 to every - 100, then `past` more.
     let lines = 1 + (every / 100) as usize + past;
     let t0 = std::time::Instant::now();
@@ -261,7 +262,7 @@ fn paused_past_checkpoint(every: u64, past: usize, out: &Path) -> std::process::
         assert!(t0.elapsed().as_secs() < 120, "no rows past the checkpoint");
         std::thread::sleep(Duration::from_millis(2));
     }
-    signal(&child, libc::SIGSTOP);
+    child.signal(libc::SIGSTOP);
     child
 }
 
@@ -314,11 +315,11 @@ fn commands_under_a_live_lock_change_nothing() {
             assert!(files(&part) == before, "{what}: files changed");
         }
         if rng.below(2) == 0 {
-            signal(&child, libc::SIGCONT);
-            assert!(child.wait_with_output().unwrap().status.success());
+            child.signal(libc::SIGCONT);
+            assert!(child.wait().status.success());
         } else {
-            signal(&child, libc::SIGKILL);
-            let _ = child.wait_with_output();
+            child.signal(libc::SIGKILL);
+            child.wait();
             phaseflow().arg("resume").arg(&part).assert().success();
         }
         let read = |d: &Path| std::fs::read(d.join("stats.csv")).unwrap();

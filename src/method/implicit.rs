@@ -124,37 +124,33 @@ fn sweep<T: Real>(
         .enumerate()
     {
         let primal = comp < d;
+        // two instances of one loop, so that the one without the move's bookkeeping stays tight
         match moved.as_deref_mut() {
-            // separate loops, so that the one without the move's bookkeeping stays as tight
-            Some(m) => {
-                let m = &mut m[..n];
-                for i in 0..n {
-                    if active[i] {
-                        settle(
-                            &mut xs[i],
-                            bs[i] + c * gs[i],
-                            primal,
-                            tol,
-                            &mut conv[i],
-                            Some(&mut m[i]),
-                        );
-                    }
-                }
-            }
-            None => {
-                for i in 0..n {
-                    if active[i] {
-                        settle(
-                            &mut xs[i],
-                            bs[i] + c * gs[i],
-                            primal,
-                            tol,
-                            &mut conv[i],
-                            None,
-                        );
-                    }
-                }
-            }
+            Some(m) => settle_row::<T, true>(xs, bs, gs, c, tol, primal, active, conv, m),
+            None => settle_row::<T, false>(xs, bs, gs, c, tol, primal, active, conv, &mut []),
+        }
+    }
+}
+
+/// `settle` over one component's row of the points still `active`, keeping each point's
+/// largest relative move in `moved` when `TRACK`.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn settle_row<T: Real, const TRACK: bool>(
+    xs: &mut [T],
+    bs: &[T],
+    gs: &[T],
+    c: T,
+    tol: T,
+    primal: bool,
+    active: &[bool],
+    conv: &mut [bool],
+    moved: &mut [T],
+) {
+    for i in 0..xs.len() {
+        if active[i] {
+            let m = if TRACK { Some(&mut moved[i]) } else { None };
+            settle(&mut xs[i], bs[i] + c * gs[i], primal, tol, &mut conv[i], m);
         }
     }
 }

@@ -57,6 +57,16 @@ enum Coeffs<'a> {
     },
 }
 
+impl Coeffs<'_> {
+    /// The rows of the tableaus the products read: (q's, p's), or (ā's, none) for Nyström.
+    fn rows(&self) -> (Rows, Rows) {
+        match self {
+            Coeffs::Prk { q, p } => (Rows::new(&q.a), Rows::new(&p.a)),
+            Coeffs::Rkn { a, .. } => (Rows::new(a), Rows { rows: Vec::new() }),
+        }
+    }
+}
+
 /// The order for every H the form serves: any H for Runge–Kutta and partitioned methods,
 /// separable H for splittings, H = ½pᵀM⁻¹p + V(q) for Nyström methods.
 pub fn order(n: &Normal) -> Order {
@@ -206,10 +216,7 @@ fn check(kind: Kind, co: &Coeffs) -> Order {
     // meagre vertex c or ā Φ(its fat child)).
     let mut phi = Store::new(kept + 1, s);
     let mut child = Store::new(kept + 1, s);
-    let rows = match co {
-        Coeffs::Prk { q, p } => (Rows::new(&q.a), Rows::new(&p.a)),
-        Coeffs::Rkn { a, .. } => (Rows::new(a), Rows { rows: Vec::new() }),
-    };
+    let rows = co.rows();
     for (id, t) in forest.trees.iter().enumerate() {
         let id = id as u32;
         let nystrom_meagre = matches!(co, Coeffs::Rkn { .. }) && t.colour == Colour::Black;
@@ -259,20 +266,8 @@ fn check(kind: Kind, co: &Coeffs) -> Order {
                 }
             },
         };
-        let exact = 1.0 / t.gamma;
-        let residual = weight.0 - exact;
-        let scale = weight.1 + exact;
-        if residual.abs() > ROUNDING * scale {
-            return Order {
-                order: t.order - 1,
-                at_least: residual.abs() <= TOLERANCE * scale,
-                first_failure: Some(Condition {
-                    order: t.order,
-                    tree: forest.bracket(id),
-                    condition: formula(forest, id, matches!(co, Coeffs::Rkn { .. }), kind),
-                    residual,
-                }),
-            };
+        if let Some(failed) = verdict(forest, id, kind, co, weight) {
+            return failed;
         }
     }
     Order {
@@ -280,6 +275,25 @@ fn check(kind: Kind, co: &Coeffs) -> Order {
         at_least: false,
         first_failure: None,
     }
+}
+
+/// The order below tree `id` when its condition, with weights Φ(t) and |Φ|(t) = `weight`,
+/// does not hold for certain (`ROUNDING`); undecided within `TOLERANCE`.
+fn verdict(forest: &Forest, id: u32, kind: Kind, co: &Coeffs, weight: (f64, f64)) -> Option<Order> {
+    let t = &forest.trees[id as usize];
+    let exact = 1.0 / t.gamma;
+    let residual = weight.0 - exact;
+    let scale = weight.1 + exact;
+    (residual.abs() > ROUNDING * scale).then(|| Order {
+        order: t.order - 1,
+        at_least: residual.abs() <= TOLERANCE * scale,
+        first_failure: Some(Condition {
+            order: t.order,
+            tree: forest.bracket(id),
+            condition: formula(forest, id, matches!(co, Coeffs::Rkn { .. }), kind),
+            residual,
+        }),
+    })
 }
 
 const INDICES: [&str; 12] = ["i", "j", "k", "l", "m", "n", "r", "s", "t", "u", "v", "w"];

@@ -56,7 +56,7 @@ fn setup(system: &System) -> RunSetup<'_> {
         loop_area: None,
         filled_area: Some(2.0),
         reference: false,
-        reverse: false,
+        reverse: None,
         modified: None,
         chaos: None,
         dt: 0.1,

@@ -261,7 +261,7 @@ pub fn system(name: &str) -> System {
 /// The chaos indicators' default deviation vector for `sys`: a seeded random direction per
 /// point, measured in the system's natural metric.
 pub fn deviation(sys: &System) -> phaseflow::chaos::Deviation {
-    phaseflow::chaos::Deviation::resolve(None, None, sys).unwrap()
+    phaseflow::chaos::Deviation::resolve(None, None, sys.dof(), sys.masses()).unwrap()
 }
 
 /// `state` with the default deviation vectors (`deviation`) drawn from seed 7 (its points the

@@ -102,7 +102,7 @@ fn parts_files_round_trip_and_refuse_any_change() {
     // The largest file: one chunk of each kind more than there are points.
     let mut fullest = parts.clone();
     fullest.points = 1;
-    fullest.set("area", Part::Chunks(vec![1, 2]));
+    fullest.set("area", Part::Chunks(vec![1, 2, 3, 4, 5, 6]));
     for distance in ["global_error", "return_error"] {
         fullest.set(distance, Part::Chunks(vec![1, 2, 3, 4, 5, 6]));
     }

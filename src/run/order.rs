@@ -408,6 +408,7 @@ mod tests {
                     floor: 1e-7,
                     global_err_max: Some(if k == 0 { 1e-8 } else { 5.0 * h.powi(4) }),
                     abs_energy_err_max: (k != 2).then(|| 0.3 * h.powi(4)),
+                    unconverged: 0,
                 }
             })
             .collect();

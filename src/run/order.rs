@@ -292,8 +292,9 @@ fn figure(study: &OrderStudy) -> Figure {
         Some((p, _)) => format!("{what} (fitted order {p:.2})"),
         None => format!("{what} (no fit)"),
     };
-    let errors: [(&str, fn(&OrderRow) -> Option<f64>, Option<(f64, usize)>); 2] = [
-        ("global_err_max", |r| r.global_err_max, study.global_order),
+    let global: ErrorOf = |r| r.global_err_max;
+    let errors = [
+        ("global_err_max", global, study.global_order),
         (
             "abs_energy_err_max",
             |r| r.abs_energy_err_max,
@@ -340,6 +341,9 @@ fn figure(study: &OrderStudy) -> Figure {
     fig
 }
 
+/// One of a step size's errors (`OrderRow::global_err_max` or `abs_energy_err_max`).
+type ErrorOf = fn(&OrderRow) -> Option<f64>;
+
 /// How far below the error a reference line runs, so that it does not hide the data it is
 /// compared with when they follow h^p exactly.
 const REFERENCE_BELOW: f64 = 3.0;
@@ -347,11 +351,7 @@ const REFERENCE_BELOW: f64 = 3.0;
 /// The line C·|h|^p over the study's step sizes through 1/`REFERENCE_BELOW` of the error at
 /// the largest step whose error is above its floor (the one rounding affects least); none
 /// when no error is.
-fn reference_slope(
-    rows: &[OrderRow],
-    err: fn(&OrderRow) -> Option<f64>,
-    p: u32,
-) -> Option<Vec<(f64, f64)>> {
+fn reference_slope(rows: &[OrderRow], err: ErrorOf, p: u32) -> Option<Vec<(f64, f64)>> {
     let (h0, e0) = rows.iter().find_map(|r| {
         err(r)
             .filter(|e| e.is_finite() && *e > r.floor)

@@ -344,7 +344,7 @@ fn path_figure(runs: &[PlottedRun], labels: &[String]) -> Option<StudyFigure> {
     let sampling = if drawn.iter().all(|(every, _)| *every == 1) {
         through_every(1)
     } else {
-        "through every step unless the legend says otherwise".to_string()
+        "through every step unless labelled".to_string()
     };
     (!drawn.is_empty()).then(|| StudyFigure {
         stem: "path".into(),

@@ -7,7 +7,7 @@ use tempfile::TempDir;
 use crate::common::{phaseflow, read, stats};
 use crate::{base_run, values};
 
-const STATS_HEADER: &str = "step,t,points,finite,energy_mean,energy_std,abs_energy_err_mean,abs_energy_err_max,rel_energy_err_mean,rel_energy_err_max,area,area_ratio,loop_nodes,det_mean,det_min,det_max,defect_max,area_from_det,ang_mom_err_max,unconverged,escaped,constraint_err_max,stayed_abs_energy_err_max,stayed_rel_energy_err_max,global_err_max,global_err_mean,return_err_max,return_err_mean,mod_abs_energy_err_max,mod_abs_energy_err_mean,mod_rel_energy_err_max,megno_mean,lyapunov_mean,lyapunov_max,chaotic_fraction,chaos_undefined";
+const STATS_HEADER: &str = "step,t,points,finite,energy_mean,energy_std,abs_energy_err_mean,abs_energy_err_max,rel_energy_err_mean,rel_energy_err_max,area,area_ratio,loop_nodes,det_mean,det_min,det_max,defect_max,area_from_det,ang_mom_err_max,unconverged,escaped,constraint_err_max,stayed_abs_energy_err_max,stayed_rel_energy_err_max,global_err_max,global_err_mean,return_err_max,return_err_mean,mod_abs_energy_err_max,mod_abs_energy_err_mean,mod_rel_energy_err_max,megno_mean,lyapunov_mean,lyapunov_max,chaotic_fraction,chaos_undefined,energy_floor,det_floor,area_floor";
 
 #[test]
 fn run_writes_stats_config_and_states_and_config_reproduces() {

@@ -203,7 +203,8 @@ impl Deviation {
     /// The start of the point with index `index` in the whole ensemble, rounded into
     /// `row` (2d components): what `State::with_deviation` writes for a run.
     pub fn write<T: Real>(&self, seed: u64, index: usize, row: &mut [T]) {
-        for (dst, x) in row.iter_mut().zip(self.vector(seed, index, row.len() / 2)) {
+        let d = row.len() / 2;
+        for (dst, x) in row.iter_mut().zip(self.vector(seed, index, d)) {
             *dst = T::from_f64(x);
         }
     }

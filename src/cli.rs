@@ -204,7 +204,9 @@ pub struct EngineArgs {
 #[derive(Debug, Args, Clone, Default)]
 pub struct SolverArgs {
     /// Implicit stages (non-separable H, implicit midpoint): a point's fixed-point iteration has
-    /// converged when no component moves by more than TOL·(1 + |x|) [default: 4e-7 for f32, 1e-14 for f64].
+    /// converged when no component moves by more than TOL·(1 + |x|), or, for TOL below a few units
+    /// in the last place (4e-7 in f32, 1e-14 in f64), once its move below that stops decreasing
+    /// (the rounding level) [default: 4e-7 for f32, 0 for f64: to the rounding level].
     #[arg(long, value_name = "TOL", allow_hyphen_values = true, value_parser = values::real())]
     pub implicit_tol: Option<f64>,
     /// Implicit stages: give up after this many sweeps and count the point as unconverged [default: 100].

@@ -475,8 +475,8 @@ class Order:
     """A finished convergence study (``phaseflow order``).
 
     Attributes:
-        table: order.csv, one row per step size: the global and energy errors (DataFrame or
-            dict of arrays, as ``Run.stats``).
+        table: order.csv, one row per step size: the global and energy errors and the
+            unconverged points (DataFrame or dict of arrays, as ``Run.stats``).
         printed: the table with the fitted orders, as the command line prints it.
         figures: order.png and order.svg.
         out: the study's folder.

@@ -1,7 +1,7 @@
 // Ball rolling on a turntable, one step of the discrete Lagrange–d'Alembert map (seed 003 §3,
 // corrected: docs/derivations/ball-turntable.md): q = centre (x, y, height), v = 2ξ/h with the
 // step's spatial rotation F = cay(ξ̂); Newton on the cubic residual G(z) with its exact Jacobian
-// (Cramer's rule), from the previous ξ, to IMPLICIT_TOL relative, at most IMPLICIT_MAX_ITER.
+// (Cramer's rule), from the previous ξ, to IMPLICIT_NEWTON_TOL relative, at most IMPLICIT_MAX_ITER.
 // CPU mirror: BallStep::step (src/system/ball_turntable.rs), the same statements in order.
 // `next` (the drift q + h v) is not the ball's step: its centre moves by the rotation.
 fn discrete_step(h: real, q: array<real, D>, next: array<real, D>, v: array<real, D>,
@@ -53,7 +53,7 @@ fn discrete_step(h: real, q: array<real, D>, next: array<real, D>, v: array<real
         z2 = z2 - d3;
         let step = max(max(abs(d1), abs(d2)), abs(d3));
         let size = max(max(abs(z0), abs(z1)), abs(z2));
-        if (!(step > IMPLICIT_TOL * size)) {
+        if (!(step > IMPLICIT_NEWTON_TOL * size)) {
             capped = false;
             break;
         }

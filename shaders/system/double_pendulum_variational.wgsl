@@ -1,6 +1,6 @@
 // Double pendulum, one step of the discrete Euler–Lagrange map (seed 003 §1.2): the seed's
 // bilinear system for the new velocity, by Newton iteration from the old one (Cramer's rule),
-// to IMPLICIT_TOL relative, at most IMPLICIT_MAX_ITER. CPU mirror:
+// to IMPLICIT_NEWTON_TOL relative, at most IMPLICIT_MAX_ITER. CPU mirror:
 // DoublePendulumVariational::discrete_step (src/system/double_pendulum_variational.rs).
 fn discrete_step(h: real, q: array<real, D>, next: array<real, D>, v: array<real, D>,
     ev: array<real, D>) -> MapStep {
@@ -27,7 +27,7 @@ fn discrete_step(h: real, q: array<real, D>, next: array<real, D>, v: array<real
         let e2 = (j11 * r2 - j21 * r1) / det;
         w1 = w1 - e1;
         w2 = w2 - e2;
-        if (!(max(abs(e1), abs(e2)) > IMPLICIT_TOL * max(abs(w1), abs(w2)))) {
+        if (!(max(abs(e1), abs(e2)) > IMPLICIT_NEWTON_TOL * max(abs(w1), abs(w2)))) {
             capped = false;
             break;
         }

@@ -1,7 +1,7 @@
 // Euler's disk, one step of the discrete Lagrange–d'Alembert map (seed 003 §2.2, corrected:
 // docs/derivations/euler-disk.md). q = (θ, φ, ψ, x, y), v = (q_{k+1} − q_k)/h. Newton on the
 // three equations in the new increments (Δθ, Δφ, Δψ) with the exact Jacobian (Cramer's rule),
-// from the old increments, to IMPLICIT_TOL relative, at most IMPLICIT_MAX_ITER iterations.
+// from the old increments, to IMPLICIT_NEWTON_TOL relative, at most IMPLICIT_MAX_ITER iterations.
 // CPU mirror: DiskStep (src/system/euler_disk.rs), the same statements in the same order.
 // `next` is the drift q0 + h v the method summed (compensated when the run is): the new q.
 
@@ -73,7 +73,7 @@ fn discrete_step(h: real, q0: array<real, D>, next: array<real, D>, v: array<rea
         a = a - d0;
         b = b - d1;
         c = c - d2;
-        if (!(max(max(abs(d0), abs(d1)), abs(d2)) > IMPLICIT_TOL * max(max(abs(a), abs(b)), abs(c)))) {
+        if (!(max(max(abs(d0), abs(d1)), abs(d2)) > IMPLICIT_NEWTON_TOL * max(max(abs(a), abs(b)), abs(c)))) {
             capped = false;
             break;
         }

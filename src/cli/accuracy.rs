@@ -17,7 +17,8 @@ pub struct AccuracyArgs {
     #[arg(long, value_name = "METHOD[/K]")]
     pub reference: Option<String>,
     /// After --steps, run as many steps with −dt back to t = 0; adds return_err_max and
-    /// return_err_mean (each point's distance to its initial state).
+    /// return_err_mean (each point's distance to its initial state back at t = 0, the last row;
+    /// empty at the others).
     #[arg(long)]
     pub reverse: bool,
 }

@@ -34,7 +34,8 @@ pub fn resolve(f: &RunFile, system: &System, ensemble: &EnsembleSpec) -> Result<
     let deviation = Deviation::resolve(
         f.deviation.as_deref(),
         f.deviation_metric.as_deref(),
-        system,
+        system.dof(),
+        system.masses(),
     )?;
     let chaos = Chaos::parse(text, deviation)?;
     let refuse = |with: Field, why: &str| {

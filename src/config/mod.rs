@@ -306,10 +306,10 @@ fn resolve_solver(precision: Precision, tol: Option<f64>, max_iter: Option<u32>)
         tol: tol.unwrap_or(default.tol),
         max_iter: max_iter.unwrap_or(default.max_iter),
     };
-    if !(solver.tol.is_finite() && solver.tol > 0.0 && solver.tol < 1.0) {
+    if !(solver.tol.is_finite() && solver.tol >= 0.0 && solver.tol < 1.0) {
         return Err(invalid!(Field::ImplicitTol;
             Field::ImplicitTol.is(solver.tol),
-            ": expected a small positive number, e.g. 1e-6 (f32) or 1e-14 (f64)"
+            ": expected 0 (iterate to the rounding level) or a small positive number, e.g. 1e-6 (f32) or 1e-14 (f64)"
         ));
     }
     if solver.max_iter == 0 {

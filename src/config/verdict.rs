@@ -25,12 +25,21 @@ fn short_interval(s: StabilityInterval) -> String {
     }
 }
 
+/// The order as the verdicts give it: `6`, or `≥ 6` when the next condition is not decided.
+fn order_text(v: &Verdicts) -> String {
+    if v.order_at_least {
+        format!("≥ {}", v.order)
+    } else {
+        v.order.to_string()
+    }
+}
+
 /// `phaseflow list`'s verdict columns for a method: order, symplectic, symmetric, stability.
 pub fn list_columns(method: Method) -> String {
     match verdicts(method) {
         Ok(Some(v)) => format!(
             "order {}  {:<14} {:<13} {:<16}",
-            v.order,
+            order_text(&v),
             if v.symplectic {
                 "symplectic"
             } else {
@@ -69,11 +78,16 @@ pub fn sentence(method: Method) -> String {
             method.name(),
             v.family,
             explicitness(&v),
-            v.order,
+            order_text(&v),
             v.first_failure
                 .as_ref()
                 .map(|c| format!(
-                    " (the first that fails, of order {}: {}, residual {})",
+                    " ({}, of order {}: {}, residual {})",
+                    if v.order_at_least {
+                        "the first not decided"
+                    } else {
+                        "the first that fails"
+                    },
                     c.order,
                     c.condition,
                     num(c.residual)
@@ -115,6 +129,7 @@ struct CheckJson<'a> {
     family: Option<&'static str>,
     explicit: Option<bool>,
     order: Option<u32>,
+    order_at_least: Option<bool>,
     symplectic: Option<bool>,
     symplectic_residual: Option<f64>,
     symmetric: Option<bool>,
@@ -130,6 +145,7 @@ pub fn check_output(method: Method, json: bool) -> Result<String> {
             family: v.as_ref().map(|v| v.family),
             explicit: v.as_ref().map(|v| v.explicit),
             order: v.as_ref().map(|v| v.order),
+            order_at_least: v.as_ref().map(|v| v.order_at_least),
             symplectic: v.as_ref().map(|v| v.symplectic),
             symplectic_residual: v.as_ref().map(|v| v.symplectic_residual),
             symmetric: v.as_ref().map(|v| v.symmetric),
@@ -144,9 +160,15 @@ pub fn check_output(method: Method, json: bool) -> Result<String> {
     let mut lines = vec![
         format!("{} ({})", method.name(), v.family),
         format!("  {}", explicitness(&v)),
-        format!("  order: {}", v.order),
+        format!("  order: {}", order_text(&v)),
     ];
     match &v.first_failure {
+        Some(c) if v.order_at_least => lines.push(format!(
+            "    first condition not decided (order {}): {}  residual {} (beyond the rounding of exact coefficients, within what coefficients given to 11 digits can leave)",
+            c.order,
+            c.condition,
+            num(c.residual)
+        )),
         Some(c) => lines.push(format!(
             "    first failing condition (order {}): {}  residual {}",
             c.order,
@@ -193,6 +215,7 @@ mod tests {
             "family",
             "explicit",
             "order",
+            "order_at_least",
             "symplectic",
             "symplectic_residual",
             "symmetric",

@@ -4,6 +4,7 @@
 //! composed with the system's functions: never a hand-written copy per pair.
 
 use crate::error::{Error, Result};
+use crate::method::implicit::rounding_gate;
 use crate::method::wgsl::{Kernel, UNROLL_MAX_WORDS};
 use crate::method::{Method, Solver, Vector};
 use crate::section::{self, Section};
@@ -127,10 +128,26 @@ pub fn compose_with_extras(
     for (name, value) in system.wgsl_constants() {
         src.push_str(&format!("const {name}: real = {};\n", lit(value)));
     }
+    // The fixed-point loops' rule (`method::implicit`), at the precision the kernel computes
+    // in; the variational maps' Newton iterations take `IMPLICIT_NEWTON_TOL`.
+    fn rule<T: crate::float::Real>(s: &Solver) -> (f64, bool, f64) {
+        (
+            rounding_gate::<T>(),
+            s.iterates_to_rounding::<T>(),
+            s.newton_tol::<T>(),
+        )
+    }
+    let (gate, to_rounding, newton_tol) = if spec.f64 {
+        rule::<f64>(&spec.solver)
+    } else {
+        rule::<f32>(&spec.solver)
+    };
     src.push_str(&format!(
-        "const IMPLICIT_TOL: real = {};\nconst IMPLICIT_MAX_ITER: u32 = {}u;\n",
+        "const IMPLICIT_TOL: real = {};\nconst IMPLICIT_MAX_ITER: u32 = {}u;\nconst IMPLICIT_GATE: real = {};\nconst IMPLICIT_TO_ROUNDING: bool = {to_rounding};\nconst IMPLICIT_NEWTON_TOL: real = {};\n",
         lit(spec.solver.tol),
-        spec.solver.max_iter
+        spec.solver.max_iter,
+        lit(gate),
+        lit(newton_tol)
     ));
     for (name, values) in system.wgsl_arrays() {
         let items: Vec<String> = values.iter().map(|&v| lit(v)).collect();

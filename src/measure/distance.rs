@@ -1,6 +1,7 @@
 //! Distances in phase space from each point to another state of it: to the reference
-//! solution at the same t (`GlobalError`, `run --reference`) and to its initial state
-//! (`ReturnError`, `run --reverse`: after the run back to t = 0 it is the return error). Both
+//! solution at the same t (`GlobalError`, `run --reference`) and to its initial state once
+//! back at t = 0 (`ReturnError`, `run --reverse`: the return error, written at that row only;
+//! elsewhere the distance from the start is no return error, so its cells are empty). Both
 //! are the Euclidean distance |z − z'| over (q1..qd, p1..pd), in f64, over the points whose
 //! distance is finite; their parts are per-chunk (count, sum, largest) in point order, so
 //! shards and ranks merge to the whole ensemble's bits.
@@ -110,7 +111,7 @@ impl Measurement for GlobalError {
     }
 }
 
-/// Distance of each point to its initial state (`run --reverse`).
+/// Distance of each point to its initial state once the run is back at t = 0 (`run --reverse`).
 pub struct ReturnError;
 
 impl Measurement for ReturnError {
@@ -127,7 +128,7 @@ impl Measurement for ReturnError {
     }
 
     fn taken(&self, run: &RunSetup) -> bool {
-        run.reverse
+        run.reverse.is_some()
     }
 
     fn measure(&self, at: &Snapshot) -> Part {
@@ -137,8 +138,12 @@ impl Measurement for ReturnError {
         }
     }
 
+    /// The return error at the row back at t = 0; empty cells at the others.
     fn finish(&self, at: &Finish) -> Vec<Cell> {
-        finish_distance(at.part(self))
+        match at.run.reverse {
+            Some(steps) if at.step == 2 * steps => finish_distance(at.part(self)),
+            _ => vec![Cell::Real(None); 2],
+        }
     }
 }
 

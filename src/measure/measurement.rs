@@ -267,8 +267,9 @@ pub struct RunSetup<'a> {
     pub filled_area: Option<f64>,
     /// `--reference`: a reference solution is advanced beside the run.
     pub reference: bool,
-    /// `--reverse`: the run goes back to t = 0 after its steps.
-    pub reverse: bool,
+    /// `--reverse`: the run goes back to t = 0 after this many steps (so it is back at twice
+    /// as many).
+    pub reverse: Option<u64>,
     /// `--modified-hamiltonian K`: H̃ with K correction terms at the run's step size.
     pub modified: Option<&'a ModifiedEnergy>,
     /// `--chaos`: the indicators the run computes.

@@ -38,6 +38,10 @@ pub struct Block<T> {
     pub solver: Solver,
     pub active: Vec<bool>,
     pub conv: Vec<bool>,
+    /// Per point, for iterations to the rounding level: the largest relative move of this
+    /// sweep and of the one before (allocated on first use).
+    pub moved: Vec<T>,
+    pub last_moved: Vec<T>,
     /// Per point: implicit solves that hit the iteration cap (added to `State::unconverged`).
     pub unconverged: Vec<u32>,
     /// Compensated summation (`method::compensated`): updates carry the rounding errors in
@@ -76,6 +80,8 @@ impl<T: Real> Block<T> {
             solver,
             active: vec![false; n],
             conv: vec![false; n],
+            moved: Vec::new(),
+            last_moved: Vec::new(),
             unconverged: vec![0; n],
             compensated: false,
             eq: Vec::new(),
@@ -506,7 +512,7 @@ impl<T: Real> Ops for Cpu<'_, T> {
         };
         let b = &mut *self.b;
         let newton = crate::system::Newton {
-            tol: b.solver.tol,
+            tol: b.solver.newton_tol::<T>(),
             max_iter: b.solver.max_iter,
         };
         if super::variational::in_f64::<T>(b.compensated, self.system) {

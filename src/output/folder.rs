@@ -22,11 +22,19 @@ pub enum Layout {
     /// `phaseflow order`: order.csv and its plot.
     Order,
     /// `phaseflow run --sweep`: a run folder per value (`part_<i>`), stats.csv, sweep.csv,
-    /// sweep.toml and the figure.
+    /// sweep.toml and the figures.
     Sweep,
 }
 
-const STUDY_FIGURES: [&str; 3] = ["energy_error", "observable", "area_ratio"];
+/// The figures of a study (and of `plot DIR`) besides the phase portraits (`phase_*`).
+const STUDY_FIGURES: [&str; 6] = [
+    "energy_error",
+    "observable",
+    "path",
+    "area_ratio",
+    "chaotic_fraction",
+    "energy_error_against_parameter",
+];
 
 /// Whether `name` is a file that phaseflow writes at the top of a folder of this layout
 /// (including the temporary files of an interrupted atomic write).
@@ -60,7 +68,13 @@ fn own_file(name: &str, layout: Layout) -> bool {
             Layout::Order => matches!(name, "order.csv" | "order.png" | "order.svg"),
             Layout::Sweep => matches!(
                 name,
-                "stats.csv" | "sweep.csv" | "sweep.toml" | "sweep.png" | "sweep.svg"
+                "stats.csv"
+                    | "sweep.csv"
+                    | "sweep.toml"
+                    | "sweep.png"
+                    | "sweep.svg"
+                    | "sweep_chaos.png"
+                    | "sweep_chaos.svg"
             ),
         }
 }

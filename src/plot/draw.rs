@@ -38,12 +38,18 @@ const MARGIN: u32 = 20;
 const X_LABEL_AREA: u32 = 60;
 const Y_LABEL_AREA: u32 = 90;
 
-/// Marker radius in pixels: 2 for a sparse series (at most `SPARSE_MARKERS` pixels in use),
-/// 1 for a dense cloud, where bigger dots would merge.
+/// Marker radius in pixels: 4 for a few marked values (at most `FEW_MARKERS`: the step sizes
+/// of a convergence study, a sweep's parts), 2 for a sparse series (at most `SPARSE_MARKERS`
+/// pixels in use), 1 for a dense cloud, where bigger dots would merge.
+pub(super) const FEW_MARKER_RADIUS: u32 = 4;
+const FEW_MARKERS: usize = 64;
 const SPARSE_MARKER_RADIUS: u32 = 2;
 const DENSE_MARKER_RADIUS: u32 = 1;
 const SPARSE_MARKERS: usize = 2000;
 const LINE_WIDTH: u32 = 2;
+/// How far (pixels) a vertex of a 1 px line may lie off the segment it is merged into
+/// (`geom::simplified`).
+const SIMPLIFY_TOLERANCE: f64 = 0.5;
 
 pub(super) const BACKGROUND: RGBColor = WHITE;
 const THIN_LINE_COLOR: RGBColor = RGBColor(185, 185, 185);
@@ -414,10 +420,11 @@ where
     })
 }
 
-/// A series' marker radius: `SPARSE_MARKER_RADIUS` up to `SPARSE_MARKERS` pixels in use,
-/// `DENSE_MARKER_RADIUS` beyond.
+/// A series' marker radius for `pixels` pixels in use (see `FEW_MARKER_RADIUS`).
 fn marker_radius(pixels: usize) -> u32 {
-    if pixels <= SPARSE_MARKERS {
+    if pixels <= FEW_MARKERS {
+        FEW_MARKER_RADIUS
+    } else if pixels <= SPARSE_MARKERS {
         SPARSE_MARKER_RADIUS
     } else {
         DENSE_MARKER_RADIUS
@@ -478,7 +485,10 @@ fn draw_series<DB: DrawingBackend>(
             let lines = if width > 1 {
                 geom::split_sharp_turns(lines)
             } else {
-                lines
+                let merged = lines
+                    .iter()
+                    .map(|l| geom::simplified(l, SIMPLIFY_TOLERANCE));
+                merged.collect()
             };
             for line in lines {
                 screen.draw(&PathElement::new(line, style))?;

@@ -300,6 +300,43 @@ pub(super) fn mixing_rank(px: (i32, i32), series: usize) -> u64 {
     z ^ (z >> 31)
 }
 
+/// A pixel polyline with the vertices dropped that lie within `tolerance` pixels of the
+/// straight line between the vertices kept (Douglas–Peucker). plotters draws a 1 px line
+/// anti-aliased, full colour at its ends and blended between them, so a dense path of
+/// segments a pixel or two long looks dotted; merged into longer segments it looks like
+/// the line it is.
+pub(super) fn simplified(line: &[(i32, i32)], tolerance: f64) -> Vec<(i32, i32)> {
+    if line.len() < 3 {
+        return line.to_vec();
+    }
+    let mut keep = vec![false; line.len()];
+    (keep[0], keep[line.len() - 1]) = (true, true);
+    let mut pending = vec![(0, line.len() - 1)];
+    while let Some((a, b)) = pending.pop() {
+        let (pa, pb) = (line[a], line[b]);
+        let (dx, dy) = (f64::from(pb.0 - pa.0), f64::from(pb.1 - pa.1));
+        let length = dx.hypot(dy);
+        let distance = |p: (i32, i32)| {
+            let (px, py) = (f64::from(p.0 - pa.0), f64::from(p.1 - pa.1));
+            if length == 0.0 {
+                px.hypot(py)
+            } else {
+                (px * dy - py * dx).abs() / length
+            }
+        };
+        let farthest = (a + 1..b)
+            .map(|i| (i, distance(line[i])))
+            .max_by(|x, y| x.1.total_cmp(&y.1));
+        if let Some((i, _)) = farthest.filter(|&(_, d)| d > tolerance) {
+            keep[i] = true;
+            pending.extend([(a, i), (i, b)]);
+        }
+    }
+    (line.iter().zip(keep))
+        .filter_map(|(&p, k)| k.then_some(p))
+        .collect()
+}
+
 /// Move a polyline with at least two pixels into `lines`; drop a shorter one.
 fn finish_polyline(lines: &mut Vec<Vec<(i32, i32)>>, line: &mut Vec<(i32, i32)>) {
     if line.len() >= 2 {
@@ -353,8 +390,8 @@ pub(super) fn tick_label(v: f64, span: f64) -> String {
     }
 }
 
-/// The most tick labels an axis gets; a log axis over more decades labels every k-th one.
-const MAX_TICKS: usize = 8;
+/// The most decade labels a log axis gets; over more decades it labels every k-th one.
+const MAX_TICKS: usize = 10;
 /// A log axis spanning fewer decades than this also labels 2·10^k and 5·10^k: with decade
 /// labels alone a reader could not read values off it.
 const ONE_TWO_FIVE_BELOW: f64 = 2.5;
@@ -572,6 +609,18 @@ mod tests {
         );
         let straight = vec![vec![(0, 0), (5, 5), (10, 10)]];
         assert_eq!(split_sharp_turns(straight.clone()), straight);
+    }
+
+    #[test]
+    fn dense_polylines_merge_into_segments_within_half_a_pixel() {
+        // A staircase of 1 px steps along a line of slope 1/2: one segment.
+        let stairs: Vec<(i32, i32)> = (0..40).map(|i| (i, i / 2)).collect();
+        assert_eq!(simplified(&stairs, 0.5), vec![(0, 0), (39, 19)]);
+        // A corner is kept, and so is a vertex 1 px off the chord; ends always stay.
+        let corner = [(0, 0), (5, 0), (10, 0), (10, 5), (10, 10)];
+        assert_eq!(simplified(&corner, 0.5), vec![(0, 0), (10, 0), (10, 10)]);
+        assert_eq!(simplified(&[(0, 0), (3, 1), (6, 0)], 0.5).len(), 3);
+        assert_eq!(simplified(&[(1, 1), (2, 2)], 0.5), vec![(1, 1), (2, 2)]);
     }
 
     #[test]

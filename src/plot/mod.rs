@@ -142,8 +142,8 @@ impl Figure {
 }
 
 /// Render `fig`'s bitmap in memory and check it: some data are drawn inside the plot box,
-/// and no pixel of a data series' colour lies outside the plot box (grown by 3 px for line
-/// width and marker radius) and the legend. The series colours are never grey (see the
+/// and no pixel of a data series' colour lies outside the plot box (grown by 4 px, the
+/// largest marker radius, for line width and markers) and the legend. The series colours are never grey (see the
 /// palette), so text, axes and reference lines cannot be mistaken for them. Err says what
 /// is wrong.
 pub fn check_figure(fig: &Figure) -> std::result::Result<(), String> {
@@ -157,7 +157,8 @@ pub fn check_figure(fig: &Figure) -> std::result::Result<(), String> {
         .iter()
         .map(|c| [c.0, c.1, c.2])
         .collect();
-    let allowed = layout.plot.grown(3);
+    // Markers are centred inside the box and reach out by their radius at most.
+    let allowed = layout.plot.grown(draw::FEW_MARKER_RADIUS as i32);
     let (mut inside, mut outside) = (0usize, Vec::new());
     for (i, px) in rgb.chunks_exact(3).enumerate() {
         if !colors.iter().any(|c| c[..] == *px) {

@@ -10,6 +10,10 @@
 //! roundings of the state's size grow as a random walk, and the floor stays a hundredfold
 //! above them); nearer the floor f64 rounding and the reference's own error take over and
 //! the slope flattens. With fewer than two step sizes above it there is no fit.
+//!
+//! A step size at which some point's implicit solve hit `--implicit-max-iter` (counted in the
+//! state's `unconverged`, as runs count it) has errors that are the solver's, not the
+//! method's: it is counted in order.csv, warned about and left out of the fits.
 
 use std::path::Path;
 
@@ -37,6 +41,9 @@ pub struct OrderRow {
     pub floor: f64,
     pub global_err_max: Option<f64>,
     pub abs_energy_err_max: Option<f64>,
+    /// Points whose implicit solve hit `--implicit-max-iter` at least once at this h: a row
+    /// with any is left out of the fits.
+    pub unconverged: usize,
 }
 
 /// A convergence study's results.
@@ -105,6 +112,13 @@ pub fn order(job: &OrderJob) -> Result<OrderStudy> {
         .integrator(&cfg.system, cfg.dt / f64::from(1u32 << finest));
     let per_step = u64::from(job.reference.substeps) << finest;
     let reference = states_at(&k, &init, &samples, per_step)?;
+    let reference_unconverged = reference.last().map_or(0, unconverged_points);
+    if reference_unconverged > 0 {
+        crate::warn!(
+            "phaseflow: warning: {reference_unconverged} of {} points of the reference solution hit the implicit solve's sweep cap without converging; every error is measured against it, so there is no fit (choose another --reference)",
+            init.n
+        );
+    }
     let scale = init
         .q
         .iter()
@@ -115,6 +129,7 @@ pub fn order(job: &OrderJob) -> Result<OrderStudy> {
         let h = cfg.dt / f64::from(1u32 << halving);
         let k = Integrator::new(cfg.system.clone(), cfg.method, h, cfg.solver);
         let states = states_at(&k, &init, &samples, 1 << halving)?;
+        let unconverged = states.last().map_or(0, unconverged_points);
         let (mut global, mut energy) = (None::<f64>, None::<f64>);
         for (s, r) in states.iter().zip(&reference) {
             let larger = |a: Option<f64>, b: Option<f64>| match (a, b) {
@@ -133,10 +148,16 @@ pub fn order(job: &OrderJob) -> Result<OrderStudy> {
             floor: FLOOR * f64::EPSILON * steps.sqrt() * (1.0 + scale),
             global_err_max: global,
             abs_energy_err_max: energy,
+            unconverged,
         });
     }
+    warn_unconverged(&rows, init.n, cfg.solver.max_iter);
     let fit = |err: fn(&OrderRow) -> Option<f64>| {
-        let points: Vec<_> = rows.iter().map(|r| (r.h, err(r), r.floor)).collect();
+        let points: Vec<_> = rows
+            .iter()
+            .filter(|r| r.unconverged == 0 && reference_unconverged == 0)
+            .map(|r| (r.h, err(r), r.floor))
+            .collect();
         fitted_order(&points)
     };
     Ok(OrderStudy {
@@ -154,6 +175,26 @@ pub fn order(job: &OrderJob) -> Result<OrderStudy> {
         energy_order: fit(|r| r.abs_energy_err_max),
         rows,
     })
+}
+
+/// The points of `s` whose implicit solve hit the sweep cap at least once.
+fn unconverged_points(s: &State<f64>) -> usize {
+    s.unconverged.iter().filter(|&&u| u > 0).count()
+}
+
+/// A warning naming the step sizes at which some point's implicit solve gave up.
+fn warn_unconverged(rows: &[OrderRow], points: usize, max_iter: u32) {
+    let bad: Vec<String> = rows
+        .iter()
+        .filter(|r| r.unconverged > 0)
+        .map(|r| format!("{} of {points} at h = {}", r.unconverged, num(r.h)))
+        .collect();
+    if !bad.is_empty() {
+        crate::warn!(
+            "phaseflow: warning: points whose implicit solve hit --implicit-max-iter {max_iter} without converging: {}; their errors are the solver's, so those step sizes are left out of the fits (raise --implicit-max-iter or take a smaller --dt)",
+            bad.join(", ")
+        );
+    }
 }
 
 /// The states of `init` advanced by `k` to each sample step (of h0), `per_step` steps of
@@ -198,9 +239,11 @@ impl OrderStudy {
                 cell(r.abs_energy_err_max)
             ));
         }
+        let unconverged = self.rows.iter().any(|r| r.unconverged > 0);
         let fit = |f: Option<(f64, usize)>| {
             match f {
             Some((p, n)) => format!("{p:.3} (over {n} step sizes)"),
+            None if unconverged => "none (fewer than two step sizes above the floor with every implicit solve converged: raise --implicit-max-iter or take a smaller --dt)".into(),
             None => "none (fewer than two step sizes above the floor: take a larger --dt or fewer --halvings)".into(),
         }
         };
@@ -213,24 +256,25 @@ impl OrderStudy {
     }
 }
 
-/// Write `out`/order.csv (h, global_err_max, abs_energy_err_max per step size, then a row
-/// `fitted_order` with the two slopes; empty cells where there is none) and the log–log plot
+/// Write `out`/order.csv (h, global_err_max, abs_energy_err_max, unconverged per step size,
+/// then a row `fitted_order` with the two slopes; empty cells where there is none) and the log–log plot
 /// order.png/svg, each whole, then the manifest; the folder prepared as `folder::prepare`
 /// does for runs (a user's files are never replaced).
 pub fn write_order(study: &OrderStudy, out: &Path, force: bool) -> Result<()> {
     let _lock = folder::prepare(out, folder::Layout::Order, force)?;
     let cell = |x: Option<f64>| x.map_or(String::new(), |x| format!("{x:e}"));
-    let mut csv = String::from("h,global_err_max,abs_energy_err_max\n");
+    let mut csv = String::from("h,global_err_max,abs_energy_err_max,unconverged\n");
     for r in &study.rows {
         csv.push_str(&format!(
-            "{:e},{},{}\n",
+            "{:e},{},{},{}\n",
             r.h,
             cell(r.global_err_max),
-            cell(r.abs_energy_err_max)
+            cell(r.abs_energy_err_max),
+            r.unconverged
         ));
     }
     csv.push_str(&format!(
-        "fitted_order,{},{}\n",
+        "fitted_order,{},{},\n",
         cell(study.global_order.map(|f| f.0)),
         cell(study.energy_order.map(|f| f.0))
     ));
@@ -240,16 +284,17 @@ pub fn write_order(study: &OrderStudy, out: &Path, force: bool) -> Result<()> {
 }
 
 /// The log–log plot: both errors against |h|, a line through a marker at each step size,
-/// each labelled with its fitted order, and beside each a dashed reference line C·h^p of the
-/// method's order p through its error at the largest step above the rounding floor, so a
-/// reader sees at a glance where the errors follow h^p and where rounding takes over.
+/// each labelled with its fitted order, and below each a dashed reference line C·h^p of the
+/// method's order p (`reference_slope`), so a reader sees at a glance where the errors run
+/// parallel to h^p and where rounding takes over.
 fn figure(study: &OrderStudy) -> Figure {
     let label = |what: &str, f: Option<(f64, usize)>| match f {
         Some((p, _)) => format!("{what} (fitted order {p:.2})"),
         None => format!("{what} (no fit)"),
     };
-    let errors: [(&str, fn(&OrderRow) -> Option<f64>, Option<(f64, usize)>); 2] = [
-        ("global_err_max", |r| r.global_err_max, study.global_order),
+    let global: ErrorOf = |r| r.global_err_max;
+    let errors = [
+        ("global_err_max", global, study.global_order),
         (
             "abs_energy_err_max",
             |r| r.abs_energy_err_max,
@@ -280,7 +325,11 @@ fn figure(study: &OrderStudy) -> Figure {
         if let Some(reference) = reference_slope(&study.rows, err, p) {
             fig.series.push(Series {
                 color,
-                ..Series::new(format!("h^{p} through {name}"), reference, Style::Dashed)
+                ..Series::new(
+                    format!("slope h^{p} below {name}"),
+                    reference,
+                    Style::Dashed,
+                )
             });
         }
     }
@@ -292,17 +341,21 @@ fn figure(study: &OrderStudy) -> Figure {
     fig
 }
 
-/// The line C·|h|^p over the study's step sizes through the error at the largest step whose
-/// error is above its floor (the one rounding affects least); none when no error is.
-fn reference_slope(
-    rows: &[OrderRow],
-    err: fn(&OrderRow) -> Option<f64>,
-    p: u32,
-) -> Option<Vec<(f64, f64)>> {
+/// One of a step size's errors (`OrderRow::global_err_max` or `abs_energy_err_max`).
+type ErrorOf = fn(&OrderRow) -> Option<f64>;
+
+/// How far below the error a reference line runs, so that it does not hide the data it is
+/// compared with when they follow h^p exactly.
+const REFERENCE_BELOW: f64 = 3.0;
+
+/// The line C·|h|^p over the study's step sizes through 1/`REFERENCE_BELOW` of the error at
+/// the largest step whose error is above its floor (the one rounding affects least); none
+/// when no error is.
+fn reference_slope(rows: &[OrderRow], err: ErrorOf, p: u32) -> Option<Vec<(f64, f64)>> {
     let (h0, e0) = rows.iter().find_map(|r| {
         err(r)
             .filter(|e| e.is_finite() && *e > r.floor)
-            .map(|e| (r.h.abs(), e))
+            .map(|e| (r.h.abs(), e / REFERENCE_BELOW))
     })?;
     let order = f64::from(p);
     Some(
@@ -355,6 +408,7 @@ mod tests {
                     floor: 1e-7,
                     global_err_max: Some(if k == 0 { 1e-8 } else { 5.0 * h.powi(4) }),
                     abs_energy_err_max: (k != 2).then(|| 0.3 * h.powi(4)),
+                    unconverged: 0,
                 }
             })
             .collect();
@@ -384,15 +438,18 @@ mod tests {
             .iter()
             .zip([(0.1, 5.0 * 0.1f64.powi(4)), (0.2, 0.3 * 0.2f64.powi(4))])
         {
-            assert!(s.label.starts_with("h^4"), "{}", s.label);
+            assert!(s.label.starts_with("slope h^4"), "{}", s.label);
             assert_eq!(s.points.len(), 5);
             let (a, b) = (s.points[0], s.points[4]);
             let slope = (b.1 / a.1).ln() / (b.0 / a.0).ln();
             assert!((slope - 4.0).abs() < 1e-9, "{slope}");
-            // Through the error at the largest step above the floor (the first global error,
-            // 1e-8, is below it).
+            // A third of the error at the largest step above the floor (the first global
+            // error, 1e-8, is below it).
             let at = s.points.iter().find(|p| p.0 == anchor.0).unwrap();
-            assert!((at.1 / anchor.1 - 1.0).abs() < 1e-12, "{at:?} {anchor:?}");
+            assert!(
+                (at.1 * REFERENCE_BELOW / anchor.1 - 1.0).abs() < 1e-12,
+                "{at:?} {anchor:?}"
+            );
         }
         crate::plot::check_figure(&fig).unwrap();
     }

@@ -592,7 +592,7 @@ pub(super) fn setup(cfg: &RunConfig) -> RunSetup<'_> {
         }),
         filled_area: cfg.ensemble.filled_area(cfg.system.dof()),
         reference: cfg.reference.is_some(),
-        reverse: cfg.reverse,
+        reverse: cfg.reverse.then_some(cfg.steps),
         modified: cfg.modified.as_deref(),
         chaos: cfg.chaos.as_ref(),
         dt: cfg.dt,

@@ -317,11 +317,12 @@ fn observable_figure(runs: &[PlottedRun], labels: &[String]) -> Option<StudyFigu
 /// Single trajectories of systems with a configuration plane (`System::path`): the path
 /// drawn in it, e.g. Kepler's orbit in (q1, q2) or a rolling disk's contact point, for the
 /// runs whose system draws the same path as the first run's; none otherwise, or when every
-/// path stays at one point. The title says how densely the path is sampled.
+/// path stays at one point. The title says when every path runs through every step, and
+/// otherwise the legend labels the runs whose path runs through every k-th.
 fn path_figure(runs: &[PlottedRun], labels: &[String]) -> Option<StudyFigure> {
     let (label, ..) = runs[0].system.path()?;
     let (x_label, y_label) = runs[0].system.path_axes()?;
-    let drawn: Vec<(&PlottedRun, Series)> = runs
+    let drawn: Vec<(u64, Series)> = runs
         .iter()
         .zip(labels)
         .filter(|(r, _)| r.system.path().is_some_and(|p| p.0 == label))
@@ -330,13 +331,22 @@ fn path_figure(runs: &[PlottedRun], labels: &[String]) -> Option<StudyFigure> {
             let points = (r.result.trajectory.iter())
                 .filter_map(|(_, z)| r.system.path_point(&z[..r.system.dof()]))
                 .collect();
-            (r, Series::new(label.clone(), points, Style::Line))
+            let every = path_stride(&r.result.trajectory, r.run.dt);
+            let label = match every {
+                1 => label.clone(),
+                k => format!("{label}, {}", through_every(k)),
+            };
+            (every, Series::new(label, points, Style::Line))
         })
         // A path that stays at one point (a disk spinning in place) has nothing to draw.
         .filter(|(_, s)| s.points.iter().any(|p| *p != s.points[0]))
         .collect();
-    let sampling = path_sampling(drawn.iter().map(|(r, _)| *r))?;
-    Some(StudyFigure {
+    let sampling = if drawn.iter().all(|(every, _)| *every == 1) {
+        through_every(1)
+    } else {
+        "through every step unless labelled".to_string()
+    };
+    (!drawn.is_empty()).then(|| StudyFigure {
         stem: "path".into(),
         title: format!("Path of the {label}"),
         figure: Figure {
@@ -351,15 +361,6 @@ fn path_figure(runs: &[PlottedRun], labels: &[String]) -> Option<StudyFigure> {
             y_range: None,
         },
     })
-}
-
-/// How densely the paths of `runs` are sampled (`through_every` of the sparsest); None
-/// without a run.
-fn path_sampling<'a>(runs: impl Iterator<Item = &'a PlottedRun<'a>>) -> Option<String> {
-    let every = runs
-        .map(|r| path_stride(&r.result.trajectory, r.run.dt))
-        .max()?;
-    Some(through_every(every))
 }
 
 /// Area: the deviation from exact conservation, |ratio − 1|, on a log axis (1e-8 and 1e-6

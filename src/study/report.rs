@@ -49,12 +49,13 @@ fn write_header(
     let _ = writeln!(s, "{}\n", study.description);
     let _ = writeln!(
         s,
-        "System {} (parameters {:?}), ensemble `{}` ({}), precision {}, engine {}. Tangent map: {}. Loop refinement: {}.\n",
+        "System {} (parameters {:?}), ensemble `{}` ({}), precision {}{}, engine {}. Tangent map: {}. Loop refinement: {}.\n",
         cfg.system.describe(),
         cfg.system.params(),
         cfg.ensemble.kind().name(),
         count(cfg.ensemble.points as u64, "initial point"),
         cfg.arithmetic(),
+        precision_source(study, cfg),
         summary.first().map(|r| r.engine.as_str()).unwrap_or("?"),
         if cfg.tangent { "on" } else { "off" },
         match cfg.refine {
@@ -66,6 +67,16 @@ fn write_header(
         let _ = writeln!(s, "{start}\n");
     }
     let _ = writeln!(s, "Reproduce: `{command_line}`\n");
+}
+
+/// Where a preset's precision came from: " (the preset's)" or " (as given)"; a custom
+/// study's description says why it runs in its precision (`args::custom_precision`).
+fn precision_source(study: &Study, cfg: &RunConfig) -> &'static str {
+    match super::presets::preset(&study.name) {
+        Ok(p) if p.base.precision.unwrap_or_default() == cfg.precision => " (the preset's)",
+        Ok(_) => " (as given)",
+        Err(_) => "",
+    }
 }
 
 /// How a nonholonomic variational system's points started (None for other systems): put on

@@ -286,8 +286,8 @@ pub(super) fn figure(sweep: &Sweep, parts: &[Part], lines: &[PartLine]) -> Figur
         let final_err = against_first(parts, lines, |l| l.final_abs_energy_err_max);
         let largest_err = against_first(parts, lines, |l| l.max_abs_energy_err_max);
         [
-            marked_line("at the end", final_err),
-            marked_line("largest over the run", largest_err),
+            marked_line(0, "at the end", final_err),
+            marked_line(1, "largest over the run", largest_err),
         ]
         .concat()
     } else {
@@ -318,7 +318,7 @@ pub(super) fn chaos_figure(sweep: &Sweep, parts: &[Part], lines: &[PartLine]) ->
     let mut fig = Figure::new(title, first.clone(), y_label);
     let headline = |l: &PartLine| l.chaos.first().map_or(f64::NAN, |c| c.1);
     fig.series = if sweep.axes.len() == 1 {
-        marked_line("", against_first(parts, lines, headline))
+        marked_line(0, "", against_first(parts, lines, headline))
     } else {
         per_other_values(sweep, parts, lines, "", headline)
     };
@@ -341,12 +341,20 @@ fn against_first(
         .collect()
 }
 
-/// A labelled line through `points` and, in its colour, a marker at each (unlabelled): a
-/// sweep's values are the parts that ran, the line only guides the eye between them.
-fn marked_line(label: &str, points: Vec<(f64, f64)>) -> Vec<Series> {
+/// A labelled line through `points` and a marker at each (unlabelled), both in the palette's
+/// `i`-th colour: a sweep's values are the parts that ran, the line only guides the eye
+/// between them.
+fn marked_line(i: usize, label: &str, points: Vec<(f64, f64)>) -> Vec<Series> {
+    let color = Some(plot::palette_color(i));
     vec![
-        Series::new(label, points.clone(), Style::Line),
-        Series::new("", points, Style::Markers),
+        Series {
+            color,
+            ..Series::new(label, points.clone(), Style::Line)
+        },
+        Series {
+            color,
+            ..Series::new("", points, Style::Markers)
+        },
     ]
 }
 
@@ -380,7 +388,7 @@ fn per_other_values(
                 .iter()
                 .map(|(p, l)| (p.values[0], value(l)))
                 .collect();
-            marked_line(&label, points)
+            marked_line(j, &label, points)
         })
         .collect()
 }

@@ -95,6 +95,10 @@ fn one_axis_draws_the_final_and_largest_error_against_the_parameter() {
     assert_eq!(fig.series[2].points[4], (2.0, 1e-5));
     assert_eq!(fig.series[0].points[0], (1.0, 0.05));
     assert_eq!(fig.series[1].points, fig.series[0].points);
+    // Each marker in its line's colour, the two lines in two.
+    assert_eq!(fig.series[0].color, fig.series[1].color);
+    assert_eq!(fig.series[2].color, fig.series[3].color);
+    assert_ne!(fig.series[0].color, fig.series[2].color);
     crate::plot::check_figure(&fig).unwrap();
 }
 

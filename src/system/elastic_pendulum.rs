@@ -69,14 +69,14 @@ impl SystemDescription for ElasticPendulum {
         vec![1.0, std::f64::consts::FRAC_PI_2, 0.0, 0.0]
     }
 
-    /// The bob in Cartesian (x, y), as the Cartesian pendulum's path: the two coordinates'
+    /// The bob in Cartesian (x, −y), as the Cartesian pendulum's path: the two coordinates'
     /// runs of one motion are drawn in one plane.
     fn path(&self) -> Option<(&'static str, usize, usize)> {
         Some((super::elastic_pendulum_cartesian::BOB_PATH, 0, 1))
     }
 
     fn path_point(&self, q: &[f64]) -> Option<(f64, f64)> {
-        Some((q[0] * q[1].sin(), q[0] * q[1].cos()))
+        Some((q[0] * q[1].sin(), -q[0] * q[1].cos()))
     }
 
     fn path_axes(&self) -> Option<(String, String)> {

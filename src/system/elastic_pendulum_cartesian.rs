@@ -78,6 +78,11 @@ impl SystemDescription for ElasticPendulumCartesian {
         Some((BOB_PATH, 0, 1))
     }
 
+    /// (x, −y): drawn with the pendulum hanging down.
+    fn path_point(&self, q: &[f64]) -> Option<(f64, f64)> {
+        Some((q[0], -q[1]))
+    }
+
     fn path_axes(&self) -> Option<(String, String)> {
         Some(BOB_AXES.map(String::from).into())
     }
@@ -85,8 +90,9 @@ impl SystemDescription for ElasticPendulumCartesian {
 
 /// The path of the bob, in the same plane for the polar and the Cartesian pendulum.
 pub const BOB_PATH: &str = "bob (x, y)";
-/// Its axes: x = r sin θ, y = r cos θ, downwards.
-pub const BOB_AXES: [&str; 2] = ["x", "y (downwards)"];
+/// Its axes: x = r sin θ and the height −y = −r cos θ (y points down), so the pendulum is
+/// drawn hanging down.
+pub const BOB_AXES: [&str; 2] = ["x", "height −y"];
 
 impl Hamiltonian for ElasticPendulumCartesian {
     fn energy(&self, q: &[f64], p: &[f64]) -> f64 {

@@ -66,7 +66,7 @@ impl SystemDescription for HenonHeiles {
     }
 
     fn path(&self) -> Option<(&'static str, usize, usize)> {
-        Some(("orbit in the plane (q1, q2)", 0, 1))
+        Some(("orbit (q1, q2)", 0, 1))
     }
 }
 

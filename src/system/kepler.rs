@@ -65,7 +65,7 @@ impl SystemDescription for Kepler {
     }
 
     fn path(&self) -> Option<(&'static str, usize, usize)> {
-        Some(("orbit in the plane (q1, q2)", 0, 1))
+        Some(("orbit (q1, q2)", 0, 1))
     }
 }
 

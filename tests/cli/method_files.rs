@@ -210,7 +210,7 @@ fn method_check_reports_the_verdicts() {
         .clone();
     let text = String::from_utf8(out).unwrap();
     assert!(
-        text.starts_with("{\"name\":\"rk4\",\"family\":\"rk\",\"explicit\":true,\"order\":4,\"symplectic\":false,\"symplectic_residual\":")
+        text.starts_with("{\"name\":\"rk4\",\"family\":\"rk\",\"explicit\":true,\"order\":4,\"order_at_least\":false,\"symplectic\":false,\"symplectic_residual\":")
             && text.contains(",\"symmetric\":false,\"stability_interval\":[0.0,2.828"),
         "{text}"
     );
@@ -337,4 +337,49 @@ fn bad_method_files_exit_2_and_leave_out_alone() {
             .stderr(predicate::str::contains("cannot be used with"));
     }
     assert!(!d.join("absent-missing").exists() && !d.join("absent-both").exists());
+}
+
+/// A composition of `n` weights over `base`: the first `n − 1` equal, the last making the sum 1.
+fn composition_over(base: &str, n: usize) -> String {
+    let w: Vec<String> = (0..n)
+        .map(|i| {
+            if i + 1 < n {
+                format!("\"1/{n}\"")
+            } else {
+                format!("\"1 - {}/{n}\"", n - 1)
+            }
+        })
+        .collect();
+    format!(
+        "name = \"many-{n}\"\nfamily = \"composition\"\nbase = \"{base}\"\nweights = [{}]\n",
+        w.join(", ")
+    )
+}
+
+/// The analysis is bounded: a composition over `kahan-li8` (34 stages) of 30 weights (1 020
+/// stages in all) is analysed within seconds, one of 64 weights (2 176 stages, above the
+/// 1 024 the analysis reads) is refused up front with exit 2, naming the count and the fix.
+#[test]
+fn method_check_of_a_large_composition_is_bounded() {
+    let tmp = TempDir::new().unwrap();
+    let f = file(tmp.path(), "c30.toml", &composition_over("kahan-li8", 30));
+    let start = std::time::Instant::now();
+    phaseflow()
+        .args(["method", "check"])
+        .arg(&f)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("order: 8"));
+    let took = start.elapsed().as_secs_f64();
+    assert!(took < 10.0, "method check took {took} s");
+    let f = file(tmp.path(), "c64.toml", &composition_over("kahan-li8", 64));
+    let start = std::time::Instant::now();
+    phaseflow()
+        .args(["method", "check"])
+        .arg(&f)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("make 2176 stages"))
+        .stderr(predicate::str::contains("use fewer weights"));
+    assert!(start.elapsed().as_secs_f64() < 10.0);
 }

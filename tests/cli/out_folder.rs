@@ -261,6 +261,35 @@ fn a_used_study_folder_is_refused_without_force_and_replaced_with_it() {
     assert!(out.join("mine/notes.txt").exists() && out.join("verlet/stats.csv").exists());
 }
 
+/// Every figure a study writes is its own: a study with a path figure (Kepler's orbit) and
+/// one with the figures against a varied parameter and a MEGNO map per run are replaced with
+/// --force.
+#[test]
+fn force_replaces_a_study_with_every_kind_of_figure() {
+    let tmp = TempDir::new().unwrap();
+    for (preset, figure) in [
+        ("kepler --t-end 2", "path.png"),
+        (
+            "elastic-pendulum-sweep --t-end 1 --points 4",
+            "chaotic_fraction.png",
+        ),
+    ] {
+        let out = tmp.path().join(preset.split(' ').next().unwrap());
+        let study = || {
+            let mut c = phaseflow();
+            c.args(argv(&format!(
+                "study --preset {preset} --backend cpu --quiet --out"
+            )))
+            .arg(&out);
+            c
+        };
+        study().assert().success();
+        assert!(out.join(figure).is_file(), "{preset}: no {figure}");
+        study().arg("--force").assert().success();
+        assert!(out.join(figure).is_file(), "{preset}: no {figure} again");
+    }
+}
+
 /// stats.csv grows row by row as snapshots are taken (issue 15): a run killed with -9 keeps its
 /// statistics up to the last snapshot, every row whole, and has no manifest (incomplete).
 #[test]

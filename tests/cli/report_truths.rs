@@ -3,7 +3,7 @@
 //! so; a symplectic f64 run keeps its area to rounding; RK4 contracts the oscillator by the
 //! predicted |R(ih)|²ⁿ and its energy error drifts; escaped points are counted.
 
-use super::common::{argv, phaseflow, read, stats};
+use super::common::{argv, phaseflow, read, stats, verdict};
 
 /// `study ARGS --out DIR --quiet`, which must succeed; returns report.md and stdout.
 fn study(args: &str, out: &std::path::Path) -> (String, String) {
@@ -22,15 +22,6 @@ fn study(args: &str, out: &std::path::Path) -> (String, String) {
         read(&out.join("report.md")),
         String::from_utf8_lossy(&got.stdout).into_owned(),
     )
-}
-
-/// The verdict line of `method` in report.md.
-fn verdict<'a>(report: &'a str, method: &str) -> &'a str {
-    let head = format!("- **{method}**");
-    report
-        .lines()
-        .find(|l| l.starts_with(&head))
-        .unwrap_or_else(|| panic!("no verdict for {method} in:\n{report}"))
 }
 
 /// A number of summary.csv: `column` of the row of `method`.

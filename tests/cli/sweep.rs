@@ -149,6 +149,13 @@ fn a_chaos_sweep_carries_the_chaotic_fraction_per_part() {
     for f in ["sweep_chaos.png", "sweep_chaos.svg"] {
         assert!(out.join(f).is_file(), "{f} missing");
     }
+    // The chaos figure is the sweep's own: --force replaces the sweep with it.
+    run_into(
+        &elastic("cpu"),
+        &argv("--force --sweep g_hat=0.1:0.2:2"),
+        &out,
+    );
+    assert!(!out.join("sweep_chaos.png").exists());
     // Without --chaos: no chaos columns and no chaos figure.
     let plain = tmp.path().join("plain");
     run_into(&elastic("cpu"), &argv("--sweep g_hat=0.1:0.3:3"), &plain);

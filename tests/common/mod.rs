@@ -232,6 +232,15 @@ pub fn num(cell: &str) -> f64 {
     }
 }
 
+/// The verdict line of `method` in a study's report.md ("- **method** (h = …): …").
+pub fn verdict<'a>(report: &'a str, method: &str) -> &'a str {
+    let start = format!("- **{method}** ");
+    report
+        .lines()
+        .find(|l| l.starts_with(&start))
+        .unwrap_or_else(|| panic!("no verdict for {method}:\n{report}"))
+}
+
 /// `dir/stats.csv` as rows of column → value (empty cells are absent).
 pub fn stats(dir: &Path) -> Vec<BTreeMap<String, f64>> {
     let mut r = csv::Reader::from_path(dir.join("stats.csv")).unwrap();
@@ -261,7 +270,7 @@ pub fn system(name: &str) -> System {
 /// The chaos indicators' default deviation vector for `sys`: a seeded random direction per
 /// point, measured in the system's natural metric.
 pub fn deviation(sys: &System) -> phaseflow::chaos::Deviation {
-    phaseflow::chaos::Deviation::resolve(None, None, sys).unwrap()
+    phaseflow::chaos::Deviation::resolve(None, None, sys.dof(), sys.masses()).unwrap()
 }
 
 /// `state` with the default deviation vectors (`deviation`) drawn from seed 7 (its points the

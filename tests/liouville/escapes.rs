@@ -7,7 +7,7 @@ use std::path::Path;
 
 use tempfile::TempDir;
 
-use crate::common::{phaseflow, read, stats};
+use crate::common::{phaseflow, read, stats, verdict};
 
 /// `phaseflow study ARGS --backend cpu --quiet --out OUT` (the CPU engine counts escapes).
 fn study(out: &Path, args: &[&str]) {
@@ -18,15 +18,6 @@ fn study(out: &Path, args: &[&str]) {
         .arg(out)
         .assert()
         .success();
-}
-
-/// The verdict line of `method` in report.md.
-fn verdict<'a>(report: &'a str, method: &str) -> &'a str {
-    let start = format!("- **{method}** ");
-    report
-        .lines()
-        .find(|l| l.starts_with(&start))
-        .unwrap_or_else(|| panic!("no verdict for {method}:\n{report}"))
 }
 
 #[test]

@@ -323,7 +323,10 @@ fn pendulum_level_is_compensated_by_default_and_near_f64() {
     );
     assert!(config.contains("compensated = true"), "{config}");
     let (plain, report, config) = summary(&["--compensated", "false"], "plain");
-    assert!(report.contains("precision f32, engine"), "{report}");
+    assert!(
+        report.contains("precision f32 (the preset's), engine"),
+        "{report}"
+    );
     assert!(config.contains("compensated = false"), "{config}");
     // rows: euler, symplectic-euler-a, verlet
     for row in [1, 2] {

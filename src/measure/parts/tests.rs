@@ -56,7 +56,7 @@ fn setup(system: &System) -> RunSetup<'_> {
         loop_area: None,
         filled_area: Some(2.0),
         reference: false,
-        reverse: false,
+        reverse: None,
         modified: None,
         chaos: None,
         dt: 0.1,
@@ -102,7 +102,7 @@ fn parts_files_round_trip_and_refuse_any_change() {
     // The largest file: one chunk of each kind more than there are points.
     let mut fullest = parts.clone();
     fullest.points = 1;
-    fullest.set("area", Part::Chunks(vec![1, 2]));
+    fullest.set("area", Part::Chunks(vec![1, 2, 3, 4, 5, 6]));
     for distance in ["global_error", "return_error"] {
         fullest.set(distance, Part::Chunks(vec![1, 2, 3, 4, 5, 6]));
     }

@@ -108,17 +108,21 @@ impl Worst {
     }
 }
 
-/// Whether the method equals its adjoint: for (partitioned) Runge–Kutta methods with the
-/// stages in mirror order, a_{s+1−i,s+1−j} + a_ij = b_j and b_{s+1−i} = b_i for each tableau
-/// (GNI V.2, Theorem 2.3); for a splitting, its kicks and drifts (adjacent ones of a kind
-/// merged) read the same backwards; for a Nyström method the adjoint's coefficients
-/// (c*_i = 1 − c_i, b* = b, b̄* = b − b̄, ā*_ij = ā_ij + (1 − c_i) b_j − b̄_j) equal the
-/// method's in mirror order. A composition's stacked stages are in mirror order when its
-/// base's are and its weights are palindromic, so these cover compositions too.
+/// Whether the method equals its adjoint, as a map: for (partitioned) Runge–Kutta methods,
+/// when some permutation σ of the stages gives a_{σ(i)σ(j)} + a_ij = b_j and b_{σ(i)} = b_i for
+/// each tableau (the adjoint's tableau, GNI V.2 Theorem 2.3, is the method's with its stages
+/// listed in another order, which is the same map); for a splitting, its kicks and drifts
+/// (adjacent ones of a kind merged) read the same backwards; for a Nyström method the
+/// adjoint's coefficients (c*_i = 1 − c_i, b* = b, b̄* = b − b̄, ā*_ij = ā_ij + (1 − c_i) b_j −
+/// b̄_j) equal the method's under some σ. The mirror order σ(i) = s + 1 − i (palindromic
+/// compositions, tableaus listed by increasing c) is tried first; `stage_permutation` searches
+/// the others.
 pub fn symmetric(n: &Normal) -> bool {
     match n {
-        Normal::Rk(t) => mirror_symmetric(t),
-        Normal::Prk { q, p } => mirror_symmetric(q) && mirror_symmetric(p),
+        Normal::Rk(t) => stage_permutation(t.stages(), &|i, j, k, l| adjoint_entry(t, i, j, k, l)),
+        Normal::Prk { q, p } => stage_permutation(q.stages(), &|i, j, k, l| {
+            adjoint_entry(q, i, j, k, l) && adjoint_entry(p, i, j, k, l)
+        }),
         Normal::Splitting { steps, .. } => {
             let merged = merge(steps);
             merged
@@ -130,26 +134,69 @@ pub fn symmetric(n: &Normal) -> bool {
                     _ => false,
                 })
         }
-        Normal::Rkn { a, b_bar, b, c } => {
-            let s = b.len();
-            let m = |i: usize| s - 1 - i;
-            (0..s).all(|i| {
-                close(c[m(i)], 1.0 - c[i])
-                    && close(b[m(i)], b[i])
-                    && close(b_bar[m(i)], b[i] - b_bar[i])
-                    && (0..s)
-                        .all(|j| close(a[m(i)][m(j)], a[i][j] + (1.0 - c[i]) * b[j] - b_bar[j]))
-            })
-        }
+        Normal::Rkn { a, b_bar, b, c } => stage_permutation(b.len(), &|i, j, k, l| {
+            (i != k
+                || (close(c[j], 1.0 - c[i])
+                    && close(b[j], b[i])
+                    && close(b_bar[j], b[i] - b_bar[i])))
+                && close(a[j][l], a[i][k] + (1.0 - c[i]) * b[k] - b_bar[k])
+        }),
     }
 }
 
-fn mirror_symmetric(t: &Tableau) -> bool {
-    let s = t.stages();
-    let m = |i: usize| s - 1 - i;
-    (0..s).all(|i| {
-        close(t.b[m(i)], t.b[i]) && (0..s).all(|j| close(t.a[m(i)][m(j)] + t.a[i][j], t.b[j]))
-    })
+/// The adjoint's condition on entry (i, k) of `t` with σ(i) = j, σ(k) = l: a_jl + a_ik = b_k,
+/// and on the diagonal (i = k) b_j = b_i.
+fn adjoint_entry(t: &Tableau, i: usize, j: usize, k: usize, l: usize) -> bool {
+    (i != k || close(t.b[j], t.b[i])) && close(t.a[j][l] + t.a[i][k], t.b[k])
+}
+
+/// Nodes the search for σ may visit beyond one per stage: far above what tableaus with
+/// distinct nodes c need (one candidate per stage), a bound on tableaus with many equal ones.
+const SEARCH_BUDGET: usize = 100_000;
+
+/// Whether some permutation σ of the `s` stages satisfies `entry(i, σ(i), k, σ(k))` for every
+/// pair of stages (i, k): the mirror order first, then a depth-first search that assigns σ
+/// stage by stage, a candidate kept only while its entries with every stage assigned before
+/// hold. A search that exceeds `SEARCH_BUDGET` nodes answers no (not shown symmetric).
+fn stage_permutation(s: usize, entry: &dyn Fn(usize, usize, usize, usize) -> bool) -> bool {
+    let fits = |sigma: &[usize], i: usize, j: usize| {
+        entry(i, j, i, j)
+            && sigma
+                .iter()
+                .enumerate()
+                .all(|(k, &l)| entry(i, j, k, l) && entry(k, l, i, j))
+    };
+    let mirror: Vec<usize> = (0..s).rev().collect();
+    if (0..s).all(|i| fits(&mirror[..i], i, mirror[i])) {
+        return true;
+    }
+    let mut sigma: Vec<usize> = Vec::with_capacity(s);
+    let mut used = vec![false; s];
+    let mut next = vec![0usize; s]; // the next candidate to try for each stage
+    let mut budget = SEARCH_BUDGET + s;
+    while sigma.len() < s {
+        let i = sigma.len();
+        let found = (next[i]..s).find(|&j| !used[j] && fits(&sigma, i, j));
+        budget = budget.saturating_sub(1);
+        match found {
+            Some(j) if budget > 0 => {
+                next[i] = j + 1;
+                used[j] = true;
+                sigma.push(j);
+                if i + 1 < s {
+                    next[i + 1] = 0;
+                }
+            }
+            _ => {
+                // no candidate left for stage i: try the next one for stage i − 1
+                let Some(j) = sigma.pop().filter(|_| budget > 0) else {
+                    return false;
+                };
+                used[j] = false;
+            }
+        }
+    }
+    true
 }
 
 /// Zero substeps dropped and adjacent ones of a kind merged (their flows add), until no

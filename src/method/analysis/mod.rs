@@ -35,7 +35,7 @@ use crate::error::Result;
 use crate::method::family::Bases;
 use crate::method::tableau::Family;
 pub use normal::{normalise, to_prk, Normal};
-pub use order::{Condition, TOLERANCE};
+pub use order::{Condition, ROUNDING, TOLERANCE};
 use serde::Serialize;
 pub use stability::StabilityInterval;
 pub use trees::MAX_ORDER;
@@ -57,6 +57,10 @@ pub struct Verdicts {
     /// Runge–Kutta, partitioned methods and their compositions; separable H for splittings;
     /// H = ½pᵀM⁻¹p + V(q) for Nyström methods); 0 when Σb ≠ 1. At most `MAX_ORDER`.
     pub order: u32,
+    /// The condition above `order` (`first_failure`) is not decided: its residual is beyond
+    /// f64 rounding of exact coefficients but within what coefficients given to fewer digits
+    /// can leave (`order::TOLERANCE`), so the order is `order` or more.
+    pub order_at_least: bool,
     /// The order on H = ½pᵀM⁻¹p + V(q) (q'' = −M⁻¹∇V), where fewer conditions apply:
     /// at least `order`.
     pub order_nystrom: u32,
@@ -68,7 +72,8 @@ pub struct Verdicts {
     /// The adjoint method equals the method.
     pub symmetric: bool,
     pub stability_interval: StabilityInterval,
-    /// The first condition that fails (of order `order + 1`); `None` at `MAX_ORDER`.
+    /// The first condition that fails (of order `order + 1`), or with `order_at_least` the
+    /// first not decided; `None` at `MAX_ORDER`.
     pub first_failure: Option<Condition>,
 }
 
@@ -85,6 +90,7 @@ pub fn analyse(family: &Family, base: Bases) -> Result<Verdicts> {
         explicit: algebra::explicit(&n),
         explicit_if_separable: algebra::explicit_if_separable(&n),
         order: found.order,
+        order_at_least: found.at_least,
         order_nystrom: nystrom.order,
         symplectic,
         symplectic_residual,

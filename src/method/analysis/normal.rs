@@ -32,6 +32,23 @@ pub enum Normal {
     },
 }
 
+impl Normal {
+    /// The number of stages (a splitting's: its kicks and drifts).
+    pub fn stages(&self) -> usize {
+        match self {
+            Normal::Rk(t) | Normal::Prk { q: t, .. } => t.stages(),
+            Normal::Splitting { steps, .. } => steps.len(),
+            Normal::Rkn { b, .. } => b.len(),
+        }
+    }
+}
+
+/// The most stages a normal form may have, a composition's weights multiplied through its
+/// base's stages (64 weights over Kahan–Li's 17 Verlet steps make 2 176): the analysis holds
+/// a vector of stages for each of up to some 5 300 trees, so this bounds its memory (about
+/// 170 MB) and time (a second or so).
+pub const MAX_ANALYSED_STAGES: usize = 1024;
+
 /// The normal form of `family`, a composition's base found through `bases` by name (each
 /// family's `Kind::normal`).
 pub fn normalise(family: &Family, bases: Bases) -> Result<Normal> {

@@ -9,12 +9,19 @@ use super::trees::{Colour, Forest, Kind, MAX_ORDER};
 use crate::method::tableau::Tableau;
 use serde::Serialize;
 
-/// A condition holds when |Φ(t) − 1/γ(t)| ≤ TOLERANCE · (|Φ|(t) + 1/γ(t)), |Φ| being the
-/// weight computed with the coefficients' absolute values: the size rounding errors in the
-/// coefficients (given in f64, or as decimals of 11 or more digits) can reach.
+/// A condition holds when |Φ(t) − 1/γ(t)| ≤ ROUNDING · (|Φ|(t) + 1/γ(t)), |Φ| being the
+/// weight computed with the coefficients' absolute values: with a wide margin, what rounding
+/// the coefficients to f64 (half a unit in the last place each, about 1e-16) and summing over
+/// the stages can leave. It fails when the residual is above TOLERANCE · (|Φ| + 1/γ), beyond
+/// what coefficients given as decimals of 11 or more digits can leave. In between it is not
+/// decided: the coefficients as given do not satisfy it, the exact ones they round may, so the
+/// order found is a lower bound (`Order::at_least`).
 pub const TOLERANCE: f64 = 1e-10;
 
-/// An order condition that fails.
+/// See `TOLERANCE`.
+pub const ROUNDING: f64 = 1e-13;
+
+/// An order condition that fails (or, for an order found `at_least`, that is not decided).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Condition {
     /// The power of h it governs: the method's order is one less.
@@ -32,6 +39,9 @@ pub struct Condition {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Order {
     pub order: u32,
+    /// The first condition above `order` is not decided (its residual lies between the
+    /// rounding and the tolerance, see `TOLERANCE`): the order is `order` or more.
+    pub at_least: bool,
     pub first_failure: Option<Condition>,
 }
 
@@ -45,6 +55,16 @@ enum Coeffs<'a> {
         b: &'a [f64],
         c: &'a [f64],
     },
+}
+
+impl Coeffs<'_> {
+    /// The rows of the tableaus the products read: (q's, p's), or (ā's, none) for Nyström.
+    fn rows(&self) -> (Rows, Rows) {
+        match self {
+            Coeffs::Prk { q, p } => (Rows::new(&q.a), Rows::new(&p.a)),
+            Coeffs::Rkn { a, .. } => (Rows::new(a), Rows { rows: Vec::new() }),
+        }
+    }
 }
 
 /// The order for every H the form serves: any H for Runge–Kutta and partitioned methods,
@@ -69,7 +89,9 @@ pub fn order_nystrom(n: &Normal) -> Order {
     check(Kind::Nystrom, &co)
 }
 
-/// Per-tree stage vectors, stored flat (tree id × stage).
+/// Per-tree stage vectors, stored flat (slot × stage) for the trees that later trees read
+/// (as a prefix or a child: those below `MAX_ORDER`); a tree of the last order is held only
+/// while its own condition is checked.
 struct Store {
     s: usize,
     v: Vec<f64>,
@@ -84,23 +106,92 @@ impl Store {
             abs: vec![0.0; trees * s],
         }
     }
-    fn get(&self, id: u32) -> (&[f64], &[f64]) {
-        let r = id as usize * self.s..(id as usize + 1) * self.s;
+    fn get(&self, slot: usize) -> (&[f64], &[f64]) {
+        let r = slot * self.s..(slot + 1) * self.s;
         (&self.v[r.clone()], &self.abs[r])
     }
-    fn put(&mut self, id: u32, (v, abs): (Vec<f64>, Vec<f64>)) {
-        let r = id as usize * self.s;
+    fn put(&mut self, slot: usize, (v, abs): (Vec<f64>, Vec<f64>)) {
+        let r = slot * self.s;
         self.v[r..r + self.s].copy_from_slice(&v);
         self.abs[r..r + self.s].copy_from_slice(&abs);
     }
 }
 
-/// ã·x and |ã|·|x| (x given with its absolute counterpart).
-fn product(a: &[Vec<f64>], x: (&[f64], &[f64])) -> (Vec<f64>, Vec<f64>) {
-    (
-        a.iter().map(|r| dot(r, x.0)).collect(),
-        a.iter().map(|r| dot_abs(r, x.1)).collect(),
-    )
+/// Above this many stages a tableau's products are taken row by row as differences from
+/// the row before (`Rows`); below it, directly (the residuals reports print are those sums).
+const DIRECT_UP_TO: usize = 64;
+
+/// A tableau's rows for the products ã·x and |ã|·|x|: each row either whole (its nonzero
+/// entries) or as its difference from the row before, whichever has fewer nonzero entries.
+/// A composition's stacked rows repeat the row before but for the entries of one base step
+/// (`normal::compose`), and a splitting's grow by one entry a row, so a product costs a few
+/// multiplications a row instead of s: the analysis of a composition of s stages in all
+/// takes O(s) per tree rather than O(s²).
+struct Rows {
+    rows: Vec<Row>,
+}
+
+struct Row {
+    /// Added to the row before's product (a difference) or taken alone (a whole row).
+    from_previous: bool,
+    entries: Vec<(usize, f64)>,
+    abs_entries: Vec<(usize, f64)>,
+}
+
+impl Rows {
+    fn new(a: &[Vec<f64>]) -> Rows {
+        let nonzero = |v: &mut dyn Iterator<Item = f64>| -> Vec<(usize, f64)> {
+            v.enumerate().filter(|(_, x)| *x != 0.0).collect()
+        };
+        let direct = a.len() <= DIRECT_UP_TO;
+        let rows = a
+            .iter()
+            .enumerate()
+            .map(|(i, row)| {
+                let whole = nonzero(&mut row.iter().copied());
+                let prev = if i == 0 || direct {
+                    None
+                } else {
+                    Some(&a[i - 1])
+                };
+                let diff = prev.map(|p| nonzero(&mut row.iter().zip(p).map(|(x, y)| x - y)));
+                match diff {
+                    Some(d) if d.len() < whole.len() => Row {
+                        from_previous: true,
+                        abs_entries: nonzero(
+                            &mut row.iter().zip(&a[i - 1]).map(|(x, y)| x.abs() - y.abs()),
+                        ),
+                        entries: d,
+                    },
+                    _ => Row {
+                        from_previous: false,
+                        abs_entries: whole.iter().map(|&(j, x)| (j, x.abs())).collect(),
+                        entries: whole,
+                    },
+                }
+            })
+            .collect();
+        Rows { rows }
+    }
+
+    /// ã·x and |ã|·|x| (x given with its absolute counterpart).
+    fn product(&self, x: (&[f64], &[f64])) -> (Vec<f64>, Vec<f64>) {
+        let (mut v, mut va) = (Vec::with_capacity(x.0.len()), Vec::with_capacity(x.0.len()));
+        let (mut last, mut last_abs) = (0.0, 0.0);
+        for r in &self.rows {
+            let dot =
+                |e: &[(usize, f64)], y: &[f64]| -> f64 { e.iter().map(|&(j, c)| c * y[j]).sum() };
+            let (d, da) = (dot(&r.entries, x.0), dot(&r.abs_entries, x.1));
+            (last, last_abs) = if r.from_previous {
+                (last + d, last_abs + da)
+            } else {
+                (d, da)
+            };
+            v.push(last);
+            va.push(last_abs);
+        }
+        (v, va)
+    }
 }
 
 fn dot(a: &[f64], b: &[f64]) -> f64 {
@@ -117,19 +208,23 @@ fn check(kind: Kind, co: &Coeffs) -> Order {
         Coeffs::Prk { q, .. } => q.stages(),
         Coeffs::Rkn { b, .. } => b.len(),
     };
-    let n = forest.trees.len();
+    // Trees below the last order come first (ordered by order) and keep their slot, their id;
+    // every tree of the last order shares the slot after them.
+    let kept = forest.trees.partition_point(|t| t.order < MAX_ORDER);
+    let slot = |id: u32| (id as usize).min(kept);
     // phi: Φ(t) per stage; child: the contribution of t as a child (Ã Φ(t), or for a Nyström
     // meagre vertex c or ā Φ(its fat child)).
-    let mut phi = Store::new(n, s);
-    let mut child = Store::new(n, s);
+    let mut phi = Store::new(kept + 1, s);
+    let mut child = Store::new(kept + 1, s);
+    let rows = co.rows();
     for (id, t) in forest.trees.iter().enumerate() {
         let id = id as u32;
         let nystrom_meagre = matches!(co, Coeffs::Rkn { .. }) && t.colour == Colour::Black;
         if !nystrom_meagre {
             let value = match (t.prefix, t.last()) {
                 (Some(pre), Some(last)) => {
-                    let (p, pa) = phi.get(pre);
-                    let (g, ga) = child.get(last);
+                    let (p, pa) = phi.get(slot(pre));
+                    let (g, ga) = child.get(slot(last));
                     (
                         p.iter().zip(g).map(|(x, y)| x * y).collect(),
                         pa.iter().zip(ga).map(|(x, y)| x * y).collect(),
@@ -137,54 +232,68 @@ fn check(kind: Kind, co: &Coeffs) -> Order {
                 }
                 _ => (vec![1.0; s], vec![1.0; s]),
             };
-            phi.put(id, value);
+            phi.put(slot(id), value);
         }
         let weight = match co {
             Coeffs::Prk { q, p } => {
-                let tab = if t.colour == Colour::Black { q } else { p };
+                let (tab, tab_rows) = if t.colour == Colour::Black {
+                    (q, &rows.0)
+                } else {
+                    (p, &rows.1)
+                };
                 if t.order < MAX_ORDER {
-                    let g = product(&tab.a, phi.get(id));
-                    child.put(id, g);
+                    let g = tab_rows.product(phi.get(slot(id)));
+                    child.put(slot(id), g);
                 }
-                let (v, a) = phi.get(id);
+                let (v, a) = phi.get(slot(id));
                 (dot(&tab.b, v), dot_abs(&tab.b, a))
             }
-            Coeffs::Rkn { a, b_bar, b, c } => match (t.colour, t.last()) {
+            Coeffs::Rkn { b_bar, b, c, .. } => match (t.colour, t.last()) {
                 (Colour::White, _) => {
-                    let (v, va) = phi.get(id);
+                    let (v, va) = phi.get(slot(id));
                     (dot(b, v), dot_abs(b, va))
                 }
                 (Colour::Black, None) => {
                     let abs: Vec<f64> = c.iter().map(|x| x.abs()).collect();
-                    child.put(id, (c.to_vec(), abs));
+                    child.put(slot(id), (c.to_vec(), abs));
                     (1.0, 1.0) // q1 = q0 + h q0' + …: holds by construction
                 }
                 (Colour::Black, Some(fat)) => {
-                    let g = product(a, phi.get(fat));
-                    child.put(id, g);
-                    let (v, va) = phi.get(fat);
+                    let g = rows.0.product(phi.get(slot(fat)));
+                    child.put(slot(id), g);
+                    let (v, va) = phi.get(slot(fat));
                     (dot(b_bar, v), dot_abs(b_bar, va))
                 }
             },
         };
-        let exact = 1.0 / t.gamma;
-        let residual = weight.0 - exact;
-        if residual.abs() > TOLERANCE * (weight.1 + exact) {
-            return Order {
-                order: t.order - 1,
-                first_failure: Some(Condition {
-                    order: t.order,
-                    tree: forest.bracket(id),
-                    condition: formula(forest, id, matches!(co, Coeffs::Rkn { .. }), kind),
-                    residual,
-                }),
-            };
+        if let Some(failed) = verdict(forest, id, kind, co, weight) {
+            return failed;
         }
     }
     Order {
         order: MAX_ORDER,
+        at_least: false,
         first_failure: None,
     }
+}
+
+/// The order below tree `id` when its condition, with weights Φ(t) and |Φ|(t) = `weight`,
+/// does not hold for certain (`ROUNDING`); undecided within `TOLERANCE`.
+fn verdict(forest: &Forest, id: u32, kind: Kind, co: &Coeffs, weight: (f64, f64)) -> Option<Order> {
+    let t = &forest.trees[id as usize];
+    let exact = 1.0 / t.gamma;
+    let residual = weight.0 - exact;
+    let scale = weight.1 + exact;
+    (residual.abs() > ROUNDING * scale).then(|| Order {
+        order: t.order - 1,
+        at_least: residual.abs() <= TOLERANCE * scale,
+        first_failure: Some(Condition {
+            order: t.order,
+            tree: forest.bracket(id),
+            condition: formula(forest, id, matches!(co, Coeffs::Rkn { .. }), kind),
+            residual,
+        }),
+    })
 }
 
 const INDICES: [&str; 12] = ["i", "j", "k", "l", "m", "n", "r", "s", "t", "u", "v", "w"];

@@ -416,3 +416,76 @@ fn step_block(m: Method, system: &System, b: &mut Block<f64>, h: f64, first: boo
     }
     m.step(&mut ops);
 }
+
+/// The stages of a tableau listed in the order `perm` (new stage i is old stage perm[i]).
+fn permuted(
+    t: &crate::method::tableau::Tableau,
+    perm: &[usize],
+) -> crate::method::tableau::Tableau {
+    crate::method::tableau::Tableau {
+        a: perm
+            .iter()
+            .map(|&i| perm.iter().map(|&j| t.a[i][j]).collect())
+            .collect(),
+        b: perm.iter().map(|&i| t.b[i]).collect(),
+        c: perm.iter().map(|&i| t.c[i]).collect(),
+    }
+}
+
+/// Symmetry is a property of the map, not of the order the stages are listed in: Gauss-3,
+/// the Lobatto IIIA–IIIB-3 pair and Gauss-2 as a Nyström method with their stages listed
+/// 2, 1, 3 (2, 1) are the same maps and still symmetric; Radau IIA-3 permuted is still not.
+#[test]
+fn symmetry_does_not_depend_on_the_order_of_the_stages() {
+    let perm = [1, 0, 2];
+    let Family::Rk(g) = known::gauss3() else {
+        unreachable!()
+    };
+    assert!(analysed(&Family::Rk(permuted(&g, &perm))).symmetric);
+    let Family::Prk(l) = known::lobatto_iiia_iiib_3() else {
+        unreachable!()
+    };
+    let pair = crate::method::tableau::Prk {
+        q: permuted(&l.q, &perm),
+        p: permuted(&l.p, &perm),
+    };
+    assert!(analysed(&Family::Prk(pair)).symmetric);
+    // the q tableau permuted alone is another method, which is not symmetric
+    let mixed = crate::method::tableau::Prk {
+        q: permuted(&l.q, &perm),
+        p: l.p.clone(),
+    };
+    assert!(!analysed(&Family::Prk(mixed)).symmetric);
+    let Family::Rkn(r) = known::as_rkn(&permuted(&known::gauss2_tableau(), &[1, 0])) else {
+        unreachable!()
+    };
+    assert!(analysed(&Family::Rkn(r)).symmetric);
+    let Family::Rk(radau) = known::radau_iia_3() else {
+        unreachable!()
+    };
+    for perm in [[0, 1, 2], [1, 0, 2], [2, 1, 0], [2, 0, 1]] {
+        assert!(!analysed(&Family::Rk(permuted(&radau, &perm))).symmetric);
+    }
+}
+
+/// A condition whose residual is beyond the rounding of exact coefficients but within the
+/// tolerance is not decided, and the order is reported as a lower bound: the triple jump with
+/// its weights given to 10 digits misses its order-3 conditions by about 1e-10 of their terms'
+/// size, so its order is "at least 2" (not 4, as the tolerance alone said); with the exact
+/// weights it is 4, decided, and Heun's method fails its order-3 condition outright.
+#[test]
+fn a_residual_between_rounding_and_tolerance_gives_a_lower_bound() {
+    let ten_digits = Family::Composition(Composition::new(
+        "verlet",
+        vec![1.351207192, -1.702414384, 1.351207192],
+    ));
+    let v = analysed(&ten_digits);
+    assert_eq!((v.order, v.order_at_least), (2, true), "{v:?}");
+    let c = v.first_failure.unwrap();
+    assert_eq!(c.order, 3);
+    assert!(c.residual.abs() > 1e-12 && c.residual.abs() < 1e-8, "{c:?}");
+    let exact = analysed(&known::triple_jump());
+    assert_eq!((exact.order, exact.order_at_least), (4, false));
+    let heun = analysed(&known::heun2());
+    assert_eq!((heun.order, heun.order_at_least), (2, false));
+}

@@ -10,7 +10,7 @@ use super::scaled::Scaled;
 use super::{Bases, Kind};
 use crate::error::Result;
 use crate::input_err;
-use crate::method::analysis::normal::{check_finite, compose, Normal};
+use crate::method::analysis::normal::{check_finite, compose, Normal, MAX_ANALYSED_STAGES};
 use crate::method::analysis::stability::Step;
 use crate::method::composition::{prologue_over_verlet, step_over_verlet};
 use crate::method::file::read::Doc;
@@ -127,7 +127,16 @@ impl Kind for Composition {
                 "composition: unknown base method '{name}'; name a built-in method or a shipped method file (see `phaseflow list`)"
             )
         })?;
-        Ok(compose(inner.normal(bases, depth + 1)?, &self.weights))
+        let inner = inner.normal(bases, depth + 1)?;
+        let stages = inner.stages() * self.weights.len();
+        if stages > MAX_ANALYSED_STAGES {
+            return Err(input_err!(
+                "composition over '{name}': {} weights over its {} stages make {stages} stages, more than the {MAX_ANALYSED_STAGES} the analysis of a method reads; use fewer weights or a base with fewer stages",
+                self.weights.len(),
+                inner.stages()
+            ));
+        }
+        Ok(compose(inner, &self.weights))
     }
 
     /// Kept as products of the base's step (one small solve per weight rather than one over

@@ -49,18 +49,28 @@ impl Kernel {
 
     /// The scaffold of an iterated solve: up to `IMPLICIT_MAX_ITER` sweeps written by `sweep`,
     /// leaving the loop once a sweep moved no primal component by more than the tolerance
-    /// (`sweep_component` clears `ok`), and counting a solve that hits the cap.
+    /// (`sweep_component` clears `ok`) or, with `IMPLICIT_TO_ROUNDING`, once the largest
+    /// relative move (`moved`) is at most `IMPLICIT_GATE` and no smaller than the sweep
+    /// before's, and counting a solve that hits the cap (the CPU block's
+    /// `iterate_to_tolerance`).
     fn fixed_point_loop(&mut self, sweep: impl FnOnce(&mut Self)) {
         let done = self.fresh("converged");
+        let last = self.fresh("last_moved");
         self.open("{");
         self.line(&format!("var {done} = false;"));
+        // above any move the gate lets stop: the first sweep never counts as stagnation
+        self.line(&format!("var {last}: real = 2.0 * IMPLICIT_GATE;"));
         self.open("for (var it = 0u; it < IMPLICIT_MAX_ITER; it++) {");
         self.line("var ok = true;");
+        self.line("var moved: real = 0.0;");
         sweep(self);
-        self.open("if (ok) {");
+        self.open(&format!(
+            "if (ok || (IMPLICIT_TO_ROUNDING && moved <= IMPLICIT_GATE && moved >= {last})) {{"
+        ));
         self.line(&format!("{done} = true;"));
         self.line("break;");
         self.close();
+        self.line(&format!("{last} = moved;"));
         self.close();
         self.open(&format!("if (!{done}) {{"));
         self.line("unconverged_steps += 1u;");
@@ -70,10 +80,14 @@ impl Kernel {
 
     /// x ← next for every component (`next(sub)`: the new value's expression, `sub` the
     /// component's suffix, `_3` or `[k]`), clearing `ok` where a primal component (k < D)
-    /// moved by more than `IMPLICIT_TOL`·(1 + |next|).
+    /// moved by more than `IMPLICIT_TOL`·(1 + |next|) and, with `IMPLICIT_TO_ROUNDING`,
+    /// keeping the largest relative move in `moved` (`implicit::settle`).
     fn sweep_component(&mut self, x: &str, next: impl Fn(&str) -> String) {
         let test = |k: &str| {
-            format!("if (abs(next - {x}{k}) > IMPLICIT_TOL * (1.0 + abs(next))) {{ ok = false; }}")
+            format!(
+                "if (abs(next - {x}{k}) > IMPLICIT_TOL * (1.0 + abs(next))) {{ ok = false; }} \
+                 if (IMPLICIT_TO_ROUNDING) {{ moved = max(moved, abs(next - {x}{k}) / (1.0 + abs(next))); }}"
+            )
         };
         if self.unroll {
             for k in 0..self.dt {

@@ -163,7 +163,7 @@ fn a_deviation_within_a_coarse_floor_is_not_resolved() {
 /// expected.
 #[test]
 fn deviations_against_fine_floors() {
-    let kept = with_floors(
+    let to_rounding = with_floors(
         SummaryRow {
             final_area_ratio: Some(1.0 - 6.4e-12),
             ..kept()
@@ -171,7 +171,7 @@ fn deviations_against_fine_floors() {
         &[("det_floor", 7.9e-8)],
     );
     says(
-        &verdict(&kept, true),
+        &verdict(&to_rounding, true),
         &[
             "the area was kept to rounding (final ratio 1 − 6.4e-12, floor 7.900e-8);",
             "as expected of a symplectic method.",
@@ -179,7 +179,7 @@ fn deviations_against_fine_floors() {
     );
     let solver = SummaryRow {
         floor_from_solver: true,
-        ..kept.clone()
+        ..to_rounding
     };
     says(
         &verdict(&solver, true),

@@ -10,7 +10,7 @@ use crate::invalid;
 
 mod lock;
 mod manifest;
-pub use lock::{lock, OutLock, LOCK};
+pub use lock::{lock, LockFor, OutLock, LOCK};
 pub use manifest::{manifest_notes, write_manifest, write_manifest_noting, Manifest, MANIFEST};
 
 /// What a folder holds: a `run`'s files, or a study's (summary, figures, report, one run
@@ -245,7 +245,7 @@ fn layout_found(dir: &Path, layout: Layout) -> Result<Layout> {
 /// it is; one holding a previous phaseflow run is refused unless `force`, which removes that
 /// run's files first; one holding anything phaseflow did not write is refused, naming it.
 pub fn prepare(dir: &Path, layout: Layout, force: bool) -> Result<OutLock> {
-    let guard = lock(dir)?;
+    let guard = lock(dir, LockFor::NewRun)?;
     let found = layout_found(dir, layout)?;
     let previous: Vec<_> = read_dir(dir)?
         .into_iter()

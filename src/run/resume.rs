@@ -52,7 +52,7 @@ pub fn resume_run(dir: &Path) -> Result<Resumed> {
         return Err(no_run());
     }
     // Before anything in the folder is read: a run still writing into it keeps it.
-    let lock = folder::lock(dir)?;
+    let lock = folder::lock(dir, folder::LockFor::Resume)?;
     if !config.is_file() {
         return Err(no_run());
     }
@@ -63,7 +63,7 @@ pub fn resume_run(dir: &Path) -> Result<Resumed> {
 /// Continue the run of `cfg` in `dir` from its checkpoint (a study passes its own
 /// configuration, with the portrait steps config.toml does not hold), once its lock is taken.
 pub fn resume_in(cfg: &RunConfig, dir: &Path) -> Result<RunSummary> {
-    resume_locked(cfg, dir, folder::lock(dir)?)
+    resume_locked(cfg, dir, folder::lock(dir, folder::LockFor::Resume)?)
 }
 
 fn resume_locked(cfg: &RunConfig, dir: &Path, lock: folder::OutLock) -> Result<RunSummary> {

@@ -17,7 +17,7 @@ use super::StudyRun;
 use crate::config::{load_toml, RunConfig};
 use crate::error::{Error, Result};
 use crate::input_err;
-use crate::output::folder::{self, MANIFEST};
+use crate::output::folder::{self, Manifest, MANIFEST};
 use crate::output::target::{make_dir, resolved, CreatedDirs};
 use crate::output::write_atomic;
 use crate::plot::Figure;
@@ -188,6 +188,28 @@ fn check_finished(dir: &Path) -> Result<()> {
             "the run is not marked complete (complete = true)".into()
         ));
     }
+    check_listed(dir, &table, bad)?;
+    for needed in ["config.toml", "stats.csv"] {
+        if !dir.join(needed).is_file() {
+            return Err(input_err!(
+                "plot {shown}: no {needed}: not the folder of a `phaseflow run`"
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Every file the manifest `table` of `dir` lists checked to be as the run wrote it: by its
+/// size and CRC-32 where the manifest records them (a byte changed in place would otherwise be
+/// drawn as the run's), by its size in a manifest of an earlier version. `bad`: an error about
+/// the manifest.
+fn check_listed(dir: &Path, table: &toml::Table, bad: impl Fn(String) -> Error) -> Result<()> {
+    if let Some(m) = Manifest::read(dir).filter(Manifest::records_crcs) {
+        return m.verify(&format!(
+            "restore it, or run again into a new folder (phaseflow run --config {} --out NEW_FOLDER) and plot that",
+            dir.join("config.toml").display()
+        ));
+    }
     let listed = table.get("files").and_then(toml::Value::as_table);
     for (rel, size) in listed.into_iter().flatten() {
         let actual = std::fs::metadata(dir.join(rel)).ok().map(|m| m.len());
@@ -195,13 +217,6 @@ fn check_finished(dir: &Path) -> Result<()> {
             return Err(bad(format!(
                 "lists {rel} ({size} bytes), which is missing or has changed since the run"
             )));
-        }
-    }
-    for needed in ["config.toml", "stats.csv"] {
-        if !dir.join(needed).is_file() {
-            return Err(input_err!(
-                "plot {shown}: no {needed}: not the folder of a `phaseflow run`"
-            ));
         }
     }
     Ok(())

@@ -52,7 +52,7 @@ pub fn run_study(
 /// the rest run; then the summary, figures and report an uninterrupted study writes.
 pub fn resume_study(out: &Path) -> Result<StudyOutcome> {
     // Taken before anything is read: a study still running keeps its folder.
-    let _lock = folder::lock(out)?;
+    let _lock = folder::lock(out, folder::LockFor::Resume)?;
     folder::remove_temporaries(out)?;
     let (study, command_line) = StudyFile::read(out)?;
     let (names, configs) = resolve_all(&study, out)?;

@@ -75,7 +75,7 @@ pub fn run_sweep(job: &SweepJob) -> Result<SweepOutcome> {
 /// interrupted one continued from its checkpoint, the rest run; then the sweep's files.
 pub fn resume_sweep(out: &Path) -> Result<SweepOutcome> {
     // Taken before anything is read: a sweep still running keeps its folder.
-    let _lock = folder::lock(out)?;
+    let _lock = folder::lock(out, folder::LockFor::Resume)?;
     folder::remove_temporaries(out)?;
     let sweep = Sweep::read(out)?;
     let parts = sweep.parts()?;

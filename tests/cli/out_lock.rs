@@ -150,3 +150,41 @@ fn a_lock_file_that_is_a_link_is_refused_and_what_it_points_to_left_alone() {
     assert_eq!(read(&mine), "mine");
     assert!(!nowhere.exists() && !out.join("stats.csv").exists());
 }
+
+/// A resume refused because a live run holds the folder says to wait and then resume, not to
+/// choose another --out (resume has none: it continues the run in its own folder); a new run
+/// refused the same way is still told to choose another --out.
+#[test]
+fn a_refused_resume_says_to_resume_later_not_to_choose_another_out() {
+    let tmp = TempDir::new().unwrap();
+    let out = tmp.path().join("o");
+    small_run(&out, 20, &[]).assert().success();
+    // Interrupted as far as resume can tell: no manifest.
+    std::fs::remove_file(out.join("manifest.toml")).unwrap();
+    let held = hold_as(&out, PID_ELSEWHERE, "node-17");
+    crate::common::phaseflow()
+        .arg("resume")
+        .arg(&out)
+        .assert()
+        .code(2)
+        .stderr(
+            predicate::str::contains(format!("pid {PID_ELSEWHERE} on host node-17"))
+                .and(predicate::str::contains(
+                    "wait for it to finish, then resume",
+                ))
+                .and(predicate::str::contains("--out").not()),
+        );
+    small_run(&out, 20, &["--force"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "wait for it to finish or choose another --out",
+        ));
+    drop(held);
+    crate::common::phaseflow()
+        .args(["resume", "--quiet"])
+        .arg(&out)
+        .assert()
+        .success();
+    assert!(read(&out.join("manifest.toml")).contains("complete = true"));
+}

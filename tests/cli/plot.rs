@@ -9,7 +9,7 @@ use phaseflow::plot;
 use phaseflow::study;
 
 use crate::base_run;
-use crate::common::{phaseflow, read};
+use crate::common::{argv, pendulum_disk, phaseflow, read};
 
 /// A short CPU run of `base_run` into `dir`, with extra flags.
 fn run_into(dir: &std::path::Path, extra: &[&str]) {
@@ -224,4 +224,51 @@ fn plot_refuses_unfinished_and_foreign_folders() {
         .assert()
         .code(2)
         .stderr(predicate::str::contains("not a folder"));
+}
+
+/// A saved state or chaos file changed in place after the run (a byte flipped, the size kept)
+/// is refused by `plot`, naming it, by the CRC-32 the manifest records; a folder whose manifest
+/// records no CRC-32s (written by an earlier version) is still checked by its sizes.
+#[test]
+fn plot_refuses_a_data_file_changed_in_place_by_its_crc() {
+    let tmp = TempDir::new().unwrap();
+    let out = tmp.path().join("run");
+    phaseflow()
+        .arg("run")
+        .args(pendulum_disk(50, 0.05, 100))
+        .args(argv(
+            "--center 0,0.8 --radius 0.3 --backend cpu --save-states --snapshot-every 50 \
+             --chaos megno --quiet --out",
+        ))
+        .arg(&out)
+        .assert()
+        .success();
+    let plot_it = || phaseflow().arg("plot").arg(&out).arg("--quiet").assert();
+    for rel in ["states/step_50.npy", "chaos/step_50.npy"] {
+        let path = out.join(rel);
+        let good = std::fs::read(&path).unwrap();
+        let mut flipped = good.clone();
+        *flipped.last_mut().unwrap() ^= 1;
+        std::fs::write(&path, &flipped).unwrap();
+        plot_it().code(2).stderr(
+            predicate::str::contains(rel)
+                .and(predicate::str::contains("changed since the run"))
+                .and(predicate::str::contains("panicked").not()),
+        );
+        assert!(!out.join("report.md").exists(), "{rel}: plot drew anyway");
+        std::fs::write(&path, &good).unwrap();
+    }
+    // The manifest of an earlier version: [files] only.
+    let manifest = out.join("manifest.toml");
+    let text = read(&manifest);
+    let sizes_only = &text[..text.find("\n[crc32]").expect(&text)];
+    std::fs::write(&manifest, sizes_only).unwrap();
+    let stats = out.join("stats.csv");
+    let good = std::fs::read(&stats).unwrap();
+    std::fs::write(&stats, &good[..good.len() - 1]).unwrap();
+    plot_it()
+        .code(2)
+        .stderr(predicate::str::contains("stats.csv").and(predicate::str::contains("changed")));
+    std::fs::write(&stats, &good).unwrap();
+    plot_it().success();
 }

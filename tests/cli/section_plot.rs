@@ -94,18 +94,26 @@ fn plot_on_a_sweep_folder_redraws_every_parts_section() {
     }
 }
 
-/// section.npy of the run in `dir` replaced by `new`, and the manifest's size for it with it
-/// (as if the run had written it so), so that plot reads the file rather than refusing a
-/// folder that changed since the run.
+/// section.npy of the run in `dir` replaced by `new`, and the manifest's size and CRC-32 for
+/// it with it (as if the run had written it so), so that plot reads the file rather than
+/// refusing a folder that changed since the run.
 fn replace_section(dir: &Path, new: &[u8]) {
     let manifest = dir.join("manifest.toml");
-    let text = read(&manifest);
-    let old = format!(
-        "\"section.npy\" = {}",
-        bytes(&dir.join("section.npy")).len()
-    );
-    assert!(text.contains(&old), "{text}");
-    let text = text.replace(&old, &format!("\"section.npy\" = {}", new.len()));
+    let mut text = read(&manifest);
+    let entries = |data: &[u8]| {
+        let crc = phaseflow::checksum::crc32(data);
+        [
+            format!("\"section.npy\" = {}\n", data.len()),
+            format!("\"section.npy\" = \"{crc:08x}\"\n"),
+        ]
+    };
+    for (old, new) in entries(&bytes(&dir.join("section.npy")))
+        .iter()
+        .zip(entries(new))
+    {
+        assert!(text.contains(old), "{text}");
+        text = text.replace(old, &new);
+    }
     std::fs::write(&manifest, text).unwrap();
     std::fs::write(dir.join("section.npy"), new).unwrap();
 }
@@ -124,7 +132,7 @@ fn a_damaged_section_npy_is_refused_naming_the_file() {
     };
     // Truncated after the run: its manifest says so first.
     std::fs::write(run.join("section.npy"), &good[..good.len() - 13]).unwrap();
-    refused("missing or has changed since the run");
+    refused("changed since the run");
     // Truncated with a manifest to match.
     std::fs::write(run.join("section.npy"), &good).unwrap();
     replace_section(&run, &good[..good.len() - 13]);

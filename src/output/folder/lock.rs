@@ -10,7 +10,7 @@ use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Field, Result};
-use crate::invalid;
+use crate::{input_err, invalid};
 
 /// An input error about the output folder `dir`: the option set to it, then `rest`.
 fn about(dir: &Path, rest: String) -> Error {
@@ -102,9 +102,9 @@ fn try_lock(dir: &Path, file: &File, lock: &Path) -> Result<bool> {
     }
 }
 
-/// The refusal of a run into `dir`, whose lock `file` (at `lock`) another process holds: who,
-/// as its file records it.
-fn refusal(dir: &Path, lock: &Path, file: &mut File) -> Error {
+/// The refusal of a run into `dir` (for `purpose`), whose lock `file` (at `lock`) another
+/// process holds: who, as its file records it.
+fn refusal(dir: &Path, purpose: LockFor, lock: &Path, file: &mut File) -> Error {
     // Bounded: the file holds a pid and a host name.
     let mut text = String::new();
     let _ = file.take(4096).read_to_string(&mut text);
@@ -117,15 +117,42 @@ fn refusal(dir: &Path, lock: &Path, file: &mut File) -> Error {
         // Taken this instant, its holder not yet written.
         _ => String::new(),
     };
-    invalid!(Field::Out;
-        Field::Out.is(dir.display()),
-        format!(": another phaseflow run{who} is writing into this folder and holds its lock {}; wait for it to finish or choose another ", lock.display()),
-        Field::Out,
+    refused(
+        dir,
+        purpose,
+        format!(
+            "another phaseflow run{who} is writing into this folder and holds its lock {}",
+            lock.display()
+        ),
     )
 }
 
-/// Why the lock file `lock` keeps a run out of `dir` (another process holds it); `None` when
-/// nobody holds it (or there is none), so a run may take it.
+/// What a run takes a folder's lock for, which says what to do when another holds it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LockFor {
+    /// A new run, study or sweep writing into its --out folder: another folder will do.
+    NewRun,
+    /// `resume` continuing the run, study or sweep in its own folder: only that folder will.
+    Resume,
+}
+
+/// The refusal of a run into `dir`, which another run keeps (`why`), with what to do instead.
+fn refused(dir: &Path, purpose: LockFor, why: String) -> Error {
+    match purpose {
+        LockFor::NewRun => invalid!(Field::Out;
+            Field::Out.is(dir.display()),
+            format!(": {why}; wait for it to finish or choose another "),
+            Field::Out,
+        ),
+        LockFor::Resume => input_err!(
+            "{}: {why}; wait for it to finish, then resume",
+            dir.display()
+        ),
+    }
+}
+
+/// Why the lock file `lock` keeps a new run out of `dir` (another process holds it); `None`
+/// when nobody holds it (or there is none), so a run may take it.
 pub(super) fn held(dir: &Path, lock: &Path) -> Option<Error> {
     let mut file = match open(dir, lock, false) {
         Ok(Some(f)) => f,
@@ -135,7 +162,7 @@ pub(super) fn held(dir: &Path, lock: &Path) -> Option<Error> {
     // Taken for the instant of the check, and released when `file` closes.
     match try_lock(dir, &file, lock) {
         Ok(true) => None,
-        Ok(false) => Some(refusal(dir, lock, &mut file)),
+        Ok(false) => Some(refusal(dir, LockFor::NewRun, lock, &mut file)),
         Err(e) => Some(e),
     }
 }
@@ -159,8 +186,9 @@ fn still_at(file: &File, path: &Path) -> bool {
     }
 }
 
-/// Take the lock of `dir` (created if missing): refused while another process holds it.
-pub fn lock(dir: &Path) -> Result<OutLock> {
+/// Take the lock of `dir` (created if missing) for `purpose`: refused while another process
+/// holds it.
+pub fn lock(dir: &Path, purpose: LockFor) -> Result<OutLock> {
     let created = target::make_dir(dir, Some(&Field::Out))?;
     let path = dir.join(LOCK);
     for _ in 0..3 {
@@ -168,7 +196,7 @@ pub fn lock(dir: &Path) -> Result<OutLock> {
             continue;
         };
         if !try_lock(dir, &file, &path)? {
-            return Err(refusal(dir, &path, &mut file));
+            return Err(refusal(dir, purpose, &path, &mut file));
         }
         if !still_at(&file, &path) {
             // Removed by the run that held it as it ended: take the folder's new lock file.
@@ -192,10 +220,13 @@ pub fn lock(dir: &Path) -> Result<OutLock> {
             }),
         };
     }
-    Err(invalid!(Field::Out;
-        Field::Out.is(dir.display()),
-        format!(": its lock file {} keeps being replaced: another phaseflow run is taking this folder; choose another ", path.display()),
-        Field::Out,
+    Err(refused(
+        dir,
+        purpose,
+        format!(
+            "its lock file {} keeps being replaced: another phaseflow run is taking this folder",
+            path.display()
+        ),
     ))
 }
 
@@ -210,10 +241,10 @@ mod tests {
     fn a_held_lock_refuses_another_and_is_free_when_dropped() {
         let tmp = tempfile::TempDir::new().unwrap();
         let dir = tmp.path().join("o");
-        let first = lock(&dir).unwrap();
+        let first = lock(&dir, LockFor::NewRun).unwrap();
         let text = std::fs::read_to_string(dir.join(LOCK)).unwrap();
         assert_eq!(text, record());
-        let refused = lock(&dir).unwrap_err().to_string();
+        let refused = lock(&dir, LockFor::NewRun).unwrap_err().to_string();
         let pid = std::process::id();
         assert!(refused.contains(&format!("pid {pid}")), "{refused}");
         if let Some(host) = this_host() {
@@ -225,7 +256,7 @@ mod tests {
             !dir.exists(),
             "the folder the lock created, left empty, is removed"
         );
-        let second = lock(&dir).unwrap();
+        let second = lock(&dir, LockFor::NewRun).unwrap();
         assert!(held(&dir, &dir.join(LOCK)).is_some());
         drop(second);
     }
@@ -248,7 +279,7 @@ mod tests {
         ] {
             std::fs::write(&path, text).unwrap();
             assert!(held(dir, &path).is_none());
-            let l = lock(dir).unwrap();
+            let l = lock(dir, LockFor::NewRun).unwrap();
             assert_eq!(std::fs::read_to_string(&path).unwrap(), record());
             drop(l);
             assert!(!path.exists());

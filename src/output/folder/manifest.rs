@@ -130,6 +130,12 @@ impl Manifest {
         })
     }
 
+    /// Whether the manifest records CRC-32s (`[crc32]`), as those written since it has one do;
+    /// a folder of an earlier version can be checked by its sizes only.
+    pub fn records_crcs(&self) -> bool {
+        self.files.values().any(|(_, crc)| crc.is_some())
+    }
+
     /// Whether the manifest lists the file at `rel` (relative to its folder, `/`-separated).
     pub fn lists(&self, rel: &Path) -> bool {
         self.files.contains_key(&key(rel))

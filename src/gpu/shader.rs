@@ -101,6 +101,32 @@ pub fn compose_with_section(
     compose_with_extras(system, method, spec, section, None)
 }
 
+/// The implicit solvers' WGSL constants: the fixed-point loops' rule (`method::implicit`), at
+/// the precision the kernel computes in; the variational maps' Newton iterations take
+/// `IMPLICIT_NEWTON_TOL`.
+fn solver_constants(spec: &KernelSpec) -> String {
+    fn rule<T: crate::float::Real>(s: &Solver) -> (f64, bool, f64) {
+        (
+            rounding_gate::<T>(),
+            s.iterates_to_rounding::<T>(),
+            s.newton_tol::<T>(),
+        )
+    }
+    let (gate, to_rounding, newton_tol) = if spec.f64 {
+        rule::<f64>(&spec.solver)
+    } else {
+        rule::<f32>(&spec.solver)
+    };
+    let lit = |x| spec.literal(x);
+    format!(
+        "const IMPLICIT_TOL: real = {};\nconst IMPLICIT_MAX_ITER: u32 = {}u;\nconst IMPLICIT_GATE: real = {};\nconst IMPLICIT_TO_ROUNDING: bool = {to_rounding};\nconst IMPLICIT_NEWTON_TOL: real = {};\n",
+        lit(spec.solver.tol),
+        spec.solver.max_iter,
+        lit(gate),
+        lit(newton_tol)
+    )
+}
+
 /// `compose_with_section`, and with `chaos` (`--chaos`: the point's first accumulator word
 /// and the metric's weights, `Integrator::chaos_weights`) the chaos indicators' update after
 /// every step (`chaos::wgsl`; the kernel's one tangent column, NT = 1, is the deviation
@@ -128,27 +154,7 @@ pub fn compose_with_extras(
     for (name, value) in system.wgsl_constants() {
         src.push_str(&format!("const {name}: real = {};\n", lit(value)));
     }
-    // The fixed-point loops' rule (`method::implicit`), at the precision the kernel computes
-    // in; the variational maps' Newton iterations take `IMPLICIT_NEWTON_TOL`.
-    fn rule<T: crate::float::Real>(s: &Solver) -> (f64, bool, f64) {
-        (
-            rounding_gate::<T>(),
-            s.iterates_to_rounding::<T>(),
-            s.newton_tol::<T>(),
-        )
-    }
-    let (gate, to_rounding, newton_tol) = if spec.f64 {
-        rule::<f64>(&spec.solver)
-    } else {
-        rule::<f32>(&spec.solver)
-    };
-    src.push_str(&format!(
-        "const IMPLICIT_TOL: real = {};\nconst IMPLICIT_MAX_ITER: u32 = {}u;\nconst IMPLICIT_GATE: real = {};\nconst IMPLICIT_TO_ROUNDING: bool = {to_rounding};\nconst IMPLICIT_NEWTON_TOL: real = {};\n",
-        lit(spec.solver.tol),
-        spec.solver.max_iter,
-        lit(gate),
-        lit(newton_tol)
-    ));
+    src.push_str(&solver_constants(spec));
     for (name, values) in system.wgsl_arrays() {
         let items: Vec<String> = values.iter().map(|&v| lit(v)).collect();
         src.push_str(&format!(

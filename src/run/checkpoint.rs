@@ -18,10 +18,11 @@
 //! Format 1 (no seal, a hash of config.toml) is refused: such a run is run again from step 0.
 
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
-use crate::checksum::{self, Sealer};
+use crate::checksum::{self, crc32, Sealer};
 use crate::error::{Error, Result};
 use crate::float::Real;
 use crate::measure::row::{read_rows, Row};
@@ -441,7 +442,7 @@ fn stats_prefix(run_dir: &Path, bytes: u64) -> Result<(Vec<u8>, u32)> {
             "changed since the checkpoint was written (it is shorter than the {bytes} bytes the checkpoint records)"
         )));
     }
-    let crc = checksum::crc32(&prefix);
+    let crc = crc32(&prefix);
     Ok((prefix, crc))
 }
 
@@ -471,4 +472,61 @@ pub fn rewind_stats(run_dir: &Path, bytes: u64, crc: u32) -> Result<Vec<Row>> {
         path: stats,
         message: format!("malformed row before the checkpoint: {e}"),
     })
+}
+
+/// Where and when a run writes its checkpoints, and what they record besides the tracker.
+pub(super) struct Checkpoints {
+    /// The run's folder.
+    pub(super) dir: PathBuf,
+    /// "cpu" or "gpu".
+    pub(super) engine: &'static str,
+    /// The run's config.toml as written (checkpoints record it) and its CRC-32 (shard parts
+    /// record that).
+    pub(super) config: String,
+    pub(super) config_crc: u32,
+    /// `--checkpoint-every K` steps; `None`: every `checkpoint::DEFAULT_SECONDS` of work.
+    every: Option<u64>,
+    last: Instant,
+}
+
+impl Checkpoints {
+    pub(super) fn new(
+        dir: &Path,
+        engine: &'static str,
+        config: String,
+        every: Option<u64>,
+    ) -> Self {
+        Checkpoints {
+            dir: dir.to_path_buf(),
+            engine,
+            config_crc: crc32(config.as_bytes()),
+            config,
+            every,
+            last: Instant::now(),
+        }
+    }
+
+    /// Where the advance from `at` towards `target` stops for a checkpoint: the next multiple
+    /// of K (or `target`).
+    pub(super) fn next_stop(&self, at: u64, target: u64) -> u64 {
+        self.every
+            .map_or(target, |k| (at / k + 1).saturating_mul(k).min(target))
+    }
+
+    pub(super) fn time_due(&self) -> bool {
+        self.every.is_none() && self.last.elapsed() >= Duration::from_secs(DEFAULT_SECONDS)
+    }
+
+    /// A checkpoint was just written: the time to the next one counts from now.
+    pub(super) fn restart_clock(&mut self) {
+        self.last = Instant::now();
+    }
+
+    /// A checkpoint is due at step `at`.
+    pub(super) fn due(&self, at: u64) -> bool {
+        match self.every {
+            Some(k) => at.is_multiple_of(k),
+            None => self.time_due(),
+        }
+    }
 }

@@ -20,11 +20,12 @@ use crate::section::Crossings;
 use crate::state::State;
 use crate::system::System;
 
+use super::checkpoint::Checkpoints;
 use super::checkpoint::{self, Checkpoint};
 use super::initial::{file_loop_nodes, Initial};
 use super::interrupt;
 use super::resources::{check_section_memory, choose_engine, run_bytes_per_point, EngineChoice};
-use super::tracker::{Checkpoints, EngineFactory, Tracker};
+use super::tracker::{EngineFactory, Tracker};
 use crate::memory::check_host_memory;
 
 /// What a finished run reports.

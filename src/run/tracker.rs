@@ -3,7 +3,6 @@
 //! loop that advances, refines and measures.
 
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
 
 use crate::checksum::crc32;
 use crate::cluster::Peers;
@@ -23,7 +22,7 @@ use crate::measure::tangent::renormalise;
 use crate::output::{npy, write_atomic, CsvRows};
 use crate::state::State;
 
-use super::checkpoint::{self, Checkpoint, CheckpointRef};
+use super::checkpoint::{Checkpoint, CheckpointRef, Checkpoints};
 use super::initial::Initial;
 use super::interrupt;
 use super::progress::{advance_with_progress, Progress};
@@ -60,59 +59,6 @@ pub(super) struct Tracker<'a, T: Real> {
     pub(super) trajectory: Vec<(f64, Vec<f64>)>,
     /// This process among the MPI ranks (rank 0 of 1 without MPI).
     pub(super) peers: Peers,
-}
-
-/// Where and when a run writes its checkpoints, and what they record besides the tracker.
-pub(super) struct Checkpoints {
-    /// The run's folder.
-    pub(super) dir: PathBuf,
-    /// "cpu" or "gpu".
-    pub(super) engine: &'static str,
-    /// The run's config.toml as written (checkpoints record it) and its CRC-32 (shard parts
-    /// record that).
-    pub(super) config: String,
-    pub(super) config_crc: u32,
-    /// `--checkpoint-every K` steps; `None`: every `checkpoint::DEFAULT_SECONDS` of work.
-    every: Option<u64>,
-    last: Instant,
-}
-
-impl Checkpoints {
-    pub(super) fn new(
-        dir: &Path,
-        engine: &'static str,
-        config: String,
-        every: Option<u64>,
-    ) -> Self {
-        Checkpoints {
-            dir: dir.to_path_buf(),
-            engine,
-            config_crc: crc32(config.as_bytes()),
-            config,
-            every,
-            last: Instant::now(),
-        }
-    }
-
-    /// Where the advance from `at` towards `target` stops for a checkpoint: the next multiple
-    /// of K (or `target`).
-    fn next_stop(&self, at: u64, target: u64) -> u64 {
-        self.every
-            .map_or(target, |k| (at / k + 1).saturating_mul(k).min(target))
-    }
-
-    fn time_due(&self) -> bool {
-        self.every.is_none()
-            && self.last.elapsed() >= Duration::from_secs(checkpoint::DEFAULT_SECONDS)
-    }
-
-    /// A checkpoint is due at step `at`.
-    fn due(&self, at: u64) -> bool {
-        match self.every {
-            Some(k) => at.is_multiple_of(k),
-            None => self.time_due(),
-        }
-    }
 }
 
 /// Where a resumed run continues: the checkpoint's step and the statistics rows stats.csv
@@ -388,7 +334,7 @@ impl<'a, T: Real> Tracker<'a, T> {
             at += advance_with_progress(self.engine.as_mut(), stop - at, n, evals, pb, &mut early)?;
             if ck.due(at) && at < self.cfg.steps {
                 self.write_checkpoint(ck, at, written)?;
-                ck.last = Instant::now();
+                ck.restart_clock();
                 interrupt::checkpoint_written();
             }
         }

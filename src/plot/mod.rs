@@ -133,11 +133,14 @@ impl Figure {
         }
     }
 
-    /// Whether any point of any series can be drawn (finite, and y > 0 on a log axis).
+    /// Whether any point of any data series can be drawn (finite, and y > 0 on a log axis).
+    /// A band (a rounding floor) is a frame of reference, not data: a figure of a run whose
+    /// errors are exactly zero stays empty with it.
     pub fn has_data(&self) -> bool {
-        self.series
-            .iter()
-            .any(|s| !geom::display_runs(&s.points, self.log_x, self.log_y).is_empty())
+        self.series.iter().any(|s| {
+            s.style != Style::Band
+                && !geom::display_runs(&s.points, self.log_x, self.log_y).is_empty()
+        })
     }
 }
 

@@ -181,7 +181,7 @@ fn study_preset_writes_data_plots_and_report() {
             .to_string()
     };
     assert!(
-        line("euler").contains("(drifting upwards)"),
+        line("euler").contains("drifting upwards: fitted slope"),
         "{}",
         line("euler")
     );

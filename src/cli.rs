@@ -427,6 +427,13 @@ pub struct BenchArgs {
     /// Also write the table as CSV.
     #[arg(long, value_name = "FILE")]
     pub csv: Option<PathBuf>,
+    /// Also build and time the C peer (benches/pendulum_c_peer.c: twenty lines of C with
+    /// OpenMP and -O3 -march=native -ffast-math, symplectic Euler A on the pendulum) in the same
+    /// rounds, and give every row its speed relative to the peer's at the same precision
+    /// (column `x C peer`). Needs a C compiler with OpenMP ($CC, default cc) and the pendulum
+    /// (--system pendulum, or a formula with --against pendulum).
+    #[arg(long)]
+    pub peers: bool,
     /// Timed rounds per engine, interleaved (reference, CPU, …); each row reports its fastest.
     #[arg(long, default_value_t = 1, allow_hyphen_values = true, value_parser = values::count_u32(1))]
     pub rounds: u32,

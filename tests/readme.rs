@@ -278,13 +278,18 @@ fn mask_timings(line: &str) -> String {
         return collapsed;
     }
     if line.starts_with("reference,") || line.starts_with("cpu,") || line.starts_with("gpu,") {
-        // seconds, point_steps_per_s, ratio_to_reference and ratio_to_against vary;
-        // `compensated`, `system` and `method` (last) do not
-        let fields: Vec<&str> = line.rsplitn(8, ',').collect();
-        let against = if fields[1].is_empty() { "" } else { "#" };
+        // seconds, point_steps_per_s, ratio_to_reference, ratio_to_against and ratio_to_peer
+        // vary; `compensated`, `system` and `method` do not
+        let fields: Vec<&str> = line.rsplitn(9, ',').collect();
+        let vary = |x: &str| if x.is_empty() { "" } else { "#" };
         return format!(
-            "{},#,#,#,{},{},{against},{}",
-            fields[7], fields[3], fields[2], fields[0]
+            "{},#,#,#,{},{},{},{},{}",
+            fields[8],
+            fields[4],
+            fields[3],
+            vary(fields[2]),
+            fields[1],
+            vary(fields[0])
         );
     }
     let tokens: Vec<&str> = collapsed.split(' ').collect();
@@ -649,9 +654,15 @@ fn normalisation_is_narrow() {
         "cpu f64 cpu (N threads) # # #"
     );
     let csv =
-        "gpu,\"gpu: llvmpipe (LLVM 15.0.6, 256 bits) (Vulkan, Cpu)\",f32,100000,50,0.01,3.4e8,0.86,true,expression,0.97,verlet";
+        "gpu,\"gpu: llvmpipe (LLVM 15.0.6, 256 bits) (Vulkan, Cpu)\",f32,100000,50,0.01,3.4e8,0.86,true,expression,0.97,verlet,0.12";
     assert_eq!(
         normalise(csv, true),
-        "gpu,\"gpu: llvmpipe (LLVM …) (Vulkan, Cpu)\",f32,100000,50,#,#,#,true,expression,#,verlet"
+        "gpu,\"gpu: llvmpipe (LLVM …) (Vulkan, Cpu)\",f32,100000,50,#,#,#,true,expression,#,verlet,#"
+    );
+    // Without --peers the last column is empty, and stays so.
+    let plain = "cpu,cpu (2 threads),f64,100000,50,0.0087,5.7e8,4.9,false,pendulum,,symplectic-euler-a,";
+    assert_eq!(
+        normalise(plain, true),
+        "cpu,cpu (N threads),f64,100000,50,#,#,#,false,pendulum,,symplectic-euler-a,"
     );
 }

@@ -13,7 +13,7 @@ use crate::cli::{
     ShowKernelArgs, SolverArgs, SystemArgs, ValidateArgs,
 };
 use crate::engine::Integrator;
-use crate::error::{Error, Result};
+use crate::error::{Error, Field, Result};
 use crate::input_err;
 use crate::method::Method;
 use crate::options::{Precision, DEFAULT_VALIDATE_TOLERANCE, DEFAULT_VALIDATE_TOLERANCE_F64};
@@ -423,6 +423,8 @@ pub struct BenchConfig {
     pub min_ratio: Option<f64>,
     /// Also write the table here as CSV.
     pub csv: Option<PathBuf>,
+    /// Also time the C peer (`run::bench::peer`) in the same rounds (`--peers`).
+    pub peers: bool,
 }
 
 impl TryFrom<&BenchArgs> for BenchConfig {
@@ -462,6 +464,13 @@ impl TryFrom<&BenchArgs> for BenchConfig {
         if let Some(r) = b.min_ratio {
             check_min_ratio(r, &system, method, b.dt)?;
         }
+        let pendulum = |s: &System| s.name() == "pendulum";
+        if b.peers && !(pendulum(&system) || against.as_ref().is_some_and(pendulum)) {
+            return Err(crate::invalid!(Field::Peers; Field::Peers, format!(
+                ": the C peer advances the pendulum, and this benchmark times {}; use --system pendulum (or a formula with --against pendulum)",
+                system.name()
+            )));
+        }
         // Before the timing rounds, which can take minutes.
         if let Some(csv) = &b.csv {
             crate::output::target::check_file(csv, Some(&crate::error::Field::Csv))?;
@@ -481,6 +490,7 @@ impl TryFrom<&BenchArgs> for BenchConfig {
             rounds: b.rounds,
             min_ratio: b.min_ratio,
             csv: b.csv.clone(),
+            peers: b.peers,
         })
     }
 }

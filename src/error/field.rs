@@ -74,6 +74,8 @@ pub enum Field {
     ModifiedHamiltonian,
     /// The CSV file a benchmark appends its table to.
     Csv,
+    /// The C peer a benchmark also times.
+    Peers,
     /// The per-point chaos indicators.
     Chaos,
     /// Where the chaos indicators' deviation vector starts.
@@ -133,6 +135,7 @@ impl Field {
             Field::Reference => "reference",
             Field::ModifiedHamiltonian => "modified_hamiltonian",
             Field::Csv => "csv",
+            Field::Peers => "peers",
             Field::Chaos => "chaos",
             Field::Deviation => "deviation",
             Field::DeviationMetric => "deviation_metric",

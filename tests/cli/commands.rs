@@ -71,22 +71,30 @@ fn bench_writes_the_table_and_csv() {
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(
         lines[0],
-        "backend,device,precision,points,steps,seconds,point_steps_per_s,ratio_to_reference,compensated,system,ratio_to_against,method"
+        "backend,device,precision,points,steps,seconds,point_steps_per_s,ratio_to_reference,compensated,system,ratio_to_against,method,ratio_to_peer"
     );
     // per precision (f64, then f32): reference, cpu, cpu compensated, gpu, gpu compensated
-    // (lavapipe has f64); each row ends with `compensated,system,ratio_to_against,method`
-    // (ratio_to_against empty without --against)
+    // (lavapipe has f64); each row ends with `compensated,system,ratio_to_against,method,ratio_to_peer`
+    // (ratio_to_against empty without --against, ratio_to_peer without --peers)
     let expected = [
-        ("reference,", ",f64,", ",false,pendulum,,symplectic-euler-a"),
-        ("cpu,", ",f64,", ",false,pendulum,,symplectic-euler-a"),
-        ("cpu,", ",f64,", ",true,pendulum,,symplectic-euler-a"),
-        ("gpu,", ",f64,", ",false,pendulum,,symplectic-euler-a"),
-        ("gpu,", ",f64,", ",true,pendulum,,symplectic-euler-a"),
-        ("reference,", ",f32,", ",false,pendulum,,symplectic-euler-a"),
-        ("cpu,", ",f32,", ",false,pendulum,,symplectic-euler-a"),
-        ("cpu,", ",f32,", ",true,pendulum,,symplectic-euler-a"),
-        ("gpu,", ",f32,", ",false,pendulum,,symplectic-euler-a"),
-        ("gpu,", ",f32,", ",true,pendulum,,symplectic-euler-a"),
+        (
+            "reference,",
+            ",f64,",
+            ",false,pendulum,,symplectic-euler-a,",
+        ),
+        ("cpu,", ",f64,", ",false,pendulum,,symplectic-euler-a,"),
+        ("cpu,", ",f64,", ",true,pendulum,,symplectic-euler-a,"),
+        ("gpu,", ",f64,", ",false,pendulum,,symplectic-euler-a,"),
+        ("gpu,", ",f64,", ",true,pendulum,,symplectic-euler-a,"),
+        (
+            "reference,",
+            ",f32,",
+            ",false,pendulum,,symplectic-euler-a,",
+        ),
+        ("cpu,", ",f32,", ",false,pendulum,,symplectic-euler-a,"),
+        ("cpu,", ",f32,", ",true,pendulum,,symplectic-euler-a,"),
+        ("gpu,", ",f32,", ",false,pendulum,,symplectic-euler-a,"),
+        ("gpu,", ",f32,", ",true,pendulum,,symplectic-euler-a,"),
     ];
     assert_eq!(lines.len(), 1 + expected.len(), "{text}");
     for (line, (backend, precision, compensated)) in lines[1..].iter().zip(expected) {
@@ -97,19 +105,83 @@ fn bench_writes_the_table_and_csv() {
         assert!(line.contains(",20000,20,"), "{line}");
     }
     assert!(
-        lines[1].ends_with(",,false,pendulum,,symplectic-euler-a"),
+        lines[1].ends_with(",,false,pendulum,,symplectic-euler-a,"),
         "the reference has no ratio: {}",
         lines[1]
     );
     // every other row's ratio to the reference is the quotient of their rates
     for (r, rows) in [(1, 2..6), (6, 7..11)] {
-        let cells = |i: usize| lines[i].rsplit(',').skip(4).take(2).collect::<Vec<&str>>();
+        let cells = |i: usize| lines[i].rsplit(',').skip(5).take(2).collect::<Vec<&str>>();
         let rate = |i: usize| cells(i)[1].parse::<f64>().unwrap();
         for c in rows {
             let ratio: f64 = cells(c)[0].parse().unwrap();
             assert!((ratio - rate(c) / rate(r)).abs() <= 1e-9 * ratio, "{text}");
         }
     }
+}
+
+/// `bench --peers` builds the C peer of benches/ and times it in the same rounds: a `c-peer`
+/// row per precision, every engine row's `ratio_to_peer` the quotient of the rates; refused
+/// (exit 2, naming `--peers`) on a system the peer does not advance and without a C compiler.
+#[test]
+fn bench_peers_times_the_c_peer_beside_the_engines() {
+    let tmp = TempDir::new().unwrap();
+    let csv = tmp.path().join("bench.csv");
+    phaseflow()
+        .args(["bench", "--no-gpu", "--points", "20000", "--steps", "20"])
+        .args(["--rounds", "2", "--peers", "--csv"])
+        .arg(&csv)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("x C peer"))
+        .stdout(predicate::str::contains(
+            "c-peer     f32        C peer: cc -O3 -ffast-math",
+        ));
+    let text = read(&csv);
+    let rows: Vec<Vec<String>> = csv::Reader::from_reader(text.as_bytes())
+        .records()
+        .map(|r| r.unwrap().iter().map(String::from).collect())
+        .collect();
+    let header = text.lines().next().unwrap();
+    let col = |name: &str| header.split(',').position(|c| c == name).unwrap();
+    let (backend, precision, rate, to_peer) = (
+        col("backend"),
+        col("precision"),
+        col("point_steps_per_s"),
+        col("ratio_to_peer"),
+    );
+    for p in ["f64", "f32"] {
+        let of = |b: &str| {
+            rows.iter()
+                .find(|r| r[backend] == b && r[precision] == p)
+                .unwrap_or_else(|| panic!("no {b} {p} row: {text}"))
+        };
+        let peer: f64 = of("c-peer")[rate].parse().unwrap();
+        assert!(peer > 0.0, "{text}");
+        assert_eq!(of("c-peer")[to_peer], "", "{text}");
+        for b in ["reference", "cpu"] {
+            let ratio: f64 = of(b)[to_peer].parse().unwrap();
+            let own: f64 = of(b)[rate].parse().unwrap();
+            assert!((ratio - own / peer).abs() <= 1e-9 * ratio, "{text}");
+        }
+    }
+    phaseflow()
+        .args([
+            "bench", "--system", "kepler", "--no-gpu", "--points", "10", "--peers",
+        ])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "--peers: the C peer advances the pendulum",
+        ));
+    phaseflow()
+        .env("CC", "/nonexistent/cc")
+        .args(["bench", "--no-gpu", "--points", "10", "--peers"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "--peers needs a C compiler with OpenMP",
+        ));
 }
 
 /// The speed guard's floor is checked: a floor no engine can reach fails (exit 1, naming the

@@ -20,7 +20,10 @@ use crate::system::System;
 use super::validate::{compare_states, Deviation};
 use crate::memory::check_memory;
 
+pub mod peer;
 mod table;
+
+use peer::CPeer;
 
 /// One row of the benchmark table / CSV.
 #[derive(Debug, Clone, Serialize)]
@@ -45,6 +48,9 @@ pub struct BenchRow {
     pub ratio_to_against: Option<f64>,
     /// The method timed (with `--against-method`, the rows of both methods).
     pub method: String,
+    /// With `--peers`: point_steps_per_s ÷ the C peer's at the same precision, timed in the
+    /// same rounds (empty for the peer's own row and without `--peers`).
+    pub ratio_to_peer: Option<f64>,
 }
 
 /// What `bench` measured: the table, and how far the engines' final states lie apart.
@@ -133,6 +139,7 @@ impl<'a, T: Real> Timed<'a, T> {
             compensated: self.compensated,
             ratio_to_against: None,
             method: self.method.name().into(),
+            ratio_to_peer: None,
         }
     }
 }
@@ -231,16 +238,25 @@ fn engines_at<T: Real>(
 /// Time every engine at precision T, of each variant (`BenchConfig::variants`), `rounds` times
 /// interleaved; append their rows, and each GPU row's deviation from the CPU row of the same
 /// variant and summation.
-fn bench_at<T: Real>(init: &State<f64>, o: &BenchConfig, report: &mut BenchReport) -> Result<()> {
+fn bench_at<T: Real>(
+    init: &State<f64>,
+    o: &BenchConfig,
+    peer: Option<&CPeer>,
+    report: &mut BenchReport,
+) -> Result<()> {
     let start: State<T> = init.convert();
     let variants = o.variants();
     let mut engines: Vec<Timed<'static, T>> = variants
         .iter()
         .flat_map(|v| engines_at::<T>(o, v, &start, &mut report.gpu_error))
         .collect();
+    let mut peer_best = f64::INFINITY;
     for _ in 0..o.rounds {
         for e in engines.iter_mut() {
             e.best = e.best.min(timed(e.engine.as_mut(), &start, o.steps)?);
+        }
+        if let Some(c) = peer {
+            peer_best = peer_best.min(c.time(T::NAME == "f64", o.points, o.steps)?);
         }
     }
     let work = o.points as f64 * o.steps as f64;
@@ -267,6 +283,18 @@ fn bench_at<T: Real>(init: &State<f64>, o: &BenchConfig, report: &mut BenchRepor
         .collect();
     for (r, x) in rows.iter_mut().zip(ratios) {
         r.ratio_to_against = x;
+    }
+    if let Some(c) = peer {
+        let peer_rate = work / peer_best;
+        for r in rows.iter_mut() {
+            r.ratio_to_peer = Some(r.point_steps_per_s / peer_rate);
+        }
+        rows.push(peer_row::<T>(
+            o,
+            c,
+            peer_best,
+            reference(false).or(reference(true)),
+        ));
     }
     report.rows.extend(rows);
     let mut states = Vec::new();
@@ -315,6 +343,27 @@ fn bench_at<T: Real>(init: &State<f64>, o: &BenchConfig, report: &mut BenchRepor
     Ok(())
 }
 
+/// The C peer's row at precision T: its best of the rounds, and its ratio to the reference
+/// loop of the main system (the pendulum's) where there is one.
+fn peer_row<T: Real>(o: &BenchConfig, c: &CPeer, best: f64, reference: Option<f64>) -> BenchRow {
+    let rate = o.points as f64 * o.steps as f64 / best;
+    BenchRow {
+        backend: "c-peer".into(),
+        device: c.describe(),
+        precision: T::NAME.into(),
+        points: o.points,
+        steps: o.steps,
+        seconds: best,
+        point_steps_per_s: rate,
+        ratio_to_reference: reference.map(|r| rate / r),
+        compensated: false,
+        system: "pendulum".into(),
+        ratio_to_against: None,
+        method: "symplectic-euler-a".into(),
+        ratio_to_peer: None,
+    }
+}
+
 /// `phaseflow bench`: the reference loop (a plain single-threaded Rust loop of the same step,
 /// where there is one: `engine::reference`), the CPU engine and the GPU engine (when an
 /// adapter exists; f64 where it has f64), at f64 and then f32, on the same ensemble, each
@@ -333,8 +382,10 @@ pub fn bench(o: &BenchConfig) -> Result<BenchReport> {
         reference_vs_cpu: None,
     };
     // f64 first; its engines are dropped before the f32 ones take their memory
-    bench_at::<f64>(&init, o, &mut report)?;
-    bench_at::<f32>(&init, o, &mut report)?;
+    // Built before any timing: a missing compiler is reported at once.
+    let peer = o.peers.then(CPeer::build).transpose()?;
+    bench_at::<f64>(&init, o, peer.as_ref(), &mut report)?;
+    bench_at::<f32>(&init, o, peer.as_ref(), &mut report)?;
     if report.rows.is_empty() {
         // --gpu-only on a machine whose GPU ran nothing: its first failure, as it was
         return Err(match report.gpu_error.into_iter().next() {

@@ -29,7 +29,7 @@ impl BenchReport {
             _ => String::new(),
         };
         lines.push(format!(
-            "{}{:<10} {:<10} {:<48} {:>10} {:>16} {:>12}{}",
+            "{}{:<10} {:<10} {:<48} {:>10} {:>16} {:>12}{}{}",
             first_col(None),
             "backend",
             "precision",
@@ -37,12 +37,13 @@ impl BenchReport {
             "seconds",
             "point-steps/s",
             "x reference",
-            if against { "    x against" } else { "" }
+            if against { "    x against" } else { "" },
+            if config.peers { "     x C peer" } else { "" }
         ));
         lines.extend(
             self.rows
                 .iter()
-                .map(|r| row(r, &first_col(Some(r)), against)),
+                .map(|r| row(r, &first_col(Some(r)), against, config.peers)),
         );
         lines.push(match &self.reference_vs_cpu {
             None if !config.use_cpu => "not timed (--gpu-only): the reference loop and the CPU engine".into(),
@@ -95,8 +96,8 @@ fn heading(config: &BenchConfig) -> String {
 }
 
 /// One timed engine: `first` is the system or method column's text (empty without `--against`
-/// or `--against-method`).
-fn row(r: &BenchRow, first: &str, against: bool) -> String {
+/// or `--against-method`); `peers`: with the column of the ratio to the C peer.
+fn row(r: &BenchRow, first: &str, against: bool, peers: bool) -> String {
     let precision = format!(
         "{}{}",
         r.precision,
@@ -107,8 +108,12 @@ fn row(r: &BenchRow, first: &str, against: bool) -> String {
     } else {
         String::new()
     };
+    let peer = match peers {
+        true => format!(" {:>12}", ratio(r.ratio_to_peer)),
+        false => String::new(),
+    };
     format!(
-        "{first}{:<10} {:<10} {:<48} {:>10.4} {:>16.3e} {:>12}{vs}",
+        "{first}{:<10} {:<10} {:<48} {:>10.4} {:>16.3e} {:>12}{vs}{peer}",
         r.backend,
         precision,
         r.device,

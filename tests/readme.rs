@@ -660,7 +660,8 @@ fn normalisation_is_narrow() {
         "gpu,\"gpu: llvmpipe (LLVM …) (Vulkan, Cpu)\",f32,100000,50,#,#,#,true,expression,#,verlet,#"
     );
     // Without --peers the last column is empty, and stays so.
-    let plain = "cpu,cpu (2 threads),f64,100000,50,0.0087,5.7e8,4.9,false,pendulum,,symplectic-euler-a,";
+    let plain =
+        "cpu,cpu (2 threads),f64,100000,50,0.0087,5.7e8,4.9,false,pendulum,,symplectic-euler-a,";
     assert_eq!(
         normalise(plain, true),
         "cpu,cpu (N threads),f64,100000,50,#,#,#,false,pendulum,,symplectic-euler-a,"

@@ -297,6 +297,17 @@ fn bench_at<T: Real>(
         ));
     }
     report.rows.extend(rows);
+    record_deviations(&mut engines, variants.len() > 1, o, report)
+}
+
+/// Each GPU engine's final state against the CPU engine's of the same variant and summation,
+/// and at f64 the reference loop's against the CPU engine's, into `report`.
+fn record_deviations<T: Real>(
+    engines: &mut [Timed<'static, T>],
+    several: bool,
+    o: &BenchConfig,
+    report: &mut BenchReport,
+) -> Result<()> {
     let mut states = Vec::new();
     for e in engines.iter_mut() {
         states.push((
@@ -313,7 +324,6 @@ fn bench_at<T: Real>(
             .find(|s| s.0 == against && s.2 == "cpu" && s.3 == on)
             .map(|s| &s.4)
     };
-    let several = variants.len() > 1;
     for (against, label, backend, on, s) in states.iter().filter(|s| s.2 == "gpu") {
         let prefix = if several {
             format!("{label}: ")

@@ -204,15 +204,27 @@ fn no_source_name_is_a_document_file_name() {
                 .map(move |(n, name)| format!("{rel}:{n}: {name}"))
         })
         .collect();
-    assert!(found.is_empty(), "named after a document's file:\n{}", found.join("\n"));
+    assert!(
+        found.is_empty(),
+        "named after a document's file:\n{}",
+        found.join("\n")
+    );
 }
 
 #[test]
 fn document_file_names_are_told_from_other_seeds() {
     // Built from pieces so that this file holds no such name itself.
-    let text = ["mod seed", "003;\nlet seed = 7; // seed 0, Seed", "_012\nfn seeded() {}"].concat();
+    let text = [
+        "mod seed",
+        "003;\nlet seed = 7; // seed 0, Seed",
+        "_012\nfn seeded() {}",
+    ]
+    .concat();
     assert_eq!(
         document_file_names(&text),
-        [(1, ["seed", "003"].concat()), (2, ["seed", "_012"].concat())]
+        [
+            (1, ["seed", "003"].concat()),
+            (2, ["seed", "_012"].concat())
+        ]
     );
 }

@@ -97,7 +97,13 @@ fn shipped_method_files() -> usize {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("methods");
     std::fs::read_dir(dir)
         .unwrap()
-        .filter(|e| e.as_ref().unwrap().path().extension().is_some_and(|x| x == "toml"))
+        .filter(|e| {
+            e.as_ref()
+                .unwrap()
+                .path()
+                .extension()
+                .is_some_and(|x| x == "toml")
+        })
         .count()
 }
 
@@ -176,7 +182,11 @@ fn named_by_row(root: &Path, row: &str) -> Vec<PathBuf> {
     for token in backticked(first_cell) {
         if let (Some(open), Some(close)) = (token.find('<'), token.find('>')) {
             let (dir, ext) = (&token[..open], &token[close + 1..]);
-            named.extend(words.iter().map(|w| PathBuf::from(format!("{dir}{w}{ext}"))));
+            named.extend(
+                words
+                    .iter()
+                    .map(|w| PathBuf::from(format!("{dir}{w}{ext}"))),
+            );
         } else if token.ends_with('/') {
             let inside = backticked(row).filter(|t| t.ends_with(".rs") || t.ends_with(".wgsl"));
             named.extend(inside.map(|t| Path::new(token).join(t)));
@@ -244,7 +254,10 @@ fn every_source_and_shader_file_has_a_line_in_the_folder_map() {
 fn folder_map_rows_resolve_relative_paths_patterns_and_folders() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     assert_eq!(
-        named_by_row(&root, "| `measure/energy.rs` (`energy/columns.rs`), `area.rs` | x | — |"),
+        named_by_row(
+            &root,
+            "| `measure/energy.rs` (`energy/columns.rs`), `area.rs` | x | — |"
+        ),
         [
             "measure/energy.rs",
             "measure/energy/columns.rs",
@@ -253,11 +266,17 @@ fn folder_map_rows_resolve_relative_paths_patterns_and_folders() {
         .map(PathBuf::from)
     );
     assert_eq!(
-        named_by_row(&root, "| `engine/<name>.rs` | the cpu and gpu engines | — |"),
+        named_by_row(
+            &root,
+            "| `engine/<name>.rs` | the cpu and gpu engines | — |"
+        ),
         ["engine/cpu.rs", "engine/gpu.rs"].map(PathBuf::from)
     );
     assert_eq!(
-        named_by_row(&root, "| `method/file/` | `mod.rs`, `coef.rs`, `nothing.rs` | — |"),
+        named_by_row(
+            &root,
+            "| `method/file/` | `mod.rs`, `coef.rs`, `nothing.rs` | — |"
+        ),
         ["method/file/mod.rs", "method/file/coef.rs"].map(PathBuf::from)
     );
 }

@@ -707,7 +707,10 @@ fn the_stats_csv_table_documents_every_column_in_order() {
     let (line, rows) = table_rows(&page, "## `DIR/stats.csv`");
     let documented: Vec<&str> = rows.iter().flat_map(|r| row_columns(r)).collect();
     let measured = phaseflow::measure::row::columns().iter().map(|c| c.name);
-    let columns: Vec<&str> = ["step", "t", "points"].into_iter().chain(measured).collect();
+    let columns: Vec<&str> = ["step", "t", "points"]
+        .into_iter()
+        .chain(measured)
+        .collect();
     assert!(
         documented == columns,
         "docs/output-files.md line {line}: the stats.csv table documents\n{documented:?}\n\

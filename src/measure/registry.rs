@@ -10,7 +10,9 @@ use super::constraint::Constraint;
 use super::distance::{GlobalError, ReturnError};
 use super::energy::columns::{AngularMomentum, Energy, Escaped, Stayed};
 use super::floor::Floors;
-use super::measurement::{Cell, Column, Finish, Measurement, Part, Reads, RunSetup, Shape, Snapshot};
+use super::measurement::{
+    Cell, Column, Finish, Measurement, Part, Reads, RunSetup, Shape, Snapshot,
+};
 use super::modified::Modified;
 use super::tangent::Tangent;
 

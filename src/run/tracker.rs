@@ -246,8 +246,10 @@ impl<'a, T: Real> Tracker<'a, T> {
             let portrait = cfg.portrait_steps.contains(&step);
             // The state is read back only when something needs it besides what the engine
             // measured where the state lives.
-            let needs_state =
-                needs_host_state(&self.setup, self.accelerated) || single || portrait || cfg.save_states;
+            let needs_state = needs_host_state(&self.setup, self.accelerated)
+                || single
+                || portrait
+                || cfg.save_states;
             let points = self.engine.points() as u64;
             let state = if needs_state {
                 Some(self.engine.state()?)

@@ -397,7 +397,10 @@ const fn summaries() -> [(&'static str, &'static str); COUNT] {
             let p = &modified::TABLE[i - TABLE.len()];
             (p.name, p.summary)
         } else if i < s {
-            (variational::TABLE[i - m].name, variational::TABLE[i - m].summary)
+            (
+                variational::TABLE[i - m].name,
+                variational::TABLE[i - m].summary,
+            )
         } else {
             (chaos::TABLE[i - s].name, chaos::TABLE[i - s].summary)
         };

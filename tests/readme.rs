@@ -664,6 +664,8 @@ fn table_rows<'a>(text: &'a str, heading: &str) -> (usize, Vec<&'a str>) {
     let lines = text[start..].lines().enumerate();
     let mut table = lines.skip_while(|(_, l)| !l.starts_with('|'));
     let (offset, _) = table.clone().next().expect("a table after the heading");
+    // `offset` counts from the heading's line, `first` the lines before it.
+    let offset = offset + 1;
     let rows = table
         .by_ref()
         .take_while(|(_, l)| l.starts_with('|'))

@@ -167,3 +167,64 @@ fn the_reference_parser_reads_use_lists() {
         .collect();
     assert_eq!(refs, want);
 }
+
+/// The names in a text that are a source document's file name (`seed` and a number, as the
+/// documents behind the project are filed), with their line numbers.
+fn document_file_names(text: &str) -> Vec<(usize, String)> {
+    let mut out = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        let lower = line.to_ascii_lowercase();
+        for word in lower.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')) {
+            let digits = word.strip_prefix("seed").map(|w| w.trim_start_matches('_'));
+            if digits.is_some_and(|d| !d.is_empty() && d.chars().all(|c| c.is_ascii_digit())) {
+                out.push((n + 1, word.to_string()));
+            }
+        }
+    }
+    out
+}
+
+/// Source names say what a thing is: a file, module, function or variable is not named after
+/// the file name of the document it comes from (cite the document by author and title).
+#[test]
+fn no_source_name_is_a_document_file_name() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    for dir in ["src", "tests", "benches", "examples"] {
+        rust_files(&root.join(dir), &mut files);
+    }
+    let found: Vec<String> = files
+        .iter()
+        .flat_map(|path| {
+            let rel = path.strip_prefix(root).unwrap().display().to_string();
+            let mut names = document_file_names(&rel.replace(['/', '.'], " "));
+            names.extend(document_file_names(&std::fs::read_to_string(path).unwrap()));
+            names
+                .into_iter()
+                .map(move |(n, name)| format!("{rel}:{n}: {name}"))
+        })
+        .collect();
+    assert!(
+        found.is_empty(),
+        "named after a document's file:\n{}",
+        found.join("\n")
+    );
+}
+
+#[test]
+fn document_file_names_are_told_from_other_seeds() {
+    // Built from pieces so that this file holds no such name itself.
+    let text = [
+        "mod seed",
+        "003;\nlet seed = 7; // seed 0, Seed",
+        "_012\nfn seeded() {}",
+    ]
+    .concat();
+    assert_eq!(
+        document_file_names(&text),
+        [
+            (1, ["seed", "003"].concat()),
+            (2, ["seed", "_012"].concat())
+        ]
+    );
+}

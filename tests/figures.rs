@@ -71,7 +71,7 @@ fn check_study(st: &Study) -> Vec<String> {
 fn every_preset_draws_its_figures_inside_the_frame() {
     for (name, summary) in PRESETS {
         let stems = check_study(&short(name));
-        // Seed 003's motions that keep their energy exactly (a disk spinning upright in place,
+        // Torrente's motions that keep their energy exactly (a disk spinning upright in place,
         // figures 13 and 16; a ball on a plane at rest, figure 19) have no error to draw on a
         // log axis.
         let exact = [
@@ -91,15 +91,15 @@ fn every_preset_draws_its_figures_inside_the_frame() {
             "{name}: {stems:?}"
         );
         // Filled sets, loops and the tangent map give an area figure; the chains carry no
-        // tangent map and have none, so none is written or embedded; nor have seed 003's
+        // tangent map and have none, so none is written or embedded; nor have Torrente's
         // single states of variational systems (whose (q, v) is not a symplectic phase space),
         // nor the single orbits of the modified Hamiltonian presets.
         let area = stems.iter().any(|s| s == "area_ratio");
-        let seed003 = summary.starts_with("Torrente");
+        let variational_single_state = summary.starts_with("Torrente");
         // The chaos presets' deviation vector takes the place of the tangent map.
         let chaos = study::preset(name).unwrap().base.chaos.is_some();
         let expected = !name.starts_with("spring-chain")
-            && !seed003
+            && !variational_single_state
             && !chaos
             && !name.starts_with("modified-hamiltonian");
         assert_eq!(area, expected, "{name}: {stems:?}");

@@ -215,7 +215,7 @@ fn every_pair_disagreement<T: Real>(compensated: bool, tol: f64) -> Vec<String> 
             "outer-solar-system" => (1.0, 1e-3, 400),
             "henon-heiles" => (0.05, 0.05, 400),
             "kepler" => (0.05, 0.05, 100),
-            // Seed 003's stretched elastic pendulum is chaotic: keep it short and close.
+            // Torrente's stretched elastic pendulum is chaotic: keep it short and close.
             "elastic-pendulum-zphi" => (0.002, 0.01, 100),
             // The seed's steps: the disk at h = 0.05 falls over within the run (Newton's
             // iterates then differ in the last bits from the first step on), and the double

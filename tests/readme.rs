@@ -410,14 +410,14 @@ fn check(example: &Checked, sandbox: &Sandbox) -> Option<String> {
         }
         Example::Transcript { steps } => steps.iter().find_map(|(command, expected)| {
             let output = sandbox.sh(command);
-            let failure = failed_command(&output, sandbox).or_else(|| {
-                difference(
-                    expected,
-                    &sandbox.shown(&output.stdout),
-                    example.timings_vary,
-                )
-            })?;
-            Some(format!("  at `$ {command}`\n{failure}"))
+            let stdout = sandbox.shown(&output.stdout);
+            let failure = failed_command(&output, sandbox)
+                .or_else(|| difference(expected, &stdout, example.timings_vary))?;
+            // The transcript as the binary gives it, to paste over the page's (a registry's
+            // listing, such as `phaseflow list`, changes with every new entry).
+            Some(format!(
+                "  at `$ {command}`\n{failure}  ready to paste:\n$ {command}\n{stdout}"
+            ))
         }),
     }
 }
@@ -666,4 +666,88 @@ fn normalisation_is_narrow() {
         normalise(plain, true),
         "cpu,cpu (N threads),f64,100000,50,#,#,#,false,pendulum,,symplectic-euler-a,"
     );
+}
+
+/// The rows of the first table after `heading` in `text` (the lines starting with `| \``), and
+/// the table's first line number (1-based).
+fn table_rows<'a>(text: &'a str, heading: &str) -> (usize, Vec<&'a str>) {
+    let start = text.find(heading).expect("the heading is on the page");
+    let first = text[..start].lines().count();
+    let lines = text[start..].lines().enumerate();
+    let mut table = lines.skip_while(|(_, l)| !l.starts_with('|'));
+    let (offset, _) = table.clone().next().expect("a table after the heading");
+    // `offset` counts from the heading's line, `first` the lines before it.
+    let offset = offset + 1;
+    let rows = table
+        .by_ref()
+        .take_while(|(_, l)| l.starts_with('|'))
+        .map(|(_, l)| l)
+        .filter(|l| l.starts_with("| `"))
+        .collect();
+    (first + offset, rows)
+}
+
+/// The column names a row documents: the backticked words of its first cell.
+fn row_columns(row: &str) -> Vec<&str> {
+    let first_cell = row[1..].split(" | ").next().unwrap_or("");
+    first_cell.split('`').skip(1).step_by(2).collect()
+}
+
+/// The table's rows for `columns`, in their order: each documented row once, where its first
+/// column falls, and a row to fill in for a column no row documents; rows of columns that
+/// are gone are dropped.
+fn regenerated_rows(rows: &[&str], columns: &[&str]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for column in columns {
+        match rows.iter().find(|row| row_columns(row).contains(column)) {
+            Some(row) if row_columns(row).iter().all(|c| columns.contains(c)) => {
+                if !out.iter().any(|r| r == row) {
+                    out.push(row.to_string());
+                }
+            }
+            _ => out.push(format!("| `{column}` | (what it measures) | (units) |")),
+        }
+    }
+    out
+}
+
+/// docs/output-files.md's table of stats.csv documents every column the binary writes, in
+/// order: step, t, points, then the registered measurements' columns. A new column fails here
+/// with the table to paste, its new row left to fill in.
+#[test]
+fn the_stats_csv_table_documents_every_column_in_order() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let page = std::fs::read_to_string(root.join("docs/output-files.md")).unwrap();
+    let (line, rows) = table_rows(&page, "## `DIR/stats.csv`");
+    let documented: Vec<&str> = rows.iter().flat_map(|r| row_columns(r)).collect();
+    let measured = phaseflow::measure::row::columns().iter().map(|c| c.name);
+    let columns: Vec<&str> = ["step", "t", "points"]
+        .into_iter()
+        .chain(measured)
+        .collect();
+    assert!(
+        documented == columns,
+        "docs/output-files.md line {line}: the stats.csv table documents\n{documented:?}\n\
+         and stats.csv has\n{columns:?}\n\
+         Replace the table's rows with these (and fill in any new one):\n\n{}\n",
+        regenerated_rows(&rows, &columns).join("\n")
+    );
+}
+
+#[test]
+fn regenerated_rows_follow_the_columns() {
+    let rows = [
+        "| `a` | first | — |",
+        "| `b`, `c` | pair | — |",
+        "| `gone` | removed | — |",
+    ];
+    assert_eq!(
+        regenerated_rows(&rows, &["a", "b", "c", "new"]),
+        [
+            "| `a` | first | — |",
+            "| `b`, `c` | pair | — |",
+            "| `new` | (what it measures) | (units) |"
+        ]
+    );
+    assert_eq!(row_columns("| `b`, `c` | x \\| y | — |"), ["b", "c"]);
 }

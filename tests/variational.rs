@@ -1,4 +1,5 @@
-//! Seed 003's variational systems: exact facts of the discrete motions, which existing method
+//! The variational systems of Torrente's practicum (Integradores simplécticos en sistemas
+//! mecánicos simples): exact facts of the discrete motions, which existing method
 //! each scheme equals, a cross-check against the Hamiltonian system of the same motion, and the
 //! measured convergence orders. CPU engine in f64 (the GPU mirrors: tests/gpu.rs).
 
@@ -156,7 +157,7 @@ fn circumcentre(a: &[f64], b: &[f64], c: &[f64]) -> (f64, f64) {
     )
 }
 
-/// Seed 003 §1.1: the pendulum's variational scheme is Störmer–Verlet. From (q₀, v₀), with the
+/// Torrente §1.1: the pendulum's variational scheme is Störmer–Verlet. From (q₀, v₀), with the
 /// discrete Legendre transform p₀ = v₀ + (h/2) ω² sin q₀, `verlet` on `pendulum` (g = ω²)
 /// visits the same q_k, and v_k is its half-step momentum.
 #[test]

@@ -6,7 +6,7 @@
 
 use crate::float::Real;
 use crate::measure::measurement::{
-    Cell, Column, Finish, Measurement, Part, RunSetup, Shape, Snapshot,
+    Cell, Column, Finish, Measurement, Part, Reads, RunSetup, Shape, Snapshot,
 };
 use crate::state::State;
 use crate::system::System;
@@ -279,6 +279,10 @@ impl Measurement for Area {
 
     fn shape(&self) -> Shape {
         Shape::Chunks(AREA_WORDS)
+    }
+
+    fn reads(&self) -> Reads {
+        Reads::HostState
     }
 
     fn taken(&self, run: &RunSetup) -> bool {

@@ -10,7 +10,7 @@ use crate::chaos::{point_indicators, Indicator, CHAOTIC_ABOVE, WIDTH};
 use crate::float::Real;
 use crate::measure::energy::CHUNK;
 use crate::measure::measurement::{
-    Cell, Column, Finish, Measurement, Part, RunSetup, Shape, Snapshot, Summary,
+    Cell, Column, Finish, Measurement, Part, Reads, RunSetup, Shape, Snapshot, Summary,
 };
 use crate::state::State;
 
@@ -98,6 +98,10 @@ impl Measurement for ChaosColumns {
 
     fn shape(&self) -> Shape {
         Shape::Chunks(WORDS)
+    }
+
+    fn reads(&self) -> Reads {
+        Reads::HostState
     }
 
     fn taken(&self, run: &RunSetup) -> bool {

@@ -6,7 +6,7 @@ use rayon::prelude::*;
 
 use crate::float::Real;
 use crate::measure::measurement::{
-    Cell, Column, Finish, Measurement, Part, RunSetup, Shape, Snapshot, Summary,
+    Cell, Column, Finish, Measurement, Part, Reads, RunSetup, Shape, Snapshot, Summary,
 };
 use crate::state::State;
 use crate::system::System;
@@ -50,6 +50,10 @@ impl Measurement for Constraint {
 
     fn shape(&self) -> Shape {
         Shape::Max
+    }
+
+    fn reads(&self) -> Reads {
+        Reads::HostState
     }
 
     fn taken(&self, run: &RunSetup) -> bool {

@@ -11,7 +11,7 @@ use rayon::prelude::*;
 use crate::float::Real;
 use crate::measure::energy::CHUNK;
 use crate::measure::measurement::{
-    Cell, Column, Finish, Measurement, Part, RunSetup, Shape, Snapshot,
+    Cell, Column, Finish, Measurement, Part, Reads, RunSetup, Shape, Snapshot,
 };
 use crate::state::State;
 
@@ -89,6 +89,10 @@ impl Measurement for GlobalError {
         Shape::Chunks(WORDS)
     }
 
+    fn reads(&self) -> Reads {
+        Reads::HostState
+    }
+
     fn taken(&self, run: &RunSetup) -> bool {
         run.reference
     }
@@ -125,6 +129,10 @@ impl Measurement for ReturnError {
 
     fn shape(&self) -> Shape {
         Shape::Chunks(WORDS)
+    }
+
+    fn reads(&self) -> Reads {
+        Reads::HostState
     }
 
     fn taken(&self, run: &RunSetup) -> bool {

@@ -303,6 +303,19 @@ impl Finish<'_> {
     }
 }
 
+/// What taking a measurement reads, declared by each: whether a GPU run must read its state
+/// back to the host for it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reads {
+    /// The state on the host: a GPU run reads the state back at every snapshot that takes it.
+    HostState,
+    /// The state where it lives: an `Acceleration` (the GPU engine's energy reduction) takes
+    /// it on the device; the host measures it where there is none.
+    StateOnDevice,
+    /// Other measurements' parts only, not the state (`Shape::Derived`).
+    Parts,
+}
+
 /// One measurement (see the module doc). Registered once in `registry::MEASUREMENTS`, whose
 /// order is the order of the stats.csv columns.
 pub trait Measurement: Sync {
@@ -313,6 +326,8 @@ pub trait Measurement: Sync {
     /// How its parts merge; every shape but `Derived` is measured on the host state unless
     /// an `Acceleration` takes it.
     fn shape(&self) -> Shape;
+    /// What taking it reads (`Parts` exactly when the shape is `Derived`).
+    fn reads(&self) -> Reads;
     /// Whether this run takes it (else its parts are empty and its columns stay empty).
     fn taken(&self, run: &RunSetup) -> bool;
     /// Its parts of the snapshot's points, measured on the host (not called for `Derived`).

@@ -7,7 +7,7 @@ use super::energy::{chunk_accumulators, energies, EnergyFunction};
 use crate::expr::modified::ModifiedEnergy;
 use crate::float::Real;
 use crate::measure::measurement::{
-    Cell, Column, Finish, Measurement, Part, RunSetup, Shape, Snapshot, Summary,
+    Cell, Column, Finish, Measurement, Part, Reads, RunSetup, Shape, Snapshot, Summary,
 };
 use crate::state::State;
 
@@ -41,6 +41,10 @@ impl Measurement for Modified {
 
     fn shape(&self) -> Shape {
         Shape::Chunks(ACCUMULATOR_WORDS)
+    }
+
+    fn reads(&self) -> Reads {
+        Reads::HostState
     }
 
     fn taken(&self, run: &RunSetup) -> bool {

@@ -10,7 +10,9 @@ use super::constraint::Constraint;
 use super::distance::{GlobalError, ReturnError};
 use super::energy::columns::{AngularMomentum, Energy, Escaped, Stayed};
 use super::floor::Floors;
-use super::measurement::{Cell, Column, Finish, Measurement, Part, RunSetup, Shape, Snapshot};
+use super::measurement::{
+    Cell, Column, Finish, Measurement, Part, Reads, RunSetup, Shape, Snapshot,
+};
 use super::modified::Modified;
 use super::tangent::Tangent;
 
@@ -50,6 +52,10 @@ impl Measurement for Unconverged {
         Shape::Sum
     }
 
+    fn reads(&self) -> Reads {
+        Reads::StateOnDevice
+    }
+
     fn taken(&self, _run: &RunSetup) -> bool {
         true
     }
@@ -70,7 +76,8 @@ impl Measurement for Unconverged {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::measure::row::columns;
+    use crate::measure::floor::StepError;
+    use crate::measure::row::{columns, needs_host_state};
 
     /// Names identify the measurements' parts, and column names the cells: both unique.
     #[test]
@@ -84,5 +91,67 @@ mod tests {
         cols.sort();
         cols.dedup();
         assert_eq!(cols.len(), columns().len() + 3);
+    }
+
+    use crate::measure::measurement::Reads;
+    use crate::system::{System, CATALOGUE};
+
+    /// A plain run's measurements: a filled ensemble without `--tangent`, `--reference`,
+    /// `--reverse`, `--modified-hamiltonian` or `--chaos` (the runs the GPU's energy
+    /// reduction serves).
+    fn plain(system: &System) -> RunSetup<'_> {
+        RunSetup {
+            system,
+            tangent: false,
+            loop_area: None,
+            filled_area: None,
+            reference: false,
+            reverse: None,
+            modified: None,
+            chaos: None,
+            dt: 0.1,
+            step_error: StepError::new(f64::EPSILON / 2.0, false, 0.1, None),
+        }
+    }
+
+    #[test]
+    fn a_measurement_reads_parts_exactly_when_its_shape_is_derived() {
+        for m in MEASUREMENTS {
+            assert_eq!(
+                m.reads() == Reads::Parts,
+                m.shape() == Shape::Derived,
+                "{}: reads {:?}, shape {:?}",
+                m.name(),
+                m.reads(),
+                m.shape()
+            );
+        }
+    }
+
+    /// A measurement every plain run takes must not read the host state: if it did, a GPU run
+    /// would read its state back at every snapshot and the energy statistics reduced on the
+    /// device would save nothing.
+    #[test]
+    fn no_always_on_measurement_turns_off_the_device_energy_reduction() {
+        let systems: Vec<System> = CATALOGUE
+            .iter()
+            .map(|info| System::new(info.name, &Default::default()).unwrap())
+            .collect();
+        let always_on: Vec<&str> = MEASUREMENTS
+            .iter()
+            .filter(|m| systems.iter().all(|s| m.taken(&plain(s))))
+            .filter(|m| m.reads() == Reads::HostState)
+            .map(|m| m.name())
+            .collect();
+        assert!(
+            always_on.is_empty(),
+            "taken by every run and read on the host: {always_on:?}; a GPU run would read its \
+             state back at every snapshot for them. Take them only when asked for, take them on \
+             the device (Reads::StateOnDevice, in the engine's Acceleration), or finish them \
+             from other measurements' parts (Shape::Derived)"
+        );
+        let pendulum = &systems[CATALOGUE.iter().position(|s| s.name == "pendulum").unwrap()];
+        assert!(!needs_host_state(&plain(pendulum), true));
+        assert!(needs_host_state(&plain(pendulum), false));
     }
 }

@@ -10,7 +10,9 @@ use std::sync::LazyLock;
 use serde::ser::SerializeStruct;
 use serde::{Serialize, Serializer};
 
-use super::measurement::{Cell, Column, Finish, Kind, Part, RunSetup, Shape, Snapshot, Summary};
+use super::measurement::{
+    Cell, Column, Finish, Kind, Part, Reads, RunSetup, Shape, Snapshot, Summary,
+};
 use super::registry::MEASUREMENTS;
 use crate::error::{Error, Result};
 
@@ -178,12 +180,18 @@ impl Default for RowParts {
     }
 }
 
-/// Whether a run's snapshots need the host state for the measurements it takes, besides
-/// those an `Acceleration` takes (`accelerated`: their names).
-pub fn needs_host_state(run: &RunSetup, accelerated: &[&str]) -> bool {
-    MEASUREMENTS
-        .iter()
-        .any(|m| m.taken(run) && m.shape() != Shape::Derived && !accelerated.contains(&m.name()))
+/// Whether a run's snapshots need the host state for the measurements it takes, as each
+/// declares (`Measurement::reads`), with the state's measurements taken on the device when
+/// an `Acceleration` is (`accelerated`).
+pub fn needs_host_state(run: &RunSetup, accelerated: bool) -> bool {
+    MEASUREMENTS.iter().any(|m| {
+        m.taken(run)
+            && match m.reads() {
+                Reads::HostState => true,
+                Reads::StateOnDevice => !accelerated,
+                Reads::Parts => false,
+            }
+    })
 }
 
 /// The first bytes of an encoded `RowParts`.
@@ -205,7 +213,7 @@ impl RowParts {
             .iter()
             .map(|m| {
                 let shape = m.shape();
-                if !m.taken(run) || shape == Shape::Derived {
+                if !m.taken(run) || m.reads() == Reads::Parts {
                     return Part::empty(shape);
                 }
                 if let Some(i) = accelerated.iter().position(|(n, _)| *n == m.name()) {

@@ -12,7 +12,7 @@ use rayon::prelude::*;
 
 use crate::float::Real;
 use crate::measure::measurement::{
-    Cell, Column, Finish, Measurement, Part, RunSetup, Shape, Snapshot,
+    Cell, Column, Finish, Measurement, Part, Reads, RunSetup, Shape, Snapshot,
 };
 use crate::state::State;
 
@@ -247,6 +247,10 @@ impl Measurement for Tangent {
 
     fn shape(&self) -> Shape {
         Shape::Chunks(TANGENT_WORDS)
+    }
+
+    fn reads(&self) -> Reads {
+        Reads::HostState
     }
 
     fn taken(&self, run: &RunSetup) -> bool {

@@ -2,7 +2,8 @@
 //! `methods/*.toml`) describes, and the form in which the analysis (`method::analysis`: order,
 //! symplecticity, symmetry, linear stability) and the engines (`method::family`) read them.
 //!
-//! Conventions (GNI II.1–II.2, III.2; seed 000 §4):
+//! Conventions (GNI II.1–II.2, III.2; González-Santos, Métodos numéricos simplécticos de un
+//! paso, §4):
 //!
 //! - `Rk`: y' = f(y) = (∂H/∂p, −∂H/∂q), stages Y_i = y0 + h Σ_j a_ij f(Y_j),
 //!   y1 = y0 + h Σ_i b_i f(Y_i). Explicit when a is strictly lower triangular.

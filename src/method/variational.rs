@@ -1,4 +1,5 @@
-//! The variational integrators of seed 003: each variational system (`SystemInfo::variational`)
+//! The variational integrators of Torrente's practicum (J. Torrente Teruel, Integradores
+//! simplécticos en sistemas mecánicos simples, 2022): each variational system (`SystemInfo::variational`)
 //! defines its own two-step map (q_{k−1}, q_k) ↦ (q_k, q_{k+1}) from a discrete Lagrangian and,
 //! for nonholonomic systems, a discrete constraint (discrete Euler–Lagrange or
 //! Lagrange–d'Alembert equations), so this one method only runs the system's `discrete_step`

@@ -242,13 +242,14 @@ impl<'a, T: Real> Tracker<'a, T> {
             self.follow_reference(step - done)?;
             done = step;
             let accelerated = self.accelerated_parts()?;
-            let names: Vec<&str> = accelerated.iter().map(|(name, _)| *name).collect();
             let single = self.engine.points() == 1 && !cfg.ensemble.is_loop();
             let portrait = cfg.portrait_steps.contains(&step);
             // The state is read back only when something needs it besides what the engine
             // measured where the state lives.
-            let needs_state =
-                needs_host_state(&self.setup, &names) || single || portrait || cfg.save_states;
+            let needs_state = needs_host_state(&self.setup, self.accelerated)
+                || single
+                || portrait
+                || cfg.save_states;
             let points = self.engine.points() as u64;
             let state = if needs_state {
                 Some(self.engine.state()?)

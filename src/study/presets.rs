@@ -6,7 +6,7 @@ use std::f64::consts::PI;
 
 mod chaos;
 mod modified;
-mod seed003;
+mod variational;
 
 use super::{Study, StudyRun};
 use crate::config::{EnsembleFile, Precision, RunFile};
@@ -379,10 +379,10 @@ const TABLE: &[Preset] = &[
 /// Preset names with a one-line description (for errors and `phaseflow list`).
 pub const PRESETS: &[(&str, &str)] = &summaries();
 
-/// Every preset: this file's table, the modified Hamiltonian's (`modified.rs`), seed 003's
-/// (`seed003.rs`), then the chaos presets (`chaos.rs`).
+/// Every preset: this file's table, the modified Hamiltonian's (`modified.rs`), Torrente's
+/// variational integrators (`variational.rs`), then the chaos presets (`chaos.rs`).
 const COUNT: usize =
-    TABLE.len() + modified::TABLE.len() + seed003::TABLE.len() + chaos::TABLE.len();
+    TABLE.len() + modified::TABLE.len() + variational::TABLE.len() + chaos::TABLE.len();
 
 /// The tables' names and one-line summaries, in order.
 const fn summaries() -> [(&'static str, &'static str); COUNT] {
@@ -390,14 +390,17 @@ const fn summaries() -> [(&'static str, &'static str); COUNT] {
     let mut i = 0;
     while i < COUNT {
         let m = TABLE.len() + modified::TABLE.len();
-        let s = m + seed003::TABLE.len();
+        let s = m + variational::TABLE.len();
         out[i] = if i < TABLE.len() {
             (TABLE[i].name, TABLE[i].summary)
         } else if i < m {
             let p = &modified::TABLE[i - TABLE.len()];
             (p.name, p.summary)
         } else if i < s {
-            (seed003::TABLE[i - m].name, seed003::TABLE[i - m].summary)
+            (
+                variational::TABLE[i - m].name,
+                variational::TABLE[i - m].summary,
+            )
         } else {
             (chaos::TABLE[i - s].name, chaos::TABLE[i - s].summary)
         };
@@ -411,7 +414,7 @@ pub fn preset(name: &str) -> Result<Study> {
     TABLE
         .iter()
         .chain(modified::TABLE)
-        .chain(seed003::TABLE)
+        .chain(variational::TABLE)
         .find(|p| p.name == name)
         .map(Preset::study)
         .or_else(|| {

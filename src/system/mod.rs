@@ -96,7 +96,10 @@ pub struct SystemInfo {
     pub name: &'static str,
     pub summary: &'static str,
     pub params: &'static [ParamSpec],
-    /// H = T(p) + V(q): every symplectic method in this crate is explicit.
+    /// H = T(p) + V(q). The symplectic Euler and Verlet stages are then explicit (one sweep),
+    /// Verlet and its compositions run as a fused kick–drift sequence, and the kick–drift
+    /// splittings (`blanes-moan4`) are allowed; implicit methods (the midpoint rule, Gauss)
+    /// stay implicit whatever H is.
     pub separable: bool,
     /// How the implicit stages of the symplectic Euler / Verlet kernels (e.g. the kick
     /// p+ = p − h ∂qH(q, p+)) are solved for this system: `Some(s)` when s Jacobi sweeps solve

@@ -192,7 +192,8 @@ fn study_preset_writes_data_plots_and_report() {
     );
 }
 
-/// Seed 000's experiment I end to end: explicit Euler gains energy (the seed: exponentially from
+/// González-Santos's experiment I (Métodos numéricos simplécticos de un paso) end to end:
+/// explicit Euler gains energy (the paper: exponentially from
 /// t ≈ 10), symplectic Euler's energy oscillation stays below 1e-5 (its figure 6d), and the
 /// single trajectory gives trajectory.csv and a plot of the free end's x(t).
 #[test]

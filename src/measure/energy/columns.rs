@@ -5,7 +5,7 @@
 use super::RunEnergy;
 use super::{ang_mom_err_max, chunk_accumulators, fold_in_order, EnergyAccumulator, EnergyStats};
 use crate::measure::measurement::{
-    Cell, Column, Finish, Measurement, Part, RunSetup, Shape, Snapshot,
+    Cell, Column, Finish, Measurement, Part, Reads, RunSetup, Shape, Snapshot,
 };
 
 /// Words of `EnergyAccumulator::to_words`.
@@ -109,6 +109,10 @@ impl Measurement for Energy {
         Shape::Chunks(ACCUMULATOR_WORDS)
     }
 
+    fn reads(&self) -> Reads {
+        Reads::StateOnDevice
+    }
+
     fn taken(&self, _run: &RunSetup) -> bool {
         true
     }
@@ -151,6 +155,10 @@ impl Measurement for Escaped {
         Shape::Derived
     }
 
+    fn reads(&self) -> Reads {
+        Reads::Parts
+    }
+
     fn taken(&self, _run: &RunSetup) -> bool {
         true
     }
@@ -178,6 +186,10 @@ impl Measurement for Stayed {
 
     fn shape(&self) -> Shape {
         Shape::Derived
+    }
+
+    fn reads(&self) -> Reads {
+        Reads::Parts
     }
 
     fn taken(&self, _run: &RunSetup) -> bool {
@@ -212,6 +224,10 @@ impl Measurement for AngularMomentum {
 
     fn shape(&self) -> Shape {
         Shape::Max
+    }
+
+    fn reads(&self) -> Reads {
+        Reads::HostState
     }
 
     fn taken(&self, run: &RunSetup) -> bool {

@@ -2,51 +2,49 @@
 //! bytes (`RowParts::encode`, parts files) round-trip exactly and refuse any change.
 
 use super::*;
-use crate::measure::energy::columns::energy_part;
+use crate::measure::energy::columns::{energy_part, ACCUMULATOR_WORDS};
 use crate::measure::energy::EnergyAccumulator;
-use crate::measure::measurement::{Part, RunSetup};
+use crate::measure::measurement::{Part, RunSetup, Shape};
+use crate::measure::registry::MEASUREMENTS;
 use crate::system::System;
 
-/// The parts of `n` chunks of 37 points (energy and tangent chunks, the counts and maxima).
+/// The parts of `chunks` chunks of 37 points, for every registered measurement by its shape:
+/// a count, a largest value, or per-chunk words (`Derived` has none). Counts add up and maxima
+/// grow with the chunks, so shards' parts appended equal the whole's.
 fn parts(seed: u64, chunks: std::ops::Range<usize>) -> RowParts {
-    let energy: Vec<EnergyAccumulator> = chunks
-        .clone()
-        .map(|c| {
-            let h: Vec<f64> = (0..37)
-                .map(|i| 1.0 + ((seed * 131 + c as u64 * 17 + i) as f64 * 0.37).sin())
-                .collect();
-            EnergyAccumulator::from_chunk(&h, &vec![1.0; h.len()])
-        })
-        .collect();
-    let tangent: Vec<u64> = chunks
-        .clone()
-        .flat_map(|c| {
-            [
-                37,
-                2.9f64.to_bits(),
-                0.9f64.to_bits(),
-                1.1f64.to_bits(),
-                (1e-7 * c as f64).to_bits(),
-                (2.0 + c as f64).to_bits(),
-            ]
-        })
-        .collect();
     let mut p = RowParts::default();
     p.points = 37 * chunks.len() as u64;
-    p.set("energy", energy_part(&energy));
-    // The modified Hamiltonian's accumulators have the energy's shape.
-    p.set("modified", energy_part(&energy));
-    p.set("tangent", Part::Chunks(tangent));
-    p.set("unconverged", Part::Sum(seed + chunks.start as u64));
-    p.set(
-        "angular_momentum",
-        Part::Max((chunks.start == 0).then_some(seed as f64 * 1e-9)),
-    );
-    p.set(
-        "constraint",
-        Part::Max(Some((seed + chunks.end as u64) as f64 * 1e-12)),
-    );
+    for m in MEASUREMENTS {
+        let part = match m.shape() {
+            Shape::Derived => continue,
+            Shape::Sum => Part::Sum(seed * chunks.len() as u64),
+            Shape::Max => Part::Max(Some((seed + chunks.end as u64) as f64 * 1e-12)),
+            Shape::Chunks(width) => chunk_words(seed, chunks.clone(), width),
+        };
+        p.set(m.name(), part);
+    }
     p
+}
+
+/// Per-chunk words of `width`: energy accumulators for their width (their counts and floats
+/// must stay consistent for the row to be finite), else a count of 37 and then floats.
+fn chunk_words(seed: u64, chunks: std::ops::Range<usize>, width: usize) -> Part {
+    if width == ACCUMULATOR_WORDS {
+        let energy: Vec<EnergyAccumulator> = chunks
+            .map(|c| {
+                let h: Vec<f64> = (0..37)
+                    .map(|i| 1.0 + ((seed * 131 + c as u64 * 17 + i) as f64 * 0.37).sin())
+                    .collect();
+                EnergyAccumulator::from_chunk(&h, &vec![1.0; h.len()])
+            })
+            .collect();
+        return energy_part(&energy);
+    }
+    let words = chunks.flat_map(|c| {
+        let value = move |k: usize| 1.0 + 0.1 * k as f64 + 1e-7 * (seed + c as u64) as f64;
+        std::iter::once(37).chain((1..width).map(move |k| value(k).to_bits()))
+    });
+    Part::Chunks(words.collect())
 }
 
 fn setup(system: &System) -> RunSetup<'_> {
@@ -72,10 +70,7 @@ fn appended_parts_are_the_whole_and_round_trip() {
     let run = setup(&system);
     let mut split = parts(4, 0..4);
     split.append(parts(4, 4..9));
-    let mut whole = parts(4, 0..9);
-    // the whole's counts and maxima are those of the shards merged
-    whole.set("unconverged", Part::Sum(4 + 8));
-    whole.set("constraint", Part::Max(Some(13.0 * 1e-12)));
+    let whole = parts(4, 0..9);
     assert_eq!(split, whole);
     assert_eq!(split.row(&run, 3, 1.5, None), whole.row(&run, 3, 1.5, None));
     let back = RowParts::decode(&whole.encode(), "x").unwrap();
@@ -102,11 +97,11 @@ fn parts_files_round_trip_and_refuse_any_change() {
     // The largest file: one chunk of each kind more than there are points.
     let mut fullest = parts.clone();
     fullest.points = 1;
-    fullest.set("area", Part::Chunks(vec![1, 2, 3, 4, 5, 6]));
-    for distance in ["global_error", "return_error"] {
-        fullest.set(distance, Part::Chunks(vec![1, 2, 3, 4, 5, 6]));
+    for m in MEASUREMENTS {
+        if let Shape::Chunks(width) = m.shape() {
+            fullest.set(m.name(), Part::Chunks((1..=2 * width as u64).collect()));
+        }
     }
-    fullest.set("chaos", Part::Chunks((1..=12).collect()));
     assert_eq!(
         file.encode(&fullest).len() as u64,
         PartsFile::max_len(fullest.points as usize)

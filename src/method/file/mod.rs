@@ -79,6 +79,7 @@
 //! `MAX_STEPS` kicks and drifts.
 
 mod coef;
+pub mod collocation;
 pub(crate) mod read;
 
 use std::sync::OnceLock;

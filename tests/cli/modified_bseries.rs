@@ -171,3 +171,53 @@ fn midpoint_modified_energy_does_not_drift_at_the_default_tolerance() {
     assert!((last - first).abs() < 1e-13, "{first} → {last}");
     assert_eq!(rows.last().unwrap()["unconverged"], 0.0);
 }
+
+/// A symmetric composition of 63 steps of gauss3 (a, …, a, 1 − 62a, a, …, a, Σw⁷ ≈ 2e-9): its
+/// order-7 conditions miss by more than rounding but less than the tolerance, so the order
+/// analysis leaves them undecided (order ≥ 6). The first correction term h⁶ H7 shares that
+/// verdict: kept, and said to be undecided, rather than dropped as rounding (which left no
+/// term at all).
+#[test]
+fn a_term_the_order_analysis_leaves_undecided_is_kept_and_flagged() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = "\"0.015207447097782953\"";
+    let mut weights = vec![a.to_string(); 31];
+    weights.push("\"1 - 62*0.015207447097782953\"".into());
+    weights.extend(vec![a.to_string(); 31]);
+    let file = dir.path().join("c63.toml");
+    std::fs::write(
+        &file,
+        format!(
+            "name = \"c63\"\nfamily = \"composition\"\nsummary = \"63 symmetric steps of gauss3\"\nbase = \"gauss3\"\nweights = [{}]\n",
+            weights.join(", ")
+        ),
+    )
+    .unwrap();
+    let check = phaseflow()
+        .args(["method", "check"])
+        .arg(&file)
+        .assert()
+        .success();
+    let check = String::from_utf8_lossy(&check.get_output().stdout).to_string();
+    assert!(check.contains("order: ≥ 6"), "{check}");
+    let shown = phaseflow()
+        .args([
+            "show-modified-hamiltonian",
+            "--system",
+            "pendulum",
+            "--order",
+            "1",
+        ])
+        .arg("--method-file")
+        .arg(&file)
+        .assert()
+        .success();
+    let shown = String::from_utf8_lossy(&shown.get_output().stdout).to_string();
+    assert!(shown.contains("H~ = H + h^6 H7"), "{shown}");
+    let h7 = shown.lines().find(|l| l.starts_with("H7 = ")).unwrap();
+    assert!(h7.contains("cos(q)") || h7.contains("sin(q)"), "{h7}");
+    assert!(
+        shown.contains("# H7 is kept, though it may vanish"),
+        "{shown}"
+    );
+}

@@ -172,19 +172,13 @@ fn midpoint_modified_energy_does_not_drift_at_the_default_tolerance() {
     assert_eq!(rows.last().unwrap()["unconverged"], 0.0);
 }
 
-/// A symmetric composition of 63 steps of gauss3 (a, …, a, 1 − 62a, a, …, a, Σw⁷ ≈ 2e-9): its
-/// order-7 conditions miss by more than rounding but less than the tolerance, so the order
-/// analysis leaves them undecided (order ≥ 6). The first correction term h⁶ H7 shares that
-/// verdict: kept, and said to be undecided, rather than dropped as rounding (which left no
-/// term at all).
-#[test]
-fn a_term_the_order_analysis_leaves_undecided_is_kept_and_flagged() {
-    let dir = tempfile::tempdir().unwrap();
-    let a = "\"0.015207447097782953\"";
-    let mut weights = vec![a.to_string(); 31];
-    weights.push("\"1 - 62*0.015207447097782953\"".into());
-    weights.extend(vec![a.to_string(); 31]);
-    let file = dir.path().join("c63.toml");
+/// A symmetric composition of 63 steps of gauss3, a, …, a, 1 − 62a, a, …, a, written to
+/// `dir` as a method file.
+fn gauss3_composition(dir: &std::path::Path, a: &str) -> std::path::PathBuf {
+    let mut weights = vec![format!("\"{a}\""); 31];
+    weights.push(format!("\"1 - 62*{a}\""));
+    weights.extend(vec![format!("\"{a}\""); 31]);
+    let file = dir.join(format!("c63-{a}.toml"));
     std::fs::write(
         &file,
         format!(
@@ -193,13 +187,18 @@ fn a_term_the_order_analysis_leaves_undecided_is_kept_and_flagged() {
         ),
     )
     .unwrap();
+    file
+}
+
+/// `method check` and `show-modified-hamiltonian --order 1` of the method file `file`.
+fn check_and_first_term(file: &std::path::Path) -> (String, String) {
+    let text =
+        |a: assert_cmd::assert::Assert| String::from_utf8_lossy(&a.get_output().stdout).to_string();
     let check = phaseflow()
         .args(["method", "check"])
-        .arg(&file)
+        .arg(file)
         .assert()
         .success();
-    let check = String::from_utf8_lossy(&check.get_output().stdout).to_string();
-    assert!(check.contains("order: ≥ 6"), "{check}");
     let shown = phaseflow()
         .args([
             "show-modified-hamiltonian",
@@ -209,10 +208,37 @@ fn a_term_the_order_analysis_leaves_undecided_is_kept_and_flagged() {
             "1",
         ])
         .arg("--method-file")
-        .arg(&file)
+        .arg(file)
         .assert()
         .success();
-    let shown = String::from_utf8_lossy(&shown.get_output().stdout).to_string();
+    (text(check), text(shown))
+}
+
+/// The composition above with Σw⁷ = 2e-6 (a = 0.0136…) has order 6: its order-7 conditions
+/// fail by 7e-10, beyond the tolerance. Its first correction term h⁶ H7, whose coefficients
+/// are about 1e-12 to 3e-11, is there in full: an absolute cut-off at 1e-11 printed it as 0.0.
+#[test]
+fn a_small_term_of_a_failing_condition_is_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    let (check, shown) =
+        check_and_first_term(&gauss3_composition(dir.path(), "0.013654634188158895"));
+    assert!(check.contains("order: 6\n"), "{check}");
+    assert!(shown.contains("H~ = H + h^6 H7"), "{shown}");
+    let h7 = shown.lines().find(|l| l.starts_with("H7 = ")).unwrap();
+    assert!(h7.contains("cos(q)") && h7.contains("sin(q)"), "{h7}");
+    assert!(!shown.contains("may vanish"), "{shown}");
+}
+
+/// With Σw⁷ ≈ 2e-9 (a = 0.0152…) the order-7 conditions miss by more than rounding but less
+/// than the tolerance, so the order analysis leaves them undecided (order ≥ 6). The term h⁶ H7
+/// shares that verdict: kept, and said to be undecided, rather than dropped as rounding
+/// (which left no term at all).
+#[test]
+fn a_term_the_order_analysis_leaves_undecided_is_kept_and_flagged() {
+    let dir = tempfile::tempdir().unwrap();
+    let (check, shown) =
+        check_and_first_term(&gauss3_composition(dir.path(), "0.015207447097782953"));
+    assert!(check.contains("order: ≥ 6"), "{check}");
     assert!(shown.contains("H~ = H + h^6 H7"), "{shown}");
     let h7 = shown.lines().find(|l| l.starts_with("H7 = ")).unwrap();
     assert!(h7.contains("cos(q)") || h7.contains("sin(q)"), "{h7}");

@@ -215,35 +215,25 @@ fn check_and_first_term(file: &std::path::Path) -> (String, String) {
 }
 
 /// The composition above with Σw⁷ = 2e-6 (a = 0.0136…) has order 6: its order-7 conditions
-/// fail by 7e-10, beyond the tolerance. Its first correction term h⁶ H7, whose coefficients
-/// are about 1e-12 to 3e-11, is there in full: an absolute cut-off at 1e-11 printed it as 0.0.
-#[test]
-fn a_small_term_of_a_failing_condition_is_kept() {
-    let dir = tempfile::tempdir().unwrap();
-    let (check, shown) =
-        check_and_first_term(&gauss3_composition(dir.path(), "0.013654634188158895"));
-    assert!(check.contains("order: 6\n"), "{check}");
-    assert!(shown.contains("H~ = H + h^6 H7"), "{shown}");
-    let h7 = shown.lines().find(|l| l.starts_with("H7 = ")).unwrap();
-    assert!(h7.contains("cos(q)") && h7.contains("sin(q)"), "{h7}");
-    assert!(!shown.contains("may vanish"), "{shown}");
-}
-
+/// fail by 7e-10, beyond the tolerance. Its first correction term h⁶ H7, whose coefficients are
+/// about 1e-12 to 3e-11, is there in full (an absolute cut-off at 1e-11 printed it as 0.0).
 /// With Σw⁷ ≈ 2e-9 (a = 0.0152…) the order-7 conditions miss by more than rounding but less
-/// than the tolerance, so the order analysis leaves them undecided (order ≥ 6). The term h⁶ H7
-/// shares that verdict: kept, and said to be undecided, rather than dropped as rounding
-/// (which left no term at all).
+/// than the tolerance, so the order analysis leaves them undecided (order ≥ 6); h⁶ H7 shares
+/// that verdict: kept, and said to be undecided, rather than dropped as rounding (which left
+/// no term at all).
 #[test]
-fn a_term_the_order_analysis_leaves_undecided_is_kept_and_flagged() {
+fn a_term_is_dropped_only_where_its_order_conditions_hold() {
     let dir = tempfile::tempdir().unwrap();
-    let (check, shown) =
-        check_and_first_term(&gauss3_composition(dir.path(), "0.015207447097782953"));
-    assert!(check.contains("order: ≥ 6"), "{check}");
-    assert!(shown.contains("H~ = H + h^6 H7"), "{shown}");
-    let h7 = shown.lines().find(|l| l.starts_with("H7 = ")).unwrap();
-    assert!(h7.contains("cos(q)") || h7.contains("sin(q)"), "{h7}");
-    assert!(
-        shown.contains("# H7 is kept, though it may vanish"),
-        "{shown}"
-    );
+    for (a, order, flagged) in [
+        ("0.013654634188158895", "order: 6\n", false),
+        ("0.015207447097782953", "order: ≥ 6\n", true),
+    ] {
+        let (check, shown) = check_and_first_term(&gauss3_composition(dir.path(), a));
+        assert!(check.contains(order), "{check}");
+        assert!(shown.contains("H~ = H + h^6 H7"), "{shown}");
+        let h7 = shown.lines().find(|l| l.starts_with("H7 = ")).unwrap();
+        assert!(h7.contains("cos(q)") && h7.contains("sin(q)"), "{h7}");
+        let note = "# H7 is kept, though it may vanish";
+        assert_eq!(shown.contains(note), flagged, "{shown}");
+    }
 }

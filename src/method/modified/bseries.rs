@@ -285,8 +285,8 @@ pub fn term(c: &Coefficients, e: &mut Elementary, n: u32, all: bool) -> Vec<(Id,
             c.zero(id) != Zero::Holds
         };
         if kept {
-            let by = c.sigma[id as usize] * 2.0 * f64::from(n);
-            let (w, size) = (c.b[id as usize] / by, c.scale[id as usize] / by);
+            let per = |x: f64| x / c.sigma[id as usize] / (2.0 * f64::from(n));
+            let (w, size) = (per(c.b[id as usize]), per(c.scale[id as usize]));
             out.push((e.hamiltonian(id), w, size));
         }
     }

@@ -288,9 +288,15 @@ mod tests {
         let dir = Path::new("/mnt/shared/run");
         let source = std::io::Error::from_raw_os_error(37); // ENOLCK on Linux
         let new = no_locks(dir, &dir.join(LOCK), &source, LockFor::NewRun).to_string();
-        assert!(new.contains("; choose out on a file system with locks"), "{new}");
+        assert!(
+            new.contains("; choose out on a file system with locks"),
+            "{new}"
+        );
         let resume = no_locks(dir, &dir.join(LOCK), &source, LockFor::Resume).to_string();
-        assert!(!resume.contains("choose") && !resume.contains("out on"), "{resume}");
+        assert!(
+            !resume.contains("choose") && !resume.contains("out on"),
+            "{resume}"
+        );
         assert!(resume.contains("resume the copy there"), "{resume}");
         assert!(resume.contains("keeps no file locks"), "{resume}");
     }

@@ -4,6 +4,7 @@
 use crate::cli::ShowModifiedArgs;
 use crate::error::Result;
 use crate::input_err;
+use crate::method::analysis::TOLERANCE;
 use crate::method::modified::ModifiedHamiltonian;
 
 use super::{resolve_method, resolve_system, RunFile};
@@ -53,6 +54,13 @@ pub fn show_modified(a: &ShowModifiedArgs) -> Result<String> {
         for (n, body) in definitions {
             out.push_str(&format!("{n} = {body}\n"));
         }
+    }
+    for t in m.terms().iter().filter(|t| t.undecided) {
+        out.push_str(&format!(
+            "# {} is kept, though it may vanish: its coefficients, as the order conditions of order {} (`phaseflow method check`), miss zero by more than rounding but by less than {TOLERANCE:e} of their terms' size, which coefficients given to fewer digits can leave\n",
+            name(t.power),
+            t.power + 1
+        ));
     }
     if let Some(h) = a.dt {
         let at: String = m

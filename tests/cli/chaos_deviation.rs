@@ -129,6 +129,36 @@ fn resume_keeps_the_recorded_metric() {
     );
 }
 
+/// A chaos run whose config.toml predates the deviation vector's options (no `deviation`
+/// keys) continues with the fixed vector in the unit metric it started with, not today's
+/// defaults: resumed from that config.toml it writes what `--deviation ones
+/// --deviation-metric unit` writes.
+#[test]
+fn an_older_runs_config_keeps_its_fixed_vector() {
+    let tmp = TempDir::new().unwrap();
+    let args = "run --system henon-heiles --method yoshida4 --precision f64 --ensemble point \
+                --center 0,0.1,0.39,0.1 --points 3 --dt 0.05 --steps 400 --chaos lyapunov \
+                --deviation ones --deviation-metric unit";
+    let fixed = tmp.path().join("fixed");
+    run(args, &fixed);
+    let older: String = read(&fixed.join("config.toml"))
+        .lines()
+        .filter(|l| !l.starts_with("deviation"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    assert!(!older.contains("deviation"), "{older}");
+    let old = tmp.path().join("old");
+    std::fs::create_dir(&old).unwrap();
+    std::fs::write(old.join("config.toml"), older).unwrap();
+    phaseflow()
+        .args(["resume", "--quiet"])
+        .arg(&old)
+        .assert()
+        .success();
+    let npy = |d: &Path| std::fs::read(d.join("chaos/step_400.npy")).unwrap();
+    assert_eq!(npy(&fixed), npy(&old));
+}
+
 /// Bad starts and metrics, and either without --chaos, exit 2 naming the flag and the fix.
 #[test]
 fn bad_deviation_input_is_refused() {

@@ -35,7 +35,7 @@ use crate::error::Result;
 use crate::method::family::Bases;
 use crate::method::tableau::Family;
 pub use normal::{normalise, to_prk, Normal};
-pub use order::{Condition, ROUNDING, TOLERANCE};
+pub use order::{decide, Condition, Order, Zero, ROUNDING, TOLERANCE};
 use serde::Serialize;
 pub use stability::StabilityInterval;
 pub use trees::MAX_ORDER;
@@ -75,6 +75,12 @@ pub struct Verdicts {
     /// The first condition that fails (of order `order + 1`), or with `order_at_least` the
     /// first not decided; `None` at `MAX_ORDER`.
     pub first_failure: Option<Condition>,
+}
+
+/// The order found from the order conditions of `n`'s form (`Verdicts::order`,
+/// `order_at_least` and `first_failure`).
+pub fn order_of(n: &Normal) -> Order {
+    order::order(n)
 }
 
 /// The verdicts on `family`; `base` finds a composition's base method by name (a built-in:

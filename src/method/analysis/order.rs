@@ -21,6 +21,32 @@ pub const TOLERANCE: f64 = 1e-10;
 /// See `TOLERANCE`.
 pub const ROUNDING: f64 = 1e-13;
 
+/// Whether a quantity that is zero for exact coefficients is zero for these: the verdict on
+/// an order condition (`verdict`) and on a modified Hamiltonian's coefficients (which vanish
+/// exactly where the conditions hold) alike.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Zero {
+    /// Within what rounding leaves (`ROUNDING` of the size of the terms summed).
+    Holds,
+    /// Beyond rounding, within `TOLERANCE`: the exact coefficients the given ones round may
+    /// make it zero.
+    Undecided,
+    /// Beyond `TOLERANCE`: not zero.
+    Fails,
+}
+
+/// The verdict on `value`, a sum of terms whose absolute values sum to `scale`.
+pub fn decide(value: f64, scale: f64) -> Zero {
+    let r = value.abs();
+    if r <= ROUNDING * scale {
+        Zero::Holds
+    } else if r <= TOLERANCE * scale {
+        Zero::Undecided
+    } else {
+        Zero::Fails
+    }
+}
+
 /// An order condition that fails (or, for an order found `at_least`, that is not decided).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Condition {
@@ -283,10 +309,10 @@ fn verdict(forest: &Forest, id: u32, kind: Kind, co: &Coeffs, weight: (f64, f64)
     let t = &forest.trees[id as usize];
     let exact = 1.0 / t.gamma;
     let residual = weight.0 - exact;
-    let scale = weight.1 + exact;
-    (residual.abs() > ROUNDING * scale).then(|| Order {
+    let zero = decide(residual, weight.1 + exact);
+    (zero != Zero::Holds).then(|| Order {
         order: t.order - 1,
-        at_least: residual.abs() <= TOLERANCE * scale,
+        at_least: zero == Zero::Undecided,
         first_failure: Some(Condition {
             order: t.order,
             tree: forest.bracket(id),

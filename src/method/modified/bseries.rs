@@ -26,6 +26,7 @@ use crate::expr::dag::{Dag, Id, Var};
 use crate::expr::diff::partial;
 pub use crate::method::analysis::trees::Colour;
 use crate::method::analysis::trees::{Forest, Kind, MAX_ORDER};
+use crate::method::analysis::{decide, Zero};
 use crate::method::tableau::Tableau;
 
 /// The modified vector field's coefficients b̃(τ) of one partitioned method, per tree of the
@@ -33,6 +34,10 @@ use crate::method::tableau::Tableau;
 pub struct Coefficients {
     pub forest: &'static Forest,
     pub b: Vec<f64>,
+    /// The size of the terms each b̃(τ) sums (the same recursion over the coefficients'
+    /// absolute values): rounding leaves b̃(τ) within a small multiple of f64's precision of
+    /// it, which `order::decide` tells from a term that is there.
+    pub scale: Vec<f64>,
     pub sigma: Vec<f64>,
 }
 
@@ -50,20 +55,27 @@ impl Coefficients {
         let s = q.stages();
         // stage vectors: phi(τ)_i = Π_children (Ã phi(child))_i; a(τ) = b̃ · phi(τ)
         let mut child: Vec<Vec<f64>> = Vec::with_capacity(trees.len());
+        let mut child_abs: Vec<Vec<f64>> = Vec::with_capacity(trees.len());
         let mut a = Vec::with_capacity(trees.len());
+        let mut a_abs = Vec::with_capacity(trees.len());
         let mut sigma = Vec::with_capacity(trees.len());
         // cuts[τ]: for each edge, (the part holding the root, the part cut off)
         let mut cuts: Vec<Vec<(u32, u32)>> = Vec::with_capacity(trees.len());
         for t in trees {
-            let mut phi = vec![1.0; s];
+            let (mut phi, mut phi_abs) = (vec![1.0; s], vec![1.0; s]);
             for &c in &t.children {
                 for (x, y) in phi.iter_mut().zip(&child[c as usize]) {
+                    *x *= y;
+                }
+                for (x, y) in phi_abs.iter_mut().zip(&child_abs[c as usize]) {
                     *x *= y;
                 }
             }
             let tb = tab(t.colour);
             a.push(dot(&tb.b, &phi));
+            a_abs.push(dot_abs(&tb.b, &phi_abs));
             child.push(tb.a.iter().map(|row| dot(row, &phi)).collect());
+            child_abs.push(tb.a.iter().map(|row| dot_abs(row, &phi_abs)).collect());
             sigma.push(symmetry(&t.children, &sigma));
             let mut mine = Vec::new();
             for (j, &c) in t.children.iter().enumerate() {
@@ -85,26 +97,34 @@ impl Coefficients {
         let n = trees.len();
         let top = MAX_ORDER as usize;
         let mut g = vec![vec![0.0; n]; top + 1];
+        let mut g_abs = vec![vec![0.0; n]; top + 1];
         let mut factorial = vec![1.0; top + 1];
         for k in 1..=top {
             factorial[k] = factorial[k - 1] * k as f64;
         }
         for (id, t) in trees.iter().enumerate() {
             let order = t.order as usize;
-            let mut rest = 0.0;
+            let (mut rest, mut rest_abs) = (0.0, 0.0);
             for k in 2..=order {
-                let v: f64 = cuts[id]
-                    .iter()
-                    .map(|&(r, br)| g[k - 1][r as usize] * g[1][br as usize])
-                    .sum();
+                let (v, va) = cuts[id].iter().fold((0.0, 0.0), |(v, va), &(r, br)| {
+                    let (r, br) = (r as usize, br as usize);
+                    (
+                        v + g[k - 1][r] * g[1][br],
+                        va + g_abs[k - 1][r] * g_abs[1][br],
+                    )
+                });
                 g[k][id] = v;
+                g_abs[k][id] = va;
                 rest += v / factorial[k];
+                rest_abs += va / factorial[k];
             }
             g[1][id] = a[id] - rest;
+            g_abs[1][id] = a_abs[id] + rest_abs;
         }
         Coefficients {
             forest,
             b: g.swap_remove(1),
+            scale: g_abs.swap_remove(1),
             sigma,
         }
     }
@@ -115,14 +135,27 @@ impl Coefficients {
             .filter(move |&i| self.forest.trees[i as usize].order == n)
     }
 
-    /// Whether the modified vector field has a term of `n` vertices above `tiny`.
-    pub fn has_order(&self, n: u32, tiny: f64) -> bool {
-        self.of_order(n).any(|i| self.b[i as usize].abs() > tiny)
+    /// Whether b̃(τ) is zero (`order::decide` against its terms' size).
+    pub fn zero(&self, id: u32) -> Zero {
+        decide(self.b[id as usize], self.scale[id as usize])
+    }
+
+    /// Whether the modified vector field's terms of `n` vertices vanish: the least certain
+    /// verdict that one of them is zero (`Fails` as soon as one is there).
+    pub fn degree(&self, n: u32) -> Zero {
+        self.of_order(n)
+            .map(|i| self.zero(i))
+            .max()
+            .unwrap_or(Zero::Holds)
     }
 }
 
 fn dot(a: &[f64], b: &[f64]) -> f64 {
     a.iter().zip(b).map(|(x, y)| x * y).sum()
+}
+
+fn dot_abs(a: &[f64], b: &[f64]) -> f64 {
+    a.iter().zip(b).map(|(x, y)| x.abs() * y).sum()
 }
 
 /// σ(τ) = Π over the distinct children c, each k times: k! σ(c)^k (children sorted).
@@ -239,13 +272,22 @@ impl<'a> Elementary<'a> {
     }
 }
 
-/// H_n = 1/(2n) Σ_{|τ|=n} b̃(τ)/σ(τ) H(τ) as (node, coefficient) pairs (`combine` sums them).
-pub fn term(c: &Coefficients, e: &mut Elementary, n: u32, tiny: f64) -> Vec<(Id, f64)> {
+/// H_n = 1/(2n) Σ_{|τ|=n} b̃(τ)/σ(τ) H(τ) as (node, coefficient, its terms' size) triples
+/// (`combine` sums them), leaving out the trees whose b̃(τ) is zero to rounding, or with
+/// `all` (a degree the order analysis finds there though rounding may hide it) only those
+/// whose b̃(τ) is exactly 0.
+pub fn term(c: &Coefficients, e: &mut Elementary, n: u32, all: bool) -> Vec<(Id, f64, f64)> {
     let mut out = Vec::new();
     for id in c.of_order(n) {
-        let w = c.b[id as usize] / c.sigma[id as usize] / (2.0 * f64::from(n));
-        if w.abs() > tiny {
-            out.push((e.hamiltonian(id), w));
+        let kept = if all {
+            c.b[id as usize] != 0.0
+        } else {
+            c.zero(id) != Zero::Holds
+        };
+        if kept {
+            let per = |x: f64| x / c.sigma[id as usize] / (2.0 * f64::from(n));
+            let (w, size) = (per(c.b[id as usize]), per(c.scale[id as usize]));
+            out.push((e.hamiltonian(id), w, size));
         }
     }
     out

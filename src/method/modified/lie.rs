@@ -4,6 +4,8 @@
 //! each homogeneous part written as right-normed brackets by the Dynkin–Specht–Wever lemma:
 //! a Lie element L of degree n equals (1/n) Σ_w L_w [w₁, [w₂, …, [w_{n−1}, w_n]…]].
 
+use crate::method::analysis::{decide, Zero};
+
 /// The highest degree kept: the brackets of eight letters (enough for the second correction
 /// term of a sixth-order method).
 pub const MAX_DEGREE: usize = 8;
@@ -92,14 +94,16 @@ impl Series {
     }
 
     /// log of a series whose constant term is 1: Σ_k (−1)^{k+1} Y^k / k with Y = self − 1
-    /// (Y^k starts at degree k, so k ≤ MAX_DEGREE terms are exact to the truncation).
-    fn log(&self) -> Series {
+    /// (Y^k starts at degree k, so k ≤ MAX_DEGREE terms are exact to the truncation); with
+    /// `sizes`, Σ_k Y^k / k, which of a series of the terms' absolute values is the size of the
+    /// terms each coefficient of the logarithm sums.
+    fn log(&self, sizes: bool) -> Series {
         let mut y = self.clone();
         y.0[0] = 0.0;
         let mut out = Series::zero();
         let mut power = y.clone();
         for k in 1..=MAX_DEGREE {
-            let sign = if k % 2 == 1 { 1.0 } else { -1.0 };
+            let sign = if k % 2 == 1 || sizes { 1.0 } else { -1.0 };
             for (o, x) in out.0.iter_mut().zip(&power.0) {
                 *o += sign * x / k as f64;
             }
@@ -109,24 +113,59 @@ impl Series {
     }
 }
 
+/// One word of the logarithm: its coefficient and the size of the terms that coefficient sums
+/// (the same products and logarithm over the factors' absolute values), against which
+/// `order::decide` tells rounding from a term.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Coefficient {
+    pub word: Word,
+    pub value: f64,
+    pub size: f64,
+}
+
+impl Coefficient {
+    /// Whether the coefficient is zero (`order::decide` against its terms' size).
+    pub fn zero(&self) -> Zero {
+        decide(self.value, self.size)
+    }
+}
+
+/// Whether a degree's terms vanish: the least certain verdict that one of them is zero.
+pub fn degree_zero(words: &[Coefficient]) -> Zero {
+    words
+        .iter()
+        .map(Coefficient::zero)
+        .max()
+        .unwrap_or(Zero::Holds)
+}
+
 /// log(exp(c₁ X₁) ⋯ exp(c_m X_m)) (the factors in the order given) as right-normed brackets:
 /// for each degree n = 1..=MAX_DEGREE, the words w with their coefficients L_w / n, so that
 /// the degree-n part is Σ coefficient · [w₁, [w₂, …, w_n]]. Words whose bracket is zero (the
-/// last two letters equal, for n ≥ 2) and coefficients below `tiny` are left out.
-pub fn log_brackets(factors: &[(f64, Letter)], tiny: f64) -> Vec<Vec<(Word, f64)>> {
-    let product = factors
-        .iter()
-        .fold(Series::exp(0.0, Letter::A), |acc, &(c, x)| {
-            acc.mul(&Series::exp(c, x))
-        });
-    let log = product.log();
+/// last two letters equal, for n ≥ 2) are left out; those zero to rounding are kept, to be
+/// told apart by `Coefficient::zero`.
+pub fn log_brackets(factors: &[(f64, Letter)]) -> Vec<Vec<Coefficient>> {
+    let product = |abs: bool| {
+        factors
+            .iter()
+            .fold(Series::exp(0.0, Letter::A), |acc, &(c, x)| {
+                acc.mul(&Series::exp(if abs { c.abs() } else { c }, x))
+            })
+    };
+    let (log, sizes) = (product(false).log(false), product(true).log(true));
     (1..=MAX_DEGREE)
         .map(|n| {
             (0..1u32 << n)
                 .map(|bits| Word { len: n, bits })
                 .filter(|w| n == 1 || w.letter(n - 2) != w.letter(n - 1))
-                .map(|w| (w, log.0[offset(n) + w.bits as usize] / n as f64))
-                .filter(|&(_, c)| c.abs() > tiny)
+                .map(|word| {
+                    let at = offset(n) + word.bits as usize;
+                    Coefficient {
+                        word,
+                        value: log.0[at] / n as f64,
+                        size: sizes.0[at] / n as f64,
+                    }
+                })
                 .collect()
         })
         .collect()
@@ -143,18 +182,18 @@ mod tests {
         }
     }
 
-    fn coefficient(terms: &[(Word, f64)], w: &str) -> f64 {
+    fn coefficient(terms: &[Coefficient], w: &str) -> f64 {
         terms
             .iter()
-            .find(|(x, _)| *x == word(w))
-            .map_or(0.0, |t| t.1)
+            .find(|c| c.word == word(w))
+            .map_or(0.0, |c| c.value)
     }
 
     /// BCH of two factors: log(e^A e^B) = A + B + [A,B]/2 + ([A,[A,B]] + [B,[B,A]])/12 + …;
     /// in right-normed Dynkin form the degree-2 part is ([A,B] − [B,A])/4 = [A,B]/2.
     #[test]
     fn two_factors_give_the_bch_series() {
-        let l = log_brackets(&[(1.0, Letter::A), (1.0, Letter::B)], 1e-14);
+        let l = log_brackets(&[(1.0, Letter::A), (1.0, Letter::B)]);
         assert_eq!(coefficient(&l[0], "A"), 1.0);
         assert_eq!(coefficient(&l[0], "B"), 1.0);
         let bracket2 = coefficient(&l[1], "AB") - coefficient(&l[1], "BA");
@@ -170,15 +209,18 @@ mod tests {
     /// and its inverse is 0.
     #[test]
     fn symmetric_products_have_odd_terms_only() {
-        let l = log_brackets(
-            &[(0.5, Letter::A), (1.0, Letter::B), (0.5, Letter::A)],
-            1e-14,
-        );
+        let l = log_brackets(&[(0.5, Letter::A), (1.0, Letter::B), (0.5, Letter::A)]);
         for n in [2, 4, 6, 8] {
-            assert!(l[n - 1].is_empty(), "degree {n}: {:?}", l[n - 1]);
+            assert_eq!(
+                degree_zero(&l[n - 1]),
+                Zero::Holds,
+                "degree {n}: {:?}",
+                l[n - 1]
+            );
         }
-        assert!(!l[2].is_empty() && !l[4].is_empty());
-        let l = log_brackets(&[(0.7, Letter::B), (-0.7, Letter::B)], 1e-14);
-        assert!(l.iter().all(|d| d.is_empty()));
+        assert_eq!(degree_zero(&l[2]), Zero::Fails);
+        assert_eq!(degree_zero(&l[4]), Zero::Fails);
+        let l = log_brackets(&[(0.7, Letter::B), (-0.7, Letter::B)]);
+        assert!(l.iter().all(|d| degree_zero(d) == Zero::Holds));
     }
 }

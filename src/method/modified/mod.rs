@@ -29,7 +29,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use bseries::{Coefficients, Elementary};
 pub use lie::MAX_DEGREE;
-use lie::{log_brackets, Letter, Word};
+use lie::{degree_zero, log_brackets, Coefficient, Letter, Word};
 
 use crate::error::Result;
 use crate::expr::dag::{Dag, Id, Node, Var};
@@ -40,7 +40,7 @@ use crate::expr::{normal, parse, print, separable};
 use crate::input_err;
 use crate::method::analysis::builtin::{self, family_of};
 use crate::method::analysis::trees::MAX_ORDER;
-use crate::method::analysis::{normalise, Normal};
+use crate::method::analysis::{decide, normalise, order_of, Normal, Order, Zero};
 use crate::method::family::Family;
 use crate::method::tableau::Substep;
 use crate::method::{position_verlet, symplectic_euler_a, symplectic_euler_b, verlet, Method};
@@ -49,9 +49,6 @@ use crate::system::System;
 /// The most correction terms asked for (the series stops at brackets of `MAX_DEGREE`
 /// letters, which bounds them further per method).
 pub const MAX_TERMS: u32 = 7;
-
-/// Coefficients below this (of unit-size method coefficients) are rounding, not terms.
-const TINY: f64 = 1e-11;
 
 /// Compositions nest at most this deep (as the method files' do).
 const MAX_NESTING: usize = 16;
@@ -110,6 +107,37 @@ fn substeps_at(method: Method, depth: usize) -> Result<Vec<Substep>> {
 pub struct Correction {
     pub power: u32,
     node: Id,
+    /// The term may vanish for the exact coefficients the given ones round: the order
+    /// analysis leaves its order condition undecided (`Verdicts::order_at_least`), or its
+    /// coefficients lie between rounding and `analysis::TOLERANCE` of their terms' size. It
+    /// is kept (`show-modified-hamiltonian` says so).
+    pub undecided: bool,
+}
+
+/// Whether the correction term of degree n (h^{n−1} H_n) is there. The order analysis's
+/// verdict on the method (`order`) decides the degrees it covers, so that the two never
+/// disagree: the terms up to its order vanish, the next one is there, undecided where the
+/// verdict is (`Order::at_least`). Beyond that, `own`: the term's coefficients' verdict.
+fn presence(n: u32, order: Option<&Order>, own: Zero) -> Zero {
+    match order {
+        Some(o) if n <= o.order => Zero::Holds,
+        Some(o) if n == o.order + 1 && o.first_failure.is_some() => {
+            if o.at_least {
+                Zero::Undecided
+            } else {
+                Zero::Fails
+            }
+        }
+        _ => own,
+    }
+}
+
+/// The order analysis's verdict on `method`, where it has coefficients to analyse.
+fn order_verdict(method: Method) -> Result<Option<Order>> {
+    match family_of(method) {
+        Some(f) => Ok(Some(order_of(&normalise(&f, &builtin::family)?))),
+        None => Ok(None),
+    }
 }
 
 /// The step's flows as letters with their coefficients (drift: A, kick: B), refusing an
@@ -254,20 +282,29 @@ impl ModifiedHamiltonian {
     }
 }
 
-/// Σ coefficient · node over `terms`, the terms whose nodes are one node or its negation
-/// summed first, so that the printed terms are short and cancellations exact.
-fn combine(dag: &mut Dag, terms: &[(Id, f64)]) -> Id {
-    let mut sums: BTreeMap<Id, f64> = BTreeMap::new();
-    for &(b, c) in terms {
+/// Σ coefficient · node over `terms` (node, coefficient, the size of the terms the coefficient
+/// sums), the terms whose nodes are one node or its negation summed first, so that the
+/// printed terms are short and cancellations exact. A sum zero to rounding (`decide`) is left
+/// out, unless `zero` (the degree's verdict) is not `Fails`: then only a sum of exactly 0,
+/// as rounding must not drop what may be a term.
+fn combine(dag: &mut Dag, terms: &[(Id, f64, f64)], zero: Zero) -> Id {
+    let mut sums: BTreeMap<Id, (f64, f64)> = BTreeMap::new();
+    for &(b, c, size) in terms {
         let (b, c) = match dag.node(b) {
             Node::Neg(a) => (a, -c),
             _ => (b, c),
         };
-        *sums.entry(b).or_insert(0.0) += c;
+        let sum = sums.entry(b).or_insert((0.0, 0.0));
+        *sum = (sum.0 + c, sum.1 + size);
     }
     let mut node = dag.constant(0.0);
-    for (b, c) in sums {
-        if c.abs() > TINY && !dag.is(b, 0.0) {
+    for (b, (c, size)) in sums {
+        let there = if zero == Zero::Fails {
+            decide(c, size) != Zero::Holds
+        } else {
+            c != 0.0
+        };
+        if there && !dag.is(b, 0.0) {
             let size = dag.constant(c.abs());
             let t = dag.mul(size, b);
             node = if c > 0.0 {
@@ -319,7 +356,11 @@ fn by_trees(
             c.b[1]
         ));
     }
-    let found: Vec<u32> = (2..=MAX_ORDER).filter(|&n| c.has_order(n, TINY)).collect();
+    let order = order_verdict(method)?;
+    let found: Vec<(u32, Zero)> = (2..=MAX_ORDER)
+        .map(|n| (n, presence(n, order.as_ref(), c.degree(n))))
+        .filter(|&(_, z)| z != Zero::Holds)
+        .collect();
     if k as usize > found.len() {
         return Err(input_err!(
             "{flag} {k}: method {name} has {} correction terms within trees of {MAX_ORDER} vertices, where the series is computed; give 0 to {}",
@@ -330,11 +371,12 @@ fn by_trees(
     let mut e = Elementary::new(dag, root, dof, c.forest);
     Ok(found[..k as usize]
         .iter()
-        .map(|&n| {
-            let terms = bseries::term(&c, &mut e, n, TINY);
+        .map(|&(n, zero)| {
+            let terms = bseries::term(&c, &mut e, n, zero != Zero::Fails);
             Correction {
                 power: n - 1,
-                node: combine(e.dag, &terms),
+                node: combine(e.dag, &terms, zero),
+                undecided: zero == Zero::Undecided,
             }
         })
         .collect())
@@ -378,9 +420,14 @@ impl Brackets<'_> {
         flag: &str,
     ) -> Result<Vec<Correction>> {
         let factors = factors(method, steps)?;
-        let degrees = log_brackets(&factors, TINY);
-        let found: Vec<usize> = (2..=MAX_DEGREE)
-            .filter(|&n| !degrees[n - 1].is_empty())
+        let degrees = log_brackets(&factors);
+        let order = order_verdict(method)?;
+        let found: Vec<(usize, Zero)> = (2..=MAX_DEGREE)
+            .map(|n| {
+                let own = degree_zero(&degrees[n - 1]);
+                (n, presence(n as u32, order.as_ref(), own))
+            })
+            .filter(|&(_, z)| z != Zero::Holds)
             .collect();
         if k as usize > found.len() {
             return Err(input_err!(
@@ -392,26 +439,29 @@ impl Brackets<'_> {
         }
         Ok(found[..k as usize]
             .iter()
-            .map(|&n| Correction {
+            .map(|&(n, zero)| Correction {
                 power: n as u32 - 1,
-                node: self.term(n, &degrees[n - 1]),
+                node: self.term(n, &degrees[n - 1], zero),
+                undecided: zero == Zero::Undecided,
             })
             .collect())
     }
 
     /// The degree-n term Σ_w coefficient · (−1)^{n−1} {H_{w₁}, {…, H_{w_n}}}. Words whose
     /// brackets are one node (or its negation) are summed first, so that the printed terms
-    /// are short and cancellations exact.
-    fn term(&mut self, n: usize, words: &[(Word, f64)]) -> Id {
+    /// are short and cancellations exact; those zero to rounding are left out unless the
+    /// degree's verdict `zero` is not `Fails` (`combine`).
+    fn term(&mut self, n: usize, words: &[Coefficient], zero: Zero) -> Id {
         let sign = if n % 2 == 1 { 1.0 } else { -1.0 };
-        let terms: Vec<(Id, f64)> = words
+        let terms: Vec<(Id, f64, f64)> = words
             .iter()
-            .map(|&(w, c)| {
-                let (w, s) = innermost_ba(w);
-                (self.of(w), s * sign * c)
+            .filter(|c| c.value != 0.0 && (zero != Zero::Fails || c.zero() != Zero::Holds))
+            .map(|c| {
+                let (w, s) = innermost_ba(c.word);
+                (self.of(w), s * sign * c.value, c.size)
             })
             .collect();
-        combine(self.dag, &terms)
+        combine(self.dag, &terms, zero)
     }
 
     /// {F, G} = Σ_k ∂F/∂q_k ∂G/∂p_k − ∂F/∂p_k ∂G/∂q_k for F = T: −Σ_k ∂H/∂p_k ∂G/∂q_k, and for

@@ -217,8 +217,8 @@ fn each_term_is_the_hamiltonian_of_the_modified_vector_field() {
         } = parse::parse(formula, &BTreeMap::new(), None).unwrap();
         let mut e = Elementary::new(&mut dag, root, dof, c.forest);
         for n in orders {
-            let terms = bseries::term(&c, &mut e, n, TINY);
-            let hn = combine(e.dag, &terms);
+            let terms = bseries::term(&c, &mut e, n, false);
+            let hn = combine(e.dag, &terms, Zero::Fails);
             let mut field = vec![0.0; 2 * dof];
             for id in c.of_order(n) {
                 let w = c.b[id as usize] / c.sigma[id as usize];

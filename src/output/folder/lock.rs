@@ -87,18 +87,38 @@ fn open(dir: &Path, lock: &Path, create: bool) -> Result<Option<File>> {
     }
 }
 
-/// Take `file`'s lock without waiting: `Ok(true)` when taken, `Ok(false)` when another process
-/// holds it, an error when the file system keeps no locks.
-fn try_lock(dir: &Path, file: &File, lock: &Path) -> Result<bool> {
+/// Take `file`'s lock without waiting for `purpose`: `Ok(true)` when taken, `Ok(false)` when
+/// another process holds it, an error when the file system keeps no locks.
+fn try_lock(dir: &Path, file: &File, lock: &Path, purpose: LockFor) -> Result<bool> {
     match file.try_lock() {
         Ok(()) => Ok(true),
         Err(TryLockError::WouldBlock) => Ok(false),
-        Err(TryLockError::Error(source)) => Err(invalid!(Field::Out;
+        Err(TryLockError::Error(source)) => Err(no_locks(dir, lock, &source, purpose)),
+    }
+}
+
+/// File systems with locks, as the refusals below name them.
+const WITH_LOCKS: &str = "a local disk, or a network file system mounted with locking: NFS with its lock service, Lustre with `-o flock`";
+
+/// The refusal of `dir`, whose file system keeps no locks (`lock` could not be taken:
+/// `source`): a new run can choose another --out; a resumed one has only its folder, which
+/// can be copied to a file system with locks and resumed there.
+fn no_locks(dir: &Path, lock: &Path, source: &std::io::Error, purpose: LockFor) -> Error {
+    let why = format!(
+        "cannot lock {} ({source}): the folder's file system keeps no file locks, so phaseflow cannot keep two runs from writing into it at once",
+        lock.display()
+    );
+    match purpose {
+        LockFor::NewRun => invalid!(Field::Out;
             Field::Out.is(dir.display()),
-            format!(": cannot lock {} ({source}): the folder's file system keeps no file locks, so phaseflow cannot keep two runs from writing into it at once; choose ", lock.display()),
+            format!(": {why}; choose "),
             Field::Out,
-            " on a file system with locks (a local disk, or a network file system mounted with locking: NFS with its lock service, Lustre with `-o flock`)",
-        )),
+            format!(" on a file system with locks ({WITH_LOCKS})"),
+        ),
+        LockFor::Resume => input_err!(
+            "{}: {why}; copy the folder to a file system with locks ({WITH_LOCKS}) and resume the copy there",
+            dir.display()
+        ),
     }
 }
 
@@ -160,7 +180,7 @@ pub(super) fn held(dir: &Path, lock: &Path) -> Option<Error> {
         Err(e) => return Some(e),
     };
     // Taken for the instant of the check, and released when `file` closes.
-    match try_lock(dir, &file, lock) {
+    match try_lock(dir, &file, lock, LockFor::NewRun) {
         Ok(true) => None,
         Ok(false) => Some(refusal(dir, LockFor::NewRun, lock, &mut file)),
         Err(e) => Some(e),
@@ -195,7 +215,7 @@ pub fn lock(dir: &Path, purpose: LockFor) -> Result<OutLock> {
         let Some(mut file) = open(dir, &path, true)? else {
             continue;
         };
-        if !try_lock(dir, &file, &path)? {
+        if !try_lock(dir, &file, &path, purpose)? {
             return Err(refusal(dir, purpose, &path, &mut file));
         }
         if !still_at(&file, &path) {
@@ -259,6 +279,26 @@ mod tests {
         let second = lock(&dir, LockFor::NewRun).unwrap();
         assert!(held(&dir, &dir.join(LOCK)).is_some());
         drop(second);
+    }
+
+    /// Where the file system keeps no locks, a new run is told to choose another --out; a
+    /// resume, which cannot take --out, to copy its folder to a file system with locks.
+    #[test]
+    fn no_locks_advises_what_each_purpose_can_do() {
+        let dir = Path::new("/mnt/shared/run");
+        let source = std::io::Error::from_raw_os_error(37); // ENOLCK on Linux
+        let new = no_locks(dir, &dir.join(LOCK), &source, LockFor::NewRun).to_string();
+        assert!(
+            new.contains("; choose out on a file system with locks"),
+            "{new}"
+        );
+        let resume = no_locks(dir, &dir.join(LOCK), &source, LockFor::Resume).to_string();
+        assert!(
+            !resume.contains("choose") && !resume.contains("out on"),
+            "{resume}"
+        );
+        assert!(resume.contains("resume the copy there"), "{resume}");
+        assert!(resume.contains("keeps no file locks"), "{resume}");
     }
 
     /// A lock file that nobody holds is stale whatever it says: a pid that is running here

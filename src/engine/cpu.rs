@@ -187,21 +187,17 @@ impl<T: Real> Engine<T> for CpuEngine<T> {
         };
         let hooks = block_hooks(&mut self.observers, &mut st.chaos, &run, n);
         let (system, h) = (&self.system, self.h);
-        parts
-            .into_par_iter()
-            .zip(u_parts)
-            .zip(hooks)
-            .for_each_init(
-                || {
-                    Block::with_solver(b, dof, nt, solver)
-                        .with_compensation(on)
-                        .at_level(level)
-                },
-                |blk, ((mut parts, us), mut hooks)| {
-                    let ops = Cpu { system, b: blk, h };
-                    advance_block(&a, ops, &mut parts, us, &mut hooks)
-                },
-            );
+        parts.into_par_iter().zip(u_parts).zip(hooks).for_each_init(
+            || {
+                Block::with_solver(b, dof, nt, solver)
+                    .with_compensation(on)
+                    .at_level(level)
+            },
+            |blk, ((mut parts, us), mut hooks)| {
+                let ops = Cpu { system, b: blk, h };
+                advance_block(&a, ops, &mut parts, us, &mut hooks)
+            },
+        );
         for (o, _) in &mut self.observers {
             o.advanced(steps);
         }

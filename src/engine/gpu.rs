@@ -109,7 +109,10 @@ impl<T: Real> GpuEngine<T> {
         let words = words_per_point(state.comps(), k.compensated);
         let carried = state.chaos_width();
         let observers = observe::active(&k.observers, carried);
-        let kept = observers.iter().map(|o| o.observer.kept_words()).sum::<usize>();
+        let kept = observers
+            .iter()
+            .map(|o| o.observer.kept_words())
+            .sum::<usize>();
         let all_words = words + carried + kept;
         check_device_memory(ctx, Field::Points, state.n, all_words, size_of::<T>())?;
         check_kernel_size(ctx, k, state.comps())?;
@@ -350,11 +353,11 @@ impl<T: Real> GpuEngine<T> {
                 });
             enc.copy_buffer_to_buffer(&c.buffer, offset, &self.staging, 0, bytes);
             self.ctx.queue.submit([enc.finish()]);
-            let raw = self
-                .ctx
-                .read_staging(&self.staging, bytes, "observer words read-back", |raw| {
-                    bytemuck::cast_slice::<u8, T>(raw).to_vec()
-                })?;
+            let raw =
+                self.ctx
+                    .read_staging(&self.staging, bytes, "observer words read-back", |raw| {
+                        bytemuck::cast_slice::<u8, T>(raw).to_vec()
+                    })?;
             all.push(raw);
         }
         Ok(all)
@@ -541,7 +544,10 @@ impl<T: Real> Engine<T> for GpuEngine<T> {
                 .zip(&self.chunks)
                 .map(|(w, c)| (w.iter().map(|x| x.to_f64()).collect(), c.n))
                 .collect();
-            if let Some(c) = o.observer.crossings_from_words(&chunks, self.observed_steps) {
+            if let Some(c) = o
+                .observer
+                .crossings_from_words(&chunks, self.observed_steps)
+            {
                 return Ok(Some(c));
             }
         }

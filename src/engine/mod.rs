@@ -62,7 +62,11 @@ impl Integrator {
 
     /// The same integrator with `observer` after the others, in place of any of its name.
     pub fn with_observer(mut self, observer: Arc<dyn Observer>) -> Self {
-        match self.observers.iter_mut().find(|o| o.name() == observer.name()) {
+        match self
+            .observers
+            .iter_mut()
+            .find(|o| o.name() == observer.name())
+        {
             Some(o) => *o = observer,
             None => self.observers.push(observer),
         }
@@ -71,7 +75,10 @@ impl Integrator {
 
     /// The observer named `name`, if listed.
     pub fn observer(&self, name: &str) -> Option<&dyn Observer> {
-        self.observers.iter().find(|o| o.name() == name).map(|o| &**o)
+        self.observers
+            .iter()
+            .find(|o| o.name() == name)
+            .map(|o| &**o)
     }
 
     /// The same integrator collecting the crossings of `section` (or none).
@@ -79,7 +86,8 @@ impl Integrator {
         match section {
             Some(s) => self.with_observer(Arc::new(s)),
             None => {
-                self.observers.retain(|o| o.name() != crate::observe::section::NAME);
+                self.observers
+                    .retain(|o| o.name() != crate::observe::section::NAME);
                 self
             }
         }

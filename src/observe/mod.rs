@@ -51,7 +51,11 @@ pub trait Observer: Debug + Send + Sync {
     fn wgsl_driver(&self, site: &DriverSite) -> DriverLines;
     /// A section's crossings from its kept words read back from the GPU: per chunk, the words
     /// (word j of point i at `j·n + i`, in f64) and n; `steps` advanced since they started.
-    fn crossings_from_words(&self, _chunks: &[(Vec<f64>, usize)], _steps: u64) -> Option<Crossings> {
+    fn crossings_from_words(
+        &self,
+        _chunks: &[(Vec<f64>, usize)],
+        _steps: u64,
+    ) -> Option<Crossings> {
         None
     }
 }

@@ -138,7 +138,15 @@ impl<T: Real> BlockObserver<T> for SectionBlock<'_, T> {
             p1: &blk.p[..nq],
         };
         let (sec, system) = (&self.section, self.system);
-        check_block(sec, system, self.h, self.k0 + k, self.m, &st, &mut self.records);
+        check_block(
+            sec,
+            system,
+            self.h,
+            self.k0 + k,
+            self.m,
+            &st,
+            &mut self.records,
+        );
     }
 }
 

@@ -1,8 +1,9 @@
 //! Per-step observers: what runs inside an engine's stepping loop besides the method (the
 //! chaos indicators' renormalisation, a section's crossing test). An engine advances and calls
 //! the observers its `Integrator` lists; it knows nothing of what they measure. Each observer
-//! is one file of this folder with its CPU block hook and its kernel lines, and one line of
-//! `REGISTRY`'s list below (its module).
+//! is one file of this folder with its CPU block hook and its kernel lines (its WGSL functions
+//! in `shaders/common`), and one `pub mod` line below; the run lists it in its integrator
+//! (`Integrator::with_observer`, from `RunConfig::integrator`).
 //!
 //! An observer's per-point words live in one of two places:
 //!

@@ -19,6 +19,7 @@ pub mod measure;
 pub mod memory;
 pub mod method;
 pub mod npy;
+pub mod observe;
 pub mod options;
 pub mod output;
 pub mod plot;

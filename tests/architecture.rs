@@ -228,3 +228,20 @@ fn document_file_names_are_told_from_other_seeds() {
         ]
     );
 }
+
+/// The engines only advance and call the integrator's per-step observers (`observe`): what
+/// those measure (the chaos indicators, a section's crossings) is no module the engines name.
+#[test]
+fn the_engines_name_no_module_an_observer_measures_with() {
+    for file in ["engine/cpu.rs", "engine/gpu.rs"] {
+        let text = std::fs::read_to_string(src().join(file)).unwrap();
+        let named = crate_references(&text);
+        assert!(
+            named.contains("observe"),
+            "{file} calls no observer: {named:?}"
+        );
+        for module in ["chaos", "section"] {
+            assert!(!named.contains(module), "{file} names crate::{module}");
+        }
+    }
+}

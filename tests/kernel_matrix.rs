@@ -25,8 +25,9 @@ use std::process::{Command, Stdio};
 use naga::back::{hlsl, msl, spv};
 use naga::valid::{Capabilities, ValidationFlags, Validator};
 use phaseflow::engine::gpu_layout::words_per_point;
-use phaseflow::gpu::shader::{compose_with_extras, KernelSpec};
+use phaseflow::gpu::shader::{compose_observed, KernelSpec};
 use phaseflow::method::{self, Method, Solver};
+use phaseflow::observe::{self, chaos::ChaosObserver, Observer};
 use phaseflow::section::Section;
 use phaseflow::system::{ExprSpec, System, CATALOGUE};
 
@@ -85,9 +86,18 @@ fn extra_kernel(
         compensated: comp,
     };
     let words = words_per_point(system.dof() * (1 + nt), comp);
-    let weights = vec![1.0; 2 * system.dof()];
-    let chaos = (extra == Extra::Chaos).then_some((words, Some(&weights[..])));
-    let source = compose_with_extras(system, method, &spec, section.map(|s| (s, words)), chaos);
+    // The observers the run lists: the chaos indicators with a weighted metric (carrying their
+    // accumulators after the state's words), or a section (keeping its crossings).
+    let listed: Vec<std::sync::Arc<dyn Observer>> = match (extra, section) {
+        (Extra::Chaos, _) => vec![std::sync::Arc::new(ChaosObserver {
+            weights: Some(vec![1.0; 2 * system.dof()]),
+        })],
+        (Extra::Section, Some(s)) => vec![std::sync::Arc::new(s.clone())],
+        _ => Vec::new(),
+    };
+    let carried = listed.iter().map(|o| o.carried_words()).sum();
+    let placed = observe::active(&listed, carried);
+    let source = compose_observed(system, method, &spec, &placed, words);
     let what = match extra {
         Extra::Plain => "",
         Extra::Chaos => " chaos",

@@ -5,7 +5,7 @@
 // accumulators, which live in registers for the dispatch (loaded with the point, stored with
 // it). CPU mirror, the same operations in the same order: `chaos::update`, `binade_scale`,
 // `half_ln_ratio`, `ln_poly` and `ln_reduced` (keep in sync). The host prelude
-// (src/chaos/wgsl.rs) defines CHAOS_WORD (the point's first accumulator word, after its
+// (src/observe/chaos.rs) defines CHAOS_WORD (the point's first accumulator word, after its
 // state), the constants below, `chaos_series(s2)`, the series' Horner polynomial with the
 // coefficients 1/(2k + 1) of the kernel's precision, and `chaos_series_near(s2)`, its first
 // terms (enough where the growth is near 1).

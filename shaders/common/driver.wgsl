@@ -5,7 +5,8 @@
 // declarations of the point's components and the scratch the method uses, the prologue (what
 // the first step takes over, e.g. the force a kick–drift method carries from step to step),
 // one step (straight-line code, component loops unrolled), and the stores. CPU side:
-// src/engine/cpu.rs (advance_block).
+// src/engine/cpu.rs (advance_block). The per-step observers (src/observe/) add their lines
+// around these (`DriverLines`).
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>) {

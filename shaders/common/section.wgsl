@@ -2,7 +2,7 @@
 // "coordinate SEC_OWN = SEC_VALUE" is a crossing, located on the cubic Hermite interpolant
 // of the step with the vector field (∂H/∂p, −∂H/∂q) at both ends and appended to the
 // point's records. CPU mirror, the same operations in the same order: src/section/locate.rs.
-// The host prelude (src/section/wgsl.rs) defines SEC_WORD (the point's first section word,
+// The host prelude (src/observe/section.rs) defines SEC_WORD (the point's first section word,
 // after its state), SEC_Z = 2·D, SEC_OWN (the coordinate among q1..qD p1..pD), SEC_VALUE,
 // SEC_UP, SEC_DOWN, SEC_MAX (records kept), SEC_RECORD = 2·D + 2 and SEC_NEWTON.
 // Per point, at [(SEC_WORD + j)·n + i]: j = 0 the crossings seen (past the cap too), 1 and 2

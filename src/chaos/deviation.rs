@@ -170,7 +170,7 @@ impl Deviation {
 
     /// The weights w_k = 1/s_k of the squared norm Σ (w_k δ_k)² (2d, q then p), or `None`
     /// where every scale is 1: what the engines' renormalisation sums (`chaos::update`,
-    /// `chaos::wgsl`). Each component is scaled before it is squared, so the sum takes the
+    /// `observe::chaos`). Each component is scaled before it is squared, so the sum takes the
     /// form of the unit metric's (n + y·y), which a GPU compiler treats alike.
     pub fn weights(&self) -> Option<Vec<f64>> {
         (!self.scales.is_empty()).then(|| self.scales.iter().map(|s| 1.0 / s).collect())

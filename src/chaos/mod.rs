@@ -18,7 +18,6 @@
 
 mod deviation;
 mod indicators;
-pub mod wgsl;
 
 pub use deviation::{Deviation, Metric, Start};
 pub use indicators::{Chaos, Indicator, CHAOTIC_ABOVE};
@@ -94,8 +93,8 @@ pub fn is_near<T: Real>(n: T, prev: T) -> bool {
 }
 
 /// The bounds of `is_near`: exact in both precisions.
-const NEAR_LOW: f64 = 15.0 / 16.0;
-const NEAR_HIGH: f64 = 17.0 / 16.0;
+pub(crate) const NEAR_LOW: f64 = 15.0 / 16.0;
+pub(crate) const NEAR_HIGH: f64 = 17.0 / 16.0;
 
 /// ½ ln(n / prev) for n / prev in range (`in_reduced_range`) with one division:
 /// ln(n / prev) = 2 atanh(t), t = (n − prev)/(n + prev) (|t| ≤ 0.172), so ½ ln = t · S(t²)
@@ -114,11 +113,11 @@ pub fn half_ln_ratio<T: Real>(n: T, prev: T, near: bool) -> T {
     t * series(t * t, terms)
 }
 
-/// The high part of ln 2 in `ln_reduced` (and its GPU mirror, `wgsl`): 15 significant bits.
-const LN2_HI: f64 = 0.693_145_751_953_125;
+/// The high part of ln 2 in `ln_reduced` (and its GPU mirror, `observe::chaos`): 15 significant bits.
+pub(crate) const LN2_HI: f64 = 0.693_145_751_953_125;
 
 /// Terms of `ln_reduced`'s series in f64 (`f64`) or f32: below half an ulp for |s| ≤ 0.172.
-fn series_terms(f64: bool) -> usize {
+pub(crate) fn series_terms(f64: bool) -> usize {
     if f64 {
         11
     } else {
@@ -128,7 +127,7 @@ fn series_terms(f64: bool) -> usize {
 
 /// Terms of the series for |s| ≤ 1/31 (`is_near`): the highest omitted, s^12/13 in f64 and
 /// s^6/7 in f32, below 1e-19 and 2e-10 of the sum.
-fn near_terms(f64: bool) -> usize {
+pub(crate) fn near_terms(f64: bool) -> usize {
     if f64 {
         6
     } else {

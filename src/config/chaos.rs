@@ -12,7 +12,7 @@ use super::RunFile;
 /// the state's one tangent column (so not beside `--tangent`), renormalised every step (so
 /// neither compensated, whose carried errors would be scaled away, nor run back), linearised
 /// through ∂H (so not for variational systems), and its accumulators are not inserted with
-/// refined loop nodes. Both engines advance them (the GPU's kernel: `chaos::wgsl`). The
+/// refined loop nodes. Both engines advance them (the chaos observer, `observe::chaos`). The
 /// deviation vector's start and metric (`chaos::Deviation`) are taken only with them.
 pub fn resolve(f: &RunFile, system: &System, ensemble: &EnsembleSpec) -> Result<Option<Chaos>> {
     let Some(text) = f.chaos.as_deref() else {

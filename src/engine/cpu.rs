@@ -5,14 +5,11 @@
 
 use rayon::prelude::*;
 
-use super::{Engine, Integrator};
-use crate::chaos;
+use super::{Crossings, Engine, Integrator};
 use crate::error::Result;
 use crate::float::Real;
 use crate::method::{Block, Cpu, Method, Solver};
-use crate::section::locate::{check_block, BlockStep};
-use crate::section::store::BlockRecords;
-use crate::section::{Crossings, Section, SectionStore};
+use crate::observe::{self, BlockObserver, BlockRun, CpuObserver};
 use crate::simd::Level;
 use crate::state::State;
 use crate::system::System;
@@ -27,23 +24,15 @@ pub struct CpuEngine<T: Real> {
     compensated: bool,
     /// The vector instructions of the blocks' loops: the processor's fastest (`simd`).
     level: Level,
-    /// `--section`: the crossings so far.
-    section: Option<SectionStore<T>>,
-    /// `--chaos`: the weights of the deviation vector's metric (`Integrator::chaos_weights`).
-    chaos_weights: Option<Vec<T>>,
+    /// The integrator's observers that run on this state (`observe::active`), each with its
+    /// count of carried words (its columns of `State::chaos`, in order).
+    observers: Vec<(Box<dyn CpuObserver<T>>, usize)>,
 }
 
-/// What every block of one `advance` applies: the integrator at the engine's precision and the
-/// number of steps.
-struct Advance<'a, T> {
-    system: &'a System,
+/// What every block of one `advance` applies: the method and the number of steps.
+struct Advance {
     method: Method,
-    h: T,
     steps: u64,
-    /// `--section`, and the index of the advance's first step.
-    section: Option<(&'a Section, u64)>,
-    /// `--chaos`: the deviation vector's metric (`chaos::update`).
-    chaos_weights: Option<&'a [T]>,
 }
 
 /// Points per block for `comps` components per point of `bytes` bytes each and `n` points:
@@ -60,12 +49,12 @@ pub fn block_len_for(comps: usize, bytes: usize, n: usize) -> usize {
     cache.min(per_thread.max(8))
 }
 
-/// The points per block of `state` (`block_len_for`). A `--chaos` run's deviation vector
-/// (one tangent column) doubles the components, but its blocks keep the points of the plain
-/// run's: at half the points each statement's fixed cost (a few dozen cycles, the
-/// gradients' call, the vectors' lookups) would weigh twice as much per point. The working
-/// set stays small: a kick–drift method's q, p, ∂H/∂q, ∂H/∂p at d = 2 and 128 f64 points
-/// are 16 KiB.
+/// The points per block of `state` (`block_len_for`). A state with carried observer words
+/// (`--chaos`: a deviation vector, one tangent column, that doubles the components) keeps the
+/// points of the plain run's blocks: at half the points each statement's fixed cost (a few
+/// dozen cycles, the gradients' call, the vectors' lookups) would weigh twice as much per
+/// point. The working set stays small: a kick–drift method's q, p, ∂H/∂q, ∂H/∂p at d = 2
+/// and 128 f64 points are 16 KiB.
 fn block_len_of<T: Real>(state: &State<T>) -> usize {
     let comps = if state.chaos_width() > 0 {
         state.d
@@ -79,7 +68,13 @@ impl<T: Real> CpuEngine<T> {
     pub fn new(k: &Integrator, state: State<T>) -> Self {
         let state = state.with_compensation(k.compensated);
         let block_len = block_len_of(&state);
-        let section = k.section.map(|s| SectionStore::new(s, state.n));
+        let observers = observe::active(&k.observers, state.chaos_width())
+            .into_iter()
+            .map(|o| {
+                let cpu = observe::cpu::<T>(&*o.observer, state.n);
+                (cpu, o.observer.carried_words())
+            })
+            .collect();
         CpuEngine {
             system: k.system.clone(),
             method: k.method,
@@ -89,38 +84,23 @@ impl<T: Real> CpuEngine<T> {
             solver: k.solver,
             compensated: k.compensated,
             level: Level::detected(),
-            section,
-            chaos_weights: k
-                .chaos_weights
-                .as_ref()
-                .map(|w| w.iter().map(|&x| T::from_f64(x)).collect()),
+            observers,
         }
     }
 }
 
-/// `--chaos` after a step of the block `k`: its deviation vector renormalised and the step's
-/// growth added to the accumulators `acc` (then `chaos::SCRATCH` scratch rows), all padded to
-/// `b` points.
-#[inline(always)]
-fn chaos_after_step<T: Real>(k: &mut Block<T>, acc: &mut [T], b: usize, weights: Option<&[T]>) {
-    let (sums, scratch) = acc.split_at_mut(chaos::WIDTH * b);
-    let x: [&mut [T]; 2] = [&mut k.q, &mut k.p];
-    let y: [&mut [T]; 2] = [&mut k.dq, &mut k.dp];
-    chaos::update(x, y, sums, scratch, (b, k.d), weights);
-}
-
 /// Advance one block of points, given as per-component slices of the global SoA state: the
-/// q components, then the p components, then (compensated) those of eq and of ep.
+/// q components, then the p components, then (compensated) those of eq and of ep; its
+/// observers' hooks run around every step.
 fn advance_block<T: Real>(
-    a: &Advance<T>,
-    (blk, acc): &mut (Block<T>, Vec<T>),
+    a: &Advance,
+    mut ops: Cpu<T>,
     parts: &mut [&mut [T]],
     unconverged: &mut [u32],
-    records: Option<&mut BlockRecords<T>>,
-    chaos: &mut [&mut [T]],
+    hooks: &mut [Box<dyn BlockObserver<T> + '_>],
 ) {
+    let blk = &mut *ops.b;
     let (b, d) = (blk.n, blk.d * (1 + blk.nt));
-    let blk = &mut *blk;
     let m = parts[0].len();
     let mut vectors = [&mut blk.q, &mut blk.p, &mut blk.eq, &mut blk.ep];
     for (v, comps) in vectors.iter_mut().zip(parts.chunks(d)) {
@@ -132,19 +112,9 @@ fn advance_block<T: Real>(
         }
     }
     blk.unconverged.fill(0);
-    // --chaos: the block's accumulators, padded like the state, and `chaos::update`'s
-    // scratch rows after them.
-    acc.resize((chaos.len() + chaos::SCRATCH) * b, T::ZERO);
-    for (dst, comp) in acc.chunks_mut(b).zip(chaos.iter()) {
-        dst[..m].copy_from_slice(comp);
-        dst[m..].fill(comp[0]);
+    for h in hooks.iter_mut() {
+        h.start(m);
     }
-    let with_chaos = !chaos.is_empty();
-    let mut ops = Cpu {
-        system: a.system,
-        b: &mut *blk,
-        h: a.h,
-    };
     // As the GPU driver does per dispatch: the prologue, then the steps. Compiled per level
     // as far as the compiler inlines the method; each loop over the block dispatches anyway.
     let level = ops.b.level;
@@ -152,44 +122,23 @@ fn advance_block<T: Real>(
         #[inline(always)]
         || {
             a.method.prologue(&mut ops);
-            match (a.section, records) {
-                (Some((sec, k0)), Some(rec)) => {
-                    // The point as it was before each step, for the crossing test after it.
-                    let (dq, nq) = (ops.b.d * b, ops.b.d * b);
-                    let (mut q0, mut p0) = (vec![T::ZERO; dq], vec![T::ZERO; dq]);
-                    for k in 0..a.steps {
-                        q0.copy_from_slice(&ops.b.q[..nq]);
-                        p0.copy_from_slice(&ops.b.p[..nq]);
-                        a.method.step(&mut ops);
-                        if with_chaos {
-                            chaos_after_step(ops.b, acc, b, a.chaos_weights);
-                        }
-                        let st = BlockStep {
-                            b,
-                            q0: &q0,
-                            p0: &p0,
-                            q1: &ops.b.q[..nq],
-                            p1: &ops.b.p[..nq],
-                        };
-                        check_block(sec, a.system, a.h, k0 + k, m, &st, rec);
-                    }
+            for k in 0..a.steps {
+                for h in hooks.iter_mut() {
+                    h.before_step(ops.b);
                 }
-                _ => {
-                    for _ in 0..a.steps {
-                        a.method.step(&mut ops);
-                        if with_chaos {
-                            chaos_after_step(ops.b, acc, b, a.chaos_weights);
-                        }
-                    }
+                a.method.step(&mut ops);
+                for h in hooks.iter_mut() {
+                    h.after_step(ops.b, k);
                 }
             }
         },
     );
+    for h in hooks.iter_mut() {
+        h.finish();
+    }
+    let blk = &*ops.b;
     for (u, &c) in unconverged.iter_mut().zip(&blk.unconverged) {
         *u += c;
-    }
-    for (comp, src) in chaos.iter_mut().zip(acc.chunks(b)) {
-        comp.copy_from_slice(&src[..m]);
     }
     let vectors = [&blk.q, &blk.p, &blk.eq, &blk.ep];
     for (v, comps) in vectors.iter().zip(parts.chunks_mut(d)) {
@@ -224,46 +173,33 @@ impl<T: Real> Engine<T> for CpuEngine<T> {
                 }
             }
         }
-        let sec = self.section.as_ref().map(|s| (s.section, s.steps));
         let a = Advance {
-            system: &self.system,
             method: self.method,
-            h: self.h,
             steps,
-            section: sec.as_ref().map(|(s, k0)| (s, *k0)),
-            chaos_weights: self.chaos_weights.as_deref(),
         };
         let (dof, nt, solver, on, level) = (st.d, st.nt, self.solver, self.compensated, self.level);
         let u_parts: Vec<&mut [u32]> = st.unconverged.chunks_mut(b).collect();
-        let records: Vec<Option<BlockRecords<T>>> = match &mut self.section {
-            Some(s) => s.blocks(b).into_iter().map(Some).collect(),
-            None => (0..nblocks).map(|_| None).collect(),
+        let run = BlockRun {
+            system: &self.system,
+            h: self.h,
+            b,
+            blocks: nblocks,
         };
-        // Per block, its slice of every chaos accumulator (none without --chaos).
-        let mut c_parts: Vec<Vec<&mut [T]>> = (0..nblocks).map(|_| Vec::new()).collect();
-        for comp in st.chaos.chunks_mut(n) {
-            for (i, part) in comp.chunks_mut(b).enumerate() {
-                c_parts[i].push(part);
-            }
-        }
-        parts
-            .into_par_iter()
-            .zip(u_parts)
-            .zip(records)
-            .zip(c_parts)
-            .for_each_init(
-                || {
-                    let blk = Block::with_solver(b, dof, nt, solver)
-                        .with_compensation(on)
-                        .at_level(level);
-                    (blk, Vec::new())
-                },
-                |scratch, (((mut parts, us), mut rec), mut cs)| {
-                    advance_block(&a, scratch, &mut parts, us, rec.as_mut(), &mut cs)
-                },
-            );
-        if let Some(s) = &mut self.section {
-            s.steps += steps;
+        let hooks = block_hooks(&mut self.observers, &mut st.chaos, &run, n);
+        let (system, h) = (&self.system, self.h);
+        parts.into_par_iter().zip(u_parts).zip(hooks).for_each_init(
+            || {
+                Block::with_solver(b, dof, nt, solver)
+                    .with_compensation(on)
+                    .at_level(level)
+            },
+            |blk, ((mut parts, us), mut hooks)| {
+                let ops = Cpu { system, b: blk, h };
+                advance_block(&a, ops, &mut parts, us, &mut hooks)
+            },
+        );
+        for (o, _) in &mut self.observers {
+            o.advanced(steps);
         }
         Ok(())
     }
@@ -281,19 +217,44 @@ impl<T: Real> Engine<T> for CpuEngine<T> {
     }
 
     fn crossings(&mut self) -> Result<Option<Crossings>> {
-        Ok(self.section.as_ref().map(|s| s.to_f64()))
+        Ok(self.observers.iter().find_map(|(o, _)| o.crossings()))
     }
 
     fn set_state(&mut self, state: State<T>) -> Result<()> {
-        // Renormalised tangent columns keep the points and so their crossings; a new set of
-        // points starts its own.
-        if let Some(s) = self.section.as_mut().filter(|s| s.n != state.n) {
-            *s = SectionStore::new(s.section, state.n);
+        // Renormalised tangent columns keep the points and so the observers' kept words; a
+        // new set of points starts its own.
+        for (o, _) in &mut self.observers {
+            o.restart(state.n);
         }
         self.block_len = block_len_of(&state);
         self.state = state.with_compensation(self.compensated);
         Ok(())
     }
+}
+
+/// Per block, every observer's hook for one advance: each observer given, per block, its
+/// carried columns' slices of `carried` (`State::chaos`, `[c·n + i]`).
+fn block_hooks<'a, T: Real>(
+    observers: &'a mut [(Box<dyn CpuObserver<T>>, usize)],
+    carried: &'a mut [T],
+    run: &BlockRun<'a, T>,
+    n: usize,
+) -> Vec<Vec<Box<dyn BlockObserver<T> + 'a>>> {
+    let mut columns = carried.chunks_mut(n);
+    let mut per_block: Vec<Vec<Box<dyn BlockObserver<T> + 'a>>> =
+        (0..run.blocks).map(|_| Vec::new()).collect();
+    for (o, width) in observers.iter_mut() {
+        let mut slices: Vec<Vec<&mut [T]>> = (0..run.blocks).map(|_| Vec::new()).collect();
+        for comp in columns.by_ref().take(*width) {
+            for (i, part) in comp.chunks_mut(run.b).enumerate() {
+                slices[i].push(part);
+            }
+        }
+        for (hooks, hook) in per_block.iter_mut().zip(o.blocks(run, slices)) {
+            hooks.push(hook);
+        }
+    }
+    per_block
 }
 
 #[cfg(test)]

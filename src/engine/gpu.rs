@@ -9,8 +9,7 @@ use super::gpu_layout::{
     check_workgroup_size, cpu_driver_steps_cap, dispatch_grid, large_kernel, max_chunk_points,
     steps_per_dispatch, words_per_point, DISPATCHES_PER_SUBMIT,
 };
-use super::gpu_section::GpuSection;
-use super::{Engine, Integrator};
+use super::{Crossings, Engine, Integrator};
 use crate::error::{Error, Field, Result};
 use crate::float::Real;
 use crate::gpu::energy::{EnergyReducer, StateLayout};
@@ -19,7 +18,7 @@ use crate::gpu::{self, shader, GpuContext, RunParams};
 use crate::measure::energy::columns::{energy_part, Energy};
 use crate::measure::measurement::{Acceleration, Measurement, Part};
 use crate::measure::registry::Unconverged;
-use crate::section::Crossings;
+use crate::observe::{self, Placed};
 use crate::state::State;
 use crate::system::System;
 
@@ -67,12 +66,16 @@ pub struct GpuEngine<T: Real> {
     energy: Option<EnergyReducer>,
     /// The system, for building `energy`.
     system: System,
-    /// `--section`: its words follow the state's (and the chaos accumulators') in every chunk
-    /// (`gpu_section`).
-    section: Option<GpuSection>,
-    /// `--chaos`: the accumulators per point (`chaos::WIDTH`, or 0), after the state's words
-    /// in every chunk (`chaos::wgsl`).
-    chaos: usize,
+    /// The integrator's observers that run on this state (`observe::active`), their words
+    /// after the state's in every chunk.
+    observers: Vec<Placed>,
+    /// The observers' carried words per point (`State::chaos`'s columns), uploaded and read
+    /// back with the state …
+    carried: usize,
+    /// … and their kept words after them, read only when asked (`crossings`).
+    kept: usize,
+    /// Steps advanced since the kept words started.
+    observed_steps: u64,
 }
 
 impl<T: Real> GpuEngine<T> {
@@ -104,9 +107,13 @@ impl<T: Real> GpuEngine<T> {
             check_pairs_support(ctx.f64, &ctx.info.name, system)?;
         }
         let words = words_per_point(state.comps(), k.compensated);
-        let chaos = state.chaos_width();
-        let section = k.section.map(|s| GpuSection::new(s, words + chaos));
-        let all_words = words + chaos + section.map_or(0, |s| s.words());
+        let carried = state.chaos_width();
+        let observers = observe::active(&k.observers, carried);
+        let kept = observers
+            .iter()
+            .map(|o| o.observer.kept_words())
+            .sum::<usize>();
+        let all_words = words + carried + kept;
         check_device_memory(ctx, Field::Points, state.n, all_words, size_of::<T>())?;
         check_kernel_size(ctx, k, state.comps())?;
         check_workgroup_size(&ctx.limits, &ctx.info.name)?;
@@ -117,13 +124,7 @@ impl<T: Real> GpuEngine<T> {
             f64,
             compensated: k.compensated,
         };
-        let source = shader::compose_with_extras(
-            system,
-            method,
-            &spec,
-            section.as_ref().map(|s| (&s.section, s.state_words)),
-            (chaos > 0).then_some((words, k.chaos_weights.as_deref())),
-        );
+        let source = shader::compose_observed(system, method, &spec, &observers, words);
         if large_kernel(system.dof(), state.comps()) {
             crate::info!(
                 "phaseflow: building the GPU kernel of {} / {} ({} components per point); a kernel this large can take a while to compile",
@@ -176,8 +177,10 @@ impl<T: Real> GpuEngine<T> {
             evals_per_step: method.evals_per_step(system, solver),
             energy: None,
             system: system.clone(),
-            section,
-            chaos,
+            observers,
+            carried,
+            kept,
+            observed_steps: 0,
         };
         engine.set_state(state)?;
         Ok(engine)
@@ -196,9 +199,7 @@ impl<T: Real> GpuEngine<T> {
         let state = state.with_compensation(self.compensated);
         let device = &self.ctx.device;
         let (n, comps) = (state.n, state.comps());
-        let words = words_per_point(comps, self.compensated)
-            + self.chaos
-            + self.section.map_or(0, |s| s.words());
+        let words = words_per_point(comps, self.compensated) + self.carried + self.kept;
         let value = size_of::<T>();
         let per_chunk = max_chunk_points(&self.ctx.limits, (words * value) as u64)
             .min(self.chunk_limit)
@@ -323,7 +324,7 @@ impl<T: Real> GpuEngine<T> {
                     data.extend_from_slice(&e[range(k)]);
                 }
             }
-            for k in 0..self.chaos {
+            for k in 0..self.carried {
                 data.extend_from_slice(&st.chaos[range(k)]);
             }
             self.ctx
@@ -337,12 +338,48 @@ impl<T: Real> GpuEngine<T> {
         chunks.iter().map(|c| (&c.buffer, c.n)).collect()
     }
 
+    /// Every chunk's words `first..first + count` per point as the device holds them (chunk
+    /// layout: word j of point i at `j·n + i`), through the staging buffer.
+    fn read_words(&self, first: usize, count: usize) -> Result<Vec<Vec<T>>> {
+        let size = size_of::<T>() as u64;
+        let mut all = Vec::with_capacity(self.chunks.len());
+        for c in &self.chunks {
+            let (offset, bytes) = ((first * c.n) as u64 * size, (count * c.n) as u64 * size);
+            let mut enc = self
+                .ctx
+                .device
+                .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                    label: Some("observer words read-back"),
+                });
+            enc.copy_buffer_to_buffer(&c.buffer, offset, &self.staging, 0, bytes);
+            self.ctx.queue.submit([enc.finish()]);
+            let raw =
+                self.ctx
+                    .read_staging(&self.staging, bytes, "observer words read-back", |raw| {
+                        bytemuck::cast_slice::<u8, T>(raw).to_vec()
+                    })?;
+            all.push(raw);
+        }
+        Ok(all)
+    }
+
+    /// Write back what `read_words(first, ..)` read (after the chunks were rebuilt with as
+    /// many points).
+    fn write_words(&self, first: usize, raw: &[Vec<T>]) {
+        for (c, words) in self.chunks.iter().zip(raw) {
+            let offset = (first * c.n * size_of::<T>()) as u64;
+            self.ctx
+                .queue
+                .write_buffer(&c.buffer, offset, bytemuck::cast_slice(words));
+        }
+    }
+
     fn read_back(&mut self) -> Result<()> {
         let (n, d) = (self.state.n, self.state.comps());
         let words = words_per_point(d, self.compensated);
-        let chaos = self.chaos;
+        let carried = self.carried;
         for c in &self.chunks {
-            let bytes = ((words + chaos) * c.n * size_of::<T>()) as u64;
+            let bytes = ((words + carried) * c.n * size_of::<T>()) as u64;
             let mut enc = self
                 .ctx
                 .device
@@ -366,7 +403,7 @@ impl<T: Real> GpuEngine<T> {
                             state.ep[range(k)].copy_from_slice(run(3 * d + 1 + k));
                         }
                     }
-                    for k in 0..chaos {
+                    for k in 0..carried {
                         state.chaos[range(k)].copy_from_slice(run(words + k));
                     }
                     for (u, &x) in state.unconverged[c.offset..c.offset + c.n]
@@ -441,9 +478,7 @@ impl<T: Real> Engine<T> for GpuEngine<T> {
             self.ctx.queue.submit([enc.finish()]);
         }
         self.host_current = false;
-        if let Some(s) = &mut self.section {
-            s.steps += steps;
-        }
+        self.observed_steps += steps;
         // Reclaim finished submissions without blocking; errors surface here or at read-back.
         let _ = self.ctx.device.poll(wgpu::PollType::Poll);
         self.ctx.check()
@@ -473,44 +508,50 @@ impl<T: Real> Engine<T> for GpuEngine<T> {
     }
 
     fn set_state(&mut self, state: State<T>) -> Result<()> {
-        if state.nt != self.nt || state.chaos_width() != self.chaos {
+        if state.nt != self.nt || state.chaos_width() != self.carried {
             return Err(Error::Gpu(
                 "set_state: the kernel was compiled for a different number of tangent columns or chaos accumulators"
                     .into(),
             ));
         }
-        // Renormalised tangent columns keep the points and so their crossings.
-        let kept = match self.section {
-            Some(sec) if state.n == self.state.n => Some(sec.read_raw::<T>(
-                self.ctx,
-                &self.staging,
-                &Self::chunk_buffers(&self.chunks),
-            )?),
-            _ => None,
+        // Renormalised tangent columns keep the points and so the observers' kept words; a
+        // new set of points starts its own (new buffers are zeroed).
+        let first = words_per_point(self.state.comps(), self.compensated) + self.carried;
+        let kept = match self.kept > 0 && state.n == self.state.n {
+            true => Some(self.read_words(first, self.kept)?),
+            false => None,
         };
         self.build_chunks(state)?;
-        match (self.section, kept) {
-            (Some(sec), Some(raw)) => {
-                sec.write_raw(self.ctx, &Self::chunk_buffers(&self.chunks), &raw);
+        match kept {
+            Some(raw) => {
+                self.write_words(first, &raw);
                 self.ctx.check()
             }
-            (Some(sec), None) => {
-                self.section = Some(GpuSection { steps: 0, ..sec });
+            None => {
+                self.observed_steps = 0;
                 Ok(())
             }
-            _ => Ok(()),
         }
     }
 
     fn crossings(&mut self) -> Result<Option<Crossings>> {
-        match self.section {
-            Some(sec) => {
-                let st =
-                    sec.read::<T>(self.ctx, &self.staging, &Self::chunk_buffers(&self.chunks))?;
-                Ok(Some(st.to_f64()))
+        let words = words_per_point(self.state.comps(), self.compensated);
+        let observers = self.observers.clone();
+        for o in observers.iter().filter(|o| o.observer.kept_words() > 0) {
+            let raw = self.read_words(words + o.word, o.observer.kept_words())?;
+            let chunks: Vec<(Vec<f64>, usize)> = raw
+                .into_iter()
+                .zip(&self.chunks)
+                .map(|(w, c)| (w.iter().map(|x| x.to_f64()).collect(), c.n))
+                .collect();
+            if let Some(c) = o
+                .observer
+                .crossings_from_words(&chunks, self.observed_steps)
+            {
+                return Ok(Some(c));
             }
-            None => Ok(None),
         }
+        Ok(None)
     }
 }
 

@@ -6,7 +6,6 @@
 pub mod cpu;
 pub mod gpu;
 pub mod gpu_layout;
-pub mod gpu_section;
 pub mod multi;
 pub mod ranks;
 pub mod reference;
@@ -15,9 +14,13 @@ use crate::error::Result;
 use crate::float::Real;
 use crate::measure::measurement::Acceleration;
 use crate::method::{Method, Solver};
-use crate::section::{Crossings, Section};
+use crate::observe::chaos::ChaosObserver;
+use crate::observe::Observer;
+pub use crate::section::Crossings;
+use crate::section::Section;
 use crate::state::State;
 use crate::system::System;
+use std::sync::Arc;
 
 pub use cpu::CpuEngine;
 pub use gpu::GpuEngine;
@@ -38,11 +41,11 @@ pub struct Integrator {
     pub solver: Solver,
     /// Compensated summation of every update (`--compensated`, `method::compensated`).
     pub compensated: bool,
-    /// `--section`: the crossings every point makes, collected by the engine.
-    pub section: Option<Section>,
-    /// `--chaos`: the weights w_k of the deviation vector's squared norm Σ (w_k δ_k)², 2d
-    /// of them (q then p), or `None` for the unit metric (`chaos::Deviation::weights`).
-    pub chaos_weights: Option<Vec<f64>>,
+    /// What runs after every step besides the method (`observe`), in order: the chaos
+    /// indicators' renormalisation in the unit metric unless told otherwise
+    /// (`with_chaos_weights`; it runs on states that carry its accumulators) and `--section`'s
+    /// crossing test where given.
+    pub observers: Vec<Arc<dyn Observer>>,
 }
 
 impl Integrator {
@@ -53,22 +56,47 @@ impl Integrator {
             h,
             solver,
             compensated: false,
-            section: None,
-            chaos_weights: None,
+            observers: vec![Arc::new(ChaosObserver { weights: None })],
         }
+    }
+
+    /// The same integrator with `observer` after the others, in place of any of its name.
+    pub fn with_observer(mut self, observer: Arc<dyn Observer>) -> Self {
+        match self
+            .observers
+            .iter_mut()
+            .find(|o| o.name() == observer.name())
+        {
+            Some(o) => *o = observer,
+            None => self.observers.push(observer),
+        }
+        self
+    }
+
+    /// The observer named `name`, if listed.
+    pub fn observer(&self, name: &str) -> Option<&dyn Observer> {
+        self.observers
+            .iter()
+            .find(|o| o.name() == name)
+            .map(|o| &**o)
     }
 
     /// The same integrator collecting the crossings of `section` (or none).
     pub fn with_section(mut self, section: Option<Section>) -> Self {
-        self.section = section;
-        self
+        match section {
+            Some(s) => self.with_observer(Arc::new(s)),
+            None => {
+                self.observers
+                    .retain(|o| o.name() != crate::observe::section::NAME);
+                self
+            }
+        }
     }
 
-    /// The same integrator measuring the chaos indicators' deviation vector with `weights`
-    /// (`Integrator::chaos_weights`).
-    pub fn with_chaos_weights(mut self, weights: Option<Vec<f64>>) -> Self {
-        self.chaos_weights = weights;
-        self
+    /// The same integrator measuring the chaos indicators' deviation vector with the metric's
+    /// `weights` (`ChaosObserver`; `None`: the unit metric).
+    pub fn with_chaos_weights(self, weights: Option<Vec<f64>>) -> Self {
+        self.with_observer(Arc::new(ChaosObserver { weights }))
     }
 
     /// The same integrator with compensated summation switched on or off.

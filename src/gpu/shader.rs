@@ -7,7 +7,7 @@ use crate::error::{Error, Result};
 use crate::method::implicit::rounding_gate;
 use crate::method::wgsl::{Kernel, UNROLL_MAX_WORDS};
 use crate::method::{Method, Solver, Vector};
-use crate::section::{self, Section};
+use crate::observe::{DriverLines, DriverSite, Placed};
 use crate::system::System;
 
 /// Threads per workgroup (x only; the dispatch grid is 2-D in workgroups, see `engine::gpu`).
@@ -87,18 +87,7 @@ pub fn compose(system: &System, method: Method, nt: usize) -> String {
 
 /// The full WGSL source for (system, method) as `spec` says.
 pub fn compose_kernel(system: &System, method: Method, spec: &KernelSpec) -> String {
-    compose_with_section(system, method, spec, None)
-}
-
-/// `compose_kernel`, with `section`'s crossings collected per point after the state's `.1`
-/// words (`section::wgsl`).
-pub fn compose_with_section(
-    system: &System,
-    method: Method,
-    spec: &KernelSpec,
-    section: Option<(&Section, usize)>,
-) -> String {
-    compose_with_extras(system, method, spec, section, None)
+    compose_observed(system, method, spec, &[], 0)
 }
 
 /// The implicit solvers' WGSL constants: the fixed-point loops' rule (`method::implicit`), at
@@ -127,16 +116,15 @@ fn solver_constants(spec: &KernelSpec) -> String {
     )
 }
 
-/// `compose_with_section`, and with `chaos` (`--chaos`: the point's first accumulator word
-/// and the metric's weights, `Integrator::chaos_weights`) the chaos indicators' update after
-/// every step (`chaos::wgsl`; the kernel's one tangent column, NT = 1, is the deviation
-/// vector).
-pub fn compose_with_extras(
+/// `compose_kernel` with the per-step `observers` (`observe`), their words after the
+/// state's `state_words` per point: each one's prelude and functions, and its lines in the
+/// driver.
+pub fn compose_observed(
     system: &System,
     method: Method,
     spec: &KernelSpec,
-    section: Option<(&Section, usize)>,
-    chaos: Option<(usize, Option<&[f64]>)>,
+    observers: &[Placed],
+    state_words: usize,
 ) -> String {
     // The words the state buffer holds: the run's precision (f32 for pairs).
     let (pairs, stored) = (spec.pairs(system), spec.real());
@@ -175,26 +163,17 @@ pub fn compose_with_extras(
     } else {
         &[]
     };
-    if let Some((sec, word)) = section {
-        src.push_str(&section::wgsl::prelude(sec, word, lit));
+    for o in observers {
+        let word = state_words + o.word;
+        src.push_str(&o.observer.wgsl_prelude(word, spec.f64, &lit));
     }
-    let sec_source: &[&str] = match section {
-        Some(_) => &[section::wgsl::SOURCE],
-        None => &[],
-    };
-    if let Some((word, weights)) = chaos {
-        src.push_str(&crate::chaos::wgsl::prelude(word, weights, spec.f64, lit));
-    }
-    let chaos_source: &[&str] = match chaos {
-        Some(_) => &[crate::chaos::wgsl::SOURCE],
-        None => &[],
-    };
-    for &part in math
+    let sources = observers.iter().map(|o| o.observer.wgsl_source());
+    for part in math
         .iter()
         .chain(map)
         .chain(&[STATE, system.wgsl_source()])
-        .chain(sec_source)
-        .chain(chaos_source)
+        .copied()
+        .chain(sources)
     {
         src.push('\n');
         src.push_str(part);
@@ -202,62 +181,52 @@ pub fn compose_with_extras(
     src.push('\n');
     let (mut kernel, prologue) = write_step(system, method, spec);
     kernel = kernel.with_pairs(pairs);
-    fill_driver(
-        &mut src,
-        &kernel,
-        &prologue,
-        (section.map(|(s, _)| s), chaos.map(|(_, w)| w.is_some())),
-    );
+    fill_driver(&mut src, &kernel, &prologue, observers);
     src
 }
 
 /// The driver with the generated lines filled in: the kernel's declarations, prologue, step
-/// and stores, and around them the section's (`section::wgsl`) and the chaos indicators'
-/// (`chaos::wgsl`: after the step, before the crossing test, as the CPU engine runs them;
-/// `chaos` says whether its norm is weighted).
-fn fill_driver(
-    src: &mut String,
-    kernel: &Kernel,
-    prologue: &str,
-    (section, chaos): (Option<&Section>, Option<bool>),
-) {
+/// and stores, and around them the observers' lines (`DriverLines`, in list order: their
+/// after-step lines after the step, as the CPU engine runs them).
+fn fill_driver(src: &mut String, kernel: &Kernel, prologue: &str, observers: &[Placed]) {
     let unrolled = kernel.unrolled();
     let comp = |v: &str, k: usize| match unrolled {
         true => format!("{v}_{k}"),
         false => format!("{v}[{k}u]"),
     };
-    let around = |code: &dyn Fn(&Section) -> String| section.map(code).unwrap_or_default();
-    let with_chaos = |code: &dyn Fn() -> String| match chaos {
-        Some(_) => code(),
-        None => String::new(),
-    };
-    // The derivative vectors `chaos::update` scales with δ (those a kick–drift method carries).
+    // The derivative vectors a step carries into the next (those a kick–drift method uses).
     let carried: Vec<&str> = [(Vector::Dq, "dq"), (Vector::Dp, "dp")]
         .into_iter()
         .filter(|&(v, _)| kernel.uses(v))
         .map(|(_, name)| name)
         .collect();
-    let d = kernel.dof();
+    let site = DriverSite {
+        d: kernel.dof(),
+        carried: &carried,
+        comp: &comp,
+    };
+    let lines: Vec<DriverLines> = observers
+        .iter()
+        .map(|o| o.observer.wgsl_driver(&site))
+        .collect();
+    let all = |part: fn(&DriverLines) -> &String| -> String {
+        lines.iter().map(|l| part(l).as_str()).collect()
+    };
     for line in DRIVER.lines() {
         match line.trim() {
             "//@declarations" => {
                 src.push_str(&kernel.declarations());
-                src.push_str(&around(&|_| section::wgsl::start().into()));
-                src.push_str(&with_chaos(&crate::chaos::wgsl::start));
+                src.push_str(&all(|l| &l.start));
             }
             "//@prologue" => src.push_str(prologue),
             "//@step" => {
-                src.push_str(&around(&|s| section::wgsl::before_step(s, comp)));
+                src.push_str(&all(|l| &l.before_step));
                 src.push_str(kernel.body());
-                src.push_str(&with_chaos(&|| {
-                    crate::chaos::wgsl::after_step(d, &carried, chaos == Some(true), comp)
-                }));
-                src.push_str(&around(&|s| section::wgsl::after_step(s, comp)));
+                src.push_str(&all(|l| &l.after_step));
             }
             "//@stores" => {
                 src.push_str(&kernel.stores());
-                src.push_str(&around(&|_| section::wgsl::end().into()));
-                src.push_str(&with_chaos(&crate::chaos::wgsl::end));
+                src.push_str(&all(|l| &l.end));
             }
             _ => {
                 src.push_str(line);

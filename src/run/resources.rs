@@ -141,7 +141,7 @@ fn section_bytes_per_point(s: &Section, value_bytes: u64, gpu: bool) -> u64 {
     let d = s.d as u64;
     let mut bytes = kept + s.bytes_per_point(8) as u64 + s.max as u64 * (2 * d + 2) * 8;
     if gpu {
-        bytes += crate::section::wgsl::words(s) as u64 * value_bytes;
+        bytes += crate::observe::section::words(s) as u64 * value_bytes;
     }
     bytes
 }

@@ -14,7 +14,6 @@
 
 pub mod locate;
 pub mod store;
-pub mod wgsl;
 
 use crate::error::Result;
 use crate::input_err;

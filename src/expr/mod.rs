@@ -166,8 +166,14 @@ impl ExprHamiltonian {
         } = parse::parse_named(src, params, named, dof)?;
         let grad_q: Vec<Id> = (0..d).map(|k| partial(&mut dag, h, Var::Q(k))).collect();
         let grad_p: Vec<Id> = (0..d).map(|k| partial(&mut dag, h, Var::P(k))).collect();
-        let grad_q_dir: Vec<Id> = grad_q.iter().map(|&g| directional(&mut dag, g, d)).collect();
-        let grad_p_dir: Vec<Id> = grad_p.iter().map(|&g| directional(&mut dag, g, d)).collect();
+        let grad_q_dir: Vec<Id> = grad_q
+            .iter()
+            .map(|&g| directional(&mut dag, g, d))
+            .collect();
+        let grad_p_dir: Vec<Id> = grad_p
+            .iter()
+            .map(|&g| directional(&mut dag, g, d))
+            .collect();
         let separable = separable(&mut dag, &grad_q);
         let programs = Programs {
             energy: Program::compile(&mut dag, &[h]),

@@ -337,7 +337,9 @@ impl<T: Real> Run<'_, '_, T> {
                     Var::Vq(k) => (self.inputs.vq, k),
                     Var::Vp(k) => (self.inputs.vp, k),
                     Var::Named(_) => {
-                        unreachable!("named constants are compiled to Rust (`expr::rust`), not to a Program")
+                        unreachable!(
+                            "named constants are compiled to Rust (`expr::rust`), not to a Program"
+                        )
                     }
                 };
                 Operand::Slice(&block[k * self.n + self.start..][..self.len])

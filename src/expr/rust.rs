@@ -15,7 +15,7 @@ use std::fmt::Write as _;
 
 use super::dag::{Dag, Func, Id, Node, Var};
 use super::diff::lower_powers;
-use super::wgsl::f64_unsupported;
+use super::wgsl::{expression, f64_unsupported};
 
 /// Points per run of the fused force + tangent functions: the per-point values every tangent
 /// column reads are kept for a run (in arrays on the stack) while the columns are swept.
@@ -63,7 +63,7 @@ pub fn module(f: &Functions, header: &str) -> String {
     // offsets written out even where they are 0, and the inputs each function is handed.
     s.push_str(
         "#![allow(clippy::needless_range_loop, clippy::identity_op, clippy::erasing_op)]\n\
-         #![allow(clippy::too_many_lines, unused_variables)]\n\nuse crate::float::Real;\n",
+         #![allow(clippy::too_many_lines, clippy::let_and_return, unused_variables)]\n\nuse crate::float::Real;\n",
     );
     let _ = writeln!(
         s,
@@ -123,17 +123,11 @@ fn operand(dag: &Dag, id: Id, flavour: Flavour) -> String {
 
 /// The right-hand side of operation `id` in `flavour`, or `None` for a leaf.
 fn operation(dag: &Dag, id: Id, flavour: Flavour) -> Option<String> {
-    let o = |a: Id| operand(dag, a, flavour);
-    Some(match dag.node(id) {
-        Node::Const(_) | Node::Var(_) => return None,
-        Node::Neg(a) => format!("-{}", o(a)),
-        Node::Add(a, b) => format!("{} + {}", o(a), o(b)),
-        Node::Sub(a, b) => format!("{} - {}", o(a), o(b)),
-        Node::Mul(a, b) => format!("{} * {}", o(a), o(b)),
-        Node::Div(a, b) => format!("{} / {}", o(a), o(b)),
-        Node::Call(f, a) => call(f, &o(a), flavour),
-        Node::Powi(..) => unreachable!("lower_powers removed every power"),
-    })
+    expression(
+        dag.node(id),
+        |a| operand(dag, a, flavour),
+        |f, x| call(f, &x, flavour),
+    )
 }
 
 /// A call of `f` on `x` in `flavour`.
@@ -211,7 +205,10 @@ fn block_energy(dag: &Dag, h: Id, d: usize) -> String {
         })
         .collect();
     for &(array, k) in &points {
-        let _ = writeln!(s, "    let {array}{k} = &{array}[{k} * n + first..][..len];");
+        let _ = writeln!(
+            s,
+            "    let {array}{k} = &{array}[{k} * n + first..][..len];"
+        );
     }
     let trig: Vec<Id> = order
         .iter()
@@ -260,8 +257,12 @@ fn prologue(vars: &[Var], offset: &str, len: &str, column: bool) -> String {
             Var::Named(k) => format!("let c{k} = T::from_f64(c[{k}]);"),
             Var::Q(k) => format!("let q{k} = &q[{k} * n + {offset}..][..{len}];"),
             Var::P(k) => format!("let p{k} = &p[{k} * n + {offset}..][..{len}];"),
-            Var::Vq(k) if column => format!("let vq{k} = &q[j * nd + {k} * n + {offset}..][..{len}];"),
-            Var::Vp(k) if column => format!("let vp{k} = &p[j * nd + {k} * n + {offset}..][..{len}];"),
+            Var::Vq(k) if column => {
+                format!("let vq{k} = &q[j * nd + {k} * n + {offset}..][..{len}];")
+            }
+            Var::Vp(k) if column => {
+                format!("let vp{k} = &p[j * nd + {k} * n + {offset}..][..{len}];")
+            }
             Var::Vq(k) => format!("let vq{k} = &vq[{k} * n + {offset}..][..{len}];"),
             Var::Vp(k) => format!("let vp{k} = &vp[{k} * n + {offset}..][..{len}];"),
         };
@@ -286,7 +287,11 @@ fn outputs(d: usize, base: &str, offset: &str, len: &str) -> String {
 /// `pub fn {name}<T: Real>(c, q, p[, vq, vp], out)`: one loop over the block's points.
 fn block_function(dag: &Dag, name: &str, directional: bool, outs: &[Id], d: usize) -> String {
     let order = dag.reachable(outs);
-    let extra = if directional { ", vq: &[T], vp: &[T]" } else { "" };
+    let extra = if directional {
+        ", vq: &[T], vp: &[T]"
+    } else {
+        ""
+    };
     let mut s = format!(
         "\n#[inline(always)]\n\
          pub fn {name}<T: Real>(c: &[f64], q: &[T], p: &[T]{extra}, out: &mut [T]) {{\n\
@@ -338,7 +343,11 @@ fn tangent_function(dag: &Dag, name: &str, own: &[Id], dir: &[Id], d: usize) -> 
         roots.extend(&kept);
         dag.reachable(&roots)
     };
-    let per_column: Vec<Id> = dir_order.iter().copied().filter(|&id| dependent[id]).collect();
+    let per_column: Vec<Id> = dir_order
+        .iter()
+        .copied()
+        .filter(|&id| dependent[id])
+        .collect();
     let mut s = format!(
         "\n/// `{name}` of the block's `nd` point components, then `{name}_dir` of each tangent \
          column after them,\n/// the column-independent values computed once per point.\n\
@@ -356,9 +365,7 @@ fn tangent_function(dag: &Dag, name: &str, own: &[Id], dir: &[Id], d: usize) -> 
         let _ = writeln!(s, "    let mut k{id} = [T::ZERO; RUN];");
     }
     s.push_str("    for start in (0..n).step_by(RUN) {\n        let len = (n - start).min(RUN);\n");
-    let indent = |text: String| -> String {
-        text.lines().map(|l| format!("    {l}\n")).collect()
-    };
+    let indent = |text: String| -> String { text.lines().map(|l| format!("    {l}\n")).collect() };
     let point_inputs: Vec<Var> = inputs(dag, &per_point)
         .into_iter()
         .filter(|v| !matches!(v, Var::Named(_)))
@@ -368,7 +375,11 @@ fn tangent_function(dag: &Dag, name: &str, own: &[Id], dir: &[Id], d: usize) -> 
     s.push_str("        for i in 0..len {\n");
     s.push_str(&lets(dag, &per_point, Flavour::Block, "            "));
     for (k, &o) in own.iter().enumerate() {
-        let _ = writeln!(s, "            o{k}[i] = {};", operand(dag, o, Flavour::Block));
+        let _ = writeln!(
+            s,
+            "            o{k}[i] = {};",
+            operand(dag, o, Flavour::Block)
+        );
     }
     for &id in &kept {
         let _ = writeln!(s, "            k{id}[i] = t{id};");

@@ -63,11 +63,16 @@ pub fn energy(dag: &mut Dag, h: Id, named: &[&str]) -> Option<String> {
         return None;
     }
     let mut s = "fn energy(q: array<f64, D>, p: array<f64, D>) -> f64 {\n".to_string();
-    s.push_str(&bindings(dag, &[h], |f| match f {
-        Func::Sin => "sin_poly_f64",
-        Func::Cos => "cos_poly_f64",
-        other => other.name(),
-    }, named));
+    s.push_str(&bindings(
+        dag,
+        &[h],
+        |f| match f {
+            Func::Sin => "sin_poly_f64",
+            Func::Cos => "cos_poly_f64",
+            other => other.name(),
+        },
+        named,
+    ));
     let _ = writeln!(s, "    return {};\n}}", operand(dag, h, named));
     Some(s)
 }
@@ -110,21 +115,30 @@ fn operand(dag: &Dag, id: Id, named: &[&str]) -> String {
 }
 
 /// The right-hand side of node `id`'s `let`, or `None` for a leaf; `name` spells functions.
-fn operation(
-    dag: &Dag,
-    id: Id,
-    name: fn(Func) -> &'static str,
-    named: &[&str],
+fn operation(dag: &Dag, id: Id, name: fn(Func) -> &'static str, named: &[&str]) -> Option<String> {
+    expression(
+        dag.node(id),
+        |a| operand(dag, a, named),
+        |f, x| format!("{}({x})", name(f)),
+    )
+}
+
+/// An operation `node` as an expression of WGSL and Rust alike, its operands written by
+/// `operand` and its calls by `call`; `None` for a leaf.
+pub(super) fn expression(
+    node: Node,
+    operand: impl Fn(Id) -> String,
+    call: impl Fn(Func, String) -> String,
 ) -> Option<String> {
-    let o = |a: Id| operand(dag, a, named);
-    Some(match dag.node(id) {
+    let o = operand;
+    Some(match node {
         Node::Const(_) | Node::Var(_) => return None,
         Node::Neg(a) => format!("-{}", o(a)),
         Node::Add(a, b) => format!("{} + {}", o(a), o(b)),
         Node::Sub(a, b) => format!("{} - {}", o(a), o(b)),
         Node::Mul(a, b) => format!("{} * {}", o(a), o(b)),
         Node::Div(a, b) => format!("{} / {}", o(a), o(b)),
-        Node::Call(f, a) => format!("{}({})", name(f), o(a)),
+        Node::Call(f, a) => call(f, o(a)),
         Node::Powi(..) => unreachable!("lower_powers removed every power"),
     })
 }

@@ -73,7 +73,10 @@ impl Formulas {
                 let parsed = crate::expr::parse::parse(formula, params, Some(1))
                     .unwrap_or_else(|e| panic!("system {}: constant {name}: {e}", self.name));
                 parsed.dag.value(parsed.root).unwrap_or_else(|| {
-                    panic!("system {}: constant {name} is not a formula of the parameters", self.name)
+                    panic!(
+                        "system {}: constant {name} is not a formula of the parameters",
+                        self.name
+                    )
                 })
             })
             .collect()
@@ -81,7 +84,10 @@ impl Formulas {
 
     /// The named constants with their values (`SystemDescription::constants`).
     pub fn named_constants(&self, values: &[f64]) -> Vec<(&'static str, f64)> {
-        self.names().into_iter().zip(values.iter().copied()).collect()
+        self.names()
+            .into_iter()
+            .zip(values.iter().copied())
+            .collect()
     }
 
     /// H with the constants' `values` written in as numbers (`Hamiltonian::formula`): each
@@ -162,7 +168,11 @@ macro_rules! generated_hamiltonian {
             ) {
                 $crate::simd::dispatch(
                     #[inline(always)]
-                    || $crate::system::generated::$module::energy_block(&self.c, q, p, n, first, out),
+                    || {
+                        $crate::system::generated::$module::energy_block(
+                            &self.c, q, p, n, first, out,
+                        )
+                    },
                 )
             }
             fn gpu_f64_missing(&self) -> Option<&'static str> {
@@ -180,19 +190,45 @@ macro_rules! generated_hamiltonian {
                 $crate::system::generated::$module::grad_p(&self.c, q, p, out)
             }
             #[inline(always)]
-            fn grad_q_dir<T: $crate::float::Real>(&self, q: &[T], p: &[T], vq: &[T], vp: &[T], out: &mut [T]) {
+            fn grad_q_dir<T: $crate::float::Real>(
+                &self,
+                q: &[T],
+                p: &[T],
+                vq: &[T],
+                vp: &[T],
+                out: &mut [T],
+            ) {
                 $crate::system::generated::$module::grad_q_dir(&self.c, q, p, vq, vp, out)
             }
             #[inline(always)]
-            fn grad_p_dir<T: $crate::float::Real>(&self, q: &[T], p: &[T], vq: &[T], vp: &[T], out: &mut [T]) {
+            fn grad_p_dir<T: $crate::float::Real>(
+                &self,
+                q: &[T],
+                p: &[T],
+                vq: &[T],
+                vp: &[T],
+                out: &mut [T],
+            ) {
                 $crate::system::generated::$module::grad_p_dir(&self.c, q, p, vq, vp, out)
             }
             #[inline(always)]
-            fn grad_q_tangent<T: $crate::float::Real>(&self, nd: usize, q: &[T], p: &[T], out: &mut [T]) {
+            fn grad_q_tangent<T: $crate::float::Real>(
+                &self,
+                nd: usize,
+                q: &[T],
+                p: &[T],
+                out: &mut [T],
+            ) {
                 $crate::system::generated::$module::grad_q_tangent(&self.c, nd, q, p, out)
             }
             #[inline(always)]
-            fn grad_p_tangent<T: $crate::float::Real>(&self, nd: usize, q: &[T], p: &[T], out: &mut [T]) {
+            fn grad_p_tangent<T: $crate::float::Real>(
+                &self,
+                nd: usize,
+                q: &[T],
+                p: &[T],
+                out: &mut [T],
+            ) {
                 $crate::system::generated::$module::grad_p_tangent(&self.c, nd, q, p, out)
             }
         }
@@ -258,7 +294,12 @@ mod tests {
     fn each_systems_separability_is_its_formulas() {
         for formulas in GENERATED {
             let info = crate::system::System::info_by_name(formulas.name).unwrap();
-            assert_eq!(formulas.hamiltonian().separable, info.separable, "{}", formulas.name);
+            assert_eq!(
+                formulas.hamiltonian().separable,
+                info.separable,
+                "{}",
+                formulas.name
+            );
         }
     }
 }

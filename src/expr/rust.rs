@@ -75,7 +75,7 @@ pub fn module(f: &Functions, header: &str) -> String {
     let h = lower_powers(&mut dag, &[f.h])[0];
     s.push_str(&point_energy(&dag, h));
     let energy = lower_powers(&mut energy_dag, &[f.energy])[0];
-    s.push_str(&block_energy(&energy_dag, energy, f.d));
+    s.push_str(&block_energy(&energy_dag, energy));
     for (name, outputs) in [("grad_q", f.grad_q), ("grad_p", f.grad_p)] {
         let outputs = lower_powers(&mut dag, outputs);
         s.push_str(&block_function(&dag, name, false, &outputs, f.d));
@@ -185,15 +185,16 @@ fn point_energy(dag: &Dag, h: Id) -> String {
 }
 
 /// `pub fn energy_block`: H in f64 of the points `first..first + out.len()` of a
-/// component-major block of `n` points, one vectorisable loop with the f64 polynomials; a
-/// block where a sine or cosine argument leaves the polynomials' accurate range goes point by
-/// point through `energy`.
-fn block_energy(dag: &Dag, h: Id, d: usize) -> String {
+/// component-major block of `n` points, one vectorisable loop with the f64 polynomials; false
+/// where a sine or cosine argument left the polynomials' accurate range (the caller then
+/// evaluates the block point by point through `energy`).
+fn block_energy(dag: &Dag, h: Id) -> String {
     let order = dag.reachable(&[h]);
     let mut s = "\n/// H in f64 of the points `first..first + out.len()` of a component-major block of \
-                 `n` points\n/// (components k ≥ D are not read), vectorised.\n\
+                 `n` points\n/// (components k ≥ D are not read), vectorised; false where a sine or cosine argument left the\n\
+                 /// polynomials' accurate range.\n\
                  #[inline(always)]\n\
-                 pub fn energy_block<T: Real>(c: &[f64], q: &[T], p: &[T], n: usize, first: usize, out: &mut [f64]) {\n\
+                 pub fn energy_block<T: Real>(c: &[f64], q: &[T], p: &[T], n: usize, first: usize, out: &mut [f64]) -> bool {\n\
                  \x20   let len = out.len();\n"
         .to_string();
     let points: Vec<(&str, usize)> = inputs(dag, &order)
@@ -237,14 +238,11 @@ fn block_energy(dag: &Dag, h: Id, d: usize) -> String {
         "        out[i] = {};\n    }}",
         operand(dag, h, Flavour::EnergyBlock)
     );
-    if s.contains("let mut far") {
-        let _ = writeln!(
-            s,
-            "    if far {{\n        let energy = |q: &[f64], p: &[f64]| energy(c, q, p);\n        \
-             crate::system::energy_per_point({d}, energy, q, p, n, first, out);\n    }}"
-        );
-    }
-    s.push_str("}\n");
+    s.push_str(if s.contains("let mut far") {
+        "    !far\n}\n"
+    } else {
+        "    true\n}\n"
+    });
     s
 }
 

@@ -166,14 +166,19 @@ macro_rules! generated_hamiltonian {
                 first: usize,
                 out: &mut [f64],
             ) {
-                $crate::simd::dispatch(
+                let accurate = $crate::simd::dispatch(
                     #[inline(always)]
                     || {
                         $crate::system::generated::$module::energy_block(
                             &self.c, q, p, n, first, out,
                         )
                     },
-                )
+                );
+                if !accurate {
+                    let energy = |q: &[f64], p: &[f64]| self.energy(q, p);
+                    let d = $crate::system::generated::$module::D;
+                    $crate::system::energy_per_point(d, energy, q, p, n, first, out);
+                }
             }
             fn gpu_f64_missing(&self) -> Option<&'static str> {
                 $crate::system::generated::$module::GPU_F64_MISSING

@@ -24,9 +24,10 @@ pub fn energy(c: &[f64], q: &[f64], p: &[f64]) -> f64 {
 }
 
 /// H in f64 of the points `first..first + out.len()` of a component-major block of `n` points
-/// (components k ≥ D are not read), vectorised.
+/// (components k ≥ D are not read), vectorised; false where a sine or cosine argument left the
+/// polynomials' accurate range.
 #[inline(always)]
-pub fn energy_block<T: Real>(c: &[f64], q: &[T], p: &[T], n: usize, first: usize, out: &mut [f64]) {
+pub fn energy_block<T: Real>(c: &[f64], q: &[T], p: &[T], n: usize, first: usize, out: &mut [f64]) -> bool {
     let len = out.len();
     let q0 = &q[0 * n + first..][..len];
     let p0 = &p[0 * n + first..][..len];
@@ -42,6 +43,7 @@ pub fn energy_block<T: Real>(c: &[f64], q: &[T], p: &[T], n: usize, first: usize
         let t31 = t27 + t30;
         out[i] = t31;
     }
+    true
 }
 
 #[inline(always)]

@@ -69,7 +69,6 @@ systems! {
     hamiltonian {
         Oscillator => oscillator::Oscillator,
         Pendulum => pendulum::Pendulum,
-        Morse => morse::Morse,
         Kepler => kepler::Kepler,
         HenonHeiles => henon_heiles::HenonHeiles,
         ElasticPendulum => elastic_pendulum::ElasticPendulum,

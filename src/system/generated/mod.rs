@@ -20,8 +20,6 @@ use crate::expr::ExprHamiltonian;
 
 // Generated text: formatted by its generator, not by rustfmt.
 #[rustfmt::skip]
-pub mod morse;
-#[rustfmt::skip]
 pub mod oscillator;
 #[rustfmt::skip]
 pub mod pendulum;
@@ -149,11 +147,7 @@ impl Formulas {
 }
 
 /// Every generated system's formulas (the registry line of each is in `system/mod.rs`).
-pub const GENERATED: &[Formulas] = &[
-    super::oscillator::FORMULAS,
-    super::pendulum::FORMULAS,
-    super::morse::FORMULAS,
-];
+pub const GENERATED: &[Formulas] = &[super::oscillator::FORMULAS, super::pendulum::FORMULAS];
 
 /// `impl Hamiltonian for $ty` by the generated module `$module` (`generated/<name>.rs`): the
 /// system's struct holds its named constants' values in `self.c` and its formulas in `FORMULAS`.

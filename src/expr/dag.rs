@@ -17,14 +17,17 @@ use std::collections::HashMap;
 /// A node's index in its `Dag`.
 pub type Id = usize;
 
-/// An input of the generated code: a coordinate, a momentum, or a component of the tangent
-/// direction (vq, vp) of the directional derivatives; indices are 0-based.
+/// An input of the generated code: a coordinate, a momentum, a component of the tangent
+/// direction (vq, vp) of the directional derivatives, or a built-in system's named constant
+/// (its value computed from the parameters when the system is built, the same f64 on the CPU
+/// and, as a prelude constant, on the GPU; its derivatives are 0); indices are 0-based.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Var {
     Q(usize),
     P(usize),
     Vq(usize),
     Vp(usize),
+    Named(usize),
 }
 
 /// The functions a formula may call (one argument each).
@@ -183,6 +186,12 @@ impl Dag {
         self.nodes.len() - 1
     }
 
+    /// Whether node `id` is a constant ±2^k (its products are exact).
+    fn power_of_two(&self, id: Id) -> bool {
+        self.value(id)
+            .is_some_and(|x| crate::float::exact_reciprocal(x.abs()).is_some())
+    }
+
     pub fn constant(&mut self, x: f64) -> Id {
         self.intern(Node::Const(x.to_bits()))
     }
@@ -270,6 +279,17 @@ impl Dag {
             (Node::Const(c), Node::Mul(x, y)) if self.value(x).is_some() => {
                 let c = self.constant(f64::from_bits(c) * self.value(x).unwrap_or(1.0));
                 self.mul(c, y)
+            }
+            // x · (k·y) → k · (x·y) for a power of two k: exact (the same value, bit for bit),
+            // and it brings the constants of a product together (the derivative of
+            // c·p²/2 is c·p, not (c·(2·p))/2)
+            (_, Node::Mul(k, y)) if self.value(a).is_none() && self.power_of_two(k) => {
+                let m = self.mul(a, y);
+                self.mul(k, m)
+            }
+            (Node::Mul(k, x), _) if self.value(b).is_none() && self.power_of_two(k) => {
+                let m = self.mul(x, b);
+                self.mul(k, m)
             }
             // k · (c/y) → (kc)/y, x · (c/y) → c · (x/y)
             (Node::Const(k), Node::Div(c, y)) if self.value(c).is_some() => {

@@ -90,13 +90,32 @@ pub fn partial(dag: &mut Dag, root: Id, x: Var) -> Id {
     })
 }
 
-/// Σ_j ∂root/∂q_j vq_j + ∂root/∂p_j vp_j, with vq, vp new inputs.
-pub fn directional(dag: &mut Dag, root: Id) -> Id {
-    derivative(dag, root, &|dag, v| match v {
-        Var::Q(j) => dag.var(Var::Vq(j)),
-        Var::P(j) => dag.var(Var::Vp(j)),
-        Var::Vq(_) | Var::Vp(_) => dag.constant(0.0),
-    })
+/// Σ_j ∂root/∂q_j vq_j + ∂root/∂p_j vp_j over the `d` degrees of freedom, with vq, vp new
+/// inputs: each term a Hessian entry times a direction component, so that the entries (which
+/// do not depend on the direction) are computed once for all tangent columns (`rust`).
+pub fn directional(dag: &mut Dag, root: Id, d: usize) -> Id {
+    let reads: Vec<Var> = dag
+        .reachable(&[root])
+        .into_iter()
+        .filter_map(|id| match dag.node(id) {
+            Node::Var(v) => Some(v),
+            _ => None,
+        })
+        .collect();
+    let mut sum = dag.constant(0.0);
+    for j in 0..d {
+        for (x, v) in [(Var::Q(j), Var::Vq(j)), (Var::P(j), Var::Vp(j))] {
+            // a variable `root` does not read contributes 0 (no derivative pass for it)
+            if !reads.contains(&x) {
+                continue;
+            }
+            let entry = partial(dag, root, x);
+            let v = dag.var(v);
+            let term = dag.mul(entry, v);
+            sum = dag.add(sum, term);
+        }
+    }
+    sum
 }
 
 /// `roots` with every integer power written as products (x⁴ = (x·x)·(x·x), the square

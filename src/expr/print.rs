@@ -89,6 +89,8 @@ fn write(dag: &Dag, id: Id, dof: usize, names: &HashMap<Id, String>) -> (String,
             let (name, k) = match v {
                 Var::Q(k) | Var::Vq(k) => ("q", k),
                 Var::P(k) | Var::Vp(k) => ("p", k),
+                // a built-in system's named constant: its formula writes it as a literal
+                Var::Named(k) => return (format!("K{k}"), ATOM),
             };
             let s = if dof == 1 {
                 name.to_string()

@@ -336,6 +336,11 @@ impl<T: Real> Run<'_, '_, T> {
                     Var::P(k) => (self.inputs.p, k),
                     Var::Vq(k) => (self.inputs.vq, k),
                     Var::Vp(k) => (self.inputs.vp, k),
+                    Var::Named(_) => {
+                        unreachable!(
+                            "named constants are compiled to Rust (`expr::rust`), not to a Program"
+                        )
+                    }
                 };
                 Operand::Slice(&block[k * self.n + self.start..][..self.len])
             }

@@ -25,8 +25,15 @@ pub enum Signature {
     Directional,
 }
 
-/// `fn name(...) -> array<real, D>` returning `outputs` (one per component).
-pub fn function(dag: &mut Dag, name: &str, signature: Signature, outputs: &[Id]) -> String {
+/// `fn name(...) -> array<real, D>` returning `outputs` (one per component); `named` spells
+/// the named constants (`Var::Named`, a built-in system's prelude constants).
+pub fn function(
+    dag: &mut Dag,
+    name: &str,
+    signature: Signature,
+    outputs: &[Id],
+    named: &[&str],
+) -> String {
     let outputs = lower_powers(dag, outputs);
     let args = match signature {
         Signature::Gradient => "q: array<real, D>, p: array<real, D>",
@@ -35,8 +42,8 @@ pub fn function(dag: &mut Dag, name: &str, signature: Signature, outputs: &[Id])
         }
     };
     let mut s = format!("fn {name}({args}) -> array<real, D> {{\n");
-    s.push_str(&bindings(dag, &outputs, kernel_name));
-    let components: Vec<String> = outputs.iter().map(|&o| operand(dag, o)).collect();
+    s.push_str(&bindings(dag, &outputs, kernel_name, named));
+    let components: Vec<String> = outputs.iter().map(|&o| operand(dag, o, named)).collect();
     let _ = writeln!(
         s,
         "    return array<real, D>({});\n}}",
@@ -50,18 +57,23 @@ pub fn function(dag: &mut Dag, name: &str, signature: Signature, outputs: &[Id])
 /// `cos_poly_f64` of shaders/energy/math_f64.wgsl. `None` when H calls a function other than
 /// sin, cos and sqrt: Vulkan (SPIR-V's GLSL.std.450) has no f64 exp, log, tan, atan or
 /// hyperbolic functions, so such an H needs its energy statistics on the CPU.
-pub fn energy(dag: &mut Dag, h: Id) -> Option<String> {
+pub fn energy(dag: &mut Dag, h: Id, named: &[&str]) -> Option<String> {
     let h = lower_powers(dag, &[h])[0];
     if f64_unsupported(dag, &[h]).is_some() {
         return None;
     }
     let mut s = "fn energy(q: array<f64, D>, p: array<f64, D>) -> f64 {\n".to_string();
-    s.push_str(&bindings(dag, &[h], |f| match f {
-        Func::Sin => "sin_poly_f64",
-        Func::Cos => "cos_poly_f64",
-        other => other.name(),
-    }));
-    let _ = writeln!(s, "    return {};\n}}", operand(dag, h));
+    s.push_str(&bindings(
+        dag,
+        &[h],
+        |f| match f {
+            Func::Sin => "sin_poly_f64",
+            Func::Cos => "cos_poly_f64",
+            other => other.name(),
+        },
+        named,
+    ));
+    let _ = writeln!(s, "    return {};\n}}", operand(dag, h, named));
     Some(s)
 }
 
@@ -77,10 +89,10 @@ pub fn f64_unsupported(dag: &Dag, roots: &[Id]) -> Option<&'static str> {
 }
 
 /// One `let` per operation node the outputs depend on, in dependency order.
-fn bindings(dag: &Dag, outputs: &[Id], name: fn(Func) -> &'static str) -> String {
+fn bindings(dag: &Dag, outputs: &[Id], name: fn(Func) -> &'static str, named: &[&str]) -> String {
     let mut s = String::new();
     for id in dag.reachable(outputs) {
-        if let Some(value) = operation(dag, id, name) {
+        if let Some(value) = operation(dag, id, name, named) {
             let _ = writeln!(s, "    let t{id} = {value};");
         }
     }
@@ -88,7 +100,7 @@ fn bindings(dag: &Dag, outputs: &[Id], name: fn(Func) -> &'static str) -> String
 }
 
 /// How node `id` is referred to: a literal, an input component or its `let` name.
-fn operand(dag: &Dag, id: Id) -> String {
+fn operand(dag: &Dag, id: Id, named: &[&str]) -> String {
     match dag.node(id) {
         Node::Const(bits) => literal(f64::from_bits(bits)),
         Node::Var(v) => match v {
@@ -96,22 +108,37 @@ fn operand(dag: &Dag, id: Id) -> String {
             Var::P(k) => format!("p[{k}]"),
             Var::Vq(k) => format!("vq[{k}]"),
             Var::Vp(k) => format!("vp[{k}]"),
+            Var::Named(k) => named[k].to_string(),
         },
         _ => format!("t{id}"),
     }
 }
 
 /// The right-hand side of node `id`'s `let`, or `None` for a leaf; `name` spells functions.
-fn operation(dag: &Dag, id: Id, name: fn(Func) -> &'static str) -> Option<String> {
-    let o = |a: Id| operand(dag, a);
-    Some(match dag.node(id) {
+fn operation(dag: &Dag, id: Id, name: fn(Func) -> &'static str, named: &[&str]) -> Option<String> {
+    expression(
+        dag.node(id),
+        |a| operand(dag, a, named),
+        |f, x| format!("{}({x})", name(f)),
+    )
+}
+
+/// An operation `node` as an expression of WGSL and Rust alike, its operands written by
+/// `operand` and its calls by `call`; `None` for a leaf.
+pub(super) fn expression(
+    node: Node,
+    operand: impl Fn(Id) -> String,
+    call: impl Fn(Func, String) -> String,
+) -> Option<String> {
+    let o = operand;
+    Some(match node {
         Node::Const(_) | Node::Var(_) => return None,
         Node::Neg(a) => format!("-{}", o(a)),
         Node::Add(a, b) => format!("{} + {}", o(a), o(b)),
         Node::Sub(a, b) => format!("{} - {}", o(a), o(b)),
         Node::Mul(a, b) => format!("{} * {}", o(a), o(b)),
         Node::Div(a, b) => format!("{} / {}", o(a), o(b)),
-        Node::Call(f, a) => format!("{}({})", name(f), o(a)),
+        Node::Call(f, a) => call(f, o(a)),
         Node::Powi(..) => unreachable!("lower_powers removed every power"),
     })
 }

@@ -246,6 +246,10 @@ impl Hamiltonian for ExprSystem {
         self.h.energy_block(q, p, n, first, out)
     }
 
+    fn gpu_f64_missing(&self) -> Option<&'static str> {
+        self.h.gpu_f64_ready().err()
+    }
+
     fn grad_q<T: Real>(&self, q: &[T], p: &[T], out: &mut [T]) {
         self.h.grad_q(q, p, out)
     }

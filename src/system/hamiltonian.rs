@@ -28,6 +28,12 @@ pub trait Hamiltonian: SystemDescription {
     fn formula(&self) -> Option<String> {
         None
     }
+    /// The first function the integration kernels' derivatives call that Vulkan lacks in f64
+    /// (`None` where f64 GPU kernels can be built): a generated system's `GPU_F64_MISSING`, a
+    /// formula's `ExprHamiltonian::gpu_f64_ready`.
+    fn gpu_f64_missing(&self) -> Option<&'static str> {
+        None
+    }
     /// ∂H/∂q for a block of points.
     fn grad_q<T: Real>(&self, q: &[T], p: &[T], out: &mut [T]);
     /// ∂H/∂p for a block of points.

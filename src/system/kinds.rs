@@ -24,6 +24,12 @@ impl HamiltonianSystem {
         each_hamiltonian!(self, s => s.energy_block(q, p, n, first, out))
     }
 
+    /// The first function its kernels call that Vulkan lacks in f64
+    /// (`Hamiltonian::gpu_f64_missing`).
+    pub fn gpu_f64_missing(&self) -> Option<&'static str> {
+        each_hamiltonian!(self, s => s.gpu_f64_missing())
+    }
+
     /// H as a formula (`Hamiltonian::formula`).
     pub fn formula(&self) -> Option<String> {
         each_hamiltonian!(self, s => s.formula())

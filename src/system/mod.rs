@@ -21,6 +21,13 @@
 //!    a `discrete_step` instead of the gradients); the order of the lists is the order of
 //!    `CATALOGUE` and of `phaseflow list`.
 //!
+//! A Hamiltonian system with a closed formula is generated instead of written (see
+//! `generated/mod.rs`): in step 1 its file declares `FORMULAS` and ends with
+//! `generated_hamiltonian!(Type, module);` in place of `impl Hamiltonian`; its `FORMULAS` goes
+//! in `generated::GENERATED` with a `pub mod` line there, and
+//! `PHASEFLOW_REGENERATE=1 cargo test --release --lib system::generated` writes steps 2 and 3
+//! and its CPU functions (`generated/<name>.rs`).
+//!
 //! Everything that lists the systems (`System` and its kinds, the dispatch macros,
 //! `CATALOGUE`, the constructors, the WGSL lookups) is generated from that line; a missing
 //! piece does not compile, and a discrete map has no gradients to call. The tests
@@ -30,6 +37,7 @@
 pub mod description;
 pub mod discrete;
 pub mod expression;
+pub mod generated;
 pub mod hamiltonian;
 pub mod newton;
 #[macro_use]
@@ -331,10 +339,11 @@ impl System {
         }
     }
 
-    /// Refuse an f64 GPU kernel for an expression that calls a function Vulkan lacks in f64.
+    /// Refuse an f64 GPU kernel for a Hamiltonian (a formula's, or a built-in system's
+    /// generated from its formula) whose derivatives call a function Vulkan lacks in f64.
     pub fn check_gpu_f64(&self) -> Result<()> {
-        match self.expression().map(|e| e.h.gpu_f64_ready()) {
-            Some(Err(f)) => Err(invalid!(Field::Precision;
+        match self.hamiltonian().and_then(|h| h.gpu_f64_missing()) {
+            Some(f) => Err(invalid!(Field::Precision;
                 Field::Precision.is("f64"),
                 " ",
                 Field::Backend.is("gpu"),
@@ -344,7 +353,7 @@ impl System {
                 Field::Backend.is("cpu"),
                 " for f64"
             )),
-            _ => Ok(()),
+            None => Ok(()),
         }
     }
 

@@ -1,11 +1,12 @@
-//! Harmonic oscillator H = p²/(2m) + k q²/2. Mirror: shaders/system/oscillator.wgsl.
+//! Harmonic oscillator H = p²/(2m) + k q²/2. Its functions (the CPU's in
+//! `generated/oscillator.rs`, the GPU's in shaders/system/oscillator.wgsl and
+//! shaders/energy/oscillator.wgsl) are generated from `FORMULAS` (see `generated/mod.rs`).
 
-use super::hamiltonian::literal;
 use std::collections::BTreeMap;
 
-use super::{require_positive, Hamiltonian, ParamSpec, SystemDef, SystemDescription, SystemInfo};
+use super::generated::{generated_hamiltonian, Formulas};
+use super::{require_positive, ParamSpec, SystemDef, SystemDescription, SystemInfo};
 use crate::error::Result;
-use crate::float::Real;
 
 pub const NAME: &str = "oscillator";
 pub const INFO: SystemInfo = SystemInfo {
@@ -21,10 +22,21 @@ pub const INFO: SystemInfo = SystemInfo {
     variational: false,
 };
 
+/// The dynamics (see `generated/mod.rs`): SPRING_K = k, INV_MASS = 1/m.
+pub const FORMULAS: Formulas = Formulas {
+    name: NAME,
+    dof: 1,
+    constants: &[("SPRING_K", "k"), ("INV_MASS", "1/m")],
+    hamiltonian: "INV_MASS*p^2/2 + SPRING_K*q^2/2",
+    statistics: None,
+};
+
 #[derive(Debug, Clone)]
 pub struct Oscillator {
     pub m: f64,
     pub k: f64,
+    /// The values of `FORMULAS.constants`.
+    c: Vec<f64>,
 }
 
 impl SystemDef for Oscillator {
@@ -37,6 +49,7 @@ impl SystemDef for Oscillator {
         Ok(Oscillator {
             m: params["m"],
             k: params["k"],
+            c: FORMULAS.constant_values(params),
         })
     }
 }
@@ -64,57 +77,9 @@ impl SystemDescription for Oscillator {
         Some(vec![self.m])
     }
 
-    /// WGSL constants: SPRING_K = k, INV_MASS = 1/m.
     fn constants(&self) -> Vec<(&'static str, f64)> {
-        vec![("SPRING_K", self.k), ("INV_MASS", 1.0 / self.m)]
+        FORMULAS.named_constants(&self.c)
     }
 }
 
-impl Hamiltonian for Oscillator {
-    fn energy(&self, q: &[f64], p: &[f64]) -> f64 {
-        p[0] * p[0] / (2.0 * self.m) + self.k * q[0] * q[0] / 2.0
-    }
-
-    /// The same arithmetic as `energy` (bit for bit), as one loop over the block's points.
-    fn energy_block<T: Real>(&self, q: &[T], p: &[T], _n: usize, first: usize, out: &mut [f64]) {
-        let len = out.len();
-        let (q, p) = (&q[first..first + len], &p[first..first + len]);
-        for ((h, &x), &y) in out.iter_mut().zip(q).zip(p) {
-            let (x, y) = (x.to_f64(), y.to_f64());
-            *h = y * y / (2.0 * self.m) + self.k * x * x / 2.0;
-        }
-    }
-
-    fn formula(&self) -> Option<String> {
-        let (m, k) = (literal(self.m), literal(self.k));
-        Some(format!("p^2/(2*{m}) + {k}*q^2/2"))
-    }
-
-    #[inline(always)]
-    fn grad_q<T: Real>(&self, q: &[T], _p: &[T], out: &mut [T]) {
-        let spring_k = T::from_f64(self.k);
-        for (g, &x) in out.iter_mut().zip(q) {
-            *g = spring_k * x;
-        }
-    }
-
-    #[inline(always)]
-    fn grad_p<T: Real>(&self, _q: &[T], p: &[T], out: &mut [T]) {
-        let inv_mass = T::from_f64(1.0 / self.m);
-        for (v, &x) in out.iter_mut().zip(p) {
-            *v = x * inv_mass;
-        }
-    }
-
-    /// H_qq vq = k vq (H_qp = 0).
-    #[inline(always)]
-    fn grad_q_dir<T: Real>(&self, _q: &[T], p: &[T], vq: &[T], _vp: &[T], out: &mut [T]) {
-        self.grad_q(vq, p, out);
-    }
-
-    /// H_pp vp = vp / m (H_pq = 0).
-    #[inline(always)]
-    fn grad_p_dir<T: Real>(&self, q: &[T], _p: &[T], _vq: &[T], vp: &[T], out: &mut [T]) {
-        self.grad_p(q, vp, out);
-    }
-}
+generated_hamiltonian!(Oscillator, oscillator);

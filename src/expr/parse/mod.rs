@@ -68,6 +68,8 @@ struct Parser<'a> {
     toks: Vec<Token>,
     pos: usize,
     params: &'a BTreeMap<String, f64>,
+    /// A built-in system's named constants (`Var::Named`, by their index).
+    named: &'a [&'a str],
     dag: Dag,
     uses: Vec<Use>,
     used_params: std::collections::BTreeSet<String>,
@@ -79,12 +81,25 @@ struct Parser<'a> {
 /// Parse `src` into a DAG. `dof`: the number of degrees of freedom if given (an index above
 /// it is an error), else the largest index used (1 for `q`, `p`).
 pub fn parse(src: &str, params: &BTreeMap<String, f64>, dof: Option<usize>) -> Result<Parsed> {
+    parse_named(src, params, &[], dof)
+}
+
+/// `parse`, with the names in `named` read as a built-in system's named constants
+/// (`Var::Named(k)` for `named[k]`): symbols whose values the system computes from its
+/// parameters when it is built.
+pub fn parse_named(
+    src: &str,
+    params: &BTreeMap<String, f64>,
+    named: &[&str],
+    dof: Option<usize>,
+) -> Result<Parsed> {
     let toks = tokenize(src)?;
     let mut parser = Parser {
         src,
         toks,
         pos: 0,
         params,
+        named,
         dag: Dag::new(),
         uses: Vec::new(),
         used_params: Default::default(),
@@ -301,6 +316,9 @@ impl Parser<'_> {
         }
         if name == "pi" {
             return Ok(self.dag.constant(std::f64::consts::PI));
+        }
+        if let Some(k) = self.named.iter().position(|&n| n == name) {
+            return Ok(self.dag.var(Var::Named(k)));
         }
         if Func::from_name(name).is_some() {
             return Err(error_at(

@@ -28,16 +28,17 @@ pub use reference::ReferenceEngine;
 /// What an engine applies to every point: the system, the method, the step size and the
 /// implicit stages' solver. Every engine (CPU, GPU, the reference loop) is built from one, so
 /// engines compared side by side (`validate`, `bench`, refinement's second engine) cannot be
-/// given different settings.
+/// given different settings. Made by `new`, which refuses a method the system cannot take, so
+/// an engine never meets one.
 #[derive(Debug, Clone)]
 pub struct Integrator {
-    pub system: System,
-    pub method: Method,
+    pub(crate) system: System,
+    pub(crate) method: Method,
     /// Step size h.
-    pub h: f64,
-    pub solver: Solver,
+    pub(crate) h: f64,
+    pub(crate) solver: Solver,
     /// Compensated summation of every update (`--compensated`, `method::compensated`).
-    pub compensated: bool,
+    pub(crate) compensated: bool,
     /// `--section`: the crossings every point makes, collected by the engine.
     pub section: Option<Section>,
     /// `--chaos`: the weights w_k of the deviation vector's squared norm Σ (w_k δ_k)², 2d
@@ -46,7 +47,21 @@ pub struct Integrator {
 }
 
 impl Integrator {
-    pub fn new(system: System, method: Method, h: f64, solver: Solver) -> Self {
+    /// `method` advancing `system` with step `h` (negative: backwards), its implicit stages
+    /// iterated by `solver`. Refused (an input error naming the option) where the method does
+    /// not suit the system (a discrete map steps only with its own `variational` method, a
+    /// kick-drift splitting needs separable H, a method's own conditions: `Method::check_system`),
+    /// where h is zero or not finite, or the solver's tolerance or iteration cap is unusable.
+    pub fn new(system: System, method: Method, h: f64, solver: Solver) -> Result<Self> {
+        method.check_system(&system)?;
+        crate::config::check_dt(h)?;
+        crate::config::check_solver(solver)?;
+        Ok(Self::checked(system, method, h, solver))
+    }
+
+    /// The integrator of settings checked already (a built `RunConfig`, or a step size derived
+    /// from its own): what `new` refuses cannot reach here.
+    pub(crate) fn checked(system: System, method: Method, h: f64, solver: Solver) -> Self {
         Integrator {
             system,
             method,
@@ -56,6 +71,28 @@ impl Integrator {
             section: None,
             chaos_weights: None,
         }
+    }
+
+    pub fn system(&self) -> &System {
+        &self.system
+    }
+
+    pub fn method(&self) -> Method {
+        self.method
+    }
+
+    /// Step size h.
+    pub fn h(&self) -> f64 {
+        self.h
+    }
+
+    pub fn solver(&self) -> Solver {
+        self.solver
+    }
+
+    /// Whether every update is summed with compensation.
+    pub fn compensated(&self) -> bool {
+        self.compensated
     }
 
     /// The same integrator collecting the crossings of `section` (or none).
@@ -77,8 +114,9 @@ impl Integrator {
         self
     }
 
-    /// With the implicit solver's defaults for precision `T` (`Solver::default_for`).
-    pub fn with_default_solver<T: Real>(system: System, method: Method, h: f64) -> Self {
+    /// With the implicit solver's defaults for precision `T` (`Solver::default_for`); refused
+    /// as `new` refuses.
+    pub fn with_default_solver<T: Real>(system: System, method: Method, h: f64) -> Result<Self> {
         Self::new(system, method, h, Solver::default_for::<T>())
     }
 }

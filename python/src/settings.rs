@@ -77,6 +77,9 @@ const KEYWORDS: &[&str] = &[
     "quiet",
 ];
 
+/// The keywords that choose the system: one of them.
+const SYSTEM_KEYWORDS: &[&str] = &["system", "hamiltonian", "system_file"];
+
 /// The error for a keyword argument of the wrong kind: it names the keyword and its value.
 fn bad(keyword: &str, value: &Bound<'_, PyAny>, want: &str) -> PyErr {
     let shown = value
@@ -221,28 +224,39 @@ impl RunKeywords {
             quiet: false,
             sweep: None,
         };
+        let mut systems = 0;
         for &key in KEYWORDS {
             if let Some(value) = kwargs.get_item(key)?.filter(|v| !v.is_none()) {
-                k.set(key, &value)?;
+                k.set(key, &value, systems)?;
+                systems += usize::from(SYSTEM_KEYWORDS.contains(&key));
             }
         }
         Ok(k)
     }
 
-    fn set(&mut self, key: &str, v: &Bound<'_, PyAny>) -> PyResult<()> {
+    /// Set `key` to `v`; `systems`: how many of `SYSTEM_KEYWORDS` were set before (a second
+    /// is kept beside the first, for the library to refuse the two).
+    fn set(&mut self, key: &str, v: &Bound<'_, PyAny>, systems: usize) -> PyResult<()> {
         let b = std::mem::take(&mut self.builder);
+        let system = |b: RunBuilder, choice| match systems {
+            0 => b.system(choice),
+            _ => b.also_system(choice),
+        };
         self.builder = match key {
             "config" => {
                 let file = phaseflow::config::load_toml(&path(key, v)?)
                     .map_err(|e| crate::py_error(&e))?;
                 RunBuilder::from(file)
             }
-            "system" => b.system(SystemChoice::BuiltIn(text(key, v)?)),
-            "hamiltonian" => b.system(SystemChoice::Formula {
-                formula: text(key, v)?,
-                dof: None,
-            }),
-            "system_file" => b.system(SystemChoice::File(path(key, v)?)),
+            "system" => system(b, SystemChoice::BuiltIn(text(key, v)?)),
+            "hamiltonian" => system(
+                b,
+                SystemChoice::Formula {
+                    formula: text(key, v)?,
+                    dof: None,
+                },
+            ),
+            "system_file" => system(b, SystemChoice::File(path(key, v)?)),
             "dof" => b.dof(count(key, v)?),
             "params" => params(b, v)?,
             "method" => b.method(MethodChoice::Name(text(key, v)?)),

@@ -105,12 +105,38 @@ macro_rules! ensemble_setters {
 }
 
 impl RunBuilder {
-    /// The system (replacing any chosen before, with its parameters and formula settings).
+    /// The system, replacing any chosen before: another system's parameters and formula
+    /// settings are dropped, the same system's (a config.toml's, say) kept.
     pub fn system(mut self, system: impl Into<SystemChoice>) -> Self {
+        let system = system.into();
         let s = &mut self.settings;
-        (s.system, s.hamiltonian, s.system_file, s.dof) = (None, None, None, None);
-        (s.params, s.system_name, s.default_state, s.coordinates) = (None, None, None, None);
-        match system.into() {
+        let same = match &system {
+            SystemChoice::BuiltIn(name) => s.system.as_ref() == Some(name),
+            SystemChoice::Formula { formula, .. } => s.hamiltonian.as_ref() == Some(formula),
+            SystemChoice::File(_) => false,
+        };
+        if !same {
+            (s.params, s.dof, s.system_name) = (None, None, None);
+            (s.default_state, s.coordinates) = (None, None);
+        }
+        (s.system, s.hamiltonian, s.system_file) = (None, None, None);
+        match system {
+            SystemChoice::BuiltIn(name) => s.system = Some(name),
+            SystemChoice::Formula { formula, dof } => {
+                s.hamiltonian = Some(formula);
+                s.dof = dof.or(s.dof);
+            }
+            SystemChoice::File(path) => s.system_file = Some(path),
+        }
+        self
+    }
+
+    /// A second choice of the system beside the first (`system`): `build` refuses the two,
+    /// naming both (a caller that takes every option at once, as keyword arguments do, has it
+    /// said rather than one dropped).
+    pub fn also_system(mut self, system: SystemChoice) -> Self {
+        let s = &mut self.settings;
+        match system {
             SystemChoice::BuiltIn(name) => s.system = Some(name),
             SystemChoice::Formula { formula, dof } => (s.hamiltonian, s.dof) = (Some(formula), dof),
             SystemChoice::File(path) => s.system_file = Some(path),

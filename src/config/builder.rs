@@ -120,15 +120,7 @@ impl RunBuilder {
             (s.default_state, s.coordinates) = (None, None);
         }
         (s.system, s.hamiltonian, s.system_file) = (None, None, None);
-        match system {
-            SystemChoice::BuiltIn(name) => s.system = Some(name),
-            SystemChoice::Formula { formula, dof } => {
-                s.hamiltonian = Some(formula);
-                s.dof = dof.or(s.dof);
-            }
-            SystemChoice::File(path) => s.system_file = Some(path),
-        }
-        self
+        self.also_system(system)
     }
 
     /// A second choice of the system beside the first (`system`): `build` refuses the two,
@@ -138,7 +130,10 @@ impl RunBuilder {
         let s = &mut self.settings;
         match system {
             SystemChoice::BuiltIn(name) => s.system = Some(name),
-            SystemChoice::Formula { formula, dof } => (s.hamiltonian, s.dof) = (Some(formula), dof),
+            SystemChoice::Formula { formula, dof } => {
+                s.hamiltonian = Some(formula);
+                s.dof = dof.or(s.dof);
+            }
             SystemChoice::File(path) => s.system_file = Some(path),
         }
         self

@@ -296,7 +296,7 @@ impl<'a, T: Real> Tracker<'a, T> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::{RunBuilder, RunConfig};
+    use crate::config::RunBuilder;
     use crate::run::initial::Initial;
 
     /// A stand-in engine whose every advance snaps each point to the nearest of 8 directions

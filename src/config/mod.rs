@@ -17,6 +17,7 @@ mod section;
 mod show_modified;
 pub mod stability_plot;
 mod step;
+mod sweep_job;
 pub mod system_file;
 pub mod verdict;
 
@@ -29,7 +30,6 @@ pub use builder::{MethodChoice, RunBuilder, SystemChoice};
 use discrete::{check_variational, check_variational_kernel, two_positions};
 pub use file::{load_toml, recorded_source, EnsembleFile, RunFile, MAX_CONFIG_BYTES};
 pub use show_modified::show_modified;
-pub(crate) use step::check_dt;
 use step::{check_dt_at_precision, resolve_snapshot_every, resolve_step};
 
 use crate::engine::Integrator;
@@ -310,26 +310,8 @@ fn resolve_solver(precision: Precision, tol: Option<f64>, max_iter: Option<u32>)
         tol: tol.unwrap_or(default.tol),
         max_iter: max_iter.unwrap_or(default.max_iter),
     };
-    check_solver(solver)?;
+    crate::engine::check_solver(solver)?;
     Ok(solver)
-}
-
-/// A solver the implicit stages can use: a tolerance of 0 (to the rounding level) or small and
-/// positive, and at least one iteration.
-pub(crate) fn check_solver(solver: Solver) -> Result<()> {
-    if !(solver.tol.is_finite() && solver.tol >= 0.0 && solver.tol < 1.0) {
-        return Err(invalid!(Field::ImplicitTol;
-            Field::ImplicitTol.is(solver.tol),
-            ": expected 0 (iterate to the rounding level) or a small positive number, e.g. 1e-6 (f32) or 1e-14 (f64)"
-        ));
-    }
-    if solver.max_iter == 0 {
-        return Err(invalid!(Field::ImplicitMaxIter;
-            Field::ImplicitMaxIter,
-            " must be at least 1 (e.g. 100), got 0"
-        ));
-    }
-    Ok(())
 }
 
 /// The method a file of settings names: `method_file` (read now), else `method_source` (the

@@ -15,7 +15,7 @@ pub(super) fn resolve_step(dt: Option<f64>, steps: Option<u64>) -> Result<(f64, 
         invalid!(Field::Dt;
             Field::Dt, " is required (the step size h, e.g. ", Field::Dt.is("0.01"), ")")
     })?;
-    check_dt(dt)?;
+    crate::engine::check_dt(dt)?;
     let steps = steps.ok_or_else(
         || invalid!(Field::Steps; Field::Steps, " is required (the number of steps)"),
     )?;
@@ -29,20 +29,6 @@ pub(super) fn resolve_step(dt: Option<f64>, steps: Option<u64>) -> Result<(f64, 
         ));
     }
     Ok((dt, steps))
-}
-
-/// A step size an integrator can take: finite and non-zero.
-pub(crate) fn check_dt(dt: f64) -> Result<()> {
-    if !(dt.is_finite() && dt != 0.0) {
-        return Err(invalid!(Field::Dt;
-            Field::Dt,
-            format!(
-                " must be a finite non-zero number (negative runs backwards in time), got {}",
-                num(dt)
-            )
-        ));
-    }
-    Ok(())
 }
 
 /// `--dt` as the run's arithmetic holds it: the engines step in the run's precision, where a

@@ -11,7 +11,7 @@ pub mod multi;
 pub mod ranks;
 pub mod reference;
 
-use crate::error::Result;
+use crate::error::{Field, Result};
 use crate::float::Real;
 use crate::measure::measurement::Acceleration;
 use crate::method::{Method, Solver};
@@ -54,8 +54,8 @@ impl Integrator {
     /// where h is zero or not finite, or the solver's tolerance or iteration cap is unusable.
     pub fn new(system: System, method: Method, h: f64, solver: Solver) -> Result<Self> {
         method.check_system(&system)?;
-        crate::config::check_dt(h)?;
-        crate::config::check_solver(solver)?;
+        check_dt(h)?;
+        check_solver(solver)?;
         Ok(Self::checked(system, method, h, solver))
     }
 
@@ -119,6 +119,38 @@ impl Integrator {
     pub fn with_default_solver<T: Real>(system: System, method: Method, h: f64) -> Result<Self> {
         Self::new(system, method, h, Solver::default_for::<T>())
     }
+}
+
+/// A step size an integrator can take: finite and non-zero.
+pub(crate) fn check_dt(dt: f64) -> Result<()> {
+    if !(dt.is_finite() && dt != 0.0) {
+        return Err(crate::invalid!(Field::Dt;
+            Field::Dt,
+            format!(
+                " must be a finite non-zero number (negative runs backwards in time), got {}",
+                crate::error::num(dt)
+            )
+        ));
+    }
+    Ok(())
+}
+
+/// A solver the implicit stages can use: a tolerance of 0 (to the rounding level) or small and
+/// positive, and at least one iteration.
+pub(crate) fn check_solver(solver: Solver) -> Result<()> {
+    if !(solver.tol.is_finite() && solver.tol >= 0.0 && solver.tol < 1.0) {
+        return Err(crate::invalid!(Field::ImplicitTol;
+            Field::ImplicitTol.is(solver.tol),
+            ": expected 0 (iterate to the rounding level) or a small positive number, e.g. 1e-6 (f32) or 1e-14 (f64)"
+        ));
+    }
+    if solver.max_iter == 0 {
+        return Err(crate::invalid!(Field::ImplicitMaxIter;
+            Field::ImplicitMaxIter,
+            " must be at least 1 (e.g. 100), got 0"
+        ));
+    }
+    Ok(())
 }
 
 pub trait Engine<T: Real> {

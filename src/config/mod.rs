@@ -17,7 +17,6 @@ mod section;
 mod show_modified;
 pub mod stability_plot;
 mod step;
-mod sweep_job;
 pub mod system_file;
 pub mod verdict;
 

@@ -10,6 +10,7 @@
 //!
 //! - `runner`: `run_sweep` and `resume_sweep`, the parts run in turn, then the sweep's files.
 
+mod job;
 mod runner;
 
 pub use runner::{part_folders, resume_sweep, run_sweep, SweepOutcome};

@@ -1,13 +1,12 @@
 //! `run --sweep` from the command line: the flags (and `--config` file) laid into the settings
 //! as for a run, then the sweep of those settings over the axes (`sweep::Sweep::new`).
 
-use super::file::RunFile;
-use super::OutputDir;
 use crate::cli::RunArgs;
+use crate::config::{OutputDir, RunFile};
 use crate::error::Result;
 use crate::input_err;
 
-impl crate::sweep::SweepJob {
+impl super::SweepJob {
     /// The sweep the run's flags (and `--config` file) ask for, or None when they give none.
     pub fn from_args(a: &RunArgs) -> Result<Option<crate::sweep::SweepJob>> {
         let mut base = RunFile::from_run_args(a)?;

@@ -27,14 +27,14 @@ fn kernels(c: &mut Criterion) {
             let init = spec.generate(&system, 0.01).unwrap();
             group.throughput(Throughput::Elements(points as u64 * STEPS));
             let mut e32 = CpuEngine::<f32>::new(
-                &Integrator::with_default_solver::<f32>(system.clone(), method, 0.01),
+                &Integrator::with_default_solver::<f32>(system.clone(), method, 0.01).unwrap(),
                 init.convert(),
             );
             group.bench_with_input(BenchmarkId::new("cpu-f32", points), &points, |b, _| {
                 b.iter(|| e32.advance(STEPS).unwrap())
             });
             let mut e64 = CpuEngine::<f64>::new(
-                &Integrator::with_default_solver::<f64>(system.clone(), method, 0.01),
+                &Integrator::with_default_solver::<f64>(system.clone(), method, 0.01).unwrap(),
                 init.convert(),
             );
             group.bench_with_input(BenchmarkId::new("cpu-f64", points), &points, |b, _| {

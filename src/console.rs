@@ -7,9 +7,32 @@
 
 use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Mutex;
+use std::sync::{Mutex, RwLock};
+
+use crate::error::{Field, Message};
 
 static QUIET: AtomicBool = AtomicBool::new(false);
+
+/// How a note names an option (`Field`): its name and, where the note gives one, its value.
+pub type Naming = fn(&Field, Option<&str>) -> String;
+
+/// The front end's naming of options in notes (`set_naming`); `None`: the library's names.
+static NAMING: RwLock<Option<Naming>> = RwLock::new(None);
+
+/// Name options in notes as the front end sets them: the command line writes flags
+/// (`--backend auto`), the Python module keyword arguments (`backend="auto"`).
+pub fn set_naming(naming: Naming) {
+    *NAMING.write().unwrap_or_else(|e| e.into_inner()) = Some(naming);
+}
+
+/// A note's text, its options named as the front end set (`set_naming`), else as the library
+/// names them (`backend = auto`).
+pub fn render(message: &Message) -> String {
+    match *NAMING.read().unwrap_or_else(|e| e.into_inner()) {
+        Some(naming) => message.render(&naming),
+        None => message.to_string(),
+    }
+}
 
 /// The `info_once!` lines said so far, while repeats are dropped (`Repeats::dropped`).
 static SAID: Mutex<Option<BTreeSet<String>>> = Mutex::new(None);

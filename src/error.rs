@@ -33,6 +33,10 @@ pub enum Error {
     /// No wgpu adapter, device creation failure, shader/pipeline failure, lost device.
     #[error("GPU: {0}")]
     Gpu(String),
+    /// A GPU that cannot run the kernels at all, the message naming the option that avoids
+    /// it as data (`Invalid`'s, rendered alike).
+    #[error("GPU: {0}")]
+    GpuUnfit(Message),
     /// SIGINT or SIGTERM: the run stopped at `step` after writing a checkpoint into `path`.
     #[error("interrupted at step {step}, a checkpoint written; continue with: phaseflow resume {}", path.display())]
     Interrupted { path: PathBuf, step: u64 },
@@ -70,7 +74,16 @@ impl Error {
             Error::InvalidFile { path, message, .. } => {
                 format!("{}: {}", path.display(), message.render(name))
             }
+            Error::GpuUnfit(message) => format!("GPU: {}", message.render(name)),
             other => other.to_string(),
+        }
+    }
+
+    /// The option an `Invalid` or `InvalidFile` error is about; `None` for other errors.
+    pub fn field(&self) -> Option<&Field> {
+        match self {
+            Error::Invalid { field, .. } | Error::InvalidFile { field, .. } => Some(field),
+            _ => None,
         }
     }
 

@@ -95,6 +95,8 @@ fn parse_cli() -> Cli {
 }
 
 fn main() -> ExitCode {
+    // Notes name options as the flags that set them.
+    phaseflow::console::set_naming(phaseflow::cli::flags::flag);
     let cli = parse_cli();
     // Under mpirun (`--features mpi`): MPI lives until the end of main.
     #[cfg(feature = "mpi")]

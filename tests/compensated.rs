@@ -13,6 +13,7 @@ fn verlet_invariant_drift_cpu(compensated: bool, steps: u64) -> f64 {
     let h = 0.01;
     let init = oscillator_ring().convert::<f32>();
     let k = Integrator::with_default_solver::<f32>(system("oscillator"), Method::Verlet, h)
+        .unwrap()
         .with_compensation(compensated);
     let mut engine = CpuEngine::<f32>::new(&k, init.clone());
     engine.advance(steps).unwrap();
@@ -43,7 +44,7 @@ fn every_method_runs_compensated_near_its_plain_run() {
         if m.check_system(&sys).is_err() {
             continue; // `variational` serves only the discrete maps (tests/variational.rs)
         }
-        let plain = Integrator::with_default_solver::<f64>(sys.clone(), m, 0.05);
+        let plain = Integrator::with_default_solver::<f64>(sys.clone(), m, 0.05).unwrap();
         let comp = plain.clone().with_compensation(true);
         let mut a = CpuEngine::<f64>::new(&plain, init.clone());
         let mut b = CpuEngine::<f64>::new(&comp, init.clone());

@@ -37,7 +37,8 @@ fn energy_errors(name: &str, h: f64, steps: u64, every: u64, run: Run) -> Vec<f6
     };
     let mut errors = Vec::new();
     if run == Run::F64 {
-        let k = Integrator::with_default_solver::<f64>(sys.clone(), Method::Variational, h);
+        let k =
+            Integrator::with_default_solver::<f64>(sys.clone(), Method::Variational, h).unwrap();
         let e0 = energy(&|q, v| exact.point_f64(0, q, v));
         let mut e = CpuEngine::<f64>::new(&k, exact);
         for _ in 0..steps / every {
@@ -54,6 +55,7 @@ fn energy_errors(name: &str, h: f64, steps: u64, every: u64, run: Run) -> Vec<f6
         _ => exact.convert::<f32>().with_compensation(compensated),
     };
     let k = Integrator::with_default_solver::<f32>(sys.clone(), Method::Variational, h)
+        .unwrap()
         .with_compensation(compensated);
     let e0 = energy(&|q, v| init.point_f64(0, q, v));
     let mut e = CpuEngine::<f32>::new(&k, init);

@@ -27,7 +27,7 @@ fn advance(
     steps: u64,
     tangent: bool,
 ) -> State<f64> {
-    let k = Integrator::with_default_solver::<f64>(sys.clone(), method, h);
+    let k = Integrator::with_default_solver::<f64>(sys.clone(), method, h).unwrap();
     let start = State::from_rows(&[z.to_vec()], sys.dof());
     let start = if tangent { start.with_tangent() } else { start };
     let mut e = CpuEngine::<f64>::new(&k, start);

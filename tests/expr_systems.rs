@@ -69,7 +69,7 @@ fn pendulum_formula_equals_the_builtin_with_every_method() {
             continue; // `variational` serves only the variational systems
         }
         let run = |s: &System| {
-            let k = Integrator::with_default_solver::<f64>(s.clone(), m, 0.02);
+            let k = Integrator::with_default_solver::<f64>(s.clone(), m, 0.02).unwrap();
             advance::<f64>(&k, &init, 400)
         };
         let (a, b) = (run(&expr), run(&pend));
@@ -109,7 +109,7 @@ fn double_pendulum_formula_equals_the_builtin_with_the_same_unconverged_counts()
             max_iter,
         };
         let run = |s: &System| {
-            let k = Integrator::new(s.clone(), Method::Verlet, 0.05, solver);
+            let k = Integrator::new(s.clone(), Method::Verlet, 0.05, solver).unwrap();
             advance::<f64>(&k, &init, 1000)
         };
         let (a, b) = (run(&expr), run(&dp));
@@ -140,7 +140,7 @@ fn tangent_columns_follow_the_symbolic_hessian() {
     let dp = builtin("double-pendulum", &p);
     let init = disk(&dp, 64, 0.2).with_tangent();
     let run = |s: &System| {
-        let k = Integrator::with_default_solver::<f64>(s.clone(), Method::Verlet, 0.05);
+        let k = Integrator::with_default_solver::<f64>(s.clone(), Method::Verlet, 0.05).unwrap();
         advance::<f64>(&k, &init, 200)
     };
     let (a, b) = (run(&expr), run(&dp));
@@ -174,7 +174,7 @@ fn gpu_kernels_generated_from_formulas_match_the_cpu() {
 }
 
 fn check_gpu<T: Real>(sys: &System, m: Method, init: &State<f64>, tol: f64) {
-    let k = Integrator::with_default_solver::<T>(sys.clone(), m, 0.05);
+    let k = Integrator::with_default_solver::<T>(sys.clone(), m, 0.05).unwrap();
     let mut g = GpuEngine::<T>::new(&k, init.convert()).unwrap();
     let mut c = CpuEngine::<T>::new(&k, init.convert());
     g.advance(300).unwrap();
@@ -206,7 +206,7 @@ fn exp_runs_on_the_gpu_in_f32_and_is_refused_in_f64() {
     assert!(toda.energy_wgsl_source().is_none());
     let init = disk(&toda, 256, 0.5);
     check_gpu::<f32>(&toda, Method::Verlet, &init, 1e-4);
-    let k = Integrator::with_default_solver::<f64>(toda.clone(), Method::Verlet, 0.05);
+    let k = Integrator::with_default_solver::<f64>(toda.clone(), Method::Verlet, 0.05).unwrap();
     let err = GpuEngine::<f64>::new(&k, init.convert())
         .err()
         .expect("an f64 kernel with exp must be refused");

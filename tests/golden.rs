@@ -102,6 +102,7 @@ fn run_cases<T: Real>(compensated: bool) -> BTreeMap<String, Case> {
             };
             for (label, init) in inits {
                 let k = Integrator::with_default_solver::<T>(sys.clone(), m, h)
+                    .unwrap()
                     .with_compensation(compensated);
                 // As the command line starts it: compensated, from the f64 points' pairs.
                 let start = match compensated {

@@ -230,6 +230,7 @@ fn every_pair_disagreement<T: Real>(compensated: bool, tol: f64) -> Vec<String> 
                 continue; // refused to users too (blanes-moan4 on non-separable H)
             }
             let k = Integrator::with_default_solver::<T>(sys.clone(), m, h)
+                .unwrap()
                 .with_compensation(compensated);
             let mut g = GpuEngine::<T>::new(&k, init.convert()).unwrap();
             let mut c = CpuEngine::<T>::new(&k, init.convert());
@@ -283,7 +284,7 @@ fn gpu_explicit_euler_oscillator_growth() {
     let init = state_1d(&[(1.0, 0.0), (0.0, 0.5), (0.3, -0.4)]);
     let (h, n) = (0.01, 2000u64);
     let mut g = GpuEngine::<f32>::new(
-        &Integrator::with_default_solver::<f32>(sys.clone(), Method::Euler, h),
+        &Integrator::with_default_solver::<f32>(sys.clone(), Method::Euler, h).unwrap(),
         init.convert(),
     )
     .unwrap();
@@ -307,12 +308,12 @@ fn chunked_gpu_run_equals_unchunked() {
     let sys = system("pendulum");
     let init = disk(&sys, 1000, 0.5);
     let mut whole = GpuEngine::<f32>::new(
-        &Integrator::with_default_solver::<f32>(sys.clone(), Method::Verlet, 0.1),
+        &Integrator::with_default_solver::<f32>(sys.clone(), Method::Verlet, 0.1).unwrap(),
         init.convert(),
     )
     .unwrap();
     let mut chunked = GpuEngine::<f32>::with_chunk_limit(
-        &Integrator::with_default_solver::<f32>(sys.clone(), Method::Verlet, 0.1),
+        &Integrator::with_default_solver::<f32>(sys.clone(), Method::Verlet, 0.1).unwrap(),
         init.convert(),
         333,
     )
@@ -331,12 +332,12 @@ fn multi_row_dispatch_grid_equals_one_row() {
     let sys = system("pendulum");
     let init = disk(&sys, 1000, 0.5);
     let mut one_row = GpuEngine::<f32>::new(
-        &Integrator::with_default_solver::<f32>(sys.clone(), Method::Verlet, 0.1),
+        &Integrator::with_default_solver::<f32>(sys.clone(), Method::Verlet, 0.1).unwrap(),
         init.convert(),
     )
     .unwrap();
     let mut rows = GpuEngine::<f32>::new(
-        &Integrator::with_default_solver::<f32>(sys.clone(), Method::Verlet, 0.1),
+        &Integrator::with_default_solver::<f32>(sys.clone(), Method::Verlet, 0.1).unwrap(),
         init.convert(),
     )
     .unwrap();
@@ -386,12 +387,12 @@ fn gpu_matches_cpu_with_tangent_columns() {
                 continue;
             }
             let mut g = GpuEngine::<f32>::new(
-                &Integrator::with_default_solver::<f32>(sys.clone(), m, h),
+                &Integrator::with_default_solver::<f32>(sys.clone(), m, h).unwrap(),
                 init.convert(),
             )
             .unwrap();
             let mut c = CpuEngine::<f32>::new(
-                &Integrator::with_default_solver::<f32>(sys.clone(), m, h),
+                &Integrator::with_default_solver::<f32>(sys.clone(), m, h).unwrap(),
                 init.convert(),
             );
             g.advance(steps).unwrap();
@@ -426,7 +427,7 @@ fn blow_ups_are_kept_per_point() {
     let sys = system("oscillator");
     let init = state_1d(&[(0.0, 0.0), (1.0, 0.0)]);
     let mut g = GpuEngine::<f32>::new(
-        &Integrator::with_default_solver::<f32>(sys.clone(), Method::Euler, 10.0),
+        &Integrator::with_default_solver::<f32>(sys.clone(), Method::Euler, 10.0).unwrap(),
         init.convert(),
     )
     .unwrap();
@@ -446,13 +447,13 @@ fn gpu_counts_unconverged_points_like_the_cpu() {
         max_iter: 2,
     };
     let mut g = GpuEngine::<f32>::with_chunk_limit(
-        &Integrator::new(sys.clone(), Method::ImplicitMidpoint, 0.1, solver),
+        &Integrator::new(sys.clone(), Method::ImplicitMidpoint, 0.1, solver).unwrap(),
         init.convert(),
         usize::MAX,
     )
     .unwrap();
     let mut c = CpuEngine::<f32>::new(
-        &Integrator::new(sys.clone(), Method::ImplicitMidpoint, 0.1, solver),
+        &Integrator::new(sys.clone(), Method::ImplicitMidpoint, 0.1, solver).unwrap(),
         init.convert(),
     );
     // Two dispatches: the count accumulates across them.
@@ -478,12 +479,14 @@ fn long_advances_are_not_cut_short_by_the_cpu_driver() {
     let init = disk(&sys, 64, 0.3);
     let steps = 70_000;
     let mut whole = GpuEngine::<f32>::new(
-        &Integrator::with_default_solver::<f32>(sys.clone(), Method::SymplecticEulerA, 0.001),
+        &Integrator::with_default_solver::<f32>(sys.clone(), Method::SymplecticEulerA, 0.001)
+            .unwrap(),
         init.convert(),
     )
     .unwrap();
     let mut sliced = GpuEngine::<f32>::new(
-        &Integrator::with_default_solver::<f32>(sys.clone(), Method::SymplecticEulerA, 0.001),
+        &Integrator::with_default_solver::<f32>(sys.clone(), Method::SymplecticEulerA, 0.001)
+            .unwrap(),
         init.convert(),
     )
     .unwrap();
@@ -546,7 +549,7 @@ fn device_energy_statistics_equal_the_host_ones() {
             }
             init.q[17] = f64::NAN; // point 17 is not finite from the start
             let mut g = GpuEngine::<f32>::new(
-                &Integrator::with_default_solver::<f32>(sys.clone(), method, h),
+                &Integrator::with_default_solver::<f32>(sys.clone(), method, h).unwrap(),
                 init.convert(),
             )
             .unwrap();

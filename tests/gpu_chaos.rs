@@ -137,7 +137,7 @@ fn gpu_indicators_equal_the_cpu_ones_bit_for_bit_at_f64() {
 fn gpu_megno_tends_to_two_on_a_libration() {
     let sys = system("pendulum");
     let init = common::with_deviation(&sys, &common::state_1d(&[(0.0, 1.0), (0.0, 0.5)]));
-    let k = Integrator::with_default_solver::<f64>(sys, Method::Yoshida4, 0.1);
+    let k = Integrator::with_default_solver::<f64>(sys, Method::Yoshida4, 0.1).unwrap();
     let mut g = GpuEngine::<f64>::new(&k, init).unwrap();
     g.advance(100_000).unwrap();
     let s = g.state().unwrap();
@@ -157,7 +157,7 @@ fn gpu_megno_tends_to_two_on_a_libration() {
 fn accumulators_travel_with_chunks_and_slices() {
     let sys = system("henon-heiles");
     let init = common::with_deviation(&sys, &disk(&sys, 600, 0.05));
-    let k = Integrator::with_default_solver::<f32>(sys, Method::Verlet, 0.05);
+    let k = Integrator::with_default_solver::<f32>(sys, Method::Verlet, 0.05).unwrap();
     let mut whole = GpuEngine::<f32>::new(&k, init.convert()).unwrap();
     let mut chunked = GpuEngine::<f32>::with_chunk_limit(&k, init.convert(), 256).unwrap();
     let ctx = gpu::context().unwrap();
@@ -180,7 +180,7 @@ fn split_runs_agree<T: Real>() {
         let sys = system(name);
         let (h, radius, steps) = settings(name);
         let init = common::with_deviation(&sys, &disk(&sys, 40, radius));
-        let k = Integrator::with_default_solver::<T>(sys, Method::Yoshida4, h);
+        let k = Integrator::with_default_solver::<T>(sys, Method::Yoshida4, h).unwrap();
         let uneven = [1, steps / 3, steps - 1 - steps / 3];
         let mut g = GpuEngine::<T>::new(&k, init.convert()).unwrap();
         let mut c = CpuEngine::<T>::new(&k, init.convert());
@@ -225,7 +225,7 @@ fn weighted_metric_agrees<T: Real>(bound: f64) -> bool {
     let (h, radius, steps) = settings(sys.name());
     let init = common::with_deviation(&sys, &disk(&sys, 40, radius));
     let k = common::chaos_integrator::<T>(&sys, Method::Verlet, h);
-    let unit = Integrator::with_default_solver::<T>(sys.clone(), Method::Verlet, h);
+    let unit = Integrator::with_default_solver::<T>(sys.clone(), Method::Verlet, h).unwrap();
     // The chaos observer of `k` has the metric's weights, the unit integrator's none.
     let chaos = |k: &Integrator| format!("{:?}", k.observer("chaos"));
     assert_ne!(chaos(&k), chaos(&unit));

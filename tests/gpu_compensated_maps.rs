@@ -76,6 +76,7 @@ fn gpu_compensated_f32_maps_match_the_cpu() {
             h,
             Solver::default_for::<f32>(),
         )
+        .unwrap()
         .with_compensation(true);
         let mut g = GpuEngine::<f32>::new(&k, init.clone()).unwrap();
         let mut c = CpuEngine::<f32>::new(&k, init.clone());

@@ -24,7 +24,9 @@ fn assert_equal<T: Real>(name: &str, compensated: bool) {
     let sys = system("pendulum");
     let init = disk(&sys, 64, 0.5);
     let m = Method::from_name(name).unwrap();
-    let k = Integrator::with_default_solver::<T>(sys, m, 0.05).with_compensation(compensated);
+    let k = Integrator::with_default_solver::<T>(sys, m, 0.05)
+        .unwrap()
+        .with_compensation(compensated);
     let [g, c] = both::<T>(&k, &init, 100);
     assert!(
         g.q == c.q && g.p == c.p && g.unconverged == c.unconverged,
@@ -60,7 +62,7 @@ fn capped_stage_solves_are_counted_on_the_gpu_as_on_the_cpu() {
         tol: 4e-7,
         max_iter: 2,
     };
-    let k = Integrator::new(sys, Method::from_name("gauss2").unwrap(), 0.1, solver);
+    let k = Integrator::new(sys, Method::from_name("gauss2").unwrap(), 0.1, solver).unwrap();
     let [g, c] = both::<f32>(&k, &init, 20);
     assert!(c.unconverged.iter().any(|&u| u > 0), "{:?}", c.unconverged);
     assert_eq!(g.unconverged, c.unconverged);

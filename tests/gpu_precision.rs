@@ -28,7 +28,7 @@ fn gpu_f64_pendulum_and_kepler_agree_with_cpu_f64_after_ten_thousand_steps() {
     ] {
         let sys = system(name);
         let init = disk(&sys, 256, radius);
-        let k = Integrator::with_default_solver::<f64>(sys.clone(), method, h);
+        let k = Integrator::with_default_solver::<f64>(sys.clone(), method, h).unwrap();
         let mut g = GpuEngine::<f64>::new(&k, init.clone()).unwrap();
         let mut c = CpuEngine::<f64>::new(&k, init.clone());
         g.advance(10_000).unwrap();
@@ -52,7 +52,9 @@ fn gpu_compensated_sums_equal_the_cpu_ones() {
     for method in [Method::Verlet, Method::Rk4, Method::ImplicitMidpoint] {
         let sys = system("pendulum");
         let init = disk(&sys, 300, 0.5);
-        let k = Integrator::with_default_solver::<f32>(sys, method, 0.01).with_compensation(true);
+        let k = Integrator::with_default_solver::<f32>(sys, method, 0.01)
+            .unwrap()
+            .with_compensation(true);
         let mut g = GpuEngine::<f32>::new(&k, init.convert()).unwrap();
         let mut c = CpuEngine::<f32>::new(&k, init.convert());
         g.advance(2000).unwrap();
@@ -79,6 +81,7 @@ fn gpu_verlet_invariant_drift(compensated: bool) -> f64 {
     let h = 0.01;
     let init = oscillator_ring().convert::<f32>();
     let k = Integrator::with_default_solver::<f32>(system("oscillator"), Method::Verlet, h)
+        .unwrap()
         .with_compensation(compensated);
     let mut g = GpuEngine::<f32>::new(&k, init.clone()).unwrap();
     g.advance(1_000_000).unwrap();

@@ -35,7 +35,7 @@ fn run_with(
 ) -> State<f64> {
     m.check_system(sys).unwrap();
     let init = State::<f64>::from_rows(rows, sys.dof());
-    let mut e = CpuEngine::new(&Integrator::new(sys.clone(), m, h, solver), init);
+    let mut e = CpuEngine::new(&Integrator::new(sys.clone(), m, h, solver).unwrap(), init);
     e.advance(steps).unwrap();
     e.state().unwrap().clone()
 }

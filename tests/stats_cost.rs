@@ -34,7 +34,7 @@ fn snapshot_in_steps<T: Real>() -> f64 {
     let init: State<T> = spec.generate(&sys, dt).unwrap().convert();
     let method = Method::from_name("symplectic-euler-a").unwrap();
     let mut engine = CpuEngine::<T>::new(
-        &Integrator::with_default_solver::<T>(sys.clone(), method, dt),
+        &Integrator::with_default_solver::<T>(sys.clone(), method, dt).unwrap(),
         init,
     );
     let energy = RunEnergy { system: &sys, dt };

@@ -90,7 +90,7 @@ fn kepler_run(method: Method, h: f64, t_end: f64, samples: usize) -> (Vec<f64>, 
     let sys = system("kepler");
     let init = State::from_rows(&[sys.default_state()], 2);
     let mut e = CpuEngine::<f64>::new(
-        &Integrator::with_default_solver::<f64>(sys.clone(), method, h),
+        &Integrator::with_default_solver::<f64>(sys.clone(), method, h).unwrap(),
         init,
     );
     let per = ((t_end / h).round() as u64) / samples as u64;
@@ -181,7 +181,7 @@ fn unconverged_points_are_counted() {
             max_iter,
         };
         let mut e = CpuEngine::<f64>::new(
-            &Integrator::new(sys.clone(), Method::ImplicitMidpoint, 0.1, solver),
+            &Integrator::new(sys.clone(), Method::ImplicitMidpoint, 0.1, solver).unwrap(),
             init.clone(),
         );
         e.advance(50).unwrap();

@@ -22,7 +22,7 @@ fn system(name: &str, params: &[(&str, f64)]) -> System {
 /// every step when `every` is set.
 fn advance(sys: &System, h: f64, z: &[f64], steps: u64) -> Vec<f64> {
     let d = sys.dof();
-    let k = Integrator::with_default_solver::<f64>(sys.clone(), Method::Variational, h);
+    let k = Integrator::with_default_solver::<f64>(sys.clone(), Method::Variational, h).unwrap();
     let mut e = CpuEngine::<f64>::new(&k, State::from_rows(&[z.to_vec()], d));
     e.advance(steps).unwrap();
     let s = e.state().unwrap();
@@ -167,7 +167,7 @@ fn variational_pendulum_is_stormer_verlet() {
     let ham = system("pendulum", &[("g", w2)]);
     let (q0, v0) = (0.1, 1e-3 / 0.02);
     let z = advance(&var, h, &[q0, v0], steps);
-    let k = Integrator::with_default_solver::<f64>(ham, Method::Verlet, h);
+    let k = Integrator::with_default_solver::<f64>(ham, Method::Verlet, h).unwrap();
     let p0 = v0 + 0.5 * h * w2 * q0.sin();
     let mut e = CpuEngine::<f64>::new(&k, State::from_rows(&[vec![q0, p0]], 1));
     e.advance(steps).unwrap();
@@ -193,7 +193,7 @@ fn elastic_pendulum_zphi_follows_the_hamiltonian_elastic_pendulum() {
     let ham = system("elastic-pendulum", &[("g_hat", 1.0 / (wz * wz * l0))]);
     let r0 = (1.0 + z0) / l0;
     let start = vec![r0, phi0, vz0 / (l0 * wz), r0 * r0 * vphi0 / wz];
-    let k = Integrator::with_default_solver::<f64>(ham, Method::Rk4, 1e-3);
+    let k = Integrator::with_default_solver::<f64>(ham, Method::Rk4, 1e-3).unwrap();
     let mut e = CpuEngine::<f64>::new(&k, State::from_rows(&[start], 2));
     e.advance((wz * t_end / 1e-3).round() as u64).unwrap();
     let s = e.state().unwrap();
@@ -243,7 +243,7 @@ fn double_pendulum_variational_follows_the_hamiltonian_double_pendulum() {
         c * z0[2] + m2 * l2 * l2 * z0[3],
     ];
     let ham = system("double-pendulum", &params);
-    let k = Integrator::with_default_solver::<f64>(ham, Method::Rk4, 1e-3);
+    let k = Integrator::with_default_solver::<f64>(ham, Method::Rk4, 1e-3).unwrap();
     let mut e = CpuEngine::<f64>::new(&k, State::from_rows(&[vec![z0[0], z0[1], p[0], p[1]]], 2));
     e.advance((t_end / 1e-3) as u64).unwrap();
     let s = e.state().unwrap();
@@ -676,6 +676,7 @@ fn compensated_f32_disk_keeps_its_heading() {
     let e0 = sys.energy(h, &z[..4], &z[4..]);
     let run = |compensated: bool| {
         let k = Integrator::with_default_solver::<f32>(sys.clone(), Method::Variational, h)
+            .unwrap()
             .with_compensation(compensated);
         let init: State<f32> = State::<f64>::from_rows(&[z.clone()], 4).convert();
         let mut e = CpuEngine::<f32>::new(&k, init.with_compensation(compensated));

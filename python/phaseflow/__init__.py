@@ -1,12 +1,15 @@
 """phaseflow from Python: symplectic integrators for large phase-space ensembles.
 
-Every function here runs the command line's own code: keyword arguments are written as the
-flags of the matching ``phaseflow`` subcommand (``snapshot_every=10`` is ``--snapshot-every 10``,
-``tangent=True`` is ``--tangent``, ``params={"m": 2}`` is ``--param m=2``), parsed by the command
-line's parser and run by the same pipeline. Results come back as numpy arrays (and pandas
-DataFrames when pandas is installed). See docs/python.md.
+Every function here runs the command line's own code. :func:`run` sets each keyword argument
+on the library's run builder (``RunConfig::builder``, checked once as the command line's
+settings are); the other functions write their keyword arguments as the flags of the matching
+``phaseflow`` subcommand (``snapshot_every=10`` is ``--snapshot-every 10``, ``tangent=True`` is
+``--tangent``, ``params={"m": 2}`` is ``--param m=2``), parsed by the command line's parser.
+Both run the same pipeline. Results come back as numpy arrays (and pandas DataFrames when
+pandas is installed). See docs/python.md.
 
-Bad arguments raise ``ValueError`` with the command line's message; other failures raise
+Bad arguments raise ``ValueError`` naming the keyword argument (``backend="warp"``); other
+failures raise
 ``RuntimeError``. Ctrl-C raises ``KeyboardInterrupt`` once the run has written a checkpoint
 (resumable with :func:`resume` when ``out`` was given).
 """
@@ -115,6 +118,14 @@ def _value(keyword: str, value: Any) -> str:
             raise _bad(keyword, value, "an item holds a comma, which separates the items")
         return ",".join(items)
     return _scalar(keyword, value)
+
+
+def _plain(value: Any) -> Any:
+    """A one-dimensional numpy array as the list of its values (``center=np.array([0.5, 0])``);
+    any other value as it is, checked by the library's setter it is given to."""
+    if isinstance(value, np.ndarray) and value.ndim == 1:
+        return value.tolist()
+    return value
 
 
 def _params(value: Any) -> List[str]:
@@ -398,7 +409,8 @@ def run(*, out: Optional[PathLike] = None, initial: Any = None, progress: bool =
             nodes. With ``out`` given the array is kept beside the run (``resume`` reads it).
         progress: draw a tqdm progress bar (when tqdm is installed).
         verbose: let the library's notes through to stderr (off: ``--quiet``).
-        **flags: every flag of ``phaseflow run``, named with ``_`` for ``-``: e.g.
+        **flags: the run's settings, set on the library's run builder: the options of
+            ``phaseflow run``, named with ``_`` for ``-``, e.g.
             ``system="pendulum"``, ``hamiltonian="p^2/2 + 1 - cos(q)"``, ``method="verlet"``,
             ``ensemble="disk"``, ``points=10000``, ``dt=0.01``, ``steps=1000``,
             ``backend="cpu"``, ``precision="f32"``, ``params={"m": 2}``, ``tangent=True``,
@@ -407,7 +419,7 @@ def run(*, out: Optional[PathLike] = None, initial: Any = None, progress: bool =
             ``sweep="g=1:2:3"`` or a list of them (a :class:`Sweep`).
 
     Raises:
-        ValueError: bad arguments (the command line's message).
+        ValueError: bad arguments (naming the keyword).
         RuntimeError: a failure while running.
         KeyboardInterrupt: Ctrl-C, after the run wrote its checkpoint.
     """
@@ -421,10 +433,11 @@ def run(*, out: Optional[PathLike] = None, initial: Any = None, progress: bool =
             keep = Path(tempfile.mkdtemp(prefix="phaseflow-initial-")) if out is not None \
                 else Path(scratch.name)
             flags = dict(flags, ensemble="file", input=_initial_file(initial, keep))
-        args = _args("run", dict(flags, out=folder, quiet=not _switch("verbose", verbose)))
+        settings = {keyword: _plain(value) for keyword, value in flags.items()}
+        settings.update(out=folder, quiet=not _switch("verbose", verbose))
         callback, bar = _progress(progress, "phaseflow run")
         try:
-            summary = _phaseflow.run(args, True, callback)
+            summary = _phaseflow.run(settings, True, callback)
         finally:
             if bar is not None:
                 bar.close()

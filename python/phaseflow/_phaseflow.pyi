@@ -1,9 +1,11 @@
 """The compiled core of phaseflow: the command line's parser and pipelines.
 
-Each function takes one subcommand's arguments as the command line receives them (the
-package's functions write them from keyword arguments) and raises ValueError for bad input
-(the command line's message, its options named as keyword arguments), RuntimeError for other failures and KeyboardInterrupt when
-Ctrl-C stopped the work (after its checkpoint). The work runs with the GIL released.
+``run`` takes the run's settings as keyword arguments and sets each on the library's run
+builder; every other function takes one subcommand's arguments as the command line receives
+them (the package's functions write them from keyword arguments). Each raises ValueError for
+bad input (its options named as keyword arguments), RuntimeError for other failures and
+KeyboardInterrupt when Ctrl-C stopped the work (after its checkpoint). The work runs with the
+GIL released.
 """
 
 from typing import Any, Callable, Dict, List, Optional, Tuple
@@ -12,8 +14,10 @@ __version__: str
 
 Progress = Optional[Callable[[int, int], Any]]
 
-def run(args: List[str], keep_final: bool = True, progress: Progress = None) -> Dict[str, Any]:
-    """``phaseflow run ARGS``: out, engine, method, accuracy, refine_capped_at,
+def run(settings: Dict[str, Any], keep_final: bool = True,
+        progress: Progress = None) -> Dict[str, Any]:
+    """A run of ``settings`` (``phaseflow.run``'s keyword arguments, each set on the library's
+    run builder): out, engine, method, accuracy, refine_capped_at,
     refine_stuck_at and final_state (a numpy array of shape (points, 2d), or None); for a
     sweep (``--sweep``) out and sweep_parts (the parts' folders, in sweep_index order)."""
 

@@ -1,11 +1,13 @@
 //! `phaseflow._phaseflow`: the command line's own parser and pipelines, called from Python.
 //!
-//! Every entry point takes the arguments of one subcommand as the command line would receive
+//! `run` takes its keyword arguments as a dict and sets each on the library's
+//! `RunConfig::builder` (`settings`), whose `build` is the command line's own check. Every
+//! other entry point takes the arguments of one subcommand as the command line would receive
 //! them (`["--system", "pendulum", "--dt", "0.01", ...]`; `phaseflow/__init__.py` writes them
-//! from keyword arguments), parses them with the binary's clap definitions (`phaseflow::cli`),
-//! validates them with the same `TryFrom` conversions and runs the same `run::run`,
+//! from keyword arguments), parses them with the binary's clap definitions (`phaseflow::cli`)
+//! and validates them with the same `TryFrom` conversions. All run the same `run::run`,
 //! `study::run_study`, `run::validate`, `run::bench` and `run::resume_run`. There is no second
-//! implementation here: only the translation of results and errors into Python's.
+//! implementation here: only the translation of arguments, results and errors.
 //!
 //! The work runs on a thread of its own with the GIL released; the calling thread, holding the
 //! GIL in turns, polls Python's signal handlers (Ctrl-C raises `KeyboardInterrupt` there) and
@@ -21,10 +23,13 @@ use pyo3::exceptions::{PyKeyboardInterrupt, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
+mod settings;
+
 use phaseflow::cli::{Cli, Command};
-use phaseflow::config::{BenchConfig, RunJob, ValidateJob};
+use phaseflow::config::{BenchConfig, OutputDir, ValidateJob};
 use phaseflow::error::Field;
 use phaseflow::run::{self, interrupt, FinalState};
+use phaseflow::sweep::{Axis, Sweep, SweepJob};
 use phaseflow::{study, Error};
 
 /// How often the calling thread looks at Python's signals and the progress while a run works.
@@ -33,11 +38,11 @@ const POLL: Duration = Duration::from_millis(50);
 /// The library's error as Python's: input errors (the command line's exit code 2) are
 /// `ValueError` with the options named as keyword arguments (`dt=-1e-05`, not `--dt -1e-05`),
 /// an interrupt is `KeyboardInterrupt`, anything else `RuntimeError`.
-fn py_error(e: &Error) -> PyErr {
+pub(crate) fn py_error(e: &Error) -> PyErr {
     match e {
         Error::Interrupted { .. } => PyKeyboardInterrupt::new_err(e.to_string()),
         e if e.is_input() => PyValueError::new_err(keywords_in(&e.render(&keyword))),
-        _ => PyRuntimeError::new_err(phaseflow::cli::flags::message(e)),
+        _ => PyRuntimeError::new_err(e.render(&keyword)),
     }
 }
 
@@ -240,28 +245,41 @@ fn summary_dict<'py>(py: Python<'py>, s: run::RunSummary) -> PyResult<Bound<'py,
     Ok(d)
 }
 
-/// `phaseflow run ARGS`: the run's summary (see `summary_dict`), its files in `--out`.
+/// `phaseflow.run(**settings)`: the run's summary (see `summary_dict`), its files in `out`;
+/// the settings set on the library's `RunBuilder` (`settings`), a sweep's (`sweep=`) parts run
+/// by the library's sweep runner, one run per part.
 #[pyfunction(name = "run")]
-#[pyo3(signature = (args, keep_final = true, progress = None))]
+#[pyo3(signature = (settings, keep_final = true, progress = None))]
 fn py_run<'py>(
     py: Python<'py>,
-    args: Vec<String>,
+    settings: Bound<'py, PyDict>,
     keep_final: bool,
     progress: Option<Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let Command::Run(a) = parse("run", args)? else {
-        return Err(PyRuntimeError::new_err("not a run"));
+    let mut k = settings::RunKeywords::from_dict(&settings)?;
+    quiet(k.quiet);
+    let file = k.builder.settings_mut();
+    if k.out.is_some() {
+        file.out = k.out.take();
+    }
+    let axes = k.sweep.take().or_else(|| file.sweep.take());
+    file.require("run", true).map_err(|e| py_error(&e))?;
+    let out = OutputDir {
+        path: file.out.take().unwrap_or_default(),
+        force: k.force,
     };
-    quiet(a.output.quiet);
-    // A sweep (`sweep=`) is run by the command line's own sweep runner: one run per part.
-    if let Some(job) = phaseflow::sweep::SweepJob::from_args(&a).map_err(|e| py_error(&e))? {
+    if let Some(axes) = axes {
+        let sweep = Axis::parse_all(&axes)
+            .and_then(|axes| Sweep::new(k.builder, axes))
+            .map_err(|e| py_error(&e))?;
+        let job = SweepJob { sweep, out };
         let outcome = drive(py, progress.as_ref(), || phaseflow::sweep::run_sweep(&job))?;
         let names = outcome.parts.iter().map(|p| p.dir.as_str());
         return sweep_dict(py, &job.out.path, names);
     }
-    let job = RunJob::try_from(&a).map_err(|e| py_error(&e))?;
+    let config = k.builder.build().map_err(|e| py_error(&e))?;
     let summary = drive(py, progress.as_ref(), || {
-        run::run_keeping_final(&job.config, &job.out, keep_final)
+        run::run_keeping_final(&config, &out, keep_final)
     })?;
     summary_dict(py, summary)
 }
@@ -554,6 +572,8 @@ fn py_plot(py: Python<'_>, args: Vec<String>) -> PyResult<Vec<String>> {
 fn _phaseflow(m: &Bound<'_, PyModule>) -> PyResult<()> {
     // Python's SIGINT handler stays: `drive` polls it and asks the run to stop.
     interrupt::host_handles_signals();
+    // Notes name options as the keyword arguments that set them.
+    phaseflow::console::set_naming(keyword);
     m.add_function(wrap_pyfunction!(py_run, m)?)?;
     m.add_function(wrap_pyfunction!(py_study, m)?)?;
     m.add_function(wrap_pyfunction!(py_validate, m)?)?;

@@ -134,10 +134,10 @@ def test_nothing_on_stdout(capfd):
 
 def test_progress_callback_sees_every_step():
     seen = []
-    args = phaseflow._args("run", dict(PENDULUM, points=200000, steps=400, quiet=True))
     import tempfile
     with tempfile.TemporaryDirectory() as d:
-        phaseflow._phaseflow.run(args + ["--out", d + "/r"], False, lambda done, total: seen.append((done, total)))
+        settings = dict(PENDULUM, points=200000, steps=400, quiet=True, out=d + "/r")
+        phaseflow._phaseflow.run(settings, False, lambda done, total: seen.append((done, total)))
     assert seen[-1] == (400, 400)
     # Before the run has set up its report it has no steps yet.
     assert all(total in (0, 400) for _, total in seen)

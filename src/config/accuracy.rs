@@ -10,7 +10,9 @@ use crate::system::System;
 use crate::{input_err, invalid};
 
 use super::verdict::verdicts;
-use super::{method_by_name_or_file, Backend, OutputDir, Precision, Refine, RunConfig, RunFile};
+use super::{
+    method_by_name_or_file, Backend, OutputDir, Precision, Refine, RunBuilder, RunConfig, RunFile,
+};
 use crate::cli::OrderArgs;
 
 /// `--reference METHOD[/K]`: a reference solution of every point advanced beside the run in
@@ -85,9 +87,10 @@ impl Reference {
         })
     }
 
-    /// The reference's integrator for a run of step `dt` on `system`: f64, default solver.
+    /// The reference's integrator for a run of step `dt` on `system`: f64, default solver
+    /// (the method was checked against the system by `parse`).
     pub fn integrator(&self, system: &System, dt: f64) -> Integrator {
-        Integrator::new(
+        Integrator::checked(
             system.clone(),
             self.method,
             dt / f64::from(self.substeps),
@@ -233,7 +236,7 @@ impl TryFrom<&OrderArgs> for OrderJob {
         let path = a.out.clone().ok_or_else(|| {
             input_err!("--out DIR is required (the folder for order.csv and order.png/svg)")
         })?;
-        let config = RunConfig::resolve(f)?;
+        let config = RunBuilder::from(f).build()?;
         if config.method == Method::Variational {
             return Err(input_err!(
                 "--method variational: its state (q, v) has no reference solution to converge to; order takes methods with a tableau on Hamiltonian systems"

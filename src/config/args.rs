@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use super::file::{load_toml, EnsembleFile, RunFile};
-use super::RunConfig;
+use super::{RunBuilder, RunConfig};
 use crate::cli::{
     BenchArgs, ChaosArgs, EngineArgs, EnsembleArgs, OutputArgs, RefineArgs, RunArgs,
     ShowKernelArgs, SolverArgs, SystemArgs, ValidateArgs,
@@ -300,7 +300,7 @@ impl TryFrom<&RunArgs> for RunJob {
             input_err!("--out DIR is required (the folder for stats.csv and config.toml)")
         })?;
         Ok(RunJob {
-            config: RunConfig::resolve(file)?,
+            config: RunBuilder::from(file).build()?,
             out: OutputDir {
                 path,
                 force: a.output.force,
@@ -324,7 +324,7 @@ impl TryFrom<&ValidateArgs> for ValidateJob {
         refuse_unused_validate_flags(&a.run)?;
         let file = RunFile::from_run_args(&a.run)?;
         file.require("validate", false)?;
-        let config = RunConfig::resolve(file)?;
+        let config = RunBuilder::from(file).build()?;
         let tolerance = a.tolerance.unwrap_or(match config.precision {
             Precision::F32 => DEFAULT_VALIDATE_TOLERANCE,
             Precision::F64 => DEFAULT_VALIDATE_TOLERANCE_F64,
@@ -388,7 +388,7 @@ fn check_min_ratio(r: f64, system: &System, method: Method, dt: f64) -> Result<(
         ));
     }
     let probe = crate::state::State::<f64>::zeros(1, system.dof());
-    let k = Integrator::with_default_solver::<f64>(system.clone(), method, dt);
+    let k = Integrator::with_default_solver::<f64>(system.clone(), method, dt)?;
     if crate::engine::ReferenceEngine::new(&k, probe).is_none() {
         return Err(input_err!(
             "--min-ratio: system {} with method {} has no reference loop to compare with; use --system pendulum or oscillator with a kick-drift method, a composition or rk4",

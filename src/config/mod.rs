@@ -1,12 +1,14 @@
-//! Validated run configuration. TOML files and flags both land in `RunFile` (all optional;
-//! `file`), flags laid over the file (`args`); `RunConfig::resolve` checks everything and fills
-//! defaults, and `RunConfig::to_toml` writes the resolved settings so
-//! `--config DIR/config.toml` reproduces a run. Every subcommand's arguments become a typed job
+//! Validated run configuration. TOML files, flags and the library's setters all land in
+//! `RunFile` (all optional; `file`): flags laid over the file (`args`), setters through
+//! `RunConfig::builder` (`builder`), whose `build` checks everything and fills defaults; and
+//! `RunConfig::to_toml` writes the resolved settings so `--config DIR/config.toml` reproduces a
+//! run. Every subcommand's arguments become a typed job
 //! here (`RunJob`, `ValidateJob`, `BenchConfig`; `study::Study` for studies), so `main` only
 //! dispatches.
 
 pub mod accuracy;
 mod args;
+mod builder;
 mod chaos;
 mod discrete;
 mod file;
@@ -23,6 +25,7 @@ pub use args::{
     method_by_name_or_file, parse_params, parse_vec, require_all, BenchConfig, OutputDir, RunJob,
     ShowKernelJob, ValidateJob, SYSTEM_FLAGS,
 };
+pub use builder::{MethodChoice, RunBuilder, SystemChoice};
 use discrete::{check_variational, check_variational_kernel, two_positions};
 pub use file::{load_toml, recorded_source, EnsembleFile, RunFile, MAX_CONFIG_BYTES};
 pub use show_modified::show_modified;
@@ -306,18 +309,7 @@ fn resolve_solver(precision: Precision, tol: Option<f64>, max_iter: Option<u32>)
         tol: tol.unwrap_or(default.tol),
         max_iter: max_iter.unwrap_or(default.max_iter),
     };
-    if !(solver.tol.is_finite() && solver.tol >= 0.0 && solver.tol < 1.0) {
-        return Err(invalid!(Field::ImplicitTol;
-            Field::ImplicitTol.is(solver.tol),
-            ": expected 0 (iterate to the rounding level) or a small positive number, e.g. 1e-6 (f32) or 1e-14 (f64)"
-        ));
-    }
-    if solver.max_iter == 0 {
-        return Err(invalid!(Field::ImplicitMaxIter;
-            Field::ImplicitMaxIter,
-            " must be at least 1 (e.g. 100), got 0"
-        ));
-    }
+    crate::engine::check_solver(solver)?;
     Ok(solver)
 }
 
@@ -422,15 +414,16 @@ impl RunConfig {
     }
 
     pub fn integrator(&self) -> Integrator {
-        Integrator::new(self.system.clone(), self.method, self.dt, self.solver)
+        Integrator::checked(self.system.clone(), self.method, self.dt, self.solver)
             .with_compensation(self.compensated)
             .with_section(self.section)
             .with_chaos_weights(self.chaos.as_ref().and_then(|c| c.deviation.weights()))
     }
 
     /// Check every setting and fill the defaults: the one place a run's configuration is
-    /// validated (input errors name the flag and the fix).
-    pub fn resolve(f: RunFile) -> Result<RunConfig> {
+    /// validated (input errors name their option and the fix), reached through
+    /// `RunBuilder::build`.
+    fn resolve(f: RunFile) -> Result<RunConfig> {
         f.refuse_sweep()?;
         let system = resolve_system(&f)?;
         let method = resolve_method(&f)?;

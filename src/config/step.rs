@@ -15,15 +15,7 @@ pub(super) fn resolve_step(dt: Option<f64>, steps: Option<u64>) -> Result<(f64, 
         invalid!(Field::Dt;
             Field::Dt, " is required (the step size h, e.g. ", Field::Dt.is("0.01"), ")")
     })?;
-    if !(dt.is_finite() && dt != 0.0) {
-        return Err(invalid!(Field::Dt;
-            Field::Dt,
-            format!(
-                " must be a finite non-zero number (negative runs backwards in time), got {}",
-                num(dt)
-            )
-        ));
-    }
+    crate::engine::check_dt(dt)?;
     let steps = steps.ok_or_else(
         || invalid!(Field::Steps; Field::Steps, " is required (the number of steps)"),
     )?;

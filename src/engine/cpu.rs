@@ -303,6 +303,7 @@ mod tests {
                     };
                     let k = |solver| {
                         Integrator::new(system.clone(), method, 0.01, solver)
+                            .unwrap()
                             .with_compensation(compensated)
                     };
                     let k64 = k(Solver::default_for::<f64>());

@@ -112,10 +112,14 @@ pub fn check_workgroup_size(limits: &wgpu::Limits, adapter: &str) -> Result<()> 
         .max_compute_invocations_per_workgroup
         .min(limits.max_compute_workgroup_size_x);
     if most < shader::WORKGROUP_SIZE {
-        return Err(crate::error::Error::Gpu(format!(
-            "the adapter {adapter} allows {most} threads per workgroup, below the {} of WebGPU's minimum that the GPU kernels use; use --backend cpu",
-            shader::WORKGROUP_SIZE
-        )));
+        return Err(crate::error::Error::GpuUnfit(crate::error::Message(vec![
+            format!(
+                "the adapter {adapter} allows {most} threads per workgroup, below the {} of WebGPU's minimum that the GPU kernels use; use ",
+                shader::WORKGROUP_SIZE
+            )
+            .into(),
+            Field::Backend.is("cpu"),
+        ])));
     }
     Ok(())
 }
@@ -257,6 +261,7 @@ mod tests {
                 Method::Verlet,
                 0.01,
             )
+            .unwrap()
         };
         let comps = |k: &Integrator, tangent: bool| {
             let d = k.system.dof();
@@ -369,9 +374,16 @@ mod tests {
             ..wgpu::Limits::default()
         };
         let e = check_workgroup_size(&small, "Old GL").unwrap_err();
+        // The library names the option; the command line reads the same error with its flag.
+        let text = e.to_string();
         assert!(
-            e.to_string().contains("allows 128 threads") && e.to_string().contains("--backend cpu"),
-            "{e}"
+            text.contains("allows 128 threads") && text.ends_with("; use backend = cpu"),
+            "{text}"
+        );
+        let cli = crate::cli::flags::message(&e);
+        assert!(
+            cli.starts_with("GPU: the adapter Old GL") && cli.ends_with("; use --backend cpu"),
+            "{cli}"
         );
     }
 

@@ -10,7 +10,7 @@ pub mod multi;
 pub mod ranks;
 pub mod reference;
 
-use crate::error::Result;
+use crate::error::{Field, Result};
 use crate::float::Real;
 use crate::measure::measurement::Acceleration;
 use crate::method::{Method, Solver};
@@ -31,25 +31,40 @@ pub use reference::ReferenceEngine;
 /// What an engine applies to every point: the system, the method, the step size and the
 /// implicit stages' solver. Every engine (CPU, GPU, the reference loop) is built from one, so
 /// engines compared side by side (`validate`, `bench`, refinement's second engine) cannot be
-/// given different settings.
+/// given different settings. Made by `new`, which refuses a method the system cannot take, so
+/// an engine never meets one.
 #[derive(Debug, Clone)]
 pub struct Integrator {
-    pub system: System,
-    pub method: Method,
+    pub(crate) system: System,
+    pub(crate) method: Method,
     /// Step size h.
-    pub h: f64,
-    pub solver: Solver,
+    pub(crate) h: f64,
+    pub(crate) solver: Solver,
     /// Compensated summation of every update (`--compensated`, `method::compensated`).
-    pub compensated: bool,
+    pub(crate) compensated: bool,
     /// What runs after every step besides the method (`observe`), in order: the chaos
     /// indicators' renormalisation in the unit metric unless told otherwise
     /// (`with_chaos_weights`; it runs on states that carry its accumulators) and `--section`'s
     /// crossing test where given.
-    pub observers: Vec<Arc<dyn Observer>>,
+    pub(crate) observers: Vec<Arc<dyn Observer>>,
 }
 
 impl Integrator {
-    pub fn new(system: System, method: Method, h: f64, solver: Solver) -> Self {
+    /// `method` advancing `system` with step `h` (negative: backwards), its implicit stages
+    /// iterated by `solver`. Refused (an input error naming the option) where the method does
+    /// not suit the system (a discrete map steps only with its own `variational` method, a
+    /// kick-drift splitting needs separable H, a method's own conditions: `Method::check_system`),
+    /// where h is zero or not finite, or the solver's tolerance or iteration cap is unusable.
+    pub fn new(system: System, method: Method, h: f64, solver: Solver) -> Result<Self> {
+        method.check_system(&system)?;
+        check_dt(h)?;
+        check_solver(solver)?;
+        Ok(Self::checked(system, method, h, solver))
+    }
+
+    /// The integrator of settings checked already (a built `RunConfig`, or a step size derived
+    /// from its own): what `new` refuses cannot reach here.
+    pub(crate) fn checked(system: System, method: Method, h: f64, solver: Solver) -> Self {
         Integrator {
             system,
             method,
@@ -81,6 +96,28 @@ impl Integrator {
             .map(|o| &**o)
     }
 
+    pub fn system(&self) -> &System {
+        &self.system
+    }
+
+    pub fn method(&self) -> Method {
+        self.method
+    }
+
+    /// Step size h.
+    pub fn h(&self) -> f64 {
+        self.h
+    }
+
+    pub fn solver(&self) -> Solver {
+        self.solver
+    }
+
+    /// Whether every update is summed with compensation.
+    pub fn compensated(&self) -> bool {
+        self.compensated
+    }
+
     /// The same integrator collecting the crossings of `section` (or none).
     pub fn with_section(mut self, section: Option<Section>) -> Self {
         match section {
@@ -105,10 +142,43 @@ impl Integrator {
         self
     }
 
-    /// With the implicit solver's defaults for precision `T` (`Solver::default_for`).
-    pub fn with_default_solver<T: Real>(system: System, method: Method, h: f64) -> Self {
+    /// With the implicit solver's defaults for precision `T` (`Solver::default_for`); refused
+    /// as `new` refuses.
+    pub fn with_default_solver<T: Real>(system: System, method: Method, h: f64) -> Result<Self> {
         Self::new(system, method, h, Solver::default_for::<T>())
     }
+}
+
+/// A step size an integrator can take: finite and non-zero.
+pub(crate) fn check_dt(dt: f64) -> Result<()> {
+    if !(dt.is_finite() && dt != 0.0) {
+        return Err(crate::invalid!(Field::Dt;
+            Field::Dt,
+            format!(
+                " must be a finite non-zero number (negative runs backwards in time), got {}",
+                crate::error::num(dt)
+            )
+        ));
+    }
+    Ok(())
+}
+
+/// A solver the implicit stages can use: a tolerance of 0 (to the rounding level) or small and
+/// positive, and at least one iteration.
+pub(crate) fn check_solver(solver: Solver) -> Result<()> {
+    if !(solver.tol.is_finite() && solver.tol >= 0.0 && solver.tol < 1.0) {
+        return Err(crate::invalid!(Field::ImplicitTol;
+            Field::ImplicitTol.is(solver.tol),
+            ": expected 0 (iterate to the rounding level) or a small positive number, e.g. 1e-6 (f32) or 1e-14 (f64)"
+        ));
+    }
+    if solver.max_iter == 0 {
+        return Err(crate::invalid!(Field::ImplicitMaxIter;
+            Field::ImplicitMaxIter,
+            " must be at least 1 (e.g. 100), got 0"
+        ));
+    }
+    Ok(())
 }
 
 pub trait Engine<T: Real> {

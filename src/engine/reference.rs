@@ -238,13 +238,13 @@ mod tests {
             for &method in crate::method::ALL {
                 let init = State::<f64>::from_rows(&[vec![0.3, 0.8], vec![-1.0, 0.2]], 1);
                 let Some(mut r) = ReferenceEngine::new(
-                    &Integrator::with_default_solver::<f64>(system.clone(), method, 0.01),
+                    &Integrator::with_default_solver::<f64>(system.clone(), method, 0.01).unwrap(),
                     init.clone(),
                 ) else {
                     continue;
                 };
                 let mut e = CpuEngine::new(
-                    &Integrator::with_default_solver::<f64>(system.clone(), method, 0.01),
+                    &Integrator::with_default_solver::<f64>(system.clone(), method, 0.01).unwrap(),
                     init,
                 );
                 r.advance(100).unwrap();
@@ -266,14 +266,15 @@ mod tests {
         let kepler = System::new("kepler", &BTreeMap::new()).unwrap();
         let s = State::<f64>::from_rows(&[vec![1.0, 0.0, 0.0, 1.0]], 2);
         assert!(ReferenceEngine::new(
-            &Integrator::with_default_solver::<f64>(kepler.clone(), Method::Verlet, 0.01),
+            &Integrator::with_default_solver::<f64>(kepler.clone(), Method::Verlet, 0.01).unwrap(),
             s
         )
         .is_none());
         let pendulum = System::new("pendulum", &BTreeMap::new()).unwrap();
         let s = State::<f64>::from_rows(&[vec![0.1, 0.0]], 1);
         assert!(ReferenceEngine::new(
-            &Integrator::with_default_solver::<f64>(pendulum.clone(), Method::BlanesMoan4, 0.01),
+            &Integrator::with_default_solver::<f64>(pendulum.clone(), Method::BlanesMoan4, 0.01)
+                .unwrap(),
             s
         )
         .is_none());

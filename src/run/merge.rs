@@ -16,7 +16,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::checksum::crc32;
-use crate::config::{load_toml, OutputDir, RunConfig, RunFile, MAX_CONFIG_BYTES};
+use crate::config::{load_toml, OutputDir, RunBuilder, RunConfig, RunFile, MAX_CONFIG_BYTES};
 use crate::ensemble::shard::Shard;
 use crate::error::{Error, Result};
 use crate::input_err;
@@ -293,7 +293,7 @@ pub fn merge(dirs: &[PathBuf], dest: &OutputDir) -> Result<MergeSummary> {
     let shards = in_order(dirs.iter().map(|d| read_shard(d)).collect::<Result<_>>()?)?;
     let mut file = common_settings(&shards)?;
     file.out = Some(dest.path.clone());
-    let cfg = RunConfig::resolve(file)?;
+    let cfg = RunBuilder::from(file).build()?;
     let steps = cfg.snapshot_steps();
     let run = setup(&cfg);
     let points: Vec<usize> = shards

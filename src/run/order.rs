@@ -127,7 +127,7 @@ pub fn order(job: &OrderJob) -> Result<OrderStudy> {
     let mut rows = Vec::new();
     for halving in 0..=finest {
         let h = cfg.dt / f64::from(1u32 << halving);
-        let k = Integrator::new(cfg.system.clone(), cfg.method, h, cfg.solver);
+        let k = Integrator::checked(cfg.system.clone(), cfg.method, h, cfg.solver);
         let states = states_at(&k, &init, &samples, 1 << halving)?;
         let unconverged = states.last().map_or(0, unconverged_points);
         let (mut global, mut energy) = (None::<f64>, None::<f64>);

@@ -11,7 +11,7 @@ use crate::engine::{
     gpu_layout, CpuEngine, Engine, GpuEngine, Integrator, MultiGpuEngine, RankEngine,
 };
 use crate::ensemble::shard::Shard;
-use crate::error::{Error, Field, Result};
+use crate::error::{Error, Field, Message, Result};
 use crate::float::Real;
 use crate::gpu;
 use crate::measure::row::Row;
@@ -90,9 +90,9 @@ impl FinalState {
 }
 
 /// Say on stderr why `auto` chose its engine, and for a formula what it is.
-fn announce(cfg: &RunConfig, note: Option<String>) {
+fn announce(cfg: &RunConfig, note: Option<Message>) {
     if let Some(n) = note {
-        crate::info_once!("phaseflow: {n}");
+        crate::info_once!("phaseflow: {}", crate::console::render(&n));
     }
     if let Some(x) = cfg.system.expression() {
         let coordinates = match &x.spec.coordinates {
@@ -116,7 +116,7 @@ fn announce(cfg: &RunConfig, note: Option<String>) {
 /// The checks a run passes before anything is written: the engine `auto` resolves to, the
 /// host memory, and on the GPU the device memory and the kernel's size. `run` makes them,
 /// and `study` makes them for every method before it touches its folder.
-pub fn preflight(cfg: &RunConfig) -> Result<(EngineChoice, Option<String>)> {
+pub fn preflight(cfg: &RunConfig) -> Result<(EngineChoice, Option<Message>)> {
     let (choice, note) = choose_engine(cfg);
     // A refined loop grows up to --max-nodes.
     let (field, n) = match cfg.refine {
@@ -292,7 +292,7 @@ fn announce_engine<T: Real>(cfg: &RunConfig, tracker: &Tracker<T>, peers: &Peers
 pub(super) fn run_with<T: Real>(
     cfg: &RunConfig,
     dest: &OutputDir,
-    note: Option<String>,
+    note: Option<Message>,
     choice: EngineChoice,
     factory: &EngineFactory<T>,
     from: Option<(Checkpoint<T>, Vec<Row>, folder::OutLock)>,

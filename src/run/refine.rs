@@ -296,7 +296,7 @@ impl<'a, T: Real> Tracker<'a, T> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::RunConfig;
+    use crate::config::RunBuilder;
     use crate::run::initial::Initial;
 
     /// A stand-in engine whose every advance snaps each point to the nearest of 8 directions
@@ -346,7 +346,7 @@ mod tests {
             }),
             ..Default::default()
         };
-        let cfg = RunConfig::resolve(file).unwrap();
+        let cfg = RunBuilder::from(file).build().unwrap();
         let init = Initial::generate(&cfg).unwrap();
         let factory = |s: State<f64>| -> Result<Box<dyn Engine<f64>>> { Ok(Box::new(Snap8(s))) };
         let mut tracker = Tracker::new(&cfg, init, &factory).unwrap();

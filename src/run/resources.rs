@@ -3,7 +3,7 @@
 
 use crate::config::{Backend, Precision, RunConfig};
 use crate::ensemble::EnsembleKind;
-use crate::error::{Field, Result};
+use crate::error::{Field, Message, Result};
 use crate::gpu;
 use crate::invalid;
 use crate::section::Section;
@@ -17,20 +17,23 @@ pub enum EngineChoice {
 
 /// Resolve `--backend` (auto: a hardware GPU when present, and for f64 one whose adapter has
 /// f64 in shaders; else the CPU engine).
-pub fn choose_engine(cfg: &RunConfig) -> (EngineChoice, Option<String>) {
+pub fn choose_engine(cfg: &RunConfig) -> (EngineChoice, Option<Message>) {
     match cfg.backend {
         Backend::Gpu => (EngineChoice::Gpu, None),
         Backend::Cpu => (EngineChoice::Cpu, None),
         // The discrete maps' GPU kernels carry no tangent columns (`GpuEngine::new`).
         Backend::Auto if cfg.tangent && cfg.system.variational() => (
             EngineChoice::Cpu,
-            Some("--backend auto: the GPU kernels of the discrete maps carry no tangent columns, so --tangent runs on the CPU engine".into()),
+            Some(Message(vec![
+                Field::Backend.is("auto"),
+                ": the GPU kernels of the discrete maps carry no tangent columns, so ".into(),
+                Field::Tangent.into(),
+                " runs on the CPU engine".into(),
+            ])),
         ),
-        Backend::Auto => auto_engine(
-            gpu::hardware_gpu_available(),
-            computes_in_f64(cfg),
-            || cfg.system.check_gpu_f64().is_ok() && gpu::context().map(|c| c.f64).unwrap_or(false),
-        ),
+        Backend::Auto => auto_engine(gpu::hardware_gpu_available(), computes_in_f64(cfg), || {
+            cfg.system.check_gpu_f64().is_ok() && gpu::context().map(|c| c.f64).unwrap_or(false)
+        }),
     }
 }
 
@@ -52,14 +55,15 @@ fn auto_engine(
     hardware: bool,
     in_f64: Option<&str>,
     has_f64: impl FnOnce() -> bool,
-) -> (EngineChoice, Option<String>) {
+) -> (EngineChoice, Option<Message>) {
+    let auto = |rest: String| Message(vec![Field::Backend.is("auto"), rest.into()]);
     if !hardware {
-        let note = "--backend auto: no hardware GPU found, using the CPU engine";
-        return (EngineChoice::Cpu, Some(note.into()));
+        let note = ": no hardware GPU found, using the CPU engine";
+        return (EngineChoice::Cpu, Some(auto(note.into())));
     }
     if let Some(what) = in_f64.filter(|_| !has_f64()) {
-        let note = format!("--backend auto: the GPU has no f64 in shaders (or not for this Hamiltonian's functions), so {what} runs on the CPU engine");
-        return (EngineChoice::Cpu, Some(note));
+        let note = format!(": the GPU has no f64 in shaders (or not for this Hamiltonian's functions), so {what} runs on the CPU engine");
+        return (EngineChoice::Cpu, Some(auto(note)));
     }
     (EngineChoice::Gpu, None)
 }
@@ -227,15 +231,23 @@ mod tests {
         let disk = "--system vertical-disk --method variational --precision f32";
         let (choice, note) = run(&format!("{disk} --compensated"));
         assert_eq!(choice, EngineChoice::Cpu);
-        assert!(note
-            .unwrap()
-            .contains("compensated f32 run of a discrete map"));
+        let note = note.unwrap();
+        assert!(note.to_string().starts_with("backend = auto: "), "{note}");
+        let cli = note.render(&crate::cli::flags::flag);
+        assert!(
+            cli.starts_with("--backend auto: ")
+                && cli.contains("compensated f32 run of a discrete map"),
+            "{cli}"
+        );
         assert_eq!(run(disk), (EngineChoice::Gpu, None));
         let pendulum = "--system pendulum --method verlet --precision f32 --compensated";
         assert_eq!(run(pendulum), (EngineChoice::Gpu, None));
         let (choice, note) = run("--system pendulum --method verlet --precision f64");
         assert_eq!(choice, EngineChoice::Cpu);
-        assert!(note.unwrap().contains("so f64 runs on the CPU engine"));
+        assert!(note
+            .unwrap()
+            .to_string()
+            .contains("so f64 runs on the CPU engine"));
     }
 
     /// The per-point estimate: the measured figure for an f32 d = 1 run (20 B, the ≤ 28 B

@@ -10,7 +10,9 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use crate::config::{load_toml, OutputDir, Precision, RunConfig, RunFile, MAX_CONFIG_BYTES};
+use crate::config::{
+    load_toml, OutputDir, Precision, RunBuilder, RunConfig, RunFile, MAX_CONFIG_BYTES,
+};
 use crate::error::{Error, Result};
 use crate::float::Real;
 use crate::input_err;
@@ -56,7 +58,7 @@ pub fn resume_run(dir: &Path) -> Result<Resumed> {
     if !config.is_file() {
         return Err(no_run());
     }
-    let cfg = RunConfig::resolve(as_recorded(load_toml(&config)?))?;
+    let cfg = RunBuilder::from(as_recorded(load_toml(&config)?)).build()?;
     resume_locked(&cfg, dir, lock).map(Resumed::Finished)
 }
 

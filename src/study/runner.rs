@@ -9,7 +9,7 @@ use super::readback::run_summary;
 use super::report::report_md;
 use super::summary::{summarise, SummaryRow};
 use super::{Study, StudyFile, StudyRun, STUDY_FILE};
-use crate::config::{OutputDir, RunConfig};
+use crate::config::{OutputDir, RunBuilder, RunConfig};
 use crate::error::{Error, Result};
 use crate::input_err;
 use crate::output::folder::{self, Layout};
@@ -163,7 +163,7 @@ fn resolve_run(study: &Study, r: &StudyRun) -> Result<RunConfig> {
     if !chosen {
         f.snapshot_every = Some((r.steps / study.stats_rows.max(1)).max(1));
     }
-    let mut cfg = RunConfig::resolve(f)?;
+    let mut cfg = RunBuilder::from(f).build()?;
     // A single state's path is drawn through its snapshots: every step, or as many as
     // `PATH_SNAPSHOTS` allows.
     if !chosen && cfg.ensemble.points == 1 && !cfg.ensemble.is_loop() {

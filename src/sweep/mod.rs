@@ -10,6 +10,7 @@
 //!
 //! - `runner`: `run_sweep` and `resume_sweep`, the parts run in turn, then the sweep's files.
 
+mod job;
 mod runner;
 
 pub use runner::{part_folders, resume_sweep, run_sweep, SweepOutcome};
@@ -19,8 +20,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use crate::cli::RunArgs;
-use crate::config::{OutputDir, RunConfig, RunFile};
+use crate::config::{OutputDir, RunBuilder, RunConfig, RunFile};
 use crate::error::{Error, Result};
 use crate::input_err;
 
@@ -91,6 +91,11 @@ impl Axis {
         })
     }
 
+    /// Each of `specs` parsed (`parse`).
+    pub fn parse_all(specs: &[String]) -> Result<Vec<Axis>> {
+        specs.iter().map(|s| Axis::parse(s)).collect()
+    }
+
     /// The values: LO + (HI − LO)·i/(N − 1), the ends exactly LO and HI, the others rounded
     /// to 15 significant digits, so that 0.01:0.5:50 gives 0.02 rather than
     /// 0.019999999999999997 (a part is then the run of `--param NAME=0.02` as a user writes it).
@@ -125,7 +130,7 @@ pub struct Part {
 /// A sweep: the settings shared by every part and the axes.
 #[derive(Debug, Clone)]
 pub struct Sweep {
-    pub base: RunFile,
+    base: RunFile,
     pub axes: Vec<Axis>,
 }
 
@@ -136,42 +141,17 @@ pub struct SweepJob {
     pub out: OutputDir,
 }
 
-impl SweepJob {
-    /// The sweep the run's flags (and `--config` file) ask for, or None when they give none.
-    pub fn from_args(a: &RunArgs) -> Result<Option<SweepJob>> {
-        let mut base = RunFile::from_run_args(a)?;
-        let Some(specs) = base.sweep.take() else {
-            return Ok(None);
-        };
-        base.require("run", true)?;
-        let out = base.out.take().ok_or_else(|| {
-            input_err!(
-                "--out DIR is required (the folder for the sweep's parts, stats.csv and sweep.csv)"
-            )
-        })?;
-        Ok(Some(SweepJob {
-            sweep: Sweep::new(base, &specs)?,
-            out: OutputDir {
-                path: out,
-                force: a.output.force,
-            },
-        }))
-    }
-}
-
 impl Sweep {
-    /// The sweep of `specs` over `base`; each parameter swept once, and not with the flags
-    /// that split one run in other ways.
-    pub fn new(base: RunFile, specs: &[String]) -> Result<Sweep> {
-        if specs.is_empty() {
+    /// The sweep of `axes` over the settings of `base` (a run's settings but for the swept
+    /// parameters, which may have no value yet: a formula's parameters have no default); each
+    /// parameter swept once, and not with the settings that split one run in other ways.
+    pub fn new(base: RunBuilder, axes: Vec<Axis>) -> Result<Sweep> {
+        let base = base.settings().clone();
+        if axes.is_empty() {
             return Err(input_err!(
                 "--sweep: no axis given; give --sweep NAME=LO:HI:N (or drop the empty `sweep` key)"
             ));
         }
-        let axes = specs
-            .iter()
-            .map(|s| Axis::parse(s))
-            .collect::<Result<Vec<_>>>()?;
         for (i, a) in axes.iter().enumerate() {
             if axes[..i].iter().any(|b| b.name == a.name) {
                 return Err(input_err!(
@@ -234,7 +214,8 @@ impl Sweep {
             .into_iter()
             .enumerate()
             .map(|(index, values)| {
-                let config = RunConfig::resolve(self.file_of(&values))
+                let config = RunBuilder::from(self.file_of(&values))
+                    .build()
                     .map_err(|e| self.refused(index, &values, e))?;
                 Ok(Part {
                     index,
@@ -252,7 +233,7 @@ impl Sweep {
         if let Some(p) = f.params.as_mut() {
             p.retain(|k, _| !self.axes.iter().any(|a| &a.name == k));
         }
-        if RunConfig::resolve(f).is_err() && index == 0 {
+        if RunBuilder::from(f).build().is_err() && index == 0 {
             return e;
         }
         input_err!(
@@ -352,7 +333,7 @@ impl Sweep {
             message: m,
         };
         let f: SweepFile = toml::from_str(&body).map_err(|e| bad(format!("malformed: {e}")))?;
-        Sweep::new(f.base, &f.sweep)
+        Sweep::new(RunBuilder::from(f.base), Axis::parse_all(&f.sweep)?)
     }
 }
 

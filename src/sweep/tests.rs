@@ -18,7 +18,7 @@ fn pendulum(specs: &[&str]) -> Sweep {
         ..RunFile::default()
     };
     let specs: Vec<String> = specs.iter().map(|s| s.to_string()).collect();
-    Sweep::new(base, &specs).unwrap()
+    Sweep::new(base.into(), Axis::parse_all(&specs).unwrap()).unwrap()
 }
 
 #[test]
@@ -137,14 +137,18 @@ fn two_axes_draw_one_line_per_value_of_the_second() {
 /// must still refuse them (they were allocated, and the process aborted).
 #[test]
 fn a_part_count_past_64_bits_is_refused() {
-    let base = pendulum(&["g=1:2:2"]).base;
+    let base = crate::config::RunBuilder::from(pendulum(&["g=1:2:2"]).base);
     let specs = ["g=1:2:4294967296", "l=0.5:1.5:4294967296"].map(String::from);
-    let e = Sweep::new(base.clone(), &specs).unwrap_err().to_string();
+    let e = Sweep::new(base.clone(), Axis::parse_all(&specs).unwrap())
+        .unwrap_err()
+        .to_string();
     assert!(
         e.contains("4294967296 × 4294967296 parts, more than 10000"),
         "{e}"
     );
     let specs = ["g=1:2:100", "l=0.5:1.5:101"].map(String::from);
-    let e = Sweep::new(base, &specs).unwrap_err().to_string();
+    let e = Sweep::new(base, Axis::parse_all(&specs).unwrap())
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("100 × 101 parts, more than 10000"), "{e}");
 }

@@ -284,6 +284,7 @@ pub fn with_deviation(sys: &System, state: &State<f64>) -> State<f64> {
 /// default metric (`deviation`), as `run --chaos` builds it.
 pub fn chaos_integrator<T: phaseflow::float::Real>(sys: &System, m: Method, h: f64) -> Integrator {
     Integrator::with_default_solver::<T>(sys.clone(), m, h)
+        .unwrap()
         .with_chaos_weights(deviation(sys).weights())
 }
 
@@ -302,7 +303,7 @@ pub fn advance_f64(
     init: &State<f64>,
 ) -> State<f64> {
     let mut e = CpuEngine::<f64>::new(
-        &Integrator::with_default_solver::<f64>(sys.clone(), method, h),
+        &Integrator::with_default_solver::<f64>(sys.clone(), method, h).unwrap(),
         init.clone(),
     );
     e.advance(steps).unwrap();

@@ -198,7 +198,9 @@ fn engines_at<T: Real>(
     let integrators: Vec<(bool, Integrator)> = summations
         .iter()
         .map(|&on| {
-            let k = Integrator::with_default_solver::<T>(system.clone(), variant.method, o.dt);
+            // `BenchConfig` checked the method against the system and the step size.
+            let solver = crate::method::Solver::default_for::<T>();
+            let k = Integrator::checked(system.clone(), variant.method, o.dt, solver);
             (on, k.with_compensation(on))
         })
         .collect();

@@ -81,7 +81,8 @@ fn counted_state() -> State<f64> {
 
 fn integrator(counting: bool) -> Integrator {
     let k =
-        Integrator::with_default_solver::<f64>(common::system("pendulum"), Method::Verlet, 0.01);
+        Integrator::with_default_solver::<f64>(common::system("pendulum"), Method::Verlet, 0.01)
+            .unwrap();
     match counting {
         true => k.with_observer(Arc::new(StepCounter)),
         false => k,

@@ -17,8 +17,9 @@
 //!     .unwrap();
 //! assert_eq!(run.ensemble.points, 1000);
 //!
-//! // A bad setting is an error naming its option, never a panic.
-//! let e = RunConfig::builder("pendulum", "verlet").ensemble("disk").dt(-1.0).steps(10).build();
+//! // A bad setting (a zero step; a negative one integrates backwards) is an error naming its
+//! // option, never a panic.
+//! let e = RunConfig::builder("pendulum", "verlet").ensemble("disk").dt(0.0).steps(10).build();
 //! assert_eq!(e.unwrap_err().field(), Some(&phaseflow::error::Field::Dt));
 //! ```
 

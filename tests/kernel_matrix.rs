@@ -92,7 +92,7 @@ fn extra_kernel(
         (Extra::Chaos, _) => vec![std::sync::Arc::new(ChaosObserver {
             weights: Some(vec![1.0; 2 * system.dof()]),
         })],
-        (Extra::Section, Some(s)) => vec![std::sync::Arc::new(s.clone())],
+        (Extra::Section, Some(s)) => vec![std::sync::Arc::new(*s)],
         _ => Vec::new(),
     };
     let carried = listed.iter().map(|o| o.carried_words()).sum();

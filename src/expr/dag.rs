@@ -331,6 +331,9 @@ impl Dag {
                 let d = self.div(a, y);
                 self.neg(d)
             }
+            // (c·x)/c → x: exact in real arithmetic, and the derivative of x^n/n is then
+            // x^(n-1) rather than n·(x^(n-1)/n), which rounds twice
+            (Node::Mul(c, x), _) if self.value(c).is_some() && self.value(c) == self.value(b) => x,
             // (c·x)/y → c·(x/y), (x/y)/z → x/(y·z)
             (Node::Mul(c, x), _) if self.value(c).is_some() => {
                 let d = self.div(x, b);

@@ -22,13 +22,16 @@ use crate::expr::ExprHamiltonian;
 #[rustfmt::skip]
 pub mod oscillator;
 #[rustfmt::skip]
+pub mod henon_heiles;
+#[rustfmt::skip]
 pub mod pendulum;
 
 /// A Hamiltonian system's dynamics, as formulas in `expr` syntax over q, p (q1.., p1.. for
 /// several degrees of freedom) and the named constants.
 #[derive(Debug, Clone, Copy)]
 pub struct Formulas {
-    /// The system's name (`SystemInfo::name`): its generated files' stem.
+    /// The system's name (`SystemInfo::name`); with `-` as `_`, its source file's and its
+    /// generated files' stem.
     pub name: &'static str,
     /// Degrees of freedom.
     pub dof: usize,
@@ -116,7 +119,9 @@ impl Formulas {
     /// The generated files: (path from the crate's root, text).
     pub fn generated(&self) -> [(String, String); 3] {
         let (h, statistics) = (self.hamiltonian(), self.statistics());
-        let source = format!("src/system/{}.rs", self.name);
+        // A module's name: `henon-heiles` is written in henon_heiles.rs.
+        let stem = self.name.replace('-', "_");
+        let source = format!("src/system/{stem}.rs");
         let rust_header = format!(
             "//! Generated from the formulas in {source} by `expr::rust` (H = {}); do not edit:\n\
              //! `PHASEFLOW_REGENERATE=1 cargo test --release --lib system::generated` rewrites it.\n",
@@ -131,15 +136,15 @@ impl Formulas {
             .expect("a built-in system's H has its functions in f64 on the GPU");
         [
             (
-                format!("src/system/generated/{}.rs", self.name),
+                format!("src/system/generated/{stem}.rs"),
                 h.rust(&statistics, &rust_header),
             ),
             (
-                format!("shaders/system/{}.wgsl", self.name),
+                format!("shaders/system/{stem}.wgsl"),
                 format!("{wgsl_header}{}", h.wgsl()),
             ),
             (
-                format!("shaders/energy/{}.wgsl", self.name),
+                format!("shaders/energy/{stem}.wgsl"),
                 format!("{wgsl_header}{energy}"),
             ),
         ]
@@ -147,7 +152,11 @@ impl Formulas {
 }
 
 /// Every generated system's formulas (the registry line of each is in `system/mod.rs`).
-pub const GENERATED: &[Formulas] = &[super::oscillator::FORMULAS, super::pendulum::FORMULAS];
+pub const GENERATED: &[Formulas] = &[
+    super::oscillator::FORMULAS,
+    super::pendulum::FORMULAS,
+    super::henon_heiles::FORMULAS,
+];
 
 /// `impl Hamiltonian for $ty` by the generated module `$module` (`generated/<name>.rs`): the
 /// system's struct holds its named constants' values in `self.c` and its formulas in `FORMULAS`.

@@ -63,7 +63,7 @@ pub fn module(f: &Functions, header: &str) -> String {
     // offsets written out even where they are 0, and the inputs each function is handed.
     s.push_str(
         "#![allow(clippy::needless_range_loop, clippy::identity_op, clippy::erasing_op)]\n\
-         #![allow(clippy::too_many_lines, clippy::let_and_return, unused_variables)]\n\nuse crate::float::Real;\n",
+         #![allow(clippy::too_many_lines, clippy::let_and_return, clippy::manual_memcpy, unused_variables)]\n\nuse crate::float::Real;\n",
     );
     let _ = writeln!(
         s,

@@ -102,7 +102,9 @@ mod tests {
         use crate::float::Real;
         fn check<T: Real + std::fmt::Debug>(s: &HenonHeiles) {
             let n = 257;
-            let at = |k: usize, seed: f64| T::from_f64(((k as f64 + seed) * 0.7548776662).fract() * 2.4 - 1.2);
+            let at = |k: usize, seed: f64| {
+                T::from_f64(((k as f64 + seed) * 0.7548776662).fract() * 2.4 - 1.2)
+            };
             let q: Vec<T> = (0..2 * n).map(|k| at(k, 0.1)).collect();
             let v: Vec<T> = (0..2 * n).map(|k| at(k, 0.6)).collect();
             let two = T::from_f64(2.0);
@@ -111,8 +113,14 @@ mod tests {
             s.grad_q_dir(&q, &v, &v, &v, &mut gd);
             for i in 0..n {
                 let (x, y, vx, vy) = (q[i], q[n + i], v[i], v[n + i]);
-                assert_eq!(g[i].to_f64().to_bits(), (x + two * x * y).to_f64().to_bits());
-                assert_eq!(g[n + i].to_f64().to_bits(), (y + x * x - y * y).to_f64().to_bits());
+                assert_eq!(
+                    g[i].to_f64().to_bits(),
+                    (x + two * x * y).to_f64().to_bits()
+                );
+                assert_eq!(
+                    g[n + i].to_f64().to_bits(),
+                    (y + x * x - y * y).to_f64().to_bits()
+                );
                 let dx = (T::ONE + two * y) * vx + two * x * vy;
                 let dy = two * x * vx + (T::ONE - two * y) * vy;
                 assert_eq!(gd[i].to_f64().to_bits(), dx.to_f64().to_bits());
@@ -122,7 +130,8 @@ mod tests {
             s.energy_block(&q, &v, n, 0, &mut block);
             for i in 0..n {
                 let [x, y, px, py] = [q[i], q[n + i], v[i], v[n + i]].map(|t| t.to_f64());
-                let h = 0.5 * (px * px + py * py) + (0.5 * (x * x + y * y) + x * x * y - y * y * y / 3.0);
+                let h = 0.5 * (px * px + py * py)
+                    + (0.5 * (x * x + y * y) + x * x * y - y * y * y / 3.0);
                 assert_eq!(block[i].to_bits(), h.to_bits());
                 assert_eq!(s.energy(&[x, y], &[px, py]).to_bits(), h.to_bits());
             }

@@ -1,7 +1,7 @@
 //! Generated from the formulas in src/system/henon_heiles.rs by `expr::rust` (H = (p1^2 + p2^2)/2 + ((q1^2 + q2^2)/2 + q1^2*q2 - q2^3/3)); do not edit:
 //! `PHASEFLOW_REGENERATE=1 cargo test --release --lib system::generated` rewrites it.
 #![allow(clippy::needless_range_loop, clippy::identity_op, clippy::erasing_op)]
-#![allow(clippy::too_many_lines, clippy::let_and_return, unused_variables)]
+#![allow(clippy::too_many_lines, clippy::let_and_return, clippy::manual_memcpy, unused_variables)]
 
 use crate::float::Real;
 

@@ -1,7 +1,7 @@
 //! Generated from the formulas in src/system/pendulum.rs by `expr::rust` (H = INV_M_L2*p^2/2 + M_G_L*(1 - cos(q))); do not edit:
 //! `PHASEFLOW_REGENERATE=1 cargo test --release --lib system::generated` rewrites it.
 #![allow(clippy::needless_range_loop, clippy::identity_op, clippy::erasing_op)]
-#![allow(clippy::too_many_lines, clippy::let_and_return, unused_variables)]
+#![allow(clippy::too_many_lines, clippy::let_and_return, clippy::manual_memcpy, unused_variables)]
 
 use crate::float::Real;
 

@@ -10,7 +10,7 @@
 use super::area::{measured_of, Area};
 use super::energy::columns::{stats_of as energy_stats_of, Energy};
 use super::measurement::{
-    Cell, Column, Finish, Measurement, Part, Reads, RunSetup, Shape, Snapshot, Summary,
+    Cell, Column, Finish, Measurement, Part, RunSetup, Shape, Snapshot, Summary,
 };
 use super::tangent::{stats_of as tangent_stats_of, Tangent};
 
@@ -90,10 +90,6 @@ impl Measurement for Floors {
 
     fn shape(&self) -> Shape {
         Shape::Derived
-    }
-
-    fn reads(&self) -> Reads {
-        Reads::Parts
     }
 
     fn taken(&self, _run: &RunSetup) -> bool {

@@ -326,8 +326,14 @@ pub trait Measurement: Sync {
     /// How its parts merge; every shape but `Derived` is measured on the host state unless
     /// an `Acceleration` takes it.
     fn shape(&self) -> Shape;
-    /// What taking it reads (`Parts` exactly when the shape is `Derived`).
-    fn reads(&self) -> Reads;
+    /// What taking it reads: `Parts` exactly when the shape is `Derived` (the default there);
+    /// a measurement of the points declares `HostState` or `StateOnDevice`.
+    fn reads(&self) -> Reads {
+        match self.shape() {
+            Shape::Derived => Reads::Parts,
+            _ => Reads::HostState,
+        }
+    }
     /// Whether this run takes it (else its parts are empty and its columns stay empty).
     fn taken(&self, run: &RunSetup) -> bool;
     /// Its parts of the snapshot's points, measured on the host (not called for `Derived`).

@@ -155,10 +155,6 @@ impl Measurement for Escaped {
         Shape::Derived
     }
 
-    fn reads(&self) -> Reads {
-        Reads::Parts
-    }
-
     fn taken(&self, _run: &RunSetup) -> bool {
         true
     }
@@ -186,10 +182,6 @@ impl Measurement for Stayed {
 
     fn shape(&self) -> Shape {
         Shape::Derived
-    }
-
-    fn reads(&self) -> Reads {
-        Reads::Parts
     }
 
     fn taken(&self, _run: &RunSetup) -> bool {

@@ -175,15 +175,29 @@ fn midpoint_modified_energy_does_not_drift_at_the_default_tolerance() {
 /// A symmetric composition of 63 steps of gauss3, a, …, a, 1 − 62a, a, …, a, written to
 /// `dir` as a method file.
 fn gauss3_composition(dir: &std::path::Path, a: &str) -> std::path::PathBuf {
-    let mut weights = vec![format!("\"{a}\""); 31];
-    weights.push(format!("\"1 - 62*{a}\""));
-    weights.extend(vec![format!("\"{a}\""); 31]);
-    let file = dir.join(format!("c63-{a}.toml"));
+    let mut weights = vec![a.to_string(); 31];
+    weights.push(format!("1 - 62*{a}"));
+    weights.extend(vec![a.to_string(); 31]);
+    gauss3_weights(dir, a, &weights)
+}
+
+/// A composition of steps of gauss3 with `weights` (formulas), written to `dir` as a method
+/// file named after `tag`.
+fn gauss3_weights(
+    dir: &std::path::Path,
+    tag: &str,
+    weights: &[impl AsRef<str>],
+) -> std::path::PathBuf {
+    let quoted: Vec<String> = weights
+        .iter()
+        .map(|w| format!("\"{}\"", w.as_ref()))
+        .collect();
+    let file = dir.join(format!("c63-{tag}.toml"));
     std::fs::write(
         &file,
         format!(
             "name = \"c63\"\nfamily = \"composition\"\nsummary = \"63 symmetric steps of gauss3\"\nbase = \"gauss3\"\nweights = [{}]\n",
-            weights.join(", ")
+            quoted.join(", ")
         ),
     )
     .unwrap();
@@ -217,18 +231,37 @@ fn check_and_first_term(file: &std::path::Path) -> (String, String) {
 /// The composition above with Σw⁷ = 2e-6 (a = 0.0136…) has order 6: its order-7 conditions
 /// fail by 7e-10, beyond the tolerance. Its first correction term h⁶ H7, whose coefficients are
 /// about 1e-12 to 3e-11, is there in full (an absolute cut-off at 1e-11 printed it as 0.0).
-/// With Σw⁷ ≈ 2e-9 (a = 0.0152…) the order-7 conditions miss by more than rounding but less
-/// than the tolerance, so the order analysis leaves them undecided (order ≥ 6); h⁶ H7 shares
-/// that verdict: kept, and said to be undecided, rather than dropped as rounding (which left
-/// no term at all).
+/// With Σw⁷ ≈ 2e-9 (a = 0.0152…) the stacked tableau's conditions miss by less than their
+/// tolerance, but the weights are all positive, so Σw⁷ = 0 fails for certain: order 6, decided.
+/// Weights of both signs up to ±6 (thirty 0.1 on each side of c, b, c) with Σw⁷ = 2e-6 miss
+/// Σw⁷ = 0 by 3e-12 of Σ|w|⁷, more than rounding but less than the tolerance, so the order
+/// analysis leaves it undecided (order ≥ 6; the stacked tableau alone said 8); h⁶ H7 shares
+/// that verdict: kept, and said to be undecided, rather than dropped (which left no term).
 #[test]
 fn a_term_is_dropped_only_where_its_order_conditions_hold() {
     let dir = tempfile::tempdir().unwrap();
-    for (a, order, flagged) in [
-        ("0.013654634188158895", "order: 6\n", false),
-        ("0.015207447097782953", "order: ≥ 6\n", true),
+    let (c, b) = ("-5.580914696615276", "6.161829393230552");
+    let mut signed = vec!["0.1"; 30];
+    signed.extend([c, b, c]);
+    signed.extend(["0.1"; 30]);
+    for (file, order, flagged) in [
+        (
+            gauss3_composition(dir.path(), "0.013654634188158895"),
+            "order: 6\n",
+            false,
+        ),
+        (
+            gauss3_composition(dir.path(), "0.015207447097782953"),
+            "order: 6\n",
+            false,
+        ),
+        (
+            gauss3_weights(dir.path(), "signed", &signed),
+            "order: ≥ 6\n",
+            true,
+        ),
     ] {
-        let (check, shown) = check_and_first_term(&gauss3_composition(dir.path(), a));
+        let (check, shown) = check_and_first_term(&file);
         assert!(check.contains(order), "{check}");
         assert!(shown.contains("H~ = H + h^6 H7"), "{shown}");
         let h7 = shown.lines().find(|l| l.starts_with("H7 = ")).unwrap();

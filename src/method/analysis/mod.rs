@@ -35,7 +35,7 @@ use crate::error::Result;
 use crate::method::family::Bases;
 use crate::method::tableau::Family;
 pub use normal::{normalise, to_prk, Normal};
-pub use order::{decide, Condition, Order, Zero, ROUNDING, TOLERANCE};
+pub use order::{decide, Condition, Order, Zero, COMPOSITION_TREE, ROUNDING, TOLERANCE};
 use serde::Serialize;
 pub use stability::StabilityInterval;
 pub use trees::MAX_ORDER;
@@ -77,10 +77,24 @@ pub struct Verdicts {
     pub first_failure: Option<Condition>,
 }
 
-/// The order found from the order conditions of `n`'s form (`Verdicts::order`,
-/// `order_at_least` and `first_failure`).
-pub fn order_of(n: &Normal) -> Order {
-    order::order(n)
+/// The order of `family` (`Verdicts::order`, `order_at_least` and `first_failure`) from the
+/// order conditions of its normal form `n`, on every H (`nystrom` false) or on
+/// H = ½pᵀM⁻¹p + V(q); a composition's also from its weights and its base's order
+/// (`order::composition_order`).
+pub fn order_of(family: &Family, bases: Bases, n: &Normal, nystrom: bool) -> Result<Order> {
+    let found = if nystrom {
+        order::order_nystrom(n)
+    } else {
+        order::order(n)
+    };
+    let Family::Composition(c) = family else {
+        return Ok(found);
+    };
+    let Some(base) = bases(&c.base) else {
+        return Ok(found);
+    };
+    let base_order = order_of(&base, bases, &base.normal(bases, 0)?, nystrom)?;
+    Ok(order::composition_order(found, &c.weights, &base_order))
 }
 
 /// The verdicts on `family`; `base` finds a composition's base method by name (a built-in:
@@ -88,8 +102,8 @@ pub fn order_of(n: &Normal) -> Order {
 /// or one that leads back to itself, tableaus of the wrong shape, non-finite coefficients.
 pub fn analyse(family: &Family, base: Bases) -> Result<Verdicts> {
     let n = normalise(family, base)?;
-    let found = order::order(&n);
-    let nystrom = order::order_nystrom(&n);
+    let found = order_of(family, base, &n, false)?;
+    let nystrom = order_of(family, base, &n, true)?;
     let (symplectic, symplectic_residual) = algebra::symplectic(&n);
     Ok(Verdicts {
         family: family.name(),

@@ -115,6 +115,58 @@ pub fn order_nystrom(n: &Normal) -> Order {
     check(Kind::Nystrom, &co)
 }
 
+/// `Condition::tree` of a composition's own condition Σ w^{p+1} = 0 (`composition_order`).
+pub const COMPOSITION_TREE: &str = "composition";
+
+/// The order of a composition Φ_{w_s h} ∘ … ∘ Φ_{w_1 h} (Σ w = 1) of a base method whose own
+/// order is `base`, given `found`, the order its stacked tableau's conditions give.
+///
+/// The stacked tableau's weights are sums over every stage of products of the weights: a
+/// composition with large weights of both signs makes their size |Φ|(t), and with it the
+/// rounding allowance, so large that a real residual reads as rounding (63 weights up to ±6
+/// over Gauss–Legendre 3 left Σ wᵢ⁷ = 2e-6 unseen and the order read 8). The composition's
+/// own condition is sharper: when the base has order exactly p (its condition of order p + 1
+/// fails for certain), the composition's error at h^{p+1} is Σ wᵢ^{p+1} times the base's, so
+/// the composition has order p unless Σ wᵢ^{p+1} = 0 (GNI II.4, Theorem 4.1). That sum is
+/// decided against its own terms' size, Σ |wᵢ|^{p+1}, by the rule of every other condition
+/// (`decide`); the lower of the two orders stands, the decided one on a tie.
+pub fn composition_order(found: Order, weights: &[f64], base: &Order) -> Order {
+    let p = base.order;
+    if base.at_least || base.first_failure.is_none() || p >= MAX_ORDER {
+        return found;
+    }
+    let power = (p + 1) as i32;
+    let residual: f64 = weights.iter().map(|w| w.powi(power)).sum();
+    let scale: f64 = weights.iter().map(|w| w.abs().powi(power)).sum();
+    let zero = decide(residual, scale);
+    if zero == Zero::Holds || found.order < p || (found.order == p && !found.at_least) {
+        return found;
+    }
+    Order {
+        order: p,
+        at_least: zero == Zero::Undecided,
+        first_failure: Some(Condition {
+            order: p + 1,
+            tree: COMPOSITION_TREE.into(),
+            condition: format!(
+                "Σ w_k{} = 0 over the composition's {} weights (its base has order {p})",
+                superscript(p + 1),
+                weights.len()
+            ),
+            residual,
+        }),
+    }
+}
+
+/// `n` in superscript digits (w⁷).
+fn superscript(n: u32) -> String {
+    const DIGITS: [char; 10] = ['⁰', '¹', '²', '³', '⁴', '⁵', '⁶', '⁷', '⁸', '⁹'];
+    n.to_string()
+        .chars()
+        .map(|c| DIGITS[c.to_digit(10).unwrap_or(0) as usize])
+        .collect()
+}
+
 /// Per-tree stage vectors, stored flat (slot × stage) for the trees that later trees read
 /// (as a prefix or a child: those below `MAX_ORDER`); a tree of the last order is held only
 /// while its own condition is checked.

@@ -489,3 +489,37 @@ fn a_residual_between_rounding_and_tolerance_gives_a_lower_bound() {
     let heun = analysed(&known::heun2());
     assert_eq!((heun.order, heun.order_at_least), (2, false));
 }
+
+/// 63 symmetric weights over Gauss–Legendre 3 (order 6): thirty 0.1 on each side of c, b, c
+/// solved so that Σ w = 1 and Σ w⁷ = 2e-6. The stacked tableau's conditions take the
+/// residual for rounding against weights of size (Σ|w|)⁸ ≈ 1e11, and said order 8; the
+/// composition's own condition Σ w⁷ = 0 (against Σ|w|⁷ ≈ 7e5) leaves it undecided, order ≥ 6.
+/// Weights that miss it by far (c = −5.58, Σ w⁷ ≈ −313) give order 6, decided.
+#[test]
+fn a_composition_is_decided_on_its_weights_not_only_its_stacked_tableau() {
+    let (c, b) = (-5.580914696615276, 6.161829393230552);
+    let weights = |c: f64, b: f64| {
+        let mut w = vec![0.1; 30];
+        w.extend([c, b, c]);
+        w.extend([0.1; 30]);
+        w
+    };
+    let w = weights(c, b);
+    let seventh: f64 = w.iter().map(|x| x.powi(7)).sum();
+    assert!((seventh - 2e-6).abs() < 1e-8, "Σ w⁷ = {seventh}");
+    let v = analysed(&Family::Composition(Composition::new("gauss3", w)));
+    assert_eq!((v.order, v.order_at_least), (6, true), "{v:?}");
+    let failure = v.first_failure.unwrap();
+    assert_eq!((failure.order, failure.tree.as_str()), (7, "composition"));
+    assert!((failure.residual - 2e-6).abs() < 1e-8, "{failure:?}");
+    assert!(failure.condition.contains("Σ w_k⁷ = 0"), "{failure:?}");
+    let far = analysed(&Family::Composition(Composition::new(
+        "gauss3",
+        weights(-5.58, 6.16),
+    )));
+    assert_eq!((far.order, far.order_at_least), (6, false), "{far:?}");
+    // the composition rule never lowers an order the weights reach: the triple jump over
+    // Gauss–Legendre 3 is order 8, decided
+    let jump = analysed(&triple_jump("gauss3", 6.0));
+    assert_eq!((jump.order, jump.order_at_least), (8, false), "{jump:?}");
+}

@@ -40,7 +40,7 @@ use crate::expr::{normal, parse, print, separable};
 use crate::input_err;
 use crate::method::analysis::builtin::{self, family_of};
 use crate::method::analysis::trees::MAX_ORDER;
-use crate::method::analysis::{decide, normalise, order_of, Normal, Order, Zero};
+use crate::method::analysis::{decide, normalise, order_of, Normal, Order, Zero, COMPOSITION_TREE};
 use crate::method::family::Family;
 use crate::method::tableau::Substep;
 use crate::method::{position_verlet, symplectic_euler_a, symplectic_euler_b, verlet, Method};
@@ -135,8 +135,31 @@ fn presence(n: u32, order: Option<&Order>, own: Zero) -> Zero {
 /// The order analysis's verdict on `method`, where it has coefficients to analyse.
 fn order_verdict(method: Method) -> Result<Option<Order>> {
     match family_of(method) {
-        Some(f) => Ok(Some(order_of(&normalise(&f, &builtin::family)?))),
+        Some(f) => Ok(Some(order_of(
+            &f,
+            &builtin::family,
+            &normalise(&f, &builtin::family)?,
+            false,
+        )?)),
         None => Ok(None),
+    }
+}
+
+/// For a composition whose first correction term its weights decide
+/// (`analysis::order::composition_order`: the first condition is the composition's own,
+/// Σ w^{p+1} = 0, over a base of order p), Σ w^{p+1} and the base method.
+fn composition_leading(method: Method) -> Result<Option<(f64, Method)>> {
+    let Some(Family::Composition(c)) = family_of(method) else {
+        return Ok(None);
+    };
+    let Some(order) = order_verdict(method)? else {
+        return Ok(None);
+    };
+    match order.first_failure {
+        Some(f) if f.tree == COMPOSITION_TREE => {
+            Ok(Some((f.residual, Method::from_name(&c.base)?)))
+        }
+        _ => Ok(None),
     }
 }
 
@@ -199,21 +222,37 @@ impl ModifiedHamiltonian {
             .map(|i| partial(&mut dag, root, Var::P(i)))
             .collect();
         let separable = separable(&mut dag, &grad_q);
-        // Splittings and their compositions on separable H take the brackets (exact to the
-        // coefficients' rounding, short formulas); every symplectic Runge–Kutta or
-        // partitioned method, on any H, the trees.
-        let terms = match substeps(method) {
-            Ok(steps) if separable => {
-                let mut brackets = Brackets {
-                    dag: &mut dag,
+        let of = |dag: &mut Dag, method: Method, k: u32| -> Result<Vec<Correction>> {
+            // Splittings and their compositions on separable H take the brackets (exact to
+            // the coefficients' rounding, short formulas); every symplectic Runge–Kutta or
+            // partitioned method, on any H, the trees.
+            match substeps(method) {
+                Ok(steps) if separable => Brackets {
+                    dag,
                     grad_q: &grad_q,
                     grad_p: &grad_p,
                     memo: HashMap::new(),
-                };
-                brackets.terms(method, &steps, k, flag)?
+                }
+                .terms(method, &steps, k, flag),
+                _ => by_trees(dag, root, dof, method, k, flag),
             }
-            _ => by_trees(&mut dag, root, dof, method, k, flag)?,
         };
+        let mut terms = of(&mut dag, method, k)?;
+        // A composition whose order its weights decide (Σ w^{p+1} ≠ 0 over a base of order
+        // p: `analysis::order::composition_order`) has the first term Σ w^{p+1} · H_{p+1} of
+        // its base (its local error at h^{p+1} is Σ w^{p+1} times the base's, GNI II.4 and
+        // IX.4). The stacked method's own coefficients of that term are sums over hundreds of
+        // stages that rounding can swamp (63 weights over gauss3 gave every coefficient of
+        // H7 at rounding level, and printed H7 = 0.0 for a term that is there).
+        if let (Some((scale, base)), Some(first)) =
+            (composition_leading(method)?, terms.first_mut())
+        {
+            let base_first = of(&mut dag, base, 1)?;
+            if let Some(b) = base_first.first().filter(|b| b.power == first.power) {
+                let c = dag.constant(scale);
+                first.node = dag.mul(c, b.node);
+            }
+        }
         Ok(ModifiedHamiltonian {
             dof,
             dag,

@@ -284,3 +284,42 @@ fn kepler_programs_stay_small() {
         assert!(instructions <= most, "K = {k}: {instructions} instructions");
     }
 }
+
+/// A composition whose order its weights decide starts with Σ w^{p+1} times its base's first
+/// term: 63 positive weights over gauss3 (Σ w⁷ = 2e-9) and over verlet (Σ w³ ≠ 0), on the
+/// pendulum (by trees) and with verlet's brackets. The stacked gauss3 composition's own
+/// coefficients were at rounding level, and its H7 came out 0.0.
+#[test]
+fn a_composition_starts_with_its_weights_times_its_bases_first_term() {
+    for (base, a, power) in [
+        ("gauss3", 0.015207447097782953_f64, 7),
+        ("verlet", 0.015207447097782953, 3),
+    ] {
+        let mut weights = vec![format!("{a:?}"); 31];
+        weights.push(format!("\"1 - 62*{a:?}\""));
+        weights.extend(vec![format!("{a:?}"); 31]);
+        let text = format!(
+            "name = \"c63-{base}\"\nfamily = \"composition\"\nbase = \"{base}\"\nweights = [{}]\n",
+            weights.join(", ")
+        );
+        let composed = Method::from_source(&text, "test").unwrap();
+        let first = |m: Method| {
+            let mh = ModifiedHamiltonian::new(PENDULUM, &BTreeMap::new(), None, m, 1, "--order")
+                .unwrap();
+            assert_eq!(mh.terms()[0].power, power - 1, "{}", m.name());
+            // (H̃ − H)/h^power is the first term's value; a large h lifts it above H's rounding
+            let h = 100f64;
+            let (h0, h1) = (mh.at_step(0.0), mh.at_step(h));
+            move |q: f64, p: f64| {
+                (h1.energy(&[q], &[p]) - h0.energy(&[q], &[p])) / h.powi(power as i32 - 1)
+            }
+        };
+        let (c, b) = (first(composed), first(method(base)));
+        let last = 1.0 - 62.0 * a;
+        let scale = 62.0 * a.powi(power as i32) + last.powi(power as i32);
+        for (q, p) in [(0.3, 0.2), (1.0, -0.7), (2.5, 1.1)] {
+            let (got, want) = (c(q, p), scale * b(q, p));
+            assert!(want != 0.0 && ((got - want) / want).abs() < 1e-6, "{base}: {got} vs {want}");
+        }
+    }
+}

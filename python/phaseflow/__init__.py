@@ -6,7 +6,8 @@ command line's flags fill too (for :func:`run`, the library's run builder
 ``RunConfig::builder``), checked once as the command line's are. The signatures list every
 option of the library (``help(phaseflow.run)`` says what each does); they are written from
 the library's description of each entry point and tested against it. Results come back as
-numpy arrays (and pandas DataFrames when pandas is installed). See docs/python.md.
+numpy arrays (tables as a :class:`Table` of columns, ``.to_pandas()`` for a DataFrame). See
+docs/python.md.
 
 Bad arguments raise ``ValueError`` naming the keyword argument (``backend="warp"``); other
 failures raise ``RuntimeError``. Ctrl-C raises ``KeyboardInterrupt`` once the run has written
@@ -35,6 +36,7 @@ __version__: str = _phaseflow.__version__
 
 __all__ = [
     "Run",
+    "Table",
     "Sweep",
     "sweep",
     "Order",
@@ -127,26 +129,53 @@ def _progress(enabled: bool, what: str) -> Tuple[Optional[Callable[[int, int], N
     return update, bar
 
 
-def _table(path: Path) -> Any:
-    """A CSV file as a pandas DataFrame when pandas is installed, else a dict of numpy arrays
-    (integer columns as int64, real columns as float64 with empty cells NaN, others str)."""
-    try:
+class Table:
+    """A CSV file's columns as numpy arrays, whatever else is installed: whole-number columns
+    int64, real ones float64 (an empty cell NaN), others str; every number reads back as the
+    double it was written from.
+
+    ``table["col"]`` is a column, ``table.keys()`` the names in file order, ``len(table)``
+    the rows; :meth:`to_numpy` one structured array, :meth:`to_pandas` a DataFrame.
+    """
+
+    def __init__(self, columns: Dict[str, np.ndarray]) -> None:
+        self._columns = columns
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        return self._columns[name]
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._columns
+
+    def __len__(self) -> int:
+        return len(next(iter(self._columns.values()))) if self._columns else 0
+
+    def keys(self) -> List[str]:
+        """The columns' names, in the file's order."""
+        return list(self._columns)
+
+    def items(self) -> List[Tuple[str, np.ndarray]]:
+        return list(self._columns.items())
+
+    def to_numpy(self) -> np.ndarray:
+        """One structured array, a field per column."""
+        return np.rec.fromarrays(list(self._columns.values()), names=self.keys()).view(np.ndarray)
+
+    def to_pandas(self) -> Any:
+        """A pandas DataFrame of the columns (pandas must be installed)."""
         import pandas as pd
-    except ImportError:
-        pd = None
-    if pd is not None:
-        # Every number must read back as the double the file was written from: pandas 3 parses
-        # so by default (and deprecates the option), older pandas with "round_trip".
-        exact = {} if int(pd.__version__.split(".")[0]) >= 3 else {"float_precision": "round_trip"}
-        return pd.read_csv(path, **exact)
+        return pd.DataFrame(self._columns)
+
+    def __repr__(self) -> str:
+        return f"<phaseflow.Table of {len(self)} rows: {', '.join(self.keys())}>"
+
+
+def _table(path: Path) -> Table:
+    """A CSV file as a :class:`Table`."""
     with open(path, newline="") as f:
         rows = list(csv.reader(f))
     header, body = rows[0], rows[1:]
-    table: Dict[str, np.ndarray] = {}
-    for j, name in enumerate(header):
-        cells = [r[j] for r in body]
-        table[name] = _column(cells)
-    return table
+    return Table({name: _column([r[j] for r in body]) for j, name in enumerate(header)})
 
 
 def _column(cells: List[str]) -> np.ndarray:
@@ -173,11 +202,12 @@ class Run:
     """A finished run: its statistics, saved states, final state and configuration.
 
     Attributes:
-        stats: stats.csv, one row per snapshot (a pandas DataFrame when pandas is installed,
-            else a dict of numpy arrays keyed by column).
-        states: the saved snapshots (``save_states=True``, or a study's portraits), a dict from
-            step to a numpy array of shape ``(points, 2d)`` (q1..qd, p1..pd), in the run's
-            precision.
+        stats: stats.csv, one row per snapshot, as a :class:`Table` (``.to_pandas()`` for a
+            DataFrame).
+        states: the saved snapshots (``save_states=True``, or a study's portraits) as one
+            array of shape ``(snapshots, points, 2d)`` (q1..qd, p1..pd), in the run's
+            precision; ``steps`` and ``t`` their steps and times, ``q`` and ``p`` views of
+            its halves.
         final_state: the state after the last step, shape ``(points, 2d)``, in the run's
             precision (its buffer is the library's own: no copy).
         config: the resolved configuration (config.toml) as a dict.
@@ -197,36 +227,53 @@ class Run:
         self.method: str = summary.get("method", "")
         self.accuracy: List[str] = list(summary.get("accuracy", []))
         self._final: Optional[np.ndarray] = summary.get("final_state")
-        self.stats: Any = _table(folder / "stats.csv")
+        self.stats: Table = _table(folder / "stats.csv")
         self.config: Dict[str, Any] = _read_toml(folder / "config.toml")
-        self._states: Optional[Dict[int, np.ndarray]] = None
+        self._states: Optional[Tuple[np.ndarray, np.ndarray]] = None
+
+    def _snapshots(self) -> Tuple[np.ndarray, np.ndarray]:
+        if self._states is None:
+            found = _numbered(self._folder / "states")
+            steps = np.array([step for step, _ in found], dtype=np.int64)
+            if found:
+                states = np.stack([np.load(f) for _, f in found])
+            else:
+                states = np.empty((0, 0, 0))
+            self._states = (steps, states)
+        return self._states
 
     @property
-    def states(self) -> Dict[int, np.ndarray]:
-        """The saved snapshots: {step: array of shape (points, 2d)} (empty when none were saved)."""
-        if self._states is None:
-            found = []
-            folder = self._folder / "states"
-            if folder.is_dir():
-                for f in folder.iterdir():
-                    m = re.fullmatch(r"step_(\d+)\.npy", f.name)
-                    if m:
-                        found.append((int(m.group(1)), f))
-            self._states = {step: np.load(f) for step, f in sorted(found)}
-        return self._states
+    def states(self) -> np.ndarray:
+        """The saved snapshots, shape (snapshots, points, 2d); (0, 0, 0) when none were saved."""
+        return self._snapshots()[1]
+
+    @property
+    def steps(self) -> np.ndarray:
+        """The step of each saved snapshot (int64)."""
+        return self._snapshots()[0]
+
+    @property
+    def t(self) -> np.ndarray:
+        """The time of each saved snapshot: its step times the step size."""
+        return self.steps * float(self.config["dt"])
+
+    @property
+    def q(self) -> np.ndarray:
+        """The positions of the saved snapshots, a view of ``states``: (snapshots, points, d)."""
+        states = self.states
+        return states[..., : states.shape[-1] // 2]
+
+    @property
+    def p(self) -> np.ndarray:
+        """The momenta of the saved snapshots, a view of ``states``: (snapshots, points, d)."""
+        states = self.states
+        return states[..., states.shape[-1] // 2:]
 
     @property
     def chaos(self) -> Dict[int, np.ndarray]:
         """With ``chaos="megno,lyapunov"``: the per-point indicators, {step: array of shape
         (points, indicators)} in the order asked for (chaos/step_<k>.npy; empty without)."""
-        found = []
-        folder = self._folder / "chaos"
-        if folder.is_dir():
-            for f in folder.iterdir():
-                m = re.fullmatch(r"step_(\d+)\.npy", f.name)
-                if m:
-                    found.append((int(m.group(1)), f))
-        return {step: np.load(f) for step, f in sorted(found)}
+        return {step: np.load(f) for step, f in _numbered(self._folder / "chaos")}
 
     @property
     def section(self) -> Optional[np.ndarray]:
@@ -239,13 +286,24 @@ class Run:
     def final_state(self) -> Optional[np.ndarray]:
         """The state after the last step, shape (points, 2d); for a resumed run the last saved
         snapshot, or None when none was saved."""
-        if self._final is None and self.states:
-            return self.states[max(self.states)]
+        if self._final is None and len(self.states):
+            return self.states[-1]
         return self._final
 
     def __repr__(self) -> str:
         where = f" in {self.out}" if self.out else ""
         return f"<phaseflow.Run {self.method} on {self.engine}{where}>"
+
+
+def _numbered(folder: Path) -> List[Tuple[int, Path]]:
+    """The files step_<k>.npy of ``folder``, by step (none when there is no folder)."""
+    found = []
+    if folder.is_dir():
+        for f in folder.iterdir():
+            m = re.fullmatch(r"step_(\d+)\.npy", f.name)
+            if m:
+                found.append((int(m.group(1)), f))
+    return sorted(found)
 
 
 class Sweep:
@@ -254,8 +312,9 @@ class Sweep:
 
     Attributes:
         stats: every part's stats.csv rows, after the columns ``sweep_index`` and one per swept
-            parameter (DataFrame or dict of arrays, as ``Run.stats``).
-        table: sweep.csv, one row per part: its values, folder and energy errors.
+            parameter (a :class:`Table`, as ``Run.stats``).
+        table: sweep.csv, one row per part: its values, folder and energy errors (a
+            :class:`Table`).
         parts: each part as a :class:`Run`, in sweep_index order.
         out: the sweep's folder when ``out`` was given, else None (a temporary folder).
     """
@@ -264,8 +323,8 @@ class Sweep:
                  keep: Optional[tempfile.TemporaryDirectory] = None) -> None:
         self._keep = keep
         self.out: Optional[Path] = out
-        self.stats: Any = _table(folder / "stats.csv")
-        self.table: Any = _table(folder / "sweep.csv")
+        self.stats: Table = _table(folder / "stats.csv")
+        self.table: Table = _table(folder / "sweep.csv")
         self.parts: List[Run] = [Run(folder / d, {}, folder / d if out else None) for d in dirs]
 
     def __repr__(self) -> str:
@@ -277,7 +336,7 @@ class Study:
     """A finished study.
 
     Attributes:
-        summary: summary.csv, one row per method (DataFrame or dict of arrays, as ``Run.stats``).
+        summary: summary.csv, one row per method (a :class:`Table`, as ``Run.stats``).
         figures: the paths of the figures written (PNG and SVG).
         files: every file the study wrote (summary.csv, figures, report.md).
         report: the path of report.md.
@@ -289,7 +348,7 @@ class Study:
         self.files: List[Path] = [Path(f) for f in summary["files"]]
         self.figures: List[Path] = [f for f in self.files if f.suffix in (".png", ".svg")]
         self.report: Path = self.out / "report.md"
-        self.summary: Any = _table(self.out / "summary.csv")
+        self.summary: Table = _table(self.out / "summary.csv")
 
     def run(self, method: str) -> Run:
         """One method's run of the study, read back from its folder."""
@@ -594,7 +653,7 @@ class Order:
 
     Attributes:
         table: order.csv, one row per step size: the global and energy errors and the
-            unconverged points (DataFrame or dict of arrays, as ``Run.stats``).
+            unconverged points (a :class:`Table`, as ``Run.stats``).
         printed: the table with the fitted orders, as the command line prints it.
         figures: order.png and order.svg.
         out: the study's folder.
@@ -603,7 +662,7 @@ class Order:
     def __init__(self, summary: Mapping[str, Any]) -> None:
         self.out: Path = Path(summary["out"])
         self.printed: str = summary["table"]
-        self.table: Any = _table(self.out / "order.csv")
+        self.table: Table = _table(self.out / "order.csv")
         self.figures: List[Path] = [self.out / "order.png", self.out / "order.svg"]
 
     def __repr__(self) -> str:
@@ -809,11 +868,11 @@ def bench(
     min_ratio: Optional[float] = None,
     # end of options
     print_table: bool = False,
-) -> Any:
+) -> Table:
     """Time the reference loop and the engines, as ``phaseflow bench``.
 
-    Returns the table's rows (the columns of ``csv=``) as a DataFrame when pandas is
-    installed, else a list of dicts; ``print_table=True`` also prints the command line's table.
+    Returns the table's rows (the columns of ``csv=``) as a :class:`Table`;
+    ``print_table=True`` also prints the command line's table.
     """
     settings = _settings("bench", locals(), False)
     del settings["quiet"]
@@ -821,11 +880,12 @@ def bench(
     if _switch("print_table", print_table):
         print("\n".join(lines))
     rows = json.loads(rows_json)
-    try:
-        import pandas as pd
-    except ImportError:
-        return rows
-    return pd.DataFrame(rows)
+    names = list(rows[0]) if rows else []
+
+    def cell(v: Any) -> str:
+        return "" if v is None else repr(v) if isinstance(v, float) else str(v)
+
+    return Table({n: _column([cell(row.get(n)) for row in rows]) for n in names})
 
 
 @_documented

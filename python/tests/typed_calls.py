@@ -40,4 +40,8 @@ def call_everything(folder: Path) -> List[str]:
     initial = np.zeros((8, 2), dtype=np.float64)
     i: phaseflow.Run = phaseflow.run(system="pendulum", method="verlet", initial=initial,
                                      dt=0.05, steps=2, backend="cpu")
+    stats: phaseflow.Table = r.stats
+    energy: np.ndarray = stats["rel_energy_err_max"]
+    times: np.ndarray = r.t
+    assert r.q.shape == r.p.shape == (len(times), 64, 1) and len(energy) == len(stats)
     return [type(x).__name__ for x in (r, s, st, v, b, o, text, m, figures, again, i)]

@@ -290,6 +290,39 @@ class Run:
             return self.states[-1]
         return self._final
 
+    def to_xarray(self) -> Any:
+        """The run as an ``xarray.Dataset`` (xarray must be installed): the statistics as time
+        series over ``time`` (stats.csv's ``t``); the saved states as ``state`` over
+        (``state_time``, ``point``, ``coordinate``), the coordinates named as the run's
+        config.toml names them (q1..qd, p1..pd otherwise); the chaos indicators as
+        ``chaos_<name>`` over (``chaos_time``, ``point``); the section's crossings as
+        ``section`` over (``crossing``, ``column``); the configuration's values as
+        attributes."""
+        import xarray as xr
+
+        data: Dict[str, Any] = {}
+        coords: Dict[str, Any] = {"time": np.asarray(self.stats["t"])}
+        for name in self.stats.keys():
+            if name != "t":
+                data[name] = ("time", self.stats[name])
+        if len(self.states):
+            width = self.states.shape[-1]
+            names = self.config.get("coordinates") or (
+                [f"q{i + 1}" for i in range(width // 2)] + [f"p{i + 1}" for i in range(width // 2)])
+            coords.update(state_time=self.t, coordinate=list(names))
+            data["state"] = (("state_time", "point", "coordinate"), self.states)
+        chaos = self.chaos
+        if chaos:
+            indicators = str(self.config.get("chaos", "")).split(",")
+            stacked = np.stack(list(chaos.values()))
+            coords["chaos_time"] = np.array(list(chaos)) * float(self.config["dt"])
+            for j, name in enumerate(indicators):
+                data[f"chaos_{name}"] = (("chaos_time", "point"), stacked[..., j])
+        if self.section is not None:
+            data["section"] = (("crossing", "column"), self.section)
+        attrs = {k: v for k, v in self.config.items() if isinstance(v, (str, int, float, bool))}
+        return xr.Dataset(data, coords=coords, attrs=attrs)
+
     def __repr__(self) -> str:
         where = f" in {self.out}" if self.out else ""
         return f"<phaseflow.Run {self.method} on {self.engine}{where}>"

@@ -173,3 +173,20 @@ def test_gil_released_while_the_engine_runs():
     # With the GIL held for the whole run, the counter would not tick at all.
     assert elapsed > 0.2
     assert len(during) > 0.3 * elapsed / 0.0011
+
+
+def test_to_xarray_labels_states_stats_and_chaos():
+    xr = pytest.importorskip("xarray")
+    r = phaseflow.run(system="pendulum", method="verlet", ensemble="disk", points=50, dt=0.1,
+                      steps=20, snapshot_every=5, backend="cpu", precision="f64",
+                      save_states=True, chaos="megno")
+    ds = r.to_xarray()
+    assert isinstance(ds, xr.Dataset)
+    assert ds["state"].dims == ("state_time", "point", "coordinate")
+    assert list(ds["coordinate"].values) == ["q1", "p1"]
+    assert np.array_equal(ds["state"].values, r.states)
+    assert np.array_equal(ds["state_time"].values, r.t)
+    assert np.array_equal(ds["rel_energy_err_max"].values, r.stats["rel_energy_err_max"],
+                          equal_nan=True)
+    assert ds["chaos_megno"].dims == ("chaos_time", "point")
+    assert ds.attrs["method"] == "verlet" and ds.attrs["dt"] == 0.1

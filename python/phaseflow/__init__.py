@@ -1,22 +1,23 @@
 """phaseflow from Python: symplectic integrators for large phase-space ensembles.
 
-Every function here runs the command line's own code. :func:`run` sets each keyword argument
-on the library's run builder (``RunConfig::builder``, checked once as the command line's
-settings are); the other functions write their keyword arguments as the flags of the matching
-``phaseflow`` subcommand (``snapshot_every=10`` is ``--snapshot-every 10``, ``tangent=True`` is
-``--tangent``, ``params={"m": 2}`` is ``--param m=2``), parsed by the command line's parser.
-Both run the same pipeline. Results come back as numpy arrays (and pandas DataFrames when
-pandas is installed). See docs/python.md.
+Every function here runs the library's own pipeline: its keyword arguments are read by kind
+(a number, a whole number, a switch, a path, one of a list of names...) into the settings the
+command line's flags fill too (for :func:`run`, the library's run builder
+``RunConfig::builder``), checked once as the command line's are. The signatures list every
+option of the library (``help(phaseflow.run)`` says what each does); they are written from
+the library's description of each entry point and tested against it. Results come back as
+numpy arrays (tables as a :class:`Table` of columns, ``.to_pandas()`` for a DataFrame). See
+docs/python.md.
 
 Bad arguments raise ``ValueError`` naming the keyword argument (``backend="warp"``); other
-failures raise
-``RuntimeError``. Ctrl-C raises ``KeyboardInterrupt`` once the run has written a checkpoint
-(resumable with :func:`resume` when ``out`` was given).
+failures raise ``RuntimeError``. Ctrl-C raises ``KeyboardInterrupt`` once the run has written
+a checkpoint (resumable with :func:`resume` when ``out`` was given).
 """
 
 from __future__ import annotations
 
 import csv
+import functools
 import json
 import os
 import re
@@ -24,17 +25,20 @@ import shlex
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import (Any, Callable, Dict, List, Literal, Mapping, Optional, Sequence, Tuple,
+                    TypeVar, Union)
 
 import numpy as np
 
-from . import _phaseflow
+from . import _phaseflow, _signature
 
 __version__: str = _phaseflow.__version__
 
 __all__ = [
     "Run",
+    "Table",
     "Sweep",
+    "sweep",
     "Order",
     "order",
     "show_modified_hamiltonian",
@@ -55,22 +59,9 @@ __all__ = [
 
 PathLike = Union[str, "os.PathLike[str]"]
 
-# Keyword arguments whose flag is not their name with "_" → "-".
-_RENAMED = {"params": "param"}
-
-_SCALARS = (str, int, float, np.integer, np.floating)
-
-
 def _bad(keyword: str, value: Any, want: str) -> ValueError:
     """The error for a keyword argument phaseflow cannot take: it names the keyword."""
     return ValueError(f"{keyword}={value!r}: {want}")
-
-
-def _text(keyword: str, value: Any, text: str) -> str:
-    """``text`` as one argument of the command line: NUL cannot be passed to a program."""
-    if "\0" in text:
-        raise _bad(keyword, value, "contains a NUL character, which no option or path may hold")
-    return text
 
 
 def _switch(keyword: str, value: Any) -> bool:
@@ -86,100 +77,37 @@ def _path(keyword: str, value: Any) -> str:
         value = os.fspath(value)
     if not isinstance(value, str):
         raise _bad(keyword, value, "give a path: a str or a pathlib.Path")
-    return _text(keyword, value, value)
-
-
-def _scalar(keyword: str, value: Any) -> str:
-    """One number or word as the command line writes it."""
-    if isinstance(value, (bool, np.bool_)):
-        return "true" if value else "false"
-    if isinstance(value, (int, np.integer)):
-        return str(int(value))
-    if isinstance(value, (float, np.floating)):
-        # repr is the shortest text that reads back as the same double.
-        return repr(float(value))
-    if isinstance(value, os.PathLike):
-        return _path(keyword, value)
-    if isinstance(value, str):
-        return _text(keyword, value, value)
-    raise _bad(keyword, value, "give a number, a string, or a list or tuple of them")
-
-
-def _value(keyword: str, value: Any) -> str:
-    """A keyword argument's value as the command line writes it: a list's items joined by
-    commas."""
-    if isinstance(value, np.ndarray):
-        if value.ndim != 1:
-            raise _bad(keyword, value, "give a one-dimensional list of values")
-        value = value.tolist()
-    if isinstance(value, (list, tuple)):
-        items = [_scalar(keyword, v) for v in value]
-        if any("," in item for item in items):
-            raise _bad(keyword, value, "an item holds a comma, which separates the items")
-        return ",".join(items)
-    return _scalar(keyword, value)
-
-
-def _plain(value: Any) -> Any:
-    """A one-dimensional numpy array as the list of its values (``center=np.array([0.5, 0])``);
-    any other value as it is, checked by the library's setter it is given to."""
-    if isinstance(value, np.ndarray) and value.ndim == 1:
-        return value.tolist()
+    if "\0" in value:
+        raise _bad(keyword, value, "contains a NUL character, which no path may hold")
     return value
 
 
-def _params(value: Any) -> List[str]:
-    """``params={"m": 2}`` as the values of ``--param``: NAME=VALUE each."""
-    if not isinstance(value, Mapping):
-        return value
-    for name in value:
-        if not isinstance(name, str) or not name or "=" in name:
-            raise _bad("params", value, f"the parameter name {name!r} is not a name")
-    return [f"{name}={_scalar('params', v)}" for name, v in value.items()]
+@functools.lru_cache(maxsize=None)
+def _keywords(function: str) -> Tuple[str, ...]:
+    return tuple(k for k, _, _, _ in _signature.options(function))
 
 
-def _args(subcommand: str, kwargs: Mapping[str, Any]) -> List[str]:
-    """The command line's arguments for ``kwargs``: each name is a flag of ``subcommand``,
-    written ``--flag=VALUE`` so that a value starting with "-" (``dt=-1e-05``) is not taken
-    for a flag."""
-    known = {name: (takes, repeats, kind)
-             for name, takes, repeats, kind in _phaseflow.flags(subcommand)}
-    args: List[str] = []
-    for keyword, value in kwargs.items():
-        if value is None:
-            continue
-        flag = _RENAMED.get(keyword, keyword.replace("_", "-"))
-        if flag not in known:
-            raise _unknown(subcommand, keyword, known)
-        takes, repeats, kind = known[flag]
-        if kind == "path":
-            value = _path(keyword, value)
-        elif kind == "bool":
-            value = _switch(keyword, value)
-        if keyword == "params":
-            value = _params(value)
-        if not takes:
-            # A switch: True sets it, False leaves it off.
-            if _switch(keyword, value):
-                args.append(f"--{flag}")
-            continue
-        if repeats and isinstance(value, (list, tuple)):
-            args += [f"--{flag}={_scalar(keyword, v)}" for v in value]
-        else:
-            args.append(f"--{flag}={_value(keyword, value)}")
-    return args
+def _settings(function: str, scope: Mapping[str, Any], verbose: Any) -> Dict[str, Any]:
+    """The options of ``function`` given in ``scope`` (its parameters; None: not given), a
+    one-dimensional array as the list of its values, and ``quiet`` from ``verbose``."""
+    settings = {}
+    for keyword in _keywords(function):
+        value = scope[keyword]
+        if value is not None:
+            if isinstance(value, np.ndarray) and value.ndim == 1:
+                value = value.tolist()
+            settings[keyword] = value
+    settings["quiet"] = not _switch("verbose", verbose)
+    return settings
 
 
-def _unknown(subcommand: str, keyword: str, known: Mapping[str, Any]) -> ValueError:
-    """The error for a keyword that is no flag of ``subcommand``, with the nearest ones."""
-    import difflib
+_Function = TypeVar("_Function", bound=Callable[..., Any])
 
-    keywords = [next((k for k, f in _RENAMED.items() if f == flag), flag.replace("-", "_"))
-                for flag in known]
-    near = difflib.get_close_matches(keyword, keywords, n=3)
-    hint = f"; did you mean {', '.join(k + '=' for k in near)}" if near else ""
-    return ValueError(f"{keyword}=: phaseflow {subcommand} has no such option{hint} "
-                      f"(the options are the flags of `phaseflow {subcommand} --help`)")
+
+def _documented(function: _Function) -> _Function:
+    """``function`` with its options' help (the library's) after its docstring."""
+    function.__doc__ = (function.__doc__ or "") + _signature.doc(function.__name__)
+    return function
 
 
 def _progress(enabled: bool, what: str) -> Tuple[Optional[Callable[[int, int], None]], Any]:
@@ -201,26 +129,53 @@ def _progress(enabled: bool, what: str) -> Tuple[Optional[Callable[[int, int], N
     return update, bar
 
 
-def _table(path: Path) -> Any:
-    """A CSV file as a pandas DataFrame when pandas is installed, else a dict of numpy arrays
-    (integer columns as int64, real columns as float64 with empty cells NaN, others str)."""
-    try:
+class Table:
+    """A CSV file's columns as numpy arrays, whatever else is installed: whole-number columns
+    int64, real ones float64 (an empty cell NaN), others str; every number reads back as the
+    double it was written from.
+
+    ``table["col"]`` is a column, ``table.keys()`` the names in file order, ``len(table)``
+    the rows; :meth:`to_numpy` one structured array, :meth:`to_pandas` a DataFrame.
+    """
+
+    def __init__(self, columns: Dict[str, np.ndarray]) -> None:
+        self._columns = columns
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        return self._columns[name]
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._columns
+
+    def __len__(self) -> int:
+        return len(next(iter(self._columns.values()))) if self._columns else 0
+
+    def keys(self) -> List[str]:
+        """The columns' names, in the file's order."""
+        return list(self._columns)
+
+    def items(self) -> List[Tuple[str, np.ndarray]]:
+        return list(self._columns.items())
+
+    def to_numpy(self) -> np.ndarray:
+        """One structured array, a field per column."""
+        return np.rec.fromarrays(list(self._columns.values()), names=self.keys()).view(np.ndarray)
+
+    def to_pandas(self) -> Any:
+        """A pandas DataFrame of the columns (pandas must be installed)."""
         import pandas as pd
-    except ImportError:
-        pd = None
-    if pd is not None:
-        # Every number must read back as the double the file was written from: pandas 3 parses
-        # so by default (and deprecates the option), older pandas with "round_trip".
-        exact = {} if int(pd.__version__.split(".")[0]) >= 3 else {"float_precision": "round_trip"}
-        return pd.read_csv(path, **exact)
+        return pd.DataFrame(self._columns)
+
+    def __repr__(self) -> str:
+        return f"<phaseflow.Table of {len(self)} rows: {', '.join(self.keys())}>"
+
+
+def _table(path: Path) -> Table:
+    """A CSV file as a :class:`Table`."""
     with open(path, newline="") as f:
         rows = list(csv.reader(f))
     header, body = rows[0], rows[1:]
-    table: Dict[str, np.ndarray] = {}
-    for j, name in enumerate(header):
-        cells = [r[j] for r in body]
-        table[name] = _column(cells)
-    return table
+    return Table({name: _column([r[j] for r in body]) for j, name in enumerate(header)})
 
 
 def _column(cells: List[str]) -> np.ndarray:
@@ -247,11 +202,12 @@ class Run:
     """A finished run: its statistics, saved states, final state and configuration.
 
     Attributes:
-        stats: stats.csv, one row per snapshot (a pandas DataFrame when pandas is installed,
-            else a dict of numpy arrays keyed by column).
-        states: the saved snapshots (``save_states=True``, or a study's portraits), a dict from
-            step to a numpy array of shape ``(points, 2d)`` (q1..qd, p1..pd), in the run's
-            precision.
+        stats: stats.csv, one row per snapshot, as a :class:`Table` (``.to_pandas()`` for a
+            DataFrame).
+        states: the saved snapshots (``save_states=True``, or a study's portraits) as one
+            array of shape ``(snapshots, points, 2d)`` (q1..qd, p1..pd), in the run's
+            precision; ``steps`` and ``t`` their steps and times, ``q`` and ``p`` views of
+            its halves.
         final_state: the state after the last step, shape ``(points, 2d)``, in the run's
             precision (its buffer is the library's own: no copy).
         config: the resolved configuration (config.toml) as a dict.
@@ -271,36 +227,53 @@ class Run:
         self.method: str = summary.get("method", "")
         self.accuracy: List[str] = list(summary.get("accuracy", []))
         self._final: Optional[np.ndarray] = summary.get("final_state")
-        self.stats: Any = _table(folder / "stats.csv")
+        self.stats: Table = _table(folder / "stats.csv")
         self.config: Dict[str, Any] = _read_toml(folder / "config.toml")
-        self._states: Optional[Dict[int, np.ndarray]] = None
+        self._states: Optional[Tuple[np.ndarray, np.ndarray]] = None
+
+    def _snapshots(self) -> Tuple[np.ndarray, np.ndarray]:
+        if self._states is None:
+            found = _numbered(self._folder / "states")
+            steps = np.array([step for step, _ in found], dtype=np.int64)
+            if found:
+                states = np.stack([np.load(f) for _, f in found])
+            else:
+                states = np.empty((0, 0, 0))
+            self._states = (steps, states)
+        return self._states
 
     @property
-    def states(self) -> Dict[int, np.ndarray]:
-        """The saved snapshots: {step: array of shape (points, 2d)} (empty when none were saved)."""
-        if self._states is None:
-            found = []
-            folder = self._folder / "states"
-            if folder.is_dir():
-                for f in folder.iterdir():
-                    m = re.fullmatch(r"step_(\d+)\.npy", f.name)
-                    if m:
-                        found.append((int(m.group(1)), f))
-            self._states = {step: np.load(f) for step, f in sorted(found)}
-        return self._states
+    def states(self) -> np.ndarray:
+        """The saved snapshots, shape (snapshots, points, 2d); (0, 0, 0) when none were saved."""
+        return self._snapshots()[1]
+
+    @property
+    def steps(self) -> np.ndarray:
+        """The step of each saved snapshot (int64)."""
+        return self._snapshots()[0]
+
+    @property
+    def t(self) -> np.ndarray:
+        """The time of each saved snapshot: its step times the step size."""
+        return self.steps * float(self.config["dt"])
+
+    @property
+    def q(self) -> np.ndarray:
+        """The positions of the saved snapshots, a view of ``states``: (snapshots, points, d)."""
+        states = self.states
+        return states[..., : states.shape[-1] // 2]
+
+    @property
+    def p(self) -> np.ndarray:
+        """The momenta of the saved snapshots, a view of ``states``: (snapshots, points, d)."""
+        states = self.states
+        return states[..., states.shape[-1] // 2:]
 
     @property
     def chaos(self) -> Dict[int, np.ndarray]:
         """With ``chaos="megno,lyapunov"``: the per-point indicators, {step: array of shape
         (points, indicators)} in the order asked for (chaos/step_<k>.npy; empty without)."""
-        found = []
-        folder = self._folder / "chaos"
-        if folder.is_dir():
-            for f in folder.iterdir():
-                m = re.fullmatch(r"step_(\d+)\.npy", f.name)
-                if m:
-                    found.append((int(m.group(1)), f))
-        return {step: np.load(f) for step, f in sorted(found)}
+        return {step: np.load(f) for step, f in _numbered(self._folder / "chaos")}
 
     @property
     def section(self) -> Optional[np.ndarray]:
@@ -313,13 +286,57 @@ class Run:
     def final_state(self) -> Optional[np.ndarray]:
         """The state after the last step, shape (points, 2d); for a resumed run the last saved
         snapshot, or None when none was saved."""
-        if self._final is None and self.states:
-            return self.states[max(self.states)]
+        if self._final is None and len(self.states):
+            return self.states[-1]
         return self._final
+
+    def to_xarray(self) -> Any:
+        """The run as an ``xarray.Dataset`` (xarray must be installed): the statistics as time
+        series over ``time`` (stats.csv's ``t``); the saved states as ``state`` over
+        (``state_time``, ``point``, ``coordinate``), the coordinates named as the run's
+        config.toml names them (q1..qd, p1..pd otherwise); the chaos indicators as
+        ``chaos_<name>`` over (``chaos_time``, ``point``); the section's crossings as
+        ``section`` over (``crossing``, ``column``); the configuration's values as
+        attributes."""
+        import xarray as xr
+
+        data: Dict[str, Any] = {}
+        coords: Dict[str, Any] = {"time": np.asarray(self.stats["t"])}
+        for name in self.stats.keys():
+            if name != "t":
+                data[name] = ("time", self.stats[name])
+        if len(self.states):
+            width = self.states.shape[-1]
+            names = self.config.get("coordinates") or (
+                [f"q{i + 1}" for i in range(width // 2)] + [f"p{i + 1}" for i in range(width // 2)])
+            coords.update(state_time=self.t, coordinate=list(names))
+            data["state"] = (("state_time", "point", "coordinate"), self.states)
+        chaos = self.chaos
+        if chaos:
+            indicators = str(self.config.get("chaos", "")).split(",")
+            stacked = np.stack(list(chaos.values()))
+            coords["chaos_time"] = np.array(list(chaos)) * float(self.config["dt"])
+            for j, name in enumerate(indicators):
+                data[f"chaos_{name}"] = (("chaos_time", "point"), stacked[..., j])
+        if self.section is not None:
+            data["section"] = (("crossing", "column"), self.section)
+        attrs = {k: v for k, v in self.config.items() if isinstance(v, (str, int, float, bool))}
+        return xr.Dataset(data, coords=coords, attrs=attrs)
 
     def __repr__(self) -> str:
         where = f" in {self.out}" if self.out else ""
         return f"<phaseflow.Run {self.method} on {self.engine}{where}>"
+
+
+def _numbered(folder: Path) -> List[Tuple[int, Path]]:
+    """The files step_<k>.npy of ``folder``, by step (none when there is no folder)."""
+    found = []
+    if folder.is_dir():
+        for f in folder.iterdir():
+            m = re.fullmatch(r"step_(\d+)\.npy", f.name)
+            if m:
+                found.append((int(m.group(1)), f))
+    return sorted(found)
 
 
 class Sweep:
@@ -328,8 +345,9 @@ class Sweep:
 
     Attributes:
         stats: every part's stats.csv rows, after the columns ``sweep_index`` and one per swept
-            parameter (DataFrame or dict of arrays, as ``Run.stats``).
-        table: sweep.csv, one row per part: its values, folder and energy errors.
+            parameter (a :class:`Table`, as ``Run.stats``).
+        table: sweep.csv, one row per part: its values, folder and energy errors (a
+            :class:`Table`).
         parts: each part as a :class:`Run`, in sweep_index order.
         out: the sweep's folder when ``out`` was given, else None (a temporary folder).
     """
@@ -338,8 +356,8 @@ class Sweep:
                  keep: Optional[tempfile.TemporaryDirectory] = None) -> None:
         self._keep = keep
         self.out: Optional[Path] = out
-        self.stats: Any = _table(folder / "stats.csv")
-        self.table: Any = _table(folder / "sweep.csv")
+        self.stats: Table = _table(folder / "stats.csv")
+        self.table: Table = _table(folder / "sweep.csv")
         self.parts: List[Run] = [Run(folder / d, {}, folder / d if out else None) for d in dirs]
 
     def __repr__(self) -> str:
@@ -351,7 +369,7 @@ class Study:
     """A finished study.
 
     Attributes:
-        summary: summary.csv, one row per method (DataFrame or dict of arrays, as ``Run.stats``).
+        summary: summary.csv, one row per method (a :class:`Table`, as ``Run.stats``).
         figures: the paths of the figures written (PNG and SVG).
         files: every file the study wrote (summary.csv, figures, report.md).
         report: the path of report.md.
@@ -363,7 +381,7 @@ class Study:
         self.files: List[Path] = [Path(f) for f in summary["files"]]
         self.figures: List[Path] = [f for f in self.files if f.suffix in (".png", ".svg")]
         self.report: Path = self.out / "report.md"
-        self.summary: Any = _table(self.out / "summary.csv")
+        self.summary: Table = _table(self.out / "summary.csv")
 
     def run(self, method: str) -> Run:
         """One method's run of the study, read back from its folder."""
@@ -396,58 +414,121 @@ def _initial_file(initial: Any, folder: Path) -> Path:
     return path
 
 
-def run(*, out: Optional[PathLike] = None, initial: Any = None, progress: bool = False,
-        verbose: bool = False, **flags: Any) -> Union[Run, "Sweep"]:
-    """Advance an ensemble, as ``phaseflow run``, and return the :class:`Run` (a
-    :class:`Sweep` when ``sweep`` is given).
+def _with_progress(progress: bool, what: str, work: Callable[[Any], Any]) -> Any:
+    """``work(callback)``, with a tqdm bar of the steps drawn by ``callback`` when asked for."""
+    callback, bar = _progress(progress, what)
+    try:
+        return work(callback)
+    finally:
+        if bar is not None:
+            bar.close()
 
-    Args:
-        out: the folder for the run's files (``--out``); None writes them to a temporary folder
-            that lives as long as the returned Run.
+
+def _start(function: str, scope: Mapping[str, Any], initial: Any,
+           verbose: Any) -> Tuple[Dict[str, Any], Path, tempfile.TemporaryDirectory]:
+    """A run's or a sweep's settings, its folder (``out``, else a temporary one) and the
+    temporary folder (holding ``initial``'s file when given)."""
+    settings = _settings(function, scope, verbose)
+    scratch = tempfile.TemporaryDirectory(prefix="phaseflow-")
+    try:
+        out = settings.get("out")
+        folder = Path(_path("out", out)) if out is not None else Path(scratch.name) / "run"
+        if initial is not None:
+            if settings.get("ensemble", "file") != "file" or "input" in settings:
+                raise ValueError(
+                    "initial=: give either the array or ensemble=/input=, not both")
+            keep = Path(tempfile.mkdtemp(prefix="phaseflow-initial-")) if out is not None \
+                else Path(scratch.name)
+            settings.update(ensemble="file", input=_initial_file(initial, keep))
+        settings["out"] = folder
+    except BaseException:
+        scratch.cleanup()
+        raise
+    return settings, folder, scratch
+
+
+@_documented
+def run(
+    *,
+    # options of run
+    config: Optional[PathLike] = None,
+    system: Optional[str] = None,
+    hamiltonian: Optional[str] = None,
+    system_file: Optional[PathLike] = None,
+    dof: Optional[int] = None,
+    params: Optional[Mapping[str, float]] = None,
+    method: Optional[str] = None,
+    method_file: Optional[PathLike] = None,
+    ensemble: Optional[str] = None,
+    points: Optional[int] = None,
+    center: Optional[Sequence[float]] = None,
+    radius: Optional[float] = None,
+    lo: Optional[Sequence[float]] = None,
+    hi: Optional[Sequence[float]] = None,
+    energy: Optional[float] = None,
+    grid_axes: Optional[Union[str, Sequence[str]]] = None,
+    sigma: Optional[float] = None,
+    seed: Optional[int] = None,
+    input: Optional[PathLike] = None,
+    loop: Optional[bool] = None,
+    positions: Optional[bool] = None,
+    raw_start: Optional[bool] = None,
+    dt: Optional[float] = None,
+    steps: Optional[int] = None,
+    snapshot_every: Optional[int] = None,
+    backend: Optional[Literal["auto", "gpu", "cpu"]] = None,
+    precision: Optional[Literal["f32", "f64"]] = None,
+    compensated: Optional[bool] = None,
+    tangent: Optional[bool] = None,
+    no_refine: Optional[bool] = None,
+    refine_tol: Optional[float] = None,
+    max_nodes: Optional[int] = None,
+    implicit_tol: Optional[float] = None,
+    implicit_max_iter: Optional[int] = None,
+    save_states: Optional[bool] = None,
+    checkpoint_every: Optional[int] = None,
+    shard: Optional[str] = None,
+    devices: Optional[Union[str, Sequence[str]]] = None,
+    modified_hamiltonian: Optional[int] = None,
+    chaos: Optional[Union[str, Sequence[str]]] = None,
+    deviation: Optional[Union[str, Sequence[str]]] = None,
+    deviation_metric: Optional[Union[str, Sequence[str]]] = None,
+    reference: Optional[str] = None,
+    reverse: Optional[bool] = None,
+    section: Optional[str] = None,
+    section_max: Optional[int] = None,
+    out: Optional[PathLike] = None,
+    force: Optional[bool] = None,
+    # end of options
+    initial: Any = None,
+    progress: bool = False,
+    verbose: bool = False,
+) -> Run:
+    """Advance an ensemble, as ``phaseflow run``, and return the :class:`Run`.
+
+    Besides the options below (each as ``phaseflow run``'s flag of the same name, ``_`` for
+    ``-``; ``params={"m": 2}`` is ``--param m=2``):
+
         initial: the initial ensemble as an array of shape (points, 2d), float32 or float64
-            (``--ensemble file --input``); with ``loop=True`` its rows are a closed loop's
-            nodes. With ``out`` given the array is kept beside the run (``resume`` reads it).
+            (as ``ensemble="file"`` with ``input=``); with ``loop=True`` its rows are a closed
+            loop's nodes.
         progress: draw a tqdm progress bar (when tqdm is installed).
-        verbose: let the library's notes through to stderr (off: ``--quiet``).
-        **flags: the run's settings, set on the library's run builder: the options of
-            ``phaseflow run``, named with ``_`` for ``-``, e.g.
-            ``system="pendulum"``, ``hamiltonian="p^2/2 + 1 - cos(q)"``, ``method="verlet"``,
-            ``ensemble="disk"``, ``points=10000``, ``dt=0.01``, ``steps=1000``,
-            ``backend="cpu"``, ``precision="f32"``, ``params={"m": 2}``, ``tangent=True``,
-            ``reference="rk4/16"``, ``reverse=True``, ``save_states=True``,
-            ``chaos="megno,lyapunov"`` (``Run.chaos``), ``section="q1=0"`` (``Run.section``),
-            ``sweep="g=1:2:3"`` or a list of them (a :class:`Sweep`).
+        verbose: let the library's notes through to stderr.
+
+    ``out=None`` writes the files to a temporary folder that lives as long as the Run. A
+    parameter sweep is :func:`sweep`.
 
     Raises:
         ValueError: bad arguments (naming the keyword).
         RuntimeError: a failure while running.
         KeyboardInterrupt: Ctrl-C, after the run wrote its checkpoint.
     """
-    scratch = tempfile.TemporaryDirectory(prefix="phaseflow-")
+    settings, folder, scratch = _start("run", locals(), initial, verbose)
     try:
-        folder = Path(_path("out", out)) if out is not None else Path(scratch.name) / "run"
-        if initial is not None:
-            if flags.get("ensemble", "file") != "file" or "input" in flags:
-                raise ValueError(
-                    "initial=: give either the array or ensemble=/input=, not both")
-            keep = Path(tempfile.mkdtemp(prefix="phaseflow-initial-")) if out is not None \
-                else Path(scratch.name)
-            flags = dict(flags, ensemble="file", input=_initial_file(initial, keep))
-        settings = {keyword: _plain(value) for keyword, value in flags.items()}
-        settings.update(out=folder, quiet=not _switch("verbose", verbose))
-        callback, bar = _progress(progress, "phaseflow run")
-        try:
-            summary = _phaseflow.run(settings, True, callback)
-        finally:
-            if bar is not None:
-                bar.close()
-        keep_scratch = scratch if out is None else None
-        if "sweep_parts" in summary:
-            result: Union[Run, "Sweep"] = Sweep(folder, list(summary["sweep_parts"]),
-                                               Path(out) if out is not None else None,
-                                               keep_scratch)
-        else:
-            result = Run(folder, summary, Path(out) if out is not None else None, keep_scratch)
+        summary = _with_progress(progress, "phaseflow run",
+                                 lambda callback: _phaseflow.run(settings, True, callback))
+        result = Run(folder, summary, None if out is None else Path(out),
+                     scratch if out is None else None)
     except BaseException:
         scratch.cleanup()
         raise
@@ -456,32 +537,148 @@ def run(*, out: Optional[PathLike] = None, initial: Any = None, progress: bool =
     return result
 
 
-def study(*, out: PathLike, preset: Optional[str] = None,
-          methods: Union[None, str, Sequence[str]] = None, progress: bool = False,
-          verbose: bool = False, **flags: Any) -> Study:
-    """Evolve one initial set with several methods, as ``phaseflow study``.
+@_documented
+def sweep(
+    *,
+    # options of sweep
+    config: Optional[PathLike] = None,
+    system: Optional[str] = None,
+    hamiltonian: Optional[str] = None,
+    system_file: Optional[PathLike] = None,
+    dof: Optional[int] = None,
+    params: Optional[Mapping[str, float]] = None,
+    method: Optional[str] = None,
+    method_file: Optional[PathLike] = None,
+    ensemble: Optional[str] = None,
+    points: Optional[int] = None,
+    center: Optional[Sequence[float]] = None,
+    radius: Optional[float] = None,
+    lo: Optional[Sequence[float]] = None,
+    hi: Optional[Sequence[float]] = None,
+    energy: Optional[float] = None,
+    grid_axes: Optional[Union[str, Sequence[str]]] = None,
+    sigma: Optional[float] = None,
+    seed: Optional[int] = None,
+    input: Optional[PathLike] = None,
+    loop: Optional[bool] = None,
+    positions: Optional[bool] = None,
+    raw_start: Optional[bool] = None,
+    dt: Optional[float] = None,
+    steps: Optional[int] = None,
+    snapshot_every: Optional[int] = None,
+    backend: Optional[Literal["auto", "gpu", "cpu"]] = None,
+    precision: Optional[Literal["f32", "f64"]] = None,
+    compensated: Optional[bool] = None,
+    tangent: Optional[bool] = None,
+    no_refine: Optional[bool] = None,
+    refine_tol: Optional[float] = None,
+    max_nodes: Optional[int] = None,
+    implicit_tol: Optional[float] = None,
+    implicit_max_iter: Optional[int] = None,
+    save_states: Optional[bool] = None,
+    checkpoint_every: Optional[int] = None,
+    shard: Optional[str] = None,
+    devices: Optional[Union[str, Sequence[str]]] = None,
+    modified_hamiltonian: Optional[int] = None,
+    chaos: Optional[Union[str, Sequence[str]]] = None,
+    deviation: Optional[Union[str, Sequence[str]]] = None,
+    deviation_metric: Optional[Union[str, Sequence[str]]] = None,
+    reference: Optional[str] = None,
+    reverse: Optional[bool] = None,
+    section: Optional[str] = None,
+    section_max: Optional[int] = None,
+    sweep: Union[str, Sequence[str]],
+    out: Optional[PathLike] = None,
+    force: Optional[bool] = None,
+    # end of options
+    initial: Any = None,
+    progress: bool = False,
+    verbose: bool = False,
+) -> Sweep:
+    """Run once per value of a system parameter, as ``phaseflow run --sweep``, and return
+    the :class:`Sweep`: ``sweep="NAME=LO:HI:N"`` (N values from LO to HI evenly spaced) or a
+    list of them (a grid); every other option as for :func:`run`, ``initial``, ``progress``
+    and ``verbose`` too."""
+    settings, folder, scratch = _start("sweep", locals(), initial, verbose)
+    try:
+        summary = _with_progress(progress, "phaseflow sweep",
+                                 lambda callback: _phaseflow.run(settings, True, callback))
+        result = Sweep(folder, list(summary["sweep_parts"]),
+                       None if out is None else Path(out), scratch if out is None else None)
+    except BaseException:
+        scratch.cleanup()
+        raise
+    if out is not None:
+        scratch.cleanup()
+    return result
 
-    Args:
-        out: the study's folder (``--out``, required as on the command line).
-        preset: a preset study (:func:`presets` lists them).
-        methods: the methods of a custom study, a list or a comma-separated string.
-        progress: draw a tqdm progress bar of each run (when tqdm is installed).
-        verbose: let the library's notes through to stderr.
-        **flags: every other flag of ``phaseflow study`` (``system``, ``dt``, ``steps``,
-            ``ensemble``, ``portraits``, ``t_end``, ``force``...).
+
+@_documented
+def study(
+    *,
+    # options of study
+    preset: Optional[str] = None,
+    config: Optional[PathLike] = None,
+    system: Optional[str] = None,
+    hamiltonian: Optional[str] = None,
+    dof: Optional[int] = None,
+    system_file: Optional[PathLike] = None,
+    params: Optional[Mapping[str, float]] = None,
+    methods: Optional[Union[str, Sequence[str]]] = None,
+    dt: Optional[Union[float, Sequence[float]]] = None,
+    steps: Optional[Union[int, Sequence[int]]] = None,
+    t_end: Optional[float] = None,
+    ensemble: Optional[str] = None,
+    points: Optional[int] = None,
+    center: Optional[Sequence[float]] = None,
+    radius: Optional[float] = None,
+    lo: Optional[Sequence[float]] = None,
+    hi: Optional[Sequence[float]] = None,
+    energy: Optional[float] = None,
+    grid_axes: Optional[Union[str, Sequence[str]]] = None,
+    sigma: Optional[float] = None,
+    seed: Optional[int] = None,
+    input: Optional[PathLike] = None,
+    loop: Optional[bool] = None,
+    positions: Optional[bool] = None,
+    raw_start: Optional[bool] = None,
+    portraits: Optional[int] = None,
+    snapshot_every: Optional[int] = None,
+    backend: Optional[Literal["auto", "gpu", "cpu"]] = None,
+    precision: Optional[Literal["f32", "f64"]] = None,
+    compensated: Optional[bool] = None,
+    no_tangent: Optional[bool] = None,
+    modified_hamiltonian: Optional[int] = None,
+    chaos: Optional[Union[str, Sequence[str]]] = None,
+    deviation: Optional[Union[str, Sequence[str]]] = None,
+    deviation_metric: Optional[Union[str, Sequence[str]]] = None,
+    no_refine: Optional[bool] = None,
+    refine_tol: Optional[float] = None,
+    max_nodes: Optional[int] = None,
+    implicit_tol: Optional[float] = None,
+    implicit_max_iter: Optional[int] = None,
+    out: Optional[PathLike] = None,
+    force: Optional[bool] = None,
+    save_states: Optional[bool] = None,
+    checkpoint_every: Optional[int] = None,
+    # end of options
+    progress: bool = False,
+    verbose: bool = False,
+) -> Study:
+    """Evolve one initial set with several methods, as ``phaseflow study`` (``out`` is
+    required, as on the command line): a preset (``preset=``, :func:`presets` lists them) or
+    your own (``methods=["euler", "verlet"]`` and the run's options). ``progress`` draws a
+    tqdm bar of each run, ``verbose`` lets the library's notes through.
 
     Returns:
         The :class:`Study`: its summary table, figure paths and report.
     """
-    args = _args("study", dict(flags, out=out, preset=preset, methods=methods,
-                               quiet=not _switch("verbose", verbose)))
-    command_line = "phaseflow study " + " ".join(shlex.quote(a) for a in args)
-    callback, bar = _progress(progress, "phaseflow study")
-    try:
-        return Study(_phaseflow.study(args, command_line, callback))
-    finally:
-        if bar is not None:
-            bar.close()
+    settings = _settings("study", locals(), verbose)
+    shown = " ".join(f"{k}={v!r}" for k, v in settings.items() if k != "quiet")
+    command_line = f"phaseflow.study({shown})"
+    return Study(_with_progress(
+        progress, "phaseflow study",
+        lambda callback: _phaseflow.study(settings, command_line, callback)))
 
 
 class Order:
@@ -489,7 +686,7 @@ class Order:
 
     Attributes:
         table: order.csv, one row per step size: the global and energy errors and the
-            unconverged points (DataFrame or dict of arrays, as ``Run.stats``).
+            unconverged points (a :class:`Table`, as ``Run.stats``).
         printed: the table with the fitted orders, as the command line prints it.
         figures: order.png and order.svg.
         out: the study's folder.
@@ -498,63 +695,173 @@ class Order:
     def __init__(self, summary: Mapping[str, Any]) -> None:
         self.out: Path = Path(summary["out"])
         self.printed: str = summary["table"]
-        self.table: Any = _table(self.out / "order.csv")
+        self.table: Table = _table(self.out / "order.csv")
         self.figures: List[Path] = [self.out / "order.png", self.out / "order.svg"]
 
     def __repr__(self) -> str:
         return f"<phaseflow.Order in {self.out}>"
 
 
-def order(*, out: PathLike, progress: bool = False, verbose: bool = False,
-          **flags: Any) -> Order:
+@_documented
+def order(
+    *,
+    # options of order
+    system: Optional[str] = None,
+    hamiltonian: Optional[str] = None,
+    dof: Optional[int] = None,
+    system_file: Optional[PathLike] = None,
+    params: Optional[Mapping[str, float]] = None,
+    method: Optional[str] = None,
+    method_file: Optional[PathLike] = None,
+    ensemble: Optional[str] = None,
+    points: Optional[int] = None,
+    center: Optional[Sequence[float]] = None,
+    radius: Optional[float] = None,
+    lo: Optional[Sequence[float]] = None,
+    hi: Optional[Sequence[float]] = None,
+    energy: Optional[float] = None,
+    grid_axes: Optional[Union[str, Sequence[str]]] = None,
+    sigma: Optional[float] = None,
+    seed: Optional[int] = None,
+    input: Optional[PathLike] = None,
+    loop: Optional[bool] = None,
+    positions: Optional[bool] = None,
+    raw_start: Optional[bool] = None,
+    dt: Optional[float] = None,
+    steps: Optional[int] = None,
+    halvings: Optional[int] = None,
+    reference: Optional[str] = None,
+    implicit_tol: Optional[float] = None,
+    implicit_max_iter: Optional[int] = None,
+    out: Optional[PathLike] = None,
+    force: Optional[bool] = None,
+    # end of options
+    progress: bool = False,
+    verbose: bool = False,
+) -> Order:
     """Measure a method's order of convergence, as ``phaseflow order``: the global and energy
-    errors at h0, h0/2, ... against a reference solution, with the fitted orders.
-
-    Args:
-        out: the folder for order.csv and the figure (``--out``, required).
-        progress: draw a tqdm progress bar (when tqdm is installed).
-        verbose: let the library's notes through to stderr.
-        **flags: every other flag of ``phaseflow order`` (``system``, ``method``, ``dt``,
-            ``steps``, ``halvings``, ``reference``...).
-    """
-    args = _args("order", dict(flags, out=out, quiet=not _switch("verbose", verbose)))
-    callback, bar = _progress(progress, "phaseflow order")
-    try:
-        return Order(_phaseflow.order(args, callback))
-    finally:
-        if bar is not None:
-            bar.close()
+    errors at h0, h0/2, ... against a reference solution, with the fitted orders (``out`` is
+    required)."""
+    settings = _settings("order", locals(), verbose)
+    return Order(_with_progress(progress, "phaseflow order",
+                                lambda callback: _phaseflow.order(settings, callback)))
 
 
-def show_modified_hamiltonian(**flags: Any) -> str:
+@_documented
+def show_modified_hamiltonian(
+    *,
+    # options of show_modified_hamiltonian
+    system: Optional[str] = None,
+    hamiltonian: Optional[str] = None,
+    dof: Optional[int] = None,
+    system_file: Optional[PathLike] = None,
+    params: Optional[Mapping[str, float]] = None,
+    method: Optional[str] = None,
+    method_file: Optional[PathLike] = None,
+    dt: Optional[float] = None,
+    order: int,
+    # end of options
+) -> str:
     """The modified Hamiltonian's correction terms as formulas, as
-    ``phaseflow show-modified-hamiltonian`` prints them (``system`` or ``hamiltonian``,
-    ``method``, ``dt``, ``order``)."""
-    return _phaseflow.show_modified_hamiltonian(_args("show-modified-hamiltonian", flags))
+    ``phaseflow show-modified-hamiltonian`` prints them."""
+    settings = _settings("show_modified_hamiltonian", locals(), False)
+    del settings["quiet"]
+    return _phaseflow.show_modified_hamiltonian(settings)
 
 
-def merge(shards: Sequence[PathLike], *, out: PathLike, force: bool = False,
-          verbose: bool = False) -> Run:
-    """Merge the folders of a run split with ``shard="K/N"`` into one, as ``phaseflow merge``,
-    and return it as a :class:`Run` (statistics bit for bit those of the unsplit run)."""
+@_documented
+def merge(
+    shards: Sequence[PathLike],
+    *,
+    # options of merge
+    out: PathLike,
+    force: Optional[bool] = None,
+    # end of options
+    verbose: bool = False,
+) -> Run:
+    """Merge the folders of a run split with ``shard="K/N"`` into ``out``, as ``phaseflow
+    merge``, and return it as a :class:`Run` (statistics bit for bit those of the unsplit
+    run)."""
     if isinstance(shards, (str, bytes, os.PathLike)) or not isinstance(shards, Sequence):
         raise _bad("shards", shards, "give a list of the shards' folders")
-    args = _args("merge", dict(out=out, force=force, quiet=not _switch("verbose", verbose)))
-    args += ["--", *(_path("shards", s) for s in shards)]
-    folder = Path(_phaseflow.merge(args))
+    settings = _settings("merge", locals(), verbose)
+    folder = Path(_phaseflow.merge(list(shards), settings))
     return Run(folder, {}, folder)
 
 
-def plot(folder: PathLike, *, out: Optional[PathLike] = None,
-         verbose: bool = False) -> List[Path]:
+@_documented
+def plot(
+    folder: PathLike,
+    *,
+    # options of plot
+    out: Optional[PathLike] = None,
+    # end of options
+    verbose: bool = False,
+) -> List[Path]:
     """Draw a run's or a study's figures and report again from its files, as
     ``phaseflow plot`` (into ``out`` when given, else into the folder); the files written."""
-    args = _args("plot", dict(out=out, quiet=not _switch("verbose", verbose)))
-    args += ["--", _path("folder", folder)]
-    return [Path(f) for f in _phaseflow.plot(args)]
+    settings = _settings("plot", locals(), verbose)
+    return [Path(f) for f in _phaseflow.plot(folder, settings)]
 
 
-def validate(*, progress: bool = False, verbose: bool = False, **flags: Any) -> Dict[str, Any]:
+@_documented
+def validate(
+    *,
+    # options of validate
+    config: Optional[PathLike] = None,
+    system: Optional[str] = None,
+    hamiltonian: Optional[str] = None,
+    system_file: Optional[PathLike] = None,
+    dof: Optional[int] = None,
+    params: Optional[Mapping[str, float]] = None,
+    method: Optional[str] = None,
+    method_file: Optional[PathLike] = None,
+    ensemble: Optional[str] = None,
+    points: Optional[int] = None,
+    center: Optional[Sequence[float]] = None,
+    radius: Optional[float] = None,
+    lo: Optional[Sequence[float]] = None,
+    hi: Optional[Sequence[float]] = None,
+    energy: Optional[float] = None,
+    grid_axes: Optional[Union[str, Sequence[str]]] = None,
+    sigma: Optional[float] = None,
+    seed: Optional[int] = None,
+    input: Optional[PathLike] = None,
+    loop: Optional[bool] = None,
+    positions: Optional[bool] = None,
+    raw_start: Optional[bool] = None,
+    dt: Optional[float] = None,
+    steps: Optional[int] = None,
+    snapshot_every: Optional[int] = None,
+    backend: Optional[Literal["auto", "gpu", "cpu"]] = None,
+    precision: Optional[Literal["f32", "f64"]] = None,
+    compensated: Optional[bool] = None,
+    tangent: Optional[bool] = None,
+    no_refine: Optional[bool] = None,
+    refine_tol: Optional[float] = None,
+    max_nodes: Optional[int] = None,
+    implicit_tol: Optional[float] = None,
+    implicit_max_iter: Optional[int] = None,
+    save_states: Optional[bool] = None,
+    checkpoint_every: Optional[int] = None,
+    shard: Optional[str] = None,
+    devices: Optional[Union[str, Sequence[str]]] = None,
+    modified_hamiltonian: Optional[int] = None,
+    chaos: Optional[Union[str, Sequence[str]]] = None,
+    deviation: Optional[Union[str, Sequence[str]]] = None,
+    deviation_metric: Optional[Union[str, Sequence[str]]] = None,
+    reference: Optional[str] = None,
+    reverse: Optional[bool] = None,
+    section: Optional[str] = None,
+    section_max: Optional[int] = None,
+    sweep: Optional[Union[str, Sequence[str]]] = None,
+    out: Optional[PathLike] = None,
+    force: Optional[bool] = None,
+    tolerance: Optional[float] = None,
+    # end of options
+    progress: bool = False,
+    verbose: bool = False,
+) -> Dict[str, Any]:
     """Run the GPU and CPU engines side by side, as ``phaseflow validate``.
 
     Returns a dict: max_abs_dev, max_rel_dev, tangent_max_rel_dev, chaos_max_rel_dev
@@ -562,43 +869,72 @@ def validate(*, progress: bool = False, verbose: bool = False, **flags: Any) -> 
     finite_mismatch, both_nonfinite, compared, gpu, tolerance, passed and failure (why it
     failed, or None).
     """
-    args = _args("validate", dict(flags, quiet=not _switch("verbose", verbose)))
-    callback, bar = _progress(progress, "phaseflow validate")
-    try:
-        return _phaseflow.validate(args, callback)
-    finally:
-        if bar is not None:
-            bar.close()
+    settings = _settings("validate", locals(), verbose)
+    result: Dict[str, Any] = _with_progress(
+        progress, "phaseflow validate", lambda callback: _phaseflow.validate(settings, callback))
+    return result
 
 
-def bench(*, print_table: bool = False, **flags: Any) -> Any:
+@_documented
+def bench(
+    *,
+    # options of bench
+    system: Optional[str] = None,
+    hamiltonian: Optional[str] = None,
+    dof: Optional[int] = None,
+    system_file: Optional[PathLike] = None,
+    params: Optional[Mapping[str, float]] = None,
+    against: Optional[str] = None,
+    against_method: Optional[str] = None,
+    method: Optional[str] = None,
+    method_file: Optional[PathLike] = None,
+    points: Optional[int] = None,
+    steps: Optional[int] = None,
+    dt: Optional[float] = None,
+    seed: Optional[int] = None,
+    no_gpu: Optional[bool] = None,
+    gpu_only: Optional[bool] = None,
+    compensated: Optional[bool] = None,
+    csv: Optional[PathLike] = None,
+    peers: Optional[bool] = None,
+    rounds: Optional[int] = None,
+    min_ratio: Optional[float] = None,
+    # end of options
+    print_table: bool = False,
+) -> Table:
     """Time the reference loop and the engines, as ``phaseflow bench``.
 
-    Returns the table's rows (the columns of ``--csv``) as a DataFrame when pandas is
-    installed, else a list of dicts; ``print_table=True`` also prints the command line's table.
+    Returns the table's rows (the columns of ``csv=``) as a :class:`Table`;
+    ``print_table=True`` also prints the command line's table.
     """
-    rows_json, lines = _phaseflow.bench(_args("bench", flags), None)
+    settings = _settings("bench", locals(), False)
+    del settings["quiet"]
+    rows_json, lines = _phaseflow.bench(settings, None)
     if _switch("print_table", print_table):
         print("\n".join(lines))
     rows = json.loads(rows_json)
-    try:
-        import pandas as pd
-    except ImportError:
-        return rows
-    return pd.DataFrame(rows)
+    names = list(rows[0]) if rows else []
+
+    def cell(v: Any) -> str:
+        return "" if v is None else repr(v) if isinstance(v, float) else str(v)
+
+    return Table({n: _column([cell(row.get(n)) for row in rows]) for n in names})
 
 
-def resume(out: PathLike, *, progress: bool = False,
-           verbose: bool = False) -> Union[Run, Study, Sweep]:
+@_documented
+def resume(
+    out: PathLike,
+    *,
+    # options of resume
+    # end of options
+    progress: bool = False,
+    verbose: bool = False,
+) -> Union[Run, Study, Sweep]:
     """Continue an interrupted run, study or sweep from its checkpoint, as ``phaseflow
     resume``; for a complete folder, read it back."""
-    args = _args("resume", {"quiet": not _switch("verbose", verbose)}) + ["--", _path("out", out)]
-    callback, bar = _progress(progress, "phaseflow resume")
-    try:
-        kind, summary = _phaseflow.resume(args, callback)
-    finally:
-        if bar is not None:
-            bar.close()
+    settings = _settings("resume", locals(), verbose)
+    kind, summary = _with_progress(
+        progress, "phaseflow resume", lambda callback: _phaseflow.resume(out, settings, callback))
     folder = Path(out)
     if kind == "sweep":
         return Sweep(folder, list(summary["sweep_parts"]), folder)

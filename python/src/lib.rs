@@ -1,13 +1,14 @@
-//! `phaseflow._phaseflow`: the command line's own parser and pipelines, called from Python.
+//! `phaseflow._phaseflow`: the library's pipelines, called from Python.
 //!
-//! `run` takes its keyword arguments as a dict and sets each on the library's
-//! `RunConfig::builder` (`settings`), whose `build` is the command line's own check. Every
-//! other entry point takes the arguments of one subcommand as the command line would receive
-//! them (`["--system", "pendulum", "--dt", "0.01", ...]`; `phaseflow/__init__.py` writes them
-//! from keyword arguments), parses them with the binary's clap definitions (`phaseflow::cli`)
-//! and validates them with the same `TryFrom` conversions. All run the same `run::run`,
-//! `study::run_study`, `run::validate`, `run::bench` and `run::resume_run`. There is no second
-//! implementation here: only the translation of arguments, results and errors.
+//! Every entry point takes its keyword arguments as a dict and reads each by the kind of value
+//! its option takes (`keywords`) into the typed settings the pipeline takes: `run` and
+//! `validate` set them on the library's `RunConfig::builder` (`settings`), whose `build` is
+//! the command line's own check; `study`, `bench`, `order` and `show_modified_hamiltonian` fill
+//! the same settings structs the command line's parser fills (`commands`), converted by the
+//! same `TryFrom`s. No argv is built, and there is no second implementation here: only the
+//! translation of arguments, results and errors. What each reader asks for is also the
+//! entry point's description (`keywords`), against which the package's signatures are
+//! tested.
 //!
 //! The work runs on a thread of its own with the GIL released; the calling thread, holding the
 //! GIL in turns, polls Python's signal handlers (Ctrl-C raises `KeyboardInterrupt` there) and
@@ -17,15 +18,20 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use clap::{ArgAction, CommandFactory, Parser};
+use clap::{ArgAction, CommandFactory};
 use numpy::PyArray1;
 use pyo3::exceptions::{PyKeyboardInterrupt, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
+mod commands;
+mod keywords;
 mod settings;
 
-use phaseflow::cli::{Cli, Command};
+use keywords::{describe, keyword_of, read, Keywords};
+use settings::RunKeywords;
+
+use phaseflow::cli::Cli;
 use phaseflow::config::{BenchConfig, OutputDir, ValidateJob};
 use phaseflow::error::Field;
 use phaseflow::run::{self, interrupt, FinalState};
@@ -67,18 +73,10 @@ fn keyword(field: &Field, value: Option<&str>) -> String {
     }
 }
 
-/// A flag's keyword argument: `snapshot-every` → `snapshot_every`, `param` → `params`.
-fn keyword_of(flag: &str) -> String {
-    match flag {
-        "param" => "params".to_string(),
-        flag => flag.replace('-', "_"),
-    }
-}
-
 /// A message written for the command line, its flags written as keyword arguments:
 /// `--out DIR` → `out=DIR`, `'--points <N>'` → `'points='`, `--dt 5` → `dt=5`, any other
 /// `--flag` → `flag=`.
-fn keywords_in(message: &str) -> String {
+pub(crate) fn keywords_in(message: &str) -> String {
     let message = message.trim_start_matches("error: ");
     // clap's closing paragraphs (a tip, the usage, `--help`) are for the command line; its
     // list of possible values joins the line it belongs to.
@@ -136,17 +134,6 @@ fn long_flags() -> Vec<String> {
         .flat_map(|sub| sub.get_arguments().filter_map(|a| a.get_long()))
         .map(str::to_string)
         .collect()
-}
-
-/// `phaseflow SUBCOMMAND ARGS...` parsed by the command line's own definitions; a malformed
-/// argument is a `ValueError` with clap's message, its flags named as keyword arguments.
-fn parse(subcommand: &str, args: Vec<String>) -> PyResult<Command> {
-    let argv = ["phaseflow".to_string(), subcommand.to_string()]
-        .into_iter()
-        .chain(args);
-    Cli::try_parse_from(argv)
-        .map(|cli| cli.command)
-        .map_err(|e| PyValueError::new_err(keywords_in(&e.render().to_string())))
 }
 
 /// Run `work` on a thread of its own with the GIL released, polling Python's signal handlers
@@ -256,7 +243,7 @@ fn py_run<'py>(
     keep_final: bool,
     progress: Option<Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let mut k = settings::RunKeywords::from_dict(&settings)?;
+    let mut k = read("run", &settings, RunKeywords::EXEMPT, RunKeywords::read)?;
     quiet(k.quiet);
     let file = k.builder.settings_mut();
     if k.out.is_some() {
@@ -284,18 +271,17 @@ fn py_run<'py>(
     summary_dict(py, summary)
 }
 
-/// `phaseflow study ARGS`: the files written (summary.csv, figures, report.md) and the folder.
+/// `phaseflow.study(**settings)`: the files written (summary.csv, figures, report.md) and the
+/// folder; `command_line` is recorded in study.toml and report.md.
 #[pyfunction(name = "study")]
-#[pyo3(signature = (args, command_line, progress = None))]
+#[pyo3(signature = (settings, command_line, progress = None))]
 fn py_study<'py>(
     py: Python<'py>,
-    args: Vec<String>,
+    settings: Bound<'py, PyDict>,
     command_line: String,
     progress: Option<Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let Command::Study(a) = parse("study", args)? else {
-        return Err(PyRuntimeError::new_err("not a study"));
-    };
+    let a = read("study", &settings, &[], commands::study)?;
     quiet(a.output.quiet);
     let out = study::out_dir(a.output.out.clone()).map_err(|e| py_error(&e))?;
     let st = study::Study::try_from(&a).map_err(|e| py_error(&e))?;
@@ -333,20 +319,40 @@ fn study_dict<'py>(
     Ok(d)
 }
 
-/// `phaseflow validate ARGS`: the deviations between the GPU and CPU engines, the tolerance
-/// and, when it fails, why.
+/// `validate`'s keywords: `run`'s and the tolerance.
+fn validate_keywords(k: &mut Keywords<'_, '_>) -> PyResult<(RunKeywords, Option<f64>)> {
+    Ok((RunKeywords::read(k)?, k.real("tolerance")?))
+}
+
+/// `phaseflow.validate(**settings)`: the deviations between the GPU and CPU engines, the
+/// tolerance and, when it fails, why.
 #[pyfunction(name = "validate")]
-#[pyo3(signature = (args, progress = None))]
+#[pyo3(signature = (settings, progress = None))]
 fn py_validate<'py>(
     py: Python<'py>,
-    args: Vec<String>,
+    settings: Bound<'py, PyDict>,
     progress: Option<Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let Command::Validate(a) = parse("validate", args)? else {
-        return Err(PyRuntimeError::new_err("not a validation"));
-    };
-    quiet(a.run.output.quiet);
-    let job = ValidateJob::try_from(&a).map_err(|e| py_error(&e))?;
+    let (mut k, tolerance) = read(
+        "validate",
+        &settings,
+        RunKeywords::EXEMPT,
+        validate_keywords,
+    )?;
+    quiet(k.quiet);
+    phaseflow::config::refuse_unused_validate_options(|option| {
+        let keyword = keyword_of(option);
+        // A switch set to False is not given.
+        match settings.get_item(&keyword) {
+            Ok(Some(v)) if !v.is_none() => v.extract::<bool>().unwrap_or(true),
+            _ => false,
+        }
+    })
+    .map_err(|e| py_error(&e))?;
+    let file = k.builder.settings_mut();
+    file.sweep = k.sweep.take();
+    let job =
+        ValidateJob::from_settings(std::mem::take(file), tolerance).map_err(|e| py_error(&e))?;
     let v = drive(py, progress.as_ref(), || run::validate(&job.config))?;
     let d = PyDict::new(py);
     d.set_item("max_abs_dev", v.max_abs_dev)?;
@@ -368,17 +374,16 @@ fn py_validate<'py>(
     Ok(d)
 }
 
-/// `phaseflow bench ARGS`: the table's rows as JSON (the CSV's columns) and its printed lines.
+/// `phaseflow.bench(**settings)`: the table's rows as JSON (the CSV's columns) and its
+/// printed lines.
 #[pyfunction(name = "bench")]
-#[pyo3(signature = (args, progress = None))]
-fn py_bench(
-    py: Python<'_>,
-    args: Vec<String>,
-    progress: Option<Bound<'_, PyAny>>,
+#[pyo3(signature = (settings, progress = None))]
+fn py_bench<'py>(
+    py: Python<'py>,
+    settings: Bound<'py, PyDict>,
+    progress: Option<Bound<'py, PyAny>>,
 ) -> PyResult<(String, Vec<String>)> {
-    let Command::Bench(a) = parse("bench", args)? else {
-        return Err(PyRuntimeError::new_err("not a benchmark"));
-    };
+    let a = read("bench", &settings, &[], commands::bench)?;
     let config = BenchConfig::try_from(&a).map_err(|e| py_error(&e))?;
     let report = drive(py, progress.as_ref(), || run::bench(&config))?;
     let rows =
@@ -390,18 +395,16 @@ fn py_bench(
 /// continued: a run's summary, a study's files or a sweep's part folders; None for a run or
 /// study found complete (a complete sweep's part folders are listed all the same).
 #[pyfunction(name = "resume")]
-#[pyo3(signature = (args, progress = None))]
+#[pyo3(signature = (dir, settings, progress = None))]
 fn py_resume<'py>(
     py: Python<'py>,
-    args: Vec<String>,
+    dir: Bound<'py, PyAny>,
+    settings: Bound<'py, PyDict>,
     progress: Option<Bound<'py, PyAny>>,
 ) -> PyResult<(&'static str, Option<Bound<'py, PyDict>>)> {
     use phaseflow::resume::Resumption;
-    let Command::Resume(a) = parse("resume", args)? else {
-        return Err(PyRuntimeError::new_err("not a resume"));
-    };
-    quiet(a.quiet);
-    let dir = a.dir;
+    let dir = keywords::path("out", &dir)?;
+    quiet(read("resume", &settings, &[], resume_keywords)?);
     Ok(
         match drive(py, progress.as_ref(), || phaseflow::resume::resume(&dir))? {
             Resumption::StudyComplete => ("study", None),
@@ -501,18 +504,16 @@ fn py_flags(subcommand: &str) -> PyResult<Vec<(String, bool, bool, &'static str)
         .collect())
 }
 
-/// `phaseflow order ARGS`: the convergence study written into its folder (order.csv and the
-/// figure), and the table the command line prints.
+/// `phaseflow.order(**settings)`: the convergence study written into its folder (order.csv
+/// and the figure), and the table the command line prints.
 #[pyfunction(name = "order")]
-#[pyo3(signature = (args, progress = None))]
+#[pyo3(signature = (settings, progress = None))]
 fn py_order<'py>(
     py: Python<'py>,
-    args: Vec<String>,
+    settings: Bound<'py, PyDict>,
     progress: Option<Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let Command::Order(a) = parse("order", args)? else {
-        return Err(PyRuntimeError::new_err("not a convergence study"));
-    };
+    let a = read("order", &settings, &[], commands::order)?;
     quiet(a.quiet);
     let job = phaseflow::config::accuracy::OrderJob::try_from(&a).map_err(|e| py_error(&e))?;
     let table = drive(py, progress.as_ref(), || {
@@ -526,45 +527,106 @@ fn py_order<'py>(
     Ok(d)
 }
 
-/// `phaseflow show-modified-hamiltonian ARGS`: the correction terms as the command line
-/// prints them.
+/// `phaseflow.show_modified_hamiltonian(**settings)`: the correction terms as the command
+/// line prints them.
 #[pyfunction(name = "show_modified_hamiltonian")]
-fn py_show_modified_hamiltonian(args: Vec<String>) -> PyResult<String> {
-    let Command::ShowModifiedHamiltonian(a) = parse("show-modified-hamiltonian", args)? else {
-        return Err(PyRuntimeError::new_err("not show-modified-hamiltonian"));
-    };
+fn py_show_modified_hamiltonian(settings: Bound<'_, PyDict>) -> PyResult<String> {
+    let a = read(
+        "show-modified-hamiltonian",
+        &settings,
+        &[],
+        commands::show_modified,
+    )?;
     phaseflow::config::show_modified(&a).map_err(|e| py_error(&e))
 }
 
-/// `phaseflow merge SHARD_DIR... --out DIR`: the shards' statistics and states merged into
-/// `--out`; the folder.
-#[pyfunction(name = "merge")]
-fn py_merge(py: Python<'_>, args: Vec<String>) -> PyResult<String> {
-    let Command::Merge(m) = parse("merge", args)? else {
-        return Err(PyRuntimeError::new_err("not a merge"));
-    };
-    quiet(m.quiet);
-    let dest = phaseflow::config::OutputDir {
-        path: m.out.clone(),
-        force: m.force,
-    };
-    drive(py, None, || run::merge(&m.shards, &dest).map(|_| ()))?;
-    Ok(m.out.display().to_string())
+/// `merge`'s keywords: the merged folder, replacing it, and the notes.
+fn merge_keywords(k: &mut Keywords<'_, '_>) -> PyResult<(Option<PathBuf>, bool, bool)> {
+    Ok((k.path("out")?, k.on("force")?, k.on("quiet")?))
 }
 
-/// `phaseflow plot DIR [--out FIGDIR]`: a run's or study's figures and report drawn again from
-/// its files; the files written.
-#[pyfunction(name = "plot")]
-fn py_plot(py: Python<'_>, args: Vec<String>) -> PyResult<Vec<String>> {
-    let Command::Plot(a) = parse("plot", args)? else {
-        return Err(PyRuntimeError::new_err("not a plot"));
+/// `resume`'s keyword: the notes.
+fn resume_keywords(k: &mut Keywords<'_, '_>) -> PyResult<bool> {
+    k.on("quiet")
+}
+
+/// `plot`'s keywords: the figures' folder and the notes.
+fn plot_keywords(k: &mut Keywords<'_, '_>) -> PyResult<(Option<PathBuf>, bool)> {
+    Ok((k.path("out")?, k.on("quiet")?))
+}
+
+/// `phaseflow.merge(shards, **settings)`: the shards' statistics and states merged into
+/// `out`; the folder.
+#[pyfunction(name = "merge")]
+fn py_merge(
+    py: Python<'_>,
+    shards: Vec<Bound<'_, PyAny>>,
+    settings: Bound<'_, PyDict>,
+) -> PyResult<String> {
+    let shards = shards
+        .iter()
+        .map(|s| keywords::path("shards", s))
+        .collect::<PyResult<Vec<PathBuf>>>()?;
+    let (out, force, q) = read("merge", &settings, &[], merge_keywords)?;
+    quiet(q);
+    let dest = phaseflow::config::OutputDir {
+        path: out.unwrap_or_default(),
+        force,
     };
-    quiet(a.quiet);
-    let outcome = drive(py, None, || study::plot_run(&a.dir, a.out.as_deref()))?;
+    drive(py, None, || run::merge(&shards, &dest).map(|_| ()))?;
+    Ok(dest.path.display().to_string())
+}
+
+/// `phaseflow.plot(folder, **settings)`: a run's or study's figures and report drawn again
+/// from its files; the files written.
+#[pyfunction(name = "plot")]
+fn py_plot(
+    py: Python<'_>,
+    folder: Bound<'_, PyAny>,
+    settings: Bound<'_, PyDict>,
+) -> PyResult<Vec<String>> {
+    let dir = keywords::path("folder", &folder)?;
+    let (out, q) = read("plot", &settings, &[], plot_keywords)?;
+    quiet(q);
+    let outcome = drive(py, None, || study::plot_run(&dir, out.as_deref()))?;
     Ok(outcome
         .files
         .iter()
         .map(|f| f.display().to_string())
+        .collect())
+}
+
+/// The keywords of one entry point (`run`, `study`, `validate`, `bench`, `order`,
+/// `show-modified-hamiltonian`, `merge`, `plot`, `resume`), as its reader asks for them:
+/// (keyword, Python type, the help of its flag, whether it is required). The package's
+/// signatures are tested against this list, and this list against the command line's flags.
+#[pyfunction(name = "keywords")]
+fn py_keywords(command: &str) -> PyResult<Vec<(String, String, String, bool)>> {
+    let asked = match command {
+        "run" => describe("run", RunKeywords::read)?,
+        "validate" => describe("validate", validate_keywords)?,
+        "study" => describe("study", commands::study)?,
+        "bench" => describe("bench", commands::bench)?,
+        "order" => describe("order", commands::order)?,
+        "show-modified-hamiltonian" => {
+            describe("show-modified-hamiltonian", commands::show_modified)?
+        }
+        "merge" => describe("merge", merge_keywords)?,
+        "plot" => describe("plot", plot_keywords)?,
+        "resume" => describe("resume", resume_keywords)?,
+        other => {
+            return Err(PyValueError::new_err(format!(
+                "{other:?}: no entry point of that name"
+            )))
+        }
+    };
+    Ok(asked
+        .into_iter()
+        .map(|(keyword, kind)| {
+            let (help, required) = keywords::flag_help(command, keyword);
+            let help = keywords_in(&help.replace('\n', " "));
+            (keyword.to_string(), kind.annotation(), help, required)
+        })
         .collect())
 }
 
@@ -582,6 +644,7 @@ fn _phaseflow(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(py_catalogue, m)?)?;
     m.add_function(wrap_pyfunction!(py_method_check, m)?)?;
     m.add_function(wrap_pyfunction!(py_flags, m)?)?;
+    m.add_function(wrap_pyfunction!(py_keywords, m)?)?;
     m.add_function(wrap_pyfunction!(py_order, m)?)?;
     m.add_function(wrap_pyfunction!(py_merge, m)?)?;
     m.add_function(wrap_pyfunction!(py_plot, m)?)?;

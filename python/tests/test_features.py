@@ -50,7 +50,7 @@ def test_section_equals_the_command_line(cli, tmp_path):
 def test_sweep_parts_equal_param_runs(tmp_path):
     kw = dict(system="pendulum", method="verlet", ensemble="disk", points=500, dt=0.05,
               steps=100, backend="cpu")
-    s = phaseflow.run(out=tmp_path / "sweep", sweep="g=1:2:3", **kw)
+    s = phaseflow.sweep(out=tmp_path / "sweep", sweep="g=1:2:3", **kw)
     assert isinstance(s, phaseflow.Sweep) and len(s.parts) == 3
     assert list(np.asarray(s.table["g"])) == [1.0, 1.5, 2.0]
     for part, g in zip(s.parts, [1.0, 1.5, 2.0]):
@@ -104,13 +104,13 @@ def test_interrupted_sweep_resumes_to_the_uninterrupted_files(tmp_path):
     timer = threading.Timer(1.0, _thread.interrupt_main)
     timer.start()
     with pytest.raises(KeyboardInterrupt) as e:
-        phaseflow.run(out=tmp_path / "a", **SWEEP)
+        phaseflow.sweep(out=tmp_path / "a", **SWEEP)
     timer.cancel()
     assert "resume" in str(e.value)
     assert not (tmp_path / "a" / "manifest.toml").exists()
     resumed = phaseflow.resume(tmp_path / "a")
     assert isinstance(resumed, phaseflow.Sweep) and len(resumed.parts) == 4
-    whole = phaseflow.run(out=tmp_path / "b", **SWEEP)
+    whole = phaseflow.sweep(out=tmp_path / "b", **SWEEP)
     for name in ("stats.csv", "sweep.csv"):
         assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes(), name
     assert np.array_equal(np.asarray(resumed.table["g"]), np.asarray(whole.table["g"]))

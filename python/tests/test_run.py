@@ -44,14 +44,17 @@ def test_stats_and_states_bit_for_bit(cli, tmp_path, precision):
     r = phaseflow.run(out=tmp_path / "py", **kw)
     cli("run", *flags_of(kw), "--out", tmp_path / "cli", "--quiet")
     assert (tmp_path / "py" / "stats.csv").read_bytes() == (tmp_path / "cli" / "stats.csv").read_bytes()
-    steps = sorted(r.states)
-    assert steps == [0, 20, 40, 60]
-    for step in steps:
+    assert list(r.steps) == [0, 20, 40, 60]
+    assert np.array_equal(r.t, r.steps * 0.05)
+    assert r.states.shape == (4, 3000, 2)
+    for i, step in enumerate(r.steps):
         theirs = np.load(tmp_path / "cli" / "states" / f"step_{step}.npy")
-        assert r.states[step].dtype == theirs.dtype == np.dtype(precision.replace("f", "float"))
-        assert r.states[step].shape == (3000, 2)
-        assert r.states[step].tobytes() == theirs.tobytes()
-    assert r.final_state.tobytes() == r.states[60].tobytes()
+        assert r.states.dtype == theirs.dtype == np.dtype(precision.replace("f", "float"))
+        assert r.states[i].tobytes() == theirs.tobytes()
+    # q and p are views of the one array, its halves.
+    assert np.shares_memory(r.q, r.states) and np.shares_memory(r.p, r.states)
+    assert np.array_equal(r.q[..., 0], r.states[..., 0]) and r.p.shape == (4, 3000, 1)
+    assert r.final_state.tobytes() == r.states[-1].tobytes()
     assert r.out == tmp_path / "py"
 
 
@@ -109,20 +112,23 @@ def test_hamiltonian_params_and_tangent(cli, tmp_path):
         assert np.array_equal(a, b, equal_nan=a.dtype.kind == "f"), column
 
 
-def test_dict_of_arrays_without_pandas(monkeypatch, tmp_path):
+def test_tables_are_the_same_with_or_without_pandas(monkeypatch, tmp_path):
     r = phaseflow.run(out=tmp_path / "r", **dict(PENDULUM, points=2000, steps=100))
     monkeypatch.setitem(__import__("sys").modules, "pandas", None)
-    plain = phaseflow._table(tmp_path / "r" / "stats.csv")
-    assert isinstance(plain, dict)
+    plain = phaseflow.run(**dict(PENDULUM, points=2000, steps=100)).stats
+    assert isinstance(plain, phaseflow.Table) and isinstance(r.stats, phaseflow.Table)
     assert plain["step"].dtype == np.int64
     assert plain["rel_energy_err_max"].dtype == np.float64
+    for column in plain.keys():
+        assert np.array_equal(plain[column], r.stats[column], equal_nan=True), column
+    structured = r.stats.to_numpy()
+    assert structured.dtype.names == tuple(r.stats.keys()) and len(structured) == len(r.stats)
+    monkeypatch.undo()
     try:
-        import pandas  # noqa: F401  (the other path, when pandas is installed)
+        import pandas  # noqa: F401
     except ImportError:
         return
-    for column, values in plain.items():
-        if values.dtype.kind in "if":
-            assert np.array_equal(values, r.stats[column].to_numpy(), equal_nan=True), column
+    assert list(r.stats.to_pandas().columns) == r.stats.keys()
 
 
 def test_nothing_on_stdout(capfd):
@@ -167,3 +173,20 @@ def test_gil_released_while_the_engine_runs():
     # With the GIL held for the whole run, the counter would not tick at all.
     assert elapsed > 0.2
     assert len(during) > 0.3 * elapsed / 0.0011
+
+
+def test_to_xarray_labels_states_stats_and_chaos():
+    xr = pytest.importorskip("xarray")
+    r = phaseflow.run(system="pendulum", method="verlet", ensemble="disk", points=50, dt=0.1,
+                      steps=20, snapshot_every=5, backend="cpu", precision="f64",
+                      save_states=True, chaos="megno")
+    ds = r.to_xarray()
+    assert isinstance(ds, xr.Dataset)
+    assert ds["state"].dims == ("state_time", "point", "coordinate")
+    assert list(ds["coordinate"].values) == ["q1", "p1"]
+    assert np.array_equal(ds["state"].values, r.states)
+    assert np.array_equal(ds["state_time"].values, r.t)
+    assert np.array_equal(ds["rel_energy_err_max"].values, r.stats["rel_energy_err_max"],
+                          equal_nan=True)
+    assert ds["chaos_megno"].dims == ("chaos_time", "point")
+    assert ds.attrs["method"] == "verlet" and ds.attrs["dt"] == 0.1

@@ -321,11 +321,29 @@ impl TryFrom<&ValidateArgs> for ValidateJob {
     type Error = Error;
 
     fn try_from(a: &ValidateArgs) -> Result<ValidateJob> {
-        refuse_unused_validate_flags(&a.run)?;
-        let file = RunFile::from_run_args(&a.run)?;
-        file.require("validate", false)?;
-        let config = RunBuilder::from(file).build()?;
-        let tolerance = a.tolerance.unwrap_or(match config.precision {
+        let r = &a.run;
+        refuse_unused_validate_options(|option| match option {
+            "shard" => r.shard.is_some(),
+            "devices" => r.devices.is_some(),
+            "save-states" => r.output.save_states,
+            "checkpoint-every" => r.output.checkpoint_every.is_some(),
+            "refine-tol" => r.refine.refine_tol.is_some(),
+            "max-nodes" => r.refine.max_nodes.is_some(),
+            "reference" => r.accuracy.reference.is_some(),
+            _ => false,
+        })?;
+        ValidateJob::from_settings(RunFile::from_run_args(r)?, a.tolerance)
+    }
+}
+
+impl ValidateJob {
+    /// The run of `settings` (flags laid over a `--config` file, or a library caller's
+    /// `RunBuilder::settings`) to compare on both engines, within `tolerance` (`None`: the
+    /// precision's default).
+    pub fn from_settings(settings: RunFile, tolerance: Option<f64>) -> Result<ValidateJob> {
+        settings.require("validate", false)?;
+        let config = RunBuilder::from(settings).build()?;
+        let tolerance = tolerance.unwrap_or(match config.precision {
             Precision::F32 => DEFAULT_VALIDATE_TOLERANCE,
             Precision::F64 => DEFAULT_VALIDATE_TOLERANCE_F64,
         });
@@ -338,46 +356,42 @@ impl TryFrom<&ValidateArgs> for ValidateJob {
     }
 }
 
-/// `validate` shares `run`'s flags, but it writes no files, never refines a loop (both engines
-/// advance the same nodes) and compares the whole ensemble on one GPU: the flags that would
-/// change that are refused rather than dropped. (`--out`, `--force` and `--backend` are
-/// accepted and unused, as documented; a `--config` file's values for these are ignored, so a
-/// run's config.toml can be validated as it is.)
-fn refuse_unused_validate_flags(a: &RunArgs) -> Result<()> {
-    let unused = [
-        (
-            a.shard.is_some(),
-            "--shard",
-            "it compares the whole ensemble",
-        ),
-        (
-            a.devices.is_some(),
-            "--devices",
-            "it compares one GPU with the CPU engine",
-        ),
-        (a.output.save_states, "--save-states", "it writes no files"),
-        (
-            a.output.checkpoint_every.is_some(),
-            "--checkpoint-every",
-            "it writes no files",
-        ),
-        (
-            a.refine.refine_tol.is_some() || a.refine.max_nodes.is_some(),
-            "--refine-tol/--max-nodes",
-            "both engines advance the same loop nodes, never refined",
-        ),
-        (
-            a.accuracy.reference.is_some(),
-            "--reference",
-            "it compares the engines' states, which the global error measures against one CPU reference",
-        ),
-    ];
-    match unused.iter().find(|(given, _, _)| *given) {
-        Some((_, flag, why)) => Err(input_err!(
-            "{flag}: validate does not use it ({why}); drop {flag}"
-        )),
-        None => Ok(()),
+/// The options of `run` that `validate` refuses rather than drops, with why: it writes no
+/// files, never refines a loop (both engines advance the same nodes) and compares the whole
+/// ensemble on one GPU. Each entry names its options as flags without the dashes.
+/// (`--out`, `--force` and `--backend` are accepted and unused, as documented; a `--config`
+/// file's values for these are ignored, so a run's config.toml can be validated as it is.)
+const VALIDATE_UNUSED: &[(&[&str], &str)] = &[
+    (&["shard"], "it compares the whole ensemble"),
+    (&["devices"], "it compares one GPU with the CPU engine"),
+    (&["save-states"], "it writes no files"),
+    (&["checkpoint-every"], "it writes no files"),
+    (
+        &["refine-tol", "max-nodes"],
+        "both engines advance the same loop nodes, never refined",
+    ),
+    (
+        &["reference"],
+        "it compares the engines' states, which the global error measures against one CPU reference",
+    ),
+];
+
+/// Refuse the options of `VALIDATE_UNUSED` that `given` says were given (by flag or keyword,
+/// never by the `--config` file).
+pub fn refuse_unused_validate_options(given: impl Fn(&str) -> bool) -> Result<()> {
+    for (options, why) in VALIDATE_UNUSED {
+        if options.iter().any(|o| given(o)) {
+            let flag = options
+                .iter()
+                .map(|o| format!("--{o}"))
+                .collect::<Vec<_>>()
+                .join("/");
+            return Err(input_err!(
+                "{flag}: validate does not use it ({why}); drop {flag}"
+            ));
+        }
     }
+    Ok(())
 }
 
 /// `--min-ratio` needs a positive ratio and a reference loop to compare with.

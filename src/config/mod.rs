@@ -22,8 +22,8 @@ pub mod verdict;
 
 pub use crate::options::{Backend, Precision};
 pub use args::{
-    method_by_name_or_file, parse_params, parse_vec, require_all, BenchConfig, OutputDir, RunJob,
-    ShowKernelJob, ValidateJob, SYSTEM_FLAGS,
+    method_by_name_or_file, parse_params, parse_vec, refuse_unused_validate_options, require_all,
+    BenchConfig, OutputDir, RunJob, ShowKernelJob, ValidateJob, SYSTEM_FLAGS,
 };
 pub use builder::{MethodChoice, RunBuilder, SystemChoice};
 use discrete::{check_variational, check_variational_kernel, two_positions};

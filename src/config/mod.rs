@@ -452,8 +452,16 @@ impl RunConfig {
         let modified = f
             .modified_hamiltonian
             .map(|k| {
-                ModifiedHamiltonian::of_system(&system, method, k, "--modified-hamiltonian")
-                    .map(|m| std::sync::Arc::new(m.at_step(dt)))
+                ModifiedHamiltonian::of_system(&system, method, k, "--modified-hamiltonian").map(
+                    |m| {
+                        for note in m.terms().iter().filter_map(|t| t.undecided_note()) {
+                            crate::info_once!(
+                                "phaseflow: the modified Hamiltonian's {note}; the mod_* columns include it"
+                            );
+                        }
+                        std::sync::Arc::new(m.at_step(dt))
+                    },
+                )
             })
             .transpose()?;
         let chaos = chaos::resolve(&f, &system, &ensemble)?;

@@ -4,7 +4,6 @@
 use crate::cli::ShowModifiedArgs;
 use crate::error::Result;
 use crate::input_err;
-use crate::method::analysis::TOLERANCE;
 use crate::method::modified::ModifiedHamiltonian;
 
 use super::{resolve_method, resolve_system, RunFile};
@@ -26,11 +25,10 @@ pub fn show_modified(a: &ShowModifiedArgs) -> Result<String> {
         ));
     }
     let m = ModifiedHamiltonian::of_system(&system, method, a.order, "--order")?;
-    let name = |power: u32| format!("H{}", power + 1);
     let shape: String = m
         .terms()
         .iter()
-        .map(|t| format!(" + h^{} {}", t.power, name(t.power)))
+        .map(|t| format!(" + h^{} {}", t.power, t.name()))
         .collect();
     let mut out = format!(
         "# modified Hamiltonian of {} for {}, {} correction term{}\nH~ = H{shape}\nH = {}\n",
@@ -42,31 +40,27 @@ pub fn show_modified(a: &ShowModifiedArgs) -> Result<String> {
     );
     if m.printable(INLINE_NODES) {
         for (i, t) in m.terms().iter().enumerate() {
-            out.push_str(&format!("{} = {}\n", name(t.power), m.term_text(i)));
+            out.push_str(&format!("{} = {}\n", t.name(), m.term_text(i)));
         }
     } else {
         // Written out, the terms would repeat their shared subexpressions exponentially often.
         let (texts, definitions) = m.shared_texts();
         for (t, text) in m.terms().iter().zip(texts) {
-            out.push_str(&format!("{} = {text}\n", name(t.power)));
+            out.push_str(&format!("{} = {text}\n", t.name()));
         }
         out.push_str("where, each subexpression the terms share written once:\n");
         for (n, body) in definitions {
             out.push_str(&format!("{n} = {body}\n"));
         }
     }
-    for t in m.terms().iter().filter(|t| t.undecided) {
-        out.push_str(&format!(
-            "# {} is kept, though it may vanish: its coefficients, as the order conditions of order {} (`phaseflow method check`), miss zero by more than rounding but by less than {TOLERANCE:e} of their terms' size, which coefficients given to fewer digits can leave\n",
-            name(t.power),
-            t.power + 1
-        ));
+    for note in m.terms().iter().filter_map(|t| t.undecided_note()) {
+        out.push_str(&format!("# {note}\n"));
     }
     if let Some(h) = a.dt {
         let at: String = m
             .terms()
             .iter()
-            .map(|t| format!(" + {:e} {}", h.powi(t.power as i32), name(t.power)))
+            .map(|t| format!(" + {:e} {}", h.powi(t.power as i32), t.name()))
             .collect();
         out.push_str(&format!("at h = {h}: H~ = H{at}\n"));
     }

@@ -270,3 +270,42 @@ fn a_term_is_dropped_only_where_its_order_conditions_hold() {
         assert_eq!(shown.contains(note), flagged, "{shown}");
     }
 }
+
+/// A run's H̃ columns say on stderr when a term they include is undecided, as
+/// `show-modified-hamiltonian` does, and say nothing when every term is decided.
+#[test]
+fn a_run_says_when_its_modified_hamiltonian_keeps_an_undecided_term() {
+    let dir = tempfile::tempdir().unwrap();
+    let (c, b) = ("-5.580914696615276", "6.161829393230552");
+    let mut signed = vec!["0.1"; 30];
+    signed.extend([c, b, c]);
+    signed.extend(["0.1"; 30]);
+    for (file, said) in [
+        (gauss3_weights(dir.path(), "signed", &signed), true),
+        (
+            gauss3_composition(dir.path(), "0.015207447097782953"),
+            false,
+        ),
+    ] {
+        let out = dir.path().join(format!("run-{said}"));
+        let run = phaseflow()
+            .args(["run", "--system", "pendulum", "--dt", "0.1", "--steps", "4"])
+            .args([
+                "--ensemble",
+                "point",
+                "--backend",
+                "cpu",
+                "--modified-hamiltonian",
+                "1",
+            ])
+            .arg("--method-file")
+            .arg(&file)
+            .arg("--out")
+            .arg(&out)
+            .assert()
+            .success();
+        let stderr = String::from_utf8_lossy(&run.get_output().stderr).to_string();
+        let note = "the modified Hamiltonian's H7 is kept, though it may vanish";
+        assert_eq!(stderr.contains(note), said, "{stderr}");
+    }
+}

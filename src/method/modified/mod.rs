@@ -114,6 +114,24 @@ pub struct Correction {
     pub undecided: bool,
 }
 
+impl Correction {
+    /// The term's name, `H7` for h⁶ H7.
+    pub fn name(&self) -> String {
+        format!("H{}", self.power + 1)
+    }
+
+    /// For an undecided term, why it is kept (`show-modified-hamiltonian` prints it, and a
+    /// run's columns of H̃ say it on stderr).
+    pub fn undecided_note(&self) -> Option<String> {
+        self.undecided.then(|| format!(
+            "{} is kept, though it may vanish: its coefficients, as the order conditions of order {} (`phaseflow method check`), miss zero by more than rounding but by less than {:e} of their terms' size, which coefficients given to fewer digits can leave",
+            self.name(),
+            self.power + 1,
+            crate::method::analysis::TOLERANCE
+        ))
+    }
+}
+
 /// Whether the correction term of degree n (h^{n−1} H_n) is there. The order analysis's
 /// verdict on the method (`order`) decides the degrees it covers, so that the two never
 /// disagree: the terms up to its order vanish, the next one is there, undecided where the

@@ -120,6 +120,26 @@ impl RunFile {
     }
 }
 
+/// A run's own config.toml (resume, merge, plot), read as its run recorded it: a chaos run's
+/// config.toml written before the deviation vector's start and metric were options records
+/// neither, and that run started from (1, …, 1)/√(2d) measured in the unit metric, which what
+/// continues or reads it keeps rather than switch to today's defaults (a seeded random start,
+/// the natural metric) halfway.
+pub fn load_recorded(path: &Path) -> Result<RunFile> {
+    load_toml(path).map(RunFile::as_recorded)
+}
+
+impl RunFile {
+    /// These recorded settings with the defaults of the run that recorded them (`load_recorded`).
+    pub fn as_recorded(mut self) -> RunFile {
+        if self.chaos.is_some() && self.deviation.is_none() && self.deviation_metric.is_none() {
+            self.deviation = Some("ones".into());
+            self.deviation_metric = Some("unit".into());
+        }
+        self
+    }
+}
+
 /// The largest `--config` file read (a run's settings take a few kB).
 pub const MAX_CONFIG_BYTES: u64 = 1 << 20;
 

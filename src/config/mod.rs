@@ -27,7 +27,9 @@ pub use args::{
 };
 pub use builder::{MethodChoice, RunBuilder, SystemChoice};
 use discrete::{check_variational, check_variational_kernel, two_positions};
-pub use file::{load_toml, recorded_source, EnsembleFile, RunFile, MAX_CONFIG_BYTES};
+pub use file::{
+    load_recorded, load_toml, recorded_source, EnsembleFile, RunFile, MAX_CONFIG_BYTES,
+};
 pub use show_modified::show_modified;
 use step::{check_dt_at_precision, resolve_snapshot_every, resolve_step};
 

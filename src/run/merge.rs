@@ -16,7 +16,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::checksum::crc32;
-use crate::config::{load_toml, OutputDir, RunBuilder, RunConfig, RunFile, MAX_CONFIG_BYTES};
+use crate::config::{load_recorded, OutputDir, RunBuilder, RunConfig, RunFile, MAX_CONFIG_BYTES};
 use crate::ensemble::shard::Shard;
 use crate::error::{Error, Result};
 use crate::input_err;
@@ -76,7 +76,7 @@ fn read_shard(dir: &Path) -> Result<ShardDir> {
             dir.display()
         ));
     }
-    let file = load_toml(&config)?;
+    let file = load_recorded(&config)?;
     let shard = match &file.shard {
         Some(text) => Shard::parse(text)?,
         None => {

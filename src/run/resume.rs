@@ -10,9 +10,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use crate::config::{
-    load_toml, OutputDir, Precision, RunBuilder, RunConfig, RunFile, MAX_CONFIG_BYTES,
-};
+use crate::config::{load_recorded, OutputDir, Precision, RunBuilder, RunConfig, MAX_CONFIG_BYTES};
 use crate::error::{Error, Result};
 use crate::float::Real;
 use crate::input_err;
@@ -58,20 +56,8 @@ pub fn resume_run(dir: &Path) -> Result<Resumed> {
     if !config.is_file() {
         return Err(no_run());
     }
-    let cfg = RunBuilder::from(as_recorded(load_toml(&config)?)).build()?;
+    let cfg = RunBuilder::from(load_recorded(&config)?).build()?;
     resume_locked(&cfg, dir, lock).map(Resumed::Finished)
-}
-
-/// A config.toml of a chaos run written before the deviation vector's start and metric were
-/// options records neither: that run started from (1, …, 1)/√(2d) measured in the unit
-/// metric, which its continuation keeps rather than switch to today's defaults (a seeded
-/// random start, the natural metric) halfway.
-fn as_recorded(mut f: RunFile) -> RunFile {
-    if f.chaos.is_some() && f.deviation.is_none() && f.deviation_metric.is_none() {
-        f.deviation = Some("ones".into());
-        f.deviation_metric = Some("unit".into());
-    }
-    f
 }
 
 /// Continue the run of `cfg` in `dir` from its checkpoint (a study passes its own

@@ -14,7 +14,7 @@ use super::report::{conditions_line, start_sentence};
 use super::runner::write_figures;
 use super::summary::{summarise, verdict, SummaryRow};
 use super::StudyRun;
-use crate::config::{load_toml, RunBuilder, RunConfig};
+use crate::config::{load_recorded, RunBuilder, RunConfig};
 use crate::error::{Error, Result};
 use crate::input_err;
 use crate::output::folder::{self, Manifest, MANIFEST};
@@ -44,7 +44,7 @@ pub fn plot_run(dir: &Path, out: Option<&Path>) -> Result<PlotOutcome> {
         None => CreatedDirs::default(),
     };
     let config_path = dir.join("config.toml");
-    let cfg = RunBuilder::from(load_toml(&config_path)?).build()?;
+    let cfg = RunBuilder::from(load_recorded(&config_path)?).build()?;
     let trajectory_path = dir.join("trajectory.csv");
     let trajectory = if trajectory_path.is_file() {
         read_trajectory(&trajectory_path, cfg.system.dof())?

@@ -333,7 +333,10 @@ impl Sweep {
             message: m,
         };
         let f: SweepFile = toml::from_str(&body).map_err(|e| bad(format!("malformed: {e}")))?;
-        Sweep::new(RunBuilder::from(f.base), Axis::parse_all(&f.sweep)?)
+        Sweep::new(
+            RunBuilder::from(f.base.as_recorded()),
+            Axis::parse_all(&f.sweep)?,
+        )
     }
 }
 

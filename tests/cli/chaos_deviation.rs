@@ -198,3 +198,38 @@ fn bad_deviation_input_is_refused() {
         .collect();
     each_refused(TempDir::new().unwrap().path(), &cases);
 }
+
+/// The same for a sweep: a sweep.toml written before the deviation options (no `deviation`
+/// keys, sealed again) resumes with the fixed vector in the unit metric, its parts' indicators
+/// equal to the sweep run with `--deviation ones --deviation-metric unit`.
+#[test]
+fn an_older_sweeps_record_keeps_its_fixed_vector() {
+    let tmp = TempDir::new().unwrap();
+    let args = "run --system elastic-pendulum --method yoshida4 --precision f64 --ensemble point \
+                --points 3 --dt 0.05 --steps 200 --chaos lyapunov \
+                --sweep g_hat=0.1:0.3:2 --deviation ones --deviation-metric unit";
+    let fixed = tmp.path().join("fixed");
+    run(args, &fixed);
+    let record = read(&fixed.join("sweep.toml"));
+    let (first, body) = record.split_once('\n').unwrap();
+    let body: String = body
+        .lines()
+        .filter(|l| !l.starts_with("deviation"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    assert!(!body.contains("deviation"), "{body}");
+    let line = &first[..first.len() - 8];
+    let crc = phaseflow::checksum::crc32(body.as_bytes());
+    let old = tmp.path().join("old");
+    std::fs::create_dir(&old).unwrap();
+    std::fs::write(old.join("sweep.toml"), format!("{line}{crc:08x}\n{body}")).unwrap();
+    phaseflow()
+        .args(["resume", "--quiet"])
+        .arg(&old)
+        .assert()
+        .success();
+    for part in ["part_0", "part_1"] {
+        let npy = |d: &Path| std::fs::read(d.join(part).join("chaos/step_200.npy")).unwrap();
+        assert_eq!(npy(&fixed), npy(&old), "{part}");
+    }
+}

@@ -129,7 +129,8 @@ pub const COMPOSITION_TREE: &str = "composition";
 /// fails for certain), the composition's error at h^{p+1} is Σ wᵢ^{p+1} times the base's, so
 /// the composition has order p unless Σ wᵢ^{p+1} = 0 (GNI II.4, Theorem 4.1). That sum is
 /// decided against its own terms' size, Σ |wᵢ|^{p+1}, by the rule of every other condition
-/// (`decide`); the lower of the two orders stands, the decided one on a tie.
+/// (`decide`); the lower of the two orders stands, on a tie the tableau's unless only the
+/// composition's is decided.
 pub fn composition_order(found: Order, weights: &[f64], base: &Order) -> Order {
     let p = base.order;
     if base.at_least || base.first_failure.is_none() || p >= MAX_ORDER {
@@ -139,12 +140,16 @@ pub fn composition_order(found: Order, weights: &[f64], base: &Order) -> Order {
     let residual: f64 = weights.iter().map(|w| w.powi(power)).sum();
     let scale: f64 = weights.iter().map(|w| w.abs().powi(power)).sum();
     let zero = decide(residual, scale);
-    if zero == Zero::Holds || found.order < p || (found.order == p && !found.at_least) {
+    let undecided = zero == Zero::Undecided;
+    if zero == Zero::Holds
+        || found.order < p
+        || (found.order == p && (!found.at_least || undecided))
+    {
         return found;
     }
     Order {
         order: p,
-        at_least: zero == Zero::Undecided,
+        at_least: undecided,
         first_failure: Some(Condition {
             order: p + 1,
             tree: COMPOSITION_TREE.into(),

@@ -1,4 +1,4 @@
-// Ball rolling on a turntable, one step of the discrete Lagrange–d'Alembert map (seed 003 §3,
+// Ball rolling on a turntable, one step of the discrete Lagrange–d'Alembert map (Torrente §3,
 // corrected: docs/derivations/ball-turntable.md): q = centre (x, y, height), v = 2ξ/h with the
 // step's spatial rotation F = cay(ξ̂); Newton on the cubic residual G(z) with its exact Jacobian
 // (Cramer's rule), from the previous ξ, to IMPLICIT_NEWTON_TOL relative, at most IMPLICIT_MAX_ITER.

@@ -1,4 +1,4 @@
-// Double pendulum, one step of the discrete Euler–Lagrange map (seed 003 §1.2): the seed's
+// Double pendulum, one step of the discrete Euler–Lagrange map (Torrente §1.2): the thesis's
 // bilinear system for the new velocity, by Newton iteration from the old one (Cramer's rule),
 // to IMPLICIT_NEWTON_TOL relative, at most IMPLICIT_MAX_ITER. CPU mirror:
 // DoublePendulumVariational::discrete_step (src/system/double_pendulum_variational.rs).

@@ -1,4 +1,4 @@
-// Elastic pendulum in (z, φ), one step of the discrete Euler–Lagrange map (seed 003 §1.3).
+// Elastic pendulum in (z, φ), one step of the discrete Euler–Lagrange map (Torrente §1.3).
 // q = (z, φ), v = (q_{k+1} − q_k)/h. CPU mirror: ElasticPendulumZphi::discrete_step
 // (src/system/elastic_pendulum_zphi.rs), the same statements in the same order.
 fn discrete_step(h: real, q: array<real, D>, next: array<real, D>, v: array<real, D>,

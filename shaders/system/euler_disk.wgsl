@@ -1,4 +1,4 @@
-// Euler's disk, one step of the discrete Lagrange–d'Alembert map (seed 003 §2.2, corrected:
+// Euler's disk, one step of the discrete Lagrange–d'Alembert map (Torrente §2.2, corrected:
 // docs/derivations/euler-disk.md). q = (θ, φ, ψ, x, y), v = (q_{k+1} − q_k)/h. Newton on the
 // three equations in the new increments (Δθ, Δφ, Δψ) with the exact Jacobian (Cramer's rule),
 // from the old increments, to IMPLICIT_NEWTON_TOL relative, at most IMPLICIT_MAX_ITER iterations.

@@ -1,4 +1,4 @@
-// Simple pendulum, one step of the discrete Euler–Lagrange map (seed 003 §1.1): q = q + h v,
+// Simple pendulum, one step of the discrete Euler–Lagrange map (Torrente §1.1): q = q + h v,
 // v = v − h ω² sin q. CPU mirror: PendulumVariational::discrete_step
 // (src/system/pendulum_variational.rs).
 fn discrete_step(h: real, q: array<real, D>, next: array<real, D>, v: array<real, D>,

@@ -1,4 +1,4 @@
-// Vertical elastic cord (seed 000): N = D/2 masses, spring s joins mass s to mass s−1 (mass −1 is
+// Vertical elastic cord (González-Santos): N = D/2 masses, spring s joins mass s to mass s−1 (mass −1 is
 // the fixed anchor at the origin), gravity along +y. q = (x_1, y_1, …, x_N, y_N).
 // H = Σ |p_i|²/(2 m_i) + Σ k_i (|r_i − r_{i−1}| − l_i)²/2 − g Σ m_i y_i.
 // Prelude arrays (index s = 0..N−1): CHAIN_K, CHAIN_REST, CHAIN_INV_M, CHAIN_M_G.

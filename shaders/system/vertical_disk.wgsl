@@ -1,4 +1,4 @@
-// Vertical rolling disk, one step of the discrete Lagrange–d'Alembert map (seed 003 eq. 26–27).
+// Vertical rolling disk, one step of the discrete Lagrange–d'Alembert map (Torrente eq. 26–27).
 // q = (x, y, φ, θ), v = (q_{k+1} − q_k)/h. CPU mirror: VerticalDisk::discrete_step
 // (src/system/vertical_disk.rs), the same statements in the same order. `next` is the drift
 // q + h v the method summed (compensated when the run is): the new q.

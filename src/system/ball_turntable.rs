@@ -1,29 +1,29 @@
 //! A homogeneous ball (mass m, radius a, J = ⅖ m a²) rolling without slipping on a plane that
-//! turns at Ω about the vertical γ (seed 003 §3, eq. 29–39, Appendix B), as a nonholonomic
+//! turns at Ω about the vertical γ (Torrente §3, eq. 29–39, Appendix B), as a nonholonomic
 //! variational system, in the plane's rotating frame. Mirror: shaders/system/ball_turntable.wgsl.
 //! The derivation, its numerical checks and where it departs from the printed seed:
 //! docs/derivations/ball-turntable.md. In short:
 //!
 //! - the rolling constraint involves the *spatial* angular velocity, so the step's rotation is
-//!   the spatial increment F_k = R_{k+1} R_kᵗ (the seed's body increment R_kᵗ R_{k+1} gives an
-//!   unstable continuous model: no circles); with R₁ = I the seed's F₁ is the same matrix;
+//!   the spatial increment F_k = R_{k+1} R_kᵗ (the thesis's body increment R_kᵗ R_{k+1} gives an
+//!   unstable continuous model: no circles); with R₁ = I the thesis's F₁ is the same matrix;
 //! - the multiplier term of (36b) has the opposite sign (so (38) and (39) change: 4 + 10A
 //!   becomes 4 − 10A, and both 5(…) terms flip), found by differentiating the discrete action
 //!   along constraint-compatible variations;
 //! - F_k = cay(ξ̂_k); each step solves the corrected (38), multiplied by (1 + |ξ|²) into a cubic
 //!   polynomial in ξ, by Newton iteration with its exact 3×3 Jacobian (Cramer's rule),
 //!   starting from the previous ξ (1–4 iterations);
-//! - the discrete constraint: `thesis_constraint = 1` is the seed's (34),
+//! - the discrete constraint: `thesis_constraint = 1` is the thesis's (34),
 //!   X_{k+1} − X_k = a[(F_k − I)γ]_{xy}, first order when the ball spins about the vertical;
 //!   the default 0 is its symmetric form X_{k+1} − X_k = (a/2)[(F_k − F_kᵗ)γ]_{xy}, second order.
 //!
 //! State (d = 3): q = (x, y, z) the centre, z = a its height (constant, carried), and
 //! v = 2ξ_k/h, the step's angular velocity in the Cayley chart (F_k = cay(h v̂/2) ≈ exp(h v̂)).
-//! Energy (conserved by the continuous motion; not the fixed-frame kinetic energy the seed
+//! Energy (conserved by the continuous motion; not the fixed-frame kinetic energy the thesis
 //! plots): E = ½m|ΔX/h|² + ½J|w|² − ½mΩ²|X_k + ½ΔX|², with ΔX the step's centre displacement
 //! and w = (F − Fᵗ)^∨/(2h) = s ξ/h, s = 2/(1 + |ξ|²). Constraint error: |ΔX/h − a w × γ|, zero
 //! for the symmetric constraint (its discrete velocities satisfy the continuous constraint
-//! exactly), O(h) for the seed's. Known fact (not in the seed): in the fixed frame the centre
+//! exactly), O(h) for the thesis's. Known fact (not in the thesis): in the fixed frame the centre
 //! moves on a circle with angular frequency Ω J/(J + m a²) = 2Ω/7 (tests/variational.rs).
 
 use std::collections::BTreeMap;
@@ -54,7 +54,7 @@ pub struct BallTurntable {
     pub m: f64,
     pub a: f64,
     pub omega: f64,
-    /// 1.0: the seed's constraint (34); 0.0: the symmetric one.
+    /// 1.0: the thesis's constraint (34); 0.0: the symmetric one.
     pub t: f64,
 }
 
@@ -122,8 +122,8 @@ impl SystemDescription for BallTurntable {
         ]
     }
 
-    /// The seed's figure 21: X₁ = (2, 0) at Ω = 1.5, h = 0.001, F₁ the rotation about y by
-    /// 0.002 (seed convention: ξ = (0, −tan 0.001, 0)), so v = 2ξ/h.
+    /// The thesis's figure 21: X₁ = (2, 0) at Ω = 1.5, h = 0.001, F₁ the rotation about y by
+    /// 0.002 (the thesis's convention: ξ = (0, −tan 0.001, 0)), so v = 2ξ/h.
     fn default_state(&self) -> Vec<f64> {
         vec![2.0, 0.0, 1.0, 0.0, -2.000000666666933, 0.0]
     }

@@ -1,14 +1,14 @@
-//! The double pendulum as a variational integrator (seed 003 §1.2): point masses m1, m2 on rods
+//! The double pendulum as a variational integrator (Torrente §1.2): point masses m1, m2 on rods
 //! l1, l2, angles from the downward vertical, T = ½ vᵀM(q)v with M = [[(m1+m2) l1²,
 //! m2 l1 l2 cos Δ], [m2 l1 l2 cos Δ, m2 l2²]], Δ = θ1 − θ2, V = −(m1+m2) g l1 cos θ1 −
-//! m2 g l2 cos θ2 (the seed prints (m1 + 2m2) in V, which does not match its point-mass T: we
+//! m2 g l2 cos θ2 (the thesis prints (m1 + 2m2) in V, which does not match its point-mass T: we
 //! use the H of `double-pendulum`). Mirror: shaders/system/double_pendulum_variational.wgsl.
 //!
 //! L_d = h[T(q_k, v_k) − ½V(q_k) − ½V(q_{k+1})]. Its discrete Euler–Lagrange equations on the
 //! state (q_k, v_k): q_{k+1} = q_k + h v_k, then
 //! M(q_{k+1}) v_{k+1} − h ∂_qT(q_{k+1}, v_{k+1}) = M(q_k) v_k − h ∇V(q_{k+1}),
-//! i.e. the seed's bilinear system a₁v₁ + b₁v₂ + c v₁v₂ = d₁, b₁v₁ + b₂v₂ − c v₁v₂ = d₂ with
-//! c = h m2 l1 l2 sin Δ_{k+1}. The seed picks the root nearest the previous velocity; we solve it
+//! i.e. the thesis's bilinear system a₁v₁ + b₁v₂ + c v₁v₂ = d₁, b₁v₁ + b₂v₂ − c v₁v₂ = d₂ with
+//! c = h m2 l1 l2 sin Δ_{k+1}. The thesis picks the root nearest the previous velocity; we solve it
 //! by Newton iteration from the previous velocity (the same root), with its exact Jacobian,
 //! counted in `unconverged` when it hits the cap. Symplectic, order 1 (T at the left end).
 //! Energy: T(q_k, v_k) + ½(V(q_k) + V(q_{k+1})).
@@ -157,7 +157,7 @@ impl SystemDescription for DoublePendulumVariational {
         ]
     }
 
-    /// The seed's figure 5: q₀ = (0.1, 0.1), q₁ = (0.108, 0.108) at h = 0.01, as (q₀, v₀).
+    /// The thesis's figure 5: q₀ = (0.1, 0.1), q₁ = (0.108, 0.108) at h = 0.01, as (q₀, v₀).
     fn default_state(&self) -> Vec<f64> {
         vec![0.1, 0.1, 0.8, 0.8]
     }

@@ -8,7 +8,7 @@
 //! depend on q, ∂H/∂p_θ on r only), so two Jacobi sweeps solve them exactly (`sweeps: Some(2)`).
 //! The same state in Cartesian coordinates: `elastic_pendulum_cartesian::polar_to_cartesian`.
 //!
-//! Default state (seed 002): r = 1, θ = π/2, p = 0, so E = 0.
+//! Default state (Takács and Fülöp): r = 1, θ = π/2, p = 0, so E = 0.
 
 use super::hamiltonian::literal;
 use std::collections::BTreeMap;
@@ -64,7 +64,7 @@ impl SystemDescription for ElasticPendulum {
         vec![("G_HAT", self.g_hat)]
     }
 
-    /// r = 1, θ = π/2, p = 0 (E = 0; seed 002).
+    /// r = 1, θ = π/2, p = 0 (E = 0; Takács and Fülöp).
     fn default_state(&self) -> Vec<f64> {
         vec![1.0, std::f64::consts::FRAC_PI_2, 0.0, 0.0]
     }

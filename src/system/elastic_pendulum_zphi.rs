@@ -1,7 +1,7 @@
-//! The elastic pendulum in (z, φ) as a variational integrator (seed 003 §1.3, after Tuwankotta
+//! The elastic pendulum in (z, φ) as a variational integrator (Torrente §1.3, after Tuwankotta
 //! and Quispel 2003, σ = m l² = 1): z the relative elongation (r = 1 + z, in units of the
 //! length at rest under gravity), φ the angle from the downward vertical;
-//! T = ½(ż² + (1 + z)² φ̇²), V = ½ω_z²(z + ω_φ²/ω_z²)² − ω_φ²(1 + z) cos φ (seed eq. 17–19).
+//! T = ½(ż² + (1 + z)² φ̇²), V = ½ω_z²(z + ω_φ²/ω_z²)² − ω_φ²(1 + z) cos φ (Torrente eq. 17–19).
 //! Mirror: shaders/system/elastic_pendulum_zphi.wgsl.
 //!
 //! Discrete Lagrangian L_d = h[T(q_k, v_k) − ½V(q_k) − ½V(q_{k+1})], v_k = (q_{k+1} − q_k)/h.
@@ -11,14 +11,14 @@
 //! - (1 + z_{k+1})² v^φ_{k+1} = (1 + z_k)² v^φ_k − h ω_φ² (1 + z_{k+1}) sin φ_{k+1},
 //! - v^z_{k+1} = v^z_k + h[(1 + z_{k+1}) (v^φ_{k+1})² − ω_z² z_{k+1} − ω_φ²(1 − cos φ_{k+1})],
 //!
-//! explicit in that order, as the seed says (its printed p_k has v^φ squared where the sign and
+//! explicit in that order, as the thesis says (its printed p_k has v^φ squared where the sign and
 //! factor follow from ∂_qT; the printed z̈ equation squares the spring term, a typo). The map
 //! is symplectic (variational) and of order 1: T is evaluated at the left end q_k.
 //! Energy: T(q_k, v_k) + ½(V(q_k) + V(q_{k+1})), the continuous energy in L_d's quadrature.
 //!
 //! The same motion as the Hamiltonian `elastic-pendulum` (unit: the spring's rest length
 //! l₀ = 1 − ω_φ²/ω_z², time in 1/ω_z): r = (1 + z)/l₀, θ = φ, ĝ = ω_φ²/(ω_z² l₀), which needs
-//! ω_φ < ω_z; the seed's ω_z = ω_φ = 1 is a spring of rest length zero.
+//! ω_φ < ω_z; the thesis's ω_z = ω_φ = 1 is a spring of rest length zero.
 
 use std::collections::BTreeMap;
 
@@ -89,7 +89,7 @@ impl SystemDescription for ElasticPendulumZphi {
         vec![("WZ2", wz2), ("WP2", wp2), ("SHIFT", wp2 / wz2)]
     }
 
-    /// The seed's figure 7: q₀ = (1.011, 0.01), q₁ = (1.01, 0.0101) at h = 0.002, as (q₀, v₀).
+    /// The thesis's figure 7: q₀ = (1.011, 0.01), q₁ = (1.01, 0.0101) at h = 0.002, as (q₀, v₀).
     fn default_state(&self) -> Vec<f64> {
         vec![1.011, 0.01, -0.5, 0.05]
     }

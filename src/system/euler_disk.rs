@@ -1,8 +1,8 @@
-//! Euler's disk (seed 003 §2.2, after Campos et al. 2011): a disk rolling without slipping on a
+//! Euler's disk (Torrente §2.2, after Campos et al. 2011): a disk rolling without slipping on a
 //! fixed plane, free to tilt, as a nonholonomic variational system. q = (θ, φ, ψ, x, y): θ the
 //! angle between the disk's normal and the vertical (π/2: upright), φ the heading, ψ the spin,
 //! (x, y) the contact point. Mirror: shaders/system/euler_disk.wgsl. The derivation, its
-//! symbolic and numerical checks, and the seed's typos: docs/derivations/euler-disk.md.
+//! symbolic and numerical checks, and the thesis's typos: docs/derivations/euler-disk.md.
 //!
 //! Scaled Lagrangian 2L/(M r²) = K − V with V = 2g/r (sin θ + ē cos θ), ē = e/2, Ī = I/(M r²);
 //! rolling constraint (ẋ, ẏ) = −r ψ̇ (cos φ, sin φ). Discrete Lagrangian (28, corrected):
@@ -12,7 +12,7 @@
 //! increments (Δθ, Δφ, Δψ), solved per point by Newton iteration with their exact Jacobian
 //! (Cramer's rule), from the previous increments; the new Δx, Δy follow from the constraint.
 //! The old step's momenta are taken on the discrete constraint (its x, y increments are not
-//! used: the seed's own code does the same), so an initial velocity off the constraint is put on
+//! used: the thesis's own code does the same), so an initial velocity off the constraint is put on
 //! it before the run (`project_start`), or, with the raw start, by the first step. Second
 //! order, energy bounded with no drift.
 //!
@@ -130,7 +130,7 @@ impl SystemDescription for EulerDisk {
         ]
     }
 
-    /// The seed's figure 17 at h = 0.001: q₁ = (π/2, 0, 0, 0, 0), q₂ = (π/2, h, h, h, h), as
+    /// The thesis's figure 17 at h = 0.001: q₁ = (π/2, 0, 0, 0, 0), q₂ = (π/2, h, h, h, h), as
     /// (q₁, v₁ = (0, 1, 1, 1, 1)); v₁'s (x, y) part is off the constraint, and the scheme does
     /// not use it (`project_start`).
     fn default_state(&self) -> Vec<f64> {

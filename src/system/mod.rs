@@ -119,7 +119,7 @@ pub struct SystemInfo {
     /// Parameters that also accept one value per element, written `NAME_i` (1-based), e.g.
     /// `--param k_3=500` for the third spring of the chain.
     pub indexed: &'static [&'static str],
-    /// A variational system (seed 003): its dynamics is a two-step map defined by a discrete
+    /// A variational system (Torrente): its dynamics is a two-step map defined by a discrete
     /// Lagrangian (and, for nonholonomic systems, a discrete constraint), advanced only by the
     /// `variational` method; its state is (q_k, v_k) with v_k = (q_{k+1} − q_k)/h, and its
     /// "energy" is its continuous energy evaluated from the discrete velocities. See

@@ -1,15 +1,15 @@
-//! The simple pendulum as a variational integrator (seed 003 §1.1): L = ½q̇² + ω² cos q
+//! The simple pendulum as a variational integrator (Torrente §1.1): L = ½q̇² + ω² cos q
 //! (ω² = g/l), discrete Lagrangian L_d = h[½v_k² + ½ω² cos q_k + ½ω² cos q_{k+1}],
 //! v_k = (q_{k+1} − q_k)/h. Its discrete Euler–Lagrange equations give
-//! q_{k+1} = 2q_k − q_{k−1} − h²ω² sin q_k (seed, below eq. 11), i.e. on the state (q_k, v_k):
+//! q_{k+1} = 2q_k − q_{k−1} − h²ω² sin q_k (Torrente, below eq. 11), i.e. on the state (q_k, v_k):
 //! q_{k+1} = q_k + h v_k, v_{k+1} = v_k − h ω² sin q_{k+1}.
 //! Mirror: shaders/system/pendulum_variational.wgsl.
 //!
 //! This is Störmer–Verlet: with the discrete Legendre transform p_k = −D₁L_d = v_k +
 //! (h/2) ω² sin q_k, the points (q_k, p_k) are exactly `verlet`'s on `pendulum` (m = l = 1,
 //! g = ω²), and v_k is Verlet's half-step momentum p_{k+½} (tested). Order 2, symplectic.
-//! (The seed's eq. 12 prints q_{k+1} = q_k + h² p_k + ½h²V'(q_k); from its own p_k it is
-//! q_k + h p_k + ½h²V'(q_k).) Energy: the seed's discrete energy
+//! (The thesis's eq. 12 prints q_{k+1} = q_k + h² p_k + ½h²V'(q_k); from its own p_k it is
+//! q_k + h p_k + ½h²V'(q_k).) Energy: the thesis's discrete energy
 //! E_d = ½v_k² − ½ω²(cos q_k + cos q_{k+1}).
 
 use std::collections::BTreeMap;
@@ -67,7 +67,7 @@ impl SystemDescription for PendulumVariational {
         vec![("W2", self.omega * self.omega)]
     }
 
-    /// The seed's figure 1: q₀ = 0.2, v₀ = 5e-4.
+    /// The thesis's figure 1: q₀ = 0.2, v₀ = 5e-4.
     fn default_state(&self) -> Vec<f64> {
         vec![0.2, 5e-4]
     }

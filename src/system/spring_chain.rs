@@ -1,12 +1,12 @@
-//! Vertical elastic cord (seed 000, "cuerda elástica vertical"): N point masses in the plane,
+//! Vertical elastic cord (González-Santos, "cuerda elástica vertical"): N point masses in the plane,
 //! mass i joined to mass i−1 by spring i (stiffness k_i, rest length l_i), "mass 0" a fixed
 //! anchor at the origin, mass N free, gravity along +y (y points down):
 //!
 //! H = Σ |p_i|²/(2 m_i) + Σ k_i (|r_i − r_{i−1}| − l_i)²/2 − g Σ m_i y_i,   r_0 = 0.
 //!
-//! N counts the moving masses; there are N springs (the seed: M = N springs when one end is
-//! free). d = 2N; state ordering q = (x_1, y_1, x_2, y_2, …, x_N, y_N) (the seed's
-//! q_{2i−1} = x_i, q_{2i} = y_i), p likewise (p = m q̇). Defaults are the seed's Table 1:
+//! N counts the moving masses; there are N springs (González-Santos: M = N springs when one end is
+//! free). d = 2N; state ordering q = (x_1, y_1, x_2, y_2, …, x_N, y_N) (the paper's
+//! q_{2i−1} = x_i, q_{2i} = y_i), p likewise (p = m q̇). Defaults are the paper's Table 1:
 //! N = 8, m_i = mass/N, l_i = length/N, k_i = 1000, g = 9.81, and the default state is the
 //! equilibrium y_i = y_{i−1} + l_i + g Σ_{j≥i} m_j / k_i, x_i = 0, at rest except for the
 //! horizontal momentum α of the free end. `k_i` (1-based) overrides the stiffness of spring i.
@@ -183,7 +183,7 @@ impl SystemDescription for SpringChain {
         ]
     }
 
-    /// The free end's horizontal position x_N (seed 000's figures 7–11).
+    /// The free end's horizontal position x_N (González-Santos's figures 7–11).
     fn observable(&self) -> Option<(&'static str, usize)> {
         Some(("x of the free end", 2 * (self.n - 1)))
     }
@@ -373,7 +373,7 @@ mod tests {
     }
 
     #[test]
-    fn default_state_is_the_seed_table_1() {
+    fn default_state_is_the_papers_table_1() {
         let c = chain(&[]).unwrap();
         assert_eq!((c.n, c.dof()), (8, 16));
         assert_eq!(c.particle_mass(), 0.125);

@@ -1,4 +1,4 @@
-//! The vertical rolling disk (seed 003 §2.1; Bloch 2007 §1.4.1), a nonholonomic variational
+//! The vertical rolling disk (Torrente §2.1; Bloch 2007 §1.4.1), a nonholonomic variational
 //! system: q = (x, y, φ, θ) — contact point, heading, rolling angle — with mass m, radius a,
 //! moment of inertia I about the axle and J about the vertical. L = ½m(ẋ² + ẏ²) + ½Iθ̇² + ½Jφ̇²,
 //! constraints ẋ = aθ̇ cos φ, ẏ = aθ̇ sin φ. Mirror: shaders/system/vertical_disk.wgsl.
@@ -10,13 +10,13 @@
 //! - I(v^θ_{k+1} − v^θ_k) + m a[(v^x_{k+1} − v^x_k) cos φ_{k+1} + (v^y_{k+1} − v^y_k) sin φ_{k+1}] = 0
 //!   (26a) with v^{x,y}_{k+1} = a v^θ_{k+1}(cos, sin) φ_{k+3/2} (26d) gives
 //!   v^θ_{k+1} = [I v^θ_k + m a (v^x_k cos φ_{k+1} + v^y_k sin φ_{k+1})] / (I + m a² cos(h v^φ/2)),
-//!   which for I = ½ m a² is the seed's (27). Explicit; on the constraint it returns v^θ_k
+//!   which for I = ½ m a² is the thesis's (27). Explicit; on the constraint it returns v^θ_k
 //!   exactly (up to rounding), so θ̇ and φ̇ are constants of the discrete motion, as of the
 //!   continuous one, and the contact point steps along chords of length a h v^θ turning by
 //!   h v^φ: the vertices of a regular polygon on a circle of radius a h v^θ / (2 sin(h v^φ/2))
 //!   = (a θ̇/φ̇)(1 + O(h²)).
 //!
-//! An initial velocity off the discrete constraint (the seed's figures 12 and 14 start so) is
+//! An initial velocity off the discrete constraint (the thesis's figures 12 and 14 start so) is
 //! projected onto it before the run (`project_start`), unless the run asks for the raw start:
 //! then the first step puts the next one on it, the energy jumps once, and
 //! `constraint_err_max` shows it at t = 0 only. Energy: E = ½m(v^x² + v^y²) + ½I v^θ² + ½J v^φ²,
@@ -95,7 +95,7 @@ impl SystemDescription for VerticalDisk {
         ]
     }
 
-    /// The seed's figure 14: q₀ = (−2, 3, 2, 0), q₁ = (−2, 3.1, 2.01, 0.1) at h = 0.01, as (q₀, v₀).
+    /// The thesis's figure 14: q₀ = (−2, 3, 2, 0), q₁ = (−2, 3.1, 2.01, 0.1) at h = 0.01, as (q₀, v₀).
     fn default_state(&self) -> Vec<f64> {
         vec![-2.0, 3.0, 2.0, 0.0, 0.0, 10.0, 1.0, 10.0]
     }

@@ -8,7 +8,7 @@
 use super::{BlockObserver, BlockRun, CpuObserver, DriverLines, DriverSite, Observer};
 use crate::float::Real;
 use crate::method::Block;
-use crate::section::locate::{check_block, BlockStep, NEWTON_ITERATIONS};
+use crate::section::locate::{check_block, BlockStep, Scratch, NEWTON_ITERATIONS};
 use crate::section::store::BlockRecords;
 use crate::section::{Crossings, Direction, Section, SectionStore};
 use crate::system::System;
@@ -82,6 +82,7 @@ impl<T: Real> CpuObserver<T> for SectionStore<T> {
                     q0: vec![T::ZERO; dq],
                     p0: vec![T::ZERO; dq],
                     records,
+                    scratch: Scratch::new(&section),
                 }) as Box<dyn BlockObserver<T> + 'a>
             })
             .collect()
@@ -115,6 +116,7 @@ struct SectionBlock<'a, T> {
     q0: Vec<T>,
     p0: Vec<T>,
     records: BlockRecords<'a, T>,
+    scratch: Scratch<T>,
 }
 
 impl<T: Real> BlockObserver<T> for SectionBlock<'_, T> {
@@ -142,10 +144,10 @@ impl<T: Real> BlockObserver<T> for SectionBlock<'_, T> {
             sec,
             system,
             self.h,
-            self.k0 + k,
-            self.m,
+            (self.k0 + k, self.m),
             &st,
             &mut self.records,
+            &mut self.scratch,
         );
     }
 }
@@ -162,15 +164,19 @@ fn decode(sec: &Section, raw: &[f64], n: usize, steps: u64) -> Crossings {
     st.steps = steps;
     let (max, rv) = (st.max(), sec.record_values());
     let word = |j: usize, i: usize| raw[j * n + i];
-    for i in 0..n {
-        st.seen[i] = word(0, i) as u64;
-        for r in 0..(st.seen[i] as usize).min(max) {
-            let at = 3 + r * (2 + rv);
-            let at_rec = i * max + r;
-            st.ks[at_rec] = word(at + 1, i) as u64 * 65536 + word(at, i) as u64;
-            for c in 0..rv {
-                st.vals[at_rec * rv + c] = word(at + 2 + c, i);
+    let mut values = vec![0.0; rv];
+    for mut block in st.blocks(n.max(1)) {
+        for i in 0..n {
+            let seen = word(0, i) as u64;
+            for r in 0..(seen as usize).min(max) {
+                let at = 3 + r * (2 + rv);
+                let k = word(at + 1, i) as u64 * 65536 + word(at, i) as u64;
+                for (c, v) in values.iter_mut().enumerate() {
+                    *v = word(at + 2 + c, i);
+                }
+                block.push(i, max, k, &values);
             }
+            block.seen[i] = seen;
         }
     }
     st

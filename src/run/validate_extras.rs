@@ -5,6 +5,7 @@
 use crate::chaos::Indicator;
 use crate::float::Real;
 use crate::measure::chaos::indicators;
+use crate::section::store::Record;
 use crate::section::Crossings;
 use crate::state::State;
 
@@ -68,25 +69,42 @@ pub struct SectionDeviation {
 
 /// The crossings of the GPU (`g`) and the CPU (`c`), point by point.
 pub fn compare_sections(g: &Crossings, c: &Crossings) -> SectionDeviation {
-    let (max, rv) = (c.max(), c.section.record_values());
+    let (gk, ck) = (g.kept(), c.kept());
+    let (gr, cr) = (by_point(&gk, c.n), by_point(&ck, c.n));
     let mut count_mismatch = 0;
     let mut pairs = Vec::new();
+    let mut crossings = 0;
     for i in 0..c.n {
-        let kept = (c.seen[i] as usize).min(max);
-        let records = i * max..i * max + kept;
-        if g.seen[i] != c.seen[i] || g.ks[records.clone()] != c.ks[records.clone()] {
+        let (gi, ci) = (&gk[gr[i].clone()], &ck[cr[i].clone()]);
+        let steps = |k: &[Record<f64>]| k.iter().map(|r| r.k).collect::<Vec<_>>();
+        if g.seen.get(i) != Some(&c.seen[i]) || steps(gi) != steps(ci) {
             count_mismatch += 1;
             continue;
         }
-        let values = records.start * rv..records.end * rv;
-        pairs.extend(g.vals[values.clone()].iter().zip(&c.vals[values]));
+        crossings += ci.len() as u64;
+        for (a, b) in gi.iter().zip(ci) {
+            pairs.extend(a.values.iter().zip(b.values));
+        }
     }
-    let crossings = (pairs.len() / rv.max(1)) as u64;
     SectionDeviation {
         count_mismatch,
         max_rel: relative(pairs.into_iter().map(|(&a, &b)| (a, b))),
         crossings,
     }
+}
+
+/// The range of each of the `n` points' records in `kept` (sorted by point).
+fn by_point(kept: &[Record<f64>], n: usize) -> Vec<std::ops::Range<usize>> {
+    let mut j = 0;
+    (0..n)
+        .map(|i| {
+            let start = j;
+            while j < kept.len() && kept[j].point == i {
+                j += 1;
+            }
+            start..j
+        })
+        .collect()
 }
 
 /// max |g − c| over `pairs` (GPU, CPU) divided by the RMS of the CPU's values, or the maximum

@@ -83,18 +83,18 @@ fn coordinate<T: Real>(q: &[T], p: &[T], (momentum, k): (bool, usize)) -> T {
 
 /// The crossing of the step from `e.q0, e.p0` to `e.q1, e.p1` (distances `d0`, `d1` of its
 /// ends to the plane), located: the fraction s of the step and the other coordinates at s
-/// (`Section::others` order) written into `out` (2d values).
+/// (`Section::others` order) written into `out` (2d values); `g` holds the gradients (4d).
 pub fn locate_crossing<T: Real>(
     sec: &Section,
     system: &HamiltonianSystem,
     h: T,
     e: &Ends<T>,
     (d0, d1): (T, T),
+    g: &mut [T],
     out: &mut [T],
 ) {
     let d = sec.d;
-    let mut g = vec![T::ZERO; 4 * d];
-    let (g0, g1) = g.split_at_mut(2 * d);
+    let (g0, g1) = g[..4 * d].split_at_mut(2 * d);
     let (gq0, gp0) = g0.split_at_mut(d);
     let (gq1, gp1) = g1.split_at_mut(d);
     system.grad_q(e.q0, e.p0, gq0);
@@ -132,16 +132,34 @@ pub struct BlockStep<'a, T> {
     pub p1: &'a [T],
 }
 
+/// Room for one crossing's work, allocated once per block rather than per crossing: the
+/// point's two states, the gradients at them and the record's values.
+pub struct Scratch<T> {
+    ends: Vec<T>,
+    g: Vec<T>,
+    values: Vec<T>,
+}
+
+impl<T: Real> Scratch<T> {
+    pub fn new(sec: &Section) -> Self {
+        Scratch {
+            ends: vec![T::ZERO; 4 * sec.d],
+            g: vec![T::ZERO; 4 * sec.d],
+            values: vec![T::ZERO; sec.record_values()],
+        }
+    }
+}
+
 /// Count and record the crossings of the step from index `k` of the block's first `m` points
 /// (the rest is padding).
 pub fn check_block<T: Real>(
     sec: &Section,
     system: &System,
     h: T,
-    k: u64,
-    m: usize,
+    (k, m): (u64, usize),
     st: &BlockStep<T>,
     rec: &mut BlockRecords<T>,
+    scratch: &mut Scratch<T>,
 ) {
     let (b, d, max) = (st.b, sec.d, sec.max as usize);
     // `Section::parse` refuses discrete maps (their p slots hold velocities): a run with a
@@ -160,19 +178,30 @@ pub fn check_block<T: Real>(
         if !crosses(sec.direction, d0, d1) {
             continue;
         }
-        let mut values = vec![T::ZERO; sec.record_values()];
         if (rec.seen[i] as usize) < max {
-            let point = |v: &[T]| (0..d).map(|c| v[c * b + i]).collect::<Vec<T>>();
-            let (q0, p0, q1, p1) = (point(st.q0), point(st.p0), point(st.q1), point(st.p1));
+            for (v, whole) in [st.q0, st.p0, st.q1, st.p1].into_iter().enumerate() {
+                for c in 0..d {
+                    scratch.ends[v * d + c] = whole[c * b + i];
+                }
+            }
+            let (before, after) = scratch.ends.split_at(2 * d);
             let e = Ends {
-                q0: &q0,
-                p0: &p0,
-                q1: &q1,
-                p1: &p1,
+                q0: &before[..d],
+                p0: &before[d..],
+                q1: &after[..d],
+                p1: &after[d..],
             };
-            locate_crossing(sec, system, h, &e, (d0, d1), &mut values);
+            locate_crossing(
+                sec,
+                system,
+                h,
+                &e,
+                (d0, d1),
+                &mut scratch.g,
+                &mut scratch.values,
+            );
         }
-        rec.push(i, max, k, &values);
+        rec.push(i, max, k, &scratch.values);
     }
 }
 

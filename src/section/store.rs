@@ -1,44 +1,68 @@
 //! Where an engine keeps a run's crossings (`SectionStore`), and their rows in section.npy.
+//!
+//! The store grows with the crossings found, not with points × cap: per point only the count
+//! seen is held, and each kept crossing is appended to the list of the block of points it
+//! belongs to (the CPU engine's blocks, each advanced by one thread), in the order found. The
+//! readers take them by point and crossing number (`Crossings::kept`). (A store of points ×
+//! `--section-max` slots, allocated and zeroed up front, made a section 6–12× a plain run.)
 
 use super::Section;
 use crate::float::Real;
 
-/// The crossings of N points so far: per point the count seen (also those past the cap) and
+/// The crossings of N points so far: per point the count seen (also those past the cap), and
 /// the first `max` crossings' step index k and values (s, then `Section::others`), so the
 /// crossing lies at t = (k + s)·h.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct SectionStore<T> {
     pub section: Section,
     pub n: usize,
     /// Steps advanced since t = 0: the next step's index.
     pub steps: u64,
     pub seen: Vec<u64>,
-    /// Point i's r-th crossing at `i·max + r`.
-    pub ks: Vec<u64>,
-    /// Point i's r-th crossing's values at `(i·max + r)·2d ..`.
-    pub vals: Vec<T>,
+    /// Points per list: list j holds the kept crossings of points j·span .. (j + 1)·span.
+    span: usize,
+    lists: Vec<Kept<T>>,
+}
+
+/// Kept crossings in the order found: the point's index in the store, the step index, and
+/// `Section::record_values` values each.
+#[derive(Debug, Clone, Default)]
+pub struct Kept<T> {
+    point: Vec<usize>,
+    k: Vec<u64>,
+    vals: Vec<T>,
+}
+
+/// One kept crossing, as the readers take it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Record<'a, T> {
+    pub point: usize,
+    /// The crossing's number at its point, from 0.
+    pub number: usize,
+    pub k: u64,
+    pub values: &'a [T],
 }
 
 /// The crossings in f64, as the run writes them.
 pub type Crossings = SectionStore<f64>;
 
-/// One block's share of a store (`SectionStore::blocks`): its points' counts and records.
+/// One block's share of a store (`SectionStore::blocks`): its points' counts and its list.
 pub struct BlockRecords<'a, T> {
     pub seen: &'a mut [u64],
-    pub ks: &'a mut [u64],
-    pub vals: &'a mut [T],
+    /// The block's first point's index in the store.
+    first: usize,
+    kept: &'a mut Kept<T>,
 }
 
 impl<T: Real> SectionStore<T> {
     pub fn new(section: Section, n: usize) -> Self {
-        let max = section.max as usize;
         SectionStore {
             section,
             n,
             steps: 0,
             seen: vec![0; n],
-            ks: vec![0; n * max],
-            vals: vec![T::ZERO; n * max * section.record_values()],
+            span: n.max(1),
+            lists: vec![Kept::default()],
         }
     }
 
@@ -49,13 +73,62 @@ impl<T: Real> SectionStore<T> {
 
     /// Disjoint shares of blocks of `b` points, in order.
     pub fn blocks(&mut self, b: usize) -> Vec<BlockRecords<'_, T>> {
-        let (max, w) = (self.max(), self.section.record_values());
+        let b = b.max(1);
+        if self.span != b {
+            self.regroup(b);
+        }
         self.seen
             .chunks_mut(b)
-            .zip(self.ks.chunks_mut(b * max))
-            .zip(self.vals.chunks_mut(b * max * w))
-            .map(|((seen, ks), vals)| BlockRecords { seen, ks, vals })
+            .zip(self.lists.iter_mut())
+            .enumerate()
+            .map(|(j, (seen, kept))| BlockRecords {
+                seen,
+                first: j * b,
+                kept,
+            })
             .collect()
+    }
+
+    /// The lists again for blocks of `span` points.
+    fn regroup(&mut self, span: usize) {
+        let mut lists = vec![Kept::default(); self.n.div_ceil(span).max(1)];
+        let w = self.section.record_values();
+        for r in self.kept() {
+            let list = &mut lists[r.point / span];
+            list.point.push(r.point);
+            list.k.push(r.k);
+            list.vals.extend_from_slice(&r.values[..w]);
+        }
+        self.lists = lists;
+        self.span = span;
+    }
+
+    /// The kept crossings by point, and at each point in the order found.
+    pub fn kept(&self) -> Vec<Record<'_, T>> {
+        let w = self.section.record_values();
+        let mut out = Vec::with_capacity(self.lists.iter().map(|l| l.k.len()).sum());
+        for list in &self.lists {
+            // A block's list holds its points' crossings interleaved in time: sorted stably
+            // by point, each point's stay in the order found.
+            let mut order: Vec<usize> = (0..list.k.len()).collect();
+            order.sort_by_key(|&j| list.point[j]);
+            let mut at = (usize::MAX, 0);
+            for j in order {
+                let point = list.point[j];
+                at = if at.0 == point {
+                    (point, at.1 + 1)
+                } else {
+                    (point, 0)
+                };
+                out.push(Record {
+                    point,
+                    number: at.1,
+                    k: list.k[j],
+                    values: &list.vals[j * w..(j + 1) * w],
+                });
+            }
+        }
+        out
     }
 
     /// The same crossings in f64.
@@ -65,21 +138,38 @@ impl<T: Real> SectionStore<T> {
             n: self.n,
             steps: self.steps,
             seen: self.seen.clone(),
-            ks: self.ks.clone(),
-            vals: self.vals.iter().map(|v| v.to_f64()).collect(),
+            span: self.span,
+            lists: self
+                .lists
+                .iter()
+                .map(|l| Kept {
+                    point: l.point.clone(),
+                    k: l.k.clone(),
+                    vals: l.vals.iter().map(|v| v.to_f64()).collect(),
+                })
+                .collect(),
         }
     }
 
     /// The stores of consecutive slices of points as one, in point order.
     pub fn concat(parts: Vec<Self>) -> Option<Self> {
         let mut it = parts.into_iter();
-        let mut all = it.next()?;
-        for p in it {
+        let first = it.next()?;
+        let mut all = SectionStore::new(first.section, 0);
+        all.steps = first.steps;
+        let mut kept = Kept::default();
+        for p in std::iter::once(first).chain(it) {
+            let offset = all.n;
+            for l in p.lists {
+                kept.point.extend(l.point.iter().map(|i| i + offset));
+                kept.k.extend(l.k);
+                kept.vals.extend(l.vals);
+            }
             all.n += p.n;
             all.seen.extend(p.seen);
-            all.ks.extend(p.ks);
-            all.vals.extend(p.vals);
         }
+        all.span = all.n.max(1);
+        all.lists = vec![kept];
         Some(all)
     }
 
@@ -91,15 +181,26 @@ impl<T: Real> SectionStore<T> {
     }
 }
 
+/// Equal counts and equal kept crossings, however they are grouped.
+impl<T: Real> PartialEq for SectionStore<T> {
+    fn eq(&self, other: &Self) -> bool {
+        self.section == other.section
+            && self.n == other.n
+            && self.steps == other.steps
+            && self.seen == other.seen
+            && self.kept() == other.kept()
+    }
+}
+
 impl<'a, T: Real> BlockRecords<'a, T> {
     /// Count a crossing of the block's point `i` at step `k` and keep it while under `max`.
     pub fn push(&mut self, i: usize, max: usize, k: u64, values: &[T]) {
         let r = self.seen[i] as usize;
         self.seen[i] += 1;
         if r < max {
-            let at = i * max + r;
-            self.ks[at] = k;
-            self.vals[at * values.len()..(at + 1) * values.len()].copy_from_slice(values);
+            self.kept.point.push(self.first + i);
+            self.kept.k.push(k);
+            self.kept.vals.extend_from_slice(values);
         }
     }
 }
@@ -109,22 +210,16 @@ impl Crossings {
     /// order, per kept crossing: point index, crossing number (from 0), t = (k + s)·dt, and
     /// the other coordinates.
     pub fn rows(&self, dt: f64, first: usize) -> (usize, Vec<f64>) {
-        let (max, w) = (self.max(), self.section.record_values());
-        let mut data = Vec::new();
-        let mut rows = 0;
-        for i in 0..self.n {
-            for r in 0..(self.seen[i] as usize).min(max) {
-                let at = i * max + r;
-                let v = &self.vals[at * w..(at + 1) * w];
-                data.extend([
-                    (first + i) as f64,
-                    r as f64,
-                    (self.ks[at] as f64 + v[0]) * dt,
-                ]);
-                data.extend_from_slice(&v[1..]);
-                rows += 1;
-            }
+        let kept = self.kept();
+        let mut data = Vec::with_capacity(kept.len() * (2 + self.section.record_values()));
+        for r in &kept {
+            data.extend([
+                (first + r.point) as f64,
+                r.number as f64,
+                (r.k as f64 + r.values[0]) * dt,
+            ]);
+            data.extend_from_slice(&r.values[1..]);
         }
-        (rows, data)
+        (kept.len(), data)
     }
 }

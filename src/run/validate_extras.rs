@@ -178,22 +178,28 @@ mod tests {
     fn section_crossings_are_compared_per_point() {
         let hh = crate::system::System::new("henon-heiles", &Default::default()).unwrap();
         let sec = Section::parse("q1=0", None, &hh).unwrap();
-        let mut cpu = Crossings::new(sec, 2);
-        let (max, rv) = (cpu.max(), sec.record_values());
-        cpu.seen = vec![1, 1];
-        cpu.ks[0] = 5;
-        cpu.ks[max] = 7;
-        for (j, v) in [0.5, 1.0].into_iter().enumerate() {
-            cpu.vals[j] = v;
-            cpu.vals[max * rv + j] = v;
-        }
+        let rv = sec.record_values();
+        // Point 0 crossed at step 5, point 1 at step `k1`, each with values (0.5, v1, 0, …).
+        let crossings = |v1: f64, k1: u64| {
+            let mut c = Crossings::new(sec, 2);
+            let max = c.max();
+            let mut values = vec![0.0; rv];
+            values[0] = 0.5;
+            for mut block in c.blocks(2) {
+                values[1] = 1.0;
+                block.push(0, max, 5, &values);
+                values[1] = v1;
+                block.push(1, max, k1, &values);
+            }
+            c
+        };
+        let cpu = crossings(1.0, 7);
         let same = compare_sections(&cpu, &cpu);
         assert_eq!(
             (same.count_mismatch, same.max_rel, same.crossings),
             (0, 0.0, 2)
         );
-        let mut gpu = cpu.clone();
-        gpu.vals[1] = 1.1;
+        let mut gpu = crossings(1.1, 7);
         let dev = compare_sections(&gpu, &cpu);
         // The CPU's values: (0.5, 1, 0, 0) twice, RMS √(2.5/8).
         assert!(
@@ -203,8 +209,6 @@ mod tests {
         gpu.seen[1] = 2;
         let dev = compare_sections(&gpu, &cpu);
         assert_eq!((dev.count_mismatch, dev.crossings), (1, 1));
-        gpu.seen[1] = 1;
-        gpu.ks[max] = 8;
-        assert_eq!(compare_sections(&gpu, &cpu).count_mismatch, 1);
+        assert_eq!(compare_sections(&crossings(1.0, 8), &cpu).count_mismatch, 1);
     }
 }

@@ -223,3 +223,58 @@ impl Crossings {
         (kept.len(), data)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn section(max: u32) -> Section {
+        let hh = crate::system::System::new("henon-heiles", &Default::default()).unwrap();
+        Section::parse("q1=0", Some(max), &hh).unwrap()
+    }
+
+    /// Crossings found interleaved in time come back by point, each point's in the order
+    /// found and numbered from 0; past the cap they are counted, not kept; regrouped for other
+    /// blocks, and concatenated, they read the same.
+    #[test]
+    fn crossings_read_back_by_point_whatever_the_blocks() {
+        let sec = section(2);
+        let w = sec.record_values();
+        let mut st = SectionStore::<f64>::new(sec, 5);
+        // (point, step) in the order found, two blocks of 3 points
+        let found = [(2, 1), (0, 2), (2, 3), (4, 3), (2, 4), (0, 6), (3, 7)];
+        for (point, k) in found {
+            let mut blocks = st.blocks(3);
+            let values = vec![k as f64 / 10.0; w];
+            blocks[point / 3].push(point % 3, 2, k, &values);
+        }
+        let want = [
+            (0, 0, 2),
+            (0, 1, 6),
+            (2, 0, 1),
+            (2, 1, 3),
+            (3, 0, 7),
+            (4, 0, 3),
+        ];
+        let read = |st: &SectionStore<f64>| -> Vec<(usize, usize, u64)> {
+            st.kept().iter().map(|r| (r.point, r.number, r.k)).collect()
+        };
+        assert_eq!(read(&st), want);
+        assert_eq!(st.seen, [2, 0, 3, 1, 1]);
+        assert_eq!(st.over_cap(), (1, 1));
+        assert!(st.kept().iter().all(|r| r.values[0] == r.k as f64 / 10.0));
+        let before = st.clone();
+        st.blocks(2);
+        assert_eq!(read(&st), want);
+        assert_eq!(st, before);
+        let (rows, data) = st.rows(0.5, 10);
+        assert_eq!(rows, 6);
+        // point 10 + 0, crossing 0, t = (2 + 0.2)·0.5
+        assert_eq!(&data[..3], &[10.0, 0.0, 1.1]);
+        let halves = SectionStore::concat(vec![st.clone(), st.clone()]).unwrap();
+        assert_eq!(halves.n, 10);
+        let mut twice = want.to_vec();
+        twice.extend(want.iter().map(|&(p, r, k)| (p + 5, r, k)));
+        assert_eq!(read(&halves), twice);
+    }
+}

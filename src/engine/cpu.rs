@@ -8,7 +8,7 @@ use rayon::prelude::*;
 use super::{Crossings, Engine, Integrator};
 use crate::error::Result;
 use crate::float::Real;
-use crate::method::{Block, Cpu, Method, Solver};
+use crate::method::{fused, Block, Cpu, Method, Solver};
 use crate::observe::{self, BlockObserver, BlockRun, CpuObserver};
 use crate::simd::Level;
 use crate::state::State;
@@ -157,51 +157,7 @@ impl<T: Real> Engine<T> for CpuEngine<T> {
     }
 
     fn advance(&mut self, steps: u64) -> Result<()> {
-        let (n, d, b) = (self.state.n, self.state.comps(), self.block_len);
-        if n == 0 {
-            return Ok(());
-        }
-        let nblocks = n.div_ceil(b);
-        // Per block, its slice of every component of q, p and (compensated) eq, ep.
-        let mut parts: Vec<Vec<&mut [T]>> =
-            (0..nblocks).map(|_| Vec::with_capacity(4 * d)).collect();
-        let st = &mut self.state;
-        for vector in [&mut st.q, &mut st.p, &mut st.eq, &mut st.ep] {
-            for comp in vector.chunks_mut(n) {
-                for (i, part) in comp.chunks_mut(b).enumerate() {
-                    parts[i].push(part);
-                }
-            }
-        }
-        let a = Advance {
-            method: self.method,
-            steps,
-        };
-        let (dof, nt, solver, on, level) = (st.d, st.nt, self.solver, self.compensated, self.level);
-        let u_parts: Vec<&mut [u32]> = st.unconverged.chunks_mut(b).collect();
-        let run = BlockRun {
-            system: &self.system,
-            h: self.h,
-            b,
-            blocks: nblocks,
-        };
-        let hooks = block_hooks(&mut self.observers, &mut st.chaos, &run, n);
-        let (system, h) = (&self.system, self.h);
-        parts.into_par_iter().zip(u_parts).zip(hooks).for_each_init(
-            || {
-                Block::with_solver(b, dof, nt, solver)
-                    .with_compensation(on)
-                    .at_level(level)
-            },
-            |blk, ((mut parts, us), mut hooks)| {
-                let ops = Cpu { system, b: blk, h };
-                advance_block(&a, ops, &mut parts, us, &mut hooks)
-            },
-        );
-        for (o, _) in &mut self.observers {
-            o.advanced(steps);
-        }
-        Ok(())
+        self.advance_by(steps, true)
     }
 
     fn state(&mut self) -> Result<&State<T>> {
@@ -228,6 +184,92 @@ impl<T: Real> Engine<T> for CpuEngine<T> {
         }
         self.block_len = block_len_of(&state);
         self.state = state.with_compensation(self.compensated);
+        Ok(())
+    }
+}
+
+impl<T: Real> CpuEngine<T> {
+    /// `Engine::advance` on the block path alone, whatever the fused path takes: the
+    /// reference the fused path is tested against (`method::fused`).
+    #[cfg(test)]
+    pub(crate) fn advance_on_blocks(&mut self, steps: u64) -> Result<()> {
+        self.advance_by(steps, false)
+    }
+
+    /// The step as the fused path (`method::fused`) runs it, where it takes this run: no
+    /// per-step observers, a group width for the points' components, a step without
+    /// iterated solves.
+    fn fused_program(&self) -> Option<fused::Program<T>> {
+        let width = fused::width(self.state.comps());
+        if !self.observers.is_empty() || width.is_none() {
+            return None;
+        }
+        fused::Program::record(self.method, &self.system, self.h, self.compensated)
+    }
+
+    /// Advance every point `steps` steps: on the fused path (`method::fused`) where it takes
+    /// the run and `fuse` allows it, else block by block.
+    fn advance_by(&mut self, steps: u64, fuse: bool) -> Result<()> {
+        let (n, d, b) = (self.state.n, self.state.comps(), self.block_len);
+        let program = fuse.then(|| self.fused_program()).flatten();
+        if n == 0 {
+            return Ok(());
+        }
+        let nblocks = n.div_ceil(b);
+        // Per block, its slice of every component of q, p and (compensated) eq, ep.
+        let mut parts: Vec<Vec<&mut [T]>> =
+            (0..nblocks).map(|_| Vec::with_capacity(4 * d)).collect();
+        let st = &mut self.state;
+        for vector in [&mut st.q, &mut st.p, &mut st.eq, &mut st.ep] {
+            for comp in vector.chunks_mut(n) {
+                for (i, part) in comp.chunks_mut(b).enumerate() {
+                    parts[i].push(part);
+                }
+            }
+        }
+        let a = Advance {
+            method: self.method,
+            steps,
+        };
+        let (dof, nt, solver, on, level) = (st.d, st.nt, self.solver, self.compensated, self.level);
+        if let Some(program) = &program {
+            let run = fused::Run {
+                system: &self.system,
+                program,
+                level,
+                d: dof,
+                comps: d,
+                compensated: on,
+                steps,
+            };
+            parts
+                .into_par_iter()
+                .for_each(|mut parts| fused::advance(&run, &mut parts));
+            return Ok(());
+        }
+        let u_parts: Vec<&mut [u32]> = st.unconverged.chunks_mut(b).collect();
+        let run = BlockRun {
+            system: &self.system,
+            h: self.h,
+            b,
+            blocks: nblocks,
+        };
+        let hooks = block_hooks(&mut self.observers, &mut st.chaos, &run, n);
+        let (system, h) = (&self.system, self.h);
+        parts.into_par_iter().zip(u_parts).zip(hooks).for_each_init(
+            || {
+                Block::with_solver(b, dof, nt, solver)
+                    .with_compensation(on)
+                    .at_level(level)
+            },
+            |blk, ((mut parts, us), mut hooks)| {
+                let ops = Cpu { system, b: blk, h };
+                advance_block(&a, ops, &mut parts, us, &mut hooks)
+            },
+        );
+        for (o, _) in &mut self.observers {
+            o.advanced(steps);
+        }
         Ok(())
     }
 }

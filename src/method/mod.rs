@@ -28,6 +28,7 @@ pub mod composition;
 pub mod euler;
 pub mod family;
 pub mod file;
+pub mod fused;
 pub mod implicit;
 pub mod implicit_midpoint;
 pub mod kick_drift;

@@ -2,6 +2,9 @@
 //! copies that stay in L1); inside a block every kernel loop runs over points, so the compiler
 //! vectorises it. Blocks run in parallel on all cores (rayon). This mirrors the GPU driver
 //! (shaders/common/driver.wgsl): read the state once, run all steps, write it back once.
+//! Where the run allows it, a block takes the fused path (`method::fused`): the step's
+//! statements on groups of 64 points with the system's gradients compiled in, step after step
+//! over the block's groups, the same bits as the block path.
 
 use rayon::prelude::*;
 
@@ -300,7 +303,7 @@ fn block_hooks<'a, T: Real>(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use std::collections::BTreeMap;
 
     use super::*;
@@ -315,14 +318,10 @@ mod tests {
         e.state().unwrap().to_bytes()
     }
 
-    /// The AVX-512 copy of the engine's loops (`simd`) gives the baseline's states bit for bit:
-    /// every built-in system with every method it takes, f64 and f32, with tangent columns and
-    /// with compensated summation. On a processor without AVX-512 both runs take the baseline
-    /// (tests/cli/portable.rs compares the two on other processors through an emulator).
-    #[test]
-    fn the_avx512_loops_advance_as_the_baseline_bit_for_bit() {
-        println!("vector levels of this processor: {:?}", Level::available());
-        let mut compared = 0;
+    /// Every built-in system with every method it takes, on 37 points of a disk: plain, with
+    /// tangent columns (but on a variational system) and compensated, as `f(system, method,
+    /// init, what)` with `what` naming the case. The engines' bit-for-bit tests walk it.
+    pub(crate) fn every_case(mut f: impl FnMut(&System, Method, &State<f64>, bool, &str)) {
         for info in CATALOGUE {
             let system = System::new(info.name, &BTreeMap::new()).unwrap();
             let disk = EnsembleRequest::disk(37, 0.1, 7)
@@ -343,33 +342,45 @@ mod tests {
                     } else {
                         disk.clone()
                     };
-                    let k = |solver| {
-                        Integrator::new(system.clone(), method, 0.01, solver)
-                            .unwrap()
-                            .with_compensation(compensated)
-                    };
-                    let k64 = k(Solver::default_for::<f64>());
-                    let k32 = k(Solver::default_for::<f32>());
-                    let f32_init = init.convert::<f32>();
                     let what = format!(
                         "{} {} tangent {tangent} compensated {compensated}",
                         info.name,
                         method.name()
                     );
-                    assert!(
-                        advanced(&k64, &init, Level::Avx512)
-                            == advanced(&k64, &init, Level::Baseline),
-                        "f64 {what}"
-                    );
-                    assert!(
-                        advanced(&k32, &f32_init, Level::Avx512)
-                            == advanced(&k32, &f32_init, Level::Baseline),
-                        "f32 {what}"
-                    );
-                    compared += 1;
+                    f(&system, method, &init, compensated, &what);
                 }
             }
         }
+    }
+
+    /// The AVX-512 copy of the engine's loops (`simd`) gives the baseline's states bit for bit:
+    /// every case of `every_case`, f64 and f32. On a processor without AVX-512 both runs take
+    /// the baseline (tests/cli/portable.rs compares the two on other processors through an
+    /// emulator).
+    #[test]
+    fn the_avx512_loops_advance_as_the_baseline_bit_for_bit() {
+        println!("vector levels of this processor: {:?}", Level::available());
+        let mut compared = 0;
+        every_case(|system, method, init, compensated, what| {
+            let k = |solver| {
+                Integrator::new(system.clone(), method, 0.01, solver)
+                    .unwrap()
+                    .with_compensation(compensated)
+            };
+            let k64 = k(Solver::default_for::<f64>());
+            let k32 = k(Solver::default_for::<f32>());
+            let f32_init = init.convert::<f32>();
+            assert!(
+                advanced(&k64, init, Level::Avx512) == advanced(&k64, init, Level::Baseline),
+                "f64 {what}"
+            );
+            assert!(
+                advanced(&k32, &f32_init, Level::Avx512)
+                    == advanced(&k32, &f32_init, Level::Baseline),
+                "f32 {what}"
+            );
+            compared += 1;
+        });
         assert!(compared > 100, "{compared}");
     }
 }

@@ -261,12 +261,7 @@ impl<T: Real, const N: usize> Lanes<T, N> {
     /// Slot `dst` writable beside slots `a` and `b` read (`a`, `b` ≠ `dst`), and the carried
     /// errors.
     #[inline(always)]
-    fn split(
-        &mut self,
-        dst: usize,
-        a: usize,
-        b: usize,
-    ) -> (&mut [T; N], &[T; N], &[T; N], [&mut [T; N]; 2]) {
+    fn split(&mut self, dst: usize, a: usize, b: usize) -> Split<'_, T, N> {
         debug_assert!(dst != a && dst != b);
         let (lo, hi) = self.v.split_at_mut(dst);
         let (out, hi) = hi.split_first_mut().expect("dst is a slot");
@@ -325,9 +320,9 @@ impl<T: Real, const N: usize> Lanes<T, N> {
                     let (a, b) = tmp.0.split_at_mut(top - 1);
                     let (a, b) = (&mut a[top - 2], &b[0]);
                     if *node == Node::Add {
-                        a.iter_mut().zip(b).for_each(|(x, &y)| *x = *x + y);
+                        a.iter_mut().zip(b).for_each(|(x, &y)| *x += y);
                     } else {
-                        a.iter_mut().zip(b).for_each(|(x, &y)| *x = *x - y);
+                        a.iter_mut().zip(b).for_each(|(x, &y)| *x -= y);
                     }
                     top -= 1;
                 }
@@ -366,6 +361,9 @@ fn update<T: Real, const N: usize>(
         }
     }
 }
+
+/// A slot written, two read, and the carried errors (`Lanes::split`).
+type Split<'a, T, const N: usize> = (&'a mut [T; N], &'a [T; N], &'a [T; N], [&'a mut [T; N]; 2]);
 
 /// The temporaries of `assign`, aligned as `Lanes`.
 #[repr(C, align(64))]

@@ -23,7 +23,7 @@ use super::ops::{Lin, Node, Ops, StageSolve, Vector, LIN_NODES};
 use super::{Method, Partial, Stage};
 use crate::float::{compensated_sum, Real};
 use crate::simd::Level;
-use crate::system::{Hamiltonian, System, Visit};
+use crate::system::{Hamiltonian, HamiltonianSystem, System, Visit};
 
 /// Stage slots (`Vector::Stage(i)`, i < STAGES) a group holds.
 const STAGES: usize = 8;
@@ -198,7 +198,8 @@ impl<T: Real> Ops for Record<T> {
 }
 
 /// A method's prologue and step on `system` as statements (`Record`), where the fused path
-/// takes them: a Hamiltonian system, no iterated solve, the group's stage slots.
+/// takes them: a built-in Hamiltonian system (not a formula), no iterated solve, the group's
+/// stage slots.
 pub struct Program<T> {
     prologue: Vec<Statement<T>>,
     step: Vec<Statement<T>>,
@@ -206,7 +207,12 @@ pub struct Program<T> {
 
 impl<T: Real> Program<T> {
     pub fn record(method: Method, system: &System, h: T, compensated: bool) -> Option<Self> {
-        system.hamiltonian()?;
+        // A formula's gradients are a bytecode program run once per statement: at a group's
+        // 64 points its cost per instruction is not paid back, so formulas keep the block's
+        // few hundred (measured: twice as fast there).
+        if matches!(system.hamiltonian()?, HamiltonianSystem::Expr(_)) {
+            return None;
+        }
         let mut r = Record {
             h,
             sweeps: system.sweeps(),

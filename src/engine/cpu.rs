@@ -2,13 +2,16 @@
 //! copies that stay in L1); inside a block every kernel loop runs over points, so the compiler
 //! vectorises it. Blocks run in parallel on all cores (rayon). This mirrors the GPU driver
 //! (shaders/common/driver.wgsl): read the state once, run all steps, write it back once.
+//! Where the run allows it, a block takes the fused path (`method::fused`): the step's
+//! statements on groups of 64 points with the system's gradients compiled in, step after step
+//! over the block's groups, the same bits as the block path.
 
 use rayon::prelude::*;
 
 use super::{Crossings, Engine, Integrator};
 use crate::error::Result;
 use crate::float::Real;
-use crate::method::{Block, Cpu, Method, Solver};
+use crate::method::{fused, Block, Cpu, Method, Solver};
 use crate::observe::{self, BlockObserver, BlockRun, CpuObserver};
 use crate::simd::Level;
 use crate::state::State;
@@ -157,51 +160,7 @@ impl<T: Real> Engine<T> for CpuEngine<T> {
     }
 
     fn advance(&mut self, steps: u64) -> Result<()> {
-        let (n, d, b) = (self.state.n, self.state.comps(), self.block_len);
-        if n == 0 {
-            return Ok(());
-        }
-        let nblocks = n.div_ceil(b);
-        // Per block, its slice of every component of q, p and (compensated) eq, ep.
-        let mut parts: Vec<Vec<&mut [T]>> =
-            (0..nblocks).map(|_| Vec::with_capacity(4 * d)).collect();
-        let st = &mut self.state;
-        for vector in [&mut st.q, &mut st.p, &mut st.eq, &mut st.ep] {
-            for comp in vector.chunks_mut(n) {
-                for (i, part) in comp.chunks_mut(b).enumerate() {
-                    parts[i].push(part);
-                }
-            }
-        }
-        let a = Advance {
-            method: self.method,
-            steps,
-        };
-        let (dof, nt, solver, on, level) = (st.d, st.nt, self.solver, self.compensated, self.level);
-        let u_parts: Vec<&mut [u32]> = st.unconverged.chunks_mut(b).collect();
-        let run = BlockRun {
-            system: &self.system,
-            h: self.h,
-            b,
-            blocks: nblocks,
-        };
-        let hooks = block_hooks(&mut self.observers, &mut st.chaos, &run, n);
-        let (system, h) = (&self.system, self.h);
-        parts.into_par_iter().zip(u_parts).zip(hooks).for_each_init(
-            || {
-                Block::with_solver(b, dof, nt, solver)
-                    .with_compensation(on)
-                    .at_level(level)
-            },
-            |blk, ((mut parts, us), mut hooks)| {
-                let ops = Cpu { system, b: blk, h };
-                advance_block(&a, ops, &mut parts, us, &mut hooks)
-            },
-        );
-        for (o, _) in &mut self.observers {
-            o.advanced(steps);
-        }
-        Ok(())
+        self.advance_by(steps, true)
     }
 
     fn state(&mut self) -> Result<&State<T>> {
@@ -232,6 +191,92 @@ impl<T: Real> Engine<T> for CpuEngine<T> {
     }
 }
 
+impl<T: Real> CpuEngine<T> {
+    /// `Engine::advance` on the block path alone, whatever the fused path takes: the
+    /// reference the fused path is tested against (`method::fused`).
+    #[cfg(test)]
+    pub(crate) fn advance_on_blocks(&mut self, steps: u64) -> Result<()> {
+        self.advance_by(steps, false)
+    }
+
+    /// The step as the fused path (`method::fused`) runs it, where it takes this run: no
+    /// per-step observers, a group width for the points' components, a step without
+    /// iterated solves.
+    fn fused_program(&self) -> Option<fused::Program<T>> {
+        let width = fused::width(self.state.comps());
+        if !self.observers.is_empty() || width.is_none() {
+            return None;
+        }
+        fused::Program::record(self.method, &self.system, self.h, self.compensated)
+    }
+
+    /// Advance every point `steps` steps: on the fused path (`method::fused`) where it takes
+    /// the run and `fuse` allows it, else block by block.
+    fn advance_by(&mut self, steps: u64, fuse: bool) -> Result<()> {
+        let (n, d, b) = (self.state.n, self.state.comps(), self.block_len);
+        let program = fuse.then(|| self.fused_program()).flatten();
+        if n == 0 {
+            return Ok(());
+        }
+        let nblocks = n.div_ceil(b);
+        // Per block, its slice of every component of q, p and (compensated) eq, ep.
+        let mut parts: Vec<Vec<&mut [T]>> =
+            (0..nblocks).map(|_| Vec::with_capacity(4 * d)).collect();
+        let st = &mut self.state;
+        for vector in [&mut st.q, &mut st.p, &mut st.eq, &mut st.ep] {
+            for comp in vector.chunks_mut(n) {
+                for (i, part) in comp.chunks_mut(b).enumerate() {
+                    parts[i].push(part);
+                }
+            }
+        }
+        let a = Advance {
+            method: self.method,
+            steps,
+        };
+        let (dof, nt, solver, on, level) = (st.d, st.nt, self.solver, self.compensated, self.level);
+        if let Some(program) = &program {
+            let run = fused::Run {
+                system: &self.system,
+                program,
+                level,
+                d: dof,
+                comps: d,
+                compensated: on,
+                steps,
+            };
+            parts
+                .into_par_iter()
+                .for_each(|mut parts| fused::advance(&run, &mut parts));
+            return Ok(());
+        }
+        let u_parts: Vec<&mut [u32]> = st.unconverged.chunks_mut(b).collect();
+        let run = BlockRun {
+            system: &self.system,
+            h: self.h,
+            b,
+            blocks: nblocks,
+        };
+        let hooks = block_hooks(&mut self.observers, &mut st.chaos, &run, n);
+        let (system, h) = (&self.system, self.h);
+        parts.into_par_iter().zip(u_parts).zip(hooks).for_each_init(
+            || {
+                Block::with_solver(b, dof, nt, solver)
+                    .with_compensation(on)
+                    .at_level(level)
+            },
+            |blk, ((mut parts, us), mut hooks)| {
+                let ops = Cpu { system, b: blk, h };
+                advance_block(&a, ops, &mut parts, us, &mut hooks)
+            },
+        );
+        for (o, _) in &mut self.observers {
+            o.advanced(steps);
+        }
+        Ok(())
+    }
+}
+
 /// Per block, every observer's hook for one advance: each observer given, per block, its
 /// carried columns' slices of `carried` (`State::chaos`, `[c·n + i]`).
 fn block_hooks<'a, T: Real>(
@@ -258,7 +303,7 @@ fn block_hooks<'a, T: Real>(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use std::collections::BTreeMap;
 
     use super::*;
@@ -273,14 +318,10 @@ mod tests {
         e.state().unwrap().to_bytes()
     }
 
-    /// The AVX-512 copy of the engine's loops (`simd`) gives the baseline's states bit for bit:
-    /// every built-in system with every method it takes, f64 and f32, with tangent columns and
-    /// with compensated summation. On a processor without AVX-512 both runs take the baseline
-    /// (tests/cli/portable.rs compares the two on other processors through an emulator).
-    #[test]
-    fn the_avx512_loops_advance_as_the_baseline_bit_for_bit() {
-        println!("vector levels of this processor: {:?}", Level::available());
-        let mut compared = 0;
+    /// Every built-in system with every method it takes, on 37 points of a disk: plain, with
+    /// tangent columns (but on a variational system) and compensated, as `f(system, method,
+    /// init, what)` with `what` naming the case. The engines' bit-for-bit tests walk it.
+    pub(crate) fn every_case(mut f: impl FnMut(&System, Method, &State<f64>, bool, &str)) {
         for info in CATALOGUE {
             let system = System::new(info.name, &BTreeMap::new()).unwrap();
             let disk = EnsembleRequest::disk(37, 0.1, 7)
@@ -301,33 +342,45 @@ mod tests {
                     } else {
                         disk.clone()
                     };
-                    let k = |solver| {
-                        Integrator::new(system.clone(), method, 0.01, solver)
-                            .unwrap()
-                            .with_compensation(compensated)
-                    };
-                    let k64 = k(Solver::default_for::<f64>());
-                    let k32 = k(Solver::default_for::<f32>());
-                    let f32_init = init.convert::<f32>();
                     let what = format!(
                         "{} {} tangent {tangent} compensated {compensated}",
                         info.name,
                         method.name()
                     );
-                    assert!(
-                        advanced(&k64, &init, Level::Avx512)
-                            == advanced(&k64, &init, Level::Baseline),
-                        "f64 {what}"
-                    );
-                    assert!(
-                        advanced(&k32, &f32_init, Level::Avx512)
-                            == advanced(&k32, &f32_init, Level::Baseline),
-                        "f32 {what}"
-                    );
-                    compared += 1;
+                    f(&system, method, &init, compensated, &what);
                 }
             }
         }
+    }
+
+    /// The AVX-512 copy of the engine's loops (`simd`) gives the baseline's states bit for bit:
+    /// every case of `every_case`, f64 and f32. On a processor without AVX-512 both runs take
+    /// the baseline (tests/cli/portable.rs compares the two on other processors through an
+    /// emulator).
+    #[test]
+    fn the_avx512_loops_advance_as_the_baseline_bit_for_bit() {
+        println!("vector levels of this processor: {:?}", Level::available());
+        let mut compared = 0;
+        every_case(|system, method, init, compensated, what| {
+            let k = |solver| {
+                Integrator::new(system.clone(), method, 0.01, solver)
+                    .unwrap()
+                    .with_compensation(compensated)
+            };
+            let k64 = k(Solver::default_for::<f64>());
+            let k32 = k(Solver::default_for::<f32>());
+            let f32_init = init.convert::<f32>();
+            assert!(
+                advanced(&k64, init, Level::Avx512) == advanced(&k64, init, Level::Baseline),
+                "f64 {what}"
+            );
+            assert!(
+                advanced(&k32, &f32_init, Level::Avx512)
+                    == advanced(&k32, &f32_init, Level::Baseline),
+                "f32 {what}"
+            );
+            compared += 1;
+        });
         assert!(compared > 100, "{compared}");
     }
 }

@@ -1,7 +1,8 @@
 //! Integrators: one file per method, each with its step written once over the operations
 //! interface `ops::Ops` (vectors named by `ops::Vector`, scalars built from h and literals,
 //! linear combinations `ops::Lin`, gradients, updates, implicit stages). The CPU engine runs
-//! those statements on a block of points (`block::Cpu`), the WGSL generator writes them as the
+//! those statements on a block of points (`block::Cpu`) or, recorded once (`fused::Record`),
+//! on groups of points with the gradients compiled in (`fused`), the WGSL generator writes them as the
 //! straight-line GPU kernel (`wgsl::Kernel`), and `ops::Count` counts the gradient
 //! evaluations a step takes (`Method::evals_per_step`): one description, so the engines
 //! cannot disagree. Implicit stages (non-separable H, the implicit midpoint rule) are solved
@@ -28,6 +29,7 @@ pub mod composition;
 pub mod euler;
 pub mod family;
 pub mod file;
+pub mod fused;
 pub mod implicit;
 pub mod implicit_midpoint;
 pub mod kick_drift;

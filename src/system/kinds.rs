@@ -7,7 +7,20 @@ use super::SystemDescription;
 use super::{Constraints, DiscreteMap, DiscreteSystem, Hamiltonian, HamiltonianSystem, Newton};
 use crate::float::Real;
 
+/// A computation generic over the type of a Hamiltonian system (`HamiltonianSystem::visit`):
+/// compiled once per system, so that its calls of the system's functions are direct, as the
+/// CPU engine's fused path takes its gradients (`method::fused`).
+pub trait Visit {
+    type Out;
+    fn visit<H: Hamiltonian>(self, system: &H) -> Self::Out;
+}
+
 impl HamiltonianSystem {
+    /// `v` run on the inner system.
+    pub fn visit<V: Visit>(&self, v: V) -> V::Out {
+        each_hamiltonian!(self, s => v.visit(s))
+    }
+
     /// Degrees of freedom d.
     pub fn dof(&self) -> usize {
         each_hamiltonian!(self, s => s.dof())

@@ -59,6 +59,7 @@ pub use expression::{ExprSpec, ExprSystem};
 pub use hamiltonian::{energy_per_point, Hamiltonian};
 pub use henon_heiles::HenonHeiles;
 pub use kepler::Kepler;
+pub use kinds::Visit;
 pub use newton::Newton;
 pub use oscillator::Oscillator;
 pub use outer_solar_system::OuterSolarSystem;

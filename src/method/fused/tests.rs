@@ -1,0 +1,123 @@
+use std::collections::BTreeMap;
+
+use super::*;
+use crate::engine::cpu::tests::every_case;
+use crate::engine::{CpuEngine, Engine, Integrator};
+use crate::method::Solver;
+use crate::state::State;
+
+/// The state after 9 steps of `k` from `init`, on the CPU engine's block path (`Block`) and
+/// on the fused path: a run over 37 points (a short last group) through `advance`.
+fn both<T: Real>(system: &System, k: &Integrator, init: &State<T>) -> (Vec<u8>, Vec<u8>) {
+    let mut e = CpuEngine::new(k, init.clone());
+    e.advance_on_blocks(9).unwrap();
+    let blocks = e.state().unwrap().to_bytes();
+    let mut st = init.clone().with_compensation(k.compensated);
+    let (n, comps) = (st.n, st.comps());
+    let program = Program::record(k.method, system, T::from_f64(k.h), k.compensated).unwrap();
+    let run = Run {
+        system,
+        program: &program,
+        level: Level::detected(),
+        d: st.d,
+        comps,
+        compensated: k.compensated,
+        steps: 9,
+    };
+    let mut parts: Vec<&mut [T]> = Vec::new();
+    for v in [&mut st.q, &mut st.p, &mut st.eq, &mut st.ep] {
+        parts.extend(v.chunks_mut(n));
+    }
+    advance(&run, &mut parts);
+    (blocks, st.to_bytes())
+}
+
+/// The fused path gives the block path's states bit for bit: every built-in system with every
+/// method the fused path takes, f64 and f32, plain and compensated, with tangent columns where
+/// a group width fits them.
+#[test]
+fn the_fused_path_advances_as_the_block_path_bit_for_bit() {
+    let mut compared = 0;
+    every_case(|system, method, init, compensated, what| {
+        if !fusable(method, system, compensated) || width(init.comps()).is_none() {
+            return;
+        }
+        let k = |solver| {
+            Integrator::new(system.clone(), method, 0.01, solver)
+                .unwrap()
+                .with_compensation(compensated)
+        };
+        let (a, b) = both(system, &k(Solver::default_for::<f64>()), init);
+        assert!(a == b, "f64 {what}");
+        let (a, b) = both(
+            system,
+            &k(Solver::default_for::<f32>()),
+            &init.convert::<f32>(),
+        );
+        assert!(a == b, "f32 {what}");
+        compared += 1;
+    });
+    assert!(compared > 50, "{compared}");
+}
+
+/// What takes the fused path: explicit steps within the group's stage slots; iterated
+/// implicit solves, discrete maps and wider points take the block path.
+#[test]
+fn iterated_solves_and_discrete_maps_take_the_block_path() {
+    let system = |name: &str| System::new(name, &BTreeMap::new()).unwrap();
+    let pendulum = system("pendulum");
+    for m in [
+        Method::SymplecticEulerA,
+        Method::Verlet,
+        Method::Yoshida4,
+        Method::Rk4,
+    ] {
+        assert!(
+            fusable(m, &pendulum, false) && fusable(m, &pendulum, true),
+            "{m:?}"
+        );
+    }
+    assert!(!fusable(Method::ImplicitMidpoint, &pendulum, false));
+    assert!(!fusable(Method::Verlet, &system("double-pendulum"), false));
+    assert!(!fusable(
+        Method::Variational,
+        &system("pendulum-variational"),
+        false
+    ));
+    assert_eq!(width(1), Some(64));
+    assert_eq!(width(2), Some(128));
+    assert_eq!(width(3), None);
+}
+
+/// Through the engine, with blocks of several groups and a short last group (150 points: on
+/// one thread a block of 150, two groups of 64 and one of 22), f32 and f64.
+#[test]
+fn the_engine_runs_blocks_of_several_groups_as_the_block_path() {
+    let system = System::new("pendulum", &BTreeMap::new()).unwrap();
+    let init = crate::ensemble::EnsembleRequest::disk(150, 0.3, 3)
+        .resolve(&system)
+        .unwrap()
+        .generate(&system, 0.01)
+        .unwrap();
+    for method in [Method::Verlet, Method::Yoshida4, Method::Rk4] {
+        let k64 = Integrator::with_default_solver::<f64>(system.clone(), method, 0.01).unwrap();
+        let k32 = Integrator::with_default_solver::<f32>(system.clone(), method, 0.01).unwrap();
+        let run = |k: &Integrator, fuse: bool| {
+            let mut e = CpuEngine::new(k, init.clone());
+            let mut e32 = CpuEngine::new(k, init.convert::<f32>());
+            if fuse {
+                e.advance(25).unwrap();
+                e32.advance(25).unwrap();
+            } else {
+                e.advance_on_blocks(25).unwrap();
+                e32.advance_on_blocks(25).unwrap();
+            }
+            (
+                e.state().unwrap().to_bytes(),
+                e32.state().unwrap().to_bytes(),
+            )
+        };
+        assert!(run(&k64, true).0 == run(&k64, false).0, "f64 {method:?}");
+        assert!(run(&k32, true).1 == run(&k32, false).1, "f32 {method:?}");
+    }
+}

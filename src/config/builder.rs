@@ -246,6 +246,14 @@ impl RunBuilder {
         grid_axes => grid_axes: &str,
     }
 
+    /// The initial states given in memory, one row q1..qd p1..pd per point (a `file` set
+    /// without a file: `input` must then not be given; `closed_loop` reads them as a loop).
+    pub fn initial_rows(self, rows: crate::state::State<f64>) -> Self {
+        let mut b = self.ensemble("file");
+        b.ensemble_table().rows = Some(std::sync::Arc::new(rows));
+        b
+    }
+
     /// The settings gathered so far, as config.toml's keys hold them.
     pub fn settings(&self) -> &RunFile {
         &self.settings

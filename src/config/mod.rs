@@ -30,6 +30,7 @@ use discrete::{check_variational, check_variational_kernel, two_positions};
 pub use file::{load_toml, recorded_source, EnsembleFile, RunFile, MAX_CONFIG_BYTES};
 pub use show_modified::show_modified;
 use step::{check_dt_at_precision, resolve_snapshot_every, resolve_step};
+pub use step::MAX_STEPS;
 
 use crate::engine::Integrator;
 use crate::ensemble::shard::Shard;
@@ -228,6 +229,7 @@ fn resolve_ensemble(e: EnsembleFile, system: &System) -> Result<EnsembleSpec> {
         closed_loop: e.closed_loop.unwrap_or(false),
         raw_start: e.raw_start.unwrap_or(false),
         grid_axes: e.grid_axes,
+        rows: e.rows,
     }
     .resolve(system)
 }

@@ -2,13 +2,14 @@
 //! checked, giving the typed `EnsembleSpec` whose `InitialSet` holds exactly what the kind
 //! needs, so config.toml written from it is complete and reproduces the same set.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use super::loops::check_file_loop;
 use super::plane::coordinate_name;
 use super::{read_states, EnsembleKind, EnsembleSpec, GridPlane, InitialSet};
 use crate::error::{num, Error, Field, Result};
 use crate::invalid;
+use crate::state::State;
 use crate::system::System;
 
 /// An initial set as asked for (flags or a TOML file's `[ensemble]` table): the kind, and
@@ -33,6 +34,8 @@ pub struct EnsembleRequest {
     pub raw_start: bool,
     /// `grid` only: its two coordinates (`--grid-axes`, default q1,p1).
     pub grid_axes: Option<String>,
+    /// `file` only: the rows in memory, taken instead of reading `input`.
+    pub rows: Option<std::sync::Arc<State<f64>>>,
 }
 
 /// A value the kind needs, or an error naming the option that gives it (`field`, then `what`
@@ -93,6 +96,7 @@ impl EnsembleRequest {
             closed_loop: false,
             raw_start: false,
             grid_axes: None,
+            rows: None,
         }
     }
 
@@ -167,6 +171,7 @@ impl EnsembleRequest {
             seed: self.seed.unwrap_or(0),
             set,
             raw_start: self.raw_start,
+            rows: self.rows,
         })
     }
 
@@ -318,6 +323,9 @@ impl EnsembleRequest {
     /// anywhere), read here because the file decides the point count, and reading it also
     /// reports a bad file early; with `--loop`, its rows checked as one closed loop.
     fn file(&self, system: &System) -> Result<(InitialSet, usize)> {
+        if let Some(rows) = &self.rows {
+            return self.rows_in_memory(rows, system);
+        }
         let path = need(&self.input, Field::Input, " FILE (CSV or .npy)", "file")?;
         if !path.exists() {
             return Err(Error::in_file(Field::Input, &path, ": file not found"));
@@ -332,6 +340,51 @@ impl EnsembleRequest {
             closed_loop: self.closed_loop,
         };
         Ok((set, nodes.n))
+    }
+}
+
+impl EnsembleRequest {
+    /// `file` with its rows given in memory: no `input` beside them, the columns the
+    /// system's, every value finite, and with `--loop` one closed loop.
+    fn rows_in_memory(&self, rows: &State<f64>, system: &System) -> Result<(InitialSet, usize)> {
+        let what = Path::new("the initial array");
+        if self.input.is_some() {
+            return Err(invalid!(Field::Input;
+                "the initial states are given as an array; drop ", Field::Input
+            ));
+        }
+        if rows.d != system.dof() {
+            return Err(Error::in_file(
+                Field::Input,
+                what,
+                format!(
+                    " has {} columns but the system has d = {}: expected {} columns q1..qd p1..pd",
+                    2 * rows.d,
+                    system.dof(),
+                    2 * system.dof()
+                ),
+            ));
+        }
+        if rows.n == 0 {
+            return Err(Error::in_file(Field::Input, what, " holds no points (zero rows): an ensemble needs at least one point"));
+        }
+        if let Some(i) = (0..rows.n).find(|&i| {
+            (0..rows.d).any(|k| !rows.q[k * rows.n + i].is_finite() || !rows.p[k * rows.n + i].is_finite())
+        }) {
+            return Err(Error::in_file(
+                Field::Input,
+                what,
+                format!(" row {} holds a non-finite value; initial states must be finite", i + 1),
+            ));
+        }
+        if self.closed_loop {
+            check_file_loop(rows, what)?;
+        }
+        let set = InitialSet::File {
+            input: PathBuf::new(),
+            closed_loop: self.closed_loop,
+        };
+        Ok((set, rows.n))
     }
 }
 
@@ -395,7 +448,9 @@ impl EnsembleSpec {
             }
             InitialSet::Point { center } => r.center = Some(center.clone()),
             InitialSet::File { input, closed_loop } => {
-                r.input = Some(input.clone());
+                // Rows in memory have no file to name.
+                r.input = self.rows.is_none().then(|| input.clone());
+                r.rows = self.rows.clone();
                 r.closed_loop = *closed_loop;
             }
         }

@@ -19,7 +19,7 @@ use crate::input_err;
 use crate::output::folder;
 
 use super::checkpoint::{self, Checkpoint};
-use super::pipeline::{factory, gpus, run, run_with, RunSummary};
+use super::pipeline::{factory, gpus, run, run_with, Destination, RunSummary};
 use super::resources::EngineChoice;
 
 /// What `resume` found and did.
@@ -136,7 +136,7 @@ fn resume_as<T: Real>(cfg: &RunConfig, dir: &Path, lock: folder::OutLock) -> Res
     let engines = factory(&k, choice, &gpus, cfg.ensemble.is_loop());
     run_with::<T>(
         cfg,
-        &out,
+        Destination::Folder(&out),
         None,
         choice,
         &engines,

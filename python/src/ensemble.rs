@@ -68,6 +68,11 @@ impl Ensemble {
         ok(self.run.time())
     }
 
+    /// The step size.
+    fn dt(&self) -> PyResult<f64> {
+        ok(self.run.dt())
+    }
+
     /// The points now, (points, 2d) in the run's precision (read back from a GPU).
     fn state<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let run = &self.run;

@@ -3,7 +3,10 @@
 //!
 //! - `resources`: engine choice (`--backend auto`) and the host memory checks;
 //! - `progress`: the progress report, and advancing an engine in pieces that keep it moving;
-//! - `pipeline`: `run` itself, from the configuration to the files in `--out`;
+//! - `pipeline`: `run` itself, from the configuration to the files in `--out` (or, without a
+//!   folder, to the values `memory` keeps);
+//! - `memory`: what a run without a folder hands back, and points as rows for a host's arrays;
+//! - `open_run`: a run kept open, advanced, inspected, changed and saved on request;
 //! - `initial`: the initial set in the run's precision, and what refinement needs of it;
 //! - `tracker`: the run in progress, its per-point data and the snapshot loop;
 //! - `refine`: loop refinement, inserting nodes where the evolved loop's gaps grow too long;

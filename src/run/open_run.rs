@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::thread::JoinHandle;
 
-use crate::config::{OutputDir, Precision, RunBuilder, RunConfig, RunFile};
+use crate::config::{Precision, RunBuilder, RunConfig, RunFile};
 use crate::engine::Integrator;
 use crate::error::{Field, Result};
 use crate::float::Real;
@@ -22,14 +22,14 @@ use crate::gpu::GpuContext;
 use crate::measure::energy::{angular_momenta, energies, RunEnergy};
 use crate::measure::modified::modified_energies;
 use crate::measure::row::Row;
-use crate::output::{folder, npy, write_atomic, CsvRows};
+use crate::output::{folder, write_atomic, CsvRows};
 use crate::state::State;
 
 use super::checkpoint::Checkpoints;
 use super::initial::Initial;
 use super::interrupt;
 use super::memory::{Kept, StateRows};
-use super::pipeline::{factory, gpus, preflight};
+use super::pipeline::{factory, gpus, preflight, with_initial_file};
 use super::progress::{advance_with_progress, Progress};
 use super::resources::EngineChoice;
 use super::tracker::{Tracker, TrackerParts};
@@ -127,6 +127,11 @@ impl OpenRun {
     /// The time it is at: step · dt.
     pub fn time(&self) -> Result<f64> {
         self.call(|h| Ok(on_run!(h, s => s.cfg.time_at(s.step))))
+    }
+
+    /// The step size.
+    pub fn dt(&self) -> Result<f64> {
+        self.call(|h| Ok(on_run!(h, s => s.cfg.dt)))
     }
 
     /// The points as rows q1..qd p1..pd in the run's precision (read back from a GPU).
@@ -396,23 +401,10 @@ impl<T: Real> Stepper<T> {
         settings.steps = Some(steps);
         settings.snapshot_every = Some(self.every.unwrap_or(steps));
         // Checked before the folder is touched.
-        let check = RunBuilder::from(settings.clone()).build()?;
-        let out = OutputDir {
-            path: dir.to_path_buf(),
-            force,
-        };
-        let _lock = folder::prepare(&out.path, folder::Layout::Run, out.force)?;
+        let cfg = RunBuilder::from(settings).build()?;
+        let _lock = folder::prepare(dir, folder::Layout::Run, force)?;
         let dir = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
-        let cfg = match &check.ensemble.rows {
-            Some(rows) => {
-                let input = dir.join("initial.npy");
-                write_atomic(&input, &npy::encode_state(rows))?;
-                let e = settings.ensemble.get_or_insert_with(Default::default);
-                (e.rows, e.input) = (None, Some(input));
-                RunBuilder::from(settings).build()?
-            }
-            None => check,
-        };
+        let cfg = with_initial_file(&cfg, &dir)?;
         let config = cfg.to_toml(&self.describe, &dir);
         write_atomic(&dir.join("config.toml"), config.as_bytes())?;
         let mut stats = CsvRows::create(&dir.join("stats.csv"))?;

@@ -134,7 +134,7 @@ pub fn run_in_memory(cfg: &RunConfig, keep_final: bool) -> Result<RunSummary> {
     let refused = match () {
         _ if Peers::current().many() => Some((Field::Out, "a run under mpirun")),
         _ if cfg.shard.is_some() => Some((Field::Shard, "a shard (merge reads its files)")),
-        _ if cfg.checkpoint_every.is_some() => Some((Field::CheckpointEvery, "checkpoints")),
+        _ if cfg.checkpoint_every.is_some() => Some((Field::CheckpointEvery, "keeping checkpoints")),
         _ => None,
     };
     if let Some((field, what)) = refused {
@@ -350,11 +350,14 @@ pub(super) fn run_with<T: Real>(
     let config = match config {
         Some(text) => text,
         None => {
-            let text = cfg.to_toml(&describe, out);
-            if peers.is_root() && folder.is_some() {
-                write_atomic(&out.join("config.toml"), text.as_bytes())?;
+            match folder {
+                Some(_) if peers.is_root() => {
+                    let text = with_initial_file(cfg, out)?.to_toml(&describe, out);
+                    write_atomic(&out.join("config.toml"), text.as_bytes())?;
+                    text
+                }
+                _ => cfg.to_toml(&describe, out),
             }
-            text
         }
     };
     let kind = match choice {
@@ -398,6 +401,24 @@ pub(super) fn run_with<T: Real>(
         memory,
     })
 }
+
+/// `cfg` as its folder `dir` records it: initial points given in memory are written there as
+/// `initial.npy`, which config.toml's `input` then names (so that `resume`, `plot` and
+/// `--config` find them); other configurations as they are.
+pub(super) fn with_initial_file(cfg: &RunConfig, dir: &Path) -> Result<RunConfig> {
+    let mut recorded = cfg.clone();
+    if let Some(rows) = recorded.ensemble.rows.take() {
+        let input = dir.join(INITIAL_FILE);
+        write_atomic(&input, &npy::encode_state(&rows))?;
+        if let crate::ensemble::InitialSet::File { input: at, .. } = &mut recorded.ensemble.set {
+            *at = std::fs::canonicalize(&input).unwrap_or(input);
+        }
+    }
+    Ok(recorded)
+}
+
+/// The file of a run's initial points given in memory (`with_initial_file`).
+pub const INITIAL_FILE: &str = "initial.npy";
 
 /// What the last row says of `--reference` (the global error at the end) and `--reverse`
 /// (the return error, and whether the method's symmetry promises a return up to rounding).

@@ -42,7 +42,7 @@ def test_views_are_read_only_and_read_back_once_per_advance():
 
 
 def test_energy_is_h_of_the_points_now_with_the_parameters_in_force():
-    ens = phaseflow.Ensemble(**DISK).advance(7)
+    ens = phaseflow.Ensemble(precision="f64", **DISK).advance(7)
     q, p = ens.q[:, 0], ens.p[:, 0]
     # The pendulum's H with m = l = 1: p²/2 + g (1 - cos q).
     for g in (9.81, 2.0):

@@ -353,28 +353,25 @@ impl EnsembleRequest {
                 "the initial states are given as an array; drop ", Field::Input
             ));
         }
+        let refuse = |why: String| Err(invalid!(Field::Input; format!("the initial array {why}")));
         if rows.d != system.dof() {
-            return Err(Error::in_file(
-                Field::Input,
-                what,
-                format!(
-                    " has {} columns but the system has d = {}: expected {} columns q1..qd p1..pd",
-                    2 * rows.d,
-                    system.dof(),
-                    2 * system.dof()
-                ),
+            let want = 2 * system.dof();
+            return refuse(format!(
+                "has {} columns but the system has d = {}: expected {want} columns q1..qd p1..pd",
+                2 * rows.d,
+                system.dof()
             ));
         }
         if rows.n == 0 {
-            return Err(Error::in_file(Field::Input, what, " holds no points (zero rows): an ensemble needs at least one point"));
+            return refuse("holds no points (zero rows): an ensemble needs at least one point".into());
         }
-        if let Some(i) = (0..rows.n).find(|&i| {
-            (0..rows.d).any(|k| !rows.q[k * rows.n + i].is_finite() || !rows.p[k * rows.n + i].is_finite())
-        }) {
-            return Err(Error::in_file(
-                Field::Input,
-                what,
-                format!(" row {} holds a non-finite value; initial states must be finite", i + 1),
+        let finite = |i: usize| {
+            (0..rows.d).all(|k| rows.q[k * rows.n + i].is_finite() && rows.p[k * rows.n + i].is_finite())
+        };
+        if let Some(i) = (0..rows.n).find(|&i| !finite(i)) {
+            return refuse(format!(
+                "row {} holds a non-finite value; initial states must be finite",
+                i + 1
             ));
         }
         if self.closed_loop {

@@ -347,28 +347,7 @@ pub(super) fn run_with<T: Real>(
     };
     interrupt::install();
     let describe = announce_engine(cfg, &tracker, &peers);
-    let config = match config {
-        Some(text) => text,
-        None => {
-            match folder {
-                Some(_) if peers.is_root() => {
-                    let text = with_initial_file(cfg, out)?.to_toml(&describe, out);
-                    write_atomic(&out.join("config.toml"), text.as_bytes())?;
-                    text
-                }
-                _ => cfg.to_toml(&describe, out),
-            }
-        }
-    };
-    let kind = match choice {
-        EngineChoice::Gpu => "gpu",
-        EngineChoice::Cpu => "cpu",
-    };
-    let every = match (super::tracker::no_checkpoints(cfg, &peers), folder) {
-        (None, Some(_)) => cfg.checkpoint_every,
-        _ => Some(u64::MAX),
-    };
-    let mut ck = Checkpoints::new(out, kind, config, every);
+    let mut ck = checkpoints(cfg, dest, choice, (&describe, config), &peers)?;
     let rows = tracker.snapshots(out, &mut ck, resume)?;
     let crossings = tracker.engine.crossings()?;
     let memory = match tracker.kept.take() {
@@ -400,6 +379,40 @@ pub(super) fn run_with<T: Real>(
         final_state,
         memory,
     })
+}
+
+/// The run's `Checkpoints`: config.toml's text (a resumed run's `recorded` one, else written
+/// into the folder now) and how often they are due (never without a folder, under MPI, or
+/// for what `tracker::no_checkpoints` names).
+fn checkpoints(
+    cfg: &RunConfig,
+    dest: Destination<'_>,
+    choice: EngineChoice,
+    (describe, recorded): (&str, Option<String>),
+    peers: &Peers,
+) -> Result<Checkpoints> {
+    let (out, folder) = match dest {
+        Destination::Folder(dir) => (dir.path.as_path(), true),
+        Destination::Memory => (Path::new(""), false),
+    };
+    let config = match recorded {
+        Some(text) => text,
+        None if folder && peers.is_root() => {
+            let text = with_initial_file(cfg, out)?.to_toml(describe, out);
+            write_atomic(&out.join("config.toml"), text.as_bytes())?;
+            text
+        }
+        None => cfg.to_toml(describe, out),
+    };
+    let kind = match choice {
+        EngineChoice::Gpu => "gpu",
+        EngineChoice::Cpu => "cpu",
+    };
+    let every = match (super::tracker::no_checkpoints(cfg, peers), folder) {
+        (None, true) => cfg.checkpoint_every,
+        _ => Some(u64::MAX),
+    };
+    Ok(Checkpoints::new(out, kind, config, every))
 }
 
 /// `cfg` as its folder `dir` records it: initial points given in memory are written there as

@@ -73,42 +73,6 @@ pub(super) struct ResumeAt {
     pub(super) stats_crc: u32,
 }
 
-/// What a `Tracker` owns, apart from the configuration and the engine factory it borrows: a
-/// run kept open between calls (`open_run`) holds these and lends them to a tracker for each
-/// advance.
-pub(super) struct TrackerParts<T: Real> {
-    engine: Box<dyn Engine<T>>,
-    aux: Option<Box<dyn Engine<T>>>,
-    reference: Option<CpuEngine<f64>>,
-    file_nodes: State<f64>,
-    pub(super) points: PerPoint,
-    accelerated: bool,
-    refine_dist: Option<f64>,
-    capped_at: Option<u64>,
-    stuck_at: Option<u64>,
-    portraits: Vec<(u64, State<f64>)>,
-    trajectory: Vec<(f64, Vec<f64>)>,
-    kept: Option<Kept<T>>,
-}
-
-impl<T: Real> TrackerParts<T> {
-    /// The engine's state (read back from a GPU).
-    pub(super) fn engine_state(&mut self) -> Result<&State<T>> {
-        self.engine.state()
-    }
-
-    /// Whether the engine takes the energy statistics where the state lives.
-    pub(super) fn accelerated(&self) -> bool {
-        self.accelerated
-    }
-
-    /// Another engine (new parameters) over the same points; refinement's engine, built with
-    /// the old ones, is made again when next needed.
-    pub(super) fn replace_engine(&mut self, engine: Box<dyn Engine<T>>) {
-        (self.engine, self.aux) = (engine, None);
-    }
-}
-
 impl<'a, T: Real> Tracker<'a, T> {
     pub(super) fn new(
         cfg: &'a RunConfig,
@@ -177,50 +141,6 @@ impl<'a, T: Real> Tracker<'a, T> {
             peers: Peers::current(),
             kept: None,
         })
-    }
-
-    /// The tracker's own parts, its borrows released (`from_parts` lends them again).
-    pub(super) fn into_parts(self) -> TrackerParts<T> {
-        TrackerParts {
-            engine: self.engine,
-            aux: self.aux,
-            reference: self.reference,
-            file_nodes: self.file_nodes,
-            points: self.points,
-            accelerated: self.accelerated,
-            refine_dist: self.refine_dist,
-            capped_at: self.capped_at,
-            stuck_at: self.stuck_at,
-            portraits: self.portraits,
-            trajectory: self.trajectory,
-            kept: self.kept,
-        }
-    }
-
-    /// A tracker of `cfg` over the parts `into_parts` gave.
-    pub(super) fn from_parts(
-        cfg: &'a RunConfig,
-        factory: &'a EngineFactory<'a, T>,
-        p: TrackerParts<T>,
-    ) -> Self {
-        Tracker {
-            cfg,
-            factory,
-            engine: p.engine,
-            aux: p.aux,
-            reference: p.reference,
-            file_nodes: p.file_nodes,
-            points: p.points,
-            setup: setup(cfg),
-            accelerated: p.accelerated,
-            refine_dist: p.refine_dist,
-            capped_at: p.capped_at,
-            stuck_at: p.stuck_at,
-            portraits: p.portraits,
-            trajectory: p.trajectory,
-            peers: Peers::current(),
-            kept: p.kept,
-        }
     }
 
     /// The run as a checkpoint left it (`phaseflow resume`): the engine built from the saved

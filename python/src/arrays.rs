@@ -53,7 +53,10 @@ pub fn stats_columns<'py>(py: Python<'py>, rows: &[Row]) -> PyResult<Bound<'py, 
     let real = |v: Vec<f64>| PyArray1::from_vec(py, v).into_any();
     list.append(("step", whole(rows.iter().map(|r| r.step as i64).collect())))?;
     list.append(("t", real(rows.iter().map(|r| r.t).collect())))?;
-    list.append(("points", whole(rows.iter().map(|r| r.points as i64).collect())))?;
+    list.append((
+        "points",
+        whole(rows.iter().map(|r| r.points as i64).collect()),
+    ))?;
     for c in columns() {
         let cells: Vec<Cell> = rows.iter().map(|r| r.cell(c)).collect();
         let counts: Option<Vec<i64>> = cells

@@ -427,7 +427,7 @@ fn py_resume<'py>(
                 ("sweep", Some(sweep_dict(py, &dir, names)?))
             }
             Resumption::Run(run::Resumed::Complete) => ("run", None),
-            Resumption::Run(run::Resumed::Finished(s)) => ("run", Some(summary_dict(py, s)?)),
+            Resumption::Run(run::Resumed::Finished(s)) => ("run", Some(summary_dict(py, *s)?)),
         },
     )
 }

@@ -97,6 +97,9 @@ def test_initial_points_are_read_from_the_buffer_and_a_folder_keeps_them(cli, tm
     kept = tmp_path / "run" / "initial.npy"
     assert np.load(kept).tobytes() == arr.tobytes()
     assert r.config["ensemble"]["input"] == str(kept.resolve())
+    # The file is the run's own: force replaces the run.
+    phaseflow.run(initial=arr[:100], out=tmp_path / "run", force=True, **kw)
+    assert np.load(kept).shape == (100, 2)
     cli("run", "--config", tmp_path / "run" / "config.toml", "--out", tmp_path / "again",
         "--quiet")
     assert (tmp_path / "again" / "stats.csv").read_bytes() == (tmp_path / "run" / "stats.csv").read_bytes()

@@ -248,10 +248,13 @@ impl RunBuilder {
 
     /// The initial states given in memory, one row q1..qd p1..pd per point (a `file` set
     /// without a file: `input` must then not be given; `closed_loop` reads them as a loop).
-    pub fn initial_rows(self, rows: crate::state::State<f64>) -> Self {
-        let mut b = self.ensemble("file");
-        b.ensemble_table().rows = Some(std::sync::Arc::new(rows));
-        b
+    /// The ensemble's options given before are kept, so that `build` refuses those a file
+    /// set does not take rather than drop them.
+    pub fn initial_rows(mut self, rows: crate::state::State<f64>) -> Self {
+        let e = self.ensemble_table();
+        e.kind = Some("file".into());
+        e.rows = Some(std::sync::Arc::new(rows));
+        self
     }
 
     /// The settings gathered so far, as config.toml's keys hold them.

@@ -29,8 +29,8 @@ pub use builder::{MethodChoice, RunBuilder, SystemChoice};
 use discrete::{check_variational, check_variational_kernel, two_positions};
 pub use file::{load_toml, recorded_source, EnsembleFile, RunFile, MAX_CONFIG_BYTES};
 pub use show_modified::show_modified;
-use step::{check_dt_at_precision, resolve_snapshot_every, resolve_step};
 pub use step::MAX_STEPS;
+use step::{check_dt_at_precision, resolve_snapshot_every, resolve_step};
 
 use crate::engine::Integrator;
 use crate::ensemble::shard::Shard;

@@ -363,10 +363,13 @@ impl EnsembleRequest {
             ));
         }
         if rows.n == 0 {
-            return refuse("holds no points (zero rows): an ensemble needs at least one point".into());
+            return refuse(
+                "holds no points (zero rows): an ensemble needs at least one point".into(),
+            );
         }
         let finite = |i: usize| {
-            (0..rows.d).all(|k| rows.q[k * rows.n + i].is_finite() && rows.p[k * rows.n + i].is_finite())
+            (0..rows.d)
+                .all(|k| rows.q[k * rows.n + i].is_finite() && rows.p[k * rows.n + i].is_finite())
         };
         if let Some(i) = (0..rows.n).find(|&i| !finite(i)) {
             return refuse(format!(

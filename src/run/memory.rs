@@ -47,7 +47,9 @@ impl StateRows {
             },
             Err(rows) => StateRows::F64 {
                 columns,
-                rows: rows.downcast::<Vec<f64>>().map_or_else(|_| Vec::new(), |r| *r),
+                rows: rows
+                    .downcast::<Vec<f64>>()
+                    .map_or_else(|_| Vec::new(), |r| *r),
             },
         }
     }

@@ -14,15 +14,15 @@ use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::thread::JoinHandle;
 
-use crate::config::{Precision, RunBuilder, RunConfig, RunFile};
 use crate::cluster::Peers;
+use crate::config::{Precision, RunBuilder, RunConfig, RunFile};
 use crate::engine::{CpuEngine, Engine, Integrator};
 use crate::error::{Field, Result};
 use crate::float::Real;
 use crate::gpu::GpuContext;
 use crate::measure::energy::{angular_momenta, energies, RunEnergy};
-use crate::measure::modified::modified_energies;
 use crate::measure::measurement::PerPoint;
+use crate::measure::modified::modified_energies;
 use crate::measure::row::Row;
 use crate::output::{folder, write_atomic, CsvRows};
 use crate::state::State;
@@ -159,9 +159,7 @@ impl OpenRun {
 
     /// The system's parameters in force.
     pub fn params(&self) -> Result<Vec<(String, f64)>> {
-        self.call(|h| {
-            Ok(on_run!(h, s => s.cfg.system.params().into_iter().collect()))
-        })
+        self.call(|h| Ok(on_run!(h, s => s.cfg.system.params().into_iter().collect())))
     }
 
     /// Change system parameters from the next step on (see `Stepper::set_params`).
@@ -376,7 +374,13 @@ impl<T: Real> Stepper<T> {
         let st = engine.state()?;
         let p = &mut parts.points;
         if !accelerated {
-            p.h0 = energies(&RunEnergy { system: &cfg.system, dt: cfg.dt }, st);
+            p.h0 = energies(
+                &RunEnergy {
+                    system: &cfg.system,
+                    dt: cfg.dt,
+                },
+                st,
+            );
         }
         p.l0 = angular_momenta(&cfg.system, st).unwrap_or_default();
         if let Some(m) = &cfg.modified {

@@ -134,7 +134,9 @@ pub fn run_in_memory(cfg: &RunConfig, keep_final: bool) -> Result<RunSummary> {
     let refused = match () {
         _ if Peers::current().many() => Some((Field::Out, "a run under mpirun")),
         _ if cfg.shard.is_some() => Some((Field::Shard, "a shard (merge reads its files)")),
-        _ if cfg.checkpoint_every.is_some() => Some((Field::CheckpointEvery, "keeping checkpoints")),
+        _ if cfg.checkpoint_every.is_some() => {
+            Some((Field::CheckpointEvery, "keeping checkpoints"))
+        }
         _ => None,
     };
     if let Some((field, what)) = refused {
@@ -421,7 +423,7 @@ fn checkpoints(
 pub(super) fn with_initial_file(cfg: &RunConfig, dir: &Path) -> Result<RunConfig> {
     let mut recorded = cfg.clone();
     if let Some(rows) = recorded.ensemble.rows.take() {
-        let input = dir.join(INITIAL_FILE);
+        let input = dir.join(folder::INITIAL_FILE);
         write_atomic(&input, &npy::encode_state(&rows))?;
         if let crate::ensemble::InitialSet::File { input: at, .. } = &mut recorded.ensemble.set {
             *at = std::fs::canonicalize(&input).unwrap_or(input);
@@ -429,9 +431,6 @@ pub(super) fn with_initial_file(cfg: &RunConfig, dir: &Path) -> Result<RunConfig
     }
     Ok(recorded)
 }
-
-/// The file of a run's initial points given in memory (`with_initial_file`).
-pub const INITIAL_FILE: &str = "initial.npy";
 
 /// What the last row says of `--reference` (the global error at the end) and `--reverse`
 /// (the return error, and whether the method's symmetry promises a return up to rounding).

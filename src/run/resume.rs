@@ -27,7 +27,7 @@ pub enum Resumed {
     /// The folder holds a complete run (its manifest): nothing to do.
     Complete,
     /// The run was continued (or, without a checkpoint, run again) to its end.
-    Finished(RunSummary),
+    Finished(Box<RunSummary>),
 }
 
 /// Continue the interrupted run in `dir`.
@@ -59,7 +59,7 @@ pub fn resume_run(dir: &Path) -> Result<Resumed> {
         return Err(no_run());
     }
     let cfg = RunBuilder::from(as_recorded(load_toml(&config)?)).build()?;
-    resume_locked(&cfg, dir, lock).map(Resumed::Finished)
+    resume_locked(&cfg, dir, lock).map(|s| Resumed::Finished(Box::new(s)))
 }
 
 /// A config.toml of a chaos run written before the deviation vector's start and metric were

@@ -400,7 +400,12 @@ impl<'a, T: Real> Tracker<'a, T> {
 
     /// Write the run's checkpoint at step `at` (the state advanced to `at`, nothing measured
     /// there yet): the engine state, what each point carries, and the rows written so far.
-    pub(super) fn write_checkpoint(&mut self, ck: &Checkpoints, at: u64, stats: &CsvRows) -> Result<()> {
+    pub(super) fn write_checkpoint(
+        &mut self,
+        ck: &Checkpoints,
+        at: u64,
+        stats: &CsvRows,
+    ) -> Result<()> {
         let device_h0 = match self.engine.acceleration()? {
             Some(a) if self.accelerated => Some(a.initial()?),
             _ => None,

@@ -319,7 +319,10 @@ fn a_composition_starts_with_its_weights_times_its_bases_first_term() {
         let scale = 62.0 * a.powi(power as i32) + last.powi(power as i32);
         for (q, p) in [(0.3, 0.2), (1.0, -0.7), (2.5, 1.1)] {
             let (got, want) = (c(q, p), scale * b(q, p));
-            assert!(want != 0.0 && ((got - want) / want).abs() < 1e-6, "{base}: {got} vs {want}");
+            assert!(
+                want != 0.0 && ((got - want) / want).abs() < 1e-6,
+                "{base}: {got} vs {want}"
+            );
         }
     }
 }

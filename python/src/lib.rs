@@ -10,6 +10,10 @@
 //! entry point's description (`keywords`), against which the package's signatures are
 //! tested.
 //!
+//! A run without `out` writes nothing: the library keeps what it would write and the arrays
+//! come back as numpy arrays over its own vectors (`arrays`); `initial=` is read from the
+//! array's buffer. `Ensemble` (`ensemble`) keeps a run open between calls.
+//!
 //! The work runs on a thread of its own with the GIL released; the calling thread, holding the
 //! GIL in turns, polls Python's signal handlers (Ctrl-C raises `KeyboardInterrupt` there) and
 //! turns an interrupt into the library's request to stop (`run::interrupt`: a checkpoint,

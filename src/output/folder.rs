@@ -13,7 +13,6 @@ mod manifest;
 pub use lock::{lock, LockFor, OutLock, LOCK};
 pub use manifest::{manifest_notes, write_manifest, write_manifest_noting, Manifest, MANIFEST};
 
-
 /// A run's initial points given in memory (a library caller's array), which its config.toml's
 /// `input` names.
 pub const INITIAL_FILE: &str = "initial.npy";

@@ -2,12 +2,11 @@
 //! checked, giving the typed `EnsembleSpec` whose `InitialSet` holds exactly what the kind
 //! needs, so config.toml written from it is complete and reproduces the same set.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use super::loops::check_file_loop;
 use super::plane::coordinate_name;
-use super::{read_states, EnsembleKind, EnsembleSpec, GridPlane, InitialSet};
-use crate::error::{num, Error, Field, Result};
+use super::{EnsembleKind, EnsembleSpec, GridPlane, InitialSet};
+use crate::error::{num, Field, Result};
 use crate::invalid;
 use crate::state::State;
 use crate::system::System;
@@ -40,7 +39,7 @@ pub struct EnsembleRequest {
 
 /// A value the kind needs, or an error naming the option that gives it (`field`, then `what`
 /// it takes).
-fn need<T: Clone>(v: &Option<T>, field: Field, what: &str, kind: &str) -> Result<T> {
+pub(super) fn need<T: Clone>(v: &Option<T>, field: Field, what: &str, kind: &str) -> Result<T> {
     v.clone().ok_or_else(
         || invalid!(field.clone(); Field::Ensemble.is(kind), " needs ", field, what.to_string()),
     )
@@ -317,74 +316,6 @@ impl EnsembleRequest {
             }
         }
         Ok((lo, hi))
-    }
-
-    /// `file`: `--input`, which must exist (made absolute, so config.toml finds it from
-    /// anywhere), read here because the file decides the point count, and reading it also
-    /// reports a bad file early; with `--loop`, its rows checked as one closed loop.
-    fn file(&self, system: &System) -> Result<(InitialSet, usize)> {
-        if let Some(rows) = &self.rows {
-            return self.rows_in_memory(rows, system);
-        }
-        let path = need(&self.input, Field::Input, " FILE (CSV or .npy)", "file")?;
-        if !path.exists() {
-            return Err(Error::in_file(Field::Input, &path, ": file not found"));
-        }
-        let input = std::fs::canonicalize(&path).unwrap_or(path);
-        let nodes = read_states(&input, system.dof())?;
-        if self.closed_loop {
-            check_file_loop(&nodes, &input)?;
-        }
-        let set = InitialSet::File {
-            input,
-            closed_loop: self.closed_loop,
-        };
-        Ok((set, nodes.n))
-    }
-}
-
-impl EnsembleRequest {
-    /// `file` with its rows given in memory: no `input` beside them, the columns the
-    /// system's, every value finite, and with `--loop` one closed loop.
-    fn rows_in_memory(&self, rows: &State<f64>, system: &System) -> Result<(InitialSet, usize)> {
-        let what = Path::new("the initial array");
-        if self.input.is_some() {
-            return Err(invalid!(Field::Input;
-                "the initial states are given as an array; drop ", Field::Input
-            ));
-        }
-        let refuse = |why: String| Err(invalid!(Field::Input; format!("the initial array {why}")));
-        if rows.d != system.dof() {
-            let want = 2 * system.dof();
-            return refuse(format!(
-                "has {} columns but the system has d = {}: expected {want} columns q1..qd p1..pd",
-                2 * rows.d,
-                system.dof()
-            ));
-        }
-        if rows.n == 0 {
-            return refuse(
-                "holds no points (zero rows): an ensemble needs at least one point".into(),
-            );
-        }
-        let finite = |i: usize| {
-            (0..rows.d)
-                .all(|k| rows.q[k * rows.n + i].is_finite() && rows.p[k * rows.n + i].is_finite())
-        };
-        if let Some(i) = (0..rows.n).find(|&i| !finite(i)) {
-            return refuse(format!(
-                "row {} holds a non-finite value; initial states must be finite",
-                i + 1
-            ));
-        }
-        if self.closed_loop {
-            check_file_loop(rows, what)?;
-        }
-        let set = InitialSet::File {
-            input: PathBuf::new(),
-            closed_loop: self.closed_loop,
-        };
-        Ok((set, rows.n))
     }
 }
 

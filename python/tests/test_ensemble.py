@@ -88,3 +88,23 @@ def test_options_of_a_whole_run_are_not_the_ensembles():
         phaseflow.Ensemble(system="pendulum", method="verlet", ensemble="disk")
     with pytest.raises(ValueError, match=r"^steps=-1: give a whole number"):
         phaseflow.Ensemble(**DISK).advance(-1)
+
+
+def test_an_interrupted_advance_leaves_the_ensemble_where_it_stopped():
+    import _thread
+    import threading
+
+    kw = dict(DISK, points=400000, precision="f64")
+    ens = phaseflow.Ensemble(**kw)
+    timer = threading.Timer(0.5, _thread.interrupt_main)
+    timer.start()
+    with pytest.raises(KeyboardInterrupt):
+        ens.advance(1_000_000)
+    timer.cancel()
+    stopped = ens.step
+    assert 0 < stopped < 1_000_000
+    # It goes on from there, and the steps are counted right: the points are those of a
+    # run of as many steps.
+    ens.advance(3)
+    again = phaseflow.Ensemble(**kw).advance(stopped + 3)
+    assert ens.state.tobytes() == again.state.tobytes()

@@ -25,8 +25,8 @@ import shlex
 import sys
 import tempfile
 from pathlib import Path
-from typing import (Any, Callable, Dict, List, Literal, Mapping, Optional, Sequence, Tuple,
-                    TypeVar, Union)
+from typing import (Any, Callable, Dict, Iterator, List, Literal, Mapping, MutableMapping,
+                    Optional, Sequence, Tuple, TypeVar, Union)
 
 import numpy as np
 
@@ -36,6 +36,7 @@ __version__: str = _phaseflow.__version__
 
 __all__ = [
     "Run",
+    "Ensemble",
     "Table",
     "Sweep",
     "sweep",
@@ -189,13 +190,17 @@ def _column(cells: List[str]) -> np.ndarray:
         return np.array(cells, dtype=str)
 
 
-def _read_toml(path: Path) -> Dict[str, Any]:
+def _toml(text: str) -> Dict[str, Any]:
     if sys.version_info >= (3, 11):
         import tomllib
     else:  # pragma: no cover - Python 3.9/3.10
         import tomli as tomllib
-    with open(path, "rb") as f:
-        return tomllib.load(f)
+    return tomllib.loads(text)
+
+
+def _read_toml(path: Path) -> Dict[str, Any]:
+    with open(path, encoding="utf-8") as f:
+        return _toml(f.read())
 
 
 class Run:
@@ -211,28 +216,43 @@ class Run:
         final_state: the state after the last step, shape ``(points, 2d)``, in the run's
             precision (its buffer is the library's own: no copy).
         config: the resolved configuration (config.toml) as a dict.
-        out: the run's folder when ``out`` was given, else None (the results were read from a
-            temporary folder, removed when the Run is).
+        out: the run's folder when ``out`` was given, else None: the run wrote no file, and
+            every result came back from the library in memory (the arrays are the library's
+            own buffers, handed to numpy without a copy).
         engine: the engine that ran it, as the command line reports it.
         method: the method's name.
         accuracy: what ``reference`` and ``reverse`` found, a sentence each.
     """
 
-    def __init__(self, folder: Path, summary: Mapping[str, Any], out: Optional[Path],
-                 keep: Optional[tempfile.TemporaryDirectory] = None) -> None:
+    def __init__(self, folder: Optional[Path], summary: Mapping[str, Any],
+                 out: Optional[Path]) -> None:
         self._folder = folder
-        self._keep = keep
         self.out: Optional[Path] = out
         self.engine: str = summary.get("engine", "")
         self.method: str = summary.get("method", "")
         self.accuracy: List[str] = list(summary.get("accuracy", []))
         self._final: Optional[np.ndarray] = summary.get("final_state")
-        self.stats: Table = _table(folder / "stats.csv")
-        self.config: Dict[str, Any] = _read_toml(folder / "config.toml")
         self._states: Optional[Tuple[np.ndarray, np.ndarray]] = None
+        self._chaos: Optional[Dict[int, np.ndarray]] = None
+        self._section: Optional[np.ndarray] = None
+        if folder is not None:
+            self.stats: Table = _table(folder / "stats.csv")
+            self.config: Dict[str, Any] = _read_toml(folder / "config.toml")
+            return
+        # A run without a folder: its results as the library kept them.
+        self.stats = Table(dict(summary["stats"]))
+        self.config = _toml(summary["config"])
+        states = summary["states"]
+        self._states = (summary["state_steps"],
+                        states if states is not None else np.empty((0, 0, 0)))
+        chaos = summary["chaos"]
+        self._chaos = {} if chaos is None else {
+            int(step): block for step, block in zip(summary["chaos_steps"], chaos)}
+        self._section = summary["section"]
 
     def _snapshots(self) -> Tuple[np.ndarray, np.ndarray]:
         if self._states is None:
+            assert self._folder is not None
             found = _numbered(self._folder / "states")
             steps = np.array([step for step, _ in found], dtype=np.int64)
             if found:
@@ -273,12 +293,17 @@ class Run:
     def chaos(self) -> Dict[int, np.ndarray]:
         """With ``chaos="megno,lyapunov"``: the per-point indicators, {step: array of shape
         (points, indicators)} in the order asked for (chaos/step_<k>.npy; empty without)."""
-        return {step: np.load(f) for step, f in _numbered(self._folder / "chaos")}
+        if self._chaos is None:
+            assert self._folder is not None
+            self._chaos = {step: np.load(f) for step, f in _numbered(self._folder / "chaos")}
+        return self._chaos
 
     @property
     def section(self) -> Optional[np.ndarray]:
         """With ``section="q1=0"``: every crossing, one row each (point index, crossing number,
         time, the other coordinates: section.npy); None without a section."""
+        if self._folder is None:
+            return self._section
         path = self._folder / "section.npy"
         return np.load(path) if path.is_file() else None
 
@@ -394,10 +419,12 @@ class Study:
         return f"<phaseflow.Study in {self.out}: {len(self.figures)} figures>"
 
 
-def _initial_file(initial: Any, folder: Path) -> Path:
-    """An initial ensemble given as an array, written as the .npy file --input reads: float32
-    or float64 values in the machine's byte order, C order (a big-endian or strided array is
-    converted, its values unchanged)."""
+def _initial_array(initial: Any, settings: Mapping[str, Any]) -> np.ndarray:
+    """``initial=`` as the library reads it, from the array's own buffer: float32 or float64
+    values of shape (points, 2d), C order, in the machine's byte order. Such an array is
+    passed as it is; another layout or byte order is converted once, its values unchanged."""
+    if settings.get("ensemble", "file") != "file" or "input" in settings:
+        raise ValueError("initial=: give either the array or ensemble=/input=, not both")
     try:
         arr = np.asarray(initial)
     except (TypeError, ValueError) as e:
@@ -408,10 +435,7 @@ def _initial_file(initial: Any, folder: Path) -> Path:
     if arr.ndim != 2:
         raise ValueError(
             f"initial=: the array has shape {arr.shape}; give shape (points, 2d): q1..qd, p1..pd per row")
-    native = arr.astype(arr.dtype.newbyteorder("="), order="C", copy=False)
-    path = folder / "initial.npy"
-    np.save(path, native)
-    return path
+    return np.ascontiguousarray(arr, dtype=arr.dtype.newbyteorder("="))
 
 
 def _with_progress(progress: bool, what: str, work: Callable[[Any], Any]) -> Any:
@@ -422,29 +446,6 @@ def _with_progress(progress: bool, what: str, work: Callable[[Any], Any]) -> Any
     finally:
         if bar is not None:
             bar.close()
-
-
-def _start(function: str, scope: Mapping[str, Any], initial: Any,
-           verbose: Any) -> Tuple[Dict[str, Any], Path, tempfile.TemporaryDirectory]:
-    """A run's or a sweep's settings, its folder (``out``, else a temporary one) and the
-    temporary folder (holding ``initial``'s file when given)."""
-    settings = _settings(function, scope, verbose)
-    scratch = tempfile.TemporaryDirectory(prefix="phaseflow-")
-    try:
-        out = settings.get("out")
-        folder = Path(_path("out", out)) if out is not None else Path(scratch.name) / "run"
-        if initial is not None:
-            if settings.get("ensemble", "file") != "file" or "input" in settings:
-                raise ValueError(
-                    "initial=: give either the array or ensemble=/input=, not both")
-            keep = Path(tempfile.mkdtemp(prefix="phaseflow-initial-")) if out is not None \
-                else Path(scratch.name)
-            settings.update(ensemble="file", input=_initial_file(initial, keep))
-        settings["out"] = folder
-    except BaseException:
-        scratch.cleanup()
-        raise
-    return settings, folder, scratch
 
 
 @_documented
@@ -515,26 +516,24 @@ def run(
         progress: draw a tqdm progress bar (when tqdm is installed).
         verbose: let the library's notes through to stderr.
 
-    ``out=None`` writes the files to a temporary folder that lives as long as the Run. A
-    parameter sweep is :func:`sweep`.
+    ``out=None`` writes no file: the statistics, states, indicators and crossings come back
+    from the library in memory (numpy arrays over its own buffers), as ``Run.out`` None says.
+    With ``out`` the run's folder holds its files (and ``initial``'s points as initial.npy,
+    which config.toml names, so that the folder resumes). A parameter sweep is :func:`sweep`.
 
     Raises:
         ValueError: bad arguments (naming the keyword).
         RuntimeError: a failure while running.
-        KeyboardInterrupt: Ctrl-C, after the run wrote its checkpoint.
+        KeyboardInterrupt: Ctrl-C, after the run wrote its checkpoint (with ``out``).
     """
-    settings, folder, scratch = _start("run", locals(), initial, verbose)
-    try:
-        summary = _with_progress(progress, "phaseflow run",
-                                 lambda callback: _phaseflow.run(settings, True, callback))
-        result = Run(folder, summary, None if out is None else Path(out),
-                     scratch if out is None else None)
-    except BaseException:
-        scratch.cleanup()
-        raise
-    if out is not None:
-        scratch.cleanup()
-    return result
+    settings = _settings("run", locals(), verbose)
+    points = None if initial is None else _initial_array(initial, settings)
+    summary = _with_progress(progress, "phaseflow run",
+                             lambda callback: _phaseflow.run(settings, True, callback, points))
+    if out is None:
+        return Run(None, summary, None)
+    folder = Path(_path("out", out))
+    return Run(folder, summary, folder)
 
 
 @_documented
@@ -599,18 +598,23 @@ def sweep(
     the :class:`Sweep`: ``sweep="NAME=LO:HI:N"`` (N values from LO to HI evenly spaced) or a
     list of them (a grid); every other option as for :func:`run`, ``initial``, ``progress``
     and ``verbose`` too."""
-    settings, folder, scratch = _start("sweep", locals(), initial, verbose)
+    settings = _settings("sweep", locals(), verbose)
+    points = None if initial is None else _initial_array(initial, settings)
+    # A sweep writes its parts' folders: without out, a temporary one that lives as long as
+    # the Sweep.
+    scratch = None if out is not None else tempfile.TemporaryDirectory(prefix="phaseflow-")
+    if scratch is not None:
+        settings["out"] = str(Path(scratch.name) / "sweep")
+    folder = Path(_path("out", settings["out"]))
     try:
         summary = _with_progress(progress, "phaseflow sweep",
-                                 lambda callback: _phaseflow.run(settings, True, callback))
-        result = Sweep(folder, list(summary["sweep_parts"]),
-                       None if out is None else Path(out), scratch if out is None else None)
+                                 lambda callback: _phaseflow.run(settings, True, callback, points))
+        return Sweep(folder, list(summary["sweep_parts"]), None if out is None else folder,
+                     scratch)
     except BaseException:
-        scratch.cleanup()
+        if scratch is not None:
+            scratch.cleanup()
         raise
-    if out is not None:
-        scratch.cleanup()
-    return result
 
 
 @_documented
@@ -943,6 +947,217 @@ def resume(
                                                    if f.suffix in (".png", ".svg", ".csv", ".md")]
         return Study({"out": str(folder), "files": files})
     return Run(folder, summary or {}, folder)
+
+
+
+class _Parameters(MutableMapping[str, float]):
+    """An :class:`Ensemble`'s system parameters: ``ens.params["g"]`` reads one,
+    ``ens.params["g"] = 2`` sets it from the next step on (as :meth:`Ensemble.set_param`)."""
+
+    def __init__(self, ensemble: "Ensemble") -> None:
+        self._ensemble = ensemble
+
+    def _now(self) -> Dict[str, float]:
+        values: Dict[str, float] = self._ensemble._core.params()
+        return values
+
+    def __getitem__(self, name: str) -> float:
+        return self._now()[name]
+
+    def __setitem__(self, name: str, value: float) -> None:
+        self._ensemble.set_param(name, value)
+
+    def __delitem__(self, name: str) -> None:
+        raise TypeError("a system's parameter cannot be removed; set another value")
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._now())
+
+    def __len__(self) -> int:
+        return len(self._now())
+
+    def __repr__(self) -> str:
+        return repr(self._now())
+
+
+@_documented
+class Ensemble:
+    """An ensemble advanced step by step: made as :func:`run` makes its initial set (the same
+    options but those of a whole run: ``steps``, ``out``, ``save_states``, ``reverse``,
+    ``reference``, ``section``, ``shard``, ``checkpoint_every``), then advanced, inspected,
+    changed and advanced again::
+
+        ens = phaseflow.Ensemble(system="pendulum", method="verlet", ensemble="disk",
+                                 points=10000, dt=0.01, backend="cpu", snapshot_every=100)
+        ens.advance(500)            # or ens.integrate(5.0): to t = 5
+        ens.q, ens.p, ens.t         # the points now
+        ens.params["g"] = 2.0       # from the next step on
+        ens.advance(500)
+        ens.stats                   # a row at step 0 and every snapshot_every steps
+        ens.save("ckpt", steps=5000)  # `phaseflow resume ckpt` runs on to step 5000
+
+    The engine keeps the points (on a GPU, on the device) between advances; they are read
+    back only when asked for (``state``, ``q``, ``p``, ``energy()``), once per advance.
+    Grouping the steps into advances changes no bit of the result: ``advance(10)`` twenty
+    times gives what ``advance(200)`` gives, and the statistics are :func:`run`'s at the same
+    steps. Besides the options:
+
+        initial: the initial points as an array of shape (points, 2d), float32 or float64
+            (read from its buffer, as :func:`run` reads it).
+        verbose: let the library's notes through to stderr.
+    """
+
+    def __init__(
+        self,
+        *,
+        # options of Ensemble
+        config: Optional[PathLike] = None,
+        system: Optional[str] = None,
+        hamiltonian: Optional[str] = None,
+        system_file: Optional[PathLike] = None,
+        dof: Optional[int] = None,
+        params: Optional[Mapping[str, float]] = None,
+        method: Optional[str] = None,
+        method_file: Optional[PathLike] = None,
+        ensemble: Optional[str] = None,
+        points: Optional[int] = None,
+        center: Optional[Sequence[float]] = None,
+        radius: Optional[float] = None,
+        lo: Optional[Sequence[float]] = None,
+        hi: Optional[Sequence[float]] = None,
+        energy: Optional[float] = None,
+        grid_axes: Optional[Union[str, Sequence[str]]] = None,
+        sigma: Optional[float] = None,
+        seed: Optional[int] = None,
+        input: Optional[PathLike] = None,
+        loop: Optional[bool] = None,
+        positions: Optional[bool] = None,
+        raw_start: Optional[bool] = None,
+        dt: Optional[float] = None,
+        snapshot_every: Optional[int] = None,
+        backend: Optional[Literal["auto", "gpu", "cpu"]] = None,
+        precision: Optional[Literal["f32", "f64"]] = None,
+        compensated: Optional[bool] = None,
+        tangent: Optional[bool] = None,
+        no_refine: Optional[bool] = None,
+        refine_tol: Optional[float] = None,
+        max_nodes: Optional[int] = None,
+        implicit_tol: Optional[float] = None,
+        implicit_max_iter: Optional[int] = None,
+        devices: Optional[Union[str, Sequence[str]]] = None,
+        modified_hamiltonian: Optional[int] = None,
+        chaos: Optional[Union[str, Sequence[str]]] = None,
+        deviation: Optional[Union[str, Sequence[str]]] = None,
+        deviation_metric: Optional[Union[str, Sequence[str]]] = None,
+        # end of options
+        initial: Any = None,
+        verbose: bool = False,
+    ) -> None:
+        settings = _settings("Ensemble", locals(), verbose)
+        points = None if initial is None else _initial_array(initial, settings)
+        self._core: Any = _phaseflow.Ensemble(settings, points)
+        self._dt: float = self._core.dt()
+        self._state: Optional[np.ndarray] = None
+        self.params: MutableMapping[str, float] = _Parameters(self)
+
+    def advance(self, steps: int, *, progress: bool = False) -> "Ensemble":
+        """Advance every point by ``steps`` steps (measuring the snapshots passed); returns the
+        ensemble. Ctrl-C stops between pieces of work, the ensemble at the step it reached."""
+        if isinstance(steps, (bool, np.bool_)) or not isinstance(steps, (int, np.integer)) \
+                or steps < 0:
+            raise _bad("steps", steps, "give a whole number of steps, 0 or more")
+        self._state = None
+        _with_progress(progress, "phaseflow advance",
+                       lambda callback: self._core.advance(int(steps), callback))
+        return self
+
+    def integrate(self, t: float, *, progress: bool = False) -> "Ensemble":
+        """Advance to time ``t`` (the nearest whole step, ``round((t - self.t) / dt)`` steps
+        more); returns the ensemble. The ensemble goes forward only: ``t`` before its time
+        is refused."""
+        if isinstance(t, (bool, np.bool_)) or not isinstance(t, (int, float, np.number)):
+            raise _bad("t", t, "give a time (a number)")
+        steps = round((float(t) - self.t) / self._dt)
+        if steps < 0:
+            raise _bad("t", t, f"the ensemble is at t = {self.t} already and goes forward only")
+        return self.advance(steps, progress=progress)
+
+    @property
+    def step(self) -> int:
+        """The step the ensemble is at."""
+        step: int = self._core.step()
+        return step
+
+    @property
+    def t(self) -> float:
+        """The time the ensemble is at: ``step * dt``."""
+        t: float = self._core.time()
+        return t
+
+    @property
+    def dt(self) -> float:
+        """The step size."""
+        return self._dt
+
+    @property
+    def state(self) -> np.ndarray:
+        """The points now, shape (points, 2d) (q1..qd, p1..pd) in the run's precision:
+        read-only, read back once per advance (a GPU's state then leaves the device) into an
+        array the ensemble no longer touches (it stays as it is after the next advance)."""
+        if self._state is None:
+            state: np.ndarray = self._core.state()
+            state.flags.writeable = False
+            self._state = state
+        return self._state
+
+    @property
+    def q(self) -> np.ndarray:
+        """The positions now, a read-only view of ``state``: (points, d)."""
+        state = self.state
+        return state[:, : state.shape[1] // 2]
+
+    @property
+    def p(self) -> np.ndarray:
+        """The momenta now, a read-only view of ``state``: (points, d)."""
+        state = self.state
+        return state[:, state.shape[1] // 2:]
+
+    def energy(self) -> np.ndarray:
+        """H of every point now, float64, with the parameters in force."""
+        energy: np.ndarray = self._core.energy()
+        return energy
+
+    @property
+    def stats(self) -> Table:
+        """The statistics so far (stats.csv's columns): a row at step 0 and at every
+        multiple of ``snapshot_every`` passed (none besides without it)."""
+        return Table(dict(self._core.stats()))
+
+    @property
+    def engine(self) -> str:
+        """The engine that advances the points, as :func:`run` reports it."""
+        engine: str = self._core.engine()
+        return engine
+
+    def set_param(self, name: str, value: float) -> None:
+        """Give the system's parameter ``name`` the value ``value`` from the next step on.
+        The engine is made again over the current points, and the energy statistics start
+        anew from them (H0 taken with the new value: the old H is no longer conserved)."""
+        self._core.set_params({name: value})
+
+    def save(self, path: PathLike, *, steps: int, force: bool = False) -> Path:
+        """Write the ensemble as a checkpoint folder at ``path`` that ``phaseflow resume``
+        (or :func:`resume`) continues to step ``steps``: config.toml (the options, the
+        parameters in force, statistics every ``snapshot_every`` steps or only at the end),
+        stats.csv (the rows so far), the checkpoint (the points and what each carries) and,
+        for points given as ``initial``, initial.npy. ``force=True`` replaces a run there.
+        Returns the folder."""
+        folder = Path(_path("path", path))
+        self._core.save(folder, steps, _switch("force", force))
+        return folder
+
+    def __repr__(self) -> str:
+        return f"<phaseflow.Ensemble at step {self.step} (t = {self.t}) on {self.engine}>"
 
 
 _CATALOGUE: Optional[Dict[str, Any]] = None

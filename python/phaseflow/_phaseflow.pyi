@@ -11,18 +11,49 @@ checkpoint). The work runs with the GIL released.
 import os
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
+import numpy as np
+
 __version__: str
 
 Progress = Optional[Callable[[int, int], Any]]
 Settings = Mapping[str, Any]
 PathLike = Union[str, "os.PathLike[str]"]
 
-def run(settings: Settings, keep_final: bool = True,
-        progress: Progress = None) -> Dict[str, Any]:
-    """A run (``phaseflow.run``'s options, set on the library's run builder): out, engine,
-    method, accuracy, refine_capped_at, refine_stuck_at and final_state (a numpy array of
-    shape (points, 2d), or None); for a sweep (``sweep``) out and sweep_parts (the parts'
-    folders, in sweep_index order)."""
+def run(settings: Settings, keep_final: bool = True, progress: Progress = None,
+        initial: Optional[np.ndarray] = None) -> Dict[str, Any]:
+    """A run (``phaseflow.run``'s options, set on the library's run builder; ``initial``'s
+    points read from its buffer, a C-contiguous float32 or float64 array of shape (points,
+    2d) in the machine's byte order): out, engine, method, accuracy, refine_capped_at,
+    refine_stuck_at and final_state (a numpy array of shape (points, 2d), or None). Without
+    ``out`` nothing is written, and the run's results come back too: stats (a list of
+    (column, array) pairs), config (config.toml's text), states and state_steps, chaos and
+    chaos_steps, section (arrays, or None). For a sweep (``sweep``) out and sweep_parts (the
+    parts' folders, in sweep_index order)."""
+
+class Ensemble:
+    """An ensemble advanced step by step (``phaseflow.Ensemble``): the library's open run,
+    its engine on a thread of its own. Every method releases the GIL while it works."""
+
+    def __init__(self, settings: Settings, initial: Optional[np.ndarray] = None) -> None:
+        """``phaseflow.run``'s options but those of a whole run; the initial set generated and
+        measured (the statistics row at step 0)."""
+    def advance(self, steps: int, progress: Progress = None) -> None:
+        """Advance by ``steps``, measuring the snapshots passed (``snapshot_every``)."""
+    def step(self) -> int: ...
+    def time(self) -> float: ...
+    def dt(self) -> float: ...
+    def state(self) -> np.ndarray:
+        """The points now, (points, 2d), in the run's precision (read back from a GPU)."""
+    def energy(self) -> np.ndarray:
+        """H of every point now (float64)."""
+    def stats(self) -> List[Tuple[str, np.ndarray]]:
+        """The statistics rows so far, as (column, array) pairs in stats.csv's order."""
+    def params(self) -> Dict[str, float]: ...
+    def set_params(self, params: Mapping[str, float]) -> None:
+        """New parameter values from the next step on (H0 taken again)."""
+    def save(self, path: PathLike, steps: int, force: bool = False) -> None:
+        """A checkpoint folder that ``phaseflow resume`` continues to step ``steps``."""
+    def engine(self) -> str: ...
 
 def study(settings: Settings, command_line: str, progress: Progress = None) -> Dict[str, Any]:
     """A study: out and files (the paths written); ``command_line`` is recorded in study.toml

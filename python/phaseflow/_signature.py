@@ -49,6 +49,10 @@ SET_OTHERWISE = {"quiet"}
 # Each function with options: (its command, keywords it leaves to another function).
 FUNCTIONS: Dict[str, Tuple[str, Tuple[str, ...]]] = {
     "run": ("run", ("sweep",)),
+    # The options of a whole run (its length, its folder) do not apply to an ensemble
+    # advanced step by step.
+    "Ensemble": ("run", ("sweep", "steps", "out", "force", "shard", "reverse", "reference",
+                         "checkpoint_every", "save_states", "section", "section_max")),
     "sweep": ("run", ()),
     "validate": ("validate", ()),
     "study": ("study", ()),
@@ -73,14 +77,15 @@ def options(function: str) -> List[Tuple[str, str, str, bool]]:
             if k not in SET_OTHERWISE and k not in leave_out]
 
 
-def block(function: str) -> str:
-    """The options' lines of ``function``'s signature, as the source holds them."""
+def block(function: str, indent: str = "    ") -> str:
+    """The options' lines of ``function``'s signature, as the source holds them (indented as
+    its block: a class's ``__init__`` deeper than a function)."""
     lines = []
     for keyword, annotation, _, required in options(function):
         if required:
-            lines.append(f"    {keyword}: {annotation},")
+            lines.append(f"{indent}{keyword}: {annotation},")
         else:
-            lines.append(f"    {keyword}: Optional[{annotation}] = None,")
+            lines.append(f"{indent}{keyword}: Optional[{annotation}] = None,")
     return "\n".join(lines)
 
 
@@ -94,14 +99,14 @@ def doc(function: str) -> str:
     return "\n".join(out)
 
 
-MARKER = re.compile(r"^(    # options of (\w+)\n)((?:(?!    # ).*\n)*?)(    # end of options)$", re.M)
+MARKER = re.compile(r"^(( +)# options of (\w+)\n)((?:(?!\2# ).*\n)*?)(\2# end of options)$", re.M)
 
 
 def regenerated(source: str) -> str:
     """``source`` with every options block rewritten."""
     def lines(m: "re.Match[str]") -> str:
-        body = block(m.group(2))
-        return m.group(1) + (body + "\n" if body else "") + m.group(4)
+        body = block(m.group(3), m.group(2))
+        return m.group(1) + (body + "\n" if body else "") + m.group(5)
 
     return MARKER.sub(lines, source)
 

@@ -10,6 +10,10 @@
 //! entry point's description (`keywords`), against which the package's signatures are
 //! tested.
 //!
+//! A run without `out` writes nothing: the library keeps what it would write and the arrays
+//! come back as numpy arrays over its own vectors (`arrays`); `initial=` is read from the
+//! array's buffer. `Ensemble` (`ensemble`) keeps a run open between calls.
+//!
 //! The work runs on a thread of its own with the GIL released; the calling thread, holding the
 //! GIL in turns, polls Python's signal handlers (Ctrl-C raises `KeyboardInterrupt` there) and
 //! turns an interrupt into the library's request to stop (`run::interrupt`: a checkpoint,
@@ -19,12 +23,13 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use clap::{ArgAction, CommandFactory};
-use numpy::PyArray1;
 use pyo3::exceptions::{PyKeyboardInterrupt, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
+mod arrays;
 mod commands;
+mod ensemble;
 mod keywords;
 mod settings;
 
@@ -34,7 +39,7 @@ use settings::RunKeywords;
 use phaseflow::cli::Cli;
 use phaseflow::config::{BenchConfig, OutputDir, ValidateJob};
 use phaseflow::error::Field;
-use phaseflow::run::{self, interrupt, FinalState};
+use phaseflow::run::{self, interrupt};
 use phaseflow::sweep::{Axis, Sweep, SweepJob};
 use phaseflow::{study, Error};
 
@@ -140,7 +145,7 @@ fn long_flags() -> Vec<String> {
 /// and reporting `run::steps` to `progress` in between. Ctrl-C (or an exception from the
 /// callback) asks the run to stop at its next piece of work, which writes a checkpoint; the
 /// exception is raised once the run has stopped. A panic is a `RuntimeError`.
-fn drive<R: Send>(
+pub(crate) fn drive<R: Send>(
     py: Python<'_>,
     progress: Option<&Bound<'_, PyAny>>,
     work: impl FnOnce() -> phaseflow::Result<R> + Send,
@@ -199,20 +204,8 @@ fn drive<R: Send>(
 }
 
 /// `--quiet` as the binary sets it: the library's notes on stderr follow the flag.
-fn quiet(q: bool) {
+pub(crate) fn quiet(q: bool) {
     phaseflow::console::set_quiet(q);
-}
-
-/// The final state as a numpy array of shape (points, 2d), its buffer the library's own
-/// vector (no copy).
-fn final_array<'py>(py: Python<'py>, state: FinalState) -> PyResult<Bound<'py, PyAny>> {
-    let (columns, array) = match state {
-        FinalState::F32 { columns, rows } => (columns, PyArray1::from_vec(py, rows).into_any()),
-        FinalState::F64 { columns, rows } => (columns, PyArray1::from_vec(py, rows).into_any()),
-    };
-    let len = array.len()?;
-    let points = len.checked_div(columns).unwrap_or(0);
-    array.call_method1("reshape", ((points, columns),))
 }
 
 /// What a finished run hands back: the folder, the engine and method, the accuracy lines and
@@ -226,31 +219,50 @@ fn summary_dict<'py>(py: Python<'py>, s: run::RunSummary) -> PyResult<Bound<'py,
     d.set_item("refine_capped_at", s.refine_capped_at)?;
     d.set_item("refine_stuck_at", s.refine_stuck_at)?;
     match s.final_state {
-        Some(state) => d.set_item("final_state", final_array(py, *state)?)?,
+        Some(state) => d.set_item("final_state", arrays::rows_array(py, *state, None)?)?,
         None => d.set_item("final_state", py.None())?,
+    }
+    if let Some(memory) = s.memory {
+        d.set_item("stats", arrays::stats_columns(py, &s.rows)?)?;
+        let points = s.rows.first().map_or(0, |r| r.points as usize);
+        arrays::in_memory(py, &d, *memory, points)?;
     }
     Ok(d)
 }
 
-/// `phaseflow.run(**settings)`: the run's summary (see `summary_dict`), its files in `out`;
-/// the settings set on the library's `RunBuilder` (`settings`), a sweep's (`sweep=`) parts run
-/// by the library's sweep runner, one run per part.
+/// `phaseflow.run(**settings)`: the run's summary (see `summary_dict`), its files in `out`,
+/// or without `out` what it would have written (`run::run_in_memory`; a sweep needs its
+/// folder); the settings set on the library's `RunBuilder` (`settings`), the points of
+/// `initial` taken from its buffer, a sweep's (`sweep=`) parts run by the library's sweep
+/// runner, one run per part.
 #[pyfunction(name = "run")]
-#[pyo3(signature = (settings, keep_final = true, progress = None))]
+#[pyo3(signature = (settings, keep_final = true, progress = None, initial = None))]
 fn py_run<'py>(
     py: Python<'py>,
     settings: Bound<'py, PyDict>,
     keep_final: bool,
     progress: Option<Bound<'py, PyAny>>,
+    initial: Option<Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let mut k = read("run", &settings, RunKeywords::EXEMPT, RunKeywords::read)?;
     quiet(k.quiet);
+    if let Some(array) = initial {
+        k.builder = k.builder.initial_rows(arrays::initial_rows(&array)?);
+    }
     let file = k.builder.settings_mut();
     if k.out.is_some() {
         file.out = k.out.take();
     }
     let axes = k.sweep.take().or_else(|| file.sweep.take());
-    file.require("run", true).map_err(|e| py_error(&e))?;
+    let in_memory = file.out.is_none() && axes.is_none();
+    file.require("run", !in_memory).map_err(|e| py_error(&e))?;
+    if in_memory {
+        let config = k.builder.build().map_err(|e| py_error(&e))?;
+        let summary = drive(py, progress.as_ref(), || {
+            run::run_in_memory(&config, keep_final)
+        })?;
+        return summary_dict(py, summary);
+    }
     let out = OutputDir {
         path: file.out.take().unwrap_or_default(),
         force: k.force,
@@ -419,7 +431,7 @@ fn py_resume<'py>(
                 ("sweep", Some(sweep_dict(py, &dir, names)?))
             }
             Resumption::Run(run::Resumed::Complete) => ("run", None),
-            Resumption::Run(run::Resumed::Finished(s)) => ("run", Some(summary_dict(py, s)?)),
+            Resumption::Run(run::Resumed::Finished(s)) => ("run", Some(summary_dict(py, *s)?)),
         },
     )
 }
@@ -637,6 +649,7 @@ fn _phaseflow(m: &Bound<'_, PyModule>) -> PyResult<()> {
     // Notes name options as the keyword arguments that set them.
     phaseflow::console::set_naming(keyword);
     m.add_function(wrap_pyfunction!(py_run, m)?)?;
+    m.add_class::<ensemble::Ensemble>()?;
     m.add_function(wrap_pyfunction!(py_study, m)?)?;
     m.add_function(wrap_pyfunction!(py_validate, m)?)?;
     m.add_function(wrap_pyfunction!(py_bench, m)?)?;

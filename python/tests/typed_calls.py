@@ -40,8 +40,21 @@ def call_everything(folder: Path) -> List[str]:
     initial = np.zeros((8, 2), dtype=np.float64)
     i: phaseflow.Run = phaseflow.run(system="pendulum", method="verlet", initial=initial,
                                      dt=0.05, steps=2, backend="cpu")
+    ens: phaseflow.Ensemble = phaseflow.Ensemble(system="pendulum", method="verlet",
+                                                 ensemble="disk", points=64, dt=0.05,
+                                                 backend="cpu", precision="f64",
+                                                 snapshot_every=5, params={"g": 9.81})
+    ens.advance(10).integrate(1.0)
+    ens.params["g"] = 2.0
+    ens.set_param("l", 0.5)
+    at: float = ens.t
+    q_now: np.ndarray = ens.q
+    h_now: np.ndarray = ens.energy()
+    saved: Path = ens.save(folder / "ensemble", steps=40, force=False)
+    assert ens.step == 20 and at == 1.0 and q_now.shape == (64, 1) and h_now.shape == (64,)
+    assert len(ens.stats) == 5 and saved.is_dir()
     stats: phaseflow.Table = r.stats
     energy: np.ndarray = stats["rel_energy_err_max"]
     times: np.ndarray = r.t
     assert r.q.shape == r.p.shape == (len(times), 64, 1) and len(energy) == len(stats)
-    return [type(x).__name__ for x in (r, s, st, v, b, o, text, m, figures, again, i)]
+    return [type(x).__name__ for x in (r, s, st, v, b, o, text, m, figures, again, i, ens)]

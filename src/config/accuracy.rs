@@ -188,7 +188,7 @@ impl RunConfig {
 
     /// The time at step `step`: with `--reverse` it runs back to 0 after `steps`.
     pub fn time_at(&self, step: u64) -> f64 {
-        let forward = match step > self.steps {
+        let forward = match self.reverse && step > self.steps {
             true => 2 * self.steps - step.min(2 * self.steps),
             false => step,
         };
@@ -269,5 +269,23 @@ impl TryFrom<&OrderArgs> for OrderJob {
                 force: a.force,
             },
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::config::RunConfig;
+
+    /// Past `steps` the time runs back only with `--reverse`: a run kept open
+    /// (`run::OpenRun`) goes on forward beyond the steps its configuration names.
+    #[test]
+    fn the_time_runs_back_after_the_steps_only_with_reverse() {
+        let b = RunConfig::builder("pendulum", "verlet")
+            .ensemble("disk")
+            .points(10)
+            .dt(0.5)
+            .steps(4);
+        assert_eq!(b.clone().build().unwrap().time_at(6), 3.0);
+        assert_eq!(b.reverse(true).build().unwrap().time_at(6), 1.0);
     }
 }

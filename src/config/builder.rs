@@ -246,6 +246,17 @@ impl RunBuilder {
         grid_axes => grid_axes: &str,
     }
 
+    /// The initial states given in memory, one row q1..qd p1..pd per point (a `file` set
+    /// without a file: `input` must then not be given; `closed_loop` reads them as a loop).
+    /// The ensemble's options given before are kept, so that `build` refuses those a file
+    /// set does not take rather than drop them.
+    pub fn initial_rows(mut self, rows: crate::state::State<f64>) -> Self {
+        let e = self.ensemble_table();
+        e.kind = Some("file".into());
+        e.rows = Some(std::sync::Arc::new(rows));
+        self
+    }
+
     /// The settings gathered so far, as config.toml's keys hold them.
     pub fn settings(&self) -> &RunFile {
         &self.settings

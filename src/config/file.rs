@@ -37,6 +37,10 @@ pub struct EnsembleFile {
     pub raw_start: Option<bool>,
     /// `--grid-axes A,B`: the grid's two coordinates (default q1,p1).
     pub grid_axes: Option<String>,
+    /// A `file` ensemble's rows given in memory (`RunBuilder::initial_rows`), not a setting
+    /// a file can hold.
+    #[serde(skip)]
+    pub rows: Option<std::sync::Arc<crate::state::State<f64>>>,
 }
 
 /// Everything a run can be told, each optional (a TOML file, flags, or both merged).
@@ -172,6 +176,7 @@ impl From<&EnsembleSpec> for EnsembleFile {
             input: r.input,
             closed_loop: r.closed_loop.then_some(true),
             grid_axes: r.grid_axes,
+            rows: r.rows,
             ..EnsembleFile::default()
         }
     }

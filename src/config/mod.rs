@@ -31,6 +31,7 @@ pub use file::{
     load_recorded, load_toml, recorded_source, EnsembleFile, RunFile, MAX_CONFIG_BYTES,
 };
 pub use show_modified::show_modified;
+pub use step::MAX_STEPS;
 use step::{check_dt_at_precision, resolve_snapshot_every, resolve_step};
 
 use crate::engine::Integrator;
@@ -230,6 +231,7 @@ fn resolve_ensemble(e: EnsembleFile, system: &System) -> Result<EnsembleSpec> {
         closed_loop: e.closed_loop.unwrap_or(false),
         raw_start: e.raw_start.unwrap_or(false),
         grid_axes: e.grid_axes,
+        rows: e.rows,
     }
     .resolve(system)
 }

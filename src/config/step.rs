@@ -6,7 +6,8 @@ use crate::invalid;
 use crate::options::Precision;
 
 /// The largest `--steps`: a GPU dispatch counts steps in u32, in pieces of at most 1024.
-const MAX_STEPS: u64 = u32::MAX as u64 * 1024;
+/// The most steps a run takes.
+pub const MAX_STEPS: u64 = u32::MAX as u64 * 1024;
 
 /// `--dt` and `--steps`: required, non-zero (a negative step runs the flow backwards,
 /// `accuracy::check_direction`), within range.

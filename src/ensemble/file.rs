@@ -1,10 +1,15 @@
 //! `--ensemble file`: initial states from CSV or `.npy` (N rows × 2d columns q1..qd p1..pd).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
+use super::loops::check_file_loop;
+use super::resolve::need;
+use super::{EnsembleRequest, InitialSet};
 use crate::error::{Error, Field, Result};
+use crate::invalid;
 use crate::npy;
 use crate::state::State;
+use crate::system::System;
 
 fn file_err(path: &Path, message: impl Into<String>) -> Error {
     Error::InputFile {
@@ -179,6 +184,75 @@ fn is_name(field: &str) -> bool {
     chars.next().is_some_and(|c| c.is_alphabetic() || c == '_')
         && chars.all(|c| c.is_alphanumeric() || c == '_')
         && field.parse::<f64>().is_err()
+}
+
+/// A `file` set's rows: read from `input`, or given in memory (`EnsembleRequest::rows`).
+impl EnsembleRequest {
+    /// `file`: `--input`, which must exist (made absolute, so config.toml finds it from
+    /// anywhere), read here because the file decides the point count, and reading it also
+    /// reports a bad file early; with `--loop`, its rows checked as one closed loop.
+    pub(super) fn file(&self, system: &System) -> Result<(InitialSet, usize)> {
+        if let Some(rows) = &self.rows {
+            return self.rows_in_memory(rows, system);
+        }
+        let path = need(&self.input, Field::Input, " FILE (CSV or .npy)", "file")?;
+        if !path.exists() {
+            return Err(Error::in_file(Field::Input, &path, ": file not found"));
+        }
+        let input = std::fs::canonicalize(&path).unwrap_or(path);
+        let nodes = read_states(&input, system.dof())?;
+        if self.closed_loop {
+            check_file_loop(&nodes, &input)?;
+        }
+        let set = InitialSet::File {
+            input,
+            closed_loop: self.closed_loop,
+        };
+        Ok((set, nodes.n))
+    }
+
+    /// `file` with its rows given in memory: no `input` beside them, the columns the
+    /// system's, every value finite, and with `--loop` one closed loop.
+    fn rows_in_memory(&self, rows: &State<f64>, system: &System) -> Result<(InitialSet, usize)> {
+        let what = Path::new("the initial array");
+        if self.input.is_some() {
+            return Err(invalid!(Field::Input;
+                "the initial states are given as an array; drop ", Field::Input
+            ));
+        }
+        let refuse = |why: String| Err(invalid!(Field::Input; format!("the initial array {why}")));
+        if rows.d != system.dof() {
+            let want = 2 * system.dof();
+            return refuse(format!(
+                "has {} columns but the system has d = {}: expected {want} columns q1..qd p1..pd",
+                2 * rows.d,
+                system.dof()
+            ));
+        }
+        if rows.n == 0 {
+            return refuse(
+                "holds no points (zero rows): an ensemble needs at least one point".into(),
+            );
+        }
+        let finite = |i: usize| {
+            (0..rows.d)
+                .all(|k| rows.q[k * rows.n + i].is_finite() && rows.p[k * rows.n + i].is_finite())
+        };
+        if let Some(i) = (0..rows.n).find(|&i| !finite(i)) {
+            return refuse(format!(
+                "row {} holds a non-finite value; initial states must be finite",
+                i + 1
+            ));
+        }
+        if self.closed_loop {
+            check_file_loop(rows, what)?;
+        }
+        let set = InitialSet::File {
+            input: PathBuf::new(),
+            closed_loop: self.closed_loop,
+        };
+        Ok((set, rows.n))
+    }
 }
 
 #[cfg(test)]

@@ -79,7 +79,14 @@ impl EnsembleSpec {
                 gaussian(center, *sigma, range, d, self.seed, s)
             }
             InitialSet::File { input, .. } => {
-                let all = read_states(input, d)?;
+                let read;
+                let all = match &self.rows {
+                    Some(rows) => rows.as_ref(),
+                    None => {
+                        read = read_states(input, d)?;
+                        &read
+                    }
+                };
                 if !s.projects() {
                     // Nothing to put on a constraint: the rows as read, without a copy per point.
                     let state = if range == (0..all.n) {

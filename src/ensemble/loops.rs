@@ -433,6 +433,7 @@ mod tests {
             seed: 0,
             set,
             raw_start: false,
+            rows: None,
         };
         let center = vec![0.0, 0.5];
         let circle = InitialSet::Circle {

@@ -128,6 +128,9 @@ pub struct EnsembleSpec {
     /// `--raw-start`: the points of a nonholonomic variational system start with their
     /// velocities as given, not put on its discrete constraint (`System::project_start`).
     pub raw_start: bool,
+    /// A `file` set's rows given in memory (a library caller's array) instead of read from
+    /// `input`: shared, so that a configuration's clones hold one copy.
+    pub rows: Option<std::sync::Arc<State<f64>>>,
 }
 
 impl EnsembleSpec {

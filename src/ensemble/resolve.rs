@@ -4,11 +4,11 @@
 
 use std::path::PathBuf;
 
-use super::loops::check_file_loop;
 use super::plane::coordinate_name;
-use super::{read_states, EnsembleKind, EnsembleSpec, GridPlane, InitialSet};
-use crate::error::{num, Error, Field, Result};
+use super::{EnsembleKind, EnsembleSpec, GridPlane, InitialSet};
+use crate::error::{num, Field, Result};
 use crate::invalid;
+use crate::state::State;
 use crate::system::System;
 
 /// An initial set as asked for (flags or a TOML file's `[ensemble]` table): the kind, and
@@ -33,11 +33,13 @@ pub struct EnsembleRequest {
     pub raw_start: bool,
     /// `grid` only: its two coordinates (`--grid-axes`, default q1,p1).
     pub grid_axes: Option<String>,
+    /// `file` only: the rows in memory, taken instead of reading `input`.
+    pub rows: Option<std::sync::Arc<State<f64>>>,
 }
 
 /// A value the kind needs, or an error naming the option that gives it (`field`, then `what`
 /// it takes).
-fn need<T: Clone>(v: &Option<T>, field: Field, what: &str, kind: &str) -> Result<T> {
+pub(super) fn need<T: Clone>(v: &Option<T>, field: Field, what: &str, kind: &str) -> Result<T> {
     v.clone().ok_or_else(
         || invalid!(field.clone(); Field::Ensemble.is(kind), " needs ", field, what.to_string()),
     )
@@ -93,6 +95,7 @@ impl EnsembleRequest {
             closed_loop: false,
             raw_start: false,
             grid_axes: None,
+            rows: None,
         }
     }
 
@@ -167,6 +170,7 @@ impl EnsembleRequest {
             seed: self.seed.unwrap_or(0),
             set,
             raw_start: self.raw_start,
+            rows: self.rows,
         })
     }
 
@@ -313,26 +317,6 @@ impl EnsembleRequest {
         }
         Ok((lo, hi))
     }
-
-    /// `file`: `--input`, which must exist (made absolute, so config.toml finds it from
-    /// anywhere), read here because the file decides the point count, and reading it also
-    /// reports a bad file early; with `--loop`, its rows checked as one closed loop.
-    fn file(&self, system: &System) -> Result<(InitialSet, usize)> {
-        let path = need(&self.input, Field::Input, " FILE (CSV or .npy)", "file")?;
-        if !path.exists() {
-            return Err(Error::in_file(Field::Input, &path, ": file not found"));
-        }
-        let input = std::fs::canonicalize(&path).unwrap_or(path);
-        let nodes = read_states(&input, system.dof())?;
-        if self.closed_loop {
-            check_file_loop(&nodes, &input)?;
-        }
-        let set = InitialSet::File {
-            input,
-            closed_loop: self.closed_loop,
-        };
-        Ok((set, nodes.n))
-    }
 }
 
 /// A rect loop needs at least its four corners' worth of points.
@@ -395,7 +379,9 @@ impl EnsembleSpec {
             }
             InitialSet::Point { center } => r.center = Some(center.clone()),
             InitialSet::File { input, closed_loop } => {
-                r.input = Some(input.clone());
+                // Rows in memory have no file to name.
+                r.input = self.rows.is_none().then(|| input.clone());
+                r.rows = self.rows.clone();
                 r.closed_loop = *closed_loop;
             }
         }

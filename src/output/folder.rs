@@ -13,6 +13,10 @@ mod manifest;
 pub use lock::{lock, LockFor, OutLock, LOCK};
 pub use manifest::{manifest_notes, write_manifest, write_manifest_noting, Manifest, MANIFEST};
 
+/// A run's initial points given in memory (a library caller's array), which its config.toml's
+/// `input` names.
+pub const INITIAL_FILE: &str = "initial.npy";
+
 /// What a folder holds: a `run`'s files, or a study's (summary, figures, report, one run
 /// folder per method).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -58,6 +62,7 @@ fn own_file(name: &str, layout: Layout) -> bool {
                 "stats.csv"
                     | "config.toml"
                     | "trajectory.csv"
+                    | INITIAL_FILE
                     | "section.npy"
                     | "section.png"
                     | "section.svg"

@@ -3,7 +3,10 @@
 //!
 //! - `resources`: engine choice (`--backend auto`) and the host memory checks;
 //! - `progress`: the progress report, and advancing an engine in pieces that keep it moving;
-//! - `pipeline`: `run` itself, from the configuration to the files in `--out`;
+//! - `pipeline`: `run` itself, from the configuration to the files in `--out` (or, without a
+//!   folder, to the values `memory` keeps);
+//! - `memory`: what a run without a folder hands back, and points as rows for a host's arrays;
+//! - `open_run`: a run kept open, advanced, inspected, changed and saved on request;
 //! - `initial`: the initial set in the run's precision, and what refinement needs of it;
 //! - `tracker`: the run in progress, its per-point data and the snapshot loop;
 //! - `refine`: loop refinement, inserting nodes where the evolved loop's gaps grow too long;
@@ -17,7 +20,9 @@ pub mod chaos_map;
 pub mod checkpoint;
 mod initial;
 pub mod interrupt;
+mod memory;
 mod merge;
+mod open_run;
 mod order;
 mod pipeline;
 mod progress;
@@ -32,9 +37,11 @@ mod validate_extras;
 pub use crate::memory::{check_host_memory, check_memory};
 pub use crate::options::DEFAULT_VALIDATE_TOLERANCE;
 pub use bench::{bench, BenchReport, BenchRow};
+pub use memory::{InMemory, StateRows};
 pub use merge::{merge, MergeSummary};
+pub use open_run::OpenRun;
 pub use order::{fitted_order, order, write_order, OrderRow, OrderStudy};
-pub use pipeline::{preflight, run, run_keeping_final, FinalState, RunSummary};
+pub use pipeline::{preflight, run, run_in_memory, run_keeping_final, RunSummary};
 pub use progress::{clear_steps, steps, ProgressScope};
 pub use resources::{choose_engine, run_bytes_per_point, EngineChoice};
 pub use resume::{resume_in, resume_run, Resumed};

@@ -24,6 +24,7 @@ use super::checkpoint::Checkpoints;
 use super::checkpoint::{self, Checkpoint};
 use super::initial::{file_loop_nodes, Initial};
 use super::interrupt;
+use super::memory::{InMemory, Kept, StateRows};
 use super::resources::{check_section_memory, choose_engine, run_bytes_per_point, EngineChoice};
 use super::tracker::{EngineFactory, Tracker};
 use crate::memory::check_host_memory;
@@ -47,46 +48,16 @@ pub struct RunSummary {
     /// What `--reference` and `--reverse` found, a sentence each, for the terminal.
     pub accuracy: Vec<String>,
     /// The state after the last step, when the caller asked for it (`run_keeping_final`).
-    pub final_state: Option<Box<FinalState>>,
+    pub final_state: Option<Box<StateRows>>,
+    /// A run without a folder (`run_in_memory`): what it would have written.
+    pub memory: Option<Box<InMemory>>,
 }
 
-/// The points after the last step as rows q1..qd p1..pd, in the run's precision: the values a
-/// `--save-states` file holds (`npy::encode_state`), laid out for a host that takes the
-/// buffer as its own array (the Python module hands it to numpy without a copy).
-#[derive(Debug, Clone)]
-pub enum FinalState {
-    F32 { columns: usize, rows: Vec<f32> },
-    F64 { columns: usize, rows: Vec<f64> },
-}
-
-impl FinalState {
-    fn of<T: Real>(s: &State<T>) -> Vec<T> {
-        let mut rows = Vec::with_capacity(s.n * 2 * s.d);
-        for i in 0..s.n {
-            rows.extend((0..s.d).map(|k| s.q[k * s.n + i]));
-            rows.extend((0..s.d).map(|k| s.p[k * s.n + i]));
-        }
-        rows
-    }
-
-    fn new<T: Real>(s: &State<T>) -> FinalState {
-        let columns = 2 * s.d;
-        // T is f32 or f64 (`Real`): the rows move into the matching variant without a copy.
-        let rows: Box<dyn std::any::Any> = Box::new(FinalState::of(s));
-        match rows.downcast::<Vec<f32>>() {
-            Ok(rows) => FinalState::F32 {
-                columns,
-                rows: *rows,
-            },
-            Err(rows) => FinalState::F64 {
-                columns,
-                rows: match rows.downcast::<Vec<f64>>() {
-                    Ok(rows) => *rows,
-                    Err(_) => FinalState::of(&s.primal_f64()),
-                },
-            },
-        }
-    }
+/// Where a run's results go: its folder, or back to the caller (`run_in_memory`).
+#[derive(Clone, Copy)]
+pub(super) enum Destination<'o> {
+    Folder(&'o OutputDir),
+    Memory,
 }
 
 /// Say on stderr why `auto` chose its engine, and for a formula what it is.
@@ -152,6 +123,31 @@ pub fn run(cfg: &RunConfig, out: &OutputDir) -> Result<RunSummary> {
 /// `run`, and with `keep_final` the state after the last step in `RunSummary::final_state`
 /// (read back from the GPU once more if nothing else needed it).
 pub fn run_keeping_final(cfg: &RunConfig, out: &OutputDir, keep_final: bool) -> Result<RunSummary> {
+    run_to(cfg, Destination::Folder(out), keep_final)
+}
+
+/// `run` without a folder: no file is written (nor a checkpoint: an interrupt stops the run
+/// for good), and what `run` writes comes back in `RunSummary::memory` (the statistics rows
+/// in `rows`), with the state after the last step when `keep_final`. Refused under MPI and
+/// for a shard (their parts are files that `merge` reads), and with `checkpoint_every`.
+pub fn run_in_memory(cfg: &RunConfig, keep_final: bool) -> Result<RunSummary> {
+    let refused = match () {
+        _ if Peers::current().many() => Some((Field::Out, "a run under mpirun")),
+        _ if cfg.shard.is_some() => Some((Field::Shard, "a shard (merge reads its files)")),
+        _ if cfg.checkpoint_every.is_some() => {
+            Some((Field::CheckpointEvery, "keeping checkpoints"))
+        }
+        _ => None,
+    };
+    if let Some((field, what)) = refused {
+        return Err(crate::invalid!(field.clone();
+            field, format!(": {what} needs a folder; give "), Field::Out,
+        ));
+    }
+    run_to(cfg, Destination::Memory, keep_final)
+}
+
+fn run_to(cfg: &RunConfig, dest: Destination<'_>, keep_final: bool) -> Result<RunSummary> {
     let peers = Peers::current();
     let on_ranks;
     let cfg = if peers.many() {
@@ -161,18 +157,40 @@ pub fn run_keeping_final(cfg: &RunConfig, out: &OutputDir, keep_final: bool) -> 
         cfg
     };
     let (choice, note) = preflight(cfg)?;
+    if matches!(dest, Destination::Memory) {
+        check_kept_states(cfg)?;
+    }
     let k = cfg.integrator();
     let gpus = gpus(cfg, choice)?;
     match cfg.precision {
         Precision::F32 => {
             let engines = factory(&k, choice, &gpus, cfg.ensemble.is_loop());
-            run_with::<f32>(cfg, out, note, choice, &engines, None, keep_final)
+            run_with::<f32>(cfg, dest, note, choice, &engines, None, keep_final)
         }
         Precision::F64 => {
             let engines = factory(&k, choice, &gpus, cfg.ensemble.is_loop());
-            run_with::<f64>(cfg, out, note, choice, &engines, None, keep_final)
+            run_with::<f64>(cfg, dest, note, choice, &engines, None, keep_final)
         }
     }
+}
+
+/// A run without a folder keeps every saved snapshot in memory: the run's own bytes per
+/// point and 2d values per point and saved snapshot, against the host's memory.
+fn check_kept_states(cfg: &RunConfig) -> Result<()> {
+    if !cfg.save_states {
+        return Ok(());
+    }
+    let value = match cfg.precision {
+        Precision::F32 => 4,
+        Precision::F64 => 8,
+    };
+    let kept = cfg.snapshot_steps().len() as u64 * 2 * cfg.system.dof() as u64 * value;
+    let choice = choose_engine(cfg).0 == EngineChoice::Gpu;
+    check_host_memory(
+        Field::Points,
+        cfg.local_points(),
+        run_bytes_per_point(cfg, choice).saturating_add(kept),
+    )
 }
 
 /// The run as MPI rank `peers.rank()` of `peers.size()` makes it: a filled ensemble's slice
@@ -291,14 +309,17 @@ fn announce_engine<T: Real>(cfg: &RunConfig, tracker: &Tracker<T>, peers: &Peers
 /// stats.csv holds up to it and the folder's lock, taken before they were read (`resume`).
 pub(super) fn run_with<T: Real>(
     cfg: &RunConfig,
-    dest: &OutputDir,
+    dest: Destination<'_>,
     note: Option<Message>,
     choice: EngineChoice,
     factory: &EngineFactory<T>,
     from: Option<(Checkpoint<T>, Vec<Row>, folder::OutLock)>,
     keep_final: bool,
 ) -> Result<RunSummary> {
-    let out = dest.path.as_path();
+    let (out, folder) = match dest {
+        Destination::Folder(dir) => (dir.path.as_path(), Some(dir)),
+        Destination::Memory => (Path::new(""), None),
+    };
     // Under MPI rank 0 writes the files and the other ranks only compute.
     let peers = Peers::current();
     let (mut tracker, resume, config, _lock) = match from {
@@ -306,12 +327,18 @@ pub(super) fn run_with<T: Real>(
             let init = Initial::<T>::generate(cfg)?;
             // Everything that can fail on user input has been checked: only now touch --out
             // (refused when it holds another run, unless --force; locked until the end).
-            let lock = match peers.is_root() {
-                true => Some(folder::prepare(out, folder::Layout::Run, dest.force)?),
-                false => None,
+            let lock = match folder {
+                Some(dir) if peers.is_root() => {
+                    Some(folder::prepare(out, folder::Layout::Run, dir.force)?)
+                }
+                _ => None,
             };
             announce(cfg, note);
-            (Tracker::new(cfg, init, factory)?, None, None, lock)
+            let mut tracker = Tracker::new(cfg, init, factory)?;
+            if folder.is_none() {
+                tracker.kept = Some(Kept::new());
+            }
+            (tracker, None, None, lock)
         }
         Some((c, rows, lock)) => {
             let lock = Some(lock);
@@ -322,32 +349,19 @@ pub(super) fn run_with<T: Real>(
     };
     interrupt::install();
     let describe = announce_engine(cfg, &tracker, &peers);
-    let config = match config {
-        Some(text) => text,
-        None => {
-            let text = cfg.to_toml(&describe, out);
-            if peers.is_root() {
-                write_atomic(&out.join("config.toml"), text.as_bytes())?;
-            }
-            text
-        }
-    };
-    let kind = match choice {
-        EngineChoice::Gpu => "gpu",
-        EngineChoice::Cpu => "cpu",
-    };
-    let every = match super::tracker::no_checkpoints(cfg, &peers) {
-        Some(_) => Some(u64::MAX),
-        None => cfg.checkpoint_every,
-    };
-    let mut ck = Checkpoints::new(out, kind, config, every);
+    let mut ck = checkpoints(cfg, dest, choice, (&describe, config), &peers)?;
     let rows = tracker.snapshots(out, &mut ck, resume)?;
     let crossings = tracker.engine.crossings()?;
-    if peers.is_root() {
-        write_run_files(cfg, out, &tracker, crossings.as_ref())?;
-    }
+    let memory = match tracker.kept.take() {
+        Some(kept) => Some(Box::new(kept.finish(cfg, ck.config, crossings.as_ref()))),
+        None if peers.is_root() => {
+            write_run_files(cfg, out, &tracker, crossings.as_ref())?;
+            None
+        }
+        None => None,
+    };
     let final_state = match keep_final && peers.is_root() {
-        true => Some(Box::new(FinalState::new(tracker.engine.state()?))),
+        true => Some(Box::new(StateRows::of(tracker.engine.state()?))),
         false => None,
     };
     let accuracy = rows
@@ -365,7 +379,57 @@ pub(super) fn run_with<T: Real>(
         portraits: tracker.portraits,
         trajectory: tracker.trajectory,
         final_state,
+        memory,
     })
+}
+
+/// The run's `Checkpoints`: config.toml's text (a resumed run's `recorded` one, else written
+/// into the folder now) and how often they are due (never without a folder, under MPI, or
+/// for what `tracker::no_checkpoints` names).
+fn checkpoints(
+    cfg: &RunConfig,
+    dest: Destination<'_>,
+    choice: EngineChoice,
+    (describe, recorded): (&str, Option<String>),
+    peers: &Peers,
+) -> Result<Checkpoints> {
+    let (out, folder) = match dest {
+        Destination::Folder(dir) => (dir.path.as_path(), true),
+        Destination::Memory => (Path::new(""), false),
+    };
+    let config = match recorded {
+        Some(text) => text,
+        None if folder && peers.is_root() => {
+            let text = with_initial_file(cfg, out)?.to_toml(describe, out);
+            write_atomic(&out.join("config.toml"), text.as_bytes())?;
+            text
+        }
+        None => cfg.to_toml(describe, out),
+    };
+    let kind = match choice {
+        EngineChoice::Gpu => "gpu",
+        EngineChoice::Cpu => "cpu",
+    };
+    let every = match (super::tracker::no_checkpoints(cfg, peers), folder) {
+        (None, true) => cfg.checkpoint_every,
+        _ => Some(u64::MAX),
+    };
+    Ok(Checkpoints::new(out, kind, config, every))
+}
+
+/// `cfg` as its folder `dir` records it: initial points given in memory are written there as
+/// `initial.npy`, which config.toml's `input` then names (so that `resume`, `plot` and
+/// `--config` find them); other configurations as they are.
+pub(super) fn with_initial_file(cfg: &RunConfig, dir: &Path) -> Result<RunConfig> {
+    let mut recorded = cfg.clone();
+    if let Some(rows) = recorded.ensemble.rows.take() {
+        let input = dir.join(folder::INITIAL_FILE);
+        write_atomic(&input, &npy::encode_state(&rows))?;
+        if let crate::ensemble::InitialSet::File { input: at, .. } = &mut recorded.ensemble.set {
+            *at = std::fs::canonicalize(&input).unwrap_or(input);
+        }
+    }
+    Ok(recorded)
 }
 
 /// What the last row says of `--reference` (the global error at the end) and `--reverse`

@@ -17,7 +17,7 @@ use crate::input_err;
 use crate::output::folder;
 
 use super::checkpoint::{self, Checkpoint};
-use super::pipeline::{factory, gpus, run, run_with, RunSummary};
+use super::pipeline::{factory, gpus, run, run_with, Destination, RunSummary};
 use super::resources::EngineChoice;
 
 /// What `resume` found and did.
@@ -25,7 +25,7 @@ pub enum Resumed {
     /// The folder holds a complete run (its manifest): nothing to do.
     Complete,
     /// The run was continued (or, without a checkpoint, run again) to its end.
-    Finished(RunSummary),
+    Finished(Box<RunSummary>),
 }
 
 /// Continue the interrupted run in `dir`.
@@ -57,7 +57,7 @@ pub fn resume_run(dir: &Path) -> Result<Resumed> {
         return Err(no_run());
     }
     let cfg = RunBuilder::from(load_recorded(&config)?).build()?;
-    resume_locked(&cfg, dir, lock).map(Resumed::Finished)
+    resume_locked(&cfg, dir, lock).map(|s| Resumed::Finished(Box::new(s)))
 }
 
 /// Continue the run of `cfg` in `dir` from its checkpoint (a study passes its own
@@ -122,7 +122,7 @@ fn resume_as<T: Real>(cfg: &RunConfig, dir: &Path, lock: folder::OutLock) -> Res
     let engines = factory(&k, choice, &gpus, cfg.ensemble.is_loop());
     run_with::<T>(
         cfg,
-        &out,
+        Destination::Folder(&out),
         None,
         choice,
         &engines,

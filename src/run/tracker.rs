@@ -25,6 +25,7 @@ use crate::state::State;
 use super::checkpoint::{Checkpoint, CheckpointRef, Checkpoints};
 use super::initial::Initial;
 use super::interrupt;
+use super::memory::Kept;
 use super::progress::{advance_with_progress, Progress};
 
 /// Builds engines of the run's backend and precision (the main one, and the one refinement
@@ -59,6 +60,8 @@ pub(super) struct Tracker<'a, T: Real> {
     pub(super) trajectory: Vec<(f64, Vec<f64>)>,
     /// This process among the MPI ranks (rank 0 of 1 without MPI).
     pub(super) peers: Peers,
+    /// A run without a folder: what it would write, kept in memory (`memory::Kept`).
+    pub(super) kept: Option<Kept<T>>,
 }
 
 /// Where a resumed run continues: the checkpoint's step and the statistics rows stats.csv
@@ -136,6 +139,7 @@ impl<'a, T: Real> Tracker<'a, T> {
             portraits: Vec::new(),
             trajectory: Vec::new(),
             peers: Peers::current(),
+            kept: None,
         })
     }
 
@@ -197,6 +201,7 @@ impl<'a, T: Real> Tracker<'a, T> {
             portraits: c.portraits,
             trajectory: c.trajectory,
             peers: Peers::current(),
+            kept: None,
         };
         let at = ResumeAt {
             step: c.step,
@@ -220,8 +225,11 @@ impl<'a, T: Real> Tracker<'a, T> {
         }
         let mut pb = Progress::new(cfg.total_steps());
         let (mut stats, mut rows, mut done) = match resume {
-            // Rank 0 writes the run's files; the other MPI ranks only measure.
-            None if !self.peers.is_root() => (CsvRows::discard()?, Vec::new(), 0),
+            // Rank 0 writes the run's files; the other MPI ranks only measure, and a run
+            // without a folder keeps its rows in memory.
+            None if !self.peers.is_root() || self.kept.is_some() => {
+                (CsvRows::discard()?, Vec::new(), 0)
+            }
             None => (CsvRows::create(&out.join("stats.csv"))?, Vec::new(), 0),
             Some(r) => {
                 pb.inc(r.step);
@@ -236,57 +244,11 @@ impl<'a, T: Real> Tracker<'a, T> {
             .snapshot_steps()
             .into_iter()
             .filter(|&s| s >= first && measured.is_none_or(|m| s > m));
-        let gathers = self.gathers();
         for step in todo {
             self.advance_to(step, done, &mut pb, ck, &stats)?;
             self.follow_reference(step - done)?;
             done = step;
-            let accelerated = self.accelerated_parts()?;
-            let single = self.engine.points() == 1 && !cfg.ensemble.is_loop();
-            let portrait = cfg.portrait_steps.contains(&step);
-            // The state is read back only when something needs it besides what the engine
-            // measured where the state lives.
-            let needs_state = needs_host_state(&self.setup, self.accelerated)
-                || single
-                || portrait
-                || cfg.save_states;
-            let points = self.engine.points() as u64;
-            let state = if needs_state {
-                Some(self.engine.state()?)
-            } else {
-                None
-            };
-            let host = state.map(|s| Snapshot {
-                run: &self.setup,
-                state: HostState::of(s),
-                per_point: &self.points,
-            });
-            let parts = RowParts::measure(&self.setup, points, host.as_ref(), accelerated);
-            // Saved states are encoded first: a shard's parts record their CRC-32.
-            let saved = state.filter(|_| cfg.save_states).map(npy::encode_state);
-            if let Some(shard) = cfg.shard {
-                let file = PartsFile {
-                    step,
-                    shard: (shard.index as u64, shard.count as u64),
-                    config_crc: ck.config_crc,
-                    states_crc: saved.as_deref().map(crc32),
-                };
-                write_atomic(&parts_path(out, step), &file.encode(&parts))?;
-            }
-            let parts = gather_parts(&self.peers, gathers, parts)?;
-            let row = parts.row(&self.setup, step, cfg.time_at(step), rows.first());
-            if let Some(state) = state {
-                if single {
-                    let (mut q, mut p) = (vec![0.0; state.d], vec![0.0; state.d]);
-                    state.point_f64(0, &mut q, &mut p);
-                    q.extend(p);
-                    self.trajectory.push((cfg.time_at(step), q));
-                }
-                if portrait {
-                    self.portraits.push((step, state.primal_f64()));
-                }
-                save_files(&self.peers, gathers, out, cfg, (step, state, saved))?;
-            }
+            let row = self.snapshot(step, out, ck.config_crc, rows.first())?;
             stats.push(&row)?;
             rows.push(row);
             if cfg.reverse && step == cfg.steps {
@@ -300,6 +262,73 @@ impl<'a, T: Real> Tracker<'a, T> {
         // The run is complete only over the rows it wrote.
         stats.check_unchanged()?;
         Ok(rows)
+    }
+
+    /// Measure the snapshot at `step` (the engine advanced to it) into its row (`first`: the
+    /// run's row at step 0, which some columns are relative to), and keep what the snapshot
+    /// keeps: a single point's trajectory, a portrait, saved states and indicators (in the
+    /// folder `out`, or in memory), a shard's parts.
+    pub(super) fn snapshot(
+        &mut self,
+        step: u64,
+        out: &Path,
+        config_crc: u32,
+        first: Option<&Row>,
+    ) -> Result<Row> {
+        let cfg = self.cfg;
+        let gathers = self.gathers();
+        let accelerated = self.accelerated_parts()?;
+        let single = self.engine.points() == 1 && !cfg.ensemble.is_loop();
+        let portrait = cfg.portrait_steps.contains(&step);
+        // The state is read back only when something needs it besides what the engine
+        // measured where the state lives.
+        let needs_state = needs_host_state(&self.setup, self.accelerated)
+            || single
+            || portrait
+            || cfg.save_states;
+        let points = self.engine.points() as u64;
+        let state = if needs_state {
+            Some(self.engine.state()?)
+        } else {
+            None
+        };
+        let host = state.map(|s| Snapshot {
+            run: &self.setup,
+            state: HostState::of(s),
+            per_point: &self.points,
+        });
+        let parts = RowParts::measure(&self.setup, points, host.as_ref(), accelerated);
+        // Saved states are encoded first: a shard's parts record their CRC-32.
+        let saved = state
+            .filter(|_| cfg.save_states && self.kept.is_none())
+            .map(npy::encode_state);
+        if let Some(shard) = cfg.shard {
+            let file = PartsFile {
+                step,
+                shard: (shard.index as u64, shard.count as u64),
+                config_crc,
+                states_crc: saved.as_deref().map(crc32),
+            };
+            write_atomic(&parts_path(out, step), &file.encode(&parts))?;
+        }
+        let parts = gather_parts(&self.peers, gathers, parts)?;
+        let row = parts.row(&self.setup, step, cfg.time_at(step), first);
+        if let Some(state) = state {
+            if single {
+                let (mut q, mut p) = (vec![0.0; state.d], vec![0.0; state.d]);
+                state.point_f64(0, &mut q, &mut p);
+                q.extend(p);
+                self.trajectory.push((cfg.time_at(step), q));
+            }
+            if portrait {
+                self.portraits.push((step, state.primal_f64()));
+            }
+            match &mut self.kept {
+                Some(kept) => kept.snapshot(cfg, step, state),
+                None => save_files(&self.peers, gathers, out, cfg, (step, state, saved))?,
+            }
+        }
+        Ok(row)
     }
 
     /// Advance from step `done` to snapshot `step` (writing the checkpoints that fall due on
@@ -318,7 +347,11 @@ impl<'a, T: Real> Tracker<'a, T> {
         let mut at = done;
         while at < step {
             if interrupt::requested() {
-                if let Some(why) = no_checkpoints(self.cfg, &self.peers) {
+                let why = match self.kept {
+                    Some(_) => Some("runs without a folder"),
+                    None => no_checkpoints(self.cfg, &self.peers),
+                };
+                if let Some(why) = why {
                     return Err(crate::input_err!(
                         "interrupted at step {at}: {why} keep no checkpoints; run again"
                     ));
@@ -339,6 +372,12 @@ impl<'a, T: Real> Tracker<'a, T> {
                 interrupt::checkpoint_written();
             }
         }
+        self.at_snapshot(step)
+    }
+
+    /// What a snapshot does to the points before they are measured: refine a loop and
+    /// renormalise the tangent columns.
+    pub(super) fn at_snapshot(&mut self, step: u64) -> Result<()> {
         self.refine(step)?;
         if self.cfg.tangent {
             let mut st = self.engine.state()?.clone();
@@ -361,7 +400,12 @@ impl<'a, T: Real> Tracker<'a, T> {
 
     /// Write the run's checkpoint at step `at` (the state advanced to `at`, nothing measured
     /// there yet): the engine state, what each point carries, and the rows written so far.
-    fn write_checkpoint(&mut self, ck: &Checkpoints, at: u64, stats: &CsvRows) -> Result<()> {
+    pub(super) fn write_checkpoint(
+        &mut self,
+        ck: &Checkpoints,
+        at: u64,
+        stats: &CsvRows,
+    ) -> Result<()> {
         let device_h0 = match self.engine.acceleration()? {
             Some(a) if self.accelerated => Some(a.initial()?),
             _ => None,

@@ -211,6 +211,7 @@ pub(super) fn run_summary(cfg: &RunConfig, dir: &Path) -> Result<RunSummary> {
         portraits,
         trajectory,
         final_state: None,
+        memory: None,
     })
 }
 

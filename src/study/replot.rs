@@ -63,6 +63,7 @@ pub fn plot_run(dir: &Path, out: Option<&Path>) -> Result<PlotOutcome> {
         portraits: read_portraits(dir, cfg.system.dof(), cfg.dt, &trajectory)?,
         trajectory,
         final_state: None,
+        memory: None,
     };
     let run = StudyRun {
         method: cfg.method,

@@ -122,8 +122,24 @@ pub struct SystemArgs {
     /// Your own system from a TOML file instead of --system: name, hamiltonian, parameters
     /// with defaults and ranges, optional dof, default_state and coordinates
     /// (docs/your-own-hamiltonian.md).
-    #[arg(long, value_name = "FILE.toml", conflicts_with_all = ["system", "hamiltonian"])]
+    #[arg(long, value_name = "FILE.toml", conflicts_with_all = ["system", "hamiltonian", "lagrangian"])]
     pub system_file: Option<PathBuf>,
+    /// Your own Lagrangian instead of --system, as a formula L(q, v): e.g.
+    /// 'v^2/2 - (1 - cos(q))'. Variables q, v (one degree of freedom) or q1..qd and their
+    /// velocities v1..vd (also written qdot, qdot1..); run with --method variational, the
+    /// state is (q, p) with p = ∂L/∂v (docs/lagrangian.md).
+    #[arg(
+        long,
+        value_name = "EXPR",
+        allow_hyphen_values = true,
+        conflicts_with_all = ["system", "hamiltonian"]
+    )]
+    pub lagrangian: Option<String>,
+    /// The discrete Lagrangian of --lagrangian: left or right (h L at one end, order 1),
+    /// midpoint (order 2, the implicit midpoint rule), trapezoid (order 2, Störmer–Verlet for
+    /// L = ½vᵀMv − V(q)) [default: trapezoid].
+    #[arg(long, value_name = "RULE", value_parser = ["left", "right", "midpoint", "trapezoid"])]
+    pub discretization: Option<String>,
     /// System parameter, repeatable: --param m=2 --param l=0.5 (names and defaults: `phaseflow
     /// list`; for --hamiltonian, every name of the formula that is not a coordinate).
     #[arg(long = "param", value_name = "KEY=VALUE")]

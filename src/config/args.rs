@@ -80,21 +80,29 @@ impl RunFile {
     /// by flag replaces the file's; parameters merge, a flag overriding the file's value
     /// (the file's are dropped when the flags choose a different system).
     pub fn lay_system(&mut self, a: &SystemArgs) -> Result<()> {
-        if a.system.is_some() || a.hamiltonian.is_some() || a.system_file.is_some() {
+        if a.system.is_some()
+            || a.hamiltonian.is_some()
+            || a.lagrangian.is_some()
+            || a.system_file.is_some()
+        {
             let same = (a.system.is_some() && a.system == self.system)
-                || (a.hamiltonian.is_some() && a.hamiltonian == self.hamiltonian);
+                || (a.hamiltonian.is_some() && a.hamiltonian == self.hamiltonian)
+                || (a.lagrangian.is_some() && a.lagrangian == self.lagrangian);
             if !same {
                 self.params = None;
                 self.dof = None;
                 self.system_name = None;
                 self.default_state = None;
                 self.coordinates = None;
+                self.discretization = None;
             }
             self.system = a.system.clone();
             self.hamiltonian = a.hamiltonian.clone();
+            self.lagrangian = a.lagrangian.clone();
             self.system_file = a.system_file.clone();
         }
         over(&a.dof, &mut self.dof);
+        over(&a.discretization, &mut self.discretization);
         if !a.params.is_empty() {
             let mut p = self.params.take().unwrap_or_default();
             p.extend(parse_params(&a.params)?);

@@ -235,11 +235,22 @@ fn resolve_ensemble(e: EnsembleFile, system: &System) -> Result<EnsembleSpec> {
 /// The system: a built-in one by name (`--system`), a formula (`--hamiltonian`, with `--dof`
 /// and config.toml's record of a formula system), or a system file (`--system-file`); exactly
 /// one of them, and `--param`s for it.
+/// The error for a discrete Lagrangian given without a Lagrangian.
+fn no_discretization() -> crate::error::Error {
+    invalid!(Field::Discretization;
+        Field::Discretization,
+        " chooses the discrete Lagrangian of ",
+        Field::Lagrangian,
+        "; a Hamiltonian or a built-in system has none: drop it"
+    )
+}
+
 pub fn resolve_system(f: &RunFile) -> Result<System> {
     let given = f.params.clone().unwrap_or_default();
     let chosen = [
         f.system.is_some(),
         f.hamiltonian.is_some(),
+        f.lagrangian.is_some(),
         f.system_file.is_some(),
     ];
     if chosen.iter().filter(|&&c| c).count() > 1 {
@@ -247,11 +258,24 @@ pub fn resolve_system(f: &RunFile) -> Result<System> {
             Field::System,
             ", ",
             Field::Hamiltonian,
+            ", ",
+            Field::Lagrangian,
             " and ",
             Field::SystemFile,
             " each choose the system: give one of them"
         ));
     }
+    let discretization = f
+        .discretization
+        .as_deref()
+        .map(crate::lagrangian::Discretization::from_name)
+        .transpose()?;
+    let lagrangian = |expr: ExprSpec, rule: Option<crate::lagrangian::Discretization>| {
+        System::from_lagrangian(crate::lagrangian::LagrangianSpec {
+            expr,
+            discretization: rule.unwrap_or(crate::lagrangian::Discretization::DEFAULT),
+        })
+    };
     let formula_keys =
         f.system_name.is_some() || f.default_state.is_some() || f.coordinates.is_some();
     if let Some(path) = &f.system_file {
@@ -262,20 +286,42 @@ pub fn resolve_system(f: &RunFile) -> Result<System> {
                 "; drop them from the settings"
             ));
         }
-        return System::from_expression(system_file::load(path, &given, f.dof)?);
+        return match system_file::load(path, &given, f.dof)? {
+            (spec, system_file::Formula::Lagrangian(rule)) => {
+                let rule = rule
+                    .as_deref()
+                    .map(crate::lagrangian::Discretization::from_name)
+                    .transpose()?;
+                lagrangian(spec, discretization.or(rule))
+            }
+            (_, system_file::Formula::Hamiltonian) if discretization.is_some() => {
+                Err(no_discretization())
+            }
+            (spec, system_file::Formula::Hamiltonian) => System::from_expression(spec),
+        };
+    }
+    let formula_spec = |formula: &String, default_name: &str| ExprSpec {
+        name: f.system_name.clone().unwrap_or_else(|| default_name.into()),
+        formula: formula.clone(),
+        dof: f.dof,
+        params: given.clone(),
+        default_state: f.default_state.clone(),
+        coordinates: f.coordinates.clone(),
+    };
+    if let Some(formula) = &f.lagrangian {
+        return lagrangian(
+            formula_spec(formula, crate::lagrangian::DEFAULT_NAME),
+            discretization,
+        );
+    }
+    if discretization.is_some() {
+        return Err(no_discretization());
     }
     if let Some(formula) = &f.hamiltonian {
-        return System::from_expression(ExprSpec {
-            name: f
-                .system_name
-                .clone()
-                .unwrap_or_else(|| crate::system::expression::DEFAULT_NAME.into()),
-            formula: formula.clone(),
-            dof: f.dof,
-            params: given,
-            default_state: f.default_state.clone(),
-            coordinates: f.coordinates.clone(),
-        });
+        return System::from_expression(formula_spec(
+            formula,
+            crate::system::expression::DEFAULT_NAME,
+        ));
     }
     let name = f.system.as_ref().ok_or_else(|| {
         invalid!(Field::System;

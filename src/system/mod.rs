@@ -246,9 +246,25 @@ impl System {
         )))
     }
 
+    /// A Lagrangian given as a formula (`--lagrangian`, a system file's `lagrangian`).
+    pub fn from_lagrangian(spec: crate::lagrangian::LagrangianSpec) -> Result<System> {
+        Ok(System::DiscreteMap(DiscreteSystem::Lagrangian(
+            crate::lagrangian::LagrangianSystem::new(spec)?,
+        )))
+    }
+
+    /// The Lagrangian system, if this is one.
+    pub fn lagrangian(&self) -> Option<&crate::lagrangian::LagrangianSystem> {
+        match self {
+            System::DiscreteMap(DiscreteSystem::Lagrangian(l)) => Some(l),
+            _ => None,
+        }
+    }
+
     pub fn name(&self) -> &str {
         match self {
             System::Hamiltonian(HamiltonianSystem::Expr(e)) => e.name(),
+            System::DiscreteMap(DiscreteSystem::Lagrangian(l)) => l.name(),
             _ => self.builtin_info().map_or("", |i| i.name),
         }
     }
@@ -259,6 +275,7 @@ impl System {
             System::Hamiltonian(HamiltonianSystem::Expr(e)) => {
                 format!("`{}`, H = `{}`", e.name(), e.spec.formula)
             }
+            System::DiscreteMap(DiscreteSystem::Lagrangian(l)) => l.describe(),
             _ => format!("`{}`", self.name()),
         }
     }

@@ -231,7 +231,8 @@ impl RunFile {
 }
 
 /// How a missing system is asked for (`run` and `study`).
-pub const SYSTEM_FLAGS: &str = "--system NAME (or --hamiltonian EXPR, --system-file FILE.toml)";
+pub const SYSTEM_FLAGS: &str =
+    "--system NAME (or --hamiltonian EXPR, --lagrangian EXPR, --system-file FILE.toml)";
 
 /// Every required setting left out, said at once: `missing` pairs whether each is left out
 /// with the flag that gives it; `example` is a complete command. One alone is left to its
@@ -252,6 +253,14 @@ pub fn require_all(missing: &[(bool, &str)], example: &str) -> Result<()> {
 }
 
 impl RunFile {
+    /// Whether the settings choose a system (by name, formula or file).
+    pub fn chooses_system(&self) -> bool {
+        self.system.is_some()
+            || self.hamiltonian.is_some()
+            || self.lagrangian.is_some()
+            || self.system_file.is_some()
+    }
+
     /// `run` (`out`: true) and `validate`: the system, method, ensemble, step and steps (and
     /// the folder), from the flags or the `--config` file.
     pub fn require(&self, command: &str, out: bool) -> Result<()> {
@@ -264,9 +273,7 @@ impl RunFile {
         require_all(
             &[
                 (
-                    self.system.is_none()
-                        && self.hamiltonian.is_none()
-                        && self.system_file.is_none(),
+                    !self.chooses_system(),
                     SYSTEM_FLAGS,
                 ),
                 (
@@ -441,7 +448,7 @@ impl TryFrom<&BenchArgs> for BenchConfig {
     fn try_from(b: &BenchArgs) -> Result<BenchConfig> {
         let mut file = RunFile::default();
         file.lay_system(&b.system)?;
-        if file.system.is_none() && file.hamiltonian.is_none() && file.system_file.is_none() {
+        if !file.chooses_system() {
             file.system = Some("pendulum".into());
         }
         let system = super::resolve_system(&file)?;

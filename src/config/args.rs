@@ -272,10 +272,7 @@ impl RunFile {
         );
         require_all(
             &[
-                (
-                    !self.chooses_system(),
-                    SYSTEM_FLAGS,
-                ),
+                (!self.chooses_system(), SYSTEM_FLAGS),
                 (
                     !method && self.method_source.is_none(),
                     "--method NAME (or --method-file FILE.toml)",

@@ -163,7 +163,11 @@ impl ExprHamiltonian {
     /// A Lagrangian L(q, v) compiled as `new` compiles H(q, p): the velocities v1..vd take
     /// the momenta's place, so `grad_q` is ∂L/∂q, `grad_p` is ∂L/∂v, and the directional
     /// derivatives are L_qq δq + L_qv δv and L_vq δq + L_vv δv (`crate::lagrangian`).
-    pub fn lagrangian(src: &str, params: &BTreeMap<String, f64>, dof: Option<usize>) -> Result<Self> {
+    pub fn lagrangian(
+        src: &str,
+        params: &BTreeMap<String, f64>,
+        dof: Option<usize>,
+    ) -> Result<Self> {
         Self::compile(src, params, &[], dof, parse::Second::Velocity)
     }
 

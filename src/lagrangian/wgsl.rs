@@ -21,8 +21,8 @@ fn literal(x: f64) -> String {
 }
 
 /// The body that adds Σᵢ wᵢ [a L_q + b L_v] over the nodes to `out`, for `first`
-/// (D₁L_d: a = h(1 − c), b = −1) or not (D₂L_d: a = h c, b = 1); with `dir`, of the
-/// directional derivatives along (d0, d1).
+/// (D₁L_d: a = h(1 − c), b = −1) or not (D₁L_d + D₂L_d: a = h, no L_v); with `dir`, of
+/// the directional derivatives along (d0, d1).
 fn side(rule: Discretization, first: bool, dir: bool) -> String {
     let mut s = String::new();
     for &(c, w) in rule.nodes() {
@@ -31,12 +31,16 @@ fn side(rule: Discretization, first: bool, dir: bool) -> String {
         } else if c == 1.0 {
             "q1".to_string()
         } else {
-            "lag_point(q0, q1, real(".to_string() + &literal(1.0 - c) + "), real(" + &literal(c) + "))"
+            "lag_point(q0, q1, real(".to_string()
+                + &literal(1.0 - c)
+                + "), real("
+                + &literal(c)
+                + "))"
         };
-        let (a, b) = if first {
-            (literal(1.0 - c), "-1.0")
+        let a = if first {
+            literal(1.0 - c)
         } else {
-            (literal(c), "1.0")
+            "1.0".into()
         };
         let _ = writeln!(s, "    {{\n        let x = {point};");
         if dir {
@@ -46,12 +50,19 @@ fn side(rule: Discretization, first: bool, dir: bool) -> String {
                 literal(1.0 - c),
                 literal(c)
             );
-        } else {
+        } else if first {
             s.push_str("        let gq = lag_q(x, vel);\n        let gv = lag_v(x, vel);\n");
+        } else {
+            s.push_str("        let gq = lag_q(x, vel);\n");
         }
+        let term = if first {
+            "a * gq[k] + real(-1.0) * gv[k]"
+        } else {
+            "a * gq[k]"
+        };
         let _ = writeln!(
             s,
-            "        let a = h * real({a});\n        let b = real({b});\n        for (var k = 0u; k < D; k++) {{\n            out[k] = out[k] + real({}) * (a * gq[k] + b * gv[k]);\n        }}\n    }}",
+            "        let a = h * real({a});\n        for (var k = 0u; k < D; k++) {{\n            out[k] = out[k] + real({}) * ({term});\n        }}\n    }}",
             literal(w)
         );
     }
@@ -96,10 +107,11 @@ fn lag_d1(h: real, q0: array<real, D>, q1: array<real, D>, init: array<real, D>)
 {d1}    return out;
 }}
 
-// D₂L_d(q0, q1): the discrete Legendre transform p1.
-fn lag_d2(h: real, q0: array<real, D>, q1: array<real, D>) -> array<real, D> {{
+// p0 + D₁L_d(q0, q1) + D₂L_d(q0, q1) = p0 + h Σ wᵢ L_q(Qᵢ, V): the discrete Legendre
+// transform p1 = D₂L_d(q0, q1) where p0 + D₁L_d = 0 (`lagrangian::step`).
+fn lag_kick(h: real, q0: array<real, D>, q1: array<real, D>, p0: array<real, D>) -> array<real, D> {{
     let vel = lag_velocity(h, q0, q1);
-    var out: array<real, D>;
+    var out = p0;
 {d2}    return out;
 }}
 
@@ -154,8 +166,9 @@ fn lag_solve(a_in: array<real, {dd}>, b_in: array<real, D>) -> array<real, D> {{
 }}
 
 // One step from (q, p) (p in the `v` slots): q1 solves p + D₁L_d(q, q1) = 0 by Newton's
-// method from q1 = q with the exact Jacobian, to IMPLICIT_NEWTON_TOL relative, at most
-// IMPLICIT_MAX_ITER; then p1 = D₂L_d(q, q1). `next` (the drift) is not read.
+// method from q1 = q with the exact Jacobian, each increment to IMPLICIT_NEWTON_TOL·(1 + |q1|),
+// at most IMPLICIT_MAX_ITER; then p1 = D₂L_d(q, q1) (`lag_kick`). `next` (the drift) is
+// not read.
 fn discrete_step(h: real, q: array<real, D>, next: array<real, D>, v: array<real, D>,
     ev: array<real, D>) -> MapStep {{
     var q1 = q;
@@ -173,24 +186,18 @@ fn discrete_step(h: real, q: array<real, D>, next: array<real, D>, v: array<real
             }}
         }}
         let delta = lag_solve(a, f);
-        var moved = real(0.0);
-        var size = real(0.0);
+        var moving = false;
         for (var k = 0u; k < D; k++) {{
             let x = q1[k] - delta[k];
             q1[k] = x;
-            if (abs(delta[k]) > moved) {{
-                moved = abs(delta[k]);
-            }}
-            if (abs(x) > size) {{
-                size = abs(x);
-            }}
+            moving = moving || abs(delta[k]) > IMPLICIT_NEWTON_TOL * (real(1.0) + abs(x));
         }}
-        if (!(moved > IMPLICIT_NEWTON_TOL * size)) {{
+        if (!moving) {{
             capped = false;
             break;
         }}
     }}
-    return MapStep(q1, lag_d2(h, q, q1), ev, capped);
+    return MapStep(q1, lag_kick(h, q, q1, v), ev, capped);
 }}
 "#,
         d1 = side(rule, true, false),

@@ -460,11 +460,7 @@ impl Parser<'_> {
             }
         };
         self.uses.push(Use { indexed, index, at });
-        Ok(Some(if first {
-            Var::Q(index)
-        } else {
-            Var::P(index)
-        }))
+        Ok(Some(if first { Var::Q(index) } else { Var::P(index) }))
     }
 
     /// The number of degrees of freedom, checking how the coordinates were written.
@@ -478,7 +474,9 @@ impl Parser<'_> {
             return Err(error_at(
                 self.src,
                 later,
-                &format!("'q'/'{l}' mixed with indexed 'q1', '{l}1'..: write all of them with an index"),
+                &format!(
+                    "'q'/'{l}' mixed with indexed 'q1', '{l}1'..: write all of them with an index"
+                ),
             ));
         }
         let largest = self.uses.iter().map(|u| u.index + 1).max().unwrap_or(1);

@@ -140,6 +140,11 @@ pub struct SystemArgs {
     /// L = ½vᵀMv − V(q)) [default: trapezoid].
     #[arg(long, value_name = "RULE", value_parser = ["left", "right", "midpoint", "trapezoid"])]
     pub discretization: Option<String>,
+    /// The generator ξ(q) of a symmetry of --lagrangian, one formula in q per degree of
+    /// freedom, e.g. '-q2,q1' (rotations) or '0,1' (shifts of q2): the discrete momentum
+    /// J = p·ξ(q) is followed per point and its drift is the momentum_err_max column.
+    #[arg(long, value_name = "EXPR,..", allow_hyphen_values = true)]
+    pub momentum: Option<String>,
     /// System parameter, repeatable: --param m=2 --param l=0.5 (names and defaults: `phaseflow
     /// list`; for --hamiltonian, every name of the formula that is not a coordinate).
     #[arg(long = "param", value_name = "KEY=VALUE")]

@@ -95,6 +95,7 @@ impl RunFile {
                 self.default_state = None;
                 self.coordinates = None;
                 self.discretization = None;
+                self.momentum = None;
             }
             self.system = a.system.clone();
             self.hamiltonian = a.hamiltonian.clone();
@@ -103,6 +104,7 @@ impl RunFile {
         }
         over(&a.dof, &mut self.dof);
         over(&a.discretization, &mut self.discretization);
+        over(&a.momentum, &mut self.momentum);
         if !a.params.is_empty() {
             let mut p = self.params.take().unwrap_or_default();
             p.extend(parse_params(&a.params)?);

@@ -122,6 +122,7 @@ impl RunBuilder {
         if !same {
             (s.params, s.dof, s.system_name) = (None, None, None);
             (s.default_state, s.coordinates, s.discretization) = (None, None, None);
+            s.momentum = None;
         }
         (s.system, s.hamiltonian, s.system_file, s.lagrangian) = (None, None, None, None);
         self.also_system(system)
@@ -191,6 +192,8 @@ impl RunBuilder {
         dof: usize,
         /// A Lagrangian's discrete Lagrangian: left, right, midpoint or trapezoid.
         discretization: String,
+        /// The generator ξ(q) of a Lagrangian's symmetry (comma-separated formulas in q).
+        momentum: String,
         /// Step size h.
         dt: f64,
         steps: u64,

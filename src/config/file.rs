@@ -51,6 +51,8 @@ pub struct RunFile {
     pub lagrangian: Option<String>,
     /// `--discretization`: a Lagrangian's discrete Lagrangian (`lagrangian::Discretization`).
     pub discretization: Option<String>,
+    /// `--momentum`: the generator ξ(q) of a Lagrangian's symmetry, comma-separated formulas.
+    pub momentum: Option<String>,
     /// `--dof`: the formula's degrees of freedom.
     pub dof: Option<usize>,
     /// `--system-file`: a TOML file describing the system (`config::system_file`).
@@ -174,6 +176,7 @@ impl RunFile {
     pub fn record_lagrangian(&mut self, x: &crate::lagrangian::LagrangianSystem) {
         self.lagrangian = Some(x.spec.expr.formula.clone());
         self.discretization = Some(x.spec.discretization.name().into());
+        self.momentum = x.spec.momentum.clone();
         self.record_formula(&x.spec.expr, x.l.dof, crate::lagrangian::DEFAULT_NAME);
     }
 

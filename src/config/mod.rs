@@ -235,13 +235,15 @@ fn resolve_ensemble(e: EnsembleFile, system: &System) -> Result<EnsembleSpec> {
 /// The system: a built-in one by name (`--system`), a formula (`--hamiltonian`, with `--dof`
 /// and config.toml's record of a formula system), or a system file (`--system-file`); exactly
 /// one of them, and `--param`s for it.
-/// The error for a discrete Lagrangian given without a Lagrangian.
+/// The error for a discrete Lagrangian or a symmetry's generator given without a Lagrangian.
 fn no_discretization() -> crate::error::Error {
     invalid!(Field::Discretization;
         Field::Discretization,
-        " chooses the discrete Lagrangian of ",
+        " and ",
+        Field::Momentum,
+        " apply to ",
         Field::Lagrangian,
-        "; a Hamiltonian or a built-in system has none: drop it"
+        " (the discrete Lagrangian, the symmetry whose discrete momentum is measured); a Hamiltonian or a built-in system has none: drop them"
     )
 }
 
@@ -274,6 +276,7 @@ pub fn resolve_system(f: &RunFile) -> Result<System> {
         System::from_lagrangian(crate::lagrangian::LagrangianSpec {
             expr,
             discretization: rule.unwrap_or(crate::lagrangian::Discretization::DEFAULT),
+            momentum: f.momentum.clone(),
         })
     };
     let formula_keys =
@@ -294,7 +297,9 @@ pub fn resolve_system(f: &RunFile) -> Result<System> {
                     .transpose()?;
                 lagrangian(spec, discretization.or(rule))
             }
-            (_, system_file::Formula::Hamiltonian) if discretization.is_some() => {
+            (_, system_file::Formula::Hamiltonian)
+                if discretization.is_some() || f.momentum.is_some() =>
+            {
                 Err(no_discretization())
             }
             (spec, system_file::Formula::Hamiltonian) => System::from_expression(spec),
@@ -314,7 +319,7 @@ pub fn resolve_system(f: &RunFile) -> Result<System> {
             discretization,
         );
     }
-    if discretization.is_some() {
+    if discretization.is_some() || f.momentum.is_some() {
         return Err(no_discretization());
     }
     if let Some(formula) = &f.hamiltonian {

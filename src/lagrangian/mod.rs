@@ -34,11 +34,14 @@ pub use discretization::Discretization;
 pub const DEFAULT_NAME: &str = "lagrangian";
 
 /// Everything that defines a Lagrangian system, as config.toml records it: the formula and
-/// its description (`ExprSpec`, with the formula L(q, v)) and the discrete Lagrangian.
+/// its description (`ExprSpec`, with the formula L(q, v)), the discrete Lagrangian, and the
+/// generator of a symmetry whose discrete momentum is measured.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LagrangianSpec {
     pub expr: ExprSpec,
     pub discretization: Discretization,
+    /// `--momentum 'EXPR,…'`: ξ_Q(q), d formulas in q (e.g. `-q2,q1` for rotations).
+    pub momentum: Option<String>,
 }
 
 /// A Lagrangian system: its description and the compiled formula with its generated WGSL.
@@ -49,6 +52,8 @@ pub struct LagrangianSystem {
     pub l: Arc<ExprHamiltonian>,
     /// `discrete_step` and the functions it calls, in WGSL.
     wgsl: Arc<str>,
+    /// The components of ξ_Q(q), compiled (`momentum`).
+    generator: Option<Arc<Vec<ExprHamiltonian>>>,
 }
 
 impl LagrangianSystem {
@@ -65,11 +70,26 @@ impl LagrangianSystem {
             ));
         }
         let wgsl = wgsl::discrete_step(&l, spec.discretization).into();
+        let generator = match &spec.momentum {
+            Some(text) => Some(Arc::new(generator(text, &spec.expr.params, l.dof)?)),
+            None => None,
+        };
         Ok(LagrangianSystem {
             spec,
             l: Arc::new(l),
             wgsl,
+            generator,
         })
+    }
+
+    /// The discrete momentum J = p·ξ_Q(q) of one point (q, p) (`--momentum`), or None where
+    /// no generator is given. At step k it is D₂L_d(q_{k−1}, q_k)·ξ_Q(q_k), the discrete
+    /// Legendre transform's p_k: what the discrete Noether theorem conserves for an L_d
+    /// invariant under the symmetry ξ generates.
+    pub fn momentum_map(&self, q: &[f64], p: &[f64]) -> Option<f64> {
+        let xi = self.generator.as_ref()?;
+        let v = vec![0.0; q.len()];
+        Some(xi.iter().zip(p).map(|(x, p)| p * x.energy(q, &v)).sum())
     }
 
     pub fn name(&self) -> &str {
@@ -108,6 +128,38 @@ impl LagrangianSystem {
             self.spec.discretization.name()
         )
     }
+}
+
+/// Compile `--momentum`'s d comma-separated formulas in q1..qd (a velocity is refused: ξ_Q is
+/// a vector field on the configuration space).
+fn generator(text: &str, params: &BTreeMap<String, f64>, d: usize) -> Result<Vec<ExprHamiltonian>> {
+    let parts: Vec<&str> = text.split(',').map(str::trim).collect();
+    let bad = |why: String| {
+        invalid!(Field::Momentum;
+            Field::Momentum.is(text),
+            format!(": {why}; give ξ_Q(q) as {d} formula{} in q separated by commas, e.g. ", if d == 1 { "" } else { "s" }),
+            Field::Momentum.is(if d == 2 { "-q2,q1" } else { "1" })
+        )
+    };
+    if parts.len() != d {
+        return Err(bad(format!(
+            "{} component{} for {d} degree{} of freedom",
+            parts.len(),
+            if parts.len() == 1 { "" } else { "s" },
+            if d == 1 { "" } else { "s" }
+        )));
+    }
+    parts
+        .iter()
+        .map(|part| {
+            let x = ExprHamiltonian::lagrangian(part, params, Some(d))
+                .map_err(|e| bad(e.to_string()))?;
+            match x.uses_second() {
+                true => Err(bad(format!("'{part}' depends on a velocity"))),
+                false => Ok(x),
+            }
+        })
+        .collect()
 }
 
 impl SystemDescription for LagrangianSystem {

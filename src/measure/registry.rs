@@ -8,7 +8,7 @@ use super::area::Area;
 use super::chaos::ChaosColumns;
 use super::constraint::Constraint;
 use super::distance::{GlobalError, ReturnError};
-use super::energy::columns::{AngularMomentum, Energy, Escaped, Stayed};
+use super::energy::columns::{AngularMomentum, DiscreteMomentum, Energy, Escaped, Stayed};
 use super::floor::Floors;
 use super::measurement::{
     Cell, Column, Finish, Measurement, Part, Reads, RunSetup, Shape, Snapshot,
@@ -30,6 +30,7 @@ pub static MEASUREMENTS: &[&dyn Measurement] = &[
     &Modified,
     &ChaosColumns,
     &Floors,
+    &DiscreteMomentum,
 ];
 
 /// The columns (stats.csv) these measurements fill.

@@ -559,6 +559,16 @@ impl System {
     pub fn angular_momentum(&self, q: &[f64], p: &[f64]) -> Option<[f64; 3]> {
         each_system!(self, s => s.angular_momentum(q, p))
     }
+
+    /// The momentum the run follows per point from t = 0: a Lagrangian's discrete momentum
+    /// J (`--momentum`, as [J, 0, 0]: `LagrangianSystem::momentum_map`), else the angular
+    /// momentum where the system conserves it.
+    pub fn conserved(&self, q: &[f64], p: &[f64]) -> Option<[f64; 3]> {
+        match self.lagrangian() {
+            Some(l) => l.momentum_map(q, p).map(|j| [j, 0.0, 0.0]),
+            None => self.angular_momentum(q, p),
+        }
+    }
 }
 
 #[cfg(test)]

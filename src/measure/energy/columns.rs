@@ -62,6 +62,7 @@ pub const ESCAPED: Column = Column::count("escaped");
 pub const STAYED_ABS_ERR_MAX: Column = Column::real("stayed_abs_energy_err_max");
 pub const STAYED_REL_ERR_MAX: Column = Column::real("stayed_rel_energy_err_max");
 pub const ANG_MOM_ERR_MAX: Column = Column::real("ang_mom_err_max");
+pub const MOMENTUM_ERR_MAX: Column = Column::real("momentum_err_max");
 
 /// The energy measurement's parts: chunk accumulators in point order (the host's chunks or
 /// the device's workgroups).
@@ -234,6 +235,44 @@ impl Measurement for AngularMomentum {
         } else {
             on_state!(at.state, s => ang_mom_err_max(system, s, l0))
         })
+    }
+
+    fn finish(&self, at: &Finish) -> Vec<Cell> {
+        vec![Cell::Real(at.part(self).max())]
+    }
+}
+
+/// The largest |J − J(z0)| over the finite points of a Lagrangian system given a symmetry's
+/// generator (`--momentum`): its discrete momentum J = D₂L_d(q_{k−1}, q_k)·ξ_Q(q_k), kept
+/// per point from t = 0 where the angular momentum is (`System::conserved`).
+pub struct DiscreteMomentum;
+
+impl Measurement for DiscreteMomentum {
+    fn name(&self) -> &'static str {
+        "discrete_momentum"
+    }
+
+    fn columns(&self) -> &'static [Column] {
+        &[MOMENTUM_ERR_MAX]
+    }
+
+    fn shape(&self) -> Shape {
+        Shape::Max
+    }
+
+    fn reads(&self) -> Reads {
+        Reads::HostState
+    }
+
+    fn taken(&self, run: &RunSetup) -> bool {
+        let zero = vec![0.0; run.system.dof()];
+        run.system
+            .lagrangian()
+            .is_some_and(|l| l.momentum_map(&zero, &zero).is_some())
+    }
+
+    fn measure(&self, at: &Snapshot) -> Part {
+        AngularMomentum.measure(at)
     }
 
     fn finish(&self, at: &Finish) -> Vec<Cell> {

@@ -28,8 +28,11 @@ const KEYWORDS: &[&str] = &[
     "config",
     "system",
     "hamiltonian",
+    "lagrangian",
     "system_file",
     "dof",
+    "discretization",
+    "momentum",
     "params",
     "method",
     "method_file",
@@ -78,7 +81,7 @@ const KEYWORDS: &[&str] = &[
 ];
 
 /// The keywords that choose the system: one of them.
-const SYSTEM_KEYWORDS: &[&str] = &["system", "hamiltonian", "system_file"];
+const SYSTEM_KEYWORDS: &[&str] = &["system", "hamiltonian", "lagrangian", "system_file"];
 
 /// The error for a keyword argument of the wrong kind: it names the keyword and its value.
 fn bad(keyword: &str, value: &Bound<'_, PyAny>, want: &str) -> PyErr {
@@ -256,6 +259,15 @@ impl RunKeywords {
                     dof: None,
                 },
             ),
+            "lagrangian" => system(
+                b,
+                SystemChoice::Lagrangian {
+                    formula: text(key, v)?,
+                    dof: None,
+                },
+            ),
+            "discretization" => b.discretization(text(key, v)?),
+            "momentum" => b.momentum(text(key, v)?),
             "system_file" => system(b, SystemChoice::File(path(key, v)?)),
             "dof" => b.dof(count(key, v)?),
             "params" => params(b, v)?,

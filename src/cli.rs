@@ -124,25 +124,17 @@ pub struct SystemArgs {
     /// (docs/your-own-hamiltonian.md).
     #[arg(long, value_name = "FILE.toml", conflicts_with_all = ["system", "hamiltonian", "lagrangian"])]
     pub system_file: Option<PathBuf>,
-    /// Your own Lagrangian instead of --system, as a formula L(q, v): e.g.
-    /// 'v^2/2 - (1 - cos(q))'. Variables q, v (one degree of freedom) or q1..qd and their
-    /// velocities v1..vd (also written qdot, qdot1..); run with --method variational, the
-    /// state is (q, p) with p = ∂L/∂v (docs/lagrangian.md).
-    #[arg(
-        long,
-        value_name = "EXPR",
-        allow_hyphen_values = true,
-        conflicts_with_all = ["system", "hamiltonian"]
-    )]
+    /// Your own Lagrangian L(q, v), e.g. 'v^2/2 - (1 - cos(q))': q, v or q1..qd, v1..vd (also
+    /// qdot, qdot1..); --method variational, state (q, p = ∂L/∂v) (docs/lagrangian.md).
+    #[arg(long, value_name = "EXPR", allow_hyphen_values = true)]
     pub lagrangian: Option<String>,
     /// The discrete Lagrangian of --lagrangian: left or right (h L at one end, order 1),
     /// midpoint (order 2, the implicit midpoint rule), trapezoid (order 2, Störmer–Verlet for
     /// L = ½vᵀMv − V(q)) [default: trapezoid].
     #[arg(long, value_name = "RULE", value_parser = ["left", "right", "midpoint", "trapezoid"])]
     pub discretization: Option<String>,
-    /// The generator ξ(q) of a symmetry of --lagrangian, one formula in q per degree of
-    /// freedom, e.g. '-q2,q1' (rotations) or '0,1' (shifts of q2): the discrete momentum
-    /// J = p·ξ(q) is followed per point and its drift is the momentum_err_max column.
+    /// The generator ξ(q) of a symmetry of --lagrangian, a formula in q per degree of freedom,
+    /// e.g. '-q2,q1' (rotations): J = p·ξ(q)'s drift is the momentum_err_max column.
     #[arg(long, value_name = "EXPR,..", allow_hyphen_values = true)]
     pub momentum: Option<String>,
     /// System parameter, repeatable: --param m=2 --param l=0.5 (names and defaults: `phaseflow

@@ -15,7 +15,6 @@ pub mod error;
 pub mod expr;
 pub mod float;
 pub mod gpu;
-pub mod lagrangian;
 pub mod measure;
 pub mod memory;
 pub mod method;

@@ -15,9 +15,9 @@ use common::{disk, phaseflow};
 use phaseflow::engine::{CpuEngine, Engine, GpuEngine, Integrator};
 use phaseflow::ensemble::{EnsembleRequest, State};
 use phaseflow::float::Real;
-use phaseflow::lagrangian::{Discretization, LagrangianSpec};
 use phaseflow::method::Method;
 use phaseflow::run::compare_states;
+use phaseflow::system::lagrangian::{Discretization, LagrangianSpec};
 use phaseflow::system::{ExprSpec, System};
 
 const PENDULUM: &str = "v^2/2 - (1 - cos(q))";
@@ -296,7 +296,7 @@ fn bad_lagrangians_are_refused_with_exit_status_2() {
         ),
         (
             "--lagrangian v^2/2 --hamiltonian p^2/2",
-            "cannot be used with",
+            "each choose the system: give one of them",
         ),
     ] {
         let mut args = common::argv(run);

@@ -80,11 +80,8 @@ impl RunFile {
     /// by flag replaces the file's; parameters merge, a flag overriding the file's value
     /// (the file's are dropped when the flags choose a different system).
     pub fn lay_system(&mut self, a: &SystemArgs) -> Result<()> {
-        if a.system.is_some()
-            || a.hamiltonian.is_some()
-            || a.lagrangian.is_some()
-            || a.system_file.is_some()
-        {
+        let formula = [&a.hamiltonian, &a.lagrangian].iter().any(|f| f.is_some());
+        if a.system.is_some() || formula || a.system_file.is_some() {
             let same = (a.system.is_some() && a.system == self.system)
                 || (a.hamiltonian.is_some() && a.hamiltonian == self.hamiltonian)
                 || (a.lagrangian.is_some() && a.lagrangian == self.lagrangian);
@@ -255,14 +252,6 @@ pub fn require_all(missing: &[(bool, &str)], example: &str) -> Result<()> {
 }
 
 impl RunFile {
-    /// Whether the settings choose a system (by name, formula or file).
-    pub fn chooses_system(&self) -> bool {
-        self.system.is_some()
-            || self.hamiltonian.is_some()
-            || self.lagrangian.is_some()
-            || self.system_file.is_some()
-    }
-
     /// `run` (`out`: true) and `validate`: the system, method, ensemble, step and steps (and
     /// the folder), from the flags or the `--config` file.
     pub fn require(&self, command: &str, out: bool) -> Result<()> {

@@ -114,6 +114,14 @@ pub struct RunFile {
 }
 
 impl RunFile {
+    /// Whether the settings choose a system (by name, formula or file).
+    pub fn chooses_system(&self) -> bool {
+        self.system.is_some()
+            || self.hamiltonian.is_some()
+            || self.lagrangian.is_some()
+            || self.system_file.is_some()
+    }
+
     /// `run` splits a sweep into one configuration per value (`sweep::Sweep::parts`) before
     /// resolving; anywhere else a `sweep` is refused.
     pub fn refuse_sweep(&self) -> Result<()> {
@@ -173,11 +181,15 @@ impl RunFile {
 
     /// Record a Lagrangian system whole, as `record_expression` records a Hamiltonian, with
     /// its discrete Lagrangian.
-    pub fn record_lagrangian(&mut self, x: &crate::lagrangian::LagrangianSystem) {
+    pub fn record_lagrangian(&mut self, x: &crate::system::lagrangian::LagrangianSystem) {
         self.lagrangian = Some(x.spec.expr.formula.clone());
         self.discretization = Some(x.spec.discretization.name().into());
         self.momentum = x.spec.momentum.clone();
-        self.record_formula(&x.spec.expr, x.l.dof, crate::lagrangian::DEFAULT_NAME);
+        self.record_formula(
+            &x.spec.expr,
+            x.l.dof,
+            crate::system::lagrangian::DEFAULT_NAME,
+        );
     }
 
     /// The description of a formula system of `dof` degrees of freedom (`default_name`: the

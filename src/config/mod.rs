@@ -270,12 +270,12 @@ pub fn resolve_system(f: &RunFile) -> Result<System> {
     let discretization = f
         .discretization
         .as_deref()
-        .map(crate::lagrangian::Discretization::from_name)
+        .map(crate::system::lagrangian::Discretization::from_name)
         .transpose()?;
-    let lagrangian = |expr: ExprSpec, rule: Option<crate::lagrangian::Discretization>| {
-        System::from_lagrangian(crate::lagrangian::LagrangianSpec {
+    let lagrangian = |expr: ExprSpec, rule: Option<crate::system::lagrangian::Discretization>| {
+        System::from_lagrangian(crate::system::lagrangian::LagrangianSpec {
             expr,
-            discretization: rule.unwrap_or(crate::lagrangian::Discretization::DEFAULT),
+            discretization: rule.unwrap_or(crate::system::lagrangian::Discretization::DEFAULT),
             momentum: f.momentum.clone(),
         })
     };
@@ -293,7 +293,7 @@ pub fn resolve_system(f: &RunFile) -> Result<System> {
             (spec, system_file::Formula::Lagrangian(rule)) => {
                 let rule = rule
                     .as_deref()
-                    .map(crate::lagrangian::Discretization::from_name)
+                    .map(crate::system::lagrangian::Discretization::from_name)
                     .transpose()?;
                 lagrangian(spec, discretization.or(rule))
             }
@@ -315,7 +315,7 @@ pub fn resolve_system(f: &RunFile) -> Result<System> {
     };
     if let Some(formula) = &f.lagrangian {
         return lagrangian(
-            formula_spec(formula, crate::lagrangian::DEFAULT_NAME),
+            formula_spec(formula, crate::system::lagrangian::DEFAULT_NAME),
             discretization,
         );
     }

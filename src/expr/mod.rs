@@ -162,7 +162,7 @@ impl ExprHamiltonian {
 
     /// A Lagrangian L(q, v) compiled as `new` compiles H(q, p): the velocities v1..vd take
     /// the momenta's place, so `grad_q` is ∂L/∂q, `grad_p` is ∂L/∂v, and the directional
-    /// derivatives are L_qq δq + L_qv δv and L_vq δq + L_vv δv (`crate::lagrangian`).
+    /// derivatives are L_qq δq + L_qv δv and L_vq δq + L_vv δv (a Lagrangian system's step).
     pub fn lagrangian(
         src: &str,
         params: &BTreeMap<String, f64>,

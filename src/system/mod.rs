@@ -39,6 +39,7 @@ pub mod discrete;
 pub mod expression;
 pub mod generated;
 pub mod hamiltonian;
+pub mod lagrangian;
 pub mod newton;
 #[macro_use]
 mod registry;
@@ -247,14 +248,14 @@ impl System {
     }
 
     /// A Lagrangian given as a formula (`--lagrangian`, a system file's `lagrangian`).
-    pub fn from_lagrangian(spec: crate::lagrangian::LagrangianSpec) -> Result<System> {
+    pub fn from_lagrangian(spec: crate::system::lagrangian::LagrangianSpec) -> Result<System> {
         Ok(System::DiscreteMap(DiscreteSystem::Lagrangian(
-            crate::lagrangian::LagrangianSystem::new(spec)?,
+            crate::system::lagrangian::LagrangianSystem::new(spec)?,
         )))
     }
 
     /// The Lagrangian system, if this is one.
-    pub fn lagrangian(&self) -> Option<&crate::lagrangian::LagrangianSystem> {
+    pub fn lagrangian(&self) -> Option<&crate::system::lagrangian::LagrangianSystem> {
         match self {
             System::DiscreteMap(DiscreteSystem::Lagrangian(l)) => Some(l),
             _ => None,

@@ -43,11 +43,11 @@ macro_rules! systems {
 
         /// The discrete maps (the `discrete` list), and a Lagrangian given as a formula
         /// (`Lagrangian`, not in `CATALOGUE`: built from its description, see
-        /// `crate::lagrangian`).
+        /// `crate::system::lagrangian`).
         #[derive(Debug, Clone)]
         pub enum DiscreteSystem {
             $($mvariant($mty),)+
-            Lagrangian(crate::lagrangian::LagrangianSystem),
+            Lagrangian(crate::system::lagrangian::LagrangianSystem),
         }
 
         /// `match` over the Hamiltonian systems, binding the inner system (`Hamiltonian`) as `$s`.

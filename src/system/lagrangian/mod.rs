@@ -245,7 +245,7 @@ impl DiscreteMap for LagrangianSystem {
         let mut q1 = q.to_vec();
         let mut p1 = p.to_vec();
         let newton = Newton {
-            tol: crate::method::implicit::rounding_gate::<T>(),
+            tol: crate::float::rounding_gate::<T>(),
             max_iter: 50,
         };
         let mut unconverged = vec![0; q.len() / self.l.dof];

@@ -367,3 +367,78 @@ fn momentum_column_from_the_command_line() {
     );
     assert_eq!(std::fs::read_to_string(b.join("stats.csv")).unwrap(), stats);
 }
+
+/// A system file may give `lagrangian` (with its `discretization`) instead of `hamiltonian`:
+/// the run equals the same Lagrangian given by flags, and `--discretization` overrides the
+/// file's; a file with both formulas is refused.
+#[test]
+fn a_system_file_gives_a_lagrangian() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("pendulum.toml");
+    std::fs::write(
+        &file,
+        "name = \"my-pendulum\"\nlagrangian = \"v^2/2 - g*(1 - cos(q))\"\ndiscretization = \"midpoint\"\ndefault_state = [1.0, 0.5]\n\n[params.g]\ndefault = 2.0\n",
+    )
+    .unwrap();
+    let run = |extra: &[&str], out: &str| {
+        let mut args = common::argv(
+            "run --method variational --ensemble point --dt 0.05 --steps 100 --backend cpu --precision f64 --quiet",
+        );
+        args.extend(extra.iter().map(|s| s.to_string()));
+        args.extend([
+            "--out".into(),
+            dir.path().join(out).to_str().unwrap().into(),
+        ]);
+        let o = phaseflow().args(&args).output().unwrap();
+        (
+            o.status.code(),
+            String::from_utf8_lossy(&o.stderr).to_string(),
+        )
+    };
+    let trajectory =
+        |out: &str| std::fs::read_to_string(dir.path().join(out).join("trajectory.csv")).unwrap();
+    let f = file.to_str().unwrap();
+    assert_eq!(run(&["--system-file", f], "file").0, Some(0));
+    let flags = [
+        "--lagrangian",
+        "v^2/2 - g*(1 - cos(q))",
+        "--param",
+        "g=2",
+        "--center",
+        "1,0.5",
+    ];
+    assert_eq!(
+        run(
+            &[&flags[..], &["--discretization", "midpoint"]].concat(),
+            "flags"
+        )
+        .0,
+        Some(0)
+    );
+    assert_eq!(trajectory("file"), trajectory("flags"));
+    assert_eq!(
+        run(&["--system-file", f, "--discretization", "left"], "left").0,
+        Some(0)
+    );
+    assert_eq!(
+        run(
+            &[&flags[..], &["--discretization", "left"]].concat(),
+            "left-flags"
+        )
+        .0,
+        Some(0)
+    );
+    assert_eq!(trajectory("left"), trajectory("left-flags"));
+    assert_ne!(trajectory("left"), trajectory("file"));
+    std::fs::write(
+        &file,
+        "name = \"x\"\nlagrangian = \"v^2/2\"\nhamiltonian = \"p^2/2\"\n",
+    )
+    .unwrap();
+    let (code, err) = run(&["--system-file", f], "both");
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("give one of hamiltonian and lagrangian, not both"),
+        "{err}"
+    );
+}

@@ -232,9 +232,6 @@ fn resolve_ensemble(e: EnsembleFile, system: &System) -> Result<EnsembleSpec> {
     .resolve(system)
 }
 
-/// The system: a built-in one by name (`--system`), a formula (`--hamiltonian`, with `--dof`
-/// and config.toml's record of a formula system), or a system file (`--system-file`); exactly
-/// one of them, and `--param`s for it.
 /// The error for a discrete Lagrangian or a symmetry's generator given without a Lagrangian.
 fn no_discretization() -> crate::error::Error {
     invalid!(Field::Discretization;
@@ -247,6 +244,28 @@ fn no_discretization() -> crate::error::Error {
     )
 }
 
+/// A formula system from its description: a Lagrangian (`lagrangian`: `Some` with a system
+/// file's discretization, which `--discretization` overrides) or a Hamiltonian (`None`), which
+/// takes neither a discretization nor a symmetry's generator.
+fn formula_system(f: &RunFile, expr: ExprSpec, lagrangian: Option<Option<&str>>) -> Result<System> {
+    use crate::system::lagrangian::{Discretization, LagrangianSpec};
+    let rule = |name: Option<&str>| name.map(Discretization::from_name).transpose();
+    match lagrangian {
+        Some(file_rule) => System::from_lagrangian(LagrangianSpec {
+            expr,
+            discretization: rule(f.discretization.as_deref())?
+                .or(rule(file_rule)?)
+                .unwrap_or(Discretization::DEFAULT),
+            momentum: f.momentum.clone(),
+        }),
+        None if f.discretization.is_some() || f.momentum.is_some() => Err(no_discretization()),
+        None => System::from_expression(expr),
+    }
+}
+
+/// The system: a built-in one by name (`--system`), a formula (`--hamiltonian`, with `--dof`
+/// and config.toml's record of a formula system), or a system file (`--system-file`); exactly
+/// one of them, and `--param`s for it.
 pub fn resolve_system(f: &RunFile) -> Result<System> {
     let given = f.params.clone().unwrap_or_default();
     let chosen = [
@@ -267,18 +286,6 @@ pub fn resolve_system(f: &RunFile) -> Result<System> {
             " each choose the system: give one of them"
         ));
     }
-    let discretization = f
-        .discretization
-        .as_deref()
-        .map(crate::system::lagrangian::Discretization::from_name)
-        .transpose()?;
-    let lagrangian = |expr: ExprSpec, rule: Option<crate::system::lagrangian::Discretization>| {
-        System::from_lagrangian(crate::system::lagrangian::LagrangianSpec {
-            expr,
-            discretization: rule.unwrap_or(crate::system::lagrangian::Discretization::DEFAULT),
-            momentum: f.momentum.clone(),
-        })
-    };
     let formula_keys =
         f.system_name.is_some() || f.default_state.is_some() || f.coordinates.is_some();
     if let Some(path) = &f.system_file {
@@ -289,44 +296,34 @@ pub fn resolve_system(f: &RunFile) -> Result<System> {
                 "; drop them from the settings"
             ));
         }
-        return match system_file::load(path, &given, f.dof)? {
-            (spec, system_file::Formula::Lagrangian(rule)) => {
-                let rule = rule
-                    .as_deref()
-                    .map(crate::system::lagrangian::Discretization::from_name)
-                    .transpose()?;
-                lagrangian(spec, discretization.or(rule))
+        let (spec, formula) = system_file::load(path, &given, f.dof)?;
+        return match formula {
+            system_file::Formula::Lagrangian(rule) => {
+                formula_system(f, spec, Some(rule.as_deref()))
             }
-            (_, system_file::Formula::Hamiltonian)
-                if discretization.is_some() || f.momentum.is_some() =>
-            {
-                Err(no_discretization())
-            }
-            (spec, system_file::Formula::Hamiltonian) => System::from_expression(spec),
+            system_file::Formula::Hamiltonian => formula_system(f, spec, None),
         };
     }
-    let formula_spec = |formula: &String, default_name: &str| ExprSpec {
-        name: f.system_name.clone().unwrap_or_else(|| default_name.into()),
-        formula: formula.clone(),
-        dof: f.dof,
-        params: given.clone(),
-        default_state: f.default_state.clone(),
-        coordinates: f.coordinates.clone(),
-    };
-    if let Some(formula) = &f.lagrangian {
-        return lagrangian(
-            formula_spec(formula, crate::system::lagrangian::DEFAULT_NAME),
-            discretization,
-        );
+    let lagrangian = f.lagrangian.as_ref().map(|l| (l, true));
+    if let Some((formula, is_lagrangian)) =
+        lagrangian.or(f.hamiltonian.as_ref().map(|h| (h, false)))
+    {
+        let default_name = match is_lagrangian {
+            true => crate::system::lagrangian::DEFAULT_NAME,
+            false => crate::system::expression::DEFAULT_NAME,
+        };
+        let spec = ExprSpec {
+            name: f.system_name.clone().unwrap_or_else(|| default_name.into()),
+            formula: formula.clone(),
+            dof: f.dof,
+            params: given,
+            default_state: f.default_state.clone(),
+            coordinates: f.coordinates.clone(),
+        };
+        return formula_system(f, spec, is_lagrangian.then_some(None));
     }
-    if discretization.is_some() || f.momentum.is_some() {
+    if f.discretization.is_some() || f.momentum.is_some() {
         return Err(no_discretization());
-    }
-    if let Some(formula) = &f.hamiltonian {
-        return System::from_expression(formula_spec(
-            formula,
-            crate::system::expression::DEFAULT_NAME,
-        ));
     }
     let name = f.system.as_ref().ok_or_else(|| {
         invalid!(Field::System;

@@ -398,7 +398,8 @@ pub fn singular(a: &[f64], d: usize) -> Option<String> {
             m.swap(col * d + k, pivot * d + k);
         }
         let x = m[col * d + col];
-        if !(x.abs() > 1e-12 * largest) {
+        // NaN is singular too.
+        if x.abs().partial_cmp(&(1e-12 * largest)) != Some(std::cmp::Ordering::Greater) {
             return Some(format!(
                 "∂²L/∂v² has rank {col} of {d} (Gaussian elimination's pivot {x:.3e} against its largest entry {largest:.3e})"
             ));

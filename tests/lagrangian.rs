@@ -11,7 +11,7 @@ mod common;
 
 use std::collections::BTreeMap;
 
-use common::{disk, phaseflow};
+use common::{advance_f64, disk, max_abs_diff, phaseflow};
 use phaseflow::engine::{CpuEngine, Engine, GpuEngine, Integrator};
 use phaseflow::ensemble::{EnsembleRequest, State};
 use phaseflow::float::Real;
@@ -39,27 +39,6 @@ fn lagrangian(formula: &str, rule: Discretization) -> System {
     .unwrap()
 }
 
-fn advance<T: Real>(
-    sys: &System,
-    method: Method,
-    h: f64,
-    steps: u64,
-    init: &State<f64>,
-) -> State<T> {
-    let k = Integrator::with_default_solver::<T>(sys.clone(), method, h).unwrap();
-    let mut e = CpuEngine::<T>::new(&k, init.convert());
-    e.advance(steps).unwrap();
-    e.state().unwrap().clone()
-}
-
-fn max_abs_diff(a: &State<f64>, b: &State<f64>) -> f64 {
-    a.q.iter()
-        .zip(&b.q)
-        .chain(a.p.iter().zip(&b.p))
-        .map(|(x, y)| (x - y).abs())
-        .fold(0.0, f64::max)
-}
-
 /// A seeded disk of `points` around `center` in (q1, p1).
 fn disk_around(sys: &System, center: &[f64], points: usize, radius: f64) -> State<f64> {
     let mut request = EnsembleRequest::disk(points, radius, 7);
@@ -77,14 +56,14 @@ fn trapezoid_is_verlet_and_midpoint_is_implicit_midpoint_on_the_pendulum() {
         (Discretization::Trapezoid, Method::Verlet),
         (Discretization::Midpoint, Method::ImplicitMidpoint),
     ] {
-        let a = advance::<f64>(
+        let a = advance_f64(
             &lagrangian(PENDULUM, rule),
             Method::Variational,
             0.05,
             400,
             &init,
         );
-        let b = advance::<f64>(&pendulum, method, 0.05, 400, &init);
+        let b = advance_f64(&pendulum, method, 0.05, 400, &init);
         let dev = max_abs_diff(&a, &b);
         assert!(
             dev < 1e-12,
@@ -111,7 +90,7 @@ fn every_discretization_is_symplectic_over_ten_thousand_steps() {
     for rule in Discretization::ALL {
         let sys = lagrangian(PENDULUM, rule);
         let init = disk_around(&sys, &[1.0, 0.5], 16, 0.3);
-        let end = advance::<f64>(
+        let end = advance_f64(
             &sys,
             Method::Variational,
             0.05,
@@ -132,7 +111,7 @@ fn every_discretization_is_symplectic_over_ten_thousand_steps() {
         let sys = lagrangian(POLAR_KEPLER, rule);
         let init = disk_around(&sys, &[1.0, 0.0, 0.1, 1.0], 8, 0.05);
         let n = init.n;
-        let one = advance::<f64>(&sys, Method::Variational, 0.01, 1, &init.with_tangent());
+        let one = advance_f64(&sys, Method::Variational, 0.01, 1, &init.with_tangent());
         let eps = 1e-6;
         for j in 0..4 {
             let shifted = |s: f64| {
@@ -145,7 +124,7 @@ fn every_discretization_is_symplectic_over_ten_thousand_steps() {
                 for i in 0..n {
                     half[k * n + i] += s;
                 }
-                advance::<f64>(&sys, Method::Variational, 0.01, 1, &z)
+                advance_f64(&sys, Method::Variational, 0.01, 1, &z)
             };
             let (plus, minus) = (shifted(eps), shifted(-eps));
             for c in 0..4 {
@@ -179,7 +158,7 @@ fn polar_kepler_conserves_its_discrete_angular_momentum() {
         let sys = lagrangian(POLAR_KEPLER, rule);
         let init = disk_around(&sys, &[1.0, 0.0, 0.1, 1.1], 4, 0.05);
         let steps = 100_000;
-        let end = advance::<f64>(&sys, Method::Variational, 0.01, steps, &init);
+        let end = advance_f64(&sys, Method::Variational, 0.01, steps, &init);
         let n = init.n;
         let energy_error = |end: &State<f64>| {
             (0..n)
@@ -203,7 +182,7 @@ fn polar_kepler_conserves_its_discrete_angular_momentum() {
         let e1 = energy_error(&end);
         assert!(e1 > 1e-9, "{}: energy error {e1:e}", rule.name());
         if rule.order() == 2 {
-            let half = advance::<f64>(&sys, Method::Variational, 0.005, 2 * steps, &init);
+            let half = advance_f64(&sys, Method::Variational, 0.005, 2 * steps, &init);
             let ratio = e1 / energy_error(&half);
             assert!(
                 (3.0..5.0).contains(&ratio),

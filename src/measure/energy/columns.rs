@@ -1,6 +1,6 @@
 //! The energy measurements: `Energy` (H's statistics per snapshot, from the chunk
-//! accumulators), the columns finished from the same parts (`Escaped`, `Stayed`), and
-//! `AngularMomentum`.
+//! accumulators), the columns finished from the same parts (`Escaped`, `Stayed`), and the
+//! momenta followed per point (`Conserved`: `ANGULAR_MOMENTUM`, `DISCRETE_MOMENTUM`).
 
 use super::RunEnergy;
 use super::{ang_mom_err_max, chunk_accumulators, fold_in_order, EnergyAccumulator, EnergyStats};
@@ -202,17 +202,37 @@ impl Measurement for Stayed {
     }
 }
 
-/// The largest |L − L(z0)| over the finite points, for systems that conserve angular
-/// momentum.
-pub struct AngularMomentum;
+/// The largest change |L − L(z0)| over the finite points of a momentum the run follows per
+/// point from t = 0 (`System::conserved`, its initial values in `PerPoint::l0`): the angular
+/// momentum of the systems that conserve one (`ang_mom_err_max`), or a Lagrangian's discrete
+/// momentum J = D₂L_d(q_{k−1}, q_k)·ξ_Q(q_k) of the symmetry `--momentum` generates
+/// (`momentum_err_max`, the last column).
+pub struct Conserved {
+    name: &'static str,
+    columns: &'static [Column],
+    /// The Lagrangian's discrete momentum, not the angular momentum.
+    discrete: bool,
+}
 
-impl Measurement for AngularMomentum {
+pub static ANGULAR_MOMENTUM: Conserved = Conserved {
+    name: "angular_momentum",
+    columns: &[ANG_MOM_ERR_MAX],
+    discrete: false,
+};
+
+pub static DISCRETE_MOMENTUM: Conserved = Conserved {
+    name: "discrete_momentum",
+    columns: &[MOMENTUM_ERR_MAX],
+    discrete: true,
+};
+
+impl Measurement for Conserved {
     fn name(&self) -> &'static str {
-        "angular_momentum"
+        self.name
     }
 
     fn columns(&self) -> &'static [Column] {
-        &[ANG_MOM_ERR_MAX]
+        self.columns
     }
 
     fn shape(&self) -> Shape {
@@ -225,7 +245,11 @@ impl Measurement for AngularMomentum {
 
     fn taken(&self, run: &RunSetup) -> bool {
         let zero = vec![0.0; run.system.dof()];
-        run.system.angular_momentum(&zero, &zero).is_some()
+        match (self.discrete, run.system.lagrangian()) {
+            (true, Some(l)) => l.momentum_map(&zero, &zero).is_some(),
+            (true, None) => false,
+            (false, _) => run.system.angular_momentum(&zero, &zero).is_some(),
+        }
     }
 
     fn measure(&self, at: &Snapshot) -> Part {
@@ -235,44 +259,6 @@ impl Measurement for AngularMomentum {
         } else {
             on_state!(at.state, s => ang_mom_err_max(system, s, l0))
         })
-    }
-
-    fn finish(&self, at: &Finish) -> Vec<Cell> {
-        vec![Cell::Real(at.part(self).max())]
-    }
-}
-
-/// The largest |J − J(z0)| over the finite points of a Lagrangian system given a symmetry's
-/// generator (`--momentum`): its discrete momentum J = D₂L_d(q_{k−1}, q_k)·ξ_Q(q_k), kept
-/// per point from t = 0 where the angular momentum is (`System::conserved`).
-pub struct DiscreteMomentum;
-
-impl Measurement for DiscreteMomentum {
-    fn name(&self) -> &'static str {
-        "discrete_momentum"
-    }
-
-    fn columns(&self) -> &'static [Column] {
-        &[MOMENTUM_ERR_MAX]
-    }
-
-    fn shape(&self) -> Shape {
-        Shape::Max
-    }
-
-    fn reads(&self) -> Reads {
-        Reads::HostState
-    }
-
-    fn taken(&self, run: &RunSetup) -> bool {
-        let zero = vec![0.0; run.system.dof()];
-        run.system
-            .lagrangian()
-            .is_some_and(|l| l.momentum_map(&zero, &zero).is_some())
-    }
-
-    fn measure(&self, at: &Snapshot) -> Part {
-        AngularMomentum.measure(at)
     }
 
     fn finish(&self, at: &Finish) -> Vec<Cell> {

@@ -421,3 +421,32 @@ fn a_system_file_gives_a_lagrangian() {
         "{err}"
     );
 }
+
+/// `show-kernel` prints the WGSL generated from L: the rule named in its header, ∂L/∂q and
+/// ∂L/∂v as `lag_q`, `lag_v`, and the Newton step `discrete_step` of the whole kernel.
+#[test]
+fn show_kernel_prints_the_generated_step() {
+    let o = phaseflow()
+        .args([
+            "show-kernel",
+            "--lagrangian",
+            PENDULUM,
+            "--discretization",
+            "midpoint",
+        ])
+        .args(["--method", "variational"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    for part in [
+        "L_d = h L((q0 + q1)/2, (q1 - q0)/h) (midpoint)",
+        "fn lag_q(",
+        "fn lag_v_dir(",
+        "fn lag_solve(",
+        "fn discrete_step(",
+        "lag_point(q0, q1, real(0.5), real(0.5))",
+    ] {
+        assert!(text.contains(part), "{part}: {text}");
+    }
+}

@@ -122,8 +122,21 @@ pub struct SystemArgs {
     /// Your own system from a TOML file instead of --system: name, hamiltonian, parameters
     /// with defaults and ranges, optional dof, default_state and coordinates
     /// (docs/your-own-hamiltonian.md).
-    #[arg(long, value_name = "FILE.toml", conflicts_with_all = ["system", "hamiltonian"])]
+    #[arg(long, value_name = "FILE.toml", conflicts_with_all = ["system", "hamiltonian", "lagrangian"])]
     pub system_file: Option<PathBuf>,
+    /// Your own Lagrangian L(q, v), e.g. 'v^2/2 - (1 - cos(q))': q, v or q1..qd, v1..vd (also
+    /// qdot, qdot1..); --method variational, state (q, p = ∂L/∂v) (docs/lagrangian.md).
+    #[arg(long, value_name = "EXPR", allow_hyphen_values = true)]
+    pub lagrangian: Option<String>,
+    /// The discrete Lagrangian of --lagrangian: left or right (h L at one end, order 1),
+    /// midpoint (order 2, the implicit midpoint rule), trapezoid (order 2, Störmer–Verlet for
+    /// L = ½vᵀMv − V(q)) [default: trapezoid].
+    #[arg(long, value_name = "RULE", value_parser = ["left", "right", "midpoint", "trapezoid"])]
+    pub discretization: Option<String>,
+    /// The generator ξ(q) of a symmetry of --lagrangian, a formula in q per degree of freedom,
+    /// e.g. '-q2,q1' (rotations): J = p·ξ(q)'s drift is the momentum_err_max column.
+    #[arg(long, value_name = "EXPR,..", allow_hyphen_values = true)]
+    pub momentum: Option<String>,
     /// System parameter, repeatable: --param m=2 --param l=0.5 (names and defaults: `phaseflow
     /// list`; for --hamiltonian, every name of the formula that is not a coordinate).
     #[arg(long = "param", value_name = "KEY=VALUE")]

@@ -10,6 +10,17 @@
 use std::fmt::{Debug, Display};
 use std::ops::{Add, AddAssign, Div, Mul, MulAssign, Neg, Sub, SubAssign};
 
+/// A relative move of a few units in the last place (f32: 4e-7, f64: 1e-14): below it an
+/// iteration whose move stops decreasing has reached its rounding level and stops (the
+/// implicit solves, `method::implicit`; a Lagrangian's tangent step's Newton iteration).
+pub fn rounding_gate<T: Real>() -> f64 {
+    if T::NAME == "f32" {
+        4e-7
+    } else {
+        1e-14
+    }
+}
+
 pub trait Real:
     Copy
     + Send

@@ -449,6 +449,9 @@ fn cmd_list() -> Result<(), Error> {
     out!(
         "  or your own: --hamiltonian EXPR (e.g. 'p^2/2 + 1 - cos(q)', names other than q, p, q1.., p1.. given with --param) or --system-file FILE.toml; see docs/your-own-hamiltonian.md"
     );
+    out!(
+        "  or a Lagrangian: --lagrangian EXPR (e.g. 'v^2/2 - (1 - cos(q))', velocities v, v1..vd) with --method variational and --discretization left|right|midpoint|trapezoid; see docs/lagrangian.md"
+    );
     out!("methods:");
     // Names padded to the longest, so the verdict columns line up.
     let width = all().iter().map(|m| m.name().len()).max().unwrap_or(0);

@@ -8,7 +8,7 @@ mod common;
 
 use std::collections::BTreeMap;
 
-use common::disk;
+use common::{disk, max_abs_diff};
 use phaseflow::engine::{CpuEngine, Engine, GpuEngine, Integrator};
 use phaseflow::ensemble::State;
 use phaseflow::float::Real;
@@ -45,14 +45,6 @@ fn advance<T: Real>(k: &Integrator, init: &State<f64>, steps: u64) -> State<T> {
     let mut e = CpuEngine::<T>::new(k, init.convert());
     e.advance(steps).unwrap();
     e.state().unwrap().clone()
-}
-
-fn max_abs_diff(a: &State<f64>, b: &State<f64>) -> f64 {
-    a.q.iter()
-        .zip(&b.q)
-        .chain(a.p.iter().zip(&b.p))
-        .map(|(x, y)| (x - y).abs())
-        .fold(0.0, f64::max)
 }
 
 /// `p^2/(2 m l^2) + m g l (1 − cos q)` with non-unit parameters equals `--system pendulum` to

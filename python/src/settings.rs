@@ -22,7 +22,7 @@ pub struct RunKeywords {
 }
 
 /// The keywords that choose the system: one of them (the library refuses two, naming both).
-const SYSTEM_KEYWORDS: &[&str] = &["system", "hamiltonian", "system_file"];
+const SYSTEM_KEYWORDS: &[&str] = &["system", "hamiltonian", "lagrangian", "system_file"];
 
 impl RunKeywords {
     /// The keyword arguments of `phaseflow.run` (and `validate`; None values are left out, as
@@ -78,6 +78,8 @@ fn system(mut b: RunBuilder, k: &mut Keywords<'_, '_>) -> PyResult<RunBuilder> {
         k.text("system")?.map(SystemChoice::BuiltIn),
         k.text("hamiltonian")?
             .map(|formula| SystemChoice::Formula { formula, dof: None }),
+        k.text("lagrangian")?
+            .map(|formula| SystemChoice::Lagrangian { formula, dof: None }),
         k.path("system_file")?.map(SystemChoice::File),
     ];
     for (n, choice) in choices.into_iter().flatten().enumerate() {
@@ -88,6 +90,8 @@ fn system(mut b: RunBuilder, k: &mut Keywords<'_, '_>) -> PyResult<RunBuilder> {
         };
     }
     b = opt(b, k.count("dof")?, RunBuilder::dof);
+    b = opt(b, k.text("discretization")?, RunBuilder::discretization);
+    b = opt(b, k.text("momentum")?, RunBuilder::momentum);
     for (name, value) in k.params()? {
         b = b.param(&name, value);
     }

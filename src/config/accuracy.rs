@@ -67,12 +67,18 @@ impl Reference {
             invalid!(Field::Reference; Field::Reference.is(text), format!(": {e}"))
         };
         let method = method_by_name_or_file(name).map_err(reword)?;
-        let order = verdicts(method)?.map(|v| v.order).ok_or_else(|| {
+        // A Lagrangian system's state is (q, p), so its own variational step at h/K is a
+        // reference of the discrete Lagrangian's order.
+        let lagrangian = system
+            .lagrangian()
+            .filter(|_| method == Method::Variational)
+            .map(|l| l.spec.discretization.order());
+        let order = lagrangian.map(Ok).unwrap_or_else(|| verdicts(method)?.map(|v| v.order).ok_or_else(|| {
             invalid!(Field::Reference;
                 Field::Reference.is(text),
                 ": the variational method advances a discrete Lagrangian's state (q, v), not the Hamiltonian state a reference solution is compared in; name a method with a tableau, e.g. rk4/16",
             )
-        })?;
+        }))?;
         if order == 0 {
             return Err(invalid!(Field::Reference;
                 Field::Reference.is(text),
@@ -213,6 +219,10 @@ pub struct OrderJob {
 pub const ORDER_STEPS: u64 = 100;
 pub const ORDER_HALVINGS: u32 = 5;
 pub const ORDER_REFERENCE: &str = "kahan-li8/4";
+/// `order`'s reference for a Lagrangian system (`--lagrangian`), which has no Hamiltonian for
+/// the methods with a tableau: its own discrete Lagrangian at h/256 (errors 256^p times
+/// smaller than the finest h's).
+pub const ORDER_REFERENCE_LAGRANGIAN: &str = "variational/256";
 /// The most halvings, and the most steps the reference may take (h0's steps · 2^N · K).
 pub const MAX_HALVINGS: u32 = 20;
 pub const MAX_REFERENCE_STEPS: u64 = 1 << 36;
@@ -237,7 +247,7 @@ impl TryFrom<&OrderArgs> for OrderJob {
             input_err!("--out DIR is required (the folder for order.csv and order.png/svg)")
         })?;
         let config = RunBuilder::from(f).build()?;
-        if config.method == Method::Variational {
+        if config.method == Method::Variational && config.system.lagrangian().is_none() {
             return Err(input_err!(
                 "--method variational: its state (q, v) has no reference solution to converge to; order takes methods with a tableau on Hamiltonian systems"
             ));
@@ -248,10 +258,12 @@ impl TryFrom<&OrderArgs> for OrderJob {
                 "--halvings {halvings}: give 1 to {MAX_HALVINGS} (a fit needs two step sizes at least)"
             ));
         }
-        let reference = Reference::parse(
-            a.reference.as_deref().unwrap_or(ORDER_REFERENCE),
-            &config.system,
-        )?;
+        let default = match config.system.lagrangian() {
+            Some(_) => ORDER_REFERENCE_LAGRANGIAN,
+            None => ORDER_REFERENCE,
+        };
+        let reference =
+            Reference::parse(a.reference.as_deref().unwrap_or(default), &config.system)?;
         let total = (config.steps << halvings).saturating_mul(u64::from(reference.substeps));
         if config.steps > MAX_REFERENCE_STEPS >> halvings || total > MAX_REFERENCE_STEPS {
             return Err(input_err!(

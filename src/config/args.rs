@@ -80,21 +80,28 @@ impl RunFile {
     /// by flag replaces the file's; parameters merge, a flag overriding the file's value
     /// (the file's are dropped when the flags choose a different system).
     pub fn lay_system(&mut self, a: &SystemArgs) -> Result<()> {
-        if a.system.is_some() || a.hamiltonian.is_some() || a.system_file.is_some() {
+        let formula = [&a.hamiltonian, &a.lagrangian].iter().any(|f| f.is_some());
+        if a.system.is_some() || formula || a.system_file.is_some() {
             let same = (a.system.is_some() && a.system == self.system)
-                || (a.hamiltonian.is_some() && a.hamiltonian == self.hamiltonian);
+                || (a.hamiltonian.is_some() && a.hamiltonian == self.hamiltonian)
+                || (a.lagrangian.is_some() && a.lagrangian == self.lagrangian);
             if !same {
                 self.params = None;
                 self.dof = None;
                 self.system_name = None;
                 self.default_state = None;
                 self.coordinates = None;
+                self.discretization = None;
+                self.momentum = None;
             }
             self.system = a.system.clone();
             self.hamiltonian = a.hamiltonian.clone();
+            self.lagrangian = a.lagrangian.clone();
             self.system_file = a.system_file.clone();
         }
         over(&a.dof, &mut self.dof);
+        over(&a.discretization, &mut self.discretization);
+        over(&a.momentum, &mut self.momentum);
         if !a.params.is_empty() {
             let mut p = self.params.take().unwrap_or_default();
             p.extend(parse_params(&a.params)?);
@@ -223,7 +230,8 @@ impl RunFile {
 }
 
 /// How a missing system is asked for (`run` and `study`).
-pub const SYSTEM_FLAGS: &str = "--system NAME (or --hamiltonian EXPR, --system-file FILE.toml)";
+pub const SYSTEM_FLAGS: &str =
+    "--system NAME (or --hamiltonian EXPR, --lagrangian EXPR, --system-file FILE.toml)";
 
 /// Every required setting left out, said at once: `missing` pairs whether each is left out
 /// with the flag that gives it; `example` is a complete command. One alone is left to its
@@ -255,12 +263,7 @@ impl RunFile {
         );
         require_all(
             &[
-                (
-                    self.system.is_none()
-                        && self.hamiltonian.is_none()
-                        && self.system_file.is_none(),
-                    SYSTEM_FLAGS,
-                ),
+                (!self.chooses_system(), SYSTEM_FLAGS),
                 (
                     !method && self.method_source.is_none(),
                     "--method NAME (or --method-file FILE.toml)",
@@ -447,7 +450,7 @@ impl TryFrom<&BenchArgs> for BenchConfig {
     fn try_from(b: &BenchArgs) -> Result<BenchConfig> {
         let mut file = RunFile::default();
         file.lay_system(&b.system)?;
-        if file.system.is_none() && file.hamiltonian.is_none() && file.system_file.is_none() {
+        if !file.chooses_system() {
             file.system = Some("pendulum".into());
         }
         let system = super::resolve_system(&file)?;

@@ -32,12 +32,14 @@ use crate::error::Result;
 use crate::options::{Backend, Precision};
 
 /// How a run's system is given: a built-in system by name (`From<&str>`), a Hamiltonian as a
-/// formula in `dof` degrees of freedom (`dof` `None`: as many as its coordinates say), or a
-/// system file.
+/// formula in `dof` degrees of freedom (`dof` `None`: as many as its coordinates say), a
+/// Lagrangian as a formula L(q, v) (its discrete Lagrangian set by the `discretization`
+/// setter), or a system file.
 #[derive(Debug, Clone, PartialEq)]
 pub enum SystemChoice {
     BuiltIn(String),
     Formula { formula: String, dof: Option<usize> },
+    Lagrangian { formula: String, dof: Option<usize> },
     File(PathBuf),
 }
 
@@ -114,13 +116,15 @@ impl RunBuilder {
         let same = match &system {
             SystemChoice::BuiltIn(name) => s.system.as_ref() == Some(name),
             SystemChoice::Formula { formula, .. } => s.hamiltonian.as_ref() == Some(formula),
+            SystemChoice::Lagrangian { formula, .. } => s.lagrangian.as_ref() == Some(formula),
             SystemChoice::File(_) => false,
         };
         if !same {
             (s.params, s.dof, s.system_name) = (None, None, None);
-            (s.default_state, s.coordinates) = (None, None);
+            (s.default_state, s.coordinates, s.discretization) = (None, None, None);
+            s.momentum = None;
         }
-        (s.system, s.hamiltonian, s.system_file) = (None, None, None);
+        (s.system, s.hamiltonian, s.system_file, s.lagrangian) = (None, None, None, None);
         self.also_system(system)
     }
 
@@ -133,6 +137,10 @@ impl RunBuilder {
             SystemChoice::BuiltIn(name) => s.system = Some(name),
             SystemChoice::Formula { formula, dof } => {
                 s.hamiltonian = Some(formula);
+                s.dof = dof.or(s.dof);
+            }
+            SystemChoice::Lagrangian { formula, dof } => {
+                s.lagrangian = Some(formula);
                 s.dof = dof.or(s.dof);
             }
             SystemChoice::File(path) => s.system_file = Some(path),
@@ -182,6 +190,10 @@ impl RunBuilder {
     setters! {
         /// The degrees of freedom of a formula (`SystemChoice::Formula`).
         dof: usize,
+        /// A Lagrangian's discrete Lagrangian: left, right, midpoint or trapezoid.
+        discretization: String,
+        /// The generator ξ(q) of a Lagrangian's symmetry (comma-separated formulas in q).
+        momentum: String,
         /// Step size h.
         dt: f64,
         steps: u64,

@@ -51,6 +51,12 @@ pub struct RunFile {
     pub system: Option<String>,
     /// `--hamiltonian`: H as a formula (config.toml records a system file's here too).
     pub hamiltonian: Option<String>,
+    /// `--lagrangian`: L(q, v) as a formula (config.toml records a system file's here too).
+    pub lagrangian: Option<String>,
+    /// `--discretization`: a Lagrangian's discrete Lagrangian (`lagrangian::Discretization`).
+    pub discretization: Option<String>,
+    /// `--momentum`: the generator ξ(q) of a Lagrangian's symmetry, comma-separated formulas.
+    pub momentum: Option<String>,
     /// `--dof`: the formula's degrees of freedom.
     pub dof: Option<usize>,
     /// `--system-file`: a TOML file describing the system (`config::system_file`).
@@ -112,6 +118,14 @@ pub struct RunFile {
 }
 
 impl RunFile {
+    /// Whether the settings choose a system (by name, formula or file).
+    pub fn chooses_system(&self) -> bool {
+        self.system.is_some()
+            || self.hamiltonian.is_some()
+            || self.lagrangian.is_some()
+            || self.system_file.is_some()
+    }
+
     /// `run` splits a sweep into one configuration per value (`sweep::Sweep::parts`) before
     /// resolving; anywhere else a `sweep` is refused.
     pub fn refuse_sweep(&self) -> Result<()> {
@@ -186,13 +200,30 @@ impl RunFile {
     /// Record an expression system whole (formula, degrees of freedom, name, default state,
     /// coordinate names, every parameter), so the file rebuilds it without its system file.
     pub fn record_expression(&mut self, x: &crate::system::ExprSystem) {
-        let spec = &x.spec;
+        self.hamiltonian = Some(x.spec.formula.clone());
+        self.record_formula(&x.spec, x.h.dof, crate::system::expression::DEFAULT_NAME);
+    }
+
+    /// Record a Lagrangian system whole, as `record_expression` records a Hamiltonian, with
+    /// its discrete Lagrangian.
+    pub fn record_lagrangian(&mut self, x: &crate::system::lagrangian::LagrangianSystem) {
+        self.lagrangian = Some(x.spec.expr.formula.clone());
+        self.discretization = Some(x.spec.discretization.name().into());
+        self.momentum = x.spec.momentum.clone();
+        self.record_formula(
+            &x.spec.expr,
+            x.l.dof,
+            crate::system::lagrangian::DEFAULT_NAME,
+        );
+    }
+
+    /// The description of a formula system of `dof` degrees of freedom (`default_name`: the
+    /// name it has when none is given).
+    fn record_formula(&mut self, spec: &crate::system::ExprSpec, dof: usize, default_name: &str) {
         self.system = None;
-        self.hamiltonian = Some(spec.formula.clone());
-        self.dof = Some(crate::system::SystemDescription::dof(x));
+        self.dof = Some(dof);
         self.system_file = None;
-        self.system_name =
-            (spec.name != crate::system::expression::DEFAULT_NAME).then(|| spec.name.clone());
+        self.system_name = (spec.name != default_name).then(|| spec.name.clone());
         self.default_state = spec.default_state.clone();
         self.coordinates = spec.coordinates.clone();
         self.params = Some(spec.params.clone());
@@ -242,6 +273,9 @@ impl RunConfig {
         };
         if let Some(x) = self.system.expression() {
             file.record_expression(x);
+        }
+        if let Some(x) = self.system.lagrangian() {
+            file.record_lagrangian(x);
         }
         let body = compact_floats(&toml::to_string(&file).unwrap_or_default());
         let start = match (self.system.projects_start(), e.raw_start) {

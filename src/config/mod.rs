@@ -236,6 +236,37 @@ fn resolve_ensemble(e: EnsembleFile, system: &System) -> Result<EnsembleSpec> {
     .resolve(system)
 }
 
+/// The error for a discrete Lagrangian or a symmetry's generator given without a Lagrangian.
+fn no_discretization() -> crate::error::Error {
+    invalid!(Field::Discretization;
+        Field::Discretization,
+        " and ",
+        Field::Momentum,
+        " apply to ",
+        Field::Lagrangian,
+        " (the discrete Lagrangian, the symmetry whose discrete momentum is measured); a Hamiltonian or a built-in system has none: drop them"
+    )
+}
+
+/// A formula system from its description: a Lagrangian (`lagrangian`: `Some` with a system
+/// file's discretization, which `--discretization` overrides) or a Hamiltonian (`None`), which
+/// takes neither a discretization nor a symmetry's generator.
+fn formula_system(f: &RunFile, expr: ExprSpec, lagrangian: Option<Option<&str>>) -> Result<System> {
+    use crate::system::lagrangian::{Discretization, LagrangianSpec};
+    let rule = |name: Option<&str>| name.map(Discretization::from_name).transpose();
+    match lagrangian {
+        Some(file_rule) => System::from_lagrangian(LagrangianSpec {
+            expr,
+            discretization: rule(f.discretization.as_deref())?
+                .or(rule(file_rule)?)
+                .unwrap_or(Discretization::DEFAULT),
+            momentum: f.momentum.clone(),
+        }),
+        None if f.discretization.is_some() || f.momentum.is_some() => Err(no_discretization()),
+        None => System::from_expression(expr),
+    }
+}
+
 /// The system: a built-in one by name (`--system`), a formula (`--hamiltonian`, with `--dof`
 /// and config.toml's record of a formula system), or a system file (`--system-file`); exactly
 /// one of them, and `--param`s for it.
@@ -244,6 +275,7 @@ pub fn resolve_system(f: &RunFile) -> Result<System> {
     let chosen = [
         f.system.is_some(),
         f.hamiltonian.is_some(),
+        f.lagrangian.is_some(),
         f.system_file.is_some(),
     ];
     if chosen.iter().filter(|&&c| c).count() > 1 {
@@ -251,6 +283,8 @@ pub fn resolve_system(f: &RunFile) -> Result<System> {
             Field::System,
             ", ",
             Field::Hamiltonian,
+            ", ",
+            Field::Lagrangian,
             " and ",
             Field::SystemFile,
             " each choose the system: give one of them"
@@ -266,20 +300,34 @@ pub fn resolve_system(f: &RunFile) -> Result<System> {
                 "; drop them from the settings"
             ));
         }
-        return System::from_expression(system_file::load(path, &given, f.dof)?);
+        let (spec, formula) = system_file::load(path, &given, f.dof)?;
+        return match formula {
+            system_file::Formula::Lagrangian(rule) => {
+                formula_system(f, spec, Some(rule.as_deref()))
+            }
+            system_file::Formula::Hamiltonian => formula_system(f, spec, None),
+        };
     }
-    if let Some(formula) = &f.hamiltonian {
-        return System::from_expression(ExprSpec {
-            name: f
-                .system_name
-                .clone()
-                .unwrap_or_else(|| crate::system::expression::DEFAULT_NAME.into()),
+    let lagrangian = f.lagrangian.as_ref().map(|l| (l, true));
+    if let Some((formula, is_lagrangian)) =
+        lagrangian.or(f.hamiltonian.as_ref().map(|h| (h, false)))
+    {
+        let default_name = match is_lagrangian {
+            true => crate::system::lagrangian::DEFAULT_NAME,
+            false => crate::system::expression::DEFAULT_NAME,
+        };
+        let spec = ExprSpec {
+            name: f.system_name.clone().unwrap_or_else(|| default_name.into()),
             formula: formula.clone(),
             dof: f.dof,
             params: given,
             default_state: f.default_state.clone(),
             coordinates: f.coordinates.clone(),
-        });
+        };
+        return formula_system(f, spec, is_lagrangian.then_some(None));
+    }
+    if f.discretization.is_some() || f.momentum.is_some() {
+        return Err(no_discretization());
     }
     let name = f.system.as_ref().ok_or_else(|| {
         invalid!(Field::System;

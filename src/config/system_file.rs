@@ -1,7 +1,9 @@
 //! `--system-file FILE.toml`: a user's system as a file, the formula with its parameters'
 //! defaults and ranges, and optionally its degrees of freedom, default state and coordinate
 //! names. It resolves to the same `ExprSpec` as `--hamiltonian` (which config.toml records
-//! whole, so a run's folder does not depend on the file afterwards).
+//! whole, so a run's folder does not depend on the file afterwards). A file may give
+//! `lagrangian = "…"` (L(q, v), as `--lagrangian`) instead of `hamiltonian`, and then
+//! optionally its `discretization`.
 //!
 //! ```toml
 //! name = "double-well"
@@ -34,7 +36,9 @@ use crate::system::ExprSpec;
 #[serde(deny_unknown_fields)]
 struct SystemFile {
     name: String,
-    hamiltonian: String,
+    hamiltonian: Option<String>,
+    lagrangian: Option<String>,
+    discretization: Option<String>,
     dof: Option<usize>,
     coordinates: Option<Vec<String>>,
     default_state: Option<Vec<f64>>,
@@ -52,9 +56,21 @@ struct ParamEntry {
     meaning: Option<String>,
 }
 
+/// What a system file's formula is.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Formula {
+    Hamiltonian,
+    /// A Lagrangian, with the file's `discretization` if it gives one.
+    Lagrangian(Option<String>),
+}
+
 /// Read `path` and lay the given `--param`s (names the file declares, values within their
 /// ranges) and `--dof` over it.
-pub fn load(path: &Path, given: &BTreeMap<String, f64>, dof: Option<usize>) -> Result<ExprSpec> {
+pub fn load(
+    path: &Path,
+    given: &BTreeMap<String, f64>,
+    dof: Option<usize>,
+) -> Result<(ExprSpec, Formula)> {
     let file_err =
         |message: String| Error::in_file(Field::SystemFile, path, format!(": {message}"));
     let bytes = crate::ensemble::read_regular(path, MAX_CONFIG_BYTES, "a TOML system file")
@@ -63,6 +79,25 @@ pub fn load(path: &Path, given: &BTreeMap<String, f64>, dof: Option<usize>) -> R
         .map_err(|e| file_err(format!("malformed TOML: not UTF-8 text ({e})")))?;
     let f: SystemFile =
         toml::from_str(&text).map_err(|e| file_err(format!("malformed TOML: {e}")))?;
+    let (formula, kind) = match (f.hamiltonian, f.lagrangian, f.discretization) {
+        (Some(h), None, None) => (h, Formula::Hamiltonian),
+        (None, Some(l), discretization) => (l, Formula::Lagrangian(discretization)),
+        (Some(_), None, Some(_)) => {
+            return Err(file_err(
+                "discretization applies to a lagrangian, not to a hamiltonian".into(),
+            ))
+        }
+        (Some(_), Some(_), _) => {
+            return Err(file_err(
+                "give one of hamiltonian and lagrangian, not both".into(),
+            ))
+        }
+        (None, None, _) => {
+            return Err(file_err(
+                "missing field `hamiltonian` (or `lagrangian`): the system's formula".into(),
+            ))
+        }
+    };
     let mut params = BTreeMap::new();
     for (name, p) in &f.params {
         if let Some([lo, hi]) = p.range {
@@ -103,14 +138,15 @@ pub fn load(path: &Path, given: &BTreeMap<String, f64>, dof: Option<usize>) -> R
         }
         params.insert(name.clone(), v);
     }
-    Ok(ExprSpec {
+    let spec = ExprSpec {
         name: f.name,
-        formula: f.hamiltonian,
+        formula,
         dof: dof.or(f.dof),
         params,
         default_state: f.default_state,
         coordinates: f.coordinates,
-    })
+    };
+    Ok((spec, kind))
 }
 
 fn in_range(x: f64, range: Option<[f64; 2]>) -> bool {

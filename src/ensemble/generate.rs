@@ -32,10 +32,12 @@ impl EnsembleSpec {
             InitialSet::Level { energy } => level(system, *energy, n),
             InitialSet::Circle { .. } | InitialSet::Rect { .. } => {
                 let none = State::zeros(0, d);
-                fill(0..n, d, |k, row| {
+                let state = fill(0..n, d, |k, row| {
                     row.copy_from_slice(&self.loop_point(system, k as f64 / n as f64, &none)?);
                     Ok(())
-                })
+                })?;
+                check_start(system, &state, 0)?;
+                Ok(state)
             }
             _ => self.generate_range_as(system, dt, 0..n),
         }
@@ -64,6 +66,7 @@ impl EnsembleSpec {
         let d = system.dof();
         let mut start = Start::new(system, dt, self.raw_start);
         let s = &mut start;
+        let first = range.start;
         let state = match &self.set {
             InitialSet::Disk { center, radius } => {
                 uniform_disk(center, *radius, range, d, self.seed, s)
@@ -109,6 +112,7 @@ impl EnsembleSpec {
                 ))
             }
         }?;
+        check_start(system, &state, first)?;
         Ok((state, start.note()))
     }
 
@@ -133,6 +137,25 @@ impl EnsembleSpec {
         }
         Ok(note)
     }
+}
+
+/// Refuse initial points a Lagrangian system cannot start from
+/// (`LagrangianSystem::check_start`: a singular ∂²L/∂v²); `first`: the first point's index
+/// in the set.
+fn check_start<T: Real>(system: &System, state: &State<T>, first: usize) -> Result<()> {
+    let Some(l) = system.lagrangian() else {
+        return Ok(());
+    };
+    let (d, n) = (state.d, state.n);
+    let (mut q, mut p) = (vec![0.0; d], vec![0.0; d]);
+    for i in 0..n {
+        for k in 0..d {
+            q[k] = state.q[k * n + i].to_f64();
+            p[k] = state.p[k * n + i].to_f64();
+        }
+        l.check_start(first + i, &q, &p)?;
+    }
+    Ok(())
 }
 
 /// `fill` with each point put where the set's points start (`Start`).

@@ -19,6 +19,12 @@ pub enum Field {
     Dof,
     /// A system given as a formula.
     Hamiltonian,
+    /// A system given as a Lagrangian's formula.
+    Lagrangian,
+    /// The discrete Lagrangian's quadrature (a Lagrangian's).
+    Discretization,
+    /// The generator of a Lagrangian's symmetry whose discrete momentum is measured.
+    Momentum,
     /// A system given by a file.
     SystemFile,
     /// The integrator, by name.
@@ -98,6 +104,9 @@ impl Field {
             Field::System => "system",
             Field::Dof => "dof",
             Field::Hamiltonian => "hamiltonian",
+            Field::Lagrangian => "lagrangian",
+            Field::Discretization => "discretization",
+            Field::Momentum => "momentum",
             Field::SystemFile => "system_file",
             Field::Method => "method",
             Field::MethodFile => "method_file",

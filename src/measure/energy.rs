@@ -444,32 +444,34 @@ impl EnergyStats {
     }
 }
 
-/// Angular momentum L of every point (f64), or None when the system does not conserve it.
+/// The conserved momentum (`System::conserved`: the angular momentum L, or a Lagrangian's
+/// discrete momentum) of every point (f64), or None when the system follows none.
 pub fn angular_momenta<T: Real>(system: &System, s: &State<T>) -> Option<Vec<[f64; 3]>> {
     let d = s.d;
     let (mut q, mut p) = (vec![0.0; d], vec![0.0; d]);
     (0..s.n)
         .map(|i| {
             s.point_f64(i, &mut q, &mut p);
-            system.angular_momentum(&q, &p)
+            system.conserved(&q, &p)
         })
         .collect()
 }
 
-/// max |L − L0| over the points whose L is finite (None without angular momentum or points).
+/// max |L − L0| over the points whose L is finite (None without a conserved momentum or
+/// points), L the system's conserved momentum (`System::conserved`).
 /// Point by point in parallel, with no per-snapshot vector of angular momenta (the maximum is
 /// exact, so the order does not matter).
 pub fn ang_mom_err_max<T: Real>(system: &System, s: &State<T>, l0: &[[f64; 3]]) -> Option<f64> {
     let d = s.d;
     let zero = vec![0.0; d];
-    system.angular_momentum(&zero, &zero)?;
+    system.conserved(&zero, &zero)?;
     (0..s.n.min(l0.len()))
         .into_par_iter()
         .map_init(
             || (vec![0.0; d], vec![0.0; d]),
             |(q, p), i| {
                 s.point_f64(i, q, p);
-                let (a, b) = (system.angular_momentum(q, p)?, l0[i]);
+                let (a, b) = (system.conserved(q, p)?, l0[i]);
                 let e =
                     ((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2) + (a[2] - b[2]).powi(2)).sqrt();
                 e.is_finite().then_some(e)

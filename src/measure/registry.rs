@@ -8,7 +8,7 @@ use super::area::Area;
 use super::chaos::ChaosColumns;
 use super::constraint::Constraint;
 use super::distance::{GlobalError, ReturnError};
-use super::energy::columns::{AngularMomentum, Energy, Escaped, Stayed};
+use super::energy::columns::{Energy, Escaped, Stayed, ANGULAR_MOMENTUM, DISCRETE_MOMENTUM};
 use super::floor::Floors;
 use super::measurement::{
     Cell, Column, Finish, Measurement, Part, Reads, RunSetup, Shape, Snapshot,
@@ -20,7 +20,7 @@ pub static MEASUREMENTS: &[&dyn Measurement] = &[
     &Energy,
     &Area,
     &Tangent,
-    &AngularMomentum,
+    &ANGULAR_MOMENTUM,
     &Unconverged,
     &Escaped,
     &Constraint,
@@ -30,6 +30,7 @@ pub static MEASUREMENTS: &[&dyn Measurement] = &[
     &Modified,
     &ChaosColumns,
     &Floors,
+    &DISCRETE_MOMENTUM,
 ];
 
 /// The columns (stats.csv) these measurements fill.

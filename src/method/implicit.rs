@@ -36,15 +36,7 @@ pub struct Solver {
 
 pub const DEFAULT_MAX_ITER: u32 = 100;
 
-/// A relative move of a few units in the last place (f32: 4e-7, f64: 1e-14): below it an
-/// iteration whose move stops decreasing has reached its rounding level and stops.
-pub fn rounding_gate<T: Real>() -> f64 {
-    if T::NAME == "f32" {
-        4e-7
-    } else {
-        1e-14
-    }
-}
+pub use crate::float::rounding_gate;
 
 impl Solver {
     /// Defaults for a precision: in f32 a fixed tolerance of a few units in the last place

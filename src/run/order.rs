@@ -162,7 +162,10 @@ pub fn order(job: &OrderJob) -> Result<OrderStudy> {
     };
     Ok(OrderStudy {
         method: cfg.method.name(),
-        method_order: cfg.method.info().order,
+        method_order: cfg
+            .system
+            .lagrangian()
+            .map_or(cfg.method.info().order, |l| l.spec.discretization.order()),
         system: cfg.system.name().to_string(),
         reference: format!(
             "{} (step h/{} at the finest h)",

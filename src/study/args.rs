@@ -122,7 +122,7 @@ fn custom(a: &StudyArgs) -> Result<Study> {
     crate::config::require_all(
         &[
             (
-                base.system.is_none() && base.hamiltonian.is_none() && base.system_file.is_none(),
+                !base.chooses_system(),
                 crate::config::SYSTEM_FLAGS,
             ),
             (
@@ -148,6 +148,7 @@ fn custom(a: &StudyArgs) -> Result<Study> {
                 .as_ref()
                 .map(|h| format!("H = {h}"))
         })
+        .or_else(|| base.lagrangian.as_ref().map(|l| format!("L = {l}")))
         .ok_or_else(|| {
             input_err!("study: give --preset NAME, or a custom study with --system (or --hamiltonian, --system-file), --methods, --dt, --steps or --t-end, --ensemble")
         })?;

@@ -53,9 +53,16 @@ pub struct ExprSystem {
     minimum: Option<Vec<f64>>,
 }
 
-impl ExprSystem {
-    /// Compile the formula and check the rest of the description against it.
-    pub fn new(spec: ExprSpec) -> Result<ExprSystem> {
+impl ExprSpec {
+    /// Compile the formula with `compile` (a Hamiltonian's or a Lagrangian's, `kind` naming
+    /// it in messages) and check the rest of the description against it.
+    pub fn compile(
+        &self,
+        kind: &str,
+        second: &str,
+        compile: impl FnOnce(&str, &BTreeMap<String, f64>, Option<usize>) -> Result<ExprHamiltonian>,
+    ) -> Result<ExprHamiltonian> {
+        let spec = self;
         if spec.name.trim().is_empty() || spec.name.contains(['\n', '\r']) {
             return Err(input_err!(
                 "system name '{}': give a non-empty one-line name",
@@ -75,7 +82,7 @@ impl ExprSystem {
                 ": the value must be a finite number",
             ));
         }
-        let h = ExprHamiltonian::new(&spec.formula, &spec.params, spec.dof)?;
+        let h = compile(&spec.formula, &spec.params, spec.dof)?;
         let d = h.dof;
         if let Some(unused) = spec.params.keys().find(|k| !h.uses_param(k)) {
             let names = if h.used_params.is_empty() {
@@ -85,13 +92,13 @@ impl ExprSystem {
             };
             return Err(invalid!(Field::Param(unused.clone());
                 Field::Param(unused.clone()),
-                format!(": the Hamiltonian has no parameter '{unused}' (its names: {names})")
+                format!(": the {kind} has no parameter '{unused}' (its names: {names})")
             ));
         }
         if let Some(z) = &spec.default_state {
             if z.len() != 2 * d || z.iter().any(|x| !x.is_finite()) {
                 return Err(input_err!(
-                    "default_state: expected {} finite values (q1..q{d}, p1..p{d}), got {:?}",
+                    "default_state: expected {} finite values (q1..q{d}, {second}1..{second}{d}), got {:?}",
                     2 * d,
                     z
                 ));
@@ -105,6 +112,22 @@ impl ExprSystem {
                 ));
             }
         }
+        Ok(h)
+    }
+
+    /// The names of q1..qd of a formula of `d` degrees of freedom.
+    pub fn coordinate_names(&self, d: usize) -> Vec<String> {
+        self.coordinates
+            .clone()
+            .unwrap_or_else(|| (1..=d).map(|k| format!("q{k}")).collect())
+    }
+}
+
+impl ExprSystem {
+    /// Compile the formula and check the rest of the description against it.
+    pub fn new(spec: ExprSpec) -> Result<ExprSystem> {
+        let h = spec.compile("Hamiltonian", "p", ExprHamiltonian::new)?;
+        let d = h.dof;
         let wgsl = h.wgsl().into();
         let energy_wgsl = h.energy_wgsl().map(Into::into);
         let start = spec
@@ -142,10 +165,7 @@ impl ExprSystem {
 
     /// The names of q1..qd.
     pub fn coordinates(&self) -> Vec<String> {
-        self.spec
-            .coordinates
-            .clone()
-            .unwrap_or_else(|| (1..=self.h.dof).map(|k| format!("q{k}")).collect())
+        self.spec.coordinate_names(self.h.dof)
     }
 }
 

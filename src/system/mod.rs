@@ -39,6 +39,7 @@ pub mod discrete;
 pub mod expression;
 pub mod generated;
 pub mod hamiltonian;
+pub mod lagrangian;
 pub mod newton;
 #[macro_use]
 mod registry;
@@ -247,9 +248,25 @@ impl System {
         )))
     }
 
+    /// A Lagrangian given as a formula (`--lagrangian`, a system file's `lagrangian`).
+    pub fn from_lagrangian(spec: crate::system::lagrangian::LagrangianSpec) -> Result<System> {
+        Ok(System::DiscreteMap(DiscreteSystem::Lagrangian(
+            crate::system::lagrangian::LagrangianSystem::new(spec)?,
+        )))
+    }
+
+    /// The Lagrangian system, if this is one.
+    pub fn lagrangian(&self) -> Option<&crate::system::lagrangian::LagrangianSystem> {
+        match self {
+            System::DiscreteMap(DiscreteSystem::Lagrangian(l)) => Some(l),
+            _ => None,
+        }
+    }
+
     pub fn name(&self) -> &str {
         match self {
             System::Hamiltonian(HamiltonianSystem::Expr(e)) => e.name(),
+            System::DiscreteMap(DiscreteSystem::Lagrangian(l)) => l.name(),
             _ => self.builtin_info().map_or("", |i| i.name),
         }
     }
@@ -260,6 +277,7 @@ impl System {
             System::Hamiltonian(HamiltonianSystem::Expr(e)) => {
                 format!("`{}`, H = `{}`", e.name(), e.spec.formula)
             }
+            System::DiscreteMap(DiscreteSystem::Lagrangian(l)) => l.describe(),
             _ => format!("`{}`", self.name()),
         }
     }
@@ -542,6 +560,16 @@ impl System {
     /// Total angular momentum where the system conserves it.
     pub fn angular_momentum(&self, q: &[f64], p: &[f64]) -> Option<[f64; 3]> {
         each_system!(self, s => s.angular_momentum(q, p))
+    }
+
+    /// The momentum the run follows per point from t = 0: a Lagrangian's discrete momentum
+    /// J (`--momentum`, as [J, 0, 0]: `LagrangianSystem::momentum_map`), else the angular
+    /// momentum where the system conserves it.
+    pub fn conserved(&self, q: &[f64], p: &[f64]) -> Option<[f64; 3]> {
+        match self.lagrangian() {
+            Some(l) => l.momentum_map(q, p).map(|j| [j, 0.0, 0.0]),
+            None => self.angular_momentum(q, p),
+        }
     }
 }
 

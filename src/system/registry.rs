@@ -41,10 +41,13 @@ macro_rules! systems {
             Expr(expression::ExprSystem),
         }
 
-        /// The discrete maps (the `discrete` list).
+        /// The discrete maps (the `discrete` list), and a Lagrangian given as a formula
+        /// (`Lagrangian`, not in `CATALOGUE`: built from its description, see
+        /// `crate::system::lagrangian`).
         #[derive(Debug, Clone)]
         pub enum DiscreteSystem {
             $($mvariant($mty),)+
+            Lagrangian(crate::system::lagrangian::LagrangianSystem),
         }
 
         /// `match` over the Hamiltonian systems, binding the inner system (`Hamiltonian`) as `$s`.
@@ -62,6 +65,7 @@ macro_rules! systems {
             ($d self_:expr, $d s:ident => $d body:expr) => {
                 match $d self_ {
                     $(DiscreteSystem::$mvariant($d s) => $d body,)+
+                    DiscreteSystem::Lagrangian($d s) => $d body,
                 }
             };
         }
@@ -96,12 +100,13 @@ macro_rules! systems {
         ];
 
         impl System {
-            /// A built-in system's description (`None` for an expression).
+            /// A built-in system's description (`None` for an expression or a Lagrangian).
             pub fn builtin_info(&self) -> Option<&'static SystemInfo> {
                 match self {
                     $(System::Hamiltonian(HamiltonianSystem::$hvariant(_)) => Some(&<$hty as SystemDef>::INFO),)+
                     System::Hamiltonian(HamiltonianSystem::Expr(_)) => None,
                     $(System::DiscreteMap(DiscreteSystem::$mvariant(_)) => Some(&<$mty as SystemDef>::INFO),)+
+                    System::DiscreteMap(DiscreteSystem::Lagrangian(_)) => None,
                 }
             }
 
@@ -113,17 +118,20 @@ macro_rules! systems {
                     $(System::Hamiltonian(HamiltonianSystem::$hvariant(_)) => <$hty as SystemDef>::WGSL,)+
                     System::Hamiltonian(HamiltonianSystem::Expr(e)) => e.wgsl(),
                     $(System::DiscreteMap(DiscreteSystem::$mvariant(_)) => <$mty as SystemDef>::WGSL,)+
+                    System::DiscreteMap(DiscreteSystem::Lagrangian(l)) => l.wgsl(),
                 }
             }
 
             /// The WGSL that defines this system's f64 `energy` for the device reduction
             /// (`SystemDef::ENERGY_WGSL`; `None` for an expression whose H calls a function
-            /// Vulkan lacks in f64: its statistics are then computed on the host).
+            /// Vulkan lacks in f64, and for a Lagrangian, whose energy inverts the Legendre
+            /// transform by Newton's method: their statistics are then computed on the host).
             pub fn energy_wgsl_source(&self) -> Option<&str> {
                 match self {
                     $(System::Hamiltonian(HamiltonianSystem::$hvariant(_)) => Some(<$hty as SystemDef>::ENERGY_WGSL),)+
                     System::Hamiltonian(HamiltonianSystem::Expr(e)) => e.energy_wgsl(),
                     $(System::DiscreteMap(DiscreteSystem::$mvariant(_)) => Some(<$mty as SystemDef>::ENERGY_WGSL),)+
+                    System::DiscreteMap(DiscreteSystem::Lagrangian(_)) => None,
                 }
             }
         }

@@ -310,6 +310,15 @@ pub fn advance_f64(
     e.state().unwrap().clone()
 }
 
+/// The largest |difference| of two states' q and p, component by component.
+pub fn max_abs_diff(a: &State<f64>, b: &State<f64>) -> f64 {
+    a.q.iter()
+        .zip(&b.q)
+        .chain(a.p.iter().zip(&b.p))
+        .map(|(x, y)| (x - y).abs())
+        .fold(0.0, f64::max)
+}
+
 /// A seeded disk of points around a Hamiltonian system's default centre (a discrete map's
 /// start depends on the run's step: `disk_at`).
 pub fn disk(sys: &System, points: usize, radius: f64) -> State<f64> {

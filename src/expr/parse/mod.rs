@@ -10,7 +10,9 @@
 //! atom    = number | "pi" | name | function "(" sum ")" | "(" sum ")"
 //! ```
 //!
-//! Names: `q`, `p` (one degree of freedom) or `q1..qd`, `p1..pd` (d ≤ `MAX_DOF`); any other
+//! Names: `q`, `p` (one degree of freedom) or `q1..qd`, `p1..pd` (d ≤ `MAX_DOF`); in a
+//! Lagrangian (`Second::Velocity`) the second set is the velocities `v`, `v1..vd` (also
+//! written `qdot`, `qdot1..`), which take the momenta's place (`Var::P`); any other
 //! name is a parameter, replaced by its value (so parameters are folded into constants). An
 //! exponent that is a constant integer (after folding, e.g. `2`, `-3`, `n` with `--param n=2`)
 //! gives an exact integer power, later written as products by repeated squaring, up to
@@ -63,8 +65,48 @@ struct Use {
     at: usize,
 }
 
+/// What the formula's second set of variables is: the momenta p of a Hamiltonian, or the
+/// velocities v = q̇ of a Lagrangian. Both are `Var::P` in the DAG, so a Lagrangian's ∂L/∂v
+/// and its directional derivatives come out where a Hamiltonian's ∂H/∂p do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Second {
+    Momentum,
+    Velocity,
+}
+
+impl Second {
+    /// The letter the formula writes (`p`, `v`).
+    pub fn letter(self) -> &'static str {
+        match self {
+            Second::Momentum => "p",
+            Second::Velocity => "v",
+        }
+    }
+
+    /// The variable `name` stands for, as (head, digits), if it is written with this set's
+    /// letters: `q3` and `p3` (or `v3`, `qdot3`).
+    fn split(self, name: &str) -> Option<(bool, &str)> {
+        let (first, digits) = if self == Second::Velocity && name.starts_with("qdot") {
+            (false, &name[4..])
+        } else {
+            let (head, digits) = name.split_at(1);
+            match head {
+                "q" => (true, digits),
+                h if h == self.letter() => (false, digits),
+                _ => return None,
+            }
+        };
+        digits
+            .bytes()
+            .all(|b| b.is_ascii_digit())
+            .then_some((first, digits))
+    }
+}
+
 struct Parser<'a> {
     src: &'a str,
+    /// Momenta or velocities.
+    second: Second,
     toks: Vec<Token>,
     pos: usize,
     params: &'a BTreeMap<String, f64>,
@@ -93,9 +135,21 @@ pub fn parse_named(
     named: &[&str],
     dof: Option<usize>,
 ) -> Result<Parsed> {
+    parse_with(src, params, named, dof, Second::Momentum)
+}
+
+/// `parse_named` with the second set of variables `second` (a Lagrangian's velocities).
+pub fn parse_with(
+    src: &str,
+    params: &BTreeMap<String, f64>,
+    named: &[&str],
+    dof: Option<usize>,
+    second: Second,
+) -> Result<Parsed> {
     let toks = tokenize(src)?;
     let mut parser = Parser {
         src,
+        second,
         toks,
         pos: 0,
         params,
@@ -337,14 +391,17 @@ impl Parser<'_> {
                 });
                 Ok(self.dag.constant(x))
             }
-            None => Err(error_at(
-                self.src,
-                at,
-                &format!(
-                    "unknown name '{name}': neither a coordinate (q, p or q1.., p1..) nor a \
-                     parameter; give it with --param {name}=VALUE"
-                ),
-            )),
+            None => {
+                let l = self.second.letter();
+                Err(error_at(
+                    self.src,
+                    at,
+                    &format!(
+                        "unknown name '{name}': neither a coordinate (q, {l} or q1.., {l}1..) \
+                         nor a parameter; give it with --param {name}=VALUE"
+                    ),
+                ))
+            }
         }
     }
 
@@ -374,12 +431,12 @@ impl Parser<'_> {
         self.finite(id, at, name)
     }
 
-    /// The variable `name` stands for, if it is a coordinate (`q`, `p`, `q3`, `p12`).
+    /// The variable `name` stands for, if it is a coordinate (`q`, `p`, `q3`, `p12`; in a
+    /// Lagrangian `v`, `v3`, `qdot3` for the velocities).
     fn coordinate(&mut self, name: &str, at: usize) -> Result<Option<Var>> {
-        let (head, digits) = name.split_at(1);
-        if !(head == "q" || head == "p") || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        let Some((first, digits)) = self.second.split(name) else {
             return Ok(None);
-        }
+        };
         let (indexed, index) = if digits.is_empty() {
             (false, 0)
         } else {
@@ -403,11 +460,7 @@ impl Parser<'_> {
             }
         };
         self.uses.push(Use { indexed, index, at });
-        Ok(Some(if head == "q" {
-            Var::Q(index)
-        } else {
-            Var::P(index)
-        }))
+        Ok(Some(if first { Var::Q(index) } else { Var::P(index) }))
     }
 
     /// The number of degrees of freedom, checking how the coordinates were written.
@@ -417,10 +470,13 @@ impl Parser<'_> {
             self.uses.iter().find(|u| !u.indexed),
         ) {
             let later = if a.at > b.at { a.at } else { b.at };
+            let l = self.second.letter();
             return Err(error_at(
                 self.src,
                 later,
-                "'q'/'p' mixed with indexed 'q1', 'p1'..: write all of them with an index",
+                &format!(
+                    "'q'/'{l}' mixed with indexed 'q1', '{l}1'..: write all of them with an index"
+                ),
             ));
         }
         let largest = self.uses.iter().map(|u| u.index + 1).max().unwrap_or(1);
@@ -450,7 +506,10 @@ impl Parser<'_> {
                         return Err(error_at(
                             self.src,
                             u.at,
-                            &format!("with {d} degrees of freedom, write q1..q{d}, p1..p{d}"),
+                            &format!(
+                                "with {d} degrees of freedom, write q1..q{d}, {l}1..{l}{d}",
+                                l = self.second.letter()
+                            ),
                         ));
                     }
                 }

@@ -1,6 +1,6 @@
 //! The energy measurements: `Energy` (H's statistics per snapshot, from the chunk
-//! accumulators), the columns finished from the same parts (`Escaped`, `Stayed`), and
-//! `AngularMomentum`.
+//! accumulators), the columns finished from the same parts (`Escaped`, `Stayed`), and the
+//! momenta followed per point (`Conserved`: `ANGULAR_MOMENTUM`, `DISCRETE_MOMENTUM`).
 
 use super::RunEnergy;
 use super::{ang_mom_err_max, chunk_accumulators, fold_in_order, EnergyAccumulator, EnergyStats};
@@ -62,6 +62,7 @@ pub const ESCAPED: Column = Column::count("escaped");
 pub const STAYED_ABS_ERR_MAX: Column = Column::real("stayed_abs_energy_err_max");
 pub const STAYED_REL_ERR_MAX: Column = Column::real("stayed_rel_energy_err_max");
 pub const ANG_MOM_ERR_MAX: Column = Column::real("ang_mom_err_max");
+pub const MOMENTUM_ERR_MAX: Column = Column::real("momentum_err_max");
 
 /// The energy measurement's parts: chunk accumulators in point order (the host's chunks or
 /// the device's workgroups).
@@ -201,17 +202,37 @@ impl Measurement for Stayed {
     }
 }
 
-/// The largest |L − L(z0)| over the finite points, for systems that conserve angular
-/// momentum.
-pub struct AngularMomentum;
+/// The largest change |L − L(z0)| over the finite points of a momentum the run follows per
+/// point from t = 0 (`System::conserved`, its initial values in `PerPoint::l0`): the angular
+/// momentum of the systems that conserve one (`ang_mom_err_max`), or a Lagrangian's discrete
+/// momentum J = D₂L_d(q_{k−1}, q_k)·ξ_Q(q_k) of the symmetry `--momentum` generates
+/// (`momentum_err_max`, the last column).
+pub struct Conserved {
+    name: &'static str,
+    columns: &'static [Column],
+    /// The Lagrangian's discrete momentum, not the angular momentum.
+    discrete: bool,
+}
 
-impl Measurement for AngularMomentum {
+pub static ANGULAR_MOMENTUM: Conserved = Conserved {
+    name: "angular_momentum",
+    columns: &[ANG_MOM_ERR_MAX],
+    discrete: false,
+};
+
+pub static DISCRETE_MOMENTUM: Conserved = Conserved {
+    name: "discrete_momentum",
+    columns: &[MOMENTUM_ERR_MAX],
+    discrete: true,
+};
+
+impl Measurement for Conserved {
     fn name(&self) -> &'static str {
-        "angular_momentum"
+        self.name
     }
 
     fn columns(&self) -> &'static [Column] {
-        &[ANG_MOM_ERR_MAX]
+        self.columns
     }
 
     fn shape(&self) -> Shape {
@@ -224,7 +245,11 @@ impl Measurement for AngularMomentum {
 
     fn taken(&self, run: &RunSetup) -> bool {
         let zero = vec![0.0; run.system.dof()];
-        run.system.angular_momentum(&zero, &zero).is_some()
+        match (self.discrete, run.system.lagrangian()) {
+            (true, Some(l)) => l.momentum_map(&zero, &zero).is_some(),
+            (true, None) => false,
+            (false, _) => run.system.angular_momentum(&zero, &zero).is_some(),
+        }
     }
 
     fn measure(&self, at: &Snapshot) -> Part {

@@ -1,0 +1,256 @@
+//! Your own Lagrangian: a variational integrator built from L(q, v) written as a formula
+//! (`--lagrangian EXPR`, or `lagrangian = "…"` in a system file), after Fernández's slides
+//! (the discrete Lagrangian L_d(q0, q1) ≈ ∫ L dt over one step, the discrete Euler–Lagrange
+//! equations, the discrete Legendre transforms) and Marsden & West, "Discrete mechanics and
+//! variational integrators".
+//!
+//! - `discretization`: the quadrature rules that make L_d from L (`--discretization`);
+//! - `step`: the step on the CPU engine, solving the discrete Euler–Lagrange equations for
+//!   q_{k+1} by Newton's method with the exact Jacobian, and the energy;
+//! - `wgsl`: the same step generated as the WGSL `discrete_step` of the GPU kernels.
+//!
+//! The formula is compiled by `expr` with the velocities v1..vd in the momenta's place
+//! (`ExprHamiltonian::lagrangian`), so ∂L/∂q, ∂L/∂v and their directional derivatives are
+//! the CPU programs and WGSL functions a Hamiltonian's gradients are. A `LagrangianSystem` is
+//! a discrete map (`system::DiscreteMap`, advanced by `--method variational`) whose state is
+//! (q_k, p_k) with p_k the discrete Legendre transform: unlike the built-in variational
+//! systems, which hold (q_k, v_k), everything that reads (q, p) reads it as it is.
+
+pub mod discretization;
+pub mod step;
+pub mod wgsl;
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use crate::error::{Field, Result};
+use crate::expr::ExprHamiltonian;
+use crate::float::Real;
+use crate::invalid;
+use crate::system::{Constraints, DiscreteMap, ExprSpec, Newton, SystemDescription};
+pub use discretization::Discretization;
+
+/// The name of a system given by `--lagrangian` alone (a system file names its own).
+pub const DEFAULT_NAME: &str = "lagrangian";
+
+/// Everything that defines a Lagrangian system, as config.toml records it: the formula and
+/// its description (`ExprSpec`, with the formula L(q, v)), the discrete Lagrangian, and the
+/// generator of a symmetry whose discrete momentum is measured.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LagrangianSpec {
+    pub expr: ExprSpec,
+    pub discretization: Discretization,
+    /// `--momentum 'EXPR,…'`: ξ_Q(q), d formulas in q (e.g. `-q2,q1` for rotations).
+    pub momentum: Option<String>,
+}
+
+/// A Lagrangian system: its description and the compiled formula with its generated WGSL.
+#[derive(Debug, Clone)]
+pub struct LagrangianSystem {
+    pub spec: LagrangianSpec,
+    /// L compiled with v in p's place (shared: a `System` is cloned into every engine).
+    pub l: Arc<ExprHamiltonian>,
+    /// `discrete_step` and the functions it calls, in WGSL.
+    wgsl: Arc<str>,
+    /// The components of ξ_Q(q), compiled (`momentum`).
+    generator: Option<Arc<Vec<ExprHamiltonian>>>,
+}
+
+impl LagrangianSystem {
+    /// Compile the formula, check the description against it, and refuse a Lagrangian that
+    /// does not depend on the velocities (it has no equations of motion to step).
+    pub fn new(spec: LagrangianSpec) -> Result<LagrangianSystem> {
+        let l = spec
+            .expr
+            .compile("Lagrangian", "v", ExprHamiltonian::lagrangian)?;
+        if !l.uses_second() {
+            return Err(invalid!(Field::Lagrangian;
+                Field::Lagrangian.is(&spec.expr.formula),
+                ": the Lagrangian does not depend on the velocities v (v1..vd), so ∂²L/∂v² is 0 and it has no equations of motion; write its kinetic energy, e.g. 'v^2/2 - V(q)'"
+            ));
+        }
+        let wgsl = wgsl::discrete_step(&l, spec.discretization).into();
+        let generator = match &spec.momentum {
+            Some(text) => Some(Arc::new(generator(text, &spec.expr.params, l.dof)?)),
+            None => None,
+        };
+        Ok(LagrangianSystem {
+            spec,
+            l: Arc::new(l),
+            wgsl,
+            generator,
+        })
+    }
+
+    /// The discrete momentum J = p·ξ_Q(q) of one point (q, p) (`--momentum`), or None where
+    /// no generator is given. At step k it is D₂L_d(q_{k−1}, q_k)·ξ_Q(q_k), the discrete
+    /// Legendre transform's p_k: what the discrete Noether theorem conserves for an L_d
+    /// invariant under the symmetry ξ generates.
+    pub fn momentum_map(&self, q: &[f64], p: &[f64]) -> Option<f64> {
+        let xi = self.generator.as_ref()?;
+        let v = vec![0.0; q.len()];
+        Some(xi.iter().zip(p).map(|(x, p)| p * x.energy(q, &v)).sum())
+    }
+
+    pub fn name(&self) -> &str {
+        &self.spec.expr.name
+    }
+
+    /// `discrete_step` in WGSL (what `shaders/system/<name>.wgsl` is for a built-in map).
+    pub fn wgsl(&self) -> &str {
+        &self.wgsl
+    }
+
+    /// Refuse an initial point (q, p) whose continuous Legendre transform p = ∂L/∂v(q, v)
+    /// cannot be inverted: ∂²L/∂v² singular there (a degenerate Lagrangian), or no velocity
+    /// found. `at` is the point's index in the set.
+    pub fn check_start(&self, at: usize, q: &[f64], p: &[f64]) -> Result<()> {
+        step::velocity(&self.l, q, p).map(|_| ()).map_err(|why| {
+            invalid!(Field::Lagrangian;
+                Field::Lagrangian.is(&self.spec.expr.formula),
+                format!(": at initial point {} (q = {q:?}, p = {p:?}) {why}: the Lagrangian is degenerate there and its discrete Euler–Lagrange equations have no unique solution; start elsewhere (",
+                    at + 1),
+                Field::Center,
+                ", ",
+                Field::Ensemble,
+                ") or change L"
+            )
+        })
+    }
+
+    /// A one-line description: the formula and its discrete Lagrangian.
+    pub fn describe(&self) -> String {
+        format!(
+            "`{}`, L = `{}`, L_d = {} ({})",
+            self.name(),
+            self.spec.expr.formula,
+            self.spec.discretization.formula(),
+            self.spec.discretization.name()
+        )
+    }
+}
+
+/// Compile `--momentum`'s d comma-separated formulas in q1..qd (a velocity is refused: ξ_Q is
+/// a vector field on the configuration space).
+fn generator(text: &str, params: &BTreeMap<String, f64>, d: usize) -> Result<Vec<ExprHamiltonian>> {
+    let parts: Vec<&str> = text.split(',').map(str::trim).collect();
+    let bad = |why: String| {
+        invalid!(Field::Momentum;
+            Field::Momentum.is(text),
+            format!(": {why}; give ξ_Q(q) as {d} formula{} in q separated by commas, e.g. ", if d == 1 { "" } else { "s" }),
+            Field::Momentum.is(if d == 2 { "-q2,q1" } else { "1" })
+        )
+    };
+    if parts.len() != d {
+        return Err(bad(format!(
+            "{} component{} for {d} degree{} of freedom",
+            parts.len(),
+            if parts.len() == 1 { "" } else { "s" },
+            if d == 1 { "" } else { "s" }
+        )));
+    }
+    parts
+        .iter()
+        .map(|part| {
+            let x = ExprHamiltonian::lagrangian(part, params, Some(d))
+                .map_err(|e| bad(e.to_string()))?;
+            match x.uses_second() {
+                true => Err(bad(format!("'{part}' depends on a velocity"))),
+                false => Ok(x),
+            }
+        })
+        .collect()
+}
+
+impl SystemDescription for LagrangianSystem {
+    fn dof(&self) -> usize {
+        self.l.dof
+    }
+
+    fn params(&self) -> BTreeMap<String, f64> {
+        self.spec.expr.params.clone()
+    }
+
+    /// None: parameters are folded into the generated WGSL as literals.
+    fn constants(&self) -> Vec<(&'static str, f64)> {
+        Vec::new()
+    }
+
+    fn default_state(&self) -> Vec<f64> {
+        self.spec
+            .expr
+            .default_state
+            .clone()
+            .unwrap_or_else(|| vec![0.0; 2 * self.l.dof])
+    }
+}
+
+impl DiscreteMap for LagrangianSystem {
+    /// E = v·∂L/∂v − L at the continuous Legendre image v of (q, p) (`step::energy`); the
+    /// state's p slots hold p, not v.
+    fn energy(&self, _h: f64, q: &[f64], p: &[f64]) -> f64 {
+        step::energy(&self.l, q, p)
+    }
+
+    fn constraints(&self) -> Constraints {
+        Constraints::Holonomic
+    }
+
+    /// The state holds (q_k, p_k) and steps them itself (`step::step`): `next` (the drift
+    /// q + h·p the method sums) is not read.
+    fn discrete_step<T: Real>(
+        &self,
+        h: T,
+        q: &mut [T],
+        _next: &[T],
+        p: &mut [T],
+        _ep: &mut [T],
+        newton: Newton,
+        unconverged: &mut [u32],
+    ) {
+        step::step(
+            &self.l,
+            self.spec.discretization,
+            h,
+            q,
+            p,
+            newton,
+            unconverged,
+        );
+    }
+
+    fn drifts(&self) -> bool {
+        false
+    }
+
+    /// The state's p is the momentum already.
+    fn momentum(&self, _h: f64, _q: &[f64], p: &[f64], out: &mut [f64]) {
+        out.copy_from_slice(p);
+    }
+
+    fn linearised(&self) -> bool {
+        true
+    }
+
+    /// Through `tangent_columns`, which solves the step once for all columns.
+    fn tangent_step<T: Real>(&self, h: T, q: &[T], p: &[T], tq: &mut [T], tp: &mut [T]) {
+        self.tangent_columns(h, q, p, tq, tp)
+    }
+
+    /// The step's q1 is solved again from (q, p) before the step (the engine hands the
+    /// columns the state before it; to the rounding gate, 50 iterations at most), then the
+    /// columns go through `step::tangent`, the implicit function theorem on the discrete
+    /// Euler–Lagrange equations.
+    fn tangent_columns<T: Real>(&self, h: T, q: &[T], p: &[T], tq: &mut [T], tp: &mut [T]) {
+        let mut q1 = q.to_vec();
+        let mut p1 = p.to_vec();
+        let newton = Newton {
+            tol: crate::float::rounding_gate::<T>(),
+            max_iter: 50,
+        };
+        let mut unconverged = vec![0; q.len() / self.l.dof];
+        let rule = self.spec.discretization;
+        step::step(&self.l, rule, h, &mut q1, &mut p1, newton, &mut unconverged);
+        step::tangent(&self.l, rule, h, (q, &q1), tq, tp);
+    }
+}

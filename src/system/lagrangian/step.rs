@@ -1,0 +1,428 @@
+//! The step on the CPU engine: the discrete Euler–Lagrange equations in position–momentum
+//! form (Marsden & West, "Discrete mechanics and variational integrators", §1.5). From the
+//! state (q0, p0), q1 solves p0 + D₁L_d(q0, q1) = 0, by Newton's method with the exact
+//! Jacobian D₁₂L_d (the Lagrangian's symbolic second derivatives, `ExprHamiltonian`'s
+//! directional derivatives with v in p's place), and p1 = D₂L_d(q0, q1). With the quadrature
+//! L_d = h Σᵢ wᵢ L(Qᵢ, V), Qᵢ = (1 − cᵢ) q0 + cᵢ q1, V = (q1 − q0)/h:
+//!
+//! ```text
+//! D₁L_d = Σᵢ wᵢ [h (1 − cᵢ) L_q(Qᵢ, V) − L_v(Qᵢ, V)]
+//! D₂L_d = Σᵢ wᵢ [h cᵢ L_q(Qᵢ, V) + L_v(Qᵢ, V)]
+//! ```
+//!
+//! p1 is evaluated as p0 + (D₁L_d + D₂L_d) = p0 + h Σᵢ wᵢ L_q(Qᵢ, V), which is D₂L_d where
+//! the first equation holds (to the solve's tolerance): the L_v terms cancel, so the momentum
+//! of a coordinate L does not depend on (a cyclic one, polar Kepler's angle) is conserved
+//! bit for bit, as Noether's theorem says, rather than re-read through V = (q1 − q0)/h, whose
+//! difference of two growing angles rounds at 10⁻¹² relative after a few orbits (p_θ then
+//! drifted by 10⁻¹⁰ in 10⁵ steps).
+//!
+//! and the derivative of either along (δq0, δq1) is the same sum of L_q's and L_v's
+//! directional derivatives along (δQᵢ, δV) = ((1 − cᵢ) δq0 + cᵢ δq1, (δq1 − δq0)/h).
+//!
+//! The block's points iterate together, as `system::Newton` sweeps them: each iteration
+//! evaluates the block, and a point that has converged keeps its iterate, so each point
+//! takes exactly the iterates of the GPU thread's loop (`wgsl.rs`). Convergence: every
+//! increment at most `newton.tol`·(1 + |q1ₖ|), the rule of every implicit solve of the
+//! engines (`method::implicit`); a point still moving
+//! after `newton.max_iter` iterations adds 1 to `unconverged`; a NaN increment stops (the
+//! point escapes).
+
+use super::Discretization;
+use crate::expr::ExprHamiltonian;
+use crate::float::Real;
+use crate::system::Newton;
+
+/// Sums of L_q's and L_v's values (or directional derivatives) over the quadrature nodes,
+/// for the points of a block: Σ wᵢ [a(cᵢ) L_q + b(cᵢ) L_v] with the coefficients of D₁L_d
+/// (a = h(1 − c), b = −1) or of D₁L_d + D₂L_d (a = h, no L_v).
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Side {
+    First,
+    Both,
+}
+
+impl Side {
+    fn coefficients<T: Real>(self, h: T, c: f64) -> (T, T) {
+        match self {
+            Side::First => (h * T::from_f64(1.0 - c), -T::ONE),
+            Side::Both => (h, T::ZERO),
+        }
+    }
+}
+
+/// The buffers one step evaluates in (d·n values each).
+struct Scratch<T> {
+    at: Vec<T>,
+    vel: Vec<T>,
+    gq: Vec<T>,
+    gv: Vec<T>,
+    dq: Vec<T>,
+    dv: Vec<T>,
+}
+
+impl<T: Real> Scratch<T> {
+    fn new(nd: usize) -> Self {
+        let z = || vec![T::ZERO; nd];
+        Scratch {
+            at: z(),
+            vel: z(),
+            gq: z(),
+            gv: z(),
+            dq: z(),
+            dv: z(),
+        }
+    }
+
+    /// Qᵢ and V of the block at node c.
+    fn node(&mut self, c: f64, h: T, q0: &[T], q1: &[T]) {
+        let (a, b) = (T::from_f64(1.0 - c), T::from_f64(c));
+        for (((x, v), &x0), &x1) in self.at.iter_mut().zip(&mut self.vel).zip(q0).zip(q1) {
+            *x = if c == 0.0 {
+                x0
+            } else if c == 1.0 {
+                x1
+            } else {
+                a * x0 + b * x1
+            };
+            *v = (x1 - x0) / h;
+        }
+    }
+}
+
+/// out += Σᵢ wᵢ [a L_q + b L_v] (`Side`) at (Qᵢ, V), for the block (q0, q1).
+fn add_side<T: Real>(
+    l: &ExprHamiltonian,
+    rule: Discretization,
+    side: Side,
+    h: T,
+    (q0, q1): (&[T], &[T]),
+    s: &mut Scratch<T>,
+    out: &mut [T],
+) {
+    for &(c, w) in rule.nodes() {
+        s.node(c, h, q0, q1);
+        l.grad_q(&s.at, &s.vel, &mut s.gq);
+        let (a, b) = side.coefficients(h, c);
+        let w = T::from_f64(w);
+        if side == Side::Both {
+            for (o, &gq) in out.iter_mut().zip(&s.gq) {
+                *o += w * (a * gq);
+            }
+            continue;
+        }
+        l.grad_p(&s.at, &s.vel, &mut s.gv);
+        for ((o, &gq), &gv) in out.iter_mut().zip(&s.gq).zip(&s.gv) {
+            *o += w * (a * gq + b * gv);
+        }
+    }
+}
+
+/// out += the derivative of `side` along (δq0, δq1) (component-major, like q0), for the
+/// block (q0, q1).
+#[allow(clippy::too_many_arguments)]
+fn add_side_dir<T: Real>(
+    l: &ExprHamiltonian,
+    rule: Discretization,
+    side: Side,
+    h: T,
+    (q0, q1): (&[T], &[T]),
+    (d0, d1): (&[T], &[T]),
+    s: &mut Scratch<T>,
+    out: &mut [T],
+) {
+    for &(c, w) in rule.nodes() {
+        s.node(c, h, q0, q1);
+        let (a0, a1) = (T::from_f64(1.0 - c), T::from_f64(c));
+        for (((dq, dv), &x0), &x1) in s.dq.iter_mut().zip(&mut s.dv).zip(d0).zip(d1) {
+            *dq = a0 * x0 + a1 * x1;
+            *dv = (x1 - x0) / h;
+        }
+        l.grad_q_dir(&s.at, &s.vel, &s.dq, &s.dv, &mut s.gq);
+        let (a, b) = side.coefficients(h, c);
+        let w = T::from_f64(w);
+        if side == Side::Both {
+            for (o, &gq) in out.iter_mut().zip(&s.gq) {
+                *o += w * (a * gq);
+            }
+            continue;
+        }
+        l.grad_p_dir(&s.at, &s.vel, &s.dq, &s.dv, &mut s.gv);
+        for ((o, &gq), &gv) in out.iter_mut().zip(&s.gq).zip(&s.gv) {
+            *o += w * (a * gq + b * gv);
+        }
+    }
+}
+
+/// The Jacobian ∂(D₁L_d)/∂q1 of every point of the block: `jac[(r·d + k)·n + i]` is row r,
+/// column k of point i's.
+fn jacobian<T: Real>(
+    l: &ExprHamiltonian,
+    rule: Discretization,
+    h: T,
+    (q0, q1): (&[T], &[T]),
+    s: &mut Scratch<T>,
+    jac: &mut [T],
+) {
+    let nd = q0.len();
+    let (d, n) = (l.dof, nd / l.dof);
+    let zero = vec![T::ZERO; nd];
+    let mut unit = vec![T::ZERO; nd];
+    let mut column = vec![T::ZERO; nd];
+    for k in 0..d {
+        unit.fill(T::ZERO);
+        unit[k * n..(k + 1) * n].fill(T::ONE);
+        column.fill(T::ZERO);
+        add_side_dir(
+            l,
+            rule,
+            Side::First,
+            h,
+            (q0, q1),
+            (&zero, &unit),
+            s,
+            &mut column,
+        );
+        for r in 0..d {
+            jac[(r * d + k) * n..][..n].copy_from_slice(&column[r * n..][..n]);
+        }
+    }
+}
+
+/// Solve a x = b in place (a: d×d by rows, b: d values; x in b) by Gaussian elimination with
+/// partial pivoting. A singular a leaves non-finite values in b. CPU mirror of the WGSL
+/// `lag_solve` (`wgsl.rs`): the same operations in the same order.
+pub fn solve<T: Real>(a: &mut [T], b: &mut [T], d: usize) {
+    for col in 0..d {
+        let mut pivot = col;
+        for r in col + 1..d {
+            if a[r * d + col].abs() > a[pivot * d + col].abs() {
+                pivot = r;
+            }
+        }
+        if pivot != col {
+            for k in 0..d {
+                a.swap(col * d + k, pivot * d + k);
+            }
+            b.swap(col, pivot);
+        }
+        let inv = T::ONE / a[col * d + col];
+        for r in col + 1..d {
+            let f = a[r * d + col] * inv;
+            for k in col + 1..d {
+                let x = a[col * d + k];
+                a[r * d + k] -= f * x;
+            }
+            let x = b[col];
+            b[r] -= f * x;
+        }
+    }
+    for col in (0..d).rev() {
+        let mut x = b[col];
+        for k in col + 1..d {
+            x -= a[col * d + k] * b[k];
+        }
+        b[col] = x / a[col * d + col];
+    }
+}
+
+/// One step of the block's points (q, p component-major, n = len / d), in place.
+pub fn step<T: Real>(
+    l: &ExprHamiltonian,
+    rule: Discretization,
+    h: T,
+    q: &mut [T],
+    p: &mut [T],
+    newton: Newton,
+    unconverged: &mut [u32],
+) {
+    let nd = q.len();
+    let (d, n) = (l.dof, nd / l.dof);
+    let q0 = q.to_vec();
+    let mut s = Scratch::new(nd);
+    let mut f = vec![T::ZERO; nd];
+    let mut jac = vec![T::ZERO; d * d * n];
+    let (mut a, mut b) = (vec![T::ZERO; d * d], vec![T::ZERO; d]);
+    let tol = T::from_f64(newton.tol);
+    let mut active = vec![true; n];
+    for _ in 0..newton.max_iter {
+        f.copy_from_slice(p);
+        add_side(l, rule, Side::First, h, (&q0, q), &mut s, &mut f);
+        jacobian(l, rule, h, (&q0, q), &mut s, &mut jac);
+        for (i, on) in active.iter_mut().enumerate().filter(|(_, on)| **on) {
+            for (e, x) in a.iter_mut().enumerate() {
+                *x = jac[e * n + i];
+            }
+            for (k, x) in b.iter_mut().enumerate() {
+                *x = f[k * n + i];
+            }
+            solve(&mut a, &mut b, d);
+            let mut moving = false;
+            for (k, &delta) in b.iter().enumerate() {
+                let x = q[k * n + i] - delta;
+                q[k * n + i] = x;
+                // false for a NaN increment too: the point stops (and escapes), as in WGSL.
+                moving = moving || delta.abs() > tol * (T::ONE + x.abs());
+            }
+            *on = moving;
+        }
+        if !active.contains(&true) {
+            break;
+        }
+    }
+    for (u, &on) in unconverged.iter_mut().zip(&active) {
+        *u += u32::from(on);
+    }
+    add_side(l, rule, Side::Both, h, (&q0, q), &mut s, p);
+}
+
+/// Advance the tangent columns of a block through the step just taken from q0 to q1 (the
+/// points' configurations before and after): each column (δq0, δp0) becomes (δq1, δp1) with
+/// ∂(D₁L_d)/∂q1 δq1 = −δp0 − ∂(D₁L_d)/∂q0 δq0 and δp1 = δp0 + the derivative of
+/// D₁L_d + D₂L_d along (δq0, δq1), the map's exact linearisation in the form its p1 is
+/// computed (`step`): the derivative of D₂L_d alone adds two terms of size |δq|/h that
+/// cancel to |δp|, and lost the determinant 10⁻⁹ in 10⁴ steps of the pendulum (Verlet's
+/// kernel 2·10⁻¹¹). Columns at `j·len..` of `tq`, `tp`.
+pub fn tangent<T: Real>(
+    l: &ExprHamiltonian,
+    rule: Discretization,
+    h: T,
+    (q0, q1): (&[T], &[T]),
+    tq: &mut [T],
+    tp: &mut [T],
+) {
+    let nd = q0.len();
+    let (d, n) = (l.dof, nd / l.dof);
+    let mut s = Scratch::new(nd);
+    let mut jac = vec![T::ZERO; d * d * n];
+    jacobian(l, rule, h, (q0, q1), &mut s, &mut jac);
+    let zero = vec![T::ZERO; nd];
+    let (mut a, mut b) = (vec![T::ZERO; d * d], vec![T::ZERO; d]);
+    let mut rhs = vec![T::ZERO; nd];
+    for (cq, cp) in tq.chunks_exact_mut(nd).zip(tp.chunks_exact_mut(nd)) {
+        rhs.copy_from_slice(cp);
+        add_side_dir(
+            l,
+            rule,
+            Side::First,
+            h,
+            (q0, q1),
+            (cq, &zero),
+            &mut s,
+            &mut rhs,
+        );
+        let mut d1 = vec![T::ZERO; nd];
+        for i in 0..n {
+            for (e, x) in a.iter_mut().enumerate() {
+                *x = jac[e * n + i];
+            }
+            for (k, x) in b.iter_mut().enumerate() {
+                *x = -rhs[k * n + i];
+            }
+            solve(&mut a, &mut b, d);
+            for (k, &x) in b.iter().enumerate() {
+                d1[k * n + i] = x;
+            }
+        }
+        add_side_dir(l, rule, Side::Both, h, (q0, q1), (cq, &d1), &mut s, cp);
+        cq.copy_from_slice(&d1);
+    }
+}
+
+/// The velocity v with ∂L/∂v(q, v) = p (the continuous Legendre transform inverted) of one
+/// point, by Newton's method from v = 0 with the Hessian ∂²L/∂v², in f64: `Err` with the
+/// reason where the Hessian is singular on the way or the iteration does not settle.
+pub fn velocity(l: &ExprHamiltonian, q: &[f64], p: &[f64]) -> Result<Vec<f64>, String> {
+    let d = l.dof;
+    let mut v = vec![0.0; d];
+    let mut r = vec![0.0; d];
+    for _ in 0..64 {
+        l.grad_p(q, &v, &mut r);
+        for (r, p) in r.iter_mut().zip(p) {
+            *r -= p;
+        }
+        let mut a = hessian(l, q, &v);
+        if let Some(why) = singular(&a, d) {
+            return Err(why);
+        }
+        solve(&mut a, &mut r, d);
+        let (mut moved, mut size) = (0.0f64, 0.0f64);
+        for (v, delta) in v.iter_mut().zip(&r) {
+            *v -= delta;
+            moved = moved.max(delta.abs());
+            size = size.max(v.abs());
+        }
+        if !(moved.is_finite() && size.is_finite()) {
+            break;
+        }
+        if moved <= 4.0 * f64::EPSILON * size {
+            return Ok(v);
+        }
+    }
+    Err("Newton's method for the velocity of ∂L/∂v = p did not settle".into())
+}
+
+/// The velocity Hessian ∂²L/∂v² of one point, by rows.
+pub fn hessian(l: &ExprHamiltonian, q: &[f64], v: &[f64]) -> Vec<f64> {
+    let d = l.dof;
+    let (zero, mut unit) = (vec![0.0; d], vec![0.0; d]);
+    let mut column = vec![0.0; d];
+    let mut a = vec![0.0; d * d];
+    for k in 0..d {
+        unit.fill(0.0);
+        unit[k] = 1.0;
+        l.grad_p_dir(q, v, &zero, &unit, &mut column);
+        for r in 0..d {
+            a[r * d + k] = column[r];
+        }
+    }
+    a
+}
+
+/// Why the d×d matrix `a` (by rows) is singular to working precision, or None: a pivot of
+/// Gaussian elimination below 1e-12 times the largest entry.
+pub fn singular(a: &[f64], d: usize) -> Option<String> {
+    let largest = a.iter().fold(0.0f64, |m, x| m.max(x.abs()));
+    if !(largest.is_finite() && largest > 0.0) {
+        return Some(format!(
+            "∂²L/∂v² is {}",
+            if largest == 0.0 { "zero" } else { "not finite" }
+        ));
+    }
+    let mut m = a.to_vec();
+    for col in 0..d {
+        let pivot = (col..d)
+            .max_by(|&x, &y| m[x * d + col].abs().total_cmp(&m[y * d + col].abs()))
+            .unwrap_or(col);
+        for k in 0..d {
+            m.swap(col * d + k, pivot * d + k);
+        }
+        let x = m[col * d + col];
+        // NaN is singular too.
+        if x.abs().partial_cmp(&(1e-12 * largest)) != Some(std::cmp::Ordering::Greater) {
+            return Some(format!(
+                "∂²L/∂v² has rank {col} of {d} (Gaussian elimination's pivot {x:.3e} against its largest entry {largest:.3e})"
+            ));
+        }
+        for r in col + 1..d {
+            let f = m[r * d + col] / x;
+            for k in col..d {
+                m[r * d + k] -= f * m[col * d + k];
+            }
+        }
+    }
+    None
+}
+
+/// The energy E = v·∂L/∂v − L of one point (q, p), at the velocity of its continuous
+/// Legendre image (`velocity`); NaN where there is none.
+pub fn energy(l: &ExprHamiltonian, q: &[f64], p: &[f64]) -> f64 {
+    match velocity(l, q, p) {
+        Ok(v) => {
+            let mut lv = vec![0.0; l.dof];
+            l.grad_p(q, &v, &mut lv);
+            v.iter().zip(&lv).map(|(v, g)| v * g).sum::<f64>() - l.energy(q, &v)
+        }
+        Err(_) => f64::NAN,
+    }
+}

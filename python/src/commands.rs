@@ -59,6 +59,9 @@ fn system(k: &mut Keywords<'_, '_>) -> PyResult<SystemArgs> {
     Ok(SystemArgs {
         system: name(k, "system")?,
         hamiltonian: k.text("hamiltonian")?,
+        lagrangian: k.text("lagrangian")?,
+        discretization: name(k, "discretization")?,
+        momentum: k.text("momentum")?,
         dof: count(k, "dof")?,
         system_file: k.path("system_file")?,
         params: k.param_items()?,

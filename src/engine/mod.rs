@@ -10,6 +10,9 @@ pub mod multi;
 pub mod ranks;
 pub mod reference;
 
+#[cfg(test)]
+mod fused_tests;
+
 use crate::error::{Field, Result};
 use crate::float::Real;
 use crate::measure::measurement::Acceleration;

@@ -489,6 +489,3 @@ fn run_groups<T: Real, const N: usize, H: Hamiltonian>(
         },
     );
 }
-
-#[cfg(test)]
-mod tests;

@@ -47,7 +47,7 @@ fn refused(line: &str) -> String {
 fn every_missing_flag_is_named_at_once() {
     let err = refused("run");
     assert!(
-        err.contains("missing --system NAME (or --hamiltonian EXPR, --system-file FILE.toml), --method NAME (or --method-file FILE.toml), --ensemble KIND, --dt H, --steps N, --out DIR; e.g. phaseflow run --system pendulum"),
+        err.contains("missing --system NAME (or --hamiltonian EXPR, --lagrangian EXPR, --system-file FILE.toml), --method NAME (or --method-file FILE.toml), --ensemble KIND, --dt H, --steps N, --out DIR; e.g. phaseflow run --system pendulum"),
         "{err}"
     );
     let err = refused("run --system pendulum --dt 0.1");
@@ -57,7 +57,7 @@ fn every_missing_flag_is_named_at_once() {
     );
     let err = refused("validate --method verlet");
     assert!(
-        err.contains("missing --system NAME (or --hamiltonian EXPR, --system-file FILE.toml), --ensemble KIND, --dt H, --steps N; e.g. phaseflow validate"),
+        err.contains("missing --system NAME (or --hamiltonian EXPR, --lagrangian EXPR, --system-file FILE.toml), --ensemble KIND, --dt H, --steps N; e.g. phaseflow validate"),
         "{err}"
     );
     let err = refused("study --system pendulum");

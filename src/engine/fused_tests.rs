@@ -1,10 +1,16 @@
+//! The CPU engine's fused path (`method::fused`) against its block path, bit for bit. Here,
+//! beside the engine they drive, rather than in `method`, which does not import the engine.
+
 use std::collections::BTreeMap;
 
-use super::*;
 use crate::engine::cpu::tests::every_case;
 use crate::engine::{CpuEngine, Engine, Integrator};
-use crate::method::Solver;
+use crate::float::Real;
+use crate::method::fused::{advance, fusable, width, Program, Run};
+use crate::method::{Method, Solver};
+use crate::simd::Level;
 use crate::state::State;
+use crate::system::System;
 
 /// The state after 9 steps of `k` from `init`, on the CPU engine's block path (`Block`) and
 /// on the fused path: a run over 37 points (a short last group) through `advance`.

@@ -92,12 +92,11 @@ impl<T: Real> SectionStore<T> {
     /// The lists again for blocks of `span` points.
     fn regroup(&mut self, span: usize) {
         let mut lists = vec![Kept::default(); self.n.div_ceil(span).max(1)];
-        let w = self.section.record_values();
         for r in self.kept() {
             let list = &mut lists[r.point / span];
             list.point.push(r.point);
             list.k.push(r.k);
-            list.vals.extend_from_slice(&r.values[..w]);
+            list.vals.extend_from_slice(r.values);
         }
         self.lists = lists;
         self.span = span;

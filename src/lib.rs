@@ -3,6 +3,7 @@
 
 #![warn(clippy::too_many_lines)]
 
+pub mod app;
 pub mod chaos;
 pub mod checksum;
 pub mod cli;

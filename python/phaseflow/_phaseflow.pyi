@@ -81,6 +81,9 @@ def flags(subcommand: str) -> List[Tuple[str, bool, bool, str]]:
     """A subcommand's flags: (name, takes a value, may repeat, what the value is: "path",
     "bool" or "text")."""
 
+def cli(args: List[str]) -> int:
+    """The command line itself in this process (``python -m phaseflow``): its exit status."""
+
 def keywords(command: str) -> List[Tuple[str, str, str, bool]]:
     """The keywords an entry point reads (command: "run", "validate", "study", "bench",
     "order", "show-modified-hamiltonian", "merge", "plot", "resume"): (keyword, Python type,

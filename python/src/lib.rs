@@ -612,6 +612,19 @@ fn py_plot(
 /// `show-modified-hamiltonian`, `merge`, `plot`, `resume`), as its reader asks for them:
 /// (keyword, Python type, the help of its flag, whether it is required). The package's
 /// signatures are tested against this list, and this list against the command line's flags.
+/// `python -m phaseflow ARGS`: the command line itself, in this process, with `args` after the
+/// program's name; its exit status back. The process is the command line's from now on: the
+/// run's own SIGINT/SIGTERM handling (a checkpoint, then exit status 130) replaces Python's.
+#[pyfunction(name = "cli")]
+fn py_cli(py: Python<'_>, args: Vec<String>) -> u8 {
+    interrupt::process_handles_signals();
+    let argv: Vec<std::ffi::OsString> = std::iter::once("phaseflow".to_string())
+        .chain(args)
+        .map(Into::into)
+        .collect();
+    py.detach(|| phaseflow::app::main(argv))
+}
+
 #[pyfunction(name = "keywords")]
 fn py_keywords(command: &str) -> PyResult<Vec<(String, String, String, bool)>> {
     let asked = match command {
@@ -662,6 +675,7 @@ fn _phaseflow(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(py_merge, m)?)?;
     m.add_function(wrap_pyfunction!(py_plot, m)?)?;
     m.add_function(wrap_pyfunction!(py_show_modified_hamiltonian, m)?)?;
+    m.add_function(wrap_pyfunction!(py_cli, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

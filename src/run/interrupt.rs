@@ -38,6 +38,12 @@ pub fn host_handles_signals() {
     HOST.store(true, Ordering::SeqCst);
 }
 
+/// The process is the command line's after all (`python -m phaseflow`, in a process of its
+/// own): `install` registers the handlers as the binary does.
+pub fn process_handles_signals() {
+    HOST.store(false, Ordering::SeqCst);
+}
+
 /// Forget an earlier request: a host process that ran an interrupted run goes on to the next.
 pub fn clear() {
     flag().store(false, Ordering::SeqCst);

@@ -318,11 +318,11 @@ class Run:
     def to_xarray(self) -> Any:
         """The run as an ``xarray.Dataset`` (xarray must be installed): the statistics as time
         series over ``time`` (stats.csv's ``t``); the saved states as ``state`` over
-        (``state_time``, ``point``, ``coordinate``), the coordinates named as the run's
-        config.toml names them (q1..qd, p1..pd otherwise); the chaos indicators as
-        ``chaos_<name>`` over (``chaos_time``, ``point``); the section's crossings as
-        ``section`` over (``crossing``, ``column``); the configuration's values as
-        attributes."""
+        (``state_time``, ``point``, ``coordinate``), the coordinates q1..qd, p1..pd; the chaos
+        indicators as ``chaos_<name>`` over (``chaos_time``, ``point``); the section's
+        crossings as ``section`` over (``crossing``, ``column``), the columns named ``point``,
+        ``crossing``, ``t`` and the coordinates but the section's own; the configuration's
+        values as attributes."""
         import xarray as xr
 
         data: Dict[str, Any] = {}
@@ -331,10 +331,7 @@ class Run:
             if name != "t":
                 data[name] = ("time", self.stats[name])
         if len(self.states):
-            width = self.states.shape[-1]
-            names = self.config.get("coordinates") or (
-                [f"q{i + 1}" for i in range(width // 2)] + [f"p{i + 1}" for i in range(width // 2)])
-            coords.update(state_time=self.t, coordinate=list(names))
+            coords.update(state_time=self.t, coordinate=self._coordinate_names(self.states.shape[-1]))
             data["state"] = (("state_time", "point", "coordinate"), self.states)
         chaos = self.chaos
         if chaos:
@@ -343,10 +340,20 @@ class Run:
             coords["chaos_time"] = np.array(list(chaos)) * float(self.config["dt"])
             for j, name in enumerate(indicators):
                 data[f"chaos_{name}"] = (("chaos_time", "point"), stacked[..., j])
-        if self.section is not None:
-            data["section"] = (("crossing", "column"), self.section)
+        section = self.section
+        if section is not None:
+            # Its columns: point, crossing, t, then every coordinate but the section's own.
+            fixed = str(self.config.get("section", "")).split("=")[0].strip()
+            names = self._coordinate_names(section.shape[1] - 1)
+            coords["column"] = ["point", "crossing", "t"] + [n for n in names if n != fixed]
+            data["section"] = (("crossing", "column"), section)
         attrs = {k: v for k, v in self.config.items() if isinstance(v, (str, int, float, bool))}
         return xr.Dataset(data, coords=coords, attrs=attrs)
+
+    def _coordinate_names(self, width: int) -> List[str]:
+        """The names of the 2d state components, q1..qd and p1..pd."""
+        d = width // 2
+        return [f"q{i + 1}" for i in range(d)] + [f"p{i + 1}" for i in range(d)]
 
     def __repr__(self) -> str:
         where = f" in {self.out}" if self.out else ""

@@ -331,13 +331,15 @@ class Run:
             if name != "t":
                 data[name] = ("time", self.stats[name])
         if len(self.states):
-            coords.update(state_time=self.t, coordinate=self._coordinate_names(self.states.shape[-1]))
+            coords.update(state_time=self.t, coordinate=self._coordinate_names(self.states.shape[-1]),
+                          point=np.arange(self.states.shape[1]))
             data["state"] = (("state_time", "point", "coordinate"), self.states)
         chaos = self.chaos
         if chaos:
             indicators = str(self.config.get("chaos", "")).split(",")
             stacked = np.stack(list(chaos.values()))
             coords["chaos_time"] = np.array(list(chaos)) * float(self.config["dt"])
+            coords["point"] = np.arange(stacked.shape[1])
             for j, name in enumerate(indicators):
                 data[f"chaos_{name}"] = (("chaos_time", "point"), stacked[..., j])
         section = self.section
@@ -346,6 +348,7 @@ class Run:
             fixed = str(self.config.get("section", "")).split("=")[0].strip()
             names = self._coordinate_names(section.shape[1] - 1)
             coords["column"] = ["point", "crossing", "t"] + [n for n in names if n != fixed]
+            coords["crossing"] = np.arange(len(section))
             data["section"] = (("crossing", "column"), section)
         attrs = {k: v for k, v in self.config.items() if isinstance(v, (str, int, float, bool))}
         return xr.Dataset(data, coords=coords, attrs=attrs)
@@ -358,6 +361,15 @@ class Run:
     def __repr__(self) -> str:
         where = f" in {self.out}" if self.out else ""
         return f"<phaseflow.Run {self.method} on {self.engine}{where}>"
+
+
+def _stack(datasets: List[Any], dim: str) -> Any:
+    """Datasets stacked along a new dimension ``dim``: their coordinates joined (a time one
+    lacks is NaN), every variable given the new dimension, the attributes they agree on kept."""
+    import xarray as xr
+
+    return xr.concat(datasets, dim=dim, data_vars="all", coords="different", compat="equals", join="outer",
+                     combine_attrs="drop_conflicts", fill_value=np.nan)
 
 
 def _numbered(folder: Path) -> List[Tuple[int, Path]]:
@@ -392,6 +404,22 @@ class Sweep:
         self.table: Table = _table(folder / "sweep.csv")
         self.parts: List[Run] = [Run(folder / d, {}, folder / d if out else None) for d in dirs]
 
+    @property
+    def parameters(self) -> List[str]:
+        """The swept parameters' names, in the order of ``sweep=``."""
+        names = self.table.keys()
+        return names[names.index("sweep_index") + 1: names.index("dir")]
+
+    def to_xarray(self) -> Any:
+        """The sweep as one ``xarray.Dataset``: every part's :meth:`Run.to_xarray` stacked
+        along a dimension ``part`` (its ``sweep_index``), with each swept parameter's value as
+        a coordinate over ``part``; variables a part lacks (or times it does not reach) are
+        NaN; attributes the parts share are kept."""
+        stacked = _stack([part.to_xarray() for part in self.parts], "part")
+        index = np.asarray(self.table["sweep_index"])
+        extra = {name: ("part", np.asarray(self.table[name])) for name in self.parameters}
+        return stacked.assign_coords(part=index, **extra)
+
     def __repr__(self) -> str:
         where = f" in {self.out}" if self.out else ""
         return f"<phaseflow.Sweep of {len(self.parts)} parts{where}>"
@@ -414,6 +442,25 @@ class Study:
         self.figures: List[Path] = [f for f in self.files if f.suffix in (".png", ".svg")]
         self.report: Path = self.out / "report.md"
         self.summary: Table = _table(self.out / "summary.csv")
+
+    @property
+    def runs(self) -> List[str]:
+        """The run folders (under ``out``), in the study's order: a method's name, or a
+        run's label where the study varies an energy or a parameter."""
+        return list(_phaseflow.study_runs(self.out))
+
+    def to_xarray(self) -> Any:
+        """The study as one ``xarray.Dataset``: every run's :meth:`Run.to_xarray` stacked along
+        a dimension ``run`` (its folder name), with each run's ``method``, ``system`` and
+        ``dt`` as coordinates over ``run``; times or variables a run lacks are NaN (methods
+        of a study may take different steps); attributes the runs share are kept."""
+        runs = [Run(self.out / name, {}, self.out / name) for name in self.runs]
+        stacked = _stack([r.to_xarray() for r in runs], "run")
+        return stacked.assign_coords(
+            run=self.runs,
+            method=("run", [str(r.config.get("method", "")) for r in runs]),
+            system=("run", [str(r.config.get("system", "")) for r in runs]),
+            dt=("run", [float(r.config["dt"]) for r in runs]))
 
     def run(self, method: str) -> Run:
         """One method's run of the study, read back from its folder."""

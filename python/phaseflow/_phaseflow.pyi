@@ -81,6 +81,9 @@ def flags(subcommand: str) -> List[Tuple[str, bool, bool, str]]:
     """A subcommand's flags: (name, takes a value, may repeat, what the value is: "path",
     "bool" or "text")."""
 
+def study_runs(out: PathLike) -> List[str]:
+    """The run folders of the study in ``out``, in the study's order."""
+
 def cli(args: List[str]) -> int:
     """The command line itself in this process (``python -m phaseflow``): its exit status."""
 

@@ -612,6 +612,13 @@ fn py_plot(
 /// `show-modified-hamiltonian`, `merge`, `plot`, `resume`), as its reader asks for them:
 /// (keyword, Python type, the help of its flag, whether it is required). The package's
 /// signatures are tested against this list, and this list against the command line's flags.
+/// The run folders of the study in `out`, in the study's order (from its study.toml).
+#[pyfunction(name = "study_runs")]
+fn py_study_runs(out: Bound<'_, PyAny>) -> PyResult<Vec<String>> {
+    let out = keywords::path("out", &out)?;
+    study::run_folders(&out).map_err(|e| py_error(&e))
+}
+
 /// `python -m phaseflow ARGS`: the command line itself, in this process, with `args` after the
 /// program's name; its exit status back. The process is the command line's from now on: the
 /// run's own SIGINT/SIGTERM handling (a checkpoint, then exit status 130) replaces Python's.
@@ -676,6 +683,7 @@ fn _phaseflow(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(py_plot, m)?)?;
     m.add_function(wrap_pyfunction!(py_show_modified_hamiltonian, m)?)?;
     m.add_function(wrap_pyfunction!(py_cli, m)?)?;
+    m.add_function(wrap_pyfunction!(py_study_runs, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -190,3 +190,50 @@ def test_to_xarray_labels_states_stats_and_chaos():
                           equal_nan=True)
     assert ds["chaos_megno"].dims == ("chaos_time", "point")
     assert ds.attrs["method"] == "verlet" and ds.attrs["dt"] == 0.1
+
+
+def test_to_xarray_names_the_sections_columns():
+    pytest.importorskip("xarray")
+    r = phaseflow.run(system="henon-heiles", method="verlet", ensemble="disk", points=20,
+                      center=[0, 0.1, 0.35, 0], radius=0.02, dt=0.05, steps=400,
+                      backend="cpu", precision="f64", section="q1=0")
+    ds = r.to_xarray()
+    assert list(ds["column"].values) == ["point", "crossing", "t", "q2", "p1", "p2"]
+    assert len(ds["crossing"]) == len(r.section) > 20
+    assert np.array_equal(ds["section"].sel(column="q2").values, r.section[:, 3])
+    assert np.array_equal(ds["section"].sel(column="point").values, r.section[:, 0])
+
+
+def test_a_sweep_to_xarray_stacks_its_parts_over_the_swept_values():
+    pytest.importorskip("xarray")
+    s = phaseflow.sweep(system="pendulum", method="verlet", ensemble="disk", points=100,
+                        dt=0.05, steps=20, snapshot_every=10, backend="cpu",
+                        sweep=["g=0.5:2:4", "l=1:2:2"], chaos="megno")
+    assert s.parameters == ["g", "l"]
+    ds = s.to_xarray()
+    assert ds["energy_mean"].dims == ("part", "time")
+    assert list(ds["part"].values) == list(range(8))
+    assert np.array_equal(ds["g"].values, s.table["g"])
+    assert np.array_equal(ds["l"].values, s.table["l"])
+    for i, part in enumerate(s.parts):
+        assert np.array_equal(ds["energy_mean"].isel(part=i).values, part.stats["energy_mean"])
+        megno = part.chaos[20][:, 0]
+        assert np.array_equal(ds["chaos_megno"].isel(part=i, chaos_time=-1).values, megno)
+
+
+def test_a_study_to_xarray_stacks_its_runs_over_the_methods(tmp_path):
+    pytest.importorskip("xarray")
+    st = phaseflow.study(system="pendulum", methods=["symplectic-euler-a", "verlet"],
+                         dt=[0.1, 0.25], t_end=2.0, ensemble="disk", points=200,
+                         backend="cpu", out=tmp_path / "s")
+    assert st.runs == ["symplectic-euler-a", "verlet"]
+    ds = st.to_xarray()
+    assert list(ds["run"].values) == st.runs
+    assert list(ds["method"].values) == ["symplectic-euler-a", "verlet"]
+    assert list(ds["dt"].values) == [0.1, 0.25]
+    # The methods step differently: the times are the union, NaN where a run has none.
+    for name in st.runs:
+        run = st.run(name)
+        mine = ds["rel_energy_err_max"].sel(run=name, time=np.asarray(run.stats["t"]))
+        assert np.array_equal(mine.values, run.stats["rel_energy_err_max"], equal_nan=True)
+    assert len(ds["time"]) > max(len(st.run(n).stats["t"]) for n in st.runs)

@@ -32,7 +32,7 @@ mod summary;
 pub use args::{out_dir, parse_dt_list};
 pub use presets::{preset, PRESETS};
 pub use replot::{plot_run, PlotOutcome};
-pub use runner::{resume_study, run_study, StudyOutcome};
+pub use runner::{resume_study, run_folders, run_study, StudyOutcome};
 
 pub use summary::SummaryRow;
 

@@ -60,6 +60,13 @@ pub fn resume_study(out: &Path) -> Result<StudyOutcome> {
     finish(&study, out, &names, configs, &results, &command_line)
 }
 
+/// The folder names of the study recorded in `out` (its study.toml), in the study's order:
+/// where each run's files are (`out/<name>/`).
+pub fn run_folders(out: &Path) -> Result<Vec<String>> {
+    let (study, _) = StudyFile::read(out)?;
+    Ok(run_names(&study.runs, study.base.system.as_deref()))
+}
+
 /// Each run's configuration and folder.
 type RunDirs = Vec<(RunConfig, OutputDir)>;
 

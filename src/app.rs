@@ -81,7 +81,7 @@ fn command_line() -> clap::Command {
 /// The parsed command line; a bad one is reported as every other input error is (exit 2).
 fn parse_cli(args: Vec<OsString>) -> Cli {
     let parsed = command_line()
-        .try_get_matches_from(args)
+        .try_get_matches_from(&args)
         .and_then(|m| Cli::from_arg_matches(&m));
     parsed.unwrap_or_else(|e| {
         use clap::error::ErrorKind;
@@ -93,8 +93,44 @@ fn parse_cli(args: Vec<OsString>) -> Cli {
         if shown.contains(&e.kind()) {
             e.exit()
         }
-        note!("{}", crate::cli::flags::parse_error(&e));
+        match other_commands_flag(&args, &e) {
+            Some(text) => note!("Error: {text}"),
+            None => note!("{}", crate::cli::flags::parse_error(&e)),
+        }
         std::process::exit(2)
+    })
+}
+
+/// For a flag the subcommand does not take but others do (`bench --precision`): which
+/// commands take it, in place of clap's tip of the nearest spelling among this command's
+/// flags, which is no typo's correction there (`--discretization`).
+fn other_commands_flag(args: &[OsString], e: &clap::Error) -> Option<String> {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    if e.kind() != ErrorKind::UnknownArgument {
+        return None;
+    }
+    let Some(ContextValue::String(arg)) = e.get(ContextKind::InvalidArg) else {
+        return None;
+    };
+    let flag = arg.split('=').next()?.strip_prefix("--")?;
+    let cli = command_line();
+    let used = args
+        .iter()
+        .skip(1)
+        .find_map(|a| cli.find_subcommand(a.to_str()?))?
+        .get_name()
+        .to_string();
+    let takes = |c: &clap::Command| c.get_arguments().any(|a| a.get_long() == Some(flag));
+    let owners: Vec<String> = cli
+        .get_subcommands()
+        .filter(|c| takes(c))
+        .map(|c| format!("`phaseflow {}`", c.get_name()))
+        .collect();
+    (!owners.is_empty()).then(|| {
+        format!(
+            "`phaseflow {used}` has no option --{flag}; it is an option of {} (`phaseflow {used} --help` lists what {used} takes)",
+            owners.join(", ")
+        )
     })
 }
 

@@ -77,6 +77,29 @@ fn every_missing_flag_is_named_at_once() {
     );
 }
 
+/// A flag of another command is answered with the commands that take it, not with the
+/// nearest spelling among this command's flags (`bench --precision` is no typo of
+/// `--discretization`); a misspelt flag still gets clap's nearest one.
+#[test]
+fn a_flag_of_another_command_names_the_commands_that_take_it() {
+    let err = refused("bench --precision f64");
+    assert!(
+        err.starts_with("Error: `phaseflow bench` has no option --precision; it is an option of `phaseflow run`,"),
+        "{err}"
+    );
+    assert!(!err.contains("--discretization"), "{err}");
+    let err = refused("list --points=3");
+    assert!(
+        err.contains("has no option --points; it is an option of `phaseflow run`"),
+        "{err}"
+    );
+    let err = refused("run --precison f64");
+    assert!(
+        err.contains("a similar argument exists: '--precision'"),
+        "{err}"
+    );
+}
+
 /// A misspelt name is answered with the closest known one.
 #[test]
 fn a_misspelt_name_gets_the_closest_one() {

@@ -16,11 +16,13 @@
 //! The update (`update`) uses only +, −, ×, ÷ and √ (its logarithm is `ln_poly`), in a fixed
 //! order per point, so that it can be mirrored operation for operation by a GPU kernel.
 
+mod alignment;
 mod deviation;
 mod indicators;
 
+pub use alignment::{gali, point_indicators, point_values, update_more, SCRATCH_MORE};
 pub use deviation::{Deviation, Metric, Start};
-pub use indicators::{Chaos, Indicator, CHAOTIC_ABOVE};
+pub use indicators::{Chaos, Indicator, Layout, ALIGNED_BELOW, CHAOTIC_ABOVE, FLI_FACTOR};
 
 use crate::float::Real;
 
@@ -394,16 +396,6 @@ fn squared_norms<T: Real>(
             }
         }
     }
-}
-
-/// The indicators of one point from its accumulators (f64) and the step size: (⟨Y⟩, λ), or
-/// `None` before the first step or when the point or its deviation vector blew up.
-pub fn point_indicators(acc: [f64; WIDTH], h: f64) -> Option<(f64, f64)> {
-    let k = acc[STEPS];
-    if k < 1.0 || !acc.iter().all(|x| x.is_finite()) {
-        return None;
-    }
-    Some((acc[Y_SUM] / k, acc[LOG_GROWTH] / (k * h.abs())))
 }
 
 #[cfg(test)]

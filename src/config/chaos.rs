@@ -38,6 +38,12 @@ pub fn resolve(f: &RunFile, system: &System, ensemble: &EnsembleSpec) -> Result<
         system.masses(),
     )?;
     let chaos = Chaos::parse(text, deviation)?;
+    if let Some(&k) = chaos.gali().last().filter(|&&k| k > 2 * system.dof()) {
+        return Err(invalid!(Field::Chaos;
+            Field::Chaos.is(text),
+            format!(": GALI_{k} needs {k} independent deviation vectors and system '{}' has 2d = {} dimensions; choose gali2 to gali{}", system.name(), 2 * system.dof(), 2 * system.dof())
+        ));
+    }
     let refuse = |with: Field, why: &str| {
         Err(invalid!(Field::Chaos;
             Field::Chaos,

@@ -284,7 +284,7 @@ mod tests {
             fli: true,
             sali: true,
         };
-        for theta in [1.0, 1e-4, 1e-8, 1e-12] {
+        for theta in [1.0_f64, 1e-4, 1e-8, 1e-12] {
             let (b, d) = (1, 1);
             // Components: the point, then column 0, then column 1 (q and p each).
             let mut q = vec![0.0, 1.0, 3.0 * theta.cos()];

@@ -1,5 +1,6 @@
 //! Per-point chaos indicators (`--chaos`): one deviation vector δ per point, started and
-//! measured as `Deviation` says, carried as a single tangent column (nt = 1) so every
+//! measured as `Deviation` says, carried as a tangent column (the first of k for SALI and
+//! GALI_k: `alignment`) so every
 //! method advances it with its own linearisation, and after every step rescaled by an exact
 //! power of two to |δ|² in [1, 4) with the step's log growth accumulated per point (exact, so
 //! the rescaled δ is the same however a run splits its steps: `update`).

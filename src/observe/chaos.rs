@@ -1,11 +1,12 @@
 //! The chaos indicators' observer (`--chaos`, `crate::chaos`): after every step each point's
-//! deviation vector (the state's one tangent column) is renormalised and the step's log
-//! growth added to its accumulators, carried with the state (`chaos::WIDTH` words:
-//! `State::chaos`). On the CPU engine `chaos::update` runs on the block; on the GPU the
-//! driver lines below run the same operations in the same order on the point (the functions
-//! of `shaders/common/chaos.wgsl`), with the prelude's constants those `ln_poly`,
-//! `ln_reduced` and `half_ln_ratio` use, rounded to the kernel's precision as `T::from_f64`
-//! rounds them.
+//! deviation vector (the state's first tangent column) is renormalised and the step's log
+//! growth added to its accumulators, carried with the state (`Layout::width` words:
+//! `State::chaos`); with FLI, SALI or GALI_k, `chaos::update_more` follows (the further
+//! vectors' renormalisation, the largest ln|δ|, SALI). On the CPU engine both run on the
+//! block; on the GPU the driver lines below run the same operations in the same order on the
+//! point (the functions of `shaders/common/chaos.wgsl`), with the prelude's constants those
+//! `ln_poly`, `ln_reduced` and `half_ln_ratio` use, rounded to the kernel's precision as
+//! `T::from_f64` rounds them.
 
 use super::{BlockObserver, BlockRun, CpuObserver, DriverLines, DriverSite, Observer};
 use crate::chaos::{self, Layout, WIDTH};

@@ -93,24 +93,38 @@ impl<T: Real> State<T> {
     /// The same points with one deviation vector appended as the one tangent column, point
     /// i's 2d components (q then p) written by `start(i, row)`, and zero chaos accumulators
     /// (`--chaos`, `crate::chaos`; `chaos::Deviation::write` writes a run's).
-    pub fn with_deviation(&self, mut start: impl FnMut(usize, &mut [T])) -> State<T> {
+    pub fn with_deviation(&self, start: impl FnMut(usize, &mut [T])) -> State<T> {
+        self.with_deviations(1, crate::chaos::WIDTH, start)
+    }
+
+    /// The same points with `vectors` deviation vectors appended as tangent columns, point
+    /// i's `vectors`·2d components (vector j's q then p at [j·2d, (j + 1)·2d)) written by
+    /// `start(i, row)`, and `width` zero accumulators per point (`chaos::Layout`).
+    pub fn with_deviations(
+        &self,
+        vectors: usize,
+        width: usize,
+        mut start: impl FnMut(usize, &mut [T]),
+    ) -> State<T> {
         let (n, d) = (self.n, self.d);
         let mut s = State {
-            nt: 1,
-            q: vec![T::ZERO; 2 * n * d],
-            p: vec![T::ZERO; 2 * n * d],
-            chaos: vec![T::ZERO; crate::chaos::WIDTH * n],
+            nt: vectors,
+            q: vec![T::ZERO; (1 + vectors) * n * d],
+            p: vec![T::ZERO; (1 + vectors) * n * d],
+            chaos: vec![T::ZERO; width * n],
             ..State::zeros(n, d)
         };
         s.unconverged.clone_from(&self.unconverged);
         s.q[..n * d].copy_from_slice(&self.q[..n * d]);
         s.p[..n * d].copy_from_slice(&self.p[..n * d]);
-        let mut row = vec![T::ZERO; 2 * d];
+        let mut row = vec![T::ZERO; vectors * 2 * d];
         for i in 0..n {
             start(i, &mut row);
-            for k in 0..d {
-                s.q[(d + k) * n + i] = row[k];
-                s.p[(d + k) * n + i] = row[d + k];
+            for (j, v) in row.chunks(2 * d).enumerate() {
+                for k in 0..d {
+                    s.q[(d * (1 + j) + k) * n + i] = v[k];
+                    s.p[(d * (1 + j) + k) * n + i] = v[d + k];
+                }
             }
         }
         s

@@ -89,9 +89,10 @@ fn extra_kernel(
     // The observers the run lists: the chaos indicators with a weighted metric (carrying their
     // accumulators after the state's words), or a section (keeping its crossings).
     let listed: Vec<std::sync::Arc<dyn Observer>> = match (extra, section) {
-        (Extra::Chaos, _) => vec![std::sync::Arc::new(ChaosObserver {
-            weights: Some(vec![1.0; 2 * system.dof()]),
-        })],
+        (Extra::Chaos, _) => vec![std::sync::Arc::new(ChaosObserver::plain(Some(vec![
+            1.0;
+            2 * system.dof()
+        ])))],
         (Extra::Section, Some(s)) => vec![std::sync::Arc::new(*s)],
         _ => Vec::new(),
     };

@@ -336,7 +336,9 @@ class Run:
             data["state"] = (("state_time", "point", "coordinate"), self.states)
         chaos = self.chaos
         if chaos:
-            indicators = str(self.config.get("chaos", "")).split(",")
+            # One column per indicator; SALI has two (its value and its least so far).
+            indicators = [c for name in str(self.config.get("chaos", "")).split(",")
+                          for c in (["sali", "sali_min"] if name == "sali" else [name])]
             stacked = np.stack(list(chaos.values()))
             coords["chaos_time"] = np.array(list(chaos)) * float(self.config["dt"])
             coords["point"] = np.arange(stacked.shape[1])

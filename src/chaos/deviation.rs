@@ -215,6 +215,55 @@ impl Deviation {
     }
 }
 
+impl Deviation {
+    /// The k orthonormal starts (in the metric) of the point with index `index` for SALI and
+    /// GALI_k: the first is `vector`'s, each other a seeded random direction from the point's
+    /// own stream (whatever the start of the first) made orthogonal to those before it by
+    /// modified Gram–Schmidt, twice, then normalised.
+    pub fn vectors(&self, seed: u64, index: usize, d: usize, k: usize) -> Vec<Vec<f64>> {
+        let mut out = vec![self.vector(seed, index, d)];
+        let point_seed = mix(mix(seed ^ STREAM ^ MORE).wrapping_add(index as u64));
+        let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(point_seed);
+        let dot = |x: &[f64], y: &[f64]| -> f64 {
+            (0..2 * d)
+                .map(|c| (x[c] / self.scale(c)) * (y[c] / self.scale(c)))
+                .sum()
+        };
+        while out.len() < k {
+            let mut v: Vec<f64> = (0..2 * d)
+                .map(|c| {
+                    let x: f64 = StandardNormal.sample(&mut rng);
+                    x * self.scale(c)
+                })
+                .collect();
+            for _ in 0..2 {
+                for e in &out {
+                    let r = dot(e, &v);
+                    for (x, a) in v.iter_mut().zip(e) {
+                        *x -= r * a;
+                    }
+                }
+            }
+            let norm = dot(&v, &v).sqrt();
+            out.push(v.into_iter().map(|x| x / norm).collect());
+        }
+        out
+    }
+
+    /// The k = `row.len()` / 2d starts of `vectors` rounded into `row` (vector j at
+    /// [j·2d, (j + 1)·2d)): what `State::with_deviations` writes for a run.
+    pub fn write_vectors<T: Real>(&self, seed: u64, index: usize, d: usize, row: &mut [T]) {
+        let k = row.len() / (2 * d);
+        let all = self.vectors(seed, index, d, k).into_iter().flatten();
+        for (dst, x) in row.iter_mut().zip(all) {
+            *dst = T::from_f64(x);
+        }
+    }
+}
+
+/// Mixed into the seed of the further vectors' stream (`Deviation::vectors`).
+const MORE: u64 = 0x6d6f_7265_7665_6374;
+
 /// A list of numbers as config.toml records it (each reads back as the same f64).
 fn list_text(v: &[f64]) -> String {
     let items: Vec<String> = v.iter().map(|&x| crate::error::num(x)).collect();
@@ -259,6 +308,17 @@ mod tests {
         let dev = Deviation::resolve(Some("1,0,0,0"), Some("1,1,2,0.5"), 2, None).unwrap();
         assert_eq!(dev.vector(0, 9, 2), vec![1.0, 0.0, 0.0, 0.0]);
         assert_eq!(dev.weights(), Some(vec![1.0, 1.0, 0.5, 2.0]));
+        let v = dev.vectors(3, 5, 2, 4);
+        let w = [1.0, 1.0, 0.5, 2.0];
+        for i in 0..4 {
+            for j in 0..4 {
+                let g: f64 = (0..4).map(|c| v[i][c] * w[c] * v[j][c] * w[c]).sum();
+                let want = if i == j { 1.0 } else { 0.0 };
+                assert!((g - want).abs() < 1e-14, "{i} {j}: {g}");
+            }
+        }
+        assert_eq!(v[0], dev.vector(3, 5, 2));
+        assert_ne!(v[1], dev.vectors(3, 6, 2, 2)[1]);
         let back =
             Deviation::resolve(Some(&dev.start_text()), Some(&dev.metric_text()), 2, None).unwrap();
         assert_eq!(back, dev);

@@ -1,5 +1,6 @@
 //! Per-point chaos indicators (`--chaos`): one deviation vector δ per point, started and
-//! measured as `Deviation` says, carried as a single tangent column (nt = 1) so every
+//! measured as `Deviation` says, carried as a tangent column (the first of k for SALI and
+//! GALI_k: `alignment`) so every
 //! method advances it with its own linearisation, and after every step rescaled by an exact
 //! power of two to |δ|² in [1, 4) with the step's log growth accumulated per point (exact, so
 //! the rescaled δ is the same however a run splits its steps: `update`).
@@ -16,11 +17,13 @@
 //! The update (`update`) uses only +, −, ×, ÷ and √ (its logarithm is `ln_poly`), in a fixed
 //! order per point, so that it can be mirrored operation for operation by a GPU kernel.
 
+mod alignment;
 mod deviation;
 mod indicators;
 
+pub use alignment::{gali, point_indicators, point_values, update_more, SCRATCH_MORE};
 pub use deviation::{Deviation, Metric, Start};
-pub use indicators::{Chaos, Indicator, CHAOTIC_ABOVE};
+pub use indicators::{Chaos, Indicator, Layout, ALIGNED_BELOW, CHAOTIC_ABOVE, FLI_FACTOR};
 
 use crate::float::Real;
 
@@ -394,16 +397,6 @@ fn squared_norms<T: Real>(
             }
         }
     }
-}
-
-/// The indicators of one point from its accumulators (f64) and the step size: (⟨Y⟩, λ), or
-/// `None` before the first step or when the point or its deviation vector blew up.
-pub fn point_indicators(acc: [f64; WIDTH], h: f64) -> Option<(f64, f64)> {
-    let k = acc[STEPS];
-    if k < 1.0 || !acc.iter().all(|x| x.is_finite()) {
-        return None;
-    }
-    Some((acc[Y_SUM] / k, acc[LOG_GROWTH] / (k * h.abs())))
 }
 
 #[cfg(test)]

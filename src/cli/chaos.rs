@@ -4,9 +4,11 @@ use clap::Args;
 
 #[derive(Debug, Args, Clone, Default)]
 pub struct ChaosArgs {
-    /// Per-point chaos indicators, e.g. megno,lyapunov: one deviation vector per point through
-    /// the method's linearisation; adds megno_mean, lyapunov_mean, lyapunov_max,
-    /// chaotic_fraction (⟨Y⟩ > 4), chaos_undefined and, at the end (every snapshot with --save-states), chaos/step_<k>.npy.
+    /// Per-point chaos indicators, any of megno, lyapunov, fli, sali, gali2, gali3, gali4
+    /// (e.g. megno,lyapunov): deviation vectors per point through the method's linearisation
+    /// (one; two for sali; k for galiK, k ≤ 2d); adds megno_mean, lyapunov_mean, lyapunov_max,
+    /// chaotic_fraction (⟨Y⟩ > 4), chaos_undefined, fli_mean, sali_mean, gali_mean and their
+    /// *_chaotic_fraction and, at the end (every snapshot with --save-states), chaos/step_<k>.npy.
     #[arg(long, value_name = "LIST")]
     pub chaos: Option<String>,
     /// Where each point's deviation vector starts: `random`, a direction per point drawn from

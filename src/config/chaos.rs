@@ -8,8 +8,9 @@ use crate::system::System;
 
 use super::RunFile;
 
-/// The indicators `f` asks for, refused where the deviation vector cannot be carried: it is
-/// the state's one tangent column (so not beside `--tangent`), renormalised every step (so
+/// The indicators `f` asks for, refused where the deviation vectors cannot be carried (or
+/// GALI_k asks for more than 2d of them): they are the state's tangent columns (so not beside
+/// `--tangent`), renormalised every step (so
 /// neither compensated, whose carried errors would be scaled away, nor run back), linearised
 /// through ∂H (so not for variational systems), and its accumulators are not inserted with
 /// refined loop nodes. Both engines advance them (the chaos observer, `observe::chaos`). The
@@ -38,6 +39,12 @@ pub fn resolve(f: &RunFile, system: &System, ensemble: &EnsembleSpec) -> Result<
         system.masses(),
     )?;
     let chaos = Chaos::parse(text, deviation)?;
+    if let Some(&k) = chaos.gali().last().filter(|&&k| k > 2 * system.dof()) {
+        return Err(invalid!(Field::Chaos;
+            Field::Chaos.is(text),
+            format!(": GALI_{k} needs {k} independent deviation vectors and system '{}' has 2d = {} dimensions; choose gali2 to gali{}", system.name(), 2 * system.dof(), 2 * system.dof())
+        ));
+    }
     let refuse = |with: Field, why: &str| {
         Err(invalid!(Field::Chaos;
             Field::Chaos,

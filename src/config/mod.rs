@@ -38,6 +38,7 @@ pub use step::MAX_STEPS;
 use step::{check_dt_at_precision, resolve_snapshot_every, resolve_step};
 pub use system::resolve_system;
 
+use crate::chaos::Layout;
 use crate::engine::Integrator;
 use crate::ensemble::shard::Shard;
 use crate::ensemble::{EnsembleKind, EnsembleRequest, EnsembleSpec};
@@ -45,6 +46,7 @@ use crate::error::{num, Field, Result};
 use crate::expr::modified::ModifiedEnergy;
 use crate::method::modified::ModifiedHamiltonian;
 use crate::method::{Method, Solver};
+use crate::observe::chaos::ChaosObserver;
 use crate::section::Section;
 use crate::system::System;
 use crate::{input_err, invalid};
@@ -358,7 +360,10 @@ impl RunConfig {
         Integrator::checked(self.system.clone(), self.method, self.dt, self.solver)
             .with_compensation(self.compensated)
             .with_section(self.section)
-            .with_chaos_weights(self.chaos.as_ref().and_then(|c| c.deviation.weights()))
+            .with_observer(std::sync::Arc::new(ChaosObserver {
+                weights: self.chaos.as_ref().and_then(|c| c.deviation.weights()),
+                layout: self.chaos.as_ref().map_or(Layout::PLAIN, |c| c.layout()),
+            }))
     }
 
     /// Check every setting and fill the defaults: the one place a run's configuration is

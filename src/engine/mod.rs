@@ -74,7 +74,7 @@ impl Integrator {
             h,
             solver,
             compensated: false,
-            observers: vec![Arc::new(ChaosObserver { weights: None })],
+            observers: vec![Arc::new(ChaosObserver::plain(None))],
         }
     }
 
@@ -136,7 +136,7 @@ impl Integrator {
     /// The same integrator measuring the chaos indicators' deviation vector with the metric's
     /// `weights` (`ChaosObserver`; `None`: the unit metric).
     pub fn with_chaos_weights(self, weights: Option<Vec<f64>>) -> Self {
-        self.with_observer(Arc::new(ChaosObserver { weights }))
+        self.with_observer(Arc::new(ChaosObserver::plain(weights)))
     }
 
     /// The same integrator with compensated summation switched on or off.

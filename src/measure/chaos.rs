@@ -6,7 +6,7 @@
 
 use rayon::prelude::*;
 
-use crate::chaos::{point_indicators, Indicator, CHAOTIC_ABOVE, WIDTH};
+use crate::chaos::{point_indicators, point_values, Chaos, Indicator, CHAOTIC_ABOVE, WIDTH};
 use crate::float::Real;
 use crate::measure::energy::CHUNK;
 use crate::measure::measurement::{
@@ -36,16 +36,27 @@ pub fn indicators<T: Real>(s: &State<T>, dt: f64) -> Vec<(f64, f64)> {
         .collect()
 }
 
-/// One row per point with the chosen indicators, in the order of `Indicator::ALL`, as f64.
-pub fn indicator_rows<T: Real>(s: &State<T>, dt: f64, chosen: &[Indicator]) -> Vec<f64> {
-    indicators(s, dt)
-        .into_iter()
-        .flat_map(|(megno, lyap)| {
-            chosen.iter().map(move |i| match i {
-                Indicator::Megno => megno,
-                Indicator::Lyapunov => lyap,
-            })
-        })
+/// Point i's indicators in the order of `chaos.columns()` (`chaos::point_values`: NaN where
+/// undefined), its deviation vectors read from the state's tangent columns.
+pub fn point_row<T: Real>(s: &State<T>, i: usize, dt: f64, chaos: &Chaos) -> Vec<f64> {
+    let (n, d) = (s.n, s.d);
+    let acc: Vec<f64> = (0..s.chaos_width())
+        .map(|c| s.chaos[c * n + i].to_f64())
+        .collect();
+    let vector = |j: usize| -> Vec<f64> {
+        let at = |v: &[T], k: usize| v[(d * (1 + j) + k) * n + i].to_f64();
+        let q = (0..d).map(|k| at(&s.q, k));
+        q.chain((0..d).map(|k| at(&s.p, k))).collect()
+    };
+    let weights = chaos.deviation.weights();
+    point_values(chaos, &acc, &vector, weights.as_deref(), dt)
+}
+
+/// One row per point with the chosen indicators (`point_row`), as f64: `chaos/step_<k>.npy`.
+pub fn indicator_rows<T: Real>(s: &State<T>, dt: f64, chaos: &Chaos) -> Vec<f64> {
+    (0..s.n)
+        .into_par_iter()
+        .flat_map_iter(|i| point_row(s, i, dt, chaos))
         .collect()
 }
 

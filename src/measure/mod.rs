@@ -16,6 +16,7 @@ macro_rules! on_state {
     };
 }
 
+pub mod alignment;
 pub mod area;
 pub mod chaos;
 pub mod constraint;

@@ -4,6 +4,7 @@
 
 use rayon::prelude::*;
 
+use super::alignment::AlignmentColumns;
 use super::area::Area;
 use super::chaos::ChaosColumns;
 use super::constraint::Constraint;
@@ -31,6 +32,7 @@ pub static MEASUREMENTS: &[&dyn Measurement] = &[
     &ChaosColumns,
     &Floors,
     &DISCRETE_MOMENTUM,
+    &AlignmentColumns,
 ];
 
 /// The columns (stats.csv) these measurements fill.

@@ -1,25 +1,38 @@
 //! The chaos indicators' observer (`--chaos`, `crate::chaos`): after every step each point's
-//! deviation vector (the state's one tangent column) is renormalised and the step's log
-//! growth added to its accumulators, carried with the state (`chaos::WIDTH` words:
-//! `State::chaos`). On the CPU engine `chaos::update` runs on the block; on the GPU the
-//! driver lines below run the same operations in the same order on the point (the functions
-//! of `shaders/common/chaos.wgsl`), with the prelude's constants those `ln_poly`,
-//! `ln_reduced` and `half_ln_ratio` use, rounded to the kernel's precision as `T::from_f64`
-//! rounds them.
+//! deviation vector (the state's first tangent column) is renormalised and the step's log
+//! growth added to its accumulators, carried with the state (`Layout::width` words:
+//! `State::chaos`); with FLI, SALI or GALI_k, `chaos::update_more` follows (the further
+//! vectors' renormalisation, the largest ln|δ|, SALI). On the CPU engine both run on the
+//! block; on the GPU the driver lines below run the same operations in the same order on the
+//! point (the functions of `shaders/common/chaos.wgsl`), with the prelude's constants those
+//! `ln_poly`, `ln_reduced` and `half_ln_ratio` use, rounded to the kernel's precision as
+//! `T::from_f64` rounds them.
 
 use super::{BlockObserver, BlockRun, CpuObserver, DriverLines, DriverSite, Observer};
-use crate::chaos::{self, WIDTH};
+use crate::chaos::{self, Layout, WIDTH};
 use crate::float::Real;
 use crate::method::Block;
 
 pub const SOURCE: &str = include_str!("../../shaders/common/chaos.wgsl");
 
-/// The deviation vector's renormalisation and the accumulators, with the metric's weights
+/// The deviation vectors' renormalisation and the accumulators, with the metric's weights
 /// w_k of the squared norm Σ (w_k δ_k)², 2d of them (q then p), or `None` for the unit metric
-/// (`chaos::Deviation::weights`).
+/// (`chaos::Deviation::weights`), and the vectors and accumulators the indicators need
+/// (`chaos::Layout`: beyond MEGNO and λ's, `chaos::update_more`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct ChaosObserver {
     pub weights: Option<Vec<f64>>,
+    pub layout: Layout,
+}
+
+impl ChaosObserver {
+    /// MEGNO and λ's observer (one vector) in the metric of `weights`.
+    pub fn plain(weights: Option<Vec<f64>>) -> Self {
+        ChaosObserver {
+            weights,
+            layout: Layout::PLAIN,
+        }
+    }
 }
 
 /// Its name (`Observer::name`).
@@ -31,7 +44,7 @@ impl Observer for ChaosObserver {
     }
 
     fn carried_words(&self) -> usize {
-        WIDTH
+        self.layout.width()
     }
 
     fn cpu_f64(&self, _n: usize) -> Box<dyn CpuObserver<f64>> {
@@ -52,17 +65,19 @@ impl Observer for ChaosObserver {
 
     fn wgsl_driver(&self, site: &DriverSite) -> DriverLines {
         DriverLines {
-            start: start(),
+            start: start(self.layout),
             before_step: String::new(),
-            after_step: after_step(site, self.weights.is_some()),
-            end: end(),
+            after_step: after_step(site, self.weights.is_some())
+                + &after_step_more(site, self.weights.is_some(), self.layout),
+            end: end(self.layout),
         }
     }
 }
 
-/// The metric's weights at the engine's precision.
+/// The metric's weights at the engine's precision, and the layout.
 struct ChaosCpu<T> {
     weights: Option<Vec<T>>,
+    layout: Layout,
 }
 
 impl<T: Real> ChaosCpu<T> {
@@ -70,6 +85,7 @@ impl<T: Real> ChaosCpu<T> {
         let weights = o.weights.as_ref();
         ChaosCpu {
             weights: weights.map(|w| w.iter().map(|&x| T::from_f64(x)).collect()),
+            layout: o.layout,
         }
     }
 }
@@ -80,7 +96,7 @@ impl<T: Real> CpuObserver<T> for ChaosCpu<T> {
         run: &BlockRun<'a, T>,
         carried: Vec<Vec<&'a mut [T]>>,
     ) -> Vec<Box<dyn BlockObserver<T> + 'a>> {
-        let weights = self.weights.as_deref();
+        let (weights, layout) = (self.weights.as_deref(), self.layout);
         carried
             .into_iter()
             .map(|columns| {
@@ -89,6 +105,7 @@ impl<T: Real> CpuObserver<T> for ChaosCpu<T> {
                     acc: Vec::new(),
                     b: run.b,
                     weights,
+                    layout,
                 }) as Box<dyn BlockObserver<T> + 'a>
             })
             .collect()
@@ -96,18 +113,27 @@ impl<T: Real> CpuObserver<T> for ChaosCpu<T> {
 }
 
 /// One block's accumulators: its slices of `State::chaos` (`columns`) and their copies
-/// padded to `b` points like the block's state, then `chaos::SCRATCH` scratch rows (`acc`).
+/// padded to `b` points like the block's state, then `SCRATCH` scratch rows (`acc`).
 struct ChaosBlock<'a, T> {
     columns: Vec<&'a mut [T]>,
     acc: Vec<T>,
     b: usize,
     weights: Option<&'a [T]>,
+    layout: Layout,
 }
+
+/// Scratch rows per point: `chaos::update`'s or `chaos::update_more`'s, the more.
+const SCRATCH: usize = if chaos::SCRATCH > chaos::SCRATCH_MORE {
+    chaos::SCRATCH
+} else {
+    chaos::SCRATCH_MORE
+};
 
 impl<T: Real> BlockObserver<T> for ChaosBlock<'_, T> {
     fn start(&mut self, m: usize) {
         let b = self.b;
-        self.acc.resize((WIDTH + chaos::SCRATCH) * b, T::ZERO);
+        self.acc
+            .resize((self.layout.width() + SCRATCH) * b, T::ZERO);
         for (dst, comp) in self.acc.chunks_mut(b).zip(&self.columns) {
             dst[..m].copy_from_slice(comp);
             // Padding: copies of the first point's, as the state's padding.
@@ -115,17 +141,23 @@ impl<T: Real> BlockObserver<T> for ChaosBlock<'_, T> {
         }
     }
 
-    /// `chaos::update` on the block, with the block's vector instructions (`simd`).
+    /// `chaos::update` on the block, then `chaos::update_more` where the layout has more
+    /// than MEGNO and λ's, with the block's vector instructions (`simd`).
     fn after_step(&mut self, k: &mut Block<T>, _step: u64) {
-        let (b, weights) = (self.b, self.weights);
-        let (sums, scratch) = self.acc.split_at_mut(WIDTH * b);
+        let (b, weights, layout) = (self.b, self.weights, self.layout);
+        let (sums, scratch) = self.acc.split_at_mut(layout.width() * b);
         let level = k.level;
         level.run(
             #[inline(always)]
             || {
                 let x: [&mut [T]; 2] = [&mut k.q, &mut k.p];
                 let y: [&mut [T]; 2] = [&mut k.dq, &mut k.dp];
-                chaos::update(x, y, sums, scratch, (b, k.d), weights);
+                chaos::update(x, y, &mut sums[..WIDTH * b], scratch, (b, k.d), weights);
+                if layout != Layout::PLAIN {
+                    let x: [&mut [T]; 2] = [&mut k.q, &mut k.p];
+                    let y: [&mut [T]; 2] = [&mut k.dq, &mut k.dp];
+                    chaos::update_more(x, y, sums, scratch, (b, k.d), weights, layout);
+                }
             },
         );
     }
@@ -139,14 +171,23 @@ impl<T: Real> BlockObserver<T> for ChaosBlock<'_, T> {
 }
 
 /// The accumulators' names in the kernel, in `State::chaos`'s order (`STEPS`, `LOG_GROWTH`,
-/// `WEIGHTED`, `Y_SUM`, `NORM`).
-const NAMES: [&str; WIDTH] = [
-    "chaos_steps",
-    "chaos_growth",
-    "chaos_weighted",
-    "chaos_ysum",
-    "chaos_norm",
-];
+/// `WEIGHTED`, `Y_SUM`, `NORM`, then the layout's: FLI, SALI and its least value).
+fn names(layout: Layout) -> Vec<&'static str> {
+    let mut names = vec![
+        "chaos_steps",
+        "chaos_growth",
+        "chaos_weighted",
+        "chaos_ysum",
+        "chaos_norm",
+    ];
+    if layout.fli {
+        names.push("chaos_fli");
+    }
+    if layout.sali {
+        names.extend(["chaos_sali", "chaos_sali_min"]);
+    }
+    names
+}
 
 /// The prelude: `word` is the point's first accumulator word, `weights` the metric's
 /// (`CHAOS_W<k>`, none for the unit metric), `f64` the kernel's precision and `literal`
@@ -193,9 +234,9 @@ fn prelude(
 }
 
 /// After the declarations: the accumulators loaded.
-fn start() -> String {
+fn start(layout: Layout) -> String {
     let mut s = String::new();
-    for (j, name) in NAMES.iter().enumerate() {
+    for (j, name) in names(layout).iter().enumerate() {
         s.push_str(&format!(
             "    var {name} = state[(CHAOS_WORD + {j}u) * n + i];\n"
         ));
@@ -233,12 +274,73 @@ fn after_step(site: &DriverSite, weighted: bool) -> String {
 }
 
 /// With the stores: the accumulators written back.
-fn end() -> String {
+fn end(layout: Layout) -> String {
     let mut s = String::new();
-    for (j, name) in NAMES.iter().enumerate() {
+    for (j, name) in names(layout).iter().enumerate() {
         s.push_str(&format!(
             "    state[(CHAOS_WORD + {j}u) * n + i] = {name};\n"
         ));
+    }
+    s
+}
+
+/// After `after_step`'s lines, `update_more` on the point: FLI, the renormalisation of
+/// vectors 2..k (tangent columns 1..k−1) and SALI, in `update_more`'s order.
+fn after_step_more(site: &DriverSite, weighted: bool, layout: Layout) -> String {
+    let (d, comp) = (site.d, site.comp);
+    // Component k of column j (q then p: v), times its weight where the metric has weights.
+    let y = |v: &str, j: usize, k: usize| {
+        let x = comp(v, d * (1 + j) + k);
+        let w = if v == "q" { k } else { d + k };
+        match weighted {
+            true => format!("({x} * CHAOS_W{w})"),
+            false => x,
+        }
+    };
+    let mut s = String::new();
+    if layout.fli {
+        s.push_str(
+            "        chaos_fli = select(chaos_fli, chaos_growth, chaos_growth > chaos_fli);\n",
+        );
+    }
+    if layout.vectors > 1 {
+        s.push_str("        var chaos_second = real(0.0);\n");
+    }
+    for j in 1..layout.vectors {
+        s.push_str("        {\n            var chaos_ns = real(0.0);\n");
+        for v in ["q", "p"] {
+            for k in 0..d {
+                let x = y(v, j, k);
+                s.push_str(&format!("            chaos_ns = chaos_ns + {x} * {x};\n"));
+            }
+        }
+        s.push_str("            let chaos_s = chaos_scale(chaos_ns);\n");
+        for v in ["q", "p"].iter().chain(site.carried) {
+            for k in 0..d {
+                let x = comp(v, d * (1 + j) + k);
+                s.push_str(&format!("            {x} = {x} * chaos_s;\n"));
+            }
+        }
+        if j == 1 {
+            s.push_str("            chaos_second = chaos_ns * chaos_s * chaos_s;\n");
+        }
+        s.push_str("        }\n");
+    }
+    if layout.sali {
+        s.push_str(
+            "        {\n            let chaos_i1 = real(1.0) / sqrt(chaos_norm);\n            let chaos_i2 = real(1.0) / sqrt(chaos_second);\n            var chaos_minus = real(0.0);\n            var chaos_plus = real(0.0);\n",
+        );
+        for v in ["q", "p"] {
+            for k in 0..d {
+                let (x1, x2) = (y(v, 0, k), y(v, 1, k));
+                s.push_str(&format!(
+                    "            {{\n                let a = {x1} * chaos_i1;\n                let c = {x2} * chaos_i2;\n                let e = a - c;\n                let f = a + c;\n                chaos_minus = chaos_minus + e * e;\n                chaos_plus = chaos_plus + f * f;\n            }}\n"
+                ));
+            }
+        }
+        s.push_str(
+            "            chaos_sali = sqrt(select(chaos_plus, chaos_minus, chaos_minus < chaos_plus));\n            chaos_sali_min = select(chaos_sali_min, chaos_sali, chaos_steps == real(1.0) || chaos_sali < chaos_sali_min);\n        }\n",
+        );
     }
     s
 }

@@ -30,14 +30,16 @@ pub fn final_indicator(cfg: &RunConfig, dir: &Path) -> Result<Option<(Indicator,
     };
     let bytes = std::fs::read(&path).map_err(|e| bad(e.to_string()))?;
     let a = crate::npy::decode_f64(&bytes).map_err(bad)?;
-    let which = if chaos.has(Indicator::Megno) {
-        Indicator::Megno
-    } else {
-        Indicator::Lyapunov
-    };
-    let col = chaos.indicators.iter().position(|&i| i == which);
+    // The first asked for, in the order megno, lyapunov, fli, sali, gali2..gali4.
+    let which = chaos
+        .indicators
+        .first()
+        .copied()
+        .unwrap_or(Indicator::Megno);
+    let columns = chaos.columns();
+    let col = columns.iter().position(|&c| c == which.columns()[0]);
     match col {
-        Some(c) if a.cols == chaos.indicators.len() => Ok(Some((
+        Some(c) if a.cols == columns.len() => Ok(Some((
             which,
             (0..a.rows).map(|r| a.data[r * a.cols + c]).collect(),
         ))),
@@ -45,7 +47,7 @@ pub fn final_indicator(cfg: &RunConfig, dir: &Path) -> Result<Option<(Indicator,
             "{} columns, where --chaos {} writes {}",
             a.cols,
             chaos.text(),
-            chaos.indicators.len()
+            columns.len()
         ))),
     }
 }
@@ -57,7 +59,7 @@ pub fn final_path(cfg: &RunConfig, dir: &Path) -> PathBuf {
 }
 
 /// The colour-bar label and colour range of an indicator's `values`: MEGNO on `MEGNO_SCALE`,
-/// λ from 0 to its largest finite value.
+/// the others from 0 to their largest finite value.
 pub fn scale(which: Indicator, values: &[f64]) -> (String, (f64, f64)) {
     match which {
         Indicator::Megno => (
@@ -67,14 +69,27 @@ pub fn scale(which: Indicator, values: &[f64]) -> (String, (f64, f64)) {
             ),
             MEGNO_SCALE,
         ),
-        Indicator::Lyapunov => {
+        _ => {
             let hi = values
                 .iter()
                 .copied()
                 .filter(|v| v.is_finite())
                 .fold(0.0, f64::max);
-            ("Lyapunov exponent λ".into(), (0.0, hi))
+            (title(which).into(), (0.0, hi))
         }
+    }
+}
+
+/// The indicator's name in a picture.
+pub fn title(which: Indicator) -> &'static str {
+    match which {
+        Indicator::Megno => "MEGNO ⟨Y⟩",
+        Indicator::Lyapunov => "Lyapunov exponent λ",
+        Indicator::Fli => "fast Lyapunov indicator (FLI)",
+        Indicator::Sali => "SALI",
+        Indicator::Gali(2) => "GALI₂",
+        Indicator::Gali(3) => "GALI₃",
+        Indicator::Gali(_) => "GALI₄",
     }
 }
 
@@ -110,10 +125,7 @@ pub fn write(cfg: &RunConfig, dir: &Path, target: &Path) -> Result<Vec<PathBuf>>
         title: format!(
             "{}: {} at t = {}{surface}",
             cfg.system.name(),
-            match which {
-                Indicator::Megno => "MEGNO ⟨Y⟩",
-                Indicator::Lyapunov => "Lyapunov exponent λ",
-            },
+            title(which),
             crate::error::num(t)
         ),
         x_label: x_name.into(),

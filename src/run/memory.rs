@@ -111,8 +111,7 @@ impl<T: Real> Kept<T> {
             self.state_steps.push(step);
         }
         if let Some(c) = cfg.chaos.as_ref().filter(|_| writes_indicators(cfg, step)) {
-            self.chaos
-                .extend(indicator_rows(state, cfg.dt, &c.indicators));
+            self.chaos.extend(indicator_rows(state, cfg.dt, c));
             self.chaos_steps.push(step);
         }
     }

@@ -109,20 +109,24 @@ pub fn run_bytes_per_point(cfg: &RunConfig, gpu: bool) -> u64 {
     if gpu {
         // the upload vector and wgpu's staging copy of a chunk, or the read-back staging buffer
         let words = crate::engine::gpu_layout::words_per_point(comps as usize, cfg.compensated);
-        // --chaos: the deviation vector's 2d words and the accumulators
-        let chaos = match cfg.chaos {
-            Some(_) => 2 * d + crate::chaos::WIDTH as u64,
-            None => 0,
-        };
+        // --chaos: the deviation vectors' 2d words each and the accumulators
+        let chaos = cfg.chaos.as_ref().map_or(0, |c| {
+            let l = c.layout();
+            2 * d * l.vectors as u64 + l.width() as u64
+        });
         per_point += 2 * (words as u64 + chaos) * bytes;
     }
     if cfg.save_states {
         per_point += 2 * d * bytes;
     }
-    if cfg.chaos.is_some() {
-        // the deviation vector (2d values), the accumulators, the plain initial state beside
-        // the one with the vector, and chaos/step_<k>.npy's f64 rows with their encoding
-        per_point += (2 * d + crate::chaos::WIDTH as u64) * bytes + 2 * d * bytes + 32;
+    if let Some(c) = &cfg.chaos {
+        // the deviation vectors (2d values each), the accumulators, the plain initial state
+        // beside the one with the vectors, and chaos/step_<k>.npy's f64 rows with their encoding
+        let (l, columns) = (c.layout(), c.columns().len() as u64);
+        per_point += (2 * d * l.vectors as u64 + l.width() as u64) * bytes
+            + 2 * d * bytes
+            + 32
+            + 16 * columns.saturating_sub(2);
     }
     if cfg.ensemble.kind() == EnsembleKind::File {
         // reading the file, before the rest exists: a .npy's bytes and its f64 values, then

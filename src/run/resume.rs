@@ -198,14 +198,9 @@ fn fits<T: Real>(c: &Checkpoint<T>, cfg: &RunConfig, dir: &Path) -> Result<()> {
             == if cfg.tangent {
                 2 * d
             } else {
-                usize::from(cfg.chaos.is_some())
+                cfg.chaos.as_ref().map_or(0, |c| c.layout().vectors)
             }
-        && c.state.chaos_width()
-            == if cfg.chaos.is_some() {
-                crate::chaos::WIDTH
-            } else {
-                0
-            }
+        && c.state.chaos_width() == cfg.chaos.as_ref().map_or(0, |c| c.layout().width())
         && c.step <= cfg.steps
         && per_point(c.h0.len())
         && per_point(c.l0.len())

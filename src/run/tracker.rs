@@ -503,8 +503,8 @@ fn save_files<T: Real>(
 fn encode_indicators<T: Real>(cfg: &RunConfig, step: u64, s: &State<T>) -> Option<Vec<u8>> {
     let c = cfg.chaos.as_ref()?;
     writes_indicators(cfg, step).then(|| {
-        let rows = indicator_rows(s, cfg.dt, &c.indicators);
-        npy::encode(s.n, c.indicators.len(), &rows)
+        let rows = indicator_rows(s, cfg.dt, c);
+        npy::encode(s.n, c.columns().len(), &rows)
     })
 }
 
@@ -563,7 +563,10 @@ pub(super) fn with_columns<T: Real>(cfg: &RunConfig, state: State<T>) -> State<T
         state.with_tangent()
     } else if let Some(chaos) = &cfg.chaos {
         let (seed, first) = (cfg.ensemble.seed, cfg.first_point());
-        state.with_deviation(|i, row| chaos.deviation.write(seed, first + i, row))
+        let (l, d) = (chaos.layout(), state.d);
+        state.with_deviations(l.vectors, l.width(), |i, row| {
+            chaos.deviation.write_vectors(seed, first + i, d, row)
+        })
     } else {
         state
     }

@@ -239,7 +239,7 @@ fn validate_at<T: Real>(cfg: &RunConfig) -> Result<Validation> {
             });
         }
         if let Some(c) = &cfg.chaos {
-            let dev = compare_chaos(gpu_state, cpu_state, cfg.dt, &c.indicators);
+            let dev = compare_chaos(gpu_state, cpu_state, cfg.dt, c);
             v.chaos = Some(v.chaos.map_or(dev, |w| ChaosDeviation {
                 max_rel: w.max_rel.max(dev.max_rel),
                 undefined_mismatch: w.undefined_mismatch.max(dev.undefined_mismatch),

@@ -2,9 +2,9 @@
 //! crossings of the GPU engine against the CPU engine's, in the style of `compare_states`:
 //! each compared quantity's largest deviation relative to the RMS size of the CPU's values.
 
-use crate::chaos::Indicator;
+use crate::chaos::Chaos;
 use crate::float::Real;
-use crate::measure::chaos::indicators;
+use crate::measure::chaos::indicator_rows;
 use crate::section::store::Record;
 use crate::section::Crossings;
 use crate::state::State;
@@ -20,30 +20,29 @@ pub struct ChaosDeviation {
     pub undefined_mismatch: usize,
 }
 
-/// The chosen indicators of two states (GPU `g`, CPU `c`) at step size `dt`.
+/// The indicators `chaos` asks for of two states (GPU `g`, CPU `c`) at step size `dt`, column
+/// by column of `chaos/step_<k>.npy` (`indicator_rows`).
 pub fn compare_chaos<T: Real>(
     g: &State<T>,
     c: &State<T>,
     dt: f64,
-    chosen: &[Indicator],
+    chaos: &Chaos,
 ) -> ChaosDeviation {
-    let (gi, ci) = (indicators(g, dt), indicators(c, dt));
-    let pick = |i: Indicator, v: (f64, f64)| match i {
-        Indicator::Megno => v.0,
-        Indicator::Lyapunov => v.1,
-    };
+    let columns = chaos.columns().len();
+    let (gi, ci) = (indicator_rows(g, dt, chaos), indicator_rows(c, dt, chaos));
     let mismatch = gi
-        .iter()
-        .zip(&ci)
-        .filter(|(a, b)| a.0.is_finite() != b.0.is_finite())
+        .chunks(columns)
+        .zip(ci.chunks(columns))
+        .filter(|(a, b)| a[0].is_finite() != b[0].is_finite())
         .count();
-    let max_rel = chosen
-        .iter()
-        .map(|&ind| {
+    let max_rel = (0..columns)
+        .map(|j| {
             let pairs = gi
                 .iter()
                 .zip(&ci)
-                .map(|(&a, &b)| (pick(ind, a), pick(ind, b)))
+                .skip(j)
+                .step_by(columns)
+                .map(|(&a, &b)| (a, b))
                 .filter(|(a, b)| a.is_finite() && b.is_finite());
             relative(pairs)
         })
@@ -153,24 +152,23 @@ mod tests {
     /// on one engine only is counted.
     #[test]
     fn chaos_indicators_are_compared_per_point() {
+        let chaos = |text: &str| {
+            let deviation = crate::chaos::Deviation::resolve(None, None, 1, None).unwrap();
+            Chaos::parse(text, deviation).unwrap()
+        };
+        let (both, megno, lyap) = (chaos("megno,lyapunov"), chaos("megno"), chaos("lyapunov"));
         // Two points after 10 steps: (k, Σ ln r, Σ k ln r, Σ Y, |δ|²), component-major.
         let cpu = chaos_state([10.0, 10.0, 0.1, 0.2, 0.5, 1.0, 20.0, 20.0, 1.5, 2.5]);
-        let same = compare_chaos(&cpu, &cpu, 0.1, &Indicator::ALL);
+        let same = compare_chaos(&cpu, &cpu, 0.1, &both);
         assert_eq!((same.max_rel, same.undefined_mismatch), (0.0, 0));
         let mut gpu = cpu.clone();
         gpu.chaos[7] = 22.0; // point 1's ⟨Y⟩: 2.2 against 2
-        let dev = compare_chaos(&gpu, &cpu, 0.1, &[Indicator::Megno]);
+        let dev = compare_chaos(&gpu, &cpu, 0.1, &megno);
         assert!((dev.max_rel - 0.2 / 2.0).abs() < 1e-12, "{dev:?}");
         // λ alone does not see it.
-        assert_eq!(
-            compare_chaos(&gpu, &cpu, 0.1, &[Indicator::Lyapunov]).max_rel,
-            0.0
-        );
+        assert_eq!(compare_chaos(&gpu, &cpu, 0.1, &lyap).max_rel, 0.0);
         gpu.chaos[1] = f64::NAN; // point 1 blew up on the GPU only
-        assert_eq!(
-            compare_chaos(&gpu, &cpu, 0.1, &Indicator::ALL).undefined_mismatch,
-            1
-        );
+        assert_eq!(compare_chaos(&gpu, &cpu, 0.1, &both).undefined_mismatch, 1);
     }
 
     /// Crossing counts and steps must be equal; coordinates deviate relative to their RMS.

@@ -183,7 +183,7 @@ fn bad_chaos_and_grid_input_is_refused() {
     let base =
         "run --system henon-heiles --method verlet --ensemble disk --points 4 --dt 0.01 --steps 10";
     let cases = [
-        (format!("{base} --chaos megno,fli"), "unknown indicator 'fli'"),
+        (format!("{base} --chaos megno,fly"), "unknown indicator 'fly'"),
         (format!("{base} --chaos megno --tangent"), "--tangent"),
         (format!("{base} --chaos megno --compensated"), "--compensated"),
         (

@@ -6,6 +6,7 @@ mod common;
 
 mod accuracy;
 mod chaos;
+mod chaos_alignment;
 mod chaos_deviation;
 mod chaos_maps;
 mod chaos_presets;

@@ -137,6 +137,11 @@ pub struct SystemArgs {
     /// e.g. '-q2,q1' (rotations): J = p·ξ(q)'s drift is the momentum_err_max column.
     #[arg(long, value_name = "EXPR,..", allow_hyphen_values = true)]
     pub momentum: Option<String>,
+    /// The initial states of --lagrangian give velocities v1..vd in p's place (--center,
+    /// --lo/--hi, --input, the default state): each point starts at p = ∂L/∂v(q, v), the
+    /// continuous Legendre transform, and runs in (q, p) as every Lagrangian run does.
+    #[arg(long)]
+    pub velocities: bool,
     /// System parameter, repeatable: --param m=2 --param l=0.5 (names and defaults: `phaseflow
     /// list`; for --hamiltonian, every name of the formula that is not a coordinate).
     #[arg(long = "param", value_name = "KEY=VALUE")]

@@ -92,6 +92,7 @@ fn system(mut b: RunBuilder, k: &mut Keywords<'_, '_>) -> PyResult<RunBuilder> {
     b = opt(b, k.count("dof")?, RunBuilder::dof);
     b = opt(b, k.text("discretization")?, RunBuilder::discretization);
     b = opt(b, k.text("momentum")?, RunBuilder::momentum);
+    b = opt(b, k.switch("velocities")?, RunBuilder::velocities);
     for (name, value) in k.params()? {
         b = b.param(&name, value);
     }

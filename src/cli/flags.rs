@@ -22,6 +22,7 @@ pub fn flag(field: &Field, value: Option<&str>) -> String {
         Field::Lagrangian => "--lagrangian",
         Field::Discretization => "--discretization",
         Field::Momentum => "--momentum",
+        Field::Velocities => "--velocities",
         Field::SystemFile => "--system-file",
         Field::Method => "--method",
         Field::MethodFile => "--method-file",

@@ -93,6 +93,7 @@ impl RunFile {
                 self.coordinates = None;
                 self.discretization = None;
                 self.momentum = None;
+                self.velocities = None;
             }
             self.system = a.system.clone();
             self.hamiltonian = a.hamiltonian.clone();
@@ -102,6 +103,9 @@ impl RunFile {
         over(&a.dof, &mut self.dof);
         over(&a.discretization, &mut self.discretization);
         over(&a.momentum, &mut self.momentum);
+        if a.velocities {
+            self.velocities = Some(true);
+        }
         if !a.params.is_empty() {
             let mut p = self.params.take().unwrap_or_default();
             p.extend(parse_params(&a.params)?);

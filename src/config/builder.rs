@@ -123,6 +123,7 @@ impl RunBuilder {
             (s.params, s.dof, s.system_name) = (None, None, None);
             (s.default_state, s.coordinates, s.discretization) = (None, None, None);
             s.momentum = None;
+            s.velocities = None;
         }
         (s.system, s.hamiltonian, s.system_file, s.lagrangian) = (None, None, None, None);
         self.also_system(system)
@@ -194,6 +195,8 @@ impl RunBuilder {
         discretization: String,
         /// The generator ξ(q) of a Lagrangian's symmetry (comma-separated formulas in q).
         momentum: String,
+        /// A Lagrangian's initial states give (q, v), started at p = ∂L/∂v(q, v).
+        velocities: bool,
         /// Step size h.
         dt: f64,
         steps: u64,

@@ -57,6 +57,8 @@ pub struct RunFile {
     pub discretization: Option<String>,
     /// `--momentum`: the generator ξ(q) of a Lagrangian's symmetry, comma-separated formulas.
     pub momentum: Option<String>,
+    /// `--velocities`: a Lagrangian's initial states give (q, v), started at p = ∂L/∂v.
+    pub velocities: Option<bool>,
     /// `--dof`: the formula's degrees of freedom.
     pub dof: Option<usize>,
     /// `--system-file`: a TOML file describing the system (`config::system_file`).
@@ -210,6 +212,7 @@ impl RunFile {
         self.lagrangian = Some(x.spec.expr.formula.clone());
         self.discretization = Some(x.spec.discretization.name().into());
         self.momentum = x.spec.momentum.clone();
+        self.velocities = x.spec.velocities.then_some(true);
         self.record_formula(
             &x.spec.expr,
             x.l.dof,

@@ -7,15 +7,18 @@ use crate::error::{Field, Result};
 use crate::invalid;
 use crate::system::{ExprSpec, System};
 
-/// The error for a discrete Lagrangian or a symmetry's generator given without a Lagrangian.
+/// The error for a discrete Lagrangian, a symmetry's generator or initial velocities given
+/// without a Lagrangian.
 fn no_discretization() -> crate::error::Error {
     invalid!(Field::Discretization;
         Field::Discretization,
-        " and ",
+        ", ",
         Field::Momentum,
+        " and ",
+        Field::Velocities,
         " apply to ",
         Field::Lagrangian,
-        " (the discrete Lagrangian, the symmetry whose discrete momentum is measured); a Hamiltonian or a built-in system has none: drop them"
+        " (the discrete Lagrangian, the symmetry whose discrete momentum is measured, initial states in (q, v)); a Hamiltonian or a built-in system has none: drop them"
     )
 }
 
@@ -32,8 +35,11 @@ fn formula_system(f: &RunFile, expr: ExprSpec, lagrangian: Option<Option<&str>>)
                 .or(rule(file_rule)?)
                 .unwrap_or(Discretization::DEFAULT),
             momentum: f.momentum.clone(),
+            velocities: f.velocities.unwrap_or(false),
         }),
-        None if f.discretization.is_some() || f.momentum.is_some() => Err(no_discretization()),
+        None if f.discretization.is_some() || f.momentum.is_some() || f.velocities.is_some() => {
+            Err(no_discretization())
+        }
         None => System::from_expression(expr),
     }
 }
@@ -97,7 +103,7 @@ pub fn resolve_system(f: &RunFile) -> Result<System> {
         };
         return formula_system(f, spec, is_lagrangian.then_some(None));
     }
-    if f.discretization.is_some() || f.momentum.is_some() {
+    if f.discretization.is_some() || f.momentum.is_some() || f.velocities.is_some() {
         return Err(no_discretization());
     }
     let name = f.system.as_ref().ok_or_else(|| {

@@ -32,11 +32,11 @@ impl EnsembleSpec {
             InitialSet::Level { energy } => level(system, *energy, n),
             InitialSet::Circle { .. } | InitialSet::Rect { .. } => {
                 let none = State::zeros(0, d);
-                let state = fill(0..n, d, |k, row| {
+                let mut state = fill(0..n, d, |k, row| {
                     row.copy_from_slice(&self.loop_point(system, k as f64 / n as f64, &none)?);
                     Ok(())
                 })?;
-                check_start(system, &state, 0)?;
+                check_start(system, &mut state, 0)?;
                 Ok(state)
             }
             _ => self.generate_range_as(system, dt, 0..n),
@@ -67,7 +67,7 @@ impl EnsembleSpec {
         let mut start = Start::new(system, dt, self.raw_start);
         let s = &mut start;
         let first = range.start;
-        let state = match &self.set {
+        let mut state = match &self.set {
             InitialSet::Disk { center, radius } => {
                 uniform_disk(center, *radius, range, d, self.seed, s)
             }
@@ -112,7 +112,7 @@ impl EnsembleSpec {
                 ))
             }
         }?;
-        check_start(system, &state, first)?;
+        check_start(system, &mut state, first)?;
         Ok((state, start.note()))
     }
 
@@ -139,10 +139,10 @@ impl EnsembleSpec {
     }
 }
 
-/// Refuse initial points a Lagrangian system cannot start from
-/// (`LagrangianSystem::check_start`: a singular ∂²L/∂v²); `first`: the first point's index
-/// in the set.
-fn check_start<T: Real>(system: &System, state: &State<T>, first: usize) -> Result<()> {
+/// A Lagrangian system's initial points as it starts them (`LagrangianSystem::start_point`:
+/// with `--velocities` p = ∂L/∂v(q, v) in v's place, rounded once to the run's precision),
+/// refused where it cannot (a singular ∂²L/∂v²); `first`: the first point's index in the set.
+fn check_start<T: Real>(system: &System, state: &mut State<T>, first: usize) -> Result<()> {
     let Some(l) = system.lagrangian() else {
         return Ok(());
     };
@@ -153,7 +153,10 @@ fn check_start<T: Real>(system: &System, state: &State<T>, first: usize) -> Resu
             q[k] = state.q[k * n + i].to_f64();
             p[k] = state.p[k * n + i].to_f64();
         }
-        l.check_start(first + i, &q, &p)?;
+        l.start_point(first + i, &q, &mut p)?;
+        for (k, &pk) in p.iter().enumerate() {
+            state.p[k * n + i] = T::from_f64(pk);
+        }
     }
     Ok(())
 }

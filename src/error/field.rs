@@ -25,6 +25,8 @@ pub enum Field {
     Discretization,
     /// The generator of a Lagrangian's symmetry whose discrete momentum is measured.
     Momentum,
+    /// A Lagrangian's initial states given as (q, v).
+    Velocities,
     /// A system given by a file.
     SystemFile,
     /// The integrator, by name.
@@ -107,6 +109,7 @@ impl Field {
             Field::Lagrangian => "lagrangian",
             Field::Discretization => "discretization",
             Field::Momentum => "momentum",
+            Field::Velocities => "velocities",
             Field::SystemFile => "system_file",
             Field::Method => "method",
             Field::MethodFile => "method_file",

@@ -42,6 +42,8 @@ pub struct LagrangianSpec {
     pub discretization: Discretization,
     /// `--momentum 'EXPR,…'`: ξ_Q(q), d formulas in q (e.g. `-q2,q1` for rotations).
     pub momentum: Option<String>,
+    /// `--velocities`: the initial states give (q, v); each starts at p = ∂L/∂v(q, v).
+    pub velocities: bool,
 }
 
 /// A Lagrangian system: its description and the compiled formula with its generated WGSL.
@@ -99,6 +101,28 @@ impl LagrangianSystem {
     /// `discrete_step` in WGSL (what `shaders/system/<name>.wgsl` is for a built-in map).
     pub fn wgsl(&self) -> &str {
         &self.wgsl
+    }
+
+    /// An initial point as the run starts it: (q, p) as given, or, with `--velocities`, the
+    /// second half read as v and replaced by p = ∂L/∂v(q, v) (the continuous Legendre
+    /// transform); then refused where it cannot start (`check_start`). `at` is the point's
+    /// index in the set.
+    pub fn start_point(&self, at: usize, q: &[f64], p: &mut [f64]) -> Result<()> {
+        if self.spec.velocities {
+            let v = p.to_vec();
+            self.l.grad_p(q, &v, p);
+            if p.iter().any(|x| !x.is_finite()) {
+                return Err(invalid!(Field::Velocities;
+                    Field::Velocities,
+                    format!(": at initial point {} (q = {q:?}, v = {v:?}) the momentum ∂L/∂v is not finite; start elsewhere (", at + 1),
+                    Field::Center,
+                    ", ",
+                    Field::Ensemble,
+                    ")"
+                ));
+            }
+        }
+        self.check_start(at, q, p)
     }
 
     /// Refuse an initial point (q, p) whose continuous Legendre transform p = ∂L/∂v(q, v)

@@ -116,6 +116,13 @@ impl<T: Real> State<T> {
         s
     }
 
+    /// The same state with `w` more carried words per point after those it has, all zero (a
+    /// per-step observer's, `observe`).
+    pub fn with_words(mut self, w: usize) -> State<T> {
+        self.chaos.resize(self.chaos.len() + w * self.n, T::ZERO);
+        self
+    }
+
     /// The same points with the 2d tangent columns appended, each set to the identity
     /// (DΦ⁰ = I): column j is the unit vector e_j of (q1..qd, p1..pd).
     pub fn with_tangent(&self) -> State<T> {

@@ -105,6 +105,16 @@ fn advance_block<T: Real>(
     let blk = &mut *ops.b;
     let (b, d) = (blk.n, blk.d * (1 + blk.nt));
     let m = parts[0].len();
+    for h in hooks.iter_mut() {
+        h.start(m);
+    }
+    if m > 0 && hooks.iter().find_map(|h| h.stopped()).map(|s| s.1) == Some(m) {
+        // Every point of the block has stopped: no step, nothing changes.
+        for h in hooks.iter_mut() {
+            h.finish();
+        }
+        return;
+    }
     let mut vectors = [&mut blk.q, &mut blk.p, &mut blk.eq, &mut blk.ep];
     for (v, comps) in vectors.iter_mut().zip(parts.chunks(d)) {
         for (k, comp) in comps.iter().enumerate() {
@@ -115,9 +125,8 @@ fn advance_block<T: Real>(
         }
     }
     blk.unconverged.fill(0);
-    for h in hooks.iter_mut() {
-        h.start(m);
-    }
+    let mut frozen = Frozen::default();
+    frozen.take(ops.b, hooks, m);
     // As the GPU driver does per dispatch: the prologue, then the steps. Compiled per level
     // as far as the compiler inlines the method; each loop over the block dispatches anyway.
     let level = ops.b.level;
@@ -130,8 +139,12 @@ fn advance_block<T: Real>(
                     h.before_step(ops.b);
                 }
                 a.method.step(&mut ops);
+                frozen.restore(ops.b);
                 for h in hooks.iter_mut() {
                     h.after_step(ops.b, k);
+                }
+                if frozen.take(ops.b, hooks, m) == m {
+                    break;
                 }
             }
         },
@@ -147,6 +160,75 @@ fn advance_block<T: Real>(
     for (v, comps) in vectors.iter().zip(parts.chunks_mut(d)) {
         for (k, comp) in comps.iter_mut().enumerate() {
             comp.copy_from_slice(&v[k * b..k * b + m]);
+        }
+    }
+}
+
+/// The stopped points of a block (`BlockObserver::stopped`) with their components (q, p and,
+/// compensated, eq, ep) and unconverged count as they were when they stopped, put back after
+/// every step the block takes for its other points.
+struct Frozen<T> {
+    seen: usize,
+    points: Vec<usize>,
+    /// Per point of `points`, its values in order.
+    values: Vec<T>,
+    unconverged: Vec<u32>,
+    has: Vec<bool>,
+}
+
+impl<T> Default for Frozen<T> {
+    fn default() -> Self {
+        Frozen {
+            seen: 0,
+            points: Vec::new(),
+            values: Vec::new(),
+            unconverged: Vec::new(),
+            has: Vec::new(),
+        }
+    }
+}
+
+impl<T: Real> Frozen<T> {
+    /// Keep the points the hooks have newly stopped; the number stopped.
+    fn take(&mut self, blk: &Block<T>, hooks: &[Box<dyn BlockObserver<T> + '_>], m: usize) -> usize {
+        let Some((stopped, count)) = hooks.iter().find_map(|h| h.stopped()) else {
+            return 0;
+        };
+        if count == self.seen {
+            return count;
+        }
+        self.has.resize(blk.n, false);
+        let b = blk.n;
+        for i in 0..m {
+            if !stopped[i] || self.has[i] {
+                continue;
+            }
+            self.has[i] = true;
+            self.points.push(i);
+            self.unconverged.push(blk.unconverged[i]);
+            for v in [&blk.q, &blk.p, &blk.eq, &blk.ep] {
+                self.values.extend((0..v.len() / b).map(|k| v[k * b + i]));
+            }
+        }
+        self.seen = count;
+        count
+    }
+
+    /// Put the stopped points' values back.
+    fn restore(&self, blk: &mut Block<T>) {
+        if self.points.is_empty() {
+            return;
+        }
+        let b = blk.n;
+        let mut at = 0;
+        for (&i, &u) in self.points.iter().zip(&self.unconverged) {
+            blk.unconverged[i] = u;
+            for v in [&mut blk.q, &mut blk.p, &mut blk.eq, &mut blk.ep] {
+                for k in 0..v.len() / b {
+                    v[k * b + i] = self.values[at];
+                    at += 1;
+                }
+            }
         }
     }
 }

@@ -331,6 +331,15 @@ pub fn merge(dirs: &[PathBuf], dest: &OutputDir) -> Result<MergeSummary> {
         }
     }
     merge_indicators(&cfg, &shards, None)?;
+    let stops = match cfg.stops {
+        Some(_) => {
+            let limit = crate::memory::available_memory().map_or(u64::MAX, |m| m / 2);
+            let rel = Path::new(super::stops::STOPS_FILE);
+            let files = (shards.iter().map(|s| s.read(rel, limit))).collect::<Result<Vec<_>>>()?;
+            Some(super::stops::stack(&files)?)
+        }
+        None => None,
+    };
     // Everything is read and checked: only now touch --out.
     let out = dest.path.as_path();
     let _lock = folder::prepare(out, folder::Layout::Run, dest.force)?;
@@ -350,6 +359,9 @@ pub fn merge(dirs: &[PathBuf], dest: &OutputDir) -> Result<MergeSummary> {
         }
     }
     merge_indicators(&cfg, &shards, Some(out))?;
+    if let Some(stops) = stops {
+        write_atomic(&out.join(super::stops::STOPS_FILE), &stops)?;
+    }
     write_csv(&out.join("stats.csv"), &rows)?;
     // A grid's map, drawn from the merged indicators as the unsharded run draws it.
     super::chaos_map::write(&cfg, out, out)?;

@@ -29,6 +29,7 @@ mod progress;
 mod refine;
 mod resources;
 mod resume;
+mod stops;
 pub mod section;
 mod tracker;
 mod validate;

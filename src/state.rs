@@ -205,6 +205,28 @@ impl<T: Real> State<T> {
         s
     }
 
+    /// Write the points of `from` (all components, its carried words too) back as points `idx`
+    /// of this state: the inverse of `select`.
+    pub fn put(&mut self, idx: &[usize], from: &State<T>) {
+        let (n, m, c) = (self.n, from.n, self.comps());
+        for (j, &i) in idx.iter().enumerate() {
+            self.unconverged[i] = from.unconverged[j];
+        }
+        for k in 0..self.chaos_width() {
+            for (j, &i) in idx.iter().enumerate() {
+                self.chaos[k * n + i] = from.chaos[k * m + j];
+            }
+        }
+        let pairs = self.vectors_mut().into_iter().zip(from.vectors());
+        for (dst, src) in pairs {
+            for k in 0..c {
+                for (j, &i) in idx.iter().enumerate() {
+                    dst[k * n + i] = src[k * m + j];
+                }
+            }
+        }
+    }
+
     /// Points `range` of this state (a shard's or a device's slice): each component's run
     /// copied whole.
     pub fn range(&self, range: std::ops::Range<usize>) -> State<T> {

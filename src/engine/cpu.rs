@@ -30,6 +30,9 @@ pub struct CpuEngine<T: Real> {
     /// The integrator's observers that run on this state (`observe::active`), each with its
     /// count of carried words (its columns of `State::chaos`, in order).
     observers: Vec<(Box<dyn CpuObserver<T>>, usize)>,
+    /// Whether an observer keeps words of its own per point (a section's records): the
+    /// engine then advances every point in place.
+    keeps: bool,
 }
 
 /// What every block of one `advance` applies: the method and the number of steps.
@@ -71,7 +74,9 @@ impl<T: Real> CpuEngine<T> {
     pub fn new(k: &Integrator, state: State<T>) -> Self {
         let state = state.with_compensation(k.compensated);
         let block_len = block_len_of(&state);
-        let observers = observe::active(&k.observers, state.chaos_width())
+        let active = observe::active(&k.observers, state.chaos_width());
+        let keeps = active.iter().any(|o| o.observer.kept_words() > 0);
+        let observers = active
             .into_iter()
             .map(|o| {
                 let cpu = observe::cpu::<T>(&*o.observer, state.n);
@@ -88,6 +93,7 @@ impl<T: Real> CpuEngine<T> {
             compensated: k.compensated,
             level: Level::detected(),
             observers,
+            keeps,
         }
     }
 }
@@ -295,6 +301,9 @@ impl<T: Real> CpuEngine<T> {
     /// Advance every point `steps` steps: on the fused path (`method::fused`) where it takes
     /// the run and `fuse` allows it, else block by block.
     fn advance_by(&mut self, steps: u64, fuse: bool) -> Result<()> {
+        if let Some(done) = self.advance_running(steps, fuse) {
+            return done;
+        }
         let (n, d, b) = (self.state.n, self.state.comps(), self.block_len);
         let program = fuse.then(|| self.fused_program()).flatten();
         if n == 0 {
@@ -356,6 +365,40 @@ impl<T: Real> CpuEngine<T> {
             o.advanced(steps);
         }
         Ok(())
+    }
+}
+
+impl<T: Real> CpuEngine<T> {
+    /// Where an observer has stopped points (`CpuObserver::stopped_points`) and none keeps
+    /// words of its own: advance only the others, gathered into a state of their own (so
+    /// the blocks hold running points only), and put them back. Every point's steps are its
+    /// own, so the bits are those of the advance in place. `None`: the advance is not this.
+    fn advance_running(&mut self, steps: u64, fuse: bool) -> Option<Result<()>> {
+        if self.keeps {
+            return None;
+        }
+        let n = self.state.n;
+        let mut column = 0;
+        let mut stopped = None;
+        for (o, w) in &self.observers {
+            let words = &self.state.chaos[column * n..(column + w) * n];
+            stopped = stopped.or_else(|| o.stopped_points(words, n));
+            column += w;
+        }
+        let stopped = stopped?;
+        let running: Vec<usize> = (0..n).filter(|&i| !stopped[i]).collect();
+        if running.len() == n {
+            return None;
+        }
+        let sub = self.state.select(&running);
+        let len = block_len_of(&sub);
+        let whole = std::mem::replace(&mut self.state, sub);
+        let len = std::mem::replace(&mut self.block_len, len);
+        let done = self.advance_by(steps, fuse);
+        let sub = std::mem::replace(&mut self.state, whole);
+        self.block_len = len;
+        self.state.put(&running, &sub);
+        Some(done)
     }
 }
 

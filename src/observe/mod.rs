@@ -77,6 +77,12 @@ pub trait CpuObserver<T: Real>: Send {
     ) -> Vec<Box<dyn BlockObserver<T> + 'a>>;
     /// After every block took `steps` steps.
     fn advanced(&mut self, _steps: u64) {}
+    /// The points of `n` this observer has stopped, from its carried words (`words[j·n + i]`),
+    /// where it stops points (`stop`): the engine then advances only the others. `None`: it
+    /// stops none.
+    fn stopped_points(&self, _words: &[T], _n: usize) -> Option<Vec<bool>> {
+        None
+    }
     /// The engine was given another set of `n` points: its kept words start afresh.
     fn restart(&mut self, _n: usize) {}
     /// A section's crossings so far.

@@ -206,6 +206,10 @@ impl Observer for StopConditions {
 struct StopCpu(StopConditions);
 
 impl<T: Real> CpuObserver<T> for StopCpu {
+    fn stopped_points(&self, words: &[T], n: usize) -> Option<Vec<bool>> {
+        Some(words[CONDITION * n..(CONDITION + 1) * n].iter().map(|&w| w != T::ZERO).collect())
+    }
+
     fn blocks<'a>(
         &'a mut self,
         run: &BlockRun<'a, T>,

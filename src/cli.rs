@@ -20,7 +20,7 @@ pub mod values;
 
 pub use accuracy::{AccuracyArgs, OrderArgs, ShowModifiedArgs};
 pub use chaos::ChaosArgs;
-pub use section::SectionArgs;
+pub use section::{SectionArgs, StopArgs};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -327,12 +327,8 @@ pub struct RunArgs {
     pub sweep: Vec<String>,
     #[command(flatten)]
     pub section: SectionArgs,
-    /// Stop a point when a condition holds, repeatable: a comparison A > B, A < B, A >= B or
-    /// A <= B of formulas of q1..qd, p1..pd, t, H and the system's parameters (e.g.
-    /// "q1^2 + q2^2 > 100"), tested after every step, the first that holds counting; a
-    /// stopped point keeps its state and takes no further steps, and stops.npy records it.
-    #[arg(long, value_name = "EXPR", allow_hyphen_values = true)]
-    pub stop_when: Vec<String>,
+    #[command(flatten)]
+    pub stops: StopArgs,
 }
 
 #[derive(Debug, Args, Clone, Default)]

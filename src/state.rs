@@ -487,6 +487,50 @@ impl<T: Real> State<T> {
     }
 }
 
+/// The words `--stop-when` carries per point in `State::chaos` (`observe::stop`), at a column
+/// the run knows (`RunConfig::stop_column`), and their readers.
+pub mod stop_words {
+    use super::State;
+    use crate::float::Real;
+
+    /// Carried words per point: the condition (index + 1, 0 while running), then the point's
+    /// steps taken, as `LOW` (below 2¹⁶) and `HIGH` (the multiples of 2¹⁶).
+    pub const WIDTH: usize = 3;
+    pub const CONDITION: usize = 0;
+    pub const LOW: usize = 1;
+    pub const HIGH: usize = 2;
+
+    /// One stopped point's record (`stops.npy`'s row): its index in the state, step and
+    /// condition (0-based).
+    #[derive(Debug, Clone, Copy, PartialEq)]
+    pub struct Stop {
+        pub point: usize,
+        pub step: u64,
+        pub condition: u32,
+    }
+
+    /// The records of the points of `s` that have stopped, in point order, from the stop words
+    /// at column `column` of `State::chaos`.
+    pub fn stops_of<T: Real>(s: &State<T>, column: usize) -> Vec<Stop> {
+        let n = s.n;
+        let word = |w: usize, i: usize| s.chaos[(column + w) * n + i].to_f64();
+        (0..n)
+            .filter(|&i| word(CONDITION, i) > 0.0)
+            .map(|i| Stop {
+                point: i,
+                step: word(HIGH, i) as u64 * 65536 + word(LOW, i) as u64,
+                condition: word(CONDITION, i) as u32 - 1,
+            })
+            .collect()
+    }
+
+    /// Whether point `i` of `s` has stopped (stop words at `column` of `State::chaos`).
+    #[inline]
+    pub fn stopped_at<T: Real>(s: &State<T>, column: usize, i: usize) -> bool {
+        s.chaos[(column + CONDITION) * s.n + i] != T::ZERO
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

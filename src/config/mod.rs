@@ -15,10 +15,10 @@ mod discrete;
 mod file;
 pub mod record;
 mod section;
-mod stops;
 mod show_modified;
 pub mod stability_plot;
 mod step;
+mod stops;
 mod system;
 pub mod system_file;
 pub mod verdict;
@@ -451,7 +451,11 @@ impl RunConfig {
     /// `--stop-when`: the column of `State::chaos` where the stop words start (after the
     /// chaos indicators' accumulators).
     pub fn stop_column(&self) -> Option<usize> {
-        let after = if self.chaos.is_some() { crate::chaos::WIDTH } else { 0 };
+        let after = if self.chaos.is_some() {
+            crate::chaos::WIDTH
+        } else {
+            0
+        };
         self.stops.as_ref().map(|_| after)
     }
 

@@ -13,7 +13,11 @@ use crate::system::System;
 /// (`--reverse`), points inserted during the run or an area measured over all of them (loop
 /// ensembles, `--tangent`), states advanced beside the run (`--reference`), and the chaos
 /// indicators, whose accumulators the CPU engine does not yet freeze with the point.
-pub(super) fn resolve(f: &RunFile, system: &System, is_loop: bool) -> Result<Option<Arc<StopConditions>>> {
+pub(super) fn resolve(
+    f: &RunFile,
+    system: &System,
+    is_loop: bool,
+) -> Result<Option<Arc<StopConditions>>> {
     let texts = match f.stop_when.as_deref() {
         None | Some([]) => return Ok(None),
         Some(t) => t,

@@ -196,7 +196,12 @@ impl<T> Default for Frozen<T> {
 
 impl<T: Real> Frozen<T> {
     /// Keep the points the hooks have newly stopped; the number stopped.
-    fn take(&mut self, blk: &Block<T>, hooks: &[Box<dyn BlockObserver<T> + '_>], m: usize) -> usize {
+    fn take(
+        &mut self,
+        blk: &Block<T>,
+        hooks: &[Box<dyn BlockObserver<T> + '_>],
+        m: usize,
+    ) -> usize {
         let Some((stopped, count)) = hooks.iter().find_map(|h| h.stopped()) else {
             return 0;
         };

@@ -144,7 +144,8 @@ impl Integrator {
         match stops {
             Some(s) => self.with_observer(s),
             None => {
-                self.observers.retain(|o| o.name() != crate::observe::stop::NAME);
+                self.observers
+                    .retain(|o| o.name() != crate::observe::stop::NAME);
                 self
             }
         }

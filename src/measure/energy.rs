@@ -420,7 +420,7 @@ pub fn chunk_accumulators_running<T: Real, E: EnergyFunction>(
                 kept0.clear();
                 let mut kept = 0;
                 for i in 0..len {
-                    if !crate::observe::stop::stopped_at(s, column, first + i) {
+                    if !crate::state::stop_words::stopped_at(s, column, first + i) {
                         h[kept] = h[i];
                         kept0.push(h0[i]);
                         kept += 1;

@@ -4,8 +4,10 @@
 
 use rayon::prelude::*;
 
-use super::measurement::{Cell, Column, Finish, Measurement, Part, Reads, RunSetup, Shape, Snapshot};
-use crate::observe::stop::stopped_at;
+use super::measurement::{
+    Cell, Column, Finish, Measurement, Part, Reads, RunSetup, Shape, Snapshot,
+};
+use crate::state::stop_words::stopped_at;
 
 pub const STOPPED: Column = Column::count("stopped");
 

@@ -17,7 +17,6 @@ use crate::expr::parse::{parse_comparison, Compare};
 use crate::expr::program::{Inputs, Program};
 use crate::float::Real;
 use crate::method::Block;
-use crate::state::State;
 use crate::system::System;
 
 pub const SOURCE: &str = include_str!("../../shaders/common/stop.wgsl");
@@ -25,12 +24,7 @@ pub const SOURCE: &str = include_str!("../../shaders/common/stop.wgsl");
 /// Its name (`Observer::name`).
 pub const NAME: &str = "stop";
 
-/// Carried words per point: the condition (index + 1, 0 while running), then the point's
-/// steps taken, as `LOW` (below 2¹⁶) and `HIGH` (the multiples of 2¹⁶).
-pub const WIDTH: usize = 3;
-pub const CONDITION: usize = 0;
-pub const LOW: usize = 1;
-pub const HIGH: usize = 2;
+pub use crate::state::stop_words::{stops_of, Stop, CONDITION, HIGH, LOW, WIDTH};
 
 /// One condition, compiled for both engines.
 #[derive(Debug, Clone)]
@@ -132,36 +126,6 @@ fn names_h(text: &str) -> bool {
         .any(|w| w == "H")
 }
 
-/// One stopped point's record (`stops.npy`'s row): its index in the state, step and
-/// condition (0-based).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Stop {
-    pub point: usize,
-    pub step: u64,
-    pub condition: u32,
-}
-
-/// The records of the points of `s` that have stopped, in point order, from the stop words
-/// at column `column` of `State::chaos`.
-pub fn stops_of<T: Real>(s: &State<T>, column: usize) -> Vec<Stop> {
-    let n = s.n;
-    let word = |w: usize, i: usize| s.chaos[(column + w) * n + i].to_f64();
-    (0..n)
-        .filter(|&i| word(CONDITION, i) > 0.0)
-        .map(|i| Stop {
-            point: i,
-            step: word(HIGH, i) as u64 * 65536 + word(LOW, i) as u64,
-            condition: word(CONDITION, i) as u32 - 1,
-        })
-        .collect()
-}
-
-/// Whether point `i` of `s` has stopped (stop words at `column` of `State::chaos`).
-#[inline]
-pub fn stopped_at<T: Real>(s: &State<T>, column: usize, i: usize) -> bool {
-    s.chaos[(column + CONDITION) * s.n + i] != T::ZERO
-}
-
 impl Observer for StopConditions {
     fn name(&self) -> &'static str {
         NAME
@@ -207,7 +171,12 @@ struct StopCpu(StopConditions);
 
 impl<T: Real> CpuObserver<T> for StopCpu {
     fn stopped_points(&self, words: &[T], n: usize) -> Option<Vec<bool>> {
-        Some(words[CONDITION * n..(CONDITION + 1) * n].iter().map(|&w| w != T::ZERO).collect())
+        Some(
+            words[CONDITION * n..(CONDITION + 1) * n]
+                .iter()
+                .map(|&w| w != T::ZERO)
+                .collect(),
+        )
     }
 
     fn blocks<'a>(
@@ -337,7 +306,8 @@ impl<T: Real> BlockObserver<T> for StopBlock<'_, T> {
 const START: &str = "    var stop_cond = u32(state[STOP_WORD * n + i]);\n    let stop_lo = u32(state[(STOP_WORD + 1u) * n + i]);\n    let stop_hi = state[(STOP_WORD + 2u) * n + i];\n    var stop_n = params.steps;\n";
 
 /// Before each step: a point stopped before the dispatch takes none.
-const BEFORE_STEP: &str = "        if (stop_cond != 0u) {\n            stop_n = 0u;\n            break;\n        }\n";
+const BEFORE_STEP: &str =
+    "        if (stop_cond != 0u) {\n            stop_n = 0u;\n            break;\n        }\n";
 
 /// After each step (the last observer's lines): the conditions in order, and on the first
 /// that holds the point's record and the end of its loop.
@@ -377,8 +347,7 @@ mod tests {
     #[test]
     fn conditions_compare_formulas_of_the_state_time_and_energy() {
         let s = system("henon-heiles");
-        let c = StopConditions::parse(&["q1^2 + q2^2 > 4".into(), "H >= 0.2".into()], &s)
-            .unwrap();
+        let c = StopConditions::parse(&["q1^2 + q2^2 > 4".into(), "H >= 0.2".into()], &s).unwrap();
         let (q, p) = ([1.5f64, 1.5, 0.0], [0.0f64, 0.0]);
         let mut out = [0.0];
         let inputs = Inputs {
@@ -407,7 +376,9 @@ mod tests {
             ("x > 1", "unknown name 'x'"),
             ("q2 > 1", "above the 1 degrees"),
         ] {
-            let e = StopConditions::parse(&[text.into()], &s).unwrap_err().to_string();
+            let e = StopConditions::parse(&[text.into()], &s)
+                .unwrap_err()
+                .to_string();
             assert!(e.contains("--stop-when") && e.contains(says), "{text}: {e}");
         }
     }

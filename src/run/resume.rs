@@ -205,7 +205,10 @@ fn fits<T: Real>(c: &Checkpoint<T>, cfg: &RunConfig, dir: &Path) -> Result<()> {
                 crate::chaos::WIDTH
             } else {
                 0
-            } + cfg.stops.as_ref().map_or(0, |_| crate::observe::stop::WIDTH)
+            } + cfg
+                .stops
+                .as_ref()
+                .map_or(0, |_| crate::observe::stop::WIDTH)
         && c.step <= cfg.steps
         && per_point(c.h0.len())
         && per_point(c.l0.len())

@@ -8,8 +8,8 @@ use crate::cluster::Peers;
 use crate::config::RunConfig;
 use crate::error::Result;
 use crate::float::Real;
-use crate::output::npy;
 use crate::observe::stop::{stops_of, WIDTH};
+use crate::output::npy;
 use crate::output::write_atomic;
 use crate::state::State;
 

@@ -11,8 +11,7 @@ use crate::state::State;
 use super::progress::{advance_with_progress, Progress};
 use super::stops::with_columns;
 use super::validate_extras::{
-    compare_chaos, compare_sections, compare_stops, ChaosDeviation, SectionDeviation,
-    StopDeviation,
+    compare_chaos, compare_sections, compare_stops, ChaosDeviation, SectionDeviation, StopDeviation,
 };
 use crate::memory::check_memory;
 

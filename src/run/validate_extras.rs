@@ -5,9 +5,9 @@
 use crate::chaos::Indicator;
 use crate::float::Real;
 use crate::measure::chaos::indicators;
+use crate::observe::stop::{stops_of, Stop};
 use crate::section::store::Record;
 use crate::section::Crossings;
-use crate::observe::stop::{stops_of, Stop};
 use crate::state::State;
 
 /// How far the GPU's chaos indicators are from the CPU's, over the points where both engines

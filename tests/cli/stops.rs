@@ -83,36 +83,65 @@ fn exactly_the_rotating_pendulum_points_stop_keep_their_state_and_leave_the_stat
     let h0: Vec<f64> = (0..400)
         .map(|i| energy(init.data[2 * i], init.data[2 * i + 1]))
         .collect();
-    assert!(h0.iter().all(|&h| (h - 2.0).abs() > 0.09), "a point near the separatrix");
+    assert!(
+        h0.iter().all(|&h| (h - 2.0).abs() > 0.09),
+        "a point near the separatrix"
+    );
     let rotating: Vec<usize> = (0..400).filter(|&i| h0[i] > 2.0).collect();
     assert_eq!(rotating.len(), 160, "8 of 20 rows rotate");
     let row = |r: usize| &stops.data[4 * r..4 * r + 4];
     let stopped: Vec<usize> = (0..stops.rows).map(|r| row(r)[0] as usize).collect();
-    assert_eq!(stopped, rotating, "the stopped points are the rotating ones, in order");
+    assert_eq!(
+        stopped, rotating,
+        "the stopped points are the rotating ones, in order"
+    );
     for r in 0..stops.rows {
         let [i, step, t, cond] = row(r).try_into().unwrap();
         let i = i as usize;
         assert_eq!(cond, 0.0);
         assert_eq!(t, step * 0.05);
-        assert!(step > 0.0 && step < 1000.0, "a rotating point passes q² = 10 within 50 s: {step}");
+        assert!(
+            step > 0.0 && step < 1000.0,
+            "a rotating point passes q² = 10 within 50 s: {step}"
+        );
         // The state where the condition first held, kept since.
         let (q, p) = (last.data[2 * i], last.data[2 * i + 1]);
         assert!(q * q > 10.0 && q * q < 11.0, "point {i}: q = {q}");
-        assert_eq!((mid.data[2 * i], mid.data[2 * i + 1]), (q, p), "point {i} moved after its stop");
+        assert_eq!(
+            (mid.data[2 * i], mid.data[2 * i + 1]),
+            (q, p),
+            "point {i} moved after its stop"
+        );
     }
     let rows = stats(&out);
     let end = rows.last().unwrap();
-    assert_eq!((end["stopped"], end["finite"], end["escaped"]), (160.0, 240.0, 0.0));
+    assert_eq!(
+        (end["stopped"], end["finite"], end["escaped"]),
+        (160.0, 240.0, 0.0)
+    );
     assert_eq!(rows[0]["stopped"], 0.0);
     // The energy statistics are the running points' alone.
     let running: Vec<usize> = (0..400).filter(|i| !rotating.contains(i)).collect();
     let h = |i: usize| energy(last.data[2 * i], last.data[2 * i + 1]);
     let mean = running.iter().map(|&i| h(i)).sum::<f64>() / running.len() as f64;
     let all = (0..400).map(h).sum::<f64>() / 400.0;
-    assert!((end["energy_mean"] - mean).abs() < 1e-12 * mean, "{} {mean}", end["energy_mean"]);
-    assert!((all - mean).abs() > 0.1, "the stopped points' energies differ: {all} {mean}");
-    let err_max = running.iter().map(|&i| (h(i) - h0[i]).abs()).fold(0.0, f64::max);
-    assert!((end["abs_energy_err_max"] - err_max).abs() <= 1e-15, "{err_max}");
+    assert!(
+        (end["energy_mean"] - mean).abs() < 1e-12 * mean,
+        "{} {mean}",
+        end["energy_mean"]
+    );
+    assert!(
+        (all - mean).abs() > 0.1,
+        "the stopped points' energies differ: {all} {mean}"
+    );
+    let err_max = running
+        .iter()
+        .map(|&i| (h(i) - h0[i]).abs())
+        .fold(0.0, f64::max);
+    assert!(
+        (end["abs_energy_err_max"] - err_max).abs() <= 1e-15,
+        "{err_max}"
+    );
     // The condition is recorded for resume and --config.
     let config = std::fs::read_to_string(out.join("config.toml")).unwrap();
     assert!(config.contains("stop_when = [\"q^2 > 10\"]"), "{config}");
@@ -162,7 +191,11 @@ fn stop_steps_are_equal_on_the_gpu_and_the_cpu_in_f64() {
     args.push("gpu");
     run(&args, &gpu);
     let (c, g) = (npy(&cpu, "stops.npy"), npy(&gpu, "stops.npy"));
-    assert!(c.rows > 50 && c.rows < 950, "some escape, some not: {}", c.rows);
+    assert!(
+        c.rows > 50 && c.rows < 950,
+        "some escape, some not: {}",
+        c.rows
+    );
     assert_eq!(c.data, g.data, "stop records differ between the engines");
     assert_eq!(stats(&cpu).last().unwrap()["stopped"], c.rows as f64);
 }
@@ -171,7 +204,14 @@ fn stop_steps_are_equal_on_the_gpu_and_the_cpu_in_f64() {
 fn an_interrupted_run_resumes_to_the_same_stops() {
     let mut args: Vec<&str> = vec!["run"];
     args.extend(HENON_HEILES);
-    args.extend(["--backend", "cpu", "--snapshot-every", "100", "--checkpoint-every", "150"]);
+    args.extend([
+        "--backend",
+        "cpu",
+        "--snapshot-every",
+        "100",
+        "--checkpoint-every",
+        "150",
+    ]);
     super::resume::interrupted_equals_uninterrupted(&args, 2);
 }
 
@@ -221,7 +261,9 @@ fn bad_conditions_exit_2_naming_the_fix() {
         .arg(tmp.path().join("run"))
         .assert()
         .code(2)
-        .stderr(predicate::str::contains("--stop-when cannot be combined with --tangent"));
+        .stderr(predicate::str::contains(
+            "--stop-when cannot be combined with --tangent",
+        ));
 }
 
 /// A point stopped at step k costs no more than k steps: an ensemble all of whose points
@@ -247,6 +289,12 @@ fn stopped_points_cost_no_steps() {
     let none = time(&["--stop-when", "t > 0"], "stopped");
     let stopped = stats(&tmp.path().join("stopped"));
     assert_eq!(stopped.last().unwrap()["stopped"], 100000.0);
-    assert_eq!(stats(&tmp.path().join("running")).last().unwrap()["stopped"], 0.0);
-    assert!(none < 0.5 * all, "stopped after one step {none:.3} s, running {all:.3} s");
+    assert_eq!(
+        stats(&tmp.path().join("running")).last().unwrap()["stopped"],
+        0.0
+    );
+    assert!(
+        none < 0.5 * all,
+        "stopped after one step {none:.3} s, running {all:.3} s"
+    );
 }

@@ -306,9 +306,14 @@ impl<T: Real> CpuEngine<T> {
     /// Advance every point `steps` steps: on the fused path (`method::fused`) where it takes
     /// the run and `fuse` allows it, else block by block.
     fn advance_by(&mut self, steps: u64, fuse: bool) -> Result<()> {
-        if let Some(done) = self.advance_running(steps, fuse) {
-            return done;
+        match self.advance_running(steps, fuse) {
+            Some(done) => done,
+            None => self.advance_in_place(steps, fuse),
         }
+    }
+
+    /// `advance_by` on every point of the state where it lies.
+    fn advance_in_place(&mut self, steps: u64, fuse: bool) -> Result<()> {
         let (n, d, b) = (self.state.n, self.state.comps(), self.block_len);
         let program = fuse.then(|| self.fused_program()).flatten();
         if n == 0 {
@@ -373,12 +378,15 @@ impl<T: Real> CpuEngine<T> {
     }
 }
 
+/// Steps between the gatherings of the running points (`CpuEngine::advance_running`): a
+/// point stopped within them costs the rest of them (restored after each step), a gathering
+/// copies the running points twice, a few steps' worth of work.
+const GATHER_STEPS: u64 = 32;
+
 impl<T: Real> CpuEngine<T> {
-    /// Where an observer has stopped points (`CpuObserver::stopped_points`) and none keeps
-    /// words of its own: advance only the others, gathered into a state of their own (so
-    /// the blocks hold running points only), and put them back. Every point's steps are its
-    /// own, so the bits are those of the advance in place. `None`: the advance is not this.
-    fn advance_running(&mut self, steps: u64, fuse: bool) -> Option<Result<()>> {
+    /// The points an observer has stopped (`CpuObserver::stopped_points`), where one stops
+    /// points and none keeps words of its own (a section's records, by point index).
+    fn stopped_points(&self) -> Option<Vec<bool>> {
         if self.keeps {
             return None;
         }
@@ -390,20 +398,46 @@ impl<T: Real> CpuEngine<T> {
             stopped = stopped.or_else(|| o.stopped_points(words, n));
             column += w;
         }
-        let stopped = stopped?;
-        let running: Vec<usize> = (0..n).filter(|&i| !stopped[i]).collect();
-        if running.len() == n {
-            return None;
+        stopped
+    }
+
+    /// Where an observer stops points (`stopped_points`): every `GATHER_STEPS` steps, advance
+    /// only the points still running, gathered into a state of their own (so the blocks hold
+    /// running points only), and put them back. Every point's steps are its own, so the bits
+    /// are those of the advance in place. `None`: no observer stops points.
+    fn advance_running(&mut self, steps: u64, fuse: bool) -> Option<Result<()>> {
+        let mut stopped = Some(self.stopped_points()?);
+        let n = self.state.n;
+        let mut done = 0;
+        while done < steps {
+            let k = (steps - done).min(GATHER_STEPS);
+            let mask = match stopped.take() {
+                Some(m) => m,
+                None => self.stopped_points()?,
+            };
+            let running: Vec<usize> = (0..n).filter(|&i| !mask[i]).collect();
+            if running.is_empty() {
+                break;
+            }
+            let advanced = if running.len() == n {
+                self.advance_in_place(k, fuse)
+            } else {
+                let sub = self.state.select(&running);
+                let len = block_len_of(&sub);
+                let whole = std::mem::replace(&mut self.state, sub);
+                let len = std::mem::replace(&mut self.block_len, len);
+                let advanced = self.advance_in_place(k, fuse);
+                let sub = std::mem::replace(&mut self.state, whole);
+                self.block_len = len;
+                self.state.put(&running, &sub);
+                advanced
+            };
+            if let Err(e) = advanced {
+                return Some(Err(e));
+            }
+            done += k;
         }
-        let sub = self.state.select(&running);
-        let len = block_len_of(&sub);
-        let whole = std::mem::replace(&mut self.state, sub);
-        let len = std::mem::replace(&mut self.block_len, len);
-        let done = self.advance_by(steps, fuse);
-        let sub = std::mem::replace(&mut self.state, whole);
-        self.block_len = len;
-        self.state.put(&running, &sub);
-        Some(done)
+        Some(Ok(()))
     }
 }
 

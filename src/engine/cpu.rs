@@ -378,9 +378,9 @@ impl<T: Real> CpuEngine<T> {
     }
 }
 
-/// Steps between the gatherings of the running points (`CpuEngine::advance_running`): a
-/// point stopped within them costs the rest of them (restored after each step), a gathering
-/// copies the running points twice, a few steps' worth of work.
+/// Steps between the tests for newly stopped points (`CpuEngine::advance_running`): a point
+/// stopped within them costs the rest of them (restored after each step); a gathering of the
+/// running points, after steps in which some stopped, copies them twice.
 const GATHER_STEPS: u64 = 32;
 
 impl<T: Real> CpuEngine<T> {
@@ -401,43 +401,51 @@ impl<T: Real> CpuEngine<T> {
         stopped
     }
 
-    /// Where an observer stops points (`stopped_points`): every `GATHER_STEPS` steps, advance
-    /// only the points still running, gathered into a state of their own (so the blocks hold
-    /// running points only), and put them back. Every point's steps are its own, so the bits
-    /// are those of the advance in place. `None`: no observer stops points.
+    /// Where an observer stops points (`stopped_points`): advance only the points still
+    /// running, gathered into a state of their own (so the blocks hold running points only),
+    /// `GATHER_STEPS` steps at a time, gathered again after steps in which some stopped, and
+    /// put back at the end. Every point's steps are its own, so the bits are those of the
+    /// advance in place. `None`: no observer stops points.
     fn advance_running(&mut self, steps: u64, fuse: bool) -> Option<Result<()>> {
-        let mut stopped = Some(self.stopped_points()?);
-        let n = self.state.n;
+        let mut mask = self.stopped_points()?;
+        // While gathered: the whole state, its block length and the gathered points' indices.
+        let mut whole: Option<(State<T>, usize, Vec<usize>)> = None;
         let mut done = 0;
+        let mut result = Ok(());
         while done < steps {
-            let k = (steps - done).min(GATHER_STEPS);
-            let mask = match stopped.take() {
-                Some(m) => m,
-                None => self.stopped_points()?,
-            };
-            let running: Vec<usize> = (0..n).filter(|&i| !mask[i]).collect();
-            if running.is_empty() {
+            if mask.iter().any(|&s| s) {
+                let here: Vec<usize> = (0..mask.len()).filter(|&i| !mask[i]).collect();
+                let (all, len, idx) = match whole.take() {
+                    Some((mut all, len, idx)) => {
+                        all.put(&idx, &self.state);
+                        (all, len, here.iter().map(|&j| idx[j]).collect())
+                    }
+                    None => {
+                        let all = std::mem::replace(&mut self.state, State::zeros(0, 0));
+                        (all, self.block_len, here)
+                    }
+                };
+                self.state = all.select(&idx);
+                self.block_len = block_len_of(&self.state);
+                whole = Some((all, len, idx));
+            }
+            if self.state.n == 0 {
                 break;
             }
-            let advanced = if running.len() == n {
-                self.advance_in_place(k, fuse)
-            } else {
-                let sub = self.state.select(&running);
-                let len = block_len_of(&sub);
-                let whole = std::mem::replace(&mut self.state, sub);
-                let len = std::mem::replace(&mut self.block_len, len);
-                let advanced = self.advance_in_place(k, fuse);
-                let sub = std::mem::replace(&mut self.state, whole);
-                self.block_len = len;
-                self.state.put(&running, &sub);
-                advanced
-            };
-            if let Err(e) = advanced {
-                return Some(Err(e));
+            let k = (steps - done).min(GATHER_STEPS);
+            result = self.advance_in_place(k, fuse);
+            if result.is_err() {
+                break;
             }
             done += k;
+            mask = self.stopped_points().unwrap_or_default();
         }
-        Some(Ok(()))
+        if let Some((mut all, len, idx)) = whole {
+            all.put(&idx, &self.state);
+            self.state = all;
+            self.block_len = len;
+        }
+        Some(result)
     }
 }
 

@@ -324,6 +324,13 @@ fn print_run_summary(summary: &run::RunSummary) -> Result<(), Error> {
         last.count(&columns::FINITE).unwrap_or(0),
         last.points
     );
+    if let Some(stopped) = last.count(&crate::measure::stopped::STOPPED) {
+        out!(
+            "stopped: {stopped} of {} points by a --stop-when condition ({}/stops.npy); the statistics below are the other points'",
+            last.points,
+            summary.out.display()
+        );
+    }
     for line in &summary.accuracy {
         out!("{line}");
     }

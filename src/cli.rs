@@ -20,7 +20,7 @@ pub mod values;
 
 pub use accuracy::{AccuracyArgs, OrderArgs, ShowModifiedArgs};
 pub use chaos::ChaosArgs;
-pub use section::SectionArgs;
+pub use section::{SectionArgs, StopArgs};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -332,6 +332,8 @@ pub struct RunArgs {
     pub sweep: Vec<String>,
     #[command(flatten)]
     pub section: SectionArgs,
+    #[command(flatten)]
+    pub stops: StopArgs,
 }
 
 #[derive(Debug, Args, Clone, Default)]

@@ -130,6 +130,13 @@ impl<T: Real> State<T> {
         s
     }
 
+    /// The same state with `w` more carried words per point after those it has, all zero (a
+    /// per-step observer's, `observe`).
+    pub fn with_words(mut self, w: usize) -> State<T> {
+        self.chaos.resize(self.chaos.len() + w * self.n, T::ZERO);
+        self
+    }
+
     /// The same points with the 2d tangent columns appended, each set to the identity
     /// (DΦ⁰ = I): column j is the unit vector e_j of (q1..qd, p1..pd).
     pub fn with_tangent(&self) -> State<T> {
@@ -210,6 +217,28 @@ impl<T: Real> State<T> {
             }
         }
         s
+    }
+
+    /// Write the points of `from` (all components, its carried words too) back as points `idx`
+    /// of this state: the inverse of `select`.
+    pub fn put(&mut self, idx: &[usize], from: &State<T>) {
+        let (n, m, c) = (self.n, from.n, self.comps());
+        for (j, &i) in idx.iter().enumerate() {
+            self.unconverged[i] = from.unconverged[j];
+        }
+        for k in 0..self.chaos_width() {
+            for (j, &i) in idx.iter().enumerate() {
+                self.chaos[k * n + i] = from.chaos[k * m + j];
+            }
+        }
+        let pairs = self.vectors_mut().into_iter().zip(from.vectors());
+        for (dst, src) in pairs {
+            for k in 0..c {
+                for (j, &i) in idx.iter().enumerate() {
+                    dst[k * n + i] = src[k * m + j];
+                }
+            }
+        }
     }
 
     /// Points `range` of this state (a shard's or a device's slice): each component's run
@@ -469,6 +498,50 @@ impl<T: Real> State<T> {
             }
         }
         s
+    }
+}
+
+/// The words `--stop-when` carries per point in `State::chaos` (`observe::stop`), at a column
+/// the run knows (`RunConfig::stop_column`), and their readers.
+pub mod stop_words {
+    use super::State;
+    use crate::float::Real;
+
+    /// Carried words per point: the condition (index + 1, 0 while running), then the point's
+    /// steps taken, as `LOW` (below 2¹⁶) and `HIGH` (the multiples of 2¹⁶).
+    pub const WIDTH: usize = 3;
+    pub const CONDITION: usize = 0;
+    pub const LOW: usize = 1;
+    pub const HIGH: usize = 2;
+
+    /// One stopped point's record (`stops.npy`'s row): its index in the state, step and
+    /// condition (0-based).
+    #[derive(Debug, Clone, Copy, PartialEq)]
+    pub struct Stop {
+        pub point: usize,
+        pub step: u64,
+        pub condition: u32,
+    }
+
+    /// The records of the points of `s` that have stopped, in point order, from the stop words
+    /// at column `column` of `State::chaos`.
+    pub fn stops_of<T: Real>(s: &State<T>, column: usize) -> Vec<Stop> {
+        let n = s.n;
+        let word = |w: usize, i: usize| s.chaos[(column + w) * n + i].to_f64();
+        (0..n)
+            .filter(|&i| word(CONDITION, i) > 0.0)
+            .map(|i| Stop {
+                point: i,
+                step: word(HIGH, i) as u64 * 65536 + word(LOW, i) as u64,
+                condition: word(CONDITION, i) as u32 - 1,
+            })
+            .collect()
+    }
+
+    /// Whether point `i` of `s` has stopped (stop words at `column` of `State::chaos`).
+    #[inline]
+    pub fn stopped_at<T: Real>(s: &State<T>, column: usize, i: usize) -> bool {
+        s.chaos[(column + CONDITION) * s.n + i] != T::ZERO
     }
 }
 

@@ -557,6 +557,7 @@ def run(
     reverse: Optional[bool] = None,
     section: Optional[str] = None,
     section_max: Optional[int] = None,
+    stop_when: Optional[Union[str, Sequence[str]]] = None,
     out: Optional[PathLike] = None,
     force: Optional[bool] = None,
     # end of options
@@ -648,6 +649,7 @@ def sweep(
     reverse: Optional[bool] = None,
     section: Optional[str] = None,
     section_max: Optional[int] = None,
+    stop_when: Optional[Union[str, Sequence[str]]] = None,
     sweep: Union[str, Sequence[str]],
     out: Optional[PathLike] = None,
     force: Optional[bool] = None,
@@ -932,6 +934,7 @@ def validate(
     reverse: Optional[bool] = None,
     section: Optional[str] = None,
     section_max: Optional[int] = None,
+    stop_when: Optional[Union[str, Sequence[str]]] = None,
     sweep: Optional[Union[str, Sequence[str]]] = None,
     out: Optional[PathLike] = None,
     force: Optional[bool] = None,
@@ -1129,6 +1132,7 @@ class Ensemble:
         chaos: Optional[Union[str, Sequence[str]]] = None,
         deviation: Optional[Union[str, Sequence[str]]] = None,
         deviation_metric: Optional[Union[str, Sequence[str]]] = None,
+        stop_when: Optional[Union[str, Sequence[str]]] = None,
         # end of options
         initial: Any = None,
         verbose: bool = False,

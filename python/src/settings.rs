@@ -169,5 +169,10 @@ fn measuring(mut b: RunBuilder, k: &mut Keywords<'_, '_>) -> PyResult<RunBuilder
     b = opt(b, k.text("reference")?, |b, v| b.reference(&v));
     b = opt(b, k.switch("reverse")?, RunBuilder::reverse);
     b = opt(b, k.text("section")?, |b, v| b.section(&v));
-    Ok(opt(b, k.count("section_max")?, RunBuilder::section_max))
+    b = opt(b, k.count("section_max")?, RunBuilder::section_max);
+    let stops = k.texts("stop_when")?;
+    Ok(match stops.is_empty() {
+        true => b,
+        false => b.stop_when(&stops),
+    })
 }

@@ -1,4 +1,5 @@
-//! The flags of a Poincaré section (`SectionArgs`, flattened into `run`; `crate::section`).
+//! The flags of a Poincaré section (`SectionArgs`, flattened into `run`; `crate::section`)
+//! and of the stop conditions (`StopArgs`, `observe::stop`).
 
 use clap::Args;
 
@@ -18,4 +19,14 @@ pub struct SectionArgs {
     /// Crossings kept per point (those past it are counted and reported) [default: 100].
     #[arg(long, value_name = "N", allow_hyphen_values = true, value_parser = values::count_u32(1))]
     pub section_max: Option<u32>,
+}
+
+#[derive(Debug, Args, Clone, Default)]
+pub struct StopArgs {
+    /// Stop a point when a condition holds, repeatable: a comparison A > B, A < B, A >= B or
+    /// A <= B of formulas of q1..qd, p1..pd, t, H and the system's parameters (e.g.
+    /// "q1^2 + q2^2 > 100"), tested after every step, the first that holds counting; a
+    /// stopped point keeps its state and takes no further steps, and stops.npy records it.
+    #[arg(long, value_name = "EXPR", allow_hyphen_values = true)]
+    pub stop_when: Vec<String>,
 }

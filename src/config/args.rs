@@ -229,6 +229,9 @@ impl RunFile {
         }
         over(&a.section.section, &mut f.section);
         over(&a.section.section_max, &mut f.section_max);
+        if !a.stops.stop_when.is_empty() {
+            f.stop_when = Some(a.stops.stop_when.clone());
+        }
         Ok(f)
     }
 }

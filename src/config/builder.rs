@@ -261,6 +261,12 @@ impl RunBuilder {
         grid_axes => grid_axes: &str,
     }
 
+    /// The conditions that stop a point (`--stop-when`), in order, replacing any given before.
+    pub fn stop_when<S: AsRef<str>>(mut self, conditions: &[S]) -> Self {
+        self.settings.stop_when = Some(conditions.iter().map(|c| c.as_ref().to_string()).collect());
+        self
+    }
+
     /// The initial states given in memory, one row q1..qd p1..pd per point (a `file` set
     /// without a file: `input` must then not be given; `closed_loop` reads them as a loop).
     /// The ensemble's options given before are kept, so that `build` refuses those a file

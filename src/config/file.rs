@@ -113,6 +113,8 @@ pub struct RunFile {
     pub deviation: Option<String>,
     /// `--deviation-metric natural|unit|LIST`: how its length is measured.
     pub deviation_metric: Option<String>,
+    /// `--stop-when EXPR`, each condition as given, in order (`observe::stop`).
+    pub stop_when: Option<Vec<String>>,
     pub params: Option<BTreeMap<String, f64>>,
     /// `--sweep NAME=LO:HI:N`, each as the flag gives it (`sweep`); only `run` takes it.
     pub sweep: Option<Vec<String>>,
@@ -267,6 +269,7 @@ impl RunConfig {
             chaos: self.chaos.as_ref().map(|c| c.text()),
             deviation: self.chaos.as_ref().map(|c| c.deviation.start_text()),
             deviation_metric: self.chaos.as_ref().map(|c| c.deviation.metric_text()),
+            stop_when: self.stops.as_ref().map(|s| s.texts()),
             params: Some(self.system.params()),
             ensemble: Some(EnsembleFile {
                 raw_start: self.system.projects_start().then_some(e.raw_start),

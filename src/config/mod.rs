@@ -18,6 +18,7 @@ mod section;
 mod show_modified;
 pub mod stability_plot;
 mod step;
+mod stops;
 mod system;
 pub mod system_file;
 pub mod verdict;
@@ -94,6 +95,8 @@ pub struct RunConfig {
     pub section: Option<Section>,
     /// `--chaos`: the per-point chaos indicators (`crate::chaos`).
     pub chaos: Option<crate::chaos::Chaos>,
+    /// `--stop-when`: the conditions that stop a point (`observe::stop`).
+    pub stops: Option<std::sync::Arc<crate::observe::stop::StopConditions>>,
 }
 
 /// `--devices`: every GPU of the machine, or the given ones.
@@ -364,6 +367,7 @@ impl RunConfig {
                 weights: self.chaos.as_ref().and_then(|c| c.deviation.weights()),
                 layout: self.chaos.as_ref().map_or(Layout::PLAIN, |c| c.layout()),
             }))
+            .with_stops(self.stops.clone())
     }
 
     /// Check every setting and fill the defaults: the one place a run's configuration is
@@ -411,6 +415,7 @@ impl RunConfig {
             })
             .transpose()?;
         let chaos = chaos::resolve(&f, &system, &ensemble)?;
+        let stops = stops::resolve(&f, &system, ensemble.is_loop())?;
         let backend = resolve_backend(backend, devices.is_some())?;
         Ok(RunConfig {
             system,
@@ -444,7 +449,19 @@ impl RunConfig {
             reverse,
             section,
             chaos,
+            stops,
         })
+    }
+
+    /// `--stop-when`: the column of `State::chaos` where the stop words start (after the
+    /// chaos indicators' accumulators).
+    pub fn stop_column(&self) -> Option<usize> {
+        let after = if self.chaos.is_some() {
+            crate::chaos::WIDTH
+        } else {
+            0
+        };
+        self.stops.as_ref().map(|_| after)
     }
 
     /// The points this process generates and advances: its shard's (`--shard`, an MPI

@@ -30,6 +30,9 @@ pub struct CpuEngine<T: Real> {
     /// The integrator's observers that run on this state (`observe::active`), each with its
     /// count of carried words (its columns of `State::chaos`, in order).
     observers: Vec<(Box<dyn CpuObserver<T>>, usize)>,
+    /// Whether an observer keeps words of its own per point (a section's records): the
+    /// engine then advances every point in place.
+    keeps: bool,
 }
 
 /// What every block of one `advance` applies: the method and the number of steps.
@@ -71,7 +74,9 @@ impl<T: Real> CpuEngine<T> {
     pub fn new(k: &Integrator, state: State<T>) -> Self {
         let state = state.with_compensation(k.compensated);
         let block_len = block_len_of(&state);
-        let observers = observe::active(&k.observers, state.chaos_width())
+        let active = observe::active(&k.observers, state.chaos_width());
+        let keeps = active.iter().any(|o| o.observer.kept_words() > 0);
+        let observers = active
             .into_iter()
             .map(|o| {
                 let cpu = observe::cpu::<T>(&*o.observer, state.n);
@@ -88,6 +93,7 @@ impl<T: Real> CpuEngine<T> {
             compensated: k.compensated,
             level: Level::detected(),
             observers,
+            keeps,
         }
     }
 }
@@ -105,6 +111,16 @@ fn advance_block<T: Real>(
     let blk = &mut *ops.b;
     let (b, d) = (blk.n, blk.d * (1 + blk.nt));
     let m = parts[0].len();
+    for h in hooks.iter_mut() {
+        h.start(m);
+    }
+    if m > 0 && hooks.iter().find_map(|h| h.stopped()).map(|s| s.1) == Some(m) {
+        // Every point of the block has stopped: no step, nothing changes.
+        for h in hooks.iter_mut() {
+            h.finish();
+        }
+        return;
+    }
     let mut vectors = [&mut blk.q, &mut blk.p, &mut blk.eq, &mut blk.ep];
     for (v, comps) in vectors.iter_mut().zip(parts.chunks(d)) {
         for (k, comp) in comps.iter().enumerate() {
@@ -115,9 +131,8 @@ fn advance_block<T: Real>(
         }
     }
     blk.unconverged.fill(0);
-    for h in hooks.iter_mut() {
-        h.start(m);
-    }
+    let mut frozen = Frozen::default();
+    frozen.take(ops.b, hooks, m);
     // As the GPU driver does per dispatch: the prologue, then the steps. Compiled per level
     // as far as the compiler inlines the method; each loop over the block dispatches anyway.
     let level = ops.b.level;
@@ -130,8 +145,12 @@ fn advance_block<T: Real>(
                     h.before_step(ops.b);
                 }
                 a.method.step(&mut ops);
+                frozen.restore(ops.b);
                 for h in hooks.iter_mut() {
                     h.after_step(ops.b, k);
+                }
+                if frozen.take(ops.b, hooks, m) == m {
+                    break;
                 }
             }
         },
@@ -147,6 +166,80 @@ fn advance_block<T: Real>(
     for (v, comps) in vectors.iter().zip(parts.chunks_mut(d)) {
         for (k, comp) in comps.iter_mut().enumerate() {
             comp.copy_from_slice(&v[k * b..k * b + m]);
+        }
+    }
+}
+
+/// The stopped points of a block (`BlockObserver::stopped`) with their components (q, p and,
+/// compensated, eq, ep) and unconverged count as they were when they stopped, put back after
+/// every step the block takes for its other points.
+struct Frozen<T> {
+    seen: usize,
+    points: Vec<usize>,
+    /// Per point of `points`, its values in order.
+    values: Vec<T>,
+    unconverged: Vec<u32>,
+    has: Vec<bool>,
+}
+
+impl<T> Default for Frozen<T> {
+    fn default() -> Self {
+        Frozen {
+            seen: 0,
+            points: Vec::new(),
+            values: Vec::new(),
+            unconverged: Vec::new(),
+            has: Vec::new(),
+        }
+    }
+}
+
+impl<T: Real> Frozen<T> {
+    /// Keep the points the hooks have newly stopped; the number stopped.
+    fn take(
+        &mut self,
+        blk: &Block<T>,
+        hooks: &[Box<dyn BlockObserver<T> + '_>],
+        m: usize,
+    ) -> usize {
+        let Some((stopped, count)) = hooks.iter().find_map(|h| h.stopped()) else {
+            return 0;
+        };
+        if count == self.seen {
+            return count;
+        }
+        self.has.resize(blk.n, false);
+        let b = blk.n;
+        for i in 0..m {
+            if !stopped[i] || self.has[i] {
+                continue;
+            }
+            self.has[i] = true;
+            self.points.push(i);
+            self.unconverged.push(blk.unconverged[i]);
+            for v in [&blk.q, &blk.p, &blk.eq, &blk.ep] {
+                self.values.extend((0..v.len() / b).map(|k| v[k * b + i]));
+            }
+        }
+        self.seen = count;
+        count
+    }
+
+    /// Put the stopped points' values back.
+    fn restore(&self, blk: &mut Block<T>) {
+        if self.points.is_empty() {
+            return;
+        }
+        let b = blk.n;
+        let mut at = 0;
+        for (&i, &u) in self.points.iter().zip(&self.unconverged) {
+            blk.unconverged[i] = u;
+            for v in [&mut blk.q, &mut blk.p, &mut blk.eq, &mut blk.ep] {
+                for k in 0..v.len() / b {
+                    v[k * b + i] = self.values[at];
+                    at += 1;
+                }
+            }
         }
     }
 }
@@ -213,6 +306,14 @@ impl<T: Real> CpuEngine<T> {
     /// Advance every point `steps` steps: on the fused path (`method::fused`) where it takes
     /// the run and `fuse` allows it, else block by block.
     fn advance_by(&mut self, steps: u64, fuse: bool) -> Result<()> {
+        match self.advance_running(steps, fuse) {
+            Some(done) => done,
+            None => self.advance_in_place(steps, fuse),
+        }
+    }
+
+    /// `advance_by` on every point of the state where it lies.
+    fn advance_in_place(&mut self, steps: u64, fuse: bool) -> Result<()> {
         let (n, d, b) = (self.state.n, self.state.comps(), self.block_len);
         let program = fuse.then(|| self.fused_program()).flatten();
         if n == 0 {
@@ -274,6 +375,77 @@ impl<T: Real> CpuEngine<T> {
             o.advanced(steps);
         }
         Ok(())
+    }
+}
+
+/// Steps between the tests for newly stopped points (`CpuEngine::advance_running`): a point
+/// stopped within them costs the rest of them (restored after each step); a gathering of the
+/// running points, after steps in which some stopped, copies them twice.
+const GATHER_STEPS: u64 = 32;
+
+impl<T: Real> CpuEngine<T> {
+    /// The points an observer has stopped (`CpuObserver::stopped_points`), where one stops
+    /// points and none keeps words of its own (a section's records, by point index).
+    fn stopped_points(&self) -> Option<Vec<bool>> {
+        if self.keeps {
+            return None;
+        }
+        let n = self.state.n;
+        let mut column = 0;
+        let mut stopped = None;
+        for (o, w) in &self.observers {
+            let words = &self.state.chaos[column * n..(column + w) * n];
+            stopped = stopped.or_else(|| o.stopped_points(words, n));
+            column += w;
+        }
+        stopped
+    }
+
+    /// Where an observer stops points (`stopped_points`): advance only the points still
+    /// running, gathered into a state of their own (so the blocks hold running points only),
+    /// `GATHER_STEPS` steps at a time, gathered again after steps in which some stopped, and
+    /// put back at the end. Every point's steps are its own, so the bits are those of the
+    /// advance in place. `None`: no observer stops points.
+    fn advance_running(&mut self, steps: u64, fuse: bool) -> Option<Result<()>> {
+        let mut mask = self.stopped_points()?;
+        // While gathered: the whole state, its block length and the gathered points' indices.
+        let mut whole: Option<(State<T>, usize, Vec<usize>)> = None;
+        let mut done = 0;
+        let mut result = Ok(());
+        while done < steps {
+            if mask.iter().any(|&s| s) {
+                let here: Vec<usize> = (0..mask.len()).filter(|&i| !mask[i]).collect();
+                let (all, len, idx) = match whole.take() {
+                    Some((mut all, len, idx)) => {
+                        all.put(&idx, &self.state);
+                        (all, len, here.iter().map(|&j| idx[j]).collect())
+                    }
+                    None => {
+                        let all = std::mem::replace(&mut self.state, State::zeros(0, 0));
+                        (all, self.block_len, here)
+                    }
+                };
+                self.state = all.select(&idx);
+                self.block_len = block_len_of(&self.state);
+                whole = Some((all, len, idx));
+            }
+            if self.state.n == 0 {
+                break;
+            }
+            let k = (steps - done).min(GATHER_STEPS);
+            result = self.advance_in_place(k, fuse);
+            if result.is_err() {
+                break;
+            }
+            done += k;
+            mask = self.stopped_points().unwrap_or_default();
+        }
+        if let Some((mut all, len, idx)) = whole {
+            all.put(&idx, &self.state);
+            self.state = all;
+            self.block_len = len;
+        }
+        Some(result)
     }
 }
 

@@ -139,6 +139,18 @@ impl Integrator {
         self.with_observer(Arc::new(ChaosObserver::plain(weights)))
     }
 
+    /// The same integrator testing the stop conditions `stops` after every step (or none).
+    pub fn with_stops(mut self, stops: Option<Arc<crate::observe::stop::StopConditions>>) -> Self {
+        match stops {
+            Some(s) => self.with_observer(s),
+            None => {
+                self.observers
+                    .retain(|o| o.name() != crate::observe::stop::NAME);
+                self
+            }
+        }
+    }
+
     /// The same integrator with compensated summation switched on or off.
     pub fn with_compensation(mut self, on: bool) -> Self {
         self.compensated = on;

@@ -52,6 +52,16 @@ pub fn function(
     s
 }
 
+/// `fn name(args) -> real` returning `output` (a stop condition's `A - B`): the same
+/// bindings as the kernels' functions, inputs read as `q[k]`, `p[k]`.
+pub fn scalar_function(dag: &mut Dag, name: &str, args: &str, output: Id) -> String {
+    let output = lower_powers(dag, &[output])[0];
+    let mut s = format!("fn {name}({args}) -> real {{\n");
+    s.push_str(&bindings(dag, &[output], kernel_name, &[]));
+    let _ = writeln!(s, "    return real({});\n}}", operand(dag, output, &[]));
+    s
+}
+
 /// `fn energy(q: array<f64, D>, p: array<f64, D>) -> f64` computing `h` in f64 (what
 /// `shaders/energy/<name>.wgsl` holds), with the f64 polynomials `sin_poly_f64` /
 /// `cos_poly_f64` of shaders/energy/math_f64.wgsl. `None` when H calls a function other than

@@ -391,16 +391,42 @@ pub fn chunk_accumulators<T: Real, E: EnergyFunction>(
     s: &State<T>,
     h0: &[f64],
 ) -> Vec<EnergyAccumulator> {
+    chunk_accumulators_running(system, s, h0, None)
+}
+
+/// `chunk_accumulators` of the points still running: with `stops` (the column of
+/// `State::chaos` holding the stop words, `--stop-when`) each chunk leaves out its stopped
+/// points, which the statistics then never see.
+pub fn chunk_accumulators_running<T: Real, E: EnergyFunction>(
+    system: &E,
+    s: &State<T>,
+    h0: &[f64],
+    stops: Option<usize>,
+) -> Vec<EnergyAccumulator> {
     assert_eq!(h0.len(), s.n);
     (0..s.n.div_ceil(CHUNK))
         .into_par_iter()
         .map_init(
-            || vec![0.0; CHUNK],
-            |buf, c| {
+            || (vec![0.0; CHUNK], Vec::new()),
+            |(buf, kept0), c| {
                 let first = c * CHUNK;
-                let h = &mut buf[..CHUNK.min(s.n - first)];
+                let len = CHUNK.min(s.n - first);
+                let h = &mut buf[..len];
                 energy_chunk(system, s, first, h);
-                EnergyAccumulator::from_chunk(h, &h0[first..first + h.len()])
+                let h0 = &h0[first..first + len];
+                let Some(column) = stops else {
+                    return EnergyAccumulator::from_chunk(h, h0);
+                };
+                kept0.clear();
+                let mut kept = 0;
+                for i in 0..len {
+                    if !crate::state::stop_words::stopped_at(s, column, first + i) {
+                        h[kept] = h[i];
+                        kept0.push(h0[i]);
+                        kept += 1;
+                    }
+                }
+                EnergyAccumulator::from_chunk(&h[..kept], kept0)
             },
         )
         .collect()

@@ -102,7 +102,10 @@ impl Measurement for Floors {
 
     fn finish(&self, at: &Finish) -> Vec<Cell> {
         let grown = at.run.step_error.after(at.step);
-        let energy = energy_stats_of(at.part(&Energy), at.parts.points);
+        let energy = energy_stats_of(
+            at.part(&Energy),
+            crate::measure::stopped::running_points(at),
+        );
         let energy_floor = energy
             .energy_mean
             .zip(energy.energy_std)

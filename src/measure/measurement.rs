@@ -274,6 +274,9 @@ pub struct RunSetup<'a> {
     pub modified: Option<&'a ModifiedEnergy>,
     /// `--chaos`: the indicators the run computes.
     pub chaos: Option<&'a Chaos>,
+    /// `--stop-when`: the column of `State::chaos` holding the stop words (`observe::stop`);
+    /// the statistics leave out the stopped points.
+    pub stops: Option<usize>,
     /// The step size (the indicators' time is step · |dt|).
     pub dt: f64,
     /// The relative error one step leaves in a stored component (the rounding floors').

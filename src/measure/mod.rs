@@ -28,4 +28,5 @@ pub mod modified;
 pub mod parts;
 pub mod registry;
 pub mod row;
+pub mod stopped;
 pub mod tangent;

@@ -3,7 +3,7 @@
 //! on the host state (read back from either engine), as H is.
 
 use super::energy::columns::{energy_part, stats_of, ACCUMULATOR_WORDS};
-use super::energy::{chunk_accumulators, energies, EnergyFunction};
+use super::energy::{chunk_accumulators_running, energies, EnergyFunction};
 use crate::expr::modified::ModifiedEnergy;
 use crate::float::Real;
 use crate::measure::measurement::{
@@ -56,11 +56,12 @@ impl Measurement for Modified {
             return Part::Chunks(Vec::new());
         };
         let h0 = &at.per_point.mod_h0;
-        energy_part(&on_state!(at.state, s => chunk_accumulators(m, s, h0)))
+        let stops = at.run.stops;
+        energy_part(&on_state!(at.state, s => chunk_accumulators_running(m, s, h0, stops)))
     }
 
     fn finish(&self, at: &Finish) -> Vec<Cell> {
-        let s = stats_of(at.part(self), at.parts.points);
+        let s = stats_of(at.part(self), crate::measure::stopped::running_points(at));
         vec![
             Cell::Real(s.abs_energy_err_max),
             Cell::Real(s.abs_energy_err_mean),

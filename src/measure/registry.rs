@@ -15,6 +15,7 @@ use super::measurement::{
     Cell, Column, Finish, Measurement, Part, Reads, RunSetup, Shape, Snapshot,
 };
 use super::modified::Modified;
+use super::stopped::Stopped;
 use super::tangent::Tangent;
 
 pub static MEASUREMENTS: &[&dyn Measurement] = &[
@@ -33,6 +34,7 @@ pub static MEASUREMENTS: &[&dyn Measurement] = &[
     &Floors,
     &DISCRETE_MOMENTUM,
     &AlignmentColumns,
+    &Stopped,
 ];
 
 /// The columns (stats.csv) these measurements fill.
@@ -112,6 +114,7 @@ mod tests {
             reverse: None,
             modified: None,
             chaos: None,
+            stops: None,
             dt: 0.1,
             step_error: StepError::new(f64::EPSILON / 2.0, false, 0.1, None),
         }

@@ -5,6 +5,9 @@
 //! in `shaders/common`), and one `pub mod` line below; the run lists it in its integrator
 //! (`Integrator::with_observer`, from `RunConfig::integrator`).
 //!
+//! One capability of the engines serves observers that stop points (`stop`): a point a hook
+//! reports stopped (`BlockObserver::stopped`) keeps its state and costs no further steps.
+//!
 //! An observer's per-point words live in one of two places:
 //!
 //! - *carried* words travel with the state (`State::chaos`'s columns: uploaded and read back
@@ -16,6 +19,7 @@
 
 pub mod chaos;
 pub mod section;
+pub mod stop;
 
 use std::any::Any;
 use std::fmt::Debug;
@@ -73,6 +77,12 @@ pub trait CpuObserver<T: Real>: Send {
     ) -> Vec<Box<dyn BlockObserver<T> + 'a>>;
     /// After every block took `steps` steps.
     fn advanced(&mut self, _steps: u64) {}
+    /// The points of `n` this observer has stopped, from its carried words (`words[j·n + i]`),
+    /// where it stops points (`stop`): the engine then advances only the others. `None`: it
+    /// stops none.
+    fn stopped_points(&self, _words: &[T], _n: usize) -> Option<Vec<bool>> {
+        None
+    }
     /// The engine was given another set of `n` points: its kept words start afresh.
     fn restart(&mut self, _n: usize) {}
     /// A section's crossings so far.
@@ -98,6 +108,14 @@ pub trait BlockObserver<T: Real>: Send {
     fn before_step(&mut self, _blk: &Block<T>) {}
     /// After step `k` of the advance (0 first).
     fn after_step(&mut self, blk: &mut Block<T>, k: u64);
+    /// The block's points this hook has stopped (`--stop-when`, `stop`), per point of the
+    /// block (padding: false), and how many: a stopped point stays stopped, and the engine
+    /// keeps its components as they were after the step it stopped on (or at the start of the
+    /// advance) and skips the rest of the block's steps once all its points have stopped.
+    /// `None`: it stops no point.
+    fn stopped(&self) -> Option<(&[bool], usize)> {
+        None
+    }
     /// After the last step.
     fn finish(&mut self) {}
 }

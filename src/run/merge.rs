@@ -287,6 +287,18 @@ fn merge_indicators(cfg: &RunConfig, shards: &[ShardDir], out: Option<&Path>) ->
     Ok(())
 }
 
+/// `--stop-when`: the shards' `stops.npy` (checked against their manifests) stacked in shard
+/// order.
+fn merge_stops(cfg: &RunConfig, shards: &[ShardDir]) -> Result<Option<Vec<u8>>> {
+    if cfg.stops.is_none() {
+        return Ok(None);
+    }
+    let limit = crate::memory::available_memory().map_or(u64::MAX, |m| m / 2);
+    let rel = Path::new(super::stops::STOPS_FILE);
+    let files = (shards.iter().map(|s| s.read(rel, limit))).collect::<Result<Vec<_>>>()?;
+    super::stops::stack(&files).map(Some)
+}
+
 /// `phaseflow merge SHARD_DIR... --out DIR`.
 pub fn merge(dirs: &[PathBuf], dest: &OutputDir) -> Result<MergeSummary> {
     check_out_apart(dirs, &dest.path)?;
@@ -331,6 +343,7 @@ pub fn merge(dirs: &[PathBuf], dest: &OutputDir) -> Result<MergeSummary> {
         }
     }
     merge_indicators(&cfg, &shards, None)?;
+    let stops = merge_stops(&cfg, &shards)?;
     // Everything is read and checked: only now touch --out.
     let out = dest.path.as_path();
     let _lock = folder::prepare(out, folder::Layout::Run, dest.force)?;
@@ -350,6 +363,9 @@ pub fn merge(dirs: &[PathBuf], dest: &OutputDir) -> Result<MergeSummary> {
         }
     }
     merge_indicators(&cfg, &shards, Some(out))?;
+    if let Some(stops) = stops {
+        write_atomic(&out.join(super::stops::STOPS_FILE), &stops)?;
+    }
     write_csv(&out.join("stats.csv"), &rows)?;
     // A grid's map, drawn from the merged indicators as the unsharded run draws it.
     super::chaos_map::write(&cfg, out, out)?;

@@ -30,6 +30,7 @@ mod refine;
 mod resources;
 mod resume;
 pub mod section;
+mod stops;
 mod tracker;
 mod validate;
 mod validate_extras;

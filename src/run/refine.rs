@@ -10,7 +10,8 @@ use crate::measure::modified::modified_energies;
 use crate::state::State;
 
 use super::progress::{advance_with_progress, Progress};
-use super::tracker::{with_columns, Tracker};
+use super::stops::with_columns;
+use super::tracker::Tracker;
 use crate::measure::measurement::PerPoint;
 
 /// Refinement passes allowed at one snapshot before the remaining long gaps are left alone

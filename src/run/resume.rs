@@ -200,7 +200,12 @@ fn fits<T: Real>(c: &Checkpoint<T>, cfg: &RunConfig, dir: &Path) -> Result<()> {
             } else {
                 cfg.chaos.as_ref().map_or(0, |c| c.layout().vectors)
             }
-        && c.state.chaos_width() == cfg.chaos.as_ref().map_or(0, |c| c.layout().width())
+        && c.state.chaos_width()
+            == cfg.chaos.as_ref().map_or(0, |c| c.layout().width())
+                + cfg
+                    .stops
+                    .as_ref()
+                    .map_or(0, |_| crate::observe::stop::WIDTH)
         && c.step <= cfg.steps
         && per_point(c.h0.len())
         && per_point(c.l0.len())

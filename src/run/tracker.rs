@@ -27,6 +27,7 @@ use super::initial::Initial;
 use super::interrupt;
 use super::memory::Kept;
 use super::progress::{advance_with_progress, Progress};
+use super::stops::with_columns;
 
 /// Builds engines of the run's backend and precision (the main one, and the one refinement
 /// uses to integrate inserted nodes from t = 0).
@@ -91,6 +92,7 @@ impl<'a, T: Real> Tracker<'a, T> {
         // H0) and --tangent (renormalised on the host) read the state at every snapshot anyway.
         let accelerated = !cfg.ensemble.is_loop()
             && !cfg.tangent
+            && cfg.stops.is_none()
             && match engine.acceleration()? {
                 Some(a) => a.start().map(|()| true)?,
                 None => false,
@@ -495,7 +497,10 @@ fn save_files<T: Real>(
             save_state(peers, gathers, &out.join(dir), step, bytes)?;
         }
     }
-    Ok(())
+    match super::stops::encode(cfg, step, state) {
+        Some(bytes) => super::stops::save(peers, gathers, out, bytes),
+        None => Ok(()),
+    }
 }
 
 /// --chaos: the points' indicators as `chaos/step_<step>.npy` holds them, where the run
@@ -554,24 +559,6 @@ pub(super) fn no_checkpoints(cfg: &RunConfig, peers: &Peers) -> Option<&'static 
     }
 }
 
-/// `state` with its tangent columns added when the run has --tangent, or its deviation
-/// vector and indicator accumulators with --chaos (`state` holds the process's points: its
-/// shard's or MPI rank's, whose first index in the whole ensemble the deviation vectors'
-/// seeded start is drawn at).
-pub(super) fn with_columns<T: Real>(cfg: &RunConfig, state: State<T>) -> State<T> {
-    if cfg.tangent {
-        state.with_tangent()
-    } else if let Some(chaos) = &cfg.chaos {
-        let (seed, first) = (cfg.ensemble.seed, cfg.first_point());
-        let (l, d) = (chaos.layout(), state.d);
-        state.with_deviations(l.vectors, l.width(), |i, row| {
-            chaos.deviation.write_vectors(seed, first + i, d, row)
-        })
-    } else {
-        state
-    }
-}
-
 /// What the measurements know of the run `cfg` configures.
 pub(super) fn setup(cfg: &RunConfig) -> RunSetup<'_> {
     RunSetup {
@@ -589,6 +576,7 @@ pub(super) fn setup(cfg: &RunConfig) -> RunSetup<'_> {
         reverse: cfg.reverse.then_some(cfg.steps),
         modified: cfg.modified.as_deref(),
         chaos: cfg.chaos.as_ref(),
+        stops: cfg.stop_column(),
         dt: cfg.dt,
         step_error: cfg.step_error(),
     }

@@ -9,8 +9,10 @@ use crate::float::Real;
 use crate::state::State;
 
 use super::progress::{advance_with_progress, Progress};
-use super::tracker::with_columns;
-use super::validate_extras::{compare_chaos, compare_sections, ChaosDeviation, SectionDeviation};
+use super::stops::with_columns;
+use super::validate_extras::{
+    compare_chaos, compare_sections, compare_stops, ChaosDeviation, SectionDeviation, StopDeviation,
+};
 use crate::memory::check_memory;
 
 /// Result of `phaseflow validate`.
@@ -32,6 +34,9 @@ pub struct Validation {
     pub chaos: Option<ChaosDeviation>,
     /// With `--section`: the crossings' deviation at the last step (`compare_sections`).
     pub section: Option<SectionDeviation>,
+    /// With `--stop-when`: the stopped points, and those whose stop (step or condition)
+    /// differs between the engines, the worst snapshot's (`compare_stops`).
+    pub stops: Option<StopDeviation>,
     pub gpu: String,
 }
 
@@ -81,6 +86,12 @@ impl Validation {
                 c.max_rel, c.undefined_mismatch
             ));
         }
+        if let Some(s) = self.stops.filter(|s| s.mismatch > 0) {
+            return Some(format!(
+                "GPU and CPU stop points at different steps or by different conditions (stop_mismatch {} > 0)",
+                s.mismatch
+            ));
+        }
         self.section
             .filter(|s| s.count_mismatch > 0 || !within(s.max_rel))
             .map(|s| format!(
@@ -97,6 +108,12 @@ impl Validation {
             s.push_str(&format!(
                 " chaos_max_rel_dev={:.3e} chaos_undefined_mismatch={}",
                 c.max_rel, c.undefined_mismatch
+            ));
+        }
+        if let Some(x) = self.stops {
+            s.push_str(&format!(
+                " stopped={} stop_mismatch={}",
+                x.stopped, x.mismatch
             ));
         }
         if let Some(x) = self.section {
@@ -213,6 +230,7 @@ fn validate_at<T: Real>(cfg: &RunConfig) -> Result<Validation> {
         tangent_max_rel_dev: None,
         chaos: None,
         section: None,
+        stops: None,
         gpu: gpu_engine.describe(),
     };
     let mut done = 0;
@@ -243,6 +261,13 @@ fn validate_at<T: Real>(cfg: &RunConfig) -> Result<Validation> {
             v.chaos = Some(v.chaos.map_or(dev, |w| ChaosDeviation {
                 max_rel: w.max_rel.max(dev.max_rel),
                 undefined_mismatch: w.undefined_mismatch.max(dev.undefined_mismatch),
+            }));
+        }
+        if let Some(column) = cfg.stop_column() {
+            let dev = compare_stops(gpu_state, cpu_state, column);
+            v.stops = Some(v.stops.map_or(dev, |w| StopDeviation {
+                stopped: dev.stopped,
+                mismatch: w.mismatch.max(dev.mismatch),
             }));
         }
         let dev = compare_states(gpu_state, cpu_state);
@@ -282,6 +307,7 @@ mod tests {
             tangent_max_rel_dev: None,
             chaos: None,
             section: None,
+            stops: None,
             gpu: String::new(),
         };
         assert!(v(1e-6, 0).passes(1e-3));
@@ -333,6 +359,7 @@ mod tests {
             tangent_max_rel_dev: Some(t.max_rel),
             chaos: None,
             section: None,
+            stops: None,
             gpu: String::new(),
         };
         let why = failing.failure(1e-3).unwrap();

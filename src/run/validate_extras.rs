@@ -5,6 +5,7 @@
 use crate::chaos::Chaos;
 use crate::float::Real;
 use crate::measure::chaos::indicator_rows;
+use crate::observe::stop::{stops_of, Stop};
 use crate::section::store::Record;
 use crate::section::Crossings;
 use crate::state::State;
@@ -50,6 +51,34 @@ pub fn compare_chaos<T: Real>(
     ChaosDeviation {
         max_rel,
         undefined_mismatch: mismatch,
+    }
+}
+
+/// The GPU's stops against the CPU's (`--stop-when`): the points stopped on the CPU, and the
+/// points whose stop record (step, condition, or stopped at all) differs.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct StopDeviation {
+    pub stopped: usize,
+    pub mismatch: usize,
+}
+
+/// The stop records of two states (GPU `g`, CPU `c`), stop words at `column`.
+pub fn compare_stops<T: Real>(g: &State<T>, c: &State<T>, column: usize) -> StopDeviation {
+    let (gs, cs) = (stops_of(g, column), stops_of(c, column));
+    let on = |s: &[Stop]| -> std::collections::BTreeMap<usize, (u64, u32)> {
+        s.iter().map(|r| (r.point, (r.step, r.condition))).collect()
+    };
+    let (gm, cm) = (on(&gs), on(&cs));
+    let mismatch = gm
+        .keys()
+        .chain(cm.keys())
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .filter(|i| gm.get(i) != cm.get(i))
+        .count();
+    StopDeviation {
+        stopped: cs.len(),
+        mismatch,
     }
 }
 

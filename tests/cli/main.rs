@@ -45,6 +45,7 @@ mod section;
 mod section_plot;
 mod shards;
 mod stability_plot;
+mod stops;
 mod streams;
 mod sweep;
 mod symplecticity;

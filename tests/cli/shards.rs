@@ -24,8 +24,11 @@ fn run(args: &[impl AsRef<OsStr>], out: &Path, extra: &[&str]) {
 }
 
 /// The run whole, in `count` shards, and the shards merged: every stats.csv and state file of
-/// the merge equals the whole run's.
-fn shards_merge_to_the_whole(args: &[impl AsRef<OsStr> + std::fmt::Debug], count: usize) {
+/// the merge equals the whole run's. The folder holding `whole` and `merged`.
+pub(super) fn shards_merge_to_the_whole(
+    args: &[impl AsRef<OsStr> + std::fmt::Debug],
+    count: usize,
+) -> TempDir {
     let tmp = TempDir::new().unwrap();
     let whole = tmp.path().join("whole");
     run(args, &whole, &[]);
@@ -53,6 +56,7 @@ fn shards_merge_to_the_whole(args: &[impl AsRef<OsStr> + std::fmt::Debug], count
     assert!(merged.join("manifest.toml").is_file());
     let config = std::fs::read_to_string(merged.join("config.toml")).unwrap();
     assert!(!config.contains("shard ="), "{config}");
+    tmp
 }
 
 #[test]

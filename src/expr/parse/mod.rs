@@ -26,7 +26,10 @@
 
 use std::collections::BTreeMap;
 
+mod compare;
 mod token;
+
+pub use compare::{parse_comparison, Compare};
 
 use super::dag::{Dag, Func, Id, Var};
 use super::{MAX_DEPTH, MAX_DOF, MAX_POWER};
@@ -118,6 +121,9 @@ struct Parser<'a> {
     literals: Vec<Literal>,
     /// How many `unary` calls are open: the recursion's depth, at most `MAX_DEPTH`.
     depth: usize,
+    /// Names bound to nodes of the DAG (a stop condition's `t` and `H`), read before
+    /// parameters.
+    bound: Vec<(&'a str, Id)>,
 }
 
 /// Parse `src` into a DAG. `dof`: the number of degrees of freedom if given (an index above
@@ -159,6 +165,7 @@ pub fn parse_with(
         used_params: Default::default(),
         literals: Vec::new(),
         depth: 0,
+        bound: Vec::new(),
     };
     if parser.peek() == &Tok::End {
         return Err(error_at(src, 0, "the formula is empty"));
@@ -373,6 +380,9 @@ impl Parser<'_> {
         }
         if let Some(k) = self.named.iter().position(|&n| n == name) {
             return Ok(self.dag.var(Var::Named(k)));
+        }
+        if let Some(&(_, id)) = self.bound.iter().find(|(n, _)| *n == name) {
+            return Ok(id);
         }
         if Func::from_name(name).is_some() {
             return Err(error_at(

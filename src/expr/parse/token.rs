@@ -47,7 +47,7 @@ pub(super) fn tokenize(src: &str) -> Result<Vec<Token>> {
                 i += 1;
             }
             Tok::Name(src[start..i].to_string())
-        } else if b"+-*/^(),".contains(&c) {
+        } else if b"+-*/^(),<>=".contains(&c) {
             i += 1;
             Tok::Op(c as char)
         } else {

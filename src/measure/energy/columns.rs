@@ -3,7 +3,9 @@
 //! momenta followed per point (`Conserved`: `ANGULAR_MOMENTUM`, `DISCRETE_MOMENTUM`).
 
 use super::RunEnergy;
-use super::{ang_mom_err_max, chunk_accumulators, fold_in_order, EnergyAccumulator, EnergyStats};
+use super::{
+    ang_mom_err_max, chunk_accumulators_running, fold_in_order, EnergyAccumulator, EnergyStats,
+};
 use crate::measure::measurement::{
     Cell, Column, Finish, Measurement, Part, Reads, RunSetup, Shape, Snapshot,
 };
@@ -83,7 +85,10 @@ pub fn stats_of(part: &Part, points: u64) -> EnergyStats {
 
 /// The energy statistics of a snapshot's merged parts.
 fn stats(at: &Finish) -> EnergyStats {
-    stats_of(at.part(&Energy), at.parts.points)
+    stats_of(
+        at.part(&Energy),
+        crate::measure::stopped::running_points(at),
+    )
 }
 
 /// H's statistics over the finite points against their initial energies (PHYSICS.md §4).
@@ -123,7 +128,9 @@ impl Measurement for Energy {
             system: at.run.system,
             dt: at.run.dt,
         };
-        energy_part(&on_state!(at.state, s => chunk_accumulators(&e, s, &at.per_point.h0)))
+        let h0 = &at.per_point.h0;
+        let stops = at.run.stops;
+        energy_part(&on_state!(at.state, s => chunk_accumulators_running(&e, s, h0, stops)))
     }
 
     fn finish(&self, at: &Finish) -> Vec<Cell> {

@@ -57,6 +57,7 @@ fn setup(system: &System) -> RunSetup<'_> {
         reverse: None,
         modified: None,
         chaos: None,
+        stops: None,
         dt: 0.1,
         step_error: crate::measure::floor::StepError::new(f64::EPSILON / 2.0, false, 0.1, None),
     }

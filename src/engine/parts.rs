@@ -50,29 +50,38 @@ impl<T: Real> PartsEngine<T> {
         &mut self.parts[i]
     }
 
-    /// Advance every part `steps` steps: the parts the fused path takes in one parallel
-    /// pass over all their blocks, the others one after another.
+    /// Advance every part `steps` steps (`advance_all`).
     pub fn advance(&mut self, steps: u64) -> Result<()> {
-        let programs: Vec<Option<fused::Program<T>>> =
-            self.parts.iter().map(CpuEngine::fused_program).collect();
-        let mut runs = Vec::new();
-        let mut blocks = Vec::new();
-        for (engine, program) in self.parts.iter_mut().zip(&programs) {
-            match program {
-                Some(program) => {
-                    let (run, own) = engine.fused_blocks(program, steps);
-                    let at = runs.len();
-                    runs.push(run);
-                    blocks.extend(own.into_iter().map(|b| (at, b)));
-                }
-                None => engine.advance(steps)?,
-            }
-        }
-        blocks
-            .into_par_iter()
-            .for_each(|(at, mut parts)| fused::advance(&runs[at], &mut parts));
-        Ok(())
+        let steps = vec![steps; self.parts.len()];
+        advance_all(&mut self.parts, &steps).into_iter().collect()
     }
+}
+
+/// Advance each of `engines` its `steps` (one count per engine): those the fused path takes in
+/// one parallel pass over all their blocks, the others one after another. Each engine's
+/// outcome, in order.
+pub fn advance_all<T: Real>(engines: &mut [CpuEngine<T>], steps: &[u64]) -> Vec<Result<()>> {
+    let programs: Vec<Option<fused::Program<T>>> =
+        engines.iter().map(CpuEngine::fused_program).collect();
+    let mut runs = Vec::new();
+    let mut blocks = Vec::new();
+    let mut outcomes = Vec::with_capacity(engines.len());
+    for ((engine, program), &steps) in engines.iter_mut().zip(&programs).zip(steps) {
+        match program {
+            Some(program) => {
+                let (run, own) = engine.fused_blocks(program, steps);
+                let at = runs.len();
+                runs.push(run);
+                blocks.extend(own.into_iter().map(|b| (at, b)));
+                outcomes.push(Ok(()));
+            }
+            None => outcomes.push(engine.advance(steps)),
+        }
+    }
+    blocks
+        .into_par_iter()
+        .for_each(|(at, mut parts)| fused::advance(&runs[at], &mut parts));
+    outcomes
 }
 
 #[cfg(test)]

@@ -5,13 +5,18 @@
 //!
 //! A system's parameters are compiled into its kernel as literals (and into the CPU system as
 //! constants), so a part is exactly the run `--param NAME=value` would make: same arithmetic,
-//! same rows, bit for bit. The parts run one after another under one progress report, each
-//! with its own checkpoints, so `phaseflow resume DIR` continues a sweep where it stopped.
+//! same rows, bit for bit. On the GPU the parts run one after another under one progress
+//! report; on the CPU engine up to 64 at a time as one ensemble (`together`), each still
+//! writing its own folder. Each part keeps its own checkpoints, so `phaseflow resume DIR`
+//! continues a sweep where it stopped (one part after another).
 //!
-//! - `runner`: `run_sweep` and `resume_sweep`, the parts run in turn, then the sweep's files.
+//! - `runner`: `run_sweep` and `resume_sweep`, the parts run in turn or together, then the
+//!   sweep's files.
+//! - `together`: the parts' CPU engines advanced as one ensemble.
 
 mod job;
 mod runner;
+mod together;
 
 pub use runner::{part_folders, resume_sweep, run_sweep, SweepOutcome};
 

@@ -73,6 +73,11 @@ pub fn run_sweep(job: &SweepJob) -> Result<SweepOutcome> {
     write_atomic(&path, job.sweep.record(&path)?.as_bytes())?;
     if on_cpu {
         // Every part on the CPU engine, without checkpoints: advanced together (`together`).
+        crate::info!(
+            "phaseflow: sweep: the {} parts run as one ensemble on the CPU engine, up to {} at a time",
+            parts.len(),
+            together::BATCH
+        );
         let announce = |p: &Part| say_part(&job.sweep, p, parts.len(), false);
         together::run_parts(&parts, parts.len(), out, &announce)
             .map_err(|e| interrupted_in(e, out))?;

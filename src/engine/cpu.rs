@@ -303,12 +303,12 @@ fn blocks_of<T: Real>(st: &mut State<T>, b: usize) -> Vec<Vec<&mut [T]>> {
 }
 
 /// `blocks_of` on the state's four vectors (q, p, eq, ep) of `n` points, `d` components.
-fn vectors_blocks<'a, T: Real>(
-    vectors: [&'a mut [T]; 4],
+fn vectors_blocks<T: Real>(
+    vectors: [&mut [T]; 4],
     n: usize,
     d: usize,
     b: usize,
-) -> Vec<Vec<&'a mut [T]>> {
+) -> Vec<Vec<&mut [T]>> {
     if n == 0 {
         return Vec::new();
     }

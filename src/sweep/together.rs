@@ -156,8 +156,15 @@ impl<T: Real> Drop for Leave<T> {
 /// `BATCH` at a time; `announce` is called for each part as its batch starts. The first error
 /// in part order is returned, after the batch's other parts ended.
 pub fn run_parts(parts: &[Part], count: usize, out: &Path, announce: &dyn Fn(&Part)) -> Result<()> {
+    // One progress report over the sweep: a batch's parts start their reports at the steps
+    // done before the batch (before any of them advances: they meet first), then each adds
+    // its own steps.
+    let total: u64 = parts.iter().map(|p| p.config.total_steps()).sum();
+    let mut before = 0;
     for batch in parts.chunks(BATCH) {
         batch.iter().for_each(announce);
+        let _scope = run::ProgressScope::new(before, total);
+        before += batch.iter().map(|p| p.config.total_steps()).sum::<u64>();
         match batch[0].config.precision {
             Precision::F32 => run_batch::<f32>(batch, count, out)?,
             Precision::F64 => run_batch::<f64>(batch, count, out)?,

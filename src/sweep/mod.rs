@@ -5,10 +5,10 @@
 //!
 //! A system's parameters are compiled into its kernel as literals (and into the CPU system as
 //! constants), so a part is exactly the run `--param NAME=value` would make: same arithmetic,
-//! same rows, bit for bit. On the GPU the parts run one after another under one progress
-//! report; on the CPU engine up to 64 at a time as one ensemble (`together`), each still
-//! writing its own folder. Each part keeps its own checkpoints, so `phaseflow resume DIR`
-//! continues a sweep where it stopped (one part after another).
+//! same rows, bit for bit. On the GPU, and with `--checkpoint-every`, the parts run one after
+//! another under one progress report, each with its own checkpoints, so `phaseflow resume DIR`
+//! continues a sweep where it stopped; on the CPU engine otherwise up to 64 at a time as one
+//! ensemble (`together`), each still writing its own folder.
 //!
 //! - `runner`: `run_sweep` and `resume_sweep`, the parts run in turn or together, then the
 //!   sweep's files.
@@ -172,7 +172,7 @@ impl Sweep {
         }
         if crate::cluster::Peers::current().many() {
             return Err(input_err!(
-                "--sweep under mpirun: a sweep runs its parts one after another in one process; run it without mpirun"
+                "--sweep under mpirun: a sweep runs all its parts in one process; run it without mpirun"
             ));
         }
         // Checked: counts of 2^32 each would wrap a 64-bit product to a small number.

@@ -295,12 +295,39 @@ impl<T: Real> CpuEngine<T> {
     /// The step as the fused path (`method::fused`) runs it, where it takes this run: no
     /// per-step observers, a group width for the points' components, a step without
     /// iterated solves.
-    fn fused_program(&self) -> Option<fused::Program<T>> {
+    pub(crate) fn fused_program(&self) -> Option<fused::Program<T>> {
         let width = fused::width(self.state.comps());
         if !self.observers.is_empty() || width.is_none() {
             return None;
         }
         fused::Program::record(self.method, &self.system, self.h, self.compensated)
+    }
+
+    /// What the fused path (`program`, this engine's `fused_program`) runs for `steps` steps:
+    /// the run and the blocks it advances, each independent of the others (`engine::parts`
+    /// runs the blocks of several engines as one parallel pass).
+    pub(crate) fn fused_blocks<'a>(
+        &'a mut self,
+        program: &'a fused::Program<T>,
+        steps: u64,
+    ) -> (fused::Run<'a, T>, Vec<Vec<&'a mut [T]>>) {
+        let (d, dof, compensated, level) = (
+            self.state.comps(),
+            self.state.d,
+            self.compensated,
+            self.level,
+        );
+        let blocks = blocks_of(&mut self.state, self.block_len);
+        let run = fused::Run {
+            system: &self.system,
+            program,
+            level,
+            d: dof,
+            comps: d,
+            compensated,
+            steps,
+        };
+        (run, blocks)
     }
 
     /// Advance every point `steps` steps: on the fused path (`method::fused`) where it takes
@@ -314,43 +341,34 @@ impl<T: Real> CpuEngine<T> {
 
     /// `advance_by` on every point of the state where it lies.
     fn advance_in_place(&mut self, steps: u64, fuse: bool) -> Result<()> {
-        let (n, d, b) = (self.state.n, self.state.comps(), self.block_len);
+        let (n, b) = (self.state.n, self.block_len);
         let program = fuse.then(|| self.fused_program()).flatten();
         if n == 0 {
             return Ok(());
         }
-        let nblocks = n.div_ceil(b);
-        // Per block, its slice of every component of q, p and (compensated) eq, ep.
-        let mut parts: Vec<Vec<&mut [T]>> =
-            (0..nblocks).map(|_| Vec::with_capacity(4 * d)).collect();
-        let st = &mut self.state;
-        for vector in [&mut st.q, &mut st.p, &mut st.eq, &mut st.ep] {
-            for comp in vector.chunks_mut(n) {
-                for (i, part) in comp.chunks_mut(b).enumerate() {
-                    parts[i].push(part);
-                }
-            }
-        }
-        let a = Advance {
-            method: self.method,
-            steps,
-        };
-        let (dof, nt, solver, on, level) = (st.d, st.nt, self.solver, self.compensated, self.level);
         if let Some(program) = &program {
-            let run = fused::Run {
-                system: &self.system,
-                program,
-                level,
-                d: dof,
-                comps: d,
-                compensated: on,
-                steps,
-            };
-            parts
+            let (run, blocks) = self.fused_blocks(program, steps);
+            blocks
                 .into_par_iter()
                 .for_each(|mut parts| fused::advance(&run, &mut parts));
             return Ok(());
         }
+        let nblocks = n.div_ceil(b);
+        let a = Advance {
+            method: self.method,
+            steps,
+        };
+        let (dof, nt, solver, on, level) = (
+            self.state.d,
+            self.state.nt,
+            self.solver,
+            self.compensated,
+            self.level,
+        );
+        let st = &mut self.state;
+        let comps = st.comps();
+        let vectors = [&mut st.q[..], &mut st.p[..], &mut st.eq[..], &mut st.ep[..]];
+        let parts = vectors_blocks(vectors, n, comps, b);
         let u_parts: Vec<&mut [u32]> = st.unconverged.chunks_mut(b).collect();
         let run = BlockRun {
             system: &self.system,
@@ -447,6 +465,36 @@ impl<T: Real> CpuEngine<T> {
         }
         Some(result)
     }
+}
+
+/// Per block of `b` points, its slice of every component of q, p and (compensated) eq, ep
+/// (none for an empty state).
+fn blocks_of<T: Real>(st: &mut State<T>, b: usize) -> Vec<Vec<&mut [T]>> {
+    let (n, d) = (st.n, st.comps());
+    vectors_blocks([&mut st.q, &mut st.p, &mut st.eq, &mut st.ep], n, d, b)
+}
+
+/// `blocks_of` on the state's four vectors (q, p, eq, ep) of `n` points, `d` components.
+fn vectors_blocks<T: Real>(
+    vectors: [&mut [T]; 4],
+    n: usize,
+    d: usize,
+    b: usize,
+) -> Vec<Vec<&mut [T]>> {
+    if n == 0 {
+        return Vec::new();
+    }
+    let mut parts: Vec<Vec<&mut [T]>> = (0..n.div_ceil(b))
+        .map(|_| Vec::with_capacity(4 * d))
+        .collect();
+    for vector in vectors {
+        for comp in vector.chunks_mut(n) {
+            for (i, part) in comp.chunks_mut(b).enumerate() {
+                parts[i].push(part);
+            }
+        }
+    }
+    parts
 }
 
 /// Per block, every observer's hook for one advance: each observer given, per block, its

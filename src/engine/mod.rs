@@ -7,6 +7,7 @@ pub mod cpu;
 pub mod gpu;
 pub mod gpu_layout;
 pub mod multi;
+pub mod parts;
 pub mod ranks;
 pub mod reference;
 
@@ -28,6 +29,7 @@ use std::sync::Arc;
 pub use cpu::CpuEngine;
 pub use gpu::GpuEngine;
 pub use multi::MultiGpuEngine;
+pub use parts::PartsEngine;
 pub use ranks::RankEngine;
 pub use reference::ReferenceEngine;
 

@@ -42,7 +42,7 @@ pub use memory::{InMemory, StateRows};
 pub use merge::{merge, MergeSummary};
 pub use open_run::OpenRun;
 pub use order::{fitted_order, order, write_order, OrderRow, OrderStudy};
-pub use pipeline::{preflight, run, run_in_memory, run_keeping_final, RunSummary};
+pub use pipeline::{preflight, run, run_in_memory, run_keeping_final, run_on_engine, RunSummary};
 pub use progress::{clear_steps, steps, ProgressScope};
 pub use resources::{choose_engine, run_bytes_per_point, EngineChoice};
 pub use resume::{resume_in, resume_run, Resumed};

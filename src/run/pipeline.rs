@@ -174,6 +174,34 @@ fn run_to(cfg: &RunConfig, dest: Destination<'_>, keep_final: bool) -> Result<Ru
     }
 }
 
+/// `run` into `out` with its first engine built by `first` from the initial state (any
+/// further one, refinement's, is the chosen kind's): the parts of a sweep advanced together
+/// (`sweep::together`). `T` is the run's precision.
+pub fn run_on_engine<T: Real>(
+    cfg: &RunConfig,
+    out: &OutputDir,
+    first: &dyn Fn(State<T>) -> Result<Box<dyn Engine<T>>>,
+) -> Result<RunSummary> {
+    let (choice, note) = preflight(cfg)?;
+    let k = cfg.integrator();
+    let gpus = gpus(cfg, choice)?;
+    let plain = factory::<T>(&k, choice, &gpus, cfg.ensemble.is_loop());
+    let used = std::cell::Cell::new(false);
+    let engines = |s: State<T>| match used.replace(true) {
+        false => first(s),
+        true => plain(s),
+    };
+    run_with::<T>(
+        cfg,
+        Destination::Folder(out),
+        note,
+        choice,
+        &engines,
+        None,
+        false,
+    )
+}
+
 /// A run without a folder keeps every saved snapshot in memory: the run's own bytes per
 /// point and 2d values per point and saved snapshot, against the host's memory.
 fn check_kept_states(cfg: &RunConfig) -> Result<()> {

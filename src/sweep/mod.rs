@@ -5,13 +5,18 @@
 //!
 //! A system's parameters are compiled into its kernel as literals (and into the CPU system as
 //! constants), so a part is exactly the run `--param NAME=value` would make: same arithmetic,
-//! same rows, bit for bit. The parts run one after another under one progress report, each
-//! with its own checkpoints, so `phaseflow resume DIR` continues a sweep where it stopped.
+//! same rows, bit for bit. On the GPU, and with `--checkpoint-every`, the parts run one after
+//! another under one progress report, each with its own checkpoints, so `phaseflow resume DIR`
+//! continues a sweep where it stopped; on the CPU engine otherwise up to 64 at a time as one
+//! ensemble (`together`), each still writing its own folder.
 //!
-//! - `runner`: `run_sweep` and `resume_sweep`, the parts run in turn, then the sweep's files.
+//! - `runner`: `run_sweep` and `resume_sweep`, the parts run in turn or together, then the
+//!   sweep's files.
+//! - `together`: the parts' CPU engines advanced as one ensemble.
 
 mod job;
 mod runner;
+mod together;
 
 pub use runner::{part_folders, resume_sweep, run_sweep, SweepOutcome};
 
@@ -167,7 +172,7 @@ impl Sweep {
         }
         if crate::cluster::Peers::current().many() {
             return Err(input_err!(
-                "--sweep under mpirun: a sweep runs its parts one after another in one process; run it without mpirun"
+                "--sweep under mpirun: a sweep runs all its parts in one process; run it without mpirun"
             ));
         }
         // Checked: counts of 2^32 each would wrap a 64-bit product to a small number.

@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::{Part, Sweep, SweepJob, SWEEP_FILE};
+use super::{together, Part, Sweep, SweepJob, SWEEP_FILE};
 use crate::chaos::{Indicator, CHAOTIC_ABOVE};
 use crate::config::OutputDir;
 use crate::error::{Error, Result};
@@ -60,14 +60,30 @@ fn chaos_columns(parts: &[Part]) -> Vec<&'static str> {
 /// run in turn, then the sweep's files.
 pub fn run_sweep(job: &SweepJob) -> Result<SweepOutcome> {
     let parts = job.sweep.parts()?;
+    let mut on_cpu = parts.len() > 1;
     for p in &parts {
-        run::preflight(&p.config)?;
+        let (choice, _) = run::preflight(&p.config)?;
+        // With checkpoints the parts run in turn: an interrupt then leaves the finished parts
+        // whole and at most one part to continue.
+        on_cpu &= choice == run::EngineChoice::Cpu && p.config.checkpoint_every.is_none();
     }
     let out = job.out.path.as_path();
     let _lock = folder::prepare(out, Layout::Sweep, job.out.force)?;
     let path = out.join(SWEEP_FILE);
     write_atomic(&path, job.sweep.record(&path)?.as_bytes())?;
-    run_all(&job.sweep, &parts, out, false)?;
+    if on_cpu {
+        // Every part on the CPU engine, without checkpoints: advanced together (`together`).
+        crate::info!(
+            "phaseflow: sweep: the {} parts run as one ensemble on the CPU engine, up to {} at a time",
+            parts.len(),
+            together::BATCH
+        );
+        let announce = |p: &Part| say_part(&job.sweep, p, parts.len(), false);
+        together::run_parts(&parts, parts.len(), out, &announce)
+            .map_err(|e| interrupted_in(e, out))?;
+    } else {
+        run_all(&job.sweep, &parts, out, false)?;
+    }
     finish(&job.sweep, &parts, out)
 }
 
@@ -95,7 +111,7 @@ pub fn part_folders(out: &Path) -> Result<Vec<PathBuf>> {
 
 /// Part i's folder name: `part_<i>`, i zero-padded to the width of the last index so the
 /// folders list in order.
-fn part_dir(index: usize, count: usize) -> String {
+pub(super) fn part_dir(index: usize, count: usize) -> String {
     let width = count.saturating_sub(1).to_string().len();
     format!("part_{index:0width$}")
 }
@@ -109,13 +125,7 @@ fn run_all(sweep: &Sweep, parts: &[Part], out: &Path, resume: bool) -> Result<()
     for p in parts {
         let dir = out.join(part_dir(p.index, parts.len()));
         let finished = resume && dir.join(folder::MANIFEST).is_file();
-        crate::info!(
-            "phaseflow: sweep [{}/{}]: {}{}",
-            p.index + 1,
-            parts.len(),
-            sweep.label(&p.values),
-            if finished { " (finished before)" } else { "" }
-        );
+        say_part(sweep, p, parts.len(), finished);
         let _scope = run::ProgressScope::new(before, total);
         before += p.config.total_steps();
         let result = if finished {
@@ -134,15 +144,31 @@ fn run_all(sweep: &Sweep, parts: &[Part], out: &Path, resume: bool) -> Result<()
             )
             .map(drop)
         };
-        result.map_err(|e| match e {
-            Error::Interrupted { step, .. } => Error::Interrupted {
-                path: out.to_path_buf(),
-                step,
-            },
-            e => e,
-        })?;
+        result.map_err(|e| interrupted_in(e, out))?;
     }
     Ok(())
+}
+
+/// The line that says which part runs (`finished`: kept from before).
+fn say_part(sweep: &Sweep, p: &Part, count: usize, finished: bool) {
+    crate::info!(
+        "phaseflow: sweep [{}/{}]: {}{}",
+        p.index + 1,
+        count,
+        sweep.label(&p.values),
+        if finished { " (finished before)" } else { "" }
+    );
+}
+
+/// A part's interrupt as the sweep's: `resume` takes the sweep's folder.
+fn interrupted_in(e: Error, out: &Path) -> Error {
+    match e {
+        Error::Interrupted { step, .. } => Error::Interrupted {
+            path: out.to_path_buf(),
+            step,
+        },
+        e => e,
+    }
 }
 
 /// stats.csv, sweep.csv, the figure (when it has data) and the manifest, from the parts'

@@ -15,11 +15,13 @@ mod accuracy;
 mod chaos;
 pub mod examples;
 pub mod flags;
+mod lagrangian;
 mod section;
 pub mod values;
 
 pub use accuracy::{AccuracyArgs, OrderArgs, ShowModifiedArgs};
 pub use chaos::ChaosArgs;
+pub use lagrangian::LagrangianArgs;
 pub use section::{SectionArgs, StopArgs};
 
 #[derive(Debug, Parser)]
@@ -128,20 +130,9 @@ pub struct SystemArgs {
     /// qdot, qdot1..); --method variational, state (q, p = ∂L/∂v) (docs/lagrangian.md).
     #[arg(long, value_name = "EXPR", allow_hyphen_values = true)]
     pub lagrangian: Option<String>,
-    /// The discrete Lagrangian of --lagrangian: left or right (h L at one end, order 1),
-    /// midpoint (order 2, the implicit midpoint rule), trapezoid (order 2, Störmer–Verlet for
-    /// L = ½vᵀMv − V(q)) [default: trapezoid].
-    #[arg(long, value_name = "RULE", value_parser = ["left", "right", "midpoint", "trapezoid"])]
-    pub discretization: Option<String>,
-    /// The generator ξ(q) of a symmetry of --lagrangian, a formula in q per degree of freedom,
-    /// e.g. '-q2,q1' (rotations): J = p·ξ(q)'s drift is the momentum_err_max column.
-    #[arg(long, value_name = "EXPR,..", allow_hyphen_values = true)]
-    pub momentum: Option<String>,
-    /// The initial states of --lagrangian give velocities v1..vd in p's place (--center,
-    /// --lo/--hi, --input, the default state): each point starts at p = ∂L/∂v(q, v), the
-    /// continuous Legendre transform, and runs in (q, p) as every Lagrangian run does.
-    #[arg(long)]
-    pub velocities: bool,
+    /// How a --lagrangian is discretised, its symmetry and its initial states.
+    #[command(flatten)]
+    pub lagrangian_options: LagrangianArgs,
     /// System parameter, repeatable: --param m=2 --param l=0.5 (names and defaults: `phaseflow
     /// list`; for --hamiltonian, every name of the formula that is not a coordinate).
     #[arg(long = "param", value_name = "KEY=VALUE")]

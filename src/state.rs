@@ -460,11 +460,23 @@ impl<T: Real> State<T> {
     /// rather than from their f32 roundings, which are off a discrete map's constraint by
     /// a rounding (the vertical disk's energy jumps by 10× f64's error at the first step).
     pub fn convert_pairs<U: Real>(&self) -> State<U> {
-        let pairs = |n: usize, at: &dyn Fn(usize) -> f64| -> (Vec<U>, Vec<U>) {
-            (0..n).map(|i| crate::float::split_f64::<U>(at(i))).unzip()
+        // `q_f64`'s sum, with the choice between a carried error and none made once per
+        // vector: per element (`eq.get(i)`) it was vectorised into masked loads from an empty
+        // vector's dangling pointer, which processors never fault on but qemu's emulation of
+        // them does (the portable test). `+ 0.0` keeps its arithmetic (−0 becomes +0).
+        let pairs = |v: &[T], e: &[T]| -> (Vec<U>, Vec<U>) {
+            let split = crate::float::split_f64::<U>;
+            match e.is_empty() {
+                true => v.iter().map(|x| split(x.to_f64() + 0.0)).unzip(),
+                false => v
+                    .iter()
+                    .zip(e)
+                    .map(|(x, e)| split(x.to_f64() + e.to_f64()))
+                    .unzip(),
+            }
         };
-        let (q, eq) = pairs(self.q.len(), &|i| self.q_f64(i));
-        let (p, ep) = pairs(self.p.len(), &|i| self.p_f64(i));
+        let (q, eq) = pairs(&self.q, &self.eq);
+        let (p, ep) = pairs(&self.p, &self.ep);
         State {
             n: self.n,
             d: self.d,

@@ -11,8 +11,8 @@
 use pyo3::prelude::*;
 
 use phaseflow::cli::{
-    BenchArgs, ChaosArgs, EngineArgs, EnsembleArgs, OrderArgs, OutputArgs, RefineArgs,
-    ShowModifiedArgs, SolverArgs, StudyArgs, SystemArgs,
+    BenchArgs, ChaosArgs, EngineArgs, EnsembleArgs, LagrangianArgs, OrderArgs, OutputArgs,
+    RefineArgs, ShowModifiedArgs, SolverArgs, StudyArgs, SystemArgs,
 };
 use phaseflow::config::{Backend, Precision};
 
@@ -60,8 +60,11 @@ fn system(k: &mut Keywords<'_, '_>) -> PyResult<SystemArgs> {
         system: name(k, "system")?,
         hamiltonian: k.text("hamiltonian")?,
         lagrangian: k.text("lagrangian")?,
-        discretization: name(k, "discretization")?,
-        momentum: k.text("momentum")?,
+        lagrangian_options: LagrangianArgs {
+            discretization: name(k, "discretization")?,
+            momentum: k.text("momentum")?,
+            velocities: k.switch("velocities")?.unwrap_or(false),
+        },
         dof: count(k, "dof")?,
         system_file: k.path("system_file")?,
         params: k.param_items()?,

@@ -101,9 +101,10 @@ impl RunFile {
             self.system_file = a.system_file.clone();
         }
         over(&a.dof, &mut self.dof);
-        over(&a.discretization, &mut self.discretization);
-        over(&a.momentum, &mut self.momentum);
-        if a.velocities {
+        let l = &a.lagrangian_options;
+        over(&l.discretization, &mut self.discretization);
+        over(&l.momentum, &mut self.momentum);
+        if l.velocities {
             self.velocities = Some(true);
         }
         if !a.params.is_empty() {

@@ -109,29 +109,6 @@ impl EnsembleRequest {
         }
     }
 
-    /// A Lagrangian's initial velocities (`--velocities`) are converted point by point, so a
-    /// set made in (q, p) is refused with them: a loop (refinement makes new nodes in (q, p)),
-    /// an energy level, a grid on an energy surface (both solve p from the energy).
-    fn refuse_velocities(&self, system: &System) -> Result<()> {
-        if !system.lagrangian().is_some_and(|l| l.spec.velocities) {
-            return Ok(());
-        }
-        let made_in_qp = match self.kind {
-            EnsembleKind::Level | EnsembleKind::Circle | EnsembleKind::Rect => true,
-            EnsembleKind::Grid => self.energy.is_some(),
-            _ => false,
-        };
-        if made_in_qp {
-            return Err(invalid!(Field::Velocities;
-                Field::Velocities,
-                format!(" applies to sets of points given by their velocities (disk, gaussian, point, grid without an energy, file); the {} set is made in (q, p): drop ", self.kind.name()),
-                Field::Velocities,
-                ", or give a set of points"
-            ));
-        }
-        Ok(())
-    }
-
     /// Fill unset values with sensible defaults for the system and check everything, so that
     /// the spec written into config.toml is complete and reproduces the same set.
     pub fn resolve(self, system: &System) -> Result<EnsembleSpec> {
@@ -188,7 +165,7 @@ impl EnsembleRequest {
                 Field::RawStart
             ));
         }
-        self.refuse_velocities(system)?;
+        super::start::check_velocities(system, kind, self.energy.is_some())?;
         Ok(EnsembleSpec {
             points,
             seed: self.seed.unwrap_or(0),

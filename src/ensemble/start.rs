@@ -3,7 +3,33 @@
 //! (`System::project_start`; `EnsembleSpec::raw_start` keeps it as given), and what that
 //! changed, for stderr and the study report.
 
+use super::EnsembleKind;
+use crate::error::{Field, Result};
+use crate::invalid;
 use crate::system::System;
+
+/// A Lagrangian's initial velocities (`--velocities`) are converted point by point, so a set
+/// made in (q, p) is refused with them: a loop (refinement makes new nodes in (q, p)), an
+/// energy level, a grid on an energy surface (`on_energy`: both solve p from the energy).
+pub(super) fn check_velocities(system: &System, kind: EnsembleKind, on_energy: bool) -> Result<()> {
+    if !system.lagrangian().is_some_and(|l| l.spec.velocities) {
+        return Ok(());
+    }
+    let made_in_qp = match kind {
+        EnsembleKind::Level | EnsembleKind::Circle | EnsembleKind::Rect => true,
+        EnsembleKind::Grid => on_energy,
+        _ => false,
+    };
+    if made_in_qp {
+        return Err(invalid!(Field::Velocities;
+            Field::Velocities,
+            format!(" applies to sets of points given by their velocities (disk, gaussian, point, grid without an energy, file); the {} set is made in (q, p): drop ", kind.name()),
+            Field::Velocities,
+            ", or give a set of points"
+        ));
+    }
+    Ok(())
+}
 
 /// Where a set's points start, and what putting them on the discrete constraint changed.
 pub(super) struct Start<'a> {

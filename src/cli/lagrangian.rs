@@ -1,0 +1,23 @@
+//! The flags that qualify a Lagrangian given by `--lagrangian` (`LagrangianArgs`, flattened
+//! into the system's flags; `system::lagrangian`): its discrete Lagrangian, the symmetry whose
+//! discrete momentum is measured, and whether its initial states give velocities.
+
+use clap::Args;
+
+#[derive(Debug, Args, Clone, Default)]
+pub struct LagrangianArgs {
+    /// The discrete Lagrangian of --lagrangian: left or right (h L at one end, order 1),
+    /// midpoint (order 2, the implicit midpoint rule), trapezoid (order 2, Störmer–Verlet for
+    /// L = ½vᵀMv − V(q)) [default: trapezoid].
+    #[arg(long, value_name = "RULE", value_parser = ["left", "right", "midpoint", "trapezoid"])]
+    pub discretization: Option<String>,
+    /// The generator ξ(q) of a symmetry of --lagrangian, a formula in q per degree of freedom,
+    /// e.g. '-q2,q1' (rotations): J = p·ξ(q)'s drift is the momentum_err_max column.
+    #[arg(long, value_name = "EXPR,..", allow_hyphen_values = true)]
+    pub momentum: Option<String>,
+    /// The initial states of --lagrangian give velocities v1..vd in p's place (--center,
+    /// --lo/--hi, --input, the default state): each point starts at p = ∂L/∂v(q, v), the
+    /// continuous Legendre transform, and runs in (q, p) as every Lagrangian run does.
+    #[arg(long)]
+    pub velocities: bool,
+}

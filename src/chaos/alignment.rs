@@ -60,17 +60,10 @@ pub fn update_more<T: Real>(
     for j in 1..layout.vectors {
         let (c0, c1) = (d * (1 + j) * b, d * (2 + j) * b);
         squared_norms(&q[c0..c1], &p[c0..c1], (b, d), weights, ns);
-        let two = T::from_f64(2.0);
-        let (four, quarter, sixteen) = (T::from_f64(4.0), T::from_f64(0.25), T::from_f64(16.0));
+        let (quarter, sixteen) = (T::from_f64(0.25), T::from_f64(16.0));
         let (mut far, mut rescale) = (false, false);
         for (s, &n) in scales.iter_mut().zip(&*ns) {
-            *s = if n >= four {
-                T::HALF
-            } else if n < T::ONE {
-                two
-            } else {
-                T::ONE
-            };
+            *s = super::near_scale(n);
             far |= !(n >= quarter && n < sixteen);
             rescale |= *s != T::ONE;
         }

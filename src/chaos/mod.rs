@@ -38,6 +38,19 @@ pub const WEIGHTED: usize = 2;
 pub const Y_SUM: usize = 3;
 pub const NORM: usize = 4;
 
+/// The exact power of two that moves |δ|² = n one binade toward [1, 4) (1 inside it): the
+/// select each renormalisation makes per point before the rare far points' `binade_scale`.
+#[inline(always)]
+pub(crate) fn near_scale<T: Real>(n: T) -> T {
+    if n >= T::from_f64(4.0) {
+        T::HALF
+    } else if n < T::ONE {
+        T::from_f64(2.0)
+    } else {
+        T::ONE
+    }
+}
+
 /// ln x for x > 0 with only exact scalings by 2, comparisons and a division: x = 2^e · m with
 /// m in [1/√2, √2), then ln m = 2 atanh(s), s = (m − 1)/(m + 1), |s| ≤ 0.172, by its odd
 /// series (`ln_reduced`). x = 0 gives −∞ and a non-finite or negative x NaN (a blown-up
@@ -233,8 +246,6 @@ pub fn update<T: Real>(
     (b, d): (usize, usize),
     weights: Option<&[T]>,
 ) {
-    let two = T::from_f64(2.0);
-    let four = T::from_f64(4.0);
     let quarter = T::from_f64(0.25);
     let sixteen = T::from_f64(16.0);
     let (dq, dp) = (&mut q[d * b..2 * d * b], &mut p[d * b..2 * d * b]);
@@ -255,13 +266,7 @@ pub fn update<T: Real>(
     let (mut far, mut not_near, mut rescale) = (false, false, false);
     let rows = scales.iter_mut().zip(&mut *ln_r).zip(&*ns).zip(&*norm);
     for (((s, l), &n), &norm) in rows {
-        *s = if n >= four {
-            T::HALF
-        } else if n < T::ONE {
-            two
-        } else {
-            T::ONE
-        };
+        *s = near_scale(n);
         far |= !(n >= quarter && n < sixteen);
         rescale |= *s != T::ONE;
         let prev = if norm == T::ZERO { T::ONE } else { norm };

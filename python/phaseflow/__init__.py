@@ -456,10 +456,11 @@ class Study:
         a dimension ``run`` (its folder name), with each run's ``method``, ``system`` and
         ``dt`` as coordinates over ``run``; times or variables a run lacks are NaN (methods
         of a study may take different steps); attributes the runs share are kept."""
-        runs = [Run(self.out / name, {}, self.out / name) for name in self.runs]
+        names = self.runs
+        runs = [Run(self.out / name, {}, self.out / name) for name in names]
         stacked = _stack([r.to_xarray() for r in runs], "run")
         return stacked.assign_coords(
-            run=self.runs,
+            run=names,
             method=("run", [str(r.config.get("method", "")) for r in runs]),
             system=("run", [str(r.config.get("system", "")) for r in runs]),
             dt=("run", [float(r.config["dt"]) for r in runs]))

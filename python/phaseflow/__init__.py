@@ -235,13 +235,16 @@ class Run:
         self._states: Optional[Tuple[np.ndarray, np.ndarray]] = None
         self._chaos: Optional[Dict[int, np.ndarray]] = None
         self._section: Optional[np.ndarray] = None
+        self._components: Optional[List[str]] = None
         if folder is not None:
             self.stats: Table = _table(folder / "stats.csv")
-            self.config: Dict[str, Any] = _read_toml(folder / "config.toml")
+            self._config_text: str = (folder / "config.toml").read_text(encoding="utf-8")
+            self.config: Dict[str, Any] = _toml(self._config_text)
             return
         # A run without a folder: its results as the library kept them.
         self.stats = Table(dict(summary["stats"]))
-        self.config = _toml(summary["config"])
+        self._config_text = summary["config"]
+        self.config = _toml(self._config_text)
         states = summary["states"]
         self._states = (summary["state_steps"],
                         states if states is not None else np.empty((0, 0, 0)))
@@ -318,11 +321,12 @@ class Run:
     def to_xarray(self) -> Any:
         """The run as an ``xarray.Dataset`` (xarray must be installed): the statistics as time
         series over ``time`` (stats.csv's ``t``); the saved states as ``state`` over
-        (``state_time``, ``point``, ``coordinate``), the coordinates q1..qd, p1..pd; the chaos
-        indicators as ``chaos_<name>`` over (``chaos_time``, ``point``); the section's
-        crossings as ``section`` over (``crossing``, ``column``), the columns named ``point``,
-        ``crossing``, ``t`` and the coordinates but the section's own; the configuration's
-        values as attributes."""
+        (``state_time``, ``point``, ``coordinate``), the coordinates named by the system
+        (:attr:`components`: ``θ``, ``p_θ`` for the pendulum; q1..qd, p1..pd for a formula
+        without ``coordinates``); the chaos indicators as ``chaos_<name>`` over
+        (``chaos_time``, ``point``); the section's crossings as ``section`` over (``crossing``,
+        ``column``), the columns named ``point``, ``crossing``, ``t`` and the components but the
+        section's own; the configuration's values as attributes."""
         import xarray as xr
 
         data: Dict[str, Any] = {}
@@ -331,7 +335,7 @@ class Run:
             if name != "t":
                 data[name] = ("time", self.stats[name])
         if len(self.states):
-            coords.update(state_time=self.t, coordinate=self._coordinate_names(self.states.shape[-1]),
+            coords.update(state_time=self.t, coordinate=self.components,
                           point=np.arange(self.states.shape[1]))
             data["state"] = (("state_time", "point", "coordinate"), self.states)
         chaos = self.chaos
@@ -346,19 +350,27 @@ class Run:
                 data[f"chaos_{name}"] = (("chaos_time", "point"), stacked[..., j])
         section = self.section
         if section is not None:
-            # Its columns: point, crossing, t, then every coordinate but the section's own.
+            # Its columns: point, crossing, t, then every component but the section's own
+            # (the section names it by number: q1..qd, p1..pd).
             fixed = str(self.config.get("section", "")).split("=")[0].strip()
-            names = self._coordinate_names(section.shape[1] - 1)
-            coords["column"] = ["point", "crossing", "t"] + [n for n in names if n != fixed]
+            d = len(self.components) // 2
+            numbered = [f"q{i + 1}" for i in range(d)] + [f"p{i + 1}" for i in range(d)]
+            kept = [name for name, number in zip(self.components, numbered) if number != fixed]
+            coords["column"] = ["point", "crossing", "t"] + kept
             coords["crossing"] = np.arange(len(section))
             data["section"] = (("crossing", "column"), section)
         attrs = {k: v for k, v in self.config.items() if isinstance(v, (str, int, float, bool))}
         return xr.Dataset(data, coords=coords, attrs=attrs)
 
-    def _coordinate_names(self, width: int) -> List[str]:
-        """The names of the 2d state components, q1..qd and p1..pd."""
-        d = width // 2
-        return [f"q{i + 1}" for i in range(d)] + [f"p{i + 1}" for i in range(d)]
+    @property
+    def components(self) -> List[str]:
+        """The names of the state's 2d components, positions then momenta, as the system names
+        them: ``["θ", "p_θ"]`` for the pendulum, ``["x", "y", "p_x", "p_y"]`` for Hénon–Heiles,
+        a system file's ``coordinates`` with ``p_`` before each for the momenta, else
+        q1..qd, p1..pd (a variational system's p slots hold velocities: ``v_θ``)."""
+        if self._components is None:
+            self._components = list(_phaseflow.component_names(self._config_text))
+        return self._components
 
     def __repr__(self) -> str:
         where = f" in {self.out}" if self.out else ""
@@ -1219,6 +1231,17 @@ class Ensemble:
         """H of every point now, float64, with the parameters in force."""
         energy: np.ndarray = self._core.energy()
         return energy
+
+    def measure(self) -> Dict[str, float]:
+        """The statistics of the points now, measured on demand: stats.csv's columns (``step``,
+        ``t``, ``points``, the energy errors, …) as {column: value}, counts as ints. Measured
+        as at a snapshot but without refining a loop or renormalising deviation vectors, so
+        the ensemble and the rows of ``stats`` to come are left as they are; the row is not
+        added to ``stats``."""
+        row: Dict[str, float] = {}
+        for name, cells in self._core.measure():
+            row[name] = cells[0].item()
+        return row
 
     @property
     def stats(self) -> Table:

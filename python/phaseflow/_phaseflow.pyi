@@ -48,6 +48,8 @@ class Ensemble:
         """H of every point now (float64)."""
     def stats(self) -> List[Tuple[str, np.ndarray]]:
         """The statistics rows so far, as (column, array) pairs in stats.csv's order."""
+    def measure(self) -> List[Tuple[str, np.ndarray]]:
+        """The statistics row of the points now, as (column, one-element array) pairs."""
     def params(self) -> Dict[str, float]: ...
     def set_params(self, params: Mapping[str, float]) -> None:
         """New parameter values from the next step on (H0 taken again)."""
@@ -80,6 +82,9 @@ def method_check(method: str) -> str:
 def flags(subcommand: str) -> List[Tuple[str, bool, bool, str]]:
     """A subcommand's flags: (name, takes a value, may repeat, what the value is: "path",
     "bool" or "text")."""
+
+def component_names(config_toml: str) -> List[str]:
+    """The names of the state components of the system a config.toml text records."""
 
 def study_runs(out: PathLike) -> List[str]:
     """The run folders of the study in ``out``, in the study's order."""

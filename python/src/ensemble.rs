@@ -92,6 +92,13 @@ impl Ensemble {
         arrays::stats_columns(py, &ok(self.run.stats())?)
     }
 
+    /// The statistics row of the points now, as (column, one-element array) pairs.
+    fn measure<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        let run = &self.run;
+        let row = drive(py, None, move || run.measure())?;
+        arrays::stats_columns(py, &[row])
+    }
+
     /// The system's parameters in force.
     fn params<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let d = PyDict::new(py);

@@ -619,6 +619,13 @@ fn py_study_runs(out: Bound<'_, PyAny>) -> PyResult<Vec<String>> {
     study::run_folders(&out).map_err(|e| py_error(&e))
 }
 
+/// The names of the state components (q first, then p) of the system a run's config.toml text
+/// records: the coordinate labels of `Run.to_xarray`.
+#[pyfunction(name = "component_names")]
+fn py_component_names(config_toml: &str) -> PyResult<Vec<String>> {
+    phaseflow::config::recorded_component_names(config_toml).map_err(|e| py_error(&e))
+}
+
 /// `python -m phaseflow ARGS`: the command line itself, in this process, with `args` after the
 /// program's name; its exit status back. The process is the command line's from now on: the
 /// run's own SIGINT/SIGTERM handling (a checkpoint, then exit status 130) replaces Python's.
@@ -684,6 +691,7 @@ fn _phaseflow(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(py_show_modified_hamiltonian, m)?)?;
     m.add_function(wrap_pyfunction!(py_cli, m)?)?;
     m.add_function(wrap_pyfunction!(py_study_runs, m)?)?;
+    m.add_function(wrap_pyfunction!(py_component_names, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -26,6 +26,27 @@ def test_advances_in_pieces_equal_one_advance_and_the_run(precision):
         assert a.dtype == b.dtype and a.tobytes() == b.tobytes(), column
 
 
+def test_measure_is_a_snapshots_row_now_and_changes_nothing():
+    # Measured between snapshots, the row equals a run's row at that step, and the ensemble
+    # goes on bit for bit as one that was never measured.
+    measured = phaseflow.Ensemble(precision="f64", snapshot_every=50, chaos="megno", **DISK)
+    measured.advance(30)
+    row = measured.measure()
+    measured.advance(70)
+    plain = phaseflow.Ensemble(precision="f64", snapshot_every=50, chaos="megno", **DISK)
+    plain.advance(100)
+    assert measured.state.tobytes() == plain.state.tobytes()
+    for column in plain.stats.keys():
+        assert measured.stats[column].tobytes() == plain.stats[column].tobytes(), column
+    r = phaseflow.run(steps=30, precision="f64", chaos="megno", **DISK)
+    assert row["step"] == 30 and isinstance(row["step"], int) and isinstance(row["points"], int)
+    assert row["t"] == pytest.approx(0.3)
+    for column in r.stats.keys():
+        want = r.stats[column][-1].item()
+        assert row[column] == want or (np.isnan(want) and np.isnan(row[column])), column
+    assert row["rel_energy_err_max"] > 0 and len(measured.stats["step"]) == 3
+
+
 def test_views_are_read_only_and_read_back_once_per_advance():
     ens = phaseflow.Ensemble(**DISK)
     state = ens.state

@@ -183,7 +183,7 @@ def test_to_xarray_labels_states_stats_and_chaos():
     ds = r.to_xarray()
     assert isinstance(ds, xr.Dataset)
     assert ds["state"].dims == ("state_time", "point", "coordinate")
-    assert list(ds["coordinate"].values) == ["q1", "p1"]
+    assert list(ds["coordinate"].values) == ["θ", "p_θ"] == r.components
     assert np.array_equal(ds["state"].values, r.states)
     assert np.array_equal(ds["state_time"].values, r.t)
     assert np.array_equal(ds["rel_energy_err_max"].values, r.stats["rel_energy_err_max"],
@@ -198,9 +198,9 @@ def test_to_xarray_names_the_sections_columns():
                       center=[0, 0.1, 0.35, 0], radius=0.02, dt=0.05, steps=400,
                       backend="cpu", precision="f64", section="q1=0")
     ds = r.to_xarray()
-    assert list(ds["column"].values) == ["point", "crossing", "t", "q2", "p1", "p2"]
+    assert list(ds["column"].values) == ["point", "crossing", "t", "y", "p_x", "p_y"]
     assert len(ds["crossing"]) == len(r.section) > 20
-    assert np.array_equal(ds["section"].sel(column="q2").values, r.section[:, 3])
+    assert np.array_equal(ds["section"].sel(column="y").values, r.section[:, 3])
     assert np.array_equal(ds["section"].sel(column="point").values, r.section[:, 0])
 
 

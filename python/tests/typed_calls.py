@@ -50,6 +50,9 @@ def call_everything(folder: Path) -> List[str]:
     at: float = ens.t
     q_now: np.ndarray = ens.q
     h_now: np.ndarray = ens.energy()
+    now: Dict[str, float] = ens.measure()
+    names: List[str] = r.components
+    assert now["step"] == 20 and names == ["θ", "p_θ"]
     saved: Path = ens.save(folder / "ensemble", steps=40, force=False)
     assert ens.step == 20 and at == 1.0 and q_now.shape == (64, 1) and h_now.shape == (64,)
     assert len(ens.stats) == 5 and saved.is_dir()

@@ -176,6 +176,14 @@ pub fn load_toml(path: &Path) -> Result<RunFile> {
     toml::from_str(&text).map_err(|e| file_err(format!("malformed TOML: {e}")))
 }
 
+/// The names of the state components of the system a run's config.toml (its text) records,
+/// q first, then p (`System::component_names`): the labels the Python package gives arrays.
+pub fn recorded_component_names(config_toml: &str) -> Result<Vec<String>> {
+    let file: RunFile = toml::from_str(config_toml)
+        .map_err(|e| crate::input_err!("config.toml: malformed TOML: {e}"))?;
+    Ok(super::resolve_system(&file.as_recorded())?.component_names())
+}
+
 impl From<&EnsembleSpec> for EnsembleFile {
     /// The `[ensemble]` table of a resolved set: its kind, point count and seed, and the values
     /// its kind uses (`EnsembleSpec::request`; config.toml's keys keep the table's field order).

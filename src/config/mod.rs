@@ -32,7 +32,8 @@ pub use bench::BenchConfig;
 pub use builder::{MethodChoice, RunBuilder, SystemChoice};
 use discrete::{check_variational, check_variational_kernel, two_positions};
 pub use file::{
-    load_recorded, load_toml, recorded_source, EnsembleFile, RunFile, MAX_CONFIG_BYTES,
+    load_recorded, load_toml, recorded_component_names, recorded_source, EnsembleFile, RunFile,
+    MAX_CONFIG_BYTES,
 };
 pub use show_modified::show_modified;
 pub use step::MAX_STEPS;

@@ -157,6 +157,13 @@ impl OpenRun {
         self.call(|h| Ok(on_run!(h, s => s.rows.clone())))
     }
 
+    /// The statistics row of the points now (stats.csv's columns), measured as at a snapshot
+    /// but without refining a loop or renormalising deviation vectors, so the state and the
+    /// rows to come are left as they are; not added to `stats`.
+    pub fn measure(&self) -> Result<Row> {
+        self.call(|h| on_run!(h, s => s.measure()))
+    }
+
     /// The system's parameters in force.
     pub fn params(&self) -> Result<Vec<(String, f64)>> {
         self.call(|h| Ok(on_run!(h, s => s.cfg.system.params().into_iter().collect())))
@@ -346,6 +353,18 @@ impl<T: Real> Stepper<T> {
             }
             pb.finish();
             Ok(())
+        })
+    }
+
+    /// `OpenRun::measure`: a snapshot's row whose side effects on the tracker (what it keeps
+    /// of the state, a single point's trajectory) are undone.
+    fn measure(&mut self) -> Result<Row> {
+        self.with_tracker(|t, step, rows| {
+            let drawn = t.trajectory.len();
+            let row = t.snapshot(*step, Path::new(""), 0, rows.first());
+            t.trajectory.truncate(drawn);
+            t.kept = Some(Kept::new());
+            row
         })
     }
 

@@ -100,6 +100,11 @@ impl SystemDescription for BallTurntable {
         3
     }
 
+    /// The centre (its height z = a carried), then the scaled step rotation v = 2ξ/h.
+    fn component_names(&self) -> Vec<String> {
+        ["x", "y", "z", "v1", "v2", "v3"].map(String::from).to_vec()
+    }
+
     fn params(&self) -> BTreeMap<String, f64> {
         BTreeMap::from([
             ("m".into(), self.m),

@@ -59,12 +59,32 @@ pub trait SystemDescription {
         let (_, i, j) = self.path()?;
         Some((q[i], q[j]))
     }
+    /// The names of the state's 2d components, q1..qd then p1..pd in order (for a variational
+    /// system the p slots hold its velocities): the labels of arrays and tables. Numbered
+    /// (`numbered_components`) unless the system names its coordinates (`named_components`).
+    fn component_names(&self) -> Vec<String> {
+        numbered_components(self.dof())
+    }
     /// The names of the path's axes: q1, q2, … of its components, unless the system draws
     /// the path in other coordinates.
     fn path_axes(&self) -> Option<(String, String)> {
         let (_, i, j) = self.path()?;
         Some((format!("q{}", i + 1), format!("q{}", j + 1)))
     }
+}
+
+/// The components of a state of `d` degrees of freedom by number: q1..qd, p1..pd.
+pub fn numbered_components(d: usize) -> Vec<String> {
+    let q = (1..=d).map(|i| format!("q{i}"));
+    q.chain((1..=d).map(|i| format!("p{i}"))).collect()
+}
+
+/// The components of a state whose coordinates are named `q`: the names, then each name after
+/// `slot` (`"p_"` for canonical momenta, `"v_"` for a variational system's velocities).
+pub fn named_components<S: AsRef<str>>(q: &[S], slot: &str) -> Vec<String> {
+    let names = q.iter().map(|c| c.as_ref().to_string());
+    let momenta = q.iter().map(|c| format!("{slot}{}", c.as_ref()));
+    names.chain(momenta).collect()
 }
 
 /// A system's registration: everything `systems!` needs besides the system's own trait

@@ -27,7 +27,10 @@
 use super::hamiltonian::literal;
 use std::collections::BTreeMap;
 
-use super::{require_positive, Hamiltonian, ParamSpec, SystemDef, SystemDescription, SystemInfo};
+use super::{
+    named_components, require_positive, Hamiltonian, ParamSpec, SystemDef, SystemDescription,
+    SystemInfo,
+};
 use crate::error::Result;
 use crate::float::{cos_poly, sin_poly, Real};
 
@@ -165,6 +168,10 @@ fn second<T: Real>(k: &Coeffs<T>, z: &Core<T>, p1: T, p2: T) -> (T, T, T) {
 impl SystemDescription for DoublePendulum {
     fn dof(&self) -> usize {
         2
+    }
+
+    fn component_names(&self) -> Vec<String> {
+        named_components(&["θ1", "θ2"], "p_")
     }
 
     fn params(&self) -> BTreeMap<String, f64> {

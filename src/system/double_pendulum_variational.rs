@@ -16,7 +16,9 @@
 use std::collections::BTreeMap;
 
 use super::discrete::{Constraints, DiscreteMap};
-use super::{require_positive, Newton, ParamSpec, SystemDef, SystemDescription, SystemInfo};
+use super::{
+    named_components, require_positive, Newton, ParamSpec, SystemDef, SystemDescription, SystemInfo,
+};
 use crate::error::Result;
 use crate::float::{cos_poly, sin_poly, Real};
 
@@ -132,6 +134,10 @@ const LANES: usize = 16;
 impl SystemDescription for DoublePendulumVariational {
     fn dof(&self) -> usize {
         2
+    }
+
+    fn component_names(&self) -> Vec<String> {
+        named_components(&["θ1", "θ2"], "v_")
     }
 
     fn params(&self) -> BTreeMap<String, f64> {

@@ -13,7 +13,10 @@
 use super::hamiltonian::literal;
 use std::collections::BTreeMap;
 
-use super::{require_positive, Hamiltonian, ParamSpec, SystemDef, SystemDescription, SystemInfo};
+use super::{
+    named_components, require_positive, Hamiltonian, ParamSpec, SystemDef, SystemDescription,
+    SystemInfo,
+};
 use crate::error::Result;
 use crate::float::{cos_poly, sin_poly, Real};
 
@@ -53,6 +56,10 @@ impl SystemDef for ElasticPendulum {
 impl SystemDescription for ElasticPendulum {
     fn dof(&self) -> usize {
         2
+    }
+
+    fn component_names(&self) -> Vec<String> {
+        named_components(&["r", "θ"], "p_")
     }
 
     fn params(&self) -> BTreeMap<String, f64> {

@@ -8,7 +8,10 @@
 use super::hamiltonian::literal;
 use std::collections::BTreeMap;
 
-use super::{require_positive, Hamiltonian, ParamSpec, SystemDef, SystemDescription, SystemInfo};
+use super::{
+    named_components, require_positive, Hamiltonian, ParamSpec, SystemDef, SystemDescription,
+    SystemInfo,
+};
 use crate::error::Result;
 use crate::float::Real;
 
@@ -58,6 +61,10 @@ impl SystemDef for ElasticPendulumCartesian {
 impl SystemDescription for ElasticPendulumCartesian {
     fn dof(&self) -> usize {
         2
+    }
+
+    fn component_names(&self) -> Vec<String> {
+        named_components(&["x", "y"], "p_")
     }
 
     fn params(&self) -> BTreeMap<String, f64> {

@@ -23,7 +23,9 @@
 use std::collections::BTreeMap;
 
 use super::discrete::{Constraints, DiscreteMap};
-use super::{require_positive, Newton, ParamSpec, SystemDef, SystemDescription, SystemInfo};
+use super::{
+    named_components, require_positive, Newton, ParamSpec, SystemDef, SystemDescription, SystemInfo,
+};
 use crate::error::Result;
 use crate::float::{cos_poly, sin_poly, Real};
 
@@ -74,6 +76,10 @@ impl ElasticPendulumZphi {
 impl SystemDescription for ElasticPendulumZphi {
     fn dof(&self) -> usize {
         2
+    }
+
+    fn component_names(&self) -> Vec<String> {
+        named_components(&["z", "φ"], "v_")
     }
 
     fn params(&self) -> BTreeMap<String, f64> {

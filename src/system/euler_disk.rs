@@ -23,7 +23,9 @@
 use std::collections::BTreeMap;
 
 use super::discrete::{Constraints, DiscreteMap};
-use super::{require_positive, Newton, ParamSpec, SystemDef, SystemDescription, SystemInfo};
+use super::{
+    named_components, require_positive, Newton, ParamSpec, SystemDef, SystemDescription, SystemInfo,
+};
 use crate::error::Result;
 use crate::float::{cos_poly, cramer3, max3, sin_poly, Real};
 
@@ -101,6 +103,10 @@ impl EulerDisk {
 impl SystemDescription for EulerDisk {
     fn dof(&self) -> usize {
         5
+    }
+
+    fn component_names(&self) -> Vec<String> {
+        named_components(&["θ", "φ", "ψ", "x", "y"], "v_")
     }
 
     fn params(&self) -> BTreeMap<String, f64> {

@@ -121,6 +121,15 @@ impl ExprSpec {
             .clone()
             .unwrap_or_else(|| (1..=d).map(|k| format!("q{k}")).collect())
     }
+
+    /// The names of the 2d state components: the file's `coordinates` and p_ after each, or
+    /// q1..qd, p1..pd.
+    pub fn component_names(&self, d: usize) -> Vec<String> {
+        match &self.coordinates {
+            Some(c) => super::named_components(c, "p_"),
+            None => super::numbered_components(d),
+        }
+    }
 }
 
 impl ExprSystem {
@@ -234,6 +243,10 @@ fn strict_minimum(h: &ExprHamiltonian, q: f64, p: f64) -> bool {
 impl SystemDescription for ExprSystem {
     fn dof(&self) -> usize {
         self.h.dof
+    }
+
+    fn component_names(&self) -> Vec<String> {
+        self.spec.component_names(self.h.dof)
     }
 
     fn params(&self) -> BTreeMap<String, f64> {

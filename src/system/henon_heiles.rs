@@ -8,7 +8,7 @@
 use std::collections::BTreeMap;
 
 use super::generated::{generated_hamiltonian, Formulas};
-use super::{Hamiltonian, SystemDef, SystemDescription, SystemInfo};
+use super::{named_components, Hamiltonian, SystemDef, SystemDescription, SystemInfo};
 use crate::error::Result;
 
 pub const NAME: &str = "henon-heiles";
@@ -57,6 +57,10 @@ impl SystemDef for HenonHeiles {
 impl SystemDescription for HenonHeiles {
     fn dof(&self) -> usize {
         2
+    }
+
+    fn component_names(&self) -> Vec<String> {
+        named_components(&["x", "y"], "p_")
     }
 
     fn params(&self) -> BTreeMap<String, f64> {

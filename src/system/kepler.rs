@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use super::{Hamiltonian, ParamSpec, SystemDef, SystemDescription, SystemInfo};
+use super::{named_components, Hamiltonian, ParamSpec, SystemDef, SystemDescription, SystemInfo};
 use crate::error::Result;
 use crate::float::Real;
 
@@ -45,6 +45,10 @@ impl SystemDef for Kepler {
 impl SystemDescription for Kepler {
     fn dof(&self) -> usize {
         2
+    }
+
+    fn component_names(&self) -> Vec<String> {
+        named_components(&["x", "y"], "p_")
     }
 
     fn params(&self) -> BTreeMap<String, f64> {

@@ -51,7 +51,7 @@ use crate::float::Real;
 use crate::invalid;
 use crate::options::Precision;
 
-pub use description::{SystemDef, SystemDescription};
+pub use description::{named_components, numbered_components, SystemDef, SystemDescription};
 pub use discrete::{Constraints, DiscreteMap};
 pub use double_pendulum::DoublePendulum;
 pub use elastic_pendulum::ElasticPendulum;
@@ -379,6 +379,11 @@ impl System {
     /// Degrees of freedom d: the state has 2d components.
     pub fn dof(&self) -> usize {
         each_system!(self, s => s.dof())
+    }
+
+    /// The names of the 2d state components (`SystemDescription::component_names`).
+    pub fn component_names(&self) -> Vec<String> {
+        each_system!(self, s => s.component_names())
     }
 
     /// The resolved parameters (for config.toml).

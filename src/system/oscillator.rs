@@ -59,6 +59,10 @@ impl SystemDescription for Oscillator {
         1
     }
 
+    fn component_names(&self) -> Vec<String> {
+        vec!["q".into(), "p".into()]
+    }
+
     /// The default centre of ensembles: a point on the upper half of a level curve.
     fn default_state(&self) -> Vec<f64> {
         vec![0.0, 1.0]

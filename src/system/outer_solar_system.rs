@@ -17,7 +17,10 @@
 use super::hamiltonian::literal;
 use std::collections::BTreeMap;
 
-use super::{require_positive, Hamiltonian, ParamSpec, SystemDef, SystemDescription, SystemInfo};
+use super::{
+    named_components, require_positive, Hamiltonian, ParamSpec, SystemDef, SystemDescription,
+    SystemInfo,
+};
 use crate::error::Result;
 use crate::float::Real;
 
@@ -36,6 +39,9 @@ pub const INFO: SystemInfo = SystemInfo {
 pub const BODIES: usize = 6;
 
 /// Masses in solar masses (the Sun's includes the inner planets), GNI Table I.2.2.
+/// The bodies' names in state order, for the components' names (x_sun, …, p_z_pluto).
+const BODY_NAMES: [&str; BODIES] = ["sun", "jupiter", "saturn", "uranus", "neptune", "pluto"];
+
 pub const MASSES: [f64; BODIES] = [
     1.00000597682,
     0.000954786104043,
@@ -97,6 +103,14 @@ impl OuterSolarSystem {
 impl SystemDescription for OuterSolarSystem {
     fn dof(&self) -> usize {
         3 * BODIES
+    }
+
+    fn component_names(&self) -> Vec<String> {
+        let q: Vec<String> = BODY_NAMES
+            .iter()
+            .flat_map(|b| ["x", "y", "z"].map(|c| format!("{c}_{b}")))
+            .collect();
+        named_components(&q, "p_")
     }
 
     fn params(&self) -> BTreeMap<String, f64> {

@@ -5,7 +5,9 @@
 use std::collections::BTreeMap;
 
 use super::generated::{generated_hamiltonian, Formulas};
-use super::{require_positive, ParamSpec, SystemDef, SystemDescription, SystemInfo};
+use super::{
+    named_components, require_positive, ParamSpec, SystemDef, SystemDescription, SystemInfo,
+};
 use crate::error::Result;
 
 pub const NAME: &str = "pendulum";
@@ -61,6 +63,10 @@ impl SystemDef for Pendulum {
 impl SystemDescription for Pendulum {
     fn dof(&self) -> usize {
         1
+    }
+
+    fn component_names(&self) -> Vec<String> {
+        named_components(&["θ"], "p_")
     }
 
     /// The default centre of ensembles: a point on the upper half of a level curve.

@@ -15,7 +15,9 @@
 use std::collections::BTreeMap;
 
 use super::discrete::{Constraints, DiscreteMap};
-use super::{require_positive, Newton, ParamSpec, SystemDef, SystemDescription, SystemInfo};
+use super::{
+    named_components, require_positive, Newton, ParamSpec, SystemDef, SystemDescription, SystemInfo,
+};
 use crate::error::Result;
 use crate::float::{cos_poly, sin_poly, Real};
 
@@ -56,6 +58,10 @@ impl SystemDef for PendulumVariational {
 impl SystemDescription for PendulumVariational {
     fn dof(&self) -> usize {
         1
+    }
+
+    fn component_names(&self) -> Vec<String> {
+        named_components(&["θ"], "v_")
     }
 
     fn params(&self) -> BTreeMap<String, f64> {

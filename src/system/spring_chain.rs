@@ -18,7 +18,8 @@ use super::hamiltonian::literal;
 use std::collections::BTreeMap;
 
 use super::{
-    bad_param, require_positive, Hamiltonian, ParamSpec, SystemDef, SystemDescription, SystemInfo,
+    bad_param, named_components, require_positive, Hamiltonian, ParamSpec, SystemDef,
+    SystemDescription, SystemInfo,
 };
 use crate::error::Result;
 use crate::float::Real;
@@ -149,6 +150,13 @@ impl SpringChain {
 impl SystemDescription for SpringChain {
     fn dof(&self) -> usize {
         2 * self.n
+    }
+
+    fn component_names(&self) -> Vec<String> {
+        let q: Vec<String> = (1..=self.dof() / 2)
+            .flat_map(|i| [format!("x{i}"), format!("y{i}")])
+            .collect();
+        named_components(&q, "p_")
     }
 
     fn params(&self) -> BTreeMap<String, f64> {

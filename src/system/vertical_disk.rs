@@ -25,7 +25,9 @@
 use std::collections::BTreeMap;
 
 use super::discrete::{Constraints, DiscreteMap};
-use super::{require_positive, Newton, ParamSpec, SystemDef, SystemDescription, SystemInfo};
+use super::{
+    named_components, require_positive, Newton, ParamSpec, SystemDef, SystemDescription, SystemInfo,
+};
 use crate::error::Result;
 use crate::float::{compensated_sum, cos_poly, sin_poly, Real};
 
@@ -72,6 +74,10 @@ impl SystemDef for VerticalDisk {
 impl SystemDescription for VerticalDisk {
     fn dof(&self) -> usize {
         4
+    }
+
+    fn component_names(&self) -> Vec<String> {
+        named_components(&["x", "y", "φ", "θ"], "v_")
     }
 
     fn params(&self) -> BTreeMap<String, f64> {

@@ -191,6 +191,11 @@ impl SystemDescription for LagrangianSystem {
         self.l.dof
     }
 
+    /// The state is (q, p): its p slots hold the momenta of the discrete Legendre transform.
+    fn component_names(&self) -> Vec<String> {
+        self.spec.expr.component_names(self.l.dof)
+    }
+
     fn params(&self) -> BTreeMap<String, f64> {
         self.spec.expr.params.clone()
     }

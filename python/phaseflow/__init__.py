@@ -235,6 +235,7 @@ class Run:
         self._states: Optional[Tuple[np.ndarray, np.ndarray]] = None
         self._chaos: Optional[Dict[int, np.ndarray]] = None
         self._section: Optional[np.ndarray] = None
+        self._stops: Optional[np.ndarray] = None
         self._components: Optional[List[str]] = None
         if folder is not None:
             self.stats: Table = _table(folder / "stats.csv")
@@ -252,6 +253,7 @@ class Run:
         self._chaos = {} if chaos is None else {
             int(step): block for step, block in zip(summary["chaos_steps"], chaos)}
         self._section = summary["section"]
+        self._stops = summary["stops"]
 
     def _snapshots(self) -> Tuple[np.ndarray, np.ndarray]:
         if self._states is None:
@@ -311,6 +313,16 @@ class Run:
         return np.load(path) if path.is_file() else None
 
     @property
+    def stops(self) -> Optional[np.ndarray]:
+        """With ``stop_when=``: one row per stopped point (point index, step, time, index of
+        the condition that stopped it, from 0), float64, shape (stopped, 4) (stops.npy);
+        None without stop conditions."""
+        if self._folder is None:
+            return self._stops
+        path = self._folder / "stops.npy"
+        return np.load(path) if path.is_file() else None
+
+    @property
     def final_state(self) -> Optional[np.ndarray]:
         """The state after the last step, shape (points, 2d); for a resumed run the last saved
         snapshot, or None when none was saved."""
@@ -326,7 +338,9 @@ class Run:
         without ``coordinates``); the chaos indicators as ``chaos_<name>`` over
         (``chaos_time``, ``point``); the section's crossings as ``section`` over (``crossing``,
         ``column``), the columns named ``point``, ``crossing``, ``t`` and the components but the
-        section's own; the configuration's values as attributes."""
+        section's own; the stopped points (``stop_when``) as ``stops`` over (``stopped``,
+        ``stop_column``: ``point``, ``step``, ``t``, ``condition``); the configuration's values
+        as attributes."""
         import xarray as xr
 
         data: Dict[str, Any] = {}
@@ -359,6 +373,10 @@ class Run:
             coords["column"] = ["point", "crossing", "t"] + kept
             coords["crossing"] = np.arange(len(section))
             data["section"] = (("crossing", "column"), section)
+        stops = self.stops
+        if stops is not None:
+            coords["stop_column"] = ["point", "step", "t", "condition"]
+            data["stops"] = (("stopped", "stop_column"), stops)
         attrs = {k: v for k, v in self.config.items() if isinstance(v, (str, int, float, bool))}
         return xr.Dataset(data, coords=coords, attrs=attrs)
 
@@ -1231,6 +1249,13 @@ class Ensemble:
         """H of every point now, float64, with the parameters in force."""
         energy: np.ndarray = self._core.energy()
         return energy
+
+    def stops(self) -> Optional[np.ndarray]:
+        """With ``stop_when=``: the points stopped so far, one row each (point index, step,
+        time, index of the condition that stopped it), float64, shape (stopped, 4), as
+        :attr:`Run.stops`; None without stop conditions."""
+        stops: Optional[np.ndarray] = self._core.stops()
+        return stops
 
     def measure(self) -> Dict[str, float]:
         """The statistics of the points now, measured on demand: stats.csv's columns (``step``,

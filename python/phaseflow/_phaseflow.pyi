@@ -50,6 +50,8 @@ class Ensemble:
         """The statistics rows so far, as (column, array) pairs in stats.csv's order."""
     def measure(self) -> List[Tuple[str, np.ndarray]]:
         """The statistics row of the points now, as (column, one-element array) pairs."""
+    def stops(self) -> Optional[np.ndarray]:
+        """stops.npy's rows so far, (stopped, 4); None without stop conditions."""
     def params(self) -> Dict[str, float]: ...
     def set_params(self, params: Mapping[str, float]) -> None:
         """New parameter values from the next step on (H0 taken again)."""

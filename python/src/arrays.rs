@@ -109,7 +109,18 @@ pub fn in_memory<'py>(
         }
         None => d.set_item("section", py.None())?,
     }
+    match m.stops {
+        Some(rows) => d.set_item("stops", stop_rows(py, rows)?)?,
+        None => d.set_item("stops", py.None())?,
+    }
     Ok(())
+}
+
+/// stops.npy's rows (point, step, t, condition) as a (stopped, 4) float64 array.
+pub fn stop_rows(py: Python<'_>, rows: Vec<f64>) -> PyResult<Bound<'_, PyAny>> {
+    let width = phaseflow::run::STOP_COLUMNS;
+    let shape = [rows.len() / width, width];
+    shaped(py, rows, &shape)
 }
 
 /// `initial=`: the points as rows q1..qd p1..pd of a C-contiguous float64 or float32 array in

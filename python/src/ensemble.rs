@@ -99,6 +99,13 @@ impl Ensemble {
         arrays::stats_columns(py, &[row])
     }
 
+    /// stops.npy's rows so far as a (stopped, 4) array; None without stop conditions.
+    fn stops<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        let run = &self.run;
+        let rows = drive(py, None, move || run.stops())?;
+        rows.map(|r| arrays::stop_rows(py, r)).transpose()
+    }
+
     /// The system's parameters in force.
     fn params<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let d = PyDict::new(py);

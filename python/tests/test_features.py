@@ -47,6 +47,30 @@ def test_section_equals_the_command_line(cli, tmp_path):
     assert phaseflow.run(**dict(kw, section=None)).section is None
 
 
+def test_stops_in_memory_equal_the_command_lines_file(cli, tmp_path):
+    # A pendulum grid whose rotating rows (|p| large) pass over the top: exactly they stop.
+    kw = dict(system="pendulum", method="verlet", ensemble="grid", points=400, lo=[-0.1, -3],
+              hi=[0.1, 3], dt=0.05, steps=1000, snapshot_every=500, backend="cpu",
+              precision="f64", stop_when="q^2 > 10")
+    r = phaseflow.run(**kw)
+    cli("run", *flags_of(kw), "--out", tmp_path / "cli", "--quiet")
+    theirs = np.load(tmp_path / "cli" / "stops.npy")
+    assert r.stops is not None and r.stops.shape == theirs.shape and len(theirs) == 160
+    assert np.array_equal(r.stops, theirs)
+    # Read back from a folder, and labelled by to_xarray.
+    folder = phaseflow.run(**dict(kw, out=tmp_path / "py"))
+    assert folder.stops is not None and np.array_equal(folder.stops, theirs)
+    ds = r.to_xarray()
+    assert list(ds["stop_column"].values) == ["point", "step", "t", "condition"]
+    assert np.array_equal(ds["stops"].sel(stop_column="step").values, theirs[:, 1])
+    # An ensemble stopped as far: the same rows once it reaches the run's last step.
+    ens = phaseflow.Ensemble(**{k: v for k, v in kw.items() if k != "steps"})
+    early = ens.advance(10).stops()
+    assert early is not None and len(early) < len(theirs)
+    assert np.array_equal(ens.advance(990).stops(), theirs)
+    assert phaseflow.run(**dict(kw, stop_when=None)).stops is None
+
+
 def test_sweep_parts_equal_param_runs(tmp_path):
     kw = dict(system="pendulum", method="verlet", ensemble="disk", points=500, dt=0.05,
               steps=100, backend="cpu")

@@ -83,6 +83,9 @@ pub struct InMemory {
     /// `section`: every crossing, one row of `section_columns` values each (section.npy's).
     pub section: Option<Vec<f64>>,
     pub section_columns: usize,
+    /// `stop_when`: stops.npy's rows at the last snapshot (point, step, t, condition; four
+    /// values each, `stops::COLUMNS`).
+    pub stops: Option<Vec<f64>>,
 }
 
 /// What a run without a folder keeps while it goes (the tracker's `kept`).
@@ -91,6 +94,7 @@ pub(super) struct Kept<T> {
     state_steps: Vec<u64>,
     chaos: Vec<f64>,
     chaos_steps: Vec<u64>,
+    stops: Option<Vec<f64>>,
 }
 
 impl<T: Real> Kept<T> {
@@ -100,12 +104,17 @@ impl<T: Real> Kept<T> {
             state_steps: Vec::new(),
             chaos: Vec::new(),
             chaos_steps: Vec::new(),
+            stops: None,
         }
     }
 
-    /// Keep what the snapshot at `step` would write: its states (`save_states`) and its
-    /// indicators (`tracker::writes_indicators`).
+    /// Keep what the snapshot at `step` would write: its states (`save_states`), its
+    /// indicators (`tracker::writes_indicators`) and the stops so far (`stop_when`: the last
+    /// snapshot's are stops.npy's).
     pub(super) fn snapshot(&mut self, cfg: &RunConfig, step: u64, state: &State<T>) {
+        if cfg.stops.is_some() {
+            self.stops = Some(super::stops::rows(cfg, state));
+        }
         if cfg.save_states {
             StateRows::append(&mut self.states, state);
             self.state_steps.push(step);
@@ -134,6 +143,7 @@ impl<T: Real> Kept<T> {
             chaos_steps: self.chaos_steps,
             section,
             section_columns: crossings.map_or(0, |c| c.section.columns().len()),
+            stops: self.stops,
         }
     }
 }

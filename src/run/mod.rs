@@ -46,5 +46,6 @@ pub use pipeline::{preflight, run, run_in_memory, run_keeping_final, run_on_engi
 pub use progress::{clear_steps, steps, ProgressScope};
 pub use resources::{choose_engine, run_bytes_per_point, EngineChoice};
 pub use resume::{resume_in, resume_run, Resumed};
+pub use stops::COLUMNS as STOP_COLUMNS;
 pub use validate::{compare_states, validate, Deviation, Validation};
 pub use validate_extras::{ChaosDeviation, SectionDeviation};

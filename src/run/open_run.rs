@@ -164,6 +164,20 @@ impl OpenRun {
         self.call(|h| on_run!(h, s => s.measure()))
     }
 
+    /// The points stopped so far (`stop_when`): stops.npy's rows (point, step, t,
+    /// condition; `STOP_COLUMNS` values each); None without stop conditions.
+    pub fn stops(&self) -> Result<Option<Vec<f64>>> {
+        self.call(|h| {
+            on_run!(h, s => {
+                let cfg = s.cfg.clone();
+                match cfg.stops.is_some() {
+                    true => s.state().map(|st| Some(super::stops::rows(&cfg, st))),
+                    false => Ok(None),
+                }
+            })
+        })
+    }
+
     /// The system's parameters in force.
     pub fn params(&self) -> Result<Vec<(String, f64)>> {
         self.call(|h| Ok(on_run!(h, s => s.cfg.system.params().into_iter().collect())))

@@ -18,6 +18,7 @@
 //!   started afresh when the engine is given another set of points.
 
 pub mod chaos;
+pub mod frequencies;
 pub mod section;
 pub mod stop;
 
@@ -27,6 +28,7 @@ use std::sync::Arc;
 
 use crate::float::Real;
 use crate::method::Block;
+use frequencies::FrequencyTable;
 use crate::section::Crossings;
 use crate::system::System;
 
@@ -63,6 +65,16 @@ pub trait Observer: Debug + Send + Sync {
     ) -> Option<Crossings> {
         None
     }
+    /// The kept words, counted from its first, that the read-outs need (`crossings_from_words`,
+    /// `frequencies_from_words`): all of them unless it says otherwise.
+    fn result_words(&self) -> std::ops::Range<usize> {
+        0..self.kept_words()
+    }
+    /// The frequencies (`--frequencies`) from its result words read back from the GPU, laid
+    /// out as for `crossings_from_words`.
+    fn frequencies_from_words(&self, _chunks: &[(Vec<f64>, usize)]) -> Option<FrequencyTable> {
+        None
+    }
 }
 
 /// An observer's running state on the CPU engine at precision `T`.
@@ -87,6 +99,10 @@ pub trait CpuObserver<T: Real>: Send {
     fn restart(&mut self, _n: usize) {}
     /// A section's crossings so far.
     fn crossings(&self) -> Option<Crossings> {
+        None
+    }
+    /// The frequencies of its signals (`--frequencies`), analysed now.
+    fn frequencies(&self) -> Option<FrequencyTable> {
         None
     }
 }

@@ -29,6 +29,7 @@ mod progress;
 mod refine;
 mod resources;
 mod resume;
+pub mod frequencies;
 pub mod section;
 mod stops;
 mod tracker;

@@ -16,6 +16,7 @@ use crate::float::Real;
 use crate::gpu;
 use crate::measure::row::Row;
 use crate::output::{folder, npy, write_atomic};
+use crate::engine::FrequencyTable;
 use crate::section::Crossings;
 use crate::state::State;
 use crate::system::System;
@@ -225,6 +226,11 @@ fn check_kept_states(cfg: &RunConfig) -> Result<()> {
 /// (`ensemble::shard`, aligned so that the ranks' statistics merge bit for bit); a loop
 /// whole (`RankEngine` splits its advance).
 fn for_rank(cfg: &RunConfig, peers: &Peers) -> Result<RunConfig> {
+    if cfg.frequencies.is_some() {
+        return Err(crate::input_err!(
+            "--frequencies under mpirun: the ranks' samples are not gathered yet; run the frequency analysis on one process"
+        ));
+    }
     if cfg.section.is_some() {
         return Err(crate::input_err!(
             "--section under mpirun: the ranks' crossings are not gathered yet; run the section on one process"
@@ -380,10 +386,11 @@ pub(super) fn run_with<T: Real>(
     let mut ck = checkpoints(cfg, dest, choice, (&describe, config), &peers)?;
     let rows = tracker.snapshots(out, &mut ck, resume)?;
     let crossings = tracker.engine.crossings()?;
+    let frequencies = tracker.engine.frequencies()?;
     let memory = match tracker.kept.take() {
         Some(kept) => Some(Box::new(kept.finish(cfg, ck.config, crossings.as_ref()))),
         None if peers.is_root() => {
-            write_run_files(cfg, out, &tracker, crossings.as_ref())?;
+            write_run_files(cfg, out, &tracker, (crossings.as_ref(), frequencies.as_ref()))?;
             None
         }
         None => None,
@@ -509,7 +516,7 @@ fn write_run_files<T: Real>(
     cfg: &RunConfig,
     out: &Path,
     tracker: &Tracker<T>,
-    crossings: Option<&Crossings>,
+    (crossings, frequencies): (Option<&Crossings>, Option<&FrequencyTable>),
 ) -> Result<()> {
     if !tracker.trajectory.is_empty() {
         write_trajectory(
@@ -537,6 +544,9 @@ fn write_run_files<T: Real>(
         None => None,
     };
     super::chaos_map::write(cfg, out, out)?;
+    if let Some(f) = frequencies {
+        super::frequencies::write(cfg, out, f)?;
+    }
     let notes: Vec<(&str, u64)> = [
         ("refine_capped_at_step", tracker.capped_at),
         ("refine_stuck_at_step", tracker.stuck_at),

@@ -1,5 +1,5 @@
 // Frequency analysis (--frequencies): the samples the driver keeps, and NAFF over them, run by
-// the point's thread at the end of the dispatch that takes its last sample. CPU mirror, the
+// the point's thread in the pass after the steps (a dispatch of no steps). CPU mirror, the
 // same operations in the same order: src/naff.rs (REFINE_STEPS, RESEED there).
 // The host prelude (src/observe/frequencies.rs) defines FQ_WORD (the point's first word after
 // the carried ones), FQ_HEAD, FQ_STRIDE, FQ_SAMPLES (N), FQ_SIGNALS, FQ_REAL_MASK (bit s: signal

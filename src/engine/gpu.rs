@@ -503,11 +503,12 @@ impl<T: Real> Engine<T> for GpuEngine<T> {
 
     fn crossings(&mut self) -> Result<Option<Crossings>> {
         let steps = self.observed_steps;
-        self.read_out(|o, chunks| o.crossings_from_words(chunks, steps))
+        self.read_out(false, |o, chunks| o.crossings_from_words(chunks, steps))
     }
 
     fn frequencies(&mut self) -> Result<Option<FrequencyTable>> {
-        self.read_out(|o, chunks| o.frequencies_from_words(chunks))
+        let on_device = self.finish_pass()?;
+        self.read_out(!on_device, |o, chunks| o.frequencies_from_words(chunks))
     }
 }
 

@@ -4,8 +4,10 @@
 //! and over its two halves is found by NAFF. The samples are kept words: on the CPU engine a
 //! `FrequencyStore` (point by point, analysed when the frequencies are asked for); on the GPU
 //! after the carried words in the chunk, written by the driver lines below and analysed on the
-//! device by `shaders/common/frequencies.wgsl` at the end of the dispatch that takes the last
-//! sample, so only the frequencies are read back.
+//! device by `shaders/common/frequencies.wgsl` in the pass after the steps (a dispatch of no
+//! steps, `Observer::finish_loops`), so only the frequencies are read back. On a CPU driver
+//! whose loop limiter would cut that pass short (lavapipe: 65 535 loop iterations per
+//! invocation), the samples are read back once instead and analysed on the host.
 
 use std::ops::Range;
 
@@ -175,6 +177,17 @@ impl Observer for FrequencySpec {
         0..self.head()
     }
 
+    fn finish_loops(&self) -> Option<u64> {
+        let analysis = |len: usize| {
+            let m = 1u64 << (usize::BITS - 1 - len.leading_zeros());
+            let fft = 3 * m + m / 2 * m.ilog2() as u64;
+            2 * fft + 3 * m + (naff::REFINE_STEPS as u64 + 1) * len as u64
+        };
+        let n = self.samples;
+        let per_signal = 2 * n as u64 + analysis(n) + 2 * analysis(n / 2) + 1;
+        Some(per_signal * self.signals.len() as u64 + 1)
+    }
+
     fn cpu_f64(&self, n: usize) -> Box<dyn CpuObserver<f64>> {
         Box::new(FrequencyStore::<f64>::new(self.clone(), n))
     }
@@ -241,8 +254,12 @@ impl Observer for FrequencySpec {
         let mut values = Vec::new();
         for (words, n) in chunks {
             let word = |j: usize, i: usize| words[j * n + i];
+            if words.len() >= self.kept_words() * n {
+                values.extend(self.analyse_words(words, *n).values);
+                continue;
+            }
             for i in 0..*n {
-                let done = word(1, i) as usize >= self.samples;
+                let done = word(1, i) as usize > self.samples;
                 for s in 0..sig {
                     let at = 2 + RESULT_WORDS * s;
                     let ok = done && word(at, i) == 1.0;
@@ -259,12 +276,29 @@ impl Observer for FrequencySpec {
     }
 }
 
-/// At the start of a dispatch: the steps since the last sample and the samples taken.
-const START: &str = "    var fq_phase = u32(fq_get(0u, n, i));\n    var fq_count = u32(fq_get(1u, n, i));\n    let fq_before = fq_count;\n";
+impl FrequencySpec {
+    /// The frequencies of one chunk's `n` points from all their kept words (word j of point i
+    /// at `j·n + i`), analysed on the host.
+    fn analyse_words(&self, words: &[f64], n: usize) -> FrequencyTable {
+        let mut store = FrequencyStore::<f64>::new(self.clone(), n);
+        let (len, per_point, head) = (self.samples, self.sample_words(), self.head());
+        for i in 0..n {
+            for k in 0..per_point {
+                store.samples[i * per_point + k] = words[(head + k) * n + i];
+            }
+        }
+        let done = (0..n).all(|i| words[n + i] as usize >= len);
+        store.steps = if done { len as u64 * self.stride } else { 0 };
+        store.analyse()
+    }
+}
 
-/// At the end of a dispatch: both counts, and the analysis when this dispatch took the last
-/// sample.
-const END: &str = "    fq_set(0u, n, i, real(fq_phase));\n    fq_set(1u, n, i, real(fq_count));\n    if (fq_before < FQ_SAMPLES && fq_count >= FQ_SAMPLES) {\n        frequencies_analyse(n, i);\n    }\n";
+/// At the start of a dispatch: the steps since the last sample and the samples taken.
+const START: &str = "    var fq_phase = u32(fq_get(0u, n, i));\n    var fq_count = u32(fq_get(1u, n, i));\n";
+
+/// At the end of a dispatch: in the pass after the steps (a dispatch of no steps), the
+/// analysis, once, the count then one past the samples; both counts.
+const END: &str = "    if (params.steps == 0u && fq_count == FQ_SAMPLES) {\n        frequencies_analyse(n, i);\n        fq_count = FQ_SAMPLES + 1u;\n    }\n    fq_set(0u, n, i, real(fq_phase));\n    fq_set(1u, n, i, real(fq_count));\n";
 
 /// The samples of `n` points at precision `T`, point by point (point i's signal s at
 /// `[(i·S + s)·2N ..]`, sample j its (re, im) at 2j), and the steps taken since they started.

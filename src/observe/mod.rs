@@ -70,8 +70,17 @@ pub trait Observer: Debug + Send + Sync {
     fn result_words(&self) -> std::ops::Range<usize> {
         0..self.kept_words()
     }
-    /// The frequencies (`--frequencies`) from its result words read back from the GPU, laid
-    /// out as for `crossings_from_words`.
+    /// Loop iterations per point of its pass after the steps (`frequencies`: the analysis),
+    /// which the GPU engine runs as a dispatch of no steps before reading the result words;
+    /// `None`: it has none. Mesa's CPU driver stops an invocation's loops after 65 535
+    /// iterations in all, so there a pass above `engine::gpu_layout::CPU_DRIVER_LOOP_BUDGET`
+    /// is not run and every kept word is read instead.
+    fn finish_loops(&self) -> Option<u64> {
+        None
+    }
+    /// The frequencies (`--frequencies`) from its words read back from the GPU, laid out as
+    /// for `crossings_from_words`: the result words after its pass, or all its kept words
+    /// where the pass did not run (the samples are then analysed on the host).
     fn frequencies_from_words(&self, _chunks: &[(Vec<f64>, usize)]) -> Option<FrequencyTable> {
         None
     }

@@ -120,15 +120,16 @@ pub fn run_bytes_per_point(cfg: &RunConfig, gpu: bool) -> u64 {
         per_point += 2 * d * bytes;
     }
     if let Some(f) = &cfg.frequencies {
-        // the samples (the CPU engine's store; on the GPU in the device's chunk, read back
-        // only as the 4 result words a signal), a scratch copy of one signal per thread, and
-        // frequencies.npy's f64 rows with their encoding
+        // the samples (the CPU engine's store; on the GPU in the device's chunk, read back as
+        // the 4 result words a signal, or, on a CPU driver, whole and in f64 for the host's
+        // analysis), and frequencies.npy's f64 rows with their encoding
         let signals = f.signals.len() as u64;
+        let samples = f.sample_words() as u64;
         let kept = match gpu {
-            true => 2 + 4 * signals,
-            false => f.sample_words() as u64,
+            true => samples * (bytes + 8),
+            false => samples * bytes,
         };
-        per_point += kept * bytes + 2 * 4 * signals * 8;
+        per_point += kept + 2 * 4 * signals * 8;
     }
     if let Some(c) = &cfg.chaos {
         // the deviation vectors (2d values each), the accumulators, the plain initial state

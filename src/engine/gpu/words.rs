@@ -2,10 +2,11 @@
 //! `write_words`), and an observer's read-out from its result words (`read_out`: a section's
 //! crossings, the frequencies).
 
-use super::super::gpu_layout::words_per_point;
+use super::super::gpu_layout::{words_per_point, CPU_DRIVER_LOOP_BUDGET};
 use super::GpuEngine;
 use crate::error::Result;
 use crate::float::Real;
+use crate::gpu::{shader, RunParams};
 use crate::observe;
 
 impl<T: Real> GpuEngine<T> {
@@ -45,14 +46,19 @@ impl<T: Real> GpuEngine<T> {
         }
     }
 
-    /// The first observer's read-out `f` gives, from its result words read back per chunk.
+    /// The first observer's read-out `f` gives, from its result words (`all`: every kept
+    /// word) read back per chunk.
     pub(super) fn read_out<R>(
         &mut self,
+        all: bool,
         f: impl Fn(&dyn observe::Observer, &[(Vec<f64>, usize)]) -> Option<R>,
     ) -> Result<Option<R>> {
         let words = words_per_point(self.state.comps(), self.compensated);
         for o in self.observers.clone().iter().filter(|o| o.observer.kept_words() > 0) {
-            let range = o.observer.result_words();
+            let range = match all {
+                true => 0..o.observer.kept_words(),
+                false => o.observer.result_words(),
+            };
             let raw = self.read_words(words + o.word + range.start, range.len())?;
             let chunks: Vec<(Vec<f64>, usize)> = raw
                 .into_iter()
@@ -64,5 +70,48 @@ impl<T: Real> GpuEngine<T> {
             }
         }
         Ok(None)
+    }
+
+    /// The observers' passes after the steps (`Observer::finish_loops`), as one dispatch of no
+    /// steps per chunk; whether they ran (not on a CPU driver whose loop limiter would cut a
+    /// pass short: then the observers read every kept word instead).
+    pub(super) fn finish_pass(&mut self) -> Result<bool> {
+        let loops = self.observers.iter().filter_map(|o| o.observer.finish_loops());
+        let cpu = self.ctx.info.device_type == wgpu::DeviceType::Cpu;
+        if loops.clone().count() == 0 || (cpu && loops.sum::<u64>() > CPU_DRIVER_LOOP_BUDGET) {
+            return Ok(false);
+        }
+        let mut enc = self
+            .ctx
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("observers' pass"),
+            });
+        for c in &self.chunks {
+            let params = RunParams::new(
+                c.n as u32,
+                0,
+                self.h,
+                T::NAME == "f64",
+                c.grid.0 * shader::WORKGROUP_SIZE,
+            );
+            self.ctx
+                .queue
+                .write_buffer(&c.params[1], 0, bytemuck::bytes_of(&params));
+        }
+        {
+            let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some("observers' pass"),
+                timestamp_writes: None,
+            });
+            pass.set_pipeline(&self.pipeline);
+            for c in &self.chunks {
+                pass.set_bind_group(0, &c.bind_groups[1], &[]);
+                pass.dispatch_workgroups(c.grid.0, c.grid.1, 1);
+            }
+        }
+        self.ctx.queue.submit([enc.finish()]);
+        self.ctx.check()?;
+        Ok(true)
     }
 }

@@ -267,7 +267,11 @@ mod tests {
                 let got = got.unwrap();
                 assert!((got - x1).abs() < 1e-10, "{got} against {x1} (real {real})");
             }
-            let moved = z.iter().zip(&copy).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max);
+            let moved = z
+                .iter()
+                .zip(&copy)
+                .map(|(a, b)| (a - b).abs())
+                .fold(0.0, f64::max);
             assert!(moved < 1e-12, "the samples moved by {moved}");
         }
     }

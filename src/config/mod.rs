@@ -419,7 +419,8 @@ impl RunConfig {
             .transpose()?;
         let chaos = chaos::resolve(&f, &system, &ensemble)?;
         let stops = stops::resolve(&f, &system, ensemble.is_loop())?;
-        let frequencies = section::resolve_frequencies(&f, &system, (dt, steps, reverse), refine.is_some())?;
+        let frequencies =
+            section::resolve_frequencies(&f, &system, (dt, steps, reverse), refine.is_some())?;
         let backend = resolve_backend(backend, devices.is_some())?;
         Ok(RunConfig {
             system,

@@ -19,8 +19,8 @@ use crate::float::Real;
 use crate::measure::measurement::Acceleration;
 use crate::method::{Method, Solver};
 use crate::observe::chaos::ChaosObserver;
-use crate::observe::Observer;
 pub use crate::observe::frequencies::FrequencyTable;
+use crate::observe::Observer;
 pub use crate::section::Crossings;
 use crate::section::Section;
 use crate::state::State;
@@ -138,7 +138,10 @@ impl Integrator {
 
     /// The same integrator keeping the samples of `spec`'s signals and finding their
     /// frequencies (or none).
-    pub fn with_frequencies(mut self, spec: Option<crate::observe::frequencies::FrequencySpec>) -> Self {
+    pub fn with_frequencies(
+        mut self,
+        spec: Option<crate::observe::frequencies::FrequencySpec>,
+    ) -> Self {
         match spec {
             Some(s) => self.with_observer(Arc::new(s)),
             None => {

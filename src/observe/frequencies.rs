@@ -86,13 +86,20 @@ impl FrequencySpec {
         let mut signals: Vec<Signal> = Vec::new();
         for item in text.split(',').map(str::trim) {
             let bad = || {
-                let names = if d == 1 { "q, p".to_string() } else { format!("q1..q{d}, p1..p{d}") };
+                let names = if d == 1 {
+                    "q, p".to_string()
+                } else {
+                    format!("q1..q{d}, p1..p{d}")
+                };
                 input_err!(
                     "--frequencies {text}: `{item}` is not a signal; give coordinates ({names}) or complex signals such as {}, separated by commas",
                     if d == 1 { "q-ip" } else { "q1-ip1" }
                 )
             };
-            let split = item.find("-i").map(|at| (at, true)).or(item.find("+i").map(|at| (at, false)));
+            let split = item
+                .find("-i")
+                .map(|at| (at, true))
+                .or(item.find("+i").map(|at| (at, false)));
             let signal = match split {
                 Some((at, minus)) => Signal {
                     text: item.to_string(),
@@ -106,16 +113,23 @@ impl FrequencySpec {
                 },
             };
             if signals.iter().any(|s| s.text == signal.text) {
-                return Err(input_err!("--frequencies {text}: `{item}` is given twice; give each signal once"));
+                return Err(input_err!(
+                    "--frequencies {text}: `{item}` is given twice; give each signal once"
+                ));
             }
             signals.push(signal);
         }
         if signals.len() > 8 {
-            return Err(input_err!("--frequencies {text}: at most 8 signals per run, got {}", signals.len()));
+            return Err(input_err!(
+                "--frequencies {text}: at most 8 signals per run, got {}",
+                signals.len()
+            ));
         }
         let stride = stride.unwrap_or(1);
         if stride == 0 {
-            return Err(input_err!("--frequency-stride must be at least 1 (a sample every K steps), got 0"));
+            return Err(input_err!(
+                "--frequency-stride must be at least 1 (a sample every K steps), got 0"
+            ));
         }
         let samples = steps / stride;
         let least = 2 * naff::MIN_SAMPLES as u64;
@@ -294,7 +308,8 @@ impl FrequencySpec {
 }
 
 /// At the start of a dispatch: the steps since the last sample and the samples taken.
-const START: &str = "    var fq_phase = u32(fq_get(0u, n, i));\n    var fq_count = u32(fq_get(1u, n, i));\n";
+const START: &str =
+    "    var fq_phase = u32(fq_get(0u, n, i));\n    var fq_count = u32(fq_get(1u, n, i));\n";
 
 /// At the end of a dispatch: in the pass after the steps (a dispatch of no steps), the
 /// analysis, once, the count then one past the samples; both counts.
@@ -403,7 +418,7 @@ impl<T: Real> BlockObserver<T> for FrequencyBlock<'_, T> {
     fn after_step(&mut self, blk: &mut Block<T>, k: u64) {
         let s = self.k0 + k + 1;
         let spec = self.spec;
-        if s % spec.stride != 0 || s / spec.stride > spec.samples as u64 {
+        if !s.is_multiple_of(spec.stride) || s / spec.stride > spec.samples as u64 {
             return;
         }
         let j = (s / spec.stride - 1) as usize;

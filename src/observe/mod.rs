@@ -28,9 +28,9 @@ use std::sync::Arc;
 
 use crate::float::Real;
 use crate::method::Block;
-use frequencies::FrequencyTable;
 use crate::section::Crossings;
 use crate::system::System;
+use frequencies::FrequencyTable;
 
 /// One per-step observer as an integrator lists it: what it needs at any precision.
 pub trait Observer: Debug + Send + Sync {

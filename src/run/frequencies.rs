@@ -85,7 +85,7 @@ pub(super) fn write(cfg: &RunConfig, out: &Path, table: &FrequencyTable) -> Resu
         .count();
     if missing > 0 {
         crate::note!(
-            "phaseflow: {missing} of {} points have no frequency (a non-finite sample: blown up); frequencies.npy holds NaN for them",
+            "phaseflow: {missing} of {} points have no frequency (a sample not finite: blown up, or not on the energy surface); frequencies.npy holds NaN for them",
             table.points
         );
     }
@@ -105,86 +105,114 @@ pub fn draw(
     let lo = finite.iter().copied().fold(f64::INFINITY, f64::min);
     let hi = finite.iter().copied().fold(f64::NEG_INFINITY, f64::max);
     let range = if lo <= hi { (lo, hi) } else { (-16.0, 0.0) };
-    let name = match spec.signals.len() {
-        1 => "diffusion index log10|ν₁ − ν₂| (halves)",
-        _ => "diffusion index log10‖Δν‖ (halves)",
-    };
-    let t = cfg.steps as f64 * cfg.dt;
     if spec.signals.len() >= 2 {
-        let w = PER_SIGNAL * spec.signals.len();
-        let (a, b) = (&spec.signals[0].text, &spec.signals[1].text);
-        let mut fig = Figure::new(
-            format!(
-                "{}: frequency map at t = {}, coloured by the {name}",
-                cfg.system.name(),
-                crate::error::num(t)
-            ),
-            format!("ν of {a} (rad per time unit)"),
-            format!("ν of {b} (rad per time unit)"),
-        );
-        let mut bands = vec![Vec::new(); BANDS + 1];
-        for (row, &d) in data.chunks_exact(w).zip(&index) {
-            let (x, y) = (row[0], row[PER_SIGNAL]);
-            if !(x.is_finite() && y.is_finite()) {
-                continue;
-            }
-            bands[band(d, range)].push((x, y));
-        }
-        fig.series = bands
-            .into_iter()
-            .enumerate()
-            .rev()
-            .filter(|(_, p)| !p.is_empty())
-            .map(|(k, points)| {
-                let (label, color) = match k == BANDS {
-                    true => ("halves agree to the last bit".to_string(), MISSING),
-                    false => (
-                        band_label(k, range),
-                        time_color(k as f64 / (BANDS - 1) as f64),
-                    ),
-                };
-                Series {
-                    color: Some(color),
-                    ..Series::new(label, points, Style::Markers)
-                }
-            })
-            .collect();
+        let fig = frequency_map(cfg, spec, data, &index, range);
         written.extend(write_figure(&fig, &target.join("frequency-map"))?);
     }
-    if let InitialSet::Grid { lo: glo, hi: ghi, plane } = &cfg.ensemble.set {
-        let d = cfg.system.dof();
-        let axes = plane.axes_text(d);
-        let (x_name, y_name) = axes.split_once(',').unwrap_or((&axes, ""));
-        let m = (cfg.ensemble.points as f64).sqrt().round() as usize;
-        let [a, b] = plane.axes;
-        let span = |i: usize| match m {
-            1 => (0.5 * (glo[i] + ghi[i]), 0.5 * (glo[i] + ghi[i])),
-            _ => (glo[i], ghi[i]),
-        };
-        let surface = match plane.energy {
-            Some(e) => format!(" on H = {}", crate::error::num(e)),
-            None => String::new(),
-        };
-        let map = Map {
-            title: format!(
-                "{}: {name} at t = {}{surface}",
-                cfg.system.name(),
-                crate::error::num(t)
-            ),
-            x_label: x_name.into(),
-            y_label: y_name.into(),
-            x: span(a),
-            y: span(b),
-            columns: m,
-            rows: m,
-            values: index,
-            scale: range,
-            bar_label: name.into(),
-            missing_label: "no value: blown up, no point on the energy surface, or halves equal to the last bit".into(),
-        };
+    if let Some(map) = diffusion_map(cfg, spec, index, range) {
         written.extend(write_map(&map, &target.join("diffusion-map"))?);
     }
     Ok(written)
+}
+
+/// The diffusion index's name in the pictures.
+fn index_name(spec: &FrequencySpec) -> &'static str {
+    match spec.signals.len() {
+        1 => "diffusion index log10|ν₁ − ν₂| (halves)",
+        _ => "diffusion index log10‖Δν‖ (halves)",
+    }
+}
+
+/// The first two signals' frequencies against each other, coloured by `index` in bands.
+fn frequency_map(
+    cfg: &RunConfig,
+    spec: &FrequencySpec,
+    data: &[f64],
+    index: &[f64],
+    range: (f64, f64),
+) -> Figure {
+    let w = PER_SIGNAL * spec.signals.len();
+    let (a, b) = (&spec.signals[0].text, &spec.signals[1].text);
+    let mut fig = Figure::new(
+        format!(
+            "{}: frequency map at t = {}, coloured by log10‖Δν‖ (halves)",
+            cfg.system.name(),
+            crate::error::num(cfg.steps as f64 * cfg.dt)
+        ),
+        format!("ν of {a} (rad per time unit)"),
+        format!("ν of {b} (rad per time unit)"),
+    );
+    let mut bands = vec![Vec::new(); BANDS + 1];
+    for (row, &d) in data.chunks_exact(w).zip(index) {
+        let (x, y) = (row[0], row[PER_SIGNAL]);
+        if x.is_finite() && y.is_finite() {
+            bands[band(d, range)].push((x, y));
+        }
+    }
+    fig.series = bands
+        .into_iter()
+        .enumerate()
+        .rev()
+        .filter(|(_, p)| !p.is_empty())
+        .map(|(k, points)| {
+            let (label, color) = match k == BANDS {
+                true => ("halves agree to the last bit".to_string(), MISSING),
+                false => (
+                    band_label(k, range),
+                    time_color(k as f64 / (BANDS - 1) as f64),
+                ),
+            };
+            Series {
+                color: Some(color),
+                ..Series::new(label, points, Style::Markers)
+            }
+        })
+        .collect();
+    fig
+}
+
+/// The diffusion index over the initial grid (a grid ensemble only).
+fn diffusion_map(
+    cfg: &RunConfig,
+    spec: &FrequencySpec,
+    index: Vec<f64>,
+    range: (f64, f64),
+) -> Option<Map> {
+    let InitialSet::Grid { lo, hi, plane } = &cfg.ensemble.set else {
+        return None;
+    };
+    let name = index_name(spec);
+    let axes = plane.axes_text(cfg.system.dof());
+    let (x_name, y_name) = axes.split_once(',').unwrap_or((&axes, ""));
+    let m = (cfg.ensemble.points as f64).sqrt().round() as usize;
+    let [a, b] = plane.axes;
+    let span = |i: usize| match m {
+        1 => (0.5 * (lo[i] + hi[i]), 0.5 * (lo[i] + hi[i])),
+        _ => (lo[i], hi[i]),
+    };
+    let surface = match plane.energy {
+        Some(e) => format!(" on H = {}", crate::error::num(e)),
+        None => String::new(),
+    };
+    Some(Map {
+        title: format!(
+            "{}: {name} at t = {}{surface}",
+            cfg.system.name(),
+            crate::error::num(cfg.steps as f64 * cfg.dt)
+        ),
+        x_label: x_name.into(),
+        y_label: y_name.into(),
+        x: span(a),
+        y: span(b),
+        columns: m,
+        rows: m,
+        values: index,
+        scale: range,
+        bar_label: name.into(),
+        missing_label:
+            "no value: blown up, no point on the energy surface, or halves equal to the last bit"
+                .into(),
+    })
 }
 
 /// A diffusion index's colour band on `range` (`BANDS` for a non-finite one).

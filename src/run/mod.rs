@@ -18,6 +18,7 @@
 mod bench;
 pub mod chaos_map;
 pub mod checkpoint;
+pub mod frequencies;
 mod initial;
 pub mod interrupt;
 mod memory;
@@ -29,7 +30,6 @@ mod progress;
 mod refine;
 mod resources;
 mod resume;
-pub mod frequencies;
 pub mod section;
 mod stops;
 mod tracker;

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use crate::cluster::Peers;
 use crate::config::{Devices, OutputDir, Precision, RunConfig};
 use crate::engine::ranks::rank_slice;
+use crate::engine::FrequencyTable;
 use crate::engine::{
     gpu_layout, CpuEngine, Engine, GpuEngine, Integrator, MultiGpuEngine, RankEngine,
 };
@@ -16,7 +17,6 @@ use crate::float::Real;
 use crate::gpu;
 use crate::measure::row::Row;
 use crate::output::{folder, npy, write_atomic};
-use crate::engine::FrequencyTable;
 use crate::section::Crossings;
 use crate::state::State;
 use crate::system::System;
@@ -390,7 +390,12 @@ pub(super) fn run_with<T: Real>(
     let memory = match tracker.kept.take() {
         Some(kept) => Some(Box::new(kept.finish(cfg, ck.config, crossings.as_ref()))),
         None if peers.is_root() => {
-            write_run_files(cfg, out, &tracker, (crossings.as_ref(), frequencies.as_ref()))?;
+            write_run_files(
+                cfg,
+                out,
+                &tracker,
+                (crossings.as_ref(), frequencies.as_ref()),
+            )?;
             None
         }
         None => None,

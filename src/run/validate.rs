@@ -303,15 +303,25 @@ fn validate_at<T: Real>(cfg: &RunConfig) -> Result<Validation> {
         }
     }
     pb.finish();
-    // The crossings accumulate from t = 0: compared once, at the last step.
+    v.compared = compared.unwrap_or(0);
+    compare_at_end(&mut v, &mut gpu_engine, &mut cpu_engine)?;
+    Ok(v)
+}
+
+/// What accumulates from t = 0, compared once at the last step: the crossings and the
+/// frequencies.
+fn compare_at_end<T: Real>(
+    v: &mut Validation,
+    gpu_engine: &mut GpuEngine<T>,
+    cpu_engine: &mut CpuEngine<T>,
+) -> Result<()> {
     if let (Some(g), Some(c)) = (gpu_engine.crossings()?, cpu_engine.crossings()?) {
         v.section = Some(compare_sections(&g, &c));
     }
     if let (Some(g), Some(c)) = (gpu_engine.frequencies()?, cpu_engine.frequencies()?) {
         v.frequencies = Some(compare_frequencies(&g, &c));
     }
-    v.compared = compared.unwrap_or(0);
-    Ok(v)
+    Ok(())
 }
 
 #[cfg(test)]

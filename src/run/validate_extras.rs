@@ -2,8 +2,8 @@
 //! crossings of the GPU engine against the CPU engine's, in the style of `compare_states`:
 //! each compared quantity's largest deviation relative to the RMS size of the CPU's values.
 
-use crate::engine::FrequencyTable;
 use crate::chaos::Chaos;
+use crate::engine::FrequencyTable;
 use crate::float::Real;
 use crate::measure::chaos::indicator_rows;
 use crate::observe::stop::{stops_of, Stop};

@@ -50,10 +50,22 @@ fn pendulum_libration_frequency_to_1e_10() {
         &tmp.path().join("run"),
     );
     assert_eq!((a.rows, a.cols), (1, 8));
-    for (c, name) in [(0, "q: whole"), (1, "q: first half"), (2, "q: second half"), (4, "q - ip: whole")] {
+    for (c, name) in [
+        (0, "q: whole"),
+        (1, "q: first half"),
+        (2, "q: second half"),
+        (4, "q - ip: whole"),
+    ] {
         let rel = (a.data[c] - exact).abs() / exact;
-        println!("{name}: ν = {:.15} exact {exact:.15} relative error {rel:.2e}", a.data[c]);
-        assert!(rel < 1e-10, "{name}: {} against {exact}: {rel:e}", a.data[c]);
+        println!(
+            "{name}: ν = {:.15} exact {exact:.15} relative error {rel:.2e}",
+            a.data[c]
+        );
+        assert!(
+            rel < 1e-10,
+            "{name}: {} against {exact}: {rel:e}",
+            a.data[c]
+        );
     }
     // The diffusion index of a periodic orbit: the halves agree to NAFF's accuracy.
     assert!(a.data[3] < (exact * 1e-10).log10(), "{}", a.data[3]);
@@ -142,11 +154,17 @@ fn bad_input_exits_2() {
         ("--frequencies q3", "q1..q2, p1..p2"),
         ("--frequencies q1,q1", "given twice"),
         ("--frequencies x1-iy1", "not a signal"),
-        ("--frequencies q1 --frequency-stride 100", "fewer than the 16"),
+        (
+            "--frequencies q1 --frequency-stride 100",
+            "fewer than the 16",
+        ),
         ("--frequency-stride 4", "add --frequencies"),
         ("--frequencies q1 --frequency-stride 0", "at least 1"),
         ("--frequencies q1 --reverse", "forward in time"),
-        ("--frequencies q1 --checkpoint-every 10", "keep no checkpoints"),
+        (
+            "--frequencies q1 --checkpoint-every 10",
+            "keep no checkpoints",
+        ),
         ("--frequencies q1 --stop-when q1>1", "--stop-when"),
     ] {
         let out = tmp.path().join("x");

@@ -54,7 +54,12 @@ impl<T: Real> GpuEngine<T> {
         f: impl Fn(&dyn observe::Observer, &[(Vec<f64>, usize)]) -> Option<R>,
     ) -> Result<Option<R>> {
         let words = words_per_point(self.state.comps(), self.compensated);
-        for o in self.observers.clone().iter().filter(|o| o.observer.kept_words() > 0) {
+        for o in self
+            .observers
+            .clone()
+            .iter()
+            .filter(|o| o.observer.kept_words() > 0)
+        {
             let range = match all {
                 true => 0..o.observer.kept_words(),
                 false => o.observer.result_words(),
@@ -76,7 +81,10 @@ impl<T: Real> GpuEngine<T> {
     /// steps per chunk; whether they ran (not on a CPU driver whose loop limiter would cut a
     /// pass short: then the observers read every kept word instead).
     pub(super) fn finish_pass(&mut self) -> Result<bool> {
-        let loops = self.observers.iter().filter_map(|o| o.observer.finish_loops());
+        let loops = self
+            .observers
+            .iter()
+            .filter_map(|o| o.observer.finish_loops());
         let cpu = self.ctx.info.device_type == wgpu::DeviceType::Cpu;
         if loops.clone().count() == 0 || (cpu && loops.sum::<u64>() > CPU_DRIVER_LOOP_BUDGET) {
             return Ok(false);

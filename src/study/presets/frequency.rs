@@ -68,6 +68,8 @@ impl FrequencyPreset {
                     ..Default::default()
                 }),
                 precision: Some(Precision::F64),
+                compensated: Some(false),
+                tangent: Some(false),
                 frequencies: Some(self.signals.into()),
                 frequency_stride: Some(self.stride),
                 ..Default::default()

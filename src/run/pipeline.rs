@@ -145,6 +145,12 @@ pub fn run_in_memory(cfg: &RunConfig, keep_final: bool) -> Result<RunSummary> {
             field, format!(": {what} needs a folder; give "), Field::Out,
         ));
     }
+    if cfg.frequencies.is_some() {
+        return Err(crate::invalid!(Field::Out;
+            "frequencies: the frequency analysis writes frequencies.npy and its maps into the run's folder; give ",
+            Field::Out,
+        ));
+    }
     run_to(cfg, Destination::Memory, keep_final)
 }
 

@@ -125,9 +125,13 @@ pub fn run_bytes_per_point(cfg: &RunConfig, gpu: bool) -> u64 {
         // analysis), and frequencies.npy's f64 rows with their encoding
         let signals = f.signals.len() as u64;
         let samples = f.sample_words() as u64;
-        let kept = match gpu {
-            true => samples * (bytes + 8),
-            false => samples * bytes,
+        // (a hardware GPU analyses them on the device: only the result words come back)
+        let host_analysis = !gpu
+            || crate::gpu::context().map_or(true, |c| c.info.device_type == wgpu::DeviceType::Cpu);
+        let kept = match (gpu, host_analysis) {
+            (false, _) => samples * bytes,
+            (true, true) => samples * (bytes + 8),
+            (true, false) => 0,
         };
         per_point += kept + 2 * 4 * signals * 8;
     }

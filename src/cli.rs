@@ -22,7 +22,7 @@ pub mod values;
 pub use accuracy::{AccuracyArgs, OrderArgs, ShowModifiedArgs};
 pub use chaos::ChaosArgs;
 pub use lagrangian::LagrangianArgs;
-pub use section::{SectionArgs, StopArgs};
+pub use section::{FrequencyArgs, SectionArgs, StopArgs};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -325,6 +325,8 @@ pub struct RunArgs {
     pub section: SectionArgs,
     #[command(flatten)]
     pub stops: StopArgs,
+    #[command(flatten)]
+    pub frequencies: FrequencyArgs,
 }
 
 #[derive(Debug, Args, Clone, Default)]

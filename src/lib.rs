@@ -19,6 +19,7 @@ pub mod gpu;
 pub mod measure;
 pub mod memory;
 pub mod method;
+pub mod naff;
 pub mod npy;
 pub mod observe;
 pub mod options;

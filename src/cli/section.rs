@@ -1,5 +1,6 @@
 //! The flags of a Poincaré section (`SectionArgs`, flattened into `run`; `crate::section`)
-//! and of the stop conditions (`StopArgs`, `observe::stop`).
+//! of the stop conditions (`StopArgs`, `observe::stop`) and of the frequency analysis
+//! (`FrequencyArgs`, `observe::frequencies`).
 
 use clap::Args;
 
@@ -19,6 +20,20 @@ pub struct SectionArgs {
     /// Crossings kept per point (those past it are counted and reported) [default: 100].
     #[arg(long, value_name = "N", allow_hyphen_values = true, value_parser = values::count_u32(1))]
     pub section_max: Option<u32>,
+}
+
+#[derive(Debug, Args, Clone, Default)]
+pub struct FrequencyArgs {
+    /// Frequency analysis: each point's fundamental frequency of the signals given (q1..qd,
+    /// p1..pd, or complex signals such as q1-ip1 for q1 − i p1), separated by commas, over the
+    /// run and over its two halves (Laskar's NAFF), and the diffusion index log10|ν₁ − ν₂|;
+    /// writes frequencies.npy, frequency-map.png/svg and, over a grid, diffusion-map.png/svg.
+    #[arg(long, value_name = "SIGNAL,..", allow_hyphen_values = true)]
+    pub frequencies: Option<String>,
+    /// Steps between the samples of --frequencies [default: 1]: the signal is sampled at
+    /// t = K·dt, 2K·dt, … (a frequency is found in (0, π/(K·dt)) for a real signal).
+    #[arg(long, value_name = "K", allow_hyphen_values = true, value_parser = values::count(1))]
+    pub frequency_stride: Option<u64>,
 }
 
 #[derive(Debug, Args, Clone, Default)]

@@ -230,6 +230,8 @@ impl RunFile {
         }
         over(&a.section.section, &mut f.section);
         over(&a.section.section_max, &mut f.section_max);
+        over(&a.frequencies.frequencies, &mut f.frequencies);
+        over(&a.frequencies.frequency_stride, &mut f.frequency_stride);
         if !a.stops.stop_when.is_empty() {
             f.stop_when = Some(a.stops.stop_when.clone());
         }

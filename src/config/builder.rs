@@ -232,6 +232,10 @@ impl RunBuilder {
         section: &str,
         /// Crossings kept per point.
         section_max: u32,
+        /// The signals of the frequency analysis, separated by commas (`q1,q2`, `q1-ip1`).
+        frequencies: &str,
+        /// Steps between the frequency analysis's samples.
+        frequency_stride: u64,
         /// The chaos indicators, separated by commas (`megno,lyapunov`).
         chaos: &str,
         /// `random`, `ones` or 2d numbers: where the deviation vector starts.

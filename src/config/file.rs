@@ -107,6 +107,10 @@ pub struct RunFile {
     pub section: Option<String>,
     /// `--section-max N`: crossings kept per point.
     pub section_max: Option<u32>,
+    /// `--frequencies SIGNAL,..` (`observe::frequencies::FrequencySpec`).
+    pub frequencies: Option<String>,
+    /// `--frequency-stride K`: steps between the samples.
+    pub frequency_stride: Option<u64>,
     /// `--chaos LIST`: the per-point chaos indicators (`chaos::Chaos`).
     pub chaos: Option<String>,
     /// `--deviation random|ones|LIST`: where the deviation vector starts (`chaos::Deviation`).
@@ -274,6 +278,8 @@ impl RunConfig {
             reverse: self.reverse.then_some(true),
             section: self.section.map(|s| s.text()),
             section_max: self.section.map(|s| s.max),
+            frequencies: self.frequencies.as_ref().map(|f| f.text()),
+            frequency_stride: self.frequencies.as_ref().map(|f| f.stride),
             chaos: self.chaos.as_ref().map(|c| c.text()),
             deviation: self.chaos.as_ref().map(|c| c.deviation.start_text()),
             deviation_metric: self.chaos.as_ref().map(|c| c.deviation.metric_text()),

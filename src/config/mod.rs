@@ -98,6 +98,8 @@ pub struct RunConfig {
     pub chaos: Option<crate::chaos::Chaos>,
     /// `--stop-when`: the conditions that stop a point (`observe::stop`).
     pub stops: Option<std::sync::Arc<crate::observe::stop::StopConditions>>,
+    /// `--frequencies`: the signals whose frequencies each point's analysis finds.
+    pub frequencies: Option<crate::observe::frequencies::FrequencySpec>,
 }
 
 /// `--devices`: every GPU of the machine, or the given ones.
@@ -369,6 +371,7 @@ impl RunConfig {
                 layout: self.chaos.as_ref().map_or(Layout::PLAIN, |c| c.layout()),
             }))
             .with_stops(self.stops.clone())
+            .with_frequencies(self.frequencies.clone())
     }
 
     /// Check every setting and fill the defaults: the one place a run's configuration is
@@ -417,6 +420,8 @@ impl RunConfig {
             .transpose()?;
         let chaos = chaos::resolve(&f, &system, &ensemble)?;
         let stops = stops::resolve(&f, &system, ensemble.is_loop())?;
+        let frequencies =
+            section::resolve_frequencies(&f, &system, (dt, steps, reverse), refine.is_some())?;
         let backend = resolve_backend(backend, devices.is_some())?;
         Ok(RunConfig {
             system,
@@ -451,6 +456,7 @@ impl RunConfig {
             section,
             chaos,
             stops,
+            frequencies,
         })
     }
 

@@ -1,8 +1,10 @@
-//! `--section` and `--section-max` resolved against the run (`crate::section::Section`).
+//! `--section` and `--section-max` resolved against the run (`crate::section::Section`), and
+//! `--frequencies` with `--frequency-stride` (`observe::frequencies::FrequencySpec`).
 
 use super::file::RunFile;
 use crate::error::Result;
 use crate::input_err;
+use crate::observe::frequencies::FrequencySpec;
 use crate::section::Section;
 use crate::system::System;
 
@@ -48,4 +50,45 @@ pub(super) fn resolve(
         ));
     }
     Ok(Some(section))
+}
+
+/// The run's frequency analysis, if it has one: its signals parsed for `system` and its
+/// samples counted, refused where the samples would not be the points' forward run from t = 0
+/// taken alike on every point (`--reverse`, a negative step, loop refinement, `--stop-when`),
+/// where checkpoints are asked for (they do not carry the samples), or where the ensemble is
+/// split (shards, several GPUs).
+pub(super) fn resolve_frequencies(
+    f: &RunFile,
+    system: &System,
+    (dt, steps, reverse): (f64, u64, bool),
+    refine: bool,
+) -> Result<Option<FrequencySpec>> {
+    let Some(text) = f.frequencies.as_deref() else {
+        return match f.frequency_stride {
+            Some(_) => Err(input_err!(
+                "--frequency-stride spaces the samples of the frequency analysis; add --frequencies SIGNAL,.. (e.g. q1,q2) or drop --frequency-stride"
+            )),
+            None => Ok(None),
+        };
+    };
+    let spec = FrequencySpec::parse(text, f.frequency_stride, steps, system.dof())?;
+    let refuse = |why: &str| Err(input_err!("--frequencies: {why}"));
+    if reverse || dt < 0.0 {
+        return refuse("the samples are taken forward in time from t = 0; drop --reverse and use a positive --dt");
+    }
+    if refine {
+        return refuse("loop refinement inserts points during the run, which would lack the samples before they appear; add --no-refine or use a filled ensemble");
+    }
+    if f.stop_when.as_ref().is_some_and(|s| !s.is_empty()) {
+        return refuse("a point stopped by --stop-when would lack its later samples; drop --stop-when or --frequencies");
+    }
+    if f.shard.is_some() || f.devices.is_some() {
+        return refuse("the samples are kept by one engine over the whole ensemble; drop --shard and --devices");
+    }
+    if f.checkpoint_every.is_some() {
+        return Err(input_err!(
+            "--checkpoint-every: runs with --frequencies keep no checkpoints (the samples so far are not saved); drop --checkpoint-every"
+        ));
+    }
+    Ok(Some(spec))
 }

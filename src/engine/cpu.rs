@@ -10,7 +10,7 @@ use rayon::prelude::*;
 
 mod running;
 
-use super::{Crossings, Engine, Integrator};
+use super::{Crossings, Engine, FrequencyTable, Integrator};
 use crate::error::Result;
 use crate::float::Real;
 use crate::method::{fused, Block, Cpu, Method, Solver};
@@ -272,6 +272,10 @@ impl<T: Real> Engine<T> for CpuEngine<T> {
 
     fn crossings(&mut self) -> Result<Option<Crossings>> {
         Ok(self.observers.iter().find_map(|(o, _)| o.crossings()))
+    }
+
+    fn frequencies(&mut self) -> Result<Option<FrequencyTable>> {
+        Ok(self.observers.iter().find_map(|(o, _)| o.frequencies()))
     }
 
     fn set_state(&mut self, state: State<T>) -> Result<()> {

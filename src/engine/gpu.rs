@@ -18,9 +18,12 @@ use crate::gpu::{self, shader, GpuContext, RunParams};
 use crate::measure::energy::columns::{energy_part, Energy};
 use crate::measure::measurement::{Acceleration, Measurement, Part};
 use crate::measure::registry::Unconverged;
+use crate::observe::frequencies::FrequencyTable;
 use crate::observe::{self, Placed};
 use crate::state::State;
 use crate::system::System;
+
+mod words;
 
 struct Chunk {
     /// First point of the chunk in the global state, and its point count.
@@ -338,42 +341,6 @@ impl<T: Real> GpuEngine<T> {
         chunks.iter().map(|c| (&c.buffer, c.n)).collect()
     }
 
-    /// Every chunk's words `first..first + count` per point as the device holds them (chunk
-    /// layout: word j of point i at `j·n + i`), through the staging buffer.
-    fn read_words(&self, first: usize, count: usize) -> Result<Vec<Vec<T>>> {
-        let size = size_of::<T>() as u64;
-        let mut all = Vec::with_capacity(self.chunks.len());
-        for c in &self.chunks {
-            let (offset, bytes) = ((first * c.n) as u64 * size, (count * c.n) as u64 * size);
-            let mut enc = self
-                .ctx
-                .device
-                .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                    label: Some("observer words read-back"),
-                });
-            enc.copy_buffer_to_buffer(&c.buffer, offset, &self.staging, 0, bytes);
-            self.ctx.queue.submit([enc.finish()]);
-            let raw =
-                self.ctx
-                    .read_staging(&self.staging, bytes, "observer words read-back", |raw| {
-                        bytemuck::cast_slice::<u8, T>(raw).to_vec()
-                    })?;
-            all.push(raw);
-        }
-        Ok(all)
-    }
-
-    /// Write back what `read_words(first, ..)` read (after the chunks were rebuilt with as
-    /// many points).
-    fn write_words(&self, first: usize, raw: &[Vec<T>]) {
-        for (c, words) in self.chunks.iter().zip(raw) {
-            let offset = (first * c.n * size_of::<T>()) as u64;
-            self.ctx
-                .queue
-                .write_buffer(&c.buffer, offset, bytemuck::cast_slice(words));
-        }
-    }
-
     fn read_back(&mut self) -> Result<()> {
         let (n, d) = (self.state.n, self.state.comps());
         let words = words_per_point(d, self.compensated);
@@ -535,23 +502,13 @@ impl<T: Real> Engine<T> for GpuEngine<T> {
     }
 
     fn crossings(&mut self) -> Result<Option<Crossings>> {
-        let words = words_per_point(self.state.comps(), self.compensated);
-        let observers = self.observers.clone();
-        for o in observers.iter().filter(|o| o.observer.kept_words() > 0) {
-            let raw = self.read_words(words + o.word, o.observer.kept_words())?;
-            let chunks: Vec<(Vec<f64>, usize)> = raw
-                .into_iter()
-                .zip(&self.chunks)
-                .map(|(w, c)| (w.iter().map(|x| x.to_f64()).collect(), c.n))
-                .collect();
-            if let Some(c) = o
-                .observer
-                .crossings_from_words(&chunks, self.observed_steps)
-            {
-                return Ok(Some(c));
-            }
-        }
-        Ok(None)
+        let steps = self.observed_steps;
+        self.read_out(false, |o, chunks| o.crossings_from_words(chunks, steps))
+    }
+
+    fn frequencies(&mut self) -> Result<Option<FrequencyTable>> {
+        let on_device = self.finish_pass()?;
+        self.read_out(!on_device, |o, chunks| o.frequencies_from_words(chunks))
     }
 }
 

@@ -19,6 +19,7 @@ use crate::float::Real;
 use crate::measure::measurement::Acceleration;
 use crate::method::{Method, Solver};
 use crate::observe::chaos::ChaosObserver;
+pub use crate::observe::frequencies::FrequencyTable;
 use crate::observe::Observer;
 pub use crate::section::Crossings;
 use crate::section::Section;
@@ -135,6 +136,22 @@ impl Integrator {
         }
     }
 
+    /// The same integrator keeping the samples of `spec`'s signals and finding their
+    /// frequencies (or none).
+    pub fn with_frequencies(
+        mut self,
+        spec: Option<crate::observe::frequencies::FrequencySpec>,
+    ) -> Self {
+        match spec {
+            Some(s) => self.with_observer(Arc::new(s)),
+            None => {
+                self.observers
+                    .retain(|o| o.name() != crate::observe::frequencies::NAME);
+                self
+            }
+        }
+    }
+
     /// The same integrator measuring the chaos indicators' deviation vector with the metric's
     /// `weights` (`ChaosObserver`; `None`: the unit metric).
     pub fn with_chaos_weights(self, weights: Option<Vec<f64>>) -> Self {
@@ -222,6 +239,11 @@ pub trait Engine<T: Real> {
     /// The crossings of the integrator's `--section` so far, in f64 (the GPU engine reads
     /// them back); `None` without a section.
     fn crossings(&mut self) -> Result<Option<Crossings>> {
+        Ok(None)
+    }
+    /// The frequencies of the integrator's `--frequencies` signals, analysed now (the GPU
+    /// engine reads back the device's results); `None` without them.
+    fn frequencies(&mut self) -> Result<Option<FrequencyTable>> {
         Ok(None)
     }
 }

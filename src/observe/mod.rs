@@ -18,6 +18,7 @@
 //!   started afresh when the engine is given another set of points.
 
 pub mod chaos;
+pub mod frequencies;
 pub mod section;
 pub mod stop;
 
@@ -29,6 +30,7 @@ use crate::float::Real;
 use crate::method::Block;
 use crate::section::Crossings;
 use crate::system::System;
+use frequencies::FrequencyTable;
 
 /// One per-step observer as an integrator lists it: what it needs at any precision.
 pub trait Observer: Debug + Send + Sync {
@@ -63,6 +65,25 @@ pub trait Observer: Debug + Send + Sync {
     ) -> Option<Crossings> {
         None
     }
+    /// The kept words, counted from its first, that the read-outs need (`crossings_from_words`,
+    /// `frequencies_from_words`): all of them unless it says otherwise.
+    fn result_words(&self) -> std::ops::Range<usize> {
+        0..self.kept_words()
+    }
+    /// Loop iterations per point of its pass after the steps (`frequencies`: the analysis),
+    /// which the GPU engine runs as a dispatch of no steps before reading the result words;
+    /// `None`: it has none. Mesa's CPU driver stops an invocation's loops after 65 535
+    /// iterations in all, so there a pass above `engine::gpu_layout::CPU_DRIVER_LOOP_BUDGET`
+    /// is not run and every kept word is read instead.
+    fn finish_loops(&self) -> Option<u64> {
+        None
+    }
+    /// The frequencies (`--frequencies`) from its words read back from the GPU, laid out as
+    /// for `crossings_from_words`: the result words after its pass, or all its kept words
+    /// where the pass did not run (the samples are then analysed on the host).
+    fn frequencies_from_words(&self, _chunks: &[(Vec<f64>, usize)]) -> Option<FrequencyTable> {
+        None
+    }
 }
 
 /// An observer's running state on the CPU engine at precision `T`.
@@ -87,6 +108,10 @@ pub trait CpuObserver<T: Real>: Send {
     fn restart(&mut self, _n: usize) {}
     /// A section's crossings so far.
     fn crossings(&self) -> Option<Crossings> {
+        None
+    }
+    /// The frequencies of its signals (`--frequencies`), analysed now.
+    fn frequencies(&self) -> Option<FrequencyTable> {
         None
     }
 }

@@ -18,6 +18,7 @@
 mod bench;
 pub mod chaos_map;
 pub mod checkpoint;
+pub mod frequencies;
 mod initial;
 pub mod interrupt;
 mod memory;

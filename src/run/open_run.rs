@@ -232,6 +232,7 @@ fn refuse_whole_run_options(cfg: &RunConfig) -> Result<()> {
         (cfg.reference.is_some(), "reference"),
         (cfg.shard.is_some(), "shard"),
         (cfg.section.is_some(), "section"),
+        (cfg.frequencies.is_some(), "frequencies"),
         (cfg.save_states, "save_states"),
         (cfg.checkpoint_every.is_some(), "checkpoint_every"),
     ];

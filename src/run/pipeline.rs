@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use crate::cluster::Peers;
 use crate::config::{Devices, OutputDir, Precision, RunConfig};
 use crate::engine::ranks::rank_slice;
+use crate::engine::FrequencyTable;
 use crate::engine::{
     gpu_layout, CpuEngine, Engine, GpuEngine, Integrator, MultiGpuEngine, RankEngine,
 };
@@ -144,6 +145,12 @@ pub fn run_in_memory(cfg: &RunConfig, keep_final: bool) -> Result<RunSummary> {
             field, format!(": {what} needs a folder; give "), Field::Out,
         ));
     }
+    if cfg.frequencies.is_some() {
+        return Err(crate::invalid!(Field::Out;
+            "frequencies: the frequency analysis writes frequencies.npy and its maps into the run's folder; give ",
+            Field::Out,
+        ));
+    }
     run_to(cfg, Destination::Memory, keep_final)
 }
 
@@ -225,6 +232,11 @@ fn check_kept_states(cfg: &RunConfig) -> Result<()> {
 /// (`ensemble::shard`, aligned so that the ranks' statistics merge bit for bit); a loop
 /// whole (`RankEngine` splits its advance).
 fn for_rank(cfg: &RunConfig, peers: &Peers) -> Result<RunConfig> {
+    if cfg.frequencies.is_some() {
+        return Err(crate::input_err!(
+            "--frequencies under mpirun: the ranks' samples are not gathered yet; run the frequency analysis on one process"
+        ));
+    }
     if cfg.section.is_some() {
         return Err(crate::input_err!(
             "--section under mpirun: the ranks' crossings are not gathered yet; run the section on one process"
@@ -380,10 +392,16 @@ pub(super) fn run_with<T: Real>(
     let mut ck = checkpoints(cfg, dest, choice, (&describe, config), &peers)?;
     let rows = tracker.snapshots(out, &mut ck, resume)?;
     let crossings = tracker.engine.crossings()?;
+    let frequencies = tracker.engine.frequencies()?;
     let memory = match tracker.kept.take() {
         Some(kept) => Some(Box::new(kept.finish(cfg, ck.config, crossings.as_ref()))),
         None if peers.is_root() => {
-            write_run_files(cfg, out, &tracker, crossings.as_ref())?;
+            write_run_files(
+                cfg,
+                out,
+                &tracker,
+                (crossings.as_ref(), frequencies.as_ref()),
+            )?;
             None
         }
         None => None,
@@ -509,7 +527,7 @@ fn write_run_files<T: Real>(
     cfg: &RunConfig,
     out: &Path,
     tracker: &Tracker<T>,
-    crossings: Option<&Crossings>,
+    (crossings, frequencies): (Option<&Crossings>, Option<&FrequencyTable>),
 ) -> Result<()> {
     if !tracker.trajectory.is_empty() {
         write_trajectory(
@@ -537,6 +555,9 @@ fn write_run_files<T: Real>(
         None => None,
     };
     super::chaos_map::write(cfg, out, out)?;
+    if let Some(f) = frequencies {
+        super::frequencies::write(cfg, out, f)?;
+    }
     let notes: Vec<(&str, u64)> = [
         ("refine_capped_at_step", tracker.capped_at),
         ("refine_stuck_at_step", tracker.stuck_at),

@@ -119,6 +119,22 @@ pub fn run_bytes_per_point(cfg: &RunConfig, gpu: bool) -> u64 {
     if cfg.save_states {
         per_point += 2 * d * bytes;
     }
+    if let Some(f) = &cfg.frequencies {
+        // the samples (the CPU engine's store; on the GPU in the device's chunk, read back as
+        // the 4 result words a signal, or, on a CPU driver, whole and in f64 for the host's
+        // analysis), and frequencies.npy's f64 rows with their encoding
+        let signals = f.signals.len() as u64;
+        let samples = f.sample_words() as u64;
+        // (a hardware GPU analyses them on the device: only the result words come back)
+        let host_analysis = !gpu
+            || crate::gpu::context().map_or(true, |c| c.info.device_type == wgpu::DeviceType::Cpu);
+        let kept = match (gpu, host_analysis) {
+            (false, _) => samples * bytes,
+            (true, true) => samples * (bytes + 8),
+            (true, false) => 0,
+        };
+        per_point += kept + 2 * 4 * signals * 8;
+    }
     if let Some(c) = &cfg.chaos {
         // the deviation vectors (2d values each), the accumulators, the plain initial state
         // beside the one with the vectors, and chaos/step_<k>.npy's f64 rows with their encoding

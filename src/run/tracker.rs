@@ -554,6 +554,8 @@ pub(super) fn no_checkpoints(cfg: &RunConfig, peers: &Peers) -> Option<&'static 
         Some("runs with --reverse or --reference")
     } else if cfg.section.is_some() {
         Some("runs with --section")
+    } else if cfg.frequencies.is_some() {
+        Some("runs with --frequencies")
     } else {
         None
     }

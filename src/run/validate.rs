@@ -11,7 +11,8 @@ use crate::state::State;
 use super::progress::{advance_with_progress, Progress};
 use super::stops::with_columns;
 use super::validate_extras::{
-    compare_chaos, compare_sections, compare_stops, ChaosDeviation, SectionDeviation, StopDeviation,
+    compare_chaos, compare_frequencies, compare_sections, compare_stops, ChaosDeviation,
+    FrequencyDeviation, SectionDeviation, StopDeviation,
 };
 use crate::memory::check_memory;
 
@@ -37,6 +38,8 @@ pub struct Validation {
     /// With `--stop-when`: the stopped points, and those whose stop (step or condition)
     /// differs between the engines, the worst snapshot's (`compare_stops`).
     pub stops: Option<StopDeviation>,
+    /// With `--frequencies`: the frequencies' deviation (`compare_frequencies`).
+    pub frequencies: Option<FrequencyDeviation>,
     pub gpu: String,
 }
 
@@ -92,6 +95,15 @@ impl Validation {
                 s.mismatch
             ));
         }
+        if let Some(f) = self
+            .frequencies
+            .filter(|f| f.mismatch > 0 || !within(f.max_rel))
+        {
+            return Some(format!(
+                "GPU and CPU frequencies disagree (frequency_mismatch {} > 0, or frequency_max_rel_dev {:.3e} > {tolerance:e})",
+                f.mismatch, f.max_rel
+            ));
+        }
         self.section
             .filter(|s| s.count_mismatch > 0 || !within(s.max_rel))
             .map(|s| format!(
@@ -114,6 +126,12 @@ impl Validation {
             s.push_str(&format!(
                 " stopped={} stop_mismatch={}",
                 x.stopped, x.mismatch
+            ));
+        }
+        if let Some(x) = self.frequencies {
+            s.push_str(&format!(
+                " frequencies={} frequency_mismatch={} frequency_max_rel_dev={:.3e}",
+                x.compared, x.mismatch, x.max_rel
             ));
         }
         if let Some(x) = self.section {
@@ -231,6 +249,7 @@ fn validate_at<T: Real>(cfg: &RunConfig) -> Result<Validation> {
         chaos: None,
         section: None,
         stops: None,
+        frequencies: None,
         gpu: gpu_engine.describe(),
     };
     let mut done = 0;
@@ -284,12 +303,25 @@ fn validate_at<T: Real>(cfg: &RunConfig) -> Result<Validation> {
         }
     }
     pb.finish();
-    // The crossings accumulate from t = 0: compared once, at the last step.
+    v.compared = compared.unwrap_or(0);
+    compare_at_end(&mut v, &mut gpu_engine, &mut cpu_engine)?;
+    Ok(v)
+}
+
+/// What accumulates from t = 0, compared once at the last step: the crossings and the
+/// frequencies.
+fn compare_at_end<T: Real>(
+    v: &mut Validation,
+    gpu_engine: &mut GpuEngine<T>,
+    cpu_engine: &mut CpuEngine<T>,
+) -> Result<()> {
     if let (Some(g), Some(c)) = (gpu_engine.crossings()?, cpu_engine.crossings()?) {
         v.section = Some(compare_sections(&g, &c));
     }
-    v.compared = compared.unwrap_or(0);
-    Ok(v)
+    if let (Some(g), Some(c)) = (gpu_engine.frequencies()?, cpu_engine.frequencies()?) {
+        v.frequencies = Some(compare_frequencies(&g, &c));
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -308,6 +340,7 @@ mod tests {
             chaos: None,
             section: None,
             stops: None,
+            frequencies: None,
             gpu: String::new(),
         };
         assert!(v(1e-6, 0).passes(1e-3));
@@ -360,6 +393,7 @@ mod tests {
             chaos: None,
             section: None,
             stops: None,
+            frequencies: None,
             gpu: String::new(),
         };
         let why = failing.failure(1e-3).unwrap();

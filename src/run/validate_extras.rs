@@ -3,6 +3,7 @@
 //! each compared quantity's largest deviation relative to the RMS size of the CPU's values.
 
 use crate::chaos::Chaos;
+use crate::engine::FrequencyTable;
 use crate::float::Real;
 use crate::measure::chaos::indicator_rows;
 use crate::observe::stop::{stops_of, Stop};
@@ -118,6 +119,38 @@ pub fn compare_sections(g: &Crossings, c: &Crossings) -> SectionDeviation {
         count_mismatch,
         max_rel: relative(pairs.into_iter().map(|(&a, &b)| (a, b))),
         crossings,
+    }
+}
+
+/// How far the GPU's frequencies (`--frequencies`) are from the CPU's.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FrequencyDeviation {
+    /// Signals of points with a frequency on one engine only.
+    pub mismatch: usize,
+    /// Over the frequencies (whole run and halves) both engines found: the largest
+    /// deviation relative to the RMS size of the CPU's.
+    pub max_rel: f64,
+    /// Frequencies compared.
+    pub compared: usize,
+}
+
+/// The frequencies of the GPU (`g`) and the CPU (`c`), point by point.
+pub fn compare_frequencies(g: &FrequencyTable, c: &FrequencyTable) -> FrequencyDeviation {
+    let mut mismatch = usize::from(g.values.len() != c.values.len());
+    let mut pairs = Vec::new();
+    for (a, b) in g.values.iter().zip(&c.values) {
+        for (x, y) in a.iter().zip(b) {
+            match (x, y) {
+                (Some(x), Some(y)) => pairs.push((*x, *y)),
+                (None, None) => {}
+                _ => mismatch += 1,
+            }
+        }
+    }
+    FrequencyDeviation {
+        mismatch,
+        compared: pairs.len(),
+        max_rel: relative(pairs.into_iter()),
     }
 }
 

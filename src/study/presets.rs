@@ -5,6 +5,7 @@
 use std::f64::consts::PI;
 
 mod chaos;
+mod frequency;
 mod modified;
 mod variational;
 
@@ -380,9 +381,13 @@ const TABLE: &[Preset] = &[
 pub const PRESETS: &[(&str, &str)] = &summaries();
 
 /// Every preset: this file's table, the modified Hamiltonian's (`modified.rs`), Torrente's
-/// variational integrators (`variational.rs`), then the chaos presets (`chaos.rs`).
-const COUNT: usize =
-    TABLE.len() + modified::TABLE.len() + variational::TABLE.len() + chaos::TABLE.len();
+/// variational integrators (`variational.rs`), the chaos presets (`chaos.rs`), then the
+/// frequency maps (`frequency.rs`).
+const COUNT: usize = TABLE.len()
+    + modified::TABLE.len()
+    + variational::TABLE.len()
+    + chaos::TABLE.len()
+    + frequency::TABLE.len();
 
 /// The tables' names and one-line summaries, in order.
 const fn summaries() -> [(&'static str, &'static str); COUNT] {
@@ -401,8 +406,11 @@ const fn summaries() -> [(&'static str, &'static str); COUNT] {
                 variational::TABLE[i - m].name,
                 variational::TABLE[i - m].summary,
             )
-        } else {
+        } else if i < s + chaos::TABLE.len() {
             (chaos::TABLE[i - s].name, chaos::TABLE[i - s].summary)
+        } else {
+            let f = &frequency::TABLE[i - s - chaos::TABLE.len()];
+            (f.name, f.summary)
         };
         i += 1;
     }
@@ -421,6 +429,11 @@ pub fn preset(name: &str) -> Result<Study> {
             (chaos::TABLE.iter())
                 .find(|p| p.name == name)
                 .map(chaos::ChaosPreset::study)
+        })
+        .or_else(|| {
+            (frequency::TABLE.iter())
+                .find(|p| p.name == name)
+                .map(frequency::FrequencyPreset::study)
         })
         .transpose()?
         .ok_or_else(|| {

@@ -141,6 +141,10 @@ impl<T: Real> Engine<T> for Member<T> {
     fn crossings(&mut self) -> Result<Option<crate::engine::Crossings>> {
         self.engine().crossings()
     }
+
+    fn frequencies(&mut self) -> Result<Option<crate::engine::FrequencyTable>> {
+        self.engine().frequencies()
+    }
 }
 
 /// Leaves the meeting when the part's thread ends, however it ends.

@@ -20,6 +20,7 @@ mod discrete_maps;
 mod errors;
 mod first_hour;
 mod formulas;
+mod frequencies;
 mod gpu_chaos;
 mod gpu_suite;
 mod help;

@@ -1,0 +1,295 @@
+//! The fundamental frequency of a sampled signal by Laskar's numerical analysis of fundamental
+//! frequencies (NAFF; J. Laskar, "Frequency analysis for multi-dimensional systems. Global
+//! dynamics and diffusion", Physica D 67, 1993): the frequency ν that maximises the modulus of
+//! the Hann-windowed Fourier projection
+//!
+//! φ(x) = (1/L) Σ_j w_j f_j e^{−i x u_j},  w_j = 1 + cos(2π u_j / L),  u_j = j − (L − 1)/2,
+//!
+//! over L samples f_j (x in radians per sample). The WGSL mirror, with the same operations in
+//! the same order and the same constants, is `shaders/common/frequencies.wgsl`; the per-step
+//! observer that keeps the samples is `observe::frequencies`.
+//!
+//! 1. Coarse: the first M samples (M the largest power of two ≤ L) are Fourier transformed in
+//!    place (radix 2), the Hann window applied as the three-term convolution
+//!    ½F_k − ¼(F_{k−1} + F_{k+1}), the largest modulus found (k in 1..M/2 for a real signal,
+//!    every k for a complex one) and placed between its neighbours by a parabola; the inverse
+//!    transform then puts the samples back (to rounding), so no second copy is needed.
+//! 2. Refined: `REFINE_STEPS` Newton steps on d|φ|²/dx = 0 over all L samples, each one pass
+//!    computing φ, φ′ and φ″ together (sums of w f e^{−ixu} times 1, u, u²); a step that would
+//!    leave the concave part of the peak (or go further than half a bin, 2π/L) is replaced by a
+//!    quarter bin towards the larger modulus. The rotations e^{−ixu} and e^{2πiu/L} advance by
+//!    one complex product a sample and are evaluated afresh every `RESEED` samples, so their
+//!    rounding does not grow with L.
+
+use crate::float::{cos_poly, sin_poly, Real};
+
+/// Newton steps of the refinement: from the parabola's estimate (a few hundredths of a bin)
+/// four steps reach the rounding level; the rest are margin for the safeguarded steps.
+pub const REFINE_STEPS: usize = 6;
+/// Samples between fresh evaluations of the rotations.
+pub const RESEED: usize = 64;
+/// The fewest samples a frequency is sought in (fewer: no value).
+pub const MIN_SAMPLES: usize = 8;
+
+/// One complex number.
+#[derive(Debug, Clone, Copy)]
+struct C<T> {
+    re: T,
+    im: T,
+}
+
+/// The fundamental frequency in radians per sample (in (0, π) for a real signal, (−π, π] for
+/// a complex one) of the `len` samples from `start` of `z` (sample j: z[2j] + i z[2j + 1]);
+/// `None` when any sample is not finite or `len < MIN_SAMPLES`. `z` is left as it was, to
+/// rounding.
+pub fn frequency<T: Real>(z: &mut [T], start: usize, len: usize, real: bool) -> Option<T> {
+    let samples = &mut z[2 * start..2 * (start + len)];
+    if len < MIN_SAMPLES || !samples.iter().all(|v| v.is_finite()) {
+        return None;
+    }
+    let m = 1usize << (usize::BITS - 1 - len.leading_zeros());
+    fft(&mut samples[..2 * m], m, -T::ONE);
+    let x0 = coarse(&samples[..2 * m], m, real);
+    fft(&mut samples[..2 * m], m, T::ONE);
+    let inv = T::ONE / T::from_f64(m as f64);
+    for v in &mut samples[..2 * m] {
+        *v *= inv;
+    }
+    let x = refine(samples, len, x0);
+    x.is_finite().then_some(x)
+}
+
+/// The frequencies of the whole signal of `len` samples and of its two halves (the second
+/// starting at len/2, both len/2 long).
+pub fn whole_and_halves<T: Real>(z: &mut [T], len: usize, real: bool) -> [Option<T>; 3] {
+    let half = len / 2;
+    [
+        frequency(z, 0, len, real),
+        frequency(z, 0, half, real),
+        frequency(z, half, half, real),
+    ]
+}
+
+fn get<T: Real>(z: &[T], j: usize) -> C<T> {
+    C {
+        re: z[2 * j],
+        im: z[2 * j + 1],
+    }
+}
+
+fn two_pi<T: Real>() -> T {
+    T::from_f64(std::f64::consts::TAU)
+}
+
+/// In-place radix-2 transform of `m` (a power of two) samples: Σ_j z_j e^{sign·2πi jk/m}
+/// (sign −1 forward; +1 the inverse without its 1/m).
+fn fft<T: Real>(z: &mut [T], m: usize, sign: T) {
+    let mut j = 0usize;
+    for i in 1..m {
+        let mut bit = m >> 1;
+        while j & bit != 0 {
+            j ^= bit;
+            bit >>= 1;
+        }
+        j ^= bit;
+        if i < j {
+            z.swap(2 * i, 2 * j);
+            z.swap(2 * i + 1, 2 * j + 1);
+        }
+    }
+    let mut size = 2usize;
+    while size <= m {
+        let half = size / 2;
+        for k in 0..half {
+            let a = sign * two_pi::<T>() * T::from_f64(k as f64) / T::from_f64(size as f64);
+            let (wr, wi) = (cos_poly(a), sin_poly(a));
+            let mut s = k;
+            while s < m {
+                let t = s + half;
+                let (xr, xi) = (z[2 * t], z[2 * t + 1]);
+                let tr = wr * xr - wi * xi;
+                let ti = wr * xi + wi * xr;
+                let (ur, ui) = (z[2 * s], z[2 * s + 1]);
+                z[2 * t] = ur - tr;
+                z[2 * t + 1] = ui - ti;
+                z[2 * s] = ur + tr;
+                z[2 * s + 1] = ui + ti;
+                s += size;
+            }
+        }
+        size *= 2;
+    }
+}
+
+/// |½F_k − ¼(F_{k−1} + F_{k+1})|²: the Hann-windowed transform's power at bin k (mod m).
+fn hann_power<T: Real>(f: &[T], m: usize, k: usize) -> T {
+    let (a, b, c) = (get(f, (k + m - 1) % m), get(f, k), get(f, (k + 1) % m));
+    let q = T::from_f64(0.25);
+    let re = T::HALF * b.re - q * (a.re + c.re);
+    let im = T::HALF * b.im - q * (a.im + c.im);
+    re * re + im * im
+}
+
+/// The coarse frequency (radians per sample) from the transform `f` of m samples.
+fn coarse<T: Real>(f: &[T], m: usize, real: bool) -> T {
+    let (lo, hi) = if real { (1, m / 2) } else { (0, m) };
+    let (mut best, mut kb) = (-T::ONE, lo);
+    for k in lo..hi {
+        let p = hann_power(f, m, k);
+        if p > best {
+            best = p;
+            kb = k;
+        }
+    }
+    let a = hann_power(f, m, (kb + m - 1) % m).sqrt();
+    let b = best.sqrt();
+    let c = hann_power(f, m, (kb + 1) % m).sqrt();
+    let den = a - T::from_f64(2.0) * b + c;
+    let mut delta = T::ZERO;
+    if den < T::ZERO {
+        delta = T::HALF * (a - c) / den;
+    }
+    if delta > T::HALF {
+        delta = T::HALF;
+    }
+    if delta < -T::HALF {
+        delta = -T::HALF;
+    }
+    let mut kf = T::from_f64(kb as f64) + delta;
+    if kf > T::from_f64((m / 2) as f64) {
+        kf -= T::from_f64(m as f64);
+    }
+    two_pi::<T>() * kf / T::from_f64(m as f64)
+}
+
+/// Σ w f e^{−ixu} times 1, u and u² over the `len` samples of `z`.
+fn sums<T: Real>(z: &[T], len: usize, x: T) -> [C<T>; 3] {
+    let c = T::from_f64((len - 1) as f64 * 0.5);
+    let theta = two_pi::<T>() / T::from_f64(len as f64);
+    let (rr, ri) = (cos_poly(x), -sin_poly(x));
+    let (vr1, vi1) = (cos_poly(theta), sin_poly(theta));
+    let zero = C {
+        re: T::ZERO,
+        im: T::ZERO,
+    };
+    let mut s = [zero; 3];
+    let (mut er, mut ei, mut vr, mut vi) = (T::ZERO, T::ZERO, T::ZERO, T::ZERO);
+    for j in 0..len {
+        let u = T::from_f64(j as f64) - c;
+        if j % RESEED == 0 {
+            er = cos_poly(x * u);
+            ei = -sin_poly(x * u);
+            vr = cos_poly(theta * u);
+            vi = sin_poly(theta * u);
+        }
+        let f = get(z, j);
+        let w = T::ONE + vr;
+        let ar = w * (f.re * er - f.im * ei);
+        let ai = w * (f.re * ei + f.im * er);
+        s[0].re += ar;
+        s[0].im += ai;
+        let (br, bi) = (u * ar, u * ai);
+        s[1].re += br;
+        s[1].im += bi;
+        s[2].re += u * br;
+        s[2].im += u * bi;
+        let (en, vn) = (er * rr - ei * ri, vr * vr1 - vi * vi1);
+        ei = er * ri + ei * rr;
+        er = en;
+        vi = vr * vi1 + vi * vr1;
+        vr = vn;
+    }
+    s
+}
+
+/// Newton's steps on d|φ|²/dx = 0 from `x0`, safeguarded.
+fn refine<T: Real>(z: &[T], len: usize, x0: T) -> T {
+    let bin = two_pi::<T>() / T::from_f64(len as f64);
+    let quarter = T::from_f64(0.25) * bin;
+    let mut x = x0;
+    for _ in 0..REFINE_STEPS {
+        let [s0, s1, s2] = sums(z, len, x);
+        let g1 = s0.re * s1.im - s0.im * s1.re;
+        let g2 = (s1.re * s1.re + s1.im * s1.im) - (s0.re * s2.re + s0.im * s2.im);
+        let mut dx = -(g1 / g2);
+        if !(g2 < T::ZERO && dx.abs() <= T::HALF * bin) {
+            dx = T::ZERO;
+            if g1 > T::ZERO {
+                dx = quarter;
+            }
+            if g1 < T::ZERO {
+                dx = -quarter;
+            }
+        }
+        x += dx;
+    }
+    x
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn signal(len: usize, terms: &[(f64, f64, f64)], real: bool) -> Vec<f64> {
+        let mut z = vec![0.0; 2 * len];
+        for j in 0..len {
+            for &(a, x, phase) in terms {
+                let arg = x * j as f64 + phase;
+                z[2 * j] += a * arg.cos();
+                if !real {
+                    z[2 * j + 1] += a * arg.sin();
+                }
+            }
+        }
+        z
+    }
+
+    #[test]
+    fn a_pure_complex_line_to_the_rounding_level() {
+        for &x in &[0.3, -1.234_567, 2.9, 0.01] {
+            let mut z = signal(5000, &[(1.3, x, 0.4)], false);
+            let got = frequency(&mut z, 0, 5000, false).unwrap();
+            assert!((got - x).abs() < 1e-13, "{got} against {x}");
+        }
+    }
+
+    #[test]
+    fn a_quasi_periodic_signal_gives_its_largest_line() {
+        // Two incommensurable lines and a harmonic: NAFF's error from the others falls with
+        // the length (Laskar: as 1/L^3 for the Hann window); at 2^14 samples it is below 1e-10.
+        let (x1, x2) = (0.7 * std::f64::consts::SQRT_2, 0.3 * 5f64.sqrt());
+        let terms = [(1.0, x1, 0.1), (0.4, x2, 1.0), (0.1, x1 + x2, 2.0)];
+        for real in [true, false] {
+            let mut z = signal(1 << 14, &terms, real);
+            let copy = z.clone();
+            let [w, a, b] = whole_and_halves(&mut z, 1 << 14, real);
+            for got in [w, a, b] {
+                let got = got.unwrap();
+                assert!((got - x1).abs() < 1e-10, "{got} against {x1} (real {real})");
+            }
+            let moved = z
+                .iter()
+                .zip(&copy)
+                .map(|(a, b)| (a - b).abs())
+                .fold(0.0, f64::max);
+            assert!(moved < 1e-12, "the samples moved by {moved}");
+        }
+    }
+
+    #[test]
+    fn no_value_for_blown_up_or_too_short_signals() {
+        let mut z = signal(100, &[(1.0, 0.5, 0.0)], true);
+        z[37] = f64::NAN;
+        assert!(frequency(&mut z, 0, 100, true).is_none());
+        let mut z = signal(7, &[(1.0, 0.5, 0.0)], true);
+        assert!(frequency(&mut z, 0, 7, true).is_none());
+    }
+
+    #[test]
+    fn f32_agrees_with_f64_to_its_precision() {
+        let z64 = signal(4096, &[(1.0, 0.8, 0.3), (0.3, 2.1, 0.0)], true);
+        let mut z32: Vec<f32> = z64.iter().map(|&v| v as f32).collect();
+        let got = frequency(&mut z32, 0, 4096, true).unwrap();
+        assert!((got as f64 - 0.8).abs() < 1e-4, "{got}");
+    }
+}

@@ -242,6 +242,9 @@ fn print_run_summary(summary: &run::RunSummary) -> Result<(), Error> {
             summary.out.display()
         );
     }
+    for line in summary.exits.iter().flat_map(|e| e.lines()) {
+        out!("{line}");
+    }
     for line in &summary.accuracy {
         out!("{line}");
     }

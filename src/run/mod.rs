@@ -16,6 +16,7 @@
 //! - `order`: the convergence study, errors per step size against a reference and the fitted order.
 
 mod bench;
+pub mod basins;
 pub mod chaos_map;
 pub mod checkpoint;
 mod initial;

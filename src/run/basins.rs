@@ -174,7 +174,7 @@ pub fn write_exits(cfg: &RunConfig, out: &Path, last: &Row) -> Result<Option<Exi
 
 /// Over a whole grid ensemble with --stop-when: basins.png/svg (each grid point in its exit's
 /// colour, black where it left by none, grey without a value) and escape_time.png/svg (the
-/// time each point stopped at), from `dir`'s stops.npy, into `target`; the files written.
+/// time each point stopped at, the colours from 0 to the latest), from `dir`'s stops.npy, into `target`; the files written.
 pub fn write_maps(cfg: &RunConfig, dir: &Path, target: &Path) -> Result<Vec<PathBuf>> {
     let (Some(stops), Some(frame)) = (&cfg.stops, grid_frame(cfg)) else {
         return Ok(Vec::new());
@@ -200,6 +200,8 @@ pub fn write_maps(cfg: &RunConfig, dir: &Path, target: &Path) -> Result<Vec<Path
         }
     }
     let t_end = cfg.steps as f64 * cfg.dt.abs();
+    // The colours span the escape times taken (most points leave long before the end).
+    let latest = time.iter().copied().filter(|t| t.is_finite()).fold(0.0, f64::max);
     let mut legend: Vec<((u8, u8, u8), String)> = (0..k)
         .map(|j| (palette_color(j), format!("exit {}", j + 1)))
         .collect();
@@ -217,7 +219,7 @@ pub fn write_maps(cfg: &RunConfig, dir: &Path, target: &Path) -> Result<Vec<Path
         columns: frame.side,
         rows: frame.side,
         values,
-        scale: (0.0, t_end),
+        scale: (0.0, latest),
         bar_label: "escape time t".into(),
         missing_label: missing.into(),
     };

@@ -5,6 +5,7 @@
 mod common;
 
 mod accuracy;
+mod basins;
 mod chaos;
 mod chaos_alignment;
 mod chaos_deviation;

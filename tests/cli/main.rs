@@ -46,6 +46,7 @@ mod section;
 mod section_plot;
 mod shards;
 mod stability_plot;
+mod stop_thresholds;
 mod stops;
 mod streams;
 mod sweep;

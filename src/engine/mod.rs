@@ -162,9 +162,9 @@ impl Integrator {
         stops: Option<Arc<crate::observe::stop::StopConditions>>,
     ) -> Self {
         match stops {
-            Some(stops) if stops.thresholds().is_some() => self
-                .with_stops(None)
-                .with_observer(Arc::new(crate::observe::chaos_stop::ChaosStop { chaos, stops })),
+            Some(stops) if stops.thresholds().is_some() => self.with_stops(None).with_observer(
+                Arc::new(crate::observe::chaos_stop::ChaosStop { chaos, stops }),
+            ),
             stops => self.with_observer(Arc::new(chaos)).with_stops(stops),
         }
     }

@@ -92,7 +92,11 @@ impl<T: Real> ChaosCpu<T> {
 
 impl<T: Real> ChaosCpu<T> {
     /// One block's hook over its slices of the accumulators (`columns`).
-    pub(super) fn block<'a>(&'a self, run: &BlockRun<'a, T>, columns: Vec<&'a mut [T]>) -> ChaosBlock<'a, T> {
+    pub(super) fn block<'a>(
+        &'a self,
+        run: &BlockRun<'a, T>,
+        columns: Vec<&'a mut [T]>,
+    ) -> ChaosBlock<'a, T> {
         ChaosBlock {
             columns,
             acc: Vec::new(),

@@ -252,9 +252,10 @@ impl Observer for StopConditions {
         for (j, c) in self.conditions.iter().enumerate() {
             match &c.test {
                 Test::Formula { wgsl, .. } => s.push_str(wgsl),
-                Test::Indicator { level, .. } => {
-                    s.push_str(&format!("const STOP_LEVEL_{j}: real = {};", literal(*level)))
-                }
+                Test::Indicator { level, .. } => s.push_str(&format!(
+                    "const STOP_LEVEL_{j}: real = {};",
+                    literal(*level)
+                )),
             }
             s.push('\n');
         }
@@ -296,7 +297,9 @@ impl<T: Real> CpuObserver<T> for StopCpu {
         let conds = &self.0;
         carried
             .into_iter()
-            .map(|words| Box::new(StopBlock::new(conds, words, run)) as Box<dyn BlockObserver<T> + 'a>)
+            .map(|words| {
+                Box::new(StopBlock::new(conds, words, run)) as Box<dyn BlockObserver<T> + 'a>
+            })
             .collect()
     }
 }
@@ -325,7 +328,11 @@ pub(super) struct StopBlock<'a, T> {
 }
 
 impl<'a, T: Real> StopBlock<'a, T> {
-    pub(super) fn new(conds: &'a StopConditions, words: Vec<&'a mut [T]>, run: &BlockRun<'a, T>) -> Self {
+    pub(super) fn new(
+        conds: &'a StopConditions,
+        words: Vec<&'a mut [T]>,
+        run: &BlockRun<'a, T>,
+    ) -> Self {
         StopBlock {
             conds,
             words,

@@ -333,7 +333,10 @@ mod tests {
         for label in ["exit 1", "exit 2", "not escaped", "no value (1 of 6)"] {
             assert!(text.contains(label), "SVG lacks {label}");
         }
-        assert!(!text.contains("MEGNO"), "a colour bar's label in a map of categories");
+        assert!(
+            !text.contains("MEGNO"),
+            "a colour bar's label in a map of categories"
+        );
     }
 
     /// Axes and colour bar through zero, in steps that are not exact in binary: every tick

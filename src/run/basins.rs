@@ -201,17 +201,17 @@ pub fn write_maps(cfg: &RunConfig, dir: &Path, target: &Path) -> Result<Vec<Path
     }
     let t_end = cfg.steps as f64 * cfg.dt.abs();
     // The colours span the escape times taken (most points leave long before the end).
-    let latest = time.iter().copied().filter(|t| t.is_finite()).fold(0.0, f64::max);
+    let latest = time
+        .iter()
+        .copied()
+        .filter(|t| t.is_finite())
+        .fold(0.0, f64::max);
     let mut legend: Vec<((u8, u8, u8), String)> = (0..k)
         .map(|j| (palette_color(j), format!("exit {}", j + 1)))
         .collect();
     legend.push((UNESCAPED, "none".into()));
     let base = |title: &str, values: Vec<f64>, missing: &str| Map {
-        title: format!(
-            "{}: {title}{}",
-            cfg.system.name(),
-            frame.surface
-        ),
+        title: format!("{}: {title}{}", cfg.system.name(), frame.surface),
         x_label: frame.x_label.clone(),
         y_label: frame.y_label.clone(),
         x: frame.x,

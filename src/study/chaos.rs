@@ -8,14 +8,14 @@ use std::fmt::Write as _;
 use super::figures::{PlottedRun, StudyFigure};
 use super::format::fmt_g;
 use super::Variation;
-use crate::config::{RunConfig, RunFile};
 use crate::chaos::{Indicator, ALIGNED_BELOW, FLI_FACTOR};
+use crate::config::{RunConfig, RunFile};
 use crate::measure::alignment::{
     FLI_CHAOTIC, FLI_MEAN, GALI_CHAOTIC, GALI_MEAN, SALI_CHAOTIC, SALI_MEAN,
 };
 use crate::measure::chaos::{CHAOS_UNDEFINED, CHAOTIC_FRACTION, LYAPUNOV_MAX, MEGNO_MEAN};
-use crate::measure::measurement::Column;
 use crate::measure::energy::columns::ABS_ERR_MAX;
+use crate::measure::measurement::Column;
 use crate::plot::{palette_color, Figure, Series, Style};
 use crate::run::basins::Exits;
 
@@ -115,13 +115,23 @@ pub(super) fn parameter_figures(runs: &[PlottedRun]) -> Vec<StudyFigure> {
 /// each classifies a point.
 fn more_columns(configs: &[RunConfig]) -> (Vec<(String, Column)>, String) {
     let (mut columns, mut said) = (Vec::new(), String::new());
-    let any = |i: Indicator| configs.iter().any(|c| c.chaos.as_ref().is_some_and(|x| x.has(i)));
+    let any = |i: Indicator| {
+        configs
+            .iter()
+            .any(|c| c.chaos.as_ref().is_some_and(|x| x.has(i)))
+    };
     if any(Indicator::Fli) {
-        columns.extend([("FLI chaotic fraction".into(), FLI_CHAOTIC), ("mean FLI".into(), FLI_MEAN)]);
+        columns.extend([
+            ("FLI chaotic fraction".into(), FLI_CHAOTIC),
+            ("mean FLI".into(), FLI_MEAN),
+        ]);
         said.push_str(&format!(" FLI (the fast Lyapunov indicator of Froeschlé, Lega & Gonczi 1997, \"Fast Lyapunov indicators. Application to asteroidal motion\") counts a point as chaotic above {FLI_FACTOR} ln(1 + t)."));
     }
     if any(Indicator::Sali) {
-        columns.extend([("SALI chaotic fraction".into(), SALI_CHAOTIC), ("mean SALI".into(), SALI_MEAN)]);
+        columns.extend([
+            ("SALI chaotic fraction".into(), SALI_CHAOTIC),
+            ("mean SALI".into(), SALI_MEAN),
+        ]);
         said.push_str(&format!(" SALI (Skokos 2001, \"Alignment indices: a new, simple method for determining the ordered or chaotic nature of orbits\") counts a point as chaotic once it falls below {ALIGNED_BELOW:e}."));
     }
     let gali = configs
@@ -199,7 +209,9 @@ pub(super) fn exits_section(runs: &[PlottedRun]) -> String {
     let Some((_, first)) = with.first() else {
         return String::new();
     };
-    let mut s = String::from("\n## Exits\n\nEach stop condition is one exit; a point leaves by the first it meets.\n\n");
+    let mut s = String::from(
+        "\n## Exits\n\nEach stop condition is one exit; a point leaves by the first it meets.\n\n",
+    );
     for (j, c) in first.conditions.iter().enumerate() {
         let _ = writeln!(s, "- exit {}: `{c}`", j + 1);
     }
@@ -222,10 +234,7 @@ pub(super) fn exits_section(runs: &[PlottedRun]) -> String {
         );
     }
     for (r, _) in &with {
-        for (file, what) in [
-            ("basins", "exit basins"),
-            ("escape_time", "escape time"),
-        ] {
+        for (file, what) in [("basins", "exit basins"), ("escape_time", "escape time")] {
             if r.result.out.join(format!("{file}.png")).is_file() {
                 let _ = writeln!(
                     s,

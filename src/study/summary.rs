@@ -153,9 +153,7 @@ pub(super) fn summarise(cfg: &RunConfig, r: &StudyRun, res: &run::RunSummary) ->
         points: last.points,
         // Points stopped by a --stop-when condition kept their finite state.
         finite: last.count(&FINITE).unwrap_or(0)
-            + last
-                .count(&crate::measure::stopped::STOPPED)
-                .unwrap_or(0),
+            + last.count(&crate::measure::stopped::STOPPED).unwrap_or(0),
         final_area_ratio: last.real(&AREA_RATIO).or(last.real(&DET_MEAN)),
         max_abs_det_minus_1: fold_max(rows.iter().flat_map(|row| {
             [

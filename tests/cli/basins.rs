@@ -41,7 +41,10 @@ fn args(side: usize, t_end: f64) -> Vec<String> {
     .map(String::from)
     .to_vec();
     a.extend(["--points".into(), (side * side).to_string()]);
-    a.extend(["--steps".into(), ((t_end / 0.01).round() as u64).to_string()]);
+    a.extend([
+        "--steps".into(),
+        ((t_end / 0.01).round() as u64).to_string(),
+    ]);
     for e in EXITS {
         a.extend(["--stop-when".into(), e.into()]);
     }
@@ -90,7 +93,10 @@ fn escape_fractions_sum_to_one_with_the_unescaped_points() {
     let rows = exits(&out);
     assert_eq!(rows.len(), 5, "three exits, none, no value: {rows:?}");
     for (j, e) in EXITS.iter().enumerate() {
-        assert_eq!((rows[j].0.as_str(), rows[j].1.as_str()), (&*(j + 1).to_string(), *e));
+        assert_eq!(
+            (rows[j].0.as_str(), rows[j].1.as_str()),
+            (&*(j + 1).to_string(), *e)
+        );
     }
     assert_eq!(rows[3].0, "none");
     assert_eq!((rows[4].0.as_str(), rows[4].3), ("no value", None));
@@ -103,18 +109,28 @@ fn escape_fractions_sum_to_one_with_the_unescaped_points() {
             .filter(|&r| stops.data[4 * r + 3] == j as f64)
             .count() as u64;
         assert_eq!(rows[j].2, k, "exit {}", j + 1);
-        assert!(k > 100, "every channel takes points: exit {} has {k}", j + 1);
+        assert!(
+            k > 100,
+            "every channel takes points: exit {} has {k}",
+            j + 1
+        );
     }
     assert_eq!(rows[3].2 as f64, last["finite"]);
     assert!(rows[3].2 > 0, "some points have not left by t = 15");
     let with_value: u64 = rows[..4].iter().map(|r| r.2).sum();
-    assert_eq!(with_value as f64, first["finite"], "the points on the energy surface");
+    assert_eq!(
+        with_value as f64, first["finite"],
+        "the points on the energy surface"
+    );
     assert_eq!(with_value + rows[4].2, 1600);
     let sum: f64 = rows[..4].iter().map(|r| r.3.unwrap()).sum();
     assert!((sum - 1.0).abs() < 1e-12, "fractions sum to {sum}");
     for r in &rows[..4] {
         assert_eq!(r.3.unwrap(), r.2 as f64 / with_value as f64);
-        assert!(printed.contains(&format!("{} points, {:.4}", r.2, r.3.unwrap())), "{printed}");
+        assert!(
+            printed.contains(&format!("{} points, {:.4}", r.2, r.3.unwrap())),
+            "{printed}"
+        );
     }
     // Each stopped point is in its exit's channel: beyond radius 2, within 30° of the
     // channel's direction (π/2, 7π/6, 11π/6).
@@ -125,9 +141,17 @@ fn escape_fractions_sum_to_one_with_the_unescaped_points() {
         let angle = [90.0f64, 210.0, 330.0][c].to_radians();
         let along = x * angle.cos() + y * angle.sin();
         let r2 = (x * x + y * y).sqrt();
-        assert!(r2 > 2.0 && along > r2 * 30f64.to_radians().cos(), "point {i} exit {c}: ({x}, {y})");
+        assert!(
+            r2 > 2.0 && along > r2 * 30f64.to_radians().cos(),
+            "point {i} exit {c}: ({x}, {y})"
+        );
     }
-    for file in ["basins.png", "basins.svg", "escape_time.png", "escape_time.svg"] {
+    for file in [
+        "basins.png",
+        "basins.svg",
+        "escape_time.png",
+        "escape_time.svg",
+    ] {
         assert!(out.join(file).is_file(), "{file}");
     }
     let svg = read(&out.join("basins.svg"));
@@ -151,9 +175,18 @@ fn merged_shards_give_the_whole_runs_exits() {
     let args = args(100, 5.0);
     let tmp = super::shards::shards_merge_to_the_whole(&args, 2);
     let (whole, merged) = (tmp.path().join("whole"), tmp.path().join("merged"));
-    assert_eq!(read(&whole.join("exits.csv")), read(&merged.join("exits.csv")));
-    assert_eq!(read(&whole.join("basins.svg")), read(&merged.join("basins.svg")));
-    assert!(!tmp.path().join("shard-0/exits.csv").exists(), "a shard's exits are partial");
+    assert_eq!(
+        read(&whole.join("exits.csv")),
+        read(&merged.join("exits.csv"))
+    );
+    assert_eq!(
+        read(&whole.join("basins.svg")),
+        read(&merged.join("basins.svg"))
+    );
+    assert!(
+        !tmp.path().join("shard-0/exits.csv").exists(),
+        "a shard's exits are partial"
+    );
 }
 
 #[test]
@@ -167,9 +200,14 @@ fn the_exit_basins_preset_runs_small_and_states_its_fractions() {
         .assert()
         .success();
     let report = read(&out.join("report.md"));
-    assert!(report.contains("Aguirre, Vallejo & Sanjuán 2001"), "{report}");
+    assert!(
+        report.contains("Aguirre, Vallejo & Sanjuán 2001"),
+        "{report}"
+    );
     let table = report
-        .split("| run | exit 1 | exit 2 | exit 3 | none | points with a value | points without one |")
+        .split(
+            "| run | exit 1 | exit 2 | exit 3 | none | points with a value | points without one |",
+        )
         .nth(1)
         .unwrap_or_else(|| panic!("no exits table: {report}"));
     let row = table.lines().nth(2).unwrap();
@@ -180,7 +218,10 @@ fn the_exit_basins_preset_runs_small_and_states_its_fractions() {
     for (s, r) in stated.iter().zip(&file) {
         assert!((s - r.3.unwrap()).abs() <= 5e-5, "{s} against {r:?}");
     }
-    assert!((stated.iter().sum::<f64>() - 1.0).abs() <= 3e-4, "{stated:?}");
+    assert!(
+        (stated.iter().sum::<f64>() - 1.0).abs() <= 3e-4,
+        "{stated:?}"
+    );
     assert!(stated[..3].iter().all(|&f| f > 0.1), "{stated:?}");
     for file in ["basins.png", "escape_time.png"] {
         assert!(out.join("yoshida4").join(file).is_file(), "{file}");

@@ -90,16 +90,31 @@ fn a_threshold_stops_the_chaotic_orbit_alone_at_the_same_step_on_both_engines() 
         assert_eq!(stops.rows, 1, "{condition}: only the chaotic orbit stops");
         let (point, step) = (stops.data[0], stops.data[1]);
         assert_eq!(point, 1.0, "{condition}");
-        assert!(step > 0.0 && step < 17500.0, "{condition}: stopped at step {step}");
+        assert!(
+            step > 0.0 && step < 17500.0,
+            "{condition}: stopped at step {step}"
+        );
         // Its indicators as they were when it stopped, at every later snapshot.
         let last = npy(&cpu.join("chaos/step_20000.npy"));
         assert_eq!(last.cols, 3, "megno, sali, sali_min");
         let later = ((step / 2500.0).ceil() * 2500.0) as u64;
         let then = npy(&cpu.join(format!("chaos/step_{later}.npy")));
-        assert_eq!(&then.data[3..], &last.data[3..], "{condition}: indicators moved after the stop");
-        assert!(holds(last.data[3 + column]), "{condition}: {:?}", &last.data[3..]);
+        assert_eq!(
+            &then.data[3..],
+            &last.data[3..],
+            "{condition}: indicators moved after the stop"
+        );
+        assert!(
+            holds(last.data[3 + column]),
+            "{condition}: {:?}",
+            &last.data[3..]
+        );
         // The regular orbit ran to the end: ⟨Y⟩ near 2, SALI far from 0.
-        assert!((last.data[0] - 2.0).abs() < 0.1 && last.data[1] > 1e-3, "{:?}", &last.data[..3]);
+        assert!(
+            (last.data[0] - 2.0).abs() < 0.1 && last.data[1] > 1e-3,
+            "{:?}",
+            &last.data[..3]
+        );
         let stats = crate::common::stats(&cpu);
         assert_eq!(stats.last().unwrap()["stopped"], 1.0);
         // The GPU engine (lavapipe) in f64: the same stop record and indicators, bit for bit.
@@ -170,7 +185,10 @@ fn shards_with_a_threshold_merge_to_the_whole_run() {
     ];
     let tmp = super::shards::shards_merge_to_the_whole(&args, 2);
     let (whole, merged) = (tmp.path().join("whole"), tmp.path().join("merged"));
-    let (w, m) = (npy(&whole.join("stops.npy")), npy(&merged.join("stops.npy")));
+    let (w, m) = (
+        npy(&whole.join("stops.npy")),
+        npy(&merged.join("stops.npy")),
+    );
     assert!(w.rows > 100, "{}", w.rows);
     assert_eq!(w.data, m.data);
     assert_eq!(

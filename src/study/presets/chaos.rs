@@ -186,11 +186,7 @@ const MEGNO: &str = "megno,lyapunov";
 
 /// Hénon–Heiles's three channels as exits: the position's component along the channel's
 /// direction (angles π/2, 7π/6, 11π/6) beyond 2, twice the saddles' distance.
-pub(super) const HH_EXITS: &[&str] = &[
-    "q2 > 2",
-    "-sqrt(3)*q1 - q2 > 4",
-    "sqrt(3)*q1 - q2 > 4",
-];
+pub(super) const HH_EXITS: &[&str] = &["q2 > 2", "-sqrt(3)*q1 - q2 > 4", "sqrt(3)*q1 - q2 > 4"];
 
 impl ChaosPreset {
     /// The preset as a study: one run per variation (or one), each to `t_end`.

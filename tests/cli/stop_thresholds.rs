@@ -78,7 +78,8 @@ fn a_threshold_stops_the_chaotic_orbit_alone_at_the_same_step_on_both_engines() 
     let tmp = TempDir::new().unwrap();
     let input = pair(tmp.path());
     // (condition, column of chaos/*.npy it reads: ⟨Y⟩, SALI), whether it holds of a value.
-    let cases: [(&str, usize, fn(f64) -> bool); 2] = [
+    type Holds = fn(f64) -> bool;
+    let cases: [(&str, usize, Holds); 2] = [
         ("megno > 8", 0, |x| x > 8.0 && x < 8.1),
         ("sali < 1e-8", 1, |x| x < 1e-8 && x > 1e-10),
     ];

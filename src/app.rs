@@ -202,7 +202,7 @@ fn print_sweep_outcome(outcome: &crate::sweep::SweepOutcome) -> Result<(), Error
         // With --chaos, the chaos columns at the end too (a fraction in four decimals).
         let chaos: String = (p.chaos.iter())
             .map(|&(name, v)| match name {
-                "chaotic_fraction" => format!("  {name} {v:.4}"),
+                _ if name.ends_with("chaotic_fraction") => format!("  {name} {v:.4}"),
                 _ => format!("  {name} {v:.6e}"),
             })
             .collect();
@@ -241,6 +241,9 @@ fn print_run_summary(summary: &run::RunSummary) -> Result<(), Error> {
             last.points,
             summary.out.display()
         );
+    }
+    for line in summary.exits.iter().flat_map(|e| e.lines()) {
+        out!("{line}");
     }
     for line in &summary.accuracy {
         out!("{line}");

@@ -40,8 +40,11 @@ pub struct FrequencyArgs {
 pub struct StopArgs {
     /// Stop a point when a condition holds, repeatable: a comparison A > B, A < B, A >= B or
     /// A <= B of formulas of q1..qd, p1..pd, t, H and the system's parameters (e.g.
-    /// "q1^2 + q2^2 > 100"), tested after every step, the first that holds counting; a
-    /// stopped point keeps its state and takes no further steps, and stops.npy records it.
+    /// "q1^2 + q2^2 > 100"), or with --chaos a threshold on one of its indicators (megno,
+    /// lyapunov, fli or sali compared with a number, e.g. "megno > 8", "sali < 1e-8"), tested
+    /// after every step, the first that holds counting; a stopped point keeps its state (and
+    /// its indicators) and takes no further steps, and stops.npy records it. Each condition is
+    /// an exit: exits.csv gives the fraction of the points that left by each and by none.
     #[arg(long, value_name = "EXPR", allow_hyphen_values = true)]
     pub stop_when: Vec<String>,
 }

@@ -366,11 +366,13 @@ impl RunConfig {
         Integrator::checked(self.system.clone(), self.method, self.dt, self.solver)
             .with_compensation(self.compensated)
             .with_section(self.section)
-            .with_observer(std::sync::Arc::new(ChaosObserver {
-                weights: self.chaos.as_ref().and_then(|c| c.deviation.weights()),
-                layout: self.chaos.as_ref().map_or(Layout::PLAIN, |c| c.layout()),
-            }))
-            .with_stops(self.stops.clone())
+            .with_observers(
+                ChaosObserver {
+                    weights: self.chaos.as_ref().and_then(|c| c.deviation.weights()),
+                    layout: self.chaos.as_ref().map_or(Layout::PLAIN, |c| c.layout()),
+                },
+                self.stops.clone(),
+            )
             .with_frequencies(self.frequencies.clone())
     }
 
@@ -419,7 +421,7 @@ impl RunConfig {
             })
             .transpose()?;
         let chaos = chaos::resolve(&f, &system, &ensemble)?;
-        let stops = stops::resolve(&f, &system, ensemble.is_loop())?;
+        let stops = stops::resolve(&f, &system, ensemble.is_loop(), chaos.as_ref())?;
         let frequencies =
             section::resolve_frequencies(&f, &system, (dt, steps, reverse), refine.is_some())?;
         let backend = resolve_backend(backend, devices.is_some())?;
@@ -463,11 +465,7 @@ impl RunConfig {
     /// `--stop-when`: the column of `State::chaos` where the stop words start (after the
     /// chaos indicators' accumulators).
     pub fn stop_column(&self) -> Option<usize> {
-        let after = if self.chaos.is_some() {
-            crate::chaos::WIDTH
-        } else {
-            0
-        };
+        let after = self.chaos.as_ref().map_or(0, |c| c.layout().width());
         self.stops.as_ref().map(|_| after)
     }
 

@@ -3,6 +3,7 @@
 use std::sync::Arc;
 
 use super::file::RunFile;
+use crate::chaos::Chaos;
 use crate::error::Result;
 use crate::input_err;
 use crate::observe::stop::StopConditions;
@@ -11,12 +12,13 @@ use crate::system::System;
 /// The run's stop conditions, if it has any: compiled for `system`, and refused where a
 /// stopped point could not keep its state and record as the run measures it: steps run back
 /// (`--reverse`), points inserted during the run or an area measured over all of them (loop
-/// ensembles, `--tangent`), states advanced beside the run (`--reference`), and the chaos
-/// indicators, whose accumulators the CPU engine does not yet freeze with the point.
+/// ensembles, `--tangent`) and states advanced beside the run (`--reference`). With `chaos`
+/// (`--chaos`) a condition may be a threshold on one of its indicators.
 pub(super) fn resolve(
     f: &RunFile,
     system: &System,
     is_loop: bool,
+    chaos: Option<&Chaos>,
 ) -> Result<Option<Arc<StopConditions>>> {
     let texts = match f.stop_when.as_deref() {
         None | Some([]) => return Ok(None),
@@ -26,7 +28,6 @@ pub(super) fn resolve(
         (f.reverse == Some(true), "--reverse"),
         (f.reference.is_some(), "--reference"),
         (f.tangent == Some(true), "--tangent"),
-        (f.chaos.is_some(), "--chaos"),
         (is_loop, "a loop ensemble"),
     ];
     if let Some((_, what)) = clash.iter().find(|(on, _)| *on) {
@@ -40,5 +41,5 @@ pub(super) fn resolve(
             crate::expr::MAX_DOF - 1
         ));
     }
-    Ok(Some(Arc::new(StopConditions::parse(texts, system)?)))
+    Ok(Some(Arc::new(StopConditions::parse(texts, system, chaos)?)))
 }

@@ -170,6 +170,22 @@ impl Integrator {
         }
     }
 
+    /// The same integrator with the chaos indicators' observer `chaos` and the stop conditions
+    /// `stops` (or none): one observer where a condition is a threshold on an indicator
+    /// (`observe::chaos_stop`), else each its own.
+    pub fn with_observers(
+        self,
+        chaos: ChaosObserver,
+        stops: Option<Arc<crate::observe::stop::StopConditions>>,
+    ) -> Self {
+        match stops {
+            Some(stops) if stops.thresholds().is_some() => self.with_stops(None).with_observer(
+                Arc::new(crate::observe::chaos_stop::ChaosStop { chaos, stops }),
+            ),
+            stops => self.with_observer(Arc::new(chaos)).with_stops(stops),
+        }
+    }
+
     /// The same integrator with compensated summation switched on or off.
     pub fn with_compensation(mut self, on: bool) -> Self {
         self.compensated = on;

@@ -12,9 +12,15 @@ use crate::state::State;
 use crate::system::System;
 
 /// max over the finite points of the constraint violation (`DiscreteMap::constraint_error`),
-/// None for systems without constraints or without finite points. Exact maximum, so the
+/// None for systems without constraints or without finite points; with `stops` (the stop
+/// words' column, `--stop-when`) over the points still running only. Exact maximum, so the
 /// order of the parallel reduction does not matter.
-pub fn constraint_err_max<T: Real>(system: &System, dt: f64, s: &State<T>) -> Option<f64> {
+pub fn constraint_err_max<T: Real>(
+    system: &System,
+    dt: f64,
+    s: &State<T>,
+    stops: Option<usize>,
+) -> Option<f64> {
     if !system.constrained() {
         return None;
     }
@@ -24,6 +30,9 @@ pub fn constraint_err_max<T: Real>(system: &System, dt: f64, s: &State<T>) -> Op
         .map_init(
             || (vec![0.0; d], vec![0.0; d]),
             |(q, v), i| {
+                if stops.is_some_and(|c| crate::state::stop_words::stopped_at(s, c, i)) {
+                    return None;
+                }
                 s.point_f64(i, q, v);
                 system.constraint_error(dt, q, v).filter(|e| e.is_finite())
             },
@@ -62,7 +71,7 @@ impl Measurement for Constraint {
 
     fn measure(&self, at: &Snapshot) -> Part {
         let (system, dt) = (at.run.system, at.run.dt);
-        Part::Max(on_state!(at.state, s => constraint_err_max(system, dt, s)))
+        Part::Max(on_state!(at.state, s => constraint_err_max(system, dt, s, at.run.stops)))
     }
 
     fn finish(&self, at: &Finish) -> Vec<Cell> {

@@ -484,10 +484,16 @@ pub fn angular_momenta<T: Real>(system: &System, s: &State<T>) -> Option<Vec<[f6
 }
 
 /// max |L − L0| over the points whose L is finite (None without a conserved momentum or
-/// points), L the system's conserved momentum (`System::conserved`).
+/// points), L the system's conserved momentum (`System::conserved`); with `stops` (the stop
+/// words' column, `--stop-when`) over the points still running only, as the energy statistics.
 /// Point by point in parallel, with no per-snapshot vector of angular momenta (the maximum is
 /// exact, so the order does not matter).
-pub fn ang_mom_err_max<T: Real>(system: &System, s: &State<T>, l0: &[[f64; 3]]) -> Option<f64> {
+pub fn ang_mom_err_max<T: Real>(
+    system: &System,
+    s: &State<T>,
+    l0: &[[f64; 3]],
+    stops: Option<usize>,
+) -> Option<f64> {
     let d = s.d;
     let zero = vec![0.0; d];
     system.conserved(&zero, &zero)?;
@@ -496,6 +502,9 @@ pub fn ang_mom_err_max<T: Real>(system: &System, s: &State<T>, l0: &[[f64; 3]]) 
         .map_init(
             || (vec![0.0; d], vec![0.0; d]),
             |(q, p), i| {
+                if stops.is_some_and(|c| crate::state::stop_words::stopped_at(s, c, i)) {
+                    return None;
+                }
                 s.point_f64(i, q, p);
                 let (a, b) = (system.conserved(q, p)?, l0[i]);
                 let e =

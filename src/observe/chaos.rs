@@ -75,17 +75,34 @@ impl Observer for ChaosObserver {
 }
 
 /// The metric's weights at the engine's precision, and the layout.
-struct ChaosCpu<T> {
+pub(super) struct ChaosCpu<T> {
     weights: Option<Vec<T>>,
     layout: Layout,
 }
 
 impl<T: Real> ChaosCpu<T> {
-    fn new(o: &ChaosObserver) -> Self {
+    pub(super) fn new(o: &ChaosObserver) -> Self {
         let weights = o.weights.as_ref();
         ChaosCpu {
             weights: weights.map(|w| w.iter().map(|&x| T::from_f64(x)).collect()),
             layout: o.layout,
+        }
+    }
+}
+
+impl<T: Real> ChaosCpu<T> {
+    /// One block's hook over its slices of the accumulators (`columns`).
+    pub(super) fn block<'a>(
+        &'a self,
+        run: &BlockRun<'a, T>,
+        columns: Vec<&'a mut [T]>,
+    ) -> ChaosBlock<'a, T> {
+        ChaosBlock {
+            columns,
+            acc: Vec::new(),
+            b: run.b,
+            weights: self.weights.as_deref(),
+            layout: self.layout,
         }
     }
 }
@@ -96,27 +113,19 @@ impl<T: Real> CpuObserver<T> for ChaosCpu<T> {
         run: &BlockRun<'a, T>,
         carried: Vec<Vec<&'a mut [T]>>,
     ) -> Vec<Box<dyn BlockObserver<T> + 'a>> {
-        let (weights, layout) = (self.weights.as_deref(), self.layout);
+        let this = &*self;
         carried
             .into_iter()
-            .map(|columns| {
-                Box::new(ChaosBlock {
-                    columns,
-                    acc: Vec::new(),
-                    b: run.b,
-                    weights,
-                    layout,
-                }) as Box<dyn BlockObserver<T> + 'a>
-            })
+            .map(|columns| Box::new(this.block(run, columns)) as Box<dyn BlockObserver<T> + 'a>)
             .collect()
     }
 }
 
 /// One block's accumulators: its slices of `State::chaos` (`columns`) and their copies
 /// padded to `b` points like the block's state, then `SCRATCH` scratch rows (`acc`).
-struct ChaosBlock<'a, T> {
+pub(super) struct ChaosBlock<'a, T> {
     columns: Vec<&'a mut [T]>,
-    acc: Vec<T>,
+    pub(super) acc: Vec<T>,
     b: usize,
     weights: Option<&'a [T]>,
     layout: Layout,
@@ -172,7 +181,7 @@ impl<T: Real> BlockObserver<T> for ChaosBlock<'_, T> {
 
 /// The accumulators' names in the kernel, in `State::chaos`'s order (`STEPS`, `LOG_GROWTH`,
 /// `WEIGHTED`, `Y_SUM`, `NORM`, then the layout's: FLI, SALI and its least value).
-fn names(layout: Layout) -> Vec<&'static str> {
+pub(super) fn names(layout: Layout) -> Vec<&'static str> {
     let mut names = vec![
         "chaos_steps",
         "chaos_growth",

@@ -18,6 +18,7 @@
 //!   started afresh when the engine is given another set of points.
 
 pub mod chaos;
+pub mod chaos_stop;
 pub mod frequencies;
 pub mod section;
 pub mod stop;

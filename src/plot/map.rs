@@ -1,6 +1,7 @@
 //! A map (map.png/svg): one value per cell of a regular 2-D grid, drawn as coloured cells
-//! over the grid's two coordinates, with a colour bar beside the plot and a caption naming the
-//! colour of the cells without a value. Drawn with plotters on the same bitmap and SVG
+//! over the grid's two coordinates, with a colour bar beside the plot (or, for a map of
+//! categories such as exit basins, a legend of their colours: `write_category_map`) and a
+//! caption naming the colour of the cells without a value. Drawn with plotters on the same bitmap and SVG
 //! backends, font and colour scale (`time_color`) as the other figures.
 
 use std::path::{Path, PathBuf};
@@ -72,46 +73,72 @@ impl Map {
     }
 }
 
+/// A map of categories: cell values are indices into `entries` (its colour and legend
+/// label), non-finite for cells without a value.
+pub type Legend = [((u8, u8, u8), String)];
+
 /// Write `<stem>.png` and `<stem>.svg`, each whole, both drawn before either is written.
 pub fn write_map(map: &Map, stem: &Path) -> Result<[PathBuf; 2]> {
+    write_either(map, None, stem)
+}
+
+/// As `write_map`, for a map of categories: each cell in its category's colour (`Legend`),
+/// with the legend in place of the colour bar (`Map::scale` and `bar_label` unused).
+pub fn write_category_map(map: &Map, legend: &Legend, stem: &Path) -> Result<[PathBuf; 2]> {
+    write_either(map, Some(legend), stem)
+}
+
+fn write_either(map: &Map, legend: Option<&Legend>, stem: &Path) -> Result<[PathBuf; 2]> {
     let (png_path, svg_path) = (with_suffix(stem, "png"), with_suffix(stem, "svg"));
-    let png = render_png(map).map_err(|e| output_error(&png_path, e))?;
-    let svg = render_svg(map).map_err(|e| output_error(&svg_path, e))?;
+    let png = render_png(map, legend).map_err(|e| output_error(&png_path, e))?;
+    let svg = render_svg(map, legend).map_err(|e| output_error(&svg_path, e))?;
     write_atomic(&png_path, &png)?;
     write_atomic(&svg_path, svg.as_bytes())?;
     Ok([png_path, svg_path])
 }
 
-fn render_png(map: &Map) -> std::result::Result<Vec<u8>, String> {
+fn render_png(map: &Map, legend: Option<&Legend>) -> std::result::Result<Vec<u8>, String> {
     register_font()?;
     let mut rgb = vec![0u8; 3 * WIDTH as usize * HEIGHT as usize];
     {
         let root = BitMapBackend::with_buffer(&mut rgb, (WIDTH, HEIGHT)).into_drawing_area();
-        draw(&root, map).map_err(|e| e.to_string())?;
+        draw(&root, map, legend).map_err(|e| e.to_string())?;
         root.present().map_err(|e| e.to_string())?;
     }
     encode_png(&rgb, WIDTH, HEIGHT).map_err(|e| e.to_string())
 }
 
-fn render_svg(map: &Map) -> std::result::Result<String, String> {
+fn render_svg(map: &Map, legend: Option<&Legend>) -> std::result::Result<String, String> {
     register_font()?;
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, (WIDTH, HEIGHT)).into_drawing_area();
-        draw(&root, map).map_err(|e| e.to_string())?;
+        draw(&root, map, legend).map_err(|e| e.to_string())?;
         root.present().map_err(|e| e.to_string())?;
     }
     Ok(svg)
+}
+
+/// A cell's colour: its category's with a legend, else its value's on the scale.
+fn cell_color(map: &Map, legend: Option<&Legend>, v: f64) -> (u8, u8, u8) {
+    match legend {
+        Some(entries) if v.is_finite() && v >= 0.0 && (v as usize) < entries.len() => {
+            entries[v as usize].0
+        }
+        Some(_) => MISSING,
+        None => map.color(v),
+    }
 }
 
 fn rgb((r, g, b): (u8, u8, u8)) -> RGBColor {
     RGBColor(r, g, b)
 }
 
-/// The whole map: title, cells with axes, colour bar, caption.
+/// The whole map: title, cells with axes, colour bar (or legend), caption.
 fn draw<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     map: &Map,
+    legend: Option<&Legend>,
 ) -> std::result::Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
     root.fill(&BACKGROUND)?;
     let area = root.titled(&map.title, (FONT, TITLE_SIZE))?;
@@ -144,7 +171,7 @@ fn draw<DB: DrawingBackend>(
     chart.draw_series((0..map.rows).flat_map(|j| {
         (0..map.columns).map(move |i| {
             let (cx, cy) = (centre(map.x, dx, i), centre(map.y, dy, j));
-            let color = rgb(map.color(map.values[i + map.columns * j]));
+            let color = rgb(cell_color(map, legend, map.values[i + map.columns * j]));
             Rectangle::new(
                 [
                     (cx - 0.5 * dx, cy - 0.5 * dy),
@@ -155,12 +182,35 @@ fn draw<DB: DrawingBackend>(
         })
     }))?;
 
+    match legend {
+        Some(entries) => draw_legend(&bar, entries)?,
+        None => draw_bar(&bar, map)?,
+    }
+    let missing = map.missing();
+    if missing > 0 {
+        let y = (CAPTION_AREA / 2) as i32;
+        caption.draw(&Rectangle::new(
+            [(30, y - 8), (46, y + 8)],
+            rgb(MISSING).filled(),
+        ))?;
+        let text = TextStyle::from((FONT, TICK_LABEL_SIZE)).pos(Pos::new(HPos::Left, VPos::Center));
+        let label = format!("{} ({missing} of {})", map.missing_label, map.values.len());
+        caption.draw(&Text::new(label, (56, y), text))?;
+    }
+    Ok(())
+}
+
+/// The colour bar of a map of values.
+fn draw_bar<DB: DrawingBackend>(
+    bar: &DrawingArea<DB, Shift>,
+    map: &Map,
+) -> std::result::Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
     let (lo, hi) = if map.scale.1 > map.scale.0 {
         map.scale
     } else {
         (map.scale.0 - 0.5, map.scale.0 + 0.5)
     };
-    let mut scale = ChartBuilder::on(&bar)
+    let mut scale = ChartBuilder::on(bar)
         .margin_top(20)
         .margin_bottom(80)
         .margin_right(30)
@@ -182,17 +232,22 @@ fn draw<DB: DrawingBackend>(
         let color = rgb(time_color((k as f64 + 0.5) / BAR_STEPS as f64));
         Rectangle::new([(0.0, v), (1.0, v + step)], color.filled())
     }))?;
+    Ok(())
+}
 
-    let missing = map.missing();
-    if missing > 0 {
-        let y = (CAPTION_AREA / 2) as i32;
-        caption.draw(&Rectangle::new(
-            [(30, y - 8), (46, y + 8)],
-            rgb(MISSING).filled(),
+/// The legend of a map of categories: a swatch and a label per category, from the top.
+fn draw_legend<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    entries: &Legend,
+) -> std::result::Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    let text = TextStyle::from((FONT, TICK_LABEL_SIZE)).pos(Pos::new(HPos::Left, VPos::Center));
+    for (k, (color, label)) in entries.iter().enumerate() {
+        let y = 60 + 28 * k as i32;
+        area.draw(&Rectangle::new(
+            [(4, y - 8), (20, y + 8)],
+            rgb(*color).filled(),
         ))?;
-        let text = TextStyle::from((FONT, TICK_LABEL_SIZE)).pos(Pos::new(HPos::Left, VPos::Center));
-        let label = format!("{} ({missing} of {})", map.missing_label, map.values.len());
-        caption.draw(&Text::new(label, (56, y), text))?;
+        area.draw(&Text::new(label.clone(), (26, y), text.clone()))?;
     }
     Ok(())
 }
@@ -248,6 +303,40 @@ mod tests {
         for label in ["test map", "q2", "p2", "MEGNO ⟨Y⟩", "no value (1 of 6)"] {
             assert!(text.contains(label), "SVG lacks {label}");
         }
+    }
+
+    /// A map of categories: each cell in its category's colour, the legend's labels in place
+    /// of the colour bar, cells outside the categories grey.
+    #[test]
+    fn category_cells_take_their_legend_colours() {
+        let dir = tempfile::tempdir().unwrap();
+        let m = map(vec![0.0, 1.0, 2.0, f64::NAN, 1.0, 0.0]);
+        let legend = [
+            ((200, 30, 30), "exit 1".to_string()),
+            ((30, 30, 200), "exit 2".to_string()),
+            ((250, 250, 250), "not escaped".to_string()),
+        ];
+        assert_eq!(cell_color(&m, Some(&legend), 1.0), (30, 30, 200));
+        assert_eq!(cell_color(&m, Some(&legend), 3.0), MISSING);
+        let [png, svg] = write_category_map(&m, &legend, &dir.path().join("basins")).unwrap();
+        let bytes = std::fs::read(&png).unwrap();
+        let mut reader = png::Decoder::new(std::io::Cursor::new(bytes))
+            .read_info()
+            .unwrap();
+        let mut buf = vec![0; reader.output_buffer_size().unwrap()];
+        reader.next_frame(&mut buf).unwrap();
+        let has = |c: (u8, u8, u8)| buf.chunks_exact(3).any(|p| p == [c.0, c.1, c.2]);
+        for c in [(200, 30, 30), (30, 30, 200), MISSING] {
+            assert!(has(c), "no pixel of {c:?}");
+        }
+        let text = std::fs::read_to_string(svg).unwrap();
+        for label in ["exit 1", "exit 2", "not escaped", "no value (1 of 6)"] {
+            assert!(text.contains(label), "SVG lacks {label}");
+        }
+        assert!(
+            !text.contains("MEGNO"),
+            "a colour bar's label in a map of categories"
+        );
     }
 
     /// Axes and colour bar through zero, in steps that are not exact in binary: every tick

@@ -93,18 +93,28 @@ pub fn title(which: Indicator) -> &'static str {
     }
 }
 
-/// Write map.png/svg into `target` when the run in `dir` has --chaos and a whole grid
-/// ensemble (not one shard's slice of it); returns the files written.
-pub fn write(cfg: &RunConfig, dir: &Path, target: &Path) -> Result<Vec<PathBuf>> {
+/// A whole grid ensemble's frame for its maps: axis names, the centres of the first and last
+/// column and row, the grid's side and the energy surface's words (" on H = E", or empty).
+pub struct GridFrame {
+    pub x_label: String,
+    pub y_label: String,
+    pub x: (f64, f64),
+    pub y: (f64, f64),
+    pub side: usize,
+    pub surface: String,
+    /// Whether the grid lies on an energy surface (its points without a real p1 have no value).
+    pub on_surface: bool,
+}
+
+/// The frame of the run's grid, None unless the run has a grid ensemble and is whole (not
+/// one shard's or rank's slice of it).
+pub fn grid_frame(cfg: &RunConfig) -> Option<GridFrame> {
     let InitialSet::Grid { lo, hi, plane } = &cfg.ensemble.set else {
-        return Ok(Vec::new());
+        return None;
     };
     if cfg.shard.is_some() || cfg.rank.is_some() {
-        return Ok(Vec::new());
+        return None;
     }
-    let Some((which, values)) = final_indicator(cfg, dir)? else {
-        return Ok(Vec::new());
-    };
     let d = cfg.system.dof();
     let axes = plane.axes_text(d);
     let (x_name, y_name) = axes.split_once(',').unwrap_or((&axes, ""));
@@ -115,31 +125,51 @@ pub fn write(cfg: &RunConfig, dir: &Path, target: &Path) -> Result<Vec<PathBuf>>
         1 => (0.5 * (lo[i] + hi[i]), 0.5 * (lo[i] + hi[i])),
         _ => (lo[i], hi[i]),
     };
-    let (bar_label, range) = scale(which, &values);
-    let surface = match plane.energy {
-        Some(e) => format!(" on H = {}", crate::error::num(e)),
-        None => String::new(),
-    };
-    let t = cfg.steps as f64 * cfg.dt.abs();
-    let map = Map {
-        title: format!(
-            "{}: {} at t = {}{surface}",
-            cfg.system.name(),
-            title(which),
-            crate::error::num(t)
-        ),
+    Some(GridFrame {
         x_label: x_name.into(),
         y_label: y_name.into(),
         x: span(a),
         y: span(b),
-        columns: m,
-        rows: m,
+        side: m,
+        surface: match plane.energy {
+            Some(e) => format!(" on H = {}", crate::error::num(e)),
+            None => String::new(),
+        },
+        on_surface: plane.energy.is_some(),
+    })
+}
+
+/// Write map.png/svg into `target` when the run in `dir` has --chaos and a whole grid
+/// ensemble (not one shard's slice of it); returns the files written.
+pub fn write(cfg: &RunConfig, dir: &Path, target: &Path) -> Result<Vec<PathBuf>> {
+    let Some(frame) = grid_frame(cfg) else {
+        return Ok(Vec::new());
+    };
+    let Some((which, values)) = final_indicator(cfg, dir)? else {
+        return Ok(Vec::new());
+    };
+    let (bar_label, range) = scale(which, &values);
+    let t = cfg.steps as f64 * cfg.dt.abs();
+    let map = Map {
+        title: format!(
+            "{}: {} at t = {}{}",
+            cfg.system.name(),
+            title(which),
+            crate::error::num(t),
+            frame.surface
+        ),
+        x_label: frame.x_label,
+        y_label: frame.y_label,
+        x: frame.x,
+        y: frame.y,
+        columns: frame.side,
+        rows: frame.side,
         values,
         scale: range,
         bar_label,
-        missing_label: match plane.energy {
-            Some(_) => "no value: no real p1 ≥ 0 on the energy surface, or blown up".into(),
-            None => "no value: blown up".into(),
+        missing_label: match frame.on_surface {
+            true => "no value: no real p1 ≥ 0 on the energy surface, or blown up".into(),
+            false => "no value: blown up".into(),
         },
     };
     Ok(write_map(&map, &target.join("map"))?.to_vec())

@@ -369,6 +369,10 @@ pub fn merge(dirs: &[PathBuf], dest: &OutputDir) -> Result<MergeSummary> {
     write_csv(&out.join("stats.csv"), &rows)?;
     // A grid's map, drawn from the merged indicators as the unsharded run draws it.
     super::chaos_map::write(&cfg, out, out)?;
+    if let Some(last) = rows.last() {
+        super::basins::write_exits(&cfg, out, last)?;
+    }
+    super::basins::write_maps(&cfg, out, out)?;
     let engine = shards[0]
         .engine_line
         .strip_prefix("# engine used: ")

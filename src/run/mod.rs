@@ -15,6 +15,7 @@
 //! - `merge`: the folders of `run --shard K/N` joined into the whole ensemble's;
 //! - `order`: the convergence study, errors per step size against a reference and the fitted order.
 
+pub mod basins;
 mod bench;
 pub mod chaos_map;
 pub mod checkpoint;

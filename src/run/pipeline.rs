@@ -52,6 +52,8 @@ pub struct RunSummary {
     pub final_state: Option<Box<StateRows>>,
     /// A run without a folder (`run_in_memory`): what it would have written.
     pub memory: Option<Box<InMemory>>,
+    /// With --stop-when, where the points went (`basins::Exits`, exits.csv).
+    pub exits: Option<super::basins::Exits>,
 }
 
 /// Where a run's results go: its folder, or back to the caller (`run_in_memory`).
@@ -393,14 +395,16 @@ pub(super) fn run_with<T: Real>(
     let rows = tracker.snapshots(out, &mut ck, resume)?;
     let crossings = tracker.engine.crossings()?;
     let frequencies = tracker.engine.frequencies()?;
+    let mut exits = None;
     let memory = match tracker.kept.take() {
         Some(kept) => Some(Box::new(kept.finish(cfg, ck.config, crossings.as_ref()))),
         None if peers.is_root() => {
-            write_run_files(
+            exits = write_run_files(
                 cfg,
                 out,
                 &tracker,
                 (crossings.as_ref(), frequencies.as_ref()),
+                rows.last(),
             )?;
             None
         }
@@ -426,6 +430,7 @@ pub(super) fn run_with<T: Real>(
         trajectory: tracker.trajectory,
         final_state,
         memory,
+        exits,
     })
 }
 
@@ -522,13 +527,15 @@ fn accuracy_lines(cfg: &RunConfig, last: &Row) -> Vec<String> {
 }
 
 /// What a finished run writes after its snapshots: trajectory.csv, portraits, the section, the
-/// chaos map, and the manifest that marks the folder complete (its checkpoint removed first).
+/// chaos map, the exits and their maps (with the last row `last`), and the manifest that
+/// marks the folder complete (its checkpoint removed first); the exits.
 fn write_run_files<T: Real>(
     cfg: &RunConfig,
     out: &Path,
     tracker: &Tracker<T>,
     (crossings, frequencies): (Option<&Crossings>, Option<&FrequencyTable>),
-) -> Result<()> {
+    last: Option<&crate::measure::row::Row>,
+) -> Result<Option<super::basins::Exits>> {
     if !tracker.trajectory.is_empty() {
         write_trajectory(
             &out.join("trajectory.csv"),
@@ -558,6 +565,11 @@ fn write_run_files<T: Real>(
     if let Some(f) = frequencies {
         super::frequencies::write(cfg, out, f)?;
     }
+    let exits = match last {
+        Some(last) => super::basins::write_exits(cfg, out, last)?,
+        None => None,
+    };
+    super::basins::write_maps(cfg, out, out)?;
     let notes: Vec<(&str, u64)> = [
         ("refine_capped_at_step", tracker.capped_at),
         ("refine_stuck_at_step", tracker.stuck_at),
@@ -566,7 +578,8 @@ fn write_run_files<T: Real>(
     .into_iter()
     .filter_map(|(k, v)| v.map(|v| (k, v)))
     .collect();
-    folder::write_manifest_noting(out, &notes)
+    folder::write_manifest_noting(out, &notes)?;
+    Ok(exits)
 }
 
 /// trajectory.csv: t, then q1..qd, p1..pd of the single point, then H (f64), per snapshot.

@@ -8,10 +8,16 @@ use std::fmt::Write as _;
 use super::figures::{PlottedRun, StudyFigure};
 use super::format::fmt_g;
 use super::Variation;
+use crate::chaos::{Indicator, ALIGNED_BELOW, FLI_FACTOR};
 use crate::config::{RunConfig, RunFile};
+use crate::measure::alignment::{
+    FLI_CHAOTIC, FLI_MEAN, GALI_CHAOTIC, GALI_MEAN, SALI_CHAOTIC, SALI_MEAN,
+};
 use crate::measure::chaos::{CHAOS_UNDEFINED, CHAOTIC_FRACTION, LYAPUNOV_MAX, MEGNO_MEAN};
 use crate::measure::energy::columns::ABS_ERR_MAX;
+use crate::measure::measurement::Column;
 use crate::plot::{palette_color, Figure, Series, Style};
+use crate::run::basins::Exits;
 
 /// The run's energy surface and parameters laid over the study's.
 pub(super) fn apply_variation(f: &mut RunFile, v: &Variation) {
@@ -104,14 +110,56 @@ pub(super) fn parameter_figures(runs: &[PlottedRun]) -> Vec<StudyFigure> {
     out
 }
 
+/// The further indicators' columns of the chaos table where a run computed them (FLI, SALI,
+/// GALI_k of the smallest k asked): header, stats.csv column; and the sentence that says how
+/// each classifies a point.
+fn more_columns(configs: &[RunConfig]) -> (Vec<(String, Column)>, String) {
+    let (mut columns, mut said) = (Vec::new(), String::new());
+    let any = |i: Indicator| {
+        configs
+            .iter()
+            .any(|c| c.chaos.as_ref().is_some_and(|x| x.has(i)))
+    };
+    if any(Indicator::Fli) {
+        columns.extend([
+            ("FLI chaotic fraction".into(), FLI_CHAOTIC),
+            ("mean FLI".into(), FLI_MEAN),
+        ]);
+        said.push_str(&format!(" FLI (the fast Lyapunov indicator of Froeschlé, Lega & Gonczi 1997, \"Fast Lyapunov indicators. Application to asteroidal motion\") counts a point as chaotic above {FLI_FACTOR} ln(1 + t)."));
+    }
+    if any(Indicator::Sali) {
+        columns.extend([
+            ("SALI chaotic fraction".into(), SALI_CHAOTIC),
+            ("mean SALI".into(), SALI_MEAN),
+        ]);
+        said.push_str(&format!(" SALI (Skokos 2001, \"Alignment indices: a new, simple method for determining the ordered or chaotic nature of orbits\") counts a point as chaotic once it falls below {ALIGNED_BELOW:e}."));
+    }
+    let gali = configs
+        .iter()
+        .filter_map(|c| c.chaos.as_ref()?.gali().first().copied())
+        .min();
+    if let Some(k) = gali {
+        columns.extend([
+            (format!("GALI_{k} chaotic fraction"), GALI_CHAOTIC),
+            (format!("mean GALI_{k}"), GALI_MEAN),
+        ]);
+        said.push_str(&format!(" GALI_{k} (Skokos, Bountis & Antonopoulos 2007, \"Geometrical properties of local dynamics in Hamiltonian systems: the Generalized Alignment Index (GALI) method\") counts a point as chaotic once it falls below {ALIGNED_BELOW:e}."));
+    }
+    (columns, said)
+}
+
 /// report.md's chaos section (empty without --chaos): per run its final chaotic fraction,
-/// mean ⟨Y⟩, largest λ and points without indicators, then each run's map and section.
+/// mean ⟨Y⟩, largest λ and points without indicators, and where they ran the fraction each of
+/// FLI, SALI and GALI_k classifies as chaotic and their means, then each run's map and section.
 pub(super) fn report_section(runs: &[PlottedRun], configs: &[RunConfig]) -> String {
     if configs.iter().all(|c| c.chaos.is_none()) {
         return String::new();
     }
-    let mut s = String::from(
-        "\n## Chaos indicators\n\nAt the end of each run, over the points with indicators (MEGNO ⟨Y⟩ after Cincotta & Simó 2000, \"Simple tools to study global dynamics in non-axisymmetric galactic potentials\"; a point counts as chaotic when ⟨Y⟩ > 4, as regular orbits approach 2 and chaotic ones grow like λt/2):\n\n| run | chaotic fraction | mean ⟨Y⟩ | largest λ | points without indicators |\n|---|---|---|---|---|\n",
+    let (more, said) = more_columns(configs);
+    let head: String = more.iter().map(|(h, _)| format!(" {h} |")).collect();
+    let rule = "---|".repeat(more.len());
+    let mut s = format!(
+        "\n## Chaos indicators\n\nAt the end of each run, over the points with indicators (MEGNO ⟨Y⟩ after Cincotta & Simó 2000, \"Simple tools to study global dynamics in non-axisymmetric galactic potentials\"; a point counts as chaotic when ⟨Y⟩ > 4, as regular orbits approach 2 and chaotic ones grow like λt/2).{said}\n\n| run | chaotic fraction | mean ⟨Y⟩ | largest λ | points without indicators |{head}\n|---|---|---|---|---|{rule}\n",
     );
     let cell = |x: Option<f64>| x.map_or("–".to_string(), fmt_g);
     for r in runs {
@@ -119,9 +167,13 @@ pub(super) fn report_section(runs: &[PlottedRun], configs: &[RunConfig]) -> Stri
             continue;
         };
         let label = r.run.vary.as_ref().map_or(r.name, |v| v.label.as_str());
+        let cells: String = more
+            .iter()
+            .map(|(_, c)| format!(" {} |", cell(last.real(c))))
+            .collect();
         let _ = writeln!(
             s,
-            "| {label} | {} | {} | {} | {} |",
+            "| {label} | {} | {} | {} | {} |{cells}",
             cell(last.real(&CHAOTIC_FRACTION)),
             cell(last.real(&MEGNO_MEAN)),
             cell(last.real(&LYAPUNOV_MAX)),
@@ -134,6 +186,55 @@ pub(super) fn report_section(runs: &[PlottedRun], configs: &[RunConfig]) -> Stri
             ("map", "map of the indicator"),
             ("section", "Poincaré section"),
         ] {
+            if r.result.out.join(format!("{file}.png")).is_file() {
+                let _ = writeln!(
+                    s,
+                    "\n### {}: {what}\n\n![{what}]({}/{file}.png)",
+                    r.name, r.name
+                );
+            }
+        }
+    }
+    s
+}
+
+/// report.md's exits section (empty without --stop-when): the conditions as exits, per run the
+/// fraction of its points with a value that left by each and by none (together one), then each
+/// run's exit-basin and escape-time maps.
+pub(super) fn exits_section(runs: &[PlottedRun]) -> String {
+    let with: Vec<(&PlottedRun, &Exits)> = runs
+        .iter()
+        .filter_map(|r| Some((r, r.result.exits.as_ref()?)))
+        .collect();
+    let Some((_, first)) = with.first() else {
+        return String::new();
+    };
+    let mut s = String::from(
+        "\n## Exits\n\nEach stop condition is one exit; a point leaves by the first it meets.\n\n",
+    );
+    for (j, c) in first.conditions.iter().enumerate() {
+        let _ = writeln!(s, "- exit {}: `{c}`", j + 1);
+    }
+    let k = first.conditions.len();
+    let heads: String = (1..=k).map(|j| format!(" exit {j} |")).collect();
+    let _ = write!(
+        s,
+        "\nAt the end of each run, the fraction of the points with a value that left by each exit and by none (together one):\n\n| run |{heads} none | points with a value | points without one |\n|---|{}---|---|---|\n",
+        "---|".repeat(k)
+    );
+    for (r, e) in &with {
+        let label = r.run.vary.as_ref().map_or(r.name, |v| v.label.as_str());
+        let (fractions, none) = e.fractions();
+        let cells: String = fractions.iter().map(|f| format!(" {f:.4} |")).collect();
+        let _ = writeln!(
+            s,
+            "| {label} |{cells} {none:.4} | {} | {} |",
+            e.counted(),
+            e.without_value
+        );
+    }
+    for (r, _) in &with {
+        for (file, what) in [("basins", "exit basins"), ("escape_time", "escape time")] {
             if r.result.out.join(format!("{file}.png")).is_file() {
                 let _ = writeln!(
                     s,

@@ -200,11 +200,16 @@ pub(super) fn run_summary(cfg: &RunConfig, dir: &Path) -> Result<RunSummary> {
         })
         .collect::<Result<Vec<_>>>()?;
     let (refine_capped_at, refine_stuck_at) = refine_notes(dir);
+    let rows = read_stats(&dir.join("stats.csv"))?;
+    let exits = match rows.last() {
+        Some(last) => crate::run::basins::tally(cfg, dir, last)?,
+        None => None,
+    };
     Ok(RunSummary {
         accuracy: Vec::new(),
         engine: engine_used(&dir.join("config.toml"))?,
         method: cfg.method.name(),
-        rows: read_stats(&dir.join("stats.csv"))?,
+        rows,
         out: dir.to_path_buf(),
         refine_capped_at,
         refine_stuck_at,
@@ -212,6 +217,7 @@ pub(super) fn run_summary(cfg: &RunConfig, dir: &Path) -> Result<RunSummary> {
         trajectory,
         final_state: None,
         memory: None,
+        exits,
     })
 }
 

@@ -52,11 +52,16 @@ pub fn plot_run(dir: &Path, out: Option<&Path>) -> Result<PlotOutcome> {
         Vec::new()
     };
     let (refine_capped_at, refine_stuck_at) = refine_notes(dir);
+    let rows = read_stats(&dir.join("stats.csv"))?;
+    let exits = match rows.last() {
+        Some(last) => crate::run::basins::tally(&cfg, dir, last)?,
+        None => None,
+    };
     let result = RunSummary {
         accuracy: Vec::new(),
         method: cfg.method.name(),
         engine: engine_used(&config_path)?,
-        rows: read_stats(&dir.join("stats.csv"))?,
+        rows,
         out: dir.to_path_buf(),
         refine_capped_at,
         refine_stuck_at,
@@ -64,6 +69,7 @@ pub fn plot_run(dir: &Path, out: Option<&Path>) -> Result<PlotOutcome> {
         trajectory,
         final_state: None,
         memory: None,
+        exits,
     };
     let run = StudyRun {
         method: cfg.method,
@@ -83,6 +89,7 @@ pub fn plot_run(dir: &Path, out: Option<&Path>) -> Result<PlotOutcome> {
     let mut files = Vec::new();
     let drawn = write_figures(&plotted, target, &mut files)?;
     files.extend(crate::run::chaos_map::write(&cfg, dir, target)?);
+    files.extend(crate::run::basins::write_maps(&cfg, dir, target)?);
     files.extend(crate::run::section::redraw(&cfg, dir, target)?);
     let summary = summarise(&cfg, &run, &result);
     let portraits = !result.portraits.is_empty();

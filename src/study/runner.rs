@@ -130,6 +130,7 @@ fn finish(
     let drawn = write_figures(&plotted, out, &mut files)?;
     let mut report = report_md(study, &configs[0], &summary, &drawn, command_line);
     report.push_str(&super::chaos::report_section(&plotted, &configs));
+    report.push_str(&super::chaos::exits_section(&plotted));
     write_atomic(&out.join("report.md"), report.as_bytes())?;
     files.push(out.join("report.md"));
     folder::write_manifest(out)?;

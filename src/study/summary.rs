@@ -28,7 +28,8 @@ pub struct SummaryRow {
     pub dt: f64,
     pub steps: u64,
     pub t_end: f64,
-    /// Points at the end (loops: nodes after refinement) and how many of them are finite.
+    /// Points at the end (loops: nodes after refinement) and how many of them are finite
+    /// (those a `--stop-when` condition stopped among them).
     pub points: u64,
     pub finite: u64,
     /// Loops: final `area_ratio` (loop area / the exact initial area, else the step-0 area). Filled sets with the tangent map: final mean det.
@@ -150,7 +151,9 @@ pub(super) fn summarise(cfg: &RunConfig, r: &StudyRun, res: &run::RunSummary) ->
         steps: r.steps,
         t_end: r.steps as f64 * r.dt,
         points: last.points,
-        finite: last.count(&FINITE).unwrap_or(0),
+        // Points stopped by a --stop-when condition kept their finite state.
+        finite: last.count(&FINITE).unwrap_or(0)
+            + last.count(&crate::measure::stopped::STOPPED).unwrap_or(0),
         final_area_ratio: last.real(&AREA_RATIO).or(last.real(&DET_MEAN)),
         max_abs_det_minus_1: fold_max(rows.iter().flat_map(|row| {
             [

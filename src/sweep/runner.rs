@@ -5,9 +5,12 @@
 use std::path::{Path, PathBuf};
 
 use super::{together, Part, Sweep, SweepJob, SWEEP_FILE};
-use crate::chaos::{Indicator, CHAOTIC_ABOVE};
+use crate::chaos::{Indicator, ALIGNED_BELOW, CHAOTIC_ABOVE, FLI_FACTOR};
 use crate::config::OutputDir;
 use crate::error::{Error, Result};
+use crate::measure::alignment::{
+    FLI_CHAOTIC, FLI_MEAN, GALI_CHAOTIC, GALI_MEAN, SALI_CHAOTIC, SALI_MEAN,
+};
 use crate::measure::chaos::{CHAOTIC_FRACTION, LYAPUNOV_MAX, LYAPUNOV_MEAN, MEGNO_MEAN};
 use crate::measure::energy::columns::{ABS_ERR_MAX, REL_ERR_MAX};
 use crate::output::folder::{self, Layout};
@@ -41,17 +44,27 @@ pub struct PartLine {
 
 /// The stats.csv chaos columns sweep.csv takes at the last snapshot, for the indicators the
 /// parts compute, the headline first (the one the sweep's chaos figure draws): with MEGNO the
-/// fraction of chaotic points and the mean ⟨Y⟩, with λ its largest and mean value.
+/// fraction of chaotic points and the mean ⟨Y⟩, with λ its largest and mean value, with FLI,
+/// SALI and GALI_k the fraction each classifies as chaotic and its mean.
 fn chaos_columns(parts: &[Part]) -> Vec<&'static str> {
     let Some(chaos) = parts.first().and_then(|p| p.config.chaos.as_ref()) else {
         return Vec::new();
     };
     let mut names = Vec::new();
-    if chaos.indicators.contains(&Indicator::Megno) {
+    if chaos.has(Indicator::Megno) {
         names.extend([CHAOTIC_FRACTION.name, MEGNO_MEAN.name]);
     }
-    if chaos.indicators.contains(&Indicator::Lyapunov) {
+    if chaos.has(Indicator::Lyapunov) {
         names.extend([LYAPUNOV_MAX.name, LYAPUNOV_MEAN.name]);
+    }
+    if chaos.has(Indicator::Fli) {
+        names.extend([FLI_CHAOTIC.name, FLI_MEAN.name]);
+    }
+    if chaos.has(Indicator::Sali) {
+        names.extend([SALI_CHAOTIC.name, SALI_MEAN.name]);
+    }
+    if !chaos.gali().is_empty() {
+        names.extend([GALI_CHAOTIC.name, GALI_MEAN.name]);
     }
     names
 }
@@ -330,11 +343,20 @@ pub(super) fn chaos_figure(sweep: &Sweep, parts: &[Part], lines: &[PartLine]) ->
     let Some(&(name, _)) = lines.first().and_then(|l| l.chaos.first()) else {
         return Figure::default();
     };
-    let (title, y_label) = if name == CHAOTIC_FRACTION.name {
+    let fraction = |by: &str| {
         (
             format!("chaotic fraction against {first}"),
-            format!("fraction of points with MEGNO ⟨Y⟩ > {CHAOTIC_ABOVE} at the end"),
+            format!("fraction of points {by} at the end"),
         )
+    };
+    let (title, y_label) = if name == CHAOTIC_FRACTION.name {
+        fraction(&format!("with MEGNO ⟨Y⟩ > {CHAOTIC_ABOVE}"))
+    } else if name == FLI_CHAOTIC.name {
+        fraction(&format!("with FLI > {FLI_FACTOR} ln(1 + t)"))
+    } else if name == SALI_CHAOTIC.name {
+        fraction(&format!("whose SALI fell below {ALIGNED_BELOW:e}"))
+    } else if name == GALI_CHAOTIC.name {
+        fraction(&format!("whose GALI fell below {ALIGNED_BELOW:e}"))
     } else {
         (
             format!("largest Lyapunov exponent against {first}"),
@@ -348,7 +370,7 @@ pub(super) fn chaos_figure(sweep: &Sweep, parts: &[Part], lines: &[PartLine]) ->
     } else {
         per_other_values(sweep, parts, lines, "", headline)
     };
-    if name == CHAOTIC_FRACTION.name {
+    if name.ends_with("chaotic_fraction") {
         fig.y_range = Some((-0.02, 1.02));
     }
     fig

@@ -5,11 +5,13 @@
 mod common;
 
 mod accuracy;
+mod basins;
 mod chaos;
 mod chaos_alignment;
 mod chaos_deviation;
 mod chaos_maps;
 mod chaos_presets;
+mod chaos_reports;
 mod chaos_split;
 mod commands;
 mod compensated_maps;
@@ -46,6 +48,8 @@ mod section;
 mod section_plot;
 mod shards;
 mod stability_plot;
+mod stop_thresholds;
+mod stopped_maxima;
 mod stops;
 mod streams;
 mod sweep;

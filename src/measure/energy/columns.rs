@@ -264,7 +264,7 @@ impl Measurement for Conserved {
         Part::Max(if l0.is_empty() {
             None
         } else {
-            on_state!(at.state, s => ang_mom_err_max(system, s, l0))
+            on_state!(at.state, s => ang_mom_err_max(system, s, l0, at.run.stops))
         })
     }
 

@@ -30,6 +30,10 @@ pub(super) struct ChaosPreset {
     section: Option<(&'static str, u32)>,
     /// One run per entry (none: one run of the preset's settings).
     vary: &'static [Vary],
+    /// `--chaos` (none: no indicators).
+    chaos: Option<&'static str>,
+    /// `--stop-when`, each condition one exit (`run::basins`).
+    stop_when: &'static [&'static str],
 }
 
 /// One run's own energy surface or parameter value.
@@ -86,6 +90,8 @@ pub(super) const TABLE: &[ChaosPreset] = &[
             energy("E=1/8", 1.0 / 8.0),
             energy("E=1/6", 1.0 / 6.0),
         ],
+        chaos: Some(MEGNO),
+        stop_when: &[],
     },
     ChaosPreset {
         name: "henon-heiles-megno-map",
@@ -102,6 +108,8 @@ pub(super) const TABLE: &[ChaosPreset] = &[
         t_end: 500.0,
         section: None,
         vary: &[],
+        chaos: Some(MEGNO),
+        stop_when: &[],
     },
     ChaosPreset {
         name: "double-pendulum-chaos-map",
@@ -118,6 +126,8 @@ pub(super) const TABLE: &[ChaosPreset] = &[
         t_end: 50.0,
         section: None,
         vary: &[],
+        chaos: Some(MEGNO),
+        stop_when: &[],
     },
     ChaosPreset {
         name: "elastic-pendulum-sweep",
@@ -143,8 +153,40 @@ pub(super) const TABLE: &[ChaosPreset] = &[
             g_hat("g_hat=0.43", 0.43),
             g_hat("g_hat=0.5", 0.5),
         ],
+        chaos: Some(MEGNO),
+        stop_when: &[],
+    },
+    ChaosPreset {
+        name: "henon-heiles-exit-basins",
+        summary: "Aguirre, Vallejo & Sanjuán 2001: the exit basins of Hénon–Heiles at E = 0.25 over a 300 × 300 grid in (q2, p2) on q1 = 0, the three channels as exits; escape times and the fraction per exit",
+        description: concat!(
+            "The exit basins of the Hénon–Heiles system above its escape energy 1/6, as in Aguirre, Vallejo & Sanjuán 2001, \"Wada basins and chaotic invariant sets in the Hénon–Heiles system\": at E = 0.25 a 300 × 300 grid of initial conditions in (q2, p2) on q1 = 0 (q2 from −0.7 to 1.1, p2 from −0.75 to 0.75; p1 ≥ 0 solved from H = E, grid points outside the energy surface left out), Yoshida's fourth-order composition at h = 0.01 to t = 100, in f64. ",
+            "The potential opens in three channels, at the angles π/2, 7π/6 and 11π/6 of the (q1, q2) plane, each past a saddle at distance 1 from the origin. A point leaves by channel k once its position's component along the channel's direction u_k exceeds 2, twice the saddle's distance (u1 = (0, 1), u2 = (−√3/2, −1/2), u3 = (√3/2, −1/2); beyond it the energy surface is confined to the channels, and orbits there do not come back): exit 1 is q2 > 2, exit 2 −√3 q1 − q2 > 4, exit 3 √3 q1 − q2 > 4, and a point stops when it first meets one. ",
+            "basins.png colours each grid point by its exit (black: none by t = 100), escape_time.png by the time it left; exits.csv and the table below give the fraction per exit and of the points that did not leave. ",
+            "Large basins of one exit are bounded by thin bands where all three exits alternate at every scale: the boundary points of one basin are boundary points of all three (the Wada property Aguirre, Vallejo and Sanjuán found), and the points that stay longest lie along them, near the stable manifold of the chaotic invariant set."
+        ),
+        system: "henon-heiles",
+        axes: "q2,p2",
+        lo: &[0.0, -0.7, 0.0, -0.75],
+        hi: &[0.0, 1.1, 0.0, 0.75],
+        points: 90_000,
+        energy: Some(0.25),
+        method: "yoshida4",
+        dt: 0.01,
+        t_end: 100.0,
+        section: None,
+        vary: &[],
+        chaos: None,
+        stop_when: HH_EXITS,
     },
 ];
+
+/// The indicators of the MEGNO presets.
+const MEGNO: &str = "megno,lyapunov";
+
+/// Hénon–Heiles's three channels as exits: the position's component along the channel's
+/// direction (angles π/2, 7π/6, 11π/6) beyond 2, twice the saddles' distance.
+pub(super) const HH_EXITS: &[&str] = &["q2 > 2", "-sqrt(3)*q1 - q2 > 4", "sqrt(3)*q1 - q2 > 4"];
 
 impl ChaosPreset {
     /// The preset as a study: one run per variation (or one), each to `t_end`.
@@ -191,10 +233,14 @@ impl ChaosPreset {
                 }),
                 precision: Some(Precision::F64),
                 // The indicators' deviation vector takes the tangent column, and is advanced
-                // without compensated summation.
+                // without compensated summation (and stopped points none).
                 compensated: Some(false),
                 tangent: Some(false),
-                chaos: Some("megno,lyapunov".into()),
+                chaos: self.chaos.map(Into::into),
+                stop_when: match self.stop_when {
+                    [] => None,
+                    s => Some(s.iter().map(|c| c.to_string()).collect()),
+                },
                 section: self.section.map(|(s, _)| s.into()),
                 section_max: self.section.map(|(_, m)| m),
                 ..Default::default()

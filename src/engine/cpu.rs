@@ -8,12 +8,14 @@
 
 use rayon::prelude::*;
 
+mod observed;
 mod running;
 
 use super::{Crossings, Engine, Integrator};
 use crate::error::Result;
 use crate::float::Real;
 use crate::method::{fused, Block, Cpu, Method, Solver};
+use observed::Frozen;
 use crate::observe::{self, BlockObserver, BlockRun, CpuObserver};
 use crate::simd::Level;
 use crate::state::State;
@@ -134,7 +136,8 @@ fn advance_block<T: Real>(
     }
     blk.unconverged.fill(0);
     let mut frozen = Frozen::default();
-    frozen.take(ops.b, hooks, m);
+    let (at, u) = ops.b.points();
+    frozen.take(&at, u, hooks, m);
     // As the GPU driver does per dispatch: the prologue, then the steps. Compiled per level
     // as far as the compiler inlines the method; each loop over the block dispatches anyway.
     let level = ops.b.level;
@@ -143,15 +146,17 @@ fn advance_block<T: Real>(
         || {
             a.method.prologue(&mut ops);
             for k in 0..a.steps {
+                let (at, _) = ops.b.points();
                 for h in hooks.iter_mut() {
-                    h.before_step(ops.b);
+                    h.before_step(&at);
                 }
                 a.method.step(&mut ops);
-                frozen.restore(ops.b);
+                let (mut at, u) = ops.b.points();
+                frozen.restore(&mut at, u);
                 for h in hooks.iter_mut() {
-                    h.after_step(ops.b, k);
+                    h.after_step(&mut at, k);
                 }
-                if frozen.take(ops.b, hooks, m) == m {
+                if frozen.take(&at, u, hooks, m) == m {
                     break;
                 }
             }
@@ -168,80 +173,6 @@ fn advance_block<T: Real>(
     for (v, comps) in vectors.iter().zip(parts.chunks_mut(d)) {
         for (k, comp) in comps.iter_mut().enumerate() {
             comp.copy_from_slice(&v[k * b..k * b + m]);
-        }
-    }
-}
-
-/// The stopped points of a block (`BlockObserver::stopped`) with their components (q, p and,
-/// compensated, eq, ep) and unconverged count as they were when they stopped, put back after
-/// every step the block takes for its other points.
-struct Frozen<T> {
-    seen: usize,
-    points: Vec<usize>,
-    /// Per point of `points`, its values in order.
-    values: Vec<T>,
-    unconverged: Vec<u32>,
-    has: Vec<bool>,
-}
-
-impl<T> Default for Frozen<T> {
-    fn default() -> Self {
-        Frozen {
-            seen: 0,
-            points: Vec::new(),
-            values: Vec::new(),
-            unconverged: Vec::new(),
-            has: Vec::new(),
-        }
-    }
-}
-
-impl<T: Real> Frozen<T> {
-    /// Keep the points the hooks have newly stopped; the number stopped.
-    fn take(
-        &mut self,
-        blk: &Block<T>,
-        hooks: &[Box<dyn BlockObserver<T> + '_>],
-        m: usize,
-    ) -> usize {
-        let Some((stopped, count)) = hooks.iter().find_map(|h| h.stopped()) else {
-            return 0;
-        };
-        if count == self.seen {
-            return count;
-        }
-        self.has.resize(blk.n, false);
-        let b = blk.n;
-        for i in 0..m {
-            if !stopped[i] || self.has[i] {
-                continue;
-            }
-            self.has[i] = true;
-            self.points.push(i);
-            self.unconverged.push(blk.unconverged[i]);
-            for v in [&blk.q, &blk.p, &blk.eq, &blk.ep] {
-                self.values.extend((0..v.len() / b).map(|k| v[k * b + i]));
-            }
-        }
-        self.seen = count;
-        count
-    }
-
-    /// Put the stopped points' values back.
-    fn restore(&self, blk: &mut Block<T>) {
-        if self.points.is_empty() {
-            return;
-        }
-        let b = blk.n;
-        let mut at = 0;
-        for (&i, &u) in self.points.iter().zip(&self.unconverged) {
-            blk.unconverged[i] = u;
-            for v in [&mut blk.q, &mut blk.p, &mut blk.eq, &mut blk.ep] {
-                for k in 0..v.len() / b {
-                    v[k * b + i] = self.values[at];
-                    at += 1;
-                }
-            }
         }
     }
 }
@@ -294,14 +225,19 @@ impl<T: Real> CpuEngine<T> {
         self.advance_by(steps, false)
     }
 
-    /// The step as the fused path (`method::fused`) runs it, where it takes this run: no
-    /// per-step observers, a group width for the points' components, a step without
-    /// iterated solves.
+    /// The step as the fused path (`method::fused`) runs it, where it takes this run without
+    /// per-step observers (`observed_program` with them): a group width for the points'
+    /// components, a step without iterated solves.
     pub(crate) fn fused_program(&self) -> Option<fused::Program<T>> {
-        let width = fused::width(self.state.comps());
-        if !self.observers.is_empty() || width.is_none() {
-            return None;
+        match self.observers.is_empty() {
+            true => self.observed_program(),
+            false => None,
         }
+    }
+
+    /// The step as the fused path runs it, with or without the per-step observers.
+    pub(crate) fn observed_program(&self) -> Option<fused::Program<T>> {
+        fused::width(self.state.comps())?;
         fused::Program::record(self.method, &self.system, self.h, self.compensated)
     }
 
@@ -344,9 +280,12 @@ impl<T: Real> CpuEngine<T> {
     /// `advance_by` on every point of the state where it lies.
     fn advance_in_place(&mut self, steps: u64, fuse: bool) -> Result<()> {
         let (n, b) = (self.state.n, self.block_len);
-        let program = fuse.then(|| self.fused_program()).flatten();
+        let program = fuse.then(|| self.observed_program()).flatten();
         if n == 0 {
             return Ok(());
+        }
+        if let (Some(program), false) = (&program, self.observers.is_empty()) {
+            return self.advance_observed(program, steps);
         }
         if let Some(program) = &program {
             let (run, blocks) = self.fused_blocks(program, steps);

@@ -16,7 +16,7 @@ use crate::error::{Error, Result};
 use crate::expr::parse::{parse_comparison, Compare};
 use crate::expr::program::{Inputs, Program};
 use crate::float::Real;
-use crate::method::Block;
+use crate::method::Points;
 use crate::system::System;
 
 pub const SOURCE: &str = include_str!("../../shaders/common/stop.wgsl");
@@ -250,7 +250,7 @@ impl<T: Real> BlockObserver<T> for StopBlock<'_, T> {
         self.out = vec![T::ZERO; b];
     }
 
-    fn after_step(&mut self, blk: &mut Block<T>, k: u64) {
+    fn after_step(&mut self, blk: &mut Points<T>, k: u64) {
         self.calls = k + 1;
         if self.stopped_count == self.m {
             return;

@@ -15,11 +15,11 @@ use super::{Crossings, Engine, Integrator};
 use crate::error::Result;
 use crate::float::Real;
 use crate::method::{fused, Block, Cpu, Method, Solver};
-use observed::Frozen;
 use crate::observe::{self, BlockObserver, BlockRun, CpuObserver};
 use crate::simd::Level;
 use crate::state::State;
 use crate::system::System;
+use observed::Frozen;
 
 pub struct CpuEngine<T: Real> {
     system: System,
@@ -37,6 +37,11 @@ pub struct CpuEngine<T: Real> {
     /// Whether an observer keeps words of its own per point (a section's records): the
     /// engine then advances every point in place.
     keeps: bool,
+    /// Whether an observer stops points (`--stop-when`): such a run keeps the block path,
+    /// where the conditions are evaluated over a whole block at a time (measured: on the
+    /// fused path's groups of 64 points the conditions' bytecode cost 20–25 % more than the
+    /// step saved).
+    stops: bool,
 }
 
 /// What every block of one `advance` applies: the method and the number of steps.
@@ -80,13 +85,16 @@ impl<T: Real> CpuEngine<T> {
         let block_len = block_len_of(&state);
         let active = observe::active(&k.observers, state.chaos_width());
         let keeps = active.iter().any(|o| o.observer.kept_words() > 0);
-        let observers = active
+        let observers: Vec<_> = active
             .into_iter()
             .map(|o| {
                 let cpu = observe::cpu::<T>(&*o.observer, state.n);
                 (cpu, o.observer.carried_words())
             })
             .collect();
+        let stops = observers
+            .iter()
+            .any(|(o, _)| o.stopped_points(&[], 0).is_some());
         CpuEngine {
             system: k.system.clone(),
             method: k.method,
@@ -98,6 +106,7 @@ impl<T: Real> CpuEngine<T> {
             level: Level::detected(),
             observers,
             keeps,
+            stops,
         }
     }
 }
@@ -218,6 +227,14 @@ impl<T: Real> Engine<T> for CpuEngine<T> {
 }
 
 impl<T: Real> CpuEngine<T> {
+    /// The same engine with its stop conditions on the fused path too (`stops`), which keeps
+    /// them on the block path: the fused path's bits are tested with them.
+    #[cfg(test)]
+    pub(crate) fn with_stops_fused(mut self) -> Self {
+        self.stops = false;
+        self
+    }
+
     /// `Engine::advance` on the block path alone, whatever the fused path takes: the
     /// reference the fused path is tested against (`method::fused`).
     #[cfg(test)]
@@ -284,15 +301,18 @@ impl<T: Real> CpuEngine<T> {
         if n == 0 {
             return Ok(());
         }
-        if let (Some(program), false) = (&program, self.observers.is_empty()) {
-            return self.advance_observed(program, steps);
-        }
         if let Some(program) = &program {
-            let (run, blocks) = self.fused_blocks(program, steps);
-            blocks
-                .into_par_iter()
-                .for_each(|mut parts| fused::advance(&run, &mut parts));
-            return Ok(());
+            if !self.observers.is_empty() {
+                if !self.stops {
+                    return self.advance_observed(program, steps);
+                }
+            } else {
+                let (run, blocks) = self.fused_blocks(program, steps);
+                blocks
+                    .into_par_iter()
+                    .for_each(|mut parts| fused::advance(&run, &mut parts));
+                return Ok(());
+            }
         }
         let nblocks = n.div_ceil(b);
         let a = Advance {

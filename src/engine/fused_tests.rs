@@ -196,7 +196,10 @@ fn observers_on_the_fused_path_give_the_block_paths_bits() {
         for (observer, state, what) in cases {
             for method in [Method::Verlet, Method::Yoshida4, Method::Rk4] {
                 for compensated in [false, true] {
-                    let what = format!("{name} {method:?} {what} {} compensated {compensated}", state.nt);
+                    let what = format!(
+                        "{name} {method:?} {what} {} compensated {compensated}",
+                        state.nt
+                    );
                     let k = |solver| {
                         Integrator::new(system.clone(), method, 0.05, solver)
                             .unwrap()
@@ -206,8 +209,9 @@ fn observers_on_the_fused_path_give_the_block_paths_bits() {
                     let k64 = k(Solver::default_for::<f64>());
                     let k32 = k(Solver::default_for::<f32>());
                     let run = |fuse: bool| {
-                        let mut e = CpuEngine::new(&k64, state.clone());
-                        let mut e32 = CpuEngine::new(&k32, state.convert::<f32>());
+                        let mut e = CpuEngine::new(&k64, state.clone()).with_stops_fused();
+                        let mut e32 =
+                            CpuEngine::new(&k32, state.convert::<f32>()).with_stops_fused();
                         assert!(e.observed_program().is_some(), "{what}");
                         for steps in [60, 90] {
                             if fuse {
@@ -232,7 +236,10 @@ fn observers_on_the_fused_path_give_the_block_paths_bits() {
                     let (fused, blocks) = (run(true), run(false));
                     assert!(fused.0 == blocks.0, "f64 {what}");
                     assert!(fused.1 == blocks.1, "f32 {what}");
-                    assert!(fused.2 == blocks.2 && fused.3 == blocks.3, "crossings {what}");
+                    assert!(
+                        fused.2 == blocks.2 && fused.3 == blocks.3,
+                        "crossings {what}"
+                    );
                     if what.contains("section") {
                         let (seen, _) = fused.2.clone().unwrap();
                         assert!(seen.iter().sum::<u64>() > 100, "{what}: {seen:?}");

@@ -20,7 +20,9 @@
 //! The integrator's per-step observers (chaos indicators, sections, stop conditions) run here
 //! too: the engine passes a `Between`, which is given each group's points (`Points`) before
 //! and after each of its steps, as the block path gives its block's, and which says when
-//! every point of a group has stopped; such a group takes no further step.
+//! every point of a group has stopped; such a group takes no further step. (The engine keeps
+//! runs with stop conditions on the block path, where their bytecode runs over a whole block:
+//! measured faster; see `CpuEngine::stops`.)
 
 use super::ops::{Lin, Node, Ops, StageSolve, Vector, LIN_NODES};
 use super::{Method, Partial, Points, Stage};

@@ -2,6 +2,13 @@
 //! beside the engine they drive, rather than in `method`, which does not import the engine.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use crate::chaos::Layout;
+use crate::observe::chaos::ChaosObserver;
+use crate::observe::stop::StopConditions;
+use crate::observe::Observer;
+use crate::section::{Direction, Section};
 
 use crate::engine::cpu::tests::every_case;
 use crate::engine::{CpuEngine, Engine, Integrator};
@@ -132,68 +139,103 @@ fn the_engine_runs_blocks_of_several_groups_as_the_block_path() {
     }
 }
 
+/// Per observer kind, the observer, the start state (with its carried words) and its kind's
+/// name: the chaos indicators with one and two deviation vectors (and three where d > 1), a
+/// section, a stop condition that stops some points at different steps.
+fn observer_cases(
+    system: &System,
+    init: &State<f64>,
+) -> Vec<(Arc<dyn Observer>, State<f64>, &'static str)> {
+    let d = system.dof();
+    let chaos = |vectors: usize, sali: bool| {
+        let layout = Layout {
+            vectors,
+            fli: sali,
+            sali,
+        };
+        let o = Arc::new(ChaosObserver {
+            weights: None,
+            layout,
+        });
+        let state = init.with_deviations(vectors, layout.width(), |i, row| {
+            for (j, x) in row.iter_mut().enumerate() {
+                let unit = if j % (2 * d + 1) == 0 { 1.0 } else { 0.0 };
+                *x = unit + 0.01 * ((i * 7 + j * 3) % 11) as f64;
+            }
+        });
+        (o as Arc<dyn Observer>, state, "chaos")
+    };
+    let section = Section {
+        momentum: false,
+        index: 0,
+        value: 0.0,
+        direction: Direction::Both,
+        max: 5,
+        d,
+    };
+    let stop = StopConditions::parse(&["q1 > 0.1 + t".into()], system).unwrap();
+    let mut stopped_state = init.clone();
+    stopped_state.chaos = vec![0.0; crate::observe::stop::WIDTH * init.n];
+    let mut cases = vec![
+        chaos(1, false),
+        chaos(2, true),
+        (Arc::new(section) as _, init.clone(), "section"),
+        (Arc::new(stop) as _, stopped_state, "stop"),
+    ];
+    if d > 1 {
+        cases.push(chaos(3, false));
+    }
+    cases
+}
+
+/// Per precision (f64, f32): the state's bytes and a section's crossings (counts and rows)
+/// after advancing `state` by 60 and 90 steps of `k64` / `k32`, on the fused path (`fuse`;
+/// stop conditions too) or the block path alone.
+type Advanced = (
+    Vec<u8>,
+    Vec<u8>,
+    Option<(Vec<u64>, (usize, Vec<f64>))>,
+    Option<(Vec<u64>, (usize, Vec<f64>))>,
+);
+
+fn advanced_with(k64: &Integrator, k32: &Integrator, state: &State<f64>, fuse: bool) -> Advanced {
+    let mut e = CpuEngine::new(k64, state.clone()).with_stops_fused();
+    let mut e32 = CpuEngine::new(k32, state.convert::<f32>()).with_stops_fused();
+    assert!(e.observed_program().is_some());
+    for steps in [60, 90] {
+        if fuse {
+            e.advance(steps).unwrap();
+            e32.advance(steps).unwrap();
+        } else {
+            e.advance_on_blocks(steps).unwrap();
+            e32.advance_on_blocks(steps).unwrap();
+        }
+    }
+    let rows = |c: Option<crate::section::Crossings>| c.map(|c| (c.seen.clone(), c.rows(0.05, 0)));
+    let (c64, c32) = (e.crossings().unwrap(), e32.crossings().unwrap());
+    (
+        e.state().unwrap().to_bytes(),
+        e32.state().unwrap().to_bytes(),
+        rows(c64),
+        rows(c32),
+    )
+}
+
 /// The integrator's per-step observers run on the fused path and give the block path's bits:
 /// the state, the carried words (chaos accumulators, stop records) and a section's crossings,
-/// per observer kind (the chaos indicators with one, two and three deviation vectors, a
-/// section, a stop condition that stops some points at different steps), on the pendulum and
-/// Hénon–Heiles, f64 and f32, plain and compensated, advanced in two pieces over 150 points
-/// (several groups, a short last one).
+/// per observer kind (`observer_cases`), on the pendulum and Hénon–Heiles, f64 and f32, plain
+/// and compensated, advanced in two pieces over 150 points (several groups, a short last one).
 #[test]
 fn observers_on_the_fused_path_give_the_block_paths_bits() {
-    use crate::chaos::Layout;
-    use crate::observe::chaos::ChaosObserver;
-    use crate::observe::stop::StopConditions;
-    use crate::section::{Direction, Section};
-    use std::sync::Arc;
-
     let mut compared = 0;
     for name in ["pendulum", "henon-heiles"] {
         let system = System::new(name, &BTreeMap::new()).unwrap();
-        let d = system.dof();
         let init = crate::ensemble::EnsembleRequest::disk(150, 0.3, 5)
             .resolve(&system)
             .unwrap()
             .generate(&system, 0.05)
             .unwrap();
-        let chaos = |vectors: usize, sali: bool| {
-            let layout = Layout {
-                vectors,
-                fli: sali,
-                sali,
-            };
-            let o = Arc::new(ChaosObserver {
-                weights: None,
-                layout,
-            });
-            let state = init.with_deviations(vectors, layout.width(), |i, row| {
-                for (j, x) in row.iter_mut().enumerate() {
-                    let unit = if j % (2 * d + 1) == 0 { 1.0 } else { 0.0 };
-                    *x = unit + 0.01 * ((i * 7 + j * 3) % 11) as f64;
-                }
-            });
-            (o as Arc<dyn crate::observe::Observer>, state, "chaos")
-        };
-        let section = Section {
-            momentum: false,
-            index: 0,
-            value: 0.0,
-            direction: Direction::Both,
-            max: 5,
-            d,
-        };
-        let stop = StopConditions::parse(&["q1 > 0.1 + t".into()], &system).unwrap();
-        let mut stopped_state = init.clone();
-        stopped_state.chaos = vec![0.0; crate::observe::stop::WIDTH * init.n];
-        let mut cases = vec![
-            chaos(1, false),
-            chaos(2, true),
-            (Arc::new(section) as _, init.clone(), "section"),
-            (Arc::new(stop) as _, stopped_state, "stop"),
-        ];
-        if d > 1 {
-            cases.push(chaos(3, false));
-        }
-        for (observer, state, what) in cases {
+        for (observer, state, what) in observer_cases(&system, &init) {
             for method in [Method::Verlet, Method::Yoshida4, Method::Rk4] {
                 for compensated in [false, true] {
                     let what = format!(
@@ -206,34 +248,12 @@ fn observers_on_the_fused_path_give_the_block_paths_bits() {
                             .with_compensation(compensated)
                             .with_observer(observer.clone())
                     };
-                    let k64 = k(Solver::default_for::<f64>());
-                    let k32 = k(Solver::default_for::<f32>());
-                    let run = |fuse: bool| {
-                        let mut e = CpuEngine::new(&k64, state.clone()).with_stops_fused();
-                        let mut e32 =
-                            CpuEngine::new(&k32, state.convert::<f32>()).with_stops_fused();
-                        assert!(e.observed_program().is_some(), "{what}");
-                        for steps in [60, 90] {
-                            if fuse {
-                                e.advance(steps).unwrap();
-                                e32.advance(steps).unwrap();
-                            } else {
-                                e.advance_on_blocks(steps).unwrap();
-                                e32.advance_on_blocks(steps).unwrap();
-                            }
-                        }
-                        let rows = |c: Option<crate::section::Crossings>| {
-                            c.map(|c| (c.seen.clone(), c.rows(0.05, 0)))
-                        };
-                        let (c64, c32) = (e.crossings().unwrap(), e32.crossings().unwrap());
-                        (
-                            e.state().unwrap().to_bytes(),
-                            e32.state().unwrap().to_bytes(),
-                            rows(c64),
-                            rows(c32),
-                        )
-                    };
-                    let (fused, blocks) = (run(true), run(false));
+                    let (k64, k32) = (
+                        k(Solver::default_for::<f64>()),
+                        k(Solver::default_for::<f32>()),
+                    );
+                    let fused = advanced_with(&k64, &k32, &state, true);
+                    let blocks = advanced_with(&k64, &k32, &state, false);
                     assert!(fused.0 == blocks.0, "f64 {what}");
                     assert!(fused.1 == blocks.1, "f32 {what}");
                     assert!(

@@ -8,7 +8,7 @@ mod common;
 
 use phaseflow::engine::{CpuEngine, Engine, GpuEngine, Integrator};
 use phaseflow::float::Real;
-use phaseflow::method::{Block, Method};
+use phaseflow::method::{Method, Points};
 use phaseflow::observe::{BlockObserver, BlockRun, CpuObserver, DriverLines, DriverSite, Observer};
 use phaseflow::state::State;
 use std::sync::Arc;
@@ -64,7 +64,7 @@ impl<T: Real> CpuObserver<T> for StepCounter {
 struct CountBlock<'a, T>(&'a mut [T]);
 
 impl<T: Real> BlockObserver<T> for CountBlock<'_, T> {
-    fn after_step(&mut self, _blk: &mut Block<T>, _k: u64) {
+    fn after_step(&mut self, _at: &mut Points<T>, _k: u64) {
         for c in self.0.iter_mut() {
             *c += T::ONE;
         }

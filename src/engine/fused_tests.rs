@@ -2,6 +2,13 @@
 //! beside the engine they drive, rather than in `method`, which does not import the engine.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use crate::chaos::Layout;
+use crate::observe::chaos::ChaosObserver;
+use crate::observe::stop::StopConditions;
+use crate::observe::Observer;
+use crate::section::{Direction, Section};
 
 use crate::engine::cpu::tests::every_case;
 use crate::engine::{CpuEngine, Engine, Integrator};
@@ -66,8 +73,9 @@ fn the_fused_path_advances_as_the_block_path_bit_for_bit() {
     assert!(compared > 50, "{compared}");
 }
 
-/// What takes the fused path: explicit steps within the group's stage slots; iterated
-/// implicit solves, discrete maps and wider points take the block path.
+/// What takes the fused path: explicit steps within the group's stage slots and the
+/// components per point it is compiled for; iterated implicit solves, discrete maps and
+/// other widths take the block path.
 #[test]
 fn iterated_solves_and_discrete_maps_take_the_block_path() {
     let system = |name: &str| System::new(name, &BTreeMap::new()).unwrap();
@@ -92,7 +100,10 @@ fn iterated_solves_and_discrete_maps_take_the_block_path() {
     ));
     assert_eq!(width(1), Some(64));
     assert_eq!(width(2), Some(128));
-    assert_eq!(width(3), None);
+    assert_eq!(width(3), Some(192));
+    assert_eq!(width(10), Some(640));
+    assert_eq!(width(5), None);
+    assert_eq!(width(12), None);
 }
 
 /// Through the engine, with blocks of several groups and a short last group (150 points: on
@@ -126,4 +137,142 @@ fn the_engine_runs_blocks_of_several_groups_as_the_block_path() {
         assert!(run(&k64, true).0 == run(&k64, false).0, "f64 {method:?}");
         assert!(run(&k32, true).1 == run(&k32, false).1, "f32 {method:?}");
     }
+}
+
+/// Per observer kind, the observer, the start state (with its carried words) and its kind's
+/// name: the chaos indicators with one and two deviation vectors (and three where d > 1), a
+/// section, a stop condition that stops some points at different steps.
+fn observer_cases(
+    system: &System,
+    init: &State<f64>,
+) -> Vec<(Arc<dyn Observer>, State<f64>, &'static str)> {
+    let d = system.dof();
+    let chaos = |vectors: usize, sali: bool| {
+        let layout = Layout {
+            vectors,
+            fli: sali,
+            sali,
+        };
+        let o = Arc::new(ChaosObserver {
+            weights: None,
+            layout,
+        });
+        let state = init.with_deviations(vectors, layout.width(), |i, row| {
+            for (j, x) in row.iter_mut().enumerate() {
+                let unit = if j % (2 * d + 1) == 0 { 1.0 } else { 0.0 };
+                *x = unit + 0.01 * ((i * 7 + j * 3) % 11) as f64;
+            }
+        });
+        (o as Arc<dyn Observer>, state, "chaos")
+    };
+    let section = Section {
+        momentum: false,
+        index: 0,
+        value: 0.0,
+        direction: Direction::Both,
+        max: 5,
+        d,
+    };
+    let stop = StopConditions::parse(&["q1 > 0.1 + t".into()], system).unwrap();
+    let mut stopped_state = init.clone();
+    stopped_state.chaos = vec![0.0; crate::observe::stop::WIDTH * init.n];
+    let mut cases = vec![
+        chaos(1, false),
+        chaos(2, true),
+        (Arc::new(section) as _, init.clone(), "section"),
+        (Arc::new(stop) as _, stopped_state, "stop"),
+    ];
+    if d > 1 {
+        cases.push(chaos(3, false));
+    }
+    cases
+}
+
+/// Per precision (f64, f32): the state's bytes and a section's crossings (counts and rows)
+/// after advancing `state` by 60 and 90 steps of `k64` / `k32`, on the fused path (`fuse`;
+/// stop conditions too) or the block path alone.
+type Advanced = (
+    Vec<u8>,
+    Vec<u8>,
+    Option<(Vec<u64>, (usize, Vec<f64>))>,
+    Option<(Vec<u64>, (usize, Vec<f64>))>,
+);
+
+fn advanced_with(k64: &Integrator, k32: &Integrator, state: &State<f64>, fuse: bool) -> Advanced {
+    let mut e = CpuEngine::new(k64, state.clone()).with_stops_fused();
+    let mut e32 = CpuEngine::new(k32, state.convert::<f32>()).with_stops_fused();
+    assert!(e.observed_program().is_some());
+    for steps in [60, 90] {
+        if fuse {
+            e.advance(steps).unwrap();
+            e32.advance(steps).unwrap();
+        } else {
+            e.advance_on_blocks(steps).unwrap();
+            e32.advance_on_blocks(steps).unwrap();
+        }
+    }
+    let rows = |c: Option<crate::section::Crossings>| c.map(|c| (c.seen.clone(), c.rows(0.05, 0)));
+    let (c64, c32) = (e.crossings().unwrap(), e32.crossings().unwrap());
+    (
+        e.state().unwrap().to_bytes(),
+        e32.state().unwrap().to_bytes(),
+        rows(c64),
+        rows(c32),
+    )
+}
+
+/// The integrator's per-step observers run on the fused path and give the block path's bits:
+/// the state, the carried words (chaos accumulators, stop records) and a section's crossings,
+/// per observer kind (`observer_cases`), on the pendulum and Hénon–Heiles, f64 and f32, plain
+/// and compensated, advanced in two pieces over 150 points (several groups, a short last one).
+#[test]
+fn observers_on_the_fused_path_give_the_block_paths_bits() {
+    let mut compared = 0;
+    for name in ["pendulum", "henon-heiles"] {
+        let system = System::new(name, &BTreeMap::new()).unwrap();
+        let init = crate::ensemble::EnsembleRequest::disk(150, 0.3, 5)
+            .resolve(&system)
+            .unwrap()
+            .generate(&system, 0.05)
+            .unwrap();
+        for (observer, state, what) in observer_cases(&system, &init) {
+            for method in [Method::Verlet, Method::Yoshida4, Method::Rk4] {
+                for compensated in [false, true] {
+                    let what = format!(
+                        "{name} {method:?} {what} {} compensated {compensated}",
+                        state.nt
+                    );
+                    let k = |solver| {
+                        Integrator::new(system.clone(), method, 0.05, solver)
+                            .unwrap()
+                            .with_compensation(compensated)
+                            .with_observer(observer.clone())
+                    };
+                    let (k64, k32) = (
+                        k(Solver::default_for::<f64>()),
+                        k(Solver::default_for::<f32>()),
+                    );
+                    let fused = advanced_with(&k64, &k32, &state, true);
+                    let blocks = advanced_with(&k64, &k32, &state, false);
+                    assert!(fused.0 == blocks.0, "f64 {what}");
+                    assert!(fused.1 == blocks.1, "f32 {what}");
+                    assert!(
+                        fused.2 == blocks.2 && fused.3 == blocks.3,
+                        "crossings {what}"
+                    );
+                    if what.contains("section") {
+                        let (seen, _) = fused.2.clone().unwrap();
+                        assert!(seen.iter().sum::<u64>() > 100, "{what}: {seen:?}");
+                    }
+                    if what.contains("stop") {
+                        let st = State::<f64>::from_bytes(&fused.0).unwrap();
+                        let stopped = st.chaos[..st.n].iter().filter(|&&c| c != 0.0).count();
+                        assert!((1..st.n).contains(&stopped), "{what}: {stopped} stopped");
+                    }
+                    compared += 1;
+                }
+            }
+        }
+    }
+    assert_eq!(compared, 54);
 }

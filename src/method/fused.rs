@@ -2,8 +2,8 @@
 //! time, many steps per pass, as the GPU kernel runs one point per thread. The block path
 //! (`block::Cpu`) runs each statement of the step as its own loop over a block of a few
 //! hundred points, each through the block's vectors and the gradients' dispatch over systems.
-//! Here a group is a few vector registers' worth of points per component (64 points: four
-//! 512-bit registers of f32, eight of f64), its vectors fixed-size arrays, so each statement
+//! Here a group is 64 points, a few vector registers' worth per component (four 512-bit
+//! registers of f32, eight of f64), its vectors fixed-size arrays, so each statement
 //! is a loop of constant length, and the system's gradients are compiled into the loop
 //! that runs the statements (one copy per system: `Visit`), with no call between them.
 //!
@@ -15,12 +15,17 @@
 //! give the same bits (tests: `method::fused::tests`). A step that needs the block's
 //! machinery takes the block path: iterated implicit solves (their per-point convergence
 //! bookkeeping), a discrete map's step, more stage slots than a group holds, or a number of
-//! components per point that no group width fits (`width`). The engine also keeps the block
-//! path for the integrator's per-step observers (chaos, sections), which read the block
-//! between steps.
+//! components per point that no group width fits (`width`).
+//!
+//! The integrator's per-step observers (chaos indicators, sections, stop conditions) run here
+//! too: the engine passes a `Between`, which is given each group's points (`Points`) before
+//! and after each of its steps, as the block path gives its block's, and which says when
+//! every point of a group has stopped; such a group takes no further step. (The engine keeps
+//! runs with stop conditions on the block path, where their bytecode runs over a whole block:
+//! measured faster; see `CpuEngine::stops`.)
 
 use super::ops::{Lin, Node, Ops, StageSolve, Vector, LIN_NODES};
-use super::{Method, Partial, Stage};
+use super::{Method, Partial, Points, Stage};
 use crate::float::{compensated_sum, Real};
 use crate::simd::Level;
 use crate::system::{Hamiltonian, HamiltonianSystem, System, Visit};
@@ -34,7 +39,7 @@ const VECTORS: usize = 8 + STAGES;
 /// Points per group: four 512-bit registers of f32 per component, eight of f64. A loop of
 /// that many f64 stays a loop for the compiler to vectorise; at 32 it unrolls it into
 /// scalar operations first.
-const POINTS: usize = 64;
+pub const POINTS: usize = 64;
 
 /// Where `x` lives in a group (`Lanes::v`); `None` for a stage slot beyond the group's.
 fn slot(x: Vector) -> Option<usize> {
@@ -236,11 +241,16 @@ pub fn fusable(method: Method, system: &System, compensated: bool) -> bool {
     Program::<f64>::record(method, system, 1.0, compensated).is_some()
 }
 
+/// Components per point the fused path is compiled for: a plain point of 1 to 4 degrees of
+/// freedom, and points with tangent columns (`--tangent`, the chaos indicators' deviation
+/// vectors): d·(1 + nt) up to 10 (Hénon–Heiles with GALI_4). Each is one more copy of the
+/// groups' loops per system and precision.
+const COMPS: [usize; 7] = [1, 2, 3, 4, 6, 8, 10];
+
 /// The values per vector of a group with `comps` components per point, among the sizes the
-/// fused path is compiled for, or `None` (then the block path): `POINTS` points.
+/// fused path is compiled for (`COMPS`), or `None` (then the block path): `POINTS` points.
 pub fn width(comps: usize) -> Option<usize> {
-    let n = POINTS * comps;
-    [64, 128].contains(&n).then_some(n)
+    COMPS.contains(&comps).then_some(POINTS * comps)
 }
 
 /// A group of points: every vector of the step as N values (W points × the components per
@@ -261,6 +271,29 @@ impl<T: Real, const N: usize> Lanes<T, N> {
             v: [[T::ZERO; N]; VECTORS],
             eq: [T::ZERO; N],
             ep: [T::ZERO; N],
+        }
+    }
+
+    /// The group's points as the observers see them (`Points`): `w` points, `d` degrees of
+    /// freedom, `nt` tangent columns; the carried errors where `compensated`.
+    fn points(&mut self, w: usize, at: (usize, usize, Level), compensated: bool) -> Points<'_, T> {
+        let (d, nt, level) = at;
+        let [q, p, _, _, dq, dp, ..] = &mut self.v;
+        let (eq, ep): (&mut [T], &mut [T]) = match compensated {
+            true => (&mut self.eq, &mut self.ep),
+            false => (&mut [], &mut []),
+        };
+        Points {
+            n: w,
+            d,
+            nt,
+            level,
+            q,
+            p,
+            dq,
+            dp,
+            eq,
+            ep,
         }
     }
 
@@ -396,33 +429,62 @@ pub struct Run<'a, T> {
     pub steps: u64,
 }
 
+/// What runs between a group's steps besides the method: the engine's per-step observers,
+/// given the group's points (`Points`) by its index in the block (`g`, 0 first).
+pub trait Between<T> {
+    /// Group `g` loaded, before its first step: whether it takes steps (false: every point of
+    /// it has stopped).
+    fn start(&mut self, g: usize, at: &mut Points<T>) -> bool;
+    /// Before each of group `g`'s steps.
+    fn before_step(&mut self, g: usize, at: &Points<T>);
+    /// After group `g`'s step `k` (0 first): whether it takes further steps.
+    fn after_step(&mut self, g: usize, at: &mut Points<T>, k: u64) -> bool;
+}
+
 /// Advance a block of points, given as per-component slices of the state (q's components,
 /// then p's, then, compensated, those of eq and ep), by `run.steps` steps, group by group; a
 /// short last group is padded with copies of its first point, as a block is. The caller has
 /// checked that `width` has a size for the components.
 pub fn advance<T: Real>(run: &Run<T>, parts: &mut [&mut [T]]) {
-    match width(run.comps) {
-        Some(64) => advance_in::<T, 64>(run, parts),
-        Some(128) => advance_in::<T, 128>(run, parts),
-        _ => unreachable!("the caller checks `width`"),
+    advance_between(run, parts, None)
+}
+
+/// `advance` with `between` run before and after each group's steps (`Between`).
+pub fn advance_between<T: Real>(
+    run: &Run<T>,
+    parts: &mut [&mut [T]],
+    between: Option<&mut dyn Between<T>>,
+) {
+    macro_rules! sizes {
+        ($($c:literal),*) => {
+            match width(run.comps) {
+                $(Some(n) if n == POINTS * $c => advance_in::<T, { POINTS * $c }>(run, parts, between),)*
+                _ => unreachable!("the caller checks `width`"),
+            }
+        };
     }
+    sizes!(1, 2, 3, 4, 6, 8, 10)
 }
 
 /// `run_groups` for the inner system (`Visit`).
-struct Groups<'a, 'p, T, const N: usize> {
+struct Groups<'a, 'b, T, const N: usize> {
     run: &'a Run<'a, T>,
     groups: &'a mut [Lanes<T, N>],
-    parts: std::marker::PhantomData<&'p ()>,
+    between: Option<&'a mut (dyn Between<T> + 'b)>,
 }
 
 impl<T: Real, const N: usize> Visit for Groups<'_, '_, T, N> {
     type Out = ();
     fn visit<H: Hamiltonian>(self, system: &H) {
-        run_groups(self.run, self.groups, system);
+        run_groups(self.run, self.groups, system, self.between);
     }
 }
 
-fn advance_in<T: Real, const N: usize>(run: &Run<T>, parts: &mut [&mut [T]]) {
+fn advance_in<T: Real, const N: usize>(
+    run: &Run<T>,
+    parts: &mut [&mut [T]],
+    between: Option<&mut dyn Between<T>>,
+) {
     let Some(system) = run.system.hamiltonian() else {
         unreachable!("`Program::record` takes Hamiltonian systems only")
     };
@@ -444,7 +506,7 @@ fn advance_in<T: Real, const N: usize>(run: &Run<T>, parts: &mut [&mut [T]]) {
     system.visit(Groups::<T, N> {
         run,
         groups: &mut groups,
-        parts: std::marker::PhantomData,
+        between,
     });
     for (i, g) in groups.iter().enumerate() {
         let (start, len) = (i * w, w.min(m - i * w));
@@ -460,12 +522,14 @@ fn advance_in<T: Real, const N: usize>(run: &Run<T>, parts: &mut [&mut [T]]) {
 /// Every group's prologue, then step after step over all groups: the groups are
 /// independent, so the processor overlaps one group's step with the next one's (a group's
 /// steps depend on each other, and alone would leave it waiting on the sine's chain of
-/// operations). Compiled per system and for the run's vector level.
+/// operations). With `between`, its hooks around each group's step, and a group whose points
+/// have all stopped takes no further step. Compiled per system and for the run's vector level.
 #[inline(never)]
 fn run_groups<T: Real, const N: usize, H: Hamiltonian>(
     run: &Run<T>,
     groups: &mut [Lanes<T, N>],
     system: &H,
+    between: Option<&mut (dyn Between<T> + '_)>,
 ) {
     let at = At {
         system,
@@ -475,15 +539,48 @@ fn run_groups<T: Real, const N: usize, H: Hamiltonian>(
     };
     let tmp = &mut *Box::new(Temps([[T::ZERO; N]; LIN_NODES]));
     let program = run.program;
+    let Some(between) = between else {
+        run.level.run(
+            #[inline(always)]
+            || {
+                for g in groups.iter_mut() {
+                    g.run(&program.prologue, &at, tmp);
+                }
+                for _ in 0..run.steps {
+                    for g in groups.iter_mut() {
+                        g.run(&program.step, &at, tmp);
+                    }
+                }
+            },
+        );
+        return;
+    };
+    let (w, compensated) = (N / run.comps, run.compensated);
+    let shape = (run.d, run.comps / run.d - 1, run.level);
+    let mut running: Vec<bool> = groups
+        .iter_mut()
+        .enumerate()
+        .map(|(i, g)| between.start(i, &mut g.points(w, shape, compensated)))
+        .collect();
     run.level.run(
         #[inline(always)]
         || {
-            for g in groups.iter_mut() {
+            for (g, _) in groups.iter_mut().zip(&running).filter(|(_, &r)| r) {
                 g.run(&program.prologue, &at, tmp);
             }
-            for _ in 0..run.steps {
-                for g in groups.iter_mut() {
+            for k in 0..run.steps {
+                let mut any = false;
+                for (i, (g, r)) in groups.iter_mut().zip(running.iter_mut()).enumerate() {
+                    if !*r {
+                        continue;
+                    }
+                    between.before_step(i, &g.points(w, shape, compensated));
                     g.run(&program.step, &at, tmp);
+                    *r = between.after_step(i, &mut g.points(w, shape, compensated), k);
+                    any |= *r;
+                }
+                if !any {
+                    break;
                 }
             }
         },

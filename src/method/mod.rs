@@ -35,6 +35,7 @@ pub mod implicit_midpoint;
 pub mod kick_drift;
 pub mod modified;
 pub mod ops;
+pub mod points;
 pub mod position_verlet;
 #[macro_use]
 mod registry;
@@ -54,6 +55,7 @@ use crate::system::System;
 pub use block::{partial, Block, Cpu};
 pub use implicit::{Solver, Stage};
 pub use ops::{Ops, Vector};
+pub use points::Points;
 pub use registry::Scheme;
 
 /// Static description of a method for `phaseflow list`.

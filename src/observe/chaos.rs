@@ -11,7 +11,7 @@
 use super::{BlockObserver, BlockRun, CpuObserver, DriverLines, DriverSite, Observer};
 use crate::chaos::{self, Layout, WIDTH};
 use crate::float::Real;
-use crate::method::Block;
+use crate::method::Points;
 
 pub const SOURCE: &str = include_str!("../../shaders/common/chaos.wgsl");
 
@@ -152,15 +152,15 @@ impl<T: Real> BlockObserver<T> for ChaosBlock<'_, T> {
 
     /// `chaos::update` on the block, then `chaos::update_more` where the layout has more
     /// than MEGNO and λ's, with the block's vector instructions (`simd`).
-    fn after_step(&mut self, k: &mut Block<T>, _step: u64) {
+    fn after_step(&mut self, k: &mut Points<T>, _step: u64) {
         let (b, weights, layout) = (self.b, self.weights, self.layout);
         let (sums, scratch) = self.acc.split_at_mut(layout.width() * b);
         let level = k.level;
         level.run(
             #[inline(always)]
             || {
-                let x: [&mut [T]; 2] = [&mut k.q, &mut k.p];
-                let y: [&mut [T]; 2] = [&mut k.dq, &mut k.dp];
+                let x: [&mut [T]; 2] = [&mut *k.q, &mut *k.p];
+                let y: [&mut [T]; 2] = [&mut *k.dq, &mut *k.dp];
                 chaos::update(x, y, &mut sums[..WIDTH * b], scratch, (b, k.d), weights);
                 if layout != Layout::PLAIN {
                     let x: [&mut [T]; 2] = [&mut k.q, &mut k.p];

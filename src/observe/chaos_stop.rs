@@ -13,7 +13,7 @@ use super::chaos::{ChaosBlock, ChaosCpu, ChaosObserver};
 use super::stop::{StopBlock, StopConditions, StopCpu};
 use super::{BlockObserver, BlockRun, CpuObserver, DriverLines, DriverSite, Observer};
 use crate::float::Real;
-use crate::method::Block;
+use crate::method::Points;
 
 /// The two observers, in this order (named as the chaos observer, whose place it takes).
 #[derive(Debug, Clone)]
@@ -147,12 +147,12 @@ impl<T: Real> BlockObserver<T> for Both<'_, T> {
         self.keep_new();
     }
 
-    fn before_step(&mut self, blk: &Block<T>) {
+    fn before_step(&mut self, blk: &Points<T>) {
         self.chaos.before_step(blk);
         self.stop.before_step(blk);
     }
 
-    fn after_step(&mut self, blk: &mut Block<T>, k: u64) {
+    fn after_step(&mut self, blk: &mut Points<T>, k: u64) {
         self.chaos.after_step(blk, k);
         let b = self.b;
         for (i, row) in &self.kept {

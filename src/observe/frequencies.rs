@@ -17,7 +17,7 @@ use super::{BlockObserver, BlockRun, CpuObserver, DriverLines, DriverSite, Obser
 use crate::error::Result;
 use crate::float::Real;
 use crate::input_err;
-use crate::method::Block;
+use crate::method::Points;
 use crate::naff;
 
 pub const SOURCE: &str = include_str!("../../shaders/common/frequencies.wgsl");
@@ -415,7 +415,7 @@ impl<T: Real> BlockObserver<T> for FrequencyBlock<'_, T> {
         self.m = m;
     }
 
-    fn after_step(&mut self, blk: &mut Block<T>, k: u64) {
+    fn after_step(&mut self, blk: &mut Points<T>, k: u64) {
         let s = self.k0 + k + 1;
         let spec = self.spec;
         if !s.is_multiple_of(spec.stride) || s / spec.stride > spec.samples as u64 {

@@ -28,7 +28,7 @@ use std::fmt::Debug;
 use std::sync::Arc;
 
 use crate::float::Real;
-use crate::method::Block;
+use crate::method::Points;
 use crate::section::Crossings;
 use crate::system::System;
 use frequencies::FrequencyTable;
@@ -126,14 +126,16 @@ pub struct BlockRun<'a, T> {
     pub blocks: usize,
 }
 
-/// An observer's hook on one block of the CPU engine for one advance.
+/// An observer's hook on one block of the CPU engine for one advance. The engine gives it the
+/// block's points between steps (`Points`): a block of the block path, or a group of 64
+/// points of the fused path (`method::fused`), `BlockRun::b` points either way.
 pub trait BlockObserver<T: Real>: Send {
     /// Before the first step: the block's first `m` points are real, the rest padding.
     fn start(&mut self, _m: usize) {}
     /// Before each step.
-    fn before_step(&mut self, _blk: &Block<T>) {}
+    fn before_step(&mut self, _at: &Points<T>) {}
     /// After step `k` of the advance (0 first).
-    fn after_step(&mut self, blk: &mut Block<T>, k: u64);
+    fn after_step(&mut self, at: &mut Points<T>, k: u64);
     /// The block's points this hook has stopped (`--stop-when`, `stop`), per point of the
     /// block (padding: false), and how many: a stopped point stays stopped, and the engine
     /// keeps its components as they were after the step it stopped on (or at the start of the

@@ -7,7 +7,7 @@
 
 use super::{BlockObserver, BlockRun, CpuObserver, DriverLines, DriverSite, Observer};
 use crate::float::Real;
-use crate::method::Block;
+use crate::method::Points;
 use crate::section::locate::{check_block, BlockStep, Scratch, NEWTON_ITERATIONS};
 use crate::section::store::BlockRecords;
 use crate::section::{Crossings, Direction, Section, SectionStore};
@@ -124,13 +124,13 @@ impl<T: Real> BlockObserver<T> for SectionBlock<'_, T> {
         self.m = m;
     }
 
-    fn before_step(&mut self, blk: &Block<T>) {
+    fn before_step(&mut self, blk: &Points<T>) {
         let nq = self.q0.len();
         self.q0.copy_from_slice(&blk.q[..nq]);
         self.p0.copy_from_slice(&blk.p[..nq]);
     }
 
-    fn after_step(&mut self, blk: &mut Block<T>, k: u64) {
+    fn after_step(&mut self, blk: &mut Points<T>, k: u64) {
         let nq = self.q0.len();
         let st = BlockStep {
             b: self.b,

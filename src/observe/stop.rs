@@ -23,7 +23,7 @@ use crate::error::{Error, Result};
 use crate::expr::parse::{parse_comparison, Compare};
 use crate::expr::program::{Inputs, Program};
 use crate::float::Real;
-use crate::method::Block;
+use crate::method::Points;
 use crate::system::System;
 
 pub const SOURCE: &str = include_str!("../../shaders/common/stop.wgsl");
@@ -357,7 +357,7 @@ impl<'a, T: Real> StopBlock<'a, T> {
 
     /// After step `k`: each running point's conditions in order, the thresholds reading the
     /// chaos accumulators `acc` (rows of `b` values, `State::chaos`'s order) where given.
-    pub(super) fn test(&mut self, blk: &mut Block<T>, k: u64, acc: Option<&[T]>) {
+    pub(super) fn test(&mut self, blk: &mut Points<T>, k: u64, acc: Option<&[T]>) {
         self.calls = k + 1;
         if self.stopped_count == self.m {
             return;
@@ -437,7 +437,7 @@ impl<T: Real> BlockObserver<T> for StopBlock<'_, T> {
         self.out = vec![T::ZERO; b];
     }
 
-    fn after_step(&mut self, blk: &mut Block<T>, k: u64) {
+    fn after_step(&mut self, blk: &mut Points<T>, k: u64) {
         self.test(blk, k, None);
     }
 

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
-use crate::options::{Backend, Precision};
+use crate::options::{Backend, Precision, Store};
 
 mod accuracy;
 mod chaos;
@@ -310,6 +310,11 @@ pub struct RunArgs {
     /// stats.csv and states of the whole ensemble, bit for bit.
     #[arg(long, value_name = "K/N")]
     pub shard: Option<String>,
+    /// Where the per-point arrays go (--save-states' states, --chaos's indicators): npy, a file
+    /// per snapshot (DIR/states/step_<k>.npy, DIR/chaos/step_<k>.npy), or zarr, one compressed
+    /// Zarr v3 store DIR/states.zarr, filled as the run goes [default: npy].
+    #[arg(long, value_name = "npy|zarr")]
+    pub store: Option<Store>,
     /// Spread the ensemble over several GPUs of this machine: `all`, or their numbers in
     /// `phaseflow devices` order (e.g. 0,1); statistics merged bit for bit as on one GPU.
     #[arg(long, value_name = "all|LIST")]

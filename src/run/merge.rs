@@ -16,7 +16,9 @@
 use std::path::{Path, PathBuf};
 
 use crate::checksum::crc32;
-use crate::config::{load_recorded, OutputDir, RunBuilder, RunConfig, RunFile, MAX_CONFIG_BYTES};
+use crate::config::{
+    load_recorded, OutputDir, RunBuilder, RunConfig, RunFile, Store, MAX_CONFIG_BYTES,
+};
 use crate::ensemble::shard::Shard;
 use crate::error::{Error, Result};
 use crate::input_err;
@@ -334,7 +336,13 @@ pub fn merge(dirs: &[PathBuf], dest: &OutputDir) -> Result<MergeSummary> {
         rows.push(row);
         states_crc.push(crcs);
     }
-    if cfg.save_states {
+    let zarr = cfg.store == Store::Zarr && (cfg.save_states || cfg.chaos.is_some());
+    let dirs: Vec<&Path> = shards.iter().map(|s| s.dir.as_path()).collect();
+    let read = |k: usize, rel: &Path| shards[k].read(rel, u64::MAX);
+    if zarr {
+        // The shards' stores: each chunk file checked against its shard's manifest.
+        super::store::merge(&cfg, &dirs, read, None)?;
+    } else if cfg.save_states {
         // Checked here and read again below: the files are not all held in memory at once.
         for (&step, crcs) in steps.iter().zip(&states_crc) {
             for (s, &crc) in shards.iter().zip(crcs) {
@@ -342,13 +350,18 @@ pub fn merge(dirs: &[PathBuf], dest: &OutputDir) -> Result<MergeSummary> {
             }
         }
     }
-    merge_indicators(&cfg, &shards, None)?;
+    if !zarr {
+        merge_indicators(&cfg, &shards, None)?;
+    }
     let stops = merge_stops(&cfg, &shards)?;
     // Everything is read and checked: only now touch --out.
     let out = dest.path.as_path();
     let _lock = folder::prepare(out, folder::Layout::Run, dest.force)?;
     let mut states = 0;
-    if cfg.save_states {
+    if zarr {
+        super::store::merge(&cfg, &dirs, read, Some(out))?;
+        states = steps.len() * usize::from(cfg.save_states);
+    } else if cfg.save_states {
         for (&step, crcs) in steps.iter().zip(&states_crc) {
             let name = format!("step_{step}.npy");
             let files = shards
@@ -362,7 +375,9 @@ pub fn merge(dirs: &[PathBuf], dest: &OutputDir) -> Result<MergeSummary> {
             states += 1;
         }
     }
-    merge_indicators(&cfg, &shards, Some(out))?;
+    if !zarr {
+        merge_indicators(&cfg, &shards, Some(out))?;
+    }
     if let Some(stops) = stops {
         write_atomic(&out.join(super::stops::STOPS_FILE), &stops)?;
     }

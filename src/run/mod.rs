@@ -31,6 +31,7 @@ mod resources;
 mod resume;
 pub mod section;
 mod stops;
+pub mod store;
 mod tracker;
 mod validate;
 mod validate_extras;

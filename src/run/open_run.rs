@@ -212,6 +212,7 @@ fn refuse_whole_run_options(cfg: &RunConfig) -> Result<()> {
         (cfg.shard.is_some(), "shard"),
         (cfg.section.is_some(), "section"),
         (cfg.save_states, "save_states"),
+        (cfg.store == crate::config::Store::Zarr, "store"),
         (cfg.checkpoint_every.is_some(), "checkpoint_every"),
     ];
     match refused.into_iter().find(|(given, _)| *given) {

@@ -537,6 +537,7 @@ fn write_run_files<T: Real>(
         None => None,
     };
     super::chaos_map::write(cfg, out, out)?;
+    super::store::finish(cfg, out)?;
     let notes: Vec<(&str, u64)> = [
         ("refine_capped_at_step", tracker.capped_at),
         ("refine_stuck_at_step", tracker.stuck_at),

@@ -102,7 +102,9 @@ fn the_store_holds_the_npy_files_values_bit_for_bit() {
         let want = npy(&files, &format!("states/step_{step}.npy"));
         let got = &states[i * per_snapshot..(i + 1) * per_snapshot];
         assert!(
-            want.iter().zip(got).all(|(a, b)| a.to_bits() == b.to_bits()),
+            want.iter()
+                .zip(got)
+                .all(|(a, b)| a.to_bits() == b.to_bits()),
             "states at step {step}"
         );
         let chaos = npy(&files, &format!("chaos/step_{step}.npy"));
@@ -113,7 +115,9 @@ fn the_store_holds_the_npy_files_values_bit_for_bit() {
             let got = &values[i * 10_000..(i + 1) * 10_000];
             let want: Vec<f64> = chaos.iter().skip(j).step_by(2).copied().collect();
             assert!(
-                want.iter().zip(got).all(|(a, b)| a.to_bits() == b.to_bits()),
+                want.iter()
+                    .zip(got)
+                    .all(|(a, b)| a.to_bits() == b.to_bits()),
                 "{name} at step {step}"
             );
         }
@@ -178,7 +182,11 @@ fn shards_write_one_store_that_merges_to_the_whole_runs() {
     for name in ["state", "state_time"] {
         let (want, got) = (array(&whole, name), array(&merged, name));
         assert_eq!(want.0, got.0, "{name}");
-        let same = want.2.iter().zip(&got.2).all(|(a, b)| a.to_bits() == b.to_bits());
+        let same = want
+            .2
+            .iter()
+            .zip(&got.2)
+            .all(|(a, b)| a.to_bits() == b.to_bits());
         assert!(same && want.2.len() == got.2.len(), "{name} differs");
     }
     assert_eq!(
@@ -214,9 +222,15 @@ fn a_resumed_run_continues_its_store() {
         .arg(&part)
         .assert()
         .code(130);
-    assert!(!complete(&part), "an interrupted run's store is not complete");
+    assert!(
+        !complete(&part),
+        "an interrupted run's store is not complete"
+    );
     let (_, _, partial) = array(&part, "state");
-    assert!(partial.iter().any(|v| v.is_nan()), "snapshots still to come");
+    assert!(
+        partial.iter().any(|v| v.is_nan()),
+        "snapshots still to come"
+    );
     phaseflow()
         .args(["resume", "--quiet"])
         .arg(&part)

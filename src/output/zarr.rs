@@ -95,7 +95,10 @@ impl Zarr {
     }
 
     /// Write the group's metadata (`zarr.json` at the root) with `attributes`.
-    pub fn write_group(&self, attributes: serde_json::Map<String, serde_json::Value>) -> Result<()> {
+    pub fn write_group(
+        &self,
+        attributes: serde_json::Map<String, serde_json::Value>,
+    ) -> Result<()> {
         let mut group = GroupBuilder::new()
             .build(self.store.clone(), "/")
             .map_err(|e| failed(&self.root, e))?;
@@ -191,9 +194,7 @@ impl Zarr {
         let offsets = RawBytesOffsets::new(offsets).map_err(|e| failed(&path, e))?;
         let bytes = ArrayBytes::new_vlen(names.concat().into_bytes(), offsets)
             .map_err(|e| failed(&path, e))?;
-        array
-            .store_chunk(&[0], bytes)
-            .map_err(|e| failed(&path, e))
+        array.store_chunk(&[0], bytes).map_err(|e| failed(&path, e))
     }
 
     /// The values at the index `lead` of the first dimension of the array `name` (one

@@ -57,7 +57,11 @@ fn indicator_names(cfg: &RunConfig) -> Vec<String> {
 /// The snapshot steps whose states (`save_states`) and whose indicators the run saves.
 fn saved_steps(cfg: &RunConfig) -> (Vec<u64>, Vec<u64>) {
     let steps = cfg.snapshot_steps();
-    let states = if cfg.save_states { steps.clone() } else { Vec::new() };
+    let states = if cfg.save_states {
+        steps.clone()
+    } else {
+        Vec::new()
+    };
     let chaos = steps
         .into_iter()
         .filter(|&s| writes_indicators(cfg, s))

@@ -493,7 +493,9 @@ fn save_files<T: Real>(
 ) -> Result<()> {
     let indicators = encode_indicators(cfg, step, state);
     match cfg.store {
-        Store::Zarr => super::store::save::<T>(peers, gathers, out, cfg, (step, saved, indicators))?,
+        Store::Zarr => {
+            super::store::save::<T>(peers, gathers, out, cfg, (step, saved, indicators))?
+        }
         Store::Npy => {
             for (dir, bytes) in [("states", saved), (CHAOS_DIR, indicators)] {
                 if let Some(bytes) = bytes {

@@ -377,7 +377,8 @@ impl ValidateJob {
 const VALIDATE_UNUSED: &[(&[&str], &str)] = &[
     (&["shard"], "it compares the whole ensemble"),
     (&["devices"], "it compares one GPU with the CPU engine"),
-    (&["save-states", "store"], "it writes no files"),
+    (&["save-states"], "it writes no files"),
+    (&["store"], "it writes no files"),
     (&["checkpoint-every"], "it writes no files"),
     (
         &["refine-tol", "max-nodes"],

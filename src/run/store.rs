@@ -172,32 +172,33 @@ pub(super) fn save<T: Real>(
     if saved.is_none() && indicators.is_none() {
         return Ok(());
     }
-    let first = if gathers { 0 } else { cfg.first_point() };
-    let count = if gathers {
-        cfg.ensemble.points
-    } else {
-        cfg.local_points()
+    // The rows of the whole ensemble (gathered on rank 0, or one process's), else a shard's.
+    let first = if peers.many() { 0 } else { cfg.first_point() };
+    let data = |bytes: &'_ [u8]| -> Result<(usize, Vec<u8>)> {
+        npy::data_of(bytes)
+            .map(|(rows, _, _, d)| (rows, d.to_vec()))
+            .map_err(|m| input_err!("saving states: {m}"))
     };
+    let (saved, indicators) = (
+        saved.as_deref().map(data).transpose()?,
+        indicators.as_deref().map(data).transpose()?,
+    );
+    let count = saved.iter().chain(&indicators).map(|(rows, _)| *rows).next();
     let z = Zarr::open(&out.join(STORE_DIR))?;
     if !z.root().join("zarr.json").is_file() {
         let values = match std::mem::size_of::<T>() {
             4 => Values::F32,
             _ => Values::F64,
         };
-        create(cfg, &z, values, first, count)?;
+        create(cfg, &z, values, first, count.unwrap_or(0))?;
     }
-    let data = |bytes: &[u8]| -> Result<Vec<u8>> {
-        npy::data_of(bytes)
-            .map(|(.., d)| d.to_vec())
-            .map_err(|m| input_err!("saving states: {m}"))
-    };
     let (state_steps, chaos_steps) = saved_steps(cfg);
     let index = |steps: &[u64]| steps.iter().position(|&s| s == step).map(|i| i as u64);
-    if let (Some(bytes), Some(i)) = (saved, index(&state_steps)) {
-        z.write_rows("state", &[i], first as u64, &data(&bytes)?)?;
+    if let (Some((_, bytes)), Some(i)) = (saved, index(&state_steps)) {
+        z.write_rows("state", &[i], first as u64, &bytes)?;
     }
-    if let (Some(bytes), Some(i)) = (indicators, index(&chaos_steps)) {
-        let rows: Vec<f64> = bytemuck::pod_collect_to_vec(&data(&bytes)?);
+    if let (Some((_, bytes)), Some(i)) = (indicators, index(&chaos_steps)) {
+        let rows: Vec<f64> = bytemuck::pod_collect_to_vec(&bytes);
         let names = indicator_names(cfg);
         for (j, name) in names.iter().enumerate() {
             let column: Vec<f64> = rows.iter().skip(j).step_by(names.len()).copied().collect();

@@ -310,9 +310,8 @@ pub struct RunArgs {
     /// stats.csv and states of the whole ensemble, bit for bit.
     #[arg(long, value_name = "K/N")]
     pub shard: Option<String>,
-    /// Where the per-point arrays go (--save-states' states, --chaos's indicators): npy, a file
-    /// per snapshot (DIR/states/step_<k>.npy, DIR/chaos/step_<k>.npy), or zarr, one compressed
-    /// Zarr v3 store DIR/states.zarr, filled as the run goes [default: npy].
+    /// Saved states and chaos indicators as npy (a file per snapshot: DIR/states/, DIR/chaos/)
+    /// or zarr (one compressed Zarr v3 store DIR/states.zarr, filled as the run goes) [default: npy].
     #[arg(long, value_name = "npy|zarr")]
     pub store: Option<Store>,
     /// Spread the ensemble over several GPUs of this machine: `all`, or their numbers in

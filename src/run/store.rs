@@ -183,7 +183,11 @@ pub(super) fn save<T: Real>(
         saved.as_deref().map(data).transpose()?,
         indicators.as_deref().map(data).transpose()?,
     );
-    let count = saved.iter().chain(&indicators).map(|(rows, _)| *rows).next();
+    let count = saved
+        .iter()
+        .chain(&indicators)
+        .map(|(rows, _)| *rows)
+        .next();
     let z = Zarr::open(&out.join(STORE_DIR))?;
     if !z.root().join("zarr.json").is_file() {
         let values = match std::mem::size_of::<T>() {

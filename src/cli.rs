@@ -9,7 +9,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
-use crate::options::{Backend, Precision};
+use crate::options::{Backend, Precision, Store};
 
 mod accuracy;
 mod chaos;
@@ -310,8 +310,10 @@ pub struct RunArgs {
     /// stats.csv and states of the whole ensemble, bit for bit.
     #[arg(long, value_name = "K/N")]
     pub shard: Option<String>,
-    /// Spread the ensemble over several GPUs of this machine: `all`, or their numbers in
-    /// `phaseflow devices` order (e.g. 0,1); statistics merged bit for bit as on one GPU.
+    /// Saved states and indicators as npy files per snapshot or one Zarr store DIR/states.zarr [default: npy].
+    #[arg(long, value_name = "npy|zarr")]
+    pub store: Option<Store>,
+    /// Spread the ensemble over several GPUs of this machine: `all`, or their numbers in `phaseflow devices` order (e.g. 0,1); statistics merged bit for bit as on one GPU.
     #[arg(long, value_name = "all|LIST")]
     pub devices: Option<String>,
     #[command(flatten)]

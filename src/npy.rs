@@ -120,6 +120,17 @@ pub fn decode_f64(bytes: &[u8]) -> Result<Array2, String> {
     Ok(Array2 { rows, cols, data })
 }
 
+/// The data of a 2-D float .npy file as `encode` writes it: (rows, columns, bytes per value,
+/// the values' bytes).
+pub fn data_of(bytes: &[u8]) -> Result<(usize, usize, usize, &[u8]), String> {
+    let h = parse_header(bytes)?;
+    let data = bytes
+        .get(h.data_start..)
+        .filter(|d| d.len() == h.rows * h.cols * h.width)
+        .ok_or("the .npy file's data does not fill its shape")?;
+    Ok((h.rows, h.cols, h.width, data))
+}
+
 /// What an .npy header says about the array that follows it.
 struct Header {
     rows: usize,

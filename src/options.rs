@@ -48,6 +48,17 @@ impl Precision {
     }
 }
 
+/// Where a run writes its per-point arrays (the saved states, the chaos indicators).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum Store {
+    /// One .npy file per snapshot (states/step_<k>.npy, chaos/step_<k>.npy).
+    #[default]
+    Npy,
+    /// One Zarr v3 store, states.zarr: chunked over snapshots and points, compressed.
+    Zarr,
+}
+
 /// Default for `validate --tolerance`: the largest GPU−CPU deviation (f32, relative to the RMS
 /// size of the state's components) accepted. Roundoff differences (fused multiply-adds on the
 /// GPU) grow with the number of steps; 1e-3 leaves room for ~1e5 steps of a smooth flow while a

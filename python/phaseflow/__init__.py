@@ -44,6 +44,7 @@ __all__ = [
     "order",
     "show_modified_hamiltonian",
     "merge",
+    "open_run",
     "plot",
     "Study",
     "run",
@@ -258,6 +259,11 @@ class Run:
     def _snapshots(self) -> Tuple[np.ndarray, np.ndarray]:
         if self._states is None:
             assert self._folder is not None
+            store = self._store()
+            if store is not None and "state" in store:
+                array = store["state"]
+                self._states = (np.array(array.attrs["steps"], dtype=np.int64), array[...])
+                return self._states
             found = _numbered(self._folder / "states")
             steps = np.array([step for step, _ in found], dtype=np.int64)
             if found:
@@ -266,6 +272,15 @@ class Run:
                 states = np.empty((0, 0, 0))
             self._states = (steps, states)
         return self._states
+
+    def _store(self) -> Any:
+        """The run's Zarr store (``store="zarr"``) as a zarr group, or None without one (the
+        zarr package is needed to read one)."""
+        if self._folder is None or not (self._folder / "states.zarr").is_dir():
+            return None
+        import zarr
+
+        return zarr.open_group(str(self._folder / "states.zarr"), mode="r")
 
     @property
     def states(self) -> np.ndarray:
@@ -301,6 +316,17 @@ class Run:
         if self._chaos is None:
             assert self._folder is not None
             self._chaos = {step: np.load(f) for step, f in _numbered(self._folder / "chaos")}
+            store = self._store()
+            names = [n for n in (store.array_keys() if store is not None else [])
+                     if n.startswith("chaos_") and n != "chaos_time"]
+            if names:
+                # The store's one array per indicator, in the order asked for.
+                order = [c for name in str(self.config.get("chaos", "")).split(",")
+                         for c in (["sali", "sali_min"] if name == "sali" else [name])]
+                arrays = [store[f"chaos_{c}"] for c in order]
+                steps = arrays[0].attrs["steps"]
+                values = np.stack([a[...] for a in arrays], axis=-1)
+                self._chaos = {int(step): values[i] for i, step in enumerate(steps)}
         return self._chaos
 
     @property
@@ -578,6 +604,7 @@ def run(
     implicit_tol: Optional[float] = None,
     implicit_max_iter: Optional[int] = None,
     save_states: Optional[bool] = None,
+    store: Optional[Literal["npy", "zarr"]] = None,
     checkpoint_every: Optional[int] = None,
     shard: Optional[str] = None,
     devices: Optional[Union[str, Sequence[str]]] = None,
@@ -671,6 +698,7 @@ def sweep(
     implicit_tol: Optional[float] = None,
     implicit_max_iter: Optional[int] = None,
     save_states: Optional[bool] = None,
+    store: Optional[Literal["npy", "zarr"]] = None,
     checkpoint_every: Optional[int] = None,
     shard: Optional[str] = None,
     devices: Optional[Union[str, Sequence[str]]] = None,
@@ -902,6 +930,16 @@ def merge(
     return Run(folder, {}, folder)
 
 
+def open_run(path: PathLike) -> Run:
+    """A run's folder read back as a :class:`Run`: its statistics, configuration, saved
+    states and chaos indicators, from the .npy files or from the Zarr store ``states.zarr``
+    (``store="zarr"``; reading it needs the zarr package)."""
+    folder = Path(_path("path", path))
+    if not (folder / "config.toml").is_file():
+        raise ValueError(f"path={str(folder)!r}: no config.toml; give the folder of a run (its out)")
+    return Run(folder, {}, folder)
+
+
 @_documented
 def plot(
     folder: PathLike,
@@ -960,6 +998,7 @@ def validate(
     implicit_tol: Optional[float] = None,
     implicit_max_iter: Optional[int] = None,
     save_states: Optional[bool] = None,
+    store: Optional[Literal["npy", "zarr"]] = None,
     checkpoint_every: Optional[int] = None,
     shard: Optional[str] = None,
     devices: Optional[Union[str, Sequence[str]]] = None,

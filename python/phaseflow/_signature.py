@@ -52,7 +52,7 @@ FUNCTIONS: Dict[str, Tuple[str, Tuple[str, ...]]] = {
     # The options of a whole run (its length, its folder) do not apply to an ensemble
     # advanced step by step.
     "Ensemble": ("run", ("sweep", "steps", "out", "force", "shard", "reverse", "reference",
-                         "checkpoint_every", "save_states", "section", "section_max")),
+                         "checkpoint_every", "save_states", "store", "section", "section_max")),
     "sweep": ("run", ()),
     "validate": ("validate", ()),
     "study": ("study", ()),

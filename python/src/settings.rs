@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use pyo3::prelude::*;
 
-use phaseflow::config::{Backend, MethodChoice, Precision, RunBuilder, SystemChoice};
+use phaseflow::config::{Backend, MethodChoice, Precision, RunBuilder, Store, SystemChoice};
 
 use crate::keywords::Keywords;
 
@@ -145,6 +145,7 @@ fn stepping(mut b: RunBuilder, k: &mut Keywords<'_, '_>) -> PyResult<RunBuilder>
         RunBuilder::implicit_max_iter,
     );
     b = opt(b, k.switch("save_states")?, RunBuilder::save_states);
+    b = opt(b, k.choice::<Store>("store")?, RunBuilder::store);
     b = opt(
         b,
         k.count("checkpoint_every")?,

@@ -220,6 +220,7 @@ impl RunFile {
         f.lay_solver(&a.solver);
         f.lay_output(&a.output);
         over(&a.shard, &mut f.shard);
+        over(&a.store, &mut f.store);
         over(&a.devices, &mut f.devices);
         over(&a.accuracy.reference, &mut f.reference);
         if a.accuracy.reverse {
@@ -339,6 +340,7 @@ impl TryFrom<&ValidateArgs> for ValidateJob {
             "shard" => r.shard.is_some(),
             "devices" => r.devices.is_some(),
             "save-states" => r.output.save_states,
+            "store" => r.store.is_some(),
             "checkpoint-every" => r.output.checkpoint_every.is_some(),
             "refine-tol" => r.refine.refine_tol.is_some(),
             "max-nodes" => r.refine.max_nodes.is_some(),
@@ -378,6 +380,7 @@ const VALIDATE_UNUSED: &[(&[&str], &str)] = &[
     (&["shard"], "it compares the whole ensemble"),
     (&["devices"], "it compares one GPU with the CPU engine"),
     (&["save-states"], "it writes no files"),
+    (&["store"], "it writes no files"),
     (&["checkpoint-every"], "it writes no files"),
     (
         &["refine-tol", "max-nodes"],

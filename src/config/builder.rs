@@ -29,7 +29,7 @@ use std::path::PathBuf;
 use super::file::{EnsembleFile, RunFile};
 use super::RunConfig;
 use crate::error::Result;
-use crate::options::{Backend, Precision};
+use crate::options::{Backend, Precision, Store};
 
 /// How a run's system is given: a built-in system by name (`From<&str>`), a Hamiltonian as a
 /// formula in `dof` degrees of freedom (`dof` `None`: as many as its coordinates say), a
@@ -208,6 +208,8 @@ impl RunBuilder {
         compensated: bool,
         /// Keep the states of every snapshot.
         save_states: bool,
+        /// The saved states and chaos indicators as .npy files or one Zarr store.
+        store: Store,
         /// Carry the tangent map's 2d columns beside each point.
         tangent: bool,
         /// The modified Hamiltonian's error columns, with K correction terms.

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use super::RunConfig;
 use crate::ensemble::EnsembleSpec;
 use crate::error::{Error, Field, Result};
-use crate::options::{Backend, Precision};
+use crate::options::{Backend, Precision, Store};
 
 /// The ensemble table of a TOML file.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
@@ -84,6 +84,8 @@ pub struct RunFile {
     pub precision: Option<Precision>,
     pub compensated: Option<bool>,
     pub save_states: Option<bool>,
+    /// `--store npy|zarr`: where the per-point arrays go.
+    pub store: Option<Store>,
     pub tangent: Option<bool>,
     /// `--modified-hamiltonian K`: the modified Hamiltonian's error columns, K correction terms.
     pub modified_hamiltonian: Option<u32>,
@@ -263,6 +265,7 @@ impl RunConfig {
             precision: Some(self.precision),
             compensated: Some(self.compensated),
             save_states: Some(self.save_states),
+            store: (self.store != Store::Npy).then_some(self.store),
             tangent: Some(self.tangent),
             modified_hamiltonian: self.modified.as_ref().map(|m| m.terms),
             refine: e.is_loop().then_some(self.refine.is_some()),

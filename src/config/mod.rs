@@ -23,7 +23,7 @@ mod system;
 pub mod system_file;
 pub mod verdict;
 
-pub use crate::options::{Backend, Precision};
+pub use crate::options::{Backend, Precision, Store};
 pub use args::{
     method_by_name_or_file, parse_params, parse_vec, refuse_unused_validate_options, require_all,
     OutputDir, RunJob, ShowKernelJob, ValidateJob, SYSTEM_FLAGS,
@@ -67,6 +67,8 @@ pub struct RunConfig {
     /// Compensated summation of every update (`--compensated`, `method::compensated`).
     pub compensated: bool,
     pub save_states: bool,
+    /// `--store`: the saved states and chaos indicators as .npy files or one Zarr store.
+    pub store: Store,
     pub tangent: bool,
     /// `--modified-hamiltonian K`: H̃ with K correction terms at `dt`, whose errors the `mod_*`
     /// columns measure (shared: a configuration is cloned per run).
@@ -436,6 +438,7 @@ impl RunConfig {
             precision,
             compensated: f.compensated.unwrap_or(false),
             save_states: f.save_states.unwrap_or(false),
+            store: f.store.unwrap_or_default(),
             tangent: f.tangent.unwrap_or(false),
             modified,
             refine,

@@ -155,6 +155,18 @@ fn foreign(
                     }
                     true
                 }
+                // A run's Zarr store: its metadata and chunk files.
+                (Layout::Run, super::zarr::STORE_DIR) => {
+                    let mut files = Vec::new();
+                    store_files(&path, Path::new(""), &mut files)?;
+                    for f in files {
+                        let listed = listed(&Path::new(&name).join(&f));
+                        if !(own_store_file(&f) || listed) {
+                            found.push(rel.join(&name).join(f));
+                        }
+                    }
+                    true
+                }
                 // A method folder: a run's files only.
                 (Layout::Study | Layout::Sweep, _) => {
                     foreign(&path, (Layout::Run, own), &rel.join(&name), found)?;
@@ -171,6 +183,32 @@ fn foreign(
         }
     }
     Ok(())
+}
+
+/// The files under a store's folder `dir` (relative to it, `rel` so far); what is not a
+/// regular file or folder (a link) is listed too, so that it counts as foreign.
+fn store_files(dir: &Path, rel: &Path, files: &mut Vec<PathBuf>) -> Result<()> {
+    for e in read_dir(dir)? {
+        let path = rel.join(e.file_name());
+        if e.file_type().is_ok_and(|t| t.is_dir()) {
+            store_files(&e.path(), &path, files)?;
+        } else if e.file_type().is_ok_and(|t| t.is_file()) {
+            files.push(path);
+        } else {
+            // Never own: a path that no store file has.
+            files.push(Path::new("..").join(path));
+        }
+    }
+    Ok(())
+}
+
+/// Whether `rel` is a file a run's store holds (`write_atomic`'s temporaries of them too).
+fn own_store_file(rel: &Path) -> bool {
+    let name = rel.file_name().map(|n| n.to_string_lossy().into_owned());
+    match name.as_deref().and_then(temporary_of) {
+        Some(base) => super::zarr::own_file(&rel.with_file_name(base)),
+        None => super::zarr::own_file(rel),
+    }
 }
 
 fn read_dir(dir: &Path) -> Result<Vec<std::fs::DirEntry>> {

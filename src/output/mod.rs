@@ -3,6 +3,7 @@
 
 pub mod folder;
 pub mod target;
+pub mod zarr;
 pub use crate::npy;
 
 use std::io::Write;

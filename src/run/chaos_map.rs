@@ -23,6 +23,16 @@ pub fn final_indicator(cfg: &RunConfig, dir: &Path) -> Result<Option<(Indicator,
     let Some(chaos) = &cfg.chaos else {
         return Ok(None);
     };
+    // The first asked for, in the order megno, lyapunov, fli, sali, gali2..gali4.
+    let which = chaos
+        .indicators
+        .first()
+        .copied()
+        .unwrap_or(Indicator::Megno);
+    if cfg.store == crate::config::Store::Zarr {
+        return super::store::final_indicator(cfg, dir, which.columns()[0])
+            .map(|v| Some((which, v)));
+    }
     let path = final_path(cfg, dir);
     let bad = |message: String| crate::error::Error::InputFile {
         path: path.clone(),
@@ -30,12 +40,6 @@ pub fn final_indicator(cfg: &RunConfig, dir: &Path) -> Result<Option<(Indicator,
     };
     let bytes = std::fs::read(&path).map_err(|e| bad(e.to_string()))?;
     let a = crate::npy::decode_f64(&bytes).map_err(bad)?;
-    // The first asked for, in the order megno, lyapunov, fli, sali, gali2..gali4.
-    let which = chaos
-        .indicators
-        .first()
-        .copied()
-        .unwrap_or(Indicator::Megno);
     let columns = chaos.columns();
     let col = columns.iter().position(|&c| c == which.columns()[0]);
     match col {

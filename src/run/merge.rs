@@ -16,7 +16,9 @@
 use std::path::{Path, PathBuf};
 
 use crate::checksum::crc32;
-use crate::config::{load_recorded, OutputDir, RunBuilder, RunConfig, RunFile, MAX_CONFIG_BYTES};
+use crate::config::{
+    load_recorded, OutputDir, RunBuilder, RunConfig, RunFile, Store, MAX_CONFIG_BYTES,
+};
 use crate::ensemble::shard::Shard;
 use crate::error::{Error, Result};
 use crate::input_err;
@@ -299,6 +301,45 @@ fn merge_stops(cfg: &RunConfig, shards: &[ShardDir]) -> Result<Option<Vec<u8>>> 
     super::stops::stack(&files).map(Some)
 }
 
+/// The shards' saved states and chaos indicators: with `out` None only read and checked, else
+/// written into `out` (the .npy files stacked, or with `--store zarr` the stores' chunk files
+/// copied, `store::merge`); the number of snapshots whose states were merged.
+fn merge_arrays(
+    cfg: &RunConfig,
+    shards: &[ShardDir],
+    states_crc: &[Vec<Option<u32>>],
+    out: Option<&Path>,
+) -> Result<usize> {
+    let steps = cfg.snapshot_steps();
+    if cfg.store == Store::Zarr && (cfg.save_states || cfg.chaos.is_some()) {
+        let dirs: Vec<&Path> = shards.iter().map(|s| s.dir.as_path()).collect();
+        let read = |k: usize, rel: &Path| shards[k].read(rel, u64::MAX);
+        super::store::merge(cfg, &dirs, read, out)?;
+        return Ok(steps.len() * usize::from(cfg.save_states));
+    }
+    let mut states = 0;
+    for (&step, crcs) in steps.iter().zip(states_crc).filter(|_| cfg.save_states) {
+        let Some(out) = out else {
+            for (s, &crc) in shards.iter().zip(crcs) {
+                read_states(s, step, crc)?;
+            }
+            continue;
+        };
+        let name = format!("step_{step}.npy");
+        let files = shards
+            .iter()
+            .zip(crcs)
+            .map(|(s, &crc)| read_states(s, step, crc))
+            .collect::<Result<Vec<_>>>()?;
+        let stacked = npy::stack_rows(&files)
+            .map_err(|m| input_err!("merge: states/{name}: {m}; rerun the shards"))?;
+        write_atomic(&out.join("states").join(&name), &stacked)?;
+        states += 1;
+    }
+    merge_indicators(cfg, shards, out)?;
+    Ok(states)
+}
+
 /// `phaseflow merge SHARD_DIR... --out DIR`.
 pub fn merge(dirs: &[PathBuf], dest: &OutputDir) -> Result<MergeSummary> {
     check_out_apart(dirs, &dest.path)?;
@@ -334,35 +375,13 @@ pub fn merge(dirs: &[PathBuf], dest: &OutputDir) -> Result<MergeSummary> {
         rows.push(row);
         states_crc.push(crcs);
     }
-    if cfg.save_states {
-        // Checked here and read again below: the files are not all held in memory at once.
-        for (&step, crcs) in steps.iter().zip(&states_crc) {
-            for (s, &crc) in shards.iter().zip(crcs) {
-                read_states(s, step, crc)?;
-            }
-        }
-    }
-    merge_indicators(&cfg, &shards, None)?;
+    // Checked here and read again below: the files are not all held in memory at once.
+    merge_arrays(&cfg, &shards, &states_crc, None)?;
     let stops = merge_stops(&cfg, &shards)?;
     // Everything is read and checked: only now touch --out.
     let out = dest.path.as_path();
     let _lock = folder::prepare(out, folder::Layout::Run, dest.force)?;
-    let mut states = 0;
-    if cfg.save_states {
-        for (&step, crcs) in steps.iter().zip(&states_crc) {
-            let name = format!("step_{step}.npy");
-            let files = shards
-                .iter()
-                .zip(crcs)
-                .map(|(s, &crc)| read_states(s, step, crc))
-                .collect::<Result<Vec<_>>>()?;
-            let stacked = npy::stack_rows(&files)
-                .map_err(|m| input_err!("merge: states/{name}: {m}; rerun the shards"))?;
-            write_atomic(&out.join("states").join(&name), &stacked)?;
-            states += 1;
-        }
-    }
-    merge_indicators(&cfg, &shards, Some(out))?;
+    let states = merge_arrays(&cfg, &shards, &states_crc, Some(out))?;
     if let Some(stops) = stops {
         write_atomic(&out.join(super::stops::STOPS_FILE), &stops)?;
     }

@@ -234,6 +234,7 @@ fn refuse_whole_run_options(cfg: &RunConfig) -> Result<()> {
         (cfg.section.is_some(), "section"),
         (cfg.frequencies.is_some(), "frequencies"),
         (cfg.save_states, "save_states"),
+        (cfg.store == crate::config::Store::Zarr, "store"),
         (cfg.checkpoint_every.is_some(), "checkpoint_every"),
     ];
     match refused.into_iter().find(|(given, _)| *given) {

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use crate::checksum::crc32;
 use crate::cluster::Peers;
-use crate::config::RunConfig;
+use crate::config::{RunConfig, Store};
 use crate::engine::{CpuEngine, Engine};
 use crate::ensemble::EnsembleKind;
 use crate::error::{Error, Result};
@@ -492,9 +492,16 @@ fn save_files<T: Real>(
     (step, state, saved): (u64, &State<T>, Option<Vec<u8>>),
 ) -> Result<()> {
     let indicators = encode_indicators(cfg, step, state);
-    for (dir, bytes) in [("states", saved), (CHAOS_DIR, indicators)] {
-        if let Some(bytes) = bytes {
-            save_state(peers, gathers, &out.join(dir), step, bytes)?;
+    match cfg.store {
+        Store::Zarr => {
+            super::store::save::<T>(peers, gathers, out, cfg, (step, saved, indicators))?
+        }
+        Store::Npy => {
+            for (dir, bytes) in [("states", saved), (CHAOS_DIR, indicators)] {
+                if let Some(bytes) = bytes {
+                    save_state(peers, gathers, &out.join(dir), step, bytes)?;
+                }
+            }
         }
     }
     match super::stops::encode(cfg, step, state) {

@@ -237,6 +237,7 @@ class Run:
         self._chaos: Optional[Dict[int, np.ndarray]] = None
         self._section: Optional[np.ndarray] = None
         self._stops: Optional[np.ndarray] = None
+        self._frequencies: Optional[np.ndarray] = None
         self._components: Optional[List[str]] = None
         if folder is not None:
             self.stats: Table = _table(folder / "stats.csv")
@@ -255,6 +256,7 @@ class Run:
             int(step): block for step, block in zip(summary["chaos_steps"], chaos)}
         self._section = summary["section"]
         self._stops = summary["stops"]
+        self._frequencies = summary["frequencies"]
 
     def _snapshots(self) -> Tuple[np.ndarray, np.ndarray]:
         if self._states is None:
@@ -349,6 +351,28 @@ class Run:
         return np.load(path) if path.is_file() else None
 
     @property
+    def frequencies(self) -> Optional[np.ndarray]:
+        """With ``frequencies="q1,q2"``: per point, for each signal its frequency over the run,
+        over the first and the second half (rad per time unit) and the diffusion index
+        log10|ν_first − ν_second|, float64, shape (points, 4 × signals), columns named by
+        :attr:`frequency_columns` (frequencies.npy; NaN for a point without a value); None
+        without a frequency analysis."""
+        if self._folder is None:
+            return self._frequencies
+        path = self._folder / "frequencies.npy"
+        return np.load(path) if path.is_file() else None
+
+    @property
+    def frequency_columns(self) -> List[str]:
+        """The names of :attr:`frequencies`' columns: per signal S, ``nu_S``, ``nu_S_first``,
+        ``nu_S_second``, ``diffusion_S`` (empty without a frequency analysis)."""
+        signals = [x.strip() for x in str(self.config.get("frequencies", "")).split(",")
+                   if x.strip()]
+        return [f"{prefix}{s}{suffix}" for s in signals
+                for prefix, suffix in (("nu_", ""), ("nu_", "_first"), ("nu_", "_second"),
+                                       ("diffusion_", ""))]
+
+    @property
     def final_state(self) -> Optional[np.ndarray]:
         """The state after the last step, shape (points, 2d); for a resumed run the last saved
         snapshot, or None when none was saved."""
@@ -364,7 +388,8 @@ class Run:
         without ``coordinates``); the chaos indicators as ``chaos_<name>`` over
         (``chaos_time``, ``point``); the section's crossings as ``section`` over (``crossing``,
         ``column``), the columns named ``point``, ``crossing``, ``t`` and the components but the
-        section's own; the stopped points (``stop_when``) as ``stops`` over (``stopped``,
+        section's own; the frequency analysis as ``frequencies`` over (``point``,
+        ``frequency_column``); the stopped points (``stop_when``) as ``stops`` over (``stopped``,
         ``stop_column``: ``point``, ``step``, ``t``, ``condition``); the configuration's values
         as attributes."""
         import xarray as xr
@@ -399,6 +424,11 @@ class Run:
             coords["column"] = ["point", "crossing", "t"] + kept
             coords["crossing"] = np.arange(len(section))
             data["section"] = (("crossing", "column"), section)
+        frequencies = self.frequencies
+        if frequencies is not None:
+            coords["frequency_column"] = self.frequency_columns
+            coords["point"] = np.arange(frequencies.shape[0])
+            data["frequencies"] = (("point", "frequency_column"), frequencies)
         stops = self.stops
         if stops is not None:
             coords["stop_column"] = ["point", "step", "t", "condition"]

@@ -50,9 +50,10 @@ SET_OTHERWISE = {"quiet"}
 FUNCTIONS: Dict[str, Tuple[str, Tuple[str, ...]]] = {
     "run": ("run", ("sweep",)),
     # The options of a whole run (its length, its folder) do not apply to an ensemble
-    # advanced step by step.
+    # advanced step by step; nor does the frequency analysis, which samples the whole run.
     "Ensemble": ("run", ("sweep", "steps", "out", "force", "shard", "reverse", "reference",
-                         "checkpoint_every", "save_states", "store", "section", "section_max")),
+                         "checkpoint_every", "save_states", "store", "section", "section_max",
+                         "frequencies", "frequency_stride")),
     "sweep": ("run", ()),
     "validate": ("validate", ()),
     "study": ("study", ()),

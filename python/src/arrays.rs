@@ -109,6 +109,13 @@ pub fn in_memory<'py>(
         }
         None => d.set_item("section", py.None())?,
     }
+    match m.frequencies {
+        Some(rows) => {
+            let width = rows.len() / points.max(1);
+            d.set_item("frequencies", shaped(py, rows, &[points, width])?)?
+        }
+        None => d.set_item("frequencies", py.None())?,
+    }
     match m.stops {
         Some(rows) => d.set_item("stops", stop_rows(py, rows)?)?,
         None => d.set_item("stops", py.None())?,

@@ -71,6 +71,24 @@ def test_stops_in_memory_equal_the_command_lines_file(cli, tmp_path):
     assert phaseflow.run(**dict(kw, stop_when=None)).stops is None
 
 
+def test_frequencies_in_memory_equal_the_command_lines_file(cli, tmp_path):
+    kw = dict(system="pendulum", method="yoshida4", ensemble="disk", points=16,
+              center=[0.5, 0.0], radius=0.2, dt=0.05, steps=4096, backend="cpu",
+              precision="f64", frequencies="q,q-ip")
+    r = phaseflow.run(**kw)
+    cli("run", *flags_of(kw), "--out", tmp_path / "cli", "--quiet")
+    theirs = np.load(tmp_path / "cli" / "frequencies.npy")
+    assert r.frequencies is not None and r.frequencies.shape == (16, 8)
+    assert np.array_equal(r.frequencies, theirs, equal_nan=True)
+    assert r.frequency_columns[:4] == ["nu_q", "nu_q_first", "nu_q_second", "diffusion_q"]
+    # Small librations of the unit pendulum: frequencies just below 1 rad per time unit.
+    assert np.all((r.frequencies[:, 0] > 0.9) & (r.frequencies[:, 0] < 1.0))
+    ds = r.to_xarray()
+    assert np.array_equal(ds["frequencies"].sel(frequency_column="nu_q-ip").values,
+                          theirs[:, 4], equal_nan=True)
+    assert phaseflow.run(**dict(kw, frequencies=None)).frequencies is None
+
+
 def test_sweep_parts_equal_param_runs(tmp_path):
     kw = dict(system="pendulum", method="verlet", ensemble="disk", points=500, dt=0.05,
               steps=100, backend="cpu")

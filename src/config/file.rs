@@ -391,3 +391,24 @@ mod tests {
         assert_eq!(back["center"][1].as_float(), Some(-1.2e-33));
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::recorded_component_names;
+
+    /// The names of the components of the system a config.toml records: a built-in's, a
+    /// formula's `coordinates` with p_ before each for the momenta, else q1..qd, p1..pd.
+    #[test]
+    fn a_records_component_names_are_its_systems() {
+        let recorded = "system = \"henon-heiles\"\nmethod = \"verlet\"\ndt = 0.1\n";
+        let names = recorded_component_names(recorded).unwrap();
+        assert_eq!(names, ["x", "y", "p_x", "p_y"]);
+        let formula = "hamiltonian = \"(p1^2 + p2^2)/2 + cos(q1)\"\ndof = 2\n\
+                       coordinates = [\"r\", \"phi\"]\nmethod = \"verlet\"\ndt = 0.1\n";
+        let names = recorded_component_names(formula).unwrap();
+        assert_eq!(names, ["r", "phi", "p_r", "p_phi"]);
+        let numbered = "hamiltonian = \"p1^2/2 + q1^2/2\"\nmethod = \"verlet\"\ndt = 0.1\n";
+        let names = recorded_component_names(numbered).unwrap();
+        assert_eq!(names, ["q1", "p1"]);
+    }
+}

@@ -173,7 +173,7 @@ fn observer_cases(
         max: 5,
         d,
     };
-    let stop = StopConditions::parse(&["q1 > 0.1 + t".into()], system).unwrap();
+    let stop = StopConditions::parse(&["q1 > 0.1 + t".into()], system, None).unwrap();
     let mut stopped_state = init.clone();
     stopped_state.chaos = vec![0.0; crate::observe::stop::WIDTH * init.n];
     let mut cases = vec![

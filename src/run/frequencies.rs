@@ -9,7 +9,6 @@ use std::path::{Path, PathBuf};
 
 use crate::config::RunConfig;
 use crate::engine::FrequencyTable;
-use crate::ensemble::InitialSet;
 use crate::error::Result;
 use crate::observe::frequencies::FrequencySpec;
 use crate::output::write_atomic;
@@ -171,41 +170,28 @@ fn frequency_map(
     fig
 }
 
-/// The diffusion index over the initial grid (a grid ensemble only).
+/// The diffusion index over the initial grid (a whole grid ensemble only).
 fn diffusion_map(
     cfg: &RunConfig,
     spec: &FrequencySpec,
     index: Vec<f64>,
     range: (f64, f64),
 ) -> Option<Map> {
-    let InitialSet::Grid { lo, hi, plane } = &cfg.ensemble.set else {
-        return None;
-    };
+    let frame = super::chaos_map::grid_frame(cfg)?;
     let name = index_name(spec);
-    let axes = plane.axes_text(cfg.system.dof());
-    let (x_name, y_name) = axes.split_once(',').unwrap_or((&axes, ""));
-    let m = (cfg.ensemble.points as f64).sqrt().round() as usize;
-    let [a, b] = plane.axes;
-    let span = |i: usize| match m {
-        1 => (0.5 * (lo[i] + hi[i]), 0.5 * (lo[i] + hi[i])),
-        _ => (lo[i], hi[i]),
-    };
-    let surface = match plane.energy {
-        Some(e) => format!(" on H = {}", crate::error::num(e)),
-        None => String::new(),
-    };
     Some(Map {
         title: format!(
-            "{}: {name} at t = {}{surface}",
+            "{}: {name} at t = {}{}",
             cfg.system.name(),
-            crate::error::num(cfg.steps as f64 * cfg.dt)
+            crate::error::num(cfg.steps as f64 * cfg.dt),
+            frame.surface
         ),
-        x_label: x_name.into(),
-        y_label: y_name.into(),
-        x: span(a),
-        y: span(b),
-        columns: m,
-        rows: m,
+        x_label: frame.x_label,
+        y_label: frame.y_label,
+        x: frame.x,
+        y: frame.y,
+        columns: frame.side,
+        rows: frame.side,
         values: index,
         scale: range,
         bar_label: name.into(),

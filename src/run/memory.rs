@@ -4,6 +4,7 @@
 //! the Python module takes as its own without a copy.
 
 use crate::config::RunConfig;
+use crate::engine::FrequencyTable;
 use crate::float::Real;
 use crate::measure::chaos::indicator_rows;
 use crate::section::Crossings;
@@ -83,6 +84,9 @@ pub struct InMemory {
     /// `section`: every crossing, one row of `section_columns` values each (section.npy's).
     pub section: Option<Vec<f64>>,
     pub section_columns: usize,
+    /// `frequencies`: frequencies.npy's rows (4 values per signal each, `frequencies::columns`),
+    /// one per point.
+    pub frequencies: Option<Vec<f64>>,
     /// `stop_when`: stops.npy's rows at the last snapshot (point, step, t, condition; four
     /// values each, `stops::COLUMNS`).
     pub stops: Option<Vec<f64>>,
@@ -125,13 +129,19 @@ impl<T: Real> Kept<T> {
         }
     }
 
-    /// The run's results: `config` (config.toml's text) and the section's `crossings`.
+    /// The run's results: `config` (config.toml's text), the section's `crossings` and the
+    /// frequency analysis's table.
     pub(super) fn finish(
         self,
         cfg: &RunConfig,
         config: String,
-        crossings: Option<&Crossings>,
+        (crossings, table): (Option<&Crossings>, Option<&FrequencyTable>),
     ) -> InMemory {
+        let frequencies = cfg
+            .frequencies
+            .as_ref()
+            .zip(table)
+            .map(|(spec, t)| super::frequencies::rows(cfg, spec, t));
         let section = crossings.map(|c| c.rows(cfg.dt, cfg.first_point()).1);
         InMemory {
             config,
@@ -143,6 +153,7 @@ impl<T: Real> Kept<T> {
             chaos_steps: self.chaos_steps,
             section,
             section_columns: crossings.map_or(0, |c| c.section.columns().len()),
+            frequencies,
             stops: self.stops,
         }
     }

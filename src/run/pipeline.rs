@@ -144,12 +144,6 @@ pub fn run_in_memory(cfg: &RunConfig, keep_final: bool) -> Result<RunSummary> {
             field, format!(": {what} needs a folder; give "), Field::Out,
         ));
     }
-    if cfg.frequencies.is_some() {
-        return Err(crate::invalid!(Field::Out;
-            "frequencies: the frequency analysis writes frequencies.npy and its maps into the run's folder; give ",
-            Field::Out,
-        ));
-    }
     run_to(cfg, Destination::Memory, keep_final)
 }
 
@@ -394,7 +388,10 @@ pub(super) fn run_with<T: Real>(
     let frequencies = tracker.engine.frequencies()?;
     let mut exits = None;
     let memory = match tracker.kept.take() {
-        Some(kept) => Some(Box::new(kept.finish(cfg, ck.config, crossings.as_ref()))),
+        Some(kept) => {
+            let found = (crossings.as_ref(), frequencies.as_ref());
+            Some(Box::new(kept.finish(cfg, ck.config, found)))
+        }
         None if peers.is_root() => {
             exits = super::files::write_run_files(
                 cfg,

@@ -407,8 +407,8 @@ fn discrete_maps_advance_their_tangent_columns_together_as_each_alone() {
 }
 
 /// Every system names each of its 2d state components once, positions first: the labels the
-/// Python package gives arrays (`Run.components`). A config.toml's record gives the same
-/// names, and a formula's `coordinates` name its momenta p_….
+/// Python package gives arrays (`Run.components`; from a config.toml's record:
+/// `config::file::tests`).
 #[test]
 fn every_system_names_its_state_components_once() {
     for info in CATALOGUE {
@@ -420,14 +420,4 @@ fn every_system_names_its_state_components_once() {
     }
     let pendulum = System::new("pendulum", &BTreeMap::new()).unwrap();
     assert_eq!(pendulum.component_names(), ["θ", "p_θ"]);
-    let recorded = "system = \"henon-heiles\"\nmethod = \"verlet\"\ndt = 0.1\n";
-    let names = crate::config::recorded_component_names(recorded).unwrap();
-    assert_eq!(names, ["x", "y", "p_x", "p_y"]);
-    let formula = "hamiltonian = \"(p1^2 + p2^2)/2 + cos(q1)\"\ndof = 2\n\
-                   coordinates = [\"r\", \"phi\"]\nmethod = \"verlet\"\ndt = 0.1\n";
-    let names = crate::config::recorded_component_names(formula).unwrap();
-    assert_eq!(names, ["r", "phi", "p_r", "p_phi"]);
-    let numbered = "hamiltonian = \"p1^2/2 + q1^2/2\"\nmethod = \"verlet\"\ndt = 0.1\n";
-    let names = crate::config::recorded_component_names(numbered).unwrap();
-    assert_eq!(names, ["q1", "p1"]);
 }

@@ -222,15 +222,12 @@ impl ChaosPreset {
             description: self.description.into(),
             base: RunFile {
                 system: Some(self.system.into()),
-                ensemble: Some(EnsembleFile {
-                    kind: Some("grid".into()),
-                    points: Some(self.points),
-                    lo: Some(self.lo.to_vec()),
-                    hi: Some(self.hi.to_vec()),
-                    energy: self.energy,
-                    grid_axes: Some(self.axes.into()),
-                    ..Default::default()
-                }),
+                ensemble: Some(grid_ensemble(
+                    self.points,
+                    (self.lo, self.hi),
+                    self.energy,
+                    self.axes,
+                )),
                 precision: Some(Precision::F64),
                 // The indicators' deviation vector takes the tangent column, and is advanced
                 // without compensated summation (and stopped points none).
@@ -249,6 +246,25 @@ impl ChaosPreset {
             portrait_times: vec![0.0, self.t_end],
             stats_rows: 100,
         })
+    }
+}
+
+/// A preset's grid ensemble: `points` over the box (`lo`, `hi`) in the plane `axes`, on the
+/// energy surface H = `energy` where given.
+pub(super) fn grid_ensemble(
+    points: usize,
+    (lo, hi): (&[f64], &[f64]),
+    energy: Option<f64>,
+    axes: &str,
+) -> EnsembleFile {
+    EnsembleFile {
+        kind: Some("grid".into()),
+        points: Some(points),
+        lo: Some(lo.to_vec()),
+        hi: Some(hi.to_vec()),
+        energy,
+        grid_axes: Some(axes.into()),
+        ..Default::default()
     }
 }
 

@@ -3,7 +3,8 @@
 //! other, coloured by the diffusion index) and diffusion map over the grid.
 
 use super::super::{Study, StudyRun};
-use crate::config::{EnsembleFile, Precision, RunFile};
+use super::chaos::grid_ensemble;
+use crate::config::{Precision, RunFile};
 use crate::error::Result;
 use crate::method::Method;
 
@@ -58,15 +59,12 @@ impl FrequencyPreset {
             description: self.description.into(),
             base: RunFile {
                 system: Some(self.system.into()),
-                ensemble: Some(EnsembleFile {
-                    kind: Some("grid".into()),
-                    points: Some(self.points),
-                    lo: Some(self.lo.to_vec()),
-                    hi: Some(self.hi.to_vec()),
-                    energy: self.energy,
-                    grid_axes: Some(self.axes.into()),
-                    ..Default::default()
-                }),
+                ensemble: Some(grid_ensemble(
+                    self.points,
+                    (self.lo, self.hi),
+                    self.energy,
+                    self.axes,
+                )),
                 precision: Some(Precision::F64),
                 compensated: Some(false),
                 tangent: Some(false),

@@ -390,11 +390,6 @@ mod tests {
         assert_eq!(back["radius"].as_float(), Some(1e30));
         assert_eq!(back["center"][1].as_float(), Some(-1.2e-33));
     }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::recorded_component_names;
 
     /// The names of the components of the system a config.toml records: a built-in's, a
     /// formula's `coordinates` with p_ before each for the momenta, else q1..qd, p1..pd.

@@ -171,6 +171,12 @@ fn measuring(mut b: RunBuilder, k: &mut Keywords<'_, '_>) -> PyResult<RunBuilder
     b = opt(b, k.switch("reverse")?, RunBuilder::reverse);
     b = opt(b, k.text("section")?, |b, v| b.section(&v));
     b = opt(b, k.count("section_max")?, RunBuilder::section_max);
+    b = opt(b, k.words("frequencies")?, |b, v| b.frequencies(&v));
+    b = opt(
+        b,
+        k.count("frequency_stride")?,
+        RunBuilder::frequency_stride,
+    );
     let stops = k.texts("stop_when")?;
     Ok(match stops.is_empty() {
         true => b,

@@ -52,6 +52,7 @@ use crate::observe::chaos::ChaosObserver;
 use crate::section::Section;
 use crate::system::System;
 use crate::{input_err, invalid};
+use section::resolve_frequencies;
 
 /// A validated run: what to compute (where it goes is `OutputDir`).
 #[derive(Debug, Clone)]
@@ -424,8 +425,7 @@ impl RunConfig {
             .transpose()?;
         let chaos = chaos::resolve(&f, &system, &ensemble)?;
         let stops = stops::resolve(&f, &system, ensemble.is_loop(), chaos.as_ref())?;
-        let frequencies =
-            section::resolve_frequencies(&f, &system, (dt, steps, reverse), refine.is_some())?;
+        let frequencies = resolve_frequencies(&f, &system, (dt, steps, reverse), refine.is_some())?;
         let backend = resolve_backend(backend, devices.is_some())?;
         Ok(RunConfig {
             system,

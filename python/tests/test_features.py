@@ -137,8 +137,10 @@ def test_shards_merge_to_the_unsplit_run_and_plot_redraws(tmp_path):
         phaseflow.merge([tmp_path / "s1"], out=tmp_path / "merged2")
 
 
+# Long enough (about 4 s on two cores) for the interrupt at 1 s to land inside the sweep: at
+# 400 steps a quiet machine finished it in 0.99 s and the interrupt fell after the call.
 SWEEP = dict(system="pendulum", method="verlet", ensemble="disk", points=200000, dt=0.01,
-             steps=400, snapshot_every=100, backend="cpu", checkpoint_every=10,
+             steps=1600, snapshot_every=100, backend="cpu", checkpoint_every=10,
              sweep=["g=1:2:2", "l=1:1.5:2"])
 
 

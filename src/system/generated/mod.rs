@@ -25,6 +25,8 @@ pub mod oscillator;
 pub mod henon_heiles;
 #[rustfmt::skip]
 pub mod pendulum;
+#[rustfmt::skip]
+pub mod kepler;
 
 /// A Hamiltonian system's dynamics, as formulas in `expr` syntax over q, p (q1.., p1.. for
 /// several degrees of freedom) and the named constants.
@@ -156,6 +158,7 @@ pub const GENERATED: &[Formulas] = &[
     super::oscillator::FORMULAS,
     super::pendulum::FORMULAS,
     super::henon_heiles::FORMULAS,
+    super::kepler::FORMULAS,
 ];
 
 /// `impl Hamiltonian for $ty` by the generated module `$module` (`generated/<name>.rs`): the

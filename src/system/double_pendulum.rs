@@ -2,37 +2,22 @@
 //! the downward vertical, canonical momenta p1, p2, Δ = θ1 − θ2:
 //! H = [m2 l2² p1² + (m1+m2) l1² p2² − 2 m2 l1 l2 p1 p2 cos Δ] / [2 m2 l1² l2² (m1 + m2 sin²Δ)]
 //!     − (m1+m2) g l1 cos θ1 − m2 g l2 cos θ2.
-//! Mirror: shaders/system/double_pendulum.wgsl.
+//! Its functions (the CPU's in `generated/double_pendulum.rs`, the GPU's in
+//! shaders/system/double_pendulum.wgsl and shaders/energy/double_pendulum.wgsl) are generated
+//! from `FORMULAS` (see `generated/mod.rs`).
 //!
 //! Not separable and not triangular: symplectic methods are implicit (fixed-point iteration,
 //! `sweeps: None`).
 //!
-//! How the gradients are computed (the same statements on both engines). Dividing numerator
-//! and denominator by 2 m2 l1² l2², the kinetic term is A = n/e with
-//!   n = (a p1² + b p2²)/2 − c p1 p2 cos Δ,  e = m1 + m2 sin²Δ,
-//!   a = 1/l1² (DP_A), b = (m1+m2)/(m2 l2²) (DP_B), c = 1/(l1 l2) (DP_C).
-//! With w = 1/e, n_p1 = a p1 − c p2 cos Δ, n_p2 = b p2 − c p1 cos Δ (so n = (p1 n_p1 + p2 n_p2)/2):
-//!   A_p1 = w n_p1, A_p2 = w n_p2,
-//!   A_Δ = w (n_Δ − A e_Δ), n_Δ = c p1 p2 sin Δ, e_Δ = 2 m2 sin Δ cos Δ,
-//!   A_ΔΔ = w (n_ΔΔ − 2 A_Δ e_Δ − A e_ΔΔ), n_ΔΔ = c p1 p2 cos Δ, e_ΔΔ = 2 m2 (cos²Δ − sin²Δ),
-//!   X1 = ∂A_p1/∂Δ = w (c p2 sin Δ − A_p1 e_Δ), X2 = ∂A_p2/∂Δ = w (c p1 sin Δ − A_p2 e_Δ),
-//!   A_p1p1 = a w, A_p2p2 = b w, A_p1p2 = −c cos Δ w.
-//! Then ∂H/∂θ1 = A_Δ + G1 sin θ1, ∂H/∂θ2 = −A_Δ + G2 sin θ2 (G1 = (m1+m2) g l1, G2 = m2 g l2),
-//! ∂H/∂p_k = A_pk, and with dv = vθ1 − vθ2, t = A_ΔΔ dv + X1 vp1 + X2 vp2:
-//!   H_qq vq + H_qp vp = (t + G1 cos θ1 vθ1, −t + G2 cos θ2 vθ2),
-//!   H_pq vq + H_pp vp = (X1 dv + w (a vp1 − c cos Δ vp2), X2 dv + w (b vp2 − c cos Δ vp1)).
-//!
 //! Default state: θ1 = 0.5, θ2 = 1.0, p1 = p2 = 0.
 
-use super::hamiltonian::literal;
 use std::collections::BTreeMap;
 
+use super::generated::{generated_hamiltonian, Formulas};
 use super::{
-    named_components, require_positive, Hamiltonian, ParamSpec, SystemDef, SystemDescription,
-    SystemInfo,
+    named_components, require_positive, ParamSpec, SystemDef, SystemDescription, SystemInfo,
 };
 use crate::error::Result;
-use crate::float::{cos_poly, sin_poly, Real};
 
 pub const NAME: &str = "double-pendulum";
 pub const INFO: SystemInfo = SystemInfo {
@@ -51,6 +36,26 @@ pub const INFO: SystemInfo = SystemInfo {
     variational: false,
 };
 
+/// The dynamics (see `generated/mod.rs`): numerator and denominator of the kinetic term
+/// divided by 2 m2 l1² l2², T = (DP_A p1² + DP_B p2² − 2 DP_C p1 p2 cos Δ)/(2 (DP_M1 + DP_M2
+/// sin²Δ)), with DP_A = 1/l1², DP_B = (m1+m2)/(m2 l2²), DP_C = 1/(l1 l2), DP_M1 = m1,
+/// DP_M2 = m2, and V = −DP_G1 cos θ1 − DP_G2 cos θ2, DP_G1 = (m1+m2) g l1, DP_G2 = m2 g l2.
+pub const FORMULAS: Formulas = Formulas {
+    name: NAME,
+    dof: 2,
+    constants: &[
+        ("DP_A", "1/(l1*l1)"),
+        ("DP_B", "(m1 + m2)/(m2*l2*l2)"),
+        ("DP_C", "1/(l1*l2)"),
+        ("DP_M1", "m1"),
+        ("DP_M2", "m2"),
+        ("DP_G1", "(m1 + m2)*g*l1"),
+        ("DP_G2", "m2*g*l2"),
+    ],
+    hamiltonian: "(DP_A*p1^2 + DP_B*p2^2 - 2*DP_C*p1*p2*cos(q1 - q2))/(2*(DP_M1 + DP_M2*sin(q1 - q2)^2)) - DP_G1*cos(q1) - DP_G2*cos(q2)",
+    statistics: None,
+};
+
 #[derive(Debug, Clone)]
 pub struct DoublePendulum {
     pub m1: f64,
@@ -58,29 +63,8 @@ pub struct DoublePendulum {
     pub l1: f64,
     pub l2: f64,
     pub g: f64,
-}
-
-/// The f32/f64 coefficients both engines use (see the module doc).
-struct Coeffs<T> {
-    a: T,
-    b: T,
-    c: T,
-    m1: T,
-    m2: T,
-    g1: T,
-    g2: T,
-}
-
-/// What the gradient and its directional derivatives share at one point.
-struct Core<T> {
-    s: T,
-    co: T,
-    w: T,
-    np1: T,
-    np2: T,
-    big_a: T,
-    e_d: T,
-    a_d: T,
+    /// The values of `FORMULAS.constants`.
+    c: Vec<f64>,
 }
 
 impl SystemDef for DoublePendulum {
@@ -96,73 +80,9 @@ impl SystemDef for DoublePendulum {
             l1: params["l1"],
             l2: params["l2"],
             g: params["g"],
+            c: FORMULAS.constant_values(params),
         })
     }
-}
-
-impl DoublePendulum {
-    /// [DP_A, DP_B, DP_C, DP_M1, DP_M2, DP_G1, DP_G2] in f64: the single source of the
-    /// coefficients for `constants()` (GPU) and `coeffs()` (CPU).
-    fn coeff_values(&self) -> [f64; 7] {
-        let (m1, m2, l1, l2, g) = (self.m1, self.m2, self.l1, self.l2, self.g);
-        [
-            1.0 / (l1 * l1),
-            (m1 + m2) / (m2 * l2 * l2),
-            1.0 / (l1 * l2),
-            m1,
-            m2,
-            (m1 + m2) * g * l1,
-            m2 * g * l2,
-        ]
-    }
-
-    fn coeffs<T: Real>(&self) -> Coeffs<T> {
-        let [a, b, c, m1, m2, g1, g2] = self.coeff_values().map(T::from_f64);
-        Coeffs {
-            a,
-            b,
-            c,
-            m1,
-            m2,
-            g1,
-            g2,
-        }
-    }
-}
-
-#[inline(always)]
-fn core<T: Real>(k: &Coeffs<T>, th1: T, th2: T, p1: T, p2: T) -> Core<T> {
-    let two = T::from_f64(2.0);
-    let dl = th1 - th2;
-    let s = sin_poly(dl);
-    let co = cos_poly(dl);
-    let w = T::ONE / (k.m1 + k.m2 * s * s);
-    let np1 = k.a * p1 - k.c * p2 * co;
-    let np2 = k.b * p2 - k.c * p1 * co;
-    let big_a = T::HALF * (p1 * np1 + p2 * np2) * w;
-    let e_d = two * k.m2 * s * co;
-    let a_d = w * (k.c * p1 * p2 * s - big_a * e_d);
-    Core {
-        s,
-        co,
-        w,
-        np1,
-        np2,
-        big_a,
-        e_d,
-        a_d,
-    }
-}
-
-/// X1 = ∂A_p1/∂Δ, X2 = ∂A_p2/∂Δ and A_ΔΔ.
-#[inline(always)]
-fn second<T: Real>(k: &Coeffs<T>, z: &Core<T>, p1: T, p2: T) -> (T, T, T) {
-    let two = T::from_f64(2.0);
-    let x1 = z.w * (k.c * p2 * z.s - z.np1 * z.w * z.e_d);
-    let x2 = z.w * (k.c * p1 * z.s - z.np2 * z.w * z.e_d);
-    let e_dd = two * k.m2 * (z.co * z.co - z.s * z.s);
-    let a_dd = z.w * (k.c * p1 * p2 * z.co - two * z.a_d * z.e_d - z.big_a * e_dd);
-    (x1, x2, a_dd)
 }
 
 impl SystemDescription for DoublePendulum {
@@ -184,11 +104,8 @@ impl SystemDescription for DoublePendulum {
         ])
     }
 
-    /// WGSL constants: DP_A = 1/l1², DP_B = (m1+m2)/(m2 l2²), DP_C = 1/(l1 l2), DP_M1 = m1,
-    /// DP_M2 = m2, DP_G1 = (m1+m2) g l1, DP_G2 = m2 g l2.
     fn constants(&self) -> Vec<(&'static str, f64)> {
-        let names = ["DP_A", "DP_B", "DP_C", "DP_M1", "DP_M2", "DP_G1", "DP_G2"];
-        names.into_iter().zip(self.coeff_values()).collect()
+        FORMULAS.named_constants(&self.c)
     }
 
     /// θ1 = 0.5, θ2 = 1.0, p1 = p2 = 0.
@@ -201,96 +118,18 @@ impl SystemDescription for DoublePendulum {
     }
 }
 
-impl Hamiltonian for DoublePendulum {
-    fn energy(&self, q: &[f64], p: &[f64]) -> f64 {
-        let (m1, m2, l1, l2, g) = (self.m1, self.m2, self.l1, self.l2, self.g);
-        let (p1, p2) = (p[0], p[1]);
-        let dl = q[0] - q[1];
-        let num = m2 * l2 * l2 * p1 * p1 + (m1 + m2) * l1 * l1 * p2 * p2
-            - 2.0 * m2 * l1 * l2 * p1 * p2 * dl.cos();
-        let den = 2.0 * m2 * l1 * l1 * l2 * l2 * (m1 + m2 * dl.sin() * dl.sin());
-        num / den - (m1 + m2) * g * l1 * q[0].cos() - m2 * g * l2 * q[1].cos()
-    }
-
-    fn formula(&self) -> Option<String> {
-        let [m1, m2, l1, l2, g] = [self.m1, self.m2, self.l1, self.l2, self.g].map(literal);
-        Some(format!(
-            "({m2}*{l2}^2*p1^2 + ({m1} + {m2})*{l1}^2*p2^2 - 2*{m2}*{l1}*{l2}*p1*p2*cos(q1 - q2)) \
-             / (2*{m2}*{l1}^2*{l2}^2*({m1} + {m2}*sin(q1 - q2)^2)) \
-             - ({m1} + {m2})*{g}*{l1}*cos(q1) - {m2}*{g}*{l2}*cos(q2)"
-        ))
-    }
-
-    /// ∂H/∂θ1 = A_Δ + G1 sin θ1, ∂H/∂θ2 = −A_Δ + G2 sin θ2.
-    #[inline(always)]
-    fn grad_q<T: Real>(&self, q: &[T], p: &[T], out: &mut [T]) {
-        let n = q.len() / 2;
-        let k = self.coeffs::<T>();
-        for i in 0..n {
-            let (th1, th2) = (q[i], q[n + i]);
-            let z = core(&k, th1, th2, p[i], p[n + i]);
-            out[i] = z.a_d + k.g1 * sin_poly(th1);
-            out[n + i] = k.g2 * sin_poly(th2) - z.a_d;
-        }
-    }
-
-    /// ∂H/∂p_k = w n_pk.
-    #[inline(always)]
-    fn grad_p<T: Real>(&self, q: &[T], p: &[T], out: &mut [T]) {
-        let n = q.len() / 2;
-        let k = self.coeffs::<T>();
-        for i in 0..n {
-            let z = core(&k, q[i], q[n + i], p[i], p[n + i]);
-            out[i] = z.np1 * z.w;
-            out[n + i] = z.np2 * z.w;
-        }
-    }
-
-    /// H_qq vq + H_qp vp = (t + G1 cos θ1 vθ1, −t + G2 cos θ2 vθ2), t = A_ΔΔ dv + X1 vp1 + X2 vp2.
-    #[inline(always)]
-    fn grad_q_dir<T: Real>(&self, q: &[T], p: &[T], vq: &[T], vp: &[T], out: &mut [T]) {
-        let n = q.len() / 2;
-        let k = self.coeffs::<T>();
-        for i in 0..n {
-            let (th1, th2, p1, p2) = (q[i], q[n + i], p[i], p[n + i]);
-            let z = core(&k, th1, th2, p1, p2);
-            let (x1, x2, a_dd) = second(&k, &z, p1, p2);
-            let dv = vq[i] - vq[n + i];
-            let t = a_dd * dv + x1 * vp[i] + x2 * vp[n + i];
-            out[i] = t + k.g1 * cos_poly(th1) * vq[i];
-            out[n + i] = k.g2 * cos_poly(th2) * vq[n + i] - t;
-        }
-    }
-
-    /// H_pq vq + H_pp vp = (X1 dv + w (a vp1 − c cos Δ vp2), X2 dv + w (b vp2 − c cos Δ vp1)).
-    #[inline(always)]
-    fn grad_p_dir<T: Real>(&self, q: &[T], p: &[T], vq: &[T], vp: &[T], out: &mut [T]) {
-        let n = q.len() / 2;
-        let k = self.coeffs::<T>();
-        for i in 0..n {
-            let (p1, p2) = (p[i], p[n + i]);
-            let z = core(&k, q[i], q[n + i], p1, p2);
-            let (x1, x2, _) = second(&k, &z, p1, p2);
-            let dv = vq[i] - vq[n + i];
-            out[i] = x1 * dv + z.w * (k.a * vp[i] - k.c * z.co * vp[n + i]);
-            out[n + i] = x2 * dv + z.w * (k.b * vp[n + i] - k.c * z.co * vp[i]);
-        }
-    }
-}
+generated_hamiltonian!(DoublePendulum, double_pendulum);
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::system::Hamiltonian;
 
     fn unequal() -> DoublePendulum {
-        // Seed 003 parameters, with g ≠ 1 so every coefficient matters.
-        DoublePendulum {
-            m1: 55.0 / 24.0,
-            m2: 3.0 / 8.0,
-            l1: 1.0,
-            l2: 8.0 / 3.0,
-            g: 1.7,
-        }
+        // The variational double pendulum's parameters (Torrente), with g ≠ 1 so that every
+        // coefficient matters.
+        let params = [("m1", 55.0 / 24.0), ("m2", 3.0 / 8.0), ("l1", 1.0), ("l2", 8.0 / 3.0), ("g", 1.7)];
+        DoublePendulum::new(&params.map(|(k, v)| (k.to_string(), v)).into()).unwrap()
     }
 
     /// ∂H/∂p is the angular velocity: check it against the Lagrangian relation p = M(θ) θ̇,

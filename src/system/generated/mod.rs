@@ -27,6 +27,8 @@ pub mod henon_heiles;
 pub mod pendulum;
 #[rustfmt::skip]
 pub mod kepler;
+#[rustfmt::skip]
+pub mod double_pendulum;
 
 /// A Hamiltonian system's dynamics, as formulas in `expr` syntax over q, p (q1.., p1.. for
 /// several degrees of freedom) and the named constants.
@@ -159,6 +161,7 @@ pub const GENERATED: &[Formulas] = &[
     super::pendulum::FORMULAS,
     super::henon_heiles::FORMULAS,
     super::kepler::FORMULAS,
+    super::double_pendulum::FORMULAS,
 ];
 
 /// `impl Hamiltonian for $ty` by the generated module `$module` (`generated/<name>.rs`): the

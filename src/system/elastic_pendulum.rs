@@ -1,7 +1,8 @@
 //! Elastic (spring) pendulum in polar coordinates, dimensionless with one parameter
 //! ĝ = g m/(k l): q = (r, θ), p = (p_r, p_θ), θ from the downward vertical,
-//! H = (p_r² + p_θ²/r²)/2 + (r − 1)²/2 − ĝ r cos θ.
-//! Mirror: shaders/system/elastic_pendulum.wgsl.
+//! H = (p_r² + p_θ²/r²)/2 + (r − 1)²/2 − ĝ r cos θ. Its functions (the CPU's in
+//! `generated/elastic_pendulum.rs`, the GPU's in shaders/system/elastic_pendulum.wgsl and
+//! shaders/energy/elastic_pendulum.wgsl) are generated from `FORMULAS` (see `generated/mod.rs`).
 //!
 //! Not separable (p_θ²/r²), but the implicit stages of symplectic Euler / Verlet are
 //! triangular (kick: ∂H/∂θ does not depend on p, ∂H/∂r on p_θ only; drift: ∂H/∂p_r does not
@@ -10,15 +11,13 @@
 //!
 //! Default state (Takács and Fülöp): r = 1, θ = π/2, p = 0, so E = 0.
 
-use super::hamiltonian::literal;
 use std::collections::BTreeMap;
 
+use super::generated::{generated_hamiltonian, Formulas};
 use super::{
-    named_components, require_positive, Hamiltonian, ParamSpec, SystemDef, SystemDescription,
-    SystemInfo,
+    named_components, require_positive, ParamSpec, SystemDef, SystemDescription, SystemInfo,
 };
 use crate::error::Result;
-use crate::float::{cos_poly, sin_poly, Real};
 
 pub const NAME: &str = "elastic-pendulum";
 pub const INFO: SystemInfo = SystemInfo {
@@ -35,9 +34,28 @@ pub const INFO: SystemInfo = SystemInfo {
     variational: false,
 };
 
+/// The dynamics (see `generated/mod.rs`): G_HAT = ĝ. p_θ²/r² is written with r^(−2), so that
+/// each gradient divides once (∂H/∂r reads r^(−3), ∂H/∂p_θ r^(−2)).
+pub const FORMULAS: Formulas = Formulas {
+    name: NAME,
+    dof: 2,
+    constants: &[("G_HAT", "g_hat")],
+    hamiltonian: "(p1^2 + p2^2*q1^(-2))/2 + (q1 - 1)^2/2 - G_HAT*q1*cos(q2)",
+    statistics: None,
+};
+
 #[derive(Debug, Clone)]
 pub struct ElasticPendulum {
     pub g_hat: f64,
+    /// The values of `FORMULAS.constants`.
+    c: Vec<f64>,
+}
+
+impl ElasticPendulum {
+    /// The pendulum of dimensionless gravity ĝ = `g_hat` (> 0).
+    pub fn with_g_hat(g_hat: f64) -> Result<Self> {
+        Self::new(&BTreeMap::from([("g_hat".to_string(), g_hat)]))
+    }
 }
 
 impl SystemDef for ElasticPendulum {
@@ -49,6 +67,7 @@ impl SystemDef for ElasticPendulum {
         require_positive(NAME, params, &["g_hat"])?;
         Ok(ElasticPendulum {
             g_hat: params["g_hat"],
+            c: FORMULAS.constant_values(params),
         })
     }
 }
@@ -66,9 +85,8 @@ impl SystemDescription for ElasticPendulum {
         BTreeMap::from([("g_hat".into(), self.g_hat)])
     }
 
-    /// WGSL constant: G_HAT = ĝ.
     fn constants(&self) -> Vec<(&'static str, f64)> {
-        vec![("G_HAT", self.g_hat)]
+        FORMULAS.named_constants(&self.c)
     }
 
     /// r = 1, θ = π/2, p = 0 (E = 0; Takács and Fülöp).
@@ -95,89 +113,17 @@ impl SystemDescription for ElasticPendulum {
     }
 }
 
-impl Hamiltonian for ElasticPendulum {
-    fn energy(&self, q: &[f64], p: &[f64]) -> f64 {
-        let (r, th) = (q[0], q[1]);
-        0.5 * (p[0] * p[0] + p[1] * p[1] / (r * r)) + 0.5 * (r - 1.0) * (r - 1.0)
-            - self.g_hat * r * th.cos()
-    }
-
-    fn formula(&self) -> Option<String> {
-        let g = literal(self.g_hat);
-        Some(format!(
-            "(p1^2 + p2^2/q1^2)/2 + (q1 - 1)^2/2 - {g}*q1*cos(q2)"
-        ))
-    }
-
-    /// ∂H/∂r = −p_θ²/r³ + (r − 1) − ĝ cos θ; ∂H/∂θ = ĝ r sin θ.
-    #[inline(always)]
-    fn grad_q<T: Real>(&self, q: &[T], p: &[T], out: &mut [T]) {
-        let n = q.len() / 2;
-        let g_hat = T::from_f64(self.g_hat);
-        for i in 0..n {
-            let (r, th) = (q[i], q[n + i]);
-            let inv_r = T::ONE / r;
-            let w = p[n + i] * inv_r;
-            out[i] = (r - T::ONE) - w * w * inv_r - g_hat * cos_poly(th);
-            out[n + i] = g_hat * r * sin_poly(th);
-        }
-    }
-
-    /// ∂H/∂p_r = p_r; ∂H/∂p_θ = p_θ/r².
-    #[inline(always)]
-    fn grad_p<T: Real>(&self, q: &[T], p: &[T], out: &mut [T]) {
-        let n = q.len() / 2;
-        for i in 0..n {
-            let inv_r = T::ONE / q[i];
-            out[i] = p[i];
-            out[n + i] = p[n + i] * inv_r * inv_r;
-        }
-    }
-
-    /// H_qq vq + H_qp vp: H_rr = 3 p_θ²/r⁴ + 1, H_rθ = ĝ sin θ, H_θθ = ĝ r cos θ,
-    /// H_r,p_θ = −2 p_θ/r³ (the other H_qp entries vanish).
-    #[inline(always)]
-    fn grad_q_dir<T: Real>(&self, q: &[T], p: &[T], vq: &[T], vp: &[T], out: &mut [T]) {
-        let n = q.len() / 2;
-        let g_hat = T::from_f64(self.g_hat);
-        let two = T::from_f64(2.0);
-        let three = T::from_f64(3.0);
-        for i in 0..n {
-            let (r, th) = (q[i], q[n + i]);
-            let inv_r = T::ONE / r;
-            let inv_r2 = inv_r * inv_r;
-            let w = p[n + i] * inv_r;
-            let s = g_hat * sin_poly(th);
-            out[i] = (three * w * w * inv_r2 + T::ONE) * vq[i] + s * vq[n + i]
-                - two * w * inv_r2 * vp[n + i];
-            out[n + i] = s * vq[i] + g_hat * r * cos_poly(th) * vq[n + i];
-        }
-    }
-
-    /// H_pq vq + H_pp vp: H_p_θ,r = −2 p_θ/r³, H_p_r p_r = 1, H_p_θ p_θ = 1/r².
-    #[inline(always)]
-    fn grad_p_dir<T: Real>(&self, q: &[T], p: &[T], vq: &[T], vp: &[T], out: &mut [T]) {
-        let n = q.len() / 2;
-        let two = T::from_f64(2.0);
-        for i in 0..n {
-            let inv_r = T::ONE / q[i];
-            let inv_r2 = inv_r * inv_r;
-            let w = p[n + i] * inv_r;
-            out[i] = vp[i];
-            out[n + i] = vp[n + i] * inv_r2 - two * w * inv_r2 * vq[i];
-        }
-    }
-
-    // Angular momentum p_θ is not conserved (gravity), so no `angular_momentum`.
-}
+// Angular momentum p_θ is not conserved (gravity), so no `angular_momentum`.
+generated_hamiltonian!(ElasticPendulum, elastic_pendulum);
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::system::Hamiltonian;
 
     #[test]
     fn default_energy_is_zero() {
-        let s = ElasticPendulum { g_hat: 0.2 };
+        let s = ElasticPendulum::with_g_hat(0.2).unwrap();
         let z = s.default_state();
         assert!(s.energy(&z[..2], &z[2..]).abs() < 1e-15);
     }
@@ -193,12 +139,13 @@ mod tests {
 #[cfg(test)]
 mod fd_tests {
     use super::*;
+    use crate::system::Hamiltonian;
 
     /// Directional derivatives against finite differences of the gradients at a state with a
     /// large p_θ, where the mixed H_qp / H_pq terms matter.
     #[test]
     fn mixed_terms_match_finite_differences() {
-        let s = ElasticPendulum { g_hat: 0.35 };
+        let s = ElasticPendulum::with_g_hat(0.35).unwrap();
         let eps = 1e-6;
         let z = [1.2, 0.8, 0.4, 0.9];
         let grads = |z: &[f64]| {

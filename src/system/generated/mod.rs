@@ -29,6 +29,8 @@ pub mod pendulum;
 pub mod kepler;
 #[rustfmt::skip]
 pub mod double_pendulum;
+#[rustfmt::skip]
+pub mod elastic_pendulum;
 
 /// A Hamiltonian system's dynamics, as formulas in `expr` syntax over q, p (q1.., p1.. for
 /// several degrees of freedom) and the named constants.
@@ -162,6 +164,7 @@ pub const GENERATED: &[Formulas] = &[
     super::henon_heiles::FORMULAS,
     super::kepler::FORMULAS,
     super::double_pendulum::FORMULAS,
+    super::elastic_pendulum::FORMULAS,
 ];
 
 /// `impl Hamiltonian for $ty` by the generated module `$module` (`generated/<name>.rs`): the

@@ -1,19 +1,20 @@
 //! Elastic (spring) pendulum in Cartesian coordinates, dimensionless with one parameter
 //! ĝ = g m/(k l): q = (x, y), y downward, H = (p_x² + p_y²)/2 + (√(x² + y²) − 1)²/2 − ĝ y.
 //! Separable. The same physics as `elastic-pendulum` (polar) with x = r sin θ, y = r cos θ
-//! (`polar_to_cartesian`). Mirror: shaders/system/elastic_pendulum_cartesian.wgsl.
+//! (`polar_to_cartesian`). Its functions (the CPU's in `generated/elastic_pendulum_cartesian.rs`,
+//! the GPU's in shaders/system/elastic_pendulum_cartesian.wgsl and
+//! shaders/energy/elastic_pendulum_cartesian.wgsl) are generated from `FORMULAS` (see
+//! `generated/mod.rs`).
 //!
 //! Default state: x = 1, y = 0, p = 0 (the polar default r = 1, θ = π/2; E = 0).
 
-use super::hamiltonian::literal;
 use std::collections::BTreeMap;
 
+use super::generated::{generated_hamiltonian, Formulas};
 use super::{
-    named_components, require_positive, Hamiltonian, ParamSpec, SystemDef, SystemDescription,
-    SystemInfo,
+    named_components, require_positive, ParamSpec, SystemDef, SystemDescription, SystemInfo,
 };
 use crate::error::Result;
-use crate::float::Real;
 
 pub const NAME: &str = "elastic-pendulum-cartesian";
 pub const INFO: SystemInfo = SystemInfo {
@@ -39,9 +40,27 @@ pub fn polar_to_cartesian(z: &[f64]) -> [f64; 4] {
     [r * s, r * c, pr * s + pth * c / r, pr * c - pth * s / r]
 }
 
+/// The dynamics (see `generated/mod.rs`): G_HAT = ĝ.
+pub const FORMULAS: Formulas = Formulas {
+    name: NAME,
+    dof: 2,
+    constants: &[("G_HAT", "g_hat")],
+    hamiltonian: "(p1^2 + p2^2)/2 + (sqrt(q1^2 + q2^2) - 1)^2/2 - G_HAT*q2",
+    statistics: None,
+};
+
 #[derive(Debug, Clone)]
 pub struct ElasticPendulumCartesian {
     pub g_hat: f64,
+    /// The values of `FORMULAS.constants`.
+    c: Vec<f64>,
+}
+
+impl ElasticPendulumCartesian {
+    /// The pendulum of dimensionless gravity ĝ = `g_hat` (> 0).
+    pub fn with_g_hat(g_hat: f64) -> Result<Self> {
+        Self::new(&BTreeMap::from([("g_hat".to_string(), g_hat)]))
+    }
 }
 
 impl SystemDef for ElasticPendulumCartesian {
@@ -54,6 +73,7 @@ impl SystemDef for ElasticPendulumCartesian {
         require_positive(NAME, params, &["g_hat"])?;
         Ok(ElasticPendulumCartesian {
             g_hat: params["g_hat"],
+            c: FORMULAS.constant_values(params),
         })
     }
 }
@@ -71,9 +91,8 @@ impl SystemDescription for ElasticPendulumCartesian {
         BTreeMap::from([("g_hat".into(), self.g_hat)])
     }
 
-    /// WGSL constant: G_HAT = ĝ.
     fn constants(&self) -> Vec<(&'static str, f64)> {
-        vec![("G_HAT", self.g_hat)]
+        FORMULAS.named_constants(&self.c)
     }
 
     /// x = 1, y = 0, p = 0: the polar default r = 1, θ = π/2 (E = 0).
@@ -101,71 +120,17 @@ pub const BOB_PATH: &str = "bob (x, y)";
 /// drawn hanging down.
 pub const BOB_AXES: [&str; 2] = ["x", "height −y"];
 
-impl Hamiltonian for ElasticPendulumCartesian {
-    fn energy(&self, q: &[f64], p: &[f64]) -> f64 {
-        let stretch = (q[0] * q[0] + q[1] * q[1]).sqrt() - 1.0;
-        0.5 * (p[0] * p[0] + p[1] * p[1]) + 0.5 * stretch * stretch - self.g_hat * q[1]
-    }
-
-    fn formula(&self) -> Option<String> {
-        let g = literal(self.g_hat);
-        Some(format!(
-            "(p1^2 + p2^2)/2 + (sqrt(q1^2 + q2^2) - 1)^2/2 - {g}*q2"
-        ))
-    }
-
-    /// ∂H/∂q = q (1 − 1/|q|) − (0, ĝ).
-    #[inline(always)]
-    fn grad_q<T: Real>(&self, q: &[T], _p: &[T], out: &mut [T]) {
-        let n = q.len() / 2;
-        let g_hat = T::from_f64(self.g_hat);
-        let (x, y) = q.split_at(n);
-        let (gx, gy) = out.split_at_mut(n);
-        for i in 0..n {
-            let inv_r = T::ONE / (x[i] * x[i] + y[i] * y[i]).sqrt();
-            let f = T::ONE - inv_r;
-            gx[i] = x[i] * f;
-            gy[i] = y[i] * f - g_hat;
-        }
-    }
-
-    /// ∂H/∂p = p.
-    #[inline(always)]
-    fn grad_p<T: Real>(&self, _q: &[T], p: &[T], out: &mut [T]) {
-        out.copy_from_slice(p);
-    }
-
-    /// H_qq v = (1 − 1/|q|) v + q (q·v)/|q|³ (H_qp = 0).
-    #[inline(always)]
-    fn grad_q_dir<T: Real>(&self, q: &[T], _p: &[T], vq: &[T], _vp: &[T], out: &mut [T]) {
-        let n = q.len() / 2;
-        for i in 0..n {
-            let (x, y) = (q[i], q[n + i]);
-            let (vx, vy) = (vq[i], vq[n + i]);
-            let inv_r = T::ONE / (x * x + y * y).sqrt();
-            let f = T::ONE - inv_r;
-            let s = (x * vx + y * vy) * inv_r * inv_r * inv_r;
-            out[i] = f * vx + s * x;
-            out[n + i] = f * vy + s * y;
-        }
-    }
-
-    /// H_pp v = v (H_pq = 0).
-    #[inline(always)]
-    fn grad_p_dir<T: Real>(&self, _q: &[T], _p: &[T], _vq: &[T], vp: &[T], out: &mut [T]) {
-        out.copy_from_slice(vp);
-    }
-}
+generated_hamiltonian!(ElasticPendulumCartesian, elastic_pendulum_cartesian);
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::system::ElasticPendulum;
+    use crate::system::{ElasticPendulum, Hamiltonian};
 
     #[test]
     fn polar_and_cartesian_energies_agree() {
-        let polar = ElasticPendulum { g_hat: 0.2 };
-        let cart = ElasticPendulumCartesian { g_hat: 0.2 };
+        let polar = ElasticPendulum::with_g_hat(0.2).unwrap();
+        let cart = ElasticPendulumCartesian::with_g_hat(0.2).unwrap();
         let states = [
             [1.0, std::f64::consts::FRAC_PI_2, 0.0, 0.0],
             [1.3, 0.4, -0.2, 0.7],
@@ -187,8 +152,8 @@ mod tests {
 
     #[test]
     fn polar_default_maps_to_cartesian_default() {
-        let polar = ElasticPendulum { g_hat: 0.2 };
-        let cart = ElasticPendulumCartesian { g_hat: 0.2 };
+        let polar = ElasticPendulum::with_g_hat(0.2).unwrap();
+        let cart = ElasticPendulumCartesian::with_g_hat(0.2).unwrap();
         let c = polar_to_cartesian(&polar.default_state());
         for (a, b) in c.iter().zip(cart.default_state()) {
             assert!((a - b).abs() < 1e-15, "{c:?}");

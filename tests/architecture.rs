@@ -92,8 +92,13 @@ fn no_source_file_is_over_600_lines() {
     let long: Vec<String> = files
         .iter()
         .filter_map(|f| {
-            let n = std::fs::read_to_string(f).unwrap().lines().count();
-            (n > MAX_FILE_LINES).then(|| format!("{} ({n} lines)", f.display()))
+            let text = std::fs::read_to_string(f).unwrap();
+            // A system's functions generated from its formula (src/system/generated/) are one
+            // thing however long: the generator writes them, nobody reads them to edit them.
+            let generated = f.parent().is_some_and(|d| d.ends_with("system/generated"))
+                && text.starts_with("//! Generated from the formulas in ");
+            let n = text.lines().count();
+            (n > MAX_FILE_LINES && !generated).then(|| format!("{} ({n} lines)", f.display()))
         })
         .collect();
     assert!(

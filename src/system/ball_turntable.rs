@@ -25,6 +25,10 @@
 //! for the symmetric constraint (its discrete velocities satisfy the continuous constraint
 //! exactly), O(h) for the thesis's. Known fact (not in the thesis): in the fixed frame the centre
 //! moves on a circle with angular frequency Ω J/(J + m a²) = 2Ω/7 (tests/variational.rs).
+//!
+//! Written by hand, not generated from a formula (`generated/mod.rs`): it is a discrete map
+//! with nonholonomic constraints (`DiscreteMap`), not a Hamiltonian, and the generator writes a
+//! Hamiltonian's gradients and their directional derivatives only.
 
 use std::collections::BTreeMap;
 

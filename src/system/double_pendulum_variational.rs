@@ -12,6 +12,10 @@
 //! by Newton iteration from the previous velocity (the same root), with its exact Jacobian,
 //! counted in `unconverged` when it hits the cap. Symplectic, order 1 (T at the left end).
 //! Energy: T(q_k, v_k) + ½(V(q_k) + V(q_{k+1})).
+//!
+//! Written by hand, not generated from a formula (`generated/mod.rs`): it is a discrete map
+//! (`DiscreteMap`), not a Hamiltonian, and the generator writes a Hamiltonian's gradients and
+//! their directional derivatives only.
 
 use std::collections::BTreeMap;
 

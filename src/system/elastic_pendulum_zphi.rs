@@ -19,6 +19,10 @@
 //! The same motion as the Hamiltonian `elastic-pendulum` (unit: the spring's rest length
 //! l₀ = 1 − ω_φ²/ω_z², time in 1/ω_z): r = (1 + z)/l₀, θ = φ, ĝ = ω_φ²/(ω_z² l₀), which needs
 //! ω_φ < ω_z; the thesis's ω_z = ω_φ = 1 is a spring of rest length zero.
+//!
+//! Written by hand, not generated from a formula (`generated/mod.rs`): it is a discrete map
+//! (`DiscreteMap`), not a Hamiltonian, and the generator writes a Hamiltonian's gradients and
+//! their directional derivatives only.
 
 use std::collections::BTreeMap;
 

@@ -19,6 +19,10 @@
 //! State (q_k, v_k), v_k = (q_{k+1} − q_k)/h. Energy (scaled, 2E/(M r²)): K + V evaluated at the
 //! midpoint configuration q_k + h v_k/2 with v_k, which is conserved to O(h²) (at q_k only O(h),
 //! since v_k is a midpoint velocity). Constraint error: |(v^x, v^y) + r v^ψ (cos, sin) φ_{k+½}|.
+//!
+//! Written by hand, not generated from a formula (`generated/mod.rs`): it is a discrete map
+//! with nonholonomic constraints (`DiscreteMap`), not a Hamiltonian, and the generator writes a
+//! Hamiltonian's gradients and their directional derivatives only.
 
 use std::collections::BTreeMap;
 

@@ -10,6 +10,11 @@
 //!
 //! Mirror: shaders/system/outer_solar_system.wgsl (prelude arrays SOLAR_INV_M = 1/m_i and
 //! SOLAR_GMM = G m_i m_j for the 15 pairs i < j in the order (0,1), (0,2), …, (4,5)).
+//!
+//! Written by hand, not generated from a formula (`generated/mod.rs`): its H is a sum over
+//! 15 pairs of bodies in 18 coordinates, whose gradient the hand-written loop over the pairs
+//! computes with one 1/r³ per pair, shared by both bodies; the generated straight-line code
+//! would write every pair's terms out twice over.
 
 // Body and pair loops index several arrays (and the blocks) by body number, as the WGSL does.
 #![allow(clippy::needless_range_loop)]

@@ -11,6 +11,10 @@
 //! (The thesis's eq. 12 prints q_{k+1} = q_k + h² p_k + ½h²V'(q_k); from its own p_k it is
 //! q_k + h p_k + ½h²V'(q_k).) Energy: the thesis's discrete energy
 //! E_d = ½v_k² − ½ω²(cos q_k + cos q_{k+1}).
+//!
+//! Written by hand, not generated from a formula (`generated/mod.rs`): it is a discrete map
+//! (`DiscreteMap`), not a Hamiltonian, and the generator writes a Hamiltonian's gradients and
+//! their directional derivatives only.
 
 use std::collections::BTreeMap;
 

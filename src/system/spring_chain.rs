@@ -13,6 +13,10 @@
 //!
 //! Mirror: shaders/system/spring_chain.wgsl (per-spring arrays CHAIN_K, CHAIN_REST,
 //! CHAIN_INV_M, CHAIN_M_G; the statement order below is the shader's).
+//!
+//! Written by hand, not generated from a formula (`generated/mod.rs`): its H is a sum over
+//! the springs of a chain whose number N is a parameter; the generator would write every
+//! spring's terms out for each N, while the loops over the per-spring arrays serve every N.
 
 use super::hamiltonian::literal;
 use std::collections::BTreeMap;

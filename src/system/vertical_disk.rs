@@ -21,6 +21,10 @@
 //! then the first step puts the next one on it, the energy jumps once, and
 //! `constraint_err_max` shows it at t = 0 only. Energy: E = ½m(v^x² + v^y²) + ½I v^θ² + ½J v^φ²,
 //! exactly the continuous one.
+//!
+//! Written by hand, not generated from a formula (`generated/mod.rs`): it is a discrete map
+//! with nonholonomic constraints (`DiscreteMap`), not a Hamiltonian, and the generator writes a
+//! Hamiltonian's gradients and their directional derivatives only.
 
 use std::collections::BTreeMap;
 

@@ -42,6 +42,10 @@ pub struct CpuEngine<T: Real> {
     /// fused path's groups of 64 points the conditions' bytecode cost 20–25 % more than the
     /// step saved).
     stops: bool,
+    /// The points still running after the last advance where an observer stops points
+    /// (`advance_running`): their state, their indices in `state` and its block length, equal
+    /// to those points of `state` until `state` is replaced.
+    running: Option<running::Running<T>>,
 }
 
 /// What every block of one `advance` applies: the method and the number of steps.
@@ -107,6 +111,7 @@ impl<T: Real> CpuEngine<T> {
             observers,
             keeps,
             stops,
+            running: None,
         }
     }
 }
@@ -226,6 +231,7 @@ impl<T: Real> Engine<T> for CpuEngine<T> {
         }
         self.block_len = block_len_of(&state);
         self.state = state.with_compensation(self.compensated);
+        self.running = None;
         Ok(())
     }
 }
@@ -276,7 +282,11 @@ impl<T: Real> CpuEngine<T> {
             self.compensated,
             self.level,
         );
-        let blocks = blocks_of(&mut self.state, self.block_len);
+        // Whole groups: a block of a length that is not a multiple of the group's 64 points
+        // would pad its last group (a block of 25 points, the cache's size for ten
+        // components, would advance 64).
+        let b = self.block_len.div_ceil(fused::POINTS) * fused::POINTS;
+        let blocks = blocks_of(&mut self.state, b);
         let run = fused::Run {
             system: &self.system,
             program,

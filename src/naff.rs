@@ -165,11 +165,6 @@ fn coarse<T: Real>(f: &[T], m: usize, real: bool) -> T {
 
 /// Σ w f e^{−ixu} times 1, u and u² over the `len` samples of `z`.
 fn sums<T: Real>(z: &[T], len: usize, x: T) -> [C<T>; 3] {
-    sums_every(z, len, x, RESEED)
-}
-
-/// `sums` with the rotations evaluated afresh every `reseed` samples (1: at every sample).
-fn sums_every<T: Real>(z: &[T], len: usize, x: T, reseed: usize) -> [C<T>; 3] {
     let c = T::from_f64((len - 1) as f64 * 0.5);
     let theta = two_pi::<T>() / T::from_f64(len as f64);
     let (rr, ri) = (cos_poly(x), -sin_poly(x));
@@ -182,7 +177,7 @@ fn sums_every<T: Real>(z: &[T], len: usize, x: T, reseed: usize) -> [C<T>; 3] {
     let (mut er, mut ei, mut vr, mut vi) = (T::ZERO, T::ZERO, T::ZERO, T::ZERO);
     for j in 0..len {
         let u = T::from_f64(j as f64) - c;
-        if j % reseed == 0 {
+        if j % RESEED == 0 {
             er = cos_poly(x * u);
             ei = -sin_poly(x * u);
             vr = cos_poly(theta * u);
@@ -262,36 +257,6 @@ mod tests {
             }
         }
         z
-    }
-
-    /// The largest deviation, relative to the sum's modulus, of the recurrence's sums
-    /// (`RESEED`, or `reseed`) from those evaluated afresh at every sample, over several
-    /// frequencies and lengths of a quasi-periodic signal.
-    fn drift<T: Real>(reseed: usize) -> f64 {
-        let mut worst = 0.0f64;
-        for len in [256usize, 4096, 1 << 14] {
-            let z64 = signal(len, &[(1.0, 0.8, 0.3), (0.3, 2.1, 0.0)], false);
-            let z: Vec<T> = z64.iter().map(|&v| T::from_f64(v)).collect();
-            for x in [0.8, -2.1, 0.0123, 3.0] {
-                let x = T::from_f64(x);
-                let (a, b) = (sums_every(&z, len, x, reseed), sums_every(&z, len, x, 1));
-                for (a, b) in a.iter().zip(&b) {
-                    let (dr, di) = ((a.re - b.re).to_f64(), (a.im - b.im).to_f64());
-                    let m = (b.re.to_f64().hypot(b.im.to_f64())).max(1e-300);
-                    worst = worst.max(dr.hypot(di) / m);
-                }
-            }
-        }
-        worst
-    }
-
-    #[test]
-    fn the_rotations_recurrence_drifts_by_rounding_only() {
-        for m in [8, 16, 32, 64, 128, 256, 1024] {
-            eprintln!("reseed {m}: f64 {:.2e} f32 {:.2e}", drift::<f64>(m), drift::<f32>(m));
-        }
-        assert!(drift::<f64>(RESEED) < 1e-13, "f64 {}", drift::<f64>(RESEED));
-        assert!(drift::<f32>(RESEED) < 1e-4, "f32 {}", drift::<f32>(RESEED));
     }
 
     #[test]

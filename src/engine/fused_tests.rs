@@ -354,9 +354,14 @@ fn frequency_samples_on_the_fused_path_are_the_block_paths() {
         d: 2,
     };
     for with_section in [false, true] {
-        let mut k = Integrator::new(system.clone(), Method::Yoshida4, 0.05, Solver::default_for::<f64>())
-            .unwrap()
-            .with_observer(Arc::new(spec.clone()));
+        let mut k = Integrator::new(
+            system.clone(),
+            Method::Yoshida4,
+            0.05,
+            Solver::default_for::<f64>(),
+        )
+        .unwrap()
+        .with_observer(Arc::new(spec.clone()));
         if with_section {
             k = k.with_observer(Arc::new(section.clone()));
         }

@@ -101,7 +101,11 @@ pub(super) fn write(cfg: &RunConfig, out: &Path, table: &FrequencyTable) -> Resu
     let nyquist = std::f64::consts::PI / (spec.stride as f64 * cfg.dt);
     let near = data
         .chunks_exact(w)
-        .filter(|r| r.iter().step_by(PER_SIGNAL).any(|v| v.abs() > 0.9 * nyquist))
+        .filter(|r| {
+            r.iter()
+                .step_by(PER_SIGNAL)
+                .any(|v| v.abs() > 0.9 * nyquist)
+        })
         .count();
     if near > 0 {
         crate::note!(
@@ -137,7 +141,9 @@ pub fn redraw(cfg: &RunConfig, dir: &Path, target: &Path) -> Result<Vec<PathBuf>
     let a = crate::npy::decode_f64(&bytes).map_err(bad)?;
     let cols = columns(spec);
     let n = cfg.ensemble.points;
-    let points = (cfg.shard.or(cfg.rank)).and_then(|s| s.range(n).ok()).map_or(n, |r| r.len());
+    let points = (cfg.shard.or(cfg.rank))
+        .and_then(|s| s.range(n).ok())
+        .map_or(n, |r| r.len());
     if a.cols != cols.len() || a.rows != points {
         return Err(bad(format!(
             "{} rows of {} columns, where the run writes {} rows (its points) of {} ({}); run it again to write it whole",

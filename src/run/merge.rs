@@ -308,8 +308,10 @@ fn merge_frequencies(cfg: &RunConfig, shards: &[ShardDir]) -> Result<Option<Vec<
         return Ok(None);
     }
     let limit = crate::memory::available_memory().map_or(u64::MAX, |m| m / 2);
-    let files = (shards.iter().map(|s| s.read(Path::new(name), limit))).collect::<Result<Vec<_>>>()?;
-    let stacked = npy::stack_rows(&files).map_err(|m| input_err!("merge: {name}: {m}; rerun the shards"))?;
+    let files =
+        (shards.iter().map(|s| s.read(Path::new(name), limit))).collect::<Result<Vec<_>>>()?;
+    let stacked =
+        npy::stack_rows(&files).map_err(|m| input_err!("merge: {name}: {m}; rerun the shards"))?;
     Ok(Some(stacked))
 }
 

@@ -165,10 +165,7 @@ fn bad_input_exits_2() {
             "--frequencies q1 --checkpoint-every 10",
             "keep no checkpoints",
         ),
-        (
-            "--frequencies q1 --devices 0,1",
-            "drop --devices",
-        ),
+        ("--frequencies q1 --devices 0,1", "drop --devices"),
     ] {
         let out = tmp.path().join("x");
         let mut args = argv(base);
@@ -196,10 +193,15 @@ fn stopped_points_have_no_frequency() {
         &tmp.path().join("stopped"),
     );
     let stops = decode_f64(&std::fs::read(tmp.path().join("stopped/stops.npy")).unwrap()).unwrap();
-    let who: Vec<usize> = (0..stops.rows).map(|r| stops.data[r * 4] as usize).collect();
+    let who: Vec<usize> = (0..stops.rows)
+        .map(|r| stops.data[r * 4] as usize)
+        .collect();
     assert!(!who.is_empty() && who.len() < 50, "{who:?}");
     for i in 0..50 {
-        let (a, b) = (&free.data[i * 8..i * 8 + 8], &stopped.data[i * 8..i * 8 + 8]);
+        let (a, b) = (
+            &free.data[i * 8..i * 8 + 8],
+            &stopped.data[i * 8..i * 8 + 8],
+        );
         match who.contains(&i) {
             true => assert!(b.iter().all(|v| v.is_nan()), "point {i}: {b:?}"),
             false => assert!(
@@ -232,7 +234,11 @@ fn shards_merge_and_plot_redraws_the_maps() {
         .arg(&drawn)
         .assert()
         .success();
-    for name in ["frequency-map.svg", "diffusion-map.svg", "frequency-map.png"] {
+    for name in [
+        "frequency-map.svg",
+        "diffusion-map.svg",
+        "frequency-map.png",
+    ] {
         assert_eq!(
             std::fs::read(whole.join(name)).unwrap(),
             std::fs::read(drawn.join(name)).unwrap(),
@@ -268,7 +274,10 @@ fn the_default_stride_and_the_aliasing_note() {
     let text = String::from_utf8_lossy(&done.get_output().stderr).to_string();
     assert!(text.contains("aliasing"), "{text}");
     let mut args = argv(&format!("{base} --steps 8000 --frequency-stride 4"));
-    args.extend(["--out".into(), tmp.path().join("fine").display().to_string()]);
+    args.extend([
+        "--out".into(),
+        tmp.path().join("fine").display().to_string(),
+    ]);
     let done = phaseflow().args(&args).assert().success();
     let text = String::from_utf8_lossy(&done.get_output().stderr).to_string();
     assert!(!text.contains("aliasing"), "{text}");

@@ -117,7 +117,7 @@ pub(super) fn write(cfg: &RunConfig, out: &Path, table: &FrequencyTable) -> Resu
     }
     if missing > 0 {
         crate::note!(
-            "phaseflow: {missing} of {} points have no frequency (a sample not finite: blown up, or not on the energy surface); frequencies.npy holds NaN for them",
+            "phaseflow: {missing} of {} points have no frequency (a sample not finite: blown up, or not on the energy surface; or stopped by --stop-when); frequencies.npy holds NaN for them",
             table.points
         );
     }

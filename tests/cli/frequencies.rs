@@ -212,14 +212,14 @@ fn stopped_points_have_no_frequency() {
     }
 }
 
-/// Two shards merged give the whole run's frequencies.npy byte for byte (in point order) and
-/// its maps; `phaseflow plot` draws the maps again from frequencies.npy, the same files.
+/// Two shards (shards start at multiples of 4096 points: a 91 × 91 grid) merged give the
+/// whole run's frequencies.npy byte for byte (in point order) and its maps; `phaseflow plot` draws the maps again from frequencies.npy, the same files.
 #[test]
 fn shards_merge_and_plot_redraws_the_maps() {
     let tmp = TempDir::new().unwrap();
     let args = "run --system henon-heiles --method yoshida4 --ensemble grid --grid-axes q2,p2 \
-                --points 36 --lo 0,-0.4,0,-0.4 --hi 0,0.6,0,0.4 --energy 0.125 --precision f64 \
-                --backend cpu --dt 0.05 --steps 1024 --frequencies q1-ip1,q2-ip2 \
+                --points 8281 --lo 0,-0.4,0,-0.4 --hi 0,0.6,0,0.4 --energy 0.125 --precision f64 \
+                --backend cpu --dt 0.05 --steps 256 --frequencies q1-ip1,q2-ip2 \
                 --frequency-stride 4";
     let whole = crate::chaos::shards_merge_to_the_whole_run(
         tmp.path(),

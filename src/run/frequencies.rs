@@ -141,7 +141,9 @@ pub fn redraw(cfg: &RunConfig, dir: &Path, target: &Path) -> Result<Vec<PathBuf>
     let a = crate::npy::decode_f64(&bytes).map_err(bad)?;
     let cols = columns(spec);
     let n = cfg.ensemble.points;
-    let points = (cfg.shard.or(cfg.rank))
+    let points = cfg
+        .shard
+        .or(cfg.rank)
         .and_then(|s| s.range(n).ok())
         .map_or(n, |r| r.len());
     if a.cols != cols.len() || a.rows != points {

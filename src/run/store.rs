@@ -32,8 +32,10 @@ use super::tracker::writes_indicators;
 
 pub use crate::output::zarr::STORE_DIR;
 
-/// The most points a chunk holds: 2^16 (1 MiB of f64 values per chunk at d = 1).
-const MAX_CHUNK_POINTS: usize = 1 << 16;
+/// The most points a chunk holds: 2^18 (4 MiB of f64 values per chunk at d = 1). Every chunk
+/// file is synced to disk when written, which costs about as much for 1 MiB as for 4 MiB on
+/// the machine measured: larger chunks, fewer syncs (BENCHMARKS.md).
+const MAX_CHUNK_POINTS: usize = 1 << 18;
 
 /// Points per chunk of an ensemble of `points` cut into `shards` shards (1: not sharded): the
 /// largest power of two up to `MAX_CHUNK_POINTS` that every shard's start is a multiple of

@@ -23,7 +23,7 @@ pub const STORE_DIR: &str = "states.zarr";
 /// The zstd level of every chunk: the fastest, since phase-space values (full-precision
 /// floats) gain little from a slower one. Each chunk's bytes are shuffled first (the first
 /// byte of every value, then the second, …), so that the sign and exponent bytes, alike from
-/// value to value, lie together: 15 % fewer bytes than zstd alone on a run's f64 states, at
+/// value to value, lie together: 11 % fewer bytes than zstd alone on a run's f64 states, at
 /// about the same speed (BENCHMARKS.md).
 const ZSTD_LEVEL: i32 = 1;
 

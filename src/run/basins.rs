@@ -8,7 +8,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::config::RunConfig;
+use crate::config::{RunConfig, Store};
 use crate::error::{Error, Result};
 use crate::measure::energy::columns::FINITE;
 use crate::measure::row::Row;
@@ -118,15 +118,24 @@ impl Exits {
     }
 }
 
-/// `dir`/stops.npy decoded (point, step, t, condition per row).
-fn read_stops(dir: &Path) -> Result<crate::npy::Array2> {
+/// `dir`/stops.npy decoded (point, step, t, condition per row), or with `--store zarr` the
+/// store's `stops`.
+fn read_stops(cfg: &RunConfig, dir: &Path) -> Result<crate::npy::Array2> {
     let path = dir.join(STOPS_FILE);
     let bad = |message: String| Error::InputFile {
         path: path.clone(),
         message,
     };
-    let bytes = std::fs::read(&path).map_err(|e| bad(e.to_string()))?;
-    let a = crate::npy::decode_f64(&bytes).map_err(bad)?;
+    let a = match cfg.store {
+        Store::Zarr => super::store::read_table(dir, "stops")?.ok_or_else(|| Error::InputFile {
+            path: dir.join(super::store::STORE_DIR),
+            message: "no stops in the store; run it again to write it whole".into(),
+        })?,
+        Store::Npy => {
+            let bytes = std::fs::read(&path).map_err(|e| bad(e.to_string()))?;
+            crate::npy::decode_f64(&bytes).map_err(bad)?
+        }
+    };
     match a.cols == COLUMNS || a.rows == 0 {
         true => Ok(a),
         false => Err(bad(format!("{} columns, not {COLUMNS}", a.cols))),
@@ -142,7 +151,7 @@ pub fn tally(cfg: &RunConfig, dir: &Path, last: &Row) -> Result<Option<Exits>> {
     if cfg.shard.is_some() || cfg.rank.is_some() {
         return Ok(None);
     }
-    let a = read_stops(dir)?;
+    let a = read_stops(cfg, dir)?;
     let conditions = stops.texts();
     let mut stopped = vec![0u64; conditions.len()];
     for r in 0..a.rows {
@@ -179,7 +188,7 @@ pub fn write_maps(cfg: &RunConfig, dir: &Path, target: &Path) -> Result<Vec<Path
     let (Some(stops), Some(frame)) = (&cfg.stops, grid_frame(cfg)) else {
         return Ok(Vec::new());
     };
-    let a = read_stops(dir)?;
+    let a = read_stops(cfg, dir)?;
     let n = cfg.ensemble.points;
     // The grid's own points: those without a value (off the energy surface) are NaN.
     let start = cfg.ensemble.generate(&cfg.system, cfg.dt)?;

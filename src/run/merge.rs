@@ -290,9 +290,9 @@ fn merge_indicators(cfg: &RunConfig, shards: &[ShardDir], out: Option<&Path>) ->
 }
 
 /// `--stop-when`: the shards' `stops.npy` (checked against their manifests) stacked in shard
-/// order.
+/// order (with `--store zarr` none: the stores' `stops` are appended by `store::merge`).
 fn merge_stops(cfg: &RunConfig, shards: &[ShardDir]) -> Result<Option<Vec<u8>>> {
-    if cfg.stops.is_none() {
+    if cfg.stops.is_none() || cfg.store == Store::Zarr {
         return Ok(None);
     }
     let limit = crate::memory::available_memory().map_or(u64::MAX, |m| m / 2);
@@ -325,7 +325,8 @@ fn merge_arrays(
     out: Option<&Path>,
 ) -> Result<usize> {
     let steps = cfg.snapshot_steps();
-    if cfg.store == Store::Zarr && (cfg.save_states || cfg.chaos.is_some()) {
+    let stored = cfg.save_states || cfg.chaos.is_some() || cfg.stops.is_some();
+    if cfg.store == Store::Zarr && stored {
         let dirs: Vec<&Path> = shards.iter().map(|s| s.dir.as_path()).collect();
         let read = |k: usize, rel: &Path| shards[k].read(rel, u64::MAX);
         super::store::merge(cfg, &dirs, read, out)?;

@@ -363,7 +363,7 @@ fn frequency_samples_on_the_fused_path_are_the_block_paths() {
         .unwrap()
         .with_observer(Arc::new(spec.clone()));
         if with_section {
-            k = k.with_observer(Arc::new(section.clone()));
+            k = k.with_observer(Arc::new(section));
         }
         let run = |fuse: bool| {
             let mut e = CpuEngine::new(&k, init.clone());

@@ -13,7 +13,7 @@ use crate::error::{Error, Result};
 use crate::measure::energy::columns::FINITE;
 use crate::measure::row::Row;
 use crate::output::write_atomic;
-use crate::plot::map::{write_category_map, write_map, Map};
+use crate::plot::map::{write_category_map, write_map};
 use crate::plot::palette_color;
 
 use super::chaos_map::grid_frame;
@@ -219,18 +219,16 @@ pub fn write_maps(cfg: &RunConfig, dir: &Path, target: &Path) -> Result<Vec<Path
         .map(|j| (palette_color(j), format!("exit {}", j + 1)))
         .collect();
     legend.push((UNESCAPED, "none".into()));
-    let base = |title: &str, values: Vec<f64>, missing: &str| Map {
-        title: format!("{}: {title}{}", cfg.system.name(), frame.surface),
-        x_label: frame.x_label.clone(),
-        y_label: frame.y_label.clone(),
-        x: frame.x,
-        y: frame.y,
-        columns: frame.side,
-        rows: frame.side,
-        values,
-        scale: (0.0, latest),
-        bar_label: "escape time t".into(),
-        missing_label: missing.into(),
+    let base = |title: &str, values: Vec<f64>, missing: &str| {
+        let bar = "escape time t".to_string();
+        frame.map(
+            cfg.system.name(),
+            title,
+            values,
+            (0.0, latest),
+            bar,
+            missing.into(),
+        )
     };
     let no_value = match frame.on_surface {
         true => "no value: no real p1 ≥ 0 on the energy surface",

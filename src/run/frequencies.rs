@@ -247,26 +247,21 @@ fn diffusion_map(
 ) -> Option<Map> {
     let frame = super::chaos_map::grid_frame(cfg)?;
     let name = index_name(spec);
-    Some(Map {
-        title: format!(
-            "{}: {name} at t = {}{}",
+    let what = format!(
+        "{name} at t = {}",
+        crate::error::num(cfg.steps as f64 * cfg.dt)
+    );
+    Some(
+        frame.map(
             cfg.system.name(),
-            crate::error::num(cfg.steps as f64 * cfg.dt),
-            frame.surface
-        ),
-        x_label: frame.x_label,
-        y_label: frame.y_label,
-        x: frame.x,
-        y: frame.y,
-        columns: frame.side,
-        rows: frame.side,
-        values: index,
-        scale: range,
-        bar_label: name.into(),
-        missing_label:
+            &what,
+            index,
+            range,
+            name.into(),
             "no value: blown up, no point on the energy surface, or halves equal to the last bit"
                 .into(),
-    })
+        ),
+    )
 }
 
 /// A diffusion index's colour band on `range` (`BANDS` for a non-finite one).

@@ -10,7 +10,7 @@ use std::process::Command;
 /// Each package of `cargo tree ARGS` ("name vX.Y.Z") with the features it is built with.
 fn features(args: &[&str]) -> BTreeMap<String, BTreeSet<String>> {
     let out = Command::new(env!("CARGO"))
-        .args(["tree", "--offline", "--prefix", "none", "--no-dedupe"])
+        .args(["tree", "--prefix", "none", "--no-dedupe"])
         .args(["-f", "{p} [{f}]"])
         .args(args)
         .current_dir(env!("CARGO_MANIFEST_DIR"))

@@ -107,16 +107,22 @@ fn iterated_solves_and_discrete_maps_take_the_block_path() {
     assert_eq!(width(12), None);
 }
 
+/// 150 points of a disk of radius 0.3 around the system's default state (a seed's draw), the
+/// initial state of the tests below.
+fn disk_of_150(system: &System, seed: u64, dt: f64) -> State<f64> {
+    crate::ensemble::EnsembleRequest::disk(150, 0.3, seed)
+        .resolve(system)
+        .unwrap()
+        .generate(system, dt)
+        .unwrap()
+}
+
 /// Through the engine, with blocks of several groups and a short last group (150 points: on
 /// one thread a block of 150, two groups of 64 and one of 22), f32 and f64.
 #[test]
 fn the_engine_runs_blocks_of_several_groups_as_the_block_path() {
     let system = System::new("pendulum", &BTreeMap::new()).unwrap();
-    let init = crate::ensemble::EnsembleRequest::disk(150, 0.3, 3)
-        .resolve(&system)
-        .unwrap()
-        .generate(&system, 0.01)
-        .unwrap();
+    let init = disk_of_150(&system, 3, 0.01);
     for method in [Method::Verlet, Method::Yoshida4, Method::Rk4] {
         let k64 = Integrator::with_default_solver::<f64>(system.clone(), method, 0.01).unwrap();
         let k32 = Integrator::with_default_solver::<f32>(system.clone(), method, 0.01).unwrap();
@@ -231,11 +237,7 @@ fn observers_on_the_fused_path_give_the_block_paths_bits() {
     let mut compared = 0;
     for name in ["pendulum", "henon-heiles"] {
         let system = System::new(name, &BTreeMap::new()).unwrap();
-        let init = crate::ensemble::EnsembleRequest::disk(150, 0.3, 5)
-            .resolve(&system)
-            .unwrap()
-            .generate(&system, 0.05)
-            .unwrap();
+        let init = disk_of_150(&system, 5, 0.05);
         for (observer, state, what) in observer_cases(&system, &init) {
             for method in [Method::Verlet, Method::Yoshida4, Method::Rk4] {
                 for compensated in [false, true] {
@@ -305,11 +307,7 @@ impl<T> Between<T> for EveryFifth {
 #[test]
 fn quiet_steps_run_without_the_hooks() {
     let system = System::new("henon-heiles", &BTreeMap::new()).unwrap();
-    let init = crate::ensemble::EnsembleRequest::disk(150, 0.3, 5)
-        .resolve(&system)
-        .unwrap()
-        .generate(&system, 0.05)
-        .unwrap();
+    let init = disk_of_150(&system, 5, 0.05);
     let program = Program::record(Method::Yoshida4, &system, 0.05, false).unwrap();
     let advanced = |between: Option<&mut dyn Between<f64>>| {
         let mut st = init.clone();
@@ -339,11 +337,7 @@ fn quiet_steps_run_without_the_hooks() {
 #[test]
 fn frequency_samples_on_the_fused_path_are_the_block_paths() {
     let system = System::new("henon-heiles", &BTreeMap::new()).unwrap();
-    let init = crate::ensemble::EnsembleRequest::disk(150, 0.3, 5)
-        .resolve(&system)
-        .unwrap()
-        .generate(&system, 0.05)
-        .unwrap();
+    let init = disk_of_150(&system, 5, 0.05);
     let spec = FrequencySpec::parse("q1-ip1,q2", Some(7), 150, 2).unwrap();
     let section = Section {
         momentum: false,

@@ -48,6 +48,15 @@ pub struct CpuEngine<T: Real> {
     running: Option<running::Running<T>>,
 }
 
+/// Test hook: with `PHASEFLOW_CPU_PATH=block` in the environment every CPU engine of the
+/// process takes the block path, so that `tests/speed.rs` can time a formula (which always
+/// takes the block path: `method::fused::Program::record`) against a built-in system on
+/// equal terms. Read once.
+fn fused_path_allowed() -> bool {
+    static ALLOWED: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ALLOWED.get_or_init(|| std::env::var("PHASEFLOW_CPU_PATH").as_deref() != Ok("block"))
+}
+
 /// What every block of one `advance` applies: the method and the number of steps.
 struct Advance {
     method: Method,
@@ -200,7 +209,7 @@ impl<T: Real> Engine<T> for CpuEngine<T> {
     }
 
     fn advance(&mut self, steps: u64) -> Result<()> {
-        self.advance_by(steps, true)
+        self.advance_by(steps, fused_path_allowed())
     }
 
     fn state(&mut self) -> Result<&State<T>> {

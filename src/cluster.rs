@@ -111,6 +111,20 @@ impl Peers {
         Err(no_mpi())
     }
 
+    /// Wait until every rank has reached this point.
+    pub fn barrier(&self) -> Result<()> {
+        if !self.many() {
+            return Ok(());
+        }
+        #[cfg(feature = "mpi")]
+        return {
+            mpi_ops::barrier();
+            Ok(())
+        };
+        #[allow(unreachable_code)]
+        Err(no_mpi())
+    }
+
     /// End every rank of the job at once (an error on one rank would leave the others
     /// waiting in a collective operation).
     pub fn abort(&self, code: i32) -> ! {
@@ -204,6 +218,10 @@ mod mpi_ops {
             root.gather_varcount_into_root(mine, &mut part);
         }
         Some(split(&all, &counts, &at))
+    }
+
+    pub(super) fn barrier() {
+        mpi::topology::SimpleCommunicator::world().barrier();
     }
 
     pub(super) fn all_gather(mine: &[u8]) -> Vec<Vec<u8>> {

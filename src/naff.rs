@@ -17,7 +17,8 @@
 //! 2. Refined: `REFINE_STEPS` Newton steps on d|φ|²/dx = 0 over all L samples, each one pass
 //!    computing φ, φ′ and φ″ together (sums of w f e^{−ixu} times 1, u, u²); a step that would
 //!    leave the concave part of the peak (or go further than half a bin, 2π/L) is replaced by a
-//!    quarter bin towards the larger modulus. The rotations e^{−ixu} and e^{2πiu/L} advance by
+//!    quarter bin towards the larger modulus; a Newton step shorter than `converged` bins
+//!    (√ε) ends it, the next step's change being below the rounding. The rotations e^{−ixu} and e^{2πiu/L} advance by
 //!    one complex product a sample and are evaluated afresh every `RESEED` samples, so their
 //!    rounding does not grow with L.
 
@@ -202,17 +203,28 @@ fn sums<T: Real>(z: &[T], len: usize, x: T) -> [C<T>; 3] {
     s
 }
 
-/// Newton's steps on d|φ|²/dx = 0 from `x0`, safeguarded.
+/// The fraction of a bin below which a Newton step ends the refinement (`converged`).
+pub fn converged(f64: bool) -> f64 {
+    match f64 {
+        true => f64::EPSILON.sqrt(),
+        false => (f32::EPSILON as f64).sqrt(),
+    }
+}
+
+/// Newton's steps on d|φ|²/dx = 0 from `x0`, safeguarded; after a Newton step shorter than
+/// `converged` bins the next would move x by about its square, below the rounding: done.
 fn refine<T: Real>(z: &[T], len: usize, x0: T) -> T {
     let bin = two_pi::<T>() / T::from_f64(len as f64);
     let quarter = T::from_f64(0.25) * bin;
+    let small = T::from_f64(converged(T::NAME == "f64")) * bin;
     let mut x = x0;
     for _ in 0..REFINE_STEPS {
         let [s0, s1, s2] = sums(z, len, x);
         let g1 = s0.re * s1.im - s0.im * s1.re;
         let g2 = (s1.re * s1.re + s1.im * s1.im) - (s0.re * s2.re + s0.im * s2.im);
         let mut dx = -(g1 / g2);
-        if !(g2 < T::ZERO && dx.abs() <= T::HALF * bin) {
+        let newton = g2 < T::ZERO && dx.abs() <= T::HALF * bin;
+        if !newton {
             dx = T::ZERO;
             if g1 > T::ZERO {
                 dx = quarter;
@@ -222,6 +234,9 @@ fn refine<T: Real>(z: &[T], len: usize, x0: T) -> T {
             }
         }
         x += dx;
+        if newton && dx.abs() <= small {
+            break;
+        }
     }
     x
 }

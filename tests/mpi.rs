@@ -187,3 +187,80 @@ fn refusals_under_mpirun() {
     assert!(!o.status.success());
     assert!(String::from_utf8_lossy(&o.stderr).contains("only `phaseflow run`"));
 }
+
+/// The array `name` of the store `dir`/states.zarr: its shape, its chunks' shape and its
+/// values as bytes.
+fn stored(dir: &Path, name: &str) -> (Vec<u64>, Vec<u64>, Vec<u8>) {
+    use std::sync::Arc;
+    let store = Arc::new(zarrs::filesystem::FilesystemStore::new(dir.join("states.zarr")).unwrap());
+    let a = zarrs::array::Array::open(store, &format!("/{name}")).unwrap();
+    let chunks = a.chunk_shape(&vec![0; a.dimensionality()]).unwrap();
+    let bytes = a.retrieve_array_subset(&a.subset_all()).unwrap();
+    (
+        a.shape().to_vec(),
+        chunks.iter().map(|c| c.get()).collect(),
+        bytes.into_fixed().unwrap().into_owned(),
+    )
+}
+
+/// With `--store zarr` each rank writes the chunks of its own points (chunks on the ranks'
+/// boundaries) into one store, equal value for value to the single process's.
+#[test]
+fn ranks_write_their_own_chunks_of_the_single_process_store() {
+    let args = [
+        "run",
+        "--system",
+        "pendulum",
+        "--method",
+        "verlet",
+        "--ensemble",
+        "disk",
+        "--points",
+        "13000",
+        "--dt",
+        "0.05",
+        "--steps",
+        "100",
+        "--snapshot-every",
+        "50",
+        "--save-states",
+        "--chaos",
+        "megno",
+        "--precision",
+        "f64",
+        "--backend",
+        "cpu",
+        "--store",
+        "zarr",
+    ];
+    let tmp = TempDir::new().unwrap();
+    let one = tmp.path().join("one");
+    let o = launch(0, &args, &one);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    // The ranks' slices start at 0, 8192 (2 ranks) and at 0, 4096, 8192 (3 ranks): the chunks
+    // are the largest power of two they are all multiples of (one process: all 13 000 points).
+    for (r, chunk) in [(2, 8192), (3, 4096)] {
+        let dir = tmp.path().join(format!("ranks-{r}"));
+        let o = launch(r, &args, &dir);
+        assert!(
+            o.status.success(),
+            "{r} ranks: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        assert_eq!(
+            std::fs::read(one.join("stats.csv")).unwrap(),
+            std::fs::read(dir.join("stats.csv")).unwrap()
+        );
+        let group = std::fs::read_to_string(dir.join("states.zarr/zarr.json")).unwrap();
+        let group: serde_json::Value = serde_json::from_str(&group).unwrap();
+        assert_eq!(group["attributes"]["complete"], true, "{group}");
+        for name in ["state", "state_time", "point", "chaos_megno", "chaos_time"] {
+            let (want, got) = (stored(&one, name), stored(&dir, name));
+            assert_eq!(want.0, got.0, "{name}: shape");
+            assert!(want.2 == got.2, "{r} ranks: {name} differs");
+            if name != "state_time" && name != "chaos_time" {
+                assert_eq!(got.1[got.1.len().min(2) - 1], chunk, "{name}: {:?}", got.1);
+            }
+        }
+    }
+}

@@ -281,3 +281,140 @@ fn a_store_phaseflow_does_not_write_is_refused() {
         .stderr(predicate::str::contains("npy").and(predicate::str::contains("zarr")));
     assert!(!tmp.path().join("out").exists());
 }
+
+/// Hénon–Heiles above the escape energy (H ≈ 0.245) on a disk of `points` points in f64, with
+/// `extra` (the points that leave the disk of radius 2 within 12 time units stop with
+/// --stop-when; a section at q1 = 0 is crossed by all).
+fn escapes(points: usize, extra: &[&str]) -> Vec<String> {
+    let mut args = argv(&format!(
+        "--system henon-heiles --method verlet --dt 0.02 --steps 600 --snapshot-every 300 \
+         --ensemble disk --points {points} --center 0,0,0.7,0 --radius 0.05 --precision f64 \
+         --backend cpu"
+    ));
+    args.extend(extra.iter().map(|s| s.to_string()));
+    args
+}
+
+const STOPS: &[&str] = &["--stop-when", "q1^2 + q2^2 > 4"];
+
+/// The values of the store's array `name` in `dir` bit for bit those of the .npy file `file`
+/// in `files`, with its shape (rows, columns) and dimension names `dims`.
+fn same_table(files: &Path, file: &str, dir: &Path, name: &str, dims: [&str; 2]) -> usize {
+    let want = phaseflow::npy::decode_f64(&std::fs::read(files.join(file)).unwrap()).unwrap();
+    let (shape, got_dims, got) = array(dir, name);
+    assert_eq!(shape, vec![want.rows as u64, want.cols as u64], "{name}");
+    assert_eq!(got_dims, dims);
+    assert!(
+        want.data.len() == got.len()
+            && want
+                .data
+                .iter()
+                .zip(&got)
+                .all(|(a, b)| a.to_bits() == b.to_bits()),
+        "{name} differs from {file}"
+    );
+    want.rows
+}
+
+#[test]
+fn the_store_holds_the_section_and_the_stops_as_the_npy_files_do() {
+    let tmp = TempDir::new().unwrap();
+    let dir = |name: &str| tmp.path().join(name);
+    for (name, extra) in [("stops", STOPS), ("section", &["--section", "q1=0"][..])] {
+        run(&escapes(1000, extra), &dir(&format!("{name}-npy")), &[]);
+        run(
+            &escapes(1000, extra),
+            &dir(&format!("{name}-zarr")),
+            &["--store", "zarr"],
+        );
+    }
+    let (files, zarr) = (dir("stops-npy"), dir("stops-zarr"));
+    assert!(!zarr.join("stops.npy").exists());
+    assert!(complete(&zarr));
+    let stopped = same_table(
+        &files,
+        "stops.npy",
+        &zarr,
+        "stops",
+        ["stopped", "stop_column"],
+    );
+    assert!(
+        stopped > 50 && stopped < 950,
+        "some escape, some not: {stopped}"
+    );
+    // The exits are counted from the store's stops as from stops.npy.
+    assert_eq!(
+        std::fs::read(files.join("exits.csv")).unwrap(),
+        std::fs::read(zarr.join("exits.csv")).unwrap()
+    );
+    let (files, zarr) = (dir("section-npy"), dir("section-zarr"));
+    assert!(!zarr.join("section.npy").exists());
+    assert!(complete(&zarr));
+    let crossings = same_table(
+        &files,
+        "section.npy",
+        &zarr,
+        "section",
+        ["crossing", "column"],
+    );
+    assert!(crossings > 1000, "{crossings} crossings");
+    let (_, _, index) = {
+        let a = Array::open(store(&zarr), "/crossing").unwrap();
+        let v = a
+            .retrieve_array_subset_elements::<i64>(&a.subset_all())
+            .unwrap();
+        ((), (), v)
+    };
+    assert_eq!(index, (0..crossings as i64).collect::<Vec<_>>());
+    // The figure is drawn from the store's crossings as from section.npy, by the run and by
+    // `plot` again.
+    let svg = |d: &Path| std::fs::read(d.join("section.svg")).unwrap();
+    assert_eq!(svg(&files), svg(&zarr));
+    let again = dir("redrawn");
+    phaseflow()
+        .arg("plot")
+        .arg(&zarr)
+        .arg("--out")
+        .arg(&again)
+        .assert()
+        .success();
+    assert_eq!(svg(&again), svg(&files));
+}
+
+#[test]
+fn shards_append_their_stops_in_the_merged_store() {
+    let args = escapes(9000, STOPS);
+    let tmp = TempDir::new().unwrap();
+    let whole = tmp.path().join("whole");
+    run(&args, &whole, &["--store", "zarr"]);
+    let shards: Vec<PathBuf> = (0..2)
+        .map(|k| {
+            let dir = tmp.path().join(format!("shard-{k}"));
+            run(
+                &args,
+                &dir,
+                &["--store", "zarr", "--shard", &format!("{k}/2")],
+            );
+            dir
+        })
+        .collect();
+    let merged = tmp.path().join("merged");
+    phaseflow()
+        .arg("merge")
+        .args(&shards)
+        .arg("--out")
+        .arg(&merged)
+        .assert()
+        .success();
+    assert!(complete(&merged) && !merged.join("stops.npy").exists());
+    let (want, got) = (array(&whole, "stops"), array(&merged, "stops"));
+    assert!(want.0[0] > 100, "{:?}", want.0);
+    // Each shard holds only its own stopped points.
+    let first = array(&shards[0], "stops");
+    assert!(first.0[0] > 0 && first.0[0] < want.0[0], "{:?}", first.0);
+    assert_eq!(want, got);
+    assert_eq!(
+        std::fs::read(whole.join("exits.csv")).unwrap(),
+        std::fs::read(merged.join("exits.csv")).unwrap()
+    );
+}

@@ -331,24 +331,35 @@ class Run:
                 self._chaos = {int(step): values[i] for i, step in enumerate(steps)}
         return self._chaos
 
+    def _table(self, name: str) -> Optional[np.ndarray]:
+        """The run's ``NAME.npy``, or the store's array ``NAME`` (``store="zarr"``); None
+        without either."""
+        assert self._folder is not None
+        path = self._folder / f"{name}.npy"
+        if path.is_file():
+            return np.load(path)
+        if (self._folder / "states.zarr" / name / "zarr.json").is_file():
+            return np.asarray(self._store()[name][...], dtype=np.float64)
+        return None
+
     @property
     def section(self) -> Optional[np.ndarray]:
         """With ``section="q1=0"``: every crossing, one row each (point index, crossing number,
-        time, the other coordinates: section.npy); None without a section."""
+        time, the other coordinates: section.npy, or the store's ``section``); None without a
+        section."""
         if self._folder is None:
             return self._section
-        path = self._folder / "section.npy"
-        return np.load(path) if path.is_file() else None
+        return self._table("section")
 
     @property
     def stops(self) -> Optional[np.ndarray]:
         """With ``stop_when=``: one row per stopped point (point index, step, time, index of
-        the condition that stopped it, from 0), float64, shape (stopped, 4) (stops.npy);
+        the condition that stopped it, from 0), float64, shape (stopped, 4) (stops.npy, or
+        the store's ``stops``);
         None without stop conditions."""
         if self._folder is None:
             return self._stops
-        path = self._folder / "stops.npy"
-        return np.load(path) if path.is_file() else None
+        return self._table("stops")
 
     @property
     def frequencies(self) -> Optional[np.ndarray]:

@@ -53,3 +53,27 @@ def test_a_sharded_runs_merged_store_equals_the_unsharded_one(tmp_path):
     xr.testing.assert_identical(opened(tmp_path / "merged"), whole)
     assert np.isfinite(whole["state"].values).all()
     xr.testing.assert_equal(merged.to_xarray(), phaseflow.open_run(tmp_path / "whole").to_xarray())
+
+
+ESCAPES = dict(system="henon-heiles", method="verlet", ensemble="disk", points=1000, dt=0.02,
+               steps=600, snapshot_every=300, center=(0, 0, 0.7, 0), radius=0.05,
+               precision="f64", backend="cpu")
+
+
+def test_the_store_holds_the_section_and_the_stops(tmp_path):
+    for name, extra in [("stops", dict(stop_when="q1^2 + q2^2 > 4")),
+                        ("section", dict(section="q1=0"))]:
+        files = phaseflow.run(**ESCAPES, **extra, out=tmp_path / f"{name}-npy")
+        run = phaseflow.run(**ESCAPES, **extra, store="zarr", out=tmp_path / f"{name}-zarr")
+        assert not (tmp_path / f"{name}-zarr" / f"{name}.npy").exists()
+        want = getattr(files, name)
+        assert want is not None and len(want) > 50
+        assert np.array_equal(getattr(run, name), want)
+        reopened = phaseflow.open_run(tmp_path / f"{name}-zarr")
+        assert np.array_equal(getattr(reopened, name), want)
+        whole = files.to_xarray()
+        xr.testing.assert_equal(reopened.to_xarray(), whole)
+        # xarray alone, from the store: the table with its columns' names.
+        ds = opened(tmp_path / f"{name}-zarr")
+        assert set(ds.data_vars) == {name}
+        xr.testing.assert_equal(ds[name], whole[name])

@@ -4,7 +4,7 @@
 // The host prelude (src/observe/frequencies.rs) defines FQ_WORD (the point's first word after
 // the carried ones), FQ_HEAD, FQ_STRIDE, FQ_SAMPLES (N), FQ_SIGNALS, FQ_REAL_MASK (bit s: signal
 // s is real), FQ_M_WHOLE and FQ_M_HALF (the largest powers of two ≤ N and ≤ N/2),
-// FQ_REFINE_STEPS, FQ_RESEED, FQ_TWO_PI and FQ_HUGE (the largest finite `real`).
+// FQ_REFINE_STEPS, FQ_CONVERGED, FQ_RESEED, FQ_TWO_PI and FQ_HUGE (the largest finite `real`).
 // Per point at [(FQ_WORD + j)·n + i]: j = 0 the steps since the last sample, 1 the samples taken,
 // then per signal s four words at 2 + 4s (1 when its samples were finite; the frequency of the
 // whole run, of its first half and of its second half, in radians per sample), then from
@@ -166,17 +166,19 @@ fn fq_sums(b: u32, len: u32, x: real, n: u32, i: u32) -> FqSums {
     return s;
 }
 
-// Newton's steps on d|φ|²/dx = 0 from x0, safeguarded.
+// Newton's steps on d|φ|²/dx = 0 from x0, safeguarded, ended by a step under FQ_CONVERGED bins.
 fn fq_refine(b: u32, len: u32, x0: real, n: u32, i: u32) -> real {
     let bin = FQ_TWO_PI / real(len);
     let quarter = real(0.25) * bin;
+    let small = FQ_CONVERGED * bin;
     var x = x0;
     for (var it = 0u; it < FQ_REFINE_STEPS; it++) {
         let s = fq_sums(b, len, x, n, i);
         let g1 = s.s0r * s.s1i - s.s0i * s.s1r;
         let g2 = (s.s1r * s.s1r + s.s1i * s.s1i) - (s.s0r * s.s2r + s.s0i * s.s2i);
         var dx = -(g1 / g2);
-        if (!(g2 < real(0.0) && abs(dx) <= real(0.5) * bin)) {
+        let newton = g2 < real(0.0) && abs(dx) <= real(0.5) * bin;
+        if (!newton) {
             dx = real(0.0);
             if (g1 > real(0.0)) {
                 dx = quarter;
@@ -186,6 +188,9 @@ fn fq_refine(b: u32, len: u32, x0: real, n: u32, i: u32) -> real {
             }
         }
         x += dx;
+        if (newton && abs(dx) <= small) {
+            break;
+        }
     }
     return x;
 }

@@ -54,9 +54,9 @@ pub(super) fn resolve(
 
 /// The run's frequency analysis, if it has one: its signals parsed for `system` and its
 /// samples counted, refused where the samples would not be the points' forward run from t = 0
-/// taken alike on every point (`--reverse`, a negative step, loop refinement, `--stop-when`),
+/// taken alike on every point (`--reverse`, a negative step, loop refinement),
 /// where checkpoints are asked for (they do not carry the samples), or where the ensemble is
-/// split (shards, several GPUs).
+/// split over several GPUs (shards are run and merged as any run).
 pub(super) fn resolve_frequencies(
     f: &RunFile,
     system: &System,
@@ -79,11 +79,8 @@ pub(super) fn resolve_frequencies(
     if refine {
         return refuse("loop refinement inserts points during the run, which would lack the samples before they appear; add --no-refine or use a filled ensemble");
     }
-    if f.stop_when.as_ref().is_some_and(|s| !s.is_empty()) {
-        return refuse("a point stopped by --stop-when would lack its later samples; drop --stop-when or --frequencies");
-    }
-    if f.shard.is_some() || f.devices.is_some() {
-        return refuse("the samples are kept by one engine over the whole ensemble; drop --shard and --devices");
+    if f.devices.is_some() {
+        return refuse("the samples are kept by one engine over the whole ensemble; drop --devices (or split the run with --shard and merge)");
     }
     if f.checkpoint_every.is_some() {
         return Err(input_err!(

@@ -42,6 +42,19 @@ pub struct CpuEngine<T: Real> {
     /// fused path's groups of 64 points the conditions' bytecode cost 20–25 % more than the
     /// step saved).
     stops: bool,
+    /// The points still running after the last advance where an observer stops points
+    /// (`advance_running`): their state, their indices in `state` and its block length, equal
+    /// to those points of `state` until `state` is replaced.
+    running: Option<running::Running<T>>,
+}
+
+/// Test hook: with `PHASEFLOW_CPU_PATH=block` in the environment every CPU engine of the
+/// process takes the block path, so that `tests/speed.rs` can time a formula (which always
+/// takes the block path: `method::fused::Program::record`) against a built-in system on
+/// equal terms. Read once.
+fn fused_path_allowed() -> bool {
+    static ALLOWED: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ALLOWED.get_or_init(|| std::env::var("PHASEFLOW_CPU_PATH").as_deref() != Ok("block"))
 }
 
 /// What every block of one `advance` applies: the method and the number of steps.
@@ -107,6 +120,7 @@ impl<T: Real> CpuEngine<T> {
             observers,
             keeps,
             stops,
+            running: None,
         }
     }
 }
@@ -195,7 +209,7 @@ impl<T: Real> Engine<T> for CpuEngine<T> {
     }
 
     fn advance(&mut self, steps: u64) -> Result<()> {
-        self.advance_by(steps, true)
+        self.advance_by(steps, fused_path_allowed())
     }
 
     fn state(&mut self) -> Result<&State<T>> {
@@ -226,6 +240,7 @@ impl<T: Real> Engine<T> for CpuEngine<T> {
         }
         self.block_len = block_len_of(&state);
         self.state = state.with_compensation(self.compensated);
+        self.running = None;
         Ok(())
     }
 }
@@ -276,7 +291,11 @@ impl<T: Real> CpuEngine<T> {
             self.compensated,
             self.level,
         );
-        let blocks = blocks_of(&mut self.state, self.block_len);
+        // Whole groups: a block of a length that is not a multiple of the group's 64 points
+        // would pad its last group (a block of 25 points, the cache's size for ten
+        // components, would advance 64).
+        let b = self.block_len.div_ceil(fused::POINTS) * fused::POINTS;
+        let blocks = blocks_of(&mut self.state, b);
         let run = fused::Run {
             system: &self.system,
             program,

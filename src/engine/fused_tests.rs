@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use crate::chaos::Layout;
 use crate::observe::chaos::ChaosObserver;
+use crate::observe::frequencies::FrequencySpec;
 use crate::observe::stop::StopConditions;
 use crate::observe::Observer;
 use crate::section::{Direction, Section};
@@ -13,8 +14,8 @@ use crate::section::{Direction, Section};
 use crate::engine::cpu::tests::every_case;
 use crate::engine::{CpuEngine, Engine, Integrator};
 use crate::float::Real;
-use crate::method::fused::{advance, fusable, width, Program, Run};
-use crate::method::{Method, Solver};
+use crate::method::fused::{advance, advance_between, fusable, width, Between, Program, Run};
+use crate::method::{Method, Points, Solver};
 use crate::simd::Level;
 use crate::state::State;
 use crate::system::System;
@@ -106,16 +107,22 @@ fn iterated_solves_and_discrete_maps_take_the_block_path() {
     assert_eq!(width(12), None);
 }
 
+/// 150 points of a disk of radius 0.3 around the system's default state (a seed's draw), the
+/// initial state of the tests below.
+fn disk_of_150(system: &System, seed: u64, dt: f64) -> State<f64> {
+    crate::ensemble::EnsembleRequest::disk(150, 0.3, seed)
+        .resolve(system)
+        .unwrap()
+        .generate(system, dt)
+        .unwrap()
+}
+
 /// Through the engine, with blocks of several groups and a short last group (150 points: on
 /// one thread a block of 150, two groups of 64 and one of 22), f32 and f64.
 #[test]
 fn the_engine_runs_blocks_of_several_groups_as_the_block_path() {
     let system = System::new("pendulum", &BTreeMap::new()).unwrap();
-    let init = crate::ensemble::EnsembleRequest::disk(150, 0.3, 3)
-        .resolve(&system)
-        .unwrap()
-        .generate(&system, 0.01)
-        .unwrap();
+    let init = disk_of_150(&system, 3, 0.01);
     for method in [Method::Verlet, Method::Yoshida4, Method::Rk4] {
         let k64 = Integrator::with_default_solver::<f64>(system.clone(), method, 0.01).unwrap();
         let k32 = Integrator::with_default_solver::<f32>(system.clone(), method, 0.01).unwrap();
@@ -230,11 +237,7 @@ fn observers_on_the_fused_path_give_the_block_paths_bits() {
     let mut compared = 0;
     for name in ["pendulum", "henon-heiles"] {
         let system = System::new(name, &BTreeMap::new()).unwrap();
-        let init = crate::ensemble::EnsembleRequest::disk(150, 0.3, 5)
-            .resolve(&system)
-            .unwrap()
-            .generate(&system, 0.05)
-            .unwrap();
+        let init = disk_of_150(&system, 5, 0.05);
         for (observer, state, what) in observer_cases(&system, &init) {
             for method in [Method::Verlet, Method::Yoshida4, Method::Rk4] {
                 for compensated in [false, true] {
@@ -275,4 +278,103 @@ fn observers_on_the_fused_path_give_the_block_paths_bits() {
         }
     }
     assert_eq!(compared, 54);
+}
+
+/// A `Between` whose hooks act after every fifth step: it counts the calls it gets.
+#[derive(Default)]
+struct EveryFifth {
+    calls: usize,
+}
+
+impl<T> Between<T> for EveryFifth {
+    fn start(&mut self, _g: usize, _at: &mut Points<T>) -> bool {
+        true
+    }
+    fn before_step(&mut self, _g: usize, _at: &Points<T>) {
+        self.calls += 1;
+    }
+    fn after_step(&mut self, _g: usize, _at: &mut Points<T>, _k: u64) -> bool {
+        self.calls += 1;
+        true
+    }
+    fn quiet(&self, k: u64) -> u64 {
+        (5 - (k + 1) % 5) % 5
+    }
+}
+
+/// The steps a `Between` says are quiet run without its hooks (one call before and one after
+/// every fifth step, per group), and the points advance as without it, bit for bit.
+#[test]
+fn quiet_steps_run_without_the_hooks() {
+    let system = System::new("henon-heiles", &BTreeMap::new()).unwrap();
+    let init = disk_of_150(&system, 5, 0.05);
+    let program = Program::record(Method::Yoshida4, &system, 0.05, false).unwrap();
+    let advanced = |between: Option<&mut dyn Between<f64>>| {
+        let mut st = init.clone();
+        let run = Run {
+            system: &system,
+            program: &program,
+            level: Level::detected(),
+            d: st.d,
+            comps: st.comps(),
+            compensated: false,
+            steps: 103,
+        };
+        let n = st.n;
+        let mut parts: Vec<&mut [f64]> = st.q.chunks_mut(n).chain(st.p.chunks_mut(n)).collect();
+        advance_between(&run, &mut parts, between);
+        st.to_bytes()
+    };
+    let mut hooks = EveryFifth::default();
+    let hooked = advanced(Some(&mut hooks));
+    assert!(hooked == advanced(None));
+    assert_eq!(hooks.calls, 2 * 20 * 150usize.div_ceil(64));
+}
+
+/// The frequency analysis's samples on the fused path (a sample every 7 steps, the hooks
+/// quiet in between; alone and beside a section, whose hooks act at every step) are the block
+/// path's: the same frequencies, advanced in two pieces that do not end on a sample.
+#[test]
+fn frequency_samples_on_the_fused_path_are_the_block_paths() {
+    let system = System::new("henon-heiles", &BTreeMap::new()).unwrap();
+    let init = disk_of_150(&system, 5, 0.05);
+    let spec = FrequencySpec::parse("q1-ip1,q2", Some(7), 150, 2).unwrap();
+    let section = Section {
+        momentum: false,
+        index: 0,
+        value: 0.0,
+        direction: Direction::Both,
+        max: 5,
+        d: 2,
+    };
+    for with_section in [false, true] {
+        let mut k = Integrator::new(
+            system.clone(),
+            Method::Yoshida4,
+            0.05,
+            Solver::default_for::<f64>(),
+        )
+        .unwrap()
+        .with_observer(Arc::new(spec.clone()));
+        if with_section {
+            k = k.with_observer(Arc::new(section));
+        }
+        let run = |fuse: bool| {
+            let mut e = CpuEngine::new(&k, init.clone());
+            assert!(e.observed_program().is_some());
+            for steps in [60, 90] {
+                match fuse {
+                    true => e.advance(steps).unwrap(),
+                    false => e.advance_on_blocks(steps).unwrap(),
+                }
+            }
+            let table = e.frequencies().unwrap().unwrap();
+            (e.state().unwrap().to_bytes(), table)
+        };
+        let (fused, blocks) = (run(true), run(false));
+        assert!(fused.0 == blocks.0, "section {with_section}");
+        assert_eq!(fused.1, blocks.1, "section {with_section}");
+        let found = fused.1.values.iter().flatten().flatten().count();
+        assert_eq!(found, 150 * 2 * 3, "section {with_section}");
+    }
 }

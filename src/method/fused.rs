@@ -17,12 +17,10 @@
 //! bookkeeping), a discrete map's step, more stage slots than a group holds, or a number of
 //! components per point that no group width fits (`width`).
 //!
-//! The integrator's per-step observers (chaos indicators, sections, stop conditions) run here
-//! too: the engine passes a `Between`, which is given each group's points (`Points`) before
-//! and after each of its steps, as the block path gives its block's, and which says when
-//! every point of a group has stopped; such a group takes no further step. (The engine keeps
-//! runs with stop conditions on the block path, where their bytecode runs over a whole block:
-//! measured faster; see `CpuEngine::stops`.)
+//! The per-step observers run here too: the engine passes a `Between`, given each group's
+//! points (`Points`) around each of its steps but the quiet ones (a sample every K steps: one
+//! call per K steps), as the block path gives its block's; a group whose points have all
+//! stopped takes no further step. (Stop conditions keep the block path: `CpuEngine::stops`.)
 
 use super::ops::{Lin, Node, Ops, StageSolve, Vector, LIN_NODES};
 use super::{Method, Partial, Points, Stage};
@@ -439,6 +437,8 @@ pub trait Between<T> {
     fn before_step(&mut self, g: usize, at: &Points<T>);
     /// After group `g`'s step `k` (0 first): whether it takes further steps.
     fn after_step(&mut self, g: usize, at: &mut Points<T>, k: u64) -> bool;
+    /// The steps from step `k` on that no group's hook acts at: run without the hooks.
+    fn quiet(&self, k: u64) -> u64;
 }
 
 /// Advance a block of points, given as per-component slices of the state (q's components,
@@ -522,8 +522,8 @@ fn advance_in<T: Real, const N: usize>(
 /// Every group's prologue, then step after step over all groups: the groups are
 /// independent, so the processor overlaps one group's step with the next one's (a group's
 /// steps depend on each other, and alone would leave it waiting on the sine's chain of
-/// operations). With `between`, its hooks around each group's step, and a group whose points
-/// have all stopped takes no further step. Compiled per system and for the run's vector level.
+/// operations). With `between`, its hooks around each group's steps but the quiet ones; a
+/// group whose points have all stopped stops. Compiled per system and for the vector level.
 #[inline(never)]
 fn run_groups<T: Real, const N: usize, H: Hamiltonian>(
     run: &Run<T>,
@@ -568,7 +568,18 @@ fn run_groups<T: Real, const N: usize, H: Hamiltonian>(
             for (g, _) in groups.iter_mut().zip(&running).filter(|(_, &r)| r) {
                 g.run(&program.prologue, &at, tmp);
             }
-            for k in 0..run.steps {
+            let mut k = 0;
+            while k < run.steps {
+                let quiet = between.quiet(k).min(run.steps - k);
+                for _ in 0..quiet {
+                    for (g, _) in groups.iter_mut().zip(&running).filter(|(_, &r)| r) {
+                        g.run(&program.step, &at, tmp);
+                    }
+                }
+                k += quiet;
+                if k == run.steps {
+                    break;
+                }
                 let mut any = false;
                 for (i, (g, r)) in groups.iter_mut().zip(running.iter_mut()).enumerate() {
                     if !*r {
@@ -582,6 +593,7 @@ fn run_groups<T: Real, const N: usize, H: Hamiltonian>(
                 if !any {
                     break;
                 }
+                k += 1;
             }
         },
     );

@@ -125,7 +125,7 @@ impl FrequencySpec {
                 signals.len()
             ));
         }
-        let stride = stride.unwrap_or(1);
+        let stride = stride.unwrap_or_else(|| default_stride(steps));
         if stride == 0 {
             return Err(input_err!(
                 "--frequency-stride must be at least 1 (a sample every K steps), got 0"
@@ -166,6 +166,19 @@ impl FrequencySpec {
     fn head(&self) -> usize {
         2 + RESULT_WORDS * self.signals.len()
     }
+}
+
+/// Samples the default stride (`default_stride`) aims at.
+pub const DEFAULT_SAMPLES: u64 = 1 << 12;
+
+/// The stride when `--frequency-stride` is not given: about `DEFAULT_SAMPLES` samples over the
+/// run (⌊steps / 2^12⌋, at least 1: runs up to 8 191 steps sample every step). The analysis's
+/// error falls with the length of the run, not with the number of samples, as long as the
+/// samples resolve the signal (Nyquist: stride·dt well under π over the largest frequency);
+/// 2^12 samples resolve frequencies up to 2^11 cycles over the run, and cost the analysis
+/// (proportional to the samples) a fixed amount however long the run.
+pub fn default_stride(steps: u64) -> u64 {
+    (steps / DEFAULT_SAMPLES).max(1)
 }
 
 /// The frequencies of every point: per point and signal, the whole run's, the first half's and
@@ -219,7 +232,7 @@ impl Observer for FrequencySpec {
             .sum();
         let pow2 = |k: usize| 1usize << (usize::BITS - 1 - k.leading_zeros());
         format!(
-            "const FQ_WORD: u32 = {word}u;\nconst FQ_HEAD: u32 = {}u;\nconst FQ_STRIDE: u32 = {}u;\nconst FQ_SAMPLES: u32 = {}u;\nconst FQ_SIGNALS: u32 = {}u;\nconst FQ_REAL_MASK: u32 = {mask}u;\nconst FQ_M_WHOLE: u32 = {}u;\nconst FQ_M_HALF: u32 = {}u;\nconst FQ_REFINE_STEPS: u32 = {}u;\nconst FQ_RESEED: u32 = {}u;\nconst FQ_TWO_PI: real = {};\nconst FQ_HUGE: real = {};\n",
+            "const FQ_WORD: u32 = {word}u;\nconst FQ_HEAD: u32 = {}u;\nconst FQ_STRIDE: u32 = {}u;\nconst FQ_SAMPLES: u32 = {}u;\nconst FQ_SIGNALS: u32 = {}u;\nconst FQ_REAL_MASK: u32 = {mask}u;\nconst FQ_M_WHOLE: u32 = {}u;\nconst FQ_M_HALF: u32 = {}u;\nconst FQ_REFINE_STEPS: u32 = {}u;\nconst FQ_CONVERGED: real = {};\nconst FQ_RESEED: u32 = {}u;\nconst FQ_TWO_PI: real = {};\nconst FQ_HUGE: real = {};\n",
             self.head(),
             self.stride,
             self.samples,
@@ -227,6 +240,7 @@ impl Observer for FrequencySpec {
             pow2(self.samples),
             pow2(self.samples / 2),
             naff::REFINE_STEPS,
+            literal(naff::converged(f64)),
             naff::RESEED,
             literal(std::f64::consts::TAU),
             literal(if f64 { f64::MAX } else { f32::MAX as f64 }),
@@ -413,6 +427,16 @@ struct FrequencyBlock<'a, T> {
 impl<T: Real> BlockObserver<T> for FrequencyBlock<'_, T> {
     fn start(&mut self, m: usize) {
         self.m = m;
+    }
+
+    /// Quiet up to the next sample's step; after the last sample, to the end.
+    fn quiet(&self, k: u64) -> u64 {
+        let (s, stride) = (self.k0 + k + 1, self.spec.stride);
+        let next = s.div_ceil(stride);
+        match next > self.spec.samples as u64 {
+            true => u64::MAX,
+            false => next * stride - s,
+        }
     }
 
     fn after_step(&mut self, blk: &mut Points<T>, k: u64) {

@@ -136,6 +136,14 @@ pub trait BlockObserver<T: Real>: Send {
     fn before_step(&mut self, _at: &Points<T>) {}
     /// After step `k` of the advance (0 first).
     fn after_step(&mut self, at: &mut Points<T>, k: u64);
+    /// How many steps from step `k` of the advance on (`k` included) this hook does nothing
+    /// at, before or after them (`u64::MAX`: none of the rest): the fused path runs those
+    /// steps without calling any hook (`method::fused::Between::quiet`), so an observer that
+    /// acts every K steps (`frequencies`: a sample) costs one call per K steps. 0: it may act
+    /// at every step.
+    fn quiet(&self, _k: u64) -> u64 {
+        0
+    }
     /// The block's points this hook has stopped (`--stop-when`, `stop`), per point of the
     /// block (padding: false), and how many: a stopped point stays stopped, and the engine
     /// keeps its components as they were after the step it stopped on (or at the start of the

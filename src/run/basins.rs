@@ -8,12 +8,12 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::config::RunConfig;
+use crate::config::{RunConfig, Store};
 use crate::error::{Error, Result};
 use crate::measure::energy::columns::FINITE;
 use crate::measure::row::Row;
 use crate::output::write_atomic;
-use crate::plot::map::{write_category_map, write_map, Map};
+use crate::plot::map::{write_category_map, write_map};
 use crate::plot::palette_color;
 
 use super::chaos_map::grid_frame;
@@ -118,15 +118,24 @@ impl Exits {
     }
 }
 
-/// `dir`/stops.npy decoded (point, step, t, condition per row).
-fn read_stops(dir: &Path) -> Result<crate::npy::Array2> {
+/// `dir`/stops.npy decoded (point, step, t, condition per row), or with `--store zarr` the
+/// store's `stops`.
+fn read_stops(cfg: &RunConfig, dir: &Path) -> Result<crate::npy::Array2> {
     let path = dir.join(STOPS_FILE);
     let bad = |message: String| Error::InputFile {
         path: path.clone(),
         message,
     };
-    let bytes = std::fs::read(&path).map_err(|e| bad(e.to_string()))?;
-    let a = crate::npy::decode_f64(&bytes).map_err(bad)?;
+    let a = match cfg.store {
+        Store::Zarr => super::store::read_table(dir, "stops")?.ok_or_else(|| Error::InputFile {
+            path: dir.join(super::store::STORE_DIR),
+            message: "no stops in the store; run it again to write it whole".into(),
+        })?,
+        Store::Npy => {
+            let bytes = std::fs::read(&path).map_err(|e| bad(e.to_string()))?;
+            crate::npy::decode_f64(&bytes).map_err(bad)?
+        }
+    };
     match a.cols == COLUMNS || a.rows == 0 {
         true => Ok(a),
         false => Err(bad(format!("{} columns, not {COLUMNS}", a.cols))),
@@ -142,7 +151,7 @@ pub fn tally(cfg: &RunConfig, dir: &Path, last: &Row) -> Result<Option<Exits>> {
     if cfg.shard.is_some() || cfg.rank.is_some() {
         return Ok(None);
     }
-    let a = read_stops(dir)?;
+    let a = read_stops(cfg, dir)?;
     let conditions = stops.texts();
     let mut stopped = vec![0u64; conditions.len()];
     for r in 0..a.rows {
@@ -179,7 +188,7 @@ pub fn write_maps(cfg: &RunConfig, dir: &Path, target: &Path) -> Result<Vec<Path
     let (Some(stops), Some(frame)) = (&cfg.stops, grid_frame(cfg)) else {
         return Ok(Vec::new());
     };
-    let a = read_stops(dir)?;
+    let a = read_stops(cfg, dir)?;
     let n = cfg.ensemble.points;
     // The grid's own points: those without a value (off the energy surface) are NaN.
     let start = cfg.ensemble.generate(&cfg.system, cfg.dt)?;
@@ -210,18 +219,16 @@ pub fn write_maps(cfg: &RunConfig, dir: &Path, target: &Path) -> Result<Vec<Path
         .map(|j| (palette_color(j), format!("exit {}", j + 1)))
         .collect();
     legend.push((UNESCAPED, "none".into()));
-    let base = |title: &str, values: Vec<f64>, missing: &str| Map {
-        title: format!("{}: {title}{}", cfg.system.name(), frame.surface),
-        x_label: frame.x_label.clone(),
-        y_label: frame.y_label.clone(),
-        x: frame.x,
-        y: frame.y,
-        columns: frame.side,
-        rows: frame.side,
-        values,
-        scale: (0.0, latest),
-        bar_label: "escape time t".into(),
-        missing_label: missing.into(),
+    let base = |title: &str, values: Vec<f64>, missing: &str| {
+        let bar = "escape time t".to_string();
+        frame.map(
+            cfg.system.name(),
+            title,
+            values,
+            (0.0, latest),
+            bar,
+            missing.into(),
+        )
     };
     let no_value = match frame.on_surface {
         true => "no value: no real p1 ≥ 0 on the energy surface",

@@ -110,6 +110,34 @@ pub struct GridFrame {
     pub on_surface: bool,
 }
 
+impl GridFrame {
+    /// A map of `values` over the grid, titled "SYSTEM: WHAT" and the energy surface's words;
+    /// the colour scale, its bar's label and the caption of the cells without a value as given.
+    pub fn map(
+        &self,
+        system: &str,
+        what: &str,
+        values: Vec<f64>,
+        scale: (f64, f64),
+        bar_label: String,
+        missing_label: String,
+    ) -> Map {
+        Map {
+            title: format!("{system}: {what}{}", self.surface),
+            x_label: self.x_label.clone(),
+            y_label: self.y_label.clone(),
+            x: self.x,
+            y: self.y,
+            columns: self.side,
+            rows: self.side,
+            values,
+            scale,
+            bar_label,
+            missing_label,
+        }
+    }
+}
+
 /// The frame of the run's grid, None unless the run has a grid ensemble and is whole (not
 /// one shard's or rank's slice of it).
 pub fn grid_frame(cfg: &RunConfig) -> Option<GridFrame> {
@@ -154,27 +182,18 @@ pub fn write(cfg: &RunConfig, dir: &Path, target: &Path) -> Result<Vec<PathBuf>>
     };
     let (bar_label, range) = scale(which, &values);
     let t = cfg.steps as f64 * cfg.dt.abs();
-    let map = Map {
-        title: format!(
-            "{}: {} at t = {}{}",
-            cfg.system.name(),
-            title(which),
-            crate::error::num(t),
-            frame.surface
-        ),
-        x_label: frame.x_label,
-        y_label: frame.y_label,
-        x: frame.x,
-        y: frame.y,
-        columns: frame.side,
-        rows: frame.side,
-        values,
-        scale: range,
-        bar_label,
-        missing_label: match frame.on_surface {
-            true => "no value: no real p1 ≥ 0 on the energy surface, or blown up".into(),
-            false => "no value: blown up".into(),
-        },
+    let missing = match frame.on_surface {
+        true => "no value: no real p1 ≥ 0 on the energy surface, or blown up",
+        false => "no value: blown up",
     };
+    let what = format!("{} at t = {}", title(which), crate::error::num(t));
+    let map = frame.map(
+        cfg.system.name(),
+        &what,
+        values,
+        range,
+        bar_label,
+        missing.into(),
+    );
     Ok(write_map(&map, &target.join("map"))?.to_vec())
 }

@@ -68,6 +68,22 @@ fn diffusion(spec: &FrequencySpec, data: &[f64]) -> Vec<f64> {
         .collect()
 }
 
+/// The run's `table` with no value for the points a `--stop-when` condition stopped (their
+/// samples after the stop would repeat the stopped state; NaN in frequencies.npy), from the
+/// stop words of the engine's final state `state`.
+pub(super) fn without_stopped<T: crate::float::Real>(
+    cfg: &RunConfig,
+    table: Option<FrequencyTable>,
+    state: &crate::state::State<T>,
+) -> Option<FrequencyTable> {
+    let (mut table, column) = (table?, cfg.stop_column());
+    for stop in column.map_or(Vec::new(), |c| crate::observe::stop::stops_of(state, c)) {
+        let at = stop.point * table.signals;
+        table.values[at..at + table.signals].fill([None; 3]);
+    }
+    Some(table)
+}
+
 /// Write frequencies.npy and the figures into `out`; returns the points without a value.
 pub(super) fn write(cfg: &RunConfig, out: &Path, table: &FrequencyTable) -> Result<usize> {
     let Some(spec) = &cfg.frequencies else {
@@ -82,13 +98,65 @@ pub(super) fn write(cfg: &RunConfig, out: &Path, table: &FrequencyTable) -> Resu
         .chunks_exact(w)
         .filter(|r| r.iter().step_by(PER_SIGNAL).any(|v| !v.is_finite()))
         .count();
+    let nyquist = std::f64::consts::PI / (spec.stride as f64 * cfg.dt);
+    let near = data
+        .chunks_exact(w)
+        .filter(|r| {
+            r.iter()
+                .step_by(PER_SIGNAL)
+                .any(|v| v.abs() > 0.9 * nyquist)
+        })
+        .count();
+    if near > 0 {
+        crate::note!(
+            "phaseflow: {near} of {} points have a frequency within 10 % of the highest the samples resolve, π/(K·dt) = {} rad per time unit (K = {}): it may be a higher one folded back (aliasing); use a smaller --frequency-stride",
+            table.points,
+            crate::error::num(nyquist),
+            spec.stride
+        );
+    }
     if missing > 0 {
         crate::note!(
-            "phaseflow: {missing} of {} points have no frequency (a sample not finite: blown up, or not on the energy surface); frequencies.npy holds NaN for them",
+            "phaseflow: {missing} of {} points have no frequency (a sample not finite: blown up, or not on the energy surface; or stopped by --stop-when); frequencies.npy holds NaN for them",
             table.points
         );
     }
     Ok(missing)
+}
+
+/// Draw frequency-map.png/svg and diffusion-map.png/svg into `target` again from the
+/// frequencies.npy of the finished run `cfg` in `dir` (`phaseflow plot`); returns the files
+/// written (none for a run without --frequencies). A frequencies.npy that is not the run's
+/// (other columns, other points) is refused (exit 2).
+pub fn redraw(cfg: &RunConfig, dir: &Path, target: &Path) -> Result<Vec<PathBuf>> {
+    let Some(spec) = &cfg.frequencies else {
+        return Ok(Vec::new());
+    };
+    let path = dir.join(FREQUENCIES_FILE);
+    let bad = |message: String| crate::error::Error::InputFile {
+        path: path.clone(),
+        message,
+    };
+    let bytes = std::fs::read(&path).map_err(|e| bad(e.to_string()))?;
+    let a = crate::npy::decode_f64(&bytes).map_err(bad)?;
+    let cols = columns(spec);
+    let n = cfg.ensemble.points;
+    let points = cfg
+        .shard
+        .or(cfg.rank)
+        .and_then(|s| s.range(n).ok())
+        .map_or(n, |r| r.len());
+    if a.cols != cols.len() || a.rows != points {
+        return Err(bad(format!(
+            "{} rows of {} columns, where the run writes {} rows (its points) of {} ({}); run it again to write it whole",
+            a.rows,
+            a.cols,
+            points,
+            cols.len(),
+            cols.join(", ")
+        )));
+    }
+    draw(cfg, spec, &a.data, target)
 }
 
 /// The figures of the frequencies `data` (frequencies.npy's values) into `target`.
@@ -179,26 +247,21 @@ fn diffusion_map(
 ) -> Option<Map> {
     let frame = super::chaos_map::grid_frame(cfg)?;
     let name = index_name(spec);
-    Some(Map {
-        title: format!(
-            "{}: {name} at t = {}{}",
+    let what = format!(
+        "{name} at t = {}",
+        crate::error::num(cfg.steps as f64 * cfg.dt)
+    );
+    Some(
+        frame.map(
             cfg.system.name(),
-            crate::error::num(cfg.steps as f64 * cfg.dt),
-            frame.surface
-        ),
-        x_label: frame.x_label,
-        y_label: frame.y_label,
-        x: frame.x,
-        y: frame.y,
-        columns: frame.side,
-        rows: frame.side,
-        values: index,
-        scale: range,
-        bar_label: name.into(),
-        missing_label:
+            &what,
+            index,
+            range,
+            name.into(),
             "no value: blown up, no point on the energy surface, or halves equal to the last bit"
                 .into(),
-    })
+        ),
+    )
 }
 
 /// A diffusion index's colour band on `range` (`BANDS` for a non-finite one).

@@ -290,15 +290,29 @@ fn merge_indicators(cfg: &RunConfig, shards: &[ShardDir], out: Option<&Path>) ->
 }
 
 /// `--stop-when`: the shards' `stops.npy` (checked against their manifests) stacked in shard
-/// order.
+/// order (with `--store zarr` none: the stores' `stops` are appended by `store::merge`).
 fn merge_stops(cfg: &RunConfig, shards: &[ShardDir]) -> Result<Option<Vec<u8>>> {
-    if cfg.stops.is_none() {
+    if cfg.stops.is_none() || cfg.store == Store::Zarr {
         return Ok(None);
     }
     let limit = crate::memory::available_memory().map_or(u64::MAX, |m| m / 2);
     let rel = Path::new(super::stops::STOPS_FILE);
     let files = (shards.iter().map(|s| s.read(rel, limit))).collect::<Result<Vec<_>>>()?;
     super::stops::stack(&files).map(Some)
+}
+
+/// `--frequencies`: the shards' frequencies.npy stacked in shard order, which is point order.
+fn merge_frequencies(cfg: &RunConfig, shards: &[ShardDir]) -> Result<Option<Vec<u8>>> {
+    let name = super::frequencies::FREQUENCIES_FILE;
+    if cfg.frequencies.is_none() {
+        return Ok(None);
+    }
+    let limit = crate::memory::available_memory().map_or(u64::MAX, |m| m / 2);
+    let files =
+        (shards.iter().map(|s| s.read(Path::new(name), limit))).collect::<Result<Vec<_>>>()?;
+    let stacked =
+        npy::stack_rows(&files).map_err(|m| input_err!("merge: {name}: {m}; rerun the shards"))?;
+    Ok(Some(stacked))
 }
 
 /// The shards' saved states and chaos indicators: with `out` None only read and checked, else
@@ -311,7 +325,8 @@ fn merge_arrays(
     out: Option<&Path>,
 ) -> Result<usize> {
     let steps = cfg.snapshot_steps();
-    if cfg.store == Store::Zarr && (cfg.save_states || cfg.chaos.is_some()) {
+    let stored = cfg.save_states || cfg.chaos.is_some() || cfg.stops.is_some();
+    if cfg.store == Store::Zarr && stored {
         let dirs: Vec<&Path> = shards.iter().map(|s| s.dir.as_path()).collect();
         let read = |k: usize, rel: &Path| shards[k].read(rel, u64::MAX);
         super::store::merge(cfg, &dirs, read, out)?;
@@ -378,12 +393,17 @@ pub fn merge(dirs: &[PathBuf], dest: &OutputDir) -> Result<MergeSummary> {
     // Checked here and read again below: the files are not all held in memory at once.
     merge_arrays(&cfg, &shards, &states_crc, None)?;
     let stops = merge_stops(&cfg, &shards)?;
+    let frequencies = merge_frequencies(&cfg, &shards)?;
     // Everything is read and checked: only now touch --out.
     let out = dest.path.as_path();
     let _lock = folder::prepare(out, folder::Layout::Run, dest.force)?;
     let states = merge_arrays(&cfg, &shards, &states_crc, Some(out))?;
     if let Some(stops) = stops {
         write_atomic(&out.join(super::stops::STOPS_FILE), &stops)?;
+    }
+    if let Some(f) = frequencies {
+        write_atomic(&out.join(super::frequencies::FREQUENCIES_FILE), &f)?;
+        super::frequencies::redraw(&cfg, out, out)?;
     }
     write_csv(&out.join("stats.csv"), &rows)?;
     // A grid's map, drawn from the merged indicators as the unsharded run draws it.

@@ -385,7 +385,13 @@ pub(super) fn run_with<T: Real>(
     let mut ck = checkpoints(cfg, dest, choice, (&describe, config), &peers)?;
     let rows = tracker.snapshots(out, &mut ck, resume)?;
     let crossings = tracker.engine.crossings()?;
-    let frequencies = tracker.engine.frequencies()?;
+    let frequencies = match tracker.engine.frequencies()? {
+        Some(f) if cfg.stops.is_some() => {
+            let state = tracker.engine.state()?;
+            super::frequencies::without_stopped(cfg, Some(f), state)
+        }
+        f => f,
+    };
     let mut exits = None;
     let memory = match tracker.kept.take() {
         Some(kept) => {

@@ -6,7 +6,7 @@
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
-use crate::config::RunConfig;
+use crate::config::{RunConfig, Store};
 use crate::error::{Error, Result};
 use crate::output::write_atomic;
 use crate::plot::section::{section_figure, Colour};
@@ -19,8 +19,16 @@ pub const SECTION_FILE: &str = "section.npy";
 pub(super) fn write(cfg: &RunConfig, out: &Path, c: &Crossings) -> Result<u64> {
     let first = points(cfg).start;
     let (rows, data) = c.rows(cfg.dt, first);
-    let npy = crate::npy::encode(rows, c.section.columns().len(), &data);
-    write_atomic(&out.join(SECTION_FILE), &npy)?;
+    match cfg.store {
+        Store::Npy => {
+            let npy = crate::npy::encode(rows, c.section.columns().len(), &data);
+            write_atomic(&out.join(SECTION_FILE), &npy)?;
+        }
+        Store::Zarr => {
+            let columns = column_names(cfg, &c.section);
+            super::store::write_table(cfg, out, "section", &columns, &data)?;
+        }
+    }
     draw(cfg, &c.section, first..first + c.n, &data, out, out)?;
     let (over, points) = c.over_cap();
     if over > 0 {
@@ -44,8 +52,14 @@ pub fn redraw(cfg: &RunConfig, dir: &Path, target: &Path) -> Result<Vec<PathBuf>
         path: path.clone(),
         message,
     };
-    let bytes = std::fs::read(&path).map_err(|e| bad(e.to_string()))?;
-    let a = crate::npy::decode_f64(&bytes).map_err(bad)?;
+    let a = match cfg.store {
+        Store::Zarr => super::store::read_table(dir, "section")?
+            .ok_or_else(|| bad("no section in the run's store; run it again".into()))?,
+        Store::Npy => {
+            let bytes = std::fs::read(&path).map_err(|e| bad(e.to_string()))?;
+            crate::npy::decode_f64(&bytes).map_err(bad)?
+        }
+    };
     let cols = sec.columns();
     if a.cols != cols.len() {
         return Err(bad(format!(
@@ -70,6 +84,19 @@ pub fn redraw(cfg: &RunConfig, dir: &Path, target: &Path) -> Result<Vec<PathBuf>
         )));
     }
     draw(cfg, sec, range, &a.data, dir, target)
+}
+
+/// The names of the section's columns as the store's `column` holds them: `point`,
+/// `crossing`, `t`, then the other components by the system's names (`Section::others`).
+fn column_names(cfg: &RunConfig, sec: &Section) -> Vec<String> {
+    let names = cfg.system.component_names();
+    let mut c: Vec<String> = ["point", "crossing", "t"].map(String::from).into();
+    c.extend(
+        sec.others()
+            .into_iter()
+            .map(|(m, k)| names[usize::from(m) * sec.d + k].clone()),
+    );
+    c
 }
 
 /// The ensemble's points the run's section covers (a shard's keep their indices in the

@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use crate::cluster::Peers;
-use crate::config::RunConfig;
+use crate::config::{RunConfig, Store};
 use crate::error::Result;
 use crate::float::Real;
 use crate::observe::stop::{stops_of, WIDTH};
@@ -18,6 +18,13 @@ pub const STOPS_FILE: &str = "stops.npy";
 
 /// Columns of `stops.npy`: point, step, t, condition.
 pub const COLUMNS: usize = 4;
+
+/// The names of the columns (the store's `stop_column`).
+pub(super) fn column_names() -> Vec<String> {
+    ["point", "step", "t", "condition"]
+        .map(String::from)
+        .to_vec()
+}
 
 /// `state` with its tangent columns added when the run has --tangent, or its deviation
 /// vector and indicator accumulators with --chaos (`state` holds the process's points: its
@@ -70,22 +77,36 @@ pub(super) fn encode<T: Real>(cfg: &RunConfig, step: u64, s: &State<T>) -> Optio
     })
 }
 
-/// Write `bytes` as `out/stops.npy`, or under MPI with a filled ensemble every rank's rows
-/// stacked on rank 0 in rank order; only rank 0 writes.
-pub(super) fn save(peers: &Peers, gathers: bool, out: &Path, bytes: Vec<u8>) -> Result<()> {
-    let path = out.join(STOPS_FILE);
-    if !gathers {
-        return match peers.is_root() {
-            true => write_atomic(&path, &bytes),
-            false => Ok(()),
-        };
-    }
-    match peers.gather(&bytes)? {
-        Some(all) => write_atomic(
-            &path,
-            &npy::stack_rows(&all).map_err(|m| crate::input_err!("gathering stops: {m}"))?,
-        ),
-        None => Ok(()),
+/// Write `bytes` as `out/stops.npy` (or with `--store zarr` as the store's `stops`), under
+/// MPI with a filled ensemble every rank's rows stacked on rank 0 in rank order; only rank 0
+/// writes.
+pub(super) fn save(
+    peers: &Peers,
+    gathers: bool,
+    cfg: &RunConfig,
+    out: &Path,
+    bytes: Vec<u8>,
+) -> Result<()> {
+    let bytes = match gathers {
+        false => Some(bytes).filter(|_| peers.is_root()),
+        true => match peers.gather(&bytes)? {
+            Some(all) => {
+                Some(npy::stack_rows(&all).map_err(|m| crate::input_err!("gathering stops: {m}"))?)
+            }
+            None => None,
+        },
+    };
+    let Some(bytes) = bytes else {
+        return Ok(());
+    };
+    match cfg.store {
+        Store::Npy => write_atomic(&out.join(STOPS_FILE), &bytes),
+        Store::Zarr => {
+            let rows = npy::decode_f64(&bytes)
+                .map_err(|m| crate::input_err!("saving stops: {m}"))?
+                .data;
+            super::store::write_table(cfg, out, "stops", &column_names(), &rows)
+        }
     }
 }
 

@@ -505,7 +505,7 @@ fn save_files<T: Real>(
         }
     }
     match super::stops::encode(cfg, step, state) {
-        Some(bytes) => super::stops::save(peers, gathers, out, bytes),
+        Some(bytes) => super::stops::save(peers, gathers, cfg, out, bytes),
         None => Ok(()),
     }
 }

@@ -91,6 +91,7 @@ pub fn plot_run(dir: &Path, out: Option<&Path>) -> Result<PlotOutcome> {
     files.extend(crate::run::chaos_map::write(&cfg, dir, target)?);
     files.extend(crate::run::basins::write_maps(&cfg, dir, target)?);
     files.extend(crate::run::section::redraw(&cfg, dir, target)?);
+    files.extend(crate::run::frequencies::redraw(&cfg, dir, target)?);
     let summary = summarise(&cfg, &run, &result);
     let portraits = !result.portraits.is_empty();
     let report = run_report_md(&cfg, &summary, &drawn, dir, portraits);

@@ -165,7 +165,7 @@ fn bad_input_exits_2() {
             "--frequencies q1 --checkpoint-every 10",
             "keep no checkpoints",
         ),
-        ("--frequencies q1 --stop-when q1>1", "--stop-when"),
+        ("--frequencies q1 --devices 0,1", "drop --devices"),
     ] {
         let out = tmp.path().join("x");
         let mut args = argv(base);
@@ -176,4 +176,109 @@ fn bad_input_exits_2() {
         assert!(text.contains(says), "{flags}: {text}");
         assert!(!out.exists(), "{flags}: the folder was written");
     }
+}
+
+/// A point stopped by `--stop-when` has no frequency (NaN, its samples after the stop would
+/// repeat the stopped state); the points still running have the frequencies of the run
+/// without the condition, bit for bit.
+#[test]
+fn stopped_points_have_no_frequency() {
+    let tmp = TempDir::new().unwrap();
+    let base = "run --system pendulum --method yoshida4 --ensemble disk --points 50 --radius 0.5 \
+                --center 0.5,0 --precision f64 --backend cpu --dt 0.05 --steps 2048 \
+                --frequencies q-ip,q --frequency-stride 4";
+    let free = run_with(base, &tmp.path().join("free"));
+    let stopped = run_with(
+        &format!("{base} --stop-when q>0.9"),
+        &tmp.path().join("stopped"),
+    );
+    let stops = decode_f64(&std::fs::read(tmp.path().join("stopped/stops.npy")).unwrap()).unwrap();
+    let who: Vec<usize> = (0..stops.rows)
+        .map(|r| stops.data[r * 4] as usize)
+        .collect();
+    assert!(!who.is_empty() && who.len() < 50, "{who:?}");
+    for i in 0..50 {
+        let (a, b) = (
+            &free.data[i * 8..i * 8 + 8],
+            &stopped.data[i * 8..i * 8 + 8],
+        );
+        match who.contains(&i) {
+            true => assert!(b.iter().all(|v| v.is_nan()), "point {i}: {b:?}"),
+            false => assert!(
+                a.iter().zip(b).all(|(x, y)| x.to_bits() == y.to_bits()),
+                "point {i}: {a:?} against {b:?}"
+            ),
+        }
+    }
+}
+
+/// Two shards (shards start at multiples of 4096 points: a 91 × 91 grid) merged give the
+/// whole run's frequencies.npy byte for byte (in point order) and its maps; `phaseflow plot` draws the maps again from frequencies.npy, the same files.
+#[test]
+fn shards_merge_and_plot_redraws_the_maps() {
+    let tmp = TempDir::new().unwrap();
+    let args = "run --system henon-heiles --method yoshida4 --ensemble grid --grid-axes q2,p2 \
+                --points 8281 --lo 0,-0.4,0,-0.4 --hi 0,0.6,0,0.4 --energy 0.125 --precision f64 \
+                --backend cpu --dt 0.05 --steps 256 --frequencies q1-ip1,q2-ip2 \
+                --frequency-stride 4";
+    let whole = crate::chaos::shards_merge_to_the_whole_run(
+        tmp.path(),
+        args,
+        &["frequencies.npy", "frequency-map.svg", "diffusion-map.svg"],
+    );
+    let drawn = tmp.path().join("drawn");
+    phaseflow()
+        .args(["plot", "--quiet"])
+        .arg(&whole)
+        .arg("--out")
+        .arg(&drawn)
+        .assert()
+        .success();
+    for name in [
+        "frequency-map.svg",
+        "diffusion-map.svg",
+        "frequency-map.png",
+    ] {
+        assert_eq!(
+            std::fs::read(whole.join(name)).unwrap(),
+            std::fs::read(drawn.join(name)).unwrap(),
+            "{name}"
+        );
+    }
+}
+
+/// Without --frequency-stride the run takes about 4096 samples (a stride of ⌊steps/4096⌋, at
+/// least 1), written to config.toml; a stride that folds the frequency back (K·dt above π over
+/// it) is noted on stderr.
+#[test]
+fn the_default_stride_and_the_aliasing_note() {
+    let tmp = TempDir::new().unwrap();
+    let base = "run --system pendulum --method yoshida4 --ensemble point --center 0.5,0 \
+                --precision f64 --backend cpu --dt 0.05 --frequencies q --quiet";
+    for (steps, stride) in [(1000, 1), (16384, 4), (20000, 4), (40960, 10)] {
+        let out = tmp.path().join(format!("s{steps}"));
+        let mut args = argv(&format!("{base} --steps {steps}"));
+        args.extend(["--out".into(), out.display().to_string()]);
+        phaseflow().args(&args).assert().success();
+        let config = read(&out.join("config.toml"));
+        assert!(
+            config.contains(&format!("frequency_stride = {stride}\n")),
+            "{steps}: {config}"
+        );
+    }
+    // ω ≈ 0.98 sampled every 60 · 0.05 = 3 time units: π/3 ≈ 1.05, within 10 % of it.
+    let out = tmp.path().join("aliased");
+    let mut args = argv(&format!("{base} --steps 8000 --frequency-stride 60"));
+    args.extend(["--out".into(), out.display().to_string()]);
+    let done = phaseflow().args(&args).assert().success();
+    let text = String::from_utf8_lossy(&done.get_output().stderr).to_string();
+    assert!(text.contains("aliasing"), "{text}");
+    let mut args = argv(&format!("{base} --steps 8000 --frequency-stride 4"));
+    args.extend([
+        "--out".into(),
+        tmp.path().join("fine").display().to_string(),
+    ]);
+    let done = phaseflow().args(&args).assert().success();
+    let text = String::from_utf8_lossy(&done.get_output().stderr).to_string();
+    assert!(!text.contains("aliasing"), "{text}");
 }

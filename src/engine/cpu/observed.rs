@@ -57,6 +57,16 @@ impl<T: Real> Between<T> for Observed<'_, T> {
         }
         self.frozen[g].take(at, &[], hooks, m) < m
     }
+
+    /// The steps every group's hooks are quiet at (`BlockObserver::quiet`), none while a
+    /// stopped point must be put back after each step.
+    fn quiet(&self, k: u64) -> u64 {
+        if self.frozen.iter().any(|f| !f.points.is_empty()) {
+            return 0;
+        }
+        let hooks = self.hooks.iter().flatten();
+        hooks.map(|h| h.quiet(k)).min().unwrap_or(0)
+    }
 }
 
 impl<T: Real> CpuEngine<T> {

@@ -9,9 +9,10 @@ fn grad_q(q: array<real, D>, p: array<real, D>) -> array<real, D> {
     let t80 = sqrt(t79);
     let t83 = t80 * t80;
     let t84 = t80 * t83;
-    let t85 = q[0] / t84;
-    let t86 = q[1] / t84;
-    return array<real, D>(t85, t86);
+    let t87 = 1.0 / t84;
+    let t88 = q[0] * t87;
+    let t89 = q[1] * t87;
+    return array<real, D>(t88, t89);
 }
 
 fn grad_p(q: array<real, D>, p: array<real, D>) -> array<real, D> {
@@ -23,39 +24,41 @@ fn grad_q_dir(q: array<real, D>, p: array<real, D>, vq: array<real, D>, vp: arra
     let t78 = q[1] * q[1];
     let t79 = t77 + t78;
     let t80 = sqrt(t79);
+    let t81 = 1.0 / t80;
     let t83 = t80 * t80;
     let t84 = t80 * t83;
-    let t85 = q[0] / t84;
-    let t86 = q[1] / t84;
-    let t87 = q[0] / t80;
-    let t88 = q[1] / t80;
-    let t89 = t80 * t87;
-    let t90 = t89 + t89;
-    let t91 = t83 * t87;
-    let t92 = t80 * t90;
-    let t93 = t91 + t92;
-    let t94 = t85 * t93;
-    let t95 = 1.0 - t94;
-    let t96 = t95 / t84;
-    let t97 = vq[0] * t96;
-    let t98 = t80 * t88;
-    let t99 = t98 + t98;
-    let t100 = t83 * t88;
-    let t101 = t80 * t99;
-    let t102 = t100 + t101;
-    let t103 = t85 * t102;
-    let t104 = t103 / t84;
-    let t105 = vq[1] * t104;
-    let t106 = t97 - t105;
-    let t107 = t86 * t93;
-    let t108 = t107 / t84;
-    let t109 = vq[0] * t108;
-    let t110 = t86 * t102;
-    let t111 = 1.0 - t110;
-    let t112 = t111 / t84;
-    let t113 = vq[1] * t112;
-    let t114 = t113 - t109;
-    return array<real, D>(t106, t114);
+    let t87 = 1.0 / t84;
+    let t88 = q[0] * t87;
+    let t89 = q[1] * t87;
+    let t118 = q[0] * t81;
+    let t119 = q[1] * t81;
+    let t120 = t80 * t118;
+    let t121 = t120 + t120;
+    let t122 = t83 * t118;
+    let t123 = t80 * t121;
+    let t124 = t122 + t123;
+    let t125 = t88 * t124;
+    let t126 = 1.0 - t125;
+    let t127 = t126 * t87;
+    let t128 = vq[0] * t127;
+    let t129 = t80 * t119;
+    let t130 = t129 + t129;
+    let t131 = t83 * t119;
+    let t132 = t80 * t130;
+    let t133 = t131 + t132;
+    let t134 = t88 * t133;
+    let t135 = t134 * t87;
+    let t136 = vq[1] * t135;
+    let t137 = t128 - t136;
+    let t138 = t89 * t124;
+    let t139 = t138 * t87;
+    let t140 = vq[0] * t139;
+    let t141 = t89 * t133;
+    let t142 = 1.0 - t141;
+    let t143 = t142 * t87;
+    let t144 = vq[1] * t143;
+    let t145 = t144 - t140;
+    return array<real, D>(t137, t145);
 }
 
 fn grad_p_dir(q: array<real, D>, p: array<real, D>, vq: array<real, D>, vp: array<real, D>) -> array<real, D> {

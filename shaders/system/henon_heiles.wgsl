@@ -8,9 +8,9 @@ fn grad_q(q: array<real, D>, p: array<real, D>) -> array<real, D> {
     let t29 = q[0] + t28;
     let t51 = q[0] * q[0];
     let t52 = q[1] * q[1];
-    let t65 = q[1] + t51;
-    let t66 = t65 - t52;
-    return array<real, D>(t29, t66);
+    let t61 = q[1] + t51;
+    let t62 = t61 - t52;
+    return array<real, D>(t29, t62);
 }
 
 fn grad_p(q: array<real, D>, p: array<real, D>) -> array<real, D> {

@@ -120,14 +120,15 @@ pub fn directional(dag: &mut Dag, root: Id, d: usize) -> Id {
 
 /// `roots` as the code generators (`program`, `rust`, `wgsl`) write them: every integer
 /// power as products (x⁴ = (x·x)·(x·x), the square shared), negative powers as 1/x^|n|, and
-/// every quotient a/b as a·(1/b) (`reciprocals`). Nodes involving neither keep their ids.
+/// every quotient a/b by a variable b as a·(1/b) (`reciprocals`). Nodes involving neither keep their ids.
 pub fn lower(dag: &mut Dag, roots: &[Id]) -> Vec<Id> {
     let roots = lower_powers(dag, roots);
     reciprocals(dag, &roots)
 }
 
-/// `roots` with every quotient a/b (a not the constant 1) written as a·(1/b), the reciprocal
-/// 1/b one node however many quotients share b. Why: Vulkan lets a GPU divide as a·(1/b)
+/// `roots` with every quotient a/b (a not the constant 1, b not a constant: a/3 stays the
+/// correctly rounded quotient) written as a·(1/b), the reciprocal 1/b one node however many
+/// quotients share b. Why: Vulkan lets a GPU divide as a·(1/b)
 /// (lavapipe does), so a kernel that divides rounds differently from a CPU that divides,
 /// and the two engines drift apart by the rounding (Kepler's f64 gradient, q/|q|³: 1.2e-12
 /// after 1000 steps, where a·(1/b) on both agrees bit for bit); a shared divisor is also
@@ -139,7 +140,7 @@ fn reciprocals(dag: &mut Dag, roots: &[Id]) -> Vec<Id> {
         let m = |x: Id| map[x];
         let node = dag.node(id);
         map[id] = match node {
-            Node::Div(a, b) if !dag.is(a, 1.0) => {
+            Node::Div(a, b) if !dag.is(a, 1.0) && dag.value(b).is_none() => {
                 let one = dag.constant(1.0);
                 let inverse = dag.raw(Node::Div(one, m(b)));
                 dag.raw(Node::Mul(m(a), inverse))

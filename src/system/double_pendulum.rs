@@ -128,7 +128,13 @@ mod tests {
     fn unequal() -> DoublePendulum {
         // The variational double pendulum's parameters (Torrente), with g ≠ 1 so that every
         // coefficient matters.
-        let params = [("m1", 55.0 / 24.0), ("m2", 3.0 / 8.0), ("l1", 1.0), ("l2", 8.0 / 3.0), ("g", 1.7)];
+        let params = [
+            ("m1", 55.0 / 24.0),
+            ("m2", 3.0 / 8.0),
+            ("l1", 1.0),
+            ("l2", 8.0 / 3.0),
+            ("g", 1.7),
+        ];
         DoublePendulum::new(&params.map(|(k, v)| (k.to_string(), v)).into()).unwrap()
     }
 

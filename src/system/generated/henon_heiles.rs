@@ -24,11 +24,10 @@ pub fn energy(c: &[f64], q: &[f64], p: &[f64]) -> f64 {
     let t55 = q[1] * t51;
     let t56 = t54 + t55;
     let t57 = q[1] * t52;
-    let t61 = 1.0_f64 / 3.0_f64;
-    let t62 = t57 * t61;
-    let t63 = t56 - t62;
-    let t64 = t50 + t63;
-    t64
+    let t58 = t57 / 3.0_f64;
+    let t59 = t56 - t58;
+    let t60 = t50 + t59;
+    t60
 }
 
 /// H in f64 of the points `first..first + out.len()` of a component-major block of `n` points
@@ -57,11 +56,10 @@ pub fn energy_block<T: Real>(c: &[f64], q: &[T], p: &[T], n: usize, first: usize
         let t55 = x_q1 * t51;
         let t56 = t54 + t55;
         let t57 = x_q1 * t52;
-        let t61 = 1.0_f64 / 3.0_f64;
-        let t62 = t57 * t61;
-        let t63 = t56 - t62;
-        let t64 = t50 + t63;
-        out[i] = t64;
+        let t58 = t57 / 3.0_f64;
+        let t59 = t56 - t58;
+        let t60 = t50 + t59;
+        out[i] = t60;
     }
     true
 }
@@ -82,10 +80,10 @@ pub fn grad_q<T: Real>(c: &[f64], q: &[T], p: &[T], out: &mut [T]) {
         let t29 = q0[i] + t28;
         let t51 = q0[i] * q0[i];
         let t52 = q1[i] * q1[i];
-        let t65 = q1[i] + t51;
-        let t66 = t65 - t52;
+        let t61 = q1[i] + t51;
+        let t62 = t61 - t52;
         o0[i] = t29;
-        o1[i] = t66;
+        o1[i] = t62;
     }
 }
 
@@ -179,10 +177,10 @@ pub fn grad_q_tangent<T: Real>(c: &[f64], nd: usize, q: &[T], p: &[T], out: &mut
             let t42 = T::from_f64(1.0) - t26;
             let t51 = q0[i] * q0[i];
             let t52 = q1[i] * q1[i];
-            let t65 = q1[i] + t51;
-            let t66 = t65 - t52;
+            let t61 = q1[i] + t51;
+            let t62 = t61 - t52;
             o0[i] = t29;
-            o1[i] = t66;
+            o1[i] = t62;
             k33[i] = t33;
             k42[i] = t42;
         }

@@ -9,13 +9,12 @@ fn energy(q: array<f64, D>, p: array<f64, D>) -> f64 {
     let t71 = p[0] * p[0];
     let t72 = p[1] * p[1];
     let t73 = q[0] * q[0];
-    let t74 = 1.0 / t73;
+    let t75 = t72 / t73;
+    let t76 = t71 + t75;
+    let t77 = 0.5 * t76;
     let t78 = t13 * t13;
     let t79 = 0.5 * t78;
-    let t82 = t72 * t74;
-    let t83 = t71 + t82;
-    let t84 = 0.5 * t83;
-    let t85 = t84 + t79;
-    let t86 = t85 - t21;
-    return t86;
+    let t80 = t77 + t79;
+    let t81 = t80 - t21;
+    return t81;
 }

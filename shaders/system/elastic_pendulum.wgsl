@@ -11,19 +11,17 @@ fn grad_q(q: array<real, D>, p: array<real, D>) -> array<real, D> {
     let t38 = t18 * t34;
     let t72 = p[1] * p[1];
     let t73 = q[0] * q[0];
-    let t87 = q[0] * t73;
-    let t88 = 1.0 / t87;
-    let t92 = t72 * t88;
-    let t93 = t13 - t92;
-    let t94 = t93 - t36;
-    return array<real, D>(t94, t38);
+    let t82 = q[0] * t73;
+    let t84 = t72 / t82;
+    let t85 = t13 - t84;
+    let t86 = t85 - t36;
+    return array<real, D>(t86, t38);
 }
 
 fn grad_p(q: array<real, D>, p: array<real, D>) -> array<real, D> {
     let t73 = q[0] * q[0];
-    let t74 = 1.0 / t73;
-    let t96 = p[1] * t74;
-    return array<real, D>(p[0], t96);
+    let t87 = p[1] / t73;
+    return array<real, D>(p[0], t87);
 }
 
 fn grad_q_dir(q: array<real, D>, p: array<real, D>, vq: array<real, D>, vp: array<real, D>) -> array<real, D> {
@@ -38,31 +36,27 @@ fn grad_q_dir(q: array<real, D>, p: array<real, D>, vq: array<real, D>, vp: arra
     let t64 = t62 + t63;
     let t72 = p[1] * p[1];
     let t73 = q[0] * q[0];
-    let t87 = q[0] * t73;
-    let t88 = 1.0 / t87;
-    let t97 = t73 * t73;
-    let t98 = 1.0 / t97;
-    let t109 = t72 * t98;
-    let t110 = (-3.0) * t109;
-    let t111 = 1.0 - t110;
-    let t112 = vq[0] * t111;
-    let t113 = t52 + t112;
-    let t114 = p[1] * t88;
-    let t115 = vp[1] * t114;
-    let t116 = 2.0 * t115;
-    let t117 = t113 - t116;
-    return array<real, D>(t117, t64);
+    let t82 = q[0] * t73;
+    let t88 = t73 * t73;
+    let t91 = t72 / t88;
+    let t92 = (-3.0) * t91;
+    let t93 = 1.0 - t92;
+    let t94 = vq[0] * t93;
+    let t95 = t52 + t94;
+    let t96 = p[1] / t82;
+    let t97 = vp[1] * t96;
+    let t98 = 2.0 * t97;
+    let t99 = t95 - t98;
+    return array<real, D>(t99, t64);
 }
 
 fn grad_p_dir(q: array<real, D>, p: array<real, D>, vq: array<real, D>, vp: array<real, D>) -> array<real, D> {
     let t73 = q[0] * q[0];
-    let t74 = 1.0 / t73;
-    let t87 = q[0] * t73;
-    let t88 = 1.0 / t87;
-    let t114 = p[1] * t88;
-    let t122 = vq[0] * t114;
-    let t123 = (-2.0) * t122;
-    let t124 = vp[1] * t74;
-    let t125 = t123 + t124;
-    return array<real, D>(vp[0], t125);
+    let t82 = q[0] * t73;
+    let t96 = p[1] / t82;
+    let t100 = vq[0] * t96;
+    let t101 = (-2.0) * t100;
+    let t102 = vp[1] / t73;
+    let t103 = t101 + t102;
+    return array<real, D>(vp[0], t103);
 }

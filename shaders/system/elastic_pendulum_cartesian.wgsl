@@ -8,13 +8,12 @@ fn grad_q(q: array<real, D>, p: array<real, D>) -> array<real, D> {
     let t71 = t69 + t70;
     let t72 = sqrt(t71);
     let t73 = t72 - 1.0;
-    let t83 = 1.0 / t72;
-    let t84 = q[0] * t83;
-    let t85 = t73 * t84;
-    let t86 = q[1] * t83;
-    let t87 = t73 * t86;
-    let t88 = t87 - G_HAT;
-    return array<real, D>(t85, t88);
+    let t78 = q[0] / t72;
+    let t79 = t73 * t78;
+    let t80 = q[1] / t72;
+    let t81 = t73 * t80;
+    let t82 = t81 - G_HAT;
+    return array<real, D>(t79, t82);
 }
 
 fn grad_p(q: array<real, D>, p: array<real, D>) -> array<real, D> {
@@ -27,30 +26,29 @@ fn grad_q_dir(q: array<real, D>, p: array<real, D>, vq: array<real, D>, vp: arra
     let t71 = t69 + t70;
     let t72 = sqrt(t71);
     let t73 = t72 - 1.0;
-    let t83 = 1.0 / t72;
-    let t84 = q[0] * t83;
-    let t86 = q[1] * t83;
-    let t109 = t84 * t84;
-    let t110 = 1.0 - t109;
-    let t111 = t110 * t83;
-    let t112 = t73 * t111;
-    let t113 = t109 + t112;
-    let t114 = vq[0] * t113;
-    let t115 = t84 * t86;
-    let t116 = t115 * t83;
-    let t117 = t73 * t116;
-    let t118 = t115 - t117;
-    let t119 = vq[1] * t118;
-    let t120 = t114 + t119;
-    let t121 = vq[0] * t118;
-    let t122 = t86 * t86;
-    let t123 = 1.0 - t122;
-    let t124 = t123 * t83;
-    let t125 = t73 * t124;
-    let t126 = t122 + t125;
-    let t127 = vq[1] * t126;
-    let t128 = t121 + t127;
-    return array<real, D>(t120, t128);
+    let t78 = q[0] / t72;
+    let t80 = q[1] / t72;
+    let t83 = t78 * t78;
+    let t84 = 1.0 - t83;
+    let t85 = t84 / t72;
+    let t86 = t73 * t85;
+    let t87 = t83 + t86;
+    let t88 = vq[0] * t87;
+    let t89 = t78 * t80;
+    let t90 = t89 / t72;
+    let t91 = t73 * t90;
+    let t92 = t89 - t91;
+    let t93 = vq[1] * t92;
+    let t94 = t88 + t93;
+    let t95 = vq[0] * t92;
+    let t96 = t80 * t80;
+    let t97 = 1.0 - t96;
+    let t98 = t97 / t72;
+    let t99 = t73 * t98;
+    let t100 = t96 + t99;
+    let t101 = vq[1] * t100;
+    let t102 = t95 + t101;
+    return array<real, D>(t94, t102);
 }
 
 fn grad_p_dir(q: array<real, D>, p: array<real, D>, vq: array<real, D>, vp: array<real, D>) -> array<real, D> {

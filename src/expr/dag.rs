@@ -109,7 +109,7 @@ pub enum Node {
     Sub(Id, Id),
     Mul(Id, Id),
     Div(Id, Id),
-    /// An integer power; `lower` (diff.rs) turns it into products before code generation.
+    /// An integer power; `lower_powers` (diff.rs) turns it into products before code generation.
     Powi(Id, i32),
     Call(Func, Id),
 }
@@ -175,11 +175,6 @@ impl Dag {
             }
         }
         (0..self.len()).filter(|&id| seen[id]).collect()
-    }
-
-    /// `node` as it is, without the constructors' simplifications (`diff::reciprocals`).
-    pub fn raw(&mut self, node: Node) -> Id {
-        self.intern(node)
     }
 
     fn intern(&mut self, node: Node) -> Id {

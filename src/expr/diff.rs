@@ -118,49 +118,10 @@ pub fn directional(dag: &mut Dag, root: Id, d: usize) -> Id {
     sum
 }
 
-/// `roots` as the code generators (`program`, `rust`, `wgsl`) write them: every integer
-/// power as products (x⁴ = (x·x)·(x·x), the square shared), negative powers as 1/x^|n|, and
-/// every quotient a/b by a variable b as a·(1/b) (`reciprocals`). Nodes involving neither keep their ids.
-pub fn lower(dag: &mut Dag, roots: &[Id]) -> Vec<Id> {
-    let roots = lower_powers(dag, roots);
-    reciprocals(dag, &roots)
-}
-
-/// `roots` with every quotient a/b (a not the constant 1, b not a constant: a/3 stays the
-/// correctly rounded quotient) written as a·(1/b), the reciprocal 1/b one node however many
-/// quotients share b. Why: Vulkan lets a GPU divide as a·(1/b)
-/// (lavapipe does), so a kernel that divides rounds differently from a CPU that divides,
-/// and the two engines drift apart by the rounding (Kepler's f64 gradient, q/|q|³: 1.2e-12
-/// after 1000 steps, where a·(1/b) on both agrees bit for bit); a shared divisor is also
-/// divided once. Built with `Dag::raw`, since `Dag::mul` folds x·(1/y) back into x/y.
-fn reciprocals(dag: &mut Dag, roots: &[Id]) -> Vec<Id> {
-    let order = dag.reachable(roots);
-    let mut map: Vec<Id> = (0..dag.len()).collect();
-    for id in order {
-        let m = |x: Id| map[x];
-        let node = dag.node(id);
-        map[id] = match node {
-            Node::Div(a, b) if !dag.is(a, 1.0) && dag.value(b).is_none() => {
-                let one = dag.constant(1.0);
-                let inverse = dag.raw(Node::Div(one, m(b)));
-                dag.raw(Node::Mul(m(a), inverse))
-            }
-            Node::Const(_) | Node::Var(_) => id,
-            Node::Neg(a) => dag.raw(Node::Neg(m(a))),
-            Node::Add(a, b) => dag.raw(Node::Add(m(a), m(b))),
-            Node::Sub(a, b) => dag.raw(Node::Sub(m(a), m(b))),
-            Node::Mul(a, b) => dag.raw(Node::Mul(m(a), m(b))),
-            Node::Div(a, b) => dag.raw(Node::Div(m(a), m(b))),
-            Node::Powi(a, n) => dag.raw(Node::Powi(m(a), n)),
-            Node::Call(f, a) => dag.raw(Node::Call(f, m(a))),
-        };
-    }
-    roots.iter().map(|&r| map[r]).collect()
-}
-
-/// `roots` with every integer power written as products and negative powers as 1/x^|n|
-/// (`lower`'s first pass).
-fn lower_powers(dag: &mut Dag, roots: &[Id]) -> Vec<Id> {
+/// `roots` with every integer power written as products (x⁴ = (x·x)·(x·x), the square
+/// shared) and negative powers as 1/x^|n|: what both code generators expect. Nodes not
+/// involving powers keep their ids.
+pub fn lower_powers(dag: &mut Dag, roots: &[Id]) -> Vec<Id> {
     let order = dag.reachable(roots);
     let mut map: Vec<Id> = (0..dag.len()).collect();
     for id in order {
@@ -224,7 +185,7 @@ mod tests {
         let mut g = Dag::new();
         let q = g.var(Var::Q(0));
         let q4 = g.powi(q, -4);
-        let low = lower(&mut g, &[q4])[0];
+        let low = lower_powers(&mut g, &[q4])[0];
         let sq = g.mul(q, q);
         let four = g.mul(sq, sq);
         let one = g.constant(1.0);

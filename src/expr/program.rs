@@ -10,7 +10,7 @@
 //! standard library point by point (correct in f32 and f64, not vectorised).
 
 use super::dag::{Dag, Func, Id, Node, Var};
-use super::diff::lower;
+use super::diff::lower_powers;
 use crate::float::{cos_poly, sin_poly, Real};
 
 /// Register file budget per run, in values: a run's registers stay in the L1/L2 cache.
@@ -156,7 +156,7 @@ fn instruction(node: Node, dst: Dst, reads: &[(Id, bool)], src: impl Fn(Id, bool
         Node::Div(..) => Instr::Bin(BinOp::Div, dst, r(0), r(1)),
         Node::Call(f, _) => Instr::Call(f, dst, r(0)),
         Node::Const(_) | Node::Var(_) | Node::Powi(..) => {
-            unreachable!("leaves are operands; lower removed every power")
+            unreachable!("leaves are operands; lower_powers removed every power")
         }
     }
 }
@@ -183,7 +183,7 @@ impl Program {
     }
 
     fn compile_with(dag: &mut Dag, outputs: &[Id], invert: bool) -> Program {
-        let outputs = lower(dag, outputs);
+        let outputs = lower_powers(dag, outputs);
         let order = dag.reachable(&outputs);
         let live = Liveness::new(dag, &order, &outputs, invert);
         // An operation whose value is an output that no instruction reads and no other output

@@ -14,7 +14,7 @@
 use std::fmt::Write as _;
 
 use super::dag::{Dag, Func, Id, Node, Var};
-use super::diff::lower;
+use super::diff::lower_powers;
 use super::wgsl::{expression, f64_unsupported};
 
 /// Points per run of the fused force + tangent functions: the per-point values every tangent
@@ -72,24 +72,24 @@ pub fn module(f: &Functions, header: &str) -> String {
          pub const GPU_F64_MISSING: Option<&str> = {missing};",
         f.d
     );
-    let h = lower(&mut dag, &[f.h])[0];
+    let h = lower_powers(&mut dag, &[f.h])[0];
     s.push_str(&point_energy(&dag, h));
-    let energy = lower(&mut energy_dag, &[f.energy])[0];
+    let energy = lower_powers(&mut energy_dag, &[f.energy])[0];
     s.push_str(&block_energy(&energy_dag, energy));
     for (name, outputs) in [("grad_q", f.grad_q), ("grad_p", f.grad_p)] {
-        let outputs = lower(&mut dag, outputs);
+        let outputs = lower_powers(&mut dag, outputs);
         s.push_str(&block_function(&dag, name, false, &outputs, f.d));
     }
     for (name, outputs) in [("grad_q_dir", f.grad_q_dir), ("grad_p_dir", f.grad_p_dir)] {
-        let outputs = lower(&mut dag, outputs);
+        let outputs = lower_powers(&mut dag, outputs);
         s.push_str(&block_function(&dag, name, true, &outputs, f.d));
     }
     for (name, own, dir) in [
         ("grad_q", f.grad_q, f.grad_q_dir),
         ("grad_p", f.grad_p, f.grad_p_dir),
     ] {
-        let own = lower(&mut dag, own);
-        let dir = lower(&mut dag, dir);
+        let own = lower_powers(&mut dag, own);
+        let dir = lower_powers(&mut dag, dir);
         s.push_str(&tangent_function(&dag, name, &own, &dir, f.d));
     }
     s

@@ -14,7 +14,7 @@
 use std::fmt::Write as _;
 
 use super::dag::{Dag, Func, Id, Node, Var};
-use super::diff::lower;
+use super::diff::lower_powers;
 
 /// How a function's inputs and outputs are declared.
 #[derive(Debug, Clone, Copy)]
@@ -34,7 +34,7 @@ pub fn function(
     outputs: &[Id],
     named: &[&str],
 ) -> String {
-    let outputs = lower(dag, outputs);
+    let outputs = lower_powers(dag, outputs);
     let args = match signature {
         Signature::Gradient => "q: array<real, D>, p: array<real, D>",
         Signature::Directional => {
@@ -55,7 +55,7 @@ pub fn function(
 /// `fn name(args) -> real` returning `output` (a stop condition's `A - B`): the same
 /// bindings as the kernels' functions, inputs read as `q[k]`, `p[k]`.
 pub fn scalar_function(dag: &mut Dag, name: &str, args: &str, output: Id) -> String {
-    let output = lower(dag, &[output])[0];
+    let output = lower_powers(dag, &[output])[0];
     let mut s = format!("fn {name}({args}) -> real {{\n");
     s.push_str(&bindings(dag, &[output], kernel_name, &[]));
     let _ = writeln!(s, "    return real({});\n}}", operand(dag, output, &[]));
@@ -68,7 +68,7 @@ pub fn scalar_function(dag: &mut Dag, name: &str, args: &str, output: Id) -> Str
 /// sin, cos and sqrt: Vulkan (SPIR-V's GLSL.std.450) has no f64 exp, log, tan, atan or
 /// hyperbolic functions, so such an H needs its energy statistics on the CPU.
 pub fn energy(dag: &mut Dag, h: Id, named: &[&str]) -> Option<String> {
-    let h = lower(dag, &[h])[0];
+    let h = lower_powers(dag, &[h])[0];
     if f64_unsupported(dag, &[h]).is_some() {
         return None;
     }
@@ -149,7 +149,7 @@ pub(super) fn expression(
         Node::Mul(a, b) => format!("{} * {}", o(a), o(b)),
         Node::Div(a, b) => format!("{} / {}", o(a), o(b)),
         Node::Call(f, a) => call(f, o(a)),
-        Node::Powi(..) => unreachable!("lower removed every power"),
+        Node::Powi(..) => unreachable!("lower_powers removed every power"),
     })
 }
 

@@ -225,6 +225,9 @@ fn draw_bar<DB: DrawingBackend>(
         .y_desc(map.bar_label.as_str())
         .label_style((FONT, TICK_LABEL_SIZE))
         .axis_desc_style((FONT, AXIS_LABEL_SIZE))
+        // Labels stand twice the tick's length from the bar (plotters' rule): at the default
+        // the digits touched its colours.
+        .set_tick_mark_size(LabelAreaPosition::Left, 6)
         .draw()?;
     let step = (hi - lo) / BAR_STEPS as f64;
     scale.draw_series((0..BAR_STEPS).map(|k| {

@@ -20,15 +20,14 @@ pub fn energy(c: &[f64], q: &[f64], p: &[f64]) -> f64 {
     let t71 = p[0] * p[0];
     let t72 = p[1] * p[1];
     let t73 = q[0] * q[0];
-    let t74 = 1.0_f64 / t73;
+    let t75 = t72 / t73;
+    let t76 = t71 + t75;
+    let t77 = 0.5_f64 * t76;
     let t78 = t13 * t13;
     let t79 = 0.5_f64 * t78;
-    let t82 = t72 * t74;
-    let t83 = t71 + t82;
-    let t84 = 0.5_f64 * t83;
-    let t85 = t84 + t79;
-    let t86 = t85 - t21;
-    t86
+    let t80 = t77 + t79;
+    let t81 = t80 - t21;
+    t81
 }
 
 /// H in f64 of the points `first..first + out.len()` of a component-major block of `n` points
@@ -54,16 +53,15 @@ pub fn energy_block<T: Real>(c: &[f64], q: &[T], p: &[T], n: usize, first: usize
         let t71 = x_p0 * x_p0;
         let t72 = x_p1 * x_p1;
         let t73 = x_q0 * x_q0;
-        let t74 = 1.0_f64 / t73;
+        let t75 = t72 / t73;
+        let t76 = t71 + t75;
+        let t77 = 0.5_f64 * t76;
         let t78 = t13 * t13;
         let t79 = 0.5_f64 * t78;
-        let t82 = t72 * t74;
-        let t83 = t71 + t82;
-        let t84 = 0.5_f64 * t83;
-        let t85 = t84 + t79;
-        let t86 = t85 - t21;
+        let t80 = t77 + t79;
+        let t81 = t80 - t21;
         far |= f64::abs(x_q1) > crate::float::SIN_POLY_F64_RANGE;
-        out[i] = t86;
+        out[i] = t81;
     }
     !far
 }
@@ -89,12 +87,11 @@ pub fn grad_q<T: Real>(c: &[f64], q: &[T], p: &[T], out: &mut [T]) {
         let t38 = t18 * t34;
         let t72 = p1[i] * p1[i];
         let t73 = q0[i] * q0[i];
-        let t87 = q0[i] * t73;
-        let t88 = T::from_f64(1.0) / t87;
-        let t92 = t72 * t88;
-        let t93 = t13 - t92;
-        let t94 = t93 - t36;
-        o0[i] = t94;
+        let t82 = q0[i] * t73;
+        let t84 = t72 / t82;
+        let t85 = t13 - t84;
+        let t86 = t85 - t36;
+        o0[i] = t86;
         o1[i] = t38;
     }
 }
@@ -112,10 +109,9 @@ pub fn grad_p<T: Real>(c: &[f64], q: &[T], p: &[T], out: &mut [T]) {
     let o1 = &mut o1[0..][..n];
     for i in 0..n {
         let t73 = q0[i] * q0[i];
-        let t74 = T::from_f64(1.0) / t73;
-        let t96 = p1[i] * t74;
+        let t87 = p1[i] / t73;
         o0[i] = p0[i];
-        o1[i] = t96;
+        o1[i] = t87;
     }
 }
 
@@ -146,20 +142,18 @@ pub fn grad_q_dir<T: Real>(c: &[f64], q: &[T], p: &[T], vq: &[T], vp: &[T], out:
         let t64 = t62 + t63;
         let t72 = p1[i] * p1[i];
         let t73 = q0[i] * q0[i];
-        let t87 = q0[i] * t73;
-        let t88 = T::from_f64(1.0) / t87;
-        let t97 = t73 * t73;
-        let t98 = T::from_f64(1.0) / t97;
-        let t109 = t72 * t98;
-        let t110 = T::from_f64(-3.0) * t109;
-        let t111 = T::from_f64(1.0) - t110;
-        let t112 = vq0[i] * t111;
-        let t113 = t52 + t112;
-        let t114 = p1[i] * t88;
-        let t115 = vp1[i] * t114;
-        let t116 = T::from_f64(2.0) * t115;
-        let t117 = t113 - t116;
-        o0[i] = t117;
+        let t82 = q0[i] * t73;
+        let t88 = t73 * t73;
+        let t91 = t72 / t88;
+        let t92 = T::from_f64(-3.0) * t91;
+        let t93 = T::from_f64(1.0) - t92;
+        let t94 = vq0[i] * t93;
+        let t95 = t52 + t94;
+        let t96 = p1[i] / t82;
+        let t97 = vp1[i] * t96;
+        let t98 = T::from_f64(2.0) * t97;
+        let t99 = t95 - t98;
+        o0[i] = t99;
         o1[i] = t64;
     }
 }
@@ -179,16 +173,14 @@ pub fn grad_p_dir<T: Real>(c: &[f64], q: &[T], p: &[T], vq: &[T], vp: &[T], out:
     let o1 = &mut o1[0..][..n];
     for i in 0..n {
         let t73 = q0[i] * q0[i];
-        let t74 = T::from_f64(1.0) / t73;
-        let t87 = q0[i] * t73;
-        let t88 = T::from_f64(1.0) / t87;
-        let t114 = p1[i] * t88;
-        let t122 = vq0[i] * t114;
-        let t123 = T::from_f64(-2.0) * t122;
-        let t124 = vp1[i] * t74;
-        let t125 = t123 + t124;
+        let t82 = q0[i] * t73;
+        let t96 = p1[i] / t82;
+        let t100 = vq0[i] * t96;
+        let t101 = T::from_f64(-2.0) * t100;
+        let t102 = vp1[i] / t73;
+        let t103 = t101 + t102;
         o0[i] = vp0[i];
-        o1[i] = t125;
+        o1[i] = t103;
     }
 }
 
@@ -204,8 +196,8 @@ pub fn grad_q_tangent<T: Real>(c: &[f64], nd: usize, q: &[T], p: &[T], out: &mut
     let c0 = T::from_f64(c[0]);
     let mut k21 = [T::ZERO; RUN];
     let mut k49 = [T::ZERO; RUN];
-    let mut k111 = [T::ZERO; RUN];
-    let mut k114 = [T::ZERO; RUN];
+    let mut k93 = [T::ZERO; RUN];
+    let mut k96 = [T::ZERO; RUN];
     for start in (0..n).step_by(RUN) {
         let len = (n - start).min(RUN);
         let q0 = &q[0 * n + start..][..len];
@@ -227,23 +219,21 @@ pub fn grad_q_tangent<T: Real>(c: &[f64], nd: usize, q: &[T], p: &[T], out: &mut
             let t49 = c0 * t34;
             let t72 = p1[i] * p1[i];
             let t73 = q0[i] * q0[i];
-            let t87 = q0[i] * t73;
-            let t88 = T::from_f64(1.0) / t87;
-            let t92 = t72 * t88;
-            let t93 = t13 - t92;
-            let t94 = t93 - t36;
-            let t97 = t73 * t73;
-            let t98 = T::from_f64(1.0) / t97;
-            let t109 = t72 * t98;
-            let t110 = T::from_f64(-3.0) * t109;
-            let t111 = T::from_f64(1.0) - t110;
-            let t114 = p1[i] * t88;
-            o0[i] = t94;
+            let t82 = q0[i] * t73;
+            let t84 = t72 / t82;
+            let t85 = t13 - t84;
+            let t86 = t85 - t36;
+            let t88 = t73 * t73;
+            let t91 = t72 / t88;
+            let t92 = T::from_f64(-3.0) * t91;
+            let t93 = T::from_f64(1.0) - t92;
+            let t96 = p1[i] / t82;
+            o0[i] = t86;
             o1[i] = t38;
             k21[i] = t21;
             k49[i] = t49;
-            k111[i] = t111;
-            k114[i] = t114;
+            k93[i] = t93;
+            k96[i] = t96;
         }
         for j in 1..q.len() / nd {
             let vq0 = &q[j * nd + 0 * n + start..][..len];
@@ -257,18 +247,18 @@ pub fn grad_q_tangent<T: Real>(c: &[f64], nd: usize, q: &[T], p: &[T], out: &mut
             for i in 0..len {
                 let t21 = k21[i];
                 let t49 = k49[i];
-                let t111 = k111[i];
-                let t114 = k114[i];
+                let t93 = k93[i];
+                let t96 = k96[i];
                 let t52 = t49 * vq1[i];
                 let t62 = vq0[i] * t49;
                 let t63 = t21 * vq1[i];
                 let t64 = t62 + t63;
-                let t112 = vq0[i] * t111;
-                let t113 = t52 + t112;
-                let t115 = vp1[i] * t114;
-                let t116 = T::from_f64(2.0) * t115;
-                let t117 = t113 - t116;
-                o0[i] = t117;
+                let t94 = vq0[i] * t93;
+                let t95 = t52 + t94;
+                let t97 = vp1[i] * t96;
+                let t98 = T::from_f64(2.0) * t97;
+                let t99 = t95 - t98;
+                o0[i] = t99;
                 o1[i] = t64;
             }
         }
@@ -284,8 +274,8 @@ pub fn grad_p_tangent<T: Real>(c: &[f64], nd: usize, q: &[T], p: &[T], out: &mut
     }
     const RUN: usize = 64;
     let n = nd / D;
-    let mut k74 = [T::ZERO; RUN];
-    let mut k114 = [T::ZERO; RUN];
+    let mut k73 = [T::ZERO; RUN];
+    let mut k96 = [T::ZERO; RUN];
     for start in (0..n).step_by(RUN) {
         let len = (n - start).min(RUN);
         let q0 = &q[0 * n + start..][..len];
@@ -298,15 +288,13 @@ pub fn grad_p_tangent<T: Real>(c: &[f64], nd: usize, q: &[T], p: &[T], out: &mut
         let o1 = &mut o1[start..][..len];
         for i in 0..len {
             let t73 = q0[i] * q0[i];
-            let t74 = T::from_f64(1.0) / t73;
-            let t87 = q0[i] * t73;
-            let t88 = T::from_f64(1.0) / t87;
-            let t96 = p1[i] * t74;
-            let t114 = p1[i] * t88;
+            let t82 = q0[i] * t73;
+            let t87 = p1[i] / t73;
+            let t96 = p1[i] / t82;
             o0[i] = p0[i];
-            o1[i] = t96;
-            k74[i] = t74;
-            k114[i] = t114;
+            o1[i] = t87;
+            k73[i] = t73;
+            k96[i] = t96;
         }
         for j in 1..q.len() / nd {
             let vq0 = &q[j * nd + 0 * n + start..][..len];
@@ -318,14 +306,14 @@ pub fn grad_p_tangent<T: Real>(c: &[f64], nd: usize, q: &[T], p: &[T], out: &mut
             let (o1, rest) = rest.split_at_mut(n);
             let o1 = &mut o1[start..][..len];
             for i in 0..len {
-                let t74 = k74[i];
-                let t114 = k114[i];
-                let t122 = vq0[i] * t114;
-                let t123 = T::from_f64(-2.0) * t122;
-                let t124 = vp1[i] * t74;
-                let t125 = t123 + t124;
+                let t73 = k73[i];
+                let t96 = k96[i];
+                let t100 = vq0[i] * t96;
+                let t101 = T::from_f64(-2.0) * t100;
+                let t102 = vp1[i] / t73;
+                let t103 = t101 + t102;
                 o0[i] = vp0[i];
-                o1[i] = t125;
+                o1[i] = t103;
             }
         }
     }

@@ -81,14 +81,13 @@ pub fn grad_q<T: Real>(c: &[f64], q: &[T], p: &[T], out: &mut [T]) {
         let t71 = t69 + t70;
         let t72 = t71.sqrt();
         let t73 = t72 - T::from_f64(1.0);
-        let t83 = T::from_f64(1.0) / t72;
-        let t84 = q0[i] * t83;
-        let t85 = t73 * t84;
-        let t86 = q1[i] * t83;
-        let t87 = t73 * t86;
-        let t88 = t87 - c0;
-        o0[i] = t85;
-        o1[i] = t88;
+        let t78 = q0[i] / t72;
+        let t79 = t73 * t78;
+        let t80 = q1[i] / t72;
+        let t81 = t73 * t80;
+        let t82 = t81 - c0;
+        o0[i] = t79;
+        o1[i] = t82;
     }
 }
 
@@ -126,31 +125,30 @@ pub fn grad_q_dir<T: Real>(c: &[f64], q: &[T], p: &[T], vq: &[T], vp: &[T], out:
         let t71 = t69 + t70;
         let t72 = t71.sqrt();
         let t73 = t72 - T::from_f64(1.0);
-        let t83 = T::from_f64(1.0) / t72;
-        let t84 = q0[i] * t83;
-        let t86 = q1[i] * t83;
-        let t109 = t84 * t84;
-        let t110 = T::from_f64(1.0) - t109;
-        let t111 = t110 * t83;
-        let t112 = t73 * t111;
-        let t113 = t109 + t112;
-        let t114 = vq0[i] * t113;
-        let t115 = t84 * t86;
-        let t116 = t115 * t83;
-        let t117 = t73 * t116;
-        let t118 = t115 - t117;
-        let t119 = vq1[i] * t118;
-        let t120 = t114 + t119;
-        let t121 = vq0[i] * t118;
-        let t122 = t86 * t86;
-        let t123 = T::from_f64(1.0) - t122;
-        let t124 = t123 * t83;
-        let t125 = t73 * t124;
-        let t126 = t122 + t125;
-        let t127 = vq1[i] * t126;
-        let t128 = t121 + t127;
-        o0[i] = t120;
-        o1[i] = t128;
+        let t78 = q0[i] / t72;
+        let t80 = q1[i] / t72;
+        let t83 = t78 * t78;
+        let t84 = T::from_f64(1.0) - t83;
+        let t85 = t84 / t72;
+        let t86 = t73 * t85;
+        let t87 = t83 + t86;
+        let t88 = vq0[i] * t87;
+        let t89 = t78 * t80;
+        let t90 = t89 / t72;
+        let t91 = t73 * t90;
+        let t92 = t89 - t91;
+        let t93 = vq1[i] * t92;
+        let t94 = t88 + t93;
+        let t95 = vq0[i] * t92;
+        let t96 = t80 * t80;
+        let t97 = T::from_f64(1.0) - t96;
+        let t98 = t97 / t72;
+        let t99 = t73 * t98;
+        let t100 = t96 + t99;
+        let t101 = vq1[i] * t100;
+        let t102 = t95 + t101;
+        o0[i] = t94;
+        o1[i] = t102;
     }
 }
 
@@ -180,9 +178,9 @@ pub fn grad_q_tangent<T: Real>(c: &[f64], nd: usize, q: &[T], p: &[T], out: &mut
     const RUN: usize = 64;
     let n = nd / D;
     let c0 = T::from_f64(c[0]);
-    let mut k113 = [T::ZERO; RUN];
-    let mut k118 = [T::ZERO; RUN];
-    let mut k126 = [T::ZERO; RUN];
+    let mut k87 = [T::ZERO; RUN];
+    let mut k92 = [T::ZERO; RUN];
+    let mut k100 = [T::ZERO; RUN];
     for start in (0..n).step_by(RUN) {
         let len = (n - start).min(RUN);
         let q0 = &q[0 * n + start..][..len];
@@ -198,31 +196,30 @@ pub fn grad_q_tangent<T: Real>(c: &[f64], nd: usize, q: &[T], p: &[T], out: &mut
             let t71 = t69 + t70;
             let t72 = t71.sqrt();
             let t73 = t72 - T::from_f64(1.0);
-            let t83 = T::from_f64(1.0) / t72;
-            let t84 = q0[i] * t83;
-            let t85 = t73 * t84;
-            let t86 = q1[i] * t83;
-            let t87 = t73 * t86;
-            let t88 = t87 - c0;
-            let t109 = t84 * t84;
-            let t110 = T::from_f64(1.0) - t109;
-            let t111 = t110 * t83;
-            let t112 = t73 * t111;
-            let t113 = t109 + t112;
-            let t115 = t84 * t86;
-            let t116 = t115 * t83;
-            let t117 = t73 * t116;
-            let t118 = t115 - t117;
-            let t122 = t86 * t86;
-            let t123 = T::from_f64(1.0) - t122;
-            let t124 = t123 * t83;
-            let t125 = t73 * t124;
-            let t126 = t122 + t125;
-            o0[i] = t85;
-            o1[i] = t88;
-            k113[i] = t113;
-            k118[i] = t118;
-            k126[i] = t126;
+            let t78 = q0[i] / t72;
+            let t79 = t73 * t78;
+            let t80 = q1[i] / t72;
+            let t81 = t73 * t80;
+            let t82 = t81 - c0;
+            let t83 = t78 * t78;
+            let t84 = T::from_f64(1.0) - t83;
+            let t85 = t84 / t72;
+            let t86 = t73 * t85;
+            let t87 = t83 + t86;
+            let t89 = t78 * t80;
+            let t90 = t89 / t72;
+            let t91 = t73 * t90;
+            let t92 = t89 - t91;
+            let t96 = t80 * t80;
+            let t97 = T::from_f64(1.0) - t96;
+            let t98 = t97 / t72;
+            let t99 = t73 * t98;
+            let t100 = t96 + t99;
+            o0[i] = t79;
+            o1[i] = t82;
+            k87[i] = t87;
+            k92[i] = t92;
+            k100[i] = t100;
         }
         for j in 1..q.len() / nd {
             let vq0 = &q[j * nd + 0 * n + start..][..len];
@@ -233,17 +230,17 @@ pub fn grad_q_tangent<T: Real>(c: &[f64], nd: usize, q: &[T], p: &[T], out: &mut
             let (o1, rest) = rest.split_at_mut(n);
             let o1 = &mut o1[start..][..len];
             for i in 0..len {
-                let t113 = k113[i];
-                let t118 = k118[i];
-                let t126 = k126[i];
-                let t114 = vq0[i] * t113;
-                let t119 = vq1[i] * t118;
-                let t120 = t114 + t119;
-                let t121 = vq0[i] * t118;
-                let t127 = vq1[i] * t126;
-                let t128 = t121 + t127;
-                o0[i] = t120;
-                o1[i] = t128;
+                let t87 = k87[i];
+                let t92 = k92[i];
+                let t100 = k100[i];
+                let t88 = vq0[i] * t87;
+                let t93 = vq1[i] * t92;
+                let t94 = t88 + t93;
+                let t95 = vq0[i] * t92;
+                let t101 = vq1[i] * t100;
+                let t102 = t95 + t101;
+                o0[i] = t94;
+                o1[i] = t102;
             }
         }
     }

@@ -26,8 +26,6 @@ pub mod henon_heiles;
 #[rustfmt::skip]
 pub mod pendulum;
 #[rustfmt::skip]
-pub mod kepler;
-#[rustfmt::skip]
 pub mod double_pendulum;
 #[rustfmt::skip]
 pub mod elastic_pendulum;
@@ -164,7 +162,6 @@ pub const GENERATED: &[Formulas] = &[
     super::oscillator::FORMULAS,
     super::pendulum::FORMULAS,
     super::henon_heiles::FORMULAS,
-    super::kepler::FORMULAS,
     super::double_pendulum::FORMULAS,
     super::elastic_pendulum::FORMULAS,
     super::elastic_pendulum_cartesian::FORMULAS,

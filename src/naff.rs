@@ -39,36 +39,124 @@ struct C<T> {
     im: T,
 }
 
-/// The fundamental frequency in radians per sample (in (0, π) for a real signal, (−π, π] for
-/// a complex one) of the `len` samples from `start` of `z` (sample j: z[2j] + i z[2j + 1]);
-/// `None` when any sample is not finite or `len < MIN_SAMPLES`. `z` is left as it was, to
-/// rounding.
-pub fn frequency<T: Real>(z: &mut [T], start: usize, len: usize, real: bool) -> Option<T> {
-    let samples = &mut z[2 * start..2 * (start + len)];
-    if len < MIN_SAMPLES || !samples.iter().all(|v| v.is_finite()) {
-        return None;
-    }
-    let m = 1usize << (usize::BITS - 1 - len.leading_zeros());
-    fft(&mut samples[..2 * m], m, -T::ONE);
-    let x0 = coarse(&samples[..2 * m], m, real);
-    fft(&mut samples[..2 * m], m, T::ONE);
-    let inv = T::ONE / T::from_f64(m as f64);
-    for v in &mut samples[..2 * m] {
-        *v *= inv;
-    }
-    let x = refine(samples, len, x0);
-    x.is_finite().then_some(x)
+/// What every point's analysis of `len` samples shares, computed once per run: the
+/// transforms' twiddle factors and the Hann windows of the whole signal and of its halves.
+/// They are the values the per-sample evaluations gave (the same `cos_poly`/`sin_poly` of the
+/// same arguments, the window by the same recurrence), so a table changes no bit, and the
+/// WGSL mirror, which evaluates them in place, still agrees.
+pub struct Plan<T> {
+    len: usize,
+    /// e^{−2πik/size} for every stage of a transform (stage `size`, k < size/2, at
+    /// size/2 − 1 + k); `inv` the same with +.
+    fwd: Vec<(T, T)>,
+    inv: Vec<(T, T)>,
+    /// w_j = 1 + cos(2π u_j / L) for L = len and L = len/2.
+    whole: Vec<T>,
+    half: Vec<T>,
 }
 
-/// The frequencies of the whole signal of `len` samples and of its two halves (the second
-/// starting at len/2, both len/2 long).
+/// The largest power of two ≤ `len` (≥ 1).
+fn pow2(len: usize) -> usize {
+    1usize << (usize::BITS - 1 - len.max(1).leading_zeros())
+}
+
+impl<T: Real> Plan<T> {
+    pub fn new(len: usize) -> Plan<T> {
+        let m = pow2(len);
+        Plan {
+            len,
+            fwd: twiddles(m, -T::ONE),
+            inv: twiddles(m, T::ONE),
+            whole: window(len),
+            half: window(len / 2),
+        }
+    }
+
+    /// The frequencies of the whole signal of `len` samples (`z`, sample j at z[2j], z[2j + 1])
+    /// and of its two halves (the second starting at len/2, both len/2 long).
+    pub fn whole_and_halves(&self, z: &mut [T], real: bool) -> [Option<T>; 3] {
+        let (len, half) = (self.len, self.len / 2);
+        [
+            self.frequency(z, 0, len, real),
+            self.frequency(z, 0, half, real),
+            self.frequency(z, half, half, real),
+        ]
+    }
+
+    /// The fundamental frequency in radians per sample (in (0, π) for a real signal, (−π, π]
+    /// for a complex one) of the `len` (this plan's length or its half) samples from `start`
+    /// of `z` (sample j: z[2j] + i z[2j + 1]); `None` when any sample is not finite or
+    /// `len < MIN_SAMPLES`. `z` is left as it was, to rounding.
+    pub fn frequency(&self, z: &mut [T], start: usize, len: usize, real: bool) -> Option<T> {
+        let samples = &mut z[2 * start..2 * (start + len)];
+        if len < MIN_SAMPLES || !samples.iter().all(|v| v.is_finite()) {
+            return None;
+        }
+        let window = match len == self.len {
+            true => &self.whole,
+            false => &self.half,
+        };
+        assert_eq!(window.len(), len, "a plan for {} samples", self.len);
+        let m = pow2(len);
+        fft(&mut samples[..2 * m], m, &self.fwd);
+        let x0 = coarse(&samples[..2 * m], m, real);
+        fft(&mut samples[..2 * m], m, &self.inv);
+        let inv = T::ONE / T::from_f64(m as f64);
+        for v in &mut samples[..2 * m] {
+            *v *= inv;
+        }
+        let x = refine(samples, len, x0, window);
+        x.is_finite().then_some(x)
+    }
+}
+
+/// The twiddle factors of every stage of an `m`-sample transform (`Plan::fwd`), `sign` −1
+/// forward, +1 inverse.
+fn twiddles<T: Real>(m: usize, sign: T) -> Vec<(T, T)> {
+    let mut out = Vec::with_capacity(m);
+    let mut size = 2usize;
+    while size <= m {
+        for k in 0..size / 2 {
+            let a = sign * two_pi::<T>() * T::from_f64(k as f64) / T::from_f64(size as f64);
+            out.push((cos_poly(a), sin_poly(a)));
+        }
+        size *= 2;
+    }
+    out
+}
+
+/// The Hann window 1 + cos(2π u_j / len) of `len` samples, u_j = j − (len − 1)/2, by the
+/// rotation e^{2πi/len} advanced one complex product a sample, evaluated afresh every `RESEED`.
+fn window<T: Real>(len: usize) -> Vec<T> {
+    let c = T::from_f64((len.max(1) - 1) as f64 * 0.5);
+    let theta = two_pi::<T>() / T::from_f64(len as f64);
+    let (vr1, vi1) = (cos_poly(theta), sin_poly(theta));
+    let (mut vr, mut vi) = (T::ZERO, T::ZERO);
+    let mut w = Vec::with_capacity(len);
+    for j in 0..len {
+        if j % RESEED == 0 {
+            let u = T::from_f64(j as f64) - c;
+            vr = cos_poly(theta * u);
+            vi = sin_poly(theta * u);
+        }
+        w.push(T::ONE + vr);
+        let vn = vr * vr1 - vi * vi1;
+        vi = vr * vi1 + vi * vr1;
+        vr = vn;
+    }
+    w
+}
+
+/// The fundamental frequency of the `len` samples from `start` of `z` (`Plan::frequency`,
+/// with a plan made for them).
+pub fn frequency<T: Real>(z: &mut [T], start: usize, len: usize, real: bool) -> Option<T> {
+    Plan::new(len).frequency(z, start, len, real)
+}
+
+/// The frequencies of the whole signal of `len` samples and of its two halves
+/// (`Plan::whole_and_halves`, with a plan made for them).
 pub fn whole_and_halves<T: Real>(z: &mut [T], len: usize, real: bool) -> [Option<T>; 3] {
-    let half = len / 2;
-    [
-        frequency(z, 0, len, real),
-        frequency(z, 0, half, real),
-        frequency(z, half, half, real),
-    ]
+    Plan::new(len).whole_and_halves(z, real)
 }
 
 fn get<T: Real>(z: &[T], j: usize) -> C<T> {
@@ -83,8 +171,8 @@ fn two_pi<T: Real>() -> T {
 }
 
 /// In-place radix-2 transform of `m` (a power of two) samples: Σ_j z_j e^{sign·2πi jk/m}
-/// (sign −1 forward; +1 the inverse without its 1/m).
-fn fft<T: Real>(z: &mut [T], m: usize, sign: T) {
+/// (`tw`: `Plan::fwd` for sign −1; `Plan::inv` for +1, the inverse without its 1/m).
+fn fft<T: Real>(z: &mut [T], m: usize, tw: &[(T, T)]) {
     let mut j = 0usize;
     for i in 1..m {
         let mut bit = m >> 1;
@@ -101,9 +189,7 @@ fn fft<T: Real>(z: &mut [T], m: usize, sign: T) {
     let mut size = 2usize;
     while size <= m {
         let half = size / 2;
-        for k in 0..half {
-            let a = sign * two_pi::<T>() * T::from_f64(k as f64) / T::from_f64(size as f64);
-            let (wr, wi) = (cos_poly(a), sin_poly(a));
+        for (k, &(wr, wi)) in tw[half - 1..size - 1].iter().enumerate() {
             let mut s = k;
             while s < m {
                 let t = s + half;
@@ -163,28 +249,23 @@ fn coarse<T: Real>(f: &[T], m: usize, real: bool) -> T {
     two_pi::<T>() * kf / T::from_f64(m as f64)
 }
 
-/// Σ w f e^{−ixu} times 1, u and u² over the `len` samples of `z`.
-fn sums<T: Real>(z: &[T], len: usize, x: T) -> [C<T>; 3] {
+/// Σ w f e^{−ixu} times 1, u and u² over the `len` samples of `z` (`window`: w_j).
+fn sums<T: Real>(z: &[T], len: usize, x: T, window: &[T]) -> [C<T>; 3] {
     let c = T::from_f64((len - 1) as f64 * 0.5);
-    let theta = two_pi::<T>() / T::from_f64(len as f64);
     let (rr, ri) = (cos_poly(x), -sin_poly(x));
-    let (vr1, vi1) = (cos_poly(theta), sin_poly(theta));
     let zero = C {
         re: T::ZERO,
         im: T::ZERO,
     };
     let mut s = [zero; 3];
-    let (mut er, mut ei, mut vr, mut vi) = (T::ZERO, T::ZERO, T::ZERO, T::ZERO);
-    for j in 0..len {
+    let (mut er, mut ei) = (T::ZERO, T::ZERO);
+    for (j, &w) in window[..len].iter().enumerate() {
         let u = T::from_f64(j as f64) - c;
         if j % RESEED == 0 {
             er = cos_poly(x * u);
             ei = -sin_poly(x * u);
-            vr = cos_poly(theta * u);
-            vi = sin_poly(theta * u);
         }
         let f = get(z, j);
-        let w = T::ONE + vr;
         let ar = w * (f.re * er - f.im * ei);
         let ai = w * (f.re * ei + f.im * er);
         s[0].re += ar;
@@ -194,11 +275,9 @@ fn sums<T: Real>(z: &[T], len: usize, x: T) -> [C<T>; 3] {
         s[1].im += bi;
         s[2].re += u * br;
         s[2].im += u * bi;
-        let (en, vn) = (er * rr - ei * ri, vr * vr1 - vi * vi1);
+        let en = er * rr - ei * ri;
         ei = er * ri + ei * rr;
         er = en;
-        vi = vr * vi1 + vi * vr1;
-        vr = vn;
     }
     s
 }
@@ -213,13 +292,13 @@ pub fn converged(f64: bool) -> f64 {
 
 /// Newton's steps on d|φ|²/dx = 0 from `x0`, safeguarded; after a Newton step shorter than
 /// `converged` bins the next would move x by about its square, below the rounding: done.
-fn refine<T: Real>(z: &[T], len: usize, x0: T) -> T {
+fn refine<T: Real>(z: &[T], len: usize, x0: T, window: &[T]) -> T {
     let bin = two_pi::<T>() / T::from_f64(len as f64);
     let quarter = T::from_f64(0.25) * bin;
     let small = T::from_f64(converged(T::NAME == "f64")) * bin;
     let mut x = x0;
     for _ in 0..REFINE_STEPS {
-        let [s0, s1, s2] = sums(z, len, x);
+        let [s0, s1, s2] = sums(z, len, x, window);
         let g1 = s0.re * s1.im - s0.im * s1.re;
         let g2 = (s1.re * s1.re + s1.im * s1.im) - (s0.re * s2.re + s0.im * s2.im);
         let mut dx = -(g1 / g2);

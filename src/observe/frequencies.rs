@@ -353,6 +353,7 @@ impl<T: Real> FrequencyStore<T> {
     pub fn analyse(&self) -> FrequencyTable {
         let (len, sig) = (self.spec.samples, self.spec.signals.len());
         let done = self.steps / self.spec.stride >= len as u64;
+        let plan = naff::Plan::<T>::new(len);
         let values: Vec<[Option<f64>; 3]> = self
             .samples
             .par_chunks(2 * len)
@@ -365,7 +366,7 @@ impl<T: Real> FrequencyStore<T> {
                     }
                     scratch.copy_from_slice(z);
                     let real = self.spec.signals[k % sig].real();
-                    naff::whole_and_halves(scratch, len, real).map(|x| x.map(|x| x.to_f64()))
+                    plan.whole_and_halves(scratch, real).map(|x| x.map(|x| x.to_f64()))
                 },
             )
             .collect();

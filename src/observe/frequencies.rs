@@ -349,26 +349,43 @@ impl<T: Real> FrequencyStore<T> {
         }
     }
 
-    /// Every point's frequencies, found in parallel on a copy of each signal.
+    /// Every point's frequencies, found in parallel, `naff::LANES` points at a time (each
+    /// signal of theirs copied side by side into vector lanes).
     pub fn analyse(&self) -> FrequencyTable {
+        const L: usize = naff::LANES;
         let (len, sig) = (self.spec.samples, self.spec.signals.len());
         let done = self.steps / self.spec.stride >= len as u64;
         let plan = naff::Plan::<T>::new(len);
+        let per_point = self.spec.sample_words();
         let values: Vec<[Option<f64>; 3]> = self
             .samples
-            .par_chunks(2 * len)
-            .enumerate()
+            .par_chunks((L * per_point).max(1))
             .map_init(
-                || vec![T::ZERO; 2 * len],
-                |scratch, (k, z)| {
+                || vec![[T::ZERO; L]; 2 * len],
+                |lanes, points| {
+                    let count = points.len() / per_point.max(1);
+                    let mut out = vec![[None; 3]; count * sig];
                     if !done {
-                        return [None; 3];
+                        return out;
                     }
-                    scratch.copy_from_slice(z);
-                    let real = self.spec.signals[k % sig].real();
-                    plan.whole_and_halves(scratch, real).map(|x| x.map(|x| x.to_f64()))
+                    for (s, signal) in self.spec.signals.iter().enumerate() {
+                        for (k, lane) in lanes.iter_mut().enumerate() {
+                            for (l, v) in lane.iter_mut().enumerate() {
+                                *v = match l < count {
+                                    true => points[l * per_point + s * 2 * len + k],
+                                    false => T::ZERO,
+                                };
+                            }
+                        }
+                        let found = plan.whole_and_halves(lanes, signal.real());
+                        for (l, f) in found.iter().take(count).enumerate() {
+                            out[l * sig + s] = f.map(|x| x.map(|x| x.to_f64()));
+                        }
+                    }
+                    out
                 },
             )
+            .flatten()
             .collect();
         FrequencyTable {
             signals: sig,

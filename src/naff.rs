@@ -432,6 +432,43 @@ mod tests {
         }
     }
 
+    /// Eight different signals analysed side by side in the lanes equal each analysed alone,
+    /// bit for bit, real and complex; a point with a sample that is not finite in its second
+    /// half has no whole-run or second-half value, its first half the value it has alone, and
+    /// the other lanes are unchanged.
+    #[test]
+    fn each_lane_has_the_bits_of_its_point_alone() {
+        let len = 1000;
+        let plan = Plan::<f64>::new(len);
+        let bits = |r: [Option<f64>; 3]| r.map(|x| x.map(f64::to_bits));
+        for real in [true, false] {
+            let mut signals: Vec<Vec<f64>> = (0..LANES)
+                .map(|l| {
+                    let x = 0.3 + 0.11 * l as f64;
+                    signal(len, &[(1.0, x, 0.2 * l as f64), (0.2, 1.7 - x, 0.5)], real)
+                })
+                .collect();
+            for blown in [None, Some(3)] {
+                if let Some(l) = blown {
+                    signals[l][2 * 700] = f64::INFINITY;
+                }
+                let mut lanes = vec![[0.0; LANES]; 2 * len];
+                for (l, z) in signals.iter().enumerate() {
+                    for (k, v) in z.iter().enumerate() {
+                        lanes[k][l] = *v;
+                    }
+                }
+                let together = plan.whole_and_halves(&mut lanes, real);
+                for (l, z) in signals.iter().enumerate() {
+                    let alone = whole_and_halves(&mut z.clone(), len, real);
+                    assert_eq!(bits(together[l]), bits(alone), "lane {l} (real {real})");
+                    let found = alone.iter().filter(|x| x.is_some()).count();
+                    assert_eq!(found, if blown == Some(l) { 1 } else { 3 }, "lane {l}");
+                }
+            }
+        }
+    }
+
     #[test]
     fn no_value_for_blown_up_or_too_short_signals() {
         let z = signal(100, &[(1.0, 0.5, 0.0)], true);

@@ -169,14 +169,17 @@ impl FrequencySpec {
 }
 
 /// Samples the default stride (`default_stride`) aims at.
-pub const DEFAULT_SAMPLES: u64 = 1 << 12;
+pub const DEFAULT_SAMPLES: u64 = 1 << 9;
 
 /// The stride when `--frequency-stride` is not given: about `DEFAULT_SAMPLES` samples over the
-/// run (⌊steps / 2^12⌋, at least 1: runs up to 8 191 steps sample every step). The analysis's
-/// error falls with the length of the run, not with the number of samples, as long as the
-/// samples resolve the signal (Nyquist: stride·dt well under π over the largest frequency);
-/// 2^12 samples resolve frequencies up to 2^11 cycles over the run, and cost the analysis
-/// (proportional to the samples) a fixed amount however long the run.
+/// run (⌊steps / 2^9⌋, at least 1: runs up to 1 023 steps sample every step). The analysis's
+/// error falls with the length of the run T (as 1/T^4 for a quasi-periodic signal and the
+/// Hann window, Laskar), not with the number of samples, as long as the samples resolve the
+/// signal (Nyquist: stride·dt well under π over the largest frequency); 2^9 samples resolve
+/// frequencies up to 2^8 cycles over the run (over 2^14 steps of dt = 0.05, π/(K·dt) = 1.96
+/// rad per time unit, twice the Hénon–Heiles and pendulum frequencies), and the analysis's
+/// cost, proportional to the samples, is fixed however long the run. A frequency found near
+/// the limit is noted (it may be a higher one folded back).
 pub fn default_stride(steps: u64) -> u64 {
     (steps / DEFAULT_SAMPLES).max(1)
 }

@@ -304,7 +304,8 @@ fn sums<T: Real, const L: usize>(z: &[[T; L]], x: &[T; L], window: &[T]) -> [[[T
         ri[l] = -sin_poly(x[l]);
     }
     let zero = [T::ZERO; L];
-    let (mut s0r, mut s0i, mut s1r, mut s1i, mut s2r, mut s2i) = (zero, zero, zero, zero, zero, zero);
+    let (mut s0r, mut s0i, mut s1r, mut s1i, mut s2r, mut s2i) =
+        (zero, zero, zero, zero, zero, zero);
     let (mut er, mut ei) = (zero, zero);
     for (chunk, ws) in window.chunks(RESEED).enumerate() {
         let j0 = chunk * RESEED;
@@ -471,7 +472,7 @@ mod tests {
 
     #[test]
     fn no_value_for_blown_up_or_too_short_signals() {
-        let z = signal(100, &[(1.0, 0.5, 0.0)], true);
+        let mut z = signal(100, &[(1.0, 0.5, 0.0)], true);
         z[37] = f64::NAN;
         assert!(frequency(&z, 0, 100, true).is_none());
         let z = signal(7, &[(1.0, 0.5, 0.0)], true);

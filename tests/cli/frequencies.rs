@@ -278,7 +278,11 @@ fn the_default_stride_and_the_aliasing_note() {
         let text = String::from_utf8_lossy(&done.get_output().stderr).to_string();
         assert!(text.contains("aliasing"), "stride {stride}: {text}");
         let nu = decode_f64(&std::fs::read(out.join("frequencies.npy")).unwrap()).unwrap();
-        assert!((nu.data[0] - found).abs() < 2e-3, "stride {stride}: {:?}", nu.data);
+        assert!(
+            (nu.data[0] - found).abs() < 2e-3,
+            "stride {stride}: {:?}",
+            nu.data
+        );
     }
     let mut args = argv(&format!("{base} --steps 8000 --frequency-stride 4"));
     args.extend([

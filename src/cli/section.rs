@@ -30,7 +30,7 @@ pub struct FrequencyArgs {
     /// writes frequencies.npy, frequency-map.png/svg and, over a grid, diffusion-map.png/svg.
     #[arg(long, value_name = "SIGNAL,..", allow_hyphen_values = true)]
     pub frequencies: Option<String>,
-    /// Steps between the samples of --frequencies [default: steps/4096, at least 1]: the
+    /// Steps between the samples of --frequencies [default: steps/512, at least 1]: the
     /// signal is sampled at t = K·dt, 2K·dt, … (a frequency is found in (0, π/(K·dt)) for a
     /// real signal; a higher one appears folded below π/(K·dt)).
     #[arg(long, value_name = "K", allow_hyphen_values = true, value_parser = values::count(1))]

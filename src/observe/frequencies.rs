@@ -169,14 +169,17 @@ impl FrequencySpec {
 }
 
 /// Samples the default stride (`default_stride`) aims at.
-pub const DEFAULT_SAMPLES: u64 = 1 << 12;
+pub const DEFAULT_SAMPLES: u64 = 1 << 9;
 
 /// The stride when `--frequency-stride` is not given: about `DEFAULT_SAMPLES` samples over the
-/// run (⌊steps / 2^12⌋, at least 1: runs up to 8 191 steps sample every step). The analysis's
-/// error falls with the length of the run, not with the number of samples, as long as the
-/// samples resolve the signal (Nyquist: stride·dt well under π over the largest frequency);
-/// 2^12 samples resolve frequencies up to 2^11 cycles over the run, and cost the analysis
-/// (proportional to the samples) a fixed amount however long the run.
+/// run (⌊steps / 2^9⌋, at least 1: runs up to 1 023 steps sample every step). The analysis's
+/// error falls with the length of the run T (as 1/T^4 for a quasi-periodic signal and the
+/// Hann window, Laskar), not with the number of samples, as long as the samples resolve the
+/// signal (Nyquist: stride·dt well under π over the largest frequency); 2^9 samples resolve
+/// frequencies up to 2^8 cycles over the run (over 2^14 steps of dt = 0.05, π/(K·dt) = 1.96
+/// rad per time unit, twice the Hénon–Heiles and pendulum frequencies), and the analysis's
+/// cost, proportional to the samples, is fixed however long the run. A frequency found near
+/// the limit is noted (it may be a higher one folded back).
 pub fn default_stride(steps: u64) -> u64 {
     (steps / DEFAULT_SAMPLES).max(1)
 }
@@ -349,25 +352,43 @@ impl<T: Real> FrequencyStore<T> {
         }
     }
 
-    /// Every point's frequencies, found in parallel on a copy of each signal.
+    /// Every point's frequencies, found in parallel, `naff::LANES` points at a time (each
+    /// signal of theirs copied side by side into vector lanes).
     pub fn analyse(&self) -> FrequencyTable {
+        const L: usize = naff::LANES;
         let (len, sig) = (self.spec.samples, self.spec.signals.len());
         let done = self.steps / self.spec.stride >= len as u64;
+        let plan = naff::Plan::<T>::new(len);
+        let per_point = self.spec.sample_words();
         let values: Vec<[Option<f64>; 3]> = self
             .samples
-            .par_chunks(2 * len)
-            .enumerate()
+            .par_chunks((L * per_point).max(1))
             .map_init(
-                || vec![T::ZERO; 2 * len],
-                |scratch, (k, z)| {
+                || vec![[T::ZERO; L]; 2 * len],
+                |lanes, points| {
+                    let count = points.len() / per_point.max(1);
+                    let mut out = vec![[None; 3]; count * sig];
                     if !done {
-                        return [None; 3];
+                        return out;
                     }
-                    scratch.copy_from_slice(z);
-                    let real = self.spec.signals[k % sig].real();
-                    naff::whole_and_halves(scratch, len, real).map(|x| x.map(|x| x.to_f64()))
+                    for (s, signal) in self.spec.signals.iter().enumerate() {
+                        for (k, lane) in lanes.iter_mut().enumerate() {
+                            for (l, v) in lane.iter_mut().enumerate() {
+                                *v = match l < count {
+                                    true => points[l * per_point + s * 2 * len + k],
+                                    false => T::ZERO,
+                                };
+                            }
+                        }
+                        let found = plan.whole_and_halves(lanes, signal.real());
+                        for (l, f) in found.iter().take(count).enumerate() {
+                            out[l * sig + s] = f.map(|x| x.map(|x| x.to_f64()));
+                        }
+                    }
+                    out
                 },
             )
+            .flatten()
             .collect();
         FrequencyTable {
             signals: sig,

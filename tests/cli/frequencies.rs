@@ -247,15 +247,16 @@ fn shards_merge_and_plot_redraws_the_maps() {
     }
 }
 
-/// Without --frequency-stride the run takes about 4096 samples (a stride of ⌊steps/4096⌋, at
-/// least 1), written to config.toml; a stride that folds the frequency back (K·dt above π over
-/// it) is noted on stderr.
+/// Without --frequency-stride the run takes about 512 samples (a stride of ⌊steps/512⌋, at
+/// least 1), written to config.toml; a frequency near the highest the samples resolve,
+/// π/(K·dt), is noted on stderr: one just below it, and one above it that the samples fold
+/// back below it (aliasing).
 #[test]
 fn the_default_stride_and_the_aliasing_note() {
     let tmp = TempDir::new().unwrap();
     let base = "run --system pendulum --method yoshida4 --ensemble point --center 0.5,0 \
                 --precision f64 --backend cpu --dt 0.05 --frequencies q --quiet";
-    for (steps, stride) in [(1000, 1), (16384, 4), (20000, 4), (40960, 10)] {
+    for (steps, stride) in [(1000, 1), (16384, 32), (20000, 39), (40960, 80)] {
         let out = tmp.path().join(format!("s{steps}"));
         let mut args = argv(&format!("{base} --steps {steps}"));
         args.extend(["--out".into(), out.display().to_string()]);
@@ -266,13 +267,23 @@ fn the_default_stride_and_the_aliasing_note() {
             "{steps}: {config}"
         );
     }
-    // ω ≈ 0.98 sampled every 60 · 0.05 = 3 time units: π/3 ≈ 1.05, within 10 % of it.
-    let out = tmp.path().join("aliased");
-    let mut args = argv(&format!("{base} --steps 8000 --frequency-stride 60"));
-    args.extend(["--out".into(), out.display().to_string()]);
-    let done = phaseflow().args(&args).assert().success();
-    let text = String::from_utf8_lossy(&done.get_output().stderr).to_string();
-    assert!(text.contains("aliasing"), "{text}");
+    // ω ≈ 0.985 sampled every 60 · 0.05 = 3 time units: π/3 ≈ 1.047, within 10 % of it; every
+    // 65 · 0.05 = 3.25: π/3.25 ≈ 0.967 is below ω, which the samples fold back to
+    // 2π/3.25 − ω ≈ 0.948 (the frequency found), within 10 % of the limit.
+    for (stride, found) in [(60, 0.985), (65, 2.0 * std::f64::consts::PI / 3.25 - 0.985)] {
+        let out = tmp.path().join(format!("aliased{stride}"));
+        let mut args = argv(&format!("{base} --steps 8000 --frequency-stride {stride}"));
+        args.extend(["--out".into(), out.display().to_string()]);
+        let done = phaseflow().args(&args).assert().success();
+        let text = String::from_utf8_lossy(&done.get_output().stderr).to_string();
+        assert!(text.contains("aliasing"), "stride {stride}: {text}");
+        let nu = decode_f64(&std::fs::read(out.join("frequencies.npy")).unwrap()).unwrap();
+        assert!(
+            (nu.data[0] - found).abs() < 2e-3,
+            "stride {stride}: {:?}",
+            nu.data
+        );
+    }
     let mut args = argv(&format!("{base} --steps 8000 --frequency-stride 4"));
     args.extend([
         "--out".into(),

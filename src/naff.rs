@@ -172,29 +172,6 @@ fn window<T: Real>(len: usize) -> Vec<T> {
     w
 }
 
-/// One signal's samples (z[2j] + i z[2j + 1]) as the one lane of `Plan::whole_and_halves`.
-fn one_lane<T: Real>(z: &[T]) -> Vec<[T; 1]> {
-    z.iter().map(|&v| [v]).collect()
-}
-
-/// The fundamental frequency of the `len` samples from `start` of `z` (sample j:
-/// z[2j] + i z[2j + 1]), with a plan made for them (`Plan::whole_and_halves`).
-pub fn frequency<T: Real>(z: &[T], start: usize, len: usize, real: bool) -> Option<T> {
-    let mut one = one_lane(&z[2 * start..2 * (start + len)]);
-    Plan::new(len).whole_and_halves(&mut one, real)[0][0]
-}
-
-/// The frequencies of the whole signal of `len` samples and of its two halves, with a plan
-/// made for them (`Plan::whole_and_halves`); `z` is left as it was, to rounding.
-pub fn whole_and_halves<T: Real>(z: &mut [T], len: usize, real: bool) -> [Option<T>; 3] {
-    let mut one = one_lane(&z[..2 * len]);
-    let out = Plan::new(len).whole_and_halves(&mut one, real)[0];
-    for (v, o) in z.iter_mut().zip(&one) {
-        *v = o[0];
-    }
-    out
-}
-
 fn two_pi<T: Real>() -> T {
     T::from_f64(std::f64::consts::TAU)
 }
@@ -386,6 +363,29 @@ fn refine<T: Real, const L: usize>(z: &[[T; L]], len: usize, x0: [T; L], window:
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// One signal's samples (z[2j] + i z[2j + 1]) as the one lane of `Plan::whole_and_halves`.
+    fn one_lane<T: Real>(z: &[T]) -> Vec<[T; 1]> {
+        z.iter().map(|&v| [v]).collect()
+    }
+
+    /// The fundamental frequency of the `len` samples from `start` of `z` (sample j:
+    /// z[2j] + i z[2j + 1]), with a plan made for them (`Plan::whole_and_halves`).
+    fn frequency<T: Real>(z: &[T], start: usize, len: usize, real: bool) -> Option<T> {
+        let mut one = one_lane(&z[2 * start..2 * (start + len)]);
+        Plan::new(len).whole_and_halves(&mut one, real)[0][0]
+    }
+
+    /// The frequencies of the whole signal of `len` samples and of its two halves, with a plan
+    /// made for them (`Plan::whole_and_halves`); `z` is left as it was, to rounding.
+    fn whole_and_halves<T: Real>(z: &mut [T], len: usize, real: bool) -> [Option<T>; 3] {
+        let mut one = one_lane(&z[..2 * len]);
+        let out = Plan::new(len).whole_and_halves(&mut one, real)[0];
+        for (v, o) in z.iter_mut().zip(&one) {
+            *v = o[0];
+        }
+        out
+    }
 
     fn signal(len: usize, terms: &[(f64, f64, f64)], real: bool) -> Vec<f64> {
         let mut z = vec![0.0; 2 * len];

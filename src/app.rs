@@ -173,7 +173,7 @@ fn cmd_merge(m: &MergeArgs) -> Result<u8, Error> {
                 String::new()
             }
         );
-        print_final(last, &m.out)?;
+        print_final(&s.rows, &m.out)?;
     }
     Ok(SUCCESS)
 }
@@ -248,11 +248,13 @@ fn print_run_summary(summary: &run::RunSummary) -> Result<(), Error> {
     for line in &summary.accuracy {
         out!("{line}");
     }
-    print_final(last, &summary.out)
+    print_final(&summary.rows, &summary.out)
 }
 
-/// The last snapshot's energy statistics and where they were written (`run`, `resume`, `merge`).
-fn print_final(last: &crate::measure::row::Row, out: &std::path::Path) -> Result<(), Error> {
+/// The last snapshot's energy statistics and where they were written (`run`, `resume`, `merge`),
+/// from the statistics rows (the step-0 row first).
+fn print_final(rows: &[crate::measure::row::Row], out: &std::path::Path) -> Result<(), Error> {
+    let last = rows.last().expect("at least the step-0 row");
     out!(
         "final t = {}: energy_mean {}  abs_energy_err_max {}  rel_energy_err_max {}",
         crate::error::num(last.t),
@@ -261,11 +263,25 @@ fn print_final(last: &crate::measure::row::Row, out: &std::path::Path) -> Result
         fmt_opt(last.real(&columns::REL_ERR_MAX))
     );
     // The statistics above include points that left the bounded region; say how many, and
-    // what the others did.
-    if let Some(escaped) = last.count(&columns::ESCAPED).filter(|&n| n > 0) {
+    // what the others did. Points counted at step 0 never had a state (a grid point on an
+    // energy surface with no real momentum there): they are said apart, not as escaped.
+    let escaped = last.count(&columns::ESCAPED).unwrap_or(0);
+    let undefined = rows
+        .first()
+        .and_then(|r| r.count(&columns::ESCAPED))
+        .unwrap_or(0)
+        .min(escaped);
+    if undefined > 0 {
         out!(
-            "escaped: {escaped} of {} points (non-finite, or energy error above {} × (1 + |H(z0)|)); the {} that stayed: abs_energy_err_max {}  rel_energy_err_max {}",
-            last.points,
+            "undefined from the start: {undefined} of {} points (a non-finite initial state, e.g. a grid point with no real momentum on the energy surface); not counted as escaped",
+            last.points
+        );
+    }
+    if escaped > undefined {
+        out!(
+            "escaped: {} of {} points (non-finite, or energy error above {} × (1 + |H(z0)|)); the {} that stayed: abs_energy_err_max {}  rel_energy_err_max {}",
+            escaped - undefined,
+            last.points - undefined,
             crate::error::num(crate::measure::energy::ESCAPE_FACTOR),
             last.points - escaped,
             fmt_opt(last.real(&columns::STAYED_ABS_ERR_MAX)),

@@ -14,14 +14,18 @@ use crate::section::{Direction, Section};
 use crate::engine::cpu::tests::every_case;
 use crate::engine::{CpuEngine, Engine, Integrator};
 use crate::float::Real;
-use crate::method::fused::{advance, advance_between, fusable, width, Between, Program, Run};
+use crate::method::fused::{
+    advance, advance_between, fusable, width, Between, Program, Run, Scratch,
+};
 use crate::method::{Method, Points, Solver};
 use crate::simd::Level;
 use crate::state::State;
 use crate::system::System;
 
 /// The state after 9 steps of `k` from `init`, on the CPU engine's block path (`Block`) and
-/// on the fused path: a run over 37 points (a short last group) through `advance`.
+/// on the fused path: a run over 37 points (a short last group) through `advance`, on a
+/// scratch that is all NaN (`Scratch::poisoned`), so that a value a group reads before the
+/// step writes it would show in the points.
 fn both<T: Real>(system: &System, k: &Integrator, init: &State<T>) -> (Vec<u8>, Vec<u8>) {
     let mut e = CpuEngine::new(k, init.clone());
     e.advance_on_blocks(9).unwrap();
@@ -42,7 +46,7 @@ fn both<T: Real>(system: &System, k: &Integrator, init: &State<T>) -> (Vec<u8>, 
     for v in [&mut st.q, &mut st.p, &mut st.eq, &mut st.ep] {
         parts.extend(v.chunks_mut(n));
     }
-    advance(&run, &mut parts);
+    advance(&run, &mut parts, &mut Scratch::poisoned());
     (blocks, st.to_bytes())
 }
 
@@ -322,7 +326,7 @@ fn quiet_steps_run_without_the_hooks() {
         };
         let n = st.n;
         let mut parts: Vec<&mut [f64]> = st.q.chunks_mut(n).chain(st.p.chunks_mut(n)).collect();
-        advance_between(&run, &mut parts, between);
+        advance_between(&run, &mut parts, between, &mut Scratch::default());
         st.to_bytes()
     };
     let mut hooks = EveryFifth::default();

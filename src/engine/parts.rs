@@ -70,17 +70,21 @@ pub fn advance_all<T: Real>(engines: &mut [CpuEngine<T>], steps: &[u64]) -> Vec<
         match program {
             Some(program) => {
                 let (run, own) = engine.fused_blocks(program, steps);
-                let at = runs.len();
                 runs.push(run);
-                blocks.extend(own.into_iter().map(|b| (at, b)));
+                blocks.push(own);
                 outcomes.push(Ok(()));
             }
             None => outcomes.push(engine.advance(steps)),
         }
     }
+    let runs = &runs;
     blocks
-        .into_par_iter()
-        .for_each(|(at, mut parts)| fused::advance(&runs[at], &mut parts));
+        .par_iter_mut()
+        .enumerate()
+        .flat_map(|(at, own)| own.par_blocks().map(move |parts| (at, parts)))
+        .for_each_init(fused::Scratch::default, |scratch, (at, parts)| {
+            fused::advance(&runs[at], parts, scratch)
+        });
     outcomes
 }
 

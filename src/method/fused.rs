@@ -22,6 +22,10 @@
 //! call per K steps), as the block path gives its block's; a group whose points have all
 //! stopped takes no further step. (Stop conditions keep the block path: `CpuEngine::stops`.)
 
+mod scratch;
+
+pub use scratch::Scratch;
+
 use super::ops::{Lin, Node, Ops, StageSolve, Vector, LIN_NODES};
 use super::{Method, Partial, Points, Stage};
 use crate::float::{compensated_sum, Real};
@@ -444,9 +448,9 @@ pub trait Between<T> {
 /// Advance a block of points, given as per-component slices of the state (q's components,
 /// then p's, then, compensated, those of eq and ep), by `run.steps` steps, group by group; a
 /// short last group is padded with copies of its first point, as a block is. The caller has
-/// checked that `width` has a size for the components.
-pub fn advance<T: Real>(run: &Run<T>, parts: &mut [&mut [T]]) {
-    advance_between(run, parts, None)
+/// checked that `width` has a size for the components. `scratch`: the worker's (`Scratch`).
+pub fn advance<T: Real>(run: &Run<T>, parts: &mut [&mut [T]], scratch: &mut Scratch) {
+    advance_between(run, parts, None, scratch)
 }
 
 /// `advance` with `between` run before and after each group's steps (`Between`).
@@ -454,11 +458,14 @@ pub fn advance_between<T: Real>(
     run: &Run<T>,
     parts: &mut [&mut [T]],
     between: Option<&mut dyn Between<T>>,
+    scratch: &mut Scratch,
 ) {
     macro_rules! sizes {
         ($($c:literal),*) => {
             match width(run.comps) {
-                $(Some(n) if n == POINTS * $c => advance_in::<T, { POINTS * $c }>(run, parts, between),)*
+                $(Some(n) if n == POINTS * $c => {
+                    advance_in::<T, { POINTS * $c }>(run, parts, between, scratch)
+                })*
                 _ => unreachable!("the caller checks `width`"),
             }
         };
@@ -470,13 +477,14 @@ pub fn advance_between<T: Real>(
 struct Groups<'a, 'b, T, const N: usize> {
     run: &'a Run<'a, T>,
     groups: &'a mut [Lanes<T, N>],
+    tmp: &'a mut Temps<T, N>,
     between: Option<&'a mut (dyn Between<T> + 'b)>,
 }
 
 impl<T: Real, const N: usize> Visit for Groups<'_, '_, T, N> {
     type Out = ();
     fn visit<H: Hamiltonian>(self, system: &H) {
-        run_groups(self.run, self.groups, system, self.between);
+        run_groups(self.run, self.groups, self.tmp, system, self.between);
     }
 }
 
@@ -484,39 +492,24 @@ fn advance_in<T: Real, const N: usize>(
     run: &Run<T>,
     parts: &mut [&mut [T]],
     between: Option<&mut dyn Between<T>>,
+    scratch: &mut Scratch,
 ) {
     let Some(system) = run.system.hamiltonian() else {
         unreachable!("`Program::record` takes Hamiltonian systems only")
     };
     let (c, w) = (run.comps, N / run.comps);
     let m = parts[0].len();
-    let mut groups = vec![Lanes::<T, N>::new(); m.div_ceil(w)];
-    for (i, g) in groups.iter_mut().enumerate() {
-        let (start, len) = (i * w, w.min(m - i * w));
-        let [q, p, ..] = &mut g.v;
-        let mut vectors = [q, p, &mut g.eq, &mut g.ep];
-        for (v, comps) in vectors.iter_mut().zip(parts.chunks(c)) {
-            for (k, comp) in comps.iter().enumerate() {
-                let dst = &mut v[k * w..(k + 1) * w];
-                dst[..len].copy_from_slice(&comp[start..start + len]);
-                dst[len..].fill(comp[start]);
-            }
-        }
-    }
+    let mut held = scratch.take::<T, N>(m.div_ceil(w));
+    held.load(parts, c, w, m);
+    let scratch::Held { groups, tmp } = &mut *held;
     system.visit(Groups::<T, N> {
         run,
-        groups: &mut groups,
+        groups: &mut groups[..m.div_ceil(w)],
+        tmp,
         between,
     });
-    for (i, g) in groups.iter().enumerate() {
-        let (start, len) = (i * w, w.min(m - i * w));
-        let vectors = [&g.v[0], &g.v[1], &g.eq, &g.ep];
-        for (v, comps) in vectors.iter().zip(parts.chunks_mut(c)) {
-            for (k, comp) in comps.iter_mut().enumerate() {
-                comp[start..start + len].copy_from_slice(&v[k * w..k * w + len]);
-            }
-        }
-    }
+    held.store(parts, c, w, m);
+    scratch.put(held);
 }
 
 /// Every group's prologue, then step after step over all groups: the groups are
@@ -528,6 +521,7 @@ fn advance_in<T: Real, const N: usize>(
 fn run_groups<T: Real, const N: usize, H: Hamiltonian>(
     run: &Run<T>,
     groups: &mut [Lanes<T, N>],
+    tmp: &mut Temps<T, N>,
     system: &H,
     between: Option<&mut (dyn Between<T> + '_)>,
 ) {
@@ -537,7 +531,6 @@ fn run_groups<T: Real, const N: usize, H: Hamiltonian>(
         compensated: run.compensated,
         _t: std::marker::PhantomData,
     };
-    let tmp = &mut *Box::new(Temps([[T::ZERO; N]; LIN_NODES]));
     let program = run.program;
     let Some(between) = between else {
         run.level.run(

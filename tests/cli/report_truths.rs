@@ -194,3 +194,33 @@ fn a_rise_within_the_rounding_floor_is_called_rounding() {
     );
     assert!(!v.contains("bounded, without systematic drift"), "{v}");
 }
+
+/// A grid on an energy surface whose corners have no real momentum there: those points are
+/// non-finite from the start, and `run` says so apart, not as escaped points (nothing escapes
+/// at E = 1/12 in 40 steps).
+#[test]
+fn points_undefined_from_the_start_are_not_called_escaped() {
+    let dir = tempfile::tempdir().unwrap();
+    let got = phaseflow()
+        .args(argv(
+            "run --system henon-heiles --method yoshida4 --ensemble grid --grid-axes q2,p2 \
+             --energy 0.08333333333333333 --lo 0,-0.45,0,-0.45 --hi 0,0.75,0,0.45 --points 400 \
+             --dt 0.05 --steps 40 --out",
+        ))
+        .arg(dir.path().join("run"))
+        .output()
+        .unwrap();
+    assert!(got.status.success());
+    let stdout = String::from_utf8_lossy(&got.stdout);
+    let rows = stats(&dir.path().join("run"));
+    let undefined = rows[0]["escaped"] as u64;
+    assert!(undefined > 0 && undefined < 400, "{:?}", rows[0]);
+    assert_eq!(rows.last().unwrap()["escaped"] as u64, undefined);
+    assert!(
+        stdout.contains(&format!(
+            "undefined from the start: {undefined} of 400 points (a non-finite initial state"
+        )) && stdout.contains("on the energy surface); not counted as escaped"),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("escaped:"), "{stdout}");
+}

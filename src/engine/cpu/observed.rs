@@ -83,7 +83,7 @@ impl<T: Real> CpuEngine<T> {
         let (d, comps) = (self.state.d, self.state.comps());
         let st = &mut self.state;
         let vectors = [&mut st.q[..], &mut st.p[..], &mut st.eq[..], &mut st.ep[..]];
-        let parts = vectors_blocks(vectors, n, comps, b);
+        let mut parts = vectors_blocks(vectors, n, comps, b);
         let run = BlockRun {
             system: &self.system,
             h: self.h,
@@ -92,7 +92,8 @@ impl<T: Real> CpuEngine<T> {
         };
         let mut hooks = block_hooks(&mut self.observers, &mut st.chaos, &run, n).into_iter();
         let blocks: Vec<_> = parts
-            .into_iter()
+            .slices
+            .chunks_mut(parts.per_block.max(1))
             .map(|part| {
                 let m = part[0].len();
                 let hooks: Vec<_> = hooks.by_ref().take(m.div_ceil(POINTS)).collect();
@@ -109,12 +110,15 @@ impl<T: Real> CpuEngine<T> {
             compensated: self.compensated,
             steps,
         };
-        blocks.into_par_iter().for_each(|(mut part, mut observed)| {
-            fused::advance_between(&run, &mut part, Some(&mut observed));
-            for h in observed.hooks.iter_mut().flatten() {
-                h.finish();
-            }
-        });
+        let scratch = fused::Scratch::default;
+        blocks
+            .into_par_iter()
+            .for_each_init(scratch, |scratch, (part, mut observed)| {
+                fused::advance_between(&run, part, Some(&mut observed), scratch);
+                for h in observed.hooks.iter_mut().flatten() {
+                    h.finish();
+                }
+            });
         drop(hooks);
         for (o, _) in &mut self.observers {
             o.advanced(steps);

@@ -352,9 +352,8 @@ impl<T: Real> CpuEngine<T> {
             self.level,
         );
         let st = &mut self.state;
-        let comps = st.comps();
         let vectors = [&mut st.q[..], &mut st.p[..], &mut st.eq[..], &mut st.ep[..]];
-        let mut parts = vectors_blocks(vectors, n, comps, b);
+        let mut parts = vectors_blocks(vectors, n, b);
         let u_parts: Vec<&mut [u32]> = st.unconverged.chunks_mut(b).collect();
         let run = BlockRun {
             system: &self.system,
@@ -385,8 +384,8 @@ impl<T: Real> CpuEngine<T> {
 /// Per block of `b` points, its slice of every component of q, p and (compensated) eq, ep
 /// (none for an empty state).
 fn blocks_of<T: Real>(st: &mut State<T>, b: usize) -> BlockSlices<'_, T> {
-    let (n, d) = (st.n, st.comps());
-    vectors_blocks([&mut st.q, &mut st.p, &mut st.eq, &mut st.ep], n, d, b)
+    let n = st.n;
+    vectors_blocks([&mut st.q, &mut st.p, &mut st.eq, &mut st.ep], n, b)
 }
 
 /// Every block's slices, `per_block` after one another in one list (`chunks_mut(per_block)`:
@@ -402,15 +401,16 @@ impl<'a, T: Real> BlockSlices<'a, T> {
     pub fn par_blocks(&mut self) -> rayon::slice::ChunksMut<'_, &'a mut [T]> {
         self.slices.par_chunks_mut(self.per_block.max(1))
     }
+
+    /// The blocks, one after another.
+    pub fn blocks(&mut self) -> std::slice::ChunksMut<'_, &'a mut [T]> {
+        self.slices.chunks_mut(self.per_block.max(1))
+    }
 }
 
-/// `blocks_of` on the state's four vectors (q, p, eq, ep) of `n` points, `d` components.
-fn vectors_blocks<T: Real>(
-    vectors: [&mut [T]; 4],
-    n: usize,
-    d: usize,
-    b: usize,
-) -> BlockSlices<'_, T> {
+/// `blocks_of` on the state's four vectors (q, p, eq, ep) of `n` points each (an empty vector
+/// has no components).
+fn vectors_blocks<T: Real>(vectors: [&mut [T]; 4], n: usize, b: usize) -> BlockSlices<'_, T> {
     if n == 0 {
         return BlockSlices {
             slices: Vec::new(),
@@ -423,7 +423,7 @@ fn vectors_blocks<T: Real>(
         .map(|comp| comp.chunks_mut(b))
         .collect();
     let per_block = comps.len();
-    let mut slices = Vec::with_capacity(n.div_ceil(b) * per_block.max(4 * d));
+    let mut slices = Vec::with_capacity(n.div_ceil(b) * per_block);
     for _ in 0..n.div_ceil(b) {
         slices.extend(comps.iter_mut().flat_map(Iterator::next));
     }

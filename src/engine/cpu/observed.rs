@@ -83,7 +83,7 @@ impl<T: Real> CpuEngine<T> {
         let (d, comps) = (self.state.d, self.state.comps());
         let st = &mut self.state;
         let vectors = [&mut st.q[..], &mut st.p[..], &mut st.eq[..], &mut st.ep[..]];
-        let mut parts = vectors_blocks(vectors, n, comps, b);
+        let mut parts = vectors_blocks(vectors, n, b);
         let run = BlockRun {
             system: &self.system,
             h: self.h,
@@ -92,8 +92,7 @@ impl<T: Real> CpuEngine<T> {
         };
         let mut hooks = block_hooks(&mut self.observers, &mut st.chaos, &run, n).into_iter();
         let blocks: Vec<_> = parts
-            .slices
-            .chunks_mut(parts.per_block.max(1))
+            .blocks()
             .map(|part| {
                 let m = part[0].len();
                 let hooks: Vec<_> = hooks.by_ref().take(m.div_ceil(POINTS)).collect();
@@ -110,15 +109,15 @@ impl<T: Real> CpuEngine<T> {
             compensated: self.compensated,
             steps,
         };
-        let scratch = fused::Scratch::default;
-        blocks
-            .into_par_iter()
-            .for_each_init(scratch, |scratch, (part, mut observed)| {
+        blocks.into_par_iter().for_each_init(
+            fused::Scratch::default,
+            |scratch, (part, mut observed)| {
                 fused::advance_between(&run, part, Some(&mut observed), scratch);
                 for h in observed.hooks.iter_mut().flatten() {
                     h.finish();
                 }
-            });
+            },
+        );
         drop(hooks);
         for (o, _) in &mut self.observers {
             o.advanced(steps);

@@ -111,7 +111,7 @@ impl Liveness {
             }
         }
         let mut live = Liveness {
-            inverted: quotients.iter().map(|&n| n >= 2).collect(),
+            inverted: quotients.iter().map(|&n| n >= 1).collect(),
             last_use: vec![0; dag.len()],
             last_inverse_use: vec![0; dag.len()],
             read: vec![false; dag.len()],
@@ -170,7 +170,7 @@ impl Program {
     /// Compile `outputs` (integer powers are lowered to products first, in `dag`). Inputs and
     /// constants are operands read in place; each operation gets a register.
     pub fn compile(dag: &mut Dag, outputs: &[Id]) -> Program {
-        Self::compile_with(dag, outputs, false)
+        Self::compile_with(dag, outputs, true)
     }
 
     /// `compile`, with each divisor that several quotients share inverted once and those

@@ -147,7 +147,7 @@ pub(super) fn expression(
         Node::Add(a, b) => format!("{} + {}", o(a), o(b)),
         Node::Sub(a, b) => format!("{} - {}", o(a), o(b)),
         Node::Mul(a, b) => format!("{} * {}", o(a), o(b)),
-        Node::Div(a, b) => format!("{} / {}", o(a), o(b)),
+        Node::Div(a, b) => format!("{} * (1.0 / {})", o(a), o(b)),
         Node::Call(f, a) => call(f, o(a)),
         Node::Powi(..) => unreachable!("lower_powers removed every power"),
     })

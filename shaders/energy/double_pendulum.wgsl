@@ -23,7 +23,7 @@ fn energy(q: array<f64, D>, p: array<f64, D>) -> f64 {
     let t204 = DP_M2 * t90;
     let t205 = DP_M1 + t204;
     let t206 = 2.0 * t205;
-    let t207 = t203 / t206;
+    let t207 = t203 * (1.0 / t206);
     let t208 = t207 - t33;
     let t209 = t208 - t37;
     return t209;

@@ -9,7 +9,7 @@ fn energy(q: array<f64, D>, p: array<f64, D>) -> f64 {
     let t71 = p[0] * p[0];
     let t72 = p[1] * p[1];
     let t73 = q[0] * q[0];
-    let t75 = t72 / t73;
+    let t75 = t72 * (1.0 / t73);
     let t76 = t71 + t75;
     let t77 = 0.5 * t76;
     let t78 = t13 * t13;

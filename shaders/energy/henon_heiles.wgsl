@@ -13,7 +13,7 @@ fn energy(q: array<f64, D>, p: array<f64, D>) -> f64 {
     let t55 = q[1] * t51;
     let t56 = t54 + t55;
     let t57 = q[1] * t52;
-    let t58 = t57 / 3.0;
+    let t58 = t57 * (1.0 / 3.0);
     let t59 = t56 - t58;
     let t60 = t50 + t59;
     return t60;

@@ -12,7 +12,7 @@ fn grad_q(q: array<real, D>, p: array<real, D>) -> array<real, D> {
     let t72 = p[1] * p[1];
     let t73 = q[0] * q[0];
     let t82 = q[0] * t73;
-    let t84 = t72 / t82;
+    let t84 = t72 * (1.0 / t82);
     let t85 = t13 - t84;
     let t86 = t85 - t36;
     return array<real, D>(t86, t38);
@@ -20,7 +20,7 @@ fn grad_q(q: array<real, D>, p: array<real, D>) -> array<real, D> {
 
 fn grad_p(q: array<real, D>, p: array<real, D>) -> array<real, D> {
     let t73 = q[0] * q[0];
-    let t87 = p[1] / t73;
+    let t87 = p[1] * (1.0 / t73);
     return array<real, D>(p[0], t87);
 }
 
@@ -38,12 +38,12 @@ fn grad_q_dir(q: array<real, D>, p: array<real, D>, vq: array<real, D>, vp: arra
     let t73 = q[0] * q[0];
     let t82 = q[0] * t73;
     let t88 = t73 * t73;
-    let t91 = t72 / t88;
+    let t91 = t72 * (1.0 / t88);
     let t92 = (-3.0) * t91;
     let t93 = 1.0 - t92;
     let t94 = vq[0] * t93;
     let t95 = t52 + t94;
-    let t96 = p[1] / t82;
+    let t96 = p[1] * (1.0 / t82);
     let t97 = vp[1] * t96;
     let t98 = 2.0 * t97;
     let t99 = t95 - t98;
@@ -53,10 +53,10 @@ fn grad_q_dir(q: array<real, D>, p: array<real, D>, vq: array<real, D>, vp: arra
 fn grad_p_dir(q: array<real, D>, p: array<real, D>, vq: array<real, D>, vp: array<real, D>) -> array<real, D> {
     let t73 = q[0] * q[0];
     let t82 = q[0] * t73;
-    let t96 = p[1] / t82;
+    let t96 = p[1] * (1.0 / t82);
     let t100 = vq[0] * t96;
     let t101 = (-2.0) * t100;
-    let t102 = vp[1] / t73;
+    let t102 = vp[1] * (1.0 / t73);
     let t103 = t101 + t102;
     return array<real, D>(vp[0], t103);
 }

@@ -127,6 +127,10 @@ fn operation(dag: &Dag, id: Id, flavour: Flavour) -> Option<String> {
         dag.node(id),
         |a| operand(dag, a, flavour),
         |f, x| call(f, &x, flavour),
+        match flavour {
+            Flavour::Block => "T::ONE",
+            Flavour::Point | Flavour::EnergyBlock => "1.0_f64",
+        },
     )
 }
 

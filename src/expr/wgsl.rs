@@ -130,15 +130,19 @@ fn operation(dag: &Dag, id: Id, name: fn(Func) -> &'static str, named: &[&str]) 
         dag.node(id),
         |a| operand(dag, a, named),
         |f, x| format!("{}({x})", name(f)),
+        "1.0",
     )
 }
 
 /// An operation `node` as an expression of WGSL and Rust alike, its operands written by
-/// `operand` and its calls by `call`; `None` for a leaf.
+/// `operand` and its calls by `call`, 1 spelled `one`; `None` for a leaf. A quotient is
+/// written as a product with the divisor's reciprocal, x·(1/y): Mesa's shader compiler
+/// (lavapipe) lowers x/y to that itself, so the CPU computes it too, and both round alike.
 pub(super) fn expression(
     node: Node,
     operand: impl Fn(Id) -> String,
     call: impl Fn(Func, String) -> String,
+    one: &str,
 ) -> Option<String> {
     let o = operand;
     Some(match node {
@@ -147,7 +151,7 @@ pub(super) fn expression(
         Node::Add(a, b) => format!("{} + {}", o(a), o(b)),
         Node::Sub(a, b) => format!("{} - {}", o(a), o(b)),
         Node::Mul(a, b) => format!("{} * {}", o(a), o(b)),
-        Node::Div(a, b) => format!("{} * (1.0 / {})", o(a), o(b)),
+        Node::Div(a, b) => format!("{} * ({one} / {})", o(a), o(b)),
         Node::Call(f, a) => call(f, o(a)),
         Node::Powi(..) => unreachable!("lower_powers removed every power"),
     })

@@ -20,7 +20,7 @@ pub fn energy(c: &[f64], q: &[f64], p: &[f64]) -> f64 {
     let t71 = p[0] * p[0];
     let t72 = p[1] * p[1];
     let t73 = q[0] * q[0];
-    let t75 = t72 / t73;
+    let t75 = t72 * (1.0_f64 / t73);
     let t76 = t71 + t75;
     let t77 = 0.5_f64 * t76;
     let t78 = t13 * t13;
@@ -53,7 +53,7 @@ pub fn energy_block<T: Real>(c: &[f64], q: &[T], p: &[T], n: usize, first: usize
         let t71 = x_p0 * x_p0;
         let t72 = x_p1 * x_p1;
         let t73 = x_q0 * x_q0;
-        let t75 = t72 / t73;
+        let t75 = t72 * (1.0_f64 / t73);
         let t76 = t71 + t75;
         let t77 = 0.5_f64 * t76;
         let t78 = t13 * t13;
@@ -88,7 +88,7 @@ pub fn grad_q<T: Real>(c: &[f64], q: &[T], p: &[T], out: &mut [T]) {
         let t72 = p1[i] * p1[i];
         let t73 = q0[i] * q0[i];
         let t82 = q0[i] * t73;
-        let t84 = t72 / t82;
+        let t84 = t72 * (T::ONE / t82);
         let t85 = t13 - t84;
         let t86 = t85 - t36;
         o0[i] = t86;
@@ -109,7 +109,7 @@ pub fn grad_p<T: Real>(c: &[f64], q: &[T], p: &[T], out: &mut [T]) {
     let o1 = &mut o1[0..][..n];
     for i in 0..n {
         let t73 = q0[i] * q0[i];
-        let t87 = p1[i] / t73;
+        let t87 = p1[i] * (T::ONE / t73);
         o0[i] = p0[i];
         o1[i] = t87;
     }
@@ -144,12 +144,12 @@ pub fn grad_q_dir<T: Real>(c: &[f64], q: &[T], p: &[T], vq: &[T], vp: &[T], out:
         let t73 = q0[i] * q0[i];
         let t82 = q0[i] * t73;
         let t88 = t73 * t73;
-        let t91 = t72 / t88;
+        let t91 = t72 * (T::ONE / t88);
         let t92 = T::from_f64(-3.0) * t91;
         let t93 = T::from_f64(1.0) - t92;
         let t94 = vq0[i] * t93;
         let t95 = t52 + t94;
-        let t96 = p1[i] / t82;
+        let t96 = p1[i] * (T::ONE / t82);
         let t97 = vp1[i] * t96;
         let t98 = T::from_f64(2.0) * t97;
         let t99 = t95 - t98;
@@ -174,10 +174,10 @@ pub fn grad_p_dir<T: Real>(c: &[f64], q: &[T], p: &[T], vq: &[T], vp: &[T], out:
     for i in 0..n {
         let t73 = q0[i] * q0[i];
         let t82 = q0[i] * t73;
-        let t96 = p1[i] / t82;
+        let t96 = p1[i] * (T::ONE / t82);
         let t100 = vq0[i] * t96;
         let t101 = T::from_f64(-2.0) * t100;
-        let t102 = vp1[i] / t73;
+        let t102 = vp1[i] * (T::ONE / t73);
         let t103 = t101 + t102;
         o0[i] = vp0[i];
         o1[i] = t103;
@@ -220,14 +220,14 @@ pub fn grad_q_tangent<T: Real>(c: &[f64], nd: usize, q: &[T], p: &[T], out: &mut
             let t72 = p1[i] * p1[i];
             let t73 = q0[i] * q0[i];
             let t82 = q0[i] * t73;
-            let t84 = t72 / t82;
+            let t84 = t72 * (T::ONE / t82);
             let t85 = t13 - t84;
             let t86 = t85 - t36;
             let t88 = t73 * t73;
-            let t91 = t72 / t88;
+            let t91 = t72 * (T::ONE / t88);
             let t92 = T::from_f64(-3.0) * t91;
             let t93 = T::from_f64(1.0) - t92;
-            let t96 = p1[i] / t82;
+            let t96 = p1[i] * (T::ONE / t82);
             o0[i] = t86;
             o1[i] = t38;
             k21[i] = t21;
@@ -289,8 +289,8 @@ pub fn grad_p_tangent<T: Real>(c: &[f64], nd: usize, q: &[T], p: &[T], out: &mut
         for i in 0..len {
             let t73 = q0[i] * q0[i];
             let t82 = q0[i] * t73;
-            let t87 = p1[i] / t73;
-            let t96 = p1[i] / t82;
+            let t87 = p1[i] * (T::ONE / t73);
+            let t96 = p1[i] * (T::ONE / t82);
             o0[i] = p0[i];
             o1[i] = t87;
             k73[i] = t73;
@@ -310,7 +310,7 @@ pub fn grad_p_tangent<T: Real>(c: &[f64], nd: usize, q: &[T], p: &[T], out: &mut
                 let t96 = k96[i];
                 let t100 = vq0[i] * t96;
                 let t101 = T::from_f64(-2.0) * t100;
-                let t102 = vp1[i] / t73;
+                let t102 = vp1[i] * (T::ONE / t73);
                 let t103 = t101 + t102;
                 o0[i] = vp0[i];
                 o1[i] = t103;

@@ -24,7 +24,7 @@ pub fn energy(c: &[f64], q: &[f64], p: &[f64]) -> f64 {
     let t55 = q[1] * t51;
     let t56 = t54 + t55;
     let t57 = q[1] * t52;
-    let t58 = t57 / 3.0_f64;
+    let t58 = t57 * (1.0_f64 / 3.0_f64);
     let t59 = t56 - t58;
     let t60 = t50 + t59;
     t60
@@ -56,7 +56,7 @@ pub fn energy_block<T: Real>(c: &[f64], q: &[T], p: &[T], n: usize, first: usize
         let t55 = x_q1 * t51;
         let t56 = t54 + t55;
         let t57 = x_q1 * t52;
-        let t58 = t57 / 3.0_f64;
+        let t58 = t57 * (1.0_f64 / 3.0_f64);
         let t59 = t56 - t58;
         let t60 = t50 + t59;
         out[i] = t60;

@@ -181,7 +181,7 @@ fn product(dst: &mut Dag, a: &Lin, b: &Lin, power: i32) -> Lin {
 /// is written the same way. A factor is then multiplied once per group instead of once per
 /// term, and a denominator shared by a group divides it once (Kepler's H̃ with two terms under
 /// Verlet: 179 instructions, 40 of them divisions, written term by term; 132 and 3 nested and
-/// compiled with its shared divisors inverted, `Program::compile_inverting`). The form is a
+/// compiled with its shared divisors inverted, `Program::compile_for_host`). The form is a
 /// function of the terms alone, so that equal sums are one node.
 fn emit(dst: &mut Dag, l: &Lin) -> Id {
     let terms: Vec<(Mono, f64)> = l.0.iter().map(|(m, &c)| (m.clone(), c)).collect();

@@ -91,10 +91,10 @@ impl Registers {
 }
 
 /// When `Program::compile` may free each value's register: the position in `order` of a
-/// node's last use and of an inverted divisor's inverse's (`Program::compile_inverting`);
+/// node's last use and of an inverted divisor's inverse's (`Program::compile`);
 /// outputs live to the end.
 struct Liveness {
-    /// The divisors inverted: those of at least two quotients (none unless inverting).
+    /// The divisors inverted: those of at least `shared` quotients (`Program::compile_with`).
     inverted: Vec<bool>,
     last_use: Vec<usize>,
     last_inverse_use: Vec<usize>,
@@ -103,15 +103,15 @@ struct Liveness {
 }
 
 impl Liveness {
-    fn new(dag: &Dag, order: &[Id], outputs: &[Id], invert: bool) -> Self {
+    fn new(dag: &Dag, order: &[Id], outputs: &[Id], shared: usize) -> Self {
         let mut quotients = vec![0usize; dag.len()];
         for &id in order {
-            if let (true, Node::Div(_, b)) = (invert, dag.node(id)) {
+            if let Node::Div(_, b) = dag.node(id) {
                 quotients[b] += 1;
             }
         }
         let mut live = Liveness {
-            inverted: quotients.iter().map(|&n| n >= 1).collect(),
+            inverted: quotients.iter().map(|&n| n >= shared).collect(),
             last_use: vec![0; dag.len()],
             last_inverse_use: vec![0; dag.len()],
             read: vec![false; dag.len()],
@@ -168,24 +168,27 @@ thread_local! {
 
 impl Program {
     /// Compile `outputs` (integer powers are lowered to products first, in `dag`). Inputs and
-    /// constants are operands read in place; each operation gets a register.
+    /// constants are operands read in place; each operation gets a register. Each divisor is
+    /// inverted once and its quotients multiplied by the inverse, x·(1/y) for x/y: the form
+    /// the generated code has (`wgsl::expression`), which Mesa's shader compiler (lavapipe)
+    /// gives a quotient itself, so that the engines round alike; and a multiplication where a
+    /// division costs several.
     pub fn compile(dag: &mut Dag, outputs: &[Id]) -> Program {
-        Self::compile_with(dag, outputs, true)
+        Self::compile_with(dag, outputs, 1)
     }
 
-    /// `compile`, with each divisor that several quotients share inverted once and those
-    /// quotients multiplied by its inverse: x·(1/y) for x/y, a multiplication where a division
-    /// costs several (a vector division issues far more slowly). The value moves by up to an
-    /// ulp, so this is for values whose bits nothing else must reproduce: the modified
-    /// Hamiltonian's, where the nested form (`normal`) divides by powers of |q| at every level.
-    pub fn compile_inverting(dag: &mut Dag, outputs: &[Id]) -> Program {
-        Self::compile_with(dag, outputs, true)
+    /// `compile` for values only the host computes (the modified Hamiltonian's, where the
+    /// nested form, `normal`, divides by powers of |q| at every level): only the divisors
+    /// that several quotients share are inverted, the fewest instructions.
+    pub fn compile_for_host(dag: &mut Dag, outputs: &[Id]) -> Program {
+        Self::compile_with(dag, outputs, 2)
     }
 
-    fn compile_with(dag: &mut Dag, outputs: &[Id], invert: bool) -> Program {
+    /// `compile`, the divisors of at least `shared` quotients inverted.
+    fn compile_with(dag: &mut Dag, outputs: &[Id], shared: usize) -> Program {
         let outputs = lower_powers(dag, outputs);
         let order = dag.reachable(&outputs);
-        let live = Liveness::new(dag, &order, &outputs, invert);
+        let live = Liveness::new(dag, &order, &outputs, shared);
         // An operation whose value is an output that no instruction reads and no other output
         // repeats is written straight into its output (inputs and constants are copied).
         let mut direct = vec![None; dag.len()];
@@ -484,11 +487,11 @@ mod tests {
         assert!(prog.registers <= 3, "{} registers", prog.registers);
     }
 
-    /// `compile_inverting`: the quotients by a divisor shared by several (a register, an input,
-    /// a constant) multiply by its inverse, computed once; a divisor of one quotient still
-    /// divides. The values are the quotients' to within an ulp or two, over a partial run.
+    /// `compile`: one division per divisor (an input, a register), its quotients products by
+    /// its inverse, and none by a constant (a product by the constant's inverse). The values
+    /// are the quotients' to within an ulp or two.
     #[test]
-    fn inverting_divides_once_per_shared_divisor() {
+    fn each_divisor_is_inverted_once() {
         let mut g = Dag::new();
         let (q, p) = (g.var(Var::Q(0)), g.var(Var::P(0)));
         let (one, three) = (g.constant(1.0), g.constant(3.0));
@@ -505,16 +508,14 @@ mod tests {
             g.div(p, three),
             g.div(s, p),
         ];
-        let divisions = |prog: &Program| {
-            prog.code
-                .iter()
-                .filter(|i| matches!(i, Instr::Bin(BinOp::Div, ..)))
-                .count()
-        };
-        let plain = Program::compile(&mut g, &outs);
-        let inverting = Program::compile_inverting(&mut g, &outs);
-        // 1/d and 1/q once each, s/p as it was; q/3 and p/3 are products by the constant 1/3
-        assert_eq!((divisions(&plain), divisions(&inverting)), (8, 3));
+        let prog = Program::compile(&mut g, &outs);
+        let divisions = prog
+            .code
+            .iter()
+            .filter(|i| matches!(i, Instr::Bin(BinOp::Div, ..)))
+            .count();
+        // 1/d, 1/q and 1/p once each; q/3 and p/3 are products by the constant 1/3
+        assert_eq!(divisions, 3);
         let n = 90;
         let qs: Vec<f64> = (0..n).map(|i| 0.5 + i as f64 * 0.02).collect();
         let ps: Vec<f64> = (0..n).map(|i| -1.5 + i as f64 * 0.031).collect();
@@ -524,14 +525,19 @@ mod tests {
             vq: &[],
             vp: &[],
         };
-        let (mut want, mut got) = (vec![0.0; outs.len() * n], vec![0.0; outs.len() * n]);
-        plain.run(&inputs, n, &mut want);
-        inverting.run(&inputs, n, &mut got);
-        for (k, (a, b)) in got.iter().zip(&want).enumerate() {
-            assert!(
-                (a - b).abs() <= 4.0 * f64::EPSILON * b.abs(),
-                "{k}: {a} vs {b}"
-            );
+        let mut got = vec![0.0; outs.len() * n];
+        prog.run(&inputs, n, &mut got);
+        for i in 0..n {
+            let (q, p) = (qs[i], ps[i]);
+            let (d, s) = (1.0 + p * p, crate::float::sin_poly(q));
+            let want = [q / d, s / d, 3.0 / d, p / q, s / q, q / 3.0, p / 3.0, s / p];
+            for (k, w) in want.iter().enumerate() {
+                let a = got[k * n + i];
+                assert!(
+                    (a - w).abs() <= 4.0 * f64::EPSILON * w.abs(),
+                    "{k}, {i}: {a} vs {w}"
+                );
+            }
         }
     }
 

@@ -135,7 +135,7 @@ mod tests {
             for i in 0..n {
                 let [x, y, px, py] = [q[i], q[n + i], v[i], v[n + i]].map(|t| t.to_f64());
                 let h = 0.5 * (px * px + py * py)
-                    + (0.5 * (x * x + y * y) + x * x * y - y * y * y / 3.0);
+                    + (0.5 * (x * x + y * y) + x * x * y - y * y * y * (1.0 / 3.0));
                 assert_eq!(block[i].to_bits(), h.to_bits());
                 assert_eq!(s.energy(&[x, y], &[px, py]).to_bits(), h.to_bits());
             }

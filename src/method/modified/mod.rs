@@ -334,7 +334,7 @@ impl ModifiedHamiltonian {
         ModifiedEnergy::new(
             self.dof,
             self.terms.len() as u32,
-            Program::compile_inverting(&mut dag, &roots),
+            Program::compile_for_host(&mut dag, &roots),
         )
     }
 }

@@ -268,7 +268,6 @@ impl Dag {
             return self.neg(b);
         }
         match (self.nodes[a], self.nodes[b]) {
-            (Node::Call(Func::Sqrt, x), Node::Call(Func::Sqrt, y)) if x == y => x,
             (Node::Neg(x), _) => {
                 let m = self.mul(x, b);
                 self.neg(m)

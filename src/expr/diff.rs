@@ -131,7 +131,7 @@ pub fn lower_powers(dag: &mut Dag, roots: &[Id]) -> Vec<Id> {
             Node::Neg(a) => dag.neg(m(a)),
             Node::Add(a, b) => dag.add(m(a), m(b)),
             Node::Sub(a, b) => dag.sub(m(a), m(b)),
-            Node::Mul(a, b) => dag.mul(m(a), m(b)),
+            Node::Mul(a, b) => lowered_product(dag, m(a), m(b)),
             Node::Div(a, b) => dag.div(m(a), m(b)),
             Node::Call(f, a) => dag.call(f, m(a)),
             Node::Powi(a, n) => {
@@ -148,16 +148,28 @@ pub fn lower_powers(dag: &mut Dag, roots: &[Id]) -> Vec<Id> {
     roots.iter().map(|&r| map[r]).collect()
 }
 
+/// a·b, with sqrt(x)·sqrt(x) written x: Mesa's shader compiler (lavapipe) folds that product
+/// itself, so the code generated for either engine must, for both to round alike. Only here,
+/// where code is generated: the modified Hamiltonian's normal form (`normal`) keeps sqrt(x) an
+/// atom whose powers it shares, and would lose that sharing if x came back as a sum.
+fn lowered_product(dag: &mut Dag, a: Id, b: Id) -> Id {
+    match dag.node(a) {
+        // equal nodes are one id (the DAG shares them)
+        Node::Call(Func::Sqrt, x) if a == b => x,
+        _ => dag.mul(a, b),
+    }
+}
+
 /// x^n for n ≥ 1 by repeated squaring.
 fn positive_power(dag: &mut Dag, x: Id, n: u32) -> Id {
     if n == 1 {
         x
     } else if n.is_multiple_of(2) {
         let h = positive_power(dag, x, n / 2);
-        dag.mul(h, h)
+        lowered_product(dag, h, h)
     } else {
         let r = positive_power(dag, x, n - 1);
-        dag.mul(x, r)
+        lowered_product(dag, x, r)
     }
 }
 
@@ -190,5 +202,22 @@ mod tests {
         let four = g.mul(sq, sq);
         let one = g.constant(1.0);
         assert_eq!(low, g.div(one, four));
+    }
+
+    /// sqrt(x)·sqrt(x) lowers to x, written as a product or as a power (x·sqrt(x) for
+    /// sqrt(x)³); the DAG itself keeps the product, which the modified Hamiltonian's normal
+    /// form shares as a power of one atom.
+    #[test]
+    fn a_square_root_squared_lowers_to_its_argument() {
+        let mut g = Dag::new();
+        let (a, b) = (g.var(Var::Q(0)), g.var(Var::Q(1)));
+        let x = g.add(a, b);
+        let s = g.call(Func::Sqrt, x);
+        let product = g.mul(s, s);
+        assert!(matches!(g.node(product), Node::Mul(..)));
+        let cube = g.powi(s, 3);
+        let low = lower_powers(&mut g, &[product, cube]);
+        assert_eq!(low[0], x);
+        assert_eq!(low[1], g.mul(s, x));
     }
 }

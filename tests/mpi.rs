@@ -122,6 +122,65 @@ fn refined_circle_on_ranks_is_the_single_process_run() {
     );
 }
 
+/// Over a grid with stop conditions and a chaos indicator, the ranks' run writes what one
+/// process does: the exits (exits.csv), their basins and escape times, and the indicator's
+/// map, drawn by rank 0 from the gathered stops and indicators (8100 points: ranks' slices
+/// start at multiples of 4096).
+#[test]
+fn grid_exits_and_maps_on_ranks_are_the_single_process_runs() {
+    let args = [
+        "run",
+        "--system",
+        "pendulum",
+        "--method",
+        "verlet",
+        "--ensemble",
+        "grid",
+        "--points",
+        "8100",
+        "--lo=-0.1,-3",
+        "--hi",
+        "0.1,3",
+        "--dt",
+        "0.05",
+        "--steps",
+        "400",
+        "--precision",
+        "f64",
+        "--stop-when",
+        "q^2 > 10",
+        "--chaos",
+        "megno",
+        "--backend",
+        "cpu",
+    ];
+    let tmp = TempDir::new().unwrap();
+    let (one, two) = (tmp.path().join("one"), tmp.path().join("two"));
+    for (ranks, dir) in [(0, &one), (2, &two)] {
+        let o = launch(ranks, &args, dir);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    }
+    same_stats_and_states(&one, &two, "grid with --stop-when and --chaos on 2 ranks");
+    let exits = std::fs::read_to_string(one.join("exits.csv")).unwrap();
+    assert!(exits.contains("q^2 > 10"), "{exits}");
+    for name in [
+        "exits.csv",
+        "stops.npy",
+        "basins.svg",
+        "escape_time.svg",
+        "map.svg",
+    ] {
+        assert_eq!(
+            std::fs::read(one.join(name)).unwrap(),
+            std::fs::read(two.join(name)).unwrap_or_default(),
+            "2 ranks: {name} differs from one process's"
+        );
+    }
+    for name in ["basins.png", "escape_time.png", "map.png"] {
+        assert!(two.join(name).is_file(), "2 ranks wrote no {name}");
+    }
+}
+
 #[test]
 fn gpu_ranks_are_the_single_process_run() {
     ranks_equal_one_process(

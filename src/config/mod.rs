@@ -370,10 +370,13 @@ impl RunConfig {
             .with_compensation(self.compensated)
             .with_section(self.section)
             .with_observers(
-                ChaosObserver {
-                    weights: self.chaos.as_ref().and_then(|c| c.deviation.weights()),
-                    layout: self.chaos.as_ref().map_or(Layout::PLAIN, |c| c.layout()),
-                },
+                (
+                    ChaosObserver {
+                        weights: self.chaos.as_ref().and_then(|c| c.deviation.weights()),
+                        layout: self.chaos.as_ref().map_or(Layout::PLAIN, |c| c.layout()),
+                    },
+                    self.chaos.is_some(),
+                ),
                 self.stops.clone(),
             )
             .with_frequencies(self.frequencies.clone())

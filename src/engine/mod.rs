@@ -170,18 +170,23 @@ impl Integrator {
         }
     }
 
-    /// The same integrator with the chaos indicators' observer `chaos` and the stop conditions
-    /// `stops` (or none): one observer where a condition is a threshold on an indicator
-    /// (`observe::chaos_stop`), else each its own.
+    /// The same integrator with the chaos indicators' observer `chaos` (`indicators`: whether
+    /// the run computes them) and the stop conditions `stops` (or none): a run with both has
+    /// one observer (`observe::chaos_stop`), so that a stopped point keeps its indicators as
+    /// they were after the step it stopped on, whatever stopped it (the GPU's loop ends for
+    /// it; the CPU block puts them back), and a threshold reads the indicators just updated;
+    /// otherwise each its own.
     pub fn with_observers(
         self,
-        chaos: ChaosObserver,
+        (chaos, indicators): (ChaosObserver, bool),
         stops: Option<Arc<crate::observe::stop::StopConditions>>,
     ) -> Self {
         match stops {
-            Some(stops) if stops.thresholds().is_some() => self.with_stops(None).with_observer(
-                Arc::new(crate::observe::chaos_stop::ChaosStop { chaos, stops }),
-            ),
+            Some(stops) if indicators || stops.thresholds().is_some() => {
+                self.with_stops(None).with_observer(Arc::new(
+                    crate::observe::chaos_stop::ChaosStop { chaos, stops },
+                ))
+            }
             stops => self.with_observer(Arc::new(chaos)).with_stops(stops),
         }
     }

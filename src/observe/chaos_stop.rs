@@ -1,7 +1,7 @@
-//! The chaos indicators and stop conditions that read them (`--chaos` with a threshold such as
-//! `--stop-when megno>8`) as one observer: after each step the indicators' update
-//! (`observe::chaos`), then the conditions in order (`observe::stop`), the thresholds reading
-//! the accumulators just updated. Its carried words are the chaos observer's, then the stop
+//! The chaos indicators and the stop conditions of one run (`--chaos` with `--stop-when`) as
+//! one observer: after each step the indicators' update (`observe::chaos`), then the
+//! conditions in order (`observe::stop`), a threshold such as `megno>8` reading the
+//! accumulators just updated. Its carried words are the chaos observer's, then the stop
 //! words, where the run lays them (`RunConfig::stop_column`). A stopped point keeps its
 //! accumulators as they were after the step it stopped on: the CPU block puts them back after
 //! every later step of the block (as the engine puts back its state), and the GPU kernel's

@@ -142,13 +142,14 @@ fn read_stops(cfg: &RunConfig, dir: &Path) -> Result<crate::npy::Array2> {
     }
 }
 
-/// The exits of the run in `dir` (None without --stop-when, or for one shard's or rank's
-/// slice of a run), from its stops.npy and the last statistics row `last`.
+/// The exits of the run in `dir` (None without --stop-when, or for one shard's slice of a
+/// run; under MPI rank 0 has every rank's stops and statistics), from its stops.npy and the
+/// last statistics row `last`.
 pub fn tally(cfg: &RunConfig, dir: &Path, last: &Row) -> Result<Option<Exits>> {
     let Some(stops) = &cfg.stops else {
         return Ok(None);
     };
-    if cfg.shard.is_some() || cfg.rank.is_some() {
+    if cfg.shard.is_some() {
         return Ok(None);
     }
     let a = read_stops(cfg, dir)?;

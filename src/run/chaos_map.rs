@@ -138,13 +138,14 @@ impl GridFrame {
     }
 }
 
-/// The frame of the run's grid, None unless the run has a grid ensemble and is whole (not
-/// one shard's or rank's slice of it).
+/// The frame of the run's grid, None unless the run has a grid ensemble and is whole: not one
+/// shard's slice of it. Under MPI only rank 0 writes the run's files, from the ranks' states,
+/// indicators and stops gathered there, the whole grid's.
 pub fn grid_frame(cfg: &RunConfig) -> Option<GridFrame> {
     let InitialSet::Grid { lo, hi, plane } = &cfg.ensemble.set else {
         return None;
     };
-    if cfg.shard.is_some() || cfg.rank.is_some() {
+    if cfg.shard.is_some() {
         return None;
     }
     let d = cfg.system.dof();

@@ -4,12 +4,12 @@
 fn energy(q: array<f64, D>, p: array<f64, D>) -> f64 {
     let t10 = 0.5 * q[0];
     let t11 = sin_poly_f64(t10);
-    let t33 = t11 * t11;
-    let t44 = p[0] * p[0];
-    let t45 = INV_M_L2 * t44;
-    let t46 = 0.5 * t45;
-    let t47 = M_G_L * t33;
+    let t43 = p[0] * p[0];
+    let t44 = INV_M_L2 * t43;
+    let t45 = 0.5 * t44;
+    let t46 = t11 * t11;
+    let t47 = M_G_L * t46;
     let t48 = 2.0 * t47;
-    let t49 = t46 + t48;
+    let t49 = t45 + t48;
     return t49;
 }

@@ -130,6 +130,12 @@ impl Node {
 pub struct Dag {
     nodes: Vec<Node>,
     index: HashMap<Node, Id>,
+    /// Set while `diff::lower_powers` writes powers as products, for code generation: `mul`
+    /// then keeps x·x a product and writes sqrt(x)·sqrt(x) as x, as Mesa's shader compiler
+    /// (lavapipe) folds it, so that the engines round alike. Otherwise `mul` merges powers of
+    /// one node and keeps sqrt(x)·sqrt(x), a power the modified Hamiltonian's normal form
+    /// (`normal`) shares as one atom's.
+    lowering: bool,
 }
 
 impl Dag {
@@ -267,6 +273,20 @@ impl Dag {
         if self.is(a, -1.0) {
             return self.neg(b);
         }
+        if self.lowering {
+            if let (Node::Call(Func::Sqrt, x), true) = (self.nodes[a], a == b) {
+                return x;
+            }
+        } else if let (Some((x, k)), Some((y, m))) =
+            (self.positive_power(a), self.positive_power(b))
+        {
+            // a product of powers of one node is its power (x·x = x², x·x² = x³, …): the
+            // derivative of x³ is then 3x²·dx, where the product rule on x·(x·x) writes three
+            // terms
+            if x == y && k + m <= super::MAX_POWER {
+                return self.powi(x, k + m);
+            }
+        }
         match (self.nodes[a], self.nodes[b]) {
             (Node::Neg(x), _) => {
                 let m = self.mul(x, b);
@@ -345,6 +365,22 @@ impl Dag {
             }
             _ => self.intern(Node::Div(a, b)),
         }
+    }
+
+    /// `a` as x^k with k ≥ 1 (a node not a power: itself to the first), constants excepted.
+    fn positive_power(&self, a: Id) -> Option<(Id, i32)> {
+        match self.nodes[a] {
+            Node::Const(_) => None,
+            Node::Powi(x, k) if k >= 1 => Some((x, k)),
+            Node::Powi(..) => None,
+            _ => Some((a, 1)),
+        }
+    }
+
+    /// Enter (`true`) or leave the lowering for code generation (the field `lowering`);
+    /// returns the previous setting.
+    pub fn set_lowering(&mut self, on: bool) -> bool {
+        std::mem::replace(&mut self.lowering, on)
     }
 
     pub fn powi(&mut self, a: Id, n: i32) -> Id {

@@ -122,6 +122,7 @@ pub fn directional(dag: &mut Dag, root: Id, d: usize) -> Id {
 /// shared) and negative powers as 1/x^|n|: what both code generators expect. Nodes not
 /// involving powers keep their ids.
 pub fn lower_powers(dag: &mut Dag, roots: &[Id]) -> Vec<Id> {
+    let was = dag.set_lowering(true);
     let order = dag.reachable(roots);
     let mut map: Vec<Id> = (0..dag.len()).collect();
     for id in order {
@@ -131,7 +132,7 @@ pub fn lower_powers(dag: &mut Dag, roots: &[Id]) -> Vec<Id> {
             Node::Neg(a) => dag.neg(m(a)),
             Node::Add(a, b) => dag.add(m(a), m(b)),
             Node::Sub(a, b) => dag.sub(m(a), m(b)),
-            Node::Mul(a, b) => lowered_product(dag, m(a), m(b)),
+            Node::Mul(a, b) => dag.mul(m(a), m(b)),
             Node::Div(a, b) => dag.div(m(a), m(b)),
             Node::Call(f, a) => dag.call(f, m(a)),
             Node::Powi(a, n) => {
@@ -145,19 +146,8 @@ pub fn lower_powers(dag: &mut Dag, roots: &[Id]) -> Vec<Id> {
             }
         };
     }
+    dag.set_lowering(was);
     roots.iter().map(|&r| map[r]).collect()
-}
-
-/// a·b, with sqrt(x)·sqrt(x) written x: Mesa's shader compiler (lavapipe) folds that product
-/// itself, so the code generated for either engine must, for both to round alike. Only here,
-/// where code is generated: the modified Hamiltonian's normal form (`normal`) keeps sqrt(x) an
-/// atom whose powers it shares, and would lose that sharing if x came back as a sum.
-fn lowered_product(dag: &mut Dag, a: Id, b: Id) -> Id {
-    match dag.node(a) {
-        // equal nodes are one id (the DAG shares them)
-        Node::Call(Func::Sqrt, x) if a == b => x,
-        _ => dag.mul(a, b),
-    }
 }
 
 /// x^n for n ≥ 1 by repeated squaring.
@@ -166,10 +156,10 @@ fn positive_power(dag: &mut Dag, x: Id, n: u32) -> Id {
         x
     } else if n.is_multiple_of(2) {
         let h = positive_power(dag, x, n / 2);
-        lowered_product(dag, h, h)
+        dag.mul(h, h)
     } else {
         let r = positive_power(dag, x, n - 1);
-        lowered_product(dag, x, r)
+        dag.mul(x, r)
     }
 }
 
@@ -198,26 +188,45 @@ mod tests {
         let q = g.var(Var::Q(0));
         let q4 = g.powi(q, -4);
         let low = lower_powers(&mut g, &[q4])[0];
+        g.set_lowering(true); // products as the lowering writes them
         let sq = g.mul(q, q);
         let four = g.mul(sq, sq);
         let one = g.constant(1.0);
         assert_eq!(low, g.div(one, four));
     }
 
-    /// sqrt(x)·sqrt(x) lowers to x, written as a product or as a power (x·sqrt(x) for
-    /// sqrt(x)³); the DAG itself keeps the product, which the modified Hamiltonian's normal
-    /// form shares as a power of one atom.
+    /// sqrt(x)·sqrt(x) lowers to x (sqrt(x)³ to sqrt(x)·x); the DAG itself keeps sqrt(x)²,
+    /// which the modified Hamiltonian's normal form shares as a power of one atom.
     #[test]
     fn a_square_root_squared_lowers_to_its_argument() {
         let mut g = Dag::new();
         let (a, b) = (g.var(Var::Q(0)), g.var(Var::Q(1)));
         let x = g.add(a, b);
         let s = g.call(Func::Sqrt, x);
-        let product = g.mul(s, s);
-        assert!(matches!(g.node(product), Node::Mul(..)));
-        let cube = g.powi(s, 3);
-        let low = lower_powers(&mut g, &[product, cube]);
+        let square = g.mul(s, s);
+        assert_eq!(g.node(square), Node::Powi(s, 2));
+        let cube = g.mul(square, s);
+        assert_eq!(g.node(cube), Node::Powi(s, 3));
+        let low = lower_powers(&mut g, &[square, cube]);
         assert_eq!(low[0], x);
+        g.set_lowering(true);
         assert_eq!(low[1], g.mul(s, x));
+    }
+
+    /// Products of powers of one node merge (x·x² = x³), so that the derivative of x³ is one
+    /// term, 3x²·dx, and the Hessian of Kepler's 1/|q| has no product rule over |q|·|q|·|q|.
+    #[test]
+    fn products_of_one_nodes_powers_merge_and_differentiate_as_powers() {
+        let mut g = Dag::new();
+        let q = g.var(Var::Q(0));
+        let s = g.call(Func::Sin, q);
+        let s2 = g.mul(s, s);
+        let s3 = g.mul(s, s2);
+        assert_eq!(g.node(s3), Node::Powi(s, 3));
+        let d = partial(&mut g, s3, Var::Q(0));
+        let (three, c) = (g.constant(3.0), g.call(Func::Cos, q));
+        let sq = g.powi(s, 2);
+        let f = g.mul(three, sq);
+        assert_eq!(d, g.mul(f, c));
     }
 }

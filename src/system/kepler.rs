@@ -1,18 +1,15 @@
-//! Kepler problem H = |p|²/2 − 1/|q| (d = 2, GNI I.2.3). Mirror: shaders/system/kepler.wgsl.
+//! Kepler problem H = |p|²/2 − 1/|q| (d = 2, GNI I.2.3).
 //! The eccentricity e only picks the default initial state: q = (1 − e, 0),
 //! p = (0, √((1 + e)/(1 − e))), with H0 = −1/2, angular momentum L0 = √(1 − e²), period 2π.
 //!
-//! Written by hand, not generated from its formula (`generated/mod.rs`): the generated
-//! gradient (q/r³ as written by the generator, with r = √(q·q)) rounds differently on
-//! lavapipe's GPU kernel than on the CPU, in f64 (10⁴ Verlet steps: 1.1e-9 apart) and in f32
-//! (70 000 steps: 3.8e-2), where this arithmetic (1/√(q·q) once, then products) gives the same
-//! bits on both engines, which the tests and the precision guide's example rely on.
+//! Its functions (the CPU's in `generated/kepler.rs`, the GPU's in shaders/system/kepler.wgsl
+//! and shaders/energy/kepler.wgsl) are generated from `FORMULAS` (see `generated/mod.rs`).
 
 use std::collections::BTreeMap;
 
-use super::{named_components, Hamiltonian, ParamSpec, SystemDef, SystemDescription, SystemInfo};
+use super::generated::{generated_hamiltonian, Formulas};
+use super::{named_components, ParamSpec, SystemDef, SystemDescription, SystemInfo};
 use crate::error::Result;
-use crate::float::Real;
 
 pub const NAME: &str = "kepler";
 pub const INFO: SystemInfo = SystemInfo {
@@ -25,9 +22,21 @@ pub const INFO: SystemInfo = SystemInfo {
     variational: false,
 };
 
+/// The dynamics (see `generated/mod.rs`), no constants: the gradient q/|q|³ is generated as
+/// q·(1/(|q|²·|q|)), one square root and one division per point.
+pub const FORMULAS: Formulas = Formulas {
+    name: NAME,
+    dof: 2,
+    constants: &[],
+    hamiltonian: "(p1^2 + p2^2)/2 - 1/sqrt(q1^2 + q2^2)",
+    statistics: None,
+};
+
 #[derive(Debug, Clone)]
 pub struct Kepler {
     pub e: f64,
+    /// The values of `FORMULAS.constants` (none).
+    c: Vec<f64>,
 }
 
 impl SystemDef for Kepler {
@@ -44,7 +53,10 @@ impl SystemDef for Kepler {
                 ": system 'kepler' needs 0 ≤ e < 1 (a bound elliptic orbit)",
             ));
         }
-        Ok(Kepler { e })
+        Ok(Kepler {
+            e,
+            c: FORMULAS.constant_values(params),
+        })
     }
 }
 
@@ -79,54 +91,4 @@ impl SystemDescription for Kepler {
     }
 }
 
-impl Hamiltonian for Kepler {
-    fn energy(&self, q: &[f64], p: &[f64]) -> f64 {
-        0.5 * (p[0] * p[0] + p[1] * p[1]) - 1.0 / (q[0] * q[0] + q[1] * q[1]).sqrt()
-    }
-
-    fn formula(&self) -> Option<String> {
-        Some("(p1^2 + p2^2)/2 - 1/sqrt(q1^2 + q2^2)".into())
-    }
-
-    /// ∂H/∂q = q/|q|³.
-    #[inline(always)]
-    fn grad_q<T: Real>(&self, q: &[T], _p: &[T], out: &mut [T]) {
-        let n = q.len() / 2;
-        let (x, y) = q.split_at(n);
-        let (gx, gy) = out.split_at_mut(n);
-        for i in 0..n {
-            let inv_r = T::ONE / (x[i] * x[i] + y[i] * y[i]).sqrt();
-            let inv_r3 = inv_r * inv_r * inv_r;
-            gx[i] = x[i] * inv_r3;
-            gy[i] = y[i] * inv_r3;
-        }
-    }
-
-    /// ∂H/∂p = p.
-    #[inline(always)]
-    fn grad_p<T: Real>(&self, _q: &[T], p: &[T], out: &mut [T]) {
-        out.copy_from_slice(p);
-    }
-
-    /// H_qq v = v/r³ − 3 q (q·v)/r⁵ (H_qp = 0).
-    #[inline(always)]
-    fn grad_q_dir<T: Real>(&self, q: &[T], _p: &[T], vq: &[T], _vp: &[T], out: &mut [T]) {
-        let n = q.len() / 2;
-        let three = T::from_f64(3.0);
-        for i in 0..n {
-            let (x, y) = (q[i], q[n + i]);
-            let (vx, vy) = (vq[i], vq[n + i]);
-            let inv_r = T::ONE / (x * x + y * y).sqrt();
-            let inv_r3 = inv_r * inv_r * inv_r;
-            let s = three * (x * vx + y * vy) * inv_r * inv_r;
-            out[i] = (vx - s * x) * inv_r3;
-            out[n + i] = (vy - s * y) * inv_r3;
-        }
-    }
-
-    /// H_pp v = v (H_pq = 0).
-    #[inline(always)]
-    fn grad_p_dir<T: Real>(&self, _q: &[T], _p: &[T], _vq: &[T], vp: &[T], out: &mut [T]) {
-        out.copy_from_slice(vp);
-    }
-}
+generated_hamiltonian!(Kepler, kepler);

@@ -31,6 +31,8 @@ pub mod double_pendulum;
 pub mod elastic_pendulum;
 #[rustfmt::skip]
 pub mod elastic_pendulum_cartesian;
+#[rustfmt::skip]
+pub mod kepler;
 
 /// A Hamiltonian system's dynamics, as formulas in `expr` syntax over q, p (q1.., p1.. for
 /// several degrees of freedom) and the named constants.
@@ -165,6 +167,7 @@ pub const GENERATED: &[Formulas] = &[
     super::double_pendulum::FORMULAS,
     super::elastic_pendulum::FORMULAS,
     super::elastic_pendulum_cartesian::FORMULAS,
+    super::kepler::FORMULAS,
 ];
 
 /// `impl Hamiltonian for $ty` by the generated module `$module` (`generated/<name>.rs`): the

@@ -37,13 +37,13 @@ pub fn energy_block<T: Real>(c: &[f64], q: &[T], p: &[T], n: usize, first: usize
         let x_p0 = p0[i].to_f64();
         let t10 = 0.5_f64 * x_q0;
         let t11 = crate::float::sin_poly(t10);
-        let t33 = t11 * t11;
-        let t44 = x_p0 * x_p0;
-        let t45 = c[1] * t44;
-        let t46 = 0.5_f64 * t45;
-        let t47 = c[0] * t33;
+        let t43 = x_p0 * x_p0;
+        let t44 = c[1] * t43;
+        let t45 = 0.5_f64 * t44;
+        let t46 = t11 * t11;
+        let t47 = c[0] * t46;
         let t48 = 2.0_f64 * t47;
-        let t49 = t46 + t48;
+        let t49 = t45 + t48;
         far |= f64::abs(t10) > crate::float::SIN_POLY_F64_RANGE;
         out[i] = t49;
     }

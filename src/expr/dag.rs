@@ -367,10 +367,11 @@ impl Dag {
         }
     }
 
-    /// `a` as x^k with k ≥ 1 (a node not a power: itself to the first), constants excepted.
+    /// `a` as x^k with k ≥ 1 (a node not a power: itself to the first), constants and
+    /// negations excepted (a negation's sign comes out first: (−x)·(−x) is x²).
     fn positive_power(&self, a: Id) -> Option<(Id, i32)> {
         match self.nodes[a] {
-            Node::Const(_) => None,
+            Node::Const(_) | Node::Neg(_) => None,
             Node::Powi(x, k) if k >= 1 => Some((x, k)),
             Node::Powi(..) => None,
             _ => Some((a, 1)),

@@ -88,7 +88,7 @@ fn show_prints_the_terms_of_runge_kutta_methods() {
         if line.contains("implicit-midpoint") {
             assert!(
                 text.contains(
-                    "H3 = -(0.041666666666666664*(p*(p*cos(q)))) - 0.041666666666666664*(sin(q)*sin(q))"
+                    "H3 = -(0.041666666666666664*(p*(p*cos(q)))) - 0.041666666666666664*sin(q)^2"
                 ),
                 "{text}"
             );

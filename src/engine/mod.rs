@@ -182,11 +182,10 @@ impl Integrator {
         stops: Option<Arc<crate::observe::stop::StopConditions>>,
     ) -> Self {
         match stops {
-            Some(stops) if indicators || stops.thresholds().is_some() => {
-                self.with_stops(None).with_observer(Arc::new(
-                    crate::observe::chaos_stop::ChaosStop { chaos, stops },
-                ))
-            }
+            // (a threshold needs the indicators: `StopConditions::parse` refuses it otherwise)
+            Some(stops) if indicators => self.with_stops(None).with_observer(Arc::new(
+                crate::observe::chaos_stop::ChaosStop { chaos, stops },
+            )),
             stops => self.with_observer(Arc::new(chaos)).with_stops(stops),
         }
     }

@@ -20,6 +20,7 @@
 //! then `Error::Interrupted`), and reports progress to a Python callback.
 
 use std::path::{Path, PathBuf};
+use std::sync::mpsc::RecvTimeoutError;
 use std::time::Duration;
 
 use clap::{ArgAction, CommandFactory};
@@ -152,17 +153,27 @@ pub(crate) fn drive<R: Send>(
 ) -> PyResult<R> {
     interrupt::clear();
     run::clear_steps();
-    let caller = std::thread::current();
+    // The worker hands its result over a channel, so the caller wakes the moment it is
+    // there. (Waking the caller by `unpark` before the worker had finished lost the wake-up
+    // whenever the caller looked between the two: it then slept a whole poll, 50 ms.)
+    let (done, finished) = std::sync::mpsc::sync_channel::<phaseflow::Result<R>>(1);
     std::thread::scope(|scope| {
         let worker = scope.spawn(move || {
-            let result = work();
-            // Wake the caller at once rather than at its next poll.
-            caller.unpark();
-            result
+            // The receiver outlives the worker, so the send cannot fail.
+            let _ = done.send(work());
         });
         let mut stop: Option<PyErr> = None;
-        while !worker.is_finished() {
-            py.detach(|| std::thread::park_timeout(POLL));
+        let mut finished = finished;
+        let result = loop {
+            // The receiver goes to the GIL-free wait and comes back (it is Send, not Sync).
+            let (received, back) = py.detach(move || (finished.recv_timeout(POLL), finished));
+            finished = back;
+            match received {
+                Ok(result) => break Some(result),
+                // The worker panicked before sending: its join below says why.
+                Err(RecvTimeoutError::Disconnected) => break None,
+                Err(RecvTimeoutError::Timeout) => {}
+            }
             if stop.is_none() {
                 let polled = py.check_signals().and_then(|()| match progress {
                     Some(callback) => callback.call1(run::steps()).map(|_| ()),
@@ -173,14 +184,15 @@ pub(crate) fn drive<R: Send>(
                     stop = Some(e);
                 }
             }
-        }
-        let result = match py.detach(|| worker.join()) {
-            Ok(result) => result,
-            Err(panic) => {
+        };
+        let result = match (result, py.detach(|| worker.join())) {
+            (Some(result), Ok(())) => result,
+            (_, joined) => {
+                let panic = joined.err();
                 let what = panic
-                    .downcast_ref::<String>()
-                    .map(String::as_str)
-                    .or_else(|| panic.downcast_ref::<&str>().copied())
+                    .as_ref()
+                    .and_then(|p| p.downcast_ref::<String>().map(String::as_str))
+                    .or_else(|| panic.as_ref()?.downcast_ref::<&str>().copied())
                     .unwrap_or("unknown cause");
                 return Err(PyRuntimeError::new_err(format!(
                     "phaseflow failed (a panic: {what})"

@@ -12,7 +12,7 @@ use phaseflow::run::OpenRun;
 
 use crate::keywords::{self, read};
 use crate::settings::RunKeywords;
-use crate::{arrays, drive, py_error, quiet};
+use crate::{arrays, drive, drive_posted, py_error, quiet};
 
 /// An ensemble advanced step by step (`phaseflow.Ensemble` wraps it).
 #[pyclass(name = "Ensemble", module = "phaseflow._phaseflow")]
@@ -54,8 +54,7 @@ impl Ensemble {
         steps: u64,
         progress: Option<Bound<'_, PyAny>>,
     ) -> PyResult<()> {
-        let run = &self.run;
-        drive(py, progress.as_ref(), move || run.advance(steps))
+        drive_posted(py, progress.as_ref(), || self.run.advance_posted(steps))
     }
 
     /// The step it is at.

@@ -45,6 +45,14 @@ pub struct OpenRun {
 
 type Job = Box<dyn FnOnce(&mut Held) + Send>;
 
+/// Where the answer of a job sent to an open run's thread arrives (`OpenRun::advance_posted`).
+pub type Reply<R> = mpsc::Receiver<Result<R>>;
+
+/// The error of a call to a run whose thread has ended.
+fn ended() -> crate::Error {
+    crate::input_err!("the run's thread has ended (a failure inside it)")
+}
+
 /// The run in its precision.
 enum Held {
     F32(Stepper<f32>),
@@ -103,17 +111,31 @@ impl OpenRun {
         &self,
         f: impl FnOnce(&mut Held) -> Result<R> + Send + 'static,
     ) -> Result<R> {
+        self.post(f)?.recv().map_err(|_| ended())?
+    }
+
+    /// `f` sent to the run's thread; its answer comes on the receiver returned.
+    fn post<R: Send + 'static>(
+        &self,
+        f: impl FnOnce(&mut Held) -> Result<R> + Send + 'static,
+    ) -> Result<Reply<R>> {
         let (reply, answer) = mpsc::channel();
         let job: Job = Box::new(move |held| {
             let _ = reply.send(f(held));
         });
-        let ended = || crate::input_err!("the run's thread has ended (a failure inside it)");
         self.jobs
             .as_ref()
             .ok_or_else(ended)?
             .send(job)
             .map_err(|_| ended())?;
-        answer.recv().map_err(|_| ended())?
+        Ok(answer)
+    }
+
+    /// `advance`, not waited for: its answer comes on the receiver returned (closed without
+    /// one if the run's thread ends), so a caller can wait in pieces and do its own work in
+    /// between (the Python package looks for Ctrl-C) without a thread of its own.
+    pub fn advance_posted(&self, steps: u64) -> Result<Reply<()>> {
+        self.post(move |h| on_run!(h, s => s.advance(steps)))
     }
 
     /// Advance every point by `steps` steps, measuring the snapshots passed.

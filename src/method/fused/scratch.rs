@@ -2,7 +2,7 @@
 
 use std::any::Any;
 
-use super::{Lanes, Temps, LIN_NODES};
+use super::{Lanes, Temps, LIN_NODES, POINTS};
 use crate::float::Real;
 
 /// A worker's groups and temporaries, kept between the blocks it advances (rayon's
@@ -36,13 +36,10 @@ impl Scratch {
     pub(super) fn take<T: Real, const N: usize>(&mut self, groups: usize) -> Box<Held<T, N>> {
         let mut held = match self.held.take().map(|h| h.downcast::<Held<T, N>>()) {
             Some(Ok(held)) => held,
-            _ => Box::new(Held {
-                groups: Vec::new(),
-                tmp: Temps([[T::ZERO; N]; LIN_NODES]),
-            }),
+            _ => Held::boxed(),
         };
         if held.groups.len() < groups {
-            held.groups.resize(groups, Lanes::new());
+            held.grow(groups);
         }
         #[cfg(test)]
         if self.poisoned {
@@ -73,6 +70,24 @@ impl Scratch {
 }
 
 impl<T: Real, const N: usize> Held<T, N> {
+    /// New held memory, made apart from the caller (as `grow`): what is built on the stack
+    /// before it moves to the heap would otherwise enlarge the frame of every block's call
+    /// (184 KiB over the group widths, each page of it touched at each call by the stack
+    /// probe).
+    #[inline(never)]
+    fn boxed() -> Box<Self> {
+        Box::new(Held {
+            groups: Vec::new(),
+            tmp: Temps([[T::ZERO; N]; LIN_NODES]),
+        })
+    }
+
+    /// At least `groups` groups (`boxed` says why apart).
+    #[inline(never)]
+    fn grow(&mut self, groups: usize) {
+        self.groups.resize(groups, Lanes::new());
+    }
+
     /// The `m` points of a block (`parts`: per-component slices, `c` components per point) into
     /// its groups of `w` points; a short last group padded with copies of its first point.
     pub(super) fn load(&mut self, parts: &[&mut [T]], c: usize, w: usize, m: usize) {
@@ -83,6 +98,10 @@ impl<T: Real, const N: usize> Held<T, N> {
             for (v, comps) in vectors.iter_mut().zip(parts.chunks(c)) {
                 for (k, comp) in comps.iter().enumerate() {
                     let dst = &mut v[k * w..(k + 1) * w];
+                    if len == POINTS {
+                        copy_group(dst, &comp[start..start + len]);
+                        continue;
+                    }
                     dst[..len].copy_from_slice(&comp[start..start + len]);
                     dst[len..].fill(comp[start]);
                 }
@@ -97,9 +116,30 @@ impl<T: Real, const N: usize> Held<T, N> {
             let vectors = [&g.v[0], &g.v[1], &g.eq, &g.ep];
             for (v, comps) in vectors.iter().zip(parts.chunks_mut(c)) {
                 for (k, comp) in comps.iter_mut().enumerate() {
+                    if len == POINTS {
+                        copy_group(&mut comp[start..start + len], &v[k * w..k * w + len]);
+                        continue;
+                    }
                     comp[start..start + len].copy_from_slice(&v[k * w..k * w + len]);
                 }
             }
         }
+    }
+}
+
+/// One component of a whole group copied (`POINTS` values) in pieces of a fixed size, which
+/// the compiler writes as a few vector moves in place: a copy of a length known only at run
+/// time is a call to `memcpy`, whose cost at this size (a group of 64 f64 is 512 bytes) was
+/// most of what a short advance pays for taking its points in and out of the groups.
+#[inline(always)]
+fn copy_group<T: Copy>(dst: &mut [T], src: &[T]) {
+    const PIECE: usize = 16;
+    let (dst, src): (&mut [T; POINTS], &[T; POINTS]) = match (dst.try_into(), src.try_into()) {
+        (Ok(d), Ok(s)) => (d, s),
+        _ => unreachable!("a whole group has POINTS values"),
+    };
+    for (d, s) in dst.chunks_exact_mut(PIECE).zip(src.chunks_exact(PIECE)) {
+        let d: &mut [T; PIECE] = d.try_into().expect("exact chunks");
+        *d = *<&[T; PIECE]>::try_from(s).expect("exact chunks");
     }
 }

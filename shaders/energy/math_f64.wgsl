@@ -3,7 +3,11 @@
 // x^21. WGSL (and SPIR-V) have no f64 sin/cos; this gives the energy reduction H to a few ulp,
 // like the CPU engine's libm cos. k is rounded with `round`, not with the CPU's magic constant:
 // shader compilers treat float arithmetic as reassociable unless told otherwise, and Mesa folds
-// (x + M) − M back to x (seen on lavapipe: k came out unrounded and cos ≈ 0).
+// (x + M) − M back to x (seen on lavapipe: k came out unrounded and cos ≈ 0). For the same
+// reason the reflection's difference passes through `keep_f64` before its constant is added
+// (Mesa gathered (π_hi − y) + π_lo into (π_hi + π_lo) − y): the includer defines it, in the
+// kernels as a select on `params.zero_bits` that no compiler sees through (bit for bit with the
+// CPU on lavapipe), in the energy reduction, whose sums are not compared bit for bit, as x.
 
 const F64_INV_TWO_PI: f64 = 0.15915494309189535lf;
 const F64_TWO_PI_HI: f64 = 6.2831853069365025lf;
@@ -17,9 +21,9 @@ fn sin_poly_f64(x: f64) -> f64 {
     let k = round(x * F64_INV_TWO_PI);
     var y = ((x - k * F64_TWO_PI_HI) - k * F64_TWO_PI_MID) - k * F64_TWO_PI_LO;
     if (y > F64_HALF_PI) {
-        y = (F64_PI_HI - y) + F64_PI_LO;
+        y = keep_f64(F64_PI_HI - y) + F64_PI_LO;
     } else if (y < -F64_HALF_PI) {
-        y = (-F64_PI_HI - y) - F64_PI_LO;
+        y = keep_f64(-F64_PI_HI - y) - F64_PI_LO;
     }
     let y2 = y * y;
     var acc = 0.0lf;

@@ -163,6 +163,8 @@ pub fn compose(system: &System, dt: f64, layout: StateLayout, size: u32) -> Opti
             items.join(", ")
         ));
     }
+    // `keep_f64` as math_f64.wgsl asks its includer for it: here the value itself.
+    src.push_str("\nfn keep_f64(x: f64) -> f64 {\n    return x;\n}\n");
     for part in [
         include_str!("../../shaders/energy/math_f64.wgsl"),
         energy,

@@ -314,8 +314,10 @@ pub fn listing(system: &System, method: Option<Method>, spec: &KernelSpec) -> St
 }
 
 /// `sin_poly` / `cos_poly` of f64 kernels: shaders/energy/math_f64.wgsl's, the f64 branch of
-/// src/float.rs's `sin_poly`, so GPU and CPU f64 agree to an ulp or two.
-const MATH_F64_KERNEL: &str = "fn sin_poly(x: f64) -> f64 {\n    return sin_poly_f64(x);\n}\n\nfn cos_poly(x: f64) -> f64 {\n    return cos_poly_f64(x);\n}\n";
+/// src/float.rs's `sin_poly`, so GPU and CPU f64 agree to an ulp or two (bit for bit on
+/// lavapipe), and the `keep_f64` they ask for: a select on `params.zero_bits` (always 0) that
+/// no shader compiler sees through (math_f64.wgsl says why).
+const MATH_F64_KERNEL: &str = "fn keep_f64(x: f64) -> f64 {\n    return select(x, -x, params.zero_bits != 0u);\n}\n\nfn sin_poly(x: f64) -> f64 {\n    return sin_poly_f64(x);\n}\n\nfn cos_poly(x: f64) -> f64 {\n    return cos_poly_f64(x);\n}\n";
 
 /// Validate `source` with naga, then build its module and a compute pipeline for `main` inside
 /// a validation error scope. `checks` are wgpu's runtime checks for the module.

@@ -39,7 +39,7 @@ fn grad_q_dir(q: array<real, D>, p: array<real, D>, vq: array<real, D>, vp: arra
     let t82 = q[0] * t73;
     let t88 = t73 * t73;
     let t91 = t72 * (1.0 / t88);
-    let t92 = (-3.0) * t91;
+    let t92 = (-3.0) * opaque(t91);
     let t93 = 1.0 - t92;
     let t94 = vq[0] * t93;
     let t95 = t52 + t94;

@@ -42,7 +42,7 @@ pub fn function(
         }
     };
     let mut s = format!("fn {name}({args}) -> array<real, D> {{\n");
-    s.push_str(&bindings(dag, &outputs, kernel_name, named));
+    s.push_str(&bindings(dag, &outputs, kernel_name, named, true));
     let components: Vec<String> = outputs.iter().map(|&o| operand(dag, o, named)).collect();
     let _ = writeln!(
         s,
@@ -57,7 +57,7 @@ pub fn function(
 pub fn scalar_function(dag: &mut Dag, name: &str, args: &str, output: Id) -> String {
     let output = lower_powers(dag, &[output])[0];
     let mut s = format!("fn {name}({args}) -> real {{\n");
-    s.push_str(&bindings(dag, &[output], kernel_name, &[]));
+    s.push_str(&bindings(dag, &[output], kernel_name, &[], false));
     let _ = writeln!(s, "    return real({});\n}}", operand(dag, output, &[]));
     s
 }
@@ -82,6 +82,7 @@ pub fn energy(dag: &mut Dag, h: Id, named: &[&str]) -> Option<String> {
             other => other.name(),
         },
         named,
+        false,
     ));
     let _ = writeln!(s, "    return {};\n}}", operand(dag, h, named));
     Some(s)
@@ -98,15 +99,58 @@ pub fn f64_unsupported(dag: &Dag, roots: &[Id]) -> Option<&'static str> {
         })
 }
 
-/// One `let` per operation node the outputs depend on, in dependency order.
-fn bindings(dag: &Dag, outputs: &[Id], name: fn(Func) -> &'static str, named: &[&str]) -> String {
+/// One `let` per operation node the outputs depend on, in dependency order; with `kept`, in a
+/// kernel (`opaque` defined), a product kept from regrouping (`kept_product`).
+fn bindings(
+    dag: &Dag,
+    outputs: &[Id],
+    name: fn(Func) -> &'static str,
+    named: &[&str],
+    kept: bool,
+) -> String {
     let mut s = String::new();
     for id in dag.reachable(outputs) {
-        if let Some(value) = operation(dag, id, name, named) {
+        let value = match kept.then(|| kept_product(dag, id, named)).flatten() {
+            Some(value) => Some(value),
+            None => operation(dag, id, name, named),
+        };
+        if let Some(value) = value {
             let _ = writeln!(s, "    let t{id} = {value};");
         }
     }
     s
+}
+
+/// c·(a·b) with c a constant that is not a power of two, written c·opaque(a·b): Mesa's shader
+/// compiler regroups such a product as (c·a)·b, which rounds differently (seen on lavapipe in
+/// the elastic pendulum's Hessian, −3·(p²·(1/r⁴)), whose tangent map then differed from the
+/// CPU's by 2e-16 in f64 and 2e-7 in f32 within 100 steps). `opaque` (shaders/common/state.wgsl)
+/// is a select no compiler sees through; the CPU computes c·(a·b) as written. A power of two
+/// scales exactly, however grouped.
+fn kept_product(dag: &Dag, id: Id, named: &[&str]) -> Option<String> {
+    let Node::Mul(a, b) = dag.node(id) else {
+        return None;
+    };
+    let regrouped = |c: Id, x: Id| {
+        let Node::Const(bits) = dag.node(c) else {
+            return false;
+        };
+        let scale = f64::from_bits(bits).abs();
+        let exact =
+            scale == 0.0 || (scale.is_normal() && scale.to_bits() & ((1u64 << 52) - 1) == 0);
+        !exact && matches!(dag.node(x), Node::Mul(..) | Node::Div(..))
+    };
+    let (o, k) = (
+        |x| operand(dag, x, named),
+        |x| format!("opaque({})", operand(dag, x, named)),
+    );
+    if regrouped(a, b) {
+        Some(format!("{} * {}", o(a), k(b)))
+    } else if regrouped(b, a) {
+        Some(format!("{} * {}", k(a), o(b)))
+    } else {
+        None
+    }
 }
 
 /// How node `id` is referred to: a literal, an input component or its `let` name.

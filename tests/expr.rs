@@ -325,7 +325,8 @@ fn validate_wgsl(h: &ExprHamiltonian, real: &str) {
     let source = format!(
         "alias real = {real};\nconst D: u32 = {}u;\n\
          fn sin_poly(x: real) -> real {{ return sin(x); }}\n\
-         fn cos_poly(x: real) -> real {{ return cos(x); }}\n{}",
+         fn cos_poly(x: real) -> real {{ return cos(x); }}\n\
+         fn opaque(x: real) -> real {{ return x; }}\n{}",
         h.dof,
         h.wgsl()
     );
@@ -380,7 +381,9 @@ fn energy_wgsl_passes_naga_where_vulkan_has_the_f64_functions() {
             continue;
         };
         assert!(portable, "{src}: exp/atan in f64 WGSL");
-        let source = format!("const D: u32 = {}u;\n{math}\n{text}", h.dof);
+        // `keep_f64` as the energy reduction defines it (src/gpu/energy.rs).
+        let keep = "fn keep_f64(x: f64) -> f64 { return x; }";
+        let source = format!("const D: u32 = {}u;\n{keep}\n{math}\n{text}", h.dof);
         if let Err(e) = phaseflow::gpu::shader::validate(&source) {
             panic!("{src}: {e}\n{source}");
         }

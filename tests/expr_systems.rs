@@ -257,14 +257,12 @@ fn sine_and_cosine_round_on_lavapipe_as_on_the_cpu() {
     }
 }
 
+/// A state's q and p, in f64.
+type QandP = (Vec<f64>, Vec<f64>);
+
 /// q and p (with the tangent columns) after `steps` steps of `m` at h = 0.05 on the GPU and on
 /// the CPU engine, in f64.
-fn gpu_and_cpu<T: Real>(
-    sys: &System,
-    m: Method,
-    init: &State<f64>,
-    steps: u64,
-) -> ((Vec<f64>, Vec<f64>), (Vec<f64>, Vec<f64>)) {
+fn gpu_and_cpu<T: Real>(sys: &System, m: Method, init: &State<f64>, steps: u64) -> (QandP, QandP) {
     let k = Integrator::with_default_solver::<T>(sys.clone(), m, 0.05).unwrap();
     let mut g = GpuEngine::<T>::new(&k, init.convert()).unwrap();
     g.advance(steps).unwrap();

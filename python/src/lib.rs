@@ -193,11 +193,7 @@ pub(crate) fn drive_posted<R: Send>(
     run::clear_steps();
     let reply = post().map_err(|e| py_error(&e))?;
     let (result, stop) = wait(py, progress, reply);
-    let result = result.unwrap_or_else(|| {
-        Err(phaseflow::input_err!(
-            "the run's thread has ended (a failure inside it)"
-        ))
-    });
+    let result = result.unwrap_or_else(|| Err(run::run_thread_ended()));
     settle(py, progress, stop, result)
 }
 

@@ -135,9 +135,8 @@ fn kept_product(dag: &Dag, id: Id, named: &[&str]) -> Option<String> {
         let Node::Const(bits) = dag.node(c) else {
             return false;
         };
-        let scale = f64::from_bits(bits).abs();
-        let exact =
-            scale == 0.0 || (scale.is_normal() && scale.to_bits() & ((1u64 << 52) - 1) == 0);
+        let scale = f64::from_bits(bits);
+        let exact = scale == 0.0 || crate::float::exact_reciprocal(scale).is_some();
         !exact && matches!(dag.node(x), Node::Mul(..) | Node::Div(..))
     };
     let (o, k) = (

@@ -44,7 +44,7 @@ pub use crate::options::DEFAULT_VALIDATE_TOLERANCE;
 pub use bench::{bench, BenchReport, BenchRow};
 pub use memory::{InMemory, StateRows};
 pub use merge::{merge, MergeSummary};
-pub use open_run::{OpenRun, Reply};
+pub use open_run::{ended as run_thread_ended, OpenRun, Reply};
 pub use order::{fitted_order, order, write_order, OrderRow, OrderStudy};
 pub use pipeline::{preflight, run, run_in_memory, run_keeping_final, run_on_engine, RunSummary};
 pub use progress::{clear_steps, steps, ProgressScope};

@@ -48,8 +48,9 @@ type Job = Box<dyn FnOnce(&mut Held) + Send>;
 /// Where the answer of a job sent to an open run's thread arrives (`OpenRun::advance_posted`).
 pub type Reply<R> = mpsc::Receiver<Result<R>>;
 
-/// The error of a call to a run whose thread has ended.
-fn ended() -> crate::Error {
+/// The error of a call to a run whose thread has ended (also a reply channel closed without
+/// an answer: `Reply`).
+pub fn ended() -> crate::Error {
     crate::input_err!("the run's thread has ended (a failure inside it)")
 }
 

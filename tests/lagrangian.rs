@@ -525,3 +525,55 @@ fn initial_velocities_start_at_their_legendre_momenta() {
         assert!(err.contains(needle), "{err}");
     }
 }
+
+/// The energy of a block's points, computed together, is each point's own energy bit for bit
+/// (E = v·∂L/∂v − L at the velocity Newton's method finds for p = ∂L/∂v): on polar Kepler
+/// (two coupled velocities), with points where ∂²L/∂v² is singular (r = 0: q1 = 0) and
+/// non-finite points, both NaN, and on a block read from its middle (`first`).
+#[test]
+fn a_blocks_energies_are_its_points_energies_bit_for_bit() {
+    let sys = lagrangian(POLAR_KEPLER, Discretization::Trapezoid);
+    let n = 300;
+    let mut q = vec![0.0; 2 * n];
+    let mut p = vec![0.0; 2 * n];
+    for i in 0..n {
+        let x = i as f64 / n as f64;
+        q[i] = 0.5 + 1.5 * x; // r
+        q[n + i] = 7.0 * x; // θ
+        p[i] = (13.0 * x).sin(); // p_r
+        p[n + i] = 0.3 + x; // p_θ
+    }
+    q[17] = 0.0; // ∂²L/∂v² = diag(1, r²) is singular
+    p[n + 40] = f64::NAN;
+    q[123] = f64::INFINITY;
+    let (first, len) = (5, n - 9);
+    let mut block = vec![0.0; len];
+    sys.energy_block(0.01, &q, &p, n, first, &mut block);
+    let mut singular_or_nan = 0;
+    for (j, &e) in block.iter().enumerate() {
+        let i = first + j;
+        let own = sys.energy(0.01, &[q[i], q[n + i]], &[p[i], p[n + i]]);
+        let own = if [q[i], q[n + i], p[i], p[n + i]]
+            .iter()
+            .all(|x| x.is_finite())
+        {
+            own
+        } else {
+            f64::NAN
+        };
+        assert!(
+            e.to_bits() == own.to_bits(),
+            "point {i}: block {e:e}, alone {own:e}"
+        );
+        singular_or_nan += usize::from(e.is_nan());
+    }
+    assert_eq!(singular_or_nan, 3, "the singular and the non-finite points");
+    // H = p_r²/2 + p_θ²/(2r²) − 1/r, checked on one point.
+    let i = 200;
+    let h = p[i] * p[i] / 2.0 + p[n + i] * p[n + i] / (2.0 * q[i] * q[i]) - 1.0 / q[i];
+    assert!(
+        (block[i - first] - h).abs() < 1e-12 * h.abs().max(1.0),
+        "{} vs {h}",
+        block[i - first]
+    );
+}

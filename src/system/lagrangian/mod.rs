@@ -221,6 +221,19 @@ impl DiscreteMap for LagrangianSystem {
         step::energy(&self.l, q, p)
     }
 
+    /// `energy` of a block's points, computed together (`step::energies`).
+    fn energy_block<T: Real>(
+        &self,
+        _h: f64,
+        q: &[T],
+        p: &[T],
+        n: usize,
+        first: usize,
+        out: &mut [f64],
+    ) {
+        step::energies(&self.l, q, p, n, first, out)
+    }
+
     fn constraints(&self) -> Constraints {
         Constraints::Holonomic
     }

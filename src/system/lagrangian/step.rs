@@ -350,24 +350,40 @@ pub fn velocity(l: &ExprHamiltonian, q: &[f64], p: &[f64]) -> Result<Vec<f64>, S
             *r -= p;
         }
         let mut a = hessian(l, q, &v);
-        if let Some(why) = singular(&a, d) {
-            return Err(why);
-        }
-        solve(&mut a, &mut r, d);
-        let (mut moved, mut size) = (0.0f64, 0.0f64);
-        for (v, delta) in v.iter_mut().zip(&r) {
-            *v -= delta;
-            moved = moved.max(delta.abs());
-            size = size.max(v.abs());
-        }
-        if !(moved.is_finite() && size.is_finite()) {
-            break;
-        }
-        if moved <= 4.0 * f64::EPSILON * size {
+        if velocity_move(&mut a, &mut r, d, v.iter_mut())? {
             return Ok(v);
         }
     }
-    Err("Newton's method for the velocity of ∂L/∂v = p did not settle".into())
+    Err(UNSETTLED.into())
+}
+
+/// Why `velocity` failed where its iterates did not settle.
+const UNSETTLED: &str = "Newton's method for the velocity of ∂L/∂v = p did not settle";
+
+/// One iteration of `velocity` for one point (also `energies`'): v (its d components in
+/// order) moved by −a⁻¹b, for the Hessian ∂²L/∂v² `a` (by rows) and the residual
+/// b = ∂L/∂v − p. Ok(true) where the move is within rounding of v (settled); `Err` with the
+/// reason where `a` is singular or the iterate is not finite.
+fn velocity_move<'a>(
+    a: &mut [f64],
+    b: &mut [f64],
+    d: usize,
+    v: impl Iterator<Item = &'a mut f64>,
+) -> Result<bool, String> {
+    if let Some(why) = singular(a, d) {
+        return Err(why);
+    }
+    solve(a, b, d);
+    let (mut moved, mut size) = (0.0f64, 0.0f64);
+    for (v, delta) in v.zip(b.iter()) {
+        *v -= delta;
+        moved = moved.max(delta.abs());
+        size = size.max(v.abs());
+    }
+    if !(moved.is_finite() && size.is_finite()) {
+        return Err(UNSETTLED.into());
+    }
+    Ok(moved <= 4.0 * f64::EPSILON * size)
 }
 
 /// The velocity Hessian ∂²L/∂v² of one point, by rows.
@@ -490,23 +506,11 @@ pub fn energies<T: Real>(
             for (k, x) in b.iter_mut().enumerate() {
                 *x = r[k * m + i] - p[k * m + i];
             }
-            if singular(&a, d).is_some() {
-                *s = Solve::Failed;
-                continue;
-            }
-            solve(&mut a, &mut b, d);
-            let (mut moved, mut size) = (0.0f64, 0.0f64);
-            for (k, delta) in b.iter().enumerate() {
-                let x = &mut v[k * m + i];
-                *x -= delta;
-                moved = moved.max(delta.abs());
-                size = size.max(x.abs());
-            }
-            if !(moved.is_finite() && size.is_finite()) {
-                *s = Solve::Failed;
-            } else if moved <= 4.0 * f64::EPSILON * size {
-                *s = Solve::Settled;
-            }
+            *s = match velocity_move(&mut a, &mut b, d, v.iter_mut().skip(i).step_by(m)) {
+                Ok(true) => Solve::Settled,
+                Ok(false) => Solve::Running,
+                Err(_) => Solve::Failed,
+            };
         }
     }
     l.grad_p(&q, &v, &mut r);
@@ -522,12 +526,7 @@ pub fn energies<T: Real>(
 /// The energy E = v·∂L/∂v − L of one point (q, p), at the velocity of its continuous
 /// Legendre image (`velocity`); NaN where there is none.
 pub fn energy(l: &ExprHamiltonian, q: &[f64], p: &[f64]) -> f64 {
-    match velocity(l, q, p) {
-        Ok(v) => {
-            let mut lv = vec![0.0; l.dof];
-            l.grad_p(q, &v, &mut lv);
-            v.iter().zip(&lv).map(|(v, g)| v * g).sum::<f64>() - l.energy(q, &v)
-        }
-        Err(_) => f64::NAN,
-    }
+    let mut out = [0.0];
+    energies(l, q, p, 1, 0, &mut out);
+    out[0]
 }

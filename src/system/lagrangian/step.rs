@@ -192,7 +192,7 @@ fn jacobian<T: Real>(
 /// Solve a x = b in place (a: d×d by rows, b: d values; x in b) by Gaussian elimination with
 /// partial pivoting. A singular a leaves non-finite values in b. CPU mirror of the WGSL
 /// `lag_solve` (`wgsl.rs`): the same operations in the same order.
-#[inline]
+#[inline(always)]
 pub fn solve<T: Real>(a: &mut [T], b: &mut [T], d: usize) {
     if d == 1 {
         // What the elimination below computes for one unknown (its back substitution alone),

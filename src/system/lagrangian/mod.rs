@@ -17,6 +17,7 @@
 //! systems, which hold (q_k, v_k), everything that reads (q, p) reads it as it is.
 
 pub mod discretization;
+pub mod legendre;
 pub mod step;
 pub mod wgsl;
 
@@ -129,7 +130,7 @@ impl LagrangianSystem {
     /// cannot be inverted: ∂²L/∂v² singular there (a degenerate Lagrangian), or no velocity
     /// found. `at` is the point's index in the set.
     pub fn check_start(&self, at: usize, q: &[f64], p: &[f64]) -> Result<()> {
-        step::velocity(&self.l, q, p).map(|_| ()).map_err(|why| {
+        legendre::velocity(&self.l, q, p).map(|_| ()).map_err(|why| {
             invalid!(Field::Lagrangian;
                 Field::Lagrangian.is(&self.spec.expr.formula),
                 format!(": at initial point {} (q = {q:?}, p = {p:?}) {why}: the Lagrangian is degenerate there and its discrete Euler–Lagrange equations have no unique solution; start elsewhere (",
@@ -215,13 +216,13 @@ impl SystemDescription for LagrangianSystem {
 }
 
 impl DiscreteMap for LagrangianSystem {
-    /// E = v·∂L/∂v − L at the continuous Legendre image v of (q, p) (`step::energy`); the
+    /// E = v·∂L/∂v − L at the continuous Legendre image v of (q, p) (`legendre::energy`); the
     /// state's p slots hold p, not v.
     fn energy(&self, _h: f64, q: &[f64], p: &[f64]) -> f64 {
-        step::energy(&self.l, q, p)
+        legendre::energy(&self.l, q, p)
     }
 
-    /// `energy` of a block's points, computed together (`step::energies`).
+    /// `energy` of a block's points, computed together (`legendre::energies`).
     fn energy_block<T: Real>(
         &self,
         _h: f64,
@@ -231,7 +232,7 @@ impl DiscreteMap for LagrangianSystem {
         first: usize,
         out: &mut [f64],
     ) {
-        step::energies(&self.l, q, p, n, first, out)
+        legendre::energies(&self.l, q, p, n, first, out)
     }
 
     fn constraints(&self) -> Constraints {

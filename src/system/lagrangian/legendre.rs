@@ -56,21 +56,27 @@ fn velocity_move<'a>(
     Ok(moved <= 4.0 * f64::EPSILON * size)
 }
 
-/// The velocity Hessian ∂²L/∂v² of one point, by rows.
+/// The velocity Hessian ∂²L/∂v² of one point, by rows (`hessians` of a block of one).
 pub fn hessian(l: &ExprHamiltonian, q: &[f64], v: &[f64]) -> Vec<f64> {
-    let d = l.dof;
-    let (zero, mut unit) = (vec![0.0; d], vec![0.0; d]);
-    let mut column = vec![0.0; d];
-    let mut a = vec![0.0; d * d];
+    let mut a = vec![0.0; l.dof * l.dof];
+    hessians(l, q, v, &mut a);
+    a
+}
+
+/// ∂²L/∂v² of every point of a component-major block (q, v): column k is L_v's derivative
+/// along the unit vector e_k; `out[(r·d + k)·m + i]` is row r, column k of point i's.
+fn hessians(l: &ExprHamiltonian, q: &[f64], v: &[f64], out: &mut [f64]) {
+    let (d, m) = (l.dof, q.len() / l.dof);
+    let zero = vec![0.0; d * m];
+    let (mut unit, mut column) = (zero.clone(), zero.clone());
     for k in 0..d {
         unit.fill(0.0);
-        unit[k] = 1.0;
+        unit[k * m..(k + 1) * m].fill(1.0);
         l.grad_p_dir(q, v, &zero, &unit, &mut column);
         for r in 0..d {
-            a[r * d + k] = column[r];
+            out[(r * d + k) * m..][..m].copy_from_slice(&column[r * m..][..m]);
         }
     }
-    a
 }
 
 /// Why the d×d matrix `a` (by rows) is singular to working precision, or None: a pivot of
@@ -150,7 +156,7 @@ pub fn energies<T: Real>(
         )
         .collect();
     let z = || vec![0.0; d * m];
-    let (mut v, mut r, zero, mut unit, mut column) = (z(), z(), z(), z(), z());
+    let (mut v, mut r) = (z(), z());
     let mut hess = vec![0.0; d * d * m];
     let (mut a, mut b) = (vec![0.0; d * d], vec![0.0; d]);
     for _ in 0..64 {
@@ -158,14 +164,7 @@ pub fn energies<T: Real>(
             break;
         }
         l.grad_p(&q, &v, &mut r);
-        for k in 0..d {
-            unit.fill(0.0);
-            unit[k * m..(k + 1) * m].fill(1.0);
-            l.grad_p_dir(&q, &v, &zero, &unit, &mut column);
-            for row in 0..d {
-                hess[(row * d + k) * m..][..m].copy_from_slice(&column[row * m..][..m]);
-            }
-        }
+        hessians(l, &q, &v, &mut hess);
         for (i, s) in state.iter_mut().enumerate() {
             if *s != Solve::Running {
                 continue;

@@ -235,8 +235,8 @@ fn jacobian<T: Real>(
 ) {
     let nd = q0.len();
     let (d, n) = (l.dof, nd / l.dof);
+    // `zero` is made zero and never written.
     let Directions { zero, unit, column } = dirs;
-    zero.fill(T::ZERO);
     for k in 0..d {
         unit.fill(T::ZERO);
         unit[k * n..(k + 1) * n].fill(T::ONE);

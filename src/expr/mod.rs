@@ -111,6 +111,9 @@ pub struct ExprHamiltonian {
     pub separable: bool,
     /// The formula as given.
     pub source: String,
+    /// A number no other compilation in this process has (its clones share it: the same
+    /// programs): what a cache of the formula's values is keyed by (`lagrangian::step`).
+    pub id: u64,
     /// The parameters the formula was compiled with (all that were given).
     pub params: BTreeMap<String, f64>,
     /// The parameter names the formula uses, sorted.
@@ -203,10 +206,12 @@ impl ExprHamiltonian {
             grad_q_dir: Program::compile(&mut dag, &grad_q_dir),
             grad_p_dir: Program::compile(&mut dag, &grad_p_dir),
         };
+        static COMPILED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
         Ok(ExprHamiltonian {
             dof: d,
             separable,
             source: src.to_string(),
+            id: COMPILED.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
             params: params.clone(),
             used_params,
             literals,
@@ -225,6 +230,41 @@ impl ExprHamiltonian {
     /// velocities): some ∂/∂p_k does not simplify to the constant 0.
     pub fn uses_second(&self) -> bool {
         self.grad_p.iter().any(|&g| !self.dag.is(g, 0.0))
+    }
+
+    /// For a formula of the form ½ pᵀM p + c·p + U(q) with M and c constant (a Lagrangian
+    /// ½vᵀMv + c·v − V(q), the velocities in p's place): (M by rows, c). `None` where ∂/∂q
+    /// involves p, ∂/∂p involves q, or a second derivative ∂²/∂p_r∂p_k does not simplify to a
+    /// finite constant. Read structurally, so an identity the simplifier does not know
+    /// (sin² + cos² = 1) answers `None`: still right, only the general step.
+    pub fn constant_mass(&self) -> Option<(Vec<f64>, Vec<f64>)> {
+        let reaches = |roots: &[Id], var: fn(Var) -> bool| {
+            self.dag
+                .reachable(roots)
+                .into_iter()
+                .any(|id| matches!(self.dag.node(id), dag::Node::Var(v) if var(v)))
+        };
+        if reaches(&self.grad_q, |v| matches!(v, Var::P(_)))
+            || reaches(&self.grad_p, |v| !matches!(v, Var::P(_)))
+        {
+            return None;
+        }
+        let d = self.dof;
+        let mut dag = self.dag.clone();
+        let mut mass = Vec::with_capacity(d * d);
+        for &g in &self.grad_p {
+            for k in 0..d {
+                let second = partial(&mut dag, g, Var::P(k));
+                mass.push(dag.value(second).filter(|m| m.is_finite())?);
+            }
+        }
+        // ∂/∂p at p = 0 (it reads no q): the offset c.
+        let mut offset = vec![0.0; d];
+        self.grad_p(&vec![0.0; d], &vec![0.0; d], &mut offset);
+        offset
+            .iter()
+            .all(|c| c.is_finite())
+            .then_some((mass, offset))
     }
 
     /// Whether the formula names parameter `name`.

@@ -60,6 +60,12 @@ impl Discretization {
         }
     }
 
+    /// Whether every node is an end of the step (cᵢ ∈ {0, 1}): the rule's equations are then
+    /// explicit for an L with a constant mass matrix (`step::explicit`).
+    pub fn ends_only(self) -> bool {
+        self.nodes().iter().all(|&(c, _)| c == 0.0 || c == 1.0)
+    }
+
     /// The quadrature's (node cᵢ, weight wᵢ) pairs.
     pub fn nodes(self) -> &'static [(f64, f64)] {
         match self {

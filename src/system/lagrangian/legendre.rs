@@ -2,8 +2,10 @@
 //! ∂L/∂v(q, v) = p by Newton's method (`velocity`; `LagrangianSystem` refuses initial states
 //! where it fails), and the energy E = v·∂L/∂v − L there (`energy`, `energies`: the
 //! statistics' energy column). The step (`step.rs`) works in (q, p) and needs neither.
+//! Where L = ½vᵀMv + c·v − U(q) with M and c constant (`ConstantMass`), the transform is
+//! linear, v = M⁻¹(p − c), and both the energy and the step (`step::explicit`) use it.
 
-use super::step::solve;
+use super::step::{solve, solve_many};
 use crate::expr::ExprHamiltonian;
 use crate::float::Real;
 
@@ -25,6 +27,59 @@ pub fn velocity(l: &ExprHamiltonian, q: &[f64], p: &[f64]) -> Result<Vec<f64>, S
         }
     }
     Err(UNSETTLED.into())
+}
+
+/// The constant mass matrix M (by rows) and offset c of a Lagrangian L = ½vᵀMv + c·v − U(q):
+/// ∂L/∂v = Mv + c, so the continuous Legendre transform is inverted in one solve,
+/// v = M⁻¹(p − c), and ∂L/∂q does not depend on v (the trapezoidal, left and right discrete
+/// Lagrangians then step explicitly: `step::explicit`). Found from the formula's symbolic
+/// second derivatives (`ExprHamiltonian::constant_mass`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ConstantMass {
+    pub mass: Vec<f64>,
+    pub offset: Vec<f64>,
+}
+
+impl ConstantMass {
+    /// L's constant mass matrix and offset, or None where L is not of that form or M is
+    /// singular (the general path refuses such an L at its initial points with the reason).
+    pub fn of(l: &ExprHamiltonian) -> Option<ConstantMass> {
+        let (mass, offset) = l.constant_mass()?;
+        singular(&mass, l.dof)
+            .is_none()
+            .then_some(ConstantMass { mass, offset })
+    }
+
+    /// v = M⁻¹(p − c) of a component-major block, in `b` (p on entry), with `a` (d² values)
+    /// as the solve's work space (`solve_many`: each point's v is `solve`'s, as the GPU
+    /// kernel's `lag_solve` computes it).
+    pub fn velocities<T: Real>(&self, a: &mut [T], b: &mut [T]) {
+        let d = self.offset.len();
+        let n = b.len() / d;
+        for (x, &m) in a.iter_mut().zip(&self.mass) {
+            *x = T::from_f64(m);
+        }
+        for (k, &c) in self.offset.iter().enumerate() {
+            let c = T::from_f64(c);
+            for x in &mut b[k * n..][..n] {
+                *x -= c;
+            }
+        }
+        solve_many(a, b, d, n);
+    }
+
+    /// `velocity` for this L: v = M⁻¹(p − c) of one point, `Err` with the reason where it
+    /// is not finite.
+    pub fn velocity(&self, p: &[f64]) -> Result<Vec<f64>, String> {
+        let mut v = p.to_vec();
+        self.velocities(&mut vec![0.0; v.len() * v.len()], &mut v);
+        match v.iter().all(|x| x.is_finite()) {
+            true => Ok(v),
+            false => {
+                Err("the velocity M⁻¹(p − c) of the constant mass matrix M is not finite".into())
+            }
+        }
+    }
 }
 
 /// Why `velocity` failed where its iterates did not settle.
@@ -132,6 +187,7 @@ enum Solve {
 /// NaN, as `system::energy_per_point` makes it.
 pub fn energies<T: Real>(
     l: &ExprHamiltonian,
+    mass: Option<&ConstantMass>,
     q: &[T],
     p: &[T],
     n: usize,
@@ -155,6 +211,40 @@ pub fn energies<T: Real>(
             },
         )
         .collect();
+    let v = match mass {
+        Some(mass) => {
+            // One solve, v = M⁻¹(p − c), where Newton's method took two iterations of the
+            // Hessian and a solve (the second confirming the first).
+            let mut v = p;
+            mass.velocities(&mut vec![0.0; d * d], &mut v);
+            for (i, s) in state.iter_mut().enumerate() {
+                if *s == Solve::Running {
+                    *s = match (0..d).all(|k| v[k * m + i].is_finite()) {
+                        true => Solve::Settled,
+                        false => Solve::Failed,
+                    };
+                }
+            }
+            v
+        }
+        None => velocities(l, &q, &p, &mut state),
+    };
+    let mut r = vec![0.0; d * m];
+    l.grad_p(&q, &v, &mut r);
+    l.energy_block(&q, &v, m, 0, out);
+    for (i, (e, s)) in out.iter_mut().zip(&state).enumerate() {
+        *e = match s {
+            Solve::Settled => (0..d).map(|k| v[k * m + i] * r[k * m + i]).sum::<f64>() - *e,
+            _ => f64::NAN,
+        };
+    }
+}
+
+/// `velocity`'s iterations for the m points of a component-major block (q, p) together, from
+/// `state` (the points not `Running` are not moved), to where each stops alone: the
+/// velocities, and each point's `state` updated.
+fn velocities(l: &ExprHamiltonian, q: &[f64], p: &[f64], state: &mut [Solve]) -> Vec<f64> {
+    let (d, m) = (l.dof, state.len());
     let z = || vec![0.0; d * m];
     let (mut v, mut r) = (z(), z());
     let mut hess = vec![0.0; d * d * m];
@@ -163,8 +253,8 @@ pub fn energies<T: Real>(
         if !state.contains(&Solve::Running) {
             break;
         }
-        l.grad_p(&q, &v, &mut r);
-        hessians(l, &q, &v, &mut hess);
+        l.grad_p(q, &v, &mut r);
+        hessians(l, q, &v, &mut hess);
         for (i, s) in state.iter_mut().enumerate() {
             if *s != Solve::Running {
                 continue;
@@ -182,20 +272,13 @@ pub fn energies<T: Real>(
             };
         }
     }
-    l.grad_p(&q, &v, &mut r);
-    l.energy_block(&q, &v, m, 0, out);
-    for (i, (e, s)) in out.iter_mut().zip(&state).enumerate() {
-        *e = match s {
-            Solve::Settled => (0..d).map(|k| v[k * m + i] * r[k * m + i]).sum::<f64>() - *e,
-            _ => f64::NAN,
-        };
-    }
+    v
 }
 
 /// The energy E = v·∂L/∂v − L of one point (q, p), at the velocity of its continuous
 /// Legendre image (`velocity`); NaN where there is none.
-pub fn energy(l: &ExprHamiltonian, q: &[f64], p: &[f64]) -> f64 {
+pub fn energy(l: &ExprHamiltonian, mass: Option<&ConstantMass>, q: &[f64], p: &[f64]) -> f64 {
     let mut out = [0.0];
-    energies(l, q, p, 1, 0, &mut out);
+    energies(l, mass, q, p, 1, 0, &mut out);
     out[0]
 }

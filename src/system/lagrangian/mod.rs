@@ -53,6 +53,9 @@ pub struct LagrangianSystem {
     pub spec: LagrangianSpec,
     /// L compiled with v in p's place (shared: a `System` is cloned into every engine).
     pub l: Arc<ExprHamiltonian>,
+    /// L's constant mass matrix and offset where L = ½vᵀMv + c·v − U(q) (the Legendre
+    /// transform is then one solve, and the step explicit for the rules that allow it).
+    mass: Option<Arc<legendre::ConstantMass>>,
     /// `discrete_step` and the functions it calls, in WGSL.
     wgsl: Arc<str>,
     /// The components of ξ_Q(q), compiled (`momentum`).
@@ -72,7 +75,8 @@ impl LagrangianSystem {
                 ": the Lagrangian does not depend on the velocities v (v1..vd), so ∂²L/∂v² is 0 and it has no equations of motion; write its kinetic energy, e.g. 'v^2/2 - V(q)'"
             ));
         }
-        let wgsl = wgsl::discrete_step(&l, spec.discretization).into();
+        let mass = legendre::ConstantMass::of(&l);
+        let wgsl = wgsl::discrete_step(&l, mass.as_ref(), spec.discretization).into();
         let generator = match &spec.momentum {
             Some(text) => Some(Arc::new(generator(text, &spec.expr.params, l.dof)?)),
             None => None,
@@ -80,6 +84,7 @@ impl LagrangianSystem {
         Ok(LagrangianSystem {
             spec,
             l: Arc::new(l),
+            mass: mass.map(Arc::new),
             wgsl,
             generator,
         })
@@ -130,7 +135,11 @@ impl LagrangianSystem {
     /// cannot be inverted: ∂²L/∂v² singular there (a degenerate Lagrangian), or no velocity
     /// found. `at` is the point's index in the set.
     pub fn check_start(&self, at: usize, q: &[f64], p: &[f64]) -> Result<()> {
-        legendre::velocity(&self.l, q, p).map(|_| ()).map_err(|why| {
+        let found = match &self.mass {
+            Some(mass) => mass.velocity(p),
+            None => legendre::velocity(&self.l, q, p),
+        };
+        found.map(|_| ()).map_err(|why| {
             invalid!(Field::Lagrangian;
                 Field::Lagrangian.is(&self.spec.expr.formula),
                 format!(": at initial point {} (q = {q:?}, p = {p:?}) {why}: the Lagrangian is degenerate there and its discrete Euler–Lagrange equations have no unique solution; start elsewhere (",
@@ -219,7 +228,7 @@ impl DiscreteMap for LagrangianSystem {
     /// E = v·∂L/∂v − L at the continuous Legendre image v of (q, p) (`legendre::energy`); the
     /// state's p slots hold p, not v.
     fn energy(&self, _h: f64, q: &[f64], p: &[f64]) -> f64 {
-        legendre::energy(&self.l, q, p)
+        legendre::energy(&self.l, self.mass.as_deref(), q, p)
     }
 
     /// `energy` of a block's points, computed together (`legendre::energies`).
@@ -232,7 +241,7 @@ impl DiscreteMap for LagrangianSystem {
         first: usize,
         out: &mut [f64],
     ) {
-        legendre::energies(&self.l, q, p, n, first, out)
+        legendre::energies(&self.l, self.mass.as_deref(), q, p, n, first, out)
     }
 
     fn constraints(&self) -> Constraints {
@@ -253,6 +262,7 @@ impl DiscreteMap for LagrangianSystem {
     ) {
         step::step(
             &self.l,
+            self.mass.as_deref(),
             self.spec.discretization,
             h,
             q,
@@ -293,7 +303,17 @@ impl DiscreteMap for LagrangianSystem {
         };
         let mut unconverged = vec![0; q.len() / self.l.dof];
         let rule = self.spec.discretization;
-        step::step(&self.l, rule, h, &mut q1, &mut p1, newton, &mut unconverged);
+        let mass = self.mass.as_deref();
+        step::step(
+            &self.l,
+            mass,
+            rule,
+            h,
+            &mut q1,
+            &mut p1,
+            newton,
+            &mut unconverged,
+        );
         step::tangent(&self.l, rule, h, (q, &q1), tq, tp);
     }
 }

@@ -2,10 +2,11 @@
 //! ∂L/∂v(q, v) = p by Newton's method (`velocity`; `LagrangianSystem` refuses initial states
 //! where it fails), and the energy E = v·∂L/∂v − L there (`energy`, `energies`: the
 //! statistics' energy column). The step (`step.rs`) works in (q, p) and needs neither.
-//! Where L = ½vᵀMv + c·v − U(q) with M and c constant (`ConstantMass`), the transform is
-//! linear, v = M⁻¹(p − c), and both the energy and the step (`step::explicit`) use it.
+//! Where L = ½vᵀMv + c·v − U(q) with M and c constant (`explicit::ConstantMass`), the
+//! transform is linear, v = M⁻¹(p − c), and the energy takes it in one solve.
 
-use super::step::{solve, solve_many};
+use super::explicit::ConstantMass;
+use super::step::solve;
 use crate::expr::ExprHamiltonian;
 use crate::float::Real;
 
@@ -27,59 +28,6 @@ pub fn velocity(l: &ExprHamiltonian, q: &[f64], p: &[f64]) -> Result<Vec<f64>, S
         }
     }
     Err(UNSETTLED.into())
-}
-
-/// The constant mass matrix M (by rows) and offset c of a Lagrangian L = ½vᵀMv + c·v − U(q):
-/// ∂L/∂v = Mv + c, so the continuous Legendre transform is inverted in one solve,
-/// v = M⁻¹(p − c), and ∂L/∂q does not depend on v (the trapezoidal, left and right discrete
-/// Lagrangians then step explicitly: `step::explicit`). Found from the formula's symbolic
-/// second derivatives (`ExprHamiltonian::constant_mass`).
-#[derive(Debug, Clone, PartialEq)]
-pub struct ConstantMass {
-    pub mass: Vec<f64>,
-    pub offset: Vec<f64>,
-}
-
-impl ConstantMass {
-    /// L's constant mass matrix and offset, or None where L is not of that form or M is
-    /// singular (the general path refuses such an L at its initial points with the reason).
-    pub fn of(l: &ExprHamiltonian) -> Option<ConstantMass> {
-        let (mass, offset) = l.constant_mass()?;
-        singular(&mass, l.dof)
-            .is_none()
-            .then_some(ConstantMass { mass, offset })
-    }
-
-    /// v = M⁻¹(p − c) of a component-major block, in `b` (p on entry), with `a` (d² values)
-    /// as the solve's work space (`solve_many`: each point's v is `solve`'s, as the GPU
-    /// kernel's `lag_solve` computes it).
-    pub fn velocities<T: Real>(&self, a: &mut [T], b: &mut [T]) {
-        let d = self.offset.len();
-        let n = b.len() / d;
-        for (x, &m) in a.iter_mut().zip(&self.mass) {
-            *x = T::from_f64(m);
-        }
-        for (k, &c) in self.offset.iter().enumerate() {
-            let c = T::from_f64(c);
-            for x in &mut b[k * n..][..n] {
-                *x -= c;
-            }
-        }
-        solve_many(a, b, d, n);
-    }
-
-    /// `velocity` for this L: v = M⁻¹(p − c) of one point, `Err` with the reason where it
-    /// is not finite.
-    pub fn velocity(&self, p: &[f64]) -> Result<Vec<f64>, String> {
-        let mut v = p.to_vec();
-        self.velocities(&mut vec![0.0; v.len() * v.len()], &mut v);
-        match v.iter().all(|x| x.is_finite()) {
-            true => Ok(v),
-            false => {
-                Err("the velocity M⁻¹(p − c) of the constant mass matrix M is not finite".into())
-            }
-        }
-    }
 }
 
 /// Why `velocity` failed where its iterates did not settle.

@@ -6,7 +6,10 @@
 //!
 //! - `discretization`: the quadrature rules that make L_d from L (`--discretization`);
 //! - `step`: the step on the CPU engine, solving the discrete Euler–Lagrange equations for
-//!   q_{k+1} by Newton's method with the exact Jacobian, and the energy;
+//!   q_{k+1} by Newton's method with the exact Jacobian, and its tangent map;
+//! - `explicit`: the step without iterating where L has a constant mass matrix and the
+//!   rule's nodes are the step's ends;
+//! - `legendre`: the continuous Legendre transform and the energy;
 //! - `wgsl`: the same step generated as the WGSL `discrete_step` of the GPU kernels.
 //!
 //! The formula is compiled by `expr` with the velocities v1..vd in the momenta's place
@@ -17,6 +20,7 @@
 //! systems, which hold (q_k, v_k), everything that reads (q, p) reads it as it is.
 
 pub mod discretization;
+pub mod explicit;
 pub mod legendre;
 pub mod step;
 pub mod wgsl;
@@ -55,7 +59,7 @@ pub struct LagrangianSystem {
     pub l: Arc<ExprHamiltonian>,
     /// L's constant mass matrix and offset where L = ½vᵀMv + c·v − U(q) (the Legendre
     /// transform is then one solve, and the step explicit for the rules that allow it).
-    mass: Option<Arc<legendre::ConstantMass>>,
+    mass: Option<Arc<explicit::ConstantMass>>,
     /// `discrete_step` and the functions it calls, in WGSL.
     wgsl: Arc<str>,
     /// The components of ξ_Q(q), compiled (`momentum`).
@@ -75,7 +79,7 @@ impl LagrangianSystem {
                 ": the Lagrangian does not depend on the velocities v (v1..vd), so ∂²L/∂v² is 0 and it has no equations of motion; write its kinetic energy, e.g. 'v^2/2 - V(q)'"
             ));
         }
-        let mass = legendre::ConstantMass::of(&l);
+        let mass = explicit::ConstantMass::of(&l);
         let wgsl = wgsl::discrete_step(&l, mass.as_ref(), spec.discretization).into();
         let generator = match &spec.momentum {
             Some(text) => Some(Arc::new(generator(text, &spec.expr.params, l.dof)?)),

@@ -28,15 +28,14 @@
 //! after `newton.max_iter` iterations adds 1 to `unconverged`; a NaN increment stops (the
 //! point escapes).
 //!
-//! Where L = ½vᵀMv + c·v − U(q) with M and c constant (`legendre::ConstantMass`) and every
-//! node is an end of the step (`left`, `right`, `trapezoid`), D₁L_d is affine in q1 and the
-//! equations are solved explicitly (`explicit`): a kick, a drift through M⁻¹, a kick, which
-//! is Störmer–Verlet for the trapezoid.
+//! Where L = ½vᵀMv + c·v − U(q) with M and c constant and every node is an end of the step
+//! (`left`, `right`, `trapezoid`), D₁L_d is affine in q1 and `step` hands the step to
+//! `explicit`, which takes it without iterating.
 
 use std::any::Any;
 use std::cell::RefCell;
 
-use super::legendre::ConstantMass;
+use super::explicit::{self, ConstantMass};
 use super::Discretization;
 use crate::expr::ExprHamiltonian;
 use crate::float::Real;
@@ -118,27 +117,7 @@ impl<T: Real> Directions<T> {
     }
 }
 
-/// ∂L/∂q at the configuration the last explicit step of this thread ended at
-/// (`explicit`): the next step of the same block starts there and needs the same values
-/// (Störmer–Verlet's last kick and next first kick read one force), so it reads them here
-/// instead of evaluating L's derivatives again, where the formula and every bit of q match.
-struct LastForce<T> {
-    /// `ExprHamiltonian::id` of the formula evaluated; 0 for none yet.
-    formula: u64,
-    q: Vec<T>,
-    gq: Vec<T>,
-}
-
-impl<T: Real> LastForce<T> {
-    /// The values at `q` of formula `formula`, where they are kept.
-    fn at(&self, formula: u64, q: &[T]) -> Option<&[T]> {
-        let same = self.formula == formula
-            && bytemuck::cast_slice::<T, u8>(&self.q) == bytemuck::cast_slice::<T, u8>(q);
-        same.then_some(&self.gq)
-    }
-}
-
-/// What `step` works in, kept by each thread from one call to the next (`Buffers::lend`):
+/// What `step` works in, kept by each thread from one call to the next (`lend`):
 /// made per call, its dozen vectors and the Jacobian's three per iteration were a tenth of a
 /// Lagrangian run (18 allocations per step of a block of 128 points). Every value is written
 /// before it is read in each call, so a call finds nothing of the last one.
@@ -151,7 +130,6 @@ struct Buffers<T> {
     a: Vec<T>,
     b: Vec<T>,
     active: Vec<bool>,
-    last: LastForce<T>,
 }
 
 impl<T: Real> Buffers<T> {
@@ -166,29 +144,29 @@ impl<T: Real> Buffers<T> {
             a: vec![T::ZERO; d * d],
             b: vec![T::ZERO; d],
             active: vec![true; n],
-            last: LastForce {
-                formula: 0,
-                q: vec![T::ZERO; nd],
-                gq: vec![T::ZERO; nd],
-            },
         }
     }
+}
 
-    /// `work` given this thread's buffers for d degrees of freedom and n points (made anew
-    /// where the last call's were of another shape or precision).
-    fn lend<R>(d: usize, n: usize, work: impl FnOnce(&mut Buffers<T>) -> R) -> R {
-        thread_local! {
-            static KEPT: RefCell<Option<Box<dyn Any>>> = const { RefCell::new(None) };
-        }
-        let kept = KEPT.with(|k| k.borrow_mut().take());
-        let mut buffers = match kept.map(|b| b.downcast::<Buffers<T>>()) {
-            Some(Ok(b)) if b.b.len() == d && b.active.len() == n => b,
-            _ => Box::new(Buffers::new(d, n)),
-        };
-        let out = work(&mut buffers);
-        KEPT.with(|k| *k.borrow_mut() = Some(buffers));
-        out
+/// `work` given this thread's `B` (kept from the last call where `fits` accepts it, else made
+/// by `make`): the buffers of a step, kept by each thread from one call to the next. One slot
+/// per thread for every kind of buffers: a thread that alternates two kinds remakes them.
+pub(super) fn lend<B: Any, R>(
+    fits: impl FnOnce(&B) -> bool,
+    make: impl FnOnce() -> B,
+    work: impl FnOnce(&mut B) -> R,
+) -> R {
+    thread_local! {
+        static KEPT: RefCell<Option<Box<dyn Any>>> = const { RefCell::new(None) };
     }
+    let kept = KEPT.with(|k| k.borrow_mut().take());
+    let mut buffers = match kept.map(|b| b.downcast::<B>()) {
+        Some(Ok(b)) if fits(&b) => b,
+        _ => Box::new(make()),
+    };
+    let out = work(&mut buffers);
+    KEPT.with(|k| *k.borrow_mut() = Some(buffers));
+    out
 }
 
 /// out += Σᵢ wᵢ [a L_q + b L_v] (`Side`) at (Qᵢ, V), for the block (q0, q1).
@@ -325,67 +303,6 @@ pub fn solve<T: Real>(a: &mut [T], b: &mut [T], d: usize) {
     }
 }
 
-/// `solve` of the same d×d matrix `a` for n right-hand sides at once, `b` component-major
-/// (`b[k·n + i]` is component k of point i's; x in b): `a` is eliminated once and each
-/// point's b takes `solve`'s operations in `solve`'s order, so each x is `solve`'s bit for
-/// bit, in loops over the points that vectorise (a constant mass matrix's solve point by point
-/// was half of an explicit Lagrangian run).
-pub fn solve_many<T: Real>(a: &mut [T], b: &mut [T], d: usize, n: usize) {
-    if d == 1 {
-        divide(b, a[0]);
-        return;
-    }
-    for col in 0..d {
-        let mut pivot = col;
-        for r in col + 1..d {
-            if a[r * d + col].abs() > a[pivot * d + col].abs() {
-                pivot = r;
-            }
-        }
-        if pivot != col {
-            for k in 0..d {
-                a.swap(col * d + k, pivot * d + k);
-            }
-            for i in 0..n {
-                b.swap(col * n + i, pivot * n + i);
-            }
-        }
-        let inv = T::ONE / a[col * d + col];
-        for r in col + 1..d {
-            let f = a[r * d + col] * inv;
-            for k in col + 1..d {
-                let x = a[col * d + k];
-                a[r * d + k] -= f * x;
-            }
-            let (upper, lower) = b.split_at_mut(r * n);
-            for (y, &x) in lower[..n].iter_mut().zip(&upper[col * n..][..n]) {
-                *y -= f * x;
-            }
-        }
-    }
-    for col in (0..d).rev() {
-        let (head, tail) = b.split_at_mut((col + 1) * n);
-        let row = &mut head[col * n..];
-        for k in col + 1..d {
-            let c = a[col * d + k];
-            for (y, &x) in row.iter_mut().zip(&tail[(k - col - 1) * n..][..n]) {
-                *y -= c * x;
-            }
-        }
-        divide(row, a[col * d + col]);
-    }
-}
-
-/// x / a for each x, skipped where a = 1 (x / 1 is x, bit for bit): a unit mass's division
-/// was a tenth of an explicit Lagrangian run.
-fn divide<T: Real>(x: &mut [T], a: T) {
-    if a != T::ONE {
-        for x in x {
-            *x = *x / a;
-        }
-    }
-}
-
 /// One step of the block's points (q, p component-major, n = len / d), in place: explicit
 /// where L has a constant mass matrix `mass` and the rule allows it
 /// (`Discretization::ends_only`), else by Newton's method.
@@ -400,66 +317,15 @@ pub fn step<T: Real>(
     newton: Newton,
     unconverged: &mut [u32],
 ) {
+    if let Some(mass) = mass.filter(|_| rule.ends_only()) {
+        return explicit::step(l, mass, rule, h, q, p);
+    }
     let (d, n) = (l.dof, q.len() / l.dof);
-    Buffers::lend(d, n, |buffers| match mass {
-        Some(mass) if rule.ends_only() => explicit(l, mass, rule, h, (q, p), buffers),
-        _ => step_in(l, rule, h, (q, p), newton, unconverged, buffers),
-    })
-}
-
-/// The step of an L = ½vᵀMv + c·v − U(q) (M, c constant) with every node at an end: ∂L/∂q
-/// reads no v and ∂L/∂v = MV + c, so p0 + D₁L_d(q0, q1) = 0 reads
-/// M V = p0 + h Σ_{cᵢ=0} wᵢ L_q(q0) − c, and p1 = p0 + h Σᵢ wᵢ L_q(Qᵢ) (as `step_in` sums it):
-///
-/// ```text
-/// p ← p + h Σ_{cᵢ=0} wᵢ L_q(q0);   q1 = q0 + h M⁻¹(p − c);   p1 = p + h Σ_{cᵢ=1} wᵢ L_q(q1)
-/// ```
-///
-/// one evaluation of ∂L/∂q per step for the trapezoid (Störmer–Verlet's kick, drift, kick;
-/// the first kick's force is the last step's, `LastForce`) where Newton's method took two
-/// iterations, each with D₁L_d at two nodes and its Jacobian.
-/// Nothing to converge: `unconverged` is not touched. WGSL mirror: `wgsl::EXPLICIT`.
-fn explicit<T: Real>(
-    l: &ExprHamiltonian,
-    mass: &ConstantMass,
-    rule: Discretization,
-    h: T,
-    (q, p): (&mut [T], &mut [T]),
-    buffers: &mut Buffers<T>,
-) {
-    let Buffers { s, a, last, .. } = buffers;
-    // ∂L/∂q reads no velocity: zeros stand in for it.
-    s.vel.fill(T::ZERO);
-    let kick = |end: f64, gq: &[T], p: &mut [T]| {
-        for &(_, w) in rule.nodes().iter().filter(|(c, _)| *c == end) {
-            let w = T::from_f64(w);
-            for (o, &g) in p.iter_mut().zip(gq) {
-                *o += w * (h * g);
-            }
-        }
-    };
-    let at = |end: f64| rule.nodes().iter().any(|&(c, _)| c == end);
-    if at(0.0) {
-        let gq = match last.at(l.id, q) {
-            Some(gq) => gq,
-            None => {
-                l.grad_q(q, &s.vel, &mut s.gq);
-                &s.gq
-            }
-        };
-        kick(0.0, gq, p);
-    }
-    s.gv.copy_from_slice(p);
-    mass.velocities(a, &mut s.gv);
-    for (x, &v) in q.iter_mut().zip(&s.gv) {
-        *x += h * v;
-    }
-    if at(1.0) {
-        l.grad_q(q, &s.vel, &mut last.gq);
-        last.q.copy_from_slice(q);
-        last.formula = l.id;
-        kick(1.0, &last.gq, p);
-    }
+    lend(
+        |b: &Buffers<T>| b.b.len() == d && b.active.len() == n,
+        || Buffers::new(d, n),
+        |buffers| step_in(l, rule, h, (q, p), newton, unconverged, buffers),
+    )
 }
 
 /// `step` in `buffers`.

@@ -8,7 +8,7 @@
 
 use std::fmt::Write as _;
 
-use super::legendre::ConstantMass;
+use super::explicit::ConstantMass;
 use super::Discretization;
 use crate::expr::ExprHamiltonian;
 

@@ -112,8 +112,11 @@ fn every_discretization_is_symplectic_over_ten_thousand_steps() {
             let (a, b) = (end.q[n + i], end.q[2 * n + i]);
             let (c, d) = (end.p[n + i], end.p[2 * n + i]);
             let det = a * d - b * c;
+            // A path of degree s > 1 takes several times the arithmetic per step: 2·10⁻¹⁰
+            // (the run's own det_floor here is 5·10⁻⁹).
+            let tol = if rule.degree() == 1 { 1e-10 } else { 5e-10 };
             assert!(
-                (det - 1.0).abs() < 1e-10,
+                (det - 1.0).abs() < tol,
                 "{}: point {i}: det {det}",
                 rule.name()
             );
@@ -159,22 +162,30 @@ fn every_discretization_is_symplectic_over_ten_thousand_steps() {
 }
 
 /// Polar Kepler, L = ½(ṙ² + r²θ̇²) + 1/r, is symmetric under θ ↦ θ + s (ξ = (0, 1)): the
-/// discrete momentum D₂L_d·ξ, the state's p2, stays at its start to 1e-12 relative over 10⁵
-/// steps of 0.01 with every discretization (f64; 4 points), while the energy error is
-/// larger, and 4 times smaller at half the step for the second-order ones (O(h²)).
+/// discrete momentum D₂L_d·ξ, the state's p2, stays at its start to 1e-12 relative over
+/// t = 1 000 (10⁵ steps of 0.01; 2·10⁴ of 0.05 and 5 000 of 0.2 for the orders 4 and 6, whose
+/// energy error at 0.01 is at rounding) with every discretization (f64; 4 points), while the
+/// energy error is far above rounding, and 4 times smaller at half the step for the
+/// second-order ones (O(h²); the orders of all are measured by `phaseflow order` in
+/// tests/lagrangian_galerkin.rs, over many step sizes rather than one end state).
 #[test]
 fn polar_kepler_conserves_its_discrete_angular_momentum() {
     for rule in Discretization::ALL {
         let sys = lagrangian(POLAR_KEPLER, rule);
         let init = disk_around(&sys, &[1.0, 0.0, 0.1, 1.1], 4, 0.05);
-        let steps = 100_000;
-        let end = advance_f64(&sys, Method::Variational, 0.01, steps, &init);
+        let h: f64 = match rule.order() {
+            1 | 2 => 0.01,
+            4 => 0.05,
+            _ => 0.2,
+        };
+        let steps = (1000.0 / h).round() as u64;
+        let end = advance_f64(&sys, Method::Variational, h, steps, &init);
         let n = init.n;
         let energy_error = |end: &State<f64>| {
             (0..n)
                 .map(|i| {
                     let e = |s: &State<f64>| {
-                        sys.energy(0.01, &[s.q[i], s.q[n + i]], &[s.p[i], s.p[n + i]])
+                        sys.energy(h, &[s.q[i], s.q[n + i]], &[s.p[i], s.p[n + i]])
                     };
                     (e(end) - e(&init)).abs()
                 })
@@ -190,9 +201,9 @@ fn polar_kepler_conserves_its_discrete_angular_momentum() {
         }
         assert!(end.unconverged.iter().all(|&u| u == 0), "{}", rule.name());
         let e1 = energy_error(&end);
-        assert!(e1 > 1e-9, "{}: energy error {e1:e}", rule.name());
+        assert!(e1 > 1e-10, "{}: energy error {e1:e}", rule.name());
         if rule.order() == 2 {
-            let half = advance_f64(&sys, Method::Variational, 0.005, 2 * steps, &init);
+            let half = advance_f64(&sys, Method::Variational, h / 2.0, 2 * steps, &init);
             let ratio = e1 / energy_error(&half);
             assert!(
                 (3.0..5.0).contains(&ratio),

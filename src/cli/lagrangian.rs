@@ -8,8 +8,11 @@ use clap::Args;
 pub struct LagrangianArgs {
     /// The discrete Lagrangian of --lagrangian: left or right (h L at one end, order 1),
     /// midpoint (order 2, the implicit midpoint rule), trapezoid (order 2, Störmer–Verlet for
-    /// L = ½vᵀMv − V(q)) [default: trapezoid].
-    #[arg(long, value_name = "RULE", value_parser = ["left", "right", "midpoint", "trapezoid"])]
+    /// L = ½vᵀMv − V(q)); along quadratic or cubic paths (Galerkin): lobatto3 and gauss2
+    /// (order 4), lobatto4 and gauss3 (order 6) [default: trapezoid].
+    #[arg(long, value_name = "RULE", value_parser = [
+        "left", "right", "midpoint", "trapezoid", "lobatto3", "lobatto4", "gauss2", "gauss3",
+    ])]
     pub discretization: Option<String>,
     /// The generator ξ(q) of a symmetry of --lagrangian, a formula in q per degree of freedom,
     /// e.g. '-q2,q1' (rotations): J = p·ξ(q)'s drift is the momentum_err_max column.

@@ -5,8 +5,10 @@
 //! variational integrators".
 //!
 //! - `discretization`: the quadrature rules that make L_d from L (`--discretization`);
-//! - `step`: the step on the CPU engine, solving the discrete Euler–Lagrange equations for
-//!   q_{k+1} by Newton's method with the exact Jacobian, and its tangent map;
+//! - `equations`: the discrete Euler–Lagrange equations over a polynomial path, their
+//!   residuals and Jacobian for a block;
+//! - `step`: the step on the CPU engine, solving them for q_{k+1} (and a path's interior
+//!   control points) by Newton's method with the exact Jacobian, and its tangent map;
 //! - `explicit`: the step without iterating where L has a constant mass matrix and the
 //!   rule's nodes are the step's ends;
 //! - `legendre`: the continuous Legendre transform and the energy;
@@ -20,6 +22,7 @@
 //! systems, which hold (q_k, v_k), everything that reads (q, p) reads it as it is.
 
 pub mod discretization;
+pub mod equations;
 pub mod explicit;
 pub mod legendre;
 pub mod step;
@@ -294,30 +297,19 @@ impl DiscreteMap for LagrangianSystem {
         self.tangent_columns(h, q, p, tq, tp)
     }
 
-    /// The step's q1 is solved again from (q, p) before the step (the engine hands the
+    /// The step's control points (q1 and, for a path of degree s > 1, its interior ones) are
+    /// solved again from (q, p) before the step by Newton's method (the engine hands the
     /// columns the state before it; to the rounding gate, 50 iterations at most), then the
     /// columns go through `step::tangent`, the implicit function theorem on the discrete
     /// Euler–Lagrange equations.
     fn tangent_columns<T: Real>(&self, h: T, q: &[T], p: &[T], tq: &mut [T], tp: &mut [T]) {
-        let mut q1 = q.to_vec();
-        let mut p1 = p.to_vec();
         let newton = Newton {
             tol: crate::float::rounding_gate::<T>(),
             max_iter: 50,
         };
         let mut unconverged = vec![0; q.len() / self.l.dof];
         let rule = self.spec.discretization;
-        let mass = self.mass.as_deref();
-        step::step(
-            &self.l,
-            mass,
-            rule,
-            h,
-            &mut q1,
-            &mut p1,
-            newton,
-            &mut unconverged,
-        );
-        step::tangent(&self.l, rule, h, (q, &q1), tq, tp);
+        let x = step::controls(&self.l, rule, h, (q, p), newton, &mut unconverged);
+        step::tangent(&self.l, rule, h, (q, &x), tq, tp);
     }
 }

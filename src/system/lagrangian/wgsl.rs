@@ -22,58 +22,106 @@ fn literal(x: f64) -> String {
     }
 }
 
-/// The body that adds Σᵢ wᵢ [a L_q + b L_v] over the nodes to `out`, for `first`
-/// (D₁L_d: a = h(1 − c), b = −1) or not (D₁L_d + D₂L_d: a = h, no L_v); with `dir`, of
-/// the directional derivatives along (d0, d1).
-fn side(rule: Discretization, first: bool, dir: bool) -> String {
+/// What a stage's body adds to `out` (`stages`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Sum {
+    /// The residual rows G₀, …, G_{s−1}: row ν += w (h ℓ_ν L_q + ℓ'_ν L_v).
+    Rows,
+    /// Their derivative along (d0, dxs).
+    RowsDir,
+    /// The kick h Σ w L_q (one row of D).
+    Kick,
+}
+
+/// WGSL of control point ν's component k (`q0`, then the unknowns `xs`, D each).
+fn control(nu: usize, q0: &str, xs: &str) -> String {
+    match nu {
+        0 => format!("{q0}[k]"),
+        _ => format!("{xs}[{}u * D + k]", nu - 1),
+    }
+}
+
+/// Σ_ν c_ν · control ν, in order, as `equations::Scratch` sums it: with `skip_zeros`, the
+/// terms of a non-zero coefficient only (a position and velocity), else all (a direction).
+fn combination(coefficients: &[f64], q0: &str, xs: &str, skip_zeros: bool) -> String {
+    let terms: Vec<String> = coefficients
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| !skip_zeros || **c != 0.0)
+        .map(|(nu, &c)| format!("real({}) * {}", literal(c), control(nu, q0, xs)))
+        .collect();
+    terms.join(" + ")
+}
+
+/// The bodies over the rule's stages that add `sum` to `out` (CPU mirror:
+/// `equations::add_rows`, `add_rows_dir`, `add_kick`). One segment (s = 1) reads `q1` and the
+/// shared `vel`, as before paths of higher degree; a path of degree s > 1 computes each
+/// stage's position and velocity from the control points.
+fn stages(rule: Discretization, sum: Sum) -> String {
     let mut s = String::new();
-    for &(c, w) in rule.nodes() {
-        let point = if c == 0.0 {
-            "q0".to_string()
-        } else if c == 1.0 {
-            "q1".to_string()
+    let one_segment = rule.degree() == 1;
+    for stage in rule.stages() {
+        let c = stage.c;
+        let _ = writeln!(s, "    {{");
+        if one_segment {
+            let point = if c == 0.0 {
+                "q0".to_string()
+            } else if c == 1.0 {
+                "q1".to_string()
+            } else {
+                format!(
+                    "lag_point(q0, q1, real({}), real({}))",
+                    literal(1.0 - c),
+                    literal(c)
+                )
+            };
+            let _ = writeln!(s, "        let at = {point};");
         } else {
-            "lag_point(q0, q1, real(".to_string()
-                + &literal(1.0 - c)
-                + "), real("
-                + &literal(c)
-                + "))"
-        };
-        let a = if first {
-            literal(1.0 - c)
-        } else {
-            "1.0".into()
-        };
-        let _ = writeln!(s, "    {{\n        let x = {point};");
-        if dir {
             let _ = writeln!(
                 s,
-                "        var dq: array<real, D>;\n        var dv: array<real, D>;\n        for (var k = 0u; k < D; k++) {{\n            dq[k] = real({}) * d0[k] + real({}) * d1[k];\n            dv[k] = (d1[k] - d0[k]) / h;\n        }}\n        let gq = lag_q_dir(x, vel, dq, dv);\n        let gv = lag_v_dir(x, vel, dq, dv);",
-                literal(1.0 - c),
-                literal(c)
+                "        var at: array<real, D>;\n        var vel: array<real, D>;\n        for (var k = 0u; k < D; k++) {{\n            at[k] = {};\n            vel[k] = ({}) / h;\n        }}",
+                combination(&stage.value, "q0", "xs", true),
+                combination(&stage.slope, "q0", "xs", true)
             );
-        } else if first {
-            s.push_str("        let gq = lag_q(x, vel);\n        let gv = lag_v(x, vel);\n");
-        } else {
-            s.push_str("        let gq = lag_q(x, vel);\n");
         }
-        let term = if first {
-            "a * gq[k] + real(-1.0) * gv[k]"
+        if sum == Sum::RowsDir {
+            let dv = match one_segment {
+                true => "(d1[k] - d0[k]) / h".to_string(),
+                false => format!("({}) / h", combination(&stage.slope, "d0", "dxs", false)),
+            };
+            let _ = writeln!(
+                s,
+                "        var dq: array<real, D>;\n        var dv: array<real, D>;\n        for (var k = 0u; k < D; k++) {{\n            dq[k] = {};\n            dv[k] = {dv};\n        }}\n        let gq = lag_q_dir(at, vel, dq, dv);\n        let gv = lag_v_dir(at, vel, dq, dv);",
+                combination(&stage.value, "d0", "dxs", false)
+            );
+        } else if sum == Sum::Rows {
+            s.push_str("        let gq = lag_q(at, vel);\n        let gv = lag_v(at, vel);\n");
         } else {
-            "a * gq[k]"
-        };
-        let _ = writeln!(
-            s,
-            "        let a = h * real({a});\n        for (var k = 0u; k < D; k++) {{\n            out[k] = out[k] + real({}) * ({term});\n        }}\n    }}",
-            literal(w)
-        );
+            s.push_str("        let gq = lag_q(at, vel);\n");
+        }
+        let w = literal(stage.w);
+        if sum == Sum::Kick {
+            let _ = writeln!(
+                s,
+                "        let a = h * real(1.0);\n        for (var k = 0u; k < D; k++) {{\n            out[k] = out[k] + real({w}) * (a * gq[k]);\n        }}"
+            );
+        }
+        for row in (0..rule.degree()).filter(|_| sum != Sum::Kick) {
+            let _ = writeln!(
+                s,
+                "        let a{row} = h * real({});\n        for (var k = 0u; k < D; k++) {{\n            out[{row}u * D + k] = out[{row}u * D + k] + real({w}) * (a{row} * gq[k] + real({}) * gv[k]);\n        }}",
+                literal(stage.value[row]),
+                literal(stage.slope[row])
+            );
+        }
+        s.push_str("    }\n");
     }
     s
 }
 
-/// The functions of the step that do not depend on L or the rule: a node's configuration,
-/// the difference quotient, the linear solve (`LAG_DD` = D², the Jacobian's entries) and
-/// and the Jacobian's (WGSL declarations may come in any order).
+/// The functions of the step that do not depend on L or the rule: a node's configuration and
+/// the difference quotient of one segment, the linear solve of the LAG_N unknowns (`LAG_NN`
+/// = LAG_N², the Jacobian's entries; WGSL declarations may come in any order).
 const FIXED: &str = r#"
 // (1 − c) q0 + c q1: a quadrature node's configuration.
 fn lag_point(q0: array<real, D>, q1: array<real, D>, a: real, c: real) -> array<real, D> {
@@ -95,76 +143,79 @@ fn lag_velocity(h: real, q0: array<real, D>, q1: array<real, D>) -> array<real, 
 
 // The solution x of a x = b (a by rows) by Gaussian elimination with partial pivoting. CPU
 // mirror: `lagrangian::step::solve`.
-fn lag_solve(a_in: array<real, LAG_DD>, b_in: array<real, D>) -> array<real, D> {
+fn lag_solve(a_in: array<real, LAG_NN>, b_in: array<real, LAG_N>) -> array<real, LAG_N> {
     var a = a_in;
     var b = b_in;
-    for (var col = 0u; col < D; col++) {
+    for (var col = 0u; col < LAG_N; col++) {
         var pivot = col;
-        for (var r = col + 1u; r < D; r++) {
-            if (abs(a[r * D + col]) > abs(a[pivot * D + col])) {
+        for (var r = col + 1u; r < LAG_N; r++) {
+            if (abs(a[r * LAG_N + col]) > abs(a[pivot * LAG_N + col])) {
                 pivot = r;
             }
         }
         if (pivot != col) {
-            for (var k = 0u; k < D; k++) {
-                let t = a[col * D + k];
-                a[col * D + k] = a[pivot * D + k];
-                a[pivot * D + k] = t;
+            for (var k = 0u; k < LAG_N; k++) {
+                let t = a[col * LAG_N + k];
+                a[col * LAG_N + k] = a[pivot * LAG_N + k];
+                a[pivot * LAG_N + k] = t;
             }
             let t = b[col];
             b[col] = b[pivot];
             b[pivot] = t;
         }
-        let inv = real(1.0) / a[col * D + col];
-        for (var r = col + 1u; r < D; r++) {
-            let f = a[r * D + col] * inv;
-            for (var k = col + 1u; k < D; k++) {
-                a[r * D + k] = a[r * D + k] - f * a[col * D + k];
+        let inv = real(1.0) / a[col * LAG_N + col];
+        for (var r = col + 1u; r < LAG_N; r++) {
+            let f = a[r * LAG_N + col] * inv;
+            for (var k = col + 1u; k < LAG_N; k++) {
+                a[r * LAG_N + k] = a[r * LAG_N + k] - f * a[col * LAG_N + k];
             }
             b[r] = b[r] - f * b[col];
         }
     }
-    for (var c = 0u; c < D; c++) {
-        let col = D - 1u - c;
+    for (var c = 0u; c < LAG_N; c++) {
+        let col = LAG_N - 1u - c;
         var x = b[col];
-        for (var k = col + 1u; k < D; k++) {
-            x = x - a[col * D + k] * b[k];
+        for (var k = col + 1u; k < LAG_N; k++) {
+            x = x - a[col * LAG_N + k] * b[k];
         }
-        b[col] = x / a[col * D + col];
+        b[col] = x / a[col * LAG_N + col];
     }
     return b;
 }
 
 "#;
 
-/// `discrete_step` by Newton's method, which calls the rule's `lag_d1`, `lag_d1_dir` and
-/// `lag_kick`. CPU mirror: `step::step_in`.
+/// `discrete_step` by Newton's method, which calls the rule's `lag_rows`, `lag_rows_dir` and
+/// `lag_kick`. CPU mirror: `step::solve_controls` and `step::step`.
 const NEWTON: &str = r#"
-// One step from (q, p) (p in the `v` slots): q1 solves p + D₁L_d(q, q1) = 0 by Newton's
-// method from q1 = q with the exact Jacobian, each increment to IMPLICIT_NEWTON_TOL·(1 + |q1|),
-// at most IMPLICIT_MAX_ITER; then p1 = D₂L_d(q, q1) (`lag_kick`). `next` (the drift) is
-// not read.
+// One step from (q, p) (p in the `v` slots): the control points xs (LAG_N = s·D unknowns;
+// q1 the last D) solve p + G₀ = 0, G_ν = 0 (0 < ν < s) by Newton's method from xs = (q, …, q)
+// with the exact Jacobian, each increment to IMPLICIT_NEWTON_TOL·(1 + |x|), at most
+// IMPLICIT_MAX_ITER; then p1 = p + h Σ wᵢ L_q (`lag_kick`). `next` (the drift) is not read.
 fn discrete_step(h: real, q: array<real, D>, next: array<real, D>, v: array<real, D>,
     ev: array<real, D>) -> MapStep {
-    var q1 = q;
+    var xs: array<real, LAG_N>;
+    for (var j = 0u; j < LAG_N; j++) {
+        xs[j] = q[j % D];
+    }
     var capped = true;
     var zero: array<real, D>;
     for (var it = 0u; it < IMPLICIT_MAX_ITER; it++) {
-        let f = lag_d1(h, q, q1, v);
-        var a: array<real, LAG_DD>;
-        for (var k = 0u; k < D; k++) {
-            var unit: array<real, D>;
+        let f = lag_rows(h, q, xs, v);
+        var a: array<real, LAG_NN>;
+        for (var k = 0u; k < LAG_N; k++) {
+            var unit: array<real, LAG_N>;
             unit[k] = real(1.0);
-            let column = lag_d1_dir(h, q, q1, zero, unit);
-            for (var r = 0u; r < D; r++) {
-                a[r * D + k] = column[r];
+            let column = lag_rows_dir(h, q, xs, zero, unit);
+            for (var r = 0u; r < LAG_N; r++) {
+                a[r * LAG_N + k] = column[r];
             }
         }
         let delta = lag_solve(a, f);
         var moving = false;
-        for (var k = 0u; k < D; k++) {
-            let x = q1[k] - delta[k];
-            q1[k] = x;
+        for (var k = 0u; k < LAG_N; k++) {
+            let x = xs[k] - delta[k];
+            xs[k] = x;
             moving = moving || abs(delta[k]) > IMPLICIT_NEWTON_TOL * (real(1.0) + abs(x));
         }
         if (!moving) {
@@ -172,7 +223,11 @@ fn discrete_step(h: real, q: array<real, D>, next: array<real, D>, v: array<real
             break;
         }
     }
-    return MapStep(q1, lag_kick(h, q, q1, v), ev, capped);
+    var q1: array<real, D>;
+    for (var k = 0u; k < D; k++) {
+        q1[k] = xs[LAG_N - D + k];
+    }
+    return MapStep(q1, lag_kick(h, q, xs, v), ev, capped);
 }
 "#;
 
@@ -240,41 +295,54 @@ pub fn discrete_step(
         rule.name()
     );
     let mut s = l.wgsl_named(["lag_q", "lag_v", "lag_q_dir", "lag_v_dir"], header);
-    let _ = write!(s, "\nconst LAG_DD: u32 = {}u;\n{FIXED}", l.dof * l.dof);
+    let u = rule.degree() * l.dof;
+    let _ = write!(
+        s,
+        "\nconst LAG_N: u32 = {u}u;\nconst LAG_NN: u32 = {}u;\n{FIXED}",
+        u * u
+    );
+    // One segment: q1 is the unknowns, and every stage has the velocity (q1 − q0)/h.
+    let (segment, segment_dir) = match rule.degree() {
+        1 => (
+            "    let q1 = xs;\n    let vel = lag_velocity(h, q0, q1);\n",
+            "    let q1 = xs;\n    let d1 = dxs;\n    let vel = lag_velocity(h, q0, q1);\n",
+        ),
+        _ => ("", ""),
+    };
     let _ = write!(
         s,
         r#"
-// init + D₁L_d(q0, q1).
-fn lag_d1(h: real, q0: array<real, D>, q1: array<real, D>, init: array<real, D>) -> array<real, D> {{
-    let vel = lag_velocity(h, q0, q1);
-    var out = init;
-{d1}    return out;
+// The residual rows init + G₀, G₁, …, G_{{s−1}} at the control points (q0, xs), G_ν = ∂L_d/∂Q^ν.
+fn lag_rows(h: real, q0: array<real, D>, xs: array<real, LAG_N>, init: array<real, D>) -> array<real, LAG_N> {{
+{segment}    var out: array<real, LAG_N>;
+    for (var k = 0u; k < D; k++) {{
+        out[k] = init[k];
+    }}
+{rows}    return out;
 }}
 
-// p0 + D₁L_d(q0, q1) + D₂L_d(q0, q1) = p0 + h Σ wᵢ L_q(Qᵢ, V): the discrete Legendre
-// transform p1 = D₂L_d(q0, q1) where p0 + D₁L_d = 0 (`lagrangian::step`).
-fn lag_kick(h: real, q0: array<real, D>, q1: array<real, D>, p0: array<real, D>) -> array<real, D> {{
-    let vel = lag_velocity(h, q0, q1);
-    var out = p0;
-{d2}    return out;
+// p0 + h Σ wᵢ L_q at the stages: the discrete Legendre transform p1 = Gₛ where the rows
+// vanish (`lagrangian::step`).
+fn lag_kick(h: real, q0: array<real, D>, xs: array<real, LAG_N>, p0: array<real, D>) -> array<real, D> {{
+{segment}    var out = p0;
+{kick}    return out;
 }}
 
-// The derivative of D₁L_d along (d0, d1).
-fn lag_d1_dir(h: real, q0: array<real, D>, q1: array<real, D>, d0: array<real, D>,
-    d1: array<real, D>) -> array<real, D> {{
-    let vel = lag_velocity(h, q0, q1);
-    var out: array<real, D>;
-{d1dir}    return out;
+// The derivative of the rows along (d0, dxs).
+fn lag_rows_dir(h: real, q0: array<real, D>, xs: array<real, LAG_N>, d0: array<real, D>,
+    dxs: array<real, LAG_N>) -> array<real, LAG_N> {{
+{segment_dir}    var out: array<real, LAG_N>;
+{rows_dir}    return out;
 }}
 
 "#,
-        d1 = side(rule, true, false),
-        d2 = side(rule, false, false),
-        d1dir = side(rule, true, true),
+        rows = stages(rule, Sum::Rows),
+        kick = stages(rule, Sum::Kick),
+        rows_dir = stages(rule, Sum::RowsDir),
     );
     match mass {
         Some(mass) if rule.ends_only() => {
-            s.push_str(&constant_array("lag_mass", "LAG_DD", &mass.mass));
+            s.push_str(&constant_array("lag_mass", "LAG_NN", &mass.mass));
             s.push_str(&constant_array("lag_offset", "D", &mass.offset));
             s.push_str(
                 &EXPLICIT

@@ -297,19 +297,16 @@ impl DiscreteMap for LagrangianSystem {
         self.tangent_columns(h, q, p, tq, tp)
     }
 
-    /// The step's control points (q1 and, for a path of degree s > 1, its interior ones) are
-    /// solved again from (q, p) before the step by Newton's method (the engine hands the
-    /// columns the state before it; to the rounding gate, 50 iterations at most), then the
-    /// columns go through `step::tangent`, the implicit function theorem on the discrete
-    /// Euler–Lagrange equations.
+    /// Through `step::tangent`: the step's control points (q1 and, for a path of degree
+    /// s > 1, its interior ones) solved again from (q, p) before the step by Newton's method
+    /// (the engine hands the columns the state before it; to the rounding gate, 50 iterations
+    /// at most), then the implicit function theorem on the discrete Euler–Lagrange equations.
     fn tangent_columns<T: Real>(&self, h: T, q: &[T], p: &[T], tq: &mut [T], tp: &mut [T]) {
         let newton = Newton {
             tol: crate::float::rounding_gate::<T>(),
             max_iter: 50,
         };
-        let mut unconverged = vec![0; q.len() / self.l.dof];
         let rule = self.spec.discretization;
-        let x = step::controls(&self.l, rule, h, (q, p), newton, &mut unconverged);
-        step::tangent(&self.l, rule, h, (q, &x), tq, tp);
+        step::tangent(&self.l, rule, h, (q, p), newton, tq, tp);
     }
 }

@@ -180,23 +180,6 @@ pub fn step<T: Real>(
     )
 }
 
-/// The step's control points X = (Q¹, …, Qˢ) from (q, p) (Newton's method, as `step` takes
-/// it; s·d·n values, Qˢ = q1): what the tangent map linearises about (`tangent`).
-#[allow(clippy::too_many_arguments)]
-pub fn controls<T: Real>(
-    l: &ExprHamiltonian,
-    rule: Discretization,
-    h: T,
-    (q, p): (&[T], &[T]),
-    newton: Newton,
-    unconverged: &mut [u32],
-) -> Vec<T> {
-    let (nd, n) = (q.len(), q.len() / l.dof);
-    let u = rule.degree() * l.dof;
-    let mut b = Buffers::new(u, nd, n);
-    solve_controls(l, rule, h, (q, p), newton, unconverged, &mut b).to_vec()
-}
-
 /// X solved in `b` (`b.x`, returned): every control point starts at q0.
 fn solve_controls<'b, T: Real>(
     l: &ExprHamiltonian,
@@ -259,25 +242,51 @@ fn solve_controls<'b, T: Real>(
     x
 }
 
-/// Advance the tangent columns of a block through the step just taken from q0 with control
-/// points X (`controls`): each column (δq0, δp0) becomes (δq1, δp1) with J δX = −(δp0 in row
-/// 0 + the derivative of the rows along (δq0, 0)), J = ∂(G₀, …, G_{s−1})/∂X, δq1 = δQˢ and
-/// δp1 = δp0 + the derivative of h Σᵢ wᵢ L_q along (δq0, δX): the map's exact linearisation
-/// in the form its p1 is computed (`step`). The derivative of D₂L_d alone adds two terms of
-/// size |δq|/h that cancel to |δp|, and lost the determinant 10⁻⁹ in 10⁴ steps of the
-/// pendulum (Verlet's kernel 2·10⁻¹¹). Columns at `j·len..` of `tq`, `tp`.
+/// Advance the tangent columns of a block through the step from (q0, p0): its control points
+/// X (q1 and a path's interior points) solved again by Newton's method (`newton`), then each
+/// column (δq0, δp0) becomes (δq1, δp1) with J δX = −(δp0 in row 0 + the derivative of the
+/// rows along (δq0, 0)), J = ∂(G₀, …, G_{s−1})/∂X at X, δq1 = δQˢ and δp1 = δp0 + the
+/// derivative of h Σᵢ wᵢ L_q along (δq0, δX): the map's exact linearisation in the form its
+/// p1 is computed (`step`). The derivative of D₂L_d alone adds two terms of size |δq|/h that
+/// cancel to |δp|, and lost the determinant 10⁻⁹ in 10⁴ steps of the pendulum (Verlet's
+/// kernel 2·10⁻¹¹). Columns at `j·len..` of `tq`, `tp`; the buffers are lent as `step`'s.
+#[allow(clippy::too_many_arguments)]
 pub fn tangent<T: Real>(
     l: &ExprHamiltonian,
     rule: Discretization,
     h: T,
-    (q0, x): (&[T], &[T]),
+    (q0, p0): (&[T], &[T]),
+    newton: Newton,
     tq: &mut [T],
     tp: &mut [T],
 ) {
     let (nd, n) = (q0.len(), q0.len() / l.dof);
     let u = rule.degree() * l.dof;
-    let mut b = Buffers::new(u, nd, n);
+    let mut unconverged = vec![0; n];
+    lend(
+        |b: &Buffers<T>| b.fits(u, n),
+        || Buffers::new(u, nd, n),
+        |b| {
+            solve_controls(l, rule, h, (q0, p0), newton, &mut unconverged, b);
+            columns(l, rule, h, q0, b, tq, tp);
+        },
+    )
+}
+
+/// `tangent`'s columns about the control points in `b.x`.
+fn columns<T: Real>(
+    l: &ExprHamiltonian,
+    rule: Discretization,
+    h: T,
+    q0: &[T],
+    b: &mut Buffers<T>,
+    tq: &mut [T],
+    tp: &mut [T],
+) {
+    let (nd, n) = (q0.len(), q0.len() / l.dof);
+    let u = b.b.len();
     let Buffers {
+        x,
         f: rows,
         jac,
         s,
@@ -287,13 +296,14 @@ pub fn tangent<T: Real>(
         a,
         b: rhs,
         ..
-    } = &mut b;
+    } = b;
     jacobian(l, rule, h, (q0, x), s, (zero, unit, column), jac);
-    let mut dx = vec![T::ZERO; u * n];
+    // δX = 0 in the rows' derivative along (δq0, 0); `column` holds δX after.
+    unit.fill(T::ZERO);
+    let dx = column;
     for (cq, cp) in tq.chunks_exact_mut(nd).zip(tp.chunks_exact_mut(nd)) {
         rows.fill(T::ZERO);
         rows[..nd].copy_from_slice(cp);
-        unit.fill(T::ZERO);
         add_rows_dir(l, rule, h, (q0, x), (cq, unit), s, rows);
         for i in 0..n {
             for (e, y) in a.iter_mut().enumerate() {
@@ -307,7 +317,7 @@ pub fn tangent<T: Real>(
                 dx[k * n + i] = y;
             }
         }
-        add_kick(l, rule, h, (q0, x), Some((cq, &dx)), s, cp);
+        add_kick(l, rule, h, (q0, x), Some((cq, dx)), s, cp);
         cq.copy_from_slice(&dx[dx.len() - nd..]);
     }
 }

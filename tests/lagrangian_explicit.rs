@@ -1,10 +1,18 @@
 //! The explicit step of a Lagrangian with a constant mass matrix (`system::lagrangian::explicit`):
 //! L = ½vᵀMv + c·v − U(q) is recognised from its formula (and nothing else is), its `left`,
 //! `right` and `trapezoid` steps are Newton's method's steps to rounding while taking no
-//! iteration, and the force a step keeps for the next is never read for another formula or
-//! another configuration.
+//! iteration, the force a step keeps for the next is never read for another formula or
+//! another configuration, and the built-in `pendulum-variational` (Torrente's) is its own
+//! Lagrangian under the trapezoidal rule.
+
+mod common;
 
 use std::collections::BTreeMap;
+
+use common::{advance_f64, disk_at};
+use phaseflow::method::Method;
+use phaseflow::system::lagrangian::LagrangianSpec;
+use phaseflow::system::{ExprSpec, System};
 
 use phaseflow::expr::ExprHamiltonian;
 use phaseflow::system::lagrangian::explicit::ConstantMass;
@@ -169,4 +177,48 @@ fn a_kept_force_is_never_read_for_another_formula() {
     assert_eq!((bits(&qa), bits(&pa)), own_a);
     assert_eq!((bits(&qb), bits(&pb)), own_b);
     assert_ne!(own_a, own_b, "the two formulas differ");
+}
+
+/// Torrente's variational pendulum (`pendulum-variational`: L_d = h[½v_k² + ½cos q_k +
+/// ½cos q_{k+1}], state (q_k, v_k), v_k = (q_{k+1} − q_k)/h) is the trapezoidal discrete
+/// Lagrangian of L = ½v² + cos q: started at the discrete Legendre transform
+/// p_k = −D₁L_d = v_k + (h/2) sin q_k, the Lagrangian run's (q_k, p_k) are the built-in's
+/// (q_k, v_k + (h/2) sin q_k) to 1e-12 after 2 000 steps of 0.05 (f64, 64 points).
+#[test]
+fn the_built_in_variational_pendulum_is_its_lagrangian_under_the_trapezoid() {
+    let builtin = System::new("pendulum-variational", &BTreeMap::new()).unwrap();
+    let lagrangian = System::from_lagrangian(LagrangianSpec {
+        expr: ExprSpec {
+            name: "lagrangian".into(),
+            formula: "v^2/2 + cos(q)".into(),
+            dof: None,
+            params: BTreeMap::new(),
+            default_state: None,
+            coordinates: None,
+        },
+        discretization: Discretization::Trapezoid,
+        momentum: None,
+        velocities: false,
+    })
+    .unwrap();
+    let h = 0.05;
+    let start = disk_at(&builtin, h, 64, 0.5);
+    let momentum = |q: &[f64], v: &[f64]| -> Vec<f64> {
+        q.iter().zip(v).map(|(q, v)| v + h / 2.0 * q.sin()).collect()
+    };
+    let mut start_p = start.clone();
+    start_p.p = momentum(&start.q, &start.p);
+    let a = advance_f64(&builtin, Method::Variational, h, 2000, &start);
+    let b = advance_f64(&lagrangian, Method::Variational, h, 2000, &start_p);
+    let pa = momentum(&a.q, &a.p);
+    let dev = a
+        .q
+        .iter()
+        .zip(&b.q)
+        .chain(pa.iter().zip(&b.p))
+        .map(|(x, y)| (x - y).abs())
+        .fold(0.0f64, f64::max);
+    assert!(dev < 1e-12, "built-in against its Lagrangian: {dev:e}");
+    let moved = a.q.iter().zip(&start.q).map(|(x, y)| (x - y).abs());
+    assert!(moved.fold(0.0f64, f64::max) > 0.1, "nothing moved");
 }

@@ -204,20 +204,22 @@ fn the_built_in_variational_pendulum_is_its_lagrangian_under_the_trapezoid() {
     let h = 0.05;
     let start = disk_at(&builtin, h, 64, 0.5);
     let momentum = |q: &[f64], v: &[f64]| -> Vec<f64> {
-        q.iter().zip(v).map(|(q, v)| v + h / 2.0 * q.sin()).collect()
+        q.iter()
+            .zip(v)
+            .map(|(q, v)| v + h / 2.0 * q.sin())
+            .collect()
     };
     let mut start_p = start.clone();
     start_p.p = momentum(&start.q, &start.p);
     let a = advance_f64(&builtin, Method::Variational, h, 2000, &start);
     let b = advance_f64(&lagrangian, Method::Variational, h, 2000, &start_p);
     let pa = momentum(&a.q, &a.p);
-    let dev = a
-        .q
-        .iter()
-        .zip(&b.q)
-        .chain(pa.iter().zip(&b.p))
-        .map(|(x, y)| (x - y).abs())
-        .fold(0.0f64, f64::max);
+    let dev =
+        a.q.iter()
+            .zip(&b.q)
+            .chain(pa.iter().zip(&b.p))
+            .map(|(x, y)| (x - y).abs())
+            .fold(0.0f64, f64::max);
     assert!(dev < 1e-12, "built-in against its Lagrangian: {dev:e}");
     let moved = a.q.iter().zip(&start.q).map(|(x, y)| (x - y).abs());
     assert!(moved.fold(0.0f64, f64::max) > 0.1, "nothing moved");

@@ -11,7 +11,7 @@
 //! WGSL mirror: `wgsl::EXPLICIT`, the same operations in the same order.
 
 use super::legendre::singular;
-use super::step::lend;
+use super::step::{lend, solve_many};
 use super::Discretization;
 use crate::expr::ExprHamiltonian;
 use crate::float::Real;
@@ -189,66 +189,5 @@ impl<T: Real> LastForce<T> {
         let same = self.formula == formula
             && bytemuck::cast_slice::<T, u8>(&self.q) == bytemuck::cast_slice::<T, u8>(q);
         same.then_some(&self.gq)
-    }
-}
-
-/// `solve` of the same d×d matrix `a` for n right-hand sides at once, `b` component-major
-/// (`b[k·n + i]` is component k of point i's; x in b): `a` is eliminated once and each
-/// point's b takes `solve`'s operations in `solve`'s order, so each x is `solve`'s bit for
-/// bit, in loops over the points that vectorise (a constant mass matrix's solve point by point
-/// was half of an explicit Lagrangian run).
-pub fn solve_many<T: Real>(a: &mut [T], b: &mut [T], d: usize, n: usize) {
-    if d == 1 {
-        divide(b, a[0]);
-        return;
-    }
-    for col in 0..d {
-        let mut pivot = col;
-        for r in col + 1..d {
-            if a[r * d + col].abs() > a[pivot * d + col].abs() {
-                pivot = r;
-            }
-        }
-        if pivot != col {
-            for k in 0..d {
-                a.swap(col * d + k, pivot * d + k);
-            }
-            for i in 0..n {
-                b.swap(col * n + i, pivot * n + i);
-            }
-        }
-        let inv = T::ONE / a[col * d + col];
-        for r in col + 1..d {
-            let f = a[r * d + col] * inv;
-            for k in col + 1..d {
-                let x = a[col * d + k];
-                a[r * d + k] -= f * x;
-            }
-            let (upper, lower) = b.split_at_mut(r * n);
-            for (y, &x) in lower[..n].iter_mut().zip(&upper[col * n..][..n]) {
-                *y -= f * x;
-            }
-        }
-    }
-    for col in (0..d).rev() {
-        let (head, tail) = b.split_at_mut((col + 1) * n);
-        let row = &mut head[col * n..];
-        for k in col + 1..d {
-            let c = a[col * d + k];
-            for (y, &x) in row.iter_mut().zip(&tail[(k - col - 1) * n..][..n]) {
-                *y -= c * x;
-            }
-        }
-        divide(row, a[col * d + col]);
-    }
-}
-
-/// x / a for each x, skipped where a = 1 (x / 1 is x, bit for bit): a unit mass's division
-/// was a tenth of an explicit Lagrangian run.
-fn divide<T: Real>(x: &mut [T], a: T) {
-    if a != T::ONE {
-        for x in x {
-            *x = *x / a;
-        }
     }
 }

@@ -103,15 +103,26 @@ pub(super) fn lend<B: Any, R>(
 }
 
 /// Solve a x = b in place (a: d×d by rows, b: d values; x in b) by Gaussian elimination with
-/// partial pivoting. A singular a leaves non-finite values in b. CPU mirror of the WGSL
-/// `lag_solve` (`wgsl.rs`): the same operations in the same order.
+/// partial pivoting: `solve_many` for one right-hand side. A singular a leaves non-finite
+/// values in b. CPU mirror of the WGSL `lag_solve` (`wgsl.rs`): the same operations in the
+/// same order.
 #[inline(always)]
 pub fn solve<T: Real>(a: &mut [T], b: &mut [T], d: usize) {
+    solve_many(a, b, d, 1)
+}
+
+/// Solve a x = b for n right-hand sides at once (a: d×d by rows; b component-major,
+/// `b[k·n + i]` component k of right-hand side i; x in b) by Gaussian elimination with partial
+/// pivoting: `a` is eliminated once and each right-hand side takes the same operations in the
+/// same order as alone, so each x is bit for bit what n = 1 gives, in loops over the points
+/// that vectorise (a constant mass matrix's solve point by point was half of an explicit
+/// Lagrangian run).
+#[inline(always)]
+pub fn solve_many<T: Real>(a: &mut [T], b: &mut [T], d: usize, n: usize) {
     if d == 1 {
-        // What the elimination below computes for one unknown (its back substitution alone),
-        // without the loops around it: a step's solve per point per iteration was a fifth of
-        // a Lagrangian run.
-        b[0] = b[0] / a[0];
+        // The elimination's back substitution alone, without its loops: a step's solve per
+        // point per iteration was a fifth of a Lagrangian run.
+        divide(b, a[0]);
         return;
     }
     for col in 0..d {
@@ -125,7 +136,9 @@ pub fn solve<T: Real>(a: &mut [T], b: &mut [T], d: usize) {
             for k in 0..d {
                 a.swap(col * d + k, pivot * d + k);
             }
-            b.swap(col, pivot);
+            for i in 0..n {
+                b.swap(col * n + i, pivot * n + i);
+            }
         }
         let inv = T::ONE / a[col * d + col];
         for r in col + 1..d {
@@ -134,16 +147,32 @@ pub fn solve<T: Real>(a: &mut [T], b: &mut [T], d: usize) {
                 let x = a[col * d + k];
                 a[r * d + k] -= f * x;
             }
-            let x = b[col];
-            b[r] -= f * x;
+            let (upper, lower) = b.split_at_mut(r * n);
+            for (y, &x) in lower[..n].iter_mut().zip(&upper[col * n..][..n]) {
+                *y -= f * x;
+            }
         }
     }
     for col in (0..d).rev() {
-        let mut x = b[col];
+        let (head, tail) = b.split_at_mut((col + 1) * n);
+        let row = &mut head[col * n..];
         for k in col + 1..d {
-            x -= a[col * d + k] * b[k];
+            let c = a[col * d + k];
+            for (y, &x) in row.iter_mut().zip(&tail[(k - col - 1) * n..][..n]) {
+                *y -= c * x;
+            }
         }
-        b[col] = x / a[col * d + col];
+        divide(row, a[col * d + col]);
+    }
+}
+
+/// x / a for each x, skipped where a = 1 (x / 1 is x, bit for bit): a unit mass's division
+/// was a tenth of an explicit Lagrangian run.
+fn divide<T: Real>(x: &mut [T], a: T) {
+    if a != T::ONE {
+        for x in x {
+            *x = *x / a;
+        }
     }
 }
 

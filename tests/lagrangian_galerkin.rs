@@ -78,3 +78,38 @@ fn every_discretization_has_its_order_on_two_systems() {
         }
     }
 }
+
+/// The buffers a thread keeps for the step follow the block's whole shape: a quadratic path in
+/// one degree of freedom and one segment in two both have 2 unknowns a point, and the second
+/// block, stepped on the thread right after the first, once found the first's buffers (a
+/// panic on lavapipe's test threads). Each result is also the block's own, bit for bit.
+#[test]
+fn kept_buffers_follow_the_shape_not_only_the_unknowns() {
+    use phaseflow::expr::ExprHamiltonian;
+    use phaseflow::system::lagrangian::step;
+    use phaseflow::system::Newton;
+    use std::collections::BTreeMap;
+
+    let compile = |f: &str| ExprHamiltonian::lagrangian(f, &BTreeMap::new(), None).unwrap();
+    let (one, two) = (
+        compile("v^2/2 - (1 - cos(q))"),
+        compile("(v1^2 + q1^2*v2^2)/2 + 1/q1"),
+    );
+    let newton = Newton {
+        tol: 1e-14,
+        max_iter: 50,
+    };
+    let n = 16;
+    let go = |l: &ExprHamiltonian, rule: Discretization, q: &mut Vec<f64>, p: &mut Vec<f64>| {
+        step::step(l, None, rule, 0.05, q, p, newton, &mut vec![0; n]);
+    };
+    let start_two = || (vec![1.0; 2 * n], vec![0.1; 2 * n]);
+    let (mut qa, mut pa) = start_two();
+    go(&two, Discretization::Trapezoid, &mut qa, &mut pa);
+    let (mut q1, mut p1) = (vec![0.5; n], vec![0.2; n]);
+    go(&one, Discretization::Gauss2, &mut q1, &mut p1);
+    let (mut qb, mut pb) = start_two();
+    go(&two, Discretization::Trapezoid, &mut qb, &mut pb);
+    let bits = |x: &[f64]| x.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+    assert_eq!((bits(&qa), bits(&pa)), (bits(&qb), bits(&pb)));
+}

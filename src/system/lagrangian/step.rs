@@ -76,8 +76,11 @@ impl<T: Real> Buffers<T> {
         }
     }
 
-    fn fits(&self, u: usize, n: usize) -> bool {
-        self.b.len() == u && self.active.len() == n
+    /// Whether these buffers are of this shape: u unknowns a point, d·n = `nd` values a
+    /// configuration, n points (u alone does not say: s·d = 2 for a quadratic path in one
+    /// degree of freedom and for one segment in two).
+    fn fits(&self, u: usize, nd: usize, n: usize) -> bool {
+        self.b.len() == u && self.q0.len() == nd && self.active.len() == n
     }
 }
 
@@ -196,7 +199,7 @@ pub fn step<T: Real>(
     let (nd, n) = (q.len(), q.len() / l.dof);
     let u = rule.degree() * l.dof;
     lend(
-        |b: &Buffers<T>| b.fits(u, n),
+        |b: &Buffers<T>| b.fits(u, nd, n),
         || Buffers::new(u, nd, n),
         |b| {
             let mut q0 = std::mem::take(&mut b.q0);
@@ -293,7 +296,7 @@ pub fn tangent<T: Real>(
     let u = rule.degree() * l.dof;
     let mut unconverged = vec![0; n];
     lend(
-        |b: &Buffers<T>| b.fits(u, n),
+        |b: &Buffers<T>| b.fits(u, nd, n),
         || Buffers::new(u, nd, n),
         |b| {
             solve_controls(l, rule, h, (q0, p0), newton, &mut unconverged, b);

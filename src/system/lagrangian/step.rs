@@ -212,16 +212,16 @@ pub fn step<T: Real>(
     )
 }
 
-/// X solved in `b` (`b.x`, returned): every control point starts at q0.
-fn solve_controls<'b, T: Real>(
+/// X solved into `b.x`: every control point starts at q0.
+fn solve_controls<T: Real>(
     l: &ExprHamiltonian,
     rule: Discretization,
     h: T,
     (q0, p): (&[T], &[T]),
     newton: Newton,
     unconverged: &mut [u32],
-    b: &'b mut Buffers<T>,
-) -> &'b [T] {
+    b: &mut Buffers<T>,
+) {
     let (nd, n) = (q0.len(), q0.len() / l.dof);
     let u = b.b.len();
     let Buffers {
@@ -271,7 +271,6 @@ fn solve_controls<'b, T: Real>(
     for (u, &on) in unconverged.iter_mut().zip(active.iter()) {
         *u += u32::from(on);
     }
-    x
 }
 
 /// Advance the tangent columns of a block through the step from (q0, p0): its control points

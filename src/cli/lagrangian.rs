@@ -1,6 +1,7 @@
 //! The flags that qualify a Lagrangian given by `--lagrangian` (`LagrangianArgs`, flattened
 //! into the system's flags; `system::lagrangian`): its discrete Lagrangian, the symmetry whose
-//! discrete momentum is measured, and whether its initial states give velocities.
+//! discrete momentum is measured, whether its initial states give velocities, and its
+//! holonomic constraints.
 
 use clap::Args;
 
@@ -23,4 +24,10 @@ pub struct LagrangianArgs {
     /// continuous Legendre transform, and runs in (q, p) as every Lagrangian run does.
     #[arg(long)]
     pub velocities: bool,
+    /// A holonomic constraint g(q) = 0 of --lagrangian, a formula in q (repeat for more),
+    /// e.g. 'q1^2 + q2^2 + q3^2 - 1' (a spherical pendulum in Cartesian coordinates): the
+    /// step keeps the positions on it and the momenta tangent to it (with a one-segment
+    /// discretization); initial states are put on it; constraint_err_max is max |g|.
+    #[arg(long = "constraint", value_name = "EXPR", allow_hyphen_values = true)]
+    pub constraints: Vec<String>,
 }

@@ -94,6 +94,7 @@ impl RunFile {
                 self.discretization = None;
                 self.momentum = None;
                 self.velocities = None;
+                self.constraints = None;
             }
             self.system = a.system.clone();
             self.hamiltonian = a.hamiltonian.clone();
@@ -106,6 +107,9 @@ impl RunFile {
         over(&l.momentum, &mut self.momentum);
         if l.velocities {
             self.velocities = Some(true);
+        }
+        if !l.constraints.is_empty() {
+            self.constraints = Some(l.constraints.clone());
         }
         if !a.params.is_empty() {
             let mut p = self.params.take().unwrap_or_default();

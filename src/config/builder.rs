@@ -124,6 +124,7 @@ impl RunBuilder {
             (s.default_state, s.coordinates, s.discretization) = (None, None, None);
             s.momentum = None;
             s.velocities = None;
+            s.constraints = None;
         }
         (s.system, s.hamiltonian, s.system_file, s.lagrangian) = (None, None, None, None);
         self.also_system(system)
@@ -197,6 +198,8 @@ impl RunBuilder {
         momentum: String,
         /// A Lagrangian's initial states give (q, v), started at p = ∂L/∂v(q, v).
         velocities: bool,
+        /// A Lagrangian's holonomic constraints g(q) = 0, formulas in q.
+        constraints: Vec<String>,
         /// Step size h.
         dt: f64,
         steps: u64,

@@ -59,6 +59,8 @@ pub struct RunFile {
     pub momentum: Option<String>,
     /// `--velocities`: a Lagrangian's initial states give (q, v), started at p = ∂L/∂v.
     pub velocities: Option<bool>,
+    /// `--constraint` (repeated): a Lagrangian's holonomic constraints g(q) = 0.
+    pub constraints: Option<Vec<String>>,
     /// `--dof`: the formula's degrees of freedom.
     pub dof: Option<usize>,
     /// `--system-file`: a TOML file describing the system (`config::system_file`).
@@ -229,6 +231,7 @@ impl RunFile {
         self.discretization = Some(x.spec.discretization.name().into());
         self.momentum = x.spec.momentum.clone();
         self.velocities = x.spec.velocities.then_some(true);
+        self.constraints = (!x.spec.constraints.is_empty()).then(|| x.spec.constraints.clone());
         self.record_formula(
             &x.spec.expr,
             x.l.dof,

@@ -7,37 +7,56 @@ use crate::error::{Field, Result};
 use crate::invalid;
 use crate::system::{ExprSpec, System};
 
-/// The error for a discrete Lagrangian, a symmetry's generator or initial velocities given
-/// without a Lagrangian.
+/// Whether the settings give what only a Lagrangian takes.
+fn lagrangian_only(f: &RunFile) -> bool {
+    f.discretization.is_some()
+        || f.momentum.is_some()
+        || f.velocities.is_some()
+        || f.constraints.is_some()
+}
+
+/// The error for a discrete Lagrangian, a symmetry's generator, initial velocities or
+/// constraints given without a Lagrangian.
 fn no_discretization() -> crate::error::Error {
     invalid!(Field::Discretization;
         Field::Discretization,
         ", ",
         Field::Momentum,
-        " and ",
+        ", ",
         Field::Velocities,
+        " and ",
+        Field::Constraint,
         " apply to ",
         Field::Lagrangian,
-        " (the discrete Lagrangian, the symmetry whose discrete momentum is measured, initial states in (q, v)); a Hamiltonian or a built-in system has none: drop them"
+        " (the discrete Lagrangian, the symmetry whose discrete momentum is measured, initial states in (q, v), holonomic constraints); a Hamiltonian or a built-in system has none: drop them"
     )
 }
 
 /// A formula system from its description: a Lagrangian (`lagrangian`: `Some` with a system
-/// file's discretization, which `--discretization` overrides) or a Hamiltonian (`None`), which
-/// takes neither a discretization nor a symmetry's generator.
-fn formula_system(f: &RunFile, expr: ExprSpec, lagrangian: Option<Option<&str>>) -> Result<System> {
+/// file's own keys, which `--discretization` and `--constraint` replace) or a Hamiltonian
+/// (`None`), which takes none of a Lagrangian's settings.
+fn formula_system(
+    f: &RunFile,
+    expr: ExprSpec,
+    lagrangian: Option<system_file::LagrangianKeys>,
+) -> Result<System> {
     use crate::system::lagrangian::{Discretization, LagrangianSpec};
     let rule = |name: Option<&str>| name.map(Discretization::from_name).transpose();
     match lagrangian {
-        Some(file_rule) => System::from_lagrangian(LagrangianSpec {
+        Some(file) => System::from_lagrangian(LagrangianSpec {
             expr,
             discretization: rule(f.discretization.as_deref())?
-                .or(rule(file_rule)?)
+                .or(rule(file.discretization.as_deref())?)
                 .unwrap_or(Discretization::DEFAULT),
             momentum: f.momentum.clone(),
             velocities: f.velocities.unwrap_or(false),
+            constraints: f
+                .constraints
+                .clone()
+                .or(file.constraints)
+                .unwrap_or_default(),
         }),
-        None if f.discretization.is_some() || f.momentum.is_some() || f.velocities.is_some() => {
+        None if lagrangian_only(f) => {
             Err(no_discretization())
         }
         None => System::from_expression(expr),
@@ -79,9 +98,7 @@ pub fn resolve_system(f: &RunFile) -> Result<System> {
         }
         let (spec, formula) = system_file::load(path, &given, f.dof)?;
         return match formula {
-            system_file::Formula::Lagrangian(rule) => {
-                formula_system(f, spec, Some(rule.as_deref()))
-            }
+            system_file::Formula::Lagrangian(keys) => formula_system(f, spec, Some(keys)),
             system_file::Formula::Hamiltonian => formula_system(f, spec, None),
         };
     }
@@ -101,9 +118,9 @@ pub fn resolve_system(f: &RunFile) -> Result<System> {
             default_state: f.default_state.clone(),
             coordinates: f.coordinates.clone(),
         };
-        return formula_system(f, spec, is_lagrangian.then_some(None));
+        return formula_system(f, spec, is_lagrangian.then(Default::default));
     }
-    if f.discretization.is_some() || f.momentum.is_some() || f.velocities.is_some() {
+    if lagrangian_only(f) {
         return Err(no_discretization());
     }
     let name = f.system.as_ref().ok_or_else(|| {

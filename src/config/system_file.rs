@@ -39,6 +39,7 @@ struct SystemFile {
     hamiltonian: Option<String>,
     lagrangian: Option<String>,
     discretization: Option<String>,
+    constraints: Option<Vec<String>>,
     dof: Option<usize>,
     coordinates: Option<Vec<String>>,
     default_state: Option<Vec<f64>>,
@@ -60,8 +61,17 @@ struct ParamEntry {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Formula {
     Hamiltonian,
-    /// A Lagrangian, with the file's `discretization` if it gives one.
-    Lagrangian(Option<String>),
+    /// A Lagrangian, with what the file gives of its own keys.
+    Lagrangian(LagrangianKeys),
+}
+
+/// A Lagrangian system file's own keys, each replaced by its flag where that is given.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct LagrangianKeys {
+    /// `discretization`: the discrete Lagrangian.
+    pub discretization: Option<String>,
+    /// `constraints`: holonomic constraints g(q) = 0.
+    pub constraints: Option<Vec<String>>,
 }
 
 /// Read `path` and lay the given `--param`s (names the file declares, values within their
@@ -79,20 +89,28 @@ pub fn load(
         .map_err(|e| file_err(format!("malformed TOML: not UTF-8 text ({e})")))?;
     let f: SystemFile =
         toml::from_str(&text).map_err(|e| file_err(format!("malformed TOML: {e}")))?;
-    let (formula, kind) = match (f.hamiltonian, f.lagrangian, f.discretization) {
-        (Some(h), None, None) => (h, Formula::Hamiltonian),
-        (None, Some(l), discretization) => (l, Formula::Lagrangian(discretization)),
-        (Some(_), None, Some(_)) => {
+    let own_keys = f.discretization.is_some() || f.constraints.is_some();
+    let (formula, kind) = match (f.hamiltonian, f.lagrangian) {
+        (Some(h), None) if !own_keys => (h, Formula::Hamiltonian),
+        (None, Some(l)) => {
+            let keys = LagrangianKeys {
+                discretization: f.discretization,
+                constraints: f.constraints,
+            };
+            (l, Formula::Lagrangian(keys))
+        }
+        (Some(_), None) => {
             return Err(file_err(
-                "discretization applies to a lagrangian, not to a hamiltonian".into(),
+                "discretization and constraints apply to a lagrangian, not to a hamiltonian"
+                    .into(),
             ))
         }
-        (Some(_), Some(_), _) => {
+        (Some(_), Some(_)) => {
             return Err(file_err(
                 "give one of hamiltonian and lagrangian, not both".into(),
             ))
         }
-        (None, None, _) => {
+        (None, None) => {
             return Err(file_err(
                 "missing field `hamiltonian` (or `lagrangian`): the system's formula".into(),
             ))

@@ -36,7 +36,7 @@ impl EnsembleSpec {
                     row.copy_from_slice(&self.loop_point(system, k as f64 / n as f64, &none)?);
                     Ok(())
                 })?;
-                check_start(system, &mut state, 0)?;
+                start_points(system, &mut state, 0)?;
                 Ok(state)
             }
             _ => self.generate_range_as(system, dt, 0..n),
@@ -112,8 +112,8 @@ impl EnsembleSpec {
                 ))
             }
         }?;
-        check_start(system, &mut state, first)?;
-        Ok((state, start.note()))
+        let moved = start_points(system, &mut state, first)?;
+        Ok((state, StartNote::merged(start.note(), moved)))
     }
 
     /// What putting the set's points on the system's discrete constraint changes (None where
@@ -122,7 +122,10 @@ impl EnsembleSpec {
     /// read whole anyway, in one piece).
     pub fn start_note(&self, system: &System, dt: f64) -> Result<Option<StartNote>> {
         const NOTE_CHUNK: usize = 1 << 16;
-        if !Start::new(system, dt, self.raw_start).projects() {
+        let constrained = system
+            .lagrangian()
+            .is_some_and(|l| l.holonomic.is_some());
+        if !Start::new(system, dt, self.raw_start).projects() && !constrained {
             return Ok(None);
         }
         let chunk = match self.set {
@@ -140,25 +143,35 @@ impl EnsembleSpec {
 }
 
 /// A Lagrangian system's initial points as it starts them (`LagrangianSystem::start_point`:
-/// with `--velocities` p = ∂L/∂v(q, v) in v's place, rounded once to the run's precision),
-/// refused where it cannot (a singular ∂²L/∂v²); `first`: the first point's index in the set.
-fn check_start<T: Real>(system: &System, state: &mut State<T>, first: usize) -> Result<()> {
+/// with `--velocities` p = ∂L/∂v(q, v) in v's place, rounded once to the run's precision;
+/// with constraints, put on them), refused where it cannot (a singular ∂²L/∂v²); `first`:
+/// the first point's index in the set. What putting points on the constraints changed.
+pub(crate) fn start_points<T: Real>(
+    system: &System,
+    state: &mut State<T>,
+    first: usize,
+) -> Result<Option<StartNote>> {
     let Some(l) = system.lagrangian() else {
-        return Ok(());
+        return Ok(None);
     };
     let (d, n) = (state.d, state.n);
     let (mut q, mut p) = (vec![0.0; d], vec![0.0; d]);
+    let mut note = None;
     for i in 0..n {
         for k in 0..d {
             q[k] = state.q[k * n + i].to_f64();
             p[k] = state.p[k * n + i].to_f64();
         }
-        l.start_point(first + i, &q, &mut p)?;
-        for (k, &pk) in p.iter().enumerate() {
-            state.p[k * n + i] = T::from_f64(pk);
+        if let Some((before, after)) = l.start_point(first + i, &mut q, &mut p)? {
+            let moved = StartNote::holonomic(first + i, before, after);
+            note = StartNote::merged(note, Some(moved));
+        }
+        for k in 0..d {
+            state.q[k * n + i] = T::from_f64(q[k]);
+            state.p[k * n + i] = T::from_f64(p[k]);
         }
     }
-    Ok(())
+    Ok(note)
 }
 
 /// `fill` with each point put where the set's points start (`Start`).

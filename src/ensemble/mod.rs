@@ -27,6 +27,7 @@ pub use level::level_area;
 pub use plane::GridPlane;
 pub use resolve::EnsembleRequest;
 pub use start::StartNote;
+pub(crate) use generate::start_points;
 
 /// The ensemble kinds, written once: each kind's name, its one-line help and the values its
 /// resolved set holds. From this list `ensemble_kinds!` makes `EnsembleKind` (the name as a

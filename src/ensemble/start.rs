@@ -48,6 +48,9 @@ pub struct StartNote {
     /// The point whose energy changed most (relative to its given energy; absolute where that
     /// is 0): its index in the set, its energy as given and as projected.
     pub largest: (usize, f64, f64),
+    /// Put on a Lagrangian's holonomic constraints (positions and momenta), not on a
+    /// nonholonomic system's discrete rolling constraint (velocities).
+    pub holonomic: bool,
 }
 
 impl<'a> Start<'a> {
@@ -84,6 +87,7 @@ impl<'a> Start<'a> {
         let note = self.note.get_or_insert(StartNote {
             points: 0,
             largest: (at, before, after),
+            holonomic: false,
         });
         note.points += 1;
         let (_, a, b) = note.largest;
@@ -98,12 +102,22 @@ impl<'a> Start<'a> {
 }
 
 impl StartNote {
+    /// One point `at` put on a Lagrangian's holonomic constraints, its energy before and after.
+    pub(super) fn holonomic(at: usize, before: f64, after: f64) -> StartNote {
+        StartNote {
+            points: 1,
+            largest: (at, before, after),
+            holonomic: true,
+        }
+    }
+
     /// The note of two parts of a set (`b`'s points after `a`'s, its indices already the
     /// set's): the points of both, the largest change of either.
     pub(super) fn merged(a: Option<StartNote>, b: Option<StartNote>) -> Option<StartNote> {
         let change = |n: &StartNote| relative_change(n.largest.1, n.largest.2);
         match (a, b) {
             (Some(a), Some(b)) => Some(StartNote {
+                holonomic: a.holonomic,
                 points: a.points + b.points,
                 largest: if change(&b) > change(&a) {
                     b.largest
@@ -135,6 +149,15 @@ impl StartNote {
                 short(after)
             )
         };
+        if self.holonomic {
+            let what = match self.points {
+                1 => "the initial state was".to_string(),
+                n => format!("the initial states of {n} points were"),
+            };
+            return format!(
+                "{what} put on the constraints of {system} before the run (the positions on g(q) = 0, the momenta tangent to it; {change})"
+            );
+        }
         let what = match self.points {
             1 => "the initial velocity was".to_string(),
             n => format!("the initial velocities of the {n} points were"),
@@ -173,6 +196,7 @@ mod tests {
         let one = StartNote {
             points: 1,
             largest: (0, 31.5, 1.244_531_234),
+            holonomic: false,
         };
         assert_eq!(
             one.describe("vertical-disk"),
@@ -181,6 +205,7 @@ mod tests {
         let many = StartNote {
             points: 400,
             largest: (16, 2.5e-300, 3.0),
+            holonomic: false,
         };
         let text = many.describe("euler-disk");
         assert!(
@@ -191,6 +216,7 @@ mod tests {
         let kept = StartNote {
             points: 1,
             largest: (0, 0.125, 0.125),
+            holonomic: false,
         };
         assert!(kept
             .describe("x")

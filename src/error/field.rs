@@ -27,6 +27,8 @@ pub enum Field {
     Momentum,
     /// A Lagrangian's initial states given as (q, v).
     Velocities,
+    /// A Lagrangian's holonomic constraints g(q) = 0.
+    Constraint,
     /// A system given by a file.
     SystemFile,
     /// The integrator, by name.
@@ -110,6 +112,7 @@ impl Field {
             Field::Discretization => "discretization",
             Field::Momentum => "momentum",
             Field::Velocities => "velocities",
+            Field::Constraint => "constraints",
             Field::SystemFile => "system_file",
             Field::Method => "method",
             Field::MethodFile => "method_file",

@@ -226,6 +226,11 @@ impl ExprHamiltonian {
         })
     }
 
+    /// Whether the formula depends on q: some ∂/∂q_k does not simplify to the constant 0.
+    pub fn uses_first(&self) -> bool {
+        self.grad_q.iter().any(|&g| !self.dag.is(g, 0.0))
+    }
+
     /// Whether the formula depends on its second set of variables (a Lagrangian's
     /// velocities): some ∂/∂p_k does not simplify to the constant 0.
     pub fn uses_second(&self) -> bool {

@@ -1,6 +1,7 @@
 //! The `constraint_err_max` column: how far the discrete velocities of a nonholonomic
 //! (variational) system's points violate its continuous constraints
-//! (`DiscreteMap::constraint_error`, evaluated where the discrete constraint is).
+//! (`DiscreteMap::constraint_error`, evaluated where the discrete constraint is), or how far
+//! a constrained Lagrangian's positions are off g(q) = 0.
 
 use rayon::prelude::*;
 
@@ -21,7 +22,7 @@ pub fn constraint_err_max<T: Real>(
     s: &State<T>,
     stops: Option<usize>,
 ) -> Option<f64> {
-    if !system.constrained() {
+    if !system.measures_constraints() {
         return None;
     }
     let d = s.d;
@@ -66,7 +67,7 @@ impl Measurement for Constraint {
     }
 
     fn taken(&self, run: &RunSetup) -> bool {
-        run.system.constrained()
+        run.system.measures_constraints()
     }
 
     fn measure(&self, at: &Snapshot) -> Part {

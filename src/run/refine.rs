@@ -247,7 +247,9 @@ impl<'a, T: Real> Tracker<'a, T> {
             .iter()
             .map(|&s| cfg.ensemble.loop_point(&cfg.system, s, &self.file_nodes))
             .collect::<Result<Vec<_>>>()?;
-        let fresh = super::initial::start_state(cfg, &State::<f64>::from_rows(&rows, d));
+        let mut points = State::<f64>::from_rows(&rows, d);
+        crate::ensemble::start_points(&cfg.system, &mut points, 0)?;
+        let fresh = super::initial::start_state(cfg, &points);
         let points = PerPoint {
             h0: energies(
                 &RunEnergy {

@@ -81,9 +81,13 @@ fn precision_source(study: &Study, cfg: &RunConfig) -> &'static str {
 
 /// How a nonholonomic variational system's points started (None for other systems): put on
 /// the discrete rolling constraint, with what that changed (`EnsembleSpec::start_note`), or
-/// as given (`--raw-start`).
+/// as given (`--raw-start`); or a constrained Lagrangian's, put on its constraints.
 pub(super) fn start_sentence(cfg: &RunConfig) -> Option<String> {
-    if !cfg.system.projects_start() {
+    let constrained = cfg
+        .system
+        .lagrangian()
+        .is_some_and(|l| l.holonomic.is_some());
+    if !cfg.system.projects_start() && !constrained {
         return None;
     }
     if cfg.ensemble.raw_start {

@@ -517,6 +517,12 @@ impl System {
         self.constraints() == Some(Constraints::Nonholonomic)
     }
 
+    /// Whether the run measures how far its points are off constraints (`constraint_err_max`):
+    /// a nonholonomic system's, or a Lagrangian's holonomic ones (`--constraint`).
+    pub fn measures_constraints(&self) -> bool {
+        self.constrained() || self.lagrangian().is_some_and(|l| l.holonomic.is_some())
+    }
+
     /// A discrete map's declared constraints (`None` for a Hamiltonian system).
     pub fn constraints(&self) -> Option<Constraints> {
         self.discrete().map(|m| m.constraints())

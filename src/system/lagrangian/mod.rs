@@ -11,6 +11,8 @@
 //!   control points) by Newton's method with the exact Jacobian, and its tangent map;
 //! - `explicit`: the step without iterating where L has a constant mass matrix and the
 //!   rule's nodes are the step's ends;
+//! - `constraint`: holonomic constraints g(q) = 0 (`--constraint`), the step with Lagrange
+//!   multipliers that keeps positions and momenta on them;
 //! - `legendre`: the continuous Legendre transform and the energy;
 //! - `wgsl`: the same step generated as the WGSL `discrete_step` of the GPU kernels.
 //!
@@ -21,6 +23,7 @@
 //! (q_k, p_k) with p_k the discrete Legendre transform: unlike the built-in variational
 //! systems, which hold (q_k, v_k), everything that reads (q, p) reads it as it is.
 
+pub mod constraint;
 pub mod discretization;
 pub mod equations;
 pub mod explicit;
@@ -36,6 +39,7 @@ use crate::expr::ExprHamiltonian;
 use crate::float::Real;
 use crate::invalid;
 use crate::system::{Constraints, DiscreteMap, ExprSpec, Newton, SystemDescription};
+use constraint::Holonomic;
 pub use discretization::Discretization;
 
 /// The name of a system given by `--lagrangian` alone (a system file names its own).
@@ -52,6 +56,8 @@ pub struct LagrangianSpec {
     pub momentum: Option<String>,
     /// `--velocities`: the initial states give (q, v); each starts at p = ∂L/∂v(q, v).
     pub velocities: bool,
+    /// `--constraint EXPR` (repeatable): holonomic constraints g(q) = 0, formulas in q.
+    pub constraints: Vec<String>,
 }
 
 /// A Lagrangian system: its description and the compiled formula with its generated WGSL.
@@ -67,6 +73,8 @@ pub struct LagrangianSystem {
     wgsl: Arc<str>,
     /// The components of ξ_Q(q), compiled (`momentum`).
     generator: Option<Arc<Vec<ExprHamiltonian>>>,
+    /// The constraints, compiled (`constraints`; None where there are none).
+    pub holonomic: Option<Arc<Holonomic>>,
 }
 
 impl LagrangianSystem {
@@ -82,8 +90,26 @@ impl LagrangianSystem {
                 ": the Lagrangian does not depend on the velocities v (v1..vd), so ∂²L/∂v² is 0 and it has no equations of motion; write its kinetic energy, e.g. 'v^2/2 - V(q)'"
             ));
         }
+        let holonomic = match spec.constraints.is_empty() {
+            true => None,
+            false => Some(Arc::new(Holonomic::new(
+                &spec.constraints,
+                &spec.expr.params,
+                l.dof,
+            )?)),
+        };
+        if holonomic.is_some() && spec.discretization.degree() > 1 {
+            return Err(invalid!(Field::Constraint;
+                Field::Constraint,
+                format!(" takes a discrete Lagrangian of one segment (left, right, midpoint, trapezoid), not {}: a path constrained at its ends only would leave the constraints between them and lose its order; choose ", spec.discretization.name()),
+                Field::Discretization.is("trapezoid"),
+                " or ",
+                Field::Discretization.is("midpoint")
+            ));
+        }
         let mass = explicit::ConstantMass::of(&l);
-        let wgsl = wgsl::discrete_step(&l, mass.as_ref(), spec.discretization).into();
+        let wgsl =
+            wgsl::discrete_step(&l, mass.as_ref(), spec.discretization, holonomic.as_deref()).into();
         let generator = match &spec.momentum {
             Some(text) => Some(Arc::new(generator(text, &spec.expr.params, l.dof)?)),
             None => None,
@@ -94,6 +120,7 @@ impl LagrangianSystem {
             mass: mass.map(Arc::new),
             wgsl,
             generator,
+            holonomic,
         })
     }
 
@@ -118,9 +145,10 @@ impl LagrangianSystem {
 
     /// An initial point as the run starts it: (q, p) as given, or, with `--velocities`, the
     /// second half read as v and replaced by p = ∂L/∂v(q, v) (the continuous Legendre
-    /// transform); then refused where it cannot start (`check_start`). `at` is the point's
-    /// index in the set.
-    pub fn start_point(&self, at: usize, q: &[f64], p: &mut [f64]) -> Result<()> {
+    /// transform); then refused where it cannot start (`check_start`), and put on the
+    /// constraints where there are some (`Holonomic::project`), which answers its energy
+    /// before and after when that moved it. `at` is the point's index in the set.
+    pub fn start_point(&self, at: usize, q: &mut [f64], p: &mut [f64]) -> Result<Option<(f64, f64)>> {
         if self.spec.velocities {
             let v = p.to_vec();
             self.l.grad_p(q, &v, p);
@@ -135,18 +163,40 @@ impl LagrangianSystem {
                 ));
             }
         }
-        self.check_start(at, q, p)
+        self.check_start(at, q, p)?;
+        let Some(hol) = &self.holonomic else {
+            return Ok(None);
+        };
+        let (q0, p0) = (q.to_vec(), p.to_vec());
+        let v = self.velocity(q, p).unwrap_or_else(|_| vec![0.0; q.len()]);
+        hol.project(&self.l, q, p, &v).map_err(|why| {
+            invalid!(Field::Constraint;
+                Field::Constraint,
+                format!(": initial point {} (q = {q0:?}, p = {p0:?}) could not be put on the constraints: {why}; start nearer them (", at + 1),
+                Field::Center,
+                ", ",
+                Field::Ensemble,
+                ")"
+            )
+        })?;
+        self.check_start(at, q, p)?;
+        let moved = q != q0.as_slice() || p != p0.as_slice();
+        Ok(moved.then(|| (self.energy(0.0, &q0, &p0), self.energy(0.0, q, p))))
+    }
+
+    /// The velocity v of one point (q, p): the continuous Legendre transform inverted.
+    fn velocity(&self, q: &[f64], p: &[f64]) -> std::result::Result<Vec<f64>, String> {
+        match &self.mass {
+            Some(mass) => mass.velocity(p),
+            None => legendre::velocity(&self.l, q, p),
+        }
     }
 
     /// Refuse an initial point (q, p) whose continuous Legendre transform p = ∂L/∂v(q, v)
     /// cannot be inverted: ∂²L/∂v² singular there (a degenerate Lagrangian), or no velocity
     /// found. `at` is the point's index in the set.
     pub fn check_start(&self, at: usize, q: &[f64], p: &[f64]) -> Result<()> {
-        let found = match &self.mass {
-            Some(mass) => mass.velocity(p),
-            None => legendre::velocity(&self.l, q, p),
-        };
-        found.map(|_| ()).map_err(|why| {
+        self.velocity(q, p).map(|_| ()).map_err(|why| {
             invalid!(Field::Lagrangian;
                 Field::Lagrangian.is(&self.spec.expr.formula),
                 format!(": at initial point {} (q = {q:?}, p = {p:?}) {why}: the Lagrangian is degenerate there and its discrete Euler–Lagrange equations have no unique solution; start elsewhere (",
@@ -159,10 +209,16 @@ impl LagrangianSystem {
         })
     }
 
-    /// A one-line description: the formula and its discrete Lagrangian.
+    /// A one-line description: the formula, its discrete Lagrangian and its constraints.
     pub fn describe(&self) -> String {
+        let constraints: String = self
+            .spec
+            .constraints
+            .iter()
+            .map(|g| format!(", `{g}` = 0"))
+            .collect();
         format!(
-            "`{}`, L = `{}`, L_d = {} ({})",
+            "`{}`, L = `{}`, L_d = {} ({}){constraints}",
             self.name(),
             self.spec.expr.formula,
             self.spec.discretization.formula(),
@@ -267,6 +323,10 @@ impl DiscreteMap for LagrangianSystem {
         newton: Newton,
         unconverged: &mut [u32],
     ) {
+        if let Some(hol) = &self.holonomic {
+            let rule = self.spec.discretization;
+            return constraint::step(&self.l, hol, rule, h, q, p, newton, unconverged);
+        }
         step::step(
             &self.l,
             self.mass.as_deref(),
@@ -283,13 +343,20 @@ impl DiscreteMap for LagrangianSystem {
         false
     }
 
+    /// max |gⱼ(q)| with constraints (`--constraint`), else None.
+    fn constraint_error(&self, _h: f64, q: &[f64], _p: &[f64]) -> Option<f64> {
+        self.holonomic.as_ref().map(|hol| hol.error(q))
+    }
+
     /// The state's p is the momentum already.
     fn momentum(&self, _h: f64, _q: &[f64], p: &[f64], out: &mut [f64]) {
         out.copy_from_slice(p);
     }
 
+    /// Not with constraints: the map's Jacobian on the full (q, p) space is singular there
+    /// (it projects onto the constraints), and its tangent step is not written.
     fn linearised(&self) -> bool {
-        true
+        self.holonomic.is_none()
     }
 
     /// Through `tangent_columns`, which solves the step once for all columns.

@@ -222,8 +222,7 @@ fn solve_controls<T: Real>(
     unconverged: &mut [u32],
     b: &mut Buffers<T>,
 ) {
-    let (nd, n) = (q0.len(), q0.len() / l.dof);
-    let u = b.b.len();
+    let nd = q0.len();
     let Buffers {
         x,
         f,
@@ -247,28 +246,49 @@ fn solve_controls<T: Real>(
         f[..nd].copy_from_slice(p);
         add_rows(l, rule, h, (q0, x), s, f);
         jacobian(l, rule, h, (q0, x), s, (zero, unit, column), jac);
-        for (i, on) in active.iter_mut().enumerate().filter(|(_, on)| **on) {
-            for (e, y) in a.iter_mut().enumerate() {
-                *y = jac[e * n + i];
-            }
-            for (k, y) in rhs.iter_mut().enumerate() {
-                *y = f[k * n + i];
-            }
-            solve(a, rhs, u);
-            let mut moving = false;
-            for (k, &delta) in rhs.iter().enumerate() {
-                let y = x[k * n + i] - delta;
-                x[k * n + i] = y;
-                // false for a NaN increment too: the point stops (and escapes), as in WGSL.
-                moving = moving || delta.abs() > tol * (T::ONE + y.abs());
-            }
-            *on = moving;
-        }
-        if !active.contains(&true) {
+        if !update(jac, f, x, active, (a, rhs), tol) {
             break;
         }
     }
-    for (u, &on) in unconverged.iter_mut().zip(active.iter()) {
+    count(active, unconverged);
+}
+
+/// One Newton iteration of a block's points still `active` (u = `b.len()` unknowns a point,
+/// n = `active.len()` points, component-major): each solves J δ = f (`jac[e·n + i]` entry e
+/// of point i's J by rows, `f[k·n + i]` its residual) and takes x − δ, and stays active while
+/// an increment exceeds `tol`·(1 + |x|) (a NaN increment stops it: the point escapes, as in
+/// WGSL). Whether any point is still active.
+pub(super) fn update<T: Real>(
+    jac: &[T],
+    f: &[T],
+    x: &mut [T],
+    active: &mut [bool],
+    (a, b): (&mut [T], &mut [T]),
+    tol: T,
+) -> bool {
+    let (n, u) = (active.len(), b.len());
+    for (i, on) in active.iter_mut().enumerate().filter(|(_, on)| **on) {
+        for (e, y) in a.iter_mut().enumerate() {
+            *y = jac[e * n + i];
+        }
+        for (k, y) in b.iter_mut().enumerate() {
+            *y = f[k * n + i];
+        }
+        solve(a, b, u);
+        let mut moving = false;
+        for (k, &delta) in b.iter().enumerate() {
+            let y = x[k * n + i] - delta;
+            x[k * n + i] = y;
+            moving = moving || delta.abs() > tol * (T::ONE + y.abs());
+        }
+        *on = moving;
+    }
+    active.contains(&true)
+}
+
+/// 1 added to `unconverged` for each point still active after the last iteration.
+pub(super) fn count(active: &[bool], unconverged: &mut [u32]) {
+    for (u, &on) in unconverged.iter_mut().zip(active) {
         *u += u32::from(on);
     }
 }

@@ -8,6 +8,7 @@
 
 use std::fmt::Write as _;
 
+use super::constraint::Holonomic;
 use super::explicit::ConstantMass;
 use super::Discretization;
 use crate::expr::ExprHamiltonian;
@@ -120,8 +121,7 @@ fn stages(rule: Discretization, sum: Sum) -> String {
 }
 
 /// The functions of the step that do not depend on L or the rule: a node's configuration and
-/// the difference quotient of one segment, the linear solve of the LAG_N unknowns (`LAG_NN`
-/// = LAG_N², the Jacobian's entries; WGSL declarations may come in any order).
+/// the difference quotient of one segment (WGSL declarations may come in any order).
 const FIXED: &str = r#"
 // (1 − c) q0 + c q1: a quadrature node's configuration.
 fn lag_point(q0: array<real, D>, q1: array<real, D>, a: real, c: real) -> array<real, D> {
@@ -141,49 +141,67 @@ fn lag_velocity(h: real, q0: array<real, D>, q1: array<real, D>) -> array<real, 
     return v;
 }
 
+"#;
+
+/// `{name}`: the linear solve of {N} unknowns (`{NN}` = {N}², the matrix's entries), for the
+/// step's unknowns (`lag_solve`) and a constrained step's (`con_solve`).
+const SOLVE: &str = r#"
 // The solution x of a x = b (a by rows) by Gaussian elimination with partial pivoting. CPU
 // mirror: `lagrangian::step::solve`.
-fn lag_solve(a_in: array<real, LAG_NN>, b_in: array<real, LAG_N>) -> array<real, LAG_N> {
+fn {name}(a_in: array<real, {NN}>, b_in: array<real, {N}>) -> array<real, {N}> {
     var a = a_in;
     var b = b_in;
-    for (var col = 0u; col < LAG_N; col++) {
+    for (var col = 0u; col < {N}; col++) {
         var pivot = col;
-        for (var r = col + 1u; r < LAG_N; r++) {
-            if (abs(a[r * LAG_N + col]) > abs(a[pivot * LAG_N + col])) {
+        for (var r = col + 1u; r < {N}; r++) {
+            if (abs(a[r * {N} + col]) > abs(a[pivot * {N} + col])) {
                 pivot = r;
             }
         }
         if (pivot != col) {
-            for (var k = 0u; k < LAG_N; k++) {
-                let t = a[col * LAG_N + k];
-                a[col * LAG_N + k] = a[pivot * LAG_N + k];
-                a[pivot * LAG_N + k] = t;
+            for (var k = 0u; k < {N}; k++) {
+                let t = a[col * {N} + k];
+                a[col * {N} + k] = a[pivot * {N} + k];
+                a[pivot * {N} + k] = t;
             }
             let t = b[col];
             b[col] = b[pivot];
             b[pivot] = t;
         }
-        let inv = real(1.0) / a[col * LAG_N + col];
-        for (var r = col + 1u; r < LAG_N; r++) {
-            let f = a[r * LAG_N + col] * inv;
-            for (var k = col + 1u; k < LAG_N; k++) {
-                a[r * LAG_N + k] = a[r * LAG_N + k] - f * a[col * LAG_N + k];
+        let inv = real(1.0) / a[col * {N} + col];
+        for (var r = col + 1u; r < {N}; r++) {
+            let f = a[r * {N} + col] * inv;
+            for (var k = col + 1u; k < {N}; k++) {
+                a[r * {N} + k] = a[r * {N} + k] - f * a[col * {N} + k];
             }
             b[r] = b[r] - f * b[col];
         }
     }
-    for (var c = 0u; c < LAG_N; c++) {
-        let col = LAG_N - 1u - c;
+    for (var c = 0u; c < {N}; c++) {
+        let col = {N} - 1u - c;
         var x = b[col];
-        for (var k = col + 1u; k < LAG_N; k++) {
-            x = x - a[col * LAG_N + k] * b[k];
+        for (var k = col + 1u; k < {N}; k++) {
+            x = x - a[col * {N} + k] * b[k];
         }
-        b[col] = x / a[col * LAG_N + col];
+        b[col] = x / a[col * {N} + col];
     }
     return b;
 }
 
 "#;
+
+/// `SOLVE` as the function `name` of `n` unknowns, with its constants.
+fn solve(name: &str, n: &str, n_value: usize) -> String {
+    let nn = format!("{n}N");
+    format!(
+        "\nconst {n}: u32 = {n_value}u;\nconst {nn}: u32 = {}u;\n{}",
+        n_value * n_value,
+        SOLVE
+            .replace("{name}", name)
+            .replace("{NN}", &nn)
+            .replace("{N}", n)
+    )
+}
 
 /// `discrete_step` by Newton's method, which calls the rule's `lag_rows`, `lag_rows_dir` and
 /// `lag_kick`. CPU mirror: `step::solve_controls` and `step::step`.
@@ -256,6 +274,162 @@ fn discrete_step(h: real, q: array<real, D>, next: array<real, D>, v: array<real
 }
 "#;
 
+/// `discrete_step` with holonomic constraints, for a one-segment rule: C(q, μ) = Σⱼ μⱼ gⱼ(q)'s
+/// functions as `con_q` (∇gᵀμ), `con_v` (g, the first CON_M components), `con_v_dir` (∇g δq),
+/// and `con_solve` of CON_N = D + CON_M unknowns. CPU mirror: `constraint::step`.
+const CONSTRAINED: &str = r#"
+// The normal ∇g_j(q) of every constraint j < CON_M, as ∇gᵀe_j.
+fn con_normals(q: array<real, D>) -> array<array<real, D>, CON_M> {
+    var normals: array<array<real, D>, CON_M>;
+    for (var j = 0u; j < CON_M; j++) {
+        var unit: array<real, D>;
+        unit[j] = real(1.0);
+        normals[j] = con_q(q, unit);
+    }
+    return normals;
+}
+
+// One step from (q, p) (p in the `v` slots) on the constraints g(q) = 0: (q1, κ) solve
+// p + D₁L_d(q, q1) − ∇g(q)ᵀκ/h = 0, g(q1) = 0; then p̃ = p − ∇g(q)ᵀκ/h + h Σ wᵢ L_q, and
+// (v1, μ) solve ∂L/∂v(q1, v1) = p̃ − ∇g(q1)ᵀμ, ∇g(q1) v1 = 0; p1 = p̃ − ∇g(q1)ᵀμ. Each by
+// Newton's method with the exact Jacobian, increments to IMPLICIT_NEWTON_TOL·(1 + |x|).
+fn discrete_step(h: real, q: array<real, D>, next: array<real, D>, v: array<real, D>,
+    ev: array<real, D>) -> MapStep {
+    var zero: array<real, D>;
+    let normals0 = con_normals(q);
+    var xs: array<real, CON_N>;
+    for (var k = 0u; k < D; k++) {
+        xs[k] = q[k];
+    }
+    var capped = true;
+    var q1: array<real, D>;
+    var kappa: array<real, D>;
+    for (var it = 0u; it < IMPLICIT_MAX_ITER; it++) {
+        for (var k = 0u; k < D; k++) {
+            q1[k] = xs[k];
+        }
+        for (var j = 0u; j < CON_M; j++) {
+            kappa[j] = xs[D + j];
+        }
+        let rows = lag_rows(h, q, q1, v);
+        let force = con_q(q, kappa);
+        let g = con_v(q1, zero);
+        var f: array<real, CON_N>;
+        for (var k = 0u; k < D; k++) {
+            f[k] = rows[k] - force[k] / h;
+        }
+        for (var j = 0u; j < CON_M; j++) {
+            f[D + j] = g[j];
+        }
+        let normals1 = con_normals(q1);
+        var a: array<real, CON_NN>;
+        for (var k = 0u; k < D; k++) {
+            var unit: array<real, D>;
+            unit[k] = real(1.0);
+            let column = lag_rows_dir(h, q, q1, zero, unit);
+            for (var r = 0u; r < D; r++) {
+                a[r * CON_N + k] = column[r];
+            }
+            for (var j = 0u; j < CON_M; j++) {
+                a[(D + j) * CON_N + k] = normals1[j][k];
+            }
+        }
+        for (var j = 0u; j < CON_M; j++) {
+            for (var r = 0u; r < D; r++) {
+                a[r * CON_N + D + j] = -normals0[j][r] / h;
+            }
+        }
+        let delta = con_solve(a, f);
+        var moving = false;
+        for (var k = 0u; k < CON_N; k++) {
+            let x = xs[k] - delta[k];
+            xs[k] = x;
+            moving = moving || abs(delta[k]) > IMPLICIT_NEWTON_TOL * (real(1.0) + abs(x));
+        }
+        if (!moving) {
+            capped = false;
+            break;
+        }
+    }
+    for (var k = 0u; k < D; k++) {
+        q1[k] = xs[k];
+    }
+    for (var j = 0u; j < CON_M; j++) {
+        kappa[j] = xs[D + j];
+    }
+    let force = con_q(q, kappa);
+    var p0: array<real, D>;
+    for (var k = 0u; k < D; k++) {
+        p0[k] = v[k] - force[k] / h;
+    }
+    let pt = lag_kick(h, q, q1, p0);
+    // The momentum on the constraints' tangent space, from the chord's velocity.
+    var ys: array<real, CON_N>;
+    for (var k = 0u; k < D; k++) {
+        ys[k] = (q1[k] - q[k]) / h;
+    }
+    let normals = con_normals(q1);
+    var unsettled = true;
+    var vel: array<real, D>;
+    var mu: array<real, D>;
+    for (var it = 0u; it < IMPLICIT_MAX_ITER; it++) {
+        for (var k = 0u; k < D; k++) {
+            vel[k] = ys[k];
+        }
+        for (var j = 0u; j < CON_M; j++) {
+            mu[j] = ys[D + j];
+        }
+        let lv = lag_v(q1, vel);
+        let force1 = con_q(q1, mu);
+        let along = con_v_dir(q1, zero, vel, zero);
+        var f: array<real, CON_N>;
+        for (var k = 0u; k < D; k++) {
+            f[k] = lv[k] - pt[k] + force1[k];
+        }
+        for (var j = 0u; j < CON_M; j++) {
+            f[D + j] = along[j];
+        }
+        var a: array<real, CON_NN>;
+        for (var k = 0u; k < D; k++) {
+            var unit: array<real, D>;
+            unit[k] = real(1.0);
+            let column = lag_v_dir(q1, vel, zero, unit);
+            for (var r = 0u; r < D; r++) {
+                a[r * CON_N + k] = column[r];
+            }
+            for (var j = 0u; j < CON_M; j++) {
+                a[(D + j) * CON_N + k] = normals[j][k];
+            }
+        }
+        for (var j = 0u; j < CON_M; j++) {
+            for (var r = 0u; r < D; r++) {
+                a[r * CON_N + D + j] = normals[j][r];
+            }
+        }
+        let delta = con_solve(a, f);
+        var moving = false;
+        for (var k = 0u; k < CON_N; k++) {
+            let x = ys[k] - delta[k];
+            ys[k] = x;
+            moving = moving || abs(delta[k]) > IMPLICIT_NEWTON_TOL * (real(1.0) + abs(x));
+        }
+        if (!moving) {
+            unsettled = false;
+            break;
+        }
+    }
+    for (var j = 0u; j < CON_M; j++) {
+        mu[j] = ys[D + j];
+    }
+    let force1 = con_q(q1, mu);
+    var p1: array<real, D>;
+    for (var k = 0u; k < D; k++) {
+        p1[k] = pt[k] - force1[k];
+    }
+    return MapStep(q1, p1, ev, capped || unsettled);
+}
+"#;
+
 /// The kicks of `EXPLICIT` at the rule's nodes at `end` (0: q0, 1: q1), on `p`.
 fn kicks(rule: Discretization, end: f64) -> String {
     let at = if end == 0.0 { "q" } else { "q1" };
@@ -287,6 +461,7 @@ pub fn discrete_step(
     l: &ExprHamiltonian,
     mass: Option<&ConstantMass>,
     rule: Discretization,
+    holonomic: Option<&Holonomic>,
 ) -> String {
     let header = format!(
         "// L = {} (v = dq/dt in the velocities' place), L_d = {} ({}): generated by phaseflow::system::lagrangian.\n",
@@ -295,12 +470,8 @@ pub fn discrete_step(
         rule.name()
     );
     let mut s = l.wgsl_named(["lag_q", "lag_v", "lag_q_dir", "lag_v_dir"], header);
-    let u = rule.degree() * l.dof;
-    let _ = write!(
-        s,
-        "\nconst LAG_N: u32 = {u}u;\nconst LAG_NN: u32 = {}u;\n{FIXED}",
-        u * u
-    );
+    s.push_str(&solve("lag_solve", "LAG_N", rule.degree() * l.dof));
+    s.push_str(FIXED);
     // One segment: q1 is the unknowns, and every stage has the velocity (q1 − q0)/h.
     let (segment, segment_dir) = match rule.degree() {
         1 => (
@@ -340,6 +511,20 @@ fn lag_rows_dir(h: real, q0: array<real, D>, xs: array<real, LAG_N>, d0: array<r
         kick = stages(rule, Sum::Kick),
         rows_dir = stages(rule, Sum::RowsDir),
     );
+    if let Some(hol) = holonomic {
+        let header = format!(
+            "\n// C(q, μ) = Σ_j μ_j g_j(q) of the constraints {}: generated by phaseflow::system::lagrangian.\n",
+            hol.formulas.join(", ")
+        );
+        s.push_str(
+            &hol.c
+                .wgsl_named(["con_q", "con_v", "con_q_dir", "con_v_dir"], header),
+        );
+        let _ = write!(s, "\nconst CON_M: u32 = {}u;", hol.m);
+        s.push_str(&solve("con_solve", "CON_N", l.dof + hol.m));
+        s.push_str(CONSTRAINED);
+        return s;
+    }
     match mass {
         Some(mass) if rule.ends_only() => {
             s.push_str(&constant_array("lag_mass", "LAG_NN", &mass.mass));

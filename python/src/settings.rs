@@ -93,6 +93,10 @@ fn system(mut b: RunBuilder, k: &mut Keywords<'_, '_>) -> PyResult<RunBuilder> {
     b = opt(b, k.text("discretization")?, RunBuilder::discretization);
     b = opt(b, k.text("momentum")?, RunBuilder::momentum);
     b = opt(b, k.switch("velocities")?, RunBuilder::velocities);
+    let constraints = k.texts("constraint")?;
+    if !constraints.is_empty() {
+        b = b.constraints(constraints);
+    }
     for (name, value) in k.params()? {
         b = b.param(&name, value);
     }

@@ -58,12 +58,14 @@ impl Holonomic {
             )
         };
         if formulas.len() >= d {
-            return Err(bad(
-                &formulas.join("; "),
+            let m = formulas.len();
+            return Err(invalid!(Field::Constraint;
+                Field::Constraint.is(formulas.join("; ")),
                 format!(
-                    "{} constraints on {d} degrees of freedom leave nothing to move (give fewer than {d})",
-                    formulas.len()
-                ),
+                    ": {m} constraint{} on {d} degree{} of freedom leave nothing to move; give fewer constraints than degrees of freedom (a pendulum in the plane: 2 coordinates, 1 constraint)",
+                    if m == 1 { "" } else { "s" },
+                    if d == 1 { "" } else { "s" }
+                )
             ));
         }
         let mut terms = Vec::with_capacity(formulas.len());

@@ -434,7 +434,7 @@ fn cmd_list() -> Result<(), Error> {
         "  or your own: --hamiltonian EXPR (e.g. 'p^2/2 + 1 - cos(q)', names other than q, p, q1.., p1.. given with --param) or --system-file FILE.toml; see docs/your-own-hamiltonian.md"
     );
     out!(
-        "  or a Lagrangian: --lagrangian EXPR (e.g. 'v^2/2 - (1 - cos(q))', velocities v, v1..vd) with --method variational and --discretization left|right|midpoint|trapezoid; see docs/lagrangian.md"
+        "  or a Lagrangian: --lagrangian EXPR (e.g. 'v^2/2 - (1 - cos(q))', velocities v, v1..vd) with --method variational, --discretization left|right|midpoint|trapezoid|lobatto3|lobatto4|gauss2|gauss3 and holonomic constraints --constraint EXPR; see docs/lagrangian.md"
     );
     out!("methods:");
     // Names padded to the longest, so the verdict columns line up.

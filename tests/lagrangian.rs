@@ -38,6 +38,7 @@ fn lagrangian(formula: &str, rule: Discretization) -> System {
         discretization: rule,
         momentum: None,
         velocities: false,
+        constraints: Vec::new(),
     })
     .unwrap()
 }

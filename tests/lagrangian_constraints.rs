@@ -58,7 +58,9 @@ fn point(s: &State<f64>) -> (Vec<f64>, Vec<f64>) {
 
 /// The largest |difference| of two position vectors.
 fn distance(a: &[f64], b: &[f64]) -> f64 {
-    a.iter().zip(b).fold(0.0, |e: f64, (x, y)| e.max((x - y).abs()))
+    a.iter()
+        .zip(b)
+        .fold(0.0, |e: f64, (x, y)| e.max((x - y).abs()))
 }
 
 /// The spherical pendulum from q = (1, 0, 0), v = (0, 0.5, 0.3) to t = 2: the positions of
@@ -71,7 +73,11 @@ fn the_spherical_pendulum_follows_its_motion_in_angles() {
     let start = State::from_rows(&[vec![std::f64::consts::FRAC_PI_2, 0.0, 0.3, 0.5]], 2);
     let (angles, _) = point(&advance_f64(&reference, Method::Rk4, 1e-3, 2000, &start));
     let (theta, phi) = (angles[0], angles[1]);
-    let exact = [theta.sin() * phi.cos(), theta.sin() * phi.sin(), -theta.cos()];
+    let exact = [
+        theta.sin() * phi.cos(),
+        theta.sin() * phi.sin(),
+        -theta.cos(),
+    ];
     let init = State::from_rows(&[vec![1.0, 0.0, 0.0, 0.0, 0.5, 0.3]], 3);
     for (rule, order) in [
         (Discretization::Trapezoid, 2.0),
@@ -80,11 +86,20 @@ fn the_spherical_pendulum_follows_its_motion_in_angles() {
     ] {
         let sys = System::from_lagrangian(spec("sp", SPHERICAL, rule, &[SPHERE])).unwrap();
         let error = |h: f64| {
-            let end = advance_f64(&sys, Method::Variational, h, (2.0 / h).round() as u64, &init);
+            let end = advance_f64(
+                &sys,
+                Method::Variational,
+                h,
+                (2.0 / h).round() as u64,
+                &init,
+            );
             let (q, p) = point(&end);
             let on = (q.iter().map(|x| x * x).sum::<f64>() - 1.0).abs();
             let tangent: f64 = q.iter().zip(&p).map(|(x, y)| x * y).sum();
-            assert!(on < 1e-14 && tangent.abs() < 1e-14, "{rule:?} h {h}: |g| {on}, q·p {tangent}");
+            assert!(
+                on < 1e-14 && tangent.abs() < 1e-14,
+                "{rule:?} h {h}: |g| {on}, q·p {tangent}"
+            );
             distance(&q, &exact)
         };
         let (coarse, fine) = (error(0.02), error(0.01));
@@ -118,11 +133,20 @@ fn the_double_pendulum_with_two_length_constraints_follows_the_built_in() {
     init.extend([0.0; 4]);
     let init = State::from_rows(&[init], 4);
     let error = |h: f64| {
-        let end = advance_f64(&sys, Method::Variational, h, (2.0 / h).round() as u64, &init);
+        let end = advance_f64(
+            &sys,
+            Method::Variational,
+            h,
+            (2.0 / h).round() as u64,
+            &init,
+        );
         let (q, _) = point(&end);
         let rod1 = (q[0] * q[0] + q[1] * q[1] - 1.0).abs();
         let rod2 = ((q[2] - q[0]).powi(2) + (q[3] - q[1]).powi(2) - 1.0).abs();
-        assert!(rod1 < 1e-14 && rod2 < 1e-14, "h {h}: rods off by {rod1:e}, {rod2:e}");
+        assert!(
+            rod1 < 1e-14 && rod2 < 1e-14,
+            "h {h}: rods off by {rod1:e}, {rod2:e}"
+        );
         distance(&q, &exact)
     };
     let (coarse, fine) = (error(0.01), error(0.005));
@@ -145,8 +169,22 @@ fn the_spherical_pendulum_from_the_command_line() {
         .args(["run", "--lagrangian", SPHERICAL, "--constraint", SPHERE])
         .args(["--momentum", "-q2,q1,0", "--method", "variational"])
         .args(["--ensemble", "gaussian", "--points", "8", "--sigma", "0.05"])
-        .args(["--center", "1,0,0,0,0.5,0.3", "--dt", "0.05", "--steps", "20000"])
-        .args(["--snapshot-every", "5000", "--backend", "cpu", "--precision", "f64"])
+        .args([
+            "--center",
+            "1,0,0,0,0.5,0.3",
+            "--dt",
+            "0.05",
+            "--steps",
+            "20000",
+        ])
+        .args([
+            "--snapshot-every",
+            "5000",
+            "--backend",
+            "cpu",
+            "--precision",
+            "f64",
+        ])
         .arg("--out")
         .arg(&a)
         .output()
@@ -167,7 +205,10 @@ fn the_spherical_pendulum_from_the_command_line() {
     }
     assert!(rows.last().unwrap()["abs_energy_err_max"] > 1e-6);
     let config = std::fs::read_to_string(a.join("config.toml")).unwrap();
-    assert!(config.contains("constraints = [\"q1^2 + q2^2 + q3^2 - 1\"]"), "{config}");
+    assert!(
+        config.contains("constraints = [\"q1^2 + q2^2 + q3^2 - 1\"]"),
+        "{config}"
+    );
     let again = phaseflow()
         .args(["run", "--quiet", "--config"])
         .arg(a.join("config.toml"))
@@ -175,7 +216,11 @@ fn the_spherical_pendulum_from_the_command_line() {
         .arg(&b)
         .output()
         .unwrap();
-    assert!(again.status.success(), "{}", String::from_utf8_lossy(&again.stderr));
+    assert!(
+        again.status.success(),
+        "{}",
+        String::from_utf8_lossy(&again.stderr)
+    );
     assert_eq!(
         std::fs::read_to_string(b.join("stats.csv")).unwrap(),
         std::fs::read_to_string(a.join("stats.csv")).unwrap()
@@ -191,9 +236,23 @@ fn a_loop_on_the_constraint_manifold_keeps_its_area() {
     let o = phaseflow()
         .args(["run", "--lagrangian", "(v1^2 + v2^2 + v3^2)/2 - q1"])
         .args(["--constraint", SPHERE, "--method", "variational"])
-        .args(["--ensemble", "circle", "--center", "0,1,0,0,0,0.5", "--radius", "0.2"])
+        .args([
+            "--ensemble",
+            "circle",
+            "--center",
+            "0,1,0,0,0,0.5",
+            "--radius",
+            "0.2",
+        ])
         .args(["--points", "64", "--dt", "0.05", "--steps", "300"])
-        .args(["--snapshot-every", "100", "--refine-tol", "1e-3", "--backend", "cpu"])
+        .args([
+            "--snapshot-every",
+            "100",
+            "--refine-tol",
+            "1e-3",
+            "--backend",
+            "cpu",
+        ])
         .args(["--precision", "f64"])
         .arg("--out")
         .arg(dir.path())
@@ -215,7 +274,13 @@ fn gpu_kernels_with_constraints_match_the_cpu() {
     for precision in ["f64", "f32"] {
         for rule in ["left", "right", "midpoint", "trapezoid"] {
             let o = phaseflow()
-                .args(["validate", "--lagrangian", SPHERICAL, "--constraint", SPHERE])
+                .args([
+                    "validate",
+                    "--lagrangian",
+                    SPHERICAL,
+                    "--constraint",
+                    SPHERE,
+                ])
                 .args(["--discretization", rule, "--method", "variational"])
                 .args(["--ensemble", "gaussian", "--center", "1,0,0,0,0.5,0.3"])
                 .args(["--sigma", "0.05", "--points", "128", "--dt", "0.05"])
@@ -242,7 +307,14 @@ fn what_constraints_cannot_do_is_refused() {
     let out = dir.path().join("never");
     let cases: [(&[&str], &str); 7] = [
         (
-            &["--lagrangian", SPHERICAL, "--constraint", SPHERE, "--discretization", "gauss2"],
+            &[
+                "--lagrangian",
+                SPHERICAL,
+                "--constraint",
+                SPHERE,
+                "--discretization",
+                "gauss2",
+            ],
             "takes a discrete Lagrangian of one segment",
         ),
         (
@@ -262,11 +334,22 @@ fn what_constraints_cannot_do_is_refused() {
             "apply to --lagrangian",
         ),
         (
-            &["--lagrangian", SPHERICAL, "--constraint", "q1^2 + q2^2 + q3^2 + 1"],
+            &[
+                "--lagrangian",
+                SPHERICAL,
+                "--constraint",
+                "q1^2 + q2^2 + q3^2 + 1",
+            ],
             "could not be put on the constraints",
         ),
         (
-            &["--lagrangian", SPHERICAL, "--constraint", SPHERE, "--tangent"],
+            &[
+                "--lagrangian",
+                SPHERICAL,
+                "--constraint",
+                SPHERE,
+                "--tangent",
+            ],
             "tangent",
         ),
     ];

@@ -199,6 +199,7 @@ fn the_built_in_variational_pendulum_is_its_lagrangian_under_the_trapezoid() {
         discretization: Discretization::Trapezoid,
         momentum: None,
         velocities: false,
+        constraints: Vec::new(),
     })
     .unwrap();
     let h = 0.05;

@@ -56,9 +56,7 @@ fn formula_system(
                 .or(file.constraints)
                 .unwrap_or_default(),
         }),
-        None if lagrangian_only(f) => {
-            Err(no_discretization())
-        }
+        None if lagrangian_only(f) => Err(no_discretization()),
         None => System::from_expression(expr),
     }
 }

@@ -74,6 +74,26 @@ pub struct LagrangianKeys {
     pub constraints: Option<Vec<String>>,
 }
 
+/// The file's formula and what it is, or why it has none.
+fn formula(f: &SystemFile) -> std::result::Result<(String, Formula), &'static str> {
+    let own_keys = f.discretization.is_some() || f.constraints.is_some();
+    match (&f.hamiltonian, &f.lagrangian) {
+        (Some(h), None) if !own_keys => Ok((h.clone(), Formula::Hamiltonian)),
+        (None, Some(l)) => {
+            let keys = LagrangianKeys {
+                discretization: f.discretization.clone(),
+                constraints: f.constraints.clone(),
+            };
+            Ok((l.clone(), Formula::Lagrangian(keys)))
+        }
+        (Some(_), None) => {
+            Err("discretization and constraints apply to a lagrangian, not to a hamiltonian")
+        }
+        (Some(_), Some(_)) => Err("give one of hamiltonian and lagrangian, not both"),
+        (None, None) => Err("missing field `hamiltonian` (or `lagrangian`): the system's formula"),
+    }
+}
+
 /// Read `path` and lay the given `--param`s (names the file declares, values within their
 /// ranges) and `--dof` over it.
 pub fn load(
@@ -89,33 +109,7 @@ pub fn load(
         .map_err(|e| file_err(format!("malformed TOML: not UTF-8 text ({e})")))?;
     let f: SystemFile =
         toml::from_str(&text).map_err(|e| file_err(format!("malformed TOML: {e}")))?;
-    let own_keys = f.discretization.is_some() || f.constraints.is_some();
-    let (formula, kind) = match (f.hamiltonian, f.lagrangian) {
-        (Some(h), None) if !own_keys => (h, Formula::Hamiltonian),
-        (None, Some(l)) => {
-            let keys = LagrangianKeys {
-                discretization: f.discretization,
-                constraints: f.constraints,
-            };
-            (l, Formula::Lagrangian(keys))
-        }
-        (Some(_), None) => {
-            return Err(file_err(
-                "discretization and constraints apply to a lagrangian, not to a hamiltonian"
-                    .into(),
-            ))
-        }
-        (Some(_), Some(_)) => {
-            return Err(file_err(
-                "give one of hamiltonian and lagrangian, not both".into(),
-            ))
-        }
-        (None, None) => {
-            return Err(file_err(
-                "missing field `hamiltonian` (or `lagrangian`): the system's formula".into(),
-            ))
-        }
-    };
+    let (formula, kind) = formula(&f).map_err(|why| file_err(why.into()))?;
     let mut params = BTreeMap::new();
     for (name, p) in &f.params {
         if let Some([lo, hi]) = p.range {

@@ -122,9 +122,7 @@ impl EnsembleSpec {
     /// read whole anyway, in one piece).
     pub fn start_note(&self, system: &System, dt: f64) -> Result<Option<StartNote>> {
         const NOTE_CHUNK: usize = 1 << 16;
-        let constrained = system
-            .lagrangian()
-            .is_some_and(|l| l.holonomic.is_some());
+        let constrained = system.lagrangian().is_some_and(|l| l.holonomic.is_some());
         if !Start::new(system, dt, self.raw_start).projects() && !constrained {
             return Ok(None);
         }

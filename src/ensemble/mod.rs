@@ -23,11 +23,11 @@ use crate::float::Real;
 
 pub use crate::state::State;
 pub use file::{read_regular, read_states};
+pub(crate) use generate::start_points;
 pub use level::level_area;
 pub use plane::GridPlane;
 pub use resolve::EnsembleRequest;
 pub use start::StartNote;
-pub(crate) use generate::start_points;
 
 /// The ensemble kinds, written once: each kind's name, its one-line help and the values its
 /// resolved set holds. From this list `ensemble_kinds!` makes `EnsembleKind` (the name as a

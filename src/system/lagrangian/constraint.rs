@@ -133,7 +133,11 @@ impl Holonomic {
             self.c.grad_p(q, &vec![0.0; d], &mut g);
             self.normals(q, &mut pad, &mut normals);
             let mut a: Vec<f64> = (0..m * m)
-                .map(|e| (0..d).map(|k| normals[e / m * d + k] * normals[e % m * d + k]).sum())
+                .map(|e| {
+                    (0..d)
+                        .map(|k| normals[e / m * d + k] * normals[e % m * d + k])
+                        .sum()
+                })
                 .collect();
             let mut kappa = g[..m].to_vec();
             solve(&mut a, &mut kappa, m);

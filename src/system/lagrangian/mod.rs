@@ -109,7 +109,8 @@ impl LagrangianSystem {
         }
         let mass = explicit::ConstantMass::of(&l);
         let wgsl =
-            wgsl::discrete_step(&l, mass.as_ref(), spec.discretization, holonomic.as_deref()).into();
+            wgsl::discrete_step(&l, mass.as_ref(), spec.discretization, holonomic.as_deref())
+                .into();
         let generator = match &spec.momentum {
             Some(text) => Some(Arc::new(generator(text, &spec.expr.params, l.dof)?)),
             None => None,
@@ -148,7 +149,12 @@ impl LagrangianSystem {
     /// transform); then refused where it cannot start (`check_start`), and put on the
     /// constraints where there are some (`Holonomic::project`), which answers its energy
     /// before and after when that moved it. `at` is the point's index in the set.
-    pub fn start_point(&self, at: usize, q: &mut [f64], p: &mut [f64]) -> Result<Option<(f64, f64)>> {
+    pub fn start_point(
+        &self,
+        at: usize,
+        q: &mut [f64],
+        p: &mut [f64],
+    ) -> Result<Option<(f64, f64)>> {
         if self.spec.velocities {
             let v = p.to_vec();
             self.l.grad_p(q, &v, p);

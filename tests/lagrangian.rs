@@ -283,11 +283,11 @@ fn bad_lagrangians_are_refused_with_exit_status_2() {
         ),
         (
             "--system pendulum --discretization left",
-            "--discretization, --momentum and --velocities apply to --lagrangian",
+            "--discretization, --momentum, --velocities and --constraint apply to --lagrangian",
         ),
         (
             "--hamiltonian p^2/2 --momentum 1 --center 1,0",
-            "--discretization, --momentum and --velocities apply to --lagrangian",
+            "--discretization, --momentum, --velocities and --constraint apply to --lagrangian",
         ),
         (
             "--lagrangian (v1^2+v2^2)/2 --momentum 0 --center 1,0,0,0",

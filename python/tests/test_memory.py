@@ -144,3 +144,27 @@ def test_a_galerkin_discretization_by_keyword(no_files):
     assert sixth.stats["unconverged"].max() == 0
     e6, e2 = sixth.stats["abs_energy_err_max"].max(), second.stats["abs_energy_err_max"].max()
     assert 0 < e6 < e2 / 100, (e6, e2)
+
+
+def test_constraints_by_keyword(no_files):
+    """``constraint=`` (one formula or a list) reaches the library: a spherical pendulum in
+    Cartesian coordinates stays on its sphere to rounding, and a double pendulum on both of
+    its rods; a constraint on a Hamiltonian is a ValueError naming the keyword."""
+    sphere = phaseflow.run(lagrangian="(v1^2 + v2^2 + v3^2)/2 - q3", method="variational",
+                           constraint="q1^2 + q2^2 + q3^2 - 1", ensemble="gaussian",
+                           center=[1.0, 0.0, 0.0, 0.0, 0.5, 0.3], sigma=0.05, points=16,
+                           dt=0.05, steps=400, backend="cpu", precision="f64",
+                           save_states=True)
+    assert sphere.stats["constraint_err_max"].max() < 1e-15
+    assert sphere.stats["unconverged"].max() == 0
+    q = sphere.q[-1]
+    assert np.all(np.abs((q ** 2).sum(axis=1) - 1) < 1e-15)
+    rods = phaseflow.run(lagrangian="(v1^2 + v2^2 + v3^2 + v4^2)/2 - q2 - q4",
+                         method="variational",
+                         constraint=["q1^2 + q2^2 - 1", "(q3 - q1)^2 + (q4 - q2)^2 - 1"],
+                         ensemble="point", center=[0.48, -0.88, 1.32, -1.42, 0, 0, 0, 0],
+                         dt=0.01, steps=200, backend="cpu", precision="f64")
+    assert rods.stats["constraint_err_max"].max() < 1e-14
+    with pytest.raises(ValueError, match="constraint"):
+        phaseflow.run(hamiltonian="p^2/2 + q^2/2", method="verlet", constraint="q - 1",
+                      ensemble="point", center=[1.0, 0.0], dt=0.1, steps=10, backend="cpu")

@@ -64,6 +64,7 @@ fn system(k: &mut Keywords<'_, '_>) -> PyResult<SystemArgs> {
             discretization: name(k, "discretization")?,
             momentum: k.text("momentum")?,
             velocities: k.switch("velocities")?.unwrap_or(false),
+            constraints: k.texts("constraint")?,
         },
         dof: count(k, "dof")?,
         system_file: k.path("system_file")?,

@@ -332,22 +332,8 @@ fn positions<T: Real>(
             for r in 0..d {
                 jac[(r * u + k) * n..][..n].copy_from_slice(&column[r * n..][..n]);
             }
-            for j in 0..m {
-                let normal = &normals1[j * nd + k * n..][..n];
-                jac[((d + j) * u + k) * n..][..n].copy_from_slice(normal);
-            }
         }
-        for j in 0..m {
-            for r in 0..d {
-                let normal = &normals0[j * nd + r * n..][..n];
-                for (y, &g) in jac[(r * u + d + j) * n..][..n].iter_mut().zip(normal) {
-                    *y = -g / h;
-                }
-            }
-            for r in 0..m {
-                jac[((d + r) * u + d + j) * n..][..n].fill(T::ZERO);
-            }
-        }
+        border(jac, (normals1, normals0), -h, (d, m, n));
         if !update(jac, f, x, active, (a, b), tol) {
             break;
         }
@@ -408,20 +394,8 @@ fn momenta<T: Real>(
             for r in 0..d {
                 jac[(r * u + k) * n..][..n].copy_from_slice(&column[r * n..][..n]);
             }
-            for j in 0..m {
-                let normal = &normals[j * nd + k * n..][..n];
-                jac[((d + j) * u + k) * n..][..n].copy_from_slice(normal);
-            }
         }
-        for j in 0..m {
-            for r in 0..d {
-                let normal = &normals[j * nd + r * n..][..n];
-                jac[(r * u + d + j) * n..][..n].copy_from_slice(normal);
-            }
-            for r in 0..m {
-                jac[((d + r) * u + d + j) * n..][..n].fill(T::ZERO);
-            }
-        }
+        border(jac, (normals, normals), T::ONE, (d, m, n));
         if !update(jac, f, x, active, (a, b), tol) {
             break;
         }
@@ -433,5 +407,30 @@ fn momenta<T: Real>(
     hol.c.grad_q(q, pad, out);
     for (p, &g) in p.iter_mut().zip(out.iter()) {
         *p -= g;
+    }
+}
+
+/// The constraints' border of a block's Jacobians of u = d + m unknowns: rows d + j are
+/// ∇gⱼ at `rows` (`normals` layout), columns d + j are ∇gⱼ at `columns` divided by
+/// `divisor` (−h: −∇g/h exactly, as WGSL computes it), the m×m corner 0.
+fn border<T: Real>(
+    jac: &mut [T],
+    (rows, columns): (&[T], &[T]),
+    divisor: T,
+    (d, m, n): (usize, usize, usize),
+) {
+    let (u, nd) = (d + m, d * n);
+    for j in 0..m {
+        for k in 0..d {
+            let normal = &rows[j * nd + k * n..][..n];
+            jac[((d + j) * u + k) * n..][..n].copy_from_slice(normal);
+            let normal = &columns[j * nd + k * n..][..n];
+            for (y, &g) in jac[(k * u + d + j) * n..][..n].iter_mut().zip(normal) {
+                *y = g / divisor;
+            }
+        }
+        for r in 0..m {
+            jac[((d + r) * u + d + j) * n..][..n].fill(T::ZERO);
+        }
     }
 }

@@ -143,12 +143,13 @@ fn lag_velocity(h: real, q0: array<real, D>, q1: array<real, D>) -> array<real, 
 
 "#;
 
-/// `{name}`: the linear solve of {N} unknowns (`{NN}` = {N}², the matrix's entries), for the
-/// step's unknowns (`lag_solve`) and a constrained step's (`con_solve`).
+/// `{prefix}_solve`: the linear solve of {N} unknowns (`{NN}` = {N}², the matrix's entries),
+/// and `{prefix}_move`, a Newton iteration's move of them, for the step's unknowns (`lag_`)
+/// and a constrained step's (`con_`).
 const SOLVE: &str = r#"
 // The solution x of a x = b (a by rows) by Gaussian elimination with partial pivoting. CPU
 // mirror: `lagrangian::step::solve`.
-fn {name}(a_in: array<real, {NN}>, b_in: array<real, {N}>) -> array<real, {N}> {
+fn {prefix}_solve(a_in: array<real, {NN}>, b_in: array<real, {N}>) -> array<real, {N}> {
     var a = a_in;
     var b = b_in;
     for (var col = 0u; col < {N}; col++) {
@@ -188,16 +189,30 @@ fn {name}(a_in: array<real, {NN}>, b_in: array<real, {N}>) -> array<real, {N}> {
     return b;
 }
 
+
+// One Newton iteration's move of the unknowns x by −delta: whether an increment exceeds
+// IMPLICIT_NEWTON_TOL·(1 + |x|) (still moving; a NaN increment stops). CPU mirror:
+// `lagrangian::step::update`.
+fn {prefix}_move(x: ptr<function, array<real, {N}>>, delta: array<real, {N}>) -> bool {
+    var moving = false;
+    for (var k = 0u; k < {N}; k++) {
+        let y = (*x)[k] - delta[k];
+        (*x)[k] = y;
+        moving = moving || abs(delta[k]) > IMPLICIT_NEWTON_TOL * (real(1.0) + abs(y));
+    }
+    return moving;
+}
 "#;
 
-/// `SOLVE` as the function `name` of `n` unknowns, with its constants.
-fn solve(name: &str, n: &str, n_value: usize) -> String {
+/// `SOLVE` as the functions `prefix`_solve and `prefix`_move of `n` unknowns, with its
+/// constants.
+fn solve(prefix: &str, n: &str, n_value: usize) -> String {
     let nn = format!("{n}N");
     format!(
         "\nconst {n}: u32 = {n_value}u;\nconst {nn}: u32 = {}u;\n{}",
         n_value * n_value,
         SOLVE
-            .replace("{name}", name)
+            .replace("{prefix}", prefix)
             .replace("{NN}", &nn)
             .replace("{N}", n)
     )
@@ -229,14 +244,7 @@ fn discrete_step(h: real, q: array<real, D>, next: array<real, D>, v: array<real
                 a[r * LAG_N + k] = column[r];
             }
         }
-        let delta = lag_solve(a, f);
-        var moving = false;
-        for (var k = 0u; k < LAG_N; k++) {
-            let x = xs[k] - delta[k];
-            xs[k] = x;
-            moving = moving || abs(delta[k]) > IMPLICIT_NEWTON_TOL * (real(1.0) + abs(x));
-        }
-        if (!moving) {
+        if (!lag_move(&xs, lag_solve(a, f))) {
             capped = false;
             break;
         }
@@ -339,14 +347,7 @@ fn discrete_step(h: real, q: array<real, D>, next: array<real, D>, v: array<real
                 a[r * CON_N + D + j] = -normals0[j][r] / h;
             }
         }
-        let delta = con_solve(a, f);
-        var moving = false;
-        for (var k = 0u; k < CON_N; k++) {
-            let x = xs[k] - delta[k];
-            xs[k] = x;
-            moving = moving || abs(delta[k]) > IMPLICIT_NEWTON_TOL * (real(1.0) + abs(x));
-        }
-        if (!moving) {
+        if (!con_move(&xs, con_solve(a, f))) {
             capped = false;
             break;
         }
@@ -406,14 +407,7 @@ fn discrete_step(h: real, q: array<real, D>, next: array<real, D>, v: array<real
                 a[r * CON_N + D + j] = normals[j][r];
             }
         }
-        let delta = con_solve(a, f);
-        var moving = false;
-        for (var k = 0u; k < CON_N; k++) {
-            let x = ys[k] - delta[k];
-            ys[k] = x;
-            moving = moving || abs(delta[k]) > IMPLICIT_NEWTON_TOL * (real(1.0) + abs(x));
-        }
-        if (!moving) {
+        if (!con_move(&ys, con_solve(a, f))) {
             unsettled = false;
             break;
         }
@@ -470,7 +464,7 @@ pub fn discrete_step(
         rule.name()
     );
     let mut s = l.wgsl_named(["lag_q", "lag_v", "lag_q_dir", "lag_v_dir"], header);
-    s.push_str(&solve("lag_solve", "LAG_N", rule.degree() * l.dof));
+    s.push_str(&solve("lag", "LAG_N", rule.degree() * l.dof));
     s.push_str(FIXED);
     // One segment: q1 is the unknowns, and every stage has the velocity (q1 − q0)/h.
     let (segment, segment_dir) = match rule.degree() {
@@ -521,7 +515,7 @@ fn lag_rows_dir(h: real, q0: array<real, D>, xs: array<real, LAG_N>, d0: array<r
                 .wgsl_named(["con_q", "con_v", "con_q_dir", "con_v_dir"], header),
         );
         let _ = write!(s, "\nconst CON_M: u32 = {}u;", hol.m);
-        s.push_str(&solve("con_solve", "CON_N", l.dof + hol.m));
+        s.push_str(&solve("con", "CON_N", l.dof + hol.m));
         s.push_str(CONSTRAINED);
         return s;
     }

@@ -17,8 +17,8 @@ use phaseflow::ensemble::{EnsembleRequest, State};
 use phaseflow::float::Real;
 use phaseflow::method::Method;
 use phaseflow::run::compare_states;
-use phaseflow::system::lagrangian::{Discretization, LagrangianSpec};
-use phaseflow::system::{ExprSpec, System};
+use phaseflow::system::lagrangian::Discretization;
+use phaseflow::system::System;
 
 const PENDULUM: &str = "v^2/2 - (1 - cos(q))";
 const POLAR_KEPLER: &str = "(v1^2 + q1^2*v2^2)/2 + 1/q1";
@@ -26,21 +26,7 @@ const POLAR_KEPLER: &str = "(v1^2 + q1^2*v2^2)/2 + 1/q1";
 const COUPLED: &str = "(2*v1^2 + v1*v2 + v2^2)/2 + 0.3*v1 - q1^2/2 - q2^4/4 - cos(q1 - q2)";
 
 fn lagrangian(formula: &str, rule: Discretization) -> System {
-    System::from_lagrangian(LagrangianSpec {
-        expr: ExprSpec {
-            name: "lagrangian".into(),
-            formula: formula.into(),
-            dof: None,
-            params: BTreeMap::new(),
-            default_state: None,
-            coordinates: None,
-        },
-        discretization: rule,
-        momentum: None,
-        velocities: false,
-        constraints: Vec::new(),
-    })
-    .unwrap()
+    common::lagrangian_system(formula, rule, &[])
 }
 
 /// A seeded disk of `points` around `center` in (q1, p1).

@@ -13,29 +13,12 @@ use std::collections::BTreeMap;
 use common::{advance_f64, phaseflow, stats};
 use phaseflow::method::Method;
 use phaseflow::state::State;
-use phaseflow::system::lagrangian::{Discretization, LagrangianSpec};
+use phaseflow::system::lagrangian::Discretization;
 use phaseflow::system::{ExprSpec, System};
 
 /// A spherical pendulum of unit mass and length, z up: its Lagrangian and constraint.
 const SPHERICAL: &str = "(v1^2 + v2^2 + v3^2)/2 - q3";
 const SPHERE: &str = "q1^2 + q2^2 + q3^2 - 1";
-
-fn spec(name: &str, formula: &str, rule: Discretization, constraints: &[&str]) -> LagrangianSpec {
-    LagrangianSpec {
-        expr: ExprSpec {
-            name: name.into(),
-            formula: formula.into(),
-            dof: None,
-            params: BTreeMap::new(),
-            default_state: None,
-            coordinates: None,
-        },
-        discretization: rule,
-        momentum: None,
-        velocities: false,
-        constraints: constraints.iter().map(|s| s.to_string()).collect(),
-    }
-}
 
 fn hamiltonian(formula: &str) -> System {
     System::from_expression(ExprSpec {
@@ -84,7 +67,7 @@ fn the_spherical_pendulum_follows_its_motion_in_angles() {
         (Discretization::Midpoint, 2.0),
         (Discretization::Left, 1.0),
     ] {
-        let sys = System::from_lagrangian(spec("sp", SPHERICAL, rule, &[SPHERE])).unwrap();
+        let sys = common::lagrangian_system(SPHERICAL, rule, &[SPHERE]);
         let error = |h: f64| {
             let end = advance_f64(
                 &sys,
@@ -128,7 +111,7 @@ fn the_double_pendulum_with_two_length_constraints_follows_the_built_in() {
     let exact = bobs(angles[0], angles[1]);
     let rods = ["q1^2 + q2^2 - 1", "(q3 - q1)^2 + (q4 - q2)^2 - 1"];
     let l = "(v1^2 + v2^2 + v3^2 + v4^2)/2 - q2 - q4";
-    let sys = System::from_lagrangian(spec("dp", l, Discretization::Trapezoid, &rods)).unwrap();
+    let sys = common::lagrangian_system(l, Discretization::Trapezoid, &rods);
     let mut init = bobs(t1, t2).to_vec();
     init.extend([0.0; 4]);
     let init = State::from_rows(&[init], 4);

@@ -11,8 +11,7 @@ use std::collections::BTreeMap;
 
 use common::{advance_f64, disk_at};
 use phaseflow::method::Method;
-use phaseflow::system::lagrangian::LagrangianSpec;
-use phaseflow::system::{ExprSpec, System};
+use phaseflow::system::System;
 
 use phaseflow::expr::ExprHamiltonian;
 use phaseflow::system::lagrangian::explicit::ConstantMass;
@@ -187,21 +186,7 @@ fn a_kept_force_is_never_read_for_another_formula() {
 #[test]
 fn the_built_in_variational_pendulum_is_its_lagrangian_under_the_trapezoid() {
     let builtin = System::new("pendulum-variational", &BTreeMap::new()).unwrap();
-    let lagrangian = System::from_lagrangian(LagrangianSpec {
-        expr: ExprSpec {
-            name: "lagrangian".into(),
-            formula: "v^2/2 + cos(q)".into(),
-            dof: None,
-            params: BTreeMap::new(),
-            default_state: None,
-            coordinates: None,
-        },
-        discretization: Discretization::Trapezoid,
-        momentum: None,
-        velocities: false,
-        constraints: Vec::new(),
-    })
-    .unwrap();
+    let lagrangian = common::lagrangian_system("v^2/2 + cos(q)", Discretization::Trapezoid, &[]);
     let h = 0.05;
     let start = disk_at(&builtin, h, 64, 0.5);
     let momentum = |q: &[f64], v: &[f64]| -> Vec<f64> {

@@ -362,3 +362,27 @@ pub fn verlet_invariant_drift<T: phaseflow::float::Real>(
         .map(|i| (form(&end, i) / form(&start, i) - 1.0).abs())
         .fold(0.0, f64::max)
 }
+
+/// A Lagrangian system (`--lagrangian`) of `formula` under `rule`, with holonomic
+/// `constraints`, as the command line builds it.
+pub fn lagrangian_system(
+    formula: &str,
+    rule: phaseflow::system::lagrangian::Discretization,
+    constraints: &[&str],
+) -> System {
+    System::from_lagrangian(phaseflow::system::lagrangian::LagrangianSpec {
+        expr: phaseflow::system::ExprSpec {
+            name: "lagrangian".into(),
+            formula: formula.into(),
+            dof: None,
+            params: BTreeMap::new(),
+            default_state: None,
+            coordinates: None,
+        },
+        discretization: rule,
+        momentum: None,
+        velocities: false,
+        constraints: constraints.iter().map(|g| g.to_string()).collect(),
+    })
+    .unwrap()
+}

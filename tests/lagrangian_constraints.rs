@@ -250,6 +250,29 @@ fn a_loop_on_the_constraint_manifold_keeps_its_area() {
     assert!(last["constraint_err_max"] <= 1e-15, "{last:?}");
 }
 
+/// A study of a constrained Lagrangian (a pendulum in the plane, in Cartesian coordinates)
+/// runs without the tangent map it cannot carry (a study turns it on by default), keeps the
+/// area of a loop put on the constraints, and its report says the loop was put on them.
+#[test]
+fn a_study_of_a_constrained_lagrangian() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = phaseflow()
+        .args(["study", "--lagrangian", "(v1^2 + v2^2)/2 - q2"])
+        .args(["--constraint", "q1^2 + q2^2 - 1", "--methods", "variational"])
+        .args(["--dt", "0.1", "--t-end", "50", "--ensemble", "circle"])
+        .args(["--center", "0,-1,0,0", "--radius", "0.3", "--points", "64"])
+        .args(["--precision", "f64", "--backend", "cpu"])
+        .arg("--out")
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let report = std::fs::read_to_string(dir.path().join("report.md")).unwrap();
+    assert!(report.contains("Tangent map: off"), "{report}");
+    assert!(report.contains("put on the constraints g(q) = 0"), "{report}");
+    assert!(report.contains("the area was kept to rounding"), "{report}");
+}
+
 /// `validate`: the generated WGSL step with constraints against the CPU engine on lavapipe,
 /// for the four one-segment rules, in f64 and f32, on a cloud put on the sphere.
 #[test]

@@ -90,6 +90,9 @@ pub(super) fn start_sentence(cfg: &RunConfig) -> Option<String> {
     if !cfg.system.projects_start() && !constrained {
         return None;
     }
+    if constrained && cfg.ensemble.is_loop() {
+        return Some("Initial state: every node of the loop, and every node refinement adds, is put on the constraints g(q) = 0 before it runs (the position to the nearest point on them, the momentum tangent to them); the area is that loop's.".into());
+    }
     if cfg.ensemble.raw_start {
         return Some("Initial state: the velocities as given (`--raw-start`); one off the discrete rolling constraint is projected by the first step, and the energy errors include that one change.".into());
     }

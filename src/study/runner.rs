@@ -150,14 +150,16 @@ fn resolve_run(study: &Study, r: &StudyRun) -> Result<RunConfig> {
         f.system = Some(sys.clone());
     }
     // A study propagates the tangent map by default (it has no --tangent flag, only
-    // --no-tangent); a variational system has no Hamiltonian to linearise, so its runs go
-    // without it instead of being refused for a flag the user never gave.
+    // --no-tangent); a variational system has no Hamiltonian to linearise, and a Lagrangian
+    // with constraints no written tangent step, so their runs go without it instead of being
+    // refused for a flag the user never gave.
     let variational = f
         .system
         .as_deref()
         .and_then(|name| System::info_by_name(name).ok())
         .is_some_and(|info| info.variational);
-    if variational {
+    let constrained = f.lagrangian.is_some() && f.constraints.is_some();
+    if variational || constrained {
         f.tangent = Some(false);
     }
     if let Some(v) = &r.vary {

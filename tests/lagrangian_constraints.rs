@@ -258,7 +258,12 @@ fn a_study_of_a_constrained_lagrangian() {
     let dir = tempfile::tempdir().unwrap();
     let o = phaseflow()
         .args(["study", "--lagrangian", "(v1^2 + v2^2)/2 - q2"])
-        .args(["--constraint", "q1^2 + q2^2 - 1", "--methods", "variational"])
+        .args([
+            "--constraint",
+            "q1^2 + q2^2 - 1",
+            "--methods",
+            "variational",
+        ])
         .args(["--dt", "0.1", "--t-end", "50", "--ensemble", "circle"])
         .args(["--center", "0,-1,0,0", "--radius", "0.3", "--points", "64"])
         .args(["--precision", "f64", "--backend", "cpu"])
@@ -269,7 +274,10 @@ fn a_study_of_a_constrained_lagrangian() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let report = std::fs::read_to_string(dir.path().join("report.md")).unwrap();
     assert!(report.contains("Tangent map: off"), "{report}");
-    assert!(report.contains("put on the constraints g(q) = 0"), "{report}");
+    assert!(
+        report.contains("put on the constraints g(q) = 0"),
+        "{report}"
+    );
     assert!(report.contains("the area was kept to rounding"), "{report}");
 }
 

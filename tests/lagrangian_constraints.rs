@@ -211,7 +211,7 @@ fn the_spherical_pendulum_from_the_command_line() {
 }
 
 /// A loop of initial states around the sphere's equator (q1 vertical here), put on the
-/// constraints node by node (refinement's new nodes too): Σ ∮ p dq, the symplectic form on
+/// constraints node by node (refinement's new nodes too; stderr says so): Σ ∮ p dq, the symplectic form on
 /// the constraint manifold, kept to 10⁻¹² relative over 300 steps while the loop stretches.
 #[test]
 fn a_loop_on_the_constraint_manifold_keeps_its_area() {
@@ -241,7 +241,14 @@ fn a_loop_on_the_constraint_manifold_keeps_its_area() {
         .arg(dir.path())
         .output()
         .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    assert!(
+        err.contains(
+            "every node of the loop, and every node refinement adds, is put on the constraints"
+        ),
+        "{err}"
+    );
     let rows = stats(dir.path());
     let last = rows.last().unwrap();
     assert!(rows[0]["area"] > 0.1, "{rows:?}");

@@ -60,6 +60,12 @@ impl<T: Real> Initial<T> {
             });
         }
         let init = spec.generate(system, cfg.dt)?;
+        if system.lagrangian().is_some_and(|l| l.holonomic.is_some()) {
+            crate::info!(
+                "phaseflow: every node of the loop, and every node refinement adds, is put on the constraints of {} before it runs (the position to the nearest point on them, the momentum tangent to them)",
+                system.name()
+            );
+        }
         let diagonal = bbox_diagonal(&init);
         let state = start_state(cfg, &init);
         let h0 = finite_energies(system, cfg.dt, &state)?;

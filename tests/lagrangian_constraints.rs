@@ -392,3 +392,65 @@ fn what_constraints_cannot_do_is_refused() {
         assert!(!out.exists(), "{flags:?}: wrote {}", out.display());
     }
 }
+
+/// A system file may give `constraints = [...]` beside `lagrangian`: the run equals the same
+/// Lagrangian and constraint given by flags, `--constraint` replaces the file's, and a file
+/// with constraints beside a Hamiltonian is refused.
+#[test]
+fn a_system_file_gives_constraints() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("spherical.toml");
+    let write = |text: &str| std::fs::write(&file, text).unwrap();
+    write(&format!(
+        "name = \"spherical\"\nlagrangian = \"{SPHERICAL}\"\nconstraints = [\"{SPHERE}\"]\n"
+    ));
+    let run = |system: &[&str], out: &str| {
+        let o = phaseflow()
+            .arg("run")
+            .args(system)
+            .args(["--method", "variational", "--ensemble", "point"])
+            .args([
+                "--center",
+                "1,0,0,0,0.5,0.3",
+                "--dt",
+                "0.05",
+                "--steps",
+                "100",
+            ])
+            .args(["--backend", "cpu", "--precision", "f64", "--quiet", "--out"])
+            .arg(dir.path().join(out))
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr).to_string();
+        match o.status.code() {
+            Some(0) => Ok(std::fs::read_to_string(dir.path().join(out).join("stats.csv")).unwrap()),
+            code => Err((code, err)),
+        }
+    };
+    let path = file.to_str().unwrap();
+    let from_file = run(&["--system-file", path], "file").unwrap();
+    let by_flags = run(
+        &["--lagrangian", SPHERICAL, "--constraint", SPHERE],
+        "flags",
+    )
+    .unwrap();
+    let strip = |s: &str| s.lines().skip(1).collect::<Vec<_>>().join("\n");
+    assert_eq!(strip(&from_file), strip(&by_flags));
+    // The flag's constraint replaces the file's: a sphere of radius 2 is another motion.
+    let other = [
+        "--system-file",
+        path,
+        "--constraint",
+        "q1^2 + q2^2 + q3^2 - 4",
+    ];
+    assert_ne!(strip(&run(&other, "other").unwrap()), strip(&from_file));
+    write(&format!(
+        "name = \"h\"\nhamiltonian = \"p1^2/2 + p2^2/2 + p3^2/2\"\nconstraints = [\"{SPHERE}\"]\n"
+    ));
+    let (code, err) = run(&["--system-file", path], "refused").unwrap_err();
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("apply to a lagrangian, not to a hamiltonian"),
+        "{err}"
+    );
+}

@@ -54,9 +54,31 @@ pub(super) fn fmt_ratio(r: f64) -> String {
     }
 }
 
+/// A system's parameters for a report's sentence: " (parameters g = 9.81, l = 1)", nothing
+/// for a system without any.
+pub(super) fn parameters(p: &std::collections::BTreeMap<String, f64>) -> String {
+    if p.is_empty() {
+        return String::new();
+    }
+    let items: Vec<String> = p
+        .iter()
+        .map(|(name, &x)| format!("{name} = {}", crate::error::num(x)))
+        .collect();
+    format!(" (parameters {})", items.join(", "))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn parameters_read_as_assignments_and_none_as_nothing() {
+        let mut p = std::collections::BTreeMap::new();
+        assert_eq!(parameters(&p), "");
+        p.insert("l".to_string(), 1.0);
+        p.insert("g".to_string(), 9.81);
+        assert_eq!(parameters(&p), " (parameters g = 9.81, l = 1)");
+    }
 
     #[test]
     fn legend_times_have_no_trailing_zeros() {

@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use super::figures::{PlottedRun, StudyFigure};
-use super::format::{count, fmt_g, fmt_ratio, opt};
+use super::format::{count, fmt_g, fmt_ratio, opt, parameters};
 use super::readback::{engine_used, read_portraits, read_stats, read_trajectory, refine_notes};
 use super::report::{conditions_line, start_sentence};
 use super::runner::write_figures;
@@ -248,9 +248,9 @@ fn run_report_md(
     );
     let _ = writeln!(
         s,
-        "System {} (parameters {:?}), ensemble `{}` ({}), method `{}` with h = {} for {} steps (t = {}), precision {}, engine {}. Tangent map: {}. Loop refinement: {}.\n",
+        "System {}{}, ensemble `{}` ({}), method `{}` with h = {} for {} steps (t = {}), precision {}, engine {}. Tangent map: {}. Loop refinement: {}.\n",
         cfg.system.describe(),
-        cfg.system.params(),
+        parameters(&cfg.system.params()),
         cfg.ensemble.kind().name(),
         count(cfg.ensemble.points as u64, "initial point"),
         cfg.method.name(),

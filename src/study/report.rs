@@ -4,7 +4,7 @@
 use std::fmt::Write as _;
 
 use super::figures::StudyFigure;
-use super::format::{count, fmt_g, fmt_ratio, opt};
+use super::format::{count, fmt_g, fmt_ratio, opt, parameters};
 use super::summary::{verdict, SummaryRow};
 use super::Study;
 use crate::config::RunConfig;
@@ -49,9 +49,9 @@ fn write_header(
     let _ = writeln!(s, "{}\n", study.description);
     let _ = writeln!(
         s,
-        "System {} (parameters {:?}), ensemble `{}` ({}), precision {}{}, engine {}. Tangent map: {}. Loop refinement: {}.\n",
+        "System {}{}, ensemble `{}` ({}), precision {}{}, engine {}. Tangent map: {}. Loop refinement: {}.\n",
         cfg.system.describe(),
-        cfg.system.params(),
+        parameters(&cfg.system.params()),
         cfg.ensemble.kind().name(),
         count(cfg.ensemble.points as u64, "initial point"),
         cfg.arithmetic(),

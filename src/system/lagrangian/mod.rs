@@ -146,9 +146,9 @@ impl LagrangianSystem {
 
     /// An initial point as the run starts it: (q, p) as given, or, with `--velocities`, the
     /// second half read as v and replaced by p = ∂L/∂v(q, v) (the continuous Legendre
-    /// transform); then refused where it cannot start (`check_start`), and put on the
-    /// constraints where there are some (`Holonomic::project`), which answers its energy
-    /// before and after when that moved it. `at` is the point's index in the set.
+    /// transform); put on the constraints where there are some (`Holonomic::project`); then
+    /// refused where it cannot start (`check_start`, once, where it starts). With constraints,
+    /// its energy before and after when the projection moved it. `at` is the point's index in the set.
     pub fn start_point(
         &self,
         at: usize,
@@ -169,10 +169,11 @@ impl LagrangianSystem {
                 ));
             }
         }
-        self.check_start(at, q, p)?;
         let Some(hol) = &self.holonomic else {
-            return Ok(None);
+            return self.check_start(at, q, p).map(|_| None);
         };
+        // With constraints the point is checked where it starts, on them: its velocity as
+        // given is only the projection's first guess.
         let (q0, p0) = (q.to_vec(), p.to_vec());
         let v = self.velocity(q, p).unwrap_or_else(|_| vec![0.0; q.len()]);
         hol.project(&self.l, q, p, &v).map_err(|why| {

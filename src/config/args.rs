@@ -86,15 +86,8 @@ impl RunFile {
                 || (a.hamiltonian.is_some() && a.hamiltonian == self.hamiltonian)
                 || (a.lagrangian.is_some() && a.lagrangian == self.lagrangian);
             if !same {
+                self.forget_system();
                 self.params = None;
-                self.dof = None;
-                self.system_name = None;
-                self.default_state = None;
-                self.coordinates = None;
-                self.discretization = None;
-                self.momentum = None;
-                self.velocities = None;
-                self.constraints = None;
             }
             self.system = a.system.clone();
             self.hamiltonian = a.hamiltonian.clone();

@@ -119,14 +119,12 @@ impl RunBuilder {
             SystemChoice::Lagrangian { formula, .. } => s.lagrangian.as_ref() == Some(formula),
             SystemChoice::File(_) => false,
         };
-        if !same {
-            (s.params, s.dof, s.system_name) = (None, None, None);
-            (s.default_state, s.coordinates, s.discretization) = (None, None, None);
-            s.momentum = None;
-            s.velocities = None;
-            s.constraints = None;
+        if same {
+            (s.system, s.hamiltonian, s.system_file, s.lagrangian) = (None, None, None, None);
+        } else {
+            s.forget_system();
+            s.params = None;
         }
-        (s.system, s.hamiltonian, s.system_file, s.lagrangian) = (None, None, None, None);
         self.also_system(system)
     }
 

@@ -130,6 +130,18 @@ pub struct RunFile {
 }
 
 impl RunFile {
+    /// Forget the system and every setting that belongs to it (a formula's degrees of freedom,
+    /// name, default state and coordinates; a Lagrangian's discretization, momentum,
+    /// velocities and constraints), but not the parameters: the caller decides whether they
+    /// carry over to the system chosen next.
+    pub fn forget_system(&mut self) {
+        (self.system, self.hamiltonian, self.lagrangian) = (None, None, None);
+        (self.system_file, self.dof, self.system_name) = (None, None, None);
+        (self.default_state, self.coordinates) = (None, None);
+        (self.discretization, self.momentum) = (None, None);
+        (self.velocities, self.constraints) = (None, None);
+    }
+
     /// Whether the settings choose a system (by name, formula or file).
     pub fn chooses_system(&self) -> bool {
         self.system.is_some()

@@ -272,9 +272,9 @@ impl ExprHamiltonian {
             .then_some((mass, offset))
     }
 
-    /// Whether the formula names parameter `name`.
-    pub fn uses_param(&self, name: &str) -> bool {
-        self.used_params.iter().any(|p| p == name)
+    /// The parameters the formula names.
+    pub fn used_params(&self) -> Vec<&str> {
+        self.used_params.iter().map(String::as_str).collect()
     }
 
     /// Whether the integration kernels' functions (the gradients and their directional

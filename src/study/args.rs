@@ -230,6 +230,7 @@ fn custom_runs(a: &StudyArgs, file: &RunFile) -> Result<Vec<StudyRun>> {
             steps,
             system: None,
             vary: None,
+            reference: false,
         })
         .collect())
 }

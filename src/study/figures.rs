@@ -10,7 +10,9 @@ use super::portrait::{finish_portrait, path_stride, portrait_data, shared_ranges
 use super::StudyRun;
 use crate::config::RunConfig;
 use crate::measure::area::AREA_RATIO;
-use crate::measure::energy::columns::{ABS_ERR_MAX, ABS_ERR_MEAN, ENERGY_MEAN, REL_ERR_MEAN};
+use crate::measure::energy::columns::{
+    ABS_ERR_MAX, ABS_ERR_MEAN, ANG_MOM_ERR_MAX, ENERGY_MEAN, MOMENTUM_ERR_MAX, REL_ERR_MEAN,
+};
 use crate::measure::floor::{AREA_FLOOR, DET_FLOOR, ENERGY_FLOOR};
 use crate::measure::measurement::Column;
 use crate::measure::modified::MOD_ABS_ERR_MAX;
@@ -76,6 +78,8 @@ pub(super) fn study_figures(runs: &[PlottedRun]) -> Vec<StudyFigure> {
     figures.push(energy_figure(runs, &labels));
     figures.extend(observable_figure(runs, &labels));
     figures.extend(path_figure(runs, &labels));
+    figures.extend(super::reference::reference_figure(runs, &labels));
+    figures.extend(momentum_figure(runs, &labels));
     figures.push(area_figure(runs, &labels));
     figures.extend(super::chaos::parameter_figures(runs));
     figures
@@ -83,7 +87,7 @@ pub(super) fn study_figures(runs: &[PlottedRun]) -> Vec<StudyFigure> {
 
 /// Legend labels for a study's runs: the method, with the system in front when the study mixes
 /// systems and the step behind when it mixes steps.
-fn legend_labels(runs: &[&StudyRun], systems: &[&str]) -> Vec<String> {
+pub(super) fn legend_labels(runs: &[&StudyRun], systems: &[&str]) -> Vec<String> {
     let mixed_system = systems.iter().any(|s| Some(s) != systems.first());
     let mixed_h = runs.iter().any(|r| r.dt != runs[0].dt);
     runs.iter()
@@ -98,6 +102,9 @@ fn legend_labels(runs: &[&StudyRun], systems: &[&str]) -> Vec<String> {
             }
             if let Some(v) = &r.vary {
                 let _ = write!(label, ", {}", v.label);
+            }
+            if r.reference {
+                label.push_str(" (reference)");
             }
             label
         })
@@ -314,6 +321,34 @@ fn observable_figure(runs: &[PlottedRun], labels: &[String]) -> Option<StudyFigu
     })
 }
 
+/// The change of the momentum each run follows (`System::conserved`: the angular momentum, or
+/// a Lagrangian's discrete momentum of the symmetry `--momentum` names), largest over the
+/// points, against time; None where no run follows one. Noether's theorem, discrete or not,
+/// says it stays at rounding under a method that keeps it.
+fn momentum_figure(runs: &[PlottedRun], labels: &[String]) -> Option<StudyFigure> {
+    let change = |row: &Row| row.real(&MOMENTUM_ERR_MAX).or(row.real(&ANG_MOM_ERR_MAX));
+    let follows = |r: &PlottedRun| r.result.rows.iter().any(|row| change(row).is_some());
+    if !runs.iter().any(follows) {
+        return None;
+    }
+    let has = |column: &Column| {
+        (runs.iter()).any(|r| r.result.rows.iter().any(|row| row.real(column).is_some()))
+    };
+    let (title, y_label) = match (has(&MOMENTUM_ERR_MAX), has(&ANG_MOM_ERR_MAX)) {
+        (true, false) => ("Change of the discrete momentum", "max |J − J(z0)|"),
+        (false, _) => ("Change of the angular momentum", "max |L − L(z0)|"),
+        (true, true) => (
+            "Change of the discrete and the angular momentum",
+            "max |J − J(z0)| or max |L − L(z0)|",
+        ),
+    };
+    Some(StudyFigure {
+        stem: "momentum_error".into(),
+        title: format!("{title} against time"),
+        figure: time_figure(title, y_label, runs, labels, &change),
+    })
+}
+
 /// Single trajectories of systems with a configuration plane (`System::path`): the path
 /// drawn in it, e.g. Kepler's orbit in (q1, q2) or a rolling disk's contact point, for the
 /// runs whose system draws the same path as the first run's; none otherwise, or when every
@@ -419,6 +454,7 @@ mod tests {
             steps: 10,
             system: system.map(String::from),
             vary: None,
+            reference: false,
         };
         let same = [
             &run(Method::Euler, 0.1, None),

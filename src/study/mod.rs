@@ -11,6 +11,7 @@
 //! - `figures`: the study's figures (portraits, energy, observable and area against time).
 //! - `portrait`: a phase portrait's data, plot ranges and level curves.
 //! - `report`: report.md.
+//! - `reference`: a study's reference solution and each run's distance from it.
 //! - `format`: number formatting shared by the report, legends and messages.
 //! - `chaos`: studies across energies or parameter values with `--chaos`: their runs'
 //!   settings, figures against the parameter and report.md's chaos section.
@@ -24,6 +25,7 @@ mod format;
 mod portrait;
 mod presets;
 mod readback;
+mod reference;
 mod replot;
 mod report;
 mod runner;
@@ -54,6 +56,9 @@ pub struct StudyRun {
     /// What else the run changes of the study's settings (a study across energies or
     /// parameter values rather than methods); None for a study of methods.
     pub vary: Option<Variation>,
+    /// The study's reference solution (a fine step of an accurate method): every other single
+    /// trajectory's distance from it is drawn and reported (`reference`).
+    pub reference: bool,
 }
 
 /// A run's own energy surface or parameter values, named by `label` (its folder name and
@@ -125,6 +130,9 @@ struct StudyRunFile {
     system: Option<String>,
     #[serde(default)]
     vary: Option<Variation>,
+    /// Absent (false) in the records of studies without a reference run.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    reference: bool,
 }
 
 /// The file a study folder records its study in.
@@ -152,6 +160,7 @@ impl StudyFile {
                     steps: r.steps,
                     system: r.system.clone(),
                     vary: r.vary.clone(),
+                    reference: r.reference,
                 })
                 .collect(),
             base: study.base.clone(),
@@ -197,6 +206,7 @@ impl StudyFile {
                     steps: r.steps,
                     system: r.system.clone(),
                     vary: r.vary.clone(),
+                    reference: r.reference,
                 })
             })
             .collect::<Result<Vec<_>>>()?;

@@ -6,8 +6,11 @@ use std::f64::consts::PI;
 
 mod chaos;
 mod frequency;
+mod lagrangian;
 mod modified;
 mod variational;
+
+use lagrangian::LagrangianPreset;
 
 use super::{Study, StudyRun};
 use crate::config::{EnsembleFile, Precision, RunFile};
@@ -26,6 +29,9 @@ struct Preset {
     /// A Hamiltonian given as a formula in one degree of freedom, in place of `system`
     /// (which then names it in the report).
     formula: Option<&'static str>,
+    /// A Lagrangian given as a formula, in place of `system` and `formula` (`system` then
+    /// names it in the report).
+    lagrangian: Option<&'static LagrangianPreset>,
     /// `--modified-hamiltonian K`: the mod_* columns, K correction terms.
     modified_hamiltonian: Option<u32>,
     /// Parameters set apart from the system's defaults (none: the defaults).
@@ -76,6 +82,8 @@ struct PresetRun {
     method: &'static str,
     dt: f64,
     system: Option<&'static str>,
+    /// The study's reference solution (`StudyRun::reference`).
+    reference: bool,
 }
 
 /// A run on the preset's system.
@@ -84,6 +92,7 @@ const fn run(method: &'static str, dt: f64) -> PresetRun {
         method,
         dt,
         system: None,
+        reference: false,
     }
 }
 
@@ -93,6 +102,17 @@ const fn run_in(system: &'static str, method: &'static str, dt: f64) -> PresetRu
         method,
         dt,
         system: Some(system),
+        reference: false,
+    }
+}
+
+/// The reference solution, on its own system when `system` names one.
+const fn reference(system: Option<&'static str>, method: &'static str, dt: f64) -> PresetRun {
+    PresetRun {
+        method,
+        dt,
+        system,
+        reference: true,
     }
 }
 
@@ -146,6 +166,7 @@ const fn chain(
         description,
         system: "spring-chain",
         formula: None,
+        lagrangian: None,
         modified_hamiltonian: None,
         params,
         ensemble: SINGLE_POINT,
@@ -169,6 +190,7 @@ const TABLE: &[Preset] = &[
         description: "González-Santos's experiment: the pendulum H = p²/2 + 1 − cos q (m = g = l = 1), 2000 points evenly spaced in angle on the level curve E = 1 − cos(π/6) = 0.1339746 (the orbit through q = π/6 at rest), each method at h = 0.0005 up to t = 2000 (4 000 000 steps), phase portraits every 500 time units (as in the paper's figure 3). Loop refinement at 2e-3 of the loop's size: a polygon through such nodes misses the area by ~2e-6, the curved correction between them (the area as measured) by ~1e-10, which is where the symplectic methods' area ratios lie. It runs with compensated summation by default, which keeps f32 within a few 1e-8 of the f64 figures (--precision f64 for the reference figures); without it (--compensated false) the round-off of 4 000 000 f32 steps is as large as symplectic Euler's energy error and larger than Verlet's, and sheared neighbouring nodes can merge.",
         system: "pendulum",
         formula: None,
+        lagrangian: None,
         modified_hamiltonian: None,
         params: &[],
         ensemble: PENDULUM_LEVEL,
@@ -192,6 +214,7 @@ const TABLE: &[Preset] = &[
         description: "The symplecticity conditions of Runge–Kutta methods (Hairer, Lubich and Wanner, Geometric Numerical Integration, Section VI.4: b_i a_ij + b_j a_ji = b_i b_j, and its form for partitioned methods) seen on a loop: the pendulum H = p²/2 + 1 − cos q, the 2000 points of the pendulum-level preset on the level E = 1 − cos(π/6) (loop refinement at 2e-3 of the loop's size), in f64 with compensated summation, under the 2-stage Gauss method (order 4) and the 3-stage Lobatto IIIA–IIIB pair (order 4), which satisfy the conditions, and under the 2-stage Radau IIA method (order 3) and the classical Runge–Kutta method RK4 (order 4), which do not; all at h = 0.05 for 100 000 steps (t = 5000, about 780 periods), phase portraits every 1250 time units. The loop's area (∮ p·dq, measured with the curved correction) is kept by a symplectic map: Gauss and Lobatto keep it to within 1e-11 of the initial area, while Radau IIA, dissipative, shrinks it by about 1.6 % and RK4 by about 2e-5. Under What happened, each method's second line says which conditions its coefficients satisfy (as `phaseflow method check` does).",
         system: "pendulum",
         formula: None,
+        lagrangian: None,
         modified_hamiltonian: None,
         params: &[],
         ensemble: PENDULUM_LEVEL,
@@ -216,6 +239,7 @@ const TABLE: &[Preset] = &[
         description: "Brorson's experiment: the harmonic oscillator H = (p² + q²)/2, the boundary of the rectangle q ∈ [−0.15, 0.15], p ∈ [0.85, 1.15] (at 12 o'clock on the unit circle, 400 nodes), forward Euler against symplectic Euler at h = 2π/128 for four periods (512 steps), portraits every 4/9 of a period (as in Brorson's figures 7.6 and 7.7).",
         system: "oscillator",
         formula: None,
+        lagrangian: None,
         modified_hamiltonian: None,
         params: &[],
         ensemble: PresetEnsemble {
@@ -244,6 +268,7 @@ const TABLE: &[Preset] = &[
         description: "After Hairer, Lubich and Wanner, Geometric Numerical Integration, Example VI.3.2: a disk of initial values of the pendulum H = p²/2 − cos q evolved by the first-order methods (explicit Euler, symplectic Euler A and B) at h = π/4 and the second-order ones (Störmer–Verlet, position Verlet, implicit midpoint) at h = π/3, to t = 4π (16 resp. 12 steps). The disk (our choice, not GNI's): 4000 points uniform in the disk of radius 0.5 about (q, p) = (0, 1), seed 0, librations with energies 0.125 to 1.2. Area from the tangent map, |A0| · mean det DΦⁿ; portraits at t = 0, π, 2π, 3π, 4π.",
         system: "pendulum",
         formula: None,
+        lagrangian: None,
         modified_hamiltonian: None,
         params: &[],
         ensemble: PresetEnsemble {
@@ -276,6 +301,7 @@ const TABLE: &[Preset] = &[
         description: "Takács and Fülöp's comparison of coordinates: the elastic pendulum H = (p_r² + p_θ²/r²)/2 + (r − 1)²/2 − ĝ r cos θ with ĝ = 0.2, started at r = 1, θ = π/2 at rest (E = 0), advanced with symplectic Euler A and B at h = 0.2 to t = 10000 (50 000 steps) once in polar coordinates (r, θ; not separable, but both variants are explicit with the sub-updates ordered) and once in Cartesian coordinates (x = r sin θ, y = r cos θ; separable). The same physical motion, different discretisations: the energy-error statistics (absolute, since E = 0) differ with the coordinates.",
         system: "elastic-pendulum",
         formula: None,
+        lagrangian: None,
         modified_hamiltonian: None,
         params: &[],
         ensemble: SINGLE_POINT,
@@ -299,6 +325,7 @@ const TABLE: &[Preset] = &[
         description: "Takács and Fülöp's short run: the polar elastic pendulum (ĝ = 0.2) from r = 1, θ = π/2 at rest to t = 120 with explicit Euler at h = 0.02, symplectic Euler A and B at h = 0.2, and RK4 at h = 0.002 as the reference solution.",
         system: "elastic-pendulum",
         formula: None,
+        lagrangian: None,
         modified_hamiltonian: None,
         params: &[],
         ensemble: SINGLE_POINT,
@@ -359,6 +386,7 @@ const TABLE: &[Preset] = &[
         description: "After Hairer, Lubich and Wanner, Geometric Numerical Integration, Section I.2.3: the Kepler problem H = |p|²/2 − 1/|q| from the pericentre of the orbit of eccentricity e = 0.6 (q = (0.4, 0), p = (0, 2), H0 = −1/2, L0 = 0.8, period 2π), to t = 200 (about 32 periods). Steps (our choice, in the spirit of GNI's figure I.2.2): explicit Euler at h = 0.0005 (400 000 steps), symplectic Euler A and Störmer–Verlet at h = 0.05 (4000 steps). Explicit Euler's energy error grows like t·h and it loses angular momentum; the symplectic methods keep L to roundoff and their energy error bounded.",
         system: "kepler",
         formula: None,
+        lagrangian: None,
         modified_hamiltonian: None,
         params: &[],
         ensemble: SINGLE_POINT,
@@ -381,11 +409,12 @@ const TABLE: &[Preset] = &[
 pub const PRESETS: &[(&str, &str)] = &summaries();
 
 /// Every preset: this file's table, the modified Hamiltonian's (`modified.rs`), Torrente's
-/// variational integrators (`variational.rs`), the chaos presets (`chaos.rs`), then the
-/// frequency maps (`frequency.rs`).
+/// variational integrators (`variational.rs`), the Lagrangian formulas' (`lagrangian.rs`),
+/// the chaos presets (`chaos.rs`), then the frequency maps (`frequency.rs`).
 const COUNT: usize = TABLE.len()
     + modified::TABLE.len()
     + variational::TABLE.len()
+    + lagrangian::TABLE.len()
     + chaos::TABLE.len()
     + frequency::TABLE.len();
 
@@ -395,23 +424,27 @@ const fn summaries() -> [(&'static str, &'static str); COUNT] {
     let mut i = 0;
     while i < COUNT {
         let m = TABLE.len() + modified::TABLE.len();
-        let s = m + variational::TABLE.len();
-        out[i] = if i < TABLE.len() {
-            (TABLE[i].name, TABLE[i].summary)
+        let v = m + variational::TABLE.len();
+        let s = v + lagrangian::TABLE.len();
+        let p = if i < TABLE.len() {
+            &TABLE[i]
         } else if i < m {
-            let p = &modified::TABLE[i - TABLE.len()];
-            (p.name, p.summary)
+            &modified::TABLE[i - TABLE.len()]
+        } else if i < v {
+            &variational::TABLE[i - m]
         } else if i < s {
-            (
-                variational::TABLE[i - m].name,
-                variational::TABLE[i - m].summary,
-            )
-        } else if i < s + chaos::TABLE.len() {
-            (chaos::TABLE[i - s].name, chaos::TABLE[i - s].summary)
+            &lagrangian::TABLE[i - v]
         } else {
-            let f = &frequency::TABLE[i - s - chaos::TABLE.len()];
-            (f.name, f.summary)
+            out[i] = if i < s + chaos::TABLE.len() {
+                (chaos::TABLE[i - s].name, chaos::TABLE[i - s].summary)
+            } else {
+                let f = &frequency::TABLE[i - s - chaos::TABLE.len()];
+                (f.name, f.summary)
+            };
+            i += 1;
+            continue;
         };
+        out[i] = (p.name, p.summary);
         i += 1;
     }
     out
@@ -423,6 +456,7 @@ pub fn preset(name: &str) -> Result<Study> {
         .iter()
         .chain(modified::TABLE)
         .chain(variational::TABLE)
+        .chain(lagrangian::TABLE)
         .find(|p| p.name == name)
         .map(Preset::study)
         .or_else(|| {
@@ -455,10 +489,6 @@ impl Preset {
             name: self.name.into(),
             description: self.description.into(),
             base: RunFile {
-                system: self.formula.is_none().then(|| self.system.into()),
-                hamiltonian: self.formula.map(String::from),
-                dof: self.formula.map(|_| 1),
-                system_name: self.formula.map(|_| self.system.into()),
                 modified_hamiltonian: self.modified_hamiltonian,
                 params: (!self.params.is_empty()).then(|| {
                     self.params
@@ -471,7 +501,7 @@ impl Preset {
                 compensated: Some(self.compensated),
                 tangent: self.tangent,
                 refine_tol: self.refine_tol,
-                ..Default::default()
+                ..self.system_keys()
             },
             runs: self
                 .runs
@@ -483,6 +513,7 @@ impl Preset {
                         steps: (t_end / r.dt).round() as u64,
                         system: r.system.map(String::from),
                         vary: None,
+                        reference: r.reference,
                     })
                 })
                 .collect::<Result<_>>()?,

@@ -77,6 +77,7 @@ pub fn plot_run(dir: &Path, out: Option<&Path>) -> Result<PlotOutcome> {
         steps: cfg.steps,
         system: None,
         vary: None,
+        reference: false,
     };
     let plotted = [PlottedRun {
         name: cfg.method.name(),

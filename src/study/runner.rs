@@ -106,15 +106,6 @@ fn finish(
         .iter()
         .map(|name| out.join(name).join("stats.csv"))
         .collect();
-    let summary: Vec<SummaryRow> = configs
-        .iter()
-        .zip(&study.runs)
-        .zip(results)
-        .map(|((cfg, r), res)| summarise(cfg, r, res))
-        .collect();
-    let records: Vec<_> = summary.iter().map(SummaryRow::record).collect();
-    write_csv(&out.join("summary.csv"), &records)?;
-    files.push(out.join("summary.csv"));
     let plotted: Vec<PlottedRun> = names
         .iter()
         .zip(&study.runs)
@@ -127,6 +118,21 @@ fn finish(
             floor_label: super::figures::floor_label(cfg),
         })
         .collect();
+    let systems: Vec<&str> = configs.iter().map(|c| c.system.name()).collect();
+    let labels = super::figures::legend_labels(&study.runs.iter().collect::<Vec<_>>(), &systems);
+    let summary: Vec<SummaryRow> = configs
+        .iter()
+        .zip(&study.runs)
+        .zip(results)
+        .zip(super::reference::distances(&plotted, &labels))
+        .map(|(((cfg, r), res), reference)| SummaryRow {
+            reference,
+            ..summarise(cfg, r, res)
+        })
+        .collect();
+    let records: Vec<_> = summary.iter().map(SummaryRow::record).collect();
+    write_csv(&out.join("summary.csv"), &records)?;
+    files.push(out.join("summary.csv"));
     let drawn = write_figures(&plotted, out, &mut files)?;
     let mut report = report_md(study, &configs[0], &summary, &drawn, command_line);
     report.push_str(&super::chaos::report_section(&plotted, &configs));
@@ -147,6 +153,12 @@ fn finish(
 fn resolve_run(study: &Study, r: &StudyRun) -> Result<RunConfig> {
     let mut f = study.base.clone();
     if let Some(sys) = &r.system {
+        // A run on a built-in system of its own (a Lagrangian study's comparison with the
+        // built-in pendulum, say) takes the study's parameters but none of its formula's
+        // settings.
+        if f.system.as_ref() != Some(sys) {
+            f.forget_system();
+        }
         f.system = Some(sys.clone());
     }
     // A study propagates the tangent map by default (it has no --tangent flag, only

@@ -4,12 +4,14 @@
 use serde::Serialize;
 
 use super::format::{count, fmt_g, fmt_ratio, opt};
+use super::reference::ReferenceDistance;
 use super::StudyRun;
 use crate::config::RunConfig;
 use crate::measure::area::AREA_RATIO;
+use crate::measure::constraint::CONSTRAINT_ERR_MAX;
 use crate::measure::energy::columns::{
-    ABS_ERR_MAX, ABS_ERR_MEAN, ANG_MOM_ERR_MAX, ESCAPED, FINITE, REL_ERR_MAX, STAYED_ABS_ERR_MAX,
-    STAYED_REL_ERR_MAX,
+    ABS_ERR_MAX, ABS_ERR_MEAN, ANG_MOM_ERR_MAX, ESCAPED, FINITE, MOMENTUM_ERR_MAX, REL_ERR_MAX,
+    STAYED_ABS_ERR_MAX, STAYED_REL_ERR_MAX,
 };
 use crate::measure::energy::{drift_fit, ESCAPE_FACTOR};
 use crate::measure::floor::{AREA_FLOOR, DET_FLOOR, ENERGY_FLOOR};
@@ -86,6 +88,10 @@ pub struct SummaryRow {
     /// (`SummaryRow::record`).
     #[serde(skip)]
     pub measured: NamedCells,
+    /// The run's distance from the study's reference solution, where it has one and the run
+    /// can be compared with it (summary.csv's `reference_*` columns, `SummaryTail`).
+    #[serde(skip)]
+    pub reference: Option<ReferenceDistance>,
 }
 
 /// The columns summary.csv writes after the measurements' (added last, so that the older
@@ -93,6 +99,10 @@ pub struct SummaryRow {
 #[derive(Debug, Clone, Serialize)]
 pub struct SummaryTail {
     pub energy_drift_slope_stderr: Option<f64>,
+    /// The largest |q − q_ref| and |p − p_ref| (|v − v_ref| for a variational system) at the
+    /// times the run and the study's reference run share.
+    pub reference_position_err_max: Option<f64>,
+    pub reference_momentum_err_max: Option<f64>,
 }
 
 impl SummaryRow {
@@ -103,6 +113,8 @@ impl SummaryRow {
             &self.measured,
             SummaryTail {
                 energy_drift_slope_stderr: self.energy_drift_slope_stderr,
+                reference_position_err_max: self.reference.as_ref().map(|d| d.position),
+                reference_momentum_err_max: self.reference.as_ref().map(|d| d.momentum),
             },
         )
     }
@@ -182,6 +194,7 @@ pub(super) fn summarise(cfg: &RunConfig, r: &StudyRun, res: &run::RunSummary) ->
         arithmetic: cfg.arithmetic(),
         floor_from_solver: cfg.step_error().from_solver,
         measured: summary_cells(rows),
+        reference: None,
     }
 }
 
@@ -545,6 +558,19 @@ pub(super) fn verdict(s: &SummaryRow, symplectic: bool) -> String {
             fmt_g(l)
         ));
     }
+    if let Some(j) = s.measured(&MOMENTUM_ERR_MAX) {
+        clauses.push(format!(
+            "the discrete momentum J changed by at most {}",
+            fmt_g(j)
+        ));
+    }
+    if let Some(g) = s.measured(&CONSTRAINT_ERR_MAX) {
+        clauses.push(format!(
+            "the constraints were violated by at most {}",
+            fmt_g(g)
+        ));
+    }
+    clauses.extend(s.reference.as_ref().map(super::reference::clause));
     if s.unconverged > 0 {
         clauses.push(format!(
             "{} had implicit solves that did not converge",

@@ -54,11 +54,12 @@ pub struct ExprSystem {
 }
 
 impl ExprSpec {
-    /// Compile the formula with `compile` (a Hamiltonian's or a Lagrangian's, `kind` naming
-    /// it in messages) and check the rest of the description against it.
+    /// Compile the formula with `compile` (a Hamiltonian's or a Lagrangian's, `second` the
+    /// name of the state's second half) and check the rest of the description against it; its
+    /// parameters are checked once every formula of the system is compiled
+    /// (`check_params_used`).
     pub fn compile(
         &self,
-        kind: &str,
         second: &str,
         compile: impl FnOnce(&str, &BTreeMap<String, f64>, Option<usize>) -> Result<ExprHamiltonian>,
     ) -> Result<ExprHamiltonian> {
@@ -84,17 +85,6 @@ impl ExprSpec {
         }
         let h = compile(&spec.formula, &spec.params, spec.dof)?;
         let d = h.dof;
-        if let Some(unused) = spec.params.keys().find(|k| !h.uses_param(k)) {
-            let names = if h.used_params.is_empty() {
-                "none".to_string()
-            } else {
-                h.used_params.join(", ")
-            };
-            return Err(invalid!(Field::Param(unused.clone());
-                Field::Param(unused.clone()),
-                format!(": the {kind} has no parameter '{unused}' (its names: {names})")
-            ));
-        }
         if let Some(z) = &spec.default_state {
             if z.len() != 2 * d || z.iter().any(|x| !x.is_finite()) {
                 return Err(input_err!(
@@ -113,6 +103,24 @@ impl ExprSpec {
             }
         }
         Ok(h)
+    }
+
+    /// Refuse a parameter that none of the system's formulas reads (`used`: the names they
+    /// read; `kind` names the formulas in the message): a misspelt `--param` would otherwise
+    /// change nothing, silently.
+    pub fn check_params_used(&self, kind: &str, used: &[&str]) -> Result<()> {
+        let Some(unused) = self.params.keys().find(|k| !used.contains(&k.as_str())) else {
+            return Ok(());
+        };
+        let names = if used.is_empty() {
+            "none".to_string()
+        } else {
+            used.join(", ")
+        };
+        Err(invalid!(Field::Param(unused.clone());
+            Field::Param(unused.clone()),
+            format!(": the {kind} has no parameter '{unused}' (its names: {names})")
+        ))
     }
 
     /// The names of q1..qd of a formula of `d` degrees of freedom.
@@ -135,7 +143,8 @@ impl ExprSpec {
 impl ExprSystem {
     /// Compile the formula and check the rest of the description against it.
     pub fn new(spec: ExprSpec) -> Result<ExprSystem> {
-        let h = spec.compile("Hamiltonian", "p", ExprHamiltonian::new)?;
+        let h = spec.compile("p", ExprHamiltonian::new)?;
+        spec.check_params_used("Hamiltonian", &h.used_params())?;
         let d = h.dof;
         let wgsl = h.wgsl().into();
         let energy_wgsl = h.energy_wgsl().map(Into::into);

@@ -483,6 +483,13 @@ impl System {
         matches!(self, System::DiscreteMap(_))
     }
 
+    /// Whether the state's second half is the velocity v (Torrente's variational systems)
+    /// rather than the momentum p (every Hamiltonian system, and a Lagrangian given as a
+    /// formula, which carries p through the discrete Legendre transforms).
+    pub fn stores_velocities(&self) -> bool {
+        self.variational() && self.lagrangian().is_none()
+    }
+
     /// A discrete map whose configuration steps by its stored velocity
     /// (`DiscreteMap::drifts`); true for the Hamiltonian systems, which have no such map.
     pub fn drifts(&self) -> bool {

@@ -199,6 +199,7 @@ impl ChaosPreset {
             steps,
             system: None,
             vary,
+            reference: false,
         };
         let runs = match self.vary {
             [] => vec![run(None)],

@@ -78,6 +78,7 @@ impl FrequencyPreset {
                 steps,
                 system: None,
                 vary: None,
+                reference: false,
             }],
             portrait_times: vec![0.0, self.t_end],
             stats_rows: 100,

@@ -23,6 +23,7 @@ const fn modified(
         description,
         system,
         formula,
+        lagrangian: None,
         modified_hamiltonian: Some(1),
         params: &[],
         ensemble: PresetEnsemble {

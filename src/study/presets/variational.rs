@@ -35,6 +35,7 @@ const fn single_state(
         description,
         system,
         formula: None,
+        lagrangian: None,
         modified_hamiltonian: None,
         params,
         ensemble,

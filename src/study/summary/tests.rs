@@ -33,6 +33,7 @@ fn row(method: &str, max_rel: f64, max_abs: f64, slope: f64) -> SummaryRow {
         arithmetic: "f64".into(),
         floor_from_solver: false,
         measured: Default::default(),
+        reference: None,
     }
 }
 

@@ -81,9 +81,7 @@ impl LagrangianSystem {
     /// Compile the formula, check the description against it, and refuse a Lagrangian that
     /// does not depend on the velocities (it has no equations of motion to step).
     pub fn new(spec: LagrangianSpec) -> Result<LagrangianSystem> {
-        let l = spec
-            .expr
-            .compile("Lagrangian", "v", ExprHamiltonian::lagrangian)?;
+        let l = spec.expr.compile("v", ExprHamiltonian::lagrangian)?;
         if !l.uses_second() {
             return Err(invalid!(Field::Lagrangian;
                 Field::Lagrangian.is(&spec.expr.formula),
@@ -115,6 +113,27 @@ impl LagrangianSystem {
             Some(text) => Some(Arc::new(generator(text, &spec.expr.params, l.dof)?)),
             None => None,
         };
+        // A parameter may appear in the constraints or the momentum only.
+        let mut used: Vec<&str> = Vec::new();
+        let every = (l.used_params().into_iter())
+            .chain(holonomic.iter().flat_map(|c| c.c.used_params()))
+            .chain(
+                generator
+                    .iter()
+                    .flat_map(|g| g.iter().flat_map(|x| x.used_params())),
+            );
+        for name in every {
+            if !used.contains(&name) {
+                used.push(name);
+            }
+        }
+        let kind = match (&holonomic, &generator) {
+            (None, None) => "Lagrangian",
+            (Some(_), None) => "Lagrangian with its constraints",
+            (None, Some(_)) => "Lagrangian with its momentum",
+            (Some(_), Some(_)) => "Lagrangian with its constraints and momentum",
+        };
+        spec.expr.check_params_used(kind, &used)?;
         Ok(LagrangianSystem {
             spec,
             l: Arc::new(l),

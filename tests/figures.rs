@@ -90,10 +90,10 @@ fn every_preset_draws_its_figures_inside_the_frame() {
             stems.iter().any(|s| s.starts_with("phase_")),
             "{name}: {stems:?}"
         );
-        // Filled sets, loops and the tangent map give an area figure; the chains carry no
-        // tangent map and have none, so none is written or embedded; nor have Torrente's
+        // Filled sets, loops and the tangent map give an area figure; the presets that turn
+        // the tangent map off have none, so none is written or embedded: the chains, Torrente's
         // single states of variational systems (whose (q, v) is not a symplectic phase space),
-        // nor the single orbits of the modified Hamiltonian presets.
+        // the single orbits of the modified Hamiltonian presets, the constrained Lagrangian.
         let area = stems.iter().any(|s| s == "area_ratio");
         let variational_single_state = summary.starts_with("Torrente");
         // The chaos presets' deviation vector takes the place of the tangent map; the exit
@@ -101,12 +101,33 @@ fn every_preset_draws_its_figures_inside_the_frame() {
         let base = study::preset(name).unwrap().base;
         let chaos = base.chaos.is_some();
         let per_point = base.stop_when.is_some() || base.frequencies.is_some();
-        let expected = !name.starts_with("spring-chain")
-            && !variational_single_state
-            && !chaos
-            && !per_point
-            && !name.starts_with("modified-hamiltonian");
+        let expected = base.tangent != Some(false) && !chaos && !per_point;
         assert_eq!(area, expected, "{name}: {stems:?}");
+        if name.starts_with("spring-chain")
+            || variational_single_state
+            || name.starts_with("modified-hamiltonian")
+        {
+            assert!(!area, "{name}: {stems:?}");
+        }
+        // A study with a reference run draws every other run's distance from it; the runs
+        // that follow a conserved momentum draw its change.
+        assert_eq!(
+            stems.iter().any(|s| s == "reference_distance"),
+            *name == "lagrangian-pendulum",
+            "{name}: {stems:?}"
+        );
+        if [
+            "kepler",
+            "lagrangian-kepler-noether",
+            "spherical-pendulum-constrained",
+        ]
+        .contains(name)
+        {
+            assert!(
+                stems.iter().any(|s| s == "momentum_error"),
+                "{name}: {stems:?}"
+            );
+        }
         // A single state of a system with a configuration plane draws its path there (Kepler's
         // orbit, the pendulums' angles or bob, the rolling bodies' contact point), but a disk
         // spinning in place has none to draw.

@@ -144,6 +144,7 @@ pub fn study(k: &mut Keywords<'_, '_>) -> PyResult<StudyArgs> {
         t_end: k.real("t_end")?,
         ensemble: ensemble(k)?,
         portraits: count(k, "portraits")?,
+        reference: k.text("reference")?,
         snapshot_every: count(k, "snapshot_every")?,
         engine: engine(k)?,
         no_tangent: k.on("no_tangent")?,

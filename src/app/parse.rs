@@ -25,7 +25,7 @@ pub(super) fn command_line() -> clap::Command {
         .map(|(name, summary)| format!("\n  {name}: {summary}"))
         .collect();
     let long = format!(
-        "A preset study, one of:{long}\nA preset excludes the flags that define a custom study (--config, the system, methods, steps and ensemble flags, --portraits); the others apply to it, and --t-end shortens or lengthens it."
+        "A preset study, one of:{long}\nA preset excludes the flags that define a custom study (--config, the system, methods, steps and ensemble flags, --portraits, --reference); the others apply to it, and --t-end shortens or lengthens it."
     );
     let presets = Names::new(|| {
         study::PRESETS

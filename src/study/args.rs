@@ -220,7 +220,7 @@ fn custom_runs(a: &StudyArgs, file: &RunFile) -> Result<Vec<StudyRun>> {
         (None, None) => step_counts(file_steps.as_deref(), None, &dts)?,
         (s, t) => step_counts(s.as_deref(), t, &dts)?,
     };
-    Ok(methods
+    let mut runs: Vec<StudyRun> = methods
         .iter()
         .zip(&dts)
         .zip(&steps)
@@ -232,7 +232,32 @@ fn custom_runs(a: &StudyArgs, file: &RunFile) -> Result<Vec<StudyRun>> {
             vary: None,
             reference: false,
         })
-        .collect())
+        .collect();
+    if let Some(name) = &a.reference {
+        mark_reference(&mut runs, name.trim())?;
+    }
+    Ok(runs)
+}
+
+/// `--reference METHOD`: the run of that method (at its smallest step, where it appears
+/// twice) is the study's reference solution.
+fn mark_reference(runs: &mut [StudyRun], name: &str) -> Result<()> {
+    let finest = (runs.iter_mut())
+        .filter(|r| r.method.name() == name)
+        .min_by(|a, b| a.dt.total_cmp(&b.dt));
+    match finest {
+        Some(r) => {
+            r.reference = true;
+            Ok(())
+        }
+        None => {
+            let names: Vec<&str> = runs.iter().map(|r| r.method.name()).collect();
+            Err(input_err!(
+                "--reference {name}: not one of the study's methods ({}); name the method of --methods whose run is the reference solution, e.g. --methods euler,verlet,rk4 --dt 0.05,0.05,0.001 --reference rk4",
+                names.join(", ")
+            ))
+        }
+    }
 }
 
 /// Each method's step count, from --steps (one for all, or one per method) or from --t-end.

@@ -89,6 +89,17 @@ fn resolve_all(study: &Study, out: &Path) -> Result<(Vec<String>, RunDirs)> {
             Ok((resolve_run(study, r)?, dir))
         })
         .collect::<Result<Vec<_>>>()?;
+    // A distance from the reference is a distance between two trajectories.
+    if let Some(k) = study.runs.iter().position(|r| r.reference) {
+        let cfg = &configs[k].0;
+        if cfg.ensemble.points != 1 || cfg.ensemble.is_loop() {
+            return Err(input_err!(
+                "--reference {}: a reference solution is compared with single trajectories, and this study starts {} points; give one initial state (--ensemble point --center Q,P)",
+                study.runs[k].method.name(),
+                cfg.ensemble.points
+            ));
+        }
+    }
     Ok((names, configs))
 }
 

@@ -7,7 +7,7 @@ use super::{
     ang_mom_err_max, chunk_accumulators_running, fold_in_order, EnergyAccumulator, EnergyStats,
 };
 use crate::measure::measurement::{
-    Cell, Column, Finish, Measurement, Part, Reads, RunSetup, Shape, Snapshot, Summary,
+    Cell, Column, Finish, Measurement, Part, Reads, RunSetup, Shape, Snapshot,
 };
 
 /// Words of `EnergyAccumulator::to_words`.
@@ -64,7 +64,7 @@ pub const ESCAPED: Column = Column::count("escaped");
 pub const STAYED_ABS_ERR_MAX: Column = Column::real("stayed_abs_energy_err_max");
 pub const STAYED_REL_ERR_MAX: Column = Column::real("stayed_rel_energy_err_max");
 pub const ANG_MOM_ERR_MAX: Column = Column::real("ang_mom_err_max");
-pub const MOMENTUM_ERR_MAX: Column = Column::real("momentum_err_max").summarised(Summary::Max);
+pub const MOMENTUM_ERR_MAX: Column = Column::real("momentum_err_max");
 
 /// The energy measurement's parts: chunk accumulators in point order (the host's chunks or
 /// the device's workgroups).

@@ -34,6 +34,7 @@ fn row(method: &str, max_rel: f64, max_abs: f64, slope: f64) -> SummaryRow {
         floor_from_solver: false,
         measured: Default::default(),
         reference: None,
+        max_momentum_err: None,
     }
 }
 
@@ -458,5 +459,42 @@ fn a_single_point_reads_in_the_singular() {
     says(
         &verdict(&gone, true),
         &["the point left the bounded region", "but the ensemble left"],
+    );
+}
+
+#[test]
+fn the_discrete_momentum_the_constraints_and_the_reference_are_stated() {
+    let lagrangian = SummaryRow {
+        max_momentum_err: Some(6.7e-15),
+        measured: NamedCells(vec![(
+            CONSTRAINT_ERR_MAX.name,
+            crate::measure::measurement::Cell::Real(Some(4.4e-16)),
+        )]),
+        reference: Some(ReferenceDistance {
+            reference: "pendulum, rk4, h = 0.001".into(),
+            position: 0.54473,
+            momentum: 0.419813,
+            until: 10.0,
+            times: 11,
+            second_half: "momentum",
+        }),
+        ..kept()
+    };
+    says(
+        &verdict(&lagrangian, true),
+        &[
+            "; the discrete momentum J changed by at most 6.700e-15",
+            "; the constraints were violated by at most 4.400e-16",
+            "; against the reference (pendulum, rk4, h = 0.001), at 11 shared times up to t = 10, the position was at most 0.54473 away (|q − q_ref|) and the momentum at most 0.419813 (|p − p_ref|)",
+        ],
+    );
+    let (_, _, tail) = lagrangian.record();
+    assert_eq!(tail.momentum_err_max, Some(6.7e-15));
+    assert_eq!(tail.reference_position_err_max, Some(0.54473));
+    assert_eq!(tail.reference_momentum_err_max, Some(0.419813));
+    // Without them, none of the three clauses.
+    never_says(
+        &verdict(&kept(), true),
+        &["discrete momentum", "constraints", "reference"],
     );
 }

@@ -824,6 +824,7 @@ def study(
     positions: Optional[bool] = None,
     raw_start: Optional[bool] = None,
     portraits: Optional[int] = None,
+    reference: Optional[str] = None,
     snapshot_every: Optional[int] = None,
     backend: Optional[Literal["auto", "gpu", "cpu"]] = None,
     precision: Optional[Literal["f32", "f64"]] = None,

@@ -141,6 +141,19 @@ def test_study(tmp_path):
     assert abs(area[-1] - 1) < abs(np.asarray(run.stats["area_ratio"])[-1] - 1)
 
 
+def test_study_with_a_reference_run(tmp_path):
+    s = phaseflow.study(out=tmp_path / "s", system="pendulum", methods=["euler", "verlet", "rk4"],
+                        ensemble="point", center=[1.0, 0.0], dt=[0.02, 0.1, 0.001], t_end=10,
+                        reference="rk4")
+    far = np.asarray(s.summary["reference_position_err_max"], dtype=float)
+    # Euler at h = 0.02 strays further than Verlet at h = 0.1; the reference has no distance.
+    assert far[0] > 10 * far[1] > 0 and np.isnan(far[2])
+    assert any(f.name == "reference_distance.png" for f in s.figures)
+    with pytest.raises(ValueError, match="reference= gauss2: not one of the study's methods"):
+        phaseflow.study(out=tmp_path / "t", system="pendulum", methods=["euler", "verlet"],
+                        ensemble="point", center=[1.0, 0.0], dt=0.1, t_end=1, reference="gauss2")
+
+
 def test_study_needs_out_as_on_the_command_line():
     with pytest.raises(ValueError, match="out=DIR is required"):
         phaseflow.study(out=None, preset="pendulum-disks")

@@ -154,6 +154,14 @@ def test_study_with_a_reference_run(tmp_path):
                         ensemble="point", center=[1.0, 0.0], dt=0.1, t_end=1, reference="gauss2")
 
 
+def test_a_lagrangian_preset_keeps_its_discrete_momentum(tmp_path):
+    s = phaseflow.study(out=tmp_path / "s", preset="lagrangian-kepler-noether", t_end=20)
+    momentum = np.asarray(s.summary["momentum_err_max"], dtype=float)
+    # The two Lagrangian runs keep J to rounding; RK4 on the built-in Kepler has no such column.
+    assert (momentum[:2] < 1e-13).all() and np.isnan(momentum[2])
+    assert np.asarray(s.summary["max_ang_mom_err"], dtype=float)[2] > 1e-8
+
+
 def test_study_needs_out_as_on_the_command_line():
     with pytest.raises(ValueError, match="out=DIR is required"):
         phaseflow.study(out=None, preset="pendulum-disks")

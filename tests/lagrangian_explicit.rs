@@ -179,6 +179,14 @@ fn a_kept_force_is_never_read_for_another_formula() {
     assert_ne!(own_a, own_b, "the two formulas differ");
 }
 
+/// The largest difference of (q, p) from `b`'s state.
+fn largest_difference(q: &[f64], p: &[f64], b: &phaseflow::state::State<f64>) -> f64 {
+    (q.iter().zip(&b.q))
+        .chain(p.iter().zip(&b.p))
+        .map(|(x, y)| (x - y).abs())
+        .fold(0.0f64, f64::max)
+}
+
 /// Torrente's variational pendulum (`pendulum-variational`: L_d = h[½v_k² + ½cos q_k +
 /// ½cos q_{k+1}], state (q_k, v_k), v_k = (q_{k+1} − q_k)/h) is the trapezoidal discrete
 /// Lagrangian of L = ½v² + cos q: started at the discrete Legendre transform
@@ -201,12 +209,7 @@ fn the_built_in_variational_pendulum_is_its_lagrangian_under_the_trapezoid() {
     let a = advance_f64(&builtin, Method::Variational, h, 2000, &start);
     let b = advance_f64(&lagrangian, Method::Variational, h, 2000, &start_p);
     let pa = momentum(&a.q, &a.p);
-    let dev =
-        a.q.iter()
-            .zip(&b.q)
-            .chain(pa.iter().zip(&b.p))
-            .map(|(x, y)| (x - y).abs())
-            .fold(0.0f64, f64::max);
+    let dev = largest_difference(&a.q, &pa, &b);
     assert!(dev < 1e-12, "built-in against its Lagrangian: {dev:e}");
     let moved = a.q.iter().zip(&start.q).map(|(x, y)| (x - y).abs());
     assert!(moved.fold(0.0f64, f64::max) > 0.1, "nothing moved");
@@ -249,12 +252,7 @@ fn the_built_in_variational_double_pendulum_is_the_left_rule_of_its_discrete_lag
     let a = advance_f64(&builtin, Method::Variational, h, 2000, &start);
     let b = advance_f64(&lagrangian, Method::Variational, h, 2000, &start_p);
     let pa = momentum(&a.q, &a.p);
-    let dev =
-        a.q.iter()
-            .zip(&b.q)
-            .chain(pa.iter().zip(&b.p))
-            .map(|(x, y)| (x - y).abs())
-            .fold(0.0f64, f64::max);
+    let dev = largest_difference(&a.q, &pa, &b);
     assert!(
         dev < 1e-12,
         "built-in against its discrete Lagrangian: {dev:e}"

@@ -13,18 +13,7 @@ use common::phaseflow;
 
 /// summary.csv's rows as maps from column to cell.
 fn summary(dir: &Path) -> Vec<BTreeMap<String, String>> {
-    let mut r = csv::Reader::from_path(dir.join("summary.csv")).unwrap();
-    let header = r.headers().unwrap().clone();
-    r.records()
-        .map(|rec| {
-            let rec = rec.unwrap();
-            header
-                .iter()
-                .zip(rec.iter())
-                .map(|(h, c)| (h.to_string(), c.to_string()))
-                .collect()
-        })
-        .collect()
+    common::csv_cells(&dir.join("summary.csv"))
 }
 
 fn num(row: &BTreeMap<String, String>, column: &str) -> f64 {

@@ -241,9 +241,9 @@ pub fn verdict<'a>(report: &'a str, method: &str) -> &'a str {
         .unwrap_or_else(|| panic!("no verdict for {method}:\n{report}"))
 }
 
-/// `dir/stats.csv` as rows of column → value (empty cells are absent).
-pub fn stats(dir: &Path) -> Vec<BTreeMap<String, f64>> {
-    let mut r = csv::Reader::from_path(dir.join("stats.csv")).unwrap();
+/// A CSV file's rows as column → cell text (empty cells too).
+pub fn csv_cells(path: &Path) -> Vec<BTreeMap<String, String>> {
+    let mut r = csv::Reader::from_path(path).unwrap();
     let header: Vec<String> = r.headers().unwrap().iter().map(String::from).collect();
     r.records()
         .map(|rec| {
@@ -251,8 +251,20 @@ pub fn stats(dir: &Path) -> Vec<BTreeMap<String, f64>> {
             header
                 .iter()
                 .zip(rec.iter())
+                .map(|(k, v)| (k.clone(), v.to_string()))
+                .collect()
+        })
+        .collect()
+}
+
+/// `dir/stats.csv` as rows of column → value (empty cells are absent).
+pub fn stats(dir: &Path) -> Vec<BTreeMap<String, f64>> {
+    csv_cells(&dir.join("stats.csv"))
+        .into_iter()
+        .map(|row| {
+            row.into_iter()
                 .filter(|(_, v)| !v.is_empty())
-                .map(|(k, v)| (k.clone(), v.parse::<f64>().unwrap()))
+                .map(|(k, v)| (k, v.parse::<f64>().unwrap()))
                 .collect()
         })
         .collect()

@@ -132,9 +132,11 @@ fn every_preset_draws_its_figures_inside_the_frame() {
         // orbit, the pendulums' angles or bob, the rolling bodies' contact point), but a disk
         // spinning in place has none to draw.
         let st = study::preset(name).unwrap();
+        // A formula of two or more degrees of freedom draws its first two coordinates.
         let plane = (st.base.system.as_deref())
             .and_then(|s| phaseflow::system::System::new(s, &Default::default()).ok())
-            .is_some_and(|s| s.path().is_some());
+            .is_some_and(|s| s.path().is_some())
+            || st.base.dof.is_some_and(|d| d >= 2);
         let single = st.base.ensemble.as_ref().and_then(|e| e.kind.as_deref()) == Some("point");
         assert_eq!(
             stems.iter().any(|s| s == "path"),

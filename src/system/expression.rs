@@ -123,6 +123,18 @@ impl ExprSpec {
         ))
     }
 
+    /// The path a single trajectory of a formula system of `d` degrees of freedom draws (its
+    /// study's path figure): its first two coordinates, where it has two or more.
+    pub fn path(d: usize) -> Option<(&'static str, usize, usize)> {
+        (d >= 2).then_some(("configuration point", 0, 1))
+    }
+
+    /// The path's axes: the first two coordinates by their names.
+    pub fn path_axes(&self, d: usize) -> Option<(String, String)> {
+        let mut names = self.coordinate_names(d).into_iter();
+        Some((names.next()?, names.next()?))
+    }
+
     /// The names of q1..qd of a formula of `d` degrees of freedom.
     pub fn coordinate_names(&self, d: usize) -> Vec<String> {
         self.coordinates
@@ -256,6 +268,14 @@ impl SystemDescription for ExprSystem {
 
     fn component_names(&self) -> Vec<String> {
         self.spec.component_names(self.h.dof)
+    }
+
+    fn path(&self) -> Option<(&'static str, usize, usize)> {
+        ExprSpec::path(self.h.dof)
+    }
+
+    fn path_axes(&self) -> Option<(String, String)> {
+        self.spec.path_axes(self.h.dof)
     }
 
     fn params(&self) -> BTreeMap<String, f64> {

@@ -295,6 +295,14 @@ impl SystemDescription for LagrangianSystem {
         self.spec.expr.component_names(self.l.dof)
     }
 
+    fn path(&self) -> Option<(&'static str, usize, usize)> {
+        ExprSpec::path(self.l.dof)
+    }
+
+    fn path_axes(&self) -> Option<(String, String)> {
+        self.spec.expr.path_axes(self.l.dof)
+    }
+
     fn params(&self) -> BTreeMap<String, f64> {
         self.spec.expr.params.clone()
     }

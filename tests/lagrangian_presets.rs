@@ -261,3 +261,49 @@ fn a_custom_study_names_its_reference_run() {
     );
     assert!(!dir.path().join("many").exists());
 }
+
+/// A study with a reference run interrupted in the reference's run (the fourth) and resumed:
+/// the finished runs' trajectories are read back from their trajectory.csv, the reference's is
+/// continued from its checkpoint, and summary.csv (the distances included) and report.md are
+/// those of the uninterrupted study.
+#[test]
+fn a_resumed_study_measures_the_same_distances_from_its_reference() {
+    let dir = tempfile::tempdir().unwrap();
+    let (full, part) = (dir.path().join("full"), dir.path().join("part"));
+    let study = |out: &Path, stop: Option<&str>| {
+        let mut c = phaseflow();
+        c.args(["study", "--preset", "lagrangian-pendulum", "--quiet"])
+            .args(["--backend", "cpu", "--checkpoint-every", "200"])
+            .arg("--out")
+            .arg(out);
+        if let Some(n) = stop {
+            c.env("PHASEFLOW_STOP_AFTER_CHECKPOINTS", n);
+        }
+        c.output().unwrap()
+    };
+    assert!(study(&full, None).status.success());
+    // Runs of 10, 500, 500 and 10 000 steps write 0, 2, 2 and 49 checkpoints: the fifth is
+    // the reference's first.
+    let stopped = study(&part, Some("5"));
+    assert_eq!(stopped.status.code(), Some(130));
+    assert!(part.join("pendulum_rk4/checkpoint/run.ckpt").is_file());
+    assert!(!part.join("summary.csv").exists());
+    let resumed = phaseflow()
+        .args(["resume", "--quiet"])
+        .arg(&part)
+        .output()
+        .unwrap();
+    assert!(
+        resumed.status.success(),
+        "{}",
+        String::from_utf8_lossy(&resumed.stderr)
+    );
+    let text = |d: &Path, f: &str| {
+        std::fs::read_to_string(d.join(f))
+            .unwrap()
+            .replace(&d.display().to_string(), "DIR")
+    };
+    assert_eq!(text(&full, "summary.csv"), text(&part, "summary.csv"));
+    assert_eq!(text(&full, "report.md"), text(&part, "report.md"));
+    assert!(text(&part, "summary.csv").contains("0.5447"));
+}

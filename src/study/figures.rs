@@ -351,7 +351,8 @@ fn momentum_figure(runs: &[PlottedRun], labels: &[String]) -> Option<StudyFigure
 
 /// Single trajectories of systems with a configuration plane (`System::path`): the path
 /// drawn in it, e.g. Kepler's orbit in (q1, q2) or a rolling disk's contact point, for the
-/// runs whose system draws the same path as the first run's; none otherwise, or when every
+/// runs whose system draws the same path as the first run's, or a path in the same axes (a
+/// Lagrangian formula's (q1, q2) beside the built-in Kepler orbit); none otherwise, or when every
 /// path stays at one point. The title says when every path runs through every step, and
 /// otherwise the legend labels the runs whose path runs through every k-th.
 fn path_figure(runs: &[PlottedRun], labels: &[String]) -> Option<StudyFigure> {
@@ -360,7 +361,12 @@ fn path_figure(runs: &[PlottedRun], labels: &[String]) -> Option<StudyFigure> {
     let drawn: Vec<(u64, Series)> = runs
         .iter()
         .zip(labels)
-        .filter(|(r, _)| r.system.path().is_some_and(|p| p.0 == label))
+        .filter(|(r, _)| {
+            r.system.path().is_some_and(|p| p.0 == label)
+                || r.system
+                    .path_axes()
+                    .is_some_and(|a| (&a.0, &a.1) == (&x_label, &y_label))
+        })
         .filter(|(r, _)| !r.result.trajectory.is_empty())
         .map(|(r, label)| {
             let points = (r.result.trajectory.iter())

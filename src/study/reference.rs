@@ -34,6 +34,10 @@ pub struct ReferenceDistance {
     pub times: usize,
     /// "momentum", or "velocity" for a variational system (whose state is (q, v)).
     pub second_half: &'static str,
+    /// The reference run's arithmetic as reports name it ("f64", "f32", "f32 with
+    /// compensated summation"): below f64 its own rounding error can be as large as the
+    /// distances of good runs, which the clause then says.
+    pub reference_arithmetic: String,
 }
 
 impl Distance {
@@ -107,8 +111,13 @@ fn at_time(reference: &Trajectory, t: f64) -> Option<&[f64]> {
 }
 
 /// Every run's distance from the reference, in the runs' order (None for the reference
-/// itself and for the runs that cannot be compared with it), with `labels` naming the runs.
-pub(super) fn distances(runs: &[PlottedRun], labels: &[String]) -> Vec<Option<ReferenceDistance>> {
+/// itself and for the runs that cannot be compared with it), with `labels` naming the runs and
+/// `arithmetic` each run's arithmetic (`RunConfig::arithmetic`).
+pub(super) fn distances(
+    runs: &[PlottedRun],
+    labels: &[String],
+    arithmetic: &[String],
+) -> Vec<Option<ReferenceDistance>> {
     let Some(k) = reference_index(runs) else {
         return runs.iter().map(|_| None).collect();
     };
@@ -123,21 +132,32 @@ pub(super) fn distances(runs: &[PlottedRun], labels: &[String]) -> Vec<Option<Re
                 until: d.0.last().map_or(0.0, |e| e.0),
                 times: d.0.len(),
                 second_half: second_half(r.system),
+                reference_arithmetic: arithmetic[k].clone(),
             })
         })
         .collect()
 }
 
 /// report.md's clause: "against the reference (rk4, h = 0.001), at 11 shared times up to
-/// t = 10: |q − q_ref| ≤ 0.545, |p − p_ref| ≤ 0.42".
+/// t = 10, the position was at most 0.545 away (|q − q_ref|) and the momentum at most 0.42
+/// (|p − p_ref|)", and where the reference ran below f64, that it does not resolve distances
+/// near its own rounding.
 pub(super) fn clause(d: &ReferenceDistance) -> String {
     let p = if d.second_half == "velocity" {
         "v"
     } else {
         "p"
     };
+    let caution = if d.reference_arithmetic == "f64" {
+        String::new()
+    } else {
+        format!(
+            " (the reference ran in {}: distances near its own rounding error are not resolved; --precision f64 resolves them)",
+            d.reference_arithmetic
+        )
+    };
     format!(
-        "against the reference ({}), at {} shared times up to t = {}, the position was at most {} away (|q − q_ref|) and the {} at most {} (|{p} − {p}_ref|)",
+        "against the reference ({}), at {} shared times up to t = {}, the position was at most {} away (|q − q_ref|) and the {} at most {} (|{p} − {p}_ref|){caution}",
         d.reference,
         d.times,
         fmt_g(d.until),

@@ -131,11 +131,12 @@ fn finish(
         .collect();
     let systems: Vec<&str> = configs.iter().map(|c| c.system.name()).collect();
     let labels = super::figures::legend_labels(&study.runs.iter().collect::<Vec<_>>(), &systems);
+    let arithmetic: Vec<String> = configs.iter().map(RunConfig::arithmetic).collect();
     let summary: Vec<SummaryRow> = configs
         .iter()
         .zip(&study.runs)
         .zip(results)
-        .zip(super::reference::distances(&plotted, &labels))
+        .zip(super::reference::distances(&plotted, &labels, &arithmetic))
         .map(|(((cfg, r), res), reference)| SummaryRow {
             reference,
             ..summarise(cfg, r, res)

@@ -477,6 +477,7 @@ fn the_discrete_momentum_the_constraints_and_the_reference_are_stated() {
             until: 10.0,
             times: 11,
             second_half: "momentum",
+            reference_arithmetic: "f64".into(),
         }),
         ..kept()
     };
@@ -488,6 +489,16 @@ fn the_discrete_momentum_the_constraints_and_the_reference_are_stated() {
             "; against the reference (pendulum, rk4, h = 0.001), at 11 shared times up to t = 10, the position was at most 0.54473 away (|q − q_ref|) and the momentum at most 0.419813 (|p − p_ref|)",
         ],
     );
+    // A reference in f32 is said not to resolve what lies near its own rounding.
+    let mut coarse = lagrangian.clone();
+    if let Some(d) = coarse.reference.as_mut() {
+        d.reference_arithmetic = "f32".into();
+    }
+    says(
+        &verdict(&coarse, true),
+        &["(|p − p_ref|) (the reference ran in f32: distances near its own rounding error are not resolved; --precision f64 resolves them)"],
+    );
+    never_says(&verdict(&lagrangian, true), &["the reference ran in"]);
     let (_, _, tail) = lagrangian.record();
     assert_eq!(tail.momentum_err_max, Some(6.7e-15));
     assert_eq!(tail.reference_position_err_max, Some(0.54473));

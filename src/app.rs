@@ -108,7 +108,7 @@ fn command(command: Command, peers: &Peers) -> Result<u8, Error> {
         Command::Method(crate::cli::MethodCommand::Check(c)) => {
             cmd_method_check(&c).map(|()| SUCCESS)
         }
-        Command::Devices => cmd_devices().map(|()| SUCCESS),
+        Command::Devices(a) => cmd_devices(&a).map(|()| SUCCESS),
         Command::Order(a) => {
             quiet(a.quiet);
             crate::config::accuracy::OrderJob::try_from(&a).and_then(|job| cmd_order(&job))
@@ -552,13 +552,14 @@ fn cmd_show_modified(a: &crate::cli::ShowModifiedArgs) -> Result<(), Error> {
     Ok(())
 }
 
-fn cmd_devices() -> Result<(), Error> {
+fn cmd_devices(a: &crate::cli::DevicesArgs) -> Result<(), Error> {
+    use crate::run::calibration;
     let list = gpu::adapters();
     if list.is_empty() {
         out!("no wgpu adapter found (on Debian, apt-get install mesa-vulkan-drivers gives a CPU Vulkan adapter); --backend auto will use the CPU engine");
         return Ok(());
     }
-    for a in list {
+    for a in &list {
         out!(
             "{}  backend={} type={} hardware={} driver={}",
             a.name,
@@ -567,6 +568,18 @@ fn cmd_devices() -> Result<(), Error> {
             if a.hardware { "yes" } else { "no" },
             a.driver
         );
+    }
+    if a.calibrate {
+        let ctx = gpu::context()?;
+        crate::info!(
+            "phaseflow: timing the CPU engine and {} at {} ensemble sizes",
+            ctx.info.name,
+            calibration::SIZES.len()
+        );
+        calibration::store(&calibration::measure(ctx)?)?;
+    }
+    for line in calibration::describe(&list) {
+        out!("{line}");
     }
     Ok(())
 }

@@ -69,8 +69,9 @@ pub enum Command {
     /// Method files: `method check FILE.toml|NAME` analyses a method's coefficients.
     #[command(subcommand)]
     Method(MethodCommand),
-    /// List the wgpu adapters found on this machine.
-    Devices,
+    /// List the wgpu adapters found on this machine, and the calibration by which `--backend
+    /// auto` chooses between the CPU engine and the GPU.
+    Devices(DevicesArgs),
     /// Continue an interrupted run or study from its last checkpoint (DIR/checkpoint/); the
     /// files come out as an uninterrupted run would have written them.
     Resume(ResumeArgs),
@@ -91,6 +92,15 @@ pub struct ManArgs {
     /// which lists the commands].
     #[arg(value_name = "COMMAND")]
     pub command: Option<String>,
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct DevicesArgs {
+    /// Time the CPU engine and the GPU a run would use (hardware or not) at a few ensemble
+    /// sizes now, and keep the result in the calibration cache (`--backend auto` measures it
+    /// on its first run that finds a hardware GPU).
+    #[arg(long)]
+    pub calibrate: bool,
 }
 
 #[derive(Debug, Args, Clone)]

@@ -17,6 +17,7 @@
 
 pub mod basins;
 mod bench;
+pub mod calibration;
 pub mod chaos_map;
 pub mod checkpoint;
 mod files;

@@ -1,6 +1,7 @@
 //! Resources a run needs before it starts: which engine runs it (`--backend auto` resolved)
 //! and how much host memory each of its points takes (checked by `crate::memory`).
 
+use super::calibration;
 use crate::config::{Backend, Precision, RunConfig};
 use crate::ensemble::EnsembleKind;
 use crate::error::{Field, Message, Result};
@@ -31,9 +32,57 @@ pub fn choose_engine(cfg: &RunConfig) -> (EngineChoice, Option<Message>) {
                 " runs on the CPU engine".into(),
             ])),
         ),
-        Backend::Auto => auto_engine(gpu::hardware_gpu_available(), computes_in_f64(cfg), || {
-            cfg.system.check_gpu_f64().is_ok() && gpu::context().map(|c| c.f64).unwrap_or(false)
-        }),
+        Backend::Auto => {
+            let can = auto_engine(gpu::hardware_gpu_available(), computes_in_f64(cfg), || {
+                cfg.system.check_gpu_f64().is_ok() && gpu::context().map(|c| c.f64).unwrap_or(false)
+            });
+            // With --devices the run asked for GPUs by number.
+            match can.0 {
+                EngineChoice::Gpu if cfg.devices.is_none() => by_size(cfg),
+                _ => can,
+            }
+        }
+    }
+}
+
+/// Between a GPU that can run it and the CPU engine, the one estimated faster for the run's
+/// size from the machine's calibration (`run::calibration`), with a note saying why; the GPU
+/// where no estimate can be made (its context fails later with its own error).
+fn by_size(cfg: &RunConfig) -> (EngineChoice, Option<Message>) {
+    let auto = |rest: String| Some(Message(vec![Field::Backend.is("auto"), rest.into()]));
+    let Ok(ctx) = gpu::context() else {
+        return (EngineChoice::Gpu, None);
+    };
+    let cal = match calibration::for_context(ctx) {
+        Ok(c) => c,
+        Err(e) => {
+            let note = format!(": the engines could not be timed ({e}), so the GPU runs it");
+            return (EngineChoice::Gpu, auto(note));
+        }
+    };
+    let points = match cfg.refine {
+        Some(r) => r.max_nodes.max(cfg.local_points()),
+        None => cfg.local_points(),
+    };
+    let steps = if cfg.reverse {
+        2 * cfg.steps
+    } else {
+        cfg.steps
+    };
+    let advances = cfg.snapshot_steps().len() as u64;
+    let f64 = cfg.precision == Precision::F64;
+    let work = calibration::relative_work(cfg);
+    match cal.estimate(f64, points, steps, advances, work) {
+        Some(e) => {
+            let (gpu, why) = e.choose(points, steps, &ctx.info.name);
+            let engine = if gpu {
+                EngineChoice::Gpu
+            } else {
+                EngineChoice::Cpu
+            };
+            (engine, auto(why))
+        }
+        None => (EngineChoice::Gpu, None),
     }
 }
 

@@ -6,6 +6,7 @@ mod common;
 
 mod accuracy;
 mod basins;
+mod calibration;
 mod chaos;
 mod chaos_alignment;
 mod chaos_deviation;

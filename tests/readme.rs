@@ -342,6 +342,8 @@ impl Sandbox {
             .env("PATH", &self.path_env)
             .env("XDG_RUNTIME_DIR", self.dir.path())
             .env("WGPU_ADAPTER_NAME", "llvmpipe")
+            // `devices` shows this machine's calibration: none, whatever the machine keeps
+            .env("PHASEFLOW_CACHE_DIR", self.pf().join("cache"))
             .output()
             .expect("sh runs")
     }

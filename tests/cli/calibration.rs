@@ -52,16 +52,25 @@ fn calibrate_keeps_the_figures_that_devices_shows() {
     // The sentence per precision: both engines' speed, the start-up and the break-even.
     for line in [&measured, &devices(tmp.path(), &[]).0] {
         assert!(line.contains("calibration of llvmpipe"), "{line}");
-        for precision in ["  f32: at 524288 points the CPU engine ", "  f64: at 524288 points"] {
+        for precision in [
+            "  f32: at 524288 points the CPU engine ",
+            "  f64: at 524288 points",
+        ] {
             assert!(line.contains(precision), "{line}");
         }
-        assert!(line.contains("--backend auto takes the GPU"), "{line}");
+        assert!(line.contains("snapshots --backend auto "), "{line}");
     }
     // A cut cache reads as none; measuring again writes it whole.
     std::fs::write(&file, &text[..text.len() / 3]).unwrap();
-    assert!(devices(tmp.path(), &[]).0.contains("no calibration of this machine yet"));
+    assert!(devices(tmp.path(), &[])
+        .0
+        .contains("no calibration of this machine yet"));
     devices(tmp.path(), &["--calibrate"]);
     let again: toml::Table = toml::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
     assert_eq!(again["calibration"].as_array().unwrap().len(), 1);
-    assert_eq!(std::fs::read_dir(tmp.path()).unwrap().count(), 1, "no partial file left");
+    assert_eq!(
+        std::fs::read_dir(tmp.path()).unwrap().count(),
+        1,
+        "no partial file left"
+    );
 }

@@ -35,13 +35,23 @@ fn hermite_slope<T: Real>(s: T, y0: T, y1: T, m0: T, m1: T) -> T {
 
 /// Whether the distance to the plane going from `d0` to `d1` is a crossing in `direction`.
 pub fn crosses<T: Real>(direction: Direction, d0: T, d1: T) -> bool {
-    let up = d0 < T::ZERO && d1 >= T::ZERO;
-    let down = d0 > T::ZERO && d1 <= T::ZERO;
+    crossing(sides(direction), d0, d1)
+}
+
+/// Which ways of crossing count: (upward, downward).
+fn sides(direction: Direction) -> (bool, bool) {
     match direction {
-        Direction::Up => up,
-        Direction::Down => down,
-        Direction::Both => up || down,
+        Direction::Up => (true, false),
+        Direction::Down => (false, true),
+        Direction::Both => (true, true),
     }
+}
+
+/// `crosses` with the direction as its two sides, written without branches (`&`, `|` on
+/// bools) so that a loop over a block's points vectorises.
+#[inline(always)]
+fn crossing<T: Real>((up, down): (bool, bool), d0: T, d1: T) -> bool {
+    (up & (d0 < T::ZERO) & (d1 >= T::ZERO)) | (down & (d0 > T::ZERO) & (d1 <= T::ZERO))
 }
 
 /// The fraction s ∈ [0, 1] of the step at which the Hermite cubic of the distance (d0, d1,
@@ -173,9 +183,19 @@ pub fn check_block<T: Real>(
         false => (st.q0, st.q1),
     };
     let at = sec.index * b;
+    let (xs0, xs1) = (&x0[at..at + m], &x1[at..at + m]);
+    let sides = sides(sec.direction);
+    // A branch-free pass first, which vectorises: in most steps most blocks cross nothing.
+    let any = xs0
+        .iter()
+        .zip(xs1)
+        .fold(false, |any, (&a, &b)| any | crossing(sides, a - value, b - value));
+    if !any {
+        return;
+    }
     for i in 0..m {
-        let (d0, d1) = (x0[at + i] - value, x1[at + i] - value);
-        if !crosses(sec.direction, d0, d1) {
+        let (d0, d1) = (xs0[i] - value, xs1[i] - value);
+        if !crossing(sides, d0, d1) {
             continue;
         }
         if (rec.seen[i] as usize) < max {

@@ -82,7 +82,7 @@ impl<T: Real> CpuObserver<T> for SectionStore<T> {
                     q0: vec![T::ZERO; dq],
                     p0: vec![T::ZERO; dq],
                     records,
-                    scratch: Scratch::new(&section),
+                    scratch: Scratch::default(),
                 }) as Box<dyn BlockObserver<T> + 'a>
             })
             .collect()

@@ -150,12 +150,24 @@ pub struct Scratch<T> {
     values: Vec<T>,
 }
 
-impl<T: Real> Scratch<T> {
-    pub fn new(sec: &Section) -> Self {
+/// Empty until a crossing needs it (`Scratch::ready`): a block observer is made per block and
+/// advance, and most blocks of most advances cross nothing.
+impl<T> Default for Scratch<T> {
+    fn default() -> Self {
         Scratch {
-            ends: vec![T::ZERO; 4 * sec.d],
-            g: vec![T::ZERO; 4 * sec.d],
-            values: vec![T::ZERO; sec.record_values()],
+            ends: Vec::new(),
+            g: Vec::new(),
+            values: Vec::new(),
+        }
+    }
+}
+
+impl<T: Real> Scratch<T> {
+    fn ready(&mut self, sec: &Section) {
+        if self.ends.is_empty() {
+            self.ends = vec![T::ZERO; 4 * sec.d];
+            self.g = vec![T::ZERO; 4 * sec.d];
+            self.values = vec![T::ZERO; sec.record_values()];
         }
     }
 }
@@ -193,6 +205,7 @@ pub fn check_block<T: Real>(
     if !any {
         return;
     }
+    scratch.ready(sec);
     for i in 0..m {
         let (d0, d1) = (xs0[i] - value, xs1[i] - value);
         if !crossing(sides, d0, d1) {

@@ -122,6 +122,23 @@ else
     row "$cmd" "failed (see logs/study.txt)" "< 60 s"
 fi
 
+# --backend auto's calibration: from which ensemble size this GPU runs faster than the CPU
+# engine (kept in the logs' own cache, not the user's).
+cmd="devices --calibrate"
+echo "gpu-suite: $cmd" >&2
+if PHASEFLOW_CACHE_DIR="$logs/cache" "$bin" devices --calibrate >"$logs/calibrate.txt" 2>&1; then
+    for p in f32 f64; do
+        line=$(grep -F "  $p: " "$logs/calibrate.txt" | head -n 1)
+        from=$(printf '%s\n' "$line" | sed -n 's/.*takes the GPU from about \([0-9]*\) points.*/\1/p')
+        speeds=$(printf '%s\n' "$line" | sed -n 's/.*at \([0-9]*\) points the CPU engine \([^ ]*\) and the GPU \([^ ]*\) point-steps.*/CPU engine \2, GPU \3 point-steps\/s at \1 points/p')
+        when="never takes the GPU (the CPU engine estimated faster at every size)"
+        [ -z "$from" ] || when="takes the GPU from about $from points"
+        row "$cmd" "$p: --backend auto $when for 1000 steps; ${speeds:-no figures (see logs/calibrate.txt)}" "recorded"
+    done
+else
+    row "$cmd" "failed (see logs/calibrate.txt)" "recorded"
+fi
+
 # validate: every system × method (the smoke run: four kinds of method), at f32 and f64, on each system's own scales: (h, disk radius, steps) as in
 # tests/gpu.rs's every_pair_disagreement, which explains them.
 scales() {

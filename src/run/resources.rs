@@ -49,7 +49,6 @@ pub fn choose_engine(cfg: &RunConfig) -> (EngineChoice, Option<Message>) {
 /// size from the machine's calibration (`run::calibration`), with a note saying why; the GPU
 /// where no estimate can be made (its context fails later with its own error).
 fn by_size(cfg: &RunConfig) -> (EngineChoice, Option<Message>) {
-    let auto = |rest: String| Some(Message(vec![Field::Backend.is("auto"), rest.into()]));
     let Ok(ctx) = gpu::context() else {
         return (EngineChoice::Gpu, None);
     };
@@ -57,9 +56,21 @@ fn by_size(cfg: &RunConfig) -> (EngineChoice, Option<Message>) {
         Ok(c) => c,
         Err(e) => {
             let note = format!(": the engines could not be timed ({e}), so the GPU runs it");
-            return (EngineChoice::Gpu, auto(note));
+            let note = Message(vec![Field::Backend.is("auto"), note.into()]);
+            return (EngineChoice::Gpu, Some(note));
         }
     };
+    size_choice(cfg, &cal, &ctx.info.name)
+}
+
+/// The engine `cal` estimates faster for `cfg`'s points (a refined loop's most nodes), steps
+/// (there and back with --reverse), snapshots and work per point-step, with the note; the GPU
+/// where there is no estimate (f64 on a GPU without it: `auto_engine` has refused that).
+fn size_choice(
+    cfg: &RunConfig,
+    cal: &calibration::Calibration,
+    adapter: &str,
+) -> (EngineChoice, Option<Message>) {
     let points = match cfg.refine {
         Some(r) => r.max_nodes.max(cfg.local_points()),
         None => cfg.local_points(),
@@ -74,13 +85,14 @@ fn by_size(cfg: &RunConfig) -> (EngineChoice, Option<Message>) {
     let work = calibration::relative_work(cfg);
     match cal.estimate(f64, points, steps, advances, work) {
         Some(e) => {
-            let (gpu, why) = e.choose(points, steps, &ctx.info.name);
+            let (gpu, why) = e.choose(points, steps, adapter);
             let engine = if gpu {
                 EngineChoice::Gpu
             } else {
                 EngineChoice::Cpu
             };
-            (engine, auto(why))
+            let note = Message(vec![Field::Backend.is("auto"), why.into()]);
+            (engine, Some(note))
         }
         None => (EngineChoice::Gpu, None),
     }
@@ -317,6 +329,73 @@ mod tests {
             .unwrap()
             .to_string()
             .contains("so f64 runs on the CPU engine"));
+    }
+
+    /// A run's size as the calibration sees it, end to end from its flags: few points go to
+    /// the CPU engine and many to the GPU, with the note on both; --reverse counts the steps
+    /// back too, --tangent and a heavier method scale the work, f64 without GPU figures stays
+    /// with the GPU (refused earlier by `auto_engine`).
+    #[test]
+    fn the_engine_by_the_runs_size() {
+        use calibration::{Calibration, EnginePair, EngineTimes};
+        // a GPU that starts in 0.3 s and then steps 1 000 times faster than the CPU engine
+        let points = vec![1 << 10, 1 << 13, 1 << 16, 1 << 19];
+        let engine = |start: f64, step: f64| EngineTimes {
+            points: points.clone(),
+            start: vec![start; 4],
+            advance: vec![0.0; 4],
+            step: points.iter().map(|&n| step * n as f64).collect(),
+        };
+        let cal = Calibration {
+            phaseflow: "test".into(),
+            adapter: "test GPU".into(),
+            backend: "Vulkan".into(),
+            driver: "test".into(),
+            threads: 2,
+            measured_unix: 0,
+            f32: EnginePair {
+                cpu: engine(0.0, 1e-9),
+                gpu: engine(0.3, 1e-12),
+            },
+            f64: None,
+        };
+        let choice = |flags: &str| {
+            let args = format!(
+                "phaseflow run --system pendulum --ensemble disk --dt 0.01 --out unused {flags}"
+            );
+            let cli = <crate::cli::Cli as clap::Parser>::try_parse_from(args.split(' ')).unwrap();
+            let crate::cli::Command::Run(a) = cli.command else {
+                panic!("not a run")
+            };
+            let cfg = crate::config::RunJob::try_from(&a).unwrap().config;
+            let (engine, note) = size_choice(&cfg, &cal, "test GPU");
+            (engine, note.map(|n| n.render(&crate::cli::flags::flag)))
+        };
+        // 0.3 s = n · steps · work · (1e-9 − 1e-12) s: 1000 steps of Verlet, n ≈ 3.0e5
+        let (engine, note) = choice("--method verlet --points 4096 --steps 1000");
+        assert_eq!(engine, EngineChoice::Cpu);
+        let note = note.unwrap();
+        assert!(
+            note.starts_with("--backend auto: 4096 points × 1000 steps are estimated at")
+                && note.ends_with("so the CPU engine runs them"),
+            "{note}"
+        );
+        let (engine, note) = choice("--method verlet --points 1000000 --steps 1000");
+        assert_eq!(engine, EngineChoice::Gpu);
+        assert!(note.unwrap().ends_with("so the GPU runs them"));
+        // 2·10⁵ points: the CPU engine; back again (twice the steps), the GPU
+        let (engine, _) = choice("--method verlet --points 200000 --steps 1000");
+        assert_eq!(engine, EngineChoice::Cpu);
+        let (engine, note) = choice("--method verlet --points 200000 --steps 1000 --reverse");
+        assert_eq!(engine, EngineChoice::Gpu);
+        assert!(note.unwrap().contains("200000 points × 2000 steps"));
+        // three values per point with the tangent map, three times the evaluations with yoshida4
+        for heavier in ["--method verlet --tangent", "--method yoshida4"] {
+            let flags = format!("{heavier} --points 200000 --steps 1000");
+            assert_eq!(choice(&flags).0, EngineChoice::Gpu, "{heavier}");
+        }
+        let f64 = "--method verlet --points 4096 --steps 1000 --precision f64";
+        assert_eq!(choice(f64), (EngineChoice::Gpu, None));
     }
 
     /// The per-point estimate: the measured figure for an f32 d = 1 run (20 B, the ≤ 28 B

@@ -198,10 +198,9 @@ pub fn check_block<T: Real>(
     let (xs0, xs1) = (&x0[at..at + m], &x1[at..at + m]);
     let sides = sides(sec.direction);
     // A branch-free pass first, which vectorises: in most steps most blocks cross nothing.
-    let any = xs0
-        .iter()
-        .zip(xs1)
-        .fold(false, |any, (&a, &b)| any | crossing(sides, a - value, b - value));
+    let any = xs0.iter().zip(xs1).fold(false, |any, (&a, &b)| {
+        any | crossing(sides, a - value, b - value)
+    });
     if !any {
         return;
     }

@@ -53,7 +53,9 @@ fn the_gpu_suite_smoke_run_writes_a_full_table() {
     let devices =
         String::from_utf8_lossy(&phaseflow().arg("devices").output().unwrap().stdout).to_string();
     assert!(devices.contains(rows[0][0]), "{devices} / {}", rows[0][0]);
-    for target in ["≥ 1e12", "≥ 5e11", "≥ 5e10", "≈ 0.5", "≥ 0.95", "< 60 s", "recorded"] {
+    for target in [
+        "≥ 1e12", "≥ 5e11", "≥ 5e10", "≈ 0.5", "≥ 0.95", "< 60 s", "recorded",
+    ] {
         assert!(
             rows.iter().any(|r| r[4] == target),
             "no row for the target {target}"

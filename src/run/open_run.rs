@@ -268,6 +268,20 @@ fn refuse_whole_run_options(cfg: &RunConfig) -> Result<()> {
     }
 }
 
+/// Steps an ensemble is taken to run for when `--backend auto` chooses its engine: how far
+/// it will be advanced is not known when it is made, and an ensemble kept to be stepped is
+/// meant for long runs, where the GPU's start-up no longer counts.
+const OPEN_ENDED_STEPS: u64 = 1_000_000;
+
+/// `cfg` as `--backend auto` sees an ensemble that is advanced on demand: `OPEN_ENDED_STEPS`
+/// steps in one advance (its `steps` is a placeholder).
+pub(super) fn open_ended(cfg: &RunConfig) -> RunConfig {
+    let mut long = cfg.clone();
+    long.steps = OPEN_ENDED_STEPS;
+    long.snapshot_every = OPEN_ENDED_STEPS;
+    long
+}
+
 /// The run at precision `T`.
 struct Stepper<T: Real> {
     /// The settings it was made from (their `steps` one, `snapshot_every` one), which a
@@ -288,7 +302,7 @@ struct Stepper<T: Real> {
 
 impl<T: Real> Stepper<T> {
     fn new(settings: RunFile, cfg: RunConfig, every: Option<u64>) -> Result<Self> {
-        let (choice, _) = preflight(&cfg)?;
+        let (choice, _) = preflight(&open_ended(&cfg))?;
         let integrator = cfg.integrator();
         let gpus = gpus(&cfg, choice)?;
         let init = Initial::<T>::generate(&cfg)?;

@@ -337,28 +337,7 @@ mod tests {
     /// with the GPU (refused earlier by `auto_engine`).
     #[test]
     fn the_engine_by_the_runs_size() {
-        use calibration::{Calibration, EnginePair, EngineTimes};
-        // a GPU that starts in 0.3 s and then steps 1 000 times faster than the CPU engine
-        let points = vec![1 << 10, 1 << 13, 1 << 16, 1 << 19];
-        let engine = |start: f64, step: f64| EngineTimes {
-            points: points.clone(),
-            start: vec![start; 4],
-            advance: vec![0.0; 4],
-            step: points.iter().map(|&n| step * n as f64).collect(),
-        };
-        let cal = Calibration {
-            phaseflow: "test".into(),
-            adapter: "test GPU".into(),
-            backend: "Vulkan".into(),
-            driver: "test".into(),
-            threads: 2,
-            measured_unix: 0,
-            f32: EnginePair {
-                cpu: engine(0.0, 1e-9),
-                gpu: engine(0.3, 1e-12),
-            },
-            f64: None,
-        };
+        let cal = calibration::test_machine(0.3);
         let choice = |flags: &str| {
             let args = format!(
                 "phaseflow run --system pendulum --ensemble disk --dt 0.01 --out unused {flags}"
@@ -371,6 +350,24 @@ mod tests {
             let (engine, note) = size_choice(&cfg, &cal, "test GPU");
             (engine, note.map(|n| n.render(&crate::cli::flags::flag)))
         };
+        // An ensemble stepped on demand (its one step a placeholder) is chosen for a long run.
+        let stepped = |flags: &str| {
+            let args = format!("phaseflow run --system pendulum --ensemble disk --dt 0.01 --out unused --method verlet --steps 1 {flags}");
+            let cli = <crate::cli::Cli as clap::Parser>::try_parse_from(args.split(' ')).unwrap();
+            let crate::cli::Command::Run(a) = cli.command else {
+                panic!("not a run")
+            };
+            let cfg = crate::config::RunJob::try_from(&a).unwrap().config;
+            let open = super::super::open_run::open_ended(&cfg);
+            (
+                size_choice(&cfg, &cal, "g").0,
+                size_choice(&open, &cal, "g").0,
+            )
+        };
+        assert_eq!(
+            stepped("--points 100000"),
+            (EngineChoice::Cpu, EngineChoice::Gpu)
+        );
         // 0.3 s = n · steps · work · (1e-9 − 1e-12) s: 1000 steps of Verlet, n ≈ 3.0e5
         let (engine, note) = choice("--method verlet --points 4096 --steps 1000");
         assert_eq!(engine, EngineChoice::Cpu);

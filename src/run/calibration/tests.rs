@@ -2,32 +2,6 @@
 
 use super::*;
 
-/// A machine whose GPU starts in `start` seconds and then steps 1 000 times faster than its
-/// CPU engine (times in proportion to the points at every size).
-fn machine(start: f64) -> Calibration {
-    let points = vec![1 << 10, 1 << 13, 1 << 16, 1 << 19];
-    let per = |s: f64| points.iter().map(|&n| s * n as f64).collect::<Vec<f64>>();
-    let engine = |start: f64, step: f64| EngineTimes {
-        points: points.clone(),
-        start: vec![start; 4],
-        advance: vec![0.0; 4],
-        step: per(step),
-    };
-    Calibration {
-        phaseflow: env!("CARGO_PKG_VERSION").into(),
-        adapter: "test GPU".into(),
-        backend: "Vulkan".into(),
-        driver: "test driver 1".into(),
-        threads: 2,
-        measured_unix: 1_796_687_012,
-        f32: EnginePair {
-            cpu: engine(0.0, 1e-9),
-            gpu: engine(start, 1e-12),
-        },
-        f64: None,
-    }
-}
-
 #[test]
 fn dates_are_utc_calendar_days() {
     assert_eq!(utc_date(0), "1970-01-01");
@@ -65,7 +39,7 @@ fn a_step_and_an_advance_from_two_lengths() {
 /// both estimates and which engine runs the points.
 #[test]
 fn the_faster_engine_by_size() {
-    let c = machine(0.3);
+    let c = test_machine(0.3);
     let small = c.estimate(false, 4_096, 1_000, 100, 1.0).unwrap();
     assert!(small.cpu < small.gpu, "{small:?}");
     let (gpu, why) = small.choose(4_096, 1_000, "test GPU");
@@ -89,7 +63,7 @@ fn the_faster_engine_by_size() {
     assert!(heavy.gpu < heavy.cpu, "{heavy:?}");
     // no f64 on the GPU: no estimate, and a GPU never faster: no size
     assert!(c.estimate(true, 10, 10, 1, 1.0).is_none());
-    assert_eq!(machine(1e9).gpu_from(false, 1_000, 100), None);
+    assert_eq!(test_machine(1e9).gpu_from(false, 1_000, 100), None);
 }
 
 /// The cache keeps one entry per adapter, driver and threads; another phaseflow version's
@@ -106,18 +80,18 @@ fn the_cache_keeps_one_entry_per_machine_setting() {
         threads: 2,
     };
     assert!(cached_in(Some(&path), &setting).is_none());
-    let mut old = machine(0.3);
+    let mut old = test_machine(0.3);
     old.phaseflow = "0.0.1".into();
     store_at(&path, &old).unwrap();
     assert!(
         cached_in(Some(&path), &setting).is_none(),
         "another version's figures"
     );
-    let mut other = machine(0.5);
+    let mut other = test_machine(0.5);
     other.threads = 8;
     store_at(&path, &other).unwrap();
-    store_at(&path, &machine(0.3)).unwrap();
-    assert_eq!(cached_in(Some(&path), &setting), Some(machine(0.3)));
+    store_at(&path, &test_machine(0.3)).unwrap();
+    assert_eq!(cached_in(Some(&path), &setting), Some(test_machine(0.3)));
     assert_eq!(
         read_cache(Some(&path)).calibration.len(),
         2,
@@ -126,8 +100,8 @@ fn the_cache_keeps_one_entry_per_machine_setting() {
     let text = std::fs::read_to_string(&path).unwrap();
     std::fs::write(&path, &text[..text.len() / 2]).unwrap();
     assert!(cached_in(Some(&path), &setting).is_none());
-    store_at(&path, &machine(0.3)).unwrap();
-    assert_eq!(cached_in(Some(&path), &setting), Some(machine(0.3)));
+    store_at(&path, &test_machine(0.3)).unwrap();
+    assert_eq!(cached_in(Some(&path), &setting), Some(test_machine(0.3)));
     let left: Vec<_> = std::fs::read_dir(&dir).unwrap().collect();
     assert_eq!(left.len(), 1, "no partial file left");
     std::fs::remove_dir_all(&dir).unwrap();

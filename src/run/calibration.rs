@@ -146,12 +146,21 @@ impl Setting {
         }
     }
 
+    /// A calibration of this setting, measured by this phaseflow.
     fn matches(&self, c: &Calibration) -> bool {
-        c.phaseflow == env!("CARGO_PKG_VERSION")
-            && c.adapter == self.adapter
-            && c.backend == self.backend
-            && c.driver == self.driver
-            && c.threads == self.threads
+        c.phaseflow == env!("CARGO_PKG_VERSION") && *self == c.setting()
+    }
+}
+
+impl Calibration {
+    /// The machine setting it was measured on.
+    fn setting(&self) -> Setting {
+        Setting {
+            adapter: self.adapter.clone(),
+            backend: self.backend.clone(),
+            driver: self.driver.clone(),
+            threads: self.threads,
+        }
     }
 }
 
@@ -201,10 +210,7 @@ fn store_at(path: &Path, c: &Calibration) -> Result<()> {
     let mut file = read_cache(Some(path));
     // Entries of the same adapter, driver and threads are replaced, whatever phaseflow
     // version measured them.
-    file.calibration.retain(|old| {
-        (&old.adapter, &old.backend, &old.driver, old.threads)
-            != (&c.adapter, &c.backend, &c.driver, c.threads)
-    });
+    file.calibration.retain(|old| old.setting() != c.setting());
     file.calibration.push(c.clone());
     let output = |source: std::io::Error| Error::Output {
         path: path.to_path_buf(),

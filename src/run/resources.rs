@@ -287,7 +287,12 @@ mod tests {
         if save_states {
             args.push("--save-states");
         }
-        let cli = <crate::cli::Cli as clap::Parser>::try_parse_from(args).unwrap();
+        parsed(&args.join(" "))
+    }
+
+    /// The run of a `phaseflow run …` line (its words split at blanks).
+    fn parsed(line: &str) -> RunConfig {
+        let cli = <crate::cli::Cli as clap::Parser>::try_parse_from(line.split(' ')).unwrap();
         let crate::cli::Command::Run(a) = cli.command else {
             panic!("not a run")
         };
@@ -302,11 +307,7 @@ mod tests {
         let run = |args: &str| {
             let args =
                 format!("phaseflow run --dt 0.01 --steps 10 --ensemble point --out unused {args}");
-            let cli = <crate::cli::Cli as clap::Parser>::try_parse_from(args.split(' ')).unwrap();
-            let crate::cli::Command::Run(a) = cli.command else {
-                panic!("not a run")
-            };
-            let cfg = crate::config::RunJob::try_from(&a).unwrap().config;
+            let cfg = parsed(&args);
             auto_engine(true, computes_in_f64(&cfg), || false)
         };
         let disk = "--system vertical-disk --method variational --precision f32";
@@ -342,22 +343,14 @@ mod tests {
             let args = format!(
                 "phaseflow run --system pendulum --ensemble disk --dt 0.01 --out unused {flags}"
             );
-            let cli = <crate::cli::Cli as clap::Parser>::try_parse_from(args.split(' ')).unwrap();
-            let crate::cli::Command::Run(a) = cli.command else {
-                panic!("not a run")
-            };
-            let cfg = crate::config::RunJob::try_from(&a).unwrap().config;
+            let cfg = parsed(&args);
             let (engine, note) = size_choice(&cfg, &cal, "test GPU");
             (engine, note.map(|n| n.render(&crate::cli::flags::flag)))
         };
         // An ensemble stepped on demand (its one step a placeholder) is chosen for a long run.
         let stepped = |flags: &str| {
             let args = format!("phaseflow run --system pendulum --ensemble disk --dt 0.01 --out unused --method verlet --steps 1 {flags}");
-            let cli = <crate::cli::Cli as clap::Parser>::try_parse_from(args.split(' ')).unwrap();
-            let crate::cli::Command::Run(a) = cli.command else {
-                panic!("not a run")
-            };
-            let cfg = crate::config::RunJob::try_from(&a).unwrap().config;
+            let cfg = parsed(&args);
             let open = super::super::open_run::open_ended(&cfg);
             (
                 size_choice(&cfg, &cal, "g").0,
